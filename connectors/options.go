@@ -1,0 +1,332 @@
+package connectors
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// OptionType is the value type of an option, used for validation and docs.
+type OptionType int
+
+// Option value types.
+const (
+	String OptionType = iota
+	Int
+	Long
+	Bool
+	Double
+	Duration   // Flink durations: "1s", "500 ms", "10 min", a bare number is millis
+	MemorySize // Flink memory sizes: "256 mb", "8 kb", a bare number is bytes
+	Enum       // one of Option.Enum, case-insensitive
+)
+
+// Option declares one connector option, with Flink's / Paimon's name and
+// default.
+type Option struct {
+	Key string
+	// Default is the value used when the option is absent; "" means none.
+	Default     string
+	Type        OptionType
+	Required    bool
+	Enum        []string
+	Description string
+	// Prefix marks a key family: any key starting with Key is accepted
+	// (e.g. datagen's "fields." or Paimon's "fields.").
+	Prefix bool
+	// FallbackKeys are deprecated names accepted for this option.
+	FallbackKeys []string
+}
+
+// sensitiveKeys are the fragments Flink's GlobalConfiguration.isSensitive
+// looks for; options whose key contains one are shown as ******.
+var sensitiveKeys = []string{"password", "secret", "fs.azure.account.key", "apikey",
+	"auth-params", "service-key", "token", "basic-auth", "jaas.config", "http-headers"}
+
+// Mask is what a sensitive value is shown as.
+const Mask = "******"
+
+// IsSensitive reports whether an option's value must never be shown.
+func IsSensitive(key string) bool {
+	k := strings.ToLower(key)
+	for _, s := range sensitiveKeys {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskOptions returns a copy of opts with sensitive values replaced by ******.
+func MaskOptions(opts map[string]string) map[string]string {
+	out := make(map[string]string, len(opts))
+	for k, v := range opts {
+		if IsSensitive(k) {
+			v = Mask
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// Validate checks opts against the factory's declared options with Flink's
+// FactoryUtil wording: missing required options first, then unknown keys,
+// then values that do not parse as their type.
+func Validate(f Factory, opts map[string]string) error {
+	declared := f.Options()
+	var missing []string
+	for _, o := range declared {
+		if o.Required && !o.Prefix {
+			if _, ok := lookup(opts, o); !ok {
+				missing = append(missing, o.Key)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return sql.Errorf(sql.ValidationException,
+			"One or more required options are missing.\n\nMissing required options are:\n\n%s",
+			strings.Join(missing, "\n"))
+	}
+	var unknown []string
+	for k := range opts {
+		if k == "connector" || known(declared, k) {
+			continue
+		}
+		unknown = append(unknown, k)
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		supported := []string{"connector"}
+		for _, o := range declared {
+			key := o.Key
+			if o.Prefix {
+				key += "*"
+			}
+			supported = append(supported, key)
+			supported = append(supported, o.FallbackKeys...)
+		}
+		sort.Strings(supported)
+		return sql.Errorf(sql.ValidationException,
+			"Unsupported options found for '%s'.\n\nUnsupported options:\n\n%s\n\nSupported options:\n\n%s",
+			f.Identifier(), strings.Join(unknown, "\n"), strings.Join(supported, "\n"))
+	}
+	for _, o := range declared {
+		if o.Prefix {
+			continue
+		}
+		v, ok := lookup(opts, o)
+		if !ok {
+			continue
+		}
+		if err := CheckValue(o, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func known(declared []Option, key string) bool {
+	for _, o := range declared {
+		if o.Key == key || (o.Prefix && strings.HasPrefix(key, o.Key)) {
+			return true
+		}
+		for _, fk := range o.FallbackKeys {
+			if fk == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func lookup(opts map[string]string, o Option) (string, bool) {
+	if v, ok := opts[o.Key]; ok {
+		return v, true
+	}
+	for _, fk := range o.FallbackKeys {
+		if v, ok := opts[fk]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// CheckValue reports whether v parses as o's type, with Flink's
+// "Could not parse value '...' for key '...'." message.
+func CheckValue(o Option, v string) error {
+	var err error
+	switch o.Type {
+	case Int:
+		_, err = strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+	case Long:
+		_, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	case Double:
+		_, err = strconv.ParseFloat(strings.TrimSpace(v), 64)
+	case Bool:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "false":
+		default:
+			err = fmt.Errorf("not a boolean")
+		}
+	case Duration:
+		_, err = ParseDuration(v)
+	case MemorySize:
+		_, err = ParseMemorySize(v)
+	case Enum:
+		ok := false
+		for _, e := range o.Enum {
+			if strings.EqualFold(e, strings.TrimSpace(v)) {
+				ok = true
+			}
+		}
+		if !ok {
+			return sql.Errorf(sql.ValidationException,
+				"Could not parse value '%s' for key '%s'.\nExpected one of: [%s]", v, o.Key, strings.Join(o.Enum, ", "))
+		}
+	}
+	if err != nil {
+		return sql.Errorf(sql.ValidationException, "Could not parse value '%s' for key '%s'.", v, o.Key)
+	}
+	return nil
+}
+
+// ParseDuration reads Flink's duration syntax (TimeUtils.parseDuration):
+// a number and an optional unit (ms, s, min, h, d, with their long forms);
+// a bare number is milliseconds.
+func ParseDuration(s string) (time.Duration, error) {
+	t := strings.TrimSpace(strings.ToLower(s))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("invalid duration %q: it must start with a number", s)
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q: %w", s, err)
+	}
+	unit := strings.TrimSpace(t[i:])
+	var d time.Duration
+	switch unit {
+	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
+		d = time.Millisecond
+	case "ns", "nano", "nanos", "nanosecond", "nanoseconds":
+		d = time.Nanosecond
+	case "µs", "us", "micro", "micros", "microsecond", "microseconds":
+		d = time.Microsecond
+	case "s", "sec", "secs", "second", "seconds":
+		d = time.Second
+	case "m", "min", "mins", "minute", "minutes":
+		d = time.Minute
+	case "h", "hour", "hours":
+		d = time.Hour
+	case "d", "day", "days":
+		d = 24 * time.Hour
+	default:
+		return 0, fmt.Errorf("invalid duration %q: unknown unit %q", s, unit)
+	}
+	return time.Duration(n) * d, nil
+}
+
+// ParseMemorySize reads Flink's memory size syntax (MemorySize.parse): a
+// number and an optional unit (b, kb, mb, gb, tb and their long forms).
+func ParseMemorySize(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToLower(s))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("invalid memory size %q", s)
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid memory size %q: %w", s, err)
+	}
+	switch strings.TrimSpace(t[i:]) {
+	case "", "b", "bytes":
+		return n, nil
+	case "k", "kb", "kibibytes":
+		return n << 10, nil
+	case "m", "mb", "mebibytes":
+		return n << 20, nil
+	case "g", "gb", "gibibytes":
+		return n << 30, nil
+	case "t", "tb", "tebibytes":
+		return n << 40, nil
+	}
+	return 0, fmt.Errorf("invalid memory size %q: unknown unit", s)
+}
+
+// Options is a typed view of a table's option map with the declared
+// defaults applied.
+type Options struct {
+	spec []Option
+	vals map[string]string
+}
+
+// NewOptions binds values to their declarations.
+func NewOptions(spec []Option, vals map[string]string) Options {
+	return Options{spec: spec, vals: vals}
+}
+
+// Get returns the value of key, or its declared default.
+func (o Options) Get(key string) string {
+	for _, op := range o.spec {
+		if op.Key == key {
+			if v, ok := lookup(o.vals, op); ok {
+				return v
+			}
+			return op.Default
+		}
+	}
+	return o.vals[key]
+}
+
+// Has reports whether key was set explicitly.
+func (o Options) Has(key string) bool {
+	for _, op := range o.spec {
+		if op.Key == key {
+			_, ok := lookup(o.vals, op)
+			return ok
+		}
+	}
+	_, ok := o.vals[key]
+	return ok
+}
+
+// Int returns an integer option (its default when unset or unparsable;
+// Validate has already rejected bad values).
+func (o Options) Int(key string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(o.Get(key)))
+	return n
+}
+
+// Int64 returns a long option.
+func (o Options) Int64(key string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(o.Get(key)), 10, 64)
+	return n
+}
+
+// Bool returns a boolean option.
+func (o Options) Bool(key string) bool {
+	return strings.EqualFold(strings.TrimSpace(o.Get(key)), "true")
+}
+
+// Duration returns a duration option.
+func (o Options) Duration(key string) time.Duration {
+	d, _ := ParseDuration(o.Get(key))
+	return d
+}
+
+// MemorySize returns a memory-size option in bytes.
+func (o Options) MemorySize(key string) int64 {
+	n, _ := ParseMemorySize(o.Get(key))
+	return n
+}

@@ -1,0 +1,148 @@
+// Package connectors is sqlrun's connector SPI: a registry of factories by
+// their 'connector' identifier, the options each declares, option
+// validation with Flink's wording, and the interfaces a table source or sink
+// implements for the planner (its changelog mode, boundedness) and for the
+// runtime (readers and writers per subtask, checkpoint hooks).
+//
+// The planning half mirrors Flink's DynamicTableSource/DynamicTableSink; the
+// runtime half mirrors Flink's SourceReader/SinkWriter/Committer, reduced to
+// what a single process needs. Connector packages register their factories
+// in init(); connectors/all imports every built-in one.
+package connectors
+
+import (
+	"context"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// ObjectIdentifier is a fully qualified table name.
+type ObjectIdentifier struct {
+	Catalog, Database, Name string
+}
+
+// String prints catalog.database.name, as Flink's asSummaryString does.
+func (o ObjectIdentifier) String() string { return o.Catalog + "." + o.Database + "." + o.Name }
+
+// Context is what a factory gets to create a source or sink for one table
+// reference in one query.
+type Context struct {
+	Table         ObjectIdentifier
+	Schema        sql.Schema
+	PartitionKeys []string
+	// Options are the table's options with any OPTIONS hint merged over them.
+	Options map[string]string
+	// Config is the session configuration (SET keys), e.g.
+	// execution.runtime-mode, parallelism.default.
+	Config map[string]string
+	// Streaming is true in streaming runtime mode.
+	Streaming bool
+	// Temporary is true for CREATE TEMPORARY TABLE tables.
+	Temporary bool
+}
+
+// Factory creates sources and/or sinks for one connector identifier.
+type Factory interface {
+	// Identifier is the value of the 'connector' option, e.g. "jdbc".
+	Identifier() string
+	// Options declares every option the connector understands ('connector'
+	// itself excluded); validation rejects the rest.
+	Options() []Option
+}
+
+// SourceFactory is a Factory that can read tables.
+type SourceFactory interface {
+	Factory
+	CreateSource(ctx *Context) (TableSource, error)
+}
+
+// SinkFactory is a Factory that can write tables.
+type SinkFactory interface {
+	Factory
+	CreateSink(ctx *Context) (TableSink, error)
+}
+
+// TableSource describes a source to the planner and creates its readers.
+type TableSource interface {
+	// ChangelogMode is the set of RowKinds the source produces.
+	ChangelogMode() sql.ChangelogMode
+	// Bounded reports whether the source ends by itself.
+	Bounded() bool
+	// NewReader creates the reader for one subtask of parallelism readers.
+	NewReader(subtask, parallelism int) (SourceReader, error)
+}
+
+// SupportsParallelism is implemented by sources that pick their own
+// parallelism (e.g. 'scan.parallelism'); 0 means the session default.
+type SupportsParallelism interface {
+	Parallelism() int
+}
+
+// SupportsProjectionPushDown lets the planner prune columns at the source.
+// After ApplyProjection the source produces rows with only those fields,
+// in the given order.
+type SupportsProjectionPushDown interface {
+	ApplyProjection(fields []int)
+}
+
+// SupportsExplainDigest adds digests to the TableSourceScan line of
+// EXPLAIN, e.g. "project=[id, amount]" or "filter=[>(id, 10)]".
+type SupportsExplainDigest interface {
+	ExplainDigests() []string
+}
+
+// TableSink describes a sink to the planner and creates its writers.
+type TableSink interface {
+	// ChangelogMode returns the kinds the sink accepts given the kinds the
+	// query produces, as Flink's DynamicTableSink.getChangelogMode does. An
+	// error rejects the query (e.g. JDBC without a primary key fed updates).
+	ChangelogMode(requested sql.ChangelogMode) (sql.ChangelogMode, error)
+	// Parallelism is 'sink.parallelism', or 0 when not set.
+	Parallelism() int
+	// NewWriter creates the writer for one subtask.
+	NewWriter(subtask, parallelism int) (SinkWriter, error)
+}
+
+// Committer is implemented by transactional sinks (Paimon). After checkpoint
+// N completes, the runtime calls Commit once with the committables every
+// writer returned from Snapshot(N). Commit must be idempotent per
+// checkpointID: after recovery the runtime replays the committables stored
+// in the restored checkpoint.
+type Committer interface {
+	Commit(ctx context.Context, checkpointID int64, committables [][]byte) error
+}
+
+// SourceReader reads one subtask's share of a source. The runtime calls it
+// from a single goroutine; between calls it handles checkpoints, so Next
+// must return promptly (within ~50 ms) when no data is available.
+type SourceReader interface {
+	// Open prepares the reader; state is what Snapshot returned in the
+	// checkpoint being restored, or nil for a fresh start.
+	Open(ctx context.Context, state []byte) error
+	// Next returns the next batch. (nil, nil) means nothing right now;
+	// io.EOF means a bounded input is exhausted.
+	Next(ctx context.Context) ([]sql.Row, error)
+	// Snapshot returns the reader's position as of the rows returned so far.
+	Snapshot(checkpointID int64) ([]byte, error)
+	// NotifyCheckpointComplete tells the reader checkpoint N is durable
+	// (Paimon saves consumer-id progress here).
+	NotifyCheckpointComplete(ctx context.Context, checkpointID int64) error
+	Close() error
+}
+
+// SinkWriter writes one subtask's share of a sink.
+type SinkWriter interface {
+	// Open prepares the writer; state is its last Snapshot state or nil.
+	Open(ctx context.Context, state []byte) error
+	// Write applies a batch of rows (any RowKind the sink accepted).
+	Write(ctx context.Context, rows []sql.Row) error
+	// Snapshot is called when checkpoint barrier N arrives: flush buffers
+	// (JDBC) or finish files (Paimon). It returns state to store and, for
+	// Committer sinks, a committable to pass to Commit once N completes.
+	Snapshot(ctx context.Context, checkpointID int64) (state, committable []byte, err error)
+	// NotifyCheckpointComplete tells the writer checkpoint N is durable.
+	NotifyCheckpointComplete(ctx context.Context, checkpointID int64) error
+	// Close flushes what remains (end of input or graceful stop) and
+	// releases resources. A graceful stop takes a final checkpoint first.
+	Close(ctx context.Context) error
+}

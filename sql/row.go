@@ -1,0 +1,268 @@
+package sql
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Row is one changelog record: a RowKind and its field values.
+//
+// Each DataType has exactly one Go representation in Values, so operators
+// and connectors never guess:
+//
+//	NULL (any type)          nil
+//	BOOLEAN                  bool
+//	TINYINT                  int8
+//	SMALLINT                 int16
+//	INT                      int32
+//	BIGINT                   int64
+//	FLOAT                    float32
+//	DOUBLE                   float64
+//	DECIMAL(p, s)            decimal.Decimal (github.com/shopspring/decimal), exponent -s
+//	CHAR / VARCHAR / STRING  string
+//	BINARY / VARBINARY       []byte
+//	DATE                     int32, days since 1970-01-01
+//	TIME(p)                  int32, milliseconds of the day
+//	TIMESTAMP(p)             TimestampData (a wall-clock date-time, no zone)
+//	TIMESTAMP_LTZ(p)         TimestampData (an instant, as epoch time in UTC)
+//	ARRAY<T>                 []any
+//	MAP<K, V>                *Map
+//	ROW<...>                 []any
+//
+// These are also Paimon's internal representations, so the store converts
+// without loss.
+type Row struct {
+	Kind   RowKind
+	Values []any
+}
+
+// NewRow builds a +I row.
+func NewRow(values ...any) Row { return Row{Kind: Insert, Values: values} }
+
+// Copy returns a row whose Values slice is not shared with r.
+func (r Row) Copy() Row {
+	v := make([]any, len(r.Values))
+	copy(v, r.Values)
+	return Row{Kind: r.Kind, Values: v}
+}
+
+// TimestampData is Flink's and Paimon's TimestampData: milliseconds since the
+// epoch plus the nanoseconds within that millisecond (0..999,999).
+type TimestampData struct {
+	Millis      int64
+	NanoOfMilli int32
+}
+
+// TimestampFromTime converts a time.Time, keeping its wall clock as UTC.
+func TimestampFromTime(t time.Time) TimestampData {
+	ns := t.UnixNano()
+	ms := t.UnixMilli()
+	if ns/1e6 != ms { // outside the UnixNano range: keep millisecond precision
+		return TimestampData{Millis: ms, NanoOfMilli: int32(t.Nanosecond() % 1e6)}
+	}
+	return TimestampData{Millis: ms, NanoOfMilli: int32(ns - ms*1e6)}
+}
+
+// Time returns the timestamp as a UTC time.Time.
+func (t TimestampData) Time() time.Time {
+	return time.UnixMilli(t.Millis).Add(time.Duration(t.NanoOfMilli)).UTC()
+}
+
+// Compare orders timestamps.
+func (t TimestampData) Compare(o TimestampData) int {
+	switch {
+	case t.Millis < o.Millis:
+		return -1
+	case t.Millis > o.Millis:
+		return 1
+	case t.NanoOfMilli < o.NanoOfMilli:
+		return -1
+	case t.NanoOfMilli > o.NanoOfMilli:
+		return 1
+	}
+	return 0
+}
+
+// Map is a MAP value: parallel key and value slices, in insertion order.
+type Map struct {
+	Keys   []any
+	Values []any
+}
+
+// FormatRow prints a row as Flink's print connector does:
+// +I[1001, 80.00, CREATED].
+func FormatRow(r Row, types []DataType) string {
+	var b strings.Builder
+	b.WriteString(r.Kind.ShortString())
+	b.WriteByte('[')
+	for i, v := range r.Values {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		var t DataType
+		if i < len(types) {
+			t = types[i]
+		}
+		b.WriteString(FormatValue(v, t))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// FormatValue renders one value as Flink's Row.toString does (Java's
+// toString of the external type): "null", "80.00", "2024-01-02T10:00",
+// "[1, 2]", "{k=v}".
+func FormatValue(v any, t DataType) string {
+	if v == nil {
+		return "null"
+	}
+	switch x := v.(type) {
+	case bool:
+		return strconv.FormatBool(x)
+	case int8:
+		return strconv.FormatInt(int64(x), 10)
+	case int16:
+		return strconv.FormatInt(int64(x), 10)
+	case int32:
+		switch t.Root {
+		case TypeDate:
+			return FormatDate(x)
+		case TypeTime:
+			return FormatTime(x, t.Precision)
+		}
+		return strconv.FormatInt(int64(x), 10)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float32:
+		return formatJavaFloat(float64(x), 32)
+	case float64:
+		return formatJavaFloat(x, 64)
+	case decimal.Decimal:
+		if t.Root == TypeDecimal {
+			return x.StringFixed(int32(t.Scale))
+		}
+		return x.String()
+	case string:
+		return x
+	case []byte:
+		return "x'" + hex.EncodeToString(x) + "'"
+	case TimestampData:
+		if t.Root == TypeTimestampLTZ {
+			return FormatTimestamp(x, t.Precision) + "Z"
+		}
+		return FormatTimestamp(x, t.Precision)
+	case []any:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			var et DataType
+			if t.Root == TypeArray && t.Elem != nil {
+				et = *t.Elem
+			} else if t.Root == TypeRow && i < len(t.Fields) {
+				et = t.Fields[i].Type
+			}
+			b.WriteString(FormatValue(e, et))
+		}
+		b.WriteByte(']')
+		if t.Root == TypeRow {
+			return "+I" + b.String()
+		}
+		return b.String()
+	case *Map:
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range x.Keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			var kt, vt DataType
+			if t.Elem != nil {
+				kt, vt = *t.Elem, *t.Value
+			}
+			b.WriteString(FormatValue(x.Keys[i], kt))
+			b.WriteByte('=')
+			b.WriteString(FormatValue(x.Values[i], vt))
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// FormatDate prints days since the epoch as yyyy-MM-dd.
+func FormatDate(days int32) string {
+	return time.Unix(int64(days)*86400, 0).UTC().Format("2006-01-02")
+}
+
+// FormatTime prints milliseconds of the day as Java's LocalTime does
+// (HH:mm, HH:mm:ss or HH:mm:ss.SSS).
+func FormatTime(millis int32, precision int) string {
+	t := time.UnixMilli(int64(millis)).UTC()
+	s := t.Format("15:04")
+	if t.Second() != 0 || t.Nanosecond() != 0 {
+		s = t.Format("15:04:05")
+	}
+	if t.Nanosecond() != 0 {
+		s += fmt.Sprintf(".%03d", t.Nanosecond()/1e6)
+	}
+	return s
+}
+
+// FormatTimestamp prints as Java's LocalDateTime.toString: seconds and
+// fractions are omitted when zero, fractions use 3, 6 or 9 digits.
+func FormatTimestamp(ts TimestampData, precision int) string {
+	t := ts.Time()
+	s := t.Format("2006-01-02T15:04")
+	ns := t.Nanosecond()
+	if t.Second() != 0 || ns != 0 {
+		s += t.Format(":05")
+	}
+	if ns != 0 {
+		switch {
+		case ns%1e6 == 0:
+			s += fmt.Sprintf(".%03d", ns/1e6)
+		case ns%1e3 == 0:
+			s += fmt.Sprintf(".%06d", ns/1e3)
+		default:
+			s += fmt.Sprintf(".%09d", ns)
+		}
+	}
+	return s
+}
+
+// formatJavaFloat mimics Java's Double.toString closely enough for display:
+// always a decimal point, scientific notation outside [1e-3, 1e7).
+func formatJavaFloat(f float64, bits int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	abs := math.Abs(f)
+	if f == 0 || (abs >= 1e-3 && abs < 1e7) {
+		s := strconv.FormatFloat(f, 'f', -1, bits)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'E', -1, bits)
+	mant, exp, _ := strings.Cut(s, "E")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	exp = strings.TrimPrefix(exp, "+")
+	return mant + "E" + exp
+}

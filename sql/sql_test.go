@@ -1,0 +1,79 @@
+package sql
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+func TestRowKindBytesMatchPaimon(t *testing.T) {
+	for k, want := range map[RowKind]byte{Insert: 0, UpdateBefore: 1, UpdateAfter: 2, Delete: 3} {
+		if byte(k) != want {
+			t.Errorf("%s = %d, want %d", k, k, want)
+		}
+	}
+	if !Insert.IsAdd() || !UpdateAfter.IsAdd() || UpdateBefore.IsAdd() || Delete.IsAdd() {
+		t.Error("IsAdd wrong")
+	}
+	if !UpdateBefore.IsRetract() || !Delete.IsRetract() || Insert.IsRetract() {
+		t.Error("IsRetract wrong")
+	}
+}
+
+func TestChangelogModeString(t *testing.T) {
+	cases := map[ChangelogMode]string{InsertOnly: "I", Upsert: "I,UA,D", All: "I,UB,UA,D", NoChanges: "NONE"}
+	for m, want := range cases {
+		if m.String() != want {
+			t.Errorf("got %q want %q", m, want)
+		}
+		if m == NoChanges {
+			continue
+		}
+		back, err := ParseChangelogMode(want)
+		if err != nil || back != m {
+			t.Errorf("parse %q = %v, %v", want, back, err)
+		}
+	}
+	if !Upsert.IsUpsert() || All.IsUpsert() {
+		t.Error("IsUpsert wrong")
+	}
+}
+
+func TestTypeStrings(t *testing.T) {
+	cases := map[string]DataType{
+		"INT NOT NULL":                  Int().NotNull(),
+		"STRING":                        String(),
+		"VARCHAR(10)":                   VarChar(10),
+		"BYTES":                         Bytes(),
+		"DECIMAL(10, 2)":                Decimal(10, 2),
+		"TIMESTAMP_LTZ(3)":              TimestampLTZ(3),
+		"ARRAY<INT>":                    ArrayOf(Int()),
+		"MAP<STRING, BIGINT>":           MapOf(String(), BigInt()),
+		"ROW<`a` INT, `b` STRING>":      RowOf(Field{Name: "a", Type: Int()}, Field{Name: "b", Type: String()}),
+		"TIMESTAMP(6) NOT NULL":         Timestamp(6).NotNull(),
+		"ARRAY<DECIMAL(5, 1)> NOT NULL": ArrayOf(Decimal(5, 1)).NotNull(),
+	}
+	for want, ty := range cases {
+		if got := ty.String(); got != want {
+			t.Errorf("got %q want %q", got, want)
+		}
+	}
+}
+
+func TestFormatRowAsFlinkPrints(t *testing.T) {
+	r := Row{Kind: UpdateBefore, Values: []any{int64(1001), decimal.RequireFromString("80"), "CREATED", nil}}
+	got := FormatRow(r, []DataType{BigInt(), Decimal(10, 2), String(), Int()})
+	if want := "-U[1001, 80.00, CREATED, null]"; got != want {
+		t.Errorf("got %q want %q", got, want)
+	}
+	ts := TimestampData{Millis: 1704103200000}
+	if got := FormatValue(ts, Timestamp(3)); got != "2024-01-01T10:00" {
+		t.Errorf("timestamp: %q", got)
+	}
+	if got := FormatValue(int32(19723), Date()); got != "2024-01-01" {
+		t.Errorf("date: %q", got)
+	}
+	if got := FormatValue(1.5e10, Double()); got != "1.5E10" {
+		t.Errorf("double: %q", got)
+	}
+}
