@@ -1,0 +1,105 @@
+// Package catalog holds table descriptors and the catalogs that store them:
+// the in-memory default_catalog (Flink's GenericInMemoryCatalog) and the SPI
+// that the Paimon warehouse catalog implements. Names resolve through the
+// current catalog and database, as in Flink.
+package catalog
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Default names, as Flink's.
+const (
+	DefaultCatalog  = "default_catalog"
+	DefaultDatabase = "default_database"
+)
+
+// Table describes one table: what CREATE TABLE declared.
+type Table struct {
+	Schema        sql.Schema
+	PartitionKeys []string
+	// Options are the WITH options, in the user's spelling. Tables of a
+	// catalog with a DefaultConnector may lack 'connector'.
+	Options map[string]string
+	Comment string
+}
+
+// Clone returns a deep copy, so callers may change options without
+// touching the catalog's copy.
+func (t *Table) Clone() *Table {
+	c := *t
+	c.Schema.Columns = append([]sql.Column(nil), t.Schema.Columns...)
+	c.Schema.PrimaryKey = append([]string(nil), t.Schema.PrimaryKey...)
+	c.PartitionKeys = append([]string(nil), t.PartitionKeys...)
+	c.Options = make(map[string]string, len(t.Options))
+	for k, v := range t.Options {
+		c.Options[k] = v
+	}
+	return &c
+}
+
+// Errors callers branch on. Their messages are Flink's.
+var (
+	ErrTableNotExist    = errors.New("table does not exist")
+	ErrTableExists      = errors.New("table already exists")
+	ErrDatabaseNotExist = errors.New("database does not exist")
+	ErrDatabaseExists   = errors.New("database already exists")
+	ErrDatabaseNotEmpty = errors.New("database is not empty")
+)
+
+// TableNotExist builds Flink's "Table (or view) ... does not exist" error.
+func TableNotExist(catalog, db, name string) error {
+	return &sql.Error{Class: sql.ValidationException,
+		Msg: fmt.Sprintf("Table (or view) %s.%s.%s does not exist.", catalog, db, name), Err: ErrTableNotExist}
+}
+
+// Catalog stores databases and tables. Implementations: the in-memory
+// catalog here, the Paimon warehouse catalog in connectors/paimon.
+type Catalog interface {
+	ListDatabases() ([]string, error)
+	DatabaseExists(db string) (bool, error)
+	CreateDatabase(db string, ignoreIfExists bool) error
+	DropDatabase(db string, ignoreIfNotExists, cascade bool) error
+	ListTables(db string) ([]string, error)
+	// GetTable returns an error wrapping ErrTableNotExist when absent.
+	GetTable(db, name string) (*Table, error)
+	CreateTable(db, name string, t *Table, ignoreIfExists bool) error
+	DropTable(db, name string, ignoreIfNotExists bool) error
+	// AlterTable replaces a table's descriptor (ALTER TABLE SET/RESET).
+	AlterTable(db, name string, t *Table) error
+}
+
+// DefaultConnector is implemented by catalogs whose tables need no
+// 'connector' option (Paimon's catalog: its tables are Paimon tables).
+type DefaultConnector interface {
+	DefaultConnector() string
+}
+
+// Factory creates a catalog from CREATE CATALOG options.
+type Factory func(name string, options map[string]string) (Catalog, error)
+
+var factories = map[string]Factory{}
+
+// RegisterFactory adds a catalog type ('type' option), e.g. "paimon".
+func RegisterFactory(typ string, f Factory) { factories[typ] = f }
+
+// NewCatalog creates a catalog of the type named in options['type'].
+func NewCatalog(name string, options map[string]string) (Catalog, error) {
+	typ, ok := options["type"]
+	if !ok {
+		return nil, sql.Errorf(sql.ValidationException,
+			"Catalog options do not contain an option key 'type' for discovering a catalog.")
+	}
+	f, ok := factories[typ]
+	if !ok {
+		if typ == "generic_in_memory" {
+			return NewInMemory(DefaultDatabase), nil
+		}
+		return nil, sql.Errorf(sql.ValidationException,
+			"Could not find any factory for identifier '%s' that implements 'org.apache.flink.table.factories.CatalogFactory' in the classpath.", typ)
+	}
+	return f(name, options)
+}
