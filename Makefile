@@ -1,0 +1,41 @@
+# sqlrun — build, test, lint.
+#
+#   make build   builds bin/sqlrun
+#   make test    brings up what the tests need (MariaDB) and runs every test
+#   make lint    gofmt + go vet
+#   make fuzz    short fuzz runs of the parser and decoders
+#   make bench   the benchmarks behind the README's performance section
+
+GO      ?= go
+PKGS    ?= ./...
+FUZZTIME ?= 10s
+
+.PHONY: build test unit lint fuzz bench demo soak
+
+build:
+	$(GO) build -o bin/sqlrun ./cmd/sqlrun
+
+# test installs mariadb-server when it is missing and we may (root + apt-get);
+# the Go tests start their own throwaway mariadbd on a temp dir and a
+# loopback port, so nothing here needs a running service.
+test:
+	@bash scripts/ensure-mariadb.sh || echo "make test: MariaDB unavailable; tests that need it will skip and say so"
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 30m $(PKGS)
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+
+unit:
+	$(GO) test -count=1 $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+fuzz:
+	@bash scripts/fuzz.sh $(FUZZTIME)
+
+bench:
+	@bash scripts/bench.sh
+
+demo:
+	$(GO) run ./cmd/sqlrun -f examples/quickstart.sql
