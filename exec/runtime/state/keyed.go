@@ -1,0 +1,192 @@
+package state
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Table is keyed state: at most one value per key. Keys are the bytes
+// KeyOf produces (held in a string so an in-memory backend can use them as
+// map keys without copying).
+//
+// The interface is what a disk-backed store needs as well: every method
+// can fail, values go through a Codec, and Range visits keys in byte order
+// (a pebble iterator's order), so a pebble-backed Table can replace MemTable
+// without changing an operator. Values returned by Get must be treated as
+// read-only by callers unless they Put them back: the memory backend hands
+// out the stored value itself.
+type Table[V any] interface {
+	Get(key string) (V, bool, error)
+	Put(key string, v V) error
+	Delete(key string) error
+	// Len is the number of keys.
+	Len() int
+	// Range calls fn for every key in byte order; a non-nil error from fn
+	// stops the iteration and is returned.
+	Range(fn func(key string, v V) error) error
+	Snapshotter
+}
+
+// Snapshotter is state that goes into a checkpoint.
+type Snapshotter interface {
+	// Snapshot serializes the whole state.
+	Snapshot() ([]byte, error)
+	// Restore replaces the state with a snapshot's.
+	Restore(b []byte) error
+}
+
+// Codec encodes one kind of value for snapshots (and for a disk backend).
+type Codec[V any] struct {
+	Encode func(e *Encoder, v V) error
+	Decode func(d *Decoder) (V, error)
+}
+
+// RowCodec stores a sql.Row.
+var RowCodec = Codec[sql.Row]{
+	Encode: func(e *Encoder, r sql.Row) error { return e.Row(r) },
+	Decode: func(d *Decoder) (sql.Row, error) { return d.Row() },
+}
+
+// RowsCodec stores a list of rows.
+var RowsCodec = Codec[[]sql.Row]{
+	Encode: func(e *Encoder, rs []sql.Row) error {
+		e.Uvarint(uint64(len(rs)))
+		for _, r := range rs {
+			if err := e.Row(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	Decode: func(d *Decoder) ([]sql.Row, error) {
+		n, err := d.Uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if n > uint64(len(d.Buf)) {
+			return nil, ErrCorrupt
+		}
+		rs := make([]sql.Row, n)
+		for i := range rs {
+			if rs[i], err = d.Row(); err != nil {
+				return nil, err
+			}
+		}
+		return rs, nil
+	},
+}
+
+// MemTable is the in-memory Table: a Go map.
+type MemTable[V any] struct {
+	m     map[string]V
+	codec Codec[V]
+}
+
+// NewMemTable makes an empty in-memory table.
+func NewMemTable[V any](codec Codec[V]) *MemTable[V] {
+	return &MemTable[V]{m: map[string]V{}, codec: codec}
+}
+
+// Get returns the value for key.
+func (t *MemTable[V]) Get(key string) (V, bool, error) {
+	v, ok := t.m[key]
+	return v, ok, nil
+}
+
+// Put stores v under key.
+func (t *MemTable[V]) Put(key string, v V) error { t.m[key] = v; return nil }
+
+// Delete removes key.
+func (t *MemTable[V]) Delete(key string) error { delete(t.m, key); return nil }
+
+// Len is the number of keys.
+func (t *MemTable[V]) Len() int { return len(t.m) }
+
+// Range visits keys in byte order.
+func (t *MemTable[V]) Range(fn func(key string, v V) error) error {
+	keys := make([]string, 0, len(t.m))
+	for k := range t.m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := fn(k, t.m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Snapshot writes count, then key/value pairs in key order, so equal
+// states give equal bytes.
+func (t *MemTable[V]) Snapshot() ([]byte, error) {
+	var e Encoder
+	e.Uvarint(uint64(len(t.m)))
+	err := t.Range(func(k string, v V) error {
+		e.String(k)
+		return t.codec.Encode(&e, v)
+	})
+	return e.Buf, err
+}
+
+// Restore replaces the contents with a snapshot's.
+func (t *MemTable[V]) Restore(b []byte) error {
+	d := Decoder{Buf: b}
+	n, err := d.Uvarint()
+	if err != nil {
+		return fmt.Errorf("restore keyed state: %w", err)
+	}
+	m := make(map[string]V, min(n, 1<<20))
+	for i := uint64(0); i < n; i++ {
+		k, err := d.String()
+		if err != nil {
+			return fmt.Errorf("restore keyed state: %w", err)
+		}
+		v, err := t.codec.Decode(&d)
+		if err != nil {
+			return fmt.Errorf("restore keyed state: %w", err)
+		}
+		m[k] = v
+	}
+	t.m = m
+	return nil
+}
+
+// SnapshotAll concatenates several states into one blob (an operator with
+// more than one table).
+func SnapshotAll(parts ...Snapshotter) ([]byte, error) {
+	var e Encoder
+	e.Uvarint(uint64(len(parts)))
+	for i, p := range parts {
+		b, err := p.Snapshot()
+		if err != nil {
+			return nil, fmt.Errorf("snapshot state %d: %w", i, err)
+		}
+		e.Bytes(b)
+	}
+	return e.Buf, nil
+}
+
+// RestoreAll splits a SnapshotAll blob back into its parts.
+func RestoreAll(b []byte, parts ...Snapshotter) error {
+	d := Decoder{Buf: b}
+	n, err := d.Uvarint()
+	if err != nil {
+		return fmt.Errorf("restore state: %w", err)
+	}
+	if int(n) != len(parts) {
+		return fmt.Errorf("restore state: snapshot has %d parts, operator has %d", n, len(parts))
+	}
+	for i, p := range parts {
+		blob, err := d.Bytes()
+		if err != nil {
+			return fmt.Errorf("restore state %d: %w", i, err)
+		}
+		if err := p.Restore(blob); err != nil {
+			return fmt.Errorf("restore state %d: %w", i, err)
+		}
+	}
+	return nil
+}
