@@ -1,0 +1,417 @@
+package ast
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// QuoteIdentIfNeeded returns name as is when it is a plain identifier
+// (letters, digits, '_' and '$', not starting with a digit) and quoted with
+// backticks otherwise, the way Flink prints names it has to re-parse.
+func QuoteIdentIfNeeded(name string) string {
+	if isPlainIdent(name) {
+		return name
+	}
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+func isPlainIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127:
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// QuoteString returns s as a SQL string literal, doubling quotes.
+func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Operator precedence for printing, loosely Calcite's: a child is
+// parenthesized when it binds less tightly than its parent.
+func precedence(e Expr) int {
+	switch e := e.(type) {
+	case *Binary:
+		switch e.Op {
+		case OpOr:
+			return 1
+		case OpAnd:
+			return 2
+		case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpIsDistinct, OpIsNotDistinct:
+			return 4
+		case OpAdd, OpSub, OpConcat:
+			return 5
+		case OpMul, OpDiv, OpMod:
+			return 6
+		}
+	case *Unary:
+		if e.Op == OpNot {
+			return 3
+		}
+		return 7
+	case *In, *Between, *Like, *IsNull, *IsBool:
+		return 4
+	}
+	return 10
+}
+
+func paren(e Expr, min int) string {
+	if e == nil {
+		return "<nil>"
+	}
+	s := e.String()
+	if precedence(e) < min {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+func (e *ColumnRef) String() string {
+	if e.Qualifier != "" {
+		parts := strings.Split(e.Qualifier, ".")
+		for i, p := range parts {
+			parts[i] = QuoteIdentIfNeeded(p)
+		}
+		return strings.Join(parts, ".") + "." + QuoteIdentIfNeeded(e.Name)
+	}
+	return QuoteIdentIfNeeded(e.Name)
+}
+
+func (e *Literal) String() string {
+	if e.Raw != "" {
+		return e.Raw
+	}
+	switch v := e.Value.(type) {
+	case nil:
+		return "NULL"
+	case bool:
+		if v {
+			return "TRUE"
+		}
+		return "FALSE"
+	case string:
+		return QuoteString(v)
+	case []byte:
+		return fmt.Sprintf("X'%X'", v)
+	}
+	return fmt.Sprint(e.Value)
+}
+
+func (e *Param) String() string { return "?" }
+
+func (e *Unary) String() string {
+	p := precedence(e)
+	if e.Op == OpNot {
+		return "NOT " + paren(e.X, p)
+	}
+	return string(e.Op) + paren(e.X, p+1)
+}
+
+func (e *Binary) String() string {
+	p := precedence(e)
+	return paren(e.L, p) + " " + string(e.Op) + " " + paren(e.R, p+1)
+}
+
+func (e *FuncCall) String() string {
+	var b strings.Builder
+	b.WriteString(e.Name)
+	b.WriteByte('(')
+	if e.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	if e.Star {
+		b.WriteByte('*')
+	}
+	for i, a := range e.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(exprString(a))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func (e *Cast) String() string {
+	fn := "CAST"
+	if e.Try {
+		fn = "TRY_CAST"
+	}
+	return fn + "(" + exprString(e.X) + " AS " + e.Type.String() + ")"
+}
+
+func (e *Case) String() string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	if e.Operand != nil {
+		b.WriteString(" " + e.Operand.String())
+	}
+	for _, w := range e.Whens {
+		b.WriteString(" WHEN " + exprString(w.Cond) + " THEN " + exprString(w.Result))
+	}
+	if e.Else != nil {
+		b.WriteString(" ELSE " + e.Else.String())
+	}
+	b.WriteString(" END")
+	return b.String()
+}
+
+func not(n bool) string {
+	if n {
+		return "NOT "
+	}
+	return ""
+}
+
+func (e *In) String() string {
+	var inner string
+	if e.Query != nil {
+		inner = FormatQuery(e.Query)
+	} else {
+		inner = joinExprs(e.List)
+	}
+	return paren(e.X, 5) + " " + not(e.Not) + "IN (" + inner + ")"
+}
+
+func (e *Between) String() string {
+	return paren(e.X, 5) + " " + not(e.Not) + "BETWEEN " + paren(e.Lo, 5) + " AND " + paren(e.Hi, 5)
+}
+
+func (e *Like) String() string {
+	op := "LIKE"
+	if e.Similar {
+		op = "SIMILAR TO"
+	}
+	s := paren(e.X, 5) + " " + not(e.Not) + op + " " + paren(e.Pattern, 5)
+	if e.Escape != nil {
+		s += " ESCAPE " + paren(e.Escape, 5)
+	}
+	return s
+}
+
+func (e *IsNull) String() string { return paren(e.X, 5) + " IS " + not(e.Not) + "NULL" }
+
+func (e *IsBool) String() string {
+	v := "UNKNOWN"
+	if e.Value != nil {
+		v = "FALSE"
+		if *e.Value {
+			v = "TRUE"
+		}
+	}
+	return paren(e.X, 5) + " IS " + not(e.Not) + v
+}
+
+func (e *Subquery) String() string { return "(" + FormatQuery(e.Query) + ")" }
+
+func (e *Exists) String() string { return not(e.Not) + "EXISTS (" + FormatQuery(e.Query) + ")" }
+
+func (e *Item) String() string { return paren(e.X, 10) + "[" + exprString(e.Index) + "]" }
+
+func exprString(e Expr) string {
+	if e == nil {
+		return "<nil>"
+	}
+	return e.String()
+}
+
+func joinExprs(es []Expr) string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = exprString(e)
+	}
+	return strings.Join(s, ", ")
+}
+
+// FormatQuery prints a query body back as SQL on one line.
+func FormatQuery(q QueryExpr) string {
+	var b strings.Builder
+	formatQuery(&b, q)
+	return b.String()
+}
+
+func formatQuery(b *strings.Builder, q QueryExpr) {
+	switch q := q.(type) {
+	case *Select:
+		b.WriteString("SELECT ")
+		if q.Distinct {
+			b.WriteString("DISTINCT ")
+		}
+		for i, it := range q.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			switch {
+			case it.Star && it.StarQualifier != "":
+				b.WriteString(QuoteIdentIfNeeded(it.StarQualifier) + ".*")
+			case it.Star:
+				b.WriteByte('*')
+			default:
+				b.WriteString(exprString(it.Expr))
+				if it.Alias != "" {
+					b.WriteString(" AS " + QuoteIdentIfNeeded(it.Alias))
+				}
+			}
+		}
+		if q.From != nil {
+			b.WriteString(" FROM ")
+			formatTable(b, q.From)
+		}
+		if q.Where != nil {
+			b.WriteString(" WHERE " + q.Where.String())
+		}
+		if len(q.GroupBy) > 0 {
+			b.WriteString(" GROUP BY " + joinExprs(q.GroupBy))
+		}
+		if q.Having != nil {
+			b.WriteString(" HAVING " + q.Having.String())
+		}
+		formatTail(b, q.OrderBy, q.Limit, q.Offset)
+	case *SetOp:
+		b.WriteByte('(')
+		formatQuery(b, q.Left)
+		b.WriteString(") " + string(q.Kind))
+		if q.All {
+			b.WriteString(" ALL")
+		}
+		b.WriteString(" (")
+		formatQuery(b, q.Right)
+		b.WriteByte(')')
+		formatTail(b, q.OrderBy, q.Limit, q.Offset)
+	case *Values:
+		b.WriteString("VALUES ")
+		for i, r := range q.Rows {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + joinExprs(r) + ")")
+		}
+	case *With:
+		b.WriteString("WITH ")
+		for i, c := range q.CTEs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(QuoteIdentIfNeeded(c.Name))
+			if len(c.Columns) > 0 {
+				b.WriteString(" (" + joinIdents(c.Columns) + ")")
+			}
+			b.WriteString(" AS (")
+			formatQuery(b, c.Query)
+			b.WriteByte(')')
+		}
+		b.WriteByte(' ')
+		formatQuery(b, q.Body)
+	case nil:
+		b.WriteString("<nil>")
+	}
+}
+
+func joinIdents(names []string) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = QuoteIdentIfNeeded(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func formatTail(b *strings.Builder, order []OrderItem, limit, offset *int64) {
+	if len(order) > 0 {
+		b.WriteString(" ORDER BY ")
+		for i, o := range order {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(exprString(o.Expr))
+			if o.Desc {
+				b.WriteString(" DESC")
+			}
+			if o.NullsFirst != nil {
+				if *o.NullsFirst {
+					b.WriteString(" NULLS FIRST")
+				} else {
+					b.WriteString(" NULLS LAST")
+				}
+			}
+		}
+	}
+	if limit != nil {
+		b.WriteString(" LIMIT " + strconv.FormatInt(*limit, 10))
+	}
+	if offset != nil {
+		b.WriteString(" OFFSET " + strconv.FormatInt(*offset, 10))
+	}
+}
+
+// FormatHints prints hints as " /*+ OPTIONS('k'='v') */", or "" for none.
+func FormatHints(hs []Hint) string {
+	if len(hs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		var args []string
+		for _, p := range h.Params {
+			args = append(args, QuoteIdentIfNeeded(p))
+		}
+		for _, o := range h.Options {
+			args = append(args, QuoteString(o.Key)+"="+QuoteString(o.Value))
+		}
+		parts[i] = h.Name + "(" + strings.Join(args, ", ") + ")"
+	}
+	return " /*+ " + strings.Join(parts, ", ") + " */"
+}
+
+func formatTable(b *strings.Builder, t TableExpr) {
+	switch t := t.(type) {
+	case *TableRef:
+		b.WriteString(t.Name.String())
+		b.WriteString(FormatHints(t.Hints))
+		if t.SystemTimeAsOf != nil {
+			b.WriteString(" FOR SYSTEM_TIME AS OF " + t.SystemTimeAsOf.String())
+		}
+		if t.Alias != "" {
+			b.WriteString(" AS " + QuoteIdentIfNeeded(t.Alias))
+		}
+	case *SubqueryRef:
+		if t.Lateral {
+			b.WriteString("LATERAL ")
+		}
+		b.WriteByte('(')
+		formatQuery(b, t.Query)
+		b.WriteByte(')')
+		if t.Alias != "" {
+			b.WriteString(" AS " + QuoteIdentIfNeeded(t.Alias))
+		}
+		if len(t.Columns) > 0 {
+			b.WriteString(" (" + joinIdents(t.Columns) + ")")
+		}
+	case *Join:
+		formatTable(b, t.Left)
+		if t.Kind == CrossJoin && t.On == nil && len(t.Using) == 0 {
+			b.WriteString(" CROSS JOIN ")
+		} else {
+			b.WriteString(" " + string(t.Kind) + " JOIN ")
+		}
+		if _, nested := t.Right.(*Join); nested {
+			b.WriteByte('(')
+			formatTable(b, t.Right)
+			b.WriteByte(')')
+		} else {
+			formatTable(b, t.Right)
+		}
+		if t.On != nil {
+			b.WriteString(" ON " + t.On.String())
+		}
+		if len(t.Using) > 0 {
+			b.WriteString(" USING (" + joinIdents(t.Using) + ")")
+		}
+	}
+}
