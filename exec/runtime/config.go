@@ -1,0 +1,153 @@
+package runtime
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Config is what a job takes from the session configuration. Build it with
+// ConfigFromMap from SET keys, or fill it directly in tests.
+type Config struct {
+	// Streaming is execution.runtime-mode=streaming (the default).
+	Streaming bool
+	// CheckpointInterval is execution.checkpointing.interval; 0 disables
+	// periodic checkpoints (a final checkpoint is still taken at the end so
+	// transactional sinks commit, but it is written only for savepoints).
+	CheckpointInterval time.Duration
+	// CheckpointDir is state.checkpoints.dir; checkpoints go to
+	// <CheckpointDir>/<job name>/chk-N/.
+	CheckpointDir string
+	// SavepointDir is state.savepoints.dir; when empty savepoints go beside
+	// the checkpoints, <CheckpointDir>/<job name>/savepoint-.../, where
+	// LatestCheckpoint finds them for --resume.
+	SavepointDir string
+	// NumRetained is execution.checkpointing.num-retained (default 1).
+	NumRetained int
+	// RestorePath is execution.savepoint.path: a checkpoint or savepoint
+	// directory to start from.
+	RestorePath string
+	// IgnoreUnclaimedState is execution.savepoint.ignore-unclaimed-state.
+	IgnoreUnclaimedState bool
+	// RestartAttempts and RestartDelay are restart-strategy fixed-delay's
+	// attempts and delay; 0 attempts means a failure fails the job.
+	RestartAttempts int
+	RestartDelay    time.Duration
+	// ChannelCapacity is the number of batches a channel buffers before
+	// the sender blocks (backpressure). Default 16.
+	ChannelCapacity int
+}
+
+// Configuration keys, with Flink's names.
+const (
+	KeyRuntimeMode          = "execution.runtime-mode"
+	KeyCheckpointInterval   = "execution.checkpointing.interval"
+	KeyCheckpointDir        = "state.checkpoints.dir"
+	KeySavepointDir         = "state.savepoints.dir"
+	KeyNumRetained          = "execution.checkpointing.num-retained"
+	KeySavepointPath        = "execution.savepoint.path"
+	KeyIgnoreUnclaimedState = "execution.savepoint.ignore-unclaimed-state"
+	KeyRestartStrategy      = "restart-strategy.type"
+	KeyRestartStrategyOld   = "restart-strategy"
+	KeyRestartAttempts      = "restart-strategy.fixed-delay.attempts"
+	KeyRestartDelay         = "restart-strategy.fixed-delay.delay"
+	KeyPipelineName         = "pipeline.name"
+	KeyPromPort             = "metrics.reporter.prom.port"
+)
+
+// ConfigFromMap reads a job's Config from session configuration. Bad values
+// fail with Flink's "Could not parse value" wording. The restart strategy
+// is none unless restart-strategy.type is fixed-delay (Flink would pick one
+// when checkpointing is on; we keep failures visible by default).
+func ConfigFromMap(m map[string]string) (Config, error) {
+	c := Config{Streaming: true, NumRetained: 1, ChannelCapacity: 16, RestartDelay: time.Second}
+	get := func(k string) (string, bool) {
+		v, ok := m[k]
+		return strings.TrimSpace(v), ok
+	}
+	bad := func(k, v string) error {
+		return sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", v, k)
+	}
+	if v, ok := get(KeyRuntimeMode); ok {
+		switch strings.ToLower(v) {
+		case "streaming":
+		case "batch":
+			c.Streaming = false
+		default:
+			return c, bad(KeyRuntimeMode, v)
+		}
+	}
+	if v, ok := get(KeyCheckpointInterval); ok && v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil {
+			return c, bad(KeyCheckpointInterval, v)
+		}
+		c.CheckpointInterval = d
+	}
+	if v, ok := get(KeyCheckpointDir); ok && v != "" {
+		c.CheckpointDir = stripFileScheme(v)
+	} else {
+		c.CheckpointDir = DefaultCheckpointDir()
+	}
+	if v, ok := get(KeySavepointDir); ok && v != "" {
+		c.SavepointDir = stripFileScheme(v)
+	}
+	if v, ok := get(KeyNumRetained); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, bad(KeyNumRetained, v)
+		}
+		c.NumRetained = n
+	}
+	if v, ok := get(KeySavepointPath); ok && v != "" {
+		c.RestorePath = stripFileScheme(v)
+	}
+	if v, ok := get(KeyIgnoreUnclaimedState); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, bad(KeyIgnoreUnclaimedState, v)
+		}
+		c.IgnoreUnclaimedState = b
+	}
+	strategy, ok := get(KeyRestartStrategy)
+	if !ok {
+		strategy, _ = get(KeyRestartStrategyOld)
+	}
+	switch strings.ToLower(strategy) {
+	case "", "none", "off", "disable":
+	case "fixed-delay", "fixeddelay":
+		c.RestartAttempts = 1
+		if v, ok := get(KeyRestartAttempts); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return c, bad(KeyRestartAttempts, v)
+			}
+			c.RestartAttempts = n
+		}
+		if v, ok := get(KeyRestartDelay); ok {
+			d, err := connectors.ParseDuration(v)
+			if err != nil {
+				return c, bad(KeyRestartDelay, v)
+			}
+			c.RestartDelay = d
+		}
+	default:
+		return c, sql.Errorf(sql.IllegalArgumentException,
+			"Unsupported restart strategy '%s': sqlrun supports none and fixed-delay.", strategy)
+	}
+	return c, nil
+}
+
+// stripFileScheme accepts Flink-style file:///path values.
+func stripFileScheme(p string) string {
+	if strings.HasPrefix(p, "file://") {
+		return strings.TrimPrefix(p, "file://")
+	}
+	if strings.HasPrefix(p, "file:") {
+		return strings.TrimPrefix(p, "file:")
+	}
+	return p
+}

@@ -1,0 +1,132 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// CheckpointStats summarizes a job's checkpoints.
+type CheckpointStats struct {
+	Completed     int64
+	Failed        int64
+	LastID        int64
+	LastDuration  time.Duration
+	LastSize      int64
+	LastCompleted time.Time
+	// LastPath is the last written checkpoint or savepoint directory.
+	LastPath      string
+	TotalDuration time.Duration
+}
+
+// VertexMetrics are one vertex's counters, summed over its subtasks.
+type VertexMetrics struct {
+	UID         string
+	Name        string
+	Parallelism int
+	RecordsIn   int64
+	RecordsOut  int64
+	// BackPressured is the total time the vertex's subtasks waited on full
+	// output channels.
+	BackPressured time.Duration
+}
+
+// Metrics is a point-in-time snapshot of a job, for the shell's status line
+// and SHOW JOBS.
+type Metrics struct {
+	JobID       string
+	JobName     string
+	Status      Status
+	StartTime   time.Time
+	EndTime     time.Time
+	Restarts    int
+	Vertices    []VertexMetrics
+	Checkpoints CheckpointStats
+}
+
+// Metrics snapshots the job's counters.
+func (j *Job) Metrics() Metrics {
+	m := Metrics{JobID: j.ID, JobName: j.Name, Status: j.Status(), StartTime: j.StartTime}
+	for i, v := range j.graph.Vertices {
+		vm := j.metrics[i]
+		m.Vertices = append(m.Vertices, VertexMetrics{UID: v.UID, Name: v.Name, Parallelism: v.Parallelism,
+			RecordsIn: vm.recordsIn.Load(), RecordsOut: vm.recordsOut.Load(),
+			BackPressured: time.Duration(vm.backpressureNanos.Load())})
+	}
+	j.mu.Lock()
+	m.Checkpoints = j.cpStats
+	m.Restarts = j.restarts
+	m.EndTime = j.endTime
+	j.mu.Unlock()
+	return m
+}
+
+// WritePrometheus writes the jobs' metrics in the Prometheus text format,
+// with Flink's metric names as the Prometheus reporter spells them.
+func WritePrometheus(w io.Writer, jobs []*Job) error {
+	type sample struct {
+		labels string
+		value  float64
+	}
+	families := map[string][]sample{}
+	help := map[string]string{}
+	add := func(name, h, labels string, v float64) {
+		families[name] = append(families[name], sample{labels, v})
+		help[name] = h
+	}
+	for _, j := range jobs {
+		m := j.Metrics()
+		jl := fmt.Sprintf(`job_id="%s",job_name="%s"`, m.JobID, escapeLabel(m.JobName))
+		add("flink_jobmanager_job_uptime", "Milliseconds since the job started.", jl,
+			float64(time.Since(m.StartTime).Milliseconds()))
+		add("flink_jobmanager_job_numRestarts", "Restarts of the job.", jl, float64(m.Restarts))
+		add("flink_jobmanager_job_numberOfCompletedCheckpoints", "Completed checkpoints.", jl, float64(m.Checkpoints.Completed))
+		add("flink_jobmanager_job_numberOfFailedCheckpoints", "Failed checkpoints.", jl, float64(m.Checkpoints.Failed))
+		add("flink_jobmanager_job_lastCheckpointDuration", "Duration of the last checkpoint in milliseconds.", jl,
+			float64(m.Checkpoints.LastDuration.Milliseconds()))
+		add("flink_jobmanager_job_lastCheckpointSize", "Bytes written by the last checkpoint.", jl, float64(m.Checkpoints.LastSize))
+		for _, v := range m.Vertices {
+			ol := fmt.Sprintf(`%s,operator_id="%s",operator_name="%s"`, jl, escapeLabel(v.UID), escapeLabel(v.Name))
+			add("flink_taskmanager_job_task_operator_numRecordsIn", "Records received.", ol, float64(v.RecordsIn))
+			add("flink_taskmanager_job_task_operator_numRecordsOut", "Records emitted.", ol, float64(v.RecordsOut))
+			add("flink_taskmanager_job_task_backPressuredTimeMsTotal", "Milliseconds spent waiting on full output channels.", ol,
+				float64(v.BackPressured.Milliseconds()))
+		}
+	}
+	names := make([]string, 0, len(families))
+	for n := range families {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		kind := "gauge"
+		if strings.HasPrefix(n, "flink_taskmanager") || strings.Contains(n, "numberOf") {
+			kind = "counter"
+		}
+		if _, err := fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", n, help[n], n, kind); err != nil {
+			return err
+		}
+		for _, s := range families[n] {
+			if _, err := fmt.Fprintf(w, "%s{%s} %g\n", n, s.labels, s.value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+// MetricsHandler serves WritePrometheus for the jobs jobs() returns; the
+// shell mounts it on metrics.reporter.prom.port.
+func MetricsHandler(jobs func() []*Job) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_ = WritePrometheus(w, jobs())
+	})
+}

@@ -1,0 +1,562 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// envelope is what travels on a data channel: a batch of rows or an
+// in-band control event, tagged with the channel index it came from (all
+// senders into one subtask share one Go channel; the tag lets the receiver
+// align barriers per logical channel).
+type envelope struct {
+	ch   int
+	kind envKind
+	rows []sql.Row
+	cp   int64 // barrier: checkpoint id
+	// drain is set on end of input when the data really ended (run Finish);
+	// it is false when a graceful stop ended the input.
+	drain bool
+}
+
+type envKind uint8
+
+const (
+	envData envKind = iota
+	envBarrier
+	envEnd
+)
+
+// command is what the coordinator tells a task outside the data flow.
+type command struct {
+	kind cmdKind
+	cp   int64
+}
+
+type cmdKind uint8
+
+const (
+	// cmdTrigger: a running source injects barrier cp; a finished task
+	// snapshots directly (nothing can reach it any more).
+	cmdTrigger cmdKind = iota
+	cmdNotify
+	cmdStop
+	cmdClose
+)
+
+// event is what a task tells the coordinator.
+type event struct {
+	kind        evKind
+	task        *task
+	cp          int64
+	state       []byte
+	committable []byte
+	err         error
+}
+
+type evKind uint8
+
+const (
+	evAck evKind = iota
+	evFinished
+	evFailed
+	evClosed
+)
+
+type dest struct {
+	ch  chan envelope
+	idx int // channel index at the receiver
+}
+
+type outEdge struct {
+	kind  PartitionKind
+	keys  []int
+	dests []dest
+	rr    int
+	enc   state.Encoder
+	parts [][]sql.Row
+}
+
+type taskRole uint8
+
+const (
+	roleSource taskRole = iota
+	roleOperator
+	roleSink
+)
+
+// task is one subtask of a vertex, run by one goroutine.
+type task struct {
+	job     *Job
+	vertex  *Vertex
+	vi      int
+	subtask int
+	role    taskRole
+	metrics *vertexMetrics
+
+	restored []byte
+
+	op     Operator
+	reader connectors.SourceReader
+	writer connectors.SinkWriter
+
+	in      chan envelope
+	ctrl    chan command
+	events  chan<- event
+	outs    []*outEdge
+	outEdgeIdx []int // graph edge index → index in outs, -1 if none
+	numChan int
+	inputOf []int // channel index → input index
+
+	// alignment state
+	blocked   []bool
+	ended     []bool
+	nEnded    int
+	drainAll  bool
+	aligning  int64 // checkpoint being aligned, 0 when none
+	nBlocked  int
+	buffered  []envelope
+	finished  bool
+	closed    bool
+	lastAcked int64
+	out       Collector
+}
+
+func (t *task) name() string {
+	return fmt.Sprintf("%s (%d/%d)", t.vertex.Name, t.subtask+1, t.vertex.Parallelism)
+}
+
+func (t *task) emit(ctx context.Context, ev event) {
+	ev.task = t
+	select {
+	case t.events <- ev:
+	case <-ctx.Done():
+	}
+}
+
+// run is the subtask's goroutine.
+func (t *task) run(ctx context.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.emit(ctx, event{kind: evFailed, err: fmt.Errorf("%s panicked: %v", t.name(), r)})
+		}
+		if !t.closed {
+			t.closeAll(ctx)
+		}
+	}()
+	if err := t.open(ctx); err != nil {
+		t.emit(ctx, event{kind: evFailed, err: fmt.Errorf("open %s: %w", t.name(), err)})
+		return
+	}
+	var err error
+	if t.role == roleSource {
+		err = t.runSource(ctx)
+	} else {
+		err = t.runConsumer(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		t.emit(ctx, event{kind: evFailed, err: err})
+	}
+}
+
+func (t *task) open(ctx context.Context) error {
+	v := t.vertex
+	switch t.role {
+	case roleSource:
+		r, err := v.Source.NewReader(t.subtask, v.Parallelism)
+		if err != nil {
+			return err
+		}
+		t.reader = r
+		return r.Open(ctx, t.restored)
+	case roleSink:
+		w, err := v.Sink.NewWriter(t.subtask, v.Parallelism)
+		if err != nil {
+			return err
+		}
+		t.writer = w
+		return w.Open(ctx, t.restored)
+	default:
+		op, err := v.Operator(t.subtask, v.Parallelism)
+		if err != nil {
+			return err
+		}
+		t.op = op
+		return op.Open(&Context{Ctx: ctx, JobID: t.job.ID, JobName: t.job.Name, VertexUID: v.UID,
+			VertexName: v.Name, Subtask: t.subtask, Parallelism: v.Parallelism}, t.restored)
+	}
+}
+
+func (t *task) closeAll(ctx context.Context) error {
+	t.closed = true
+	var err error
+	switch {
+	case t.reader != nil:
+		err = t.reader.Close()
+	case t.writer != nil:
+		err = t.writer.Close(ctx)
+	case t.op != nil:
+		err = t.op.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("close %s: %w", t.name(), err)
+	}
+	return nil
+}
+
+// runSource reads batches and injects barriers between them.
+func (t *task) runSource(ctx context.Context) error {
+	idle := time.NewTimer(time.Hour)
+	defer idle.Stop()
+	for {
+		if !t.finished {
+			// Commands first, without blocking: barriers go in between batches.
+			select {
+			case c := <-t.ctrl:
+				if done, err := t.command(ctx, c); done || err != nil {
+					return err
+				}
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			default:
+			}
+			rows, err := t.reader.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				if err := t.endOutputs(ctx, true); err != nil {
+					return err
+				}
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("read %s: %w", t.name(), err)
+			}
+			if len(rows) == 0 {
+				idle.Reset(5 * time.Millisecond)
+				select {
+				case c := <-t.ctrl:
+					if done, err := t.command(ctx, c); done || err != nil {
+						return err
+					}
+				case <-idle.C:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				continue
+			}
+			if err := t.send(ctx, rows); err != nil {
+				return err
+			}
+			continue
+		}
+		select {
+		case c := <-t.ctrl:
+			if done, err := t.command(ctx, c); done || err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// runConsumer is the loop of operators and sinks.
+func (t *task) runConsumer(ctx context.Context) error {
+	for {
+		in := t.in
+		if t.finished {
+			in = nil
+		}
+		select {
+		case m := <-in:
+			if err := t.handle(ctx, m); err != nil {
+				return err
+			}
+		case c := <-t.ctrl:
+			if done, err := t.command(ctx, c); done || err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// command handles a coordinator command; done means the task has closed.
+func (t *task) command(ctx context.Context, c command) (done bool, err error) {
+	switch c.kind {
+	case cmdTrigger:
+		if err := t.snapshot(ctx, c.cp); err != nil {
+			return false, err
+		}
+		if t.role == roleSource && !t.finished {
+			return false, t.broadcast(ctx, envelope{kind: envBarrier, cp: c.cp})
+		}
+	case cmdNotify:
+		switch {
+		case t.reader != nil:
+			err = t.reader.NotifyCheckpointComplete(ctx, c.cp)
+		case t.writer != nil:
+			err = t.writer.NotifyCheckpointComplete(ctx, c.cp)
+		case t.op != nil:
+			err = t.op.NotifyCheckpointComplete(c.cp)
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s: notify checkpoint %d complete: %w", t.name(), c.cp, err)
+		}
+	case cmdStop:
+		if t.role == roleSource && !t.finished {
+			return false, t.endOutputs(ctx, false)
+		}
+	case cmdClose:
+		err := t.closeAll(ctx)
+		t.emit(ctx, event{kind: evClosed, err: err})
+		return true, nil
+	}
+	return false, nil
+}
+
+// snapshot takes this subtask's state for checkpoint cp and acks it.
+func (t *task) snapshot(ctx context.Context, cp int64) error {
+	if cp <= t.lastAcked {
+		return nil // already part of this checkpoint
+	}
+	var st, comm []byte
+	var err error
+	switch {
+	case t.reader != nil:
+		st, err = t.reader.Snapshot(cp)
+	case t.writer != nil:
+		st, comm, err = t.writer.Snapshot(ctx, cp)
+	case t.op != nil:
+		st, err = t.op.Snapshot(cp)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: snapshot for checkpoint %d: %w", t.name(), cp, err)
+	}
+	t.lastAcked = cp
+	t.emit(ctx, event{kind: evAck, cp: cp, state: st, committable: comm})
+	return nil
+}
+
+// handle processes one envelope from the data channel, buffering those of
+// channels blocked by barrier alignment.
+func (t *task) handle(ctx context.Context, m envelope) error {
+	if t.blocked[m.ch] {
+		t.buffered = append(t.buffered, m)
+		return nil
+	}
+	switch m.kind {
+	case envData:
+		return t.process(ctx, m)
+	case envBarrier:
+		if t.aligning == 0 {
+			t.aligning = m.cp
+		} else if m.cp != t.aligning {
+			return fmt.Errorf("%s: barrier %d arrived while aligning %d", t.name(), m.cp, t.aligning)
+		}
+		t.blocked[m.ch] = true
+		t.nBlocked++
+		return t.maybeAligned(ctx)
+	case envEnd:
+		if !t.ended[m.ch] {
+			t.ended[m.ch] = true
+			t.nEnded++
+			t.drainAll = t.drainAll && m.drain
+		}
+		if err := t.maybeAligned(ctx); err != nil {
+			return err
+		}
+		if t.nEnded == t.numChan && !t.finished && t.aligning == 0 {
+			return t.finish(ctx)
+		}
+	}
+	return nil
+}
+
+func (t *task) process(ctx context.Context, m envelope) error {
+	t.metrics.recordsIn.Add(int64(len(m.rows)))
+	switch t.role {
+	case roleSink:
+		if err := t.writer.Write(ctx, m.rows); err != nil {
+			return fmt.Errorf("%s: write: %w", t.name(), err)
+		}
+		return nil
+	default:
+		if err := t.op.ProcessBatch(t.inputIndex(m.ch), m.rows, &t.out); err != nil {
+			return fmt.Errorf("%s: %w", t.name(), err)
+		}
+		if t.out.Len() > 0 {
+			return t.send(ctx, t.out.take())
+		}
+		return nil
+	}
+}
+
+// maybeAligned completes the checkpoint being aligned once every channel
+// has either delivered its barrier or ended: snapshot, forward the barrier,
+// then replay what the blocked channels delivered meanwhile.
+func (t *task) maybeAligned(ctx context.Context) error {
+	if t.aligning == 0 || t.nBlocked+t.nEnded < t.numChan {
+		return nil
+	}
+	cp := t.aligning
+	if err := t.snapshot(ctx, cp); err != nil {
+		return err
+	}
+	if err := t.broadcast(ctx, envelope{kind: envBarrier, cp: cp}); err != nil {
+		return err
+	}
+	t.aligning = 0
+	t.nBlocked = 0
+	for i := range t.blocked {
+		t.blocked[i] = false
+	}
+	replay := t.buffered
+	t.buffered = nil
+	for _, m := range replay {
+		if err := t.handle(ctx, m); err != nil {
+			return err
+		}
+	}
+	if t.nEnded == t.numChan && !t.finished && t.aligning == 0 {
+		return t.finish(ctx)
+	}
+	return nil
+}
+
+// finish runs at end of all inputs: Finish (when the data ended), end the
+// outputs, tell the coordinator.
+func (t *task) finish(ctx context.Context) error {
+	if t.drainAll && t.op != nil {
+		if err := t.op.Finish(&t.out); err != nil {
+			return fmt.Errorf("%s: finish: %w", t.name(), err)
+		}
+		rows := t.out.take()
+		for len(rows) > 0 { // large results (sorts) go out in bounded batches
+			n := min(len(rows), 4096)
+			if err := t.send(ctx, rows[:n:n]); err != nil {
+				return err
+			}
+			rows = rows[n:]
+		}
+	}
+	return t.endOutputs(ctx, t.drainAll)
+}
+
+func (t *task) endOutputs(ctx context.Context, drain bool) error {
+	if err := t.broadcast(ctx, envelope{kind: envEnd, drain: drain}); err != nil {
+		return err
+	}
+	t.finished = true
+	t.emit(ctx, event{kind: evFinished})
+	return nil
+}
+
+func (t *task) inputIndex(ch int) int { return t.inputOf[ch] }
+
+// send routes a batch of rows along every output edge.
+func (t *task) send(ctx context.Context, rows []sql.Row) error {
+	if len(t.outs) == 0 {
+		return nil
+	}
+	t.metrics.recordsOut.Add(int64(len(rows)))
+	for _, o := range t.outs {
+		switch o.kind {
+		case Forward, Global:
+			if err := t.put(ctx, o.dests[0], envelope{kind: envData, rows: rows}); err != nil {
+				return err
+			}
+		case Rebalance:
+			d := o.dests[o.rr%len(o.dests)]
+			o.rr++
+			if err := t.put(ctx, d, envelope{kind: envData, rows: rows}); err != nil {
+				return err
+			}
+		case Broadcast:
+			for _, d := range o.dests {
+				if err := t.put(ctx, d, envelope{kind: envData, rows: rows}); err != nil {
+					return err
+				}
+			}
+		case Hash:
+			n := len(o.dests)
+			if n == 1 {
+				if err := t.put(ctx, o.dests[0], envelope{kind: envData, rows: rows}); err != nil {
+					return err
+				}
+				continue
+			}
+			if o.parts == nil {
+				o.parts = make([][]sql.Row, n)
+			}
+			for _, r := range rows {
+				o.enc.Buf = o.enc.Buf[:0]
+				if err := state.AppendKey(&o.enc, r, o.keys); err != nil {
+					return fmt.Errorf("%s: hash key: %w", t.name(), err)
+				}
+				h := fnv.New32a()
+				h.Write(o.enc.Buf)
+				p := int(h.Sum32() % uint32(n))
+				o.parts[p] = append(o.parts[p], r)
+			}
+			for i, part := range o.parts {
+				if len(part) == 0 {
+					continue
+				}
+				o.parts[i] = nil
+				if err := t.put(ctx, o.dests[i], envelope{kind: envData, rows: part}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// broadcast sends a control event on every output channel.
+func (t *task) broadcast(ctx context.Context, m envelope) error {
+	for _, o := range t.outs {
+		for _, d := range o.dests {
+			if err := t.put(ctx, d, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// put sends on one channel; a full channel blocks (backpressure) and the
+// time spent waiting is counted.
+func (t *task) put(ctx context.Context, d dest, m envelope) error {
+	m.ch = d.idx
+	select {
+	case d.ch <- m:
+		return nil
+	default:
+	}
+	start := time.Now()
+	select {
+	case d.ch <- m:
+		t.metrics.backpressureNanos.Add(int64(time.Since(start)))
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// vertexMetrics are shared by a vertex's subtasks.
+type vertexMetrics struct {
+	recordsIn         atomic.Int64
+	recordsOut        atomic.Int64
+	backpressureNanos atomic.Int64
+}
