@@ -25,9 +25,9 @@ const CurrentVersion = 3
 
 // Field is one top-level column with its stable id.
 type Field struct {
-	ID           int
-	Name         string
-	Type         sql.DataType
+	ID   int
+	Name string
+	Type sql.DataType
 	// Description is the column comment; nil when absent (Java writes
 	// "description" only when set, possibly to "").
 	Description  *string
