@@ -1,0 +1,588 @@
+package jdbc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/jdbc/dialect"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// ExecutionOptions are Flink's JdbcExecutionOptions: the flush triggers and
+// the retry budget of one writer.
+type ExecutionOptions struct {
+	// BatchSize is sink.buffer-flush.max-rows: flush when this many input
+	// rows were written since the last flush; 0 disables the trigger.
+	BatchSize int
+	// BatchInterval is sink.buffer-flush.interval: flush this often from a
+	// timer; 0 disables the timer (so does BatchSize = 1, as in Flink).
+	BatchInterval time.Duration
+	// MaxRetries is sink.max-retries: attempts are 0..MaxRetries, sleeping
+	// i seconds after failed attempt i.
+	MaxRetries int
+	// RetryUnit is the back-off unit (1 s in Flink); tests shorten it.
+	RetryUnit time.Duration
+}
+
+// Stats are a writer's counters, for tests and metrics. Rows count
+// statement rows after reduction, not input rows.
+type Stats struct {
+	InputRows      int64 // rows passed to Write
+	Flushes        int64 // successful non-empty flushes
+	LastBatchCount int64 // batchCount (input rows) of the last successful flush
+	Statements     int64 // statements executed successfully
+	UpsertRows     int64 // rows sent in upsert statements
+	DeleteRows     int64 // keys sent in delete statements
+	InsertRows     int64 // rows sent in append-mode inserts
+	Failures       int64 // failed flush attempts
+	Reconnects     int64 // sessions re-established after a failure
+}
+
+type counters struct {
+	input, flushes, lastBatch, statements, upserts, deletes, inserts, failures, reconnects atomic.Int64
+}
+
+// Writer is one sink subtask: Flink's JdbcOutputFormat with a
+// TableBufferReducedStatementExecutor (primary key) or a
+// TableSimpleStatementExecutor (append). It is a connectors.SinkWriter.
+//
+// Rows are buffered, reduced by primary key (the last change per key wins:
+// +I/+U become an upsert, -U/-D a delete), and flushed when batchCount —
+// the number of INPUT rows since the last flush — reaches BatchSize, when
+// the interval timer fires, at every checkpoint (Snapshot) and at Close. A
+// flush sends the upserts as multi-row INSERT ... ON DUPLICATE KEY UPDATE
+// statements and then the deletes as multi-key DELETE statements, each
+// sized under the server's max_allowed_packet: one round trip per
+// statement, which is what Connector/J's rewriteBatchedStatements=true
+// achieves for Flink's executeBatch().
+type Writer struct {
+	d       dialect.MySQL
+	table   string
+	cols    []string
+	types   []sql.DataType
+	keys    []int // primary-key positions; empty = append mode
+	opts    ExecutionOptions
+	conn    *conn
+	connStr string
+
+	// Fixed statement parts, built once.
+	insertHead []byte // INSERT INTO `t`(`a`, `b`) VALUES
+	upsertTail []byte // ON DUPLICATE KEY UPDATE ...
+	deleteHead []byte // DELETE FROM `t` WHERE
+	keySingle  bool   // one key column: DELETE ... WHERE `k` IN (...)
+	intKey     bool   // one integral key column: reduce on int64
+	quotedKeys []string
+	stmt, row  []byte // reused statement and row buffers
+	keyScratch []byte
+
+	mu         sync.Mutex
+	batchCount int
+	// Reduce buffer: entries in first-seen order, indexed by key.
+	entries  []entry
+	byInt    map[int64]int
+	byString map[string]int
+	// Append buffer.
+	appendRows []sql.Row
+
+	flushErr error // from the interval timer; fails every later call
+	closed   bool
+	stop     chan struct{}
+	timerWG  sync.WaitGroup
+	c        counters
+}
+
+type entry struct {
+	row    sql.Row
+	upsert bool
+}
+
+var _ connectors.SinkWriter = (*Writer)(nil)
+
+func newWriter(conn *conn, connStr, table string, schema sql.Schema, opts ExecutionOptions) *Writer {
+	if opts.RetryUnit == 0 {
+		opts.RetryUnit = time.Second
+	}
+	w := &Writer{
+		table: table, cols: schema.Names(), types: schema.Types(),
+		opts: opts, conn: conn, connStr: connStr,
+	}
+	if schema.HasPrimaryKey() {
+		w.keys = schema.PrimaryKeyIndexes()
+	}
+	d := w.d
+	w.insertHead = []byte(strings.TrimSuffix(d.InsertSQL(table, w.cols), "("+placeholderList(len(w.cols))+")"))
+	w.upsertTail = []byte(d.UpsertClause(w.cols))
+	w.deleteHead = []byte("DELETE FROM " + d.Quote(table) + " WHERE ")
+	for _, k := range w.keys {
+		w.quotedKeys = append(w.quotedKeys, d.Quote(w.cols[k]))
+	}
+	if len(w.keys) == 1 {
+		w.keySingle = true
+		switch w.types[w.keys[0]].Root {
+		case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt:
+			w.intKey = true
+		}
+	}
+	w.byInt = map[int64]int{}
+	w.byString = map[string]int{}
+	return w
+}
+
+func placeholderList(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// Stats returns the writer's counters.
+func (w *Writer) Stats() Stats {
+	return Stats{
+		InputRows: w.c.input.Load(), Flushes: w.c.flushes.Load(), LastBatchCount: w.c.lastBatch.Load(),
+		Statements: w.c.statements.Load(), UpsertRows: w.c.upserts.Load(), DeleteRows: w.c.deletes.Load(),
+		InsertRows: w.c.inserts.Load(), Failures: w.c.failures.Load(), Reconnects: w.c.reconnects.Load(),
+	}
+}
+
+// BatchCount is the number of input rows written since the last flush.
+func (w *Writer) BatchCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.batchCount
+}
+
+// Open connects (Flink: "unable to open JDBC writer" on failure) and starts
+// the interval timer. The JDBC sink keeps no state of its own: what a
+// checkpoint needs is already in MySQL, because Snapshot flushes.
+func (w *Writer) Open(ctx context.Context, _ []byte) error {
+	if _, err := w.conn.open(ctx); err != nil {
+		return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
+	}
+	if w.opts.BatchInterval > 0 && w.opts.BatchSize != 1 {
+		w.stop = make(chan struct{})
+		w.timerWG.Add(1)
+		go w.timer(w.opts.BatchInterval)
+	}
+	return nil
+}
+
+// timer is Flink's scheduleWithFixedDelay flush: it flushes under the
+// writer lock and keeps the first error, which the next Write, Snapshot
+// or Close reports as "Writing records to JDBC failed.".
+func (w *Writer) timer(every time.Duration) {
+	defer w.timerWG.Done()
+	t := time.NewTimer(every)
+	defer t.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-w.stop
+		cancel()
+	}()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		if !w.closed && w.flushErr == nil {
+			if err := w.flush(ctx); err != nil && ctx.Err() == nil {
+				w.flushErr = err
+			}
+		}
+		w.mu.Unlock()
+		t.Reset(every) // fixed delay: the next period starts after this flush
+	}
+}
+
+func (w *Writer) checkFlushErr() error {
+	if w.flushErr != nil {
+		return &sql.Error{Class: sql.RuntimeException, Msg: "Writing records to JDBC failed.", Err: w.flushErr}
+	}
+	return nil
+}
+
+// Write buffers rows, flushing whenever batchCount reaches max-rows.
+func (w *Writer) Write(ctx context.Context, rows []sql.Row) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.checkFlushErr(); err != nil {
+		return err
+	}
+	if w.closed {
+		return sql.Errorf(sql.IllegalStateException, "JDBC writer for table '%s' is closed", w.table)
+	}
+	for _, r := range rows {
+		if err := w.add(r); err != nil {
+			return err
+		}
+		w.batchCount++
+		w.c.input.Add(1)
+		if w.opts.BatchSize > 0 && w.batchCount >= w.opts.BatchSize {
+			if err := w.flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *Writer) add(r sql.Row) error {
+	if len(r.Values) != len(w.cols) {
+		return sql.Errorf(sql.IllegalStateException, "JDBC sink for table '%s' got a row of %d fields, want %d",
+			w.table, len(r.Values), len(w.cols))
+	}
+	if len(w.keys) == 0 {
+		if r.Kind != sql.Insert {
+			return sql.Errorf(sql.IllegalStateException,
+				"please declare primary key for sink table when query contains update/delete record.")
+		}
+		w.appendRows = append(w.appendRows, r)
+		return nil
+	}
+	e := entry{row: r, upsert: r.Kind.IsAdd()}
+	if w.intKey {
+		k, ok := intValue(r.Values[w.keys[0]])
+		if !ok {
+			return w.badKey(r)
+		}
+		if i, ok := w.byInt[k]; ok {
+			w.entries[i] = e
+			return nil
+		}
+		w.byInt[k] = len(w.entries)
+		w.entries = append(w.entries, e)
+		return nil
+	}
+	b := w.keyScratch[:0]
+	for _, k := range w.keys {
+		v := r.Values[k]
+		if v == nil {
+			return w.badKey(r)
+		}
+		var err error
+		if b, err = w.d.AppendLiteral(b, v, w.types[k], dialect.BackslashEscapes); err != nil {
+			return fmt.Errorf("jdbc: key of table '%s': %w", w.table, err)
+		}
+		b = append(b, 0)
+	}
+	w.keyScratch = b
+	if i, ok := w.byString[string(b)]; ok { // no allocation for the lookup
+		w.entries[i] = e
+		return nil
+	}
+	w.byString[string(b)] = len(w.entries)
+	w.entries = append(w.entries, e)
+	return nil
+}
+
+func (w *Writer) badKey(r sql.Row) error {
+	return sql.Errorf(sql.IllegalStateException, "JDBC sink for table '%s' got a row with a NULL or mistyped primary key: %s",
+		w.table, sql.FormatRow(r, w.types))
+}
+
+func intValue(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// Snapshot flushes before the checkpoint is acknowledged, as Flink's
+// GenericJdbcSinkFunction.snapshotState does, so a completed checkpoint
+// never covers rows that are only in memory.
+func (w *Writer) Snapshot(ctx context.Context, _ int64) ([]byte, []byte, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.checkFlushErr(); err != nil {
+		return nil, nil, err
+	}
+	if err := w.flush(ctx); err != nil {
+		return nil, nil, err
+	}
+	return nil, nil, nil
+}
+
+// NotifyCheckpointComplete does nothing: the JDBC sink is at-least-once;
+// replays after recovery converge because upserts and deletes are by key.
+func (w *Writer) NotifyCheckpointComplete(context.Context, int64) error { return nil }
+
+// Close stops the timer, flushes the tail and closes the connection.
+func (w *Writer) Close(ctx context.Context) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	stop := w.stop
+	w.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		w.timerWG.Wait()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.checkFlushErr()
+	if err == nil && w.batchCount > 0 {
+		if ferr := w.flush(ctx); ferr != nil {
+			err = &sql.Error{Class: sql.RuntimeException, Msg: "Writing records to JDBC failed.", Err: ferr}
+		}
+	}
+	if cerr := w.conn.close(); err == nil && cerr != nil {
+		err = fmt.Errorf("jdbc: close connection to table '%s': %w", w.table, cerr)
+	}
+	return err
+}
+
+// flush is JdbcOutputFormat.flush: attempts 0..max-retries; after a failed
+// attempt i the session is checked (and re-established when invalid) and
+// the writer sleeps i seconds. The buffer is kept until an attempt
+// succeeds, so a retry resends all of it; that is safe because upserts and
+// deletes by key are idempotent. Callers hold w.mu.
+func (w *Writer) flush(ctx context.Context) error {
+	if w.batchCount == 0 && len(w.entries) == 0 && len(w.appendRows) == 0 {
+		return nil
+	}
+	var lastErr error
+	var kind string
+	attempts := 0
+	for i := 0; i <= w.opts.MaxRetries; i++ {
+		attempts++
+		kind, lastErr = w.attemptFlush(ctx)
+		if lastErr == nil {
+			w.c.flushes.Add(1)
+			w.c.lastBatch.Store(int64(w.batchCount))
+			w.batchCount = 0
+			w.resetBuffer()
+			return nil
+		}
+		w.c.failures.Add(1)
+		if ctx.Err() != nil || permanent(lastErr) || i >= w.opts.MaxRetries {
+			break
+		}
+		if broken(lastErr) || !w.conn.valid(ctx) {
+			// A failed reconnect is not fatal here (Flink fails at once):
+			// the next attempt dials again, so a server that is down for a
+			// few seconds costs retries, not the job.
+			w.conn.reset()
+			if _, err := w.conn.open(ctx); err == nil {
+				w.c.reconnects.Add(1)
+			}
+		}
+		select {
+		case <-time.After(time.Duration(i) * w.opts.RetryUnit):
+		case <-ctx.Done():
+		}
+	}
+	fe := &FlushError{Table: w.table, Kind: kind, Attempts: attempts, MaxRetries: w.opts.MaxRetries, Err: lastErr}
+	return &sql.Error{Class: sql.IOException, Msg: fe.Error(), Err: fe}
+}
+
+// FlushError is the failure of a flush after its last retry: it names the
+// table and the statement kind (UPSERT, DELETE or INSERT) that failed.
+type FlushError struct {
+	Table      string
+	Kind       string
+	Attempts   int
+	MaxRetries int
+	Err        error
+}
+
+func (e *FlushError) Error() string {
+	return fmt.Sprintf("JDBC %s on table '%s' failed after %d attempt(s) (sink.max-retries=%d): %v",
+		e.Kind, e.Table, e.Attempts, e.MaxRetries, e.Err)
+}
+
+func (e *FlushError) Unwrap() error { return e.Err }
+
+func (w *Writer) resetBuffer() {
+	clear(w.entries) // drop row references
+	w.entries = w.entries[:0]
+	clear(w.byInt)
+	clear(w.byString)
+	clear(w.appendRows)
+	w.appendRows = w.appendRows[:0]
+}
+
+// statementLimit is how large one statement may grow: under the server's
+// max_allowed_packet with room for the protocol header, and at most 16 MiB
+// because larger statements are no faster and hold locks longer.
+func (w *Writer) statementLimit() int {
+	limit := 16 << 20
+	if p := w.conn.maxP - 1024; p > 0 && p < limit {
+		limit = p
+	}
+	return limit
+}
+
+// attemptFlush sends the whole buffer: upserts first, then deletes, as
+// TableBufferReducedStatementExecutor.executeBatch does.
+func (w *Writer) attemptFlush(ctx context.Context) (string, error) {
+	if _, err := w.conn.open(ctx); err != nil {
+		if len(w.keys) == 0 {
+			return "INSERT", err
+		}
+		return "UPSERT", err
+	}
+	if len(w.keys) == 0 {
+		return "INSERT", w.sendRows(ctx, "INSERT", w.appendRows, nil, func(b []byte) []byte { return b })
+	}
+	upsertTail := func(b []byte) []byte { return append(b, w.upsertTail...) }
+	if err := w.sendRows(ctx, "UPSERT", nil, w.entries, upsertTail); err != nil {
+		return "UPSERT", err
+	}
+	if err := w.sendDeletes(ctx); err != nil {
+		return "DELETE", err
+	}
+	return "", nil
+}
+
+// sendRows sends append rows, or the upsert entries, as multi-row
+// INSERT statements no larger than statementLimit.
+func (w *Writer) sendRows(ctx context.Context, kind string, rows []sql.Row, entries []entry, tail func([]byte) []byte) error {
+	limit := w.statementLimit() - len(w.upsertTail)
+	stmt := append(w.stmt[:0], w.insertHead...)
+	n := 0
+	send := func() error {
+		if n == 0 {
+			return nil
+		}
+		stmt = tail(stmt)
+		if _, err := w.conn.exec(ctx, stmt); err != nil {
+			return err
+		}
+		w.c.statements.Add(1)
+		if kind == "INSERT" {
+			w.c.inserts.Add(int64(n))
+		} else {
+			w.c.upserts.Add(int64(n))
+		}
+		stmt = append(stmt[:0], w.insertHead...)
+		n = 0
+		return nil
+	}
+	emit := func(vals []any) error {
+		row := append(w.row[:0], '(')
+		for i, v := range vals {
+			if i > 0 {
+				row = append(row, ", "...)
+			}
+			var err error
+			if row, err = w.d.AppendLiteral(row, v, w.types[i], w.conn.esc); err != nil {
+				return fmt.Errorf("column '%s': %w", w.cols[i], err)
+			}
+		}
+		row = append(row, ')')
+		w.row = row
+		if n > 0 && len(stmt)+1+len(row) > limit {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+		if n > 0 {
+			stmt = append(stmt, ',')
+		}
+		stmt = append(stmt, row...)
+		n++
+		return nil
+	}
+	for _, r := range rows {
+		if err := emit(r.Values); err != nil {
+			return err
+		}
+	}
+	for _, e := range entries {
+		if e.upsert {
+			if err := emit(e.row.Values); err != nil {
+				return err
+			}
+		}
+	}
+	err := send()
+	w.stmt = stmt
+	return err
+}
+
+// sendDeletes sends the delete entries as DELETE ... WHERE `k` IN (...)
+// (one key column) or WHERE (`a` = .. AND `b` = ..) OR (...) statements.
+// A key deleted twice (a replay) affects 0 rows the second time and
+// changes nothing.
+func (w *Writer) sendDeletes(ctx context.Context) error {
+	limit := w.statementLimit()
+	head := w.deleteHead
+	if w.keySingle {
+		head = append(append([]byte(nil), head...), w.quotedKeys[0]+" IN ("...)
+	}
+	stmt := append(w.stmt[:0], head...)
+	n := 0
+	send := func() error {
+		if n == 0 {
+			return nil
+		}
+		if w.keySingle {
+			stmt = append(stmt, ')')
+		}
+		if _, err := w.conn.exec(ctx, stmt); err != nil {
+			return err
+		}
+		w.c.statements.Add(1)
+		w.c.deletes.Add(int64(n))
+		stmt = append(stmt[:0], head...)
+		n = 0
+		return nil
+	}
+	for _, e := range w.entries {
+		if e.upsert {
+			continue
+		}
+		cond := w.row[:0]
+		if !w.keySingle {
+			cond = append(cond, '(')
+		}
+		for j, k := range w.keys {
+			if !w.keySingle {
+				if j > 0 {
+					cond = append(cond, " AND "...)
+				}
+				cond = append(cond, w.quotedKeys[j]...)
+				cond = append(cond, " = "...)
+			}
+			var err error
+			if cond, err = w.d.AppendLiteral(cond, e.row.Values[k], w.types[k], w.conn.esc); err != nil {
+				return fmt.Errorf("column '%s': %w", w.cols[k], err)
+			}
+		}
+		if !w.keySingle {
+			cond = append(cond, ')')
+		}
+		w.row = cond
+		if n > 0 && len(stmt)+4+len(cond) > limit {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+		if n > 0 {
+			if w.keySingle {
+				stmt = append(stmt, ',')
+			} else {
+				stmt = append(stmt, " OR "...)
+			}
+		}
+		stmt = append(stmt, cond...)
+		n++
+	}
+	err := send()
+	w.stmt = stmt
+	return err
+}
