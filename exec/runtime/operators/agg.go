@@ -1,0 +1,475 @@
+package operators
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// AggKind is an aggregate function.
+type AggKind uint8
+
+// The supported aggregates, all with retraction.
+const (
+	CountStar AggKind = iota // COUNT(*)
+	Count                    // COUNT(x): non-null x
+	Sum
+	Min
+	Max
+	Avg
+)
+
+func (k AggKind) String() string {
+	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG"}[k]
+}
+
+// AggSpec is one aggregate call of a GroupAggregate.
+type AggSpec struct {
+	Kind AggKind
+	// Arg is the input column (ignored by COUNT(*)).
+	Arg int
+	// Distinct is AGG(DISTINCT x): each distinct non-null value counts once.
+	Distinct bool
+	// ResultType is the planner's result type; DECIMAL AVG uses its scale
+	// (Flink: DECIMAL(38, max(6, s))). Integer SUM/AVG results take the
+	// argument's Go type (SUM(INT) is INT, AVG(INT) is INT as in Flink).
+	ResultType sql.DataType
+}
+
+// AggregateSpec configures GroupAggregate.
+type AggregateSpec struct {
+	// GroupKeys are the GROUP BY column indexes; output rows are the group
+	// key values followed by one value per aggregate.
+	GroupKeys []int
+	Aggs      []AggSpec
+	// GenerateUpdateBefore emits -U before +U (the consumer needs
+	// BEFORE_AND_AFTER). Without it only +U is emitted.
+	GenerateUpdateBefore bool
+	// EmitOnFinish is batch mode: accumulate everything and emit one +I per
+	// group at end of input (and, without GROUP BY, one row even for empty
+	// input, as SQL requires).
+	EmitOnFinish bool
+}
+
+// GroupAggregate is Flink's GroupAggFunction: retracting accumulators per
+// group key. For each input row the group's accumulators accumulate (+I,
+// +U) or retract (-U, -D); then
+//
+//   - the group's row count dropped to 0 → -D of the previous result, state
+//     cleared;
+//   - the group is new → +I of the result;
+//   - the result is unchanged → nothing;
+//   - else [-U previous, if GenerateUpdateBefore] then +U new.
+//
+// A retraction for a group without state is dropped (its +I was never
+// seen, e.g. state lost), as Flink does.
+func GroupAggregate(spec AggregateSpec) runtime.OperatorFactory {
+	return func(int, int) (runtime.Operator, error) {
+		return &groupAgg{spec: spec, groups: state.NewMemTable(groupCodec)}, nil
+	}
+}
+
+type groupAgg struct {
+	runtime.Base
+	spec   AggregateSpec
+	groups state.Table[*group]
+	enc    state.Encoder
+}
+
+// group is one group's state: its key values, row count and accumulators.
+type group struct {
+	key  []any
+	rows int64
+	accs []acc
+}
+
+// acc is one aggregate's accumulator. Which fields are used depends on the
+// aggregate: n counts non-null inputs; i/f/d hold integer, float and
+// decimal sums; vals is the multiset MIN, MAX and DISTINCT need to retract.
+type acc struct {
+	n    int64
+	i    int64
+	f    float64
+	d    decimal.Decimal
+	typ  byte // Go type of the sum's inputs: 'b' int8, 's' int16, 'i' int32, 'l' int64, 'f' float32, 'd' float64, 'm' decimal
+	vals map[string]*counted
+}
+
+type counted struct {
+	v   any
+	cnt int64
+}
+
+func (g *groupAgg) Open(_ *runtime.Context, restored []byte) error {
+	if restored != nil {
+		return g.groups.Restore(restored)
+	}
+	return nil
+}
+
+func (g *groupAgg) Snapshot(int64) ([]byte, error) { return g.groups.Snapshot() }
+
+func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	for _, r := range rows {
+		g.enc.Buf = g.enc.Buf[:0]
+		if err := state.AppendKey(&g.enc, r, g.spec.GroupKeys); err != nil {
+			return fmt.Errorf("GroupAggregate key: %w", err)
+		}
+		key := string(g.enc.Buf)
+		grp, ok, err := g.groups.Get(key)
+		if err != nil {
+			return err
+		}
+		add := r.Kind.IsAdd()
+		if !ok {
+			if !add {
+				continue
+			}
+			grp = &group{key: project(r, g.spec.GroupKeys), accs: make([]acc, len(g.spec.Aggs))}
+		}
+		var prev []any
+		if ok && !g.spec.EmitOnFinish {
+			if prev, err = g.result(grp); err != nil {
+				return err
+			}
+		}
+		if err := g.apply(grp, r, add); err != nil {
+			return err
+		}
+		if grp.rows <= 0 {
+			if ok && !g.spec.EmitOnFinish {
+				out.Emit(sql.Row{Kind: sql.Delete, Values: prev})
+			}
+			if err := g.groups.Delete(key); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := g.groups.Put(key, grp); err != nil {
+			return err
+		}
+		if g.spec.EmitOnFinish {
+			continue
+		}
+		cur, err := g.result(grp)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !ok:
+			out.Emit(sql.Row{Kind: sql.Insert, Values: cur})
+		case ValuesEqual(prev, cur):
+		default:
+			if g.spec.GenerateUpdateBefore {
+				out.Emit(sql.Row{Kind: sql.UpdateBefore, Values: prev})
+			}
+			out.Emit(sql.Row{Kind: sql.UpdateAfter, Values: cur})
+		}
+	}
+	return nil
+}
+
+func (g *groupAgg) Finish(out *runtime.Collector) error {
+	if !g.spec.EmitOnFinish {
+		return nil
+	}
+	if g.groups.Len() == 0 && len(g.spec.GroupKeys) == 0 {
+		empty := &group{accs: make([]acc, len(g.spec.Aggs))}
+		v, err := g.result(empty)
+		if err != nil {
+			return err
+		}
+		out.Emit(sql.Row{Kind: sql.Insert, Values: v})
+		return nil
+	}
+	return g.groups.Range(func(_ string, grp *group) error {
+		v, err := g.result(grp)
+		if err != nil {
+			return err
+		}
+		out.Emit(sql.Row{Kind: sql.Insert, Values: v})
+		return nil
+	})
+}
+
+func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
+	sign := int64(1)
+	if !add {
+		sign = -1
+	}
+	grp.rows += sign
+	for i, spec := range g.spec.Aggs {
+		a := &grp.accs[i]
+		if spec.Kind == CountStar {
+			a.n += sign
+			continue
+		}
+		v := r.Values[spec.Arg]
+		if v == nil {
+			continue
+		}
+		if spec.Distinct || spec.Kind == Min || spec.Kind == Max {
+			k, err := state.KeyOf(sql.Row{Values: []any{v}}, []int{0})
+			if err != nil {
+				return err
+			}
+			if a.vals == nil {
+				a.vals = map[string]*counted{}
+			}
+			c := a.vals[k]
+			if c == nil {
+				c = &counted{v: v}
+				a.vals[k] = c
+			}
+			c.cnt += sign
+			if c.cnt <= 0 {
+				delete(a.vals, k)
+			}
+			if spec.Kind == Min || spec.Kind == Max {
+				continue // computed from the multiset
+			}
+			// DISTINCT: only a value entering or leaving the set counts.
+			if entered, left := add && c.cnt == 1, !add && c.cnt == 0; !entered && !left {
+				continue
+			}
+		}
+		if err := a.accumulate(spec.Kind, v, sign); err != nil {
+			return fmt.Errorf("%s: %w", spec.Kind, err)
+		}
+	}
+	return nil
+}
+
+func (a *acc) accumulate(kind AggKind, v any, sign int64) error {
+	a.n += sign
+	if kind == Count {
+		return nil
+	}
+	switch x := v.(type) {
+	case int8:
+		a.i += sign * int64(x)
+		a.typ = 'b'
+	case int16:
+		a.i += sign * int64(x)
+		a.typ = 's'
+	case int32:
+		a.i += sign * int64(x)
+		a.typ = 'i'
+	case int64:
+		a.i += sign * x
+		a.typ = 'l'
+	case float32:
+		a.f += float64(sign) * float64(x)
+		a.typ = 'f'
+	case float64:
+		a.f += float64(sign) * x
+		a.typ = 'd'
+	case decimal.Decimal:
+		if sign > 0 {
+			a.d = a.d.Add(x)
+		} else {
+			a.d = a.d.Sub(x)
+		}
+		a.typ = 'm'
+	default:
+		return fmt.Errorf("unsupported argument type %T", v)
+	}
+	return nil
+}
+
+// result computes the output row: group key values then aggregate values.
+func (g *groupAgg) result(grp *group) ([]any, error) {
+	out := make([]any, 0, len(grp.key)+len(grp.accs))
+	out = append(out, grp.key...)
+	for i, spec := range g.spec.Aggs {
+		a := &grp.accs[i]
+		switch spec.Kind {
+		case CountStar:
+			out = append(out, a.n)
+		case Count:
+			if spec.Distinct {
+				out = append(out, int64(len(a.vals)))
+			} else {
+				out = append(out, a.n)
+			}
+		case Sum:
+			out = append(out, a.sum(spec.ResultType))
+		case Avg:
+			out = append(out, a.avg(spec.ResultType))
+		case Min, Max:
+			var best any
+			for _, c := range a.vals {
+				if best == nil {
+					best = c.v
+					continue
+				}
+				d, err := Compare(c.v, best)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", spec.Kind, err)
+				}
+				if (spec.Kind == Min && d < 0) || (spec.Kind == Max && d > 0) {
+					best = c.v
+				}
+			}
+			out = append(out, best)
+		}
+	}
+	return out, nil
+}
+
+func (a *acc) sum(rt sql.DataType) any {
+	if a.n == 0 {
+		return nil
+	}
+	switch a.typ {
+	case 'b':
+		return int8(a.i)
+	case 's':
+		return int16(a.i)
+	case 'i':
+		return int32(a.i)
+	case 'l':
+		return a.i
+	case 'f':
+		return float32(a.f)
+	case 'd':
+		return a.f
+	case 'm':
+		if rt.Root == sql.TypeDecimal {
+			return a.d.Round(int32(rt.Scale))
+		}
+		return a.d
+	}
+	return nil
+}
+
+func (a *acc) avg(rt sql.DataType) any {
+	if a.n == 0 {
+		return nil
+	}
+	switch a.typ {
+	case 'b':
+		return int8(a.i / a.n)
+	case 's':
+		return int16(a.i / a.n)
+	case 'i':
+		return int32(a.i / a.n)
+	case 'l':
+		return a.i / a.n
+	case 'f':
+		return float32(a.f / float64(a.n))
+	case 'd':
+		return a.f / float64(a.n)
+	case 'm':
+		scale := int32(max(6, -a.d.Exponent()))
+		if rt.Root == sql.TypeDecimal {
+			scale = int32(rt.Scale)
+		}
+		return a.d.DivRound(decimal.NewFromInt(a.n), scale)
+	}
+	return nil
+}
+
+var groupCodec = state.Codec[*group]{
+	Encode: func(e *state.Encoder, g *group) error {
+		if err := e.Values(g.key); err != nil {
+			return err
+		}
+		e.Varint(g.rows)
+		e.Uvarint(uint64(len(g.accs)))
+		for i := range g.accs {
+			a := &g.accs[i]
+			e.Varint(a.n)
+			e.Varint(a.i)
+			if err := e.Value(a.f); err != nil {
+				return err
+			}
+			if err := e.Value(a.d); err != nil {
+				return err
+			}
+			e.Buf = append(e.Buf, a.typ)
+			keys := make([]string, 0, len(a.vals))
+			for k := range a.vals {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			e.Uvarint(uint64(len(keys)))
+			for _, k := range keys {
+				c := a.vals[k]
+				e.String(k)
+				if err := e.Value(c.v); err != nil {
+					return err
+				}
+				e.Varint(c.cnt)
+			}
+		}
+		return nil
+	},
+	Decode: func(d *state.Decoder) (*group, error) {
+		g := &group{}
+		var err error
+		if g.key, err = d.Values(); err != nil {
+			return nil, err
+		}
+		if g.rows, err = d.Varint(); err != nil {
+			return nil, err
+		}
+		n, err := d.Uvarint()
+		if err != nil || n > 1<<16 {
+			return nil, state.ErrCorrupt
+		}
+		g.accs = make([]acc, n)
+		for i := range g.accs {
+			a := &g.accs[i]
+			if a.n, err = d.Varint(); err != nil {
+				return nil, err
+			}
+			if a.i, err = d.Varint(); err != nil {
+				return nil, err
+			}
+			f, err := d.Value()
+			if err != nil {
+				return nil, err
+			}
+			a.f, _ = f.(float64)
+			dv, err := d.Value()
+			if err != nil {
+				return nil, err
+			}
+			a.d, _ = dv.(decimal.Decimal)
+			if d.Done() {
+				return nil, state.ErrCorrupt
+			}
+			a.typ = d.Buf[d.Off]
+			d.Off++
+			m, err := d.Uvarint()
+			if err != nil {
+				return nil, err
+			}
+			if m > 0 {
+				a.vals = make(map[string]*counted, min(m, 1<<16))
+			}
+			for j := uint64(0); j < m; j++ {
+				k, err := d.String()
+				if err != nil {
+					return nil, err
+				}
+				v, err := d.Value()
+				if err != nil {
+					return nil, err
+				}
+				c, err := d.Varint()
+				if err != nil {
+					return nil, err
+				}
+				a.vals[k] = &counted{v: v, cnt: c}
+			}
+		}
+		return g, nil
+	},
+}

@@ -1,0 +1,94 @@
+package operators
+
+import (
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// CalcFunc is a compiled projection and filter: it returns the output row
+// and whether the input passed the filter. The RowKind of the output is
+// always the input's (Calc keeps the changelog kind).
+type CalcFunc func(sql.Row) (sql.Row, bool, error)
+
+// Calc applies a compiled CalcFunc to every row.
+func Calc(f CalcFunc) runtime.OperatorFactory {
+	return func(int, int) (runtime.Operator, error) { return &calc{f: f}, nil }
+}
+
+type calc struct {
+	runtime.Base
+	f CalcFunc
+}
+
+func (c *calc) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	for _, r := range rows {
+		o, ok, err := c.f(r)
+		if err != nil {
+			return err
+		}
+		if ok {
+			o.Kind = r.Kind
+			out.Emit(o)
+		}
+	}
+	return nil
+}
+
+// Predicate is a compiled filter condition: true keeps the row (SQL's
+// WHERE: NULL/unknown is false).
+type Predicate func(sql.Row) (bool, error)
+
+// ProjectFilter is the fast Calc for the common case of column references
+// only: keep rows passing filter (nil = all), output the given input
+// columns. Output rows of one batch share one backing array, so a batch
+// costs two allocations, not one per row.
+func ProjectFilter(fields []int, filter Predicate) runtime.OperatorFactory {
+	return func(int, int) (runtime.Operator, error) {
+		return &projectFilter{fields: fields, filter: filter}, nil
+	}
+}
+
+type projectFilter struct {
+	runtime.Base
+	fields []int
+	filter Predicate
+}
+
+func (p *projectFilter) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	nf := len(p.fields)
+	backing := make([]any, 0, len(rows)*nf)
+	for _, r := range rows {
+		if p.filter != nil {
+			ok, err := p.filter(r)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+		}
+		start := len(backing)
+		for _, f := range p.fields {
+			backing = append(backing, r.Values[f])
+		}
+		out.Emit(sql.Row{Kind: r.Kind, Values: backing[start:len(backing):len(backing)]})
+	}
+	return nil
+}
+
+// DropUpdateBefore removes -U rows (Flink's DropUpdateBefore, placed where
+// a consumer only needs +U).
+func DropUpdateBefore() runtime.OperatorFactory {
+	return func(int, int) (runtime.Operator, error) { return dropUB{}, nil }
+}
+
+type dropUB struct{ runtime.Base }
+
+func (dropUB) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	for _, r := range rows {
+		if r.Kind != sql.UpdateBefore {
+			out.Emit(r)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+package operators
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// parseType reads the short type names the golden files use.
+func parseType(t testing.TB, s string) sql.DataType {
+	switch {
+	case s == "int":
+		return sql.Int()
+	case s == "bigint":
+		return sql.BigInt()
+	case s == "str":
+		return sql.String()
+	case s == "double":
+		return sql.Double()
+	case strings.HasPrefix(s, "dec"):
+		scale, err := strconv.Atoi(strings.TrimPrefix(s, "dec"))
+		if err != nil {
+			t.Fatalf("type %q", s)
+		}
+		return sql.Decimal(38, scale)
+	}
+	t.Fatalf("unknown type %q", s)
+	return sql.DataType{}
+}
+
+func types(t testing.TB, td *datadriven.TestData, key string) []sql.DataType {
+	arg, ok := td.Arg(key)
+	if !ok {
+		t.Fatalf("missing %s=", key)
+	}
+	var out []sql.DataType
+	for _, v := range arg.Vals {
+		out = append(out, parseType(t, v))
+	}
+	return out
+}
+
+func ints(t testing.TB, td *datadriven.TestData, key string) []int {
+	arg, ok := td.Arg(key)
+	if !ok {
+		return nil
+	}
+	var out []int
+	for _, v := range arg.Vals {
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func boolArg(td *datadriven.TestData, key string) bool {
+	arg, ok := td.Arg(key)
+	return ok && (len(arg.Vals) == 0 || arg.Vals[0] == "true")
+}
+
+// parseRow reads "+U[1001, 80.00, CREATED]" with the given column types.
+func parseRow(t testing.TB, line string, ts []sql.DataType) sql.Row {
+	line = strings.TrimSpace(line)
+	kind, err := sql.ParseRowKind(line[:2])
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	body := strings.TrimSuffix(strings.TrimPrefix(line[2:], "["), "]")
+	parts := strings.Split(body, ",")
+	if len(parts) != len(ts) {
+		t.Fatalf("%q: %d values for %d types", line, len(parts), len(ts))
+	}
+	vals := make([]any, len(parts))
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "null" {
+			continue
+		}
+		switch ts[i].Root {
+		case sql.TypeInt:
+			n, err := strconv.ParseInt(p, 10, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals[i] = int32(n)
+		case sql.TypeBigInt:
+			n, err := strconv.ParseInt(p, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals[i] = n
+		case sql.TypeDouble:
+			f, err := strconv.ParseFloat(p, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals[i] = f
+		case sql.TypeDecimal:
+			vals[i] = decimal.RequireFromString(p)
+		default:
+			vals[i] = p
+		}
+	}
+	return sql.Row{Kind: kind, Values: vals}
+}
+
+// drive feeds rows one batch per line group to a fresh operator. With
+// restart > 0 it snapshots after that many rows and continues on a new
+// instance restored from the snapshot, which must not change the output.
+func drive(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, restart int, finish bool) []sql.Row {
+	op, err := f(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(&runtime.Context{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var out runtime.Collector
+	for i, r := range rows {
+		if restart > 0 && i == restart {
+			snap, err := op.Snapshot(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = op.Close()
+			if op, err = f(0, 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := op.Open(&runtime.Context{}, snap); err != nil {
+				t.Fatalf("restore: %v", err)
+			}
+		}
+		if err := op.ProcessBatch(0, []sql.Row{r}, &out); err != nil {
+			return append(out.Rows(), sql.Row{Kind: 255, Values: []any{err.Error()}})
+		}
+	}
+	if finish {
+		if err := op.Finish(&out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = op.Close()
+	return out.Rows()
+}
+
+func format(rows []sql.Row, ts []sql.DataType) string {
+	var b strings.Builder
+	for _, r := range rows {
+		if r.Kind == 255 {
+			fmt.Fprintf(&b, "error: %v\n", r.Values[0])
+			continue
+		}
+		b.WriteString(sql.FormatRow(r, ts))
+		b.WriteByte('\n')
+	}
+	if b.Len() == 0 {
+		return "(no output)\n"
+	}
+	return b.String()
+}
+
+func parseAggs(t testing.TB, td *datadriven.TestData, in []sql.DataType) []AggSpec {
+	arg, _ := td.Arg("aggs")
+	var specs []AggSpec
+	for _, v := range arg.Vals {
+		name, col, _ := strings.Cut(v, ":")
+		s := AggSpec{}
+		if strings.HasSuffix(name, "-distinct") {
+			s.Distinct = true
+			name = strings.TrimSuffix(name, "-distinct")
+		}
+		switch name {
+		case "count*":
+			s.Kind = CountStar
+		case "count":
+			s.Kind = Count
+		case "sum":
+			s.Kind = Sum
+		case "min":
+			s.Kind = Min
+		case "max":
+			s.Kind = Max
+		case "avg":
+			s.Kind = Avg
+		default:
+			t.Fatalf("agg %q", name)
+		}
+		if col != "" {
+			n, err := strconv.Atoi(col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Arg = n
+			if in[n].Root == sql.TypeDecimal {
+				s.ResultType = sql.Decimal(38, in[n].Scale)
+				if s.Kind == Avg {
+					s.ResultType = sql.Decimal(38, max(6, in[n].Scale))
+				}
+			}
+		}
+		specs = append(specs, s)
+	}
+	return specs
+}
+
+func TestOperators(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			in := types(t, td, "in")
+			outT := types(t, td, "out")
+			var rows []sql.Row
+			for _, line := range strings.Split(td.Input, "\n") {
+				if strings.TrimSpace(line) != "" && !strings.HasPrefix(line, "#") {
+					rows = append(rows, parseRow(t, line, in))
+				}
+			}
+			var f runtime.OperatorFactory
+			finish := false
+			switch td.Cmd {
+			case "normalize":
+				f = ChangelogNormalize(NormalizeSpec{Keys: ints(t, td, "keys"),
+					GenerateUpdateBefore: boolArg(td, "ub"), EmitDuplicates: boolArg(td, "emit-duplicates")})
+			case "agg":
+				f = GroupAggregate(AggregateSpec{GroupKeys: ints(t, td, "group"), Aggs: parseAggs(t, td, in),
+					GenerateUpdateBefore: boolArg(td, "ub"), EmitOnFinish: boolArg(td, "batch")})
+				finish = true
+			case "materialize":
+				f = SinkUpsertMaterializer(MaterializerSpec{Keys: ints(t, td, "keys"), UpsertKey: ints(t, td, "upsert-key")})
+			case "drop-ub":
+				f = DropUpdateBefore()
+			case "project":
+				f = ProjectFilter(ints(t, td, "fields"), nil)
+			case "sort":
+				var keys []SortKey
+				for _, k := range ints(t, td, "keys") {
+					keys = append(keys, SortKey{Index: k, Desc: boolArg(td, "desc"), NullsFirst: !boolArg(td, "desc")})
+				}
+				fetch := int64(-1)
+				if v := ints(t, td, "fetch"); len(v) == 1 {
+					fetch = int64(v[0])
+				}
+				f = Sort(keys, 0, fetch)
+				finish = true
+			case "limit":
+				f = Limit(int64(ints(t, td, "offset")[0]), int64(ints(t, td, "fetch")[0]))
+			default:
+				t.Fatalf("unknown command %s", td.Cmd)
+			}
+			got := format(drive(t, f, rows, 0, finish), outT)
+			// Every prefix length is also a restart point: state must
+			// survive a snapshot/restore without changing the output.
+			for r := 1; r < len(rows); r++ {
+				if again := format(drive(t, f, rows, r, finish), outT); again != got {
+					t.Fatalf("restart after %d rows changed the output:\n%s\nvs\n%s", r, again, got)
+				}
+			}
+			return got
+		})
+	})
+}
