@@ -116,7 +116,9 @@ func (c *Collect) ChangelogMode(requested sql.ChangelogMode) (sql.ChangelogMode,
 func (c *Collect) Parallelism() int { return 1 }
 
 // NewWriter returns the writer feeding the channel.
-func (c *Collect) NewWriter(int, int) (connectors.SinkWriter, error) { return &collectWriter{c: c}, nil }
+func (c *Collect) NewWriter(int, int) (connectors.SinkWriter, error) {
+	return &collectWriter{c: c}, nil
+}
 
 // Next returns the next batch of result rows. It returns io.EOF once the
 // job has ended and every row was delivered, or the job's error if it
@@ -158,7 +160,9 @@ func (w *collectWriter) Write(ctx context.Context, rows []sql.Row) error {
 	}
 }
 
-func (w *collectWriter) Snapshot(context.Context, int64) ([]byte, []byte, error) { return nil, nil, nil }
+func (w *collectWriter) Snapshot(context.Context, int64) ([]byte, []byte, error) {
+	return nil, nil, nil
+}
 
 func (w *collectWriter) NotifyCheckpointComplete(context.Context, int64) error { return nil }
 

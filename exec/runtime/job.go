@@ -659,4 +659,3 @@ func (j *Job) LastCheckpoint() string {
 	defer j.mu.Unlock()
 	return j.cpStats.LastPath
 }
-

@@ -109,13 +109,13 @@ type task struct {
 	reader connectors.SourceReader
 	writer connectors.SinkWriter
 
-	in      chan envelope
-	ctrl    chan command
-	events  chan<- event
-	outs    []*outEdge
+	in         chan envelope
+	ctrl       chan command
+	events     chan<- event
+	outs       []*outEdge
 	outEdgeIdx []int // graph edge index → index in outs, -1 if none
-	numChan int
-	inputOf []int // channel index → input index
+	numChan    int
+	inputOf    []int // channel index → input index
 
 	// alignment state
 	blocked   []bool
