@@ -198,7 +198,10 @@ func (s *Server) startProcess() error {
 		"--pid-file=" + filepath.Join(s.dir, "mariadbd.pid"),
 		"--log-error=" + filepath.Join(s.dir, "error.log"),
 		"--log-bin=" + filepath.Join(s.dir, "binlog"), "--server-id=1", "--binlog-format=ROW",
-		"--innodb-buffer-pool-size=256M", "--max-connections=200"}
+		"--innodb-buffer-pool-size=256M", "--max-connections=200",
+		// utf8mb4 as any current MySQL/MariaDB install has it; --no-defaults
+		// would otherwise leave latin1.
+		"--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci"}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
