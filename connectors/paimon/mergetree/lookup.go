@@ -1,0 +1,129 @@
+package mergetree
+
+import (
+	"sort"
+	"sync"
+)
+
+// LookupLevels finds the newest version of a key in the levels at or above
+// startLevel (Paimon's LookupLevels.lookup): level by level, the first level
+// holding the key wins, whatever its kind (a -D found there means the key is
+// deleted). It is the lookup index the lookup changelog producer and
+// first-row use for keys whose older versions are not in the compaction.
+type LookupLevels interface {
+	Lookup(key []any, startLevel int) (*KV, error)
+	// Forget drops cached data of files that are gone (after compaction).
+	Forget(names []string)
+}
+
+// MemLookup is an in-memory LookupLevels: it loads a file's records on the
+// first lookup that needs the file (built lazily per bucket, as Paimon's
+// lookup files are) and keeps them until the file is forgotten. Memory is
+// bounded by MaxCachedRecords (0: unbounded); the least recently loaded file
+// is evicted first.
+type MemLookup struct {
+	levels *Levels
+	store  RunStore
+	key    *Comparator
+
+	// MaxCachedRecords bounds the records held across cached files.
+	MaxCachedRecords int
+
+	mu     sync.Mutex
+	cache  map[string][]*KV
+	order  []string
+	cached int
+}
+
+// NewMemLookup creates a lookup over levels, reading files from store.
+func NewMemLookup(levels *Levels, store RunStore, key *Comparator) *MemLookup {
+	return &MemLookup{levels: levels, store: store, key: key, cache: map[string][]*KV{}}
+}
+
+// Lookup implements LookupLevels.
+func (m *MemLookup) Lookup(key []any, startLevel int) (*KV, error) {
+	snap := m.levels.snapshot()
+	for lv := startLevel; lv < snap.numberOfLevels(); lv++ {
+		var files []*FileMeta
+		if lv == 0 {
+			files = snap.level0 // newest first: the first hit is the newest
+		} else {
+			run := snap.levels[lv-1]
+			i := sort.Search(len(run), func(i int) bool { return m.key.Compare(run[i].MaxKey, key) >= 0 })
+			if i < len(run) && m.key.Compare(run[i].MinKey, key) <= 0 {
+				files = run[i : i+1]
+			}
+		}
+		for _, f := range files {
+			if m.key.Compare(f.MinKey, key) > 0 || m.key.Compare(f.MaxKey, key) < 0 {
+				continue
+			}
+			recs, err := m.load(f)
+			if err != nil {
+				return nil, err
+			}
+			i := sort.Search(len(recs), func(i int) bool { return m.key.Compare(recs[i].Key, key) >= 0 })
+			if i < len(recs) && m.key.Compare(recs[i].Key, key) == 0 {
+				// The newest version in the file is the last one for the key.
+				j := i
+				for j+1 < len(recs) && m.key.Compare(recs[j+1].Key, key) == 0 {
+					j++
+				}
+				r := *recs[j]
+				r.Level = f.Level
+				return &r, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (m *MemLookup) load(f *FileMeta) ([]*KV, error) {
+	m.mu.Lock()
+	recs, ok := m.cache[f.Name]
+	m.mu.Unlock()
+	if ok {
+		return recs, nil
+	}
+	it, err := m.store.Open(f)
+	if err != nil {
+		return nil, err
+	}
+	recs, err = Collect(it)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.cache[f.Name]; !ok {
+		m.cache[f.Name] = recs
+		m.order = append(m.order, f.Name)
+		m.cached += len(recs)
+		for m.MaxCachedRecords > 0 && m.cached > m.MaxCachedRecords && len(m.order) > 1 {
+			m.evict(m.order[0])
+		}
+	}
+	return recs, nil
+}
+
+func (m *MemLookup) evict(name string) {
+	m.cached -= len(m.cache[name])
+	delete(m.cache, name)
+	for i, n := range m.order {
+		if n == name {
+			m.order = append(m.order[:i], m.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// Forget implements LookupLevels.
+func (m *MemLookup) Forget(names []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, n := range names {
+		if _, ok := m.cache[n]; ok {
+			m.evict(n)
+		}
+	}
+}

@@ -1,0 +1,397 @@
+package mergetree
+
+import (
+	"errors"
+	"fmt"
+)
+
+// CompactResult is what a compaction changed: files removed (Before), files
+// added (After; an upgraded file appears in both, at its old and new level)
+// and changelog files produced.
+type CompactResult struct {
+	Before, After, Changelog []*FileMeta
+}
+
+func (r *CompactResult) merge(o *CompactResult) {
+	r.Before = append(r.Before, o.Before...)
+	r.After = append(r.After, o.After...)
+	r.Changelog = append(r.Changelog, o.Changelog...)
+}
+
+// Rewriter rewrites compaction sections into new files, producing changelog
+// as the table's producer requires (Paimon's MergeTreeCompactRewriter and
+// its Lookup/FullChangelog subclasses).
+type Rewriter struct {
+	spec     *Spec
+	store    RunStore
+	lookup   LookupLevels // nil unless spec.NeedLookup
+	maxLevel int
+}
+
+// NewRewriter creates the rewriter of a bucket. lookup must be non-nil when
+// spec.NeedLookup.
+func NewRewriter(spec *Spec, store RunStore, lookup LookupLevels, maxLevel int) (*Rewriter, error) {
+	if spec.NeedLookup && lookup == nil {
+		return nil, fmt.Errorf("mergetree: %s needs a lookup index", spec.describeLookup())
+	}
+	return &Rewriter{spec: spec, store: store, lookup: lookup, maxLevel: maxLevel}, nil
+}
+
+func (s *Spec) describeLookup() string {
+	if s.Engine == EngineFirstRow {
+		return "merge-engine first-row"
+	}
+	return "changelog-producer " + s.Producer
+}
+
+// changelogRewrite decides whether a rewrite goes through a changelog
+// wrapper: full-compaction when the output is the max level; lookup when
+// the output is above level 0 and a level-0 file takes part.
+func (rw *Rewriter) changelogRewrite(outputLevel int, sections [][]SortedRun) bool {
+	switch {
+	case rw.spec.NeedLookup:
+		if outputLevel == 0 {
+			return false
+		}
+		for _, sec := range sections {
+			for _, run := range sec {
+				for _, f := range run.Files {
+					if f.Level == 0 {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	case rw.spec.Producer == ProducerFullCompaction:
+		return outputLevel == rw.maxLevel
+	}
+	return false
+}
+
+func (rw *Rewriter) produceChangelog() bool {
+	return rw.spec.Producer == ProducerLookup || rw.spec.Producer == ProducerFullCompaction
+}
+
+// Rewrite merges the sections into files at outputLevel.
+func (rw *Rewriter) Rewrite(outputLevel int, dropDelete bool, sections [][]SortedRun) (*CompactResult, error) {
+	if rw.changelogRewrite(outputLevel, sections) {
+		return rw.rewriteWithChangelog(outputLevel, sections, dropDelete, true)
+	}
+	return rw.rewriteCompaction(outputLevel, dropDelete, sections)
+}
+
+// upgradeStrategy decides how a non-overlapping file moves to outputLevel.
+type upgradeStrategy struct{ changelog, rewrite bool }
+
+func (rw *Rewriter) upgradeStrategy(outputLevel int, f *FileMeta) upgradeStrategy {
+	switch {
+	case rw.spec.NeedLookup:
+		// LookupMergeTreeCompactRewriter.upgradeStrategy (one file format,
+		// no deletion vectors).
+		if f.Level != 0 {
+			return upgradeStrategy{}
+		}
+		if outputLevel == rw.maxLevel {
+			return upgradeStrategy{changelog: true}
+		}
+		// Deduplicate keeps the newest record, so a level-0 file can move up
+		// unchanged; other engines must merge with the looked-up value.
+		if rw.spec.Engine == EngineDeduplicate && rw.spec.Order.user == nil {
+			return upgradeStrategy{changelog: true}
+		}
+		return upgradeStrategy{changelog: true, rewrite: true}
+	case rw.spec.Producer == ProducerFullCompaction:
+		if outputLevel == rw.maxLevel {
+			return upgradeStrategy{changelog: true}
+		}
+	}
+	return upgradeStrategy{}
+}
+
+// Upgrade moves a file that overlaps nothing in the compaction to
+// outputLevel: a metadata change, plus changelog (and a rewrite) when the
+// producer needs it.
+func (rw *Rewriter) Upgrade(outputLevel int, f *FileMeta) (*CompactResult, error) {
+	st := rw.upgradeStrategy(outputLevel, f)
+	if st.changelog {
+		return rw.rewriteWithChangelog(outputLevel, [][]SortedRun{{{Files: []*FileMeta{f}}}}, false, st.rewrite)
+	}
+	return &CompactResult{Before: []*FileMeta{f}, After: []*FileMeta{f.Upgrade(outputLevel)}}, nil
+}
+
+// sectionsIter reads sections one after the other; within a section the
+// runs are merged. Sections are disjoint and in key order, so the
+// concatenation is sorted.
+func (rw *Rewriter) sectionsIter(sections [][]SortedRun) Iterator {
+	open := func(f *FileMeta) (Iterator, error) { return rw.store.Open(f) }
+	var its []func() Iterator
+	for _, sec := range sections {
+		sec := sec
+		its = append(its, func() Iterator {
+			runs := make([]Iterator, len(sec))
+			for i, r := range sec {
+				runs[i] = newConcatIter(r.Files, open)
+			}
+			if len(runs) == 1 {
+				return runs[0]
+			}
+			return NewMergingIter(runs, rw.spec.Key, rw.spec.Order)
+		})
+	}
+	return &lazyConcat{makers: its}
+}
+
+// rewriteCompaction is the plain rewrite: merge, drop retractions when the
+// output is the highest level, write.
+func (rw *Rewriter) rewriteCompaction(outputLevel int, dropDelete bool, sections [][]SortedRun) (*CompactResult, error) {
+	it := NewMergeIter(rw.sectionsIter(sections), rw.spec.Key, rw.spec.NewMergeFunction(), dropDelete)
+	w, err := rw.store.NewWriter(outputLevel, CompactFile)
+	if err != nil {
+		it.Close()
+		return nil, fmt.Errorf("mergetree: compaction writer: %w", err)
+	}
+	for r := it.Next(); r != nil; r = it.Next() {
+		if err = w.Write(r); err != nil {
+			break
+		}
+	}
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
+	}
+	after, err := w.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
+	}
+	return &CompactResult{Before: sectionFiles(sections), After: after}, nil
+}
+
+func (rw *Rewriter) wrapper(outputLevel int) ChangelogWrapper {
+	if rw.spec.NeedLookup {
+		if rw.spec.Engine == EngineFirstRow {
+			return NewFirstRowChangelogWrapper(rw.spec, func(key []any) (bool, error) {
+				r, err := rw.lookup.Lookup(key, outputLevel+1)
+				return r != nil, err
+			})
+		}
+		return NewLookupChangelogWrapper(rw.spec, func(key []any) (*KV, error) {
+			return rw.lookup.Lookup(key, outputLevel+1)
+		}, rw.spec.Producer == ProducerLookup)
+	}
+	return NewFullChangelogWrapper(rw.spec, rw.maxLevel)
+}
+
+// rewriteWithChangelog is ChangelogMergeTreeRewriter.rewriteOrProduceChangelog:
+// every key goes through the changelog wrapper; the results are written to
+// new files when rewrite is set, else the input files are upgraded as they
+// are; changelog goes to changelog files at the output level.
+func (rw *Rewriter) rewriteWithChangelog(outputLevel int, sections [][]SortedRun, dropDelete, rewrite bool) (res *CompactResult, err error) {
+	wrap := rw.wrapper(outputLevel)
+	groups := newGroupIter(rw.sectionsIter(sections), rw.spec.Key)
+	var data, changelog FileWriter
+	defer func() {
+		if cerr := groups.src.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, cerr)
+		}
+		if err != nil {
+			res = nil
+			if data != nil {
+				data.Abort()
+			}
+			if changelog != nil {
+				changelog.Abort()
+			}
+		}
+	}()
+	if rewrite {
+		if data, err = rw.store.NewWriter(outputLevel, CompactFile); err != nil {
+			return nil, fmt.Errorf("mergetree: compaction writer: %w", err)
+		}
+	}
+	if rw.produceChangelog() {
+		if changelog, err = rw.store.NewWriter(outputLevel, ChangelogFile); err != nil {
+			return nil, fmt.Errorf("mergetree: changelog writer: %w", err)
+		}
+	}
+	for g := groups.nextGroup(); g != nil; g = groups.nextGroup() {
+		result, cl, err := wrap.Apply(g)
+		if err != nil {
+			return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
+		}
+		if data != nil && result != nil && (!dropDelete || result.Kind.IsAdd()) {
+			if err := data.Write(result); err != nil {
+				return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
+			}
+		}
+		if changelog != nil {
+			for _, c := range cl {
+				if err := changelog.Write(c); err != nil {
+					return nil, fmt.Errorf("mergetree: changelog at level %d: %w", outputLevel, err)
+				}
+			}
+		}
+	}
+	if err := groups.src.Error(); err != nil {
+		return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
+	}
+	before := sectionFiles(sections)
+	res = &CompactResult{Before: before}
+	if data != nil {
+		after, err := data.Finish()
+		data = nil
+		if err != nil {
+			return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
+		}
+		res.After = after
+	} else {
+		for _, f := range before {
+			res.After = append(res.After, f.Upgrade(outputLevel))
+		}
+	}
+	if changelog != nil {
+		cl, err := changelog.Finish()
+		changelog = nil
+		if err != nil {
+			return nil, fmt.Errorf("mergetree: changelog at level %d: %w", outputLevel, err)
+		}
+		res.Changelog = cl
+	}
+	return res, nil
+}
+
+func sectionFiles(sections [][]SortedRun) []*FileMeta {
+	var out []*FileMeta
+	for _, sec := range sections {
+		for _, r := range sec {
+			out = append(out, r.Files...)
+		}
+	}
+	return out
+}
+
+// lazyConcat concatenates iterators created on demand.
+type lazyConcat struct {
+	makers []func() Iterator
+	cur    Iterator
+	err    error
+}
+
+func (l *lazyConcat) Next() *KV {
+	for l.err == nil {
+		if l.cur == nil {
+			if len(l.makers) == 0 {
+				return nil
+			}
+			l.cur = l.makers[0]()
+			l.makers = l.makers[1:]
+		}
+		if r := l.cur.Next(); r != nil {
+			return r
+		}
+		l.err = l.cur.Close()
+		l.cur = nil
+	}
+	return nil
+}
+
+func (l *lazyConcat) Error() error { return l.err }
+
+func (l *lazyConcat) Close() error {
+	if l.cur != nil {
+		l.err = errors.Join(l.err, l.cur.Close())
+		l.cur = nil
+	}
+	l.makers = nil
+	return l.err
+}
+
+// compactTask runs one picked compaction (Paimon's MergeTreeCompactTask):
+// files are partitioned into sections of overlapping key ranges; sections
+// with several runs are rewritten; a section that is a single run is
+// upgraded file by file when a file is at least CompactionFileSize, while
+// smaller files are gathered with their neighbours and rewritten. Adjacent
+// candidates are never skipped, so the output stays ordered. A file that may
+// hold retractions is rewritten rather than upgraded into the max level, so
+// the max level never keeps deletes.
+type compactTask struct {
+	rw          *Rewriter
+	key         *Comparator
+	minFileSize int64
+	outputLevel int
+	maxLevel    int
+	dropDelete  bool
+}
+
+func (t *compactTask) run(files []*FileMeta) (*CompactResult, error) {
+	res := &CompactResult{}
+	var candidate [][]SortedRun
+	for _, sec := range partitionIntervals(files, t.key) {
+		if len(sec) > 1 {
+			candidate = append(candidate, sec)
+			continue
+		}
+		for _, f := range sec[0].Files {
+			if f.Size < t.minFileSize {
+				candidate = append(candidate, []SortedRun{{Files: []*FileMeta{f}}})
+				continue
+			}
+			if err := t.rewrite(&candidate, res); err != nil {
+				return nil, err
+			}
+			if err := t.upgrade(f, res); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := t.rewrite(&candidate, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (t *compactTask) upgrade(f *FileMeta, res *CompactResult) error {
+	if t.outputLevel == t.maxLevel && f.mayContainDeletes() {
+		return t.rewriteImpl(&[][]SortedRun{{{Files: []*FileMeta{f}}}}, res)
+	}
+	if f.Level != t.outputLevel {
+		r, err := t.rw.Upgrade(t.outputLevel, f)
+		if err != nil {
+			return err
+		}
+		res.merge(r)
+	}
+	return nil
+}
+
+func (t *compactTask) rewrite(candidate *[][]SortedRun, res *CompactResult) error {
+	c := *candidate
+	if len(c) == 0 {
+		return nil
+	}
+	if len(c) == 1 && len(c[0]) <= 1 {
+		*candidate = nil
+		if len(c[0]) == 1 {
+			for _, f := range c[0][0].Files {
+				if err := t.upgrade(f, res); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return t.rewriteImpl(candidate, res)
+}
+
+func (t *compactTask) rewriteImpl(candidate *[][]SortedRun, res *CompactResult) error {
+	r, err := t.rw.Rewrite(t.outputLevel, t.dropDelete, *candidate)
+	if err != nil {
+		return err
+	}
+	res.merge(r)
+	*candidate = nil
+	return nil
+}

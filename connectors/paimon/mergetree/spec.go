@@ -1,0 +1,522 @@
+package mergetree
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Merge engines (`merge-engine`).
+const (
+	EngineDeduplicate   = "deduplicate"
+	EnginePartialUpdate = "partial-update"
+	EngineAggregation   = "aggregation"
+	EngineFirstRow      = "first-row"
+)
+
+// Changelog producers (`changelog-producer`).
+const (
+	ProducerNone           = "none"
+	ProducerInput          = "input"
+	ProducerLookup         = "lookup"
+	ProducerFullCompaction = "full-compaction"
+)
+
+// Spec is everything the merge tree of one table needs to know, derived once
+// from the table's fields, primary key and options (Paimon's CoreOptions
+// names and 1.4.2 defaults). It is immutable and shared by all buckets.
+type Spec struct {
+	FieldNames []string
+	FieldTypes []sql.DataType
+	// KeyIndex are the positions of the trimmed primary key (primary key
+	// minus partition keys) in the value row, in primary-key order.
+	KeyIndex []int
+	KeyTypes []sql.DataType
+	// Key compares trimmed keys (KV.Key).
+	Key *Comparator
+	// Order orders versions of one key (sequence.field, then sequence number).
+	Order SeqOrder
+
+	Engine       string
+	IgnoreDelete bool
+	// Producer is the changelog producer.
+	Producer string
+	// NeedLookup is Paimon's LookupStrategy.needLookup: lookup producer or
+	// first-row engine (force-lookup too). Such tables compact level 0 after
+	// every write (ForceUpLevel0Compaction) and merge with LookupMergeFunction.
+	NeedLookup bool
+	// LookupWait (`lookup-wait`, fallback `changelog-producer.lookup-wait`):
+	// the commit waits for the lookup compaction.
+	LookupWait bool
+	// ValueEqual compares two values for changelog-producer.row-deduplicate
+	// (ignoring changelog-producer.row-deduplicate-ignore-fields); nil when
+	// row-deduplicate is off, so unchanged rewrites still emit -U/+U.
+	ValueEqual func(a, b []any) bool
+
+	WriteBufferSize int64 // write-buffer-size
+	TargetFileSize  int64 // target-file-size
+	// CompactionFileSize is the size under which a non-overlapping file is
+	// rewritten rather than upgraded: target-file-size / 10 * 7.
+	CompactionFileSize int64
+	NumLevels          int // num-levels
+	CompactionTrigger  int // num-sorted-run.compaction-trigger
+	StopTrigger        int // num-sorted-run.stop-trigger
+	MaxSizeAmp         int // compaction.max-size-amplification-percent
+	SizeRatio          int // compaction.size-ratio
+	// FullCompactionDeltaCommits is full-compaction.delta-commits (0: unset).
+	FullCompactionDeltaCommits int
+	WriteOnly                  bool // write-only
+	// LookupCompactMaxInterval is lookup-compact.max-interval in gentle
+	// lookup-compact mode (0: radical, force level 0 up after every write).
+	LookupCompactMaxInterval int
+
+	newEngine MergeFactory
+}
+
+// NewSpec derives a Spec. names/types are the table's columns in schema
+// order; trimmedPK the primary key minus partition keys; options the table
+// options (unknown keys are ignored: they belong to other layers).
+func NewSpec(names []string, types []sql.DataType, trimmedPK []string, options map[string]string) (*Spec, error) {
+	if len(names) != len(types) {
+		return nil, fmt.Errorf("mergetree: %d field names but %d types", len(names), len(types))
+	}
+	if len(trimmedPK) == 0 {
+		return nil, fmt.Errorf("mergetree: a merge tree needs a primary key")
+	}
+	s := &Spec{FieldNames: names, FieldTypes: types}
+	index := map[string]int{}
+	for i, n := range names {
+		index[n] = i
+	}
+	field := func(n string) (int, error) {
+		i, ok := index[strings.TrimSpace(n)]
+		if !ok {
+			return 0, fmt.Errorf("mergetree: field %q not found in %v", n, names)
+		}
+		return i, nil
+	}
+	for _, k := range trimmedPK {
+		i, err := field(k)
+		if err != nil {
+			return nil, fmt.Errorf("primary key: %w", err)
+		}
+		s.KeyIndex = append(s.KeyIndex, i)
+		s.KeyTypes = append(s.KeyTypes, types[i])
+	}
+	var err error
+	if s.Key, err = NewComparator(s.KeyTypes); err != nil {
+		return nil, fmt.Errorf("primary key: %w", err)
+	}
+	o := opts(options)
+
+	var seqFields []int
+	if v := o.str("sequence.field", ""); v != "" {
+		for _, n := range strings.Split(v, ",") {
+			i, err := field(n)
+			if err != nil {
+				return nil, fmt.Errorf("sequence.field: %w", err)
+			}
+			seqFields = append(seqFields, i)
+		}
+		desc := false
+		switch strings.ToLower(o.str("sequence.field.sort-order", "ascending")) {
+		case "ascending":
+		case "descending":
+			desc = true
+		default:
+			return nil, fmt.Errorf("mergetree: invalid sequence.field.sort-order %q (ascending or descending)", options["sequence.field.sort-order"])
+		}
+		user, err := NewFieldComparator(types, seqFields, desc)
+		if err != nil {
+			return nil, fmt.Errorf("sequence.field: %w", err)
+		}
+		s.Order = SeqOrder{user: user}
+	}
+
+	s.Engine = strings.ToLower(o.str("merge-engine", EngineDeduplicate))
+	if s.IgnoreDelete, err = o.boolean("ignore-delete", false, "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"); err != nil {
+		return nil, err
+	}
+	s.Producer = strings.ToLower(o.str("changelog-producer", ProducerNone))
+	switch s.Producer {
+	case ProducerNone, ProducerInput, ProducerLookup, ProducerFullCompaction:
+	default:
+		return nil, fmt.Errorf("mergetree: invalid changelog-producer %q (none, input, lookup or full-compaction)", s.Producer)
+	}
+	forceLookup, err := o.boolean("force-lookup", false)
+	if err != nil {
+		return nil, err
+	}
+	s.NeedLookup = s.Producer == ProducerLookup || s.Engine == EngineFirstRow || forceLookup
+	if s.LookupWait, err = o.boolean("lookup-wait", true, "changelog-producer.lookup-wait"); err != nil {
+		return nil, err
+	}
+	rowDedup, err := o.boolean("changelog-producer.row-deduplicate", false)
+	if err != nil {
+		return nil, err
+	}
+	if rowDedup {
+		ignore := map[int]bool{}
+		if v := o.str("changelog-producer.row-deduplicate-ignore-fields", ""); v != "" {
+			for _, n := range strings.Split(v, ",") {
+				i, err := field(n)
+				if err != nil {
+					return nil, fmt.Errorf("changelog-producer.row-deduplicate-ignore-fields: %w", err)
+				}
+				ignore[i] = true
+			}
+		}
+		s.ValueEqual = newValueEqualiser(types, ignore)
+	}
+
+	if s.WriteBufferSize, err = o.memory("write-buffer-size", 256<<20); err != nil {
+		return nil, err
+	}
+	if s.TargetFileSize, err = o.memory("target-file-size", 128<<20); err != nil {
+		return nil, err
+	}
+	s.CompactionFileSize = s.TargetFileSize / 10 * 7
+	if s.CompactionTrigger, err = o.integer("num-sorted-run.compaction-trigger", 5); err != nil {
+		return nil, err
+	}
+	if s.StopTrigger, err = o.integer("num-sorted-run.stop-trigger", s.CompactionTrigger+3); err != nil {
+		return nil, err
+	}
+	s.StopTrigger = max(s.StopTrigger, s.CompactionTrigger)
+	if s.NumLevels, err = o.integer("num-levels", s.CompactionTrigger+1); err != nil {
+		return nil, err
+	}
+	if s.NumLevels < 2 {
+		return nil, fmt.Errorf("mergetree: Number of levels must be at least 2.")
+	}
+	if s.MaxSizeAmp, err = o.integer("compaction.max-size-amplification-percent", 200); err != nil {
+		return nil, err
+	}
+	if s.SizeRatio, err = o.integer("compaction.size-ratio", 1); err != nil {
+		return nil, err
+	}
+	if s.FullCompactionDeltaCommits, err = o.integer("full-compaction.delta-commits", 0); err != nil {
+		return nil, err
+	}
+	if s.WriteOnly, err = o.boolean("write-only", false); err != nil {
+		return nil, err
+	}
+	if strings.EqualFold(o.str("lookup-compact", "radical"), "gentle") {
+		if s.LookupCompactMaxInterval, err = o.integer("lookup-compact.max-interval", 2*s.CompactionTrigger); err != nil {
+			return nil, err
+		}
+	}
+
+	if s.newEngine, err = s.engineFactory(o, seqFields, field); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewMergeFunction returns the merge function reads and compactions use:
+// the merge engine, wrapped in LookupMergeFunction when the table needs
+// lookup (except first-row, which Paimon never wraps).
+func (s *Spec) NewMergeFunction() MergeFunction {
+	if s.NeedLookup && s.Engine != EngineFirstRow {
+		return &lookupMerge{inner: s.newEngine()}
+	}
+	return s.newEngine()
+}
+
+// NewEngineFunction returns the bare merge engine (used by the write
+// buffer, whose records are all new).
+func (s *Spec) NewEngineFunction() MergeFunction { return s.newEngine() }
+
+// KeyOf extracts the trimmed primary key of a value row.
+func (s *Spec) KeyOf(value []any) []any {
+	k := make([]any, len(s.KeyIndex))
+	for i, j := range s.KeyIndex {
+		k[i] = value[j]
+	}
+	return k
+}
+
+func (s *Spec) engineFactory(o opts, seqFields []int, field func(string) (int, error)) (MergeFactory, error) {
+	nullable := make([]bool, len(s.FieldTypes))
+	for i, t := range s.FieldTypes {
+		nullable[i] = t.Nullable
+	}
+	switch s.Engine {
+	case EngineDeduplicate:
+		ig := s.IgnoreDelete
+		return func() MergeFunction { return &deduplicate{ignoreDelete: ig} }, nil
+	case EngineFirstRow:
+		ig := s.IgnoreDelete
+		return func() MergeFunction { return &firstRow{ignoreDelete: ig} }, nil
+	case EngineAggregation:
+		removeOnDel, err := o.boolean("aggregation.remove-record-on-delete", false)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, len(s.FieldNames))
+		for i, n := range s.FieldNames {
+			names[i], err = s.aggName(o, n, i, seqFields)
+			if err != nil {
+				return nil, err
+			}
+			if removeOnDel && o.str("fields."+n+".ignore-retract", "") == "true" {
+				return nil, fmt.Errorf("aggregation.remove-record-on-delete and fields.%s.ignore-retract have conflicting behavior so should not be enabled at the same time.", n)
+			}
+		}
+		// Validate once so a bad option fails at table creation.
+		if _, err := s.newAggs(o, names); err != nil {
+			return nil, err
+		}
+		return func() MergeFunction {
+			aggs, _ := s.newAggs(o, names)
+			a := &aggregation{aggs: aggs, nullable: nullable, removeOnDel: removeOnDel}
+			a.Reset()
+			return a
+		}, nil
+	case EnginePartialUpdate:
+		return s.partialUpdateFactory(o, nullable, field)
+	}
+	return nil, fmt.Errorf("mergetree: unknown merge-engine %q (deduplicate, partial-update, aggregation or first-row)", s.Engine)
+}
+
+// aggName picks a field's aggregate function as Paimon's getAggFuncName:
+// sequence fields last_value, primary-key fields keep their value, then
+// fields.<f>.aggregate-function, fields.default-aggregate-function,
+// last_non_null_value.
+func (s *Spec) aggName(o opts, name string, i int, seqFields []int) (string, error) {
+	for _, f := range seqFields {
+		if f == i {
+			return AggLastValue, nil
+		}
+	}
+	for _, k := range s.KeyIndex {
+		if k == i {
+			return aggPrimaryKey, nil
+		}
+	}
+	if v := o.str("fields."+name+".aggregate-function", ""); v != "" {
+		return strings.ToLower(v), nil
+	}
+	if v := o.str("fields.default-aggregate-function", ""); v != "" {
+		return strings.ToLower(v), nil
+	}
+	return AggLastNonNullValue, nil
+}
+
+func (s *Spec) newAggs(o opts, names []string) ([]aggregator, error) {
+	aggs := make([]aggregator, len(names))
+	for i, n := range names {
+		g, err := newAggregator(n, s.FieldNames[i], s.FieldTypes[i], o)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", s.FieldNames[i], err)
+		}
+		if o.str("fields."+s.FieldNames[i]+".ignore-retract", "") == "true" {
+			g = ignoreRetract{g}
+		}
+		aggs[i] = g
+	}
+	return aggs, nil
+}
+
+func (s *Spec) partialUpdateFactory(o opts, nullable []bool, field func(string) (int, error)) (MergeFactory, error) {
+	removeOnDel, err := o.boolean("partial-update.remove-record-on-delete", false)
+	if err != nil {
+		return nil, err
+	}
+	n := len(s.FieldNames)
+	groupOf := make([]*seqGroup, n)
+	protected := map[int]bool{}
+	hasGroups := false
+	for k, v := range o {
+		if !strings.HasPrefix(k, "fields.") || !strings.HasSuffix(k, ".sequence-group") {
+			continue
+		}
+		hasGroups = true
+		g := &seqGroup{}
+		for _, sf := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(k, "fields."), ".sequence-group"), ",") {
+			i, err := field(sf)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			g.seqFields = append(g.seqFields, i)
+		}
+		if g.cmp, err = NewFieldComparator(s.FieldTypes, g.seqFields, false); err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		for _, f := range strings.Split(v, ",") {
+			i, err := field(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			if groupOf[i] != nil {
+				return nil, fmt.Errorf("Field %s is defined repeatedly by multiple groups: %s", s.FieldNames[i], k)
+			}
+			groupOf[i] = g
+			protected[i] = true
+		}
+		for _, i := range g.seqFields {
+			groupOf[i] = g
+		}
+	}
+	removeOnGroup := map[int]bool{}
+	if v := o.str("partial-update.remove-record-on-sequence-group", ""); v != "" {
+		for _, f := range strings.Split(v, ",") {
+			i, err := field(f)
+			if err != nil || groupOf[i] == nil || !isSeqField(groupOf[i], i) {
+				return nil, fmt.Errorf("field '%s' defined in 'partial-update.remove-record-on-sequence-group' option must be part of sequence groups", v)
+			}
+			removeOnGroup[i] = true
+		}
+	}
+	if removeOnDel && s.IgnoreDelete {
+		return nil, fmt.Errorf("ignore-delete and partial-update.remove-record-on-delete have conflicting behavior so should not be enabled at the same time.")
+	}
+	if removeOnDel && hasGroups {
+		return nil, fmt.Errorf("sequence-group and partial-update.remove-record-on-delete have conflicting behavior so should not be enabled at the same time.")
+	}
+	// Aggregate functions in partial-update need a sequence group, except
+	// last_non_null_value (Paimon's createFieldAggregators).
+	aggNames := make([]string, n)
+	for i, name := range s.FieldNames {
+		v := strings.ToLower(o.str("fields."+name+".aggregate-function", ""))
+		if v == "" && protected[i] {
+			v = strings.ToLower(o.str("fields.default-aggregate-function", ""))
+		}
+		if v == "" {
+			continue
+		}
+		if v != AggLastNonNullValue && !protected[i] {
+			return nil, fmt.Errorf("Must use sequence group for aggregation functions but not found for field %s.", name)
+		}
+		if _, err := newAggregator(v, name, s.FieldTypes[i], o); err != nil {
+			return nil, fmt.Errorf("field %s: %w", name, err)
+		}
+		aggNames[i] = v
+	}
+	ig := s.IgnoreDelete
+	return func() MergeFunction {
+		aggs := make([]aggregator, n)
+		for i, v := range aggNames {
+			if v != "" {
+				g, _ := newAggregator(v, s.FieldNames[i], s.FieldTypes[i], o)
+				if o.str("fields."+s.FieldNames[i]+".ignore-retract", "") == "true" {
+					g = ignoreRetract{g}
+				}
+				aggs[i] = g
+			}
+		}
+		p := &partialUpdate{nullable: nullable, ignoreDelete: ig, removeOnDel: removeOnDel,
+			groupOf: groupOf, aggs: aggs, removeOnGroup: removeOnGroup, fieldSeqEnabled: hasGroups}
+		p.Reset()
+		return p
+	}, nil
+}
+
+// newValueEqualiser compares values field by field with per-type equality
+// chosen once (Paimon's generated RecordEqualiser), skipping ignored fields.
+func newValueEqualiser(types []sql.DataType, ignore map[int]bool) func(a, b []any) bool {
+	type eqField struct {
+		i  int
+		eq func(a, b any) bool
+	}
+	var fs []eqField
+	for i, t := range types {
+		if ignore[i] {
+			continue
+		}
+		var eq func(a, b any) bool
+		switch {
+		case t.Root == sql.TypeDecimal:
+			eq = func(a, b any) bool { return a.(decimal.Decimal).Equal(b.(decimal.Decimal)) }
+		case t.IsBinary():
+			eq = func(a, b any) bool { return bytes.Equal(a.([]byte), b.([]byte)) }
+		case t.Root == sql.TypeArray || t.Root == sql.TypeMap || t.Root == sql.TypeRow:
+			eq = reflect.DeepEqual
+		default:
+			eq = func(a, b any) bool { return a == b }
+		}
+		fs = append(fs, eqField{i, eq})
+	}
+	return func(a, b []any) bool {
+		for _, f := range fs {
+			x, y := a[f.i], b[f.i]
+			if x == nil || y == nil {
+				if x != y {
+					return false
+				}
+				continue
+			}
+			if !f.eq(x, y) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// opts reads table options with Paimon's defaults and fallback keys.
+type opts map[string]string
+
+func (o opts) get(key string, fallback ...string) (string, bool) {
+	if v, ok := o[key]; ok {
+		return v, true
+	}
+	for _, k := range fallback {
+		if v, ok := o[k]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func (o opts) str(key, def string) string {
+	if v, ok := o.get(key); ok {
+		return v
+	}
+	return def
+}
+
+func (o opts) boolean(key string, def bool, fallback ...string) (bool, error) {
+	v, ok := o.get(key, fallback...)
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("mergetree: option '%s' must be true or false, got '%s'", key, v)
+}
+
+func (o opts) integer(key string, def int) (int, error) {
+	v, ok := o.get(key)
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("mergetree: option '%s' must be an integer, got '%s'", key, v)
+	}
+	return n, nil
+}
+
+func (o opts) memory(key string, def int64) (int64, error) {
+	v, ok := o.get(key)
+	if !ok {
+		return def, nil
+	}
+	n, err := connectors.ParseMemorySize(v)
+	if err != nil {
+		return 0, fmt.Errorf("mergetree: option '%s': %w", key, err)
+	}
+	return n, nil
+}
