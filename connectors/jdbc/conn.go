@@ -5,14 +5,22 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/sqlrun/sqlrun/connectors/jdbc/dialect"
 )
+
+// The driver logs connection trouble to stderr by itself; every such
+// failure is also returned to the writer, which retries or reports it with
+// context, so the raw log lines would only be noise in the shell.
+func init() { _ = mysql.SetLogger(log.New(io.Discard, "", 0)) }
 
 // conn is one subtask's MySQL connection: Flink's SimpleJdbcConnectionProvider.
 // It holds a single dedicated session (each writer subtask has its own, as
@@ -27,6 +35,8 @@ type conn struct {
 	c    *sql.Conn
 	esc  dialect.Escaping
 	maxP int // the server's max_allowed_packet
+	// opens counts sessions established; all but the first are reconnects.
+	opens atomic.Int64
 }
 
 func newConn(c *dialect.Connection, check time.Duration) (*conn, error) {
@@ -65,6 +75,7 @@ func (c *conn) open(ctx context.Context) (*sql.Conn, error) {
 	}
 	c.maxP = maxPacket
 	c.c = sc
+	c.opens.Add(1)
 	return sc, nil
 }
 

@@ -182,3 +182,11 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func ctxFor(schema sql.Schema, opts map[string]string) *connectors.Context {
+	return &connectors.Context{
+		Table:   connectors.ObjectIdentifier{Catalog: "default_catalog", Database: "default_database", Name: "mysql_orders"},
+		Schema:  schema,
+		Options: opts,
+	}
+}

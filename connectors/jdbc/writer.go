@@ -44,7 +44,7 @@ type Stats struct {
 }
 
 type counters struct {
-	input, flushes, lastBatch, statements, upserts, deletes, inserts, failures, reconnects atomic.Int64
+	input, flushes, lastBatch, statements, upserts, deletes, inserts, failures atomic.Int64
 }
 
 // Writer is one sink subtask: Flink's JdbcOutputFormat with a
@@ -142,7 +142,7 @@ func (w *Writer) Stats() Stats {
 	return Stats{
 		InputRows: w.c.input.Load(), Flushes: w.c.flushes.Load(), LastBatchCount: w.c.lastBatch.Load(),
 		Statements: w.c.statements.Load(), UpsertRows: w.c.upserts.Load(), DeleteRows: w.c.deletes.Load(),
-		InsertRows: w.c.inserts.Load(), Failures: w.c.failures.Load(), Reconnects: w.c.reconnects.Load(),
+		InsertRows: w.c.inserts.Load(), Failures: w.c.failures.Load(), Reconnects: max(w.conn.opens.Load()-1, 0),
 	}
 }
 
@@ -376,9 +376,7 @@ func (w *Writer) flush(ctx context.Context) error {
 			// the next attempt dials again, so a server that is down for a
 			// few seconds costs retries, not the job.
 			w.conn.reset()
-			if _, err := w.conn.open(ctx); err == nil {
-				w.c.reconnects.Add(1)
-			}
+			_, _ = w.conn.open(ctx) // on failure the next attempt dials again
 		}
 		select {
 		case <-time.After(time.Duration(i) * w.opts.RetryUnit):
