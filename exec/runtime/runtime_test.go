@@ -1,0 +1,405 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	_ "github.com/sqlrun/sqlrun/connectors/datagen"
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/operators"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// memSink records every row it is given, and the committables committed.
+type memSink struct {
+	mu        sync.Mutex
+	rows      []sql.Row
+	commits   map[int64][][]byte
+	snapshots int
+	closed    int
+	failAt    int // fail the Write that would bring rows past failAt (once)
+}
+
+func (s *memSink) ChangelogMode(m sql.ChangelogMode) (sql.ChangelogMode, error) { return m, nil }
+func (s *memSink) Parallelism() int                                              { return 0 }
+func (s *memSink) NewWriter(subtask, _ int) (connectors.SinkWriter, error) {
+	return &memWriter{s: s, subtask: subtask}, nil
+}
+func (s *memSink) Commit(_ context.Context, cp int64, comms [][]byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.commits == nil {
+		s.commits = map[int64][][]byte{}
+	}
+	s.commits[cp] = comms
+	return nil
+}
+
+func (s *memSink) lines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range s.rows {
+		out = append(out, sql.FormatRow(r, nil))
+	}
+	return out
+}
+
+type memWriter struct {
+	s       *memSink
+	subtask int
+	n       int
+}
+
+func (w *memWriter) Open(context.Context, []byte) error { return nil }
+func (w *memWriter) Write(_ context.Context, rows []sql.Row) error {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	if w.s.failAt > 0 && len(w.s.rows)+len(rows) > w.s.failAt {
+		w.s.failAt = 0
+		return errors.New("injected failure")
+	}
+	w.s.rows = append(w.s.rows, rows...)
+	w.n += len(rows)
+	return nil
+}
+func (w *memWriter) Snapshot(_ context.Context, cp int64) ([]byte, []byte, error) {
+	w.s.mu.Lock()
+	w.s.snapshots++
+	w.s.mu.Unlock()
+	return []byte(fmt.Sprint(w.n)), []byte(fmt.Sprintf("w%d@%d", w.subtask, cp)), nil
+}
+func (w *memWriter) NotifyCheckpointComplete(context.Context, int64) error { return nil }
+func (w *memWriter) Close(context.Context) error {
+	w.s.mu.Lock()
+	w.s.closed++
+	w.s.mu.Unlock()
+	return nil
+}
+
+func ordersRows() []sql.Row {
+	return []sql.Row{
+		sql.NewRow(int32(1001), int64(80), "CREATED"),
+		sql.NewRow(int32(1002), int64(20), "CREATED"),
+		{Kind: sql.UpdateBefore, Values: []any{int32(1001), int64(80), "CREATED"}},
+		{Kind: sql.UpdateAfter, Values: []any{int32(1001), int64(100), "CREATED"}},
+		sql.NewRow(int32(1003), int64(5), "PAID"),
+	}
+}
+
+func aggGraph(src connectors.TableSource, sink connectors.TableSink, par int) *runtime.Graph {
+	g := runtime.NewGraph("orders-by-status")
+	s := g.AddSource("src", "Source: orders", src, 1)
+	a := g.AddOperator("agg", "GroupAggregate", operators.GroupAggregate(operators.AggregateSpec{
+		GroupKeys: []int{2}, Aggs: []operators.AggSpec{{Kind: operators.Sum, Arg: 1}},
+		GenerateUpdateBefore: true}), par)
+	k := g.AddSink("sink", "Sink: out", sink, 1)
+	g.Connect(s, a, runtime.Partitioning{Kind: runtime.Hash, Keys: []int{2}})
+	g.Connect(a, k, runtime.Partitioning{Kind: runtime.Global})
+	return g
+}
+
+func TestBoundedJobRunsToCompletion(t *testing.T) {
+	for _, par := range []int{1, 3} {
+		sink := &memSink{}
+		job, err := runtime.Start(context.Background(), aggGraph(&runtime.ValuesSource{Rows: ordersRows()}, sink, par),
+			runtime.Config{Streaming: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := job.Wait(context.Background()); err != nil {
+			t.Fatalf("p=%d: %v", par, err)
+		}
+		if job.Status() != runtime.Finished {
+			t.Fatalf("status %s", job.Status())
+		}
+		got := strings.Join(sink.lines(), " ")
+		want := "+I[CREATED, 80] -U[CREATED, 80] +U[CREATED, 100] -U[CREATED, 100] +U[CREATED, 20] -U[CREATED, 20] +U[CREATED, 120] +I[PAID, 5]"
+		if par == 1 && got != want {
+			t.Fatalf("p=1 got  %s\nwant %s", got, want)
+		}
+		// With parallel aggregation the two groups interleave, but each
+		// group's sequence is the same.
+		var created []string
+		for _, l := range sink.lines() {
+			if strings.Contains(l, "CREATED") {
+				created = append(created, l)
+			}
+		}
+		if len(created) != 7 || created[6] != "+U[CREATED, 120]" {
+			t.Fatalf("p=%d: %v", par, created)
+		}
+		// The final checkpoint ran: every writer snapshotted, the sink's
+		// committer got the committables, writers were closed.
+		if sink.snapshots != 1 || len(sink.commits) != 1 || sink.closed != 1 {
+			t.Fatalf("snapshots=%d commits=%v closed=%d", sink.snapshots, sink.commits, sink.closed)
+		}
+		m := job.Metrics()
+		if m.Vertices[0].RecordsOut != 5 || m.Vertices[1].RecordsIn != 5 || m.Vertices[2].RecordsIn != 8 {
+			t.Fatalf("metrics %+v", m.Vertices)
+		}
+	}
+}
+
+func TestGraphValidation(t *testing.T) {
+	g := runtime.NewGraph("bad")
+	s := g.AddSource("a", "src", &runtime.ValuesSource{}, 2)
+	k := g.AddSink("b", "sink", &memSink{}, 1)
+	g.Connect(s, k, runtime.Partitioning{Kind: runtime.Forward})
+	if _, err := runtime.Start(context.Background(), g, runtime.Config{}); err == nil ||
+		!strings.Contains(err.Error(), "forward edge") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func datagenSource(t testing.TB, rows, rps int) connectors.TableSource {
+	f, err := connectors.Lookup("datagen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := f.(connectors.SourceFactory).CreateSource(&connectors.Context{
+		Schema: sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt()}}},
+		Options: map[string]string{"fields.id.kind": "sequence", "fields.id.start": "1",
+			"fields.id.end": fmt.Sprint(rows), "rows-per-second": fmt.Sprint(rps)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// modGraph is datagen id → (id % 10, id) → GROUP BY k: SUM(id), COUNT(*)
+// → sink.
+func modGraph(src connectors.TableSource, sink connectors.TableSink) *runtime.Graph {
+	g := runtime.NewGraph("datagen-mod")
+	s := g.AddSource("src", "Source: datagen", src, 1)
+	c := g.AddOperator("calc", "Calc", operators.Calc(func(r sql.Row) (sql.Row, bool, error) {
+		id := r.Values[0].(int64)
+		return sql.Row{Values: []any{id % 10, id}}, true, nil
+	}), 1)
+	a := g.AddOperator("agg", "GroupAggregate", operators.GroupAggregate(operators.AggregateSpec{
+		GroupKeys: []int{0}, Aggs: []operators.AggSpec{{Kind: operators.Sum, Arg: 1}, {Kind: operators.CountStar}},
+		GenerateUpdateBefore: true}), 2)
+	k := g.AddSink("sink", "Sink: out", sink, 1)
+	g.Connect(s, c, runtime.Partitioning{Kind: runtime.Forward})
+	g.Connect(c, a, runtime.Partitioning{Kind: runtime.Hash, Keys: []int{0}})
+	g.Connect(a, k, runtime.Partitioning{Kind: runtime.Global})
+	return g
+}
+
+// materialize applies a retract changelog keyed by column 0.
+func materialize(lines []sql.Row) []string {
+	m := map[string]string{}
+	for _, r := range lines {
+		k := fmt.Sprint(r.Values[0])
+		if r.Kind.IsAdd() {
+			m[k] = sql.FormatRow(sql.Row{Values: r.Values}, nil)
+		} else {
+			delete(m, k)
+		}
+	}
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func expectedMod(n int64) []string {
+	var out []string
+	for k := int64(0); k < 10; k++ {
+		var sum, cnt int64
+		for id := int64(1); id <= n; id++ {
+			if id%10 == k {
+				sum += id
+				cnt++
+			}
+		}
+		out = append(out, fmt.Sprintf("+I[%d, %d, %d]", k, sum, cnt))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestCheckpointsAndRestoreInProcess(t *testing.T) {
+	dir := t.TempDir()
+	sink := &memSink{}
+	cfg := runtime.Config{Streaming: true, CheckpointInterval: 20 * time.Millisecond, CheckpointDir: dir, NumRetained: 2}
+	job, err := runtime.Start(context.Background(), modGraph(datagenSource(t, 3000, 10000), sink), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stop with a savepoint part way.
+	time.Sleep(120 * time.Millisecond)
+	sp, err := job.Stop(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil || job.Status() != runtime.Finished {
+		t.Fatalf("stop: %v %s", err, job.Status())
+	}
+	if !strings.Contains(filepath.Base(sp), "savepoint-"+job.ID[:6]) {
+		t.Fatalf("savepoint path %s", sp)
+	}
+	m := job.Metrics()
+	if m.Checkpoints.Completed < 2 {
+		t.Fatalf("only %d checkpoints completed", m.Checkpoints.Completed)
+	}
+	chks, _ := filepath.Glob(filepath.Join(dir, "datagen-mod", "chk-*"))
+	if len(chks) > 2 {
+		t.Fatalf("num-retained=2 kept %v", chks)
+	}
+	first := len(sink.rows)
+	latest, err := runtime.LatestCheckpoint(dir, "datagen-mod")
+	if err != nil || latest != sp {
+		t.Fatalf("latest %q (%v), savepoint %q", latest, err, sp)
+	}
+	// Resume from the savepoint: the sequence continues.
+	cfg.RestorePath = latest
+	job2, err := runtime.Start(context.Background(), modGraph(datagenSource(t, 3000, 0), sink), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job2.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := materialize(sink.rows), expectedMod(3000); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("after resume:\n got %v\nwant %v", got, want)
+	}
+	// Nothing duplicated: a savepoint resume replays nothing, so the log
+	// equals an uninterrupted run's.
+	ref := &memSink{}
+	job3, _ := runtime.Start(context.Background(), modGraph(datagenSource(t, 3000, 0), ref), runtime.Config{Streaming: true})
+	if err := job3.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.rows) != len(sink.rows) {
+		t.Fatalf("stop+resume wrote %d rows (%d before the stop), an uninterrupted run %d", len(sink.rows), first, len(ref.rows))
+	}
+}
+
+func TestUnclaimedStateFails(t *testing.T) {
+	dir := t.TempDir()
+	cfg := runtime.Config{Streaming: true, CheckpointInterval: time.Hour, CheckpointDir: dir}
+	job, err := runtime.Start(context.Background(), modGraph(datagenSource(t, 1000, 1000), &memSink{}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := job.Stop(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := runtime.NewGraph("datagen-mod")
+	s := g.AddSource("src", "Source: datagen", datagenSource(t, 1000, 0), 1)
+	k := g.AddSink("sink", "Sink: out", &memSink{}, 1)
+	g.Connect(s, k, runtime.Partitioning{Kind: runtime.Forward})
+	cfg.RestorePath = sp
+	_, err = runtime.Start(context.Background(), g, cfg)
+	if err == nil || !strings.Contains(err.Error(), "Cannot map checkpoint/savepoint state for operator agg") {
+		t.Fatalf("got %v", err)
+	}
+	cfg.IgnoreUnclaimedState = true
+	j2, err := runtime.Start(context.Background(), g, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j2.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRestartFromCheckpointInProcess(t *testing.T) {
+	sink := &memSink{failAt: 1500}
+	cfg := runtime.Config{Streaming: true, CheckpointInterval: 10 * time.Millisecond, CheckpointDir: t.TempDir(),
+		RestartAttempts: 2, RestartDelay: 10 * time.Millisecond}
+	job, err := runtime.Start(context.Background(), modGraph(datagenSource(t, 2000, 20000), sink), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if job.Metrics().Restarts != 1 {
+		t.Fatalf("restarts %d", job.Metrics().Restarts)
+	}
+	if got, want := materialize(sink.rows), expectedMod(2000); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("after restart:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestFailureWithoutRestartReportsRootCause(t *testing.T) {
+	sink := &memSink{failAt: 3}
+	job, err := runtime.Start(context.Background(), aggGraph(&runtime.ValuesSource{Rows: ordersRows()}, sink, 1), runtime.Config{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = job.Wait(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "injected failure") || job.Status() != runtime.Failed {
+		t.Fatalf("got %v, %s", err, job.Status())
+	}
+}
+
+func TestCancel(t *testing.T) {
+	job, err := runtime.Start(context.Background(), modGraph(datagenSource(t, 1<<40, 100), &memSink{}), runtime.Config{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.Cancel()
+	if err := job.Wait(context.Background()); !errors.Is(err, context.Canceled) || job.Status() != runtime.Canceled {
+		t.Fatalf("got %v %s", err, job.Status())
+	}
+	if _, err := job.Stop(context.Background(), false); err == nil {
+		t.Fatal("stop of a canceled job succeeded")
+	}
+}
+
+func TestCollect(t *testing.T) {
+	c := runtime.NewCollect(1)
+	g := runtime.NewGraph("select")
+	s := g.AddSource("src", "Values", &runtime.ValuesSource{Rows: ordersRows()}, 1)
+	k := g.AddSink("collect", "Collect", c, 1)
+	g.Connect(s, k, runtime.Partitioning{Kind: runtime.Forward})
+	job, err := runtime.Start(context.Background(), g, runtime.Config{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		b, err := c.Next(context.Background(), job)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(b)
+	}
+	if n != 5 {
+		t.Fatalf("collected %d rows", n)
+	}
+}
+
+func TestPrometheus(t *testing.T) {
+	job, _ := runtime.Start(context.Background(), aggGraph(&runtime.ValuesSource{Rows: ordersRows()}, &memSink{}, 1), runtime.Config{Streaming: true})
+	_ = job.Wait(context.Background())
+	var b strings.Builder
+	if err := runtime.WritePrometheus(&b, []*runtime.Job{job}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`flink_taskmanager_job_task_operator_numRecordsIn{job_id="%s",job_name="orders-by-status",operator_id="agg",operator_name="GroupAggregate"} 5`, job.ID)
+	if !strings.Contains(b.String(), want) {
+		t.Fatalf("missing %s in\n%s", want, b.String())
+	}
+	_ = os.Stdout
+}
