@@ -31,7 +31,7 @@ type memSink struct {
 }
 
 func (s *memSink) ChangelogMode(m sql.ChangelogMode) (sql.ChangelogMode, error) { return m, nil }
-func (s *memSink) Parallelism() int                                              { return 0 }
+func (s *memSink) Parallelism() int                                             { return 0 }
 func (s *memSink) NewWriter(subtask, _ int) (connectors.SinkWriter, error) {
 	return &memWriter{s: s, subtask: subtask}, nil
 }
@@ -163,9 +163,15 @@ func TestGraphValidation(t *testing.T) {
 }
 
 func datagenSource(t testing.TB, rows, rps int) connectors.TableSource {
+	fail := func(err error) {
+		if t == nil {
+			panic(err)
+		}
+		t.Fatal(err)
+	}
 	f, err := connectors.Lookup("datagen")
 	if err != nil {
-		t.Fatal(err)
+		fail(err)
 	}
 	src, err := f.(connectors.SourceFactory).CreateSource(&connectors.Context{
 		Schema: sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt()}}},
@@ -173,7 +179,7 @@ func datagenSource(t testing.TB, rows, rps int) connectors.TableSource {
 			"fields.id.end": fmt.Sprint(rows), "rows-per-second": fmt.Sprint(rps)},
 	})
 	if err != nil {
-		t.Fatal(err)
+		fail(err)
 	}
 	return src
 }
