@@ -89,9 +89,9 @@ func literalValue(l *Literal) string {
 	case nil:
 		return "<nil>"
 	case []byte:
-		return fmt.Sprintf("[]byte(%X)", v)
+		return fmt.Sprintf("[]byte(%X) %s", v, l.Type)
 	case string:
-		return fmt.Sprintf("string(%q)", v)
+		return fmt.Sprintf("string(%q) %s", v, l.Type)
 	default:
 		return fmt.Sprintf("%T(%v)", v, v) + " " + l.Type.String()
 	}

@@ -198,6 +198,8 @@ type Like struct {
 	Escape  Expr
 	Not     bool
 	Similar bool
+	// CaseInsensitive is ILIKE.
+	CaseInsensitive bool
 }
 
 // IsNull is "x IS [NOT] NULL".

@@ -186,6 +186,9 @@ func (e *Between) String() string {
 
 func (e *Like) String() string {
 	op := "LIKE"
+	if e.CaseInsensitive {
+		op = "ILIKE"
+	}
 	if e.Similar {
 		op = "SIMILAR TO"
 	}

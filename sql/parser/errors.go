@@ -1,0 +1,83 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// ParseError locates a parse failure. It is the cause wrapped by the
+// *sql.Error (class SqlParserException or ValidationException) that Parse
+// returns, so callers that need the place use errors.As:
+//
+//	var pe *parser.ParseError
+//	if errors.As(err, &pe) { ... pe.ScriptLine ... }
+//
+// Line and Col are within the statement (as Flink reports them);
+// ScriptLine and ScriptCol are within the script for ParseScript and Split
+// and equal Line and Col otherwise.
+type ParseError struct {
+	// Msg is the message without the class, e.g.
+	// `SQL parse failed. Encountered "FORM" at line 1, column 10.`
+	Msg string
+	// Token is the offending token's text ("<EOF>" at the end), empty for
+	// errors that are not about one token.
+	Token                string
+	Line, Col            int
+	ScriptLine, ScriptCol int
+	// Statement is the text of the statement that failed.
+	Statement string
+}
+
+func (e *ParseError) Error() string { return e.Msg }
+
+// newError wraps a ParseError into the user-facing *sql.Error.
+func newError(class sql.ExceptionClass, pe *ParseError) *sql.Error {
+	return &sql.Error{Class: class, Msg: pe.Msg, Err: pe}
+}
+
+// encountered builds Flink's (Calcite's) message for an unexpected token.
+func encountered(tok string, line, col int) *ParseError {
+	return &ParseError{
+		Msg:   fmt.Sprintf("SQL parse failed. Encountered %q at line %d, column %d.", tok, line, col),
+		Token: tok, Line: line, Col: col, ScriptLine: line, ScriptCol: col,
+	}
+}
+
+// lexical builds Calcite's message for an unterminated token.
+func lexical(what string, line, col int) *ParseError {
+	return &ParseError{
+		Msg:  fmt.Sprintf("SQL parse failed. Lexical error at line %d, column %d.  Encountered: <EOF> after : %q", line, col, what),
+		Line: line, Col: col, ScriptLine: line, ScriptCol: col,
+	}
+}
+
+// shiftError moves a statement-relative error into script coordinates: the
+// statement starts at script line sl, column sc.
+func shiftError(err error, sl, sc int) error {
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if pe.Line == 1 {
+		pe.ScriptCol = sc + pe.Col - 1
+	} else {
+		pe.ScriptCol = pe.Col
+	}
+	pe.ScriptLine = sl + pe.Line - 1
+	return err
+}
+
+// tokenDisplay is how a token is named in "Encountered ...".
+func tokenDisplay(t token) string {
+	if t.kind == tEOF {
+		return "<EOF>"
+	}
+	s := t.text
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return strings.TrimSpace(s)
+}

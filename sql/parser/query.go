@@ -1,0 +1,703 @@
+package parser
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	tidb "github.com/pingcap/tidb/pkg/parser"
+	tast "github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// newTiDB returns a TiDB parser in the modes closest to Flink's lexical
+// rules: '||' concatenates, "..." quotes identifiers, backslashes are plain
+// characters in strings. A parser is not safe for concurrent use, so each
+// call makes its own (they are cheap).
+func newTiDB() *tidb.Parser {
+	tp := tidb.New()
+	tp.SetSQLMode(mysql.ModePipesAsConcat | mysql.ModeANSIQuotes | mysql.ModeNoBackslashEscapes)
+	tp.EnableWindowFunc(true)
+	return tp
+}
+
+// conv converts one TiDB tree back into sql/ast with the help of the
+// pre-pass's records.
+type conv struct {
+	p *parser
+	r *rewriter
+	// offTok finds the statement token that starts at an offset.
+	offTok map[int]token
+}
+
+// queryRange parses tokens [from, to) as a query body.
+func (p *parser) queryRange(from, to int) ast.QueryExpr {
+	if from >= to {
+		p.fail(p.toks[to])
+	}
+	r := p.rewrite(from, to, true)
+	c := p.newConv(r)
+	stmt := c.parseTiDB(r.buf.String(), to)
+	switch s := stmt.(type) {
+	case *tast.SelectStmt:
+		if s.SelectIntoOpt != nil || s.LockInfo != nil {
+			c.unsupported(0)
+		}
+		return c.selectStmt(s)
+	case *tast.SetOprStmt:
+		return c.setOpr(s)
+	}
+	p.fail(p.toks[from])
+	return nil
+}
+
+// exprRange parses tokens [from, to) as one expression.
+func (p *parser) exprRange(from, to int) ast.Expr {
+	r := p.rewrite(from, to, false)
+	r.segs = append([]segment{{newOff: 0, origOff: p.toks[from].off}}, r.segs...)
+	text := "SELECT" + r.buf.String()
+	for i := 1; i < len(r.segs); i++ {
+		r.segs[i].newOff += len("SELECT")
+	}
+	c := p.newConv(r)
+	stmt := c.parseTiDB(text, to)
+	sel, ok := stmt.(*tast.SelectStmt)
+	if !ok || sel.From != nil || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.Where != nil ||
+		sel.GroupBy != nil || sel.OrderBy != nil || sel.Limit != nil || sel.Having != nil {
+		p.fail(p.toks[from])
+	}
+	f := sel.Fields.Fields[0]
+	if f.WildCard != nil || f.Expr == nil {
+		p.fail(p.toks[from])
+	}
+	if f.AsName.O != "" {
+		// "expr alias": the alias is the token after the expression.
+		p.fail(p.toks[to-1])
+	}
+	return c.expr(f.Expr)
+}
+
+func (p *parser) newConv(r *rewriter) *conv {
+	c := &conv{p: p, r: r, offTok: make(map[int]token, len(p.toks))}
+	for _, t := range p.toks {
+		c.offTok[t.off] = t
+	}
+	return c
+}
+
+var tidbErrRe = regexp.MustCompile(`^line (\d+) column (\d+) near "`)
+
+// parseTiDB runs TiDB over the rewritten text and maps a syntax error to
+// Flink's message at the original token; endTok is the index of the token
+// that follows the range (what "end of input" means to the user).
+func (c *conv) parseTiDB(text string, endTok int) tast.StmtNode {
+	stmts, _, err := newTiDB().Parse(text, "", "")
+	if err == nil && len(stmts) == 1 {
+		return stmts[0]
+	}
+	if err == nil {
+		c.p.fail(c.p.toks[endTok]) // several statements: a ';' inside
+	}
+	msg := err.Error()
+	off := len(text)
+	if m := tidbErrRe.FindStringSubmatch(msg); m != nil {
+		rest := msg[len(m[0]):]
+		if i := strings.Index(rest, "(total length "); i >= 0 {
+			if n, aerr := strconv.Atoi(strings.TrimSuffix(strings.Fields(rest[i+len("(total length "):])[0], ")")); aerr == nil {
+				off = len(text) - n
+			}
+		} else {
+			for k := len(text); k >= 0; k-- {
+				if k <= len(rest) && len(rest) > k && rest[k] == '"' && text[len(text)-k:] == rest[:k] {
+					off = len(text) - k
+					break
+				}
+			}
+		}
+	}
+	for off < len(text) && isSpace(text[off]) {
+		off++
+	}
+	if off >= len(text) {
+		c.p.fail(c.p.toks[endTok])
+	}
+	c.failAt(off)
+	return nil
+}
+
+// failAt reports "Encountered" at the original token for a rewritten-text
+// offset.
+func (c *conv) failAt(newOff int) {
+	orig := c.r.orig(newOff)
+	if t, ok := c.offTok[orig]; ok {
+		c.p.fail(t)
+	}
+	// Inside a token (or a synthesized piece): report the token containing it.
+	for _, t := range c.p.toks {
+		if t.off <= orig && orig < t.end || t.kind == tEOF {
+			c.p.fail(t)
+		}
+	}
+}
+
+// unsupported rejects a TiDB construct Flink does not have (or we do not
+// convert) at its original place.
+func (c *conv) unsupported(newOff int) {
+	c.failAt(newOff)
+}
+
+func (c *conv) pos(newOff int) ast.Pos { return c.p.posOff(c.r.orig(newOff)) }
+
+func (c *conv) nextQueryPos() ast.Pos {
+	if c.r.nextQuery < len(c.r.queryStarts) {
+		off := c.r.queryStarts[c.r.nextQuery]
+		c.r.nextQuery++
+		return c.p.posOff(off)
+	}
+	return ast.Pos{}
+}
+
+func (c *conv) resultSet(n tast.ResultSetNode) ast.QueryExpr {
+	switch n := n.(type) {
+	case *tast.SelectStmt:
+		return c.selectStmt(n)
+	case *tast.SetOprStmt:
+		return c.setOpr(n)
+	case *tast.SubqueryExpr:
+		return c.resultSet(n.Query)
+	}
+	c.p.fail(c.p.toks[0])
+	return nil
+}
+
+func (c *conv) with(w *tast.WithClause, q func() ast.QueryExpr) ast.QueryExpr {
+	if w == nil {
+		return q()
+	}
+	if w.IsRecursive {
+		c.unsupported(0)
+	}
+	out := &ast.With{}
+	for _, cte := range w.CTEs {
+		ct := ast.CTE{Name: cte.Name.O}
+		for _, col := range cte.ColNameList {
+			ct.Columns = append(ct.Columns, col.O)
+		}
+		ct.Query = c.resultSet(cte.Query.Query)
+		ct.At = ct.Query.Pos()
+		out.CTEs = append(out.CTEs, ct)
+	}
+	out.Body = q()
+	if len(out.CTEs) > 0 {
+		out.At = out.CTEs[0].At
+	}
+	return out
+}
+
+func (c *conv) selectStmt(s *tast.SelectStmt) ast.QueryExpr {
+	with := s.With
+	s.With = nil
+	return c.with(with, func() ast.QueryExpr { return c.selectBody(s) })
+}
+
+func (c *conv) selectBody(s *tast.SelectStmt) ast.QueryExpr {
+	at := c.nextQueryPos()
+	if s.Kind == tast.SelectStmtKindValues {
+		v := &ast.Values{Node: ast.Node{At: at}}
+		for _, row := range s.Lists {
+			var exprs []ast.Expr
+			for _, e := range row.Values {
+				exprs = append(exprs, c.expr(e))
+			}
+			v.Rows = append(v.Rows, exprs)
+		}
+		if s.OrderBy != nil || s.Limit != nil {
+			c.unsupported(0)
+		}
+		return v
+	}
+	if s.Kind == tast.SelectStmtKindTable || len(s.WindowSpecs) > 0 || s.LockInfo != nil || s.SelectIntoOpt != nil {
+		c.unsupported(0)
+	}
+	sel := &ast.Select{Node: ast.Node{At: at}, Distinct: s.Distinct}
+	if s.Fields != nil {
+		for _, f := range s.Fields.Fields {
+			it := ast.SelectItem{Node: ast.Node{At: c.pos(f.Offset)}}
+			if f.WildCard != nil {
+				it.Star = true
+				it.StarQualifier = f.WildCard.Table.O
+				if f.WildCard.Schema.O != "" {
+					it.StarQualifier = f.WildCard.Schema.O + "." + f.WildCard.Table.O
+				}
+			} else {
+				it.Expr = c.expr(f.Expr)
+				it.Alias = f.AsName.O
+			}
+			sel.Items = append(sel.Items, it)
+		}
+	}
+	if s.From != nil && s.From.TableRefs != nil {
+		sel.From = c.tableRefs(s.From.TableRefs)
+	}
+	if s.Where != nil {
+		sel.Where = c.expr(s.Where)
+	}
+	if s.GroupBy != nil {
+		if s.GroupBy.Rollup {
+			c.unsupported(0)
+		}
+		for _, it := range s.GroupBy.Items {
+			sel.GroupBy = append(sel.GroupBy, c.expr(it.Expr))
+		}
+	}
+	if s.Having != nil {
+		sel.Having = c.expr(s.Having.Expr)
+	}
+	sel.OrderBy = c.orderBy(s.OrderBy)
+	sel.Limit, sel.Offset = c.limit(s.Limit)
+	return sel
+}
+
+func (c *conv) orderBy(o *tast.OrderByClause) []ast.OrderItem {
+	if o == nil {
+		return nil
+	}
+	var out []ast.OrderItem
+	for _, it := range o.Items {
+		e := c.expr(it.Expr)
+		out = append(out, ast.OrderItem{Node: ast.Node{At: e.Pos()}, Expr: e, Desc: it.Desc})
+	}
+	return out
+}
+
+func (c *conv) limit(l *tast.Limit) (count, offset *int64) {
+	if l == nil {
+		return nil, nil
+	}
+	get := func(e tast.ExprNode) *int64 {
+		if e == nil {
+			return nil
+		}
+		var n int64
+		switch v := e.(type) {
+		case *driver.ParamMarkerExpr:
+			c.unsupported(v.Offset)
+		case *driver.ValueExpr:
+			switch x := v.GetValue().(type) {
+			case int64:
+				n = x
+			case uint64:
+				if x > 1<<63-1 {
+					c.unsupported(e.OriginTextPosition())
+				}
+				n = int64(x)
+			default:
+				c.unsupported(e.OriginTextPosition())
+			}
+		default:
+			c.unsupported(e.OriginTextPosition())
+		}
+		return &n
+	}
+	return get(l.Count), get(l.Offset)
+}
+
+var setOps = map[tast.SetOprType]struct {
+	kind ast.SetOpKind
+	all  bool
+}{
+	tast.Union: {ast.Union, false}, tast.UnionAll: {ast.Union, true},
+	tast.Except: {ast.Except, false}, tast.ExceptAll: {ast.Except, true},
+	tast.Intersect: {ast.Intersect, false}, tast.IntersectAll: {ast.Intersect, true},
+}
+
+func (c *conv) setOpr(s *tast.SetOprStmt) ast.QueryExpr {
+	return c.with(s.With, func() ast.QueryExpr {
+		q := c.setList(s.SelectList)
+		order := c.orderBy(s.OrderBy)
+		lim, off := c.limit(s.Limit)
+		if order != nil || lim != nil || off != nil {
+			so, ok := q.(*ast.SetOp)
+			if !ok {
+				c.unsupported(0)
+			}
+			so.OrderBy, so.Limit, so.Offset = order, lim, off
+		}
+		return q
+	})
+}
+
+func (c *conv) setList(l *tast.SetOprSelectList) ast.QueryExpr {
+	var acc ast.QueryExpr
+	for i, n := range l.Selects {
+		var q ast.QueryExpr
+		var op *tast.SetOprType
+		switch n := n.(type) {
+		case *tast.SelectStmt:
+			op = n.AfterSetOperator
+			q = c.selectStmt(n)
+		case *tast.SetOprSelectList:
+			op = n.AfterSetOperator
+			q = c.with(n.With, func() ast.QueryExpr {
+				inner := c.setList(n)
+				order := c.orderBy(n.OrderBy)
+				lim, off := c.limit(n.Limit)
+				if order != nil || lim != nil || off != nil {
+					so, ok := inner.(*ast.SetOp)
+					if !ok {
+						c.unsupported(0)
+					}
+					so.OrderBy, so.Limit, so.Offset = order, lim, off
+				}
+				return inner
+			})
+		default:
+			c.unsupported(0)
+		}
+		if i == 0 {
+			acc = q
+			continue
+		}
+		kind := ast.Union
+		all := false
+		if op != nil {
+			k := setOps[*op]
+			kind, all = k.kind, k.all
+		}
+		acc = &ast.SetOp{Node: ast.Node{At: acc.Pos()}, Kind: kind, All: all, Left: acc, Right: q}
+	}
+	if l.OrderBy != nil || l.Limit != nil {
+		if so, ok := acc.(*ast.SetOp); ok && so.OrderBy == nil && so.Limit == nil {
+			so.OrderBy = c.orderBy(l.OrderBy)
+			so.Limit, so.Offset = c.limit(l.Limit)
+		}
+	}
+	return acc
+}
+
+const (
+	tablePrefix = "__sqlrun_t_"
+	aliasPrefix = "__sqlrun_a_"
+	castPrefix  = "__sqlrun_cast_"
+	litPrefix   = "__sqlrun_lit_"
+	fnPrefix    = "__sqlrun_fn_"
+)
+
+func placeholder(name, prefix string, n int) (int, bool) {
+	if !strings.HasPrefix(strings.ToLower(name), prefix) {
+		return 0, false
+	}
+	i, err := strconv.Atoi(name[len(prefix):])
+	if err != nil || i < 0 || i >= n {
+		return 0, false
+	}
+	return i, true
+}
+
+func (c *conv) tableRefs(j *tast.Join) ast.TableExpr {
+	left := c.tableNode(j.Left)
+	if j.Right == nil {
+		return left
+	}
+	right := c.tableNode(j.Right)
+	if j.NaturalJoin || j.StraightJoin {
+		c.unsupported(0)
+	}
+	out := &ast.Join{Node: ast.Node{At: left.Pos()}, Left: left, Right: right}
+	switch j.Tp {
+	case tast.LeftJoin:
+		out.Kind = ast.LeftJoin
+		if tr, ok := right.(*ast.TableRef); ok && c.isFull(tr) {
+			out.Kind = ast.FullJoin
+		}
+	case tast.RightJoin:
+		out.Kind = ast.RightJoin
+	default:
+		out.Kind = ast.CrossJoin
+		if j.On != nil || len(j.Using) > 0 {
+			out.Kind = ast.InnerJoin
+		}
+	}
+	if j.On != nil {
+		out.On = c.expr(j.On.Expr)
+	}
+	for _, u := range j.Using {
+		out.Using = append(out.Using, u.Name.O)
+	}
+	return out
+}
+
+// fullTables records which converted TableRefs were the right side of a
+// FULL JOIN (keyed by pointer).
+func (c *conv) isFull(tr *ast.TableRef) bool {
+	for i := range c.r.tables {
+		if c.r.tables[i].full && c.r.tables[i].name.At == tr.Name.At && c.r.tables[i].name.Table == tr.Name.Table {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *conv) tableNode(n tast.ResultSetNode) ast.TableExpr {
+	switch n := n.(type) {
+	case *tast.Join:
+		return c.tableRefs(n)
+	case *tast.TableSource:
+		alias := n.AsName.O
+		var cols []string
+		if i, ok := placeholder(alias, aliasPrefix, len(c.r.aliases)); ok {
+			alias, cols = c.r.aliases[i].name, c.r.aliases[i].cols
+		}
+		switch src := n.Source.(type) {
+		case *tast.TableName:
+			i, ok := placeholder(src.Name.O, tablePrefix, len(c.r.tables))
+			if !ok || src.Schema.O != "" || len(src.PartitionNames) > 0 || src.AsOf != nil || len(src.IndexHints) > 0 || src.TableSample != nil {
+				c.unsupported(0)
+			}
+			ti := c.r.tables[i]
+			if cols != nil {
+				c.p.fail(c.p.toks[0])
+			}
+			return &ast.TableRef{Node: ast.Node{At: ti.name.At}, Name: ti.name, Alias: alias, Hints: ti.hints}
+		case *tast.SelectStmt, *tast.SetOprStmt:
+			q := c.resultSet(src)
+			return &ast.SubqueryRef{Node: ast.Node{At: q.Pos()}, Query: q, Alias: alias, Columns: cols, Lateral: n.Lateral}
+		case *tast.Join:
+			return c.tableRefs(src)
+		}
+	}
+	c.unsupported(0)
+	return nil
+}
+
+var binOps = map[opcode.Op]ast.BinaryOp{
+	opcode.LogicAnd: ast.OpAnd, opcode.LogicOr: ast.OpOr, opcode.GE: ast.OpGe, opcode.LE: ast.OpLe,
+	opcode.EQ: ast.OpEq, opcode.NE: ast.OpNe, opcode.LT: ast.OpLt, opcode.GT: ast.OpGt,
+	opcode.Plus: ast.OpAdd, opcode.Minus: ast.OpSub, opcode.Mul: ast.OpMul, opcode.Div: ast.OpDiv,
+	opcode.Mod: ast.OpMod, opcode.NullEQ: ast.OpIsNotDistinct,
+}
+
+// expr converts a TiDB expression.
+func (c *conv) expr(e tast.ExprNode) ast.Expr {
+	off := e.OriginTextPosition()
+	node := ast.Node{At: c.pos(off)}
+	switch e := e.(type) {
+	case *tast.ParenthesesExpr:
+		return c.expr(e.Expr)
+	case *tast.ColumnNameExpr:
+		n := e.Name
+		q := n.Table.O
+		if n.Schema.O != "" {
+			q = n.Schema.O + "." + q
+		}
+		return &ast.ColumnRef{Node: node, Qualifier: q, Name: n.Name.O}
+	case *driver.ParamMarkerExpr:
+		return &ast.Param{Node: ast.Node{At: c.pos(e.Offset)}, Index: e.Order}
+	case *driver.ValueExpr:
+		return c.value(e, off)
+	case *tast.BinaryOperationExpr:
+		op, ok := binOps[e.Op]
+		if !ok {
+			c.unsupported(off)
+		}
+		l := c.expr(e.L)
+		return &ast.Binary{Node: ast.Node{At: l.Pos()}, Op: op, L: l, R: c.expr(e.R)}
+	case *tast.UnaryOperationExpr:
+		var op ast.UnaryOp
+		switch e.Op {
+		case opcode.Minus:
+			op = ast.OpNeg
+		case opcode.Plus:
+			op = ast.OpPlus
+		case opcode.Not, opcode.Not2:
+			op = ast.OpNot
+		case opcode.BitNeg:
+			op = ast.OpBitNot
+		default:
+			c.unsupported(off)
+		}
+		return &ast.Unary{Node: node, Op: op, X: c.expr(e.V)}
+	case *tast.FuncCallExpr:
+		return c.funcCall(e, node)
+	case *tast.AggregateFuncExpr:
+		f := &ast.FuncCall{Node: node, Name: strings.ToUpper(e.F), Distinct: e.Distinct}
+		if e.Order != nil {
+			c.unsupported(off)
+		}
+		if strings.EqualFold(e.F, "count") && c.isCountStar(off) {
+			f.Star = true
+			return f
+		}
+		for _, a := range e.Args {
+			f.Args = append(f.Args, c.expr(a))
+		}
+		return f
+	case *tast.CaseExpr:
+		k := &ast.Case{Node: node}
+		if e.Value != nil {
+			k.Operand = c.expr(e.Value)
+		}
+		for _, w := range e.WhenClauses {
+			cond := c.expr(w.Expr)
+			k.Whens = append(k.Whens, ast.When{Node: ast.Node{At: cond.Pos()}, Cond: cond, Result: c.expr(w.Result)})
+		}
+		if e.ElseClause != nil {
+			k.Else = c.expr(e.ElseClause)
+		}
+		return k
+	case *tast.PatternInExpr:
+		x := c.expr(e.Expr)
+		in := &ast.In{Node: ast.Node{At: x.Pos()}, X: x, Not: e.Not}
+		if e.Sel != nil {
+			sq, ok := e.Sel.(*tast.SubqueryExpr)
+			if !ok {
+				c.unsupported(e.Sel.OriginTextPosition())
+			}
+			in.Query = c.resultSet(sq.Query)
+		} else {
+			for _, v := range e.List {
+				in.List = append(in.List, c.expr(v))
+			}
+		}
+		return in
+	case *tast.BetweenExpr:
+		x := c.expr(e.Expr)
+		return &ast.Between{Node: ast.Node{At: x.Pos()}, X: x, Lo: c.expr(e.Left), Hi: c.expr(e.Right), Not: e.Not}
+	case *tast.PatternLikeOrIlikeExpr:
+		x := c.expr(e.Expr)
+		l := &ast.Like{Node: ast.Node{At: x.Pos()}, X: x, Pattern: c.expr(e.Pattern), Not: e.Not, CaseInsensitive: !e.IsLike}
+		if e.Escape != '\\' {
+			l.Escape = &ast.Literal{Kind: ast.LitString, Raw: ast.QuoteString(string(e.Escape)), Value: string(e.Escape),
+				Type: sql.Char(1).NotNull()}
+		}
+		return l
+	case *tast.IsNullExpr:
+		x := c.expr(e.Expr)
+		return &ast.IsNull{Node: ast.Node{At: x.Pos()}, X: x, Not: e.Not}
+	case *tast.IsTruthExpr:
+		x := c.expr(e.Expr)
+		v := e.True != 0
+		return &ast.IsBool{Node: ast.Node{At: x.Pos()}, X: x, Value: &v, Not: e.Not}
+	case *tast.SubqueryExpr:
+		q := c.resultSet(e.Query)
+		if e.Exists {
+			return &ast.Exists{Node: node, Query: q}
+		}
+		return &ast.Subquery{Node: node, Query: q}
+	case *tast.ExistsSubqueryExpr:
+		sq, ok := e.Sel.(*tast.SubqueryExpr)
+		if !ok {
+			c.unsupported(off)
+		}
+		return &ast.Exists{Node: node, Query: c.resultSet(sq.Query), Not: e.Not}
+	case *tast.RowExpr:
+		f := &ast.FuncCall{Node: node, Name: "ROW"}
+		for _, v := range e.Values {
+			f.Args = append(f.Args, c.expr(v))
+		}
+		return f
+	case *tast.PositionExpr:
+		return &ast.Literal{Node: node, Kind: ast.LitInt, Raw: strconv.Itoa(e.N), Value: int32(e.N), Type: sql.Int().NotNull()}
+	case *tast.TimeUnitExpr:
+		u := strings.ToUpper(e.Unit.String())
+		return &ast.Literal{Node: node, Kind: ast.LitString, Raw: u, Value: u, Type: sql.Char(len(u)).NotNull()}
+	}
+	c.unsupported(off)
+	return nil
+}
+
+// isCountStar tells COUNT(*) from COUNT(1), which TiDB builds alike.
+func (c *conv) isCountStar(off int) bool {
+	orig := c.r.orig(off)
+	for i, t := range c.p.toks {
+		if t.off == orig && i+2 < len(c.p.toks) && c.p.toks[i+1].isOp("(") && c.p.toks[i+2].isOp("*") {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
+	name := e.FnName.O
+	if name == "" {
+		name = e.FnName.L
+	}
+	if i, ok := placeholder(name, castPrefix, len(c.r.casts)); ok {
+		cast := c.r.casts[i]
+		if len(e.Args) != 1 {
+			c.p.failAtPos(cast.At)
+		}
+		cast.X = c.expr(e.Args[0])
+		return cast
+	}
+	if i, ok := placeholder(name, litPrefix, len(c.r.lits)); ok {
+		return c.r.lits[i]
+	}
+	if strings.EqualFold(name, tast.Concat) && !strings.HasPrefix(name, fnPrefix) && len(e.Args) == 2 &&
+		e.Schema.O == "" && c.isPipes(e) {
+		l := c.expr(e.Args[0])
+		return &ast.Binary{Node: ast.Node{At: l.Pos()}, Op: ast.OpConcat, L: l, R: c.expr(e.Args[1])}
+	}
+	if strings.HasPrefix(strings.ToLower(name), fnPrefix) {
+		name = name[len(fnPrefix):]
+	}
+	f := &ast.FuncCall{Node: node, Name: strings.ToUpper(name)}
+	if e.Schema.O != "" {
+		f.Name = strings.ToUpper(e.Schema.O) + "." + f.Name
+	}
+	for _, a := range e.Args {
+		f.Args = append(f.Args, c.expr(a))
+	}
+	return f
+}
+
+// isPipes reports a concat that came from "||": an explicit CONCAT( was
+// renamed by the pre-pass, so the only concat left is the operator; the
+// original text at the call's offset is then not the word CONCAT.
+func (c *conv) isPipes(e *tast.FuncCallExpr) bool {
+	t, ok := c.offTok[c.r.orig(e.OriginTextPosition())]
+	return !ok || !t.is("CONCAT")
+}
+
+// value converts a TiDB constant by re-reading the original token, so that
+// the literal keeps Flink's typing and its raw spelling.
+func (c *conv) value(v *driver.ValueExpr, off int) ast.Expr {
+	orig := c.r.orig(off)
+	t, ok := c.offTok[orig]
+	if ok {
+		switch {
+		case t.kind == tNumber:
+			return c.p.numberLiteral(t)
+		case t.kind == tString:
+			return c.p.stringLiteral(t)
+		case t.kind == tBinary:
+			return c.p.binaryLiteral(t)
+		case t.is("NULL"):
+			return &ast.Literal{Node: ast.Node{At: c.p.pos(t)}, Kind: ast.LitNull, Raw: "NULL", Type: sql.Null()}
+		}
+	}
+	if v.Datum.Kind() == driver.KindNull {
+		return &ast.Literal{Node: ast.Node{At: c.p.posOff(orig)}, Kind: ast.LitNull, Raw: "NULL", Type: sql.Null()}
+	}
+	c.unsupported(off)
+	return nil
+}
+
+// failAtPos fails with "Encountered" at the token at a position.
+func (p *parser) failAtPos(at ast.Pos) {
+	off := p.li.offset(at.Line, at.Col)
+	for _, t := range p.toks {
+		if t.off >= off {
+			p.fail(t)
+		}
+	}
+	p.fail(p.toks[len(p.toks)-1])
+}
+
+var _ = fmt.Sprint

@@ -1,0 +1,353 @@
+package parser
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// The dialect pre-pass turns a range of Flink tokens into text TiDB's MySQL
+// grammar accepts, recording what it took out so the conversion can put it
+// back:
+//
+//   - table references in FROM/JOIN (with their /*+ OPTIONS(...) */ hints
+//     and up to three name parts) become placeholders __sqlrun_t_N;
+//   - CAST/TRY_CAST(x AS <Flink type>) become __sqlrun_cast_N(x), the type
+//     read by our own type parser;
+//   - TRUE/FALSE, DATE/TIME/TIMESTAMP '...' and INTERVAL '...' <unit>
+//     literals become __sqlrun_lit_N();
+//   - an explicit CONCAT( becomes __sqlrun_fn_CONCAT(, so that a concat
+//     coming back from TiDB is known to be "||" (PIPES_AS_CONCAT);
+//   - VALUES rows "(...)" become "ROW(...)"; FULL [OUTER] JOIN becomes
+//     LEFT JOIN with the right table marked full; a derived column list
+//     "AS t (a, b)" becomes "AS __sqlrun_a_N".
+//
+// Every emitted piece remembers the original offset it came from, so TiDB
+// offsets (in errors and node positions) map back to the statement.
+
+type segment struct {
+	newOff, origOff, n int // n == 0 for synthesized text
+}
+
+type tableInfo struct {
+	name  ast.ObjectName
+	hints []ast.Hint
+	full  bool
+}
+
+type aliasInfo struct {
+	name string
+	cols []string
+}
+
+type rewriter struct {
+	p       *parser
+	buf     strings.Builder
+	segs    []segment
+	tables  []tableInfo
+	casts   []*ast.Cast
+	lits    []*ast.Literal
+	aliases []aliasInfo
+	// queryStarts are the offsets of SELECT and VALUES keywords in order,
+	// which give TiDB's SelectStmts (that carry no offset) their positions.
+	queryStarts []int
+	nextQuery   int
+	params      int
+	lastEnd     int // end offset of the last emitted token, -1 after synthesized text
+}
+
+// emit writes a token's text, mapped to its own offset. A space separates
+// it from the previous token only where the original had one, because
+// MySQL's grammar reads "COUNT (*)" differently from "COUNT(*)".
+func (r *rewriter) emit(t token) {
+	if r.lastEnd != t.off {
+		r.buf.WriteByte(' ')
+	}
+	r.lastEnd = t.end
+	r.segs = append(r.segs, segment{newOff: r.buf.Len(), origOff: t.off, n: len(t.text)})
+	r.buf.WriteString(t.text)
+}
+
+// synth writes generated text that maps back to orig.
+func (r *rewriter) synth(s string, orig int) {
+	r.buf.WriteByte(' ')
+	r.lastEnd = -1
+	r.segs = append(r.segs, segment{newOff: r.buf.Len(), origOff: orig})
+	r.buf.WriteString(s)
+}
+
+// orig maps an offset of the rewritten text back to the statement.
+func (r *rewriter) orig(off int) int {
+	i := sort.Search(len(r.segs), func(i int) bool { return r.segs[i].newOff > off }) - 1
+	if i < 0 {
+		if len(r.segs) > 0 {
+			return r.segs[0].origOff
+		}
+		return 0
+	}
+	s := r.segs[i]
+	if s.n > 0 && off-s.newOff < s.n {
+		return s.origOff + off - s.newOff
+	}
+	if s.n > 0 && i+1 < len(r.segs) {
+		return r.segs[i+1].origOff // in the space before the next piece
+	}
+	if s.n > 0 {
+		return s.origOff + s.n
+	}
+	return s.origOff
+}
+
+type frameKind int
+
+const (
+	fQuery frameKind = iota // a query: FROM lists tables here
+	fExpr                   // function arguments, lists, a VALUES row
+	fCast                   // CAST( ... AS type )
+)
+
+type frame struct {
+	kind      frameKind
+	inFrom    bool // between FROM and WHERE/GROUP/... in this query
+	wantTable bool // the next token may start a table reference
+	values    bool // in a VALUES list: '(' starts a row
+	wantRow   bool
+	fullNext  bool // the next table is the right side of a FULL JOIN
+	tableSub  bool // this query is a subquery in FROM (may take "AS t (cols)")
+	cast      int  // for fCast: index into rewriter.casts
+}
+
+// isQueryAhead reports whether the tokens from j (after a '(') start a
+// query, looking through nested parentheses.
+func (p *parser) isQueryAhead(j int) bool {
+	for j < len(p.toks) && p.toks[j].isOp("(") {
+		j++
+	}
+	return j < len(p.toks) && (p.toks[j].is("SELECT") || p.toks[j].is("WITH") || p.toks[j].is("VALUES"))
+}
+
+var clauseEnds = map[string]bool{
+	"WHERE": true, "GROUP": true, "HAVING": true, "ORDER": true, "LIMIT": true, "UNION": true,
+	"EXCEPT": true, "INTERSECT": true, "WINDOW": true, "OFFSET": true, "FETCH": true,
+}
+
+var joinWords = map[string]bool{
+	"JOIN": true, "LEFT": true, "RIGHT": true, "INNER": true, "CROSS": true, "OUTER": true, "FULL": true, "NATURAL": true,
+	"ON": true, "USING": true, "AS": true,
+}
+
+// rewrite runs the pre-pass over tokens [from, to), starting in a query
+// (asQuery) or an expression.
+func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
+	r := &rewriter{p: p, lastEnd: -1}
+	top := frame{kind: fExpr}
+	if asQuery {
+		top.kind = fQuery
+	}
+	stack := []frame{top}
+	cur := func() *frame { return &stack[len(stack)-1] }
+	for j := from; j < to; j++ {
+		t := p.toks[j]
+		f := cur()
+		up := ""
+		if t.kind == tIdent {
+			up = strings.ToUpper(t.text)
+		}
+		switch {
+		case t.kind == tHint:
+			// Query-level hints (SELECT /*+ ... */) are not used by sqlrun;
+			// table hints are taken with their table below.
+			continue
+		case t.isOp("("):
+			nf := frame{kind: fExpr}
+			if p.isQueryAhead(j + 1) {
+				nf.kind = fQuery
+				nf.tableSub = f.kind == fQuery && f.wantTable
+			}
+			if f.values && f.wantRow {
+				r.synth("ROW(", t.off)
+				f.wantRow = false
+			} else {
+				r.emit(t)
+			}
+			f.wantTable = false
+			stack = append(stack, nf)
+			continue
+		case t.isOp(")"):
+			if len(stack) == 1 {
+				p.fail(t)
+			}
+			closed := *f
+			stack = stack[:len(stack)-1]
+			r.emit(t)
+			if closed.kind == fQuery && closed.tableSub {
+				j = r.derivedAlias(j + 1, to) - 1
+			}
+			continue
+		case t.isOp(","):
+			if f.values {
+				f.wantRow = true
+			}
+			if f.kind == fQuery && f.inFrom {
+				f.wantTable = true
+			}
+			r.emit(t)
+			continue
+		case t.kind == tParam:
+			r.params++
+		}
+		if up == "" {
+			f.wantTable = false
+			r.emit(t)
+			continue
+		}
+		// Keywords and identifiers.
+		switch {
+		case (up == "CAST" || up == "TRY_CAST") && j+1 < to && p.toks[j+1].isOp("("):
+			c := &ast.Cast{Node: ast.Node{At: p.pos(t)}, Try: up == "TRY_CAST"}
+			r.casts = append(r.casts, c)
+			r.synth("__sqlrun_cast_"+strconv.Itoa(len(r.casts)-1), t.off)
+			r.lastEnd = t.end
+			r.emit(p.toks[j+1])
+			stack = append(stack, frame{kind: fCast, cast: len(r.casts) - 1})
+			j++
+			continue
+		case up == "AS" && f.kind == fCast:
+			p.i = j + 1
+			r.casts[f.cast].Type = p.dataType()
+			if p.i > to || !p.peek().isOp(")") {
+				p.fail(p.peek())
+			}
+			j = p.i - 1
+			continue
+		case (up == "TRUE" || up == "FALSE") && !(j > from && (p.toks[j-1].is("IS") || p.toks[j-1].is("NOT"))):
+			r.lit(&ast.Literal{Node: ast.Node{At: p.pos(t)}, Kind: ast.LitBool, Raw: up, Value: up == "TRUE",
+				Type: sql.Boolean().NotNull()}, t.off)
+			continue
+		case (up == "DATE" || up == "TIME" || up == "TIMESTAMP" || up == "TIMESTAMP_LTZ") && j+1 < to && p.toks[j+1].kind == tString:
+			r.lit(p.temporalLiteral(t, p.toks[j+1]), t.off)
+			j++
+			continue
+		case up == "INTERVAL":
+			lit, next := p.intervalLiteral(j, to)
+			r.lit(lit, t.off)
+			j = next - 1
+			continue
+		case up == "CONCAT" && j+1 < to && p.toks[j+1].isOp("("):
+			r.synth("__sqlrun_fn_CONCAT", t.off)
+			r.lastEnd = t.end
+			continue
+		case up == "SELECT":
+			r.queryStarts = append(r.queryStarts, t.off)
+			f.inFrom, f.values = false, false
+		case up == "VALUES" && f.kind == fQuery:
+			r.queryStarts = append(r.queryStarts, t.off)
+			f.values, f.wantRow = true, true
+		case up == "FROM" && f.kind == fQuery:
+			f.inFrom, f.wantTable = true, true
+			r.emit(t)
+			continue
+		case up == "JOIN" && f.kind == fQuery:
+			f.wantTable = true
+			r.emit(t)
+			continue
+		case up == "FULL" && f.kind == fQuery && f.inFrom:
+			k := j + 1
+			if k < to && p.toks[k].is("OUTER") {
+				k++
+			}
+			if k >= to || !p.toks[k].is("JOIN") {
+				p.fail(p.toks[min(k, len(p.toks)-1)])
+			}
+			if k+1 < to && !p.toks[k+1].isIdent() {
+				p.fail(t) // FULL JOIN of a subquery: not supported by the pre-pass
+			}
+			r.synth("LEFT", t.off)
+			r.emit(p.toks[k])
+			f.wantTable, f.fullNext = true, true
+			j = k
+			continue
+		case clauseEnds[up] && f.kind == fQuery:
+			f.inFrom, f.wantTable, f.values = false, false, false
+		case f.kind == fQuery && f.wantTable && t.isIdent() && !joinWords[up] && up != "LATERAL" && up != "UNNEST" && up != "TABLE":
+			j = r.tableRef(j, to) - 1
+			r.tables[len(r.tables)-1].full = f.fullNext
+			f.wantTable, f.fullNext = false, false
+			continue
+		}
+		f.wantTable = false
+		r.emit(t)
+	}
+	if len(stack) != 1 {
+		p.fail(p.toks[to])
+	}
+	return r
+}
+
+// lit emits a literal placeholder.
+func (r *rewriter) lit(l *ast.Literal, off int) {
+	r.lits = append(r.lits, l)
+	r.synth("__sqlrun_lit_"+strconv.Itoa(len(r.lits)-1)+"()", off)
+}
+
+// tableRef reads a table name with its hints at j and emits a placeholder;
+// it returns the index after them.
+func (r *rewriter) tableRef(j, to int) int {
+	p := r.p
+	first := p.toks[j]
+	parts := []string{first.name()}
+	j++
+	for j+1 < to && p.toks[j].isOp(".") && p.toks[j+1].isIdent() {
+		parts = append(parts, p.toks[j+1].name())
+		j += 2
+	}
+	if len(parts) > 3 {
+		p.fail(first)
+	}
+	info := tableInfo{name: ast.ObjectName{Node: ast.Node{At: p.pos(first)}}}
+	switch len(parts) {
+	case 1:
+		info.name.Table = parts[0]
+	case 2:
+		info.name.Database, info.name.Table = parts[0], parts[1]
+	case 3:
+		info.name.Catalog, info.name.Database, info.name.Table = parts[0], parts[1], parts[2]
+	}
+	for j < to && p.toks[j].kind == tHint {
+		info.hints = append(info.hints, p.hints(p.toks[j])...)
+		j++
+	}
+	// The frame that asked for the table knows whether it is a FULL JOIN's.
+	r.tables = append(r.tables, info)
+	r.synth("__sqlrun_t_"+strconv.Itoa(len(r.tables)-1), first.off)
+	return j
+}
+
+// derivedAlias handles "[AS] alias (c1, c2)" after a subquery in FROM: TiDB
+// has no derived column lists, so the alias becomes a placeholder. It
+// returns the index of the first token not consumed.
+func (r *rewriter) derivedAlias(j, to int) int {
+	p := r.p
+	k := j
+	if k < to && p.toks[k].is("AS") {
+		k++
+	}
+	if k+1 < to && p.toks[k].isIdent() && !joinWords[strings.ToUpper(p.toks[k].text)] &&
+		!clauseEnds[strings.ToUpper(p.toks[k].text)] && p.toks[k+1].isOp("(") {
+		save := p.i
+		p.i = k + 1
+		cols := p.identList()
+		end := p.i
+		p.i = save
+		if end > to {
+			p.fail(p.toks[to])
+		}
+		r.aliases = append(r.aliases, aliasInfo{name: p.toks[k].name(), cols: cols})
+		r.synth("AS __sqlrun_a_"+strconv.Itoa(len(r.aliases)-1), p.toks[k].off)
+		return end
+	}
+	return j
+}
