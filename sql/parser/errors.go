@@ -24,8 +24,8 @@ type ParseError struct {
 	Msg string
 	// Token is the offending token's text ("<EOF>" at the end), empty for
 	// errors that are not about one token.
-	Token                string
-	Line, Col            int
+	Token                 string
+	Line, Col             int
 	ScriptLine, ScriptCol int
 	// Statement is the text of the statement that failed.
 	Statement string

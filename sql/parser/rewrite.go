@@ -184,7 +184,7 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			stack = stack[:len(stack)-1]
 			r.emit(t)
 			if closed.kind == fQuery && closed.tableSub {
-				j = r.derivedAlias(j + 1, to) - 1
+				j = r.derivedAlias(j+1, to) - 1
 			}
 			continue
 		case t.isOp(","):
