@@ -61,7 +61,7 @@ func ordersSchema(pk bool) sql.Schema {
 const ordersDDL = "CREATE TABLE `%s`.`orders_rt` (id BIGINT NOT NULL, amount DECIMAL(10, 2), status VARCHAR(32), PRIMARY KEY (id)) ENGINE = InnoDB"
 
 // ordersDB creates a database with the seed's MySQL table orders_rt.
-func ordersDB(t *testing.T, s *mariadb.Server) string {
+func ordersDB(t testing.TB, s *mariadb.Server) string {
 	db := s.NewDatabase(t)
 	s.Exec(t, fmt.Sprintf(ordersDDL, db))
 	return db
@@ -85,7 +85,7 @@ func tableOptions(s *mariadb.Server, db string, extra ...string) map[string]stri
 	return o
 }
 
-func newSink(t *testing.T, schema sql.Schema, opts map[string]string) *Sink {
+func newSink(t testing.TB, schema sql.Schema, opts map[string]string) *Sink {
 	t.Helper()
 	ts, err := Factory{}.CreateSink(&connectors.Context{
 		Table:   connectors.ObjectIdentifier{Catalog: "default_catalog", Database: "default_database", Name: "mysql_orders"},
@@ -100,7 +100,7 @@ func newSink(t *testing.T, schema sql.Schema, opts map[string]string) *Sink {
 
 // openWriter creates and opens subtask 0 of 1 with the sink's options,
 // closing it (if the test did not) when the test ends.
-func openWriter(t *testing.T, sink *Sink, tweak func(*ExecutionOptions)) *Writer {
+func openWriter(t testing.TB, sink *Sink, tweak func(*ExecutionOptions)) *Writer {
 	t.Helper()
 	eo := sink.ExecutionOptions()
 	if tweak != nil {
@@ -143,7 +143,7 @@ func snapshot(t *testing.T, w *Writer, id int64) {
 
 // serverCounters reads Com_insert (every INSERT, also ON DUPLICATE KEY UPDATE),
 // Com_delete, and Handler_delete (rows actually deleted).
-func serverCounters(t *testing.T, s *mariadb.Server) map[string]int64 {
+func serverCounters(t testing.TB, s *mariadb.Server) map[string]int64 {
 	return s.Status(t, "Com_insert", "Com_delete", "Handler_delete")
 }
 
@@ -153,7 +153,7 @@ func delta(before, after map[string]int64) string {
 		after["Handler_delete"]-before["Handler_delete"])
 }
 
-func eq(t *testing.T, what string, got, want any) {
+func eq(t testing.TB, what string, got, want any) {
 	t.Helper()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%s:\n got: %v\nwant: %v", what, got, want)
