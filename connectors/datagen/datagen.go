@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/shopspring/decimal"
 
@@ -320,13 +321,12 @@ func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 	rows := make([]sql.Row, n)
 	nf := len(r.fields)
 	backing := make([]any, int(n)*nf)
+	first := r.subtask + r.emitted*r.parallelism
+	for i := range r.fields {
+		r.fields[i].fill(backing[i:], nf, int(n), first, r.parallelism, r.baseTime)
+	}
 	for k := range rows {
-		idx := r.subtask + (r.emitted+int64(k))*r.parallelism
-		vals := backing[k*nf : (k+1)*nf : (k+1)*nf]
-		for i := range r.fields {
-			vals[i] = r.fields[i].value(idx, r.baseTime)
-		}
-		rows[k] = sql.Row{Kind: sql.Insert, Values: vals}
+		rows[k] = sql.Row{Kind: sql.Insert, Values: backing[k*nf : (k+1)*nf : (k+1)*nf]}
 	}
 	r.emitted += n
 	return rows, nil
@@ -349,6 +349,75 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
+// fill writes n values of this field into dst[0], dst[stride], ... for the
+// row indexes first, first+step, ... Integer and float columns are boxed
+// from one typed slice per batch (see box.go).
+func (f *field) fill(dst []any, stride, n int, first, step int64, base time.Time) {
+	numeric := f.nullRate == 0
+	switch f.typ.Root {
+	case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt, sql.TypeFloat, sql.TypeDouble:
+	default:
+		numeric = false
+	}
+	if !numeric {
+		for k := 0; k < n; k++ {
+			dst[k*stride] = f.value(first+int64(k)*step, base)
+		}
+		return
+	}
+	switch f.typ.Root {
+	case sql.TypeTinyInt:
+		vals := make([]int8, n)
+		for k := range vals {
+			vals[k] = f.value(first+int64(k)*step, base).(int8)
+			box(&dst[k*stride], int8Type, unsafe.Pointer(&vals[k]))
+		}
+	case sql.TypeSmallInt:
+		vals := make([]int16, n)
+		for k := range vals {
+			vals[k] = f.value(first+int64(k)*step, base).(int16)
+			box(&dst[k*stride], int16Type, unsafe.Pointer(&vals[k]))
+		}
+	case sql.TypeInt:
+		vals := make([]int32, n)
+		for k := range vals {
+			vals[k] = int32(f.intValue(first + int64(k)*step))
+			box(&dst[k*stride], int32Type, unsafe.Pointer(&vals[k]))
+		}
+	case sql.TypeBigInt:
+		vals := make([]int64, n)
+		for k := range vals {
+			vals[k] = f.intValue(first + int64(k)*step)
+			box(&dst[k*stride], int64Type, unsafe.Pointer(&vals[k]))
+		}
+	case sql.TypeFloat:
+		vals := make([]float32, n)
+		for k := range vals {
+			vals[k] = f.value(first+int64(k)*step, base).(float32)
+			box(&dst[k*stride], float32Type, unsafe.Pointer(&vals[k]))
+		}
+	case sql.TypeDouble:
+		vals := make([]float64, n)
+		for k := range vals {
+			vals[k] = f.value(first+int64(k)*step, base).(float64)
+			box(&dst[k*stride], float64Type, unsafe.Pointer(&vals[k]))
+		}
+	}
+}
+
+// intValue is value for INT and BIGINT without boxing (null-rate 0).
+func (f *field) intValue(idx int64) int64 {
+	if f.sequence {
+		return f.start + idx
+	}
+	h := mix(uint64(idx) ^ f.seed)
+	span := uint64(int64(f.max) - int64(f.min))
+	if span == math.MaxUint64 {
+		return int64(h)
+	}
+	return int64(f.min) + int64(h%(span+1))
+}
+
 func (f *field) value(idx int64, base time.Time) any {
 	if f.sequence {
 		return f.seqValue(f.start + idx)
@@ -357,7 +426,10 @@ func (f *field) value(idx int64, base time.Time) any {
 	if f.nullRate > 0 && float64(h>>11)/(1<<53) < f.nullRate {
 		return nil
 	}
-	h2 := mix(h)
+	h2 := h
+	if f.nullRate > 0 {
+		h2 = mix(h) // independent of the null decision
+	}
 	unit := float64(h2>>11) / (1 << 53) // [0,1)
 	num := func() float64 { return f.min + unit*(f.max-f.min) }
 	intIn := func(lo, hi float64) int64 {

@@ -93,6 +93,16 @@ func (c *Collector) Emit(r sql.Row) { c.rows = append(c.rows, r) }
 // EmitAll appends rows.
 func (c *Collector) EmitAll(rs []sql.Row) { c.rows = append(c.rows, rs...) }
 
+// Grow reserves room for n more rows (operators that know their output
+// size avoid re-growing the batch).
+func (c *Collector) Grow(n int) {
+	if cap(c.rows)-len(c.rows) < n {
+		rows := make([]sql.Row, len(c.rows), len(c.rows)+n)
+		copy(rows, c.rows)
+		c.rows = rows
+	}
+}
+
 // Len is the number of rows emitted and not yet sent.
 func (c *Collector) Len() int { return len(c.rows) }
 

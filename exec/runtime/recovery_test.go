@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 type fileSink struct{ path string }
 
 func (s fileSink) ChangelogMode(m sql.ChangelogMode) (sql.ChangelogMode, error) { return m, nil }
-func (s fileSink) Parallelism() int                                              { return 0 }
+func (s fileSink) Parallelism() int                                             { return 0 }
 func (s fileSink) NewWriter(int, int) (connectors.SinkWriter, error) {
 	return &fileWriter{path: s.path}, nil
 }

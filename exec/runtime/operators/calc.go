@@ -21,6 +21,7 @@ type calc struct {
 }
 
 func (c *calc) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	out.Grow(len(rows))
 	for _, r := range rows {
 		o, ok, err := c.f(r)
 		if err != nil {
@@ -43,8 +44,18 @@ type Predicate func(sql.Row) (bool, error)
 // columns. Output rows of one batch share one backing array, so a batch
 // costs two allocations, not one per row.
 func ProjectFilter(fields []int, filter Predicate) runtime.OperatorFactory {
+	// A run of adjacent columns (SELECT b, c, d) re-slices the input's
+	// Values instead of copying them: rows are read-only, so sharing is safe.
+	lo, run := -1, len(fields) > 0
+	for i, f := range fields {
+		if i == 0 {
+			lo = f
+		} else if f != lo+i {
+			run = false
+		}
+	}
 	return func(int, int) (runtime.Operator, error) {
-		return &projectFilter{fields: fields, filter: filter}, nil
+		return &projectFilter{fields: fields, filter: filter, run: run, lo: lo}, nil
 	}
 }
 
@@ -52,11 +63,17 @@ type projectFilter struct {
 	runtime.Base
 	fields []int
 	filter Predicate
+	run    bool
+	lo     int
 }
 
 func (p *projectFilter) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	if p.run {
+		return p.slice(rows, out)
+	}
 	nf := len(p.fields)
 	backing := make([]any, 0, len(rows)*nf)
+	out.Grow(len(rows))
 	for _, r := range rows {
 		if p.filter != nil {
 			ok, err := p.filter(r)
@@ -72,6 +89,24 @@ func (p *projectFilter) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collect
 			backing = append(backing, r.Values[f])
 		}
 		out.Emit(sql.Row{Kind: r.Kind, Values: backing[start:len(backing):len(backing)]})
+	}
+	return nil
+}
+
+func (p *projectFilter) slice(rows []sql.Row, out *runtime.Collector) error {
+	out.Grow(len(rows))
+	hi := p.lo + len(p.fields)
+	for _, r := range rows {
+		if p.filter != nil {
+			ok, err := p.filter(r)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+		}
+		out.Emit(sql.Row{Kind: r.Kind, Values: r.Values[p.lo:hi:hi]})
 	}
 	return nil
 }
