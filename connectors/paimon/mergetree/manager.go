@@ -168,6 +168,34 @@ func (m *CompactManager) Result(blocking bool) (*CompactResult, error) {
 	return run.res, nil
 }
 
+// Discard waits for a running compaction and drops its result without
+// applying it (a writer closing or restarting: only committed files count).
+// It returns the files the compaction wrote, for deletion.
+func (m *CompactManager) Discard() []*FileMeta {
+	m.mu.Lock()
+	run := m.running
+	m.running = nil
+	m.mu.Unlock()
+	if run == nil {
+		return nil
+	}
+	<-run.done
+	if run.err != nil || run.res == nil {
+		return nil
+	}
+	before := map[string]bool{}
+	for _, f := range run.res.Before {
+		before[f.Name] = true
+	}
+	var out []*FileMeta
+	for _, f := range append(run.res.After, run.res.Changelog...) {
+		if !before[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // CompactNotCompleted reports whether the bucket still owes work before a
 // commit may be considered settled: a running compaction, or, for lookup
 // tables, level-0 files not yet compacted (no changelog for them yet).

@@ -193,11 +193,12 @@ func (w *memWriter) roll() {
 	if w.kind == ChangelogFile {
 		prefix = "changelog"
 	}
-	name := fmt.Sprintf("%s-%d", prefix, w.s.next)
+	n := w.s.next
+	name := fmt.Sprintf("%s-%d", prefix, n)
 	w.s.files[name] = w.cur
 	w.s.mu.Unlock()
 	f := &FileMeta{Name: name, Level: w.level, MinKey: w.cur[0].Key, MaxKey: w.cur[len(w.cur)-1].Key,
-		Size: w.size, MinSeq: w.cur[0].Seq, MaxSeq: w.cur[0].Seq, RowCount: int64(len(w.cur)), CreationMillis: int64(w.s.next)}
+		Size: w.size, MinSeq: w.cur[0].Seq, MaxSeq: w.cur[0].Seq, RowCount: int64(len(w.cur)), CreationMillis: int64(n)}
 	for _, r := range w.cur {
 		f.MinSeq = min(f.MinSeq, r.Seq)
 		f.MaxSeq = max(f.MaxSeq, r.Seq)

@@ -302,10 +302,15 @@ func (w *Writer) Compact(full bool) error {
 }
 
 // Close waits for a running compaction so no goroutine outlives the writer;
-// its result is discarded (the files it wrote are left for orphan cleanup).
+// its result is discarded and the files it wrote are deleted (through
+// WriterOptions.DeleteFile), since only committed files survive a restart.
 func (w *Writer) Close() error {
-	_, err := w.mgr.Result(true)
-	return err
+	for _, f := range w.mgr.Discard() {
+		if w.opts.DeleteFile != nil {
+			w.opts.DeleteFile(f)
+		}
+	}
+	return nil
 }
 
 // NewReader is merge-on-read over the bucket's current files: every
