@@ -406,11 +406,15 @@ type StopJob struct {
 	WithDrain     bool
 }
 
-// Call is CALL proc(args...), e.g. CALL sys.compact('db.t').
+// Call is CALL proc(args...), e.g. CALL sys.compact('db.t') or, with
+// named arguments, CALL sys.compact(`table` => 'db.t').
 type Call struct {
 	StmtBase
 	Procedure ObjectName
 	Args      []Expr
+	// ArgNames parallels Args when named arguments were used ("" for a
+	// positional one); nil when none was named.
+	ArgNames []string
 }
 
 // Quit is QUIT or EXIT (shell only).

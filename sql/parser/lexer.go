@@ -180,7 +180,7 @@ func lexOne(src string, i int) (token, *lexError) {
 	}
 	if i+1 < len(src) {
 		switch src[i : i+2] {
-		case "<>", "<=", ">=", "!=", "||":
+		case "<>", "<=", ">=", "!=", "||", "=>":
 			return mk(tOp, i+2, ""), nil
 		}
 	}

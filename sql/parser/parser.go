@@ -447,7 +447,7 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 			switch {
 			case t.is("CONSTRAINT") || t.is("PRIMARY"):
 				if ct.PrimaryKey != nil {
-					p.failMsg(sql.SqlParserException, t, "SQL parse failed. Duplicate primary key definition")
+					p.failMsg(sql.ValidationException, t, "Duplicate primary key definition")
 				}
 				pkTok = t
 				if p.accept("CONSTRAINT") {
@@ -469,7 +469,7 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 				col, pk := p.columnDef()
 				if pk {
 					if ct.PrimaryKey != nil {
-						p.failMsg(sql.SqlParserException, t, "SQL parse failed. Duplicate primary key definition")
+						p.failMsg(sql.ValidationException, t, "Duplicate primary key definition")
 					}
 					ct.PrimaryKey = []string{col.Name}
 					pkTok = t
@@ -523,7 +523,8 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 					p.fail(ft)
 				}
 				like.Options = append(like.Options, o)
-				if !p.acceptOp(",") {
+				p.acceptOp(",") // Flink separates them by blanks; a comma is tolerated
+				if p.peek().isOp(")") {
 					break
 				}
 			}
@@ -965,13 +966,24 @@ func (p *parser) call() ast.Statement {
 	c := &ast.Call{StmtBase: p.base(start), Procedure: p.objectName()}
 	p.expectOp("(")
 	if !p.acceptOp(")") {
+		named := false
 		for {
+			name := ""
+			if t := p.peek(); t.isIdent() && p.peekAt(1).isOp("=>") {
+				name, named = t.name(), true
+				p.next()
+				p.next()
+			}
+			c.ArgNames = append(c.ArgNames, name)
 			c.Args = append(c.Args, p.exprUntil(func(t token) bool { return t.isOp(",") || t.isOp(")") }))
 			if !p.acceptOp(",") {
 				break
 			}
 		}
 		p.expectOp(")")
+		if !named {
+			c.ArgNames = nil
+		}
 	}
 	return c
 }

@@ -181,6 +181,10 @@ func (p *parser) baseType() sql.DataType {
 		dt = sql.MapOf(k, v)
 	case "ROW":
 		closer := ">"
+		if p.acceptOp("<>") { // ROW<>: lexed as the not-equals operator
+			dt = sql.RowOf()
+			break
+		}
 		if p.acceptOp("(") {
 			closer = ")"
 		} else {
