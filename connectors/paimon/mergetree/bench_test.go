@@ -1,0 +1,142 @@
+package mergetree
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Benchmarks use Paimon's TableWriterBenchmark row shape: k INT plus 20
+// STRING columns of 10 characters.
+
+func benchSpec(b *testing.B, opts map[string]string) *Spec {
+	names := []string{"k"}
+	types := []sql.DataType{sql.Int().NotNull()}
+	for i := 0; i < 20; i++ {
+		names = append(names, fmt.Sprintf("f%d", i))
+		types = append(types, sql.String())
+	}
+	spec, err := NewSpec(names, types, []string{"k"}, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return spec
+}
+
+func benchRows(n, keys int, seed int64) [][]any {
+	r := rand.New(rand.NewSource(seed))
+	strs := make([]string, 1024)
+	for i := range strs {
+		strs[i] = fmt.Sprintf("%010d", r.Int63n(1e10))
+	}
+	rows := make([][]any, n)
+	for i := range rows {
+		v := make([]any, 21)
+		v[0] = int32(r.Intn(keys))
+		for j := 1; j < 21; j++ {
+			v[j] = strs[r.Intn(len(strs))]
+		}
+		rows[i] = v
+	}
+	return rows
+}
+
+// BenchmarkWriteBuffer measures insert + sort + merge-on-flush of the write
+// buffer alone: one op is one row.
+func BenchmarkWriteBuffer(b *testing.B) {
+	spec := benchSpec(b, nil)
+	rows := benchRows(100_000, 50_000, 1)
+	buf := NewWriteBuffer(spec, 1<<40, nil)
+	var merged int
+	sink := func(*KV) error { merged++; return nil }
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v := rows[i%len(rows)]
+		if _, err := buf.Put(&KV{Key: spec.KeyOf(v), Seq: int64(i), Kind: sql.Insert, Value: v}); err != nil {
+			b.Fatal(err)
+		}
+		if buf.Len() == len(rows) {
+			if err := buf.Flush(sink, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := buf.Flush(sink, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkWriter measures a bucket writer (buffer, level-0 flushes,
+// compaction, in-memory files) per changelog producer; comparing none and
+// lookup gives the cost of lookup.
+func BenchmarkWriter(b *testing.B) {
+	for _, producer := range []string{ProducerNone, ProducerLookup} {
+		b.Run(producer, func(b *testing.B) {
+			spec := benchSpec(b, map[string]string{"changelog-producer": producer,
+				"write-buffer-size": "16 mb", "target-file-size": "8 mb"})
+			rows := benchRows(100_000, 1_000_000, 2)
+			store := NewMemStore(spec.Key, spec.TargetFileSize)
+			w, err := NewWriter(spec, store, nil, WriterOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := w.Write(sql.Insert, rows[i%len(rows)]); err != nil {
+					b.Fatal(err)
+				}
+				if (i+1)%50_000 == 0 {
+					if _, err := w.PrepareCommit(true); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if _, err := w.PrepareCommit(true); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkMergeRead measures merge-on-read over 5 overlapping sorted runs:
+// one op is one input record.
+func BenchmarkMergeRead(b *testing.B) {
+	spec := benchSpec(b, nil)
+	const runs, perRun = 5, 100_000
+	var sorted [][]*KV
+	seq := int64(0)
+	for r := 0; r < runs; r++ {
+		rows := benchRows(perRun, 1, int64(r))
+		recs := make([]*KV, perRun)
+		for i, v := range rows {
+			v[0] = int32(i*2 + r%2) // runs overlap on half of the keys
+			recs[i] = &KV{Key: spec.KeyOf(v), Seq: seq, Kind: sql.Insert, Value: v, Level: r}
+			seq++
+		}
+		sorted = append(sorted, recs)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	read := 0
+	for read < b.N {
+		its := make([]Iterator, runs)
+		for r := range its {
+			its[r] = NewSliceIter(sorted[r])
+		}
+		it := NewMergeIter(NewMergingIter(its, spec.Key, spec.Order), spec.Key, spec.NewMergeFunction(), true)
+		for rec := it.Next(); rec != nil; rec = it.Next() {
+		}
+		if err := it.Close(); err != nil {
+			b.Fatal(err)
+		}
+		read += runs * perRun
+	}
+	b.ReportMetric(float64(read)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -1,0 +1,332 @@
+package mergetree
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+func TestComparatorOrders(t *testing.T) {
+	ts := func(ms int64, ns int32) sql.TimestampData { return sql.TimestampData{Millis: ms, NanoOfMilli: ns} }
+	cases := []struct {
+		typ  sql.DataType
+		a, b any
+		want int
+	}{
+		{sql.Int(), int32(-5), int32(3), -1},
+		{sql.BigInt(), int64(7), int64(7), 0},
+		{sql.TinyInt(), int8(2), int8(-1), 1},
+		{sql.SmallInt(), int16(1), int16(2), -1},
+		// Strings by unsigned UTF-8 bytes: "z" (0x7a) < "é" (0xc3 0xa9),
+		// where UTF-16 order would agree but a signed-byte order would not.
+		{sql.String(), "z", "é", -1},
+		{sql.String(), "ab", "abc", -1},
+		{sql.String(), "€", "￿", -1},
+		{sql.Decimal(10, 2), decimal.RequireFromString("80.00"), decimal.RequireFromString("100.00"), -1},
+		{sql.Decimal(10, 2), decimal.RequireFromString("1.50"), decimal.RequireFromString("1.5"), 0},
+		{sql.Timestamp(9), ts(1000, 5), ts(1000, 7), -1},
+		{sql.Timestamp(3), ts(2000, 0), ts(1000, 999999), 1},
+		{sql.Date(), int32(19000), int32(18000), 1},
+		{sql.Boolean(), false, true, -1},
+		{sql.Bytes(), []byte{0x01, 0xff}, []byte{0x01, 0x80}, 1},
+		{sql.Double(), 1.5, 2.5, -1},
+		{sql.Int(), nil, int32(0), -1},
+		{sql.Int(), nil, nil, 0},
+	}
+	for _, c := range cases {
+		cmp, err := NewComparator([]sql.DataType{c.typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cmp.Compare([]any{c.a}, []any{c.b}); got != c.want {
+			t.Errorf("%s: compare(%v, %v) = %d, want %d", c.typ, c.a, c.b, got, c.want)
+		}
+		if got := cmp.Compare([]any{c.b}, []any{c.a}); got != -c.want {
+			t.Errorf("%s: compare(%v, %v) = %d, want %d", c.typ, c.b, c.a, got, -c.want)
+		}
+	}
+	multi, _ := NewComparator([]sql.DataType{sql.Int(), sql.String()})
+	if multi.Compare([]any{int32(1), "b"}, []any{int32(1), "a"}) != 1 || multi.Compare([]any{int32(0), "z"}, []any{int32(1), "a"}) != -1 {
+		t.Error("multi-field comparison is not field by field")
+	}
+	desc, _ := NewFieldComparator([]sql.DataType{sql.Int(), sql.BigInt()}, []int{1}, true)
+	if desc.Compare([]any{int32(9), int64(1)}, []any{int32(0), int64(2)}) != 1 {
+		t.Error("descending comparator does not reverse")
+	}
+	if _, err := NewComparator([]sql.DataType{sql.MapOf(sql.Int(), sql.Int())}); err == nil {
+		t.Error("MAP keys must be refused")
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	names := []string{"id", "v"}
+	types := []sql.DataType{sql.Int(), sql.BigInt()}
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"merge-engine": "nope"}, "unknown merge-engine"},
+		{map[string]string{"changelog-producer": "nope"}, "invalid changelog-producer"},
+		{map[string]string{"write-buffer-size": "lots"}, "write-buffer-size"},
+		{map[string]string{"num-levels": "1"}, "Number of levels must be at least 2."},
+		{map[string]string{"sequence.field": "missing"}, "sequence.field"},
+		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "count"}, "Use unsupported aggregation: count"},
+		{map[string]string{"merge-engine": "partial-update", "ignore-delete": "true", "partial-update.remove-record-on-delete": "true"}, "conflicting behavior"},
+		{map[string]string{"changelog-producer.row-deduplicate": "true", "changelog-producer.row-deduplicate-ignore-fields": "x"}, "row-deduplicate-ignore-fields"},
+		{map[string]string{"ignore-delete": "maybe"}, "must be true or false"},
+	} {
+		_, err := NewSpec(names, types, []string{"id"}, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want an error containing %q", c.opts, err, c.want)
+		}
+	}
+	s, err := NewSpec(names, types, []string{"id"}, map[string]string{"num-sorted-run.compaction-trigger": "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NumLevels != 4 || s.StopTrigger != 6 || s.CompactionFileSize != 128<<20/10*7 || s.WriteBufferSize != 256<<20 {
+		t.Errorf("defaults: levels %d stop %d compaction file size %d buffer %d", s.NumLevels, s.StopTrigger, s.CompactionFileSize, s.WriteBufferSize)
+	}
+	s, _ = NewSpec(names, types, []string{"id"}, map[string]string{"merge-engine": "first-row"})
+	if !s.NeedLookup {
+		t.Error("first-row must need lookup")
+	}
+	s, _ = NewSpec(names, types, []string{"id"}, map[string]string{"changelog-producer.lookup-wait": "false", "changelog-producer": "lookup"})
+	if s.LookupWait {
+		t.Error("changelog-producer.lookup-wait is a fallback key of lookup-wait")
+	}
+}
+
+func mkFile(name string, level int, lo, hi int32) *FileMeta {
+	return &FileMeta{Name: name, Level: level, MinKey: []any{lo}, MaxKey: []any{hi}, Size: 10}
+}
+
+func TestLevels(t *testing.T) {
+	key, _ := NewComparator([]sql.DataType{sql.Int()})
+	a, b := mkFile("a", 1, 0, 10), mkFile("b", 1, 11, 20)
+	l, err := NewLevels(key, []*FileMeta{b, a, mkFile("x", 0, 0, 5)}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.String(); got != "L0: x\nL1: a b\n" {
+		t.Errorf("levels:\n%s", got)
+	}
+	if err := l.Update(nil, []*FileMeta{mkFile("c", 1, 20, 30)}); err == nil || !strings.Contains(err.Error(), "level 1 would overlap") {
+		t.Errorf("overlap not refused: %v", err)
+	}
+	if got := l.String(); got != "L0: x\nL1: a b\n" {
+		t.Errorf("failed update changed the levels:\n%s", got)
+	}
+	// Restoring a file above num-levels grows the levels.
+	l, _ = NewLevels(key, []*FileMeta{mkFile("deep", 7, 0, 1)}, 3)
+	if l.MaxLevel() != 7 || l.NonEmptyHighestLevel() != 7 {
+		t.Errorf("max level %d highest %d", l.MaxLevel(), l.NonEmptyHighestLevel())
+	}
+	// Level 0 is newest first by max sequence number.
+	old := &FileMeta{Name: "old", MaxSeq: 5, MinKey: []any{int32(0)}, MaxKey: []any{int32(1)}}
+	nw := &FileMeta{Name: "new", MaxSeq: 9, MinKey: []any{int32(0)}, MaxKey: []any{int32(1)}}
+	l, _ = NewLevels(key, []*FileMeta{old, nw}, 3)
+	if l.Level0()[0].Name != "new" {
+		t.Errorf("level 0 order: %s", l)
+	}
+}
+
+func TestPartitionIntervals(t *testing.T) {
+	key, _ := NewComparator([]sql.DataType{sql.Int()})
+	files := []*FileMeta{mkFile("a", 0, 0, 10), mkFile("b", 1, 5, 8), mkFile("c", 1, 9, 12), mkFile("d", 1, 20, 30), mkFile("e", 0, 31, 40)}
+	var parts []string
+	for _, sec := range partitionIntervals(files, key) {
+		var runs []string
+		for _, r := range sec {
+			var names []string
+			for _, f := range r.Files {
+				names = append(names, f.Name)
+			}
+			runs = append(runs, strings.Join(names, "+"))
+		}
+		parts = append(parts, "["+strings.Join(runs, " ")+"]")
+	}
+	if got := strings.Join(parts, " "); got != "[a b+c] [d] [e]" {
+		t.Errorf("sections: %s", got)
+	}
+}
+
+// TestWriteBufferSpill checks that spilling sorted runs gives the same
+// flush as keeping everything in memory.
+func TestWriteBufferSpill(t *testing.T) {
+	spec, err := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flush := func(limit int64, sp Spiller) (merged, raw []string) {
+		buf := NewWriteBuffer(spec, limit, sp)
+		for i := 0; i < 500; i++ {
+			kind := sql.Insert
+			if i%7 == 0 {
+				kind = sql.Delete
+			}
+			v := []any{int32(i * 31 % 97), int64(i)}
+			if full, err := buf.Put(&KV{Key: spec.KeyOf(v), Seq: int64(i), Kind: kind, Value: v}); err != nil || full {
+				t.Fatalf("put: full=%v err=%v", full, err)
+			}
+		}
+		err := buf.Flush(func(r *KV) error { merged = append(merged, fmt.Sprint(r.Kind, r.Value)); return nil },
+			func(r *KV) error { raw = append(raw, fmt.Sprint(r.Kind, r.Value)); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !buf.Empty() {
+			t.Fatal("buffer not empty after flush")
+		}
+		return merged, raw
+	}
+	sp := &MemSpiller{}
+	m1, r1 := flush(1<<30, nil)
+	m2, r2 := flush(2000, sp)
+	if sp.Spilled < 5 {
+		t.Fatalf("only %d spills", sp.Spilled)
+	}
+	if strings.Join(m1, "\n") != strings.Join(m2, "\n") || strings.Join(r1, "\n") != strings.Join(r2, "\n") {
+		t.Error("spilled flush differs from in-memory flush")
+	}
+	if len(m1) != 97 || len(r1) != 500 {
+		t.Errorf("merged %d keys, raw %d records", len(m1), len(r1))
+	}
+	// Without a spiller the buffer reports full.
+	buf := NewWriteBuffer(spec, 50, nil)
+	v := []any{int32(1), int64(1)}
+	if full, _ := buf.Put(&KV{Key: spec.KeyOf(v), Value: v}); !full {
+		t.Error("a buffer over its limit must report full")
+	}
+}
+
+// TestCompactionFault injects store failures into compactions: the error
+// surfaces, the levels stay as they were, and a fresh writer restored from
+// the committed files reads the same data.
+func TestCompactionFault(t *testing.T) {
+	for _, producer := range []string{ProducerNone, ProducerLookup, ProducerFullCompaction} {
+		t.Run(producer, func(t *testing.T) {
+			spec, err := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
+				map[string]string{"changelog-producer": producer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := NewMemStore(spec.Key, 0)
+			w, err := NewWriter(spec, store, nil, WriterOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 10; i++ {
+				w.Write(sql.Insert, []any{int32(i), int64(i)})
+			}
+			if _, err := w.PrepareCommit(true); err != nil {
+				t.Fatal(err)
+			}
+			committed := w.Levels().AllFiles()
+			before := w.Levels().String()
+			w.Write(sql.Insert, []any{int32(3), int64(300)})
+			store.Fail = func(op string) error {
+				if strings.HasPrefix(op, "open") {
+					return errors.New("disk on fire")
+				}
+				return nil
+			}
+			err = w.Compact(true)
+			if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+				t.Fatalf("compaction error not reported: %v", err)
+			}
+			if _, err := w.PrepareCommit(true); !errors.Is(err, ErrWriterFailed) {
+				t.Fatalf("a failed writer must refuse to commit, got %v", err)
+			}
+			w.Close()
+			if got := w.Levels().String(); !strings.Contains(got, strings.TrimSpace(before)) {
+				t.Errorf("failed compaction changed levels:\n%s\nwas\n%s", got, before)
+			}
+			store.Fail = nil
+			w2, err := NewWriter(spec, store, committed, WriterOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w2.Close()
+			recs, err := Collect(w2.NewReader())
+			if err != nil || len(recs) != 10 || recs[3].Value[1] != int64(3) {
+				t.Fatalf("restored read: %d records, err %v", len(recs), err)
+			}
+		})
+	}
+}
+
+func TestMemLookup(t *testing.T) {
+	spec, _ := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"}, nil)
+	store := NewMemStore(spec.Key, 0)
+	write := func(level int, kind sql.RowKind, ids ...int32) *FileMeta {
+		w, _ := store.NewWriter(level, CompactFile)
+		for _, id := range ids {
+			w.Write(&KV{Key: []any{id}, Kind: kind, Value: []any{id, int64(level)}})
+		}
+		fs, err := w.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs[0]
+	}
+	files := []*FileMeta{write(1, sql.Insert, 1, 2), write(2, sql.Delete, 2, 3), write(3, sql.Insert, 3, 4, 5)}
+	levels, _ := NewLevels(spec.Key, files, 4)
+	lk := NewMemLookup(levels, store, spec.Key)
+	lk.MaxCachedRecords = 4
+	for _, c := range []struct {
+		key, start int32
+		want       string
+	}{
+		{2, 1, "+I 1"}, {2, 2, "-D 2"}, {3, 1, "-D 2"}, {3, 3, "+I 3"}, {5, 1, "+I 3"}, {9, 1, "none"}, {1, 2, "none"},
+	} {
+		r, err := lk.Lookup([]any{c.key}, int(c.start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "none"
+		if r != nil {
+			got = fmt.Sprintf("%s %d", r.Kind, r.Level)
+		}
+		if got != c.want {
+			t.Errorf("lookup(%d, from L%d) = %s, want %s", c.key, c.start, got, c.want)
+		}
+	}
+	if lk.cached > 4 && len(lk.order) > 1 {
+		t.Errorf("cache holds %d records over its bound", lk.cached)
+	}
+	lk.Forget([]string{files[0].Name, files[1].Name, files[2].Name})
+	if len(lk.cache) != 0 || lk.cached != 0 {
+		t.Errorf("forget left %d files", len(lk.cache))
+	}
+}
+
+// TestStopTrigger checks the back-pressure signal: with compaction blocked
+// (write-only), sorted runs pile up beyond num-sorted-run.stop-trigger.
+func TestStopTrigger(t *testing.T) {
+	spec, _ := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
+		map[string]string{"write-only": "true", "num-sorted-run.compaction-trigger": "2"})
+	w, _ := NewWriter(spec, NewMemStore(spec.Key, 0), nil, WriterOptions{})
+	defer w.Close()
+	for i := 0; i <= spec.StopTrigger; i++ {
+		if w.CompactManager().ShouldWaitForLatestCompaction() {
+			t.Fatalf("back-pressure after only %d runs", i)
+		}
+		w.Write(sql.Insert, []any{int32(i), int64(i)})
+		w.Flush()
+	}
+	if !w.CompactManager().ShouldWaitForLatestCompaction() {
+		t.Fatalf("%d runs > stop-trigger %d but no back-pressure", w.Levels().NumberOfSortedRuns(), spec.StopTrigger)
+	}
+	if err := w.Compact(false); err != nil {
+		t.Fatal(err)
+	}
+	if w.CompactManager().ShouldWaitForLatestCompaction() {
+		t.Errorf("still %d runs after compaction", w.Levels().NumberOfSortedRuns())
+	}
+}
