@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -92,6 +94,8 @@ func literalValue(l *Literal) string {
 		return fmt.Sprintf("[]byte(%X) %s", v, l.Type)
 	case string:
 		return fmt.Sprintf("string(%q) %s", v, l.Type)
+	case decimal.Decimal:
+		return fmt.Sprintf("decimal(%s) %s", v.StringFixed(max(0, -v.Exponent())), l.Type)
 	default:
 		return fmt.Sprintf("%T(%v)", v, v) + " " + l.Type.String()
 	}

@@ -119,7 +119,16 @@ func (e *Binary) String() string {
 	return paren(e.L, p) + " " + string(e.Op) + " " + paren(e.R, p+1)
 }
 
+// niladic are the functions Flink calls without parentheses.
+var niladic = map[string]bool{
+	"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true, "LOCALTIME": true,
+	"LOCALTIMESTAMP": true, "CURRENT_USER": true, "USER": true, "SESSION_USER": true,
+}
+
 func (e *FuncCall) String() string {
+	if len(e.Args) == 0 && !e.Star && niladic[e.Name] {
+		return e.Name
+	}
 	var b strings.Builder
 	b.WriteString(e.Name)
 	b.WriteByte('(')

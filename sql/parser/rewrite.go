@@ -199,7 +199,16 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 		case t.kind == tParam:
 			r.params++
 		}
+		if t.kind == tNumber {
+			p.numberLiteral(t) // range checks with Calcite's messages
+		}
 		if up == "" {
+			if t.kind == tQuoted && f.kind == fQuery && f.wantTable {
+				j = r.tableRef(j, to) - 1
+				r.tables[len(r.tables)-1].full = f.fullNext
+				f.wantTable, f.fullNext = false, false
+				continue
+			}
 			f.wantTable = false
 			r.emit(t)
 			continue
