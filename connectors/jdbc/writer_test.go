@@ -307,3 +307,21 @@ func TestAppendMode(t *testing.T) {
 	mode, err = pk.ChangelogMode(sql.All)
 	eq(t, "upsert mode", fmt.Sprint(mode, err), "I,UA,D <nil>")
 }
+
+// TestNoBackslashEscapesSession: with sql_mode NO_BACKSLASH_ESCAPES and
+// ANSI_QUOTES set through the URL's sessionVariables, the writer escapes
+// strings the way that session reads them, and values round-trip.
+func TestNoBackslashEscapesSession(t *testing.T) {
+	s := shared(t)
+	db := ordersDB(t, s)
+	url := s.JDBCURL(db) + "?sessionVariables=sql_mode='NO_BACKSLASH_ESCAPES,ANSI_QUOTES,STRICT_TRANS_TABLES',time_zone='+00:00'"
+	w := openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db, OptURL, url, OptSinkInterval, "0")), nil)
+	odd := `back\slash 'quote' "dq" \n`
+	write(t, w, order(sql.Insert, 1, "1.00", odd), order(sql.Insert, 2, "2.00", "b"))
+	snapshot(t, w, 1)
+	write(t, w, order(sql.Delete, 2, "", ""))
+	snapshot(t, w, 2)
+	got := s.Query(t, "SELECT id, status FROM `"+db+"`.orders_rt")
+	eq(t, "rows", len(got), 1)
+	eq(t, "value", got[0][1], odd)
+}

@@ -117,9 +117,23 @@ func ParseURL(jdbcURL, username, password string, hasCredentials bool) (*Connect
 	cfg.Timeout = 60 * time.Second
 	params := map[string]string{}
 	keys := make([]string, 0)
-	for k, vs := range u.Query() {
-		params[k] = vs[len(vs)-1]
-		keys = append(keys, k)
+	// JDBC URLs are not form-encoded: '+' is a plus (time_zone='+00:00'),
+	// so the query is split by hand and only %XX is decoded.
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		if dk, err := url.PathUnescape(k); err == nil {
+			k = dk
+		}
+		if dv, err := url.PathUnescape(v); err == nil {
+			v = dv
+		}
+		if _, dup := params[k]; !dup {
+			keys = append(keys, k)
+		}
+		params[k] = v
 	}
 	sort.Strings(keys)
 	bad := func(k, why string) error {
@@ -188,7 +202,7 @@ func ParseURL(jdbcURL, username, password string, hasCredentials bool) (*Connect
 			if cfg.Params == nil {
 				cfg.Params = map[string]string{}
 			}
-			for _, kv := range strings.Split(v, ",") {
+			for _, kv := range splitUnquoted(v) {
 				name, val, ok := strings.Cut(kv, "=")
 				if !ok || strings.TrimSpace(name) == "" {
 					return nil, bad(k, "expected name=value[,name=value]")
@@ -209,4 +223,26 @@ func ParseURL(jdbcURL, username, password string, hasCredentials bool) (*Connect
 // String describes the connection without secrets: user@host:port/db.
 func (c *Connection) String() string {
 	return fmt.Sprintf("%s@%s/%s", c.Config.User, c.Config.Addr, c.Database)
+}
+
+// splitUnquoted splits Connector/J's sessionVariables list on commas that
+// are not inside single or double quotes, so sql_mode='A,B' stays whole.
+func splitUnquoted(s string) []string {
+	var out []string
+	var quote byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ',':
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
 }
