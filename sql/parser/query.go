@@ -464,7 +464,8 @@ func (c *conv) tableNode(n tast.ResultSetNode) ast.TableExpr {
 			if cols != nil {
 				c.p.fail(c.p.toks[0])
 			}
-			return &ast.TableRef{Node: ast.Node{At: ti.name.At}, Name: ti.name, Alias: alias, Hints: ti.hints}
+			return &ast.TableRef{Node: ast.Node{At: ti.name.At}, Name: ti.name, Alias: alias, Hints: ti.hints,
+				SystemTimeAsOf: ti.asOf}
 		case *tast.SelectStmt, *tast.SetOprStmt:
 			q := c.resultSet(src)
 			return &ast.SubqueryRef{Node: ast.Node{At: q.Pos()}, Query: q, Alias: alias, Columns: cols, Lateral: n.Lateral}

@@ -36,6 +36,7 @@ type tableInfo struct {
 	name  ast.ObjectName
 	hints []ast.Hint
 	full  bool
+	asOf  ast.Expr // FOR SYSTEM_TIME AS OF expr
 }
 
 type aliasInfo struct {
@@ -49,6 +50,7 @@ type rewriter struct {
 	segs    []segment
 	tables  []tableInfo
 	casts   []*ast.Cast
+	typed   []bool // casts[i] has its type
 	lits    []*ast.Literal
 	aliases []aliasInfo
 	// queryStarts are the offsets of SELECT and VALUES keywords in order,
@@ -181,6 +183,9 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 				p.fail(t)
 			}
 			closed := *f
+			if closed.kind == fCast && !r.typed[closed.cast] {
+				p.fail(t) // CAST(x) without AS type
+			}
 			stack = stack[:len(stack)-1]
 			r.emit(t)
 			if closed.kind == fQuery && closed.tableSub {
@@ -218,6 +223,7 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 		case (up == "CAST" || up == "TRY_CAST") && j+1 < to && p.toks[j+1].isOp("("):
 			c := &ast.Cast{Node: ast.Node{At: p.pos(t)}, Try: up == "TRY_CAST"}
 			r.casts = append(r.casts, c)
+			r.typed = append(r.typed, false)
 			r.synth("__sqlrun_cast_"+strconv.Itoa(len(r.casts)-1), t.off)
 			r.lastEnd = t.end
 			r.emit(p.toks[j+1])
@@ -227,6 +233,7 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 		case up == "AS" && f.kind == fCast:
 			p.i = j + 1
 			r.casts[f.cast].Type = p.dataType()
+			r.typed[f.cast] = true
 			if p.i > to || !p.peek().isOp(")") {
 				p.fail(p.peek())
 			}
@@ -279,6 +286,10 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			f.wantTable, f.fullNext = true, true
 			j = k
 			continue
+		case up == "NATURAL" && f.kind == fQuery:
+			p.fail(t) // Flink has no NATURAL JOIN
+		case up == "FOR" && f.kind == fQuery:
+			p.fail(t) // FOR UPDATE and friends; FOR SYSTEM_TIME is read with its table
 		case clauseEnds[up] && f.kind == fQuery:
 			f.inFrom, f.wantTable, f.values = false, false, false
 		case f.kind == fQuery && f.wantTable && t.isIdent() && !joinWords[up] && up != "LATERAL" && up != "UNNEST" && up != "TABLE":
@@ -329,10 +340,59 @@ func (r *rewriter) tableRef(j, to int) int {
 		info.hints = append(info.hints, p.hints(p.toks[j])...)
 		j++
 	}
+	if j+3 < to && p.toks[j].is("FOR") && p.toks[j+1].is("SYSTEM_TIME") && p.toks[j+2].is("AS") && p.toks[j+3].is("OF") {
+		from := j + 4
+		end := asOfEnd(p.toks, from, to)
+		if end == from {
+			p.fail(p.toks[from])
+		}
+		save := p.i
+		info.asOf = p.exprRange(from, end)
+		p.i = save
+		j = end
+	}
 	// The frame that asked for the table knows whether it is a FULL JOIN's.
 	r.tables = append(r.tables, info)
 	r.synth("__sqlrun_t_"+strconv.Itoa(len(r.tables)-1), first.off)
 	return j
+}
+
+// asOfWords end the expression of FOR SYSTEM_TIME AS OF.
+var asOfWords = map[string]bool{
+	"AS": true, "ON": true, "JOIN": true, "LEFT": true, "RIGHT": true, "INNER": true, "FULL": true,
+	"CROSS": true, "USING": true, "WHERE": true, "GROUP": true, "HAVING": true, "ORDER": true, "LIMIT": true,
+	"UNION": true, "EXCEPT": true, "INTERSECT": true, "WINDOW": true,
+}
+
+// asOfEnd finds the end of the expression after FOR SYSTEM_TIME AS OF: the
+// first clause word, ',' or ')' at its own parenthesis depth, or an alias
+// written right after a name or ')'.
+func asOfEnd(toks []token, from, to int) int {
+	depth := 0
+	for j := from; j < to; j++ {
+		t := toks[j]
+		switch {
+		case t.isOp("("):
+			depth++
+			continue
+		case t.isOp(")"):
+			if depth == 0 {
+				return j
+			}
+			depth--
+			continue
+		}
+		if depth > 0 {
+			continue
+		}
+		if t.isOp(",") || t.kind == tIdent && asOfWords[strings.ToUpper(t.text)] {
+			return j
+		}
+		if j > from && t.isIdent() && (toks[j-1].isIdent() || toks[j-1].isOp(")")) {
+			return j
+		}
+	}
+	return to
 }
 
 // derivedAlias handles "[AS] alias (c1, c2)" after a subquery in FROM: TiDB
