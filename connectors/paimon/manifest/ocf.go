@@ -106,6 +106,34 @@ func decompress(codec string, b []byte) ([]byte, error) {
 	return nil, fmt.Errorf("unsupported Avro codec %q", codec)
 }
 
+// avroAPI bounds what a corrupt file can make the decoder allocate: no
+// Paimon array has a million elements and no stats row is 16 MiB.
+var avroAPI = avro.Config{MaxByteSliceSize: 16 << 20, MaxSliceAllocSize: 1 << 20}.Freeze()
+
+var (
+	schemaMu    sync.Mutex
+	schemaCache = map[string]avro.Schema{}
+)
+
+// parseSchema parses a writer schema, caching the few distinct ones Paimon
+// versions write; the cache is bounded so that garbage cannot grow it.
+func parseSchema(s string) (avro.Schema, error) {
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	if sc, ok := schemaCache[s]; ok {
+		return sc, nil
+	}
+	sc, err := avro.ParseWithCache(s, "", &avro.SchemaCache{})
+	if err != nil {
+		return nil, err
+	}
+	if len(schemaCache) >= 64 {
+		clear(schemaCache)
+	}
+	schemaCache[s] = sc
+	return sc, nil
+}
+
 // ocfWriter accumulates encoded records and frames them.
 type ocfWriter struct {
 	out   bytes.Buffer
@@ -173,7 +201,7 @@ func readOCF(data []byte) ([]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema, err := avro.Parse(string(meta["avro.schema"]))
+	schema, err := parseSchema(string(meta["avro.schema"]))
 	if err != nil {
 		return nil, fmt.Errorf("avro schema: %w", err)
 	}
@@ -196,7 +224,7 @@ func readOCF(data []byte) ([]map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("avro block (%s): %w", codec, err)
 		}
-		r := avro.NewReader(bytes.NewReader(raw), 4096)
+		r := avro.NewReader(bytes.NewReader(raw), 4096, avro.WithReaderConfig(avroAPI))
 		for i := int64(0); i < count; i++ {
 			var m map[string]any
 			r.ReadVal(schema, &m)
