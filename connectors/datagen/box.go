@@ -34,3 +34,6 @@ func box(dst *any, typ, p unsafe.Pointer) {
 	e.typ = typ
 	e.data = p
 }
+
+// unsafePointer is for the test of box.
+func unsafePointer[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }

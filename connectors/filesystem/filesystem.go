@@ -1,0 +1,460 @@
+// Package filesystem is Flink's 'filesystem' connector for local paths: a
+// bounded source reading every file of a directory (or one file), and a
+// sink writing part files that become visible when a checkpoint completes
+// (exactly-once). Formats: csv, json (insert-only) and debezium-json (a
+// changelog: c/r → +I, u → -U/+U, d → -D, written back as c/d).
+//
+// Like Flink, files whose names start with '.' or '_' are hidden: the
+// sink's in-progress files are ".part-<uuid>-<subtask>-<n>.inprogress" and
+// are renamed to "part-<uuid>-<subtask>-<n>[.<ext>]" on commit. Partitioned
+// tables and directory monitoring (source.monitor-interval) are not
+// supported.
+package filesystem
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+func init() { connectors.Register(Factory{}) }
+
+// Factory creates filesystem sources and sinks.
+type Factory struct{}
+
+// Identifier is "filesystem".
+func (Factory) Identifier() string { return "filesystem" }
+
+// Options are the connector's and its formats' options, with Flink's names
+// and defaults.
+func (Factory) Options() []connectors.Option {
+	return []connectors.Option{
+		{Key: "path", Required: true, Type: connectors.String, Description: "The path of a directory or file."},
+		{Key: "format", Required: true, Type: connectors.String, Description: "csv, json or debezium-json."},
+		{Key: "sink.rolling-policy.file-size", Default: "128 mb", Type: connectors.MemorySize, Description: "The maximum part file size before rolling."},
+		{Key: "sink.parallelism", Type: connectors.Int, Description: "Parallelism of the sink."},
+		{Key: "csv.field-delimiter", Default: ",", Type: connectors.String},
+		{Key: "csv.quote-character", Default: `"`, Type: connectors.String},
+		{Key: "csv.disable-quote-character", Default: "false", Type: connectors.Bool},
+		{Key: "csv.allow-comments", Default: "false", Type: connectors.Bool},
+		{Key: "csv.ignore-parse-errors", Default: "false", Type: connectors.Bool},
+		{Key: "csv.null-literal", Type: connectors.String},
+		{Key: "json.fail-on-missing-field", Default: "false", Type: connectors.Bool},
+		{Key: "json.ignore-parse-errors", Default: "false", Type: connectors.Bool},
+		{Key: "debezium-json.schema-include", Default: "false", Type: connectors.Bool},
+		{Key: "debezium-json.ignore-parse-errors", Default: "false", Type: connectors.Bool},
+	}
+}
+
+func (f Factory) prepare(ctx *connectors.Context) (connectors.Options, *format, error) {
+	if err := connectors.Validate(f, ctx.Options); err != nil {
+		return connectors.Options{}, nil, err
+	}
+	o := connectors.NewOptions(f.Options(), ctx.Options)
+	if len(ctx.PartitionKeys) > 0 {
+		return o, nil, sql.Errorf(sql.ValidationException, "Partitioned filesystem tables are not supported by sqlrun yet (table %s).", ctx.Table)
+	}
+	fm, err := newFormat(o, ctx.Schema.Columns)
+	return o, fm, err
+}
+
+// CreateSource builds a bounded source over path.
+func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, error) {
+	o, fm, err := f.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{path: stripScheme(o.Get("path")), format: fm}, nil
+}
+
+// CreateSink builds a sink writing part files under path.
+func (f Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, error) {
+	o, fm, err := f.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if fm.schemaInclude {
+		return nil, sql.Errorf(sql.ValidationException, "'debezium-json.schema-include' = 'true' is only supported for reading in sqlrun.")
+	}
+	return &Sink{path: stripScheme(o.Get("path")), format: fm, rollSize: o.MemorySize("sink.rolling-policy.file-size"),
+		parallelism: o.Int("sink.parallelism")}, nil
+}
+
+func stripScheme(p string) string {
+	if strings.HasPrefix(p, "file://") {
+		return strings.TrimPrefix(p, "file://")
+	}
+	return strings.TrimPrefix(p, "file:")
+}
+
+// Source reads the files under a path.
+type Source struct {
+	path   string
+	format *format
+	proj   []int
+}
+
+// ChangelogMode is insert-only for csv/json, all kinds for debezium-json.
+func (s *Source) ChangelogMode() sql.ChangelogMode { return s.format.changelogMode() }
+
+// Bounded is true: the files are read once.
+func (s *Source) Bounded() bool { return true }
+
+// ApplyProjection keeps only the given columns.
+func (s *Source) ApplyProjection(fields []int) { s.proj = append([]int(nil), fields...) }
+
+// listFiles lists the visible files under path in name order (recursing
+// into directories, as Flink's non-partitioned source does).
+func listFiles(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, sql.Errorf(sql.IOException, "Cannot read path '%s': %w", path, err)
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != path && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", path, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// NewReader reads files i, i+p, i+2p, ... of the sorted listing.
+func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, error) {
+	return &reader{src: s, subtask: subtask, parallelism: parallelism}, nil
+}
+
+// position is the reader's checkpoint state.
+type position struct {
+	File    int   `json:"file"`    // index into this subtask's files
+	Records int64 `json:"records"` // records consumed in that file
+}
+
+type reader struct {
+	src         *Source
+	subtask     int
+	parallelism int
+	files       []string
+	pos         position
+	f           *os.File
+	dec         *decoder
+}
+
+func (r *reader) Open(_ context.Context, st []byte) error {
+	all, err := listFiles(r.src.path)
+	if err != nil {
+		return err
+	}
+	for i := r.subtask; i < len(all); i += r.parallelism {
+		r.files = append(r.files, all[i])
+	}
+	if len(st) > 0 {
+		if err := json.Unmarshal(st, &r.pos); err != nil {
+			return fmt.Errorf("filesystem source: restore position: %w", err)
+		}
+	}
+	return nil
+}
+
+// Next returns up to 1024 rows, moving through the files.
+func (r *reader) Next(ctx context.Context) ([]sql.Row, error) {
+	var out []sql.Row
+	for len(out) < 1024 {
+		if r.dec == nil {
+			if r.pos.File >= len(r.files) {
+				if len(out) > 0 {
+					return r.project(out), nil
+				}
+				return nil, io.EOF
+			}
+			f, err := os.Open(r.files[r.pos.File])
+			if err != nil {
+				return nil, sql.Errorf(sql.IOException, "Cannot open file '%s': %w", r.files[r.pos.File], err)
+			}
+			r.f, r.dec = f, r.src.format.newDecoder(bufio.NewReaderSize(f, 256<<10))
+			for i := int64(0); i < r.pos.Records; i++ { // skip what a restored checkpoint consumed
+				if _, err := r.dec.next(); err != nil {
+					if errors.Is(err, io.EOF) {
+						break
+					}
+					return nil, fmt.Errorf("%s: %w", r.files[r.pos.File], err)
+				}
+			}
+		}
+		rows, err := r.dec.next()
+		if errors.Is(err, io.EOF) {
+			r.f.Close()
+			r.f, r.dec = nil, nil
+			r.pos = position{File: r.pos.File + 1}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.files[r.pos.File], err)
+		}
+		r.pos.Records++
+		out = append(out, rows...)
+	}
+	return r.project(out), nil
+}
+
+func (r *reader) project(rows []sql.Row) []sql.Row {
+	if r.src.proj == nil {
+		return rows
+	}
+	for i, row := range rows {
+		vals := make([]any, len(r.src.proj))
+		for j, k := range r.src.proj {
+			vals[j] = row.Values[k]
+		}
+		rows[i].Values = vals
+	}
+	return rows
+}
+
+func (r *reader) Snapshot(int64) ([]byte, error) { return json.Marshal(r.pos) }
+
+func (r *reader) NotifyCheckpointComplete(context.Context, int64) error { return nil }
+
+func (r *reader) Close() error {
+	if r.f != nil {
+		return r.f.Close()
+	}
+	return nil
+}
+
+// Sink writes part files under a directory.
+type Sink struct {
+	path        string
+	format      *format
+	rollSize    int64
+	parallelism int
+}
+
+// ChangelogMode: insert-only for csv/json; debezium-json takes all kinds.
+func (s *Sink) ChangelogMode(sql.ChangelogMode) (sql.ChangelogMode, error) {
+	return s.format.changelogMode(), nil
+}
+
+// Parallelism is sink.parallelism.
+func (s *Sink) Parallelism() int { return s.parallelism }
+
+// NewWriter creates a subtask's writer.
+func (s *Sink) NewWriter(subtask, _ int) (connectors.SinkWriter, error) {
+	return &writer{sink: s, subtask: subtask, id: uuid.NewString()}, nil
+}
+
+// writerState is the sink writer's checkpoint state: the files finished
+// for the checkpoint but not yet committed, and the writer id whose later
+// in-progress files a restore discards.
+type writerState struct {
+	ID      string   `json:"id"`
+	Pending []string `json:"pending"` // in-progress names, relative to path
+}
+
+type writer struct {
+	sink    *Sink
+	subtask int
+	id      string
+	count   int
+	cur     *os.File
+	curName string
+	curSize int64
+	buf     *bufio.Writer
+	enc     []byte
+	// finished files waiting for a checkpoint, and files per checkpoint
+	// waiting for its completion.
+	finished []string
+	pending  map[int64][]string
+}
+
+func (w *writer) Open(_ context.Context, st []byte) error {
+	if err := os.MkdirAll(w.sink.path, 0o755); err != nil {
+		return sql.Errorf(sql.IOException, "Cannot create directory '%s': %w", w.sink.path, err)
+	}
+	w.pending = map[int64][]string{}
+	if len(st) == 0 {
+		return nil
+	}
+	var s writerState
+	if err := json.Unmarshal(st, &s); err != nil {
+		return fmt.Errorf("filesystem sink: restore state: %w", err)
+	}
+	// The restored checkpoint completed, so its files are committed now
+	// (again, if the crash came after the rename: then the in-progress
+	// file is gone and the committed one exists).
+	keep := map[string]bool{}
+	for _, p := range s.Pending {
+		keep[p] = true
+		if err := w.commitFile(p); err != nil {
+			return err
+		}
+	}
+	// Files the previous writer started after that checkpoint hold rows
+	// that will be replayed: discard them.
+	stale, _ := filepath.Glob(filepath.Join(w.sink.path, fmt.Sprintf(".part-%s-%d-*.inprogress", s.ID, w.subtask)))
+	for _, p := range stale {
+		if !keep[filepath.Base(p)] {
+			_ = os.Remove(p)
+		}
+	}
+	return nil
+}
+
+func finalName(inprogress string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(inprogress, "."), ".inprogress")
+}
+
+func (w *writer) commitFile(name string) error {
+	from := filepath.Join(w.sink.path, name)
+	to := filepath.Join(w.sink.path, finalName(name))
+	if err := os.Rename(from, to); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			if _, err2 := os.Stat(to); err2 == nil {
+				return nil // committed before
+			}
+		}
+		return sql.Errorf(sql.IOException, "Cannot commit part file '%s': %w", from, err)
+	}
+	return nil
+}
+
+func (w *writer) Write(_ context.Context, rows []sql.Row) error {
+	for _, r := range rows {
+		if w.cur == nil {
+			if err := w.openPart(); err != nil {
+				return err
+			}
+		}
+		var err error
+		w.enc, err = w.sink.format.encode(w.enc[:0], r)
+		if err != nil {
+			return err
+		}
+		n, err := w.buf.Write(w.enc)
+		if err != nil {
+			return sql.Errorf(sql.IOException, "Cannot write part file '%s': %w", w.curName, err)
+		}
+		w.curSize += int64(n)
+		if w.sink.rollSize > 0 && w.curSize >= w.sink.rollSize {
+			if err := w.closePart(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *writer) openPart() error {
+	w.curName = fmt.Sprintf(".part-%s-%d-%d.inprogress", w.id, w.subtask, w.count)
+	w.count++
+	f, err := os.OpenFile(filepath.Join(w.sink.path, w.curName), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return sql.Errorf(sql.IOException, "Cannot create part file: %w", err)
+	}
+	w.cur, w.curSize = f, 0
+	if w.buf == nil {
+		w.buf = bufio.NewWriterSize(f, 64<<10)
+	} else {
+		w.buf.Reset(f)
+	}
+	return nil
+}
+
+// closePart flushes, syncs and closes the current file; it becomes
+// pending until the next checkpoint completes.
+func (w *writer) closePart() error {
+	if w.cur == nil {
+		return nil
+	}
+	err := w.buf.Flush()
+	if err == nil {
+		err = w.cur.Sync()
+	}
+	if cerr := w.cur.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return sql.Errorf(sql.IOException, "Cannot finish part file '%s': %w", w.curName, err)
+	}
+	w.finished = append(w.finished, w.curName)
+	w.cur = nil
+	return nil
+}
+
+// Snapshot rolls the current part file (every checkpoint finishes the
+// files it covers) and records the pending ones.
+func (w *writer) Snapshot(_ context.Context, cp int64) ([]byte, []byte, error) {
+	if err := w.closePart(); err != nil {
+		return nil, nil, err
+	}
+	w.pending[cp] = w.finished
+	w.finished = nil
+	var all []string
+	for _, ps := range w.pending {
+		all = append(all, ps...)
+	}
+	sort.Strings(all)
+	st, err := json.Marshal(writerState{ID: w.id, Pending: all})
+	return st, nil, err
+}
+
+// NotifyCheckpointComplete commits the files of checkpoints up to cp.
+func (w *writer) NotifyCheckpointComplete(_ context.Context, cp int64) error {
+	var ids []int64
+	for id := range w.pending {
+		if id <= cp {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		for _, p := range w.pending[id] {
+			if err := w.commitFile(p); err != nil {
+				return err
+			}
+		}
+		delete(w.pending, id)
+	}
+	return nil
+}
+
+// Close releases the open file. Rows after the last checkpoint stay in
+// an uncommitted in-progress file: a graceful stop or end of input takes a
+// final checkpoint first, so nothing is left then.
+func (w *writer) Close(context.Context) error {
+	if w.cur != nil {
+		_ = w.buf.Flush()
+		return w.cur.Close()
+	}
+	return nil
+}
