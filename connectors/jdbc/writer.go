@@ -90,10 +90,12 @@ type Writer struct {
 	appendRows []sql.Row
 
 	flushErr error // from the interval timer; fails every later call
-	closed   bool
-	stop     chan struct{}
-	timerWG  sync.WaitGroup
-	c        counters
+	// onStatement, when set (tests), sees every statement before it is sent.
+	onStatement func(kind string, stmt []byte)
+	closed      bool
+	stop        chan struct{}
+	timerWG     sync.WaitGroup
+	c           counters
 }
 
 type entry struct {
@@ -457,6 +459,9 @@ func (w *Writer) sendRows(ctx context.Context, kind string, rows []sql.Row, entr
 			return nil
 		}
 		stmt = tail(stmt)
+		if w.onStatement != nil {
+			w.onStatement(kind, stmt)
+		}
 		if _, err := w.conn.exec(ctx, stmt); err != nil {
 			return err
 		}
@@ -530,6 +535,9 @@ func (w *Writer) sendDeletes(ctx context.Context) error {
 		}
 		if w.keySingle {
 			stmt = append(stmt, ')')
+		}
+		if w.onStatement != nil {
+			w.onStatement("DELETE", stmt)
 		}
 		if _, err := w.conn.exec(ctx, stmt); err != nil {
 			return err

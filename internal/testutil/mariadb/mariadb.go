@@ -57,7 +57,6 @@ type Server struct {
 	mu      sync.Mutex
 	cmd     *exec.Cmd
 	done    chan struct{}
-	stopped atomic.Bool
 
 	admin  *sql.DB
 	dbSeq  atomic.Int64
@@ -206,7 +205,10 @@ func (s *Server) startProcess() error {
 		args = append(args, "--user=root")
 	}
 	cmd := exec.Command(s.bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so a terminal's Ctrl-C reaches the test binary
+	// and not the server directly; Pdeathsig so a test binary killed by a
+	// timeout does not leave a server running on a shared machine.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start mariadbd: %w", err)
 	}
@@ -215,7 +217,6 @@ func (s *Server) startProcess() error {
 	s.mu.Lock()
 	s.cmd, s.done = cmd, done
 	s.mu.Unlock()
-	s.stopped.Store(false)
 
 	db, err := sql.Open("mysql", "root@unix("+s.socket()+")/")
 	if err != nil {
@@ -263,7 +264,6 @@ func (s *Server) signalAndWait(sig syscall.Signal, grace time.Duration) {
 	if cmd == nil || cmd.Process == nil {
 		return
 	}
-	s.stopped.Store(true)
 	_ = cmd.Process.Signal(sig)
 	select {
 	case <-done:
