@@ -52,11 +52,11 @@ type Server struct {
 	external bool
 	adminDSN string // root (or the external DSN) without a database
 
-	dir     string
-	bin     string
-	mu      sync.Mutex
-	cmd     *exec.Cmd
-	done    chan struct{}
+	dir  string
+	bin  string
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
 
 	admin  *sql.DB
 	dbSeq  atomic.Int64
