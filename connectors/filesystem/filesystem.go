@@ -115,8 +115,8 @@ func (s *Source) Bounded() bool { return true }
 // ApplyProjection keeps only the given columns.
 func (s *Source) ApplyProjection(fields []int) { s.proj = append([]int(nil), fields...) }
 
-// listFiles lists the visible files under path in name order (recursing
-// into directories, as Flink's non-partitioned source does).
+// listFiles lists the visible files under path (recursing into
+// directories, as Flink's non-partitioned source does).
 func listFiles(path string) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -125,7 +125,11 @@ func listFiles(path string) ([]string, error) {
 	if !st.IsDir() {
 		return []string{path}, nil
 	}
-	var files []string
+	type file struct {
+		path  string
+		mtime int64
+	}
+	var found []file
 	err = filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -138,14 +142,29 @@ func listFiles(path string) ([]string, error) {
 			return nil
 		}
 		if !d.IsDir() {
-			files = append(files, p)
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			found = append(found, file{p, info.ModTime().UnixNano()})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", path, err)
 	}
-	sort.Strings(files)
+	// Oldest first, then by name: part files a sink wrote one after the
+	// other read back in write order, which matters for changelog formats.
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].mtime != found[j].mtime {
+			return found[i].mtime < found[j].mtime
+		}
+		return found[i].path < found[j].path
+	})
+	files := make([]string, len(found))
+	for i, f := range found {
+		files[i] = f.path
+	}
 	return files, nil
 }
 

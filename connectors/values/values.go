@@ -309,7 +309,9 @@ func (s *Sink) ChangelogMode(requested sql.ChangelogMode) (sql.ChangelogMode, er
 func (s *Sink) Parallelism() int { return s.parallelism }
 
 // NewWriter returns a writer appending to the table's results.
-func (s *Sink) NewWriter(int, int) (connectors.SinkWriter, error) { return &writer{table: s.table}, nil }
+func (s *Sink) NewWriter(int, int) (connectors.SinkWriter, error) {
+	return &writer{table: s.table}, nil
+}
 
 type writer struct{ table string }
 
@@ -323,4 +325,3 @@ func (w *writer) Write(_ context.Context, rows []sql.Row) error {
 func (w *writer) Snapshot(context.Context, int64) ([]byte, []byte, error) { return nil, nil, nil }
 func (w *writer) NotifyCheckpointComplete(context.Context, int64) error   { return nil }
 func (w *writer) Close(context.Context) error                             { return nil }
-
