@@ -107,6 +107,7 @@ func TestConstraintAndTypeErrors(t *testing.T) {
 		return werr != nil
 	})
 	eq(t, "async message", werr.Error(), "Writing records to JDBC failed.")
+	t.Logf("async failure: %v; root cause: %s", werr, sql.RootCause(werr).Msg)
 	checkFlushError(t, s, werr, "UPSERT", "Data too long")
 	if _, _, err := w3.Snapshot(context.Background(), 2); err == nil {
 		t.Fatal("Snapshot after an async failure must fail")
@@ -287,4 +288,41 @@ func modelTable(m map[int64]string) string {
 		fmt.Fprintf(&b, "%d, %s, S\n", id, m[id])
 	}
 	return b.String()
+}
+
+// TestRetriesExhausted: with the server down longer than the retry budget,
+// a flush makes max-retries+1 attempts with Flink's growing sleeps (here in
+// units of 200 ms instead of 1 s), then fails naming the table and the
+// statement kind. The buffer is kept, so a later flush (after the server
+// is back) still writes every row.
+func TestRetriesExhausted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stops a server")
+	}
+	s := mariadb.Start(t)
+	db := ordersDB(t, s)
+	sink := newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "0", OptSinkMaxRetries, "2"))
+	w := openWriter(t, sink, func(o *ExecutionOptions) { o.RetryUnit = 200 * time.Millisecond })
+	write(t, w, order(sql.Insert, 1, "1.00", "A"), order(sql.Insert, 2, "2.00", "B"))
+	s.Stop(t)
+	start := time.Now()
+	_, _, err := w.Snapshot(context.Background(), 1)
+	elapsed := time.Since(start)
+	var fe *FlushError
+	if !errors.As(err, &fe) {
+		t.Fatalf("expected a FlushError, got %v", err)
+	}
+	noPassword(t, s, err)
+	eq(t, "attempts", fe.Attempts, 3)
+	if elapsed < 200*time.Millisecond || elapsed > 5*time.Second {
+		t.Fatalf("back-off 0 + 200ms expected, took %v", elapsed)
+	}
+	root := sql.RootCause(err)
+	if root == nil || root.Class != sql.IOException || !strings.Contains(root.Msg, "JDBC UPSERT on table 'orders_rt' failed after 3 attempt(s) (sink.max-retries=2)") {
+		t.Fatalf("root cause: %v", root)
+	}
+	t.Logf("after %v: %s: %s", elapsed, root.Class, root.Msg)
+	s.Resume(t)
+	snapshot(t, w, 2)
+	eq(t, "table after the server is back", s.Table(t, db, "orders_rt"), "1, 1.00, A\n2, 2.00, B\n")
 }
