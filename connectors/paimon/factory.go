@@ -1,0 +1,321 @@
+// Package paimon is sqlrun's Paimon-compatible table store. This file and
+// options.go are its planning half: the 'paimon' connector factory, which
+// tells the planner what a Paimon table produces as a source and accepts as
+// a sink (Paimon 1.4's BaseDataTableSource / FlinkTableSinkBase rules), and
+// validates the scan options the way Paimon's SchemaValidation does. The
+// readers and writers live in the table layer built on the sub-packages.
+package paimon
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Identifier is the 'connector' value of Paimon tables.
+const Identifier = "paimon"
+
+// ErrNotImplemented is returned by readers and writers until the table layer
+// (connectors/paimon/table) is wired in; planning and EXPLAIN work without it.
+var ErrNotImplemented = errors.New("paimon: table read/write is not yet implemented in this build")
+
+// Factory is the Paimon table factory (Paimon's FlinkTableFactory).
+type Factory struct{}
+
+var (
+	_ connectors.SourceFactory = Factory{}
+	_ connectors.SinkFactory   = Factory{}
+)
+
+func init() { connectors.Register(Factory{}) }
+
+// Identifier is "paimon".
+func (Factory) Identifier() string { return Identifier }
+
+// Options are Paimon's table options. Paimon's Flink factory does not use
+// FactoryUtil's validation, so unknown keys are accepted (and kept); see
+// CheckOptions.
+func (Factory) Options() []connectors.Option { return TableOptions() }
+
+// CheckOptions validates a Paimon table's options as Paimon does: known
+// options must parse as their type (Paimon fails on first use otherwise)
+// and the scan options must fit 'scan.mode' (SchemaValidation's
+// validateStartupMode). Unknown keys are not an error: Paimon's
+// FlinkTableFactory bypasses Flink's FactoryUtil validation and keeps them.
+func CheckOptions(opts map[string]string) error {
+	for _, o := range tableOptions {
+		if o.Prefix {
+			continue
+		}
+		if v, ok := opts[o.Key]; ok {
+			if err := connectors.CheckValue(o, v); err != nil {
+				return err
+			}
+		}
+	}
+	return validateStartupMode(opts)
+}
+
+// StartupMode resolves 'scan.mode' default to the effective mode, as
+// CoreOptions.startupMode() does.
+func StartupMode(opts map[string]string) string {
+	mode := strings.ToLower(strings.TrimSpace(opts[OptScanMode]))
+	if mode == "" {
+		mode = ScanDefault
+	}
+	if mode == ScanFull {
+		return ScanLatestFull
+	}
+	if mode != ScanDefault {
+		return mode
+	}
+	switch {
+	case has(opts, OptScanTimestampMillis) || has(opts, OptScanTimestamp):
+		return ScanFromTimestamp
+	case has(opts, OptScanSnapshotID) || has(opts, OptScanTagName) || has(opts, OptScanWatermark) || has(opts, OptScanVersion):
+		return ScanFromSnapshot
+	case has(opts, OptIncrementalBetween) || has(opts, "incremental-between-timestamp"):
+		return ScanIncremental
+	}
+	return ScanLatestFull
+}
+
+func has(opts map[string]string, k string) bool { _, ok := opts[k]; return ok }
+
+func illegalArg(format string, args ...any) error {
+	return sql.Errorf(sql.IllegalArgumentException, format, args...)
+}
+
+// validateStartupMode is Paimon 1.4's SchemaValidation.validateStartupMode,
+// with its messages.
+func validateStartupMode(opts map[string]string) error {
+	mode := StartupMode(opts)
+	notIn := func(key string) error {
+		if has(opts, key) {
+			return illegalArg("%s must be null when you use %s for %s", key, mode, OptScanMode)
+		}
+		return nil
+	}
+	mustIn := func(key string) error {
+		if !has(opts, key) {
+			return illegalArg("%s can not be null when you use %s for %s", key, mode, OptScanMode)
+		}
+		return nil
+	}
+	exactlyOne := func(keys ...string) error {
+		n := 0
+		for _, k := range keys {
+			if has(opts, k) {
+				n++
+			}
+		}
+		if n != 1 {
+			return illegalArg("must set only one key in [%s] when you use %s for %s", strings.Join(keys, ","), mode, OptScanMode)
+		}
+		return nil
+	}
+	conflicts := func(illegal []string, legal ...string) error {
+		for _, k := range illegal {
+			if has(opts, k) {
+				return illegalArg("[%s] must be null when you set [%s]", k, strings.Join(legal, ","))
+			}
+		}
+		return nil
+	}
+	var err error
+	switch mode {
+	case ScanFromTimestamp:
+		if err = exactlyOne(OptScanTimestampMillis, OptScanTimestamp); err == nil {
+			err = conflicts([]string{OptScanSnapshotID, OptScanTagName, OptIncrementalBetween}, OptScanTimestampMillis, OptScanTimestamp)
+		}
+	case ScanFromSnapshot:
+		if err = exactlyOne(OptScanSnapshotID, OptScanTagName, OptScanWatermark); err == nil {
+			err = conflicts([]string{OptScanTimestampMillis, OptScanTimestamp, OptIncrementalBetween}, OptScanSnapshotID, OptScanTagName, OptScanWatermark)
+		}
+	case ScanIncremental:
+		if !has(opts, "incremental-between-timestamp") {
+			err = mustIn(OptIncrementalBetween)
+		}
+		if err == nil {
+			err = conflicts([]string{OptScanSnapshotID, OptScanTimestampMillis, OptScanTimestamp, OptScanTagName}, OptIncrementalBetween)
+		}
+	case ScanFromSnapshotFull:
+		if err = mustIn(OptScanSnapshotID); err == nil {
+			err = conflicts([]string{OptScanTimestampMillis, OptScanTimestamp, OptScanTagName, OptIncrementalBetween}, OptScanSnapshotID)
+		}
+	default:
+		for _, k := range []string{OptScanTimestampMillis, OptScanTimestamp, OptScanSnapshotID, OptScanTagName, OptIncrementalBetween} {
+			if err = notIn(k); err != nil {
+				break
+			}
+		}
+	}
+	return err
+}
+
+// tableConfig is what both halves read from a table reference.
+type tableConfig struct {
+	id        connectors.ObjectIdentifier
+	schema    sql.Schema
+	opts      connectors.Options
+	raw       map[string]string
+	streaming bool
+}
+
+func newConfig(ctx *connectors.Context) (*tableConfig, error) {
+	if err := CheckOptions(ctx.Options); err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
+	}
+	return &tableConfig{id: ctx.Table, schema: ctx.Schema, opts: connectors.NewOptions(tableOptions, ctx.Options),
+		raw: ctx.Options, streaming: ctx.Streaming}, nil
+}
+
+func (c *tableConfig) producer() string {
+	return strings.ToLower(strings.TrimSpace(c.opts.Get(OptChangelogProducer)))
+}
+
+func (c *tableConfig) mergeEngine() string {
+	return strings.ToLower(strings.TrimSpace(c.opts.Get(OptMergeEngine)))
+}
+
+// CreateSource describes a Paimon table as a scan source.
+func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, error) {
+	cfg, err := newConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{cfg: cfg}
+	// AbstractFlinkTableFactory: unbounded iff streaming runtime mode and
+	// not 'scan.bounded' = true.
+	s.bounded = !ctx.Streaming || cfg.opts.Bool(OptScanBounded)
+	if !s.bounded {
+		if err := s.validateStreaming(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Source is a Paimon table read (BaseDataTableSource's planning facts).
+type Source struct {
+	cfg     *tableConfig
+	bounded bool
+}
+
+var _ connectors.TableSource = (*Source)(nil)
+
+func (s *Source) validateStreaming() error {
+	cfg := s.cfg
+	if StartupMode(cfg.raw) == ScanIncremental {
+		return sql.Errorf(sql.IllegalArgumentException, "Cannot read incremental in streaming mode.")
+	}
+	if cfg.schema.HasPrimaryKey() && cfg.producer() == ProducerNone {
+		var what string
+		switch cfg.mergeEngine() {
+		case EnginePartialUpdate:
+			what = "Partial update"
+		case EngineAggregation:
+			what = "Pre-aggregate"
+		case EngineFirstRow:
+			what = "First row"
+		}
+		if what != "" {
+			return sql.Errorf(sql.ValidationException,
+				"%s streaming reading is not supported. You can use 'lookup' or 'full-compaction' changelog producer to support streaming reading. ('input' changelog producer is also supported, but only returns input records.)", what)
+		}
+	}
+	if cfg.opts.Has(OptConsumerID) && !cfg.opts.Has(OptConsumerExpirationTime) {
+		return sql.Errorf(sql.IllegalArgumentException,
+			"You need to configure 'consumer.expiration-time' (ALTER TABLE) and restart your write job for it to take effect, when you need consumer-id feature. This is to prevent consumers from leaving too many snapshots that could pose a risk to the file system.")
+	}
+	return nil
+}
+
+// ChangelogMode is BaseDataTableSource.getChangelogMode; the first rule
+// that matches wins:
+//  1. bounded, no primary key, or merge-engine first-row: insert-only;
+//  2. 'scan.remove-normalize': all kinds (Flink then adds no normalize);
+//  3. changelog-producer other than none: all kinds (the stored changelog);
+//  4. otherwise upsert [I, UA, D], for which Flink adds ChangelogNormalize.
+func (s *Source) ChangelogMode() sql.ChangelogMode {
+	cfg := s.cfg
+	switch {
+	case s.bounded || !cfg.schema.HasPrimaryKey() || cfg.mergeEngine() == EngineFirstRow:
+		return sql.InsertOnly
+	case cfg.opts.Bool(OptScanRemoveNormalize):
+		return sql.All
+	case cfg.producer() != ProducerNone:
+		return sql.All
+	}
+	return sql.Upsert
+}
+
+// Bounded reports a batch read or 'scan.bounded' = true.
+func (s *Source) Bounded() bool { return s.bounded }
+
+// Parallelism is 'scan.parallelism', 0 when unset.
+func (s *Source) Parallelism() int { return s.cfg.opts.Int(OptScanParallelism) }
+
+// StartupMode is the effective scan mode.
+func (s *Source) StartupMode() string { return StartupMode(s.cfg.raw) }
+
+// Options are the table's options with hints applied.
+func (s *Source) Options() connectors.Options { return s.cfg.opts }
+
+// NewReader fails until the table layer lands.
+func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, error) {
+	return nil, fmt.Errorf("read paimon table %s: %w", s.cfg.id, ErrNotImplemented)
+}
+
+// CreateSink describes a Paimon table as a sink.
+func (f Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, error) {
+	cfg, err := newConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Sink{cfg: cfg}, nil
+}
+
+// Sink is a Paimon table write (FlinkTableSinkBase's planning facts).
+type Sink struct {
+	cfg *tableConfig
+}
+
+var _ connectors.TableSink = (*Sink)(nil)
+
+// ChangelogMode is FlinkTableSinkBase.getChangelogMode: tables that need
+// the -U image (no primary key, producer input, aggregation, partial-update
+// with aggregate functions) take what the query produces; the rest upsert
+// and take it without UPDATE_BEFORE.
+func (s *Sink) ChangelogMode(requested sql.ChangelogMode) (sql.ChangelogMode, error) {
+	cfg := s.cfg
+	if !cfg.schema.HasPrimaryKey() || cfg.producer() == ProducerInput || cfg.mergeEngine() == EngineAggregation ||
+		(cfg.mergeEngine() == EnginePartialUpdate && s.hasAggFunctions()) {
+		return requested, nil
+	}
+	return requested.Without(sql.UpdateBefore), nil
+}
+
+func (s *Sink) hasAggFunctions() bool {
+	for k := range s.cfg.raw {
+		if strings.HasPrefix(k, OptPartialUpdateAggPrefix) && strings.HasSuffix(k, ".aggregate-function") ||
+			k == "fields.default-aggregate-function" {
+			return true
+		}
+	}
+	return false
+}
+
+// Parallelism is 'sink.parallelism', 0 when unset.
+func (s *Sink) Parallelism() int { return s.cfg.opts.Int(OptSinkParallelism) }
+
+// Options are the table's options with hints applied.
+func (s *Sink) Options() connectors.Options { return s.cfg.opts }
+
+// NewWriter fails until the table layer lands.
+func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error) {
+	return nil, fmt.Errorf("write paimon table %s: %w", s.cfg.id, ErrNotImplemented)
+}
