@@ -16,6 +16,55 @@ type LookupLevels interface {
 	Forget(names []string)
 }
 
+// fileFinder finds a key in one data file.
+type fileFinder interface {
+	find(f *FileMeta, key []any) (*KV, error)
+}
+
+// lookupLevels walks the levels from startLevel and asks a fileFinder for
+// the one file per level whose key range holds the key (all overlapping
+// files, newest first, in level 0).
+func lookupLevels(levels *Levels, cmp *Comparator, ff fileFinder, key []any, startLevel int) (*KV, error) {
+	snap := levels.snapshot()
+	for lv := startLevel; lv < snap.numberOfLevels(); lv++ {
+		var files []*FileMeta
+		if lv == 0 {
+			files = snap.level0
+		} else {
+			run := snap.levels[lv-1]
+			i := sort.Search(len(run), func(i int) bool { return cmp.Compare(run[i].MaxKey, key) >= 0 })
+			if i < len(run) && cmp.Compare(run[i].MinKey, key) <= 0 {
+				files = run[i : i+1]
+			}
+		}
+		for _, f := range files {
+			if cmp.Compare(f.MinKey, key) > 0 || cmp.Compare(f.MaxKey, key) < 0 {
+				continue
+			}
+			r, err := ff.find(f, key)
+			if err != nil || r != nil {
+				return r, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+// searchRecords binary-searches records sorted by key; with repeated keys
+// the last (newest) version wins.
+func searchRecords(recs []*KV, cmp *Comparator, key []any, level int) *KV {
+	i := sort.Search(len(recs), func(i int) bool { return cmp.Compare(recs[i].Key, key) >= 0 })
+	if i >= len(recs) || cmp.Compare(recs[i].Key, key) != 0 {
+		return nil
+	}
+	for i+1 < len(recs) && cmp.Compare(recs[i+1].Key, key) == 0 {
+		i++
+	}
+	r := *recs[i]
+	r.Level = level
+	return &r
+}
+
 // MemLookup is an in-memory LookupLevels: it loads a file's records on the
 // first lookup that needs the file (built lazily per bucket, as Paimon's
 // lookup files are) and keeps them until the file is forgotten. Memory is
@@ -42,40 +91,15 @@ func NewMemLookup(levels *Levels, store RunStore, key *Comparator) *MemLookup {
 
 // Lookup implements LookupLevels.
 func (m *MemLookup) Lookup(key []any, startLevel int) (*KV, error) {
-	snap := m.levels.snapshot()
-	for lv := startLevel; lv < snap.numberOfLevels(); lv++ {
-		var files []*FileMeta
-		if lv == 0 {
-			files = snap.level0 // newest first: the first hit is the newest
-		} else {
-			run := snap.levels[lv-1]
-			i := sort.Search(len(run), func(i int) bool { return m.key.Compare(run[i].MaxKey, key) >= 0 })
-			if i < len(run) && m.key.Compare(run[i].MinKey, key) <= 0 {
-				files = run[i : i+1]
-			}
-		}
-		for _, f := range files {
-			if m.key.Compare(f.MinKey, key) > 0 || m.key.Compare(f.MaxKey, key) < 0 {
-				continue
-			}
-			recs, err := m.load(f)
-			if err != nil {
-				return nil, err
-			}
-			i := sort.Search(len(recs), func(i int) bool { return m.key.Compare(recs[i].Key, key) >= 0 })
-			if i < len(recs) && m.key.Compare(recs[i].Key, key) == 0 {
-				// The newest version in the file is the last one for the key.
-				j := i
-				for j+1 < len(recs) && m.key.Compare(recs[j+1].Key, key) == 0 {
-					j++
-				}
-				r := *recs[j]
-				r.Level = f.Level
-				return &r, nil
-			}
-		}
+	return lookupLevels(m.levels, m.key, m, key, startLevel)
+}
+
+func (m *MemLookup) find(f *FileMeta, key []any) (*KV, error) {
+	recs, err := m.load(f)
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil
+	return searchRecords(recs, m.key, key, f.Level), nil
 }
 
 func (m *MemLookup) load(f *FileMeta) ([]*KV, error) {

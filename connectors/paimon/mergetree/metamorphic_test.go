@@ -26,6 +26,9 @@ type mmEngine struct {
 	// changelogComplete says when the applied changelog must equal the
 	// table: "commit" (each waited commit), "full" (each full compaction).
 	changelogComplete string
+	// disk uses a DiskLookup with tiny blocks and bounds, so eviction and
+	// rebuilding happen all the time.
+	disk bool
 }
 
 // mmModel is the expected table state under one merge engine.
@@ -328,6 +331,8 @@ func mmEngines() []mmEngine {
 		{name: "aggregation-lookup", opts: aggOpts("lookup"), model: agg, changelogComplete: "commit"},
 		{name: "aggregation-full", opts: aggOpts("full-compaction"), model: agg, changelogComplete: "full"},
 		{name: "first-row", opts: map[string]string{"merge-engine": "first-row", "ignore-delete": "true"}, model: first},
+		{name: "deduplicate-lookup-disk", opts: map[string]string{"changelog-producer": "lookup"}, model: newDedup(false), changelogComplete: "commit", disk: true},
+		{name: "aggregation-lookup-disk", opts: aggOpts("lookup"), model: agg, changelogComplete: "commit", disk: true},
 		{name: "first-row-lookup", opts: map[string]string{"merge-engine": "first-row", "ignore-delete": "true", "changelog-producer": "lookup"}, model: first, changelogComplete: "commit"},
 	}
 }
@@ -434,7 +439,19 @@ func (m *mmRun) fatalf(format string, args ...any) {
 }
 
 func (m *mmRun) restart(files []*FileMeta) {
-	w, err := NewWriter(m.spec, m.store, files, WriterOptions{Spiller: m.spill})
+	opts := WriterOptions{Spiller: m.spill}
+	if m.e.disk {
+		dir := m.t.TempDir()
+		opts.NewLookup = func(levels *Levels) (LookupLevels, error) {
+			d, err := NewDiskLookup(dir, levels, m.store, m.spec.Key)
+			if err != nil {
+				return nil, err
+			}
+			d.BlockSize, d.MaxMemoryBytes, d.MaxDiskBytes = 200, 3000, 6000
+			return d, nil
+		}
+	}
+	w, err := NewWriter(m.spec, m.store, files, opts)
 	if err != nil {
 		m.t.Fatal(err)
 	}

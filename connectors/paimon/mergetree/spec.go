@@ -76,6 +76,10 @@ type Spec struct {
 	// LookupCompactMaxInterval is lookup-compact.max-interval in gentle
 	// lookup-compact mode (0: radical, force level 0 up after every write).
 	LookupCompactMaxInterval int
+	// LookupCacheMaxMemory and LookupCacheMaxDisk bound the disk lookup
+	// index (lookup.cache-max-memory-size, lookup.cache-max-disk-size; 0:
+	// unbounded).
+	LookupCacheMaxMemory, LookupCacheMaxDisk int64
 
 	newEngine MergeFactory
 }
@@ -214,6 +218,12 @@ func NewSpec(names []string, types []sql.DataType, trimmedPK []string, options m
 		}
 	}
 
+	if s.LookupCacheMaxMemory, err = o.memory("lookup.cache-max-memory-size", 256<<20); err != nil {
+		return nil, err
+	}
+	if s.LookupCacheMaxDisk, err = o.memory("lookup.cache-max-disk-size", 0); err != nil {
+		return nil, err
+	}
 	if s.newEngine, err = s.engineFactory(o, seqFields, field); err != nil {
 		return nil, err
 	}
@@ -228,6 +238,19 @@ func (s *Spec) NewMergeFunction() MergeFunction {
 		return &lookupMerge{inner: s.newEngine()}
 	}
 	return s.newEngine()
+}
+
+// NewDiskLookup creates a DiskLookup in dir bounded by the table's
+// lookup.cache-max-* options; use it as WriterOptions.NewLookup.
+func (s *Spec) NewDiskLookup(dir string, store RunStore) func(*Levels) (LookupLevels, error) {
+	return func(levels *Levels) (LookupLevels, error) {
+		d, err := NewDiskLookup(dir, levels, store, s.Key)
+		if err != nil {
+			return nil, err
+		}
+		d.MaxMemoryBytes, d.MaxDiskBytes = s.LookupCacheMaxMemory, s.LookupCacheMaxDisk
+		return d, nil
+	}
 }
 
 // NewEngineFunction returns the bare merge engine (used by the write

@@ -3,6 +3,7 @@ package mergetree
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -261,7 +262,13 @@ func TestCompactionFault(t *testing.T) {
 	}
 }
 
-func TestMemLookup(t *testing.T) {
+func TestLookupIndexes(t *testing.T) {
+	for _, kind := range []string{"memory", "disk"} {
+		t.Run(kind, func(t *testing.T) { testLookupIndex(t, kind) })
+	}
+}
+
+func testLookupIndex(t *testing.T, kind string) {
 	spec, _ := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"}, nil)
 	store := NewMemStore(spec.Key, 0)
 	write := func(level int, kind sql.RowKind, ids ...int32) *FileMeta {
@@ -275,15 +282,34 @@ func TestMemLookup(t *testing.T) {
 		}
 		return fs[0]
 	}
-	files := []*FileMeta{write(1, sql.Insert, 1, 2), write(2, sql.Delete, 2, 3), write(3, sql.Insert, 3, 4, 5)}
+	var many []int32
+	for i := int32(100); i < 1100; i += 2 {
+		many = append(many, i)
+	}
+	files := []*FileMeta{write(1, sql.Insert, 1, 2), write(2, sql.Delete, 2, 3), write(3, sql.Insert, append([]int32{3, 4, 5}, many...)...)}
 	levels, _ := NewLevels(spec.Key, files, 4)
-	lk := NewMemLookup(levels, store, spec.Key)
-	lk.MaxCachedRecords = 4
+	var lk LookupLevels
+	var disk *DiskLookup
+	dir := t.TempDir()
+	if kind == "memory" {
+		m := NewMemLookup(levels, store, spec.Key)
+		m.MaxCachedRecords = 4
+		lk = m
+	} else {
+		var err error
+		disk, err = NewDiskLookup(dir, levels, store, spec.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disk.BlockSize, disk.MaxMemoryBytes = 200, 2000
+		lk = disk
+	}
 	for _, c := range []struct {
 		key, start int32
 		want       string
 	}{
 		{2, 1, "+I 1"}, {2, 2, "-D 2"}, {3, 1, "-D 2"}, {3, 3, "+I 3"}, {5, 1, "+I 3"}, {9, 1, "none"}, {1, 2, "none"},
+		{0, 1, "none"}, {100, 1, "+I 3"}, {101, 1, "none"}, {1098, 1, "+I 3"}, {1099, 3, "none"}, {5000, 1, "none"},
 	} {
 		r, err := lk.Lookup([]any{c.key}, int(c.start))
 		if err != nil {
@@ -292,17 +318,105 @@ func TestMemLookup(t *testing.T) {
 		got := "none"
 		if r != nil {
 			got = fmt.Sprintf("%s %d", r.Kind, r.Level)
+			if r.Value[0] != c.key {
+				t.Errorf("lookup(%d) returned key %v", c.key, r.Value[0])
+			}
 		}
 		if got != c.want {
 			t.Errorf("lookup(%d, from L%d) = %s, want %s", c.key, c.start, got, c.want)
 		}
 	}
-	if lk.cached > 4 && len(lk.order) > 1 {
-		t.Errorf("cache holds %d records over its bound", lk.cached)
+	if disk != nil {
+		if disk.Builds != 3 {
+			t.Errorf("%d lookup files built, want 3 (one per data file, lazily)", disk.Builds)
+		}
+		// Every even key of the big file, twice: the second pass is served
+		// by the block cache only as far as memory allows.
+		for pass := 0; pass < 2; pass++ {
+			for _, k := range many {
+				r, err := disk.Lookup([]any{k}, 3)
+				if err != nil || r == nil {
+					t.Fatalf("lookup(%d): %v %v", k, r, err)
+				}
+			}
+		}
+		if disk.memBytes > disk.MaxMemoryBytes {
+			t.Errorf("block cache %d bytes over its bound %d", disk.memBytes, disk.MaxMemoryBytes)
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 3 {
+			t.Errorf("%d local files, want 3", len(entries))
+		}
+		disk.MaxDiskBytes = 1
+		disk.Forget([]string{files[0].Name})
+		disk.Lookup([]any{int32(1)}, 1) // rebuilds files[0], evicting the others
+		if entries, _ = os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%d local files over the disk bound, want 1", len(entries))
+		}
+		disk.Close()
+		if entries, _ = os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("close left %d local files", len(entries))
+		}
+		if _, err := disk.Lookup([]any{int32(1)}, 1); err == nil {
+			t.Error("lookup after close must fail")
+		}
+		return
+	}
+	m := lk.(*MemLookup)
+	if m.cached > 4 && len(m.order) > 1 {
+		t.Errorf("cache holds %d records over its bound", m.cached)
 	}
 	lk.Forget([]string{files[0].Name, files[1].Name, files[2].Name})
-	if len(lk.cache) != 0 || lk.cached != 0 {
-		t.Errorf("forget left %d files", len(lk.cache))
+	if len(m.cache) != 0 || m.cached != 0 {
+		t.Errorf("forget left %d files", len(m.cache))
+	}
+}
+
+func TestRecordCodec(t *testing.T) {
+	ts := sql.TimestampData{Millis: -12345678, NanoOfMilli: 999}
+	r := &KV{Key: []any{int32(-7), "ключ"}, Seq: 1 << 40, Kind: sql.UpdateBefore, Value: []any{
+		nil, true, false, int8(-8), int16(300), int32(-70000), int64(-1 << 50), float32(1.5), -2.25,
+		"", "héllo", []byte{0, 1, 255}, decimal.RequireFromString("80.00"), decimal.RequireFromString("-12345678901234567890.1234"),
+		ts, []any{int32(1), nil, "x"}, &sql.Map{Keys: []any{"a"}, Values: []any{int64(1)}},
+	}}
+	b, err := appendRecord(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &decoder{b: b}
+	got := d.record()
+	if d.err != nil || len(d.b) != 0 {
+		t.Fatalf("decode: %v, %d bytes left", d.err, len(d.b))
+	}
+	render := func(r *KV) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%v %d %s", r.Key, r.Seq, r.Kind)
+		for _, v := range r.Value {
+			switch x := v.(type) {
+			case decimal.Decimal:
+				fmt.Fprintf(&b, " dec(%s,%d)", x.Coefficient(), x.Exponent())
+			case *sql.Map:
+				fmt.Fprintf(&b, " map%v=%v", x.Keys, x.Values)
+			default:
+				fmt.Fprintf(&b, " %T(%v)", v, v)
+			}
+		}
+		return b.String()
+	}
+	if render(got) != render(r) {
+		t.Errorf("round trip:\n got %s\nwant %s", render(got), render(r))
+	}
+	if got.Value[12].(decimal.Decimal).StringFixed(2) != "80.00" || got.Value[12].(decimal.Decimal).Exponent() != -2 {
+		t.Error("decimal scale lost")
+	}
+	for cut := 1; cut < len(b); cut += 7 {
+		d := &decoder{b: b[:cut]}
+		if d.record() != nil && d.err == nil {
+			t.Fatalf("truncated record (%d of %d bytes) decoded without error", cut, len(b))
+		}
+	}
+	if _, err := appendRecord(nil, &KV{Value: []any{struct{}{}}}); err == nil {
+		t.Error("unknown Go type must not encode")
 	}
 }
 

@@ -3,6 +3,7 @@ package mergetree
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -29,9 +30,11 @@ type WriterOptions struct {
 	// Spiller lets the write buffer spill instead of flushing when full
 	// (write-buffer-spillable); nil flushes a level-0 file when full.
 	Spiller Spiller
-	// Lookup is the lookup index for tables that need lookup; nil creates a
-	// MemLookup.
-	Lookup LookupLevels
+	// NewLookup creates the lookup index for tables that need lookup, over
+	// the writer's levels (Spec.NewDiskLookup for a local-disk index); nil
+	// creates a MemLookup. An index that is an io.Closer is closed with the
+	// writer.
+	NewLookup func(levels *Levels) (LookupLevels, error)
 	// DeleteFile removes a file that compaction made obsolete before it was
 	// ever committed; nil leaves it (the table's orphan cleanup will).
 	DeleteFile func(*FileMeta)
@@ -50,6 +53,7 @@ type Writer struct {
 	opts    WriterOptions
 	nextSeq int64
 	commits int
+	lookup  LookupLevels
 
 	newFiles, newChangelog         []*FileMeta
 	compactBefore                  map[string]*FileMeta
@@ -64,15 +68,21 @@ func NewWriter(spec *Spec, store RunStore, restored []*FileMeta, opts WriterOpti
 	if err != nil {
 		return nil, err
 	}
-	lookup := opts.Lookup
-	if spec.NeedLookup && lookup == nil {
-		lookup = NewMemLookup(levels, store, spec.Key)
+	var lookup LookupLevels
+	if spec.NeedLookup {
+		if opts.NewLookup != nil {
+			if lookup, err = opts.NewLookup(levels); err != nil {
+				return nil, fmt.Errorf("mergetree: lookup index: %w", err)
+			}
+		} else {
+			lookup = NewMemLookup(levels, store, spec.Key)
+		}
 	}
 	mgr, err := NewCompactManager(spec, levels, store, lookup)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{spec: spec, store: store, levels: levels, mgr: mgr, opts: opts,
+	w := &Writer{spec: spec, store: store, levels: levels, mgr: mgr, opts: opts, lookup: lookup,
 		buf: NewWriteBuffer(spec, spec.WriteBufferSize, opts.Spiller), compactBefore: map[string]*FileMeta{}}
 	for _, f := range restored {
 		w.nextSeq = max(w.nextSeq, f.MaxSeq+1)
@@ -309,6 +319,9 @@ func (w *Writer) Close() error {
 		if w.opts.DeleteFile != nil {
 			w.opts.DeleteFile(f)
 		}
+	}
+	if c, ok := w.lookup.(io.Closer); ok {
+		return c.Close()
 	}
 	return nil
 }
