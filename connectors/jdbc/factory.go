@@ -171,6 +171,11 @@ func validate(ctx *connectors.Context) (*config, error) {
 	if err := (dialect.MySQL{}).Validate(ctx.Schema); err != nil {
 		return nil, err
 	}
+	for _, k := range ctx.Schema.PrimaryKey {
+		if ctx.Schema.Index(k) < 0 {
+			return nil, sql.Errorf(sql.ValidationException, "Primary key column '%s' is not a column of table %s.", k, ctx.Table)
+		}
+	}
 	return &config{opts: o, table: o.Get(OptTableName), conn: conn, schema: ctx.Schema, ident: ctx.Table}, nil
 }
 
