@@ -24,8 +24,10 @@ type CheckpointStats struct {
 
 // VertexMetrics are one vertex's counters, summed over its subtasks.
 type VertexMetrics struct {
-	UID         string
-	Name        string
+	UID  string
+	Name string
+	// Kind is "source", "operator" or "sink".
+	Kind        string
 	Parallelism int
 	RecordsIn   int64
 	RecordsOut  int64
@@ -52,7 +54,14 @@ func (j *Job) Metrics() Metrics {
 	m := Metrics{JobID: j.ID, JobName: j.Name, Status: j.Status(), StartTime: j.StartTime}
 	for i, v := range j.graph.Vertices {
 		vm := j.metrics[i]
-		m.Vertices = append(m.Vertices, VertexMetrics{UID: v.UID, Name: v.Name, Parallelism: v.Parallelism,
+		kind := "operator"
+		switch {
+		case v.Source != nil:
+			kind = "source"
+		case v.Sink != nil:
+			kind = "sink"
+		}
+		m.Vertices = append(m.Vertices, VertexMetrics{UID: v.UID, Name: v.Name, Kind: kind, Parallelism: v.Parallelism,
 			RecordsIn: vm.recordsIn.Load(), RecordsOut: vm.recordsOut.Load(),
 			BackPressured: time.Duration(vm.backpressureNanos.Load())})
 	}

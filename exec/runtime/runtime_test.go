@@ -409,3 +409,72 @@ func TestPrometheus(t *testing.T) {
 	}
 	_ = os.Stdout
 }
+
+// TestParallelAlignedCheckpointsAndCrash: two source subtasks feed three
+// aggregate subtasks through a hash exchange, so every aggregate subtask
+// aligns barriers from two channels. The job is cancelled (a crash) after
+// a few checkpoints and restored from the latest one; the result is exact.
+func TestParallelAlignedCheckpointsAndCrash(t *testing.T) {
+	const n = 40000
+	build := func(sink connectors.TableSink, rps int) *runtime.Graph {
+		g := runtime.NewGraph("parallel")
+		s := g.AddSource("src", "Source: datagen", datagenSource(t, n, rps), 2)
+		c := g.AddOperator("calc", "Calc", operators.Calc(func(r sql.Row) (sql.Row, bool, error) {
+			id := r.Values[0].(int64)
+			return sql.Row{Values: []any{id % 10, id}}, true, nil
+		}), 2)
+		a := g.AddOperator("agg", "GroupAggregate", operators.GroupAggregate(operators.AggregateSpec{
+			GroupKeys: []int{0}, Aggs: []operators.AggSpec{{Kind: operators.Sum, Arg: 1}, {Kind: operators.CountStar}},
+			GenerateUpdateBefore: true}), 3)
+		k := g.AddSink("sink", "Sink: out", sink, 1)
+		g.Connect(s, c, runtime.Partitioning{Kind: runtime.Forward})
+		g.Connect(c, a, runtime.Partitioning{Kind: runtime.Hash, Keys: []int{0}})
+		g.Connect(a, k, runtime.Partitioning{Kind: runtime.Global})
+		return g
+	}
+	dir := t.TempDir()
+	sink := &memSink{}
+	cfg := runtime.Config{Streaming: true, CheckpointInterval: 15 * time.Millisecond, CheckpointDir: dir}
+	job, err := runtime.Start(context.Background(), build(sink, 40000), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for job.Metrics().Checkpoints.Completed < 4 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	job.Cancel()
+	_ = job.Wait(context.Background())
+	latest, err := runtime.LatestCheckpoint(dir, "parallel")
+	if err != nil || latest == "" {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	cfg.RestorePath = latest
+	job2, err := runtime.Start(context.Background(), build(sink, 0), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job2.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := materialize(sink.rows), expectedMod(n); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("after crash and restore from %s:\n got %v\nwant %v", latest, got, want)
+	}
+}
+
+func TestStatusLineAndMetricsServer(t *testing.T) {
+	job, _ := runtime.Start(context.Background(), aggGraph(&runtime.ValuesSource{Rows: ordersRows()}, &memSink{}, 1), runtime.Config{Streaming: true})
+	_ = job.Wait(context.Background())
+	line := runtime.StatusLine(runtime.Metrics{}, job.Metrics(), time.Second)
+	if want := job.ID + " FINISHED: in 5 rows/s, out 8 rows/s, checkpoint 1 "; !strings.HasPrefix(line, want) {
+		t.Fatalf("status line %q, want prefix %q", line, want)
+	}
+	srv, err := runtime.ServeMetrics("0", func() []*runtime.Job { return []*runtime.Job{job} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	if got := runtime.DefaultJobName([]string{"default_catalog.default_database.t"}); got != "insert-into_default_catalog.default_database.t" {
+		t.Fatal(got)
+	}
+}

@@ -1,0 +1,102 @@
+package values
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+var schema = sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.Int()}, {Name: "amount", Type: sql.Decimal(10, 2)},
+	{Name: "status", Type: sql.String()}}, PrimaryKey: []string{"id"}}
+
+func read(t *testing.T, opts map[string]string) ([]string, connectors.TableSource) {
+	t.Helper()
+	src, err := Factory{}.CreateSource(&connectors.Context{Schema: schema, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := src.NewReader(0, 1)
+	_ = r.Open(context.Background(), nil)
+	var out []string
+	for {
+		rows, err := r.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows == nil {
+			break // unbounded and idle
+		}
+		for _, row := range rows {
+			out = append(out, sql.FormatRow(row, schema.Types()))
+		}
+	}
+	return out, src
+}
+
+func TestRowsJSONAndCSV(t *testing.T) {
+	want := "+I[1001, 80.00, CREATED] -U[1001, 80.00, CREATED] +U[1001, 100.00, CREATED] -D[1001, 100.00, null]"
+	got, src := read(t, map[string]string{"changelog-mode": "I,UB,UA,D", "bounded": "true",
+		"rows": `[["+I", 1001, "80.00", "CREATED"], ["-U", 1001, 80, "CREATED"], ["+U", 1001, 100, "CREATED"], ["-D", 1001, 100, null]]`})
+	if strings.Join(got, " ") != want {
+		t.Fatalf("json rows: %v", got)
+	}
+	if src.ChangelogMode() != sql.All || !src.Bounded() {
+		t.Fatalf("mode %s bounded %v", src.ChangelogMode(), src.Bounded())
+	}
+	got, src = read(t, map[string]string{"changelog-mode": "I,UB,UA,D",
+		"rows": "+I,1001,80.00,CREATED\n-U,1001,80,CREATED\n+U,1001,100,CREATED\n-D,1001,100,null"})
+	if strings.Join(got, " ") != want || src.Bounded() {
+		t.Fatalf("csv rows: %v", got)
+	}
+}
+
+func TestRowsRejected(t *testing.T) {
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"rows": `[["-D", 1, 1, "x"]]`}, "has a -D row but its changelog-mode is [I]"},
+		{map[string]string{"rows": `[["+I", 1, 1]]`}, "row 1 has 2 values, the table has 3 columns"},
+		{map[string]string{"rows": `[["+X", 1, 1, "x"]]`}, `unknown row kind "+X"`},
+		{map[string]string{"data-id": "x", "bogus": "1"}, "Unsupported options found for 'values'."},
+	} {
+		_, err := Factory{}.CreateSource(&connectors.Context{Schema: schema, Options: c.opts})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.opts, err, c.want)
+		}
+	}
+}
+
+func TestSinkModesAndResults(t *testing.T) {
+	ClearResults()
+	id := connectors.ObjectIdentifier{Catalog: "default_catalog", Database: "default_database", Name: "t"}
+	mk := func(opts map[string]string) connectors.TableSink {
+		s, err := Factory{}.CreateSink(&connectors.Context{Table: id, Schema: schema, Options: opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if m, _ := mk(nil).ChangelogMode(sql.All); m != sql.InsertOnly {
+		t.Fatalf("default %s", m)
+	}
+	if m, _ := mk(map[string]string{"sink-insert-only": "false"}).ChangelogMode(sql.All); m != sql.Upsert {
+		t.Fatalf("with a primary key %s", m)
+	}
+	if m, _ := mk(map[string]string{"sink-changelog-mode-enforced": "I,D"}).ChangelogMode(sql.All); m.String() != "I,D" {
+		t.Fatalf("enforced %s", m)
+	}
+	w, _ := mk(nil).NewWriter(0, 1)
+	_ = w.Write(context.Background(), []sql.Row{sql.NewRow(int32(1), nil, "a")})
+	if got := Results(id.String(), schema.Types()); len(got) != 1 || got[0] != "+I[1, null, a]" {
+		t.Fatalf("results %v", got)
+	}
+}
