@@ -252,6 +252,23 @@ func LatestCheckpoint(checkpointsDir, jobName string) (string, error) {
 	return best, nil
 }
 
+// highestCheckpointID is the largest N of the chk-N directories under
+// jobDir (complete or not), 0 when there are none.
+func highestCheckpointID(jobDir string) int64 {
+	entries, err := os.ReadDir(jobDir)
+	if err != nil {
+		return 0
+	}
+	var best int64
+	for _, e := range entries {
+		if n, err := strconv.ParseInt(strings.TrimPrefix(e.Name(), "chk-"), 10, 64); err == nil &&
+			strings.HasPrefix(e.Name(), "chk-") && n > best {
+			best = n
+		}
+	}
+	return best
+}
+
 // retainCheckpoints deletes completed chk-N directories beyond the newest
 // keep (execution.checkpointing.num-retained) and incomplete ones older
 // than the newest complete one. Savepoints are never deleted.

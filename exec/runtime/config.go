@@ -27,6 +27,10 @@ type Config struct {
 	SavepointDir string
 	// NumRetained is execution.checkpointing.num-retained (default 1).
 	NumRetained int
+	// CheckpointTimeout is execution.checkpointing.timeout (default 10
+	// min): a checkpoint still pending then fails the job, as Flink does
+	// with the default of zero tolerable checkpoint failures.
+	CheckpointTimeout time.Duration
 	// RestorePath is execution.savepoint.path: a checkpoint or savepoint
 	// directory to start from.
 	RestorePath string
@@ -48,6 +52,7 @@ const (
 	KeyCheckpointDir        = "state.checkpoints.dir"
 	KeySavepointDir         = "state.savepoints.dir"
 	KeyNumRetained          = "execution.checkpointing.num-retained"
+	KeyCheckpointTimeout    = "execution.checkpointing.timeout"
 	KeySavepointPath        = "execution.savepoint.path"
 	KeyIgnoreUnclaimedState = "execution.savepoint.ignore-unclaimed-state"
 	KeyRestartStrategy      = "restart-strategy.type"
@@ -63,7 +68,8 @@ const (
 // is none unless restart-strategy.type is fixed-delay (Flink would pick one
 // when checkpointing is on; we keep failures visible by default).
 func ConfigFromMap(m map[string]string) (Config, error) {
-	c := Config{Streaming: true, NumRetained: 1, ChannelCapacity: 16, RestartDelay: time.Second}
+	c := Config{Streaming: true, NumRetained: 1, ChannelCapacity: 16, RestartDelay: time.Second,
+		CheckpointTimeout: 10 * time.Minute}
 	get := func(k string) (string, bool) {
 		v, ok := m[k]
 		return strings.TrimSpace(v), ok
@@ -86,6 +92,13 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 			return c, bad(KeyCheckpointInterval, v)
 		}
 		c.CheckpointInterval = d
+	}
+	if v, ok := get(KeyCheckpointTimeout); ok && v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, bad(KeyCheckpointTimeout, v)
+		}
+		c.CheckpointTimeout = d
 	}
 	if v, ok := get(KeyCheckpointDir); ok && v != "" {
 		c.CheckpointDir = stripFileScheme(v)

@@ -102,6 +102,9 @@ func Start(ctx context.Context, g *Graph, cfg Config) (*Job, error) {
 	if cfg.CheckpointDir == "" {
 		cfg.CheckpointDir = DefaultCheckpointDir()
 	}
+	if cfg.CheckpointTimeout <= 0 {
+		cfg.CheckpointTimeout = 10 * time.Minute
+	}
 	j := &Job{
 		ID:        strings.ReplaceAll(uuid.NewString(), "-", ""),
 		Name:      g.Name,
@@ -303,16 +306,27 @@ type pendingCheckpoint struct {
 	comms     map[*task][]byte
 }
 
-func (j *Job) runAttempt(parent context.Context) error {
+func (j *Job) runAttempt(parent context.Context) (err error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	defer func() { // a committer or checkpoint writer must not take the process down
+		if r := recover(); r != nil {
+			err = sql.Errorf(sql.RuntimeException, "job %s: coordinator panicked: %v", j.Name, r)
+		}
+	}()
 	j.mu.Lock()
 	restore := j.last
 	j.mu.Unlock()
 
 	co := &coordinator{job: j, finished: map[*task]bool{}, nextID: 1}
+	// Checkpoint ids continue after both the restored one and any the job
+	// name already has on disk, so a resumed job never overwrites (or
+	// hides behind) an older run's chk-N.
+	if n := highestCheckpointID(filepath.Join(j.cfg.CheckpointDir, SanitizeJobName(j.Name))); n >= co.nextID {
+		co.nextID = n + 1
+	}
 	if restore != nil {
-		co.nextID = restore.ID + 1
+		co.nextID = max(co.nextID, restore.ID+1)
 		if err := j.recommit(ctx, restore); err != nil {
 			return err
 		}
@@ -328,7 +342,7 @@ func (j *Job) runAttempt(parent context.Context) error {
 			t.run(ctx)
 		}(t)
 	}
-	err := co.loop(ctx)
+	err = co.loop(ctx)
 	cancel()
 	wg.Wait()
 	return err
@@ -488,6 +502,14 @@ func (co *coordinator) loop(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick:
+			if p := co.pending; p != nil && time.Since(p.start) > j.cfg.CheckpointTimeout {
+				j.mu.Lock()
+				j.cpStats.Failed++
+				j.mu.Unlock()
+				return sql.Errorf(sql.RuntimeException,
+					"Checkpoint %d of job %s expired before completing (execution.checkpointing.timeout = %s).",
+					p.id, j.Name, j.cfg.CheckpointTimeout)
+			}
 			if co.pending == nil && !co.final && co.stop == nil {
 				co.trigger(ctx, false, false)
 			}
