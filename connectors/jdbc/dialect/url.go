@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,34 +24,21 @@ type Connection struct {
 	Database string
 }
 
-// RedactURL returns the URL as users wrote it, with any password replaced by
-// ******; the form errors and logs may show.
+// RedactURL returns the URL as users wrote it with any password replaced
+// by ******: the form errors and logs may show. It works on the raw text,
+// so it also hides passwords in URLs that do not parse or lack "jdbc:".
 func RedactURL(jdbcURL string) string {
-	rest, ok := strings.CutPrefix(jdbcURL, "jdbc:")
-	if !ok {
-		return jdbcURL
-	}
-	if !strings.Contains(strings.ToLower(rest), "password") && !strings.Contains(rest, "@") {
-		return jdbcURL
-	}
-	u, err := url.Parse(rest)
-	if err != nil {
-		return "jdbc:<unparsable url>"
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxxx")
-		}
-	}
-	q := u.Query()
-	for k := range q {
-		if strings.Contains(strings.ToLower(k), "password") {
-			q.Set(k, "xxxxxx")
-		}
-	}
-	u.RawQuery = q.Encode()
-	return "jdbc:" + strings.ReplaceAll(u.String(), "xxxxxx", "******")
+	s := passwordParam.ReplaceAllString(jdbcURL, "${1}******")
+	return userInfo.ReplaceAllString(s, "${1}******@")
 }
+
+var (
+	// password=..., up to the next parameter separator.
+	passwordParam = regexp.MustCompile(`(?i)(password\s*=)[^&;]*`)
+	// user:secret@ before the host (the password runs to the last @ before
+	// the path).
+	userInfo = regexp.MustCompile(`([^/:@?&]*:)[^/]*@`)
+)
 
 // ignoredParams are Connector/J parameters that only tune Connector/J
 // itself; the Go driver has no equivalent and needs none (statements are
