@@ -1,0 +1,559 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+	"github.com/shopspring/decimal"
+	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// File is an open Parquet data file.
+type File struct {
+	name  string
+	pf    *parquet.File
+	index map[string]int // leaf column index by top-level name
+}
+
+// Open opens a data file for reading. name is used in errors (and to reject
+// orc/avro files); size must be the exact file size.
+func Open(r io.ReaderAt, size int64, name string) (*File, error) {
+	if err := CheckReadable(name); err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	if err != nil {
+		return nil, fmt.Errorf("open parquet file %s: %w", name, err)
+	}
+	f := &File{name: name, pf: pf, index: map[string]int{}}
+	for i, fl := range pf.Schema().Fields() {
+		if !fl.Leaf() {
+			// Nested columns would shift leaf indexes; not supported yet.
+			return nil, fmt.Errorf("parquet file %s: nested column %s is not supported yet", name, fl.Name())
+		}
+		f.index[fl.Name()] = i
+	}
+	return f, nil
+}
+
+// NumRows is the row count from the footer.
+func (f *File) NumRows() int64 { return f.pf.NumRows() }
+
+// ColumnNames lists the file's columns in file order.
+func (f *File) ColumnNames() []string {
+	out := make([]string, 0, len(f.index))
+	for _, fl := range f.pf.Schema().Fields() {
+		out = append(out, fl.Name())
+	}
+	return out
+}
+
+// FieldIDs returns the Parquet field_id of each column by name (0 when
+// absent).
+func (f *File) FieldIDs() map[string]int {
+	out := map[string]int{}
+	for _, fl := range f.pf.Schema().Fields() {
+		out[fl.Name()] = fl.ID()
+	}
+	return out
+}
+
+// colReader converts one file column to the wanted type.
+type colReader struct {
+	leaf   int // -1: column absent (added later): always null
+	target sql.DataType
+	conv   func(parquet.Value) (any, error)
+}
+
+// Projection says which fields to produce, mapped from the schema the file
+// was written with to the wanted schema by field id.
+type Projection struct {
+	// FileFields are the fields of the schema the file was written with
+	// (DataFileMeta schema id); columns are found by these names.
+	FileFields []schema.Field
+	// Fields are the wanted output fields (usually a projection of the
+	// current schema). A field whose id is not in FileFields (added later)
+	// reads as null; a type change is converted (casts that Paimon allows
+	// for evolution: numeric widening, to string).
+	Fields []schema.Field
+}
+
+func (f *File) column(name string, target sql.DataType) (colReader, error) {
+	i, ok := f.index[name]
+	if !ok {
+		return colReader{}, fmt.Errorf("parquet file %s has no column %s (columns: %v)", f.name, name, f.ColumnNames())
+	}
+	leaf := f.pf.Schema().Fields()[i]
+	conv, err := converter(leaf.Type(), target)
+	if err != nil {
+		return colReader{}, fmt.Errorf("parquet file %s column %s: %w", f.name, name, err)
+	}
+	return colReader{leaf: i, target: target, conv: conv}, nil
+}
+
+func (f *File) projected(p Projection, prefix string) ([]colReader, error) {
+	out := make([]colReader, len(p.Fields))
+	for i, want := range p.Fields {
+		src := -1
+		for j, ff := range p.FileFields {
+			if ff.ID == want.ID {
+				src = j
+				break
+			}
+		}
+		if src < 0 {
+			out[i] = colReader{leaf: -1, target: want.Type}
+			continue
+		}
+		ff := p.FileFields[src]
+		c, err := f.column(prefix+ff.Name, ff.Type)
+		if err != nil {
+			return nil, err
+		}
+		if !ff.Type.WithNullable(true).Equal(want.Type.WithNullable(true)) {
+			inner := c.conv
+			from, to := ff.Type, want.Type
+			c.conv = func(v parquet.Value) (any, error) {
+				x, err := inner(v)
+				if err != nil || x == nil {
+					return x, err
+				}
+				return castValue(x, from, to)
+			}
+			c.target = to
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// cursor streams one column's values page by page.
+type cursor struct {
+	pages parquet.Pages
+	page  parquet.Page
+	buf   []parquet.Value
+	n, i  int
+	vr    parquet.ValueReader
+}
+
+func (c *cursor) next() (parquet.Value, error) {
+	for c.i >= c.n {
+		if c.vr == nil {
+			if c.page != nil {
+				parquet.Release(c.page)
+				c.page = nil
+			}
+			p, err := c.pages.ReadPage()
+			if err != nil {
+				return parquet.Value{}, err
+			}
+			c.page = p
+			c.vr = p.Values()
+		}
+		n, err := c.vr.ReadValues(c.buf)
+		c.n, c.i = n, 0
+		if err == io.EOF {
+			c.vr = nil
+		} else if err != nil {
+			return parquet.Value{}, err
+		}
+	}
+	v := c.buf[c.i]
+	c.i++
+	return v, nil
+}
+
+func (c *cursor) close() {
+	if c.page != nil {
+		parquet.Release(c.page)
+	}
+	if c.pages != nil {
+		c.pages.Close()
+	}
+}
+
+// rowReader assembles rows from column cursors, row group by row group.
+type rowReader struct {
+	f       *File
+	leaves  []int // distinct leaf indexes to read
+	rg      int
+	left    int64 // rows left in the current row group
+	cursors map[int]*cursor
+	cur     map[int]parquet.Value
+	err     error
+}
+
+func newRowReader(f *File, leaves []int) *rowReader {
+	return &rowReader{f: f, leaves: leaves, rg: -1, cur: map[int]parquet.Value{}}
+}
+
+// advance positions on the next row; false at the end or on error.
+func (r *rowReader) advance() bool {
+	if r.err != nil {
+		return false
+	}
+	for r.left == 0 {
+		r.closeCursors()
+		r.rg++
+		rgs := r.f.pf.RowGroups()
+		if r.rg >= len(rgs) {
+			return false
+		}
+		rg := rgs[r.rg]
+		r.left = rg.NumRows()
+		chunks := rg.ColumnChunks()
+		r.cursors = map[int]*cursor{}
+		for _, l := range r.leaves {
+			r.cursors[l] = &cursor{pages: chunks[l].Pages(), buf: make([]parquet.Value, 256)}
+		}
+	}
+	for _, l := range r.leaves {
+		v, err := r.cursors[l].next()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
+			return false
+		}
+		r.cur[l] = v
+	}
+	r.left--
+	return true
+}
+
+func (r *rowReader) closeCursors() {
+	for _, c := range r.cursors {
+		c.close()
+	}
+	r.cursors = nil
+}
+
+func (r *rowReader) value(c colReader) (any, error) {
+	if c.leaf < 0 {
+		return nil, nil
+	}
+	v := r.cur[c.leaf]
+	if v.IsNull() {
+		return nil, nil
+	}
+	return c.conv(v)
+}
+
+// KVIterator iterates the KeyValues of a primary-key file in file order
+// (ascending key). Contract, as pebble's iterators: Next returns the next
+// record or nil when exhausted or on error; Err reports the error; Close
+// is mandatory. Returned records are freshly allocated and may be
+// retained.
+type KVIterator struct {
+	rr        *rowReader
+	keys      []colReader
+	seq, kind colReader
+	vals      []colReader
+	level     int
+	err       error
+}
+
+// KeyValues reads a primary-key file. keys and p map by field id: keys are
+// the trimmed primary-key fields (of the file schema and wanted schema,
+// matched by id, read from _KEY_<file name>), p the value projection.
+// level is stamped on every KeyValue.
+func (f *File) KeyValues(fileKeys []schema.Field, wantKeys []schema.Field, p Projection, level int) (*KVIterator, error) {
+	keys, err := f.projected(Projection{FileFields: fileKeys, Fields: wantKeys}, KeyPrefix)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		if k.leaf < 0 {
+			return nil, fmt.Errorf("parquet file %s: key field %s not in the file's schema", f.name, wantKeys[i].Name)
+		}
+	}
+	seq, err := f.column(SequenceNumberField, sql.BigInt().NotNull())
+	if err != nil {
+		return nil, err
+	}
+	kind, err := f.column(ValueKindField, sql.TinyInt().NotNull())
+	if err != nil {
+		return nil, err
+	}
+	vals, err := f.projected(p, "")
+	if err != nil {
+		return nil, err
+	}
+	return &KVIterator{rr: newRowReader(f, leavesOf(append(append(keys, seq, kind), vals...))), keys: keys, seq: seq, kind: kind, vals: vals, level: level}, nil
+}
+
+func leavesOf(cs []colReader) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, c := range cs {
+		if c.leaf >= 0 && !seen[c.leaf] {
+			seen[c.leaf] = true
+			out = append(out, c.leaf)
+		}
+	}
+	return out
+}
+
+// Next returns the next KeyValue or nil.
+func (it *KVIterator) Next() *kv.KeyValue {
+	if it.err != nil || !it.rr.advance() {
+		if it.err == nil {
+			it.err = it.rr.err
+		}
+		return nil
+	}
+	r := &kv.KeyValue{Key: make([]any, len(it.keys)), Value: make([]any, len(it.vals)), Level: it.level}
+	var err error
+	for i, c := range it.keys {
+		if r.Key[i], err = it.rr.value(c); err != nil {
+			it.err = err
+			return nil
+		}
+	}
+	s, err := it.rr.value(it.seq)
+	if err != nil || s == nil {
+		it.err = fmt.Errorf("parquet file %s: bad %s: %v", it.rr.f.name, SequenceNumberField, err)
+		return nil
+	}
+	r.Seq = s.(int64)
+	k, err := it.rr.value(it.kind)
+	if err != nil || k == nil || !sql.RowKind(k.(int8)).Valid() {
+		it.err = fmt.Errorf("parquet file %s: bad %s %v: %v", it.rr.f.name, ValueKindField, k, err)
+		return nil
+	}
+	r.Kind = sql.RowKind(k.(int8))
+	for i, c := range it.vals {
+		if r.Value[i], err = it.rr.value(c); err != nil {
+			it.err = err
+			return nil
+		}
+	}
+	return r
+}
+
+// Err returns the error that stopped iteration, if any.
+func (it *KVIterator) Err() error { return it.err }
+
+// Close releases the iterator.
+func (it *KVIterator) Close() error { it.rr.closeCursors(); return nil }
+
+// RowIterator iterates the rows of an append file (same contract as
+// KVIterator).
+type RowIterator struct {
+	rr   *rowReader
+	vals []colReader
+	err  error
+}
+
+// Rows reads an append file (or the value columns of a primary-key file).
+func (f *File) Rows(p Projection) (*RowIterator, error) {
+	vals, err := f.projected(p, "")
+	if err != nil {
+		return nil, err
+	}
+	return &RowIterator{rr: newRowReader(f, leavesOf(vals)), vals: vals}, nil
+}
+
+// Next returns the next row or nil.
+func (it *RowIterator) Next() []any {
+	if it.err != nil || !it.rr.advance() {
+		if it.err == nil {
+			it.err = it.rr.err
+		}
+		return nil
+	}
+	row := make([]any, len(it.vals))
+	var err error
+	for i, c := range it.vals {
+		if row[i], err = it.rr.value(c); err != nil {
+			it.err = err
+			return nil
+		}
+	}
+	return row
+}
+
+// Err returns the error that stopped iteration, if any.
+func (it *RowIterator) Err() error { return it.err }
+
+// Close releases the iterator.
+func (it *RowIterator) Close() error { it.rr.closeCursors(); return nil }
+
+// timeUnit returns the unit of an INT64 TIMESTAMP column, or 0 if the
+// column has no timestamp annotation.
+func timeUnit(t parquet.Type) time.Duration {
+	if lt := t.LogicalType(); lt != nil {
+		if ts, ok := lt.Value.(*format.TimestampType); ok && ts.Unit.Value != nil {
+			return ts.Unit.Value.Duration()
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.TimestampMillis:
+			return time.Millisecond
+		case deprecated.TimestampMicros:
+			return time.Microsecond
+		}
+	}
+	return 0
+}
+
+// converter builds the Parquet→Go conversion of a column to the file
+// schema's type.
+func converter(pt parquet.Type, t sql.DataType) (func(parquet.Value) (any, error), error) {
+	kind := pt.Kind()
+	need := func(k parquet.Kind) error {
+		if kind != k {
+			return fmt.Errorf("physical type %s cannot hold %s", kind, t)
+		}
+		return nil
+	}
+	switch t.Root {
+	case sql.TypeBoolean:
+		return func(v parquet.Value) (any, error) { return v.Boolean(), nil }, need(parquet.Boolean)
+	case sql.TypeTinyInt:
+		return func(v parquet.Value) (any, error) { return int8(v.Int32()), nil }, need(parquet.Int32)
+	case sql.TypeSmallInt:
+		return func(v parquet.Value) (any, error) { return int16(v.Int32()), nil }, need(parquet.Int32)
+	case sql.TypeInt, sql.TypeDate, sql.TypeTime:
+		return func(v parquet.Value) (any, error) { return v.Int32(), nil }, need(parquet.Int32)
+	case sql.TypeBigInt:
+		return func(v parquet.Value) (any, error) { return v.Int64(), nil }, need(parquet.Int64)
+	case sql.TypeFloat:
+		return func(v parquet.Value) (any, error) { return v.Float(), nil }, need(parquet.Float)
+	case sql.TypeDouble:
+		return func(v parquet.Value) (any, error) { return v.Double(), nil }, need(parquet.Double)
+	case sql.TypeChar, sql.TypeVarChar:
+		return func(v parquet.Value) (any, error) { return string(v.ByteArray()), nil }, need(parquet.ByteArray)
+	case sql.TypeBinary, sql.TypeVarBinary:
+		if kind != parquet.ByteArray && kind != parquet.FixedLenByteArray {
+			return nil, need(parquet.ByteArray)
+		}
+		return func(v parquet.Value) (any, error) { return append([]byte(nil), v.ByteArray()...), nil }, nil
+	case sql.TypeDecimal:
+		exp := -int32(t.Scale)
+		switch kind {
+		case parquet.Int32:
+			return func(v parquet.Value) (any, error) { return decimal.New(int64(v.Int32()), exp), nil }, nil
+		case parquet.Int64:
+			return func(v parquet.Value) (any, error) { return decimal.New(v.Int64(), exp), nil }, nil
+		case parquet.FixedLenByteArray, parquet.ByteArray:
+			return func(v parquet.Value) (any, error) {
+				return decimal.NewFromBigInt(fromFixedDecimal(v.ByteArray()), exp), nil
+			}, nil
+		}
+		return nil, fmt.Errorf("physical type %s cannot hold %s", kind, t)
+	case sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		if kind == parquet.Int96 {
+			return func(v parquet.Value) (any, error) { return fromInt96(v.Int96()), nil }, nil
+		}
+		if err := need(parquet.Int64); err != nil {
+			return nil, err
+		}
+		unit := timeUnit(pt)
+		if unit == 0 {
+			unit = time.Microsecond
+			if t.Precision <= 3 {
+				unit = time.Millisecond
+			}
+		}
+		switch unit {
+		case time.Millisecond:
+			return func(v parquet.Value) (any, error) { return sql.TimestampData{Millis: v.Int64()}, nil }, nil
+		case time.Microsecond:
+			return func(v parquet.Value) (any, error) {
+				us := v.Int64()
+				ms := floorDiv(us, 1000)
+				return sql.TimestampData{Millis: ms, NanoOfMilli: int32(us-ms*1000) * 1000}, nil
+			}, nil
+		default:
+			return func(v parquet.Value) (any, error) {
+				ns := v.Int64()
+				ms := floorDiv(ns, 1_000_000)
+				return sql.TimestampData{Millis: ms, NanoOfMilli: int32(ns - ms*1_000_000)}, nil
+			}, nil
+		}
+	}
+	return nil, fmt.Errorf("type %s is not supported in Parquet data files yet", t)
+}
+
+// ErrCast is wrapped when a value cannot be converted to an evolved type.
+var ErrCast = errors.New("cannot convert value for schema evolution")
+
+// castValue converts a value read with a column's old type to its current
+// type (ALTER COLUMN TYPE): integer/float widening, decimal rescale, and
+// anything to STRING.
+func castValue(x any, from, to sql.DataType) (any, error) {
+	if to.IsString() {
+		if s, ok := x.(string); ok {
+			return s, nil
+		}
+		return sql.FormatValue(x, from), nil
+	}
+	var i64 *int64
+	switch v := x.(type) {
+	case int8:
+		n := int64(v)
+		i64 = &n
+	case int16:
+		n := int64(v)
+		i64 = &n
+	case int32:
+		n := int64(v)
+		i64 = &n
+	case int64:
+		i64 = &v
+	}
+	if i64 != nil {
+		switch to.Root {
+		case sql.TypeTinyInt:
+			return int8(*i64), nil
+		case sql.TypeSmallInt:
+			return int16(*i64), nil
+		case sql.TypeInt:
+			return int32(*i64), nil
+		case sql.TypeBigInt:
+			return *i64, nil
+		case sql.TypeFloat:
+			return float32(*i64), nil
+		case sql.TypeDouble:
+			return float64(*i64), nil
+		case sql.TypeDecimal:
+			return decimal.New(*i64, 0).Round(int32(to.Scale)), nil
+		}
+	}
+	switch v := x.(type) {
+	case float32:
+		if to.Root == sql.TypeDouble {
+			f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
+			return f, nil
+		}
+	case decimal.Decimal:
+		switch to.Root {
+		case sql.TypeDecimal:
+			return v.Round(int32(to.Scale)), nil
+		case sql.TypeDouble:
+			f, _ := v.Float64()
+			return f, nil
+		}
+	case string:
+		switch to.Root {
+		case sql.TypeInt, sql.TypeBigInt:
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %q to %s", ErrCast, v, to)
+			}
+			return castValue(n, sql.BigInt(), to)
+		}
+	}
+	return nil, fmt.Errorf("%w: %T (%s) to %s", ErrCast, x, from, to)
+}

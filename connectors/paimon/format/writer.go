@@ -1,0 +1,546 @@
+package format
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+	"github.com/parquet-go/parquet-go/compress/uncompressed"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/shopspring/decimal"
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/internal/datum"
+	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// WriterOptions configure a data file writer. The zero value is Paimon's
+// defaults: zstd, value stats truncate(16).
+type WriterOptions struct {
+	// Compression is file.compression: zstd (default), snappy, none.
+	Compression string
+	// StatsTruncate is the length strings are truncated to in value stats
+	// (metadata.stats-mode truncate(N)); 0 means 16, negative means full.
+	StatsTruncate int
+	// NoValueStats writes "no value stats" (empty stats, _VALUE_STATS_COLS
+	// = []), Paimon's stats-mode none.
+	NoValueStats bool
+	// BatchRows is how many rows are buffered before being handed to the
+	// Parquet writer (default 1024).
+	BatchRows int
+}
+
+func codecOf(name string) (compress.Codec, error) {
+	switch name {
+	case "", "zstd":
+		return &zstd.Codec{Level: zstd.SpeedFastest}, nil
+	case "snappy":
+		return &snappy.Codec{}, nil
+	case "none", "uncompressed":
+		return &uncompressed.Codec{}, nil
+	}
+	return nil, fmt.Errorf("unsupported file.compression %q (supported: zstd, snappy, none)", name)
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// Result is what a finished data file contributes to its DataFileMeta.
+type Result struct {
+	FileSize       int64
+	RowCount       int64
+	MinKey, MaxKey []byte // serialized BinaryRows (empty row for append files)
+	KeyStats       manifest.SimpleStats
+	ValueStats     manifest.SimpleStats
+	ValueStatsCols []string // nil = all columns; [] with NoValueStats
+	MinSeq, MaxSeq int64
+	DeleteRowCount int64
+}
+
+// DataFileMeta builds the manifest record for this file.
+func (r *Result) DataFileMeta(fileName string, schemaID int64, level int32, source manifest.FileSource, creationMillis int64) manifest.DataFileMeta {
+	del := r.DeleteRowCount
+	src := source
+	ct := creationMillis
+	return manifest.DataFileMeta{FileName: fileName, FileSize: r.FileSize, RowCount: r.RowCount, MinKey: r.MinKey, MaxKey: r.MaxKey,
+		KeyStats: r.KeyStats, ValueStats: r.ValueStats, MinSequenceNumber: r.MinSeq, MaxSequenceNumber: r.MaxSeq, SchemaID: schemaID,
+		Level: level, ExtraFiles: []string{}, CreationTime: &ct, DeleteRowCount: &del, FileSource: &src, ValueStatsCols: r.ValueStatsCols}
+}
+
+// core is the part shared by the KeyValue and append writers: a Parquet
+// writer over flat columns, row batching and value statistics.
+type core struct {
+	out     *countingWriter
+	pw      *parquet.Writer
+	cols    []Column
+	batch   []parquet.Row
+	nbatch  int
+	vals    []parquet.Value // backing storage of batch rows
+	opts    WriterOptions
+	rows    int64
+	vstats  *manifest.StatsCollector
+	vtypes  []sql.DataType
+	valBase int // index of the first value column
+	closed  bool
+	err     error
+}
+
+func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType, opts WriterOptions) (*core, error) {
+	sch, err := parquetSchema(cols)
+	if err != nil {
+		return nil, err
+	}
+	codec, err := codecOf(opts.Compression)
+	if err != nil {
+		return nil, err
+	}
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 1024
+	}
+	c := &core{out: &countingWriter{w: w}, cols: cols, opts: opts, valBase: valBase, vtypes: valueTypes}
+	c.pw = parquet.NewWriter(c.out, sch, parquet.Compression(codec), parquet.CreatedBy("parquet-mr", "1.15.2", "sqlrun"),
+		parquet.DataPageVersion(1), parquet.PageBufferSize(1<<20))
+	c.batch = make([]parquet.Row, opts.BatchRows)
+	c.vals = make([]parquet.Value, opts.BatchRows*len(cols))
+	if !opts.NoValueStats {
+		c.vstats = manifest.NewStatsCollector(valueTypes)
+	}
+	return c, nil
+}
+
+// row returns the value slots of the next row in the batch.
+func (c *core) row() []parquet.Value {
+	n := len(c.cols)
+	return c.vals[c.nbatch*n : (c.nbatch+1)*n]
+}
+
+func (c *core) commitRow(vals []parquet.Value) error {
+	c.batch[c.nbatch] = vals
+	c.nbatch++
+	c.rows++
+	if c.nbatch == len(c.batch) {
+		return c.flushBatch()
+	}
+	return nil
+}
+
+func (c *core) flushBatch() error {
+	if c.nbatch == 0 {
+		return nil
+	}
+	if _, err := c.pw.WriteRows(c.batch[:c.nbatch]); err != nil {
+		return fmt.Errorf("parquet write: %w", err)
+	}
+	c.nbatch = 0
+	return nil
+}
+
+// unsafeBytes views a string's bytes without copying; the Parquet writer
+// copies values into its page buffers before WriteRows returns.
+func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// toParquet converts one Go value (sql/row.go representation) to a Parquet
+// value at column col.
+func toParquet(t sql.DataType, v any, col int) (parquet.Value, error) {
+	if v == nil {
+		if !t.Nullable {
+			return parquet.Value{}, fmt.Errorf("null value in NOT NULL column")
+		}
+		return parquet.NullValue().Level(0, 0, col), nil
+	}
+	def := 0
+	if t.Nullable {
+		def = 1
+	}
+	var pv parquet.Value
+	bad := func() (parquet.Value, error) {
+		return parquet.Value{}, fmt.Errorf("unexpected Go value %T for %s", v, t)
+	}
+	switch t.Root {
+	case sql.TypeBoolean:
+		x, ok := v.(bool)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.BooleanValue(x)
+	case sql.TypeTinyInt:
+		x, ok := v.(int8)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.Int32Value(int32(x))
+	case sql.TypeSmallInt:
+		x, ok := v.(int16)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.Int32Value(int32(x))
+	case sql.TypeInt, sql.TypeDate, sql.TypeTime:
+		x, ok := v.(int32)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.Int32Value(x)
+	case sql.TypeBigInt:
+		x, ok := v.(int64)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.Int64Value(x)
+	case sql.TypeFloat:
+		x, ok := v.(float32)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.FloatValue(x)
+	case sql.TypeDouble:
+		x, ok := v.(float64)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.DoubleValue(x)
+	case sql.TypeChar, sql.TypeVarChar:
+		x, ok := v.(string)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.ByteArrayValue(unsafeBytes(x))
+	case sql.TypeBinary, sql.TypeVarBinary:
+		x, ok := v.([]byte)
+		if !ok {
+			return bad()
+		}
+		pv = parquet.ByteArrayValue(x)
+	case sql.TypeDecimal:
+		x, ok := v.(decimal.Decimal)
+		if !ok {
+			return bad()
+		}
+		u := binrow.Unscaled(x, t.Scale)
+		switch {
+		case t.Precision <= 9:
+			pv = parquet.Int32Value(int32(u.Int64()))
+		case t.Precision <= 18:
+			pv = parquet.Int64Value(u.Int64())
+		default:
+			b, err := fixedDecimal(u, DecimalBytes(t.Precision))
+			if err != nil {
+				return parquet.Value{}, err
+			}
+			pv = parquet.FixedLenByteArrayValue(b)
+		}
+	case sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		x, ok := v.(sql.TimestampData)
+		if !ok {
+			return bad()
+		}
+		switch {
+		case t.Precision <= 3:
+			pv = parquet.Int64Value(x.Millis)
+		case t.Precision <= 6:
+			pv = parquet.Int64Value(x.Millis*1000 + int64(x.NanoOfMilli)/1000)
+		default:
+			pv = parquet.Int96Value(toInt96(x))
+		}
+	default:
+		return parquet.Value{}, fmt.Errorf("type %s is not supported in Parquet data files yet", t)
+	}
+	return pv.Level(0, def, col), nil
+}
+
+// julianEpochDay is the Julian day number of 1970-01-01 (INT96 timestamps).
+const julianEpochDay = 2440588
+
+func toInt96(t sql.TimestampData) deprecated.Int96 {
+	day := floorDiv(t.Millis, 86400000)
+	msOfDay := t.Millis - day*86400000
+	nanos := uint64(msOfDay)*1_000_000 + uint64(t.NanoOfMilli)
+	return deprecated.Int96{uint32(nanos), uint32(nanos >> 32), uint32(day + julianEpochDay)}
+}
+
+func fromInt96(v deprecated.Int96) sql.TimestampData {
+	nanos := int64(uint64(v[1])<<32 | uint64(v[0]))
+	day := int64(v[2]) - julianEpochDay
+	return sql.TimestampData{Millis: day*86400000 + nanos/1_000_000, NanoOfMilli: int32(nanos % 1_000_000)}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func (c *core) finishStats() (manifest.SimpleStats, []string, error) {
+	if c.vstats == nil {
+		return manifest.EmptyStats(), []string{}, nil
+	}
+	limit := c.opts.StatsTruncate
+	if limit == 0 {
+		limit = 16
+	}
+	if limit > 0 {
+		truncateStats(c.vstats, c.vtypes, limit)
+	}
+	st, err := c.vstats.Stats()
+	return st, nil, err
+}
+
+// truncateStats applies truncate(N) to string min/max: min keeps the first
+// N characters; max keeps N characters with the last one incremented (so it
+// still bounds the real max), or null when that is impossible.
+func truncateStats(c *manifest.StatsCollector, types []sql.DataType, n int) {
+	mins, maxs := c.Min(), c.Max()
+	for i, t := range types {
+		if !t.IsString() {
+			continue
+		}
+		if s, ok := mins[i].(string); ok && utf8.RuneCountInString(s) > n {
+			mins[i] = string([]rune(s)[:n])
+		}
+		if s, ok := maxs[i].(string); ok && utf8.RuneCountInString(s) > n {
+			r := []rune(s)[:n]
+			inc := false
+			for j := n - 1; j >= 0; j-- {
+				if r[j] < utf8.MaxRune && !(r[j]+1 >= 0xD800 && r[j]+1 <= 0xDFFF) {
+					r[j]++
+					r = r[:j+1]
+					inc = true
+					break
+				}
+			}
+			if inc {
+				maxs[i] = string(r)
+			} else {
+				maxs[i] = nil
+			}
+		}
+	}
+}
+
+func (c *core) close() (int64, error) {
+	if err := c.flushBatch(); err != nil {
+		return 0, err
+	}
+	if err := c.pw.Close(); err != nil {
+		return 0, fmt.Errorf("parquet close: %w", err)
+	}
+	return c.out.n, nil
+}
+
+// KVWriter writes a primary-key data (or changelog) file.
+//
+// INVARIANT: KeyValues are written in ascending key order and, for data
+// files, each key at most once (Java reads a single file without merging).
+// The writer checks ascending order and rejects violations; changelog files
+// (AllowDuplicateKeys) may repeat a key.
+type KVWriter struct {
+	c                  *core
+	keyTypes           []sql.DataType
+	nk, nv             int
+	first, last        []any
+	kstats             *manifest.StatsCollector
+	minSeq, maxSeq     int64
+	del                int64
+	AllowDuplicateKeys bool
+}
+
+// NewKVWriter starts a primary-key file on w with the given trimmed key
+// fields and value (table) fields.
+func NewKVWriter(w io.Writer, keys, values []schema.Field, opts WriterOptions) (*KVWriter, error) {
+	cols := KeyValueColumns(keys, values)
+	c, err := newCore(w, cols, len(keys)+2, FieldTypes(values), opts)
+	if err != nil {
+		return nil, err
+	}
+	kt := FieldTypes(keys)
+	return &KVWriter{c: c, keyTypes: kt, nk: len(keys), nv: len(values), kstats: manifest.NewStatsCollector(kt)}, nil
+}
+
+// Write appends one KeyValue.
+func (w *KVWriter) Write(r *kv.KeyValue) error {
+	if w.c.err != nil {
+		return w.c.err
+	}
+	if len(r.Key) != w.nk || len(r.Value) != w.nv {
+		return fmt.Errorf("KeyValue has %d key and %d value fields, file has %d and %d", len(r.Key), len(r.Value), w.nk, w.nv)
+	}
+	if w.first != nil {
+		c := datum.CompareRows(r.Key, w.last)
+		if c < 0 || (c == 0 && !w.AllowDuplicateKeys) {
+			return fmt.Errorf("keys out of order in data file: %v after %v", r.Key, w.last)
+		}
+	}
+	vals := w.c.row()
+	col := 0
+	for i, k := range r.Key {
+		pv, err := toParquet(w.keyTypes[i], k, col)
+		if err != nil {
+			return fmt.Errorf("key field %d: %w", i, err)
+		}
+		vals[col] = pv
+		col++
+	}
+	vals[col] = parquet.Int64Value(r.Seq).Level(0, 0, col)
+	col++
+	vals[col] = parquet.Int32Value(int32(r.Kind)).Level(0, 0, col)
+	col++
+	for i, v := range r.Value {
+		pv, err := toParquet(w.c.vtypes[i], v, col)
+		if err != nil {
+			return fmt.Errorf("value field %s: %w", w.c.cols[col].Name, err)
+		}
+		vals[col] = pv
+		col++
+	}
+	if w.first == nil {
+		w.first = append([]any(nil), r.Key...)
+		w.minSeq, w.maxSeq = r.Seq, r.Seq
+	}
+	w.last = append(w.last[:0], r.Key...)
+	if r.Seq < w.minSeq {
+		w.minSeq = r.Seq
+	}
+	if r.Seq > w.maxSeq {
+		w.maxSeq = r.Seq
+	}
+	if r.Kind.IsRetract() {
+		w.del++
+	}
+	w.kstats.Add(r.Key)
+	if w.c.vstats != nil {
+		w.c.vstats.Add(r.Value)
+	}
+	if err := w.c.commitRow(vals); err != nil {
+		w.c.err = err
+		return err
+	}
+	return nil
+}
+
+// RowCount is the number of rows written so far.
+func (w *KVWriter) RowCount() int64 { return w.c.rows }
+
+// BytesWritten is the number of bytes flushed to the file so far (rolling
+// files at target-file-size uses it; it lags buffered pages).
+func (w *KVWriter) BytesWritten() int64 { return w.c.out.n }
+
+// Close finishes the file and returns its statistics. It does not close
+// the underlying io.Writer.
+func (w *KVWriter) Close() (*Result, error) {
+	if w.c.closed {
+		return nil, fmt.Errorf("data file writer already closed")
+	}
+	w.c.closed = true
+	size, err := w.c.close()
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{FileSize: size, RowCount: w.c.rows, MinSeq: w.minSeq, MaxSeq: w.maxSeq, DeleteRowCount: w.del}
+	nullable := make([]sql.DataType, len(w.keyTypes))
+	for i, t := range w.keyTypes {
+		nullable[i] = t
+	}
+	last := w.last
+	if w.first == nil {
+		w.first = make([]any, w.nk)
+		last = w.first
+	}
+	if r.MinKey, err = binrow.Serialize(nullable, w.first); err != nil {
+		return nil, fmt.Errorf("min key: %w", err)
+	}
+	if r.MaxKey, err = binrow.Serialize(nullable, last); err != nil {
+		return nil, fmt.Errorf("max key: %w", err)
+	}
+	if r.KeyStats, err = w.kstats.Stats(); err != nil {
+		return nil, fmt.Errorf("key stats: %w", err)
+	}
+	if r.ValueStats, r.ValueStatsCols, err = w.c.finishStats(); err != nil {
+		return nil, fmt.Errorf("value stats: %w", err)
+	}
+	return r, nil
+}
+
+// AppendWriter writes an append-table data file; rows get consecutive
+// sequence numbers starting at the given one (recorded in DataFileMeta).
+type AppendWriter struct {
+	c   *core
+	seq int64
+	min int64
+}
+
+// NewAppendWriter starts an append file with the table fields.
+func NewAppendWriter(w io.Writer, fields []schema.Field, startSeq int64, opts WriterOptions) (*AppendWriter, error) {
+	c, err := newCore(w, PlainColumns(fields), 0, FieldTypes(fields), opts)
+	if err != nil {
+		return nil, err
+	}
+	return &AppendWriter{c: c, seq: startSeq, min: startSeq}, nil
+}
+
+// Write appends one row (values in table column order).
+func (w *AppendWriter) Write(row []any) error {
+	if w.c.err != nil {
+		return w.c.err
+	}
+	if len(row) != len(w.c.cols) {
+		return fmt.Errorf("row has %d fields, file has %d", len(row), len(w.c.cols))
+	}
+	vals := w.c.row()
+	for i, v := range row {
+		pv, err := toParquet(w.c.vtypes[i], v, i)
+		if err != nil {
+			return fmt.Errorf("field %s: %w", w.c.cols[i].Name, err)
+		}
+		vals[i] = pv
+	}
+	if w.c.vstats != nil {
+		w.c.vstats.Add(row)
+	}
+	w.seq++
+	if err := w.c.commitRow(vals); err != nil {
+		w.c.err = err
+		return err
+	}
+	return nil
+}
+
+// RowCount is the number of rows written so far.
+func (w *AppendWriter) RowCount() int64 { return w.c.rows }
+
+// Close finishes the file.
+func (w *AppendWriter) Close() (*Result, error) {
+	if w.c.closed {
+		return nil, fmt.Errorf("data file writer already closed")
+	}
+	w.c.closed = true
+	size, err := w.c.close()
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{FileSize: size, RowCount: w.c.rows, MinKey: binrow.EmptyRow(), MaxKey: binrow.EmptyRow(),
+		KeyStats: manifest.EmptyStats(), MinSeq: w.min, MaxSeq: w.seq - 1}
+	if w.c.rows == 0 {
+		r.MaxSeq = w.min
+	}
+	if r.ValueStats, r.ValueStatsCols, err = w.c.finishStats(); err != nil {
+		return nil, fmt.Errorf("value stats: %w", err)
+	}
+	return r, nil
+}
