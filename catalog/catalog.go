@@ -25,6 +25,16 @@ type Table struct {
 	// catalog with a DefaultConnector may lack 'connector'.
 	Options map[string]string
 	Comment string
+	// Watermark is the WATERMARK FOR clause, nil when absent. The planner
+	// reads it; DESCRIBE and SHOW CREATE TABLE print it.
+	Watermark *Watermark
+}
+
+// Watermark is "WATERMARK FOR column AS expr": the rowtime column and the
+// watermark expression in Flink's SQL spelling.
+type Watermark struct {
+	Column string
+	Expr   string
 }
 
 // Clone returns a deep copy, so callers may change options without
@@ -34,6 +44,10 @@ func (t *Table) Clone() *Table {
 	c.Schema.Columns = append([]sql.Column(nil), t.Schema.Columns...)
 	c.Schema.PrimaryKey = append([]string(nil), t.Schema.PrimaryKey...)
 	c.PartitionKeys = append([]string(nil), t.PartitionKeys...)
+	if t.Watermark != nil {
+		w := *t.Watermark
+		c.Watermark = &w
+	}
 	c.Options = make(map[string]string, len(t.Options))
 	for k, v := range t.Options {
 		c.Options[k] = v

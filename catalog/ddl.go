@@ -1,0 +1,223 @@
+package catalog
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// PrimaryKeyName is the constraint name Flink generates for an unnamed
+// primary key: "PK_" followed by Java's List.hashCode of the column names
+// (so `PRIMARY KEY (id)` is PK_3386, exactly as SHOW CREATE TABLE prints
+// it in Flink).
+func PrimaryKeyName(cols []string) string {
+	h := int32(1)
+	for _, c := range cols {
+		h = 31*h + javaStringHash(c)
+	}
+	return fmt.Sprintf("PK_%d", h)
+}
+
+// javaStringHash is String.hashCode: over UTF-16 code units, wrapping.
+func javaStringHash(s string) int32 {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = 31*h + int32(u)
+	}
+	return h
+}
+
+// TableFromDDL builds the descriptor a CREATE TABLE declares. With a LIKE
+// clause, source is the resolved LIKE table and the two are merged as
+// Flink's MergeTableLikeUtil does (default strategies: INCLUDING ALL,
+// OVERWRITING OPTIONS); source is ignored otherwise.
+//
+// Options are not validated against the connector here: Flink checks them
+// when a query uses the table, and so do we (the planner calls
+// connectors.Validate).
+func TableFromDDL(st *ast.CreateTable, source *Table) (*Table, error) {
+	t := &Table{Comment: st.Comment, Options: map[string]string{}}
+	for _, c := range st.Columns {
+		if c.Expr != nil {
+			return nil, sql.Errorf(sql.TableException,
+				"Computed column '%s' is not supported by sqlrun yet.", c.Name)
+		}
+		if c.Metadata {
+			return nil, sql.Errorf(sql.TableException,
+				"Metadata column '%s' is not supported by sqlrun yet.", c.Name)
+		}
+	}
+	if st.Like != nil && source != nil {
+		if err := mergeLike(t, st, source); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, c := range st.Columns {
+			t.Schema.Columns = append(t.Schema.Columns, sql.Column{Name: c.Name, Type: c.Type, Comment: c.Comment})
+		}
+		for _, o := range st.Options {
+			t.Options[o.Key] = o.Value
+		}
+		t.PartitionKeys = append([]string(nil), st.PartitionedBy...)
+		if st.Watermark != nil {
+			t.Watermark = &Watermark{Column: st.Watermark.Column, Expr: st.Watermark.Expr.String()}
+		}
+		if len(st.PrimaryKey) > 0 {
+			t.Schema.PrimaryKey = append([]string(nil), st.PrimaryKey...)
+			t.Schema.PrimaryKeyName = st.PrimaryKeyName
+		}
+	}
+	if err := t.resolve(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// resolve checks the schema as Flink's DefaultSchemaResolver does and makes
+// key columns NOT NULL.
+func (t *Table) resolve() error {
+	seen := map[string]bool{}
+	for _, c := range t.Schema.Columns {
+		if seen[c.Name] {
+			return sql.Errorf(sql.ValidationException, "Schema must not contain duplicate column names. Found duplicates: [%s]", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	if len(t.Schema.PrimaryKey) > 0 {
+		if t.Schema.PrimaryKeyName == "" {
+			t.Schema.PrimaryKeyName = PrimaryKeyName(t.Schema.PrimaryKey)
+		}
+		for _, k := range t.Schema.PrimaryKey {
+			i := t.Schema.Index(k)
+			if i < 0 || t.Schema.Columns[i].Name != k {
+				return sql.Errorf(sql.ValidationException,
+					"Invalid primary key '%s'. Column '%s' does not exist.", t.Schema.PrimaryKeyName, k)
+			}
+			t.Schema.Columns[i].Type = t.Schema.Columns[i].Type.NotNull()
+		}
+	}
+	for _, p := range t.PartitionKeys {
+		if !seen[p] {
+			names := make([]string, len(t.Schema.Columns))
+			for i, c := range t.Schema.Columns {
+				names[i] = "'" + c.Name + "'"
+			}
+			return sql.Errorf(sql.ValidationException,
+				"Partition column '%s' not defined in the table schema. Available columns: [%s]", p, strings.Join(names, ", "))
+		}
+	}
+	if t.Watermark != nil && !seen[t.Watermark.Column] {
+		return sql.Errorf(sql.ValidationException,
+			"Invalid column name '%s' for rowtime attribute in watermark declaration. Available columns are: %v",
+			t.Watermark.Column, t.Schema.Names())
+	}
+	return nil
+}
+
+// likeStrategy is one feature's merging strategy of a LIKE clause.
+type likeStrategy string
+
+const (
+	including   likeStrategy = "INCLUDING"
+	excluding   likeStrategy = "EXCLUDING"
+	overwriting likeStrategy = "OVERWRITING"
+)
+
+// likeStrategies applies the LIKE options over Flink's defaults.
+func likeStrategies(opts []ast.LikeOption) (map[string]likeStrategy, error) {
+	s := map[string]likeStrategy{
+		"OPTIONS": overwriting, "WATERMARKS": including, "GENERATED": including,
+		"METADATA": including, "CONSTRAINTS": including, "PARTITIONS": including,
+	}
+	for _, o := range opts {
+		st := likeStrategy(strings.ToUpper(o.Strategy))
+		f := strings.ToUpper(o.Feature)
+		if f == "ALL" {
+			if st == overwriting {
+				// Flink: OVERWRITING ALL is allowed and applies to
+				// every feature that supports it.
+				for k := range s {
+					s[k] = overwriting
+				}
+				s["CONSTRAINTS"], s["PARTITIONS"] = including, including
+				continue
+			}
+			for k := range s {
+				s[k] = st
+			}
+			continue
+		}
+		if st == overwriting && (f == "CONSTRAINTS" || f == "PARTITIONS") {
+			return nil, sql.Errorf(sql.ValidationException, "Illegal merging strategy 'OVERWRITING' for '%s' option.", f)
+		}
+		s[f] = st
+	}
+	return s, nil
+}
+
+func mergeLike(t *Table, st *ast.CreateTable, src *Table) error {
+	strat, err := likeStrategies(st.Like.Options)
+	if err != nil {
+		return err
+	}
+	// Columns: the source's physical columns first, then the new ones.
+	t.Schema.Columns = append(t.Schema.Columns, src.Schema.Columns...)
+	for _, c := range st.Columns {
+		if src.Schema.Index(c.Name) >= 0 {
+			return sql.Errorf(sql.ValidationException, "A column named '%s' already exists in the base table.", c.Name)
+		}
+		t.Schema.Columns = append(t.Schema.Columns, sql.Column{Name: c.Name, Type: c.Type, Comment: c.Comment})
+	}
+	// Primary key.
+	if strat["CONSTRAINTS"] == including && len(src.Schema.PrimaryKey) > 0 {
+		if len(st.PrimaryKey) > 0 {
+			return sql.Errorf(sql.ValidationException,
+				"The base table already has a primary key. You might want to specify EXCLUDING CONSTRAINTS.")
+		}
+		t.Schema.PrimaryKey = append([]string(nil), src.Schema.PrimaryKey...)
+		t.Schema.PrimaryKeyName = src.Schema.PrimaryKeyName
+	} else if len(st.PrimaryKey) > 0 {
+		t.Schema.PrimaryKey = append([]string(nil), st.PrimaryKey...)
+		t.Schema.PrimaryKeyName = st.PrimaryKeyName
+	}
+	// Partitions.
+	if strat["PARTITIONS"] == including && len(src.PartitionKeys) > 0 {
+		if len(st.PartitionedBy) > 0 {
+			return sql.Errorf(sql.ValidationException,
+				"The base table already has partitions defined. You might want to specify EXCLUDING PARTITIONS.")
+		}
+		t.PartitionKeys = append([]string(nil), src.PartitionKeys...)
+	} else {
+		t.PartitionKeys = append([]string(nil), st.PartitionedBy...)
+	}
+	// Watermarks.
+	switch {
+	case st.Watermark != nil && src.Watermark != nil && strat["WATERMARKS"] == including:
+		return sql.Errorf(sql.ValidationException,
+			"There already exists a watermark spec for column '%s' in the base table. You might want to specify EXCLUDING WATERMARKS or OVERWRITING WATERMARKS.",
+			src.Watermark.Column)
+	case st.Watermark != nil:
+		t.Watermark = &Watermark{Column: st.Watermark.Column, Expr: st.Watermark.Expr.String()}
+	case src.Watermark != nil && strat["WATERMARKS"] != excluding:
+		w := *src.Watermark
+		t.Watermark = &w
+	}
+	// Options.
+	if strat["OPTIONS"] != excluding {
+		for k, v := range src.Options {
+			t.Options[k] = v
+		}
+	}
+	for _, o := range st.Options {
+		if old, ok := t.Options[o.Key]; ok && strat["OPTIONS"] == including {
+			return sql.Errorf(sql.ValidationException,
+				"There already exists an option ['%s' -> '%s']  in the base table. You might want to specify EXCLUDING OPTIONS or OVERWRITING OPTIONS.",
+				o.Key, old)
+		}
+		t.Options[o.Key] = o.Value
+	}
+	return nil
+}

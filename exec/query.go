@@ -1,0 +1,174 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// query plans a SELECT, runs it and shows its rows in the configured
+// result mode until it ends or ctx is cancelled (Ctrl-C), which cancels
+// the job and prints "Query terminated, ...".
+func (s *Session) query(ctx context.Context, st *ast.Query, out io.Writer) error {
+	mode := s.Config.ResultMode()
+	if !s.Interactive && mode != "tableau" {
+		return sql.Errorf(SqlExecutionException, "%s", MsgTableauOnly)
+	}
+	qj, err := s.Planner.CompileQuery(ctx, s.Env(), st, "collect")
+	if err != nil {
+		return err
+	}
+	cfg, err := runtime.ConfigFromMap(s.Config.Map())
+	if err != nil {
+		return err
+	}
+	start := s.Now()
+	job, err := runtime.Start(ctx, qj.Graph, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		job.Cancel()
+		<-job.Done()
+	}()
+	next := func() ([]sql.Row, error) { return qj.Collect.Next(ctx, job) }
+	return s.ShowResult(ctx, out, qj.Schema, mode, s.Config.Streaming(), next, start)
+}
+
+// ShowResult prints a query result read batch by batch from next (which
+// returns io.EOF at the end) in a result mode: tableau (rows as they
+// arrive), changelog (the same with the op column, as the client's
+// changelog view) or table (a materialized view redrawn as it changes).
+// It is separate from query so tests can drive it with fixed batches.
+func (s *Session) ShowResult(ctx context.Context, out io.Writer, schema sql.Schema, mode string, streaming bool,
+	next func() ([]sql.Row, error), start time.Time) error {
+	elapsed := func() float64 {
+		if !s.Config.PrintTimeCost() {
+			return -1
+		}
+		return s.Now().Sub(start).Seconds()
+	}
+	maxWidth := s.Config.MaxColumnWidth()
+	if mode == "table" {
+		return s.tableView(ctx, out, schema, next, maxWidth)
+	}
+	if !streaming && mode == "tableau" {
+		var rows [][]string
+		for {
+			batch, err := next()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return err
+			}
+			for _, r := range batch {
+				rows = append(rows, formatCells(r, schema))
+			}
+		}
+		if len(rows) == 0 {
+			fmt.Fprintln(out, MsgEmptySet)
+			return nil
+		}
+		var b strings.Builder
+		Box(&b, schema.Names(), rows, maxWidth)
+		text := b.String()
+		// Box ends with "N rows in set\n"; add the time cost.
+		if sec := elapsed(); sec >= 0 {
+			text = text[:len(text)-1] + fmt.Sprintf(" (%.2f seconds)\n", sec)
+		}
+		fmt.Fprint(out, text)
+		return nil
+	}
+	tb := NewTableau(out, schema, maxWidth, true)
+	tb.Header()
+	for {
+		batch, err := next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				tb.Footer(false, elapsed())
+				return nil
+			}
+			if ctx.Err() != nil {
+				tb.Footer(true, elapsed())
+				return nil
+			}
+			return err
+		}
+		tb.Rows(batch)
+	}
+}
+
+func formatCells(r sql.Row, schema sql.Schema) []string {
+	cells := make([]string, len(r.Values))
+	for i, v := range r.Values {
+		var t sql.DataType
+		if i < len(schema.Columns) {
+			t = schema.Columns[i].Type
+		}
+		cells[i] = FormatCell(v, t)
+	}
+	return cells
+}
+
+// tableView is the table result mode: the current content of the result
+// (inserts add a row, retractions remove an equal one), redrawn in place
+// at most every 200 ms, and once more at the end.
+func (s *Session) tableView(ctx context.Context, out io.Writer, schema sql.Schema, next func() ([]sql.Row, error), maxWidth int) error {
+	var view [][]any
+	apply := func(r sql.Row) {
+		if r.Kind.IsAdd() {
+			view = append(view, r.Values)
+			return
+		}
+		for i, v := range view {
+			if reflect.DeepEqual(v, r.Values) {
+				view = append(view[:i], view[i+1:]...)
+				return
+			}
+		}
+	}
+	var last time.Time
+	draws := 0
+	draw := func() {
+		rows := make([][]string, len(view))
+		for i, v := range view {
+			rows[i] = formatCells(sql.Row{Values: v}, schema)
+		}
+		if draws > 0 {
+			fmt.Fprint(out, "\x1b[H\x1b[2J")
+		}
+		draws++
+		if len(rows) == 0 {
+			// Keep the header visible while the result is empty.
+			Box(out, schema.Names(), [][]string{make([]string, len(schema.Columns))}, maxWidth)
+			return
+		}
+		Box(out, schema.Names(), rows, maxWidth)
+	}
+	for {
+		batch, err := next()
+		if err != nil {
+			if errors.Is(err, io.EOF) || ctx.Err() != nil {
+				draw()
+				return nil
+			}
+			return err
+		}
+		for _, r := range batch {
+			apply(r)
+		}
+		if time.Since(last) > 200*time.Millisecond {
+			draw()
+			last = time.Now()
+		}
+	}
+}

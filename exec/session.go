@@ -1,0 +1,732 @@
+// Package exec runs statements: the Session holds the catalogs, the
+// current catalog and database, the SET configuration and the jobs it
+// submitted, executes parsed statements, and prints their results in the
+// Flink SQL client's formats. Planning (EXPLAIN, INSERT, SELECT) goes
+// through the Planner seam to plan/ and exec/compile; running goes to
+// exec/runtime.
+//
+// Output is part of the contract: a Flink user's scripts and habits
+// (grepping for "[ERROR]", reading "Job ID:") keep working, so every
+// message here is the SQL client's, character for character, unless a
+// comment says why not.
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+	"github.com/sqlrun/sqlrun/sql/parser"
+)
+
+// SqlExecutionException is the SQL client's own failure class.
+const SqlExecutionException sql.ExceptionClass = "org.apache.flink.table.client.gateway.SqlExecutionException"
+
+// ErrQuit is returned by Execute for QUIT / EXIT: the shell leaves.
+var ErrQuit = errors.New("quit")
+
+// Session executes statements against one set of catalogs and one
+// configuration, as a Flink SQL client session does. Statements run one
+// at a time (Execute holds a lock); the jobs they start run in the
+// background until they finish or are stopped.
+type Session struct {
+	Catalogs *catalog.Manager
+	Config   *Config
+	Jobs     *Jobs
+	Planner  Planner
+	// Interactive is true in the shell. A non-interactive session (-f,
+	// -e) requires the tableau result mode for queries, as Flink does.
+	Interactive bool
+	// Resume makes every INSERT job restore from the latest checkpoint
+	// or savepoint of its name (sqlrun --resume), unless
+	// execution.savepoint.path says otherwise.
+	Resume bool
+	// Now is the clock for time costs; tests pin it.
+	Now func() time.Time
+	// JobContext bounds the life of submitted jobs (the process's).
+	JobContext context.Context
+
+	mu       sync.Mutex
+	jobNames map[string]int
+}
+
+// NewSession creates a session with default_catalog.default_database
+// current, Flink's default configuration and DefaultPlanner.
+func NewSession() *Session {
+	return &Session{
+		Catalogs:   catalog.NewManager(),
+		Config:     NewConfig(),
+		Jobs:       &Jobs{},
+		Planner:    DefaultPlanner,
+		Now:        time.Now,
+		JobContext: context.Background(),
+		jobNames:   map[string]int{},
+	}
+}
+
+// Env returns the session as the planner's environment.
+func (s *Session) Env() Env { return sessionEnv{s} }
+
+// StatementError is a failure of one statement of a script, with where
+// the statement starts (file line) so -f can name it.
+type StatementError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *StatementError) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
+
+func (e *StatementError) Unwrap() error { return e.Err }
+
+// ExecuteScript splits and runs every statement of text, printing each
+// result and, for a failure, the SQL client's error block; it stops at
+// the first failure and returns it as a *StatementError (file names the
+// script in it). QUIT returns ErrQuit.
+func (s *Session) ExecuteScript(ctx context.Context, text, file string, out io.Writer) error {
+	pieces, splitErr := parser.Split(text)
+	for _, p := range pieces {
+		stmt, err := parser.Parse(p.Text)
+		if err == nil {
+			err = s.Execute(ctx, stmt, out)
+			if errors.Is(err, ErrQuit) {
+				return err
+			}
+		}
+		if err != nil {
+			fmt.Fprint(out, FormatError(err))
+			line := p.StartLine
+			var pe *parser.ParseError
+			if errors.As(err, &pe) && pe.Line > 0 {
+				line = p.StartLine + pe.Line - 1
+			}
+			return &StatementError{File: file, Line: line, Err: err}
+		}
+	}
+	if splitErr != nil {
+		fmt.Fprint(out, FormatError(splitErr))
+		line := 0
+		var pe *parser.ParseError
+		if errors.As(splitErr, &pe) {
+			line = pe.ScriptLine
+		}
+		return &StatementError{File: file, Line: line, Err: splitErr}
+	}
+	return nil
+}
+
+// Execute runs one statement and prints its result to out. A failure is
+// returned, not printed: the caller prints FormatError (the shell) or
+// stops (a script).
+func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch st := stmt.(type) {
+	case *ast.CreateTable:
+		return s.ok(out, s.createTable(st))
+	case *ast.DropTable:
+		return s.ok(out, s.Catalogs.DropTable(s.Catalogs.Qualify(st.Name), st.IfExists, st.Temporary))
+	case *ast.AlterTableSet:
+		return s.ok(out, s.alterTable(st.Name, func(t *catalog.Table) error {
+			for _, o := range st.Options {
+				t.Options[o.Key] = o.Value
+			}
+			return nil
+		}))
+	case *ast.AlterTableReset:
+		return s.ok(out, s.alterTable(st.Name, func(t *catalog.Table) error {
+			for _, k := range st.Keys {
+				if strings.EqualFold(k, "connector") {
+					return sql.Errorf(sql.ValidationException, "ALTER TABLE RESET does not support changing 'connector'")
+				}
+				delete(t.Options, k)
+			}
+			return nil
+		}))
+	case *ast.AlterTableRename:
+		return s.ok(out, s.renameTable(st))
+	case *ast.CreateCatalog:
+		return s.ok(out, s.Catalogs.CreateCatalog(st.Name, optionMap(st.Options), st.IfNotExists))
+	case *ast.DropCatalog:
+		return s.ok(out, s.Catalogs.DropCatalog(st.Name, st.IfExists))
+	case *ast.UseCatalog:
+		return s.ok(out, s.Catalogs.UseCatalog(st.Name))
+	case *ast.CreateDatabase:
+		return s.ok(out, s.Catalogs.CreateDatabase(st.Catalog, st.Name, st.IfNotExists))
+	case *ast.DropDatabase:
+		return s.ok(out, s.Catalogs.DropDatabase(st.Catalog, st.Name, st.IfExists, st.Cascade))
+	case *ast.UseDatabase:
+		return s.ok(out, s.Catalogs.UseDatabase(st.Catalog, st.Name))
+	case *ast.Show:
+		return s.show(ctx, st, out)
+	case *ast.Describe:
+		return s.describe(st.Name, out)
+	case *ast.Set:
+		if st.Key == "" {
+			rows := [][]string{}
+			for _, e := range s.Config.Entries() {
+				rows = append(rows, []string{e[0], e[1]})
+			}
+			Box(out, []string{"key", "value"}, rows, 0)
+			return nil
+		}
+		return s.ok(out, s.Config.Set(st.Key, st.Value))
+	case *ast.Reset:
+		s.Config.Reset(st.Key)
+		return s.ok(out, nil)
+	case *ast.Explain:
+		text, err := s.Planner.Explain(ctx, s.Env(), st)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(out, text)
+		if !strings.HasSuffix(text, "\n") {
+			fmt.Fprintln(out)
+		}
+		return nil
+	case *ast.Insert:
+		return s.insert(ctx, st, st.Table, out)
+	case *ast.StatementSet:
+		if len(st.Inserts) == 0 {
+			return sql.Errorf(sql.TableException, "No operators defined in streaming topology. Cannot generate StreamGraph.")
+		}
+		return s.insert(ctx, st, st.Inserts[0].Table, out)
+	case *ast.Query:
+		return s.query(ctx, st, out)
+	case *ast.StopJob:
+		return s.stopJob(ctx, st, out)
+	case *ast.Delete, *ast.Update:
+		what := "DELETE"
+		if _, ok := st.(*ast.Update); ok {
+			what = "UPDATE"
+		}
+		if s.Config.Streaming() {
+			return sql.Errorf(sql.TableException, "%s statement is not supported for streaming mode now.", what)
+		}
+		return sql.Errorf(sql.TableException, "%s statement is not supported by sqlrun yet.", what)
+	case *ast.Call:
+		return sql.Errorf(sql.ValidationException, "Procedure %s does not exist.", st.Procedure.String())
+	case *ast.Quit:
+		return ErrQuit
+	case *ast.Help:
+		fmt.Fprint(out, HelpText)
+		return nil
+	case *ast.Clear:
+		fmt.Fprint(out, "\x1b[H\x1b[2J")
+		return nil
+	}
+	return sql.Errorf(sql.TableException, "Unsupported SQL statement: %s", stmt.SQL())
+}
+
+// ok prints the success line of a statement that has no result, or
+// returns its failure.
+func (s *Session) ok(out io.Writer, err error) error {
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, MsgStatementSucceeded)
+	return nil
+}
+
+func optionMap(opts []ast.Option) map[string]string {
+	m := make(map[string]string, len(opts))
+	for _, o := range opts {
+		m[o.Key] = o.Value
+	}
+	return m
+}
+
+func (s *Session) createTable(st *ast.CreateTable) error {
+	id := s.Catalogs.Qualify(st.Name)
+	var source *catalog.Table
+	if st.Like != nil {
+		srcID := s.Catalogs.Qualify(st.Like.Source)
+		rt, err := s.Catalogs.GetTable(srcID)
+		if err != nil {
+			if errors.Is(err, catalog.ErrTableNotExist) {
+				return sql.Errorf(sql.ValidationException, "Source table '%s' of the LIKE clause not found in the catalog, at %s",
+					srcID.String(), st.Like.Source.Pos().String())
+			}
+			return err
+		}
+		source = rt.Table
+	}
+	t, err := catalog.TableFromDDL(st, source)
+	if err != nil {
+		return err
+	}
+	return s.Catalogs.CreateTable(id, t, st.IfNotExists, st.Temporary)
+}
+
+func (s *Session) alterTable(name ast.ObjectName, change func(*catalog.Table) error) error {
+	id := s.Catalogs.Qualify(name)
+	rt, err := s.Catalogs.GetTable(id)
+	if err != nil || rt.Temporary {
+		if err != nil && !errors.Is(err, catalog.ErrTableNotExist) {
+			return err
+		}
+		return sql.Errorf(sql.ValidationException, "Table %s doesn't exist or is a temporary table.", catalog.Serializable(id))
+	}
+	if err := change(rt.Table); err != nil {
+		return err
+	}
+	return s.Catalogs.AlterTable(id, rt.Table)
+}
+
+func (s *Session) renameTable(st *ast.AlterTableRename) error {
+	id := s.Catalogs.Qualify(st.Name)
+	rt, err := s.Catalogs.GetTable(id)
+	if err != nil || rt.Temporary {
+		if err != nil && !errors.Is(err, catalog.ErrTableNotExist) {
+			return err
+		}
+		return sql.Errorf(sql.ValidationException, "Table %s doesn't exist or is a temporary table.", catalog.Serializable(id))
+	}
+	to := s.Catalogs.Qualify(st.NewName)
+	if to.Catalog != id.Catalog {
+		return sql.Errorf(sql.ValidationException, "The catalog name of the new table name '%s' must equal to the catalog name of the old table name '%s'.", to.String(), id.String())
+	}
+	if err := s.Catalogs.CreateTable(to, rt.Table, false, false); err != nil {
+		return err
+	}
+	return s.Catalogs.DropTable(id, false, false)
+}
+
+func (s *Session) lookupForShow(name ast.ObjectName, notFound func(connectors.ObjectIdentifier) error) (*catalog.ResolvedTable, error) {
+	id := s.Catalogs.Qualify(name)
+	rt, err := s.Catalogs.GetTable(id)
+	if err != nil {
+		if errors.Is(err, catalog.ErrTableNotExist) {
+			return nil, notFound(id)
+		}
+		return nil, err
+	}
+	return rt, nil
+}
+
+// describe prints DESCRIBE's name|type|null|key|extras|watermark table
+// (+comment when any column has one).
+func (s *Session) describe(name ast.ObjectName, out io.Writer) error {
+	rt, err := s.lookupForShow(name, func(id connectors.ObjectIdentifier) error {
+		return sql.Errorf(sql.ValidationException, "Tables or views with the identifier '%s' doesn't exist.", id.String())
+	})
+	if err != nil {
+		return err
+	}
+	Box(out, describeHeader(rt.Table), describeRows(rt.Table), 0)
+	return nil
+}
+
+func hasComments(t *catalog.Table) bool {
+	for _, c := range t.Schema.Columns {
+		if c.Comment != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func describeHeader(t *catalog.Table) []string {
+	h := []string{"name", "type", "null", "key", "extras", "watermark"}
+	if hasComments(t) {
+		h = append(h, "comment")
+	}
+	return h
+}
+
+func describeRows(t *catalog.Table) [][]string {
+	var pk string
+	if len(t.Schema.PrimaryKey) > 0 {
+		pk = "PRI(" + strings.Join(t.Schema.PrimaryKey, ", ") + ")"
+	}
+	inPK := map[string]bool{}
+	for _, k := range t.Schema.PrimaryKey {
+		inPK[k] = true
+	}
+	comments := hasComments(t)
+	var rows [][]string
+	for _, c := range t.Schema.Columns {
+		typ := c.Type.WithNullable(true).String()
+		wm := ""
+		if t.Watermark != nil && t.Watermark.Column == c.Name {
+			typ += " *ROWTIME*"
+			wm = t.Watermark.Expr
+		}
+		null := "TRUE"
+		if !c.Type.Nullable {
+			null = "FALSE"
+		}
+		key := ""
+		if inPK[c.Name] {
+			key = pk
+		}
+		r := []string{c.Name, typ, null, key, "", wm}
+		if comments {
+			r = append(r, c.Comment)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// show runs the SHOW statements.
+func (s *Session) show(ctx context.Context, st *ast.Show, out io.Writer) error {
+	switch st.Kind {
+	case ast.ShowCatalogs:
+		Box(out, []string{"catalog name"}, filterLike(s.Catalogs.ListCatalogs(), st), 0)
+	case ast.ShowCurrentCatalog:
+		Box(out, []string{"current catalog name"}, [][]string{{s.Catalogs.CurrentCatalog()}}, 0)
+	case ast.ShowCurrentDatabase:
+		Box(out, []string{"current database name"}, [][]string{{s.Catalogs.CurrentDatabase()}}, 0)
+	case ast.ShowDatabases:
+		dbs, err := s.Catalogs.ListDatabases()
+		if err != nil {
+			return err
+		}
+		Box(out, []string{"database name"}, filterLike(dbs, st), 0)
+	case ast.ShowTables:
+		// SHOW TABLES FROM [cat.]db keeps the database in Table and its
+		// catalog in Database.
+		tables, err := s.Catalogs.ListTables(st.Table.Database, st.Table.Table)
+		if err != nil {
+			return err
+		}
+		Box(out, []string{"table name"}, filterLike(tables, st), 0)
+	case ast.ShowViews:
+		Box(out, []string{"view name"}, nil, 0)
+	case ast.ShowFunctions:
+		if st.User {
+			Box(out, []string{"function name"}, nil, 0)
+			return nil
+		}
+		Box(out, []string{"function name"}, filterLike(BuiltinFunctions, st), 0)
+	case ast.ShowColumns:
+		rt, err := s.lookupForShow(st.Table, func(id connectors.ObjectIdentifier) error {
+			return sql.Errorf(sql.ValidationException, "Tables or views with the identifier '%s' doesn't exist.", id.String())
+		})
+		if err != nil {
+			return err
+		}
+		rows := describeRows(rt.Table)
+		if st.Like != "" {
+			var kept [][]string
+			for _, r := range rows {
+				if likeMatch(r[0], st.Like, st.ILike) != st.NotLike {
+					kept = append(kept, r)
+				}
+			}
+			rows = kept
+		}
+		Box(out, describeHeader(rt.Table), rows, 0)
+	case ast.ShowCreateTable:
+		rt, err := s.lookupForShow(st.Table, func(id connectors.ObjectIdentifier) error {
+			return sql.Errorf(sql.ValidationException,
+				"Could not execute SHOW CREATE TABLE. Table with identifier %s does not exist.", catalog.Serializable(id))
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(out, ShowCreateTable(rt))
+	case ast.ShowJobs:
+		var rows [][]string
+		for _, j := range s.Jobs.List() {
+			rows = append(rows, []string{j.ID, j.Name, j.Status().String(),
+				j.StartTime.UTC().Format("2006-01-02T15:04:05.000Z")})
+		}
+		Box(out, []string{"job id", "job name", "status", "start time"}, rows, 0)
+	default:
+		return sql.Errorf(sql.TableException, "Unsupported SHOW statement: %s", st.SQL())
+	}
+	return nil
+}
+
+// filterLike applies SHOW's [NOT] LIKE / ILIKE and makes one-column rows.
+func filterLike(names []string, st *ast.Show) [][]string {
+	var rows [][]string
+	for _, n := range names {
+		if st.Like != "" && likeMatch(n, st.Like, st.ILike) == st.NotLike {
+			continue
+		}
+		rows = append(rows, []string{n})
+	}
+	return rows
+}
+
+// likeMatch is SQL LIKE: % any run, _ one character, \ escapes.
+func likeMatch(s, pattern string, fold bool) bool {
+	if fold {
+		s, pattern = strings.ToLower(s), strings.ToLower(pattern)
+	}
+	sr, pr := []rune(s), []rune(pattern)
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		for j < len(pr) {
+			switch pr[j] {
+			case '%':
+				for k := i; k <= len(sr); k++ {
+					if match(k, j+1) {
+						return true
+					}
+				}
+				return false
+			case '_':
+				if i >= len(sr) {
+					return false
+				}
+			case '\\':
+				if j+1 < len(pr) {
+					j++
+				}
+				fallthrough
+			default:
+				if i >= len(sr) || sr[i] != pr[j] {
+					return false
+				}
+			}
+			i++
+			j++
+		}
+		return i == len(sr)
+	}
+	return match(0, 0)
+}
+
+// ShowCreateTable renders SHOW CREATE TABLE as Flink's ShowCreateUtil
+// does (types in their serializable spelling, options sorted), with
+// sensitive option values shown as ******.
+func ShowCreateTable(rt *catalog.ResolvedTable) string {
+	t := rt.Table
+	var b strings.Builder
+	b.WriteString("CREATE ")
+	if rt.Temporary {
+		b.WriteString("TEMPORARY ")
+	}
+	b.WriteString("TABLE " + catalog.Serializable(rt.ID) + " (\n")
+	for i, c := range t.Schema.Columns {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString("  " + sql.QuoteIdentifier(c.Name) + " " + SerializableType(c.Type))
+		if c.Comment != "" {
+			b.WriteString(" COMMENT " + ast.QuoteString(c.Comment))
+		}
+	}
+	if t.Watermark != nil {
+		b.WriteString(",\n  WATERMARK FOR " + sql.QuoteIdentifier(t.Watermark.Column) + " AS " + t.Watermark.Expr)
+	}
+	if len(t.Schema.PrimaryKey) > 0 {
+		name := t.Schema.PrimaryKeyName
+		if name == "" {
+			name = catalog.PrimaryKeyName(t.Schema.PrimaryKey)
+		}
+		cols := make([]string, len(t.Schema.PrimaryKey))
+		for i, k := range t.Schema.PrimaryKey {
+			cols[i] = sql.QuoteIdentifier(k)
+		}
+		b.WriteString(",\n  CONSTRAINT " + sql.QuoteIdentifier(name) + " PRIMARY KEY (" + strings.Join(cols, ", ") + ") NOT ENFORCED")
+	}
+	b.WriteString("\n)\n")
+	if t.Comment != "" {
+		b.WriteString("COMMENT " + ast.QuoteString(t.Comment) + "\n")
+	}
+	if len(t.PartitionKeys) > 0 {
+		cols := make([]string, len(t.PartitionKeys))
+		for i, k := range t.PartitionKeys {
+			cols[i] = sql.QuoteIdentifier(k)
+		}
+		b.WriteString("PARTITIONED BY (" + strings.Join(cols, ", ") + ")\n")
+	}
+	if len(t.Options) > 0 {
+		opts := connectors.MaskOptions(t.Options)
+		keys := make([]string, 0, len(opts))
+		for k := range opts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("WITH (\n")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			b.WriteString("  " + ast.QuoteString(k) + " = " + ast.QuoteString(opts[k]))
+		}
+		b.WriteString("\n)\n")
+	}
+	return b.String()
+}
+
+// SerializableType prints a type as Flink's LogicalType.asSerializableString:
+// STRING is VARCHAR(2147483647), TIMESTAMP_LTZ(p) is TIMESTAMP(p) WITH
+// LOCAL TIME ZONE, NOT NULL is kept.
+func SerializableType(t sql.DataType) string {
+	var s string
+	switch t.Root {
+	case sql.TypeVarChar:
+		s = fmt.Sprintf("VARCHAR(%d)", t.Length)
+	case sql.TypeVarBinary:
+		s = fmt.Sprintf("VARBINARY(%d)", t.Length)
+	case sql.TypeTimestampLTZ:
+		s = fmt.Sprintf("TIMESTAMP(%d) WITH LOCAL TIME ZONE", t.Precision)
+	case sql.TypeArray:
+		s = "ARRAY<" + SerializableType(*t.Elem) + ">"
+	case sql.TypeMap:
+		s = "MAP<" + SerializableType(*t.Elem) + ", " + SerializableType(*t.Value) + ">"
+	case sql.TypeRow:
+		parts := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = sql.QuoteIdentifier(f.Name) + " " + SerializableType(f.Type)
+			if f.Description != "" {
+				parts[i] += " " + ast.QuoteString(f.Description)
+			}
+		}
+		s = "ROW<" + strings.Join(parts, ", ") + ">"
+	default:
+		return t.String()
+	}
+	if !t.Nullable {
+		s += " NOT NULL"
+	}
+	return s
+}
+
+// jobName is the name of the next job: pipeline.name when set, else
+// Flink's default "insert-into_<sink>[,<sink>...]". A name already used
+// in this session gets "-2", "-3", ... so --resume can tell jobs apart;
+// the names are stable across runs of the same script.
+func (s *Session) jobName(stmt ast.Statement) string {
+	var name string
+	if v := s.Config.Get(KeyPipelineName); v != "" {
+		name = v
+	} else {
+		var sinks []string
+		switch st := stmt.(type) {
+		case *ast.Insert:
+			sinks = append(sinks, s.Catalogs.Qualify(st.Table).String())
+		case *ast.StatementSet:
+			for _, in := range st.Inserts {
+				sinks = append(sinks, s.Catalogs.Qualify(in.Table).String())
+			}
+		}
+		name = "insert-into_" + strings.Join(sinks, ",")
+	}
+	s.jobNames[name]++
+	if n := s.jobNames[name]; n > 1 {
+		name = fmt.Sprintf("%s-%d", name, n)
+	}
+	return name
+}
+
+// runtimeConfig builds the job configuration, applying --resume.
+func (s *Session) runtimeConfig(name string) (runtime.Config, error) {
+	cfg, err := runtime.ConfigFromMap(s.Config.Map())
+	if err != nil {
+		return cfg, err
+	}
+	if s.Resume && cfg.RestorePath == "" {
+		p, err := runtime.LatestCheckpoint(cfg.CheckpointDir, name)
+		if err != nil {
+			return cfg, fmt.Errorf("resume job %s: %w", name, err)
+		}
+		cfg.RestorePath = p
+	}
+	return cfg, nil
+}
+
+// insert plans and submits an INSERT or a statement set.
+func (s *Session) insert(ctx context.Context, stmt ast.Statement, _ ast.ObjectName, out io.Writer) error {
+	name := s.jobName(stmt)
+	g, err := s.Planner.CompileInsert(ctx, s.Env(), stmt, name)
+	if err != nil {
+		return err
+	}
+	cfg, err := s.runtimeConfig(g.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, MsgSubmitting)
+	job, err := runtime.Start(s.JobContext, g, cfg)
+	if err != nil {
+		return err
+	}
+	s.Jobs.Add(job)
+	if !s.Config.DMLSync() {
+		fmt.Fprintln(out, MsgSubmitted)
+		fmt.Fprintf(out, "Job ID: %s\n\n", job.ID)
+		return nil
+	}
+	if err := job.Wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			job.Cancel()
+			<-job.Done()
+		}
+		return err
+	}
+	fmt.Fprintln(out, MsgDMLComplete)
+	return nil
+}
+
+// stopJob is STOP JOB 'id' [WITH SAVEPOINT]: a graceful stop with a final
+// checkpoint; WITH SAVEPOINT prints the savepoint's path.
+func (s *Session) stopJob(ctx context.Context, st *ast.StopJob, out io.Writer) error {
+	job, err := s.Jobs.Get(st.ID)
+	if err != nil {
+		return sql.Errorf(SqlExecutionException, "Could not stop job %s: %w", st.ID, err)
+	}
+	path, err := job.Stop(ctx, st.WithSavepoint)
+	if err != nil {
+		return &sql.Error{Class: SqlExecutionException, Msg: fmt.Sprintf("Could not stop job %s", st.ID), Err: err}
+	}
+	if st.WithSavepoint {
+		Box(out, []string{"savepoint path"}, [][]string{{path}}, 0)
+		return nil
+	}
+	fmt.Fprintln(out, MsgStatementSucceeded)
+	return nil
+}
+
+// BuiltinFunctions lists what SHOW FUNCTIONS prints.
+var BuiltinFunctions = []string{
+	"ABS", "AVG", "CAST", "CEIL", "CHAR_LENGTH", "COALESCE", "CONCAT", "COUNT", "CURRENT_TIMESTAMP",
+	"DATE_FORMAT", "FLOOR", "IF", "LOWER", "MAX", "MIN", "MOD", "NOW", "ROUND", "SUBSTRING", "SUM",
+	"TO_TIMESTAMP", "TRIM", "TRY_CAST", "UPPER",
+}
+
+// HelpText is what HELP prints: the statements sqlrun understands.
+const HelpText = `The following commands are available:
+
+CLEAR		Clears the current terminal.
+CREATE TABLE		Create table under current catalog and database.
+DROP TABLE		Drop table with optional catalog and database. Syntax: "DROP TABLE [IF EXISTS] <name>;"
+CREATE VIEW		(not supported by sqlrun)
+DESCRIBE		Describes the schema of a table with the given name.
+EXIT		Exits the SQL CLI client.
+EXPLAIN		Describes the execution plan of a query or table with the given name.
+HELP		Prints the available commands.
+INSERT INTO		Inserts the results of a SQL SELECT query into a declared table sink.
+INSERT OVERWRITE		Inserts the results of a SQL SELECT query into a declared table sink and overwrite existing data.
+QUIT		Quits the SQL CLI client.
+RESET		Resets a session configuration property. Syntax: "RESET '<key>';". Use "RESET;" for reset all session properties.
+SELECT		Executes a SQL SELECT query on the Flink cluster.
+SET		Sets a session configuration property. Syntax: "SET '<key>'='<value>';". Use "SET;" for listing all properties.
+SHOW CATALOGS / DATABASES / TABLES / JOBS / CREATE TABLE		Lists catalogs, databases, tables, jobs; prints a table's DDL.
+STOP JOB		Stops a running job. Syntax: "STOP JOB '<job id>' [WITH SAVEPOINT];"
+USE CATALOG		Sets the current catalog. Syntax: "USE CATALOG <name>;"
+USE		Sets the current default database. Syntax: "USE <name>;"
+
+Hint: Make sure that a statement ends with ";" for finalizing (multi-line) statements.
+`
