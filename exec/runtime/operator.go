@@ -9,9 +9,11 @@
 // Operator; the ones with Flink's changelog semantics live in
 // exec/runtime/operators, keyed state and its codec in exec/runtime/state.
 //
-// Data contract: a batch of rows sent downstream is owned by the receiver,
-// but the Values of its rows are shared and read-only. An operator that
-// changes a row builds a new Values slice; it never mutates its input.
+// Data contract: the []sql.Row slice of a batch belongs to the operator
+// that receives it (the runtime copies batches that go to several
+// receivers), so an operator may overwrite its input slice and hand it on
+// with Collector.Adopt. The Values of rows are shared and read-only: an
+// operator that changes a row builds a new Values slice.
 package runtime
 
 import (
@@ -89,6 +91,16 @@ type Collector struct {
 // Emit appends one row to the output. The row's Values must not be
 // changed afterwards.
 func (c *Collector) Emit(r sql.Row) { c.rows = append(c.rows, r) }
+
+// Adopt emits a whole batch, taking ownership of the slice when nothing
+// was emitted before (no copy); otherwise it appends.
+func (c *Collector) Adopt(rs []sql.Row) {
+	if len(c.rows) == 0 {
+		c.rows = rs
+		return
+	}
+	c.rows = append(c.rows, rs...)
+}
 
 // EmitAll appends rows.
 func (c *Collector) EmitAll(rs []sql.Row) { c.rows = append(c.rows, rs...) }

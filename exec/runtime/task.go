@@ -464,34 +464,45 @@ func (t *task) endOutputs(ctx context.Context, drain bool) error {
 
 func (t *task) inputIndex(ch int) int { return t.inputOf[ch] }
 
-// send routes a batch of rows along every output edge.
+// send routes a batch of rows along every output edge. Each receiver owns
+// the slice it gets (operators may reuse an input batch for their output),
+// so a batch going to more than one receiver is copied for all but the
+// first.
 func (t *task) send(ctx context.Context, rows []sql.Row) error {
 	if len(t.outs) == 0 {
 		return nil
 	}
 	t.metrics.recordsOut.Add(int64(len(rows)))
+	given := false
+	own := func() []sql.Row {
+		if !given {
+			given = true
+			return rows
+		}
+		return append([]sql.Row(nil), rows...)
+	}
 	for _, o := range t.outs {
 		switch o.kind {
 		case Forward, Global:
-			if err := t.put(ctx, o.dests[0], envelope{kind: envData, rows: rows}); err != nil {
+			if err := t.put(ctx, o.dests[0], envelope{kind: envData, rows: own()}); err != nil {
 				return err
 			}
 		case Rebalance:
 			d := o.dests[o.rr%len(o.dests)]
 			o.rr++
-			if err := t.put(ctx, d, envelope{kind: envData, rows: rows}); err != nil {
+			if err := t.put(ctx, d, envelope{kind: envData, rows: own()}); err != nil {
 				return err
 			}
 		case Broadcast:
 			for _, d := range o.dests {
-				if err := t.put(ctx, d, envelope{kind: envData, rows: rows}); err != nil {
+				if err := t.put(ctx, d, envelope{kind: envData, rows: own()}); err != nil {
 					return err
 				}
 			}
 		case Hash:
 			n := len(o.dests)
 			if n == 1 {
-				if err := t.put(ctx, o.dests[0], envelope{kind: envData, rows: rows}); err != nil {
+				if err := t.put(ctx, o.dests[0], envelope{kind: envData, rows: own()}); err != nil {
 					return err
 				}
 				continue

@@ -67,35 +67,17 @@ type projectFilter struct {
 	lo     int
 }
 
+// ProcessBatch filters and projects in place: the input batch is ours
+// (see the runtime's data contract), so the output rows overwrite it and
+// the slice is handed on without a copy.
 func (p *projectFilter) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
-	if p.run {
-		return p.slice(rows, out)
-	}
+	var backing []any
 	nf := len(p.fields)
-	backing := make([]any, 0, len(rows)*nf)
-	out.Grow(len(rows))
-	for _, r := range rows {
-		if p.filter != nil {
-			ok, err := p.filter(r)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-		}
-		start := len(backing)
-		for _, f := range p.fields {
-			backing = append(backing, r.Values[f])
-		}
-		out.Emit(sql.Row{Kind: r.Kind, Values: backing[start:len(backing):len(backing)]})
+	if !p.run {
+		backing = make([]any, 0, len(rows)*nf)
 	}
-	return nil
-}
-
-func (p *projectFilter) slice(rows []sql.Row, out *runtime.Collector) error {
-	out.Grow(len(rows))
-	hi := p.lo + len(p.fields)
+	hi := p.lo + nf
+	w := 0
 	for _, r := range rows {
 		if p.filter != nil {
 			ok, err := p.filter(r)
@@ -106,7 +88,21 @@ func (p *projectFilter) slice(rows []sql.Row, out *runtime.Collector) error {
 				continue
 			}
 		}
-		out.Emit(sql.Row{Kind: r.Kind, Values: r.Values[p.lo:hi:hi]})
+		var vals []any
+		if p.run {
+			vals = r.Values[p.lo:hi:hi]
+		} else {
+			start := len(backing)
+			for _, f := range p.fields {
+				backing = append(backing, r.Values[f])
+			}
+			vals = backing[start:len(backing):len(backing)]
+		}
+		rows[w] = sql.Row{Kind: r.Kind, Values: vals}
+		w++
+	}
+	if w > 0 {
+		out.Adopt(rows[:w:w])
 	}
 	return nil
 }
