@@ -142,7 +142,8 @@ func (d dumper) value(v reflect.Value, depth int) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		fv := v.Field(i)
-		if f.Type == nodeType || f.Type == stmtBaseType || !f.IsExported() || fv.IsZero() {
+		// Kind is printed even when zero: SHOW CATALOGS is ShowKind 0.
+		if f.Type == nodeType || f.Type == stmtBaseType || !f.IsExported() || fv.IsZero() && f.Name != "Kind" {
 			continue
 		}
 		d.indent(depth + 1)

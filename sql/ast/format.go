@@ -6,11 +6,27 @@ import (
 	"strings"
 )
 
+// reservedWords are the Flink (Calcite) reserved words most likely to be
+// used as names; printed names that collide with them are quoted so the
+// text parses again.
+var reservedWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`ALL ALTER AND ARRAY AS BETWEEN BY CASE CAST CREATE CROSS CURRENT DATE DAY
+		DELETE DESCRIBE DISTINCT DROP ELSE END EXCEPT EXISTS FALSE FOR FROM FULL GROUP HAVING HOUR IN INNER INSERT
+		INTERSECT INTERVAL INTO IS JOIN LEFT LIKE LIMIT LOCAL MAP MINUTE MONTH NATURAL NOT NULL OF OFFSET ON OR
+		ORDER OUTER OVER PARTITION PRIMARY RANGE RIGHT ROW ROWS SECOND SELECT SET SYSTEM_TIME TABLE THEN TIME
+		TIMESTAMP TO TRUE UNION UPDATE USER USING VALUE VALUES WHEN WHERE WINDOW WITH YEAR`) {
+		reservedWords[w] = true
+	}
+}
+
 // QuoteIdentIfNeeded returns name as is when it is a plain identifier
-// (letters, digits, '_' and '$', not starting with a digit) and quoted with
-// backticks otherwise, the way Flink prints names it has to re-parse.
+// (letters, digits, '_' and '$', not starting with a digit, not a reserved
+// word) and quoted with backticks otherwise, the way Flink prints names it
+// has to re-parse.
 func QuoteIdentIfNeeded(name string) string {
-	if isPlainIdent(name) {
+	if isPlainIdent(name) && !reservedWords[strings.ToUpper(name)] {
 		return name
 	}
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"

@@ -113,8 +113,10 @@ func (c *conv) parseTiDB(text string, endTok int) tast.StmtNode {
 				off = len(text) - n
 			}
 		} else {
-			for k := len(text); k >= 0; k-- {
-				if k <= len(rest) && len(rest) > k && rest[k] == '"' && text[len(text)-k:] == rest[:k] {
+			// TiDB quotes the rest of the input from the offending token,
+			// at most 2048 bytes (longer rests carry "(total length n)").
+			for k := min(len(text), 2048); k >= 0; k-- {
+				if len(rest) > k && rest[k] == '"' && strings.HasSuffix(text, rest[:k]) {
 					off = len(text) - k
 					break
 				}
