@@ -35,9 +35,9 @@ func RedactURL(jdbcURL string) string {
 var (
 	// password=..., up to the next parameter separator.
 	passwordParam = regexp.MustCompile(`(?i)(password\s*=)[^&;]*`)
-	// user:secret@ before the host (the password runs to the last @ before
-	// the path).
-	userInfo = regexp.MustCompile(`([^/:@?&]*:)[^/]*@`)
+	// The credentials before the host, user:secret@ after // (or
+	// Oracle's thin:user/secret@), hidden whole.
+	userInfo = regexp.MustCompile(`(//|thin:)[^@/?]+(/[^@/?]*)?@`)
 )
 
 // ignoredParams are Connector/J parameters that only tune Connector/J
