@@ -478,3 +478,89 @@ func TestStatusLineAndMetricsServer(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// unionCount counts rows per input and emits one row per input at Finish;
+// its state is the counts.
+type unionCount struct {
+	runtime.Base
+	n [2]int64
+}
+
+func (u *unionCount) Open(_ *runtime.Context, st []byte) error {
+	if st != nil {
+		_, err := fmt.Sscan(string(st), &u.n[0], &u.n[1])
+		return err
+	}
+	return nil
+}
+func (u *unionCount) ProcessBatch(input int, rows []sql.Row, out *runtime.Collector) error {
+	u.n[input] += int64(len(rows))
+	return nil
+}
+func (u *unionCount) Snapshot(int64) ([]byte, error) { return []byte(fmt.Sprint(u.n[0], u.n[1])), nil }
+func (u *unionCount) Finish(out *runtime.Collector) error {
+	out.Emit(sql.NewRow(int64(0), u.n[0]))
+	out.Emit(sql.NewRow(int64(1), u.n[1]))
+	return nil
+}
+
+// TestTwoInputsAndEdgeKinds: two sources feed inputs 0 and 1 of one
+// operator through Rebalance and Broadcast edges, with checkpoints
+// aligning across the inputs; a graceful stop without savepoint skips
+// Finish while a bounded end runs it.
+func TestTwoInputsAndEdgeKinds(t *testing.T) {
+	build := func(sink connectors.TableSink, rows int) *runtime.Graph {
+		g := runtime.NewGraph("two-inputs")
+		a := g.AddSource("a", "Source: a", datagenSource(t, rows, 50000), 2)
+		b := g.AddSource("b", "Source: b", datagenSource(t, rows, 50000), 1)
+		u := g.AddOperator("u", "Union", func(int, int) (runtime.Operator, error) { return &unionCount{}, nil }, 2)
+		k := g.AddSink("sink", "Sink", sink, 1)
+		if in := g.Connect(a, u, runtime.Partitioning{Kind: runtime.Rebalance}); in != 0 {
+			t.Fatalf("first input index %d", in)
+		}
+		if in := g.Connect(b, u, runtime.Partitioning{Kind: runtime.Broadcast}); in != 1 {
+			t.Fatalf("second input index %d", in)
+		}
+		g.Connect(u, k, runtime.Partitioning{Kind: runtime.Global})
+		return g
+	}
+	sink := &memSink{}
+	job, err := runtime.Start(context.Background(), build(sink, 5000),
+		runtime.Config{Streaming: true, CheckpointInterval: 5 * time.Millisecond, CheckpointDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Two subtasks each emit their counts; input 0 totals 5000 rows,
+	// input 1 (broadcast) 5000 per subtask.
+	var in0, in1 int64
+	for _, r := range sink.rows {
+		if r.Values[0] == int64(0) {
+			in0 += r.Values[1].(int64)
+		} else {
+			in1 += r.Values[1].(int64)
+		}
+	}
+	if in0 != 5000 || in1 != 10000 || job.Metrics().Checkpoints.Completed < 2 {
+		t.Fatalf("input 0: %d, input 1: %d, checkpoints %d", in0, in1, job.Metrics().Checkpoints.Completed)
+	}
+
+	// Stop without savepoint: no Finish output, job FINISHED.
+	sink2 := &memSink{}
+	job2, err := runtime.Start(context.Background(), build(sink2, 1<<30), runtime.Config{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if _, err := job2.Stop(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := job2.Wait(context.Background()); err != nil || job2.Status() != runtime.Finished {
+		t.Fatalf("%v %s", err, job2.Status())
+	}
+	if len(sink2.rows) != 0 || sink2.closed != 1 {
+		t.Fatalf("a stopped job ran Finish: %v (closed %d)", sink2.lines(), sink2.closed)
+	}
+}
