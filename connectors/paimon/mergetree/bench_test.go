@@ -140,3 +140,48 @@ func BenchmarkMergeRead(b *testing.B) {
 	}
 	b.ReportMetric(float64(read)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkLookup measures point lookups of random keys in one 100k-record
+// level-1 file, for the in-memory index and the disk index (with a block
+// cache large enough to hold the file, and with 1 MiB).
+func BenchmarkLookup(b *testing.B) {
+	spec := benchSpec(b, nil)
+	store := NewMemStore(spec.Key, 0)
+	rows := benchRows(100_000, 1, 3)
+	w, _ := store.NewWriter(1, CompactFile)
+	for i, v := range rows {
+		v[0] = int32(i * 2)
+		w.Write(&KV{Key: spec.KeyOf(v), Seq: int64(i), Kind: sql.Insert, Value: v})
+	}
+	files, err := w.Finish()
+	if err != nil {
+		b.Fatal(err)
+	}
+	levels, _ := NewLevels(spec.Key, files, 6)
+	for _, c := range []struct {
+		name string
+		mem  int64
+	}{{"memory", 0}, {"disk-cached", 1 << 30}, {"disk-1MiB", 1 << 20}} {
+		b.Run(c.name, func(b *testing.B) {
+			var lk LookupLevels = NewMemLookup(levels, store, spec.Key)
+			if c.mem > 0 {
+				d, err := NewDiskLookup(b.TempDir(), levels, store, spec.Key)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d.MaxMemoryBytes = c.mem
+				defer d.Close()
+				lk = d
+			}
+			r := rand.New(rand.NewSource(4))
+			lk.Lookup([]any{int32(0)}, 1) // build the index outside the timing
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := lk.Lookup([]any{int32(r.Intn(200_000))}, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+		})
+	}
+}

@@ -268,3 +268,69 @@ func (d *decoder) value() any {
 	d.fail(fmt.Sprintf("tag %d", t[0]))
 	return nil
 }
+
+// skipValue moves past one value without building it.
+func (d *decoder) skipValue() {
+	t := d.bytes(1)
+	if len(t) == 0 {
+		return
+	}
+	switch t[0] {
+	case tagNil, tagFalse, tagTrue:
+	case tagInt8, tagInt16, tagInt32, tagInt64:
+		d.varint()
+	case tagFloat32:
+		d.bytes(4)
+	case tagFloat64:
+		d.bytes(8)
+	case tagString, tagBytes:
+		d.bytes(d.uvarint())
+	case tagDecimal:
+		d.varint()
+		d.bytes(1)
+		d.bytes(d.uvarint())
+	case tagTimestamp:
+		d.varint()
+		d.varint()
+	case tagList:
+		n := d.uvarint()
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			d.skipValue()
+		}
+	case tagMap:
+		n := d.uvarint()
+		for i := uint64(0); i < 2*n && d.err == nil; i++ {
+			d.skipValue()
+		}
+	default:
+		d.fail(fmt.Sprintf("tag %d", t[0]))
+	}
+}
+
+// skipRecord moves past one record.
+func (d *decoder) skipRecord() {
+	n := d.uvarint()
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		d.skipValue()
+	}
+	d.varint()
+	d.bytes(1)
+	n = d.uvarint()
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		d.skipValue()
+	}
+}
+
+// key decodes only the key of the record at the decoder's position.
+func (d *decoder) key() []any {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail("key arity")
+		return nil
+	}
+	k := make([]any, n)
+	for i := range k {
+		k[i] = d.value()
+	}
+	return k
+}

@@ -78,8 +78,9 @@ func (c *Comparator) Compare(a, b []any) int {
 	return 0
 }
 
-// CompareValues compares two non-nil values of one type; it is the building
-// block of Comparator and of the min/max aggregate functions.
+// compareFunc returns the comparison of two non-nil values of one type; it
+// is the building block of Comparator and of the min/max aggregate
+// functions.
 func compareFunc(t sql.DataType) (func(a, b any) int, error) {
 	switch t.Root {
 	case sql.TypeBoolean:

@@ -2,7 +2,6 @@ package mergetree
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -469,5 +468,3 @@ func runPick(d *datadriven.TestData) (string, error) {
 	fmt.Fprintf(&b, "\noutput level: %d\n", u.OutputLevel)
 	return b.String(), nil
 }
-
-func TestMain(m *testing.M) { os.Exit(m.Run()) }

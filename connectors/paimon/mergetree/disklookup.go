@@ -27,7 +27,7 @@ type DiskLookup struct {
 	key    *Comparator
 	dir    string
 
-	// BlockSize is the target block size in bytes (default 16 KiB).
+	// BlockSize is the target block size in bytes (default 4 KiB).
 	BlockSize int
 	// MaxDiskBytes bounds the local files (0: unbounded, Paimon's default).
 	MaxDiskBytes int64
@@ -63,9 +63,14 @@ type blockID struct {
 	block int
 }
 
+// cachedBlock is a block's encoded bytes with its records' decoded keys and
+// start offsets: a lookup binary searches the keys and decodes only the
+// record it finds.
 type cachedBlock struct {
 	id   blockID
-	recs []*KV
+	raw  []byte
+	keys [][]any
+	offs []int32
 	size int64
 }
 
@@ -75,7 +80,7 @@ func NewDiskLookup(dir string, levels *Levels, store RunStore, key *Comparator) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mergetree: lookup directory: %w", err)
 	}
-	return &DiskLookup{levels: levels, store: store, key: key, dir: dir, BlockSize: 16 << 10,
+	return &DiskLookup{levels: levels, store: store, key: key, dir: dir, BlockSize: 4 << 10,
 		MaxMemoryBytes: 256 << 20, files: map[string]*lookupFile{}, fileLRU: list.New(),
 		blocks: map[blockID]*list.Element{}, blockLRU: list.New()}, nil
 }
@@ -104,11 +109,24 @@ func (d *DiskLookup) find(f *FileMeta, key []any) (*KV, error) {
 	if b < 0 {
 		return nil, nil
 	}
-	recs, err := d.block(lf, b)
+	cb, err := d.block(lf, b)
 	if err != nil {
 		return nil, err
 	}
-	return searchRecords(recs, d.key, key, f.Level), nil
+	i := sort.Search(len(cb.keys), func(i int) bool { return d.key.Compare(cb.keys[i], key) >= 0 })
+	if i == len(cb.keys) || d.key.Compare(cb.keys[i], key) != 0 {
+		return nil, nil
+	}
+	dec := &decoder{b: cb.raw[cb.offs[i]:]}
+	r := dec.record()
+	if dec.err != nil {
+		return nil, fmt.Errorf("%w in %s", dec.err, lf.path)
+	}
+	if d.key.Compare(r.Key, key) != 0 {
+		return nil, nil
+	}
+	r.Level = f.Level
+	return r, nil
 }
 
 // build copies a data file into a local block file. Called with d.mu held.
@@ -179,34 +197,38 @@ func (d *DiskLookup) build(f *FileMeta) (lf *lookupFile, err error) {
 }
 
 // block returns the decoded records of a block, from the cache or disk.
-func (d *DiskLookup) block(lf *lookupFile, b int) ([]*KV, error) {
+func (d *DiskLookup) block(lf *lookupFile, b int) (*cachedBlock, error) {
 	id := blockID{lf.name, b}
 	if e, ok := d.blocks[id]; ok {
 		d.blockLRU.MoveToFront(e)
-		return e.Value.(*cachedBlock).recs, nil
+		return e.Value.(*cachedBlock), nil
 	}
 	raw := make([]byte, lf.offs[b+1]-lf.offs[b])
 	if _, err := lf.f.ReadAt(raw, lf.offs[b]); err != nil {
 		return nil, fmt.Errorf("mergetree: reading lookup file %s: %w", lf.path, err)
 	}
 	d.Reads++
+	cb := &cachedBlock{id: id, raw: raw}
 	dec := &decoder{b: raw}
-	var recs []*KV
 	for len(dec.b) > 0 && dec.err == nil {
-		if r := dec.record(); r != nil {
-			recs = append(recs, r)
-		}
+		cb.offs = append(cb.offs, int32(len(raw)-len(dec.b)))
+		start := len(dec.b)
+		cb.keys = append(cb.keys, dec.key())
+		keyLen := start - len(dec.b)
+		dec.b = raw[int(cb.offs[len(cb.offs)-1]):]
+		dec.skipRecord()
+		cb.size += int64(keyLen)*2 + 48
 	}
 	if dec.err != nil {
 		return nil, fmt.Errorf("%w in %s", dec.err, lf.path)
 	}
-	size := int64(len(raw)) * 3 // decoded records take about three times their encoding
-	d.blocks[id] = d.blockLRU.PushFront(&cachedBlock{id: id, recs: recs, size: size})
-	d.memBytes += size
+	cb.size += int64(len(raw))
+	d.blocks[id] = d.blockLRU.PushFront(cb)
+	d.memBytes += cb.size
 	for d.MaxMemoryBytes > 0 && d.memBytes > d.MaxMemoryBytes && d.blockLRU.Len() > 1 {
 		d.dropBlock(d.blockLRU.Back())
 	}
-	return recs, nil
+	return cb, nil
 }
 
 func (d *DiskLookup) dropBlock(e *list.Element) {

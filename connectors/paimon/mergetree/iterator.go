@@ -113,10 +113,9 @@ func (c *concatIter) Close() error {
 // errIter is an iterator that failed before returning anything.
 type errIter struct{ err error }
 
-func (e *errIter) Next() *KV      { return nil }
-func (e *errIter) Error() error   { return e.err }
-func (e *errIter) Close() error   { return e.err }
-func (e *errIter) String() string { return e.err.Error() }
+func (e *errIter) Next() *KV    { return nil }
+func (e *errIter) Error() error { return e.err }
+func (e *errIter) Close() error { return e.err }
 
 // mergingIter merges sorted iterators into one sorted stream: by key, then
 // SeqOrder (Paimon's SortMergeReaderWithMinHeap). Equal records (same key,
@@ -161,14 +160,10 @@ func (h *mergeHeap) Pop() any {
 // NewMergingIter merges iterators that are each sorted by key and SeqOrder.
 // It takes ownership of them: Close closes all.
 func NewMergingIter(its []Iterator, key *Comparator, order SeqOrder) Iterator {
-	m := &mergingIter{h: mergeHeap{key: key, order: order}}
-	all := make([]*mergeItem, 0, len(its))
+	m := &mergingIter{h: mergeHeap{key: key, order: order, items: make([]*mergeItem, 0, len(its))}}
+	var closed []*mergeItem
 	for i, it := range its {
-		all = append(all, &mergeItem{it: it, idx: i})
-	}
-	m.h.items = all[:0:0]
-	closed := make([]*mergeItem, 0)
-	for _, item := range all {
+		item := &mergeItem{it: it, idx: i}
 		if item.cur = item.it.Next(); item.cur != nil {
 			m.h.items = append(m.h.items, item)
 			continue
