@@ -3,6 +3,7 @@ package jdbc
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -154,7 +155,7 @@ func permanent(err error) bool {
 // broken reports errors that mean the session is gone, so the next attempt
 // must reconnect even before the validity check says so.
 func broken(err error) bool {
-	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) {
+	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) {
 		return true
 	}
 	var ne net.Error

@@ -138,3 +138,17 @@ func TestSplits(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistered: importing the package registers the 'jdbc' factory.
+func TestRegistered(t *testing.T) {
+	f, err := connectors.Lookup("jdbc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.(connectors.SinkFactory); !ok {
+		t.Fatal("jdbc is not a SinkFactory")
+	}
+	if _, ok := f.(connectors.SourceFactory); !ok {
+		t.Fatal("jdbc is not a SourceFactory")
+	}
+}
