@@ -326,3 +326,29 @@ func TestRetriesExhausted(t *testing.T) {
 	snapshot(t, w, 2)
 	eq(t, "table after the server is back", s.Table(t, db, "orders_rt"), "1, 1.00, A\n2, 2.00, B\n")
 }
+
+// TestKilledSessionReconnects: the server drops the writer's session (as
+// wait_timeout or a DBA's KILL would). The next flush fails once, finds the
+// session invalid, reconnects and succeeds at once (the back-off after
+// attempt 0 is 0 s).
+func TestKilledSessionReconnects(t *testing.T) {
+	s := shared(t)
+	db := ordersDB(t, s)
+	w := openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "0")), nil)
+	write(t, w, order(sql.Insert, 1, "1.00", "A"))
+	snapshot(t, w, 1)
+	var id int64
+	if err := w.conn.c.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	s.Exec(t, fmt.Sprintf("KILL CONNECTION %d", id))
+	write(t, w, order(sql.UpdateAfter, 1, "2.00", "B"))
+	start := time.Now()
+	snapshot(t, w, 2)
+	if el := time.Since(start); el > time.Second {
+		t.Fatalf("reconnect took %v", el)
+	}
+	st := w.Stats()
+	eq(t, "failures/reconnects", []int64{st.Failures, st.Reconnects}, []int64{1, 1})
+	eq(t, "table", s.Table(t, db, "orders_rt"), "1, 2.00, B\n")
+}
