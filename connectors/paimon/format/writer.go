@@ -298,8 +298,20 @@ func (c *core) finishStats() (manifest.SimpleStats, []string, error) {
 	if limit > 0 {
 		truncateStats(c.vstats, c.vtypes, limit)
 	}
+	dropInt96Stats(c.vstats, c.vtypes)
 	st, err := c.vstats.Stats()
 	return st, nil, err
+}
+
+// dropInt96Stats nulls min/max of TIMESTAMP(p>6) columns: Java takes stats
+// from the Parquet footer, and parquet-mr keeps no min/max for INT96.
+func dropInt96Stats(c *manifest.StatsCollector, types []sql.DataType) {
+	mins, maxs := c.Min(), c.Max()
+	for i, t := range types {
+		if (t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ) && t.Precision > 6 {
+			mins[i], maxs[i] = nil, nil
+		}
+	}
 }
 
 // truncateStats applies truncate(N) to string min/max: min keeps the first
@@ -468,6 +480,7 @@ func (w *KVWriter) Close() (*Result, error) {
 	if r.MaxKey, err = binrow.Serialize(nullable, last); err != nil {
 		return nil, fmt.Errorf("max key: %w", err)
 	}
+	dropInt96Stats(w.kstats, w.keyTypes)
 	if r.KeyStats, err = w.kstats.Stats(); err != nil {
 		return nil, fmt.Errorf("key stats: %w", err)
 	}
