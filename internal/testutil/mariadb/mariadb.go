@@ -112,12 +112,21 @@ func StartServer() (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("mariadb-install-db: %w\n%s", err, out)
 	}
-	if s.Port, err = freePort(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	if err := s.startProcess(); err != nil {
+	// The free port may be taken between our probe and mariadbd's bind by
+	// another test binary doing the same; then pick another.
+	for attempt := 0; ; attempt++ {
+		if s.Port, err = freePort(); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		err = s.startProcess()
+		if err == nil {
+			break
+		}
 		s.killProcess()
+		if attempt < 3 && strings.Contains(s.errorLogTail(), "Address already in use") {
+			continue
+		}
 		os.RemoveAll(dir)
 		return nil, err
 	}
