@@ -79,3 +79,45 @@ func benchCalc(b *testing.B, fields []int) {
 		b.Fatalf("source emitted %d of %d", m.Vertices[0].RecordsOut, b.N)
 	}
 }
+
+// BenchmarkDatagenGroupAggregate measures datagen → hash exchange →
+// GroupAggregate (GROUP BY id % 1000: SUM, COUNT(*), retract output) →
+// blackhole, the shape of the seed's query.
+func BenchmarkDatagenGroupAggregate(b *testing.B) {
+	df, _ := connectors.Lookup("datagen")
+	bf, _ := connectors.Lookup("blackhole")
+	src, err := df.(connectors.SourceFactory).CreateSource(&connectors.Context{
+		Schema: sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt()}, {Name: "amount", Type: sql.BigInt()}}},
+		Options: map[string]string{"fields.id.kind": "sequence", "fields.id.start": "1",
+			"fields.id.end": fmt.Sprint(b.N), "fields.amount.min": "1", "fields.amount.max": "1000",
+			"rows-per-second": "1000000000000"},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sink, _ := bf.(connectors.SinkFactory).CreateSink(&connectors.Context{})
+	g := runtime.NewGraph("bench-agg")
+	s := g.AddSource("src", "Source: datagen", src, 1)
+	c := g.AddOperator("calc", "Calc", operators.Calc(func(r sql.Row) (sql.Row, bool, error) {
+		return sql.Row{Values: []any{r.Values[0].(int64) % 1000, r.Values[1]}}, true, nil
+	}), 1)
+	a := g.AddOperator("agg", "GroupAggregate", operators.GroupAggregate(operators.AggregateSpec{
+		GroupKeys: []int{0}, Aggs: []operators.AggSpec{{Kind: operators.Sum, Arg: 1}, {Kind: operators.CountStar}},
+		GenerateUpdateBefore: true}), 1)
+	k := g.AddSink("sink", "Sink: blackhole", sink, 1)
+	g.Connect(s, c, runtime.Partitioning{Kind: runtime.Forward})
+	g.Connect(c, a, runtime.Partitioning{Kind: runtime.Hash, Keys: []int{0}})
+	g.Connect(a, k, runtime.Partitioning{Kind: runtime.Forward})
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	job, err := runtime.Start(context.Background(), g, runtime.Config{Streaming: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+}

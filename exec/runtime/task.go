@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"sync/atomic"
 	"time"
@@ -515,9 +514,7 @@ func (t *task) send(ctx context.Context, rows []sql.Row) error {
 				if err := state.AppendKey(&o.enc, r, o.keys); err != nil {
 					return fmt.Errorf("%s: hash key: %w", t.name(), err)
 				}
-				h := fnv.New32a()
-				h.Write(o.enc.Buf)
-				p := int(h.Sum32() % uint32(n))
+				p := int(fnv32a(o.enc.Buf) % uint32(n))
 				o.parts[p] = append(o.parts[p], r)
 			}
 			for i, part := range o.parts {
@@ -532,6 +529,16 @@ func (t *task) send(ctx context.Context, rows []sql.Row) error {
 		}
 	}
 	return nil
+}
+
+// fnv32a is FNV-1a, inline so hashing a row allocates nothing.
+func fnv32a(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
 }
 
 // broadcast sends a control event on every output channel.

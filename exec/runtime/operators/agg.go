@@ -86,6 +86,10 @@ type group struct {
 	key  []any
 	rows int64
 	accs []acc
+	// last is the result emitted last (not checkpointed: recomputed from
+	// the accumulators after a restore). Emitted rows are immutable, so it
+	// can be handed out again as the -U/-D image.
+	last []any
 }
 
 // acc is one aggregate's accumulator. Which fields are used depends on the
@@ -115,6 +119,9 @@ func (g *groupAgg) Open(_ *runtime.Context, restored []byte) error {
 func (g *groupAgg) Snapshot(int64) ([]byte, error) { return g.groups.Snapshot() }
 
 func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	if !g.spec.EmitOnFinish {
+		out.Grow(2 * len(rows))
+	}
 	for _, r := range rows {
 		g.enc.Buf = g.enc.Buf[:0]
 		if err := state.AppendKey(&g.enc, r, g.spec.GroupKeys); err != nil {
@@ -134,8 +141,10 @@ func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) e
 		}
 		var prev []any
 		if ok && !g.spec.EmitOnFinish {
-			if prev, err = g.result(grp); err != nil {
-				return err
+			if prev = grp.last; prev == nil {
+				if prev, err = g.result(grp); err != nil {
+					return err
+				}
 			}
 		}
 		if err := g.apply(grp, r, add); err != nil {
@@ -162,9 +171,11 @@ func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) e
 		}
 		switch {
 		case !ok:
+			grp.last = cur
 			out.Emit(sql.Row{Kind: sql.Insert, Values: cur})
 		case ValuesEqual(prev, cur):
 		default:
+			grp.last = cur
 			if g.spec.GenerateUpdateBefore {
 				out.Emit(sql.Row{Kind: sql.UpdateBefore, Values: prev})
 			}
