@@ -183,7 +183,7 @@ func validate(ctx *connectors.Context) (*config, error) {
 func allOrNone(o connectors.Options, keys ...string) error {
 	n := 0
 	for _, k := range keys {
-		if o.Has(k) && strings.TrimSpace(o.Get(k)) != "" {
+		if o.Has(k) {
 			n++
 		}
 	}
