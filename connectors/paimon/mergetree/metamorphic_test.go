@@ -345,11 +345,25 @@ func TestMetamorphic(t *testing.T) {
 	}
 	for _, e := range mmEngines() {
 		t.Run(e.name, func(t *testing.T) {
+			var st mmStats
 			for seed := int64(1); seed <= int64(seeds); seed++ {
-				runMetamorphic(t, e, seed, ops)
+				runMetamorphic(t, e, seed, ops, &st)
+			}
+			t.Logf("%+v", st)
+			// The run must have exercised what it claims to test.
+			if st.Rewritten == 0 || st.Upgraded == 0 || st.Restarts == 0 || st.Commits == 0 {
+				t.Errorf("too little coverage: %+v", st)
+			}
+			if e.changelogComplete != "" && st.ChangelogChecks == 0 {
+				t.Errorf("changelog never checked: %+v", st)
 			}
 		})
 	}
+}
+
+// mmStats counts what a metamorphic run exercised.
+type mmStats struct {
+	Commits, Restarts, Rewritten, Upgraded, ChangelogRecords, ChangelogChecks, ReadChecks int
 }
 
 type mmRun struct {
@@ -362,9 +376,10 @@ type mmRun struct {
 	spill  Spiller
 	cl     map[int32]string // changelog applied to a map
 	events []string
+	st     *mmStats
 }
 
-func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int) {
+func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int, st *mmStats) {
 	r := rand.New(rand.NewSource(seed))
 	opts := map[string]string{
 		"num-sorted-run.compaction-trigger": fmt.Sprint(2 + r.Intn(4)),
@@ -378,7 +393,7 @@ func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &mmRun{t: t, e: e, seed: seed, spec: spec, store: NewMemStore(spec.Key, spec.TargetFileSize), cl: map[int32]string{}}
+	m := &mmRun{t: t, e: e, seed: seed, spec: spec, store: NewMemStore(spec.Key, spec.TargetFileSize), cl: map[int32]string{}, st: st}
 	if r.Intn(2) == 0 {
 		m.spill = &MemSpiller{}
 	}
@@ -414,6 +429,7 @@ func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int) {
 		default:
 			// Restart from the last commit: uncommitted writes are lost.
 			m.events = append(m.events, "restart")
+			m.st.Restarts++
 			if err := m.w.Close(); err != nil {
 				m.fatalf("close: %v", err)
 			}
@@ -469,9 +485,22 @@ func (m *mmRun) commit(wait, full bool) {
 	if err != nil {
 		m.fatalf("prepare commit: %v", err)
 	}
+	m.st.Commits++
+	before := map[string]bool{}
+	for _, f := range inc.CompactBefore {
+		before[f.Name] = true
+	}
+	for _, f := range inc.CompactAfter {
+		if before[f.Name] {
+			m.st.Upgraded++
+		} else {
+			m.st.Rewritten++
+		}
+	}
 	for _, group := range [][]*FileMeta{inc.NewChangelog, inc.CompactChangelog} {
 		for _, f := range group {
 			for _, r := range m.store.Records(f.Name) {
+				m.st.ChangelogRecords++
 				k := r.Key[0].(int32)
 				if r.Kind.IsAdd() {
 					m.cl[k] = fmtRow(r.Value)
@@ -485,6 +514,7 @@ func (m *mmRun) commit(wait, full bool) {
 
 func (m *mmRun) checkRead(model mmModel) {
 	m.t.Helper()
+	m.st.ReadChecks++
 	recs, err := Collect(m.w.NewReader())
 	if err != nil {
 		m.fatalf("read: %v", err)
@@ -505,6 +535,7 @@ func (m *mmRun) checkRead(model mmModel) {
 
 func (m *mmRun) checkChangelog(model mmModel) {
 	m.t.Helper()
+	m.st.ChangelogChecks++
 	if d := diffMaps(model.rows(), m.cl); d != "" {
 		m.fatalf("changelog applied to an empty map differs from the table (want/got):\n%s", d)
 	}
