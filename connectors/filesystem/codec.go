@@ -121,13 +121,11 @@ func formatText(v any, t sql.DataType) string {
 	case []byte:
 		return base64.StdEncoding.EncodeToString(x)
 	case sql.TimestampData:
+		// Flink's SQL_TIMESTAMP_FORMAT: the fraction has as many digits as
+		// it needs (none when zero).
 		s := x.Time().Format("2006-01-02 15:04:05")
-		if ns := x.Time().Nanosecond(); ns != 0 || t.Precision > 0 {
-			p := t.Precision
-			if p == 0 {
-				p = 9
-			}
-			s += "." + fmt.Sprintf("%09d", ns)[:p]
+		if ns := x.Time().Nanosecond(); ns != 0 {
+			s += "." + strings.TrimRight(fmt.Sprintf("%09d", ns), "0")
 		}
 		if t.Root == sql.TypeTimestampLTZ {
 			s += "Z"

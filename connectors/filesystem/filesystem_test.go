@@ -223,3 +223,43 @@ func TestCSVSinkRoundTrip(t *testing.T) {
 		t.Fatalf("got %q", b.String())
 	}
 }
+
+func TestTextForms(t *testing.T) {
+	ts := sql.TimestampData{Millis: 1704189600500}
+	for _, c := range []struct {
+		v    any
+		t    sql.DataType
+		want string
+	}{
+		{ts, sql.Timestamp(3), "2024-01-02 10:00:00.5"},
+		{sql.TimestampData{Millis: 1704189600000}, sql.Timestamp(3), "2024-01-02 10:00:00"},
+		{ts, sql.TimestampLTZ(3), "2024-01-02 10:00:00.5Z"},
+		{int32(19724), sql.Date(), "2024-01-02"},
+		{int32(36000500), sql.Time(0), "10:00:00"},
+		{decimal.RequireFromString("80"), sql.Decimal(10, 2), "80.00"},
+		{[]byte("hi"), sql.Bytes(), "aGk="},
+		{2.5, sql.Double(), "2.5"},
+	} {
+		got := formatText(c.v, c.t)
+		if got != c.want {
+			t.Errorf("formatText(%v, %s) = %q, want %q", c.v, c.t, got, c.want)
+			continue
+		}
+		back, err := parseText(got, c.t)
+		if err != nil {
+			t.Errorf("parseText(%q, %s): %v", got, c.t, err)
+			continue
+		}
+		if c.t.Root != sql.TypeTime && formatText(back, c.t) != got {
+			t.Errorf("round trip of %q gave %v", got, back)
+		}
+	}
+	var b []byte
+	b = appendJSONObject(b, []any{int32(1), nil, []any{"a", int64(2)}, &sql.Map{Keys: []any{"k"}, Values: []any{int32(3)}}},
+		[]sql.Column{{Name: "i", Type: sql.Int()}, {Name: "n", Type: sql.String()},
+			{Name: "r", Type: sql.RowOf(sql.Field{Name: "s", Type: sql.String()}, sql.Field{Name: "l", Type: sql.BigInt()})},
+			{Name: "m", Type: sql.MapOf(sql.String(), sql.Int())}})
+	if want := `{"i":1,"n":null,"r":{"s":"a","l":2},"m":{"k":3}}`; string(b) != want {
+		t.Fatalf("json %s, want %s", b, want)
+	}
+}
