@@ -225,7 +225,9 @@ func (w *Writer) Write(ctx context.Context, rows []sql.Row) error {
 		w.c.input.Add(1)
 		if w.opts.BatchSize > 0 && w.batchCount >= w.opts.BatchSize {
 			if err := w.flush(ctx); err != nil {
-				return err
+				// As JdbcOutputFormat.writeRecord wraps it; the root cause
+				// still names the table and the statement kind.
+				return &sql.Error{Class: sql.IOException, Msg: "Writing records to JDBC failed.", Err: err}
 			}
 		}
 	}
