@@ -256,7 +256,7 @@ func (m *Manager) CreateDatabase(catalogName, db string, ignoreIfExists bool) er
 		if errors.Is(err, ErrDatabaseExists) {
 			return &sql.Error{Class: sql.ValidationException, Msg: "Could not execute CREATE DATABASE: " + createDBSummary(catalogName, db, ignoreIfExists),
 				Err: &sql.Error{Class: DatabaseAlreadyExistException,
-					Msg: fmt.Sprintf("Database %s already exists in Catalog %s.", db, catalogName), Err: err}}
+					Msg: fmt.Sprintf("Database %s already exists in Catalog %s.", db, catalogName), Err: ErrDatabaseExists}}
 		}
 		return fmt.Errorf("create database %s.%s: %w", catalogName, db, err)
 	}
@@ -284,10 +284,10 @@ func (m *Manager) DropDatabase(catalogName, db string, ignoreIfNotExists, cascad
 		switch {
 		case errors.Is(err, ErrDatabaseNotExist):
 			return &sql.Error{Class: DatabaseNotExistException,
-				Msg: fmt.Sprintf("Database %s does not exist in Catalog %s.", db, catalogName), Err: err}
+				Msg: fmt.Sprintf("Database %s does not exist in Catalog %s.", db, catalogName), Err: ErrDatabaseNotExist}
 		case errors.Is(err, ErrDatabaseNotEmpty):
 			return &sql.Error{Class: DatabaseNotEmptyException,
-				Msg: fmt.Sprintf("Database %s in catalog %s is not empty.", db, catalogName), Err: err}
+				Msg: fmt.Sprintf("Database %s in catalog %s is not empty.", db, catalogName), Err: ErrDatabaseNotEmpty}
 		}
 		return fmt.Errorf("drop database %s.%s: %w", catalogName, db, err)
 	}

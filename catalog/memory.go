@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-
-	"github.com/sqlrun/sqlrun/sql"
 )
 
 // InMemory is Flink's GenericInMemoryCatalog: databases and tables that
@@ -50,7 +48,7 @@ func (c *InMemory) CreateDatabase(db string, ignoreIfExists bool) error {
 		if ignoreIfExists {
 			return nil
 		}
-		return &sql.Error{Class: sql.CatalogException, Msg: fmt.Sprintf("Database %s already exists in Catalog.", db), Err: ErrDatabaseExists}
+		return fmt.Errorf("database %s: %w", db, ErrDatabaseExists)
 	}
 	c.dbs[db] = map[string]*Table{}
 	return nil
@@ -65,10 +63,10 @@ func (c *InMemory) DropDatabase(db string, ignoreIfNotExists, cascade bool) erro
 		if ignoreIfNotExists {
 			return nil
 		}
-		return &sql.Error{Class: sql.ValidationException, Msg: fmt.Sprintf("Database %s does not exist in Catalog.", db), Err: ErrDatabaseNotExist}
+		return fmt.Errorf("database %s: %w", db, ErrDatabaseNotExist)
 	}
 	if len(tables) > 0 && !cascade {
-		return &sql.Error{Class: sql.ValidationException, Msg: fmt.Sprintf("Database %s in catalog is not empty.", db), Err: ErrDatabaseNotEmpty}
+		return fmt.Errorf("database %s: %w", db, ErrDatabaseNotEmpty)
 	}
 	delete(c.dbs, db)
 	return nil
@@ -77,7 +75,7 @@ func (c *InMemory) DropDatabase(db string, ignoreIfNotExists, cascade bool) erro
 func (c *InMemory) db(db string) (map[string]*Table, error) {
 	tables, ok := c.dbs[db]
 	if !ok {
-		return nil, &sql.Error{Class: sql.ValidationException, Msg: fmt.Sprintf("Database %s does not exist in Catalog.", db), Err: ErrDatabaseNotExist}
+		return nil, fmt.Errorf("database %s: %w", db, ErrDatabaseNotExist)
 	}
 	return tables, nil
 }
@@ -125,8 +123,7 @@ func (c *InMemory) CreateTable(db, name string, t *Table, ignoreIfExists bool) e
 		if ignoreIfExists {
 			return nil
 		}
-		return &sql.Error{Class: sql.ValidationException,
-			Msg: fmt.Sprintf("Could not execute CreateTable in path `%s`.`%s`", db, name), Err: ErrTableExists}
+		return fmt.Errorf("table %s.%s: %w", db, name, ErrTableExists)
 	}
 	tables[name] = t.Clone()
 	return nil

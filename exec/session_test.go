@@ -1,0 +1,299 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
+	_ "github.com/sqlrun/sqlrun/connectors/datagen"
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// Goldens: go test ./exec -run TestGolden -rewrite (datadriven's flag).
+//
+// Commands:
+//
+//	exec [interactive] [resume]   run the input as a script in the test's
+//	                              session; prints what the shell prints,
+//	                              then "-- error at line N" on failure
+//	new-session                   start over with a fresh session
+//	result mode=<m> [batch] [cancel] [no-time]
+//	                              show rows through ShowResult; the input
+//	                              is a schema line ("a INT, b STRING")
+//	                              then rows ("+I 1 | x", "NULL" for null)
+func TestGolden(t *testing.T) {
+	datadriven.Walk(t, "../testdata/session", func(t *testing.T, path string) {
+		t.Setenv("XDG_DATA_HOME", t.TempDir())
+		s := newTestSession()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "new-session":
+				s = newTestSession()
+				return ""
+			case "exec":
+				s.Interactive = d.HasArg("interactive")
+				s.Resume = d.HasArg("resume")
+				var out bytes.Buffer
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				err := s.ExecuteScript(ctx, d.Input, "test.sql", &out)
+				if err != nil {
+					if se, ok := err.(*StatementError); ok {
+						fmt.Fprintf(&out, "-- error at line %d\n", se.Line)
+					} else {
+						fmt.Fprintf(&out, "-- %v\n", err)
+					}
+				}
+				return scrub(out.String())
+			case "result":
+				return runResult(t, s, d)
+			}
+			d.Fatalf(t, "unknown command %s", d.Cmd)
+			return ""
+		})
+		s.Jobs.CancelAll()
+	})
+}
+
+var (
+	jobIDRe     = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
+	startTimeRe = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
+	tempDirRe   = regexp.MustCompile(`/tmp/\S*?/sqlrun/checkpoints/`)
+)
+
+// scrub replaces what changes from run to run.
+func scrub(s string) string {
+	s = jobIDRe.ReplaceAllString(s, strings.Repeat("x", 32))
+	s = startTimeRe.ReplaceAllString(s, "YYYY-MM-DDTHH:MM:SS.sssZ")
+	return tempDirRe.ReplaceAllString(s, "<checkpoints>/")
+}
+
+func newTestSession() *Session {
+	s := NewSession()
+	s.Planner = testPlanner{}
+	clock := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { clock = clock.Add(1250 * time.Millisecond); return clock }
+	return s
+}
+
+func runResult(t *testing.T, s *Session, d *datadriven.TestData) string {
+	lines := strings.Split(strings.TrimSpace(d.Input), "\n")
+	schema := parseSchema(t, lines[0])
+	var batches [][]sql.Row
+	for _, l := range lines[1:] {
+		batches = append(batches, []sql.Row{parseRow(t, l, schema)})
+	}
+	var mode string
+	d.ScanArgs(t, "mode", &mode)
+	if d.HasArg("no-time") {
+		_ = s.Config.Set(KeyPrintTimeCost, "false")
+		defer s.Config.Reset(KeyPrintTimeCost)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	i := 0
+	next := func() ([]sql.Row, error) {
+		if i < len(batches) {
+			i++
+			return batches[i-1], nil
+		}
+		if d.HasArg("cancel") {
+			cancel()
+			return nil, ctx.Err()
+		}
+		return nil, io.EOF
+	}
+	var out bytes.Buffer
+	if err := s.ShowResult(ctx, &out, schema, mode, !d.HasArg("batch"), next, s.Now()); err != nil {
+		return FormatError(err)
+	}
+	return strings.ReplaceAll(out.String(), "\x1b[H\x1b[2J", "<clear>\n")
+}
+
+func parseSchema(t *testing.T, line string) sql.Schema {
+	var s sql.Schema
+	line = strings.ReplaceAll(line, "(10, 2)", "(10,2)")
+	for _, part := range strings.Split(line, ", ") {
+		part = strings.ReplaceAll(part, "(10,2)", "(10, 2)")
+		f := strings.Fields(strings.TrimSpace(part))
+		var ty sql.DataType
+		switch strings.Join(f[1:], " ") {
+		case "INT":
+			ty = sql.Int()
+		case "BIGINT":
+			ty = sql.BigInt()
+		case "STRING":
+			ty = sql.String()
+		case "DECIMAL(10, 2)":
+			ty = sql.Decimal(10, 2)
+		case "BOOLEAN":
+			ty = sql.Boolean()
+		case "TIMESTAMP(3)":
+			ty = sql.Timestamp(3)
+		case "DATE":
+			ty = sql.Date()
+		default:
+			t.Fatalf("type %q", f[1:])
+		}
+		s.Columns = append(s.Columns, sql.Column{Name: f[0], Type: ty})
+	}
+	return s
+}
+
+func parseRow(t *testing.T, line string, schema sql.Schema) sql.Row {
+	kind, rest, _ := strings.Cut(line, " ")
+	k, err := sql.ParseRowKind(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sql.Row{Kind: k}
+	for i, cell := range strings.Split(rest, "|") {
+		cell = strings.TrimSpace(cell)
+		if cell == "NULL" {
+			r.Values = append(r.Values, nil)
+			continue
+		}
+		var v any
+		switch schema.Columns[i].Type.Root {
+		case sql.TypeInt:
+			var n int32
+			fmt.Sscan(cell, &n)
+			v = n
+		case sql.TypeBigInt:
+			var n int64
+			fmt.Sscan(cell, &n)
+			v = n
+		case sql.TypeDecimal:
+			v = decimal.RequireFromString(cell)
+		case sql.TypeBoolean:
+			v = cell == "true"
+		case sql.TypeTimestamp:
+			tm, err := time.Parse("2006-01-02 15:04:05.000", cell)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v = sql.TimestampFromTime(tm)
+		case sql.TypeDate:
+			tm, _ := time.Parse("2006-01-02", cell)
+			v = int32(tm.Unix() / 86400)
+		default:
+			v = cell
+		}
+		r.Values = append(r.Values, v)
+	}
+	return r
+}
+
+// testPlanner plans just enough for the session's tests: VALUES with
+// literals, "SELECT * FROM t" of a connector table, and INSERT INTO t of
+// either, through the real connector factories and the real runtime.
+type testPlanner struct{}
+
+func (testPlanner) Explain(_ context.Context, _ Env, st *ast.Explain) (string, error) {
+	return "== Abstract Syntax Tree ==\n(test planner) " + st.Stmt.SQL() + "\n", nil
+}
+
+func (testPlanner) DOT(context.Context, Env, ast.Statement) (string, error) {
+	return "digraph {}\n", nil
+}
+
+func (p testPlanner) source(env Env, q ast.QueryExpr) (connectors.TableSource, sql.Schema, error) {
+	switch q := q.(type) {
+	case *ast.Values:
+		var rows []sql.Row
+		var schema sql.Schema
+		for _, r := range q.Rows {
+			row := sql.Row{Kind: sql.Insert}
+			for i, e := range r {
+				lit, ok := e.(*ast.Literal)
+				if !ok {
+					return nil, schema, fmt.Errorf("test planner: only literals in VALUES")
+				}
+				row.Values = append(row.Values, lit.Value)
+				if len(rows) == 0 {
+					schema.Columns = append(schema.Columns, sql.Column{Name: fmt.Sprintf("EXPR$%d", i), Type: lit.Type})
+				}
+			}
+			rows = append(rows, row)
+		}
+		return &runtime.ValuesSource{Rows: rows}, schema, nil
+	case *ast.Select:
+		ref, ok := q.From.(*ast.TableRef)
+		if !ok || len(q.Items) != 1 || !q.Items[0].Star {
+			return nil, sql.Schema{}, fmt.Errorf("test planner: only SELECT * FROM t")
+		}
+		id, t, err := env.LookupTable(ref.Name)
+		if err != nil {
+			return nil, sql.Schema{}, err
+		}
+		f, err := connectors.Lookup(t.Options["connector"])
+		if err != nil {
+			return nil, sql.Schema{}, err
+		}
+		if err := connectors.Validate(f, t.Options); err != nil {
+			return nil, sql.Schema{}, err
+		}
+		src, err := f.(connectors.SourceFactory).CreateSource(&connectors.Context{
+			Table: id, Schema: t.Schema, Options: t.Options, Config: env.Config(), Streaming: true})
+		return src, t.Schema, err
+	}
+	return nil, sql.Schema{}, fmt.Errorf("test planner: unsupported query")
+}
+
+func (p testPlanner) CompileInsert(_ context.Context, env Env, stmt ast.Statement, name string) (*runtime.Graph, error) {
+	in, ok := stmt.(*ast.Insert)
+	if !ok {
+		return nil, fmt.Errorf("test planner: only INSERT")
+	}
+	src, _, err := p.source(env, in.Query)
+	if err != nil {
+		return nil, err
+	}
+	id, t, err := env.LookupTable(in.Table)
+	if err != nil {
+		return nil, err
+	}
+	f, err := connectors.Lookup(t.Options["connector"])
+	if err != nil {
+		return nil, err
+	}
+	if err := connectors.Validate(f, t.Options); err != nil {
+		return nil, err
+	}
+	sink, err := f.(connectors.SinkFactory).CreateSink(&connectors.Context{
+		Table: id, Schema: t.Schema, Options: t.Options, Config: env.Config(), Streaming: true})
+	if err != nil {
+		return nil, err
+	}
+	g := runtime.NewGraph(name)
+	a := g.AddSource("source", "Source", src, 1)
+	b := g.AddSink("sink", "Sink: "+id.String(), sink, 1)
+	g.Connect(a, b, runtime.Partitioning{Kind: runtime.Forward})
+	return g, nil
+}
+
+func (p testPlanner) CompileQuery(_ context.Context, env Env, st *ast.Query, name string) (*QueryJob, error) {
+	src, schema, err := p.source(env, st.Body)
+	if err != nil {
+		return nil, err
+	}
+	g := runtime.NewGraph(name)
+	c := runtime.NewCollect(16)
+	a := g.AddSource("source", "Source", src, 1)
+	b := g.AddSink("collect", "Sink: Collect", c, 1)
+	g.Connect(a, b, runtime.Partitioning{Kind: runtime.Forward})
+	return &QueryJob{Graph: g, Collect: c, Schema: schema, Bounded: src.Bounded()}, nil
+}
+
