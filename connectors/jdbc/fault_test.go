@@ -112,6 +112,14 @@ func TestConstraintAndTypeErrors(t *testing.T) {
 	if _, _, err := w3.Snapshot(context.Background(), 2); err == nil {
 		t.Fatal("Snapshot after an async failure must fail")
 	}
+
+	// A max-rows flush failing inside Write is wrapped as writeRecord does.
+	w4 := openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkMaxRows, "1")), nil)
+	err = w4.Write(context.Background(), []sql.Row{order(sql.Insert, 4, "1.00", "ALSO TOO LONG")})
+	if err == nil || err.Error() != "Writing records to JDBC failed." {
+		t.Fatalf("sync flush failure in Write: %v", err)
+	}
+	checkFlushError(t, s, err, "UPSERT", "Data too long")
 }
 
 func checkFlushError(t *testing.T, s *mariadb.Server, err error, kind, cause string) {
