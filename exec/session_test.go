@@ -296,4 +296,3 @@ func (p testPlanner) CompileQuery(_ context.Context, env Env, st *ast.Query, nam
 	g.Connect(a, b, runtime.Partitioning{Kind: runtime.Forward})
 	return &QueryJob{Graph: g, Collect: c, Schema: schema, Bounded: src.Bounded()}, nil
 }
-

@@ -1,0 +1,15 @@
+// Package all links every built-in connector into a binary: importing it
+// for its side effects registers the factories of blackhole, datagen,
+// filesystem, jdbc, paimon, print and values, so that 'connector' = 'x'
+// resolves. cmd/sqlrun imports it; tests that need real connectors may too.
+package all
+
+import (
+	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
+	_ "github.com/sqlrun/sqlrun/connectors/datagen"
+	_ "github.com/sqlrun/sqlrun/connectors/filesystem"
+	_ "github.com/sqlrun/sqlrun/connectors/jdbc"
+	_ "github.com/sqlrun/sqlrun/connectors/paimon"
+	_ "github.com/sqlrun/sqlrun/connectors/print"
+	_ "github.com/sqlrun/sqlrun/connectors/values"
+)
