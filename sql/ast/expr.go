@@ -237,6 +237,14 @@ type Item struct {
 	Index Expr
 }
 
+// TimeUnit is a unit keyword used as a function argument:
+// EXTRACT(DAY FROM ts), TIMESTAMPDIFF(SECOND, a, b), TRIM(BOTH ...) mode.
+type TimeUnit struct {
+	Node
+	Unit string // upper-cased: DAY, SECOND, ..., or BOTH/LEADING/TRAILING for TRIM
+}
+
+func (*TimeUnit) expr()  {}
 func (*ColumnRef) expr() {}
 func (*Literal) expr()   {}
 func (*Param) expr()     {}

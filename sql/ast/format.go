@@ -141,9 +141,22 @@ var niladic = map[string]bool{
 	"LOCALTIMESTAMP": true, "CURRENT_USER": true, "USER": true, "SESSION_USER": true,
 }
 
+func (e *TimeUnit) String() string { return e.Unit }
+
 func (e *FuncCall) String() string {
 	if len(e.Args) == 0 && !e.Star && niladic[e.Name] {
 		return e.Name
+	}
+	// The functions with keyword syntax print as written in Flink SQL.
+	switch {
+	case (e.Name == "ARRAY" || e.Name == "MAP") && !e.Distinct:
+		return e.Name + "[" + joinExprs(e.Args) + "]"
+	case e.Name == "EXTRACT" && len(e.Args) == 2:
+		return "EXTRACT(" + exprString(e.Args[0]) + " FROM " + exprString(e.Args[1]) + ")"
+	case e.Name == "POSITION" && len(e.Args) == 2:
+		return "POSITION(" + exprString(e.Args[0]) + " IN " + exprString(e.Args[1]) + ")"
+	case e.Name == "TRIM" && len(e.Args) == 3:
+		return "TRIM(" + exprString(e.Args[0]) + " " + exprString(e.Args[1]) + " FROM " + exprString(e.Args[2]) + ")"
 	}
 	var b strings.Builder
 	b.WriteString(e.Name)

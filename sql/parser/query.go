@@ -389,6 +389,7 @@ const (
 	castPrefix  = "__sqlrun_cast_"
 	litPrefix   = "__sqlrun_lit_"
 	fnPrefix    = "__sqlrun_fn_"
+	itemFunc    = "__sqlrun_item"
 )
 
 func placeholder(name, prefix string, n int) (int, bool) {
@@ -509,6 +510,9 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		if !ok {
 			c.unsupported(off)
 		}
+		if e.Op == opcode.NullEQ {
+			op = c.distinctOp(e.R.OriginTextPosition())
+		}
 		l := c.expr(e.L)
 		return &ast.Binary{Node: ast.Node{At: l.Pos()}, Op: op, L: l, R: c.expr(e.R)}
 	case *tast.UnaryOperationExpr:
@@ -608,11 +612,29 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 	case *tast.PositionExpr:
 		return &ast.Literal{Node: node, Kind: ast.LitInt, Raw: strconv.Itoa(e.N), Value: int32(e.N), Type: sql.Int().NotNull()}
 	case *tast.TimeUnitExpr:
-		u := strings.ToUpper(e.Unit.String())
-		return &ast.Literal{Node: node, Kind: ast.LitString, Raw: u, Value: u, Type: sql.Char(len(u)).NotNull()}
+		return &ast.TimeUnit{Node: node, Unit: strings.ToUpper(e.Unit.String())}
+	case *tast.PatternRegexpExpr: // SIMILAR TO, rewritten to REGEXP by the pre-pass
+		x := c.expr(e.Expr)
+		return &ast.Like{Node: ast.Node{At: x.Pos()}, X: x, Pattern: c.expr(e.Pattern), Not: e.Not, Similar: true}
 	}
 	c.unsupported(off)
 	return nil
+}
+
+// distinctOp tells IS DISTINCT FROM from IS NOT DISTINCT FROM for a "<=>"
+// whose right operand starts at rightOff: its operator is the last one
+// written before that operand.
+func (c *conv) distinctOp(rightOff int) ast.BinaryOp {
+	op := ast.OpIsNotDistinct
+	for _, d := range c.r.distinct {
+		if d.off < rightOff {
+			op = ast.OpIsNotDistinct
+			if d.is {
+				op = ast.OpIsDistinct
+			}
+		}
+	}
+	return op
 }
 
 // isCountStar tells COUNT(*) from COUNT(1), which TiDB builds alike.
@@ -647,6 +669,13 @@ func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
 		l := c.expr(e.Args[0])
 		return &ast.Binary{Node: ast.Node{At: l.Pos()}, Op: ast.OpConcat, L: l, R: c.expr(e.Args[1])}
 	}
+	if strings.EqualFold(name, itemFunc) && len(e.Args) == 2 {
+		x := c.expr(e.Args[0])
+		return &ast.Item{Node: ast.Node{At: x.Pos()}, X: x, Index: c.expr(e.Args[1])}
+	}
+	if strings.EqualFold(name, tast.Trim) && e.Schema.O == "" && len(e.Args) >= 1 {
+		return c.trim(e, node)
+	}
 	if strings.HasPrefix(strings.ToLower(name), fnPrefix) {
 		name = name[len(fnPrefix):]
 	}
@@ -658,6 +687,30 @@ func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
 		f.Args = append(f.Args, c.expr(a))
 	}
 	return f
+}
+
+// trim converts TiDB's TRIM (args: str [, chars [, direction]]) into
+// Flink's three-argument form TRIM(mode, chars, str).
+func (c *conv) trim(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
+	str := c.expr(e.Args[0])
+	mode := &ast.TimeUnit{Node: node, Unit: "BOTH"}
+	var chars ast.Expr = &ast.Literal{Node: node, Kind: ast.LitString, Raw: "' '", Value: " ", Type: sql.Char(1).NotNull()}
+	if len(e.Args) > 1 {
+		chars = c.expr(e.Args[1])
+	}
+	if len(e.Args) > 2 {
+		d, ok := e.Args[2].(*tast.TrimDirectionExpr)
+		if !ok {
+			c.unsupported(e.Args[2].OriginTextPosition())
+		}
+		switch d.Direction {
+		case tast.TrimLeading:
+			mode.Unit = "LEADING"
+		case tast.TrimTrailing:
+			mode.Unit = "TRAILING"
+		}
+	}
+	return &ast.FuncCall{Node: node, Name: "TRIM", Args: []ast.Expr{mode, chars, str}}
 }
 
 // isPipes reports a concat that came from "||": an explicit CONCAT( was
@@ -685,8 +738,13 @@ func (c *conv) value(v *driver.ValueExpr, off int) ast.Expr {
 			return &ast.Literal{Node: ast.Node{At: c.p.pos(t)}, Kind: ast.LitNull, Raw: "NULL", Type: sql.Null()}
 		}
 	}
-	if v.Datum.Kind() == driver.KindNull {
-		return &ast.Literal{Node: ast.Node{At: c.p.posOff(orig)}, Kind: ast.LitNull, Raw: "NULL", Type: sql.Null()}
+	at := ast.Node{At: c.p.posOff(orig)}
+	switch x := v.GetValue().(type) {
+	case nil:
+		return &ast.Literal{Node: at, Kind: ast.LitNull, Raw: "NULL", Type: sql.Null()}
+	case string: // a constant TiDB supplies itself, e.g. TRIM's ' '
+		return &ast.Literal{Node: at, Kind: ast.LitString, Raw: ast.QuoteString(x), Value: x,
+			Type: sql.Char(len([]rune(x))).NotNull()}
 	}
 	c.unsupported(off)
 	return nil

@@ -46,7 +46,7 @@ type aliasInfo struct {
 
 type rewriter struct {
 	p       *parser
-	buf     strings.Builder
+	buf     outBuf
 	segs    []segment
 	tables  []tableInfo
 	casts   []*ast.Cast
@@ -59,6 +59,50 @@ type rewriter struct {
 	nextQuery   int
 	params      int
 	lastEnd     int // end offset of the last emitted token, -1 after synthesized text
+	// startOf maps a token index to where its output begins, so that an
+	// item access "x[i]" can put "__sqlrun_item(" before x.
+	startOf   map[int]int
+	itemStart map[int]int // '[' token index → token index where its x starts
+	// distinct records the "<=>" written for IS [NOT] DISTINCT FROM: the
+	// output offset of each and whether it was IS DISTINCT FROM.
+	distinct []distinctOp
+}
+
+type distinctOp struct {
+	off int
+	is  bool
+}
+
+// outBuf is the rewritten text; unlike strings.Builder it allows the one
+// insertion item access needs.
+type outBuf struct{ b []byte }
+
+func (o *outBuf) Len() int               { return len(o.b) }
+func (o *outBuf) String() string         { return string(o.b) }
+func (o *outBuf) WriteByte(c byte) error { o.b = append(o.b, c); return nil }
+func (o *outBuf) WriteString(s string)   { o.b = append(o.b, s...) }
+
+// insert puts s at output offset at, moving what follows.
+func (r *rewriter) insert(at int, s string) {
+	r.buf.b = append(r.buf.b[:at], append([]byte(s), r.buf.b[at:]...)...)
+	for i := range r.segs {
+		if r.segs[i].newOff >= at {
+			r.segs[i].newOff += len(s)
+		}
+	}
+	for k, v := range r.startOf {
+		if v >= at {
+			r.startOf[k] = v + len(s)
+		}
+	}
+	for i := range r.distinct {
+		if r.distinct[i].off >= at {
+			r.distinct[i].off += len(s)
+		}
+	}
+	// keep segments ordered: the inserted text maps to where it stands
+	r.segs = append(r.segs, segment{newOff: at, origOff: r.orig(at + len(s))})
+	sort.SliceStable(r.segs, func(i, j int) bool { return r.segs[i].newOff < r.segs[j].newOff })
 }
 
 // emit writes a token's text, mapped to its own offset. A space separates
@@ -109,6 +153,7 @@ const (
 	fQuery frameKind = iota // a query: FROM lists tables here
 	fExpr                   // function arguments, lists, a VALUES row
 	fCast                   // CAST( ... AS type )
+	fBracket                // x[ ... ] or ARRAY[ ... ]: closes with ')'
 )
 
 type frame struct {
@@ -144,7 +189,8 @@ var joinWords = map[string]bool{
 // rewrite runs the pre-pass over tokens [from, to), starting in a query
 // (asQuery) or an expression.
 func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
-	r := &rewriter{p: p, lastEnd: -1}
+	r := &rewriter{p: p, lastEnd: -1, startOf: map[int]int{}, itemStart: map[int]int{}}
+	match := matchBrackets(p.toks, from, to)
 	top := frame{kind: fExpr}
 	if asQuery {
 		top.kind = fQuery
@@ -154,6 +200,7 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 	for j := from; j < to; j++ {
 		t := p.toks[j]
 		f := cur()
+		r.startOf[j] = r.buf.Len()
 		up := ""
 		if t.kind == tIdent {
 			up = strings.ToUpper(t.text)
@@ -178,8 +225,27 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			f.wantTable = false
 			stack = append(stack, nf)
 			continue
+		case t.isOp("["):
+			s := r.itemBase(j, from, match)
+			if s < 0 {
+				p.fail(t)
+			}
+			r.itemStart[j] = s
+			r.insert(r.startOf[s], " __sqlrun_item(")
+			r.synth(",", t.off)
+			f.wantTable = false
+			stack = append(stack, frame{kind: fBracket})
+			continue
+		case t.isOp("]"):
+			if f.kind != fBracket {
+				p.fail(t)
+			}
+			stack = stack[:len(stack)-1]
+			r.synth(")", t.off)
+			r.lastEnd = t.end
+			continue
 		case t.isOp(")"):
-			if len(stack) == 1 {
+			if len(stack) == 1 || f.kind == fBracket {
 				p.fail(t)
 			}
 			closed := *f
@@ -252,9 +318,32 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			r.lit(lit, t.off)
 			j = next - 1
 			continue
-		case up == "CONCAT" && j+1 < to && p.toks[j+1].isOp("("):
-			r.synth("__sqlrun_fn_CONCAT", t.off)
+		case renamed[up] && j+1 < to && p.toks[j+1].isOp("("):
+			r.synth(fnPrefix+up, t.off)
 			r.lastEnd = t.end
+			continue
+		case (up == "ARRAY" || up == "MAP") && j+1 < to && p.toks[j+1].isOp("["):
+			r.synth(fnPrefix+up+"(", t.off)
+			r.lastEnd = p.toks[j+1].end
+			r.itemStart[j+1] = j // ARRAY[...][i] indexes the constructor
+			stack = append(stack, frame{kind: fBracket})
+			j++
+			continue
+		case up == "SIMILAR" && j+1 < to && p.toks[j+1].is("TO"):
+			r.synth("REGEXP", t.off)
+			j++
+			continue
+		case up == "IS" && j+2 < to && (p.toks[j+1].is("DISTINCT") || p.toks[j+1].is("NOT") && p.toks[j+2].is("DISTINCT")):
+			k := j + 2
+			if p.toks[j+1].is("NOT") {
+				k++
+			}
+			if k >= to || !p.toks[k].is("FROM") {
+				p.fail(p.toks[min(k, len(p.toks)-1)])
+			}
+			r.synth("<=>", t.off)
+			r.distinct = append(r.distinct, distinctOp{off: r.buf.Len() - 3, is: k == j+2})
+			j = k
 			continue
 		case up == "SELECT":
 			r.queryStarts = append(r.queryStarts, t.off)
@@ -305,6 +394,81 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 		p.fail(p.toks[to])
 	}
 	return r
+}
+
+// renamed are function names TiDB's grammar treats specially (as window
+// functions, date arithmetic or keywords) but Flink calls plainly; the
+// pre-pass prefixes them so TiDB reads a generic call. CONCAT is here so
+// that a concat coming back from TiDB is known to be "||".
+var renamed = map[string]bool{
+	"CONCAT": true, "FIRST_VALUE": true, "LAST_VALUE": true, "DATE_ADD": true, "DATE_SUB": true,
+	"ADDDATE": true, "SUBDATE": true, "CARDINALITY": true, "LEAD": true, "LAG": true, "NTH_VALUE": true,
+}
+
+// notOperand are keywords after which '[' cannot index anything.
+var notOperand = map[string]bool{
+	"SELECT": true, "WHERE": true, "AND": true, "OR": true, "NOT": true, "ON": true, "BY": true, "WHEN": true,
+	"THEN": true, "ELSE": true, "CASE": true, "IN": true, "IS": true, "LIKE": true, "BETWEEN": true, "AS": true,
+	"FROM": true, "HAVING": true, "DISTINCT": true, "ALL": true, "VALUES": true, "LIMIT": true, "OFFSET": true,
+	"JOIN": true, "USING": true, "END": false, "SIMILAR": true, "ESCAPE": true, "TO": true, "INTERVAL": true,
+}
+
+// matchBrackets pairs closing with opening parentheses and brackets in
+// tokens [from, to): result[close] = open.
+func matchBrackets(toks []token, from, to int) map[int]int {
+	m := map[int]int{}
+	var stack []int
+	for j := from; j < to; j++ {
+		switch {
+		case toks[j].isOp("(") || toks[j].isOp("["):
+			stack = append(stack, j)
+		case toks[j].isOp(")") || toks[j].isOp("]"):
+			if len(stack) > 0 {
+				m[j] = stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	return m
+}
+
+// itemBase finds where the x of "x[i]" starts, for the '[' at j: a dotted
+// name, a call or parenthesized group, or an earlier item access. It returns
+// -1 when there is none.
+func (r *rewriter) itemBase(j, from int, match map[int]int) int {
+	toks := r.p.toks
+	k := j - 1
+	if k < from {
+		return -1
+	}
+	switch {
+	case toks[k].isOp("]"):
+		open, ok := match[k]
+		if !ok {
+			return -1
+		}
+		if s, ok := r.itemStart[open]; ok {
+			return s
+		}
+		return -1
+	case toks[k].isOp(")"):
+		open, ok := match[k]
+		if !ok {
+			return -1
+		}
+		k = open
+		if k-1 >= from && toks[k-1].isIdent() {
+			k--
+		} else {
+			return k
+		}
+	case !toks[k].isIdent() || toks[k].kind == tIdent && notOperand[strings.ToUpper(toks[k].text)]:
+		return -1
+	}
+	for k-2 >= from && toks[k-1].isOp(".") && toks[k-2].isIdent() {
+		k -= 2
+	}
+	return k
 }
 
 // lit emits a literal placeholder.
