@@ -150,10 +150,10 @@ func (r *rewriter) orig(off int) int {
 type frameKind int
 
 const (
-	fQuery frameKind = iota // a query: FROM lists tables here
-	fExpr                   // function arguments, lists, a VALUES row
-	fCast                   // CAST( ... AS type )
-	fBracket                // x[ ... ] or ARRAY[ ... ]: closes with ')'
+	fQuery   frameKind = iota // a query: FROM lists tables here
+	fExpr                     // function arguments, lists, a VALUES row
+	fCast                     // CAST( ... AS type )
+	fBracket                  // x[ ... ] or ARRAY[ ... ]: closes with ')'
 )
 
 type frame struct {
