@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -185,14 +186,15 @@ type rowReader struct {
 	f       *File
 	leaves  []int // distinct leaf indexes to read
 	rg      int
-	left    int64 // rows left in the current row group
-	cursors map[int]*cursor
-	cur     map[int]parquet.Value
+	left    int64     // rows left in the current row group
+	cursors []*cursor // by leaf index (nil: not read)
+	cur     []parquet.Value
 	err     error
 }
 
 func newRowReader(f *File, leaves []int) *rowReader {
-	return &rowReader{f: f, leaves: leaves, rg: -1, cur: map[int]parquet.Value{}}
+	n := len(f.index)
+	return &rowReader{f: f, leaves: leaves, rg: -1, cur: make([]parquet.Value, n), cursors: make([]*cursor, n)}
 }
 
 // advance positions on the next row; false at the end or on error.
@@ -210,7 +212,6 @@ func (r *rowReader) advance() bool {
 		rg := rgs[r.rg]
 		r.left = rg.NumRows()
 		chunks := rg.ColumnChunks()
-		r.cursors = map[int]*cursor{}
 		for _, l := range r.leaves {
 			r.cursors[l] = &cursor{pages: chunks[l].Pages(), buf: make([]parquet.Value, 256)}
 		}
@@ -231,10 +232,12 @@ func (r *rowReader) advance() bool {
 }
 
 func (r *rowReader) closeCursors() {
-	for _, c := range r.cursors {
-		c.close()
+	for i, c := range r.cursors {
+		if c != nil {
+			c.close()
+			r.cursors[i] = nil
+		}
 	}
-	r.cursors = nil
 }
 
 func (r *rowReader) value(c colReader) (any, error) {
@@ -433,7 +436,8 @@ func converter(pt parquet.Type, t sql.DataType) (func(parquet.Value) (any, error
 	case sql.TypeDouble:
 		return func(v parquet.Value) (any, error) { return v.Double(), nil }, need(parquet.Double)
 	case sql.TypeChar, sql.TypeVarChar:
-		return func(v parquet.Value) (any, error) { return string(v.ByteArray()), nil }, need(parquet.ByteArray)
+		var a arena
+		return func(v parquet.Value) (any, error) { return a.str(v.ByteArray()), nil }, need(parquet.ByteArray)
 	case sql.TypeBinary, sql.TypeVarBinary:
 		if kind != parquet.ByteArray && kind != parquet.FixedLenByteArray {
 			return nil, need(parquet.ByteArray)
@@ -484,6 +488,26 @@ func converter(pt parquet.Type, t sql.DataType) (func(parquet.Value) (any, error
 		}
 	}
 	return nil, fmt.Errorf("type %s is not supported in Parquet data files yet", t)
+}
+
+// arena copies strings into shared chunks: one allocation per 64 KiB of
+// string data instead of one per value. A chunk stays alive while any
+// string in it is referenced.
+type arena struct{ buf []byte }
+
+func (a *arena) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > 4096 {
+		return string(b)
+	}
+	if cap(a.buf)-len(a.buf) < len(b) {
+		a.buf = make([]byte, 0, 64<<10)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return unsafe.String(&a.buf[start], len(b))
 }
 
 // ErrCast is wrapped when a value cannot be converted to an evolved type.
