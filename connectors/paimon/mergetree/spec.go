@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -406,10 +407,15 @@ func (s *Spec) partialUpdateFactory(o opts, nullable []bool, field func(string) 
 	}
 	// Aggregate functions in partial-update need a sequence group, except
 	// last_non_null_value (Paimon's createFieldAggregators).
+	// Primary-key fields keep their value and sequence fields get no
+	// function (getAggFuncName of PartialUpdateMergeFunction).
 	aggNames := make([]string, n)
 	for i, name := range s.FieldNames {
+		if slices.Contains(s.KeyIndex, i) || (groupOf[i] != nil && isSeqField(groupOf[i], i)) {
+			continue
+		}
 		v := strings.ToLower(o.str("fields."+name+".aggregate-function", ""))
-		if v == "" && protected[i] {
+		if v == "" {
 			v = strings.ToLower(o.str("fields.default-aggregate-function", ""))
 		}
 		if v == "" {
