@@ -239,6 +239,10 @@ func TestOperators(t *testing.T) {
 				finish = true
 			case "materialize":
 				f = SinkUpsertMaterializer(MaterializerSpec{Keys: ints(t, td, "keys"), UpsertKey: ints(t, td, "upsert-key")})
+			case "not-null":
+				f = NotNullEnforcer(ints(t, td, "cols"), []string{"status"}, boolArg(td, "drop"))
+			case "union":
+				f = Union()
 			case "drop-ub":
 				f = DropUpdateBefore()
 			case "project":
