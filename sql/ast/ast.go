@@ -177,6 +177,29 @@ type CreateTable struct {
 	PartitionedBy  []string
 	Options        []Option
 	Like           *LikeClause
+	// AsQuery is the query of CREATE TABLE ... AS SELECT (CTAS), nil
+	// otherwise.
+	AsQuery QueryExpr
+}
+
+// CreateView is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)]
+// [COMMENT '...'] AS query.
+type CreateView struct {
+	StmtBase
+	Temporary   bool
+	IfNotExists bool
+	Name        ObjectName
+	Columns     []string
+	Comment     string
+	Query       QueryExpr
+}
+
+// DropView is DROP [TEMPORARY] VIEW [IF EXISTS] name.
+type DropView struct {
+	StmtBase
+	Temporary bool
+	IfExists  bool
+	Name      ObjectName
 }
 
 // DropTable is DROP [TEMPORARY] TABLE [IF EXISTS] name.
@@ -434,6 +457,8 @@ type Clear struct {
 
 func (*CreateTable) stmt()      {}
 func (*DropTable) stmt()        {}
+func (*CreateView) stmt()       {}
+func (*DropView) stmt()         {}
 func (*AlterTableSet) stmt()    {}
 func (*AlterTableReset) stmt()  {}
 func (*AlterTableRename) stmt() {}

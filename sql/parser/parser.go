@@ -363,6 +363,20 @@ func (p *parser) create() ast.Statement {
 	case t.is("TABLE"):
 		p.next()
 		return p.createTable(start, temporary)
+	case t.is("VIEW"):
+		p.next()
+		v := &ast.CreateView{StmtBase: p.base(start), Temporary: temporary}
+		v.IfNotExists = p.ifNotExists()
+		v.Name = p.objectName()
+		if p.peek().isOp("(") {
+			v.Columns = p.identList()
+		}
+		if p.accept("COMMENT") {
+			v.Comment = p.stringLit()
+		}
+		p.expect("AS")
+		v.Query = p.queryToEnd()
+		return v
 	case t.is("CATALOG") && !temporary:
 		p.next()
 		c := &ast.CreateCatalog{StmtBase: p.base(start)}
@@ -532,7 +546,12 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 		}
 		ct.Like = like
 	}
-	_ = pkTok
+	if p.accept("AS") {
+		if ct.Like != nil {
+			p.fail(p.toks[p.i-1])
+		}
+		ct.AsQuery = p.queryToEnd()
+	}
 	return ct
 }
 
@@ -578,6 +597,12 @@ func (p *parser) drop() ast.Statement {
 	case t.is("TABLE"):
 		p.next()
 		d := &ast.DropTable{StmtBase: p.base(start), Temporary: temporary}
+		d.IfExists = p.ifExists()
+		d.Name = p.objectName()
+		return d
+	case t.is("VIEW"):
+		p.next()
+		d := &ast.DropView{StmtBase: p.base(start), Temporary: temporary}
 		d.IfExists = p.ifExists()
 		d.Name = p.objectName()
 		return d
@@ -1040,6 +1065,10 @@ func setStmtPos(s ast.Statement, at ast.Pos) {
 	case *ast.CreateTable:
 		s.StmtBase = b
 	case *ast.DropTable:
+		s.StmtBase = b
+	case *ast.CreateView:
+		s.StmtBase = b
+	case *ast.DropView:
 		s.StmtBase = b
 	case *ast.AlterTableSet:
 		s.StmtBase = b
