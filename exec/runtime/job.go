@@ -252,8 +252,10 @@ func (j *Job) run(ctx context.Context) {
 			}
 			return
 		}
-		if stopping != nil {
+		if stopping != nil { // a job that fails while stopping is not restarted
 			stopping.reply <- stopResult{err: err}
+			j.finish(Failed, err)
+			return
 		}
 		if attempt >= j.cfg.RestartAttempts || ctx.Err() != nil {
 			j.finish(Failed, err)
