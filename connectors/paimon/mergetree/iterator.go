@@ -3,6 +3,7 @@ package mergetree
 import (
 	"container/heap"
 	"errors"
+	"fmt"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
 )
@@ -301,10 +302,18 @@ func (m *MergeIter) Close() error {
 
 // reduce applies Paimon's ReducerMergeFunctionWrapper: one version is
 // returned unchanged, several go through the merge function.
-func reduce(mf MergeFunction, g []*KV) (*KV, error) {
+//
+// A value of the wrong Go type for its column makes an aggregate function
+// panic; that is turned into an error here so it never escapes to users.
+func reduce(mf MergeFunction, g []*KV) (r *KV, err error) {
 	if len(g) == 1 {
 		return g[0], nil
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("mergetree: merging key %v: %v", g[0].Key, p)
+		}
+	}()
 	mf.Reset()
 	for _, r := range g {
 		if err := mf.Add(r); err != nil {

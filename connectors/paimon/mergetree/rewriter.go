@@ -218,7 +218,7 @@ func (rw *Rewriter) rewriteWithChangelog(outputLevel int, sections [][]SortedRun
 		}
 	}
 	for g := groups.nextGroup(); g != nil; g = groups.nextGroup() {
-		result, cl, err := wrap.Apply(g)
+		result, cl, err := applyWrapper(wrap, g)
 		if err != nil {
 			return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
 		}
@@ -394,4 +394,15 @@ func (t *compactTask) rewriteImpl(candidate *[][]SortedRun, res *CompactResult) 
 	res.merge(r)
 	*candidate = nil
 	return nil
+}
+
+// applyWrapper runs a changelog wrapper, turning a panic (a value of the
+// wrong Go type for its column) into an error.
+func applyWrapper(w ChangelogWrapper, g []*KV) (r *KV, cl []*KV, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, cl, err = nil, nil, fmt.Errorf("mergetree: merging key %v: %v", g[0].Key, p)
+		}
+	}()
+	return w.Apply(g)
 }

@@ -444,3 +444,21 @@ func TestStopTrigger(t *testing.T) {
 		t.Errorf("still %d runs after compaction", w.Levels().NumberOfSortedRuns())
 	}
 }
+
+// TestWrongGoTypeIsAnError checks that a value of the wrong Go type for its
+// column surfaces as an error, not a panic.
+func TestWrongGoTypeIsAnError(t *testing.T) {
+	spec, err := NewSpec([]string{"id", "total"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
+		map[string]string{"merge-engine": "aggregation", "fields.total.aggregate-function": "sum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewWriter(spec, NewMemStore(spec.Key, 0), nil, WriterOptions{})
+	defer w.Close()
+	w.Write(sql.Insert, []any{int32(1), int64(5)})
+	w.Write(sql.Insert, []any{int32(1), int32(5)}) // INT value in a BIGINT column
+	_, err = w.PrepareCommit(true)
+	if err == nil || !strings.Contains(err.Error(), "merging key [1]") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -96,7 +96,9 @@ func (w *Writer) Levels() *Levels { return w.levels }
 // CompactManager returns the bucket's compaction manager.
 func (w *Writer) CompactManager() *CompactManager { return w.mgr }
 
-// Write buffers one row change; value holds all table columns.
+// Write buffers one row change; value holds all table columns, each in the
+// Go type sql.Row documents for its column type. The writer keeps value:
+// the caller must not modify it afterwards.
 func (w *Writer) Write(kind sql.RowKind, value []any) error {
 	if w.err != nil {
 		return w.err
