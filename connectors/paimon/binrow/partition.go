@@ -100,3 +100,13 @@ func needsEscape(c byte) bool {
 	}
 	return strings.IndexByte("\"#%'*/:=?\\{}[]^", c) >= 0
 }
+
+// PartitionPathOf computes the partition path from a serialized
+// _PARTITION row (what a reader has in a manifest entry).
+func PartitionPathOf(names []string, types []sql.DataType, serialized []byte, defaultName string, legacyName bool) (string, error) {
+	vals, err := Deserialize(types, serialized)
+	if err != nil {
+		return "", fmt.Errorf("partition row: %w", err)
+	}
+	return PartitionPath(names, types, vals, defaultName, legacyName)
+}

@@ -241,3 +241,18 @@ func TestUnsupportedFormats(t *testing.T) {
 		t.Error("compression infix")
 	}
 }
+
+func TestPaths(t *testing.T) {
+	n := NewFileNames("")
+	a, b, c := n.Data(), n.Changelog(), n.Data()
+	if !strings.HasPrefix(a, "data-") || !strings.HasSuffix(a, "-0.parquet") || !strings.HasPrefix(b, "changelog-") ||
+		!strings.HasSuffix(b, "-1.parquet") || !strings.HasSuffix(c, "-2.parquet") || len(a) != len("data-")+36+len("-0.parquet") {
+		t.Fatalf("%s %s %s", a, b, c)
+	}
+	if got := BucketDir("/w/db.db/t", "f1=10/", 1); got != "/w/db.db/t/f1=10/bucket-1" {
+		t.Fatal(got)
+	}
+	if got := BucketDir("file:///w/t", "", -2); got != "file:///w/t/bucket-postpone" {
+		t.Fatal(got)
+	}
+}
