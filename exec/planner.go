@@ -89,3 +89,16 @@ func (e sessionEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, 
 }
 
 func (e sessionEnv) Config() map[string]string { return e.s.Config.Map() }
+
+// DefaultConnector names the connector of a table whose catalog implies
+// one (a Paimon catalog's tables need no 'connector' option), or "".
+func (e sessionEnv) DefaultConnector(id connectors.ObjectIdentifier) string {
+	c, err := e.s.Catalogs.Catalog(id.Catalog)
+	if err != nil {
+		return ""
+	}
+	if dc, ok := c.(catalog.DefaultConnector); ok {
+		return dc.DefaultConnector()
+	}
+	return ""
+}

@@ -101,6 +101,9 @@ func (e *StatementError) Unwrap() error { return e.Err }
 func (s *Session) ExecuteScript(ctx context.Context, text, file string, out io.Writer) error {
 	pieces, splitErr := parser.Split(text)
 	for _, p := range pieces {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		stmt, err := parser.Parse(p.Text)
 		if err == nil {
 			err = s.Execute(ctx, stmt, out)

@@ -75,3 +75,21 @@ func TestMemTableSnapshotRestore(t *testing.T) {
 		t.Fatal("truncated snapshot restored")
 	}
 }
+
+// FuzzDecode: arbitrary bytes never panic the decoders (a corrupt or
+// truncated checkpoint must be an error).
+func FuzzDecode(f *testing.F) {
+	var e Encoder
+	_ = e.Row(sql.Row{Kind: sql.Delete, Values: []any{int64(1), "x", decimal.RequireFromString("1.50"),
+		[]any{nil, true}, &sql.Map{Keys: []any{"k"}, Values: []any{float32(1)}}}})
+	f.Add(e.Buf)
+	blob, _ := SnapshotAll(NewMemTable(RowsCodec))
+	f.Add(blob)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := Decoder{Buf: b}
+		_, _ = d.Row()
+		_ = NewMemTable(RowCodec).Restore(b)
+		_ = NewMemTable(RowsCodec).Restore(b)
+		_ = RestoreAll(b, NewMemTable(RowCodec))
+	})
+}

@@ -1,0 +1,267 @@
+// Command sqlrun runs Flink SQL jobs on one machine, without a JVM.
+//
+//	sqlrun                      the interactive shell (Flink SQL client style)
+//	sqlrun -i init.sql          run init.sql, then the shell
+//	sqlrun -f job.sql           run a script, wait for its jobs
+//	sqlrun -e "SQL; SQL;"       run statements given inline, wait for jobs
+//	sqlrun --resume -f job.sql  restore every job from its latest checkpoint
+//	sqlrun explain [--dot] -f job.sql
+//	sqlrun --version | --help
+//
+// A script stops at its first failing statement and sqlrun exits with
+// status 1, naming the file and line. This differs on purpose from Flink
+// 1.20's SQL client, which stops too but exits 0: a scheduler or CI job
+// must see the failure. Ctrl-C or SIGTERM stops the jobs gracefully
+// (sources stop, a final savepoint is taken, sinks flush and commit) and
+// sqlrun exits 0.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	_ "github.com/sqlrun/sqlrun/connectors/all"
+	"github.com/sqlrun/sqlrun/exec"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// version is set at link time (-ldflags "-X main.version=v0.1.0"); else
+// the module version from the build info.
+var version = ""
+
+func versionString() string {
+	v := version
+	if v == "" {
+		v = "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+	}
+	return fmt.Sprintf("sqlrun %s (Flink SQL 1.20 dialect, Paimon 1.4 table format)", v)
+}
+
+const usage = `Usage:
+  sqlrun [options]                       open the interactive shell
+  sqlrun -f job.sql [options]            run a SQL script and wait for its jobs
+  sqlrun -e "statements" [options]       run statements given inline
+  sqlrun explain [--dot] -f job.sql      print the plan of the script's INSERT/SELECT statements
+
+Options:
+  -f, --file FILE     run the statements of FILE (a final ';' may be omitted)
+  -e, --execute SQL   run the given statements
+  -i, --init FILE     run FILE before the shell (or before -f / -e)
+  --resume            restore each job from its latest checkpoint or savepoint
+                      (jobs are named by pipeline.name, else insert-into_<sink>)
+  --version           print the version and exit
+  -h, --help          print this help and exit
+
+A script stops at its first failing statement; sqlrun then exits with status 1
+and names the file and line (Flink 1.20's SQL client exits 0 there).
+Ctrl-C or SIGTERM stops running jobs gracefully with a final savepoint; exit 0.
+`
+
+type options struct {
+	file, execute, init string
+	resume, version     bool
+	help                bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("sqlrun", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	for _, n := range []string{"f", "file"} {
+		fs.StringVar(&o.file, n, "", "")
+	}
+	for _, n := range []string{"e", "execute"} {
+		fs.StringVar(&o.execute, n, "", "")
+	}
+	for _, n := range []string{"i", "init"} {
+		fs.StringVar(&o.init, n, "", "")
+	}
+	fs.BoolVar(&o.resume, "resume", false, "")
+	fs.BoolVar(&o.version, "version", false, "")
+	fs.BoolVar(&o.help, "h", false, "")
+	fs.BoolVar(&o.help, "help", false, "")
+	err := fs.Parse(args)
+	return o, fs, err
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1 // a statement or a job failed
+	exitUsage  = 2
+)
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "explain" {
+		return runExplain(args[1:], stdout, stderr)
+	}
+	o, fs, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	switch {
+	case o.help:
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case o.version:
+		fmt.Fprintln(stdout, versionString())
+		return exitOK
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "sqlrun: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	case o.file != "" && o.execute != "":
+		fmt.Fprintln(stderr, "sqlrun: -f and -e cannot be used together")
+		return exitUsage
+	}
+
+	s := exec.NewSession()
+	s.Planner = planner()
+	s.Resume = o.resume
+
+	// SIGINT/SIGTERM: the first one cancels what runs (a query, a wait
+	// for jobs) and leads to a graceful stop.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	if o.init != "" {
+		if code := runInit(s, o.init, stdout, stderr); code != exitOK {
+			return code
+		}
+	}
+	if o.file == "" && o.execute == "" {
+		return runShell(s, stdin, stdout, stderr, sigs)
+	}
+	return runScript(s, o, stdout, stderr, sigs)
+}
+
+// runInit runs an init script quietly on success, as Flink's -i does, and
+// fails with Flink's message.
+func runInit(s *exec.Session, file string, stdout, stderr io.Writer) int {
+	text, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlrun: read init script: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "[INFO] Executing SQL from file.\n")
+	if err := s.ExecuteScript(context.Background(), string(text), file, stdout); err != nil {
+		fmt.Fprintf(stdout, "Failed to initialize from sql script: %s. Please refer to the LOG for detailed error messages.\n", file)
+		reportStatementError(stderr, err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func reportStatementError(stderr io.Writer, err error) {
+	var se *exec.StatementError
+	if errors.As(err, &se) {
+		msg := se.Err.Error()
+		if rc := sql.RootCause(se.Err); rc != nil {
+			msg = rc.Msg
+		}
+		fmt.Fprintf(stderr, "sqlrun: %s:%d: statement failed: %s\n", se.File, se.Line, msg)
+		return
+	}
+	fmt.Fprintf(stderr, "sqlrun: %v\n", err)
+}
+
+// runScript is -f / -e: run the statements, then wait for the jobs they
+// started. A signal stops the jobs with a savepoint and exits 0.
+func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+	text, name := o.execute, "<-e>"
+	if o.file != "" {
+		b, err := os.ReadFile(o.file)
+		if err != nil {
+			fmt.Fprintf(stderr, "sqlrun: read script: %v\n", err)
+			return exitFailed
+		}
+		text, name = string(b), o.file
+		fmt.Fprintln(stdout, exec.MsgExecutingFile)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signalled := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			close(signalled)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err := s.ExecuteScript(ctx, text, name, stdout)
+	wasSignalled := func() bool {
+		select {
+		case <-signalled:
+			return true
+		default:
+			return false
+		}
+	}
+	if err != nil && !wasSignalled() {
+		if errors.Is(err, exec.ErrQuit) {
+			return stopJobs(s, stdout, stderr, false)
+		}
+		reportStatementError(stderr, err)
+		// Jobs the script started before the failure end gracefully.
+		stopJobs(s, stdout, stderr, false)
+		return exitFailed
+	}
+	if !wasSignalled() {
+		if err := s.Jobs.WaitAll(ctx); err != nil && !wasSignalled() {
+			fmt.Fprint(stdout, exec.FormatError(err))
+			fmt.Fprintf(stderr, "sqlrun: %s: job failed\n", name)
+			return exitFailed
+		}
+	}
+	if wasSignalled() {
+		return stopJobs(s, stdout, stderr, true)
+	}
+	return exitOK
+}
+
+// stopJobs stops the running jobs gracefully: a final checkpoint, or a
+// savepoint (printed) when withSavepoint.
+func stopJobs(s *exec.Session, stdout, stderr io.Writer, withSavepoint bool) int {
+	running := s.Jobs.Running()
+	if len(running) == 0 {
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "[INFO] Stopping %d running job(s) gracefully...\n", len(running))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := exitOK
+	for _, j := range running {
+		path, err := j.Stop(ctx, withSavepoint)
+		switch {
+		case err != nil && !j.Status().Terminal():
+			fmt.Fprintf(stderr, "sqlrun: stop job %s (%s): %v\n", j.ID, j.Name, err)
+			code = exitFailed
+		case withSavepoint && path != "":
+			fmt.Fprintf(stdout, "[INFO] Job %s (%s) stopped with savepoint: %s\n", j.ID, j.Name, path)
+		default:
+			fmt.Fprintf(stdout, "[INFO] Job %s (%s) stopped.\n", j.ID, j.Name)
+		}
+	}
+	return code
+}

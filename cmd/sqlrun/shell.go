@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/peterh/liner"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/exec"
+	"github.com/sqlrun/sqlrun/sql/parser"
+)
+
+const (
+	prompt             = "sqlrun> "
+	continuationPrompt = "      > "
+	historyFile        = ".sqlrun_history"
+)
+
+const banner = `
+                   _
+   ___  __ _ | |_ __ _   _ _ __
+  / __|/ _` + "`" + ` || | '__| | | | '_ \
+  \__ \ (_| || | |  | |_| | | | |
+  |___/\__, ||_|_|   \__,_|_| |_|
+          |_|
+
+  Flink SQL on one machine. No JVM.
+
+Welcome! Enter 'HELP;' to list all available commands. 'QUIT;' to exit.
+
+Command history file path: %s
+
+`
+
+// runShell is the interactive shell: liner for editing and history,
+// statements collected over lines until one ends with ';', Ctrl-C to
+// drop the current input or cancel a running query, Ctrl-D / QUIT; /
+// EXIT; to leave. Leaving stops running jobs gracefully.
+func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+	s.Interactive = true
+	histPath := historyPath()
+	fmt.Fprintf(stdout, banner, histPath)
+
+	ln := liner.NewLiner()
+	defer ln.Close()
+	ln.SetCtrlCAborts(true)
+	ln.SetMultiLineMode(true)
+	ln.SetTabCompletionStyle(liner.TabPrints)
+	ln.SetWordCompleter(completer(s))
+	if f, err := os.Open(histPath); err == nil {
+		_, _ = ln.ReadHistory(f)
+		f.Close()
+	}
+	saveHistory := func() {
+		if histPath == "" {
+			return
+		}
+		f, err := os.OpenFile(histPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return
+		}
+		_, _ = ln.WriteHistory(f)
+		f.Close()
+	}
+	defer saveHistory()
+
+	// A signal while a statement runs cancels it; outside a statement
+	// liner reads Ctrl-C itself (the terminal is raw), so a signal then
+	// is SIGTERM: leave.
+	var mu sync.Mutex
+	var cancelRunning context.CancelFunc
+	terminated := make(chan struct{})
+	go func() {
+		for sig := range sigs {
+			mu.Lock()
+			c := cancelRunning
+			mu.Unlock()
+			if c != nil {
+				c()
+				if sig != syscall.SIGTERM {
+					continue
+				}
+			}
+			if sig == syscall.SIGTERM {
+				close(terminated)
+				ln.Close() // makes a pending Prompt return
+				return
+			}
+		}
+	}()
+	isTerminated := func() bool {
+		select {
+		case <-terminated:
+			return true
+		default:
+			return false
+		}
+	}
+
+	var buf strings.Builder
+	for {
+		p := prompt
+		if buf.Len() > 0 {
+			p = continuationPrompt
+		}
+		line, err := ln.Prompt(p)
+		if isTerminated() {
+			break
+		}
+		if err != nil {
+			if errors.Is(err, liner.ErrPromptAborted) {
+				buf.Reset() // Ctrl-C drops the statement being typed
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				fmt.Fprintln(stdout)
+				break // Ctrl-D
+			}
+			fmt.Fprintf(stderr, "sqlrun: read input: %v\n", err)
+			break
+		}
+		if buf.Len() == 0 && strings.TrimSpace(line) == "" {
+			continue
+		}
+		if buf.Len() > 0 {
+			buf.WriteByte('\n')
+		}
+		buf.WriteString(line)
+		if !parser.IsComplete(buf.String()) && !isShellCommand(buf.String()) {
+			continue
+		}
+		text := buf.String()
+		buf.Reset()
+		ln.AppendHistory(strings.Join(strings.Fields(text), " "))
+		saveHistory()
+
+		ctx, cancel := context.WithCancel(context.Background())
+		mu.Lock()
+		cancelRunning = cancel
+		mu.Unlock()
+		quit := runInteractive(ctx, s, text, stdout)
+		mu.Lock()
+		cancelRunning = nil
+		mu.Unlock()
+		cancel()
+		if quit || isTerminated() {
+			break
+		}
+	}
+	fmt.Fprintln(stdout, "Shutting down the session...")
+	code := stopJobs(s, stdout, stderr, false)
+	fmt.Fprintln(stdout, "done.")
+	return code
+}
+
+// isShellCommand accepts QUIT / EXIT / HELP / CLEAR without ';', as the
+// Flink SQL client does.
+func isShellCommand(text string) bool {
+	switch strings.ToUpper(strings.TrimSpace(text)) {
+	case "QUIT", "EXIT", "HELP", "CLEAR":
+		return true
+	}
+	return false
+}
+
+// runInteractive runs the statements of one input and prints each
+// result or error; the shell goes on after an error. It reports QUIT.
+func runInteractive(ctx context.Context, s *exec.Session, text string, out io.Writer) bool {
+	if isShellCommand(text) {
+		text += ";"
+	}
+	pieces, splitErr := parser.Split(text)
+	for _, p := range pieces {
+		if ctx.Err() != nil {
+			return false
+		}
+		stmt, err := parser.Parse(p.Text)
+		if err == nil {
+			err = s.Execute(ctx, stmt, out)
+		}
+		if errors.Is(err, exec.ErrQuit) {
+			return true
+		}
+		if err != nil {
+			fmt.Fprint(out, exec.FormatError(err))
+		}
+		fmt.Fprintln(out)
+	}
+	if splitErr != nil {
+		fmt.Fprint(out, exec.FormatError(splitErr))
+		fmt.Fprintln(out)
+	}
+	return false
+}
+
+// historyPath is ~/.sqlrun_history ("" when there is no home).
+func historyPath() string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, historyFile)
+}
+
+// keywords are what Tab completes besides table names and option keys.
+var keywords = []string{
+	"ADD", "ALL", "ALTER", "AND", "AS", "ASC", "BEGIN", "BETWEEN", "BIGINT", "BOOLEAN", "BY", "BYTES",
+	"CALL", "CASE", "CAST", "CATALOG", "CATALOGS", "CHANGELOG_MODE", "CHAR", "CONSTRAINT", "COUNT", "CREATE",
+	"CURRENT", "DATABASE", "DATABASES", "DATE", "DECIMAL", "DELETE", "DESC", "DESCRIBE", "DISTINCT",
+	"DOUBLE", "DROP", "ELSE", "END", "ENFORCED", "EXECUTE", "EXISTS", "EXIT", "EXPLAIN", "FALSE", "FLOAT",
+	"FROM", "GROUP", "HAVING", "HELP", "IF", "IN", "INSERT", "INT", "INTEGER", "INTO", "IS", "JOBS", "JOB",
+	"KEY", "LIKE", "LIMIT", "MAP", "NOT", "NULL", "ON", "OPTIONS", "OR", "ORDER", "OVERWRITE", "PARTITIONED",
+	"PLAN", "PRIMARY", "QUIT", "RESET", "ROW", "SAVEPOINT", "SELECT", "SET", "SHOW", "SMALLINT", "STATEMENT",
+	"STOP", "STRING", "SUM", "TABLE", "TABLES", "TEMPORARY", "THEN", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ",
+	"TINYINT", "TO", "TRUE", "TRY_CAST", "UNION", "UPDATE", "USE", "VALUES", "VARCHAR", "WATERMARK", "WHEN",
+	"WHERE", "WITH",
+}
+
+// optionKeys are the SET keys and every registered connector's options,
+// which Tab completes inside quotes.
+func optionKeys() []string {
+	seen := map[string]bool{"connector": true}
+	for _, o := range exec.ConfigOptions {
+		seen[o.Key] = true
+	}
+	for _, id := range connectors.Identifiers() {
+		f, err := connectors.Lookup(id)
+		if err != nil {
+			continue
+		}
+		for _, o := range f.Options() {
+			seen[o.Key] = true
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// completer completes the word before the cursor: an option key after a
+// quote, else a keyword (in the case the user typed) or a table name.
+func completer(s *exec.Session) liner.WordCompleter {
+	opts := optionKeys()
+	return func(line string, pos int) (string, []string, string) {
+		head, tail := line[:pos], line[pos:]
+		start := strings.LastIndexAny(head, " \t\n(,=.`") + 1
+		word := head[start:]
+		var out []string
+		if strings.HasPrefix(word, "'") {
+			prefix := word[1:]
+			for _, k := range opts {
+				if strings.HasPrefix(k, prefix) {
+					out = append(out, "'"+k+"'")
+				}
+			}
+			return head[:start], out, tail
+		}
+		if word == "" {
+			return head, nil, tail
+		}
+		lower := word == strings.ToLower(word)
+		for _, k := range keywords {
+			if strings.HasPrefix(k, strings.ToUpper(word)) {
+				if lower {
+					k = strings.ToLower(k)
+				}
+				out = append(out, k)
+			}
+		}
+		for _, t := range s.Catalogs.AllTableNames() {
+			if strings.HasPrefix(t, word) {
+				out = append(out, t)
+			}
+		}
+		return head[:start], out, tail
+	}
+}
