@@ -203,7 +203,18 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 type Source struct {
 	cfg     *tableConfig
 	bounded bool
+	// projection is the pushed-down field list (nil: all fields).
+	projection []int
 }
+
+var _ connectors.SupportsProjectionPushDown = (*Source)(nil)
+
+// ApplyProjection records the fields the query reads; Paimon reads only
+// those columns from its data files.
+func (s *Source) ApplyProjection(fields []int) { s.projection = append([]int(nil), fields...) }
+
+// Projection is the pushed-down field list, nil for all fields.
+func (s *Source) Projection() []int { return s.projection }
 
 var _ connectors.TableSource = (*Source)(nil)
 

@@ -1,0 +1,1425 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// Env is what the planner needs from the session: table lookup through the
+// current catalog and database, and the session configuration (SET keys).
+type Env interface {
+	// LookupTable resolves a possibly partial name. A missing table is an
+	// error wrapping catalog.ErrTableNotExist with Flink's message.
+	LookupTable(name ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error)
+	Config() map[string]string
+}
+
+// DefaultConnectorEnv is implemented by environments whose catalog tables
+// may lack a 'connector' option (a Paimon catalog's tables are Paimon
+// tables); it returns the connector for such a table, or "".
+type DefaultConnectorEnv interface {
+	DefaultConnector(id connectors.ObjectIdentifier) string
+}
+
+// SqlValidatorException is Calcite's validator exception class, which
+// Flink's SQL client shows as the root cause of name-resolution errors.
+const SqlValidatorException sql.ExceptionClass = "org.apache.calcite.sql.validate.SqlValidatorException"
+
+// validationErr builds Flink's two-level validation failure: "SQL
+// validation failed. From line L, column C to line L, column C2: msg",
+// caused by a SqlValidatorException carrying msg alone.
+func validationErr(from ast.Pos, width int, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	cause := &sql.Error{Class: SqlValidatorException, Msg: msg}
+	if !from.IsValid() {
+		return &sql.Error{Class: sql.ValidationException, Msg: "SQL validation failed. " + msg, Err: cause}
+	}
+	if width < 1 {
+		width = 1
+	}
+	return &sql.Error{Class: sql.ValidationException,
+		Msg: fmt.Sprintf("SQL validation failed. From line %d, column %d to line %d, column %d: %s",
+			from.Line, from.Col, from.Line, from.Col+width-1, msg), Err: cause}
+}
+
+// column is one visible column of a FROM scope.
+type column struct {
+	qualifier string
+	name      string
+	t         sql.DataType
+}
+
+type scope struct {
+	cols []column
+}
+
+func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
+	width := len(ref.Name)
+	if ref.Qualifier != "" {
+		width += len(ref.Qualifier) + 1
+	}
+	found := -1
+	qualFound := ref.Qualifier == ""
+	for i, c := range s.cols {
+		if ref.Qualifier != "" {
+			if !strings.EqualFold(c.qualifier, ref.Qualifier) && !strings.HasSuffix(strings.ToLower(c.qualifier), "."+strings.ToLower(ref.Qualifier)) {
+				continue
+			}
+			qualFound = true
+		}
+		if c.name == ref.Name {
+			if found >= 0 {
+				return 0, validationErr(ref.At, width, "Column '%s' is ambiguous", ref.Name)
+			}
+			found = i
+		}
+	}
+	if found >= 0 {
+		return found, nil
+	}
+	if ref.Qualifier == "" {
+		return 0, validationErr(ref.At, width, "Column '%s' not found in any table", ref.Name)
+	}
+	if !qualFound {
+		return 0, validationErr(ref.At, len(ref.Qualifier), "Table '%s' not found", ref.Qualifier)
+	}
+	return 0, validationErr(ref.At, width, "Column '%s' not found in table '%s'", ref.Name, ref.Qualifier)
+}
+
+// binder turns AST queries into logical plans.
+type binder struct {
+	env       Env
+	config    map[string]string
+	streaming bool
+	ctes      map[string]*Rel
+}
+
+func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef, error) {
+	id, t, err := b.env.LookupTable(name)
+	if err != nil {
+		return nil, err
+	}
+	ref := &TableRef{ID: id, Table: t, Schema: t.Schema, Options: map[string]string{}}
+	for k, v := range t.Options {
+		ref.Options[k] = v
+	}
+	for _, h := range hints {
+		if h.Name != "OPTIONS" {
+			continue
+		}
+		for _, o := range h.Options {
+			ref.Options[o.Key] = o.Value
+			ref.Hints = append(ref.Hints, o)
+		}
+	}
+	conn := ref.Options["connector"]
+	if conn == "" {
+		if d, ok := b.env.(DefaultConnectorEnv); ok {
+			conn = d.DefaultConnector(id)
+		}
+	}
+	if conn == "" {
+		return nil, sql.Errorf(sql.ValidationException,
+			"Unable to create a source for reading table '%s'.\n\nTable options are:\n\n%s",
+			id, formatOptions(ref.Options))
+	}
+	f, err := connectors.Lookup(conn)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", id, err)
+	}
+	ref.Factory = f
+	return ref, nil
+}
+
+// formatOptions prints table options as Flink's error messages do, one
+// 'k'='v' a line, sorted, with secrets masked.
+func formatOptions(opts map[string]string) string {
+	m := connectors.MaskOptions(opts)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	lines := make([]string, len(keys))
+	for i, k := range keys {
+		lines[i] = fmt.Sprintf("'%s'='%s'", k, m[k])
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (b *binder) ctx(ref *TableRef) *connectors.Context {
+	return &connectors.Context{Table: ref.ID, Schema: ref.Schema, PartitionKeys: ref.Table.PartitionKeys,
+		Options: ref.Options, Config: b.config, Streaming: b.streaming}
+}
+
+func (b *binder) createSource(ref *TableRef) error {
+	sf, ok := ref.Factory.(connectors.SourceFactory)
+	if !ok {
+		return sql.Errorf(sql.ValidationException,
+			"Connector '%s' can only be used as a sink. It cannot be used as a source.", ref.Factory.Identifier())
+	}
+	src, err := sf.CreateSource(b.ctx(ref))
+	if err != nil {
+		return &sql.Error{Class: sql.ValidationException, Msg: fmt.Sprintf(
+			"Unable to create a source for reading table '%s'.\n\nTable options are:\n\n%s", ref.ID, formatOptions(ref.Options)), Err: err}
+	}
+	ref.Source = src
+	return nil
+}
+
+func (b *binder) createSink(ref *TableRef) error {
+	sf, ok := ref.Factory.(connectors.SinkFactory)
+	if !ok {
+		return sql.Errorf(sql.ValidationException,
+			"Connector '%s' can only be used as a source. It cannot be used as a sink.", ref.Factory.Identifier())
+	}
+	snk, err := sf.CreateSink(b.ctx(ref))
+	if err != nil {
+		return &sql.Error{Class: sql.ValidationException, Msg: fmt.Sprintf(
+			"Unable to create a sink for writing table '%s'.\n\nTable options are:\n\n%s", ref.ID, formatOptions(ref.Options)), Err: err}
+	}
+	ref.Sink = snk
+	return nil
+}
+
+// bindFrom binds a FROM item into a plan and its scope.
+func (b *binder) bindFrom(t ast.TableExpr) (*Rel, *scope, error) {
+	switch x := t.(type) {
+	case *ast.TableRef:
+		if x.Name.Catalog == "" && x.Name.Database == "" && len(x.Hints) == 0 {
+			if cte, ok := b.ctes[x.Name.Table]; ok {
+				q := x.Name.Table
+				if x.Alias != "" {
+					q = x.Alias
+				}
+				return cte, scopeOf(cte, q), nil
+			}
+		}
+		if x.SystemTimeAsOf != nil {
+			return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support FOR SYSTEM_TIME AS OF yet")
+		}
+		ref, err := b.resolveTable(x.Name, x.Hints)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := b.createSource(ref); err != nil {
+			return nil, nil, err
+		}
+		rel := &Rel{Kind: LogicalTableScan, Table: ref, Names: ref.Schema.Names(), Types: ref.Schema.Types(), Fetch: -1}
+		q := ref.ID.Name
+		if x.Alias != "" {
+			q = x.Alias
+		}
+		s := scopeOf(rel, q)
+		return rel, s, nil
+	case *ast.SubqueryRef:
+		if x.Lateral {
+			return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support LATERAL yet")
+		}
+		rel, err := b.bindQuery(x.Query)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(x.Columns) > 0 {
+			if len(x.Columns) != len(rel.Names) {
+				return nil, nil, validationErr(x.At, 1, "List of column aliases must have same degree as table; table has %d columns %s, whereas alias list has %d columns",
+					len(rel.Names), "('"+strings.Join(rel.Names, "', '")+"')", len(x.Columns))
+			}
+			rel = renamed(rel, x.Columns)
+		}
+		return rel, scopeOf(rel, x.Alias), nil
+	case *ast.Join:
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support joins yet")
+	}
+	return nil, nil, fmt.Errorf("bind: unknown FROM item %T", t)
+}
+
+func scopeOf(r *Rel, qualifier string) *scope {
+	s := &scope{}
+	for i, n := range r.Names {
+		s.cols = append(s.cols, column{qualifier: qualifier, name: n, t: r.Types[i]})
+	}
+	return s
+}
+
+// renamed puts a projection that renames r's fields on top of it.
+func renamed(r *Rel, names []string) *Rel {
+	exprs := make([]Expr, len(names))
+	for i := range names {
+		exprs[i] = &InputRef{Index: i, T: r.Types[i]}
+	}
+	return &Rel{Kind: LogicalProject, Inputs: []*Rel{r}, Exprs: exprs, Names: names, Types: r.Types, Fetch: -1}
+}
+
+func (b *binder) bindQuery(q ast.QueryExpr) (*Rel, error) {
+	switch x := q.(type) {
+	case *ast.Select:
+		return b.bindSelect(x)
+	case *ast.Values:
+		return b.bindValues(x)
+	case *ast.With:
+		saved := b.ctes
+		b.ctes = map[string]*Rel{}
+		for k, v := range saved {
+			b.ctes[k] = v
+		}
+		for _, c := range x.CTEs {
+			r, err := b.bindQuery(c.Query)
+			if err != nil {
+				return nil, err
+			}
+			if len(c.Columns) > 0 {
+				r = renamed(r, c.Columns)
+			}
+			b.ctes[c.Name] = r
+		}
+		r, err := b.bindQuery(x.Body)
+		b.ctes = saved
+		return r, err
+	case *ast.SetOp:
+		return b.bindSetOp(x)
+	}
+	return nil, fmt.Errorf("bind: unknown query %T", q)
+}
+
+func (b *binder) bindSetOp(x *ast.SetOp) (*Rel, error) {
+	if x.Kind != ast.Union {
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s yet", x.Kind)
+	}
+	l, err := b.bindQuery(x.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindQuery(x.Right)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.Names) != len(r.Names) {
+		return nil, validationErr(x.At, 1, "Column count mismatch in UNION")
+	}
+	types := make([]sql.DataType, len(l.Types))
+	for i := range l.Types {
+		t, ok := commonType(l.Types[i], r.Types[i])
+		if !ok {
+			return nil, validationErr(x.At, 1, "Type mismatch in column %d of UNION", i+1)
+		}
+		types[i] = t
+	}
+	l, r = castTo(l, types), castTo(r, types)
+	u := &Rel{Kind: LogicalUnion, Inputs: []*Rel{l, r}, All: x.All, Names: l.Names, Types: types, Fetch: -1}
+	var out *Rel = u
+	if !x.All {
+		out = distinct(u)
+	}
+	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, scopeOf(out, ""))
+}
+
+// castTo projects r to the given types when any differs.
+func castTo(r *Rel, types []sql.DataType) *Rel {
+	same := true
+	exprs := make([]Expr, len(types))
+	for i, t := range types {
+		exprs[i] = castExpr(&InputRef{Index: i, T: r.Types[i]}, t)
+		if _, ok := exprs[i].(*InputRef); !ok {
+			same = false
+		}
+	}
+	if same {
+		return r
+	}
+	if r.Kind == LogicalValues {
+		rows := make([][]Expr, len(r.Rows))
+		for i, row := range r.Rows {
+			rows[i] = make([]Expr, len(row))
+			for j, e := range row {
+				rows[i][j] = castExpr(e, types[j])
+			}
+		}
+		return &Rel{Kind: LogicalValues, Rows: rows, Names: r.Names, Types: types, Fetch: -1}
+	}
+	ts := make([]sql.DataType, len(exprs))
+	for i, e := range exprs {
+		ts[i] = e.Type()
+	}
+	return &Rel{Kind: LogicalProject, Inputs: []*Rel{r}, Exprs: exprs, Names: r.Names, Types: ts, Fetch: -1}
+}
+
+func distinct(r *Rel) *Rel {
+	g := make([]int, len(r.Names))
+	for i := range g {
+		g[i] = i
+	}
+	return &Rel{Kind: LogicalAggregate, Inputs: []*Rel{r}, Group: g, Names: r.Names, Types: r.Types, Fetch: -1}
+}
+
+func (b *binder) bindValues(x *ast.Values) (*Rel, error) {
+	if len(x.Rows) == 0 {
+		return nil, validationErr(x.At, 1, "VALUES must have at least one row")
+	}
+	n := len(x.Rows[0])
+	empty := &scope{}
+	rows := make([][]Expr, len(x.Rows))
+	types := make([]sql.DataType, n)
+	for i, row := range x.Rows {
+		if len(row) != n {
+			return nil, validationErr(x.At, 1, "Values passed to VALUES operator must have compatible types")
+		}
+		rows[i] = make([]Expr, n)
+		for j, e := range row {
+			be, err := b.bindExpr(e, empty, nil)
+			if err != nil {
+				return nil, err
+			}
+			if _, ok := be.(*Literal); !ok {
+				if c, ok := be.(*Call); !ok || c.Op != "CAST" {
+					// Flink plans non-literal VALUES as a Union of Calcs;
+					// sqlrun folds what it can.
+				}
+			}
+			rows[i][j] = be
+			if i == 0 {
+				types[j] = be.Type()
+			} else {
+				t, ok := commonType(types[j], be.Type())
+				if !ok {
+					return nil, validationErr(x.At, 1, "Values passed to VALUES operator must have compatible types")
+				}
+				types[j] = t
+			}
+		}
+	}
+	for j := range types {
+		if types[j].IsString() && types[j].Root == sql.TypeChar {
+			// Calcite pads CHAR literals of different lengths to the
+			// longest; keeping them exact needs VARCHAR.
+			same := true
+			for _, row := range rows {
+				if row[j].Type().Length != types[j].Length {
+					same = false
+				}
+			}
+			if !same {
+				types[j] = sql.VarChar(types[j].Length).WithNullable(types[j].Nullable)
+			}
+		}
+	}
+	names := make([]string, n)
+	for j := range names {
+		names[j] = "EXPR$" + strconv.Itoa(j)
+	}
+	for i := range rows {
+		for j := range rows[i] {
+			rows[i][j] = castExpr(rows[i][j], types[j])
+		}
+	}
+	return &Rel{Kind: LogicalValues, Rows: rows, Names: names, Types: types, Fetch: -1}, nil
+}
+
+// aggCollector gathers aggregate calls of a SELECT while binding.
+type aggCollector struct {
+	groupExprs []Expr   // bound group expressions over the FROM row
+	groupAST   []string // their AST text, to match select items
+	calls      []AggCall
+	callArgs   [][]Expr // bound argument expressions over the FROM row
+	callText   []string
+}
+
+func isAggName(n string) bool {
+	switch n {
+	case "COUNT", "SUM", "MIN", "MAX", "AVG", "SUM0":
+		return true
+	}
+	return false
+}
+
+func hasAgg(e ast.Expr) bool {
+	found := false
+	walkAST(e, func(x ast.Expr) {
+		if f, ok := x.(*ast.FuncCall); ok && isAggName(f.Name) {
+			found = true
+		}
+	})
+	return found
+}
+
+func walkAST(e ast.Expr, f func(ast.Expr)) {
+	if e == nil {
+		return
+	}
+	f(e)
+	switch x := e.(type) {
+	case *ast.Unary:
+		walkAST(x.X, f)
+	case *ast.Binary:
+		walkAST(x.L, f)
+		walkAST(x.R, f)
+	case *ast.FuncCall:
+		for _, a := range x.Args {
+			walkAST(a, f)
+		}
+	case *ast.Cast:
+		walkAST(x.X, f)
+	case *ast.Case:
+		walkAST(x.Operand, f)
+		for _, w := range x.Whens {
+			walkAST(w.Cond, f)
+			walkAST(w.Result, f)
+		}
+		walkAST(x.Else, f)
+	case *ast.In:
+		walkAST(x.X, f)
+		for _, a := range x.List {
+			walkAST(a, f)
+		}
+	case *ast.Between:
+		walkAST(x.X, f)
+		walkAST(x.Lo, f)
+		walkAST(x.Hi, f)
+	case *ast.Like:
+		walkAST(x.X, f)
+		walkAST(x.Pattern, f)
+	case *ast.IsNull:
+		walkAST(x.X, f)
+	case *ast.IsBool:
+		walkAST(x.X, f)
+	case *ast.Item:
+		walkAST(x.X, f)
+		walkAST(x.Index, f)
+	}
+}
+
+func (b *binder) bindSelect(x *ast.Select) (*Rel, error) {
+	var input *Rel
+	var sc *scope
+	if x.From == nil {
+		input = &Rel{Kind: LogicalValues, Rows: [][]Expr{{&Literal{Value: int32(0), T: sql.Int().NotNull()}}},
+			Names: []string{"ZERO"}, Types: []sql.DataType{sql.Int().NotNull()}, Fetch: -1}
+		sc = &scope{}
+	} else {
+		var err error
+		input, sc, err = b.bindFrom(x.From)
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Expand stars.
+	var items []ast.SelectItem
+	for _, it := range x.Items {
+		if !it.Star {
+			items = append(items, it)
+			continue
+		}
+		n := 0
+		for _, c := range sc.cols {
+			if it.StarQualifier != "" && !strings.EqualFold(c.qualifier, it.StarQualifier) {
+				continue
+			}
+			items = append(items, ast.SelectItem{Node: it.Node, Expr: &ast.ColumnRef{Node: it.Node, Qualifier: c.qualifier, Name: c.name}})
+			n++
+		}
+		if n == 0 && it.StarQualifier != "" {
+			return nil, validationErr(it.At, len(it.StarQualifier), "Unknown identifier '%s'", it.StarQualifier)
+		}
+	}
+	if x.Where != nil {
+		if hasAgg(x.Where) {
+			return nil, validationErr(x.Where.Pos(), 1, "Aggregate expression is illegal in WHERE clause")
+		}
+		cond, err := b.bindExpr(x.Where, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		if cond.Type().Root != sql.TypeBoolean && cond.Type().Root != sql.TypeNull {
+			return nil, validationErr(x.Where.Pos(), 1, "WHERE clause must be a condition")
+		}
+		input = &Rel{Kind: LogicalFilter, Inputs: []*Rel{input}, Cond: cond, Names: input.Names, Types: input.Types, Fetch: -1}
+	}
+	aggregated := len(x.GroupBy) > 0 || x.Having != nil
+	for _, it := range items {
+		if hasAgg(it.Expr) {
+			aggregated = true
+		}
+	}
+	var exprs []Expr
+	var names []string
+	if aggregated {
+		agg := &aggCollector{}
+		for _, g := range x.GroupBy {
+			if hasAgg(g) {
+				return nil, validationErr(g.Pos(), 1, "Aggregate expression is illegal in GROUP BY clause")
+			}
+			be, err := b.bindExpr(g, sc, nil)
+			if err != nil {
+				return nil, err
+			}
+			agg.groupExprs = append(agg.groupExprs, be)
+			agg.groupAST = append(agg.groupAST, g.String())
+		}
+		// Bind select items against the aggregate's output: group
+		// expressions and aggregate calls become references.
+		out := make([]Expr, len(items))
+		for i, it := range items {
+			e, err := b.bindExpr(it.Expr, sc, agg)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+			if f, ok := it.Expr.(*ast.FuncCall); ok && isAggName(f.Name) {
+				name := it.Alias
+				if name == "" {
+					name = "EXPR$" + strconv.Itoa(i)
+				}
+				if r, ok := e.(*InputRef); ok && r.Index >= len(agg.groupExprs) {
+					if agg.calls[r.Index-len(agg.groupExprs)].Name == "" {
+						agg.calls[r.Index-len(agg.groupExprs)].Name = name
+					}
+				}
+			}
+		}
+		var having Expr
+		if x.Having != nil {
+			h, err := b.bindExpr(x.Having, sc, agg)
+			if err != nil {
+				return nil, err
+			}
+			having = h
+		}
+		aggRel := buildAggregate(input, agg)
+		// Replace the placeholder references (negative indexes) by the
+		// aggregate's fields.
+		for i := range out {
+			out[i] = fixAggRefs(out[i], aggRel)
+		}
+		input = aggRel
+		if having != nil {
+			having = fixAggRefs(having, aggRel)
+			input = &Rel{Kind: LogicalFilter, Inputs: []*Rel{input}, Cond: having, Names: input.Names, Types: input.Types, Fetch: -1}
+		}
+		exprs = out
+	} else {
+		for _, it := range items {
+			e, err := b.bindExpr(it.Expr, sc, nil)
+			if err != nil {
+				return nil, err
+			}
+			exprs = append(exprs, e)
+		}
+	}
+	for i, it := range items {
+		name := it.Alias
+		if name == "" {
+			if c, ok := it.Expr.(*ast.ColumnRef); ok {
+				name = c.Name
+			} else {
+				name = "EXPR$" + strconv.Itoa(i)
+			}
+		}
+		names = append(names, name)
+	}
+	names = uniquify(names)
+	out := project(input, exprs, names)
+	if x.Distinct {
+		out = distinct(out)
+	}
+	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, scopeOf(out, ""))
+}
+
+// uniquify renames duplicate output names as Calcite does (a, a0, a1).
+func uniquify(names []string) []string {
+	seen := map[string]bool{}
+	out := make([]string, len(names))
+	for i, n := range names {
+		cand := n
+		for k := 0; seen[cand]; k++ {
+			cand = n + strconv.Itoa(k)
+		}
+		seen[cand] = true
+		out[i] = cand
+	}
+	return out
+}
+
+// project adds a LogicalProject unless it is the identity with the same
+// names (Calcite's RelBuilder drops trivial projects).
+func project(input *Rel, exprs []Expr, names []string) *Rel {
+	if len(exprs) == len(input.Names) {
+		trivial := true
+		for i, e := range exprs {
+			r, ok := e.(*InputRef)
+			if !ok || r.Index != i || names[i] != input.Names[i] {
+				trivial = false
+				break
+			}
+		}
+		if trivial {
+			return input
+		}
+	}
+	types := make([]sql.DataType, len(exprs))
+	for i, e := range exprs {
+		types[i] = e.Type()
+	}
+	return &Rel{Kind: LogicalProject, Inputs: []*Rel{input}, Exprs: exprs, Names: names, Types: types, Fetch: -1}
+}
+
+// aggPlaceholder marks a reference to aggregate output i before the
+// aggregate node exists.
+type aggPlaceholder struct {
+	i int
+	t sql.DataType
+}
+
+func (a *aggPlaceholder) Type() sql.DataType { return a.t }
+
+func fixAggRefs(e Expr, agg *Rel) Expr {
+	switch x := e.(type) {
+	case *aggPlaceholder:
+		return &InputRef{Index: x.i, T: agg.Types[x.i]}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = fixAggRefs(a, agg)
+		}
+		return &Call{Op: x.Op, Args: args, T: x.T}
+	}
+	return e
+}
+
+// buildAggregate builds Project(group exprs, agg args) → Aggregate, as
+// Calcite's SqlToRelConverter does.
+func buildAggregate(input *Rel, agg *aggCollector) *Rel {
+	var exprs []Expr
+	var names []string
+	indexOf := func(e Expr) int {
+		for i, x := range exprs {
+			if exprKey(x) == exprKey(e) {
+				return i
+			}
+		}
+		exprs = append(exprs, e)
+		if r, ok := e.(*InputRef); ok {
+			names = append(names, input.Names[r.Index])
+		} else {
+			names = append(names, "$f"+strconv.Itoa(len(exprs)-1))
+		}
+		return len(exprs) - 1
+	}
+	group := make([]int, len(agg.groupExprs))
+	for i, g := range agg.groupExprs {
+		group[i] = indexOf(g)
+	}
+	calls := make([]AggCall, len(agg.calls))
+	for i, c := range agg.calls {
+		c.Args = nil
+		for _, a := range agg.callArgs[i] {
+			c.Args = append(c.Args, indexOf(a))
+		}
+		if c.Name == "" {
+			c.Name = "EXPR$" + strconv.Itoa(len(group)+i)
+		}
+		calls[i] = c
+	}
+	below := project(input, exprs, uniquify(names))
+	outNames := make([]string, 0, len(group)+len(calls))
+	outTypes := make([]sql.DataType, 0, len(group)+len(calls))
+	for _, g := range group {
+		outNames = append(outNames, below.Names[g])
+		outTypes = append(outTypes, below.Types[g])
+	}
+	for _, c := range calls {
+		outNames = append(outNames, c.Name)
+		outTypes = append(outTypes, c.T)
+	}
+	return &Rel{Kind: LogicalAggregate, Inputs: []*Rel{below}, Group: group, Aggs: calls,
+		Names: uniquify(outNames), Types: outTypes, Fetch: -1}
+}
+
+// exprKey is a structural identity for deduplicating expressions.
+func exprKey(e Expr) string { return FormatExpr(e, nil, FormatAST) + "|" + e.Type().String() }
+
+func (b *binder) bindOrderLimit(r *Rel, order []ast.OrderItem, limit, offset *int64, sc *scope) (*Rel, error) {
+	if len(order) == 0 && limit == nil && offset == nil {
+		return r, nil
+	}
+	s := &Rel{Kind: LogicalSort, Inputs: []*Rel{r}, Names: r.Names, Types: r.Types, Fetch: -1}
+	for _, o := range order {
+		e, err := b.bindExpr(o.Expr, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		ref, ok := e.(*InputRef)
+		if !ok {
+			if l, isLit := e.(*Literal); isLit && l.T.IsIntegral() {
+				n, _ := toInt(l.Value)
+				if n < 1 || int(n) > len(r.Names) {
+					return nil, validationErr(o.At, 1, "Ordinal out of range")
+				}
+				ref = &InputRef{Index: int(n) - 1, T: r.Types[n-1]}
+			} else {
+				return nil, sql.Errorf(sql.TableException, "sqlrun supports ORDER BY on output columns only")
+			}
+		}
+		nf := o.Desc // Flink: NULLS LAST for DESC? Calcite default is NULLS FIRST for DESC
+		if o.NullsFirst != nil {
+			nf = *o.NullsFirst
+		}
+		s.Order = append(s.Order, SortKey{Field: ref.Index, Desc: o.Desc, NullsFirst: nf})
+	}
+	if limit != nil {
+		s.Fetch = *limit
+	}
+	if offset != nil {
+		s.Offset = *offset
+	}
+	return s, nil
+}
+
+// bindExpr binds an AST expression over sc. With agg set, group
+// expressions and aggregate calls become aggregate output references.
+func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error) {
+	if agg != nil {
+		if f, ok := e.(*ast.FuncCall); ok && isAggName(f.Name) {
+			return b.bindAggCall(f, sc, agg)
+		}
+		txt := e.String()
+		for i, g := range agg.groupAST {
+			if g == txt {
+				return &aggPlaceholder{i: i, t: agg.groupExprs[i].Type()}, nil
+			}
+		}
+		if c, ok := e.(*ast.ColumnRef); ok {
+			// A column that is not grouped: match by resolved field.
+			idx, err := sc.resolve(c)
+			if err != nil {
+				return nil, err
+			}
+			for i, g := range agg.groupExprs {
+				if r, ok := g.(*InputRef); ok && r.Index == idx {
+					return &aggPlaceholder{i: i, t: g.Type()}, nil
+				}
+			}
+			return nil, validationErr(c.At, len(c.Name), "Expression '%s' is not being grouped", c.String())
+		}
+	}
+	rec := func(x ast.Expr) (Expr, error) { return b.bindExpr(x, sc, agg) }
+	switch x := e.(type) {
+	case *ast.ColumnRef:
+		i, err := sc.resolve(x)
+		if err != nil {
+			return nil, err
+		}
+		return &InputRef{Index: i, T: sc.cols[i].t}, nil
+	case *ast.Literal:
+		return bindLiteral(x)
+	case *ast.Param:
+		return nil, validationErr(x.At, 1, "Dynamic parameters are not supported")
+	case *ast.Unary:
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case ast.OpNot:
+			if err := wantBool(a, x.X); err != nil {
+				return nil, err
+			}
+			return &Call{Op: "NOT", Args: []Expr{a}, T: sql.Boolean().WithNullable(a.Type().Nullable)}, nil
+		case ast.OpNeg:
+			if !a.Type().IsNumeric() {
+				return nil, cannotApply(x.At, "-", a)
+			}
+			if l, ok := a.(*Literal); ok {
+				if v, err := negate(l.Value); err == nil {
+					return &Literal{Value: v, T: l.T}, nil
+				}
+			}
+			return &Call{Op: "-", Args: []Expr{a}, T: a.Type()}, nil
+		case ast.OpPlus:
+			return a, nil
+		}
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support operator %s yet", x.Op)
+	case *ast.Binary:
+		l, err := rec(x.L)
+		if err != nil {
+			return nil, err
+		}
+		r, err := rec(x.R)
+		if err != nil {
+			return nil, err
+		}
+		return bindBinary(x, l, r)
+	case *ast.FuncCall:
+		if isAggName(x.Name) {
+			return nil, validationErr(x.At, len(x.Name), "Aggregate expression is illegal here")
+		}
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			be, err := rec(a)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = be
+		}
+		return bindFunc(x, args)
+	case *ast.Cast:
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		op := "CAST"
+		if x.Try {
+			op = "TRY_CAST"
+		}
+		t := x.Type.WithNullable(a.Type().Nullable || x.Try)
+		if l, ok := a.(*Literal); ok && !x.Try {
+			if v, err := castValue(l.Value, l.T, t); err == nil && l.Value != nil {
+				_ = v
+			}
+		}
+		return &Call{Op: op, Args: []Expr{a}, T: t}, nil
+	case *ast.Case:
+		var args []Expr
+		var resT sql.DataType
+		first := true
+		var operand Expr
+		if x.Operand != nil {
+			o, err := rec(x.Operand)
+			if err != nil {
+				return nil, err
+			}
+			operand = o
+		}
+		unify := func(e Expr, at ast.Pos) error {
+			if first {
+				resT, first = e.Type(), false
+				return nil
+			}
+			t, ok := commonType(resT, e.Type())
+			if !ok {
+				return validationErr(at, 4, "Illegal mixing of types in CASE or COALESCE statement")
+			}
+			resT = t
+			return nil
+		}
+		for _, w := range x.Whens {
+			c, err := rec(w.Cond)
+			if err != nil {
+				return nil, err
+			}
+			if operand != nil {
+				c, err = bindBinary(&ast.Binary{Node: w.Node, Op: ast.OpEq, L: x.Operand, R: w.Cond}, operand, c)
+				if err != nil {
+					return nil, err
+				}
+			}
+			v, err := rec(w.Result)
+			if err != nil {
+				return nil, err
+			}
+			if err := unify(v, w.At); err != nil {
+				return nil, err
+			}
+			args = append(args, c, v)
+		}
+		var els Expr = &Literal{T: sql.Null()}
+		if x.Else != nil {
+			v, err := rec(x.Else)
+			if err != nil {
+				return nil, err
+			}
+			els = v
+		}
+		if err := unify(els, x.At); err != nil {
+			return nil, err
+		}
+		if x.Else == nil {
+			resT = resT.WithNullable(true)
+		}
+		for i := 1; i < len(args); i += 2 {
+			args[i] = castExpr(args[i], resT)
+		}
+		args = append(args, castExpr(els, resT))
+		return &Call{Op: "CASE", Args: args, T: resT}, nil
+	case *ast.In:
+		if x.Query != nil {
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) yet")
+		}
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		args := []Expr{a}
+		nullable := a.Type().Nullable
+		for _, it := range x.List {
+			v, err := rec(it)
+			if err != nil {
+				return nil, err
+			}
+			if !comparable(a.Type(), v.Type()) {
+				return nil, validationErr(x.At, 1, "Values passed to IN operator must have compatible types")
+			}
+			nullable = nullable || v.Type().Nullable
+			args = append(args, v)
+		}
+		op := "IN"
+		if x.Not {
+			op = "NOT IN"
+		}
+		return &Call{Op: op, Args: args, T: sql.Boolean().WithNullable(nullable)}, nil
+	case *ast.Between:
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := rec(x.Lo)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := rec(x.Hi)
+		if err != nil {
+			return nil, err
+		}
+		ge, err := bindBinary(&ast.Binary{Node: x.Node, Op: ast.OpGe}, a, lo)
+		if err != nil {
+			return nil, err
+		}
+		le, err := bindBinary(&ast.Binary{Node: x.Node, Op: ast.OpLe}, a, hi)
+		if err != nil {
+			return nil, err
+		}
+		res := and([]Expr{ge, le})
+		if x.Not {
+			return &Call{Op: "NOT", Args: []Expr{res}, T: res.Type()}, nil
+		}
+		return res, nil
+	case *ast.Like:
+		if x.Similar {
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support SIMILAR TO yet")
+		}
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		p, err := rec(x.Pattern)
+		if err != nil {
+			return nil, err
+		}
+		if !a.Type().IsString() && a.Type().Root != sql.TypeNull || !p.Type().IsString() && p.Type().Root != sql.TypeNull {
+			return nil, cannotApply(x.At, "LIKE", a, p)
+		}
+		op := "LIKE"
+		if x.CaseInsensitive {
+			op = "ILIKE"
+		}
+		var res Expr = &Call{Op: op, Args: []Expr{a, p}, T: sql.Boolean().WithNullable(a.Type().Nullable || p.Type().Nullable)}
+		if x.Not {
+			res = &Call{Op: "NOT", Args: []Expr{res}, T: res.Type()}
+		}
+		return res, nil
+	case *ast.IsNull:
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		op := "IS NULL"
+		if x.Not {
+			op = "IS NOT NULL"
+		}
+		return &Call{Op: op, Args: []Expr{a}, T: sql.Boolean().NotNull()}, nil
+	case *ast.IsBool:
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		what := "UNKNOWN"
+		if x.Value != nil {
+			what = strings.ToUpper(strconv.FormatBool(*x.Value))
+		}
+		op := "IS " + what
+		if x.Not {
+			op = "IS NOT " + what
+		}
+		return &Call{Op: op, Args: []Expr{a}, T: sql.Boolean().NotNull()}, nil
+	case *ast.Subquery, *ast.Exists:
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support subqueries in expressions yet")
+	case *ast.Item:
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support element access yet")
+	}
+	return nil, fmt.Errorf("bind: unknown expression %T", e)
+}
+
+func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Expr, error) {
+	for _, a := range f.Args {
+		if hasAgg(a) {
+			return nil, validationErr(a.Pos(), 1, "Aggregate expressions cannot be nested")
+		}
+	}
+	var args []Expr
+	for _, a := range f.Args {
+		be, err := b.bindExpr(a, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, be)
+	}
+	name := f.Name
+	var t sql.DataType
+	switch name {
+	case "COUNT":
+		t = sql.BigInt().NotNull()
+	case "SUM", "SUM0", "MIN", "MAX", "AVG":
+		if len(args) != 1 {
+			return nil, validationErr(f.At, len(name), "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
+		}
+		at := args[0].Type()
+		if name != "MIN" && name != "MAX" && !at.IsNumeric() {
+			return nil, validationErr(f.At, len(f.String()), "Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<NUMERIC>)'",
+				name, name, calciteTypeName(at), name)
+		}
+		t = aggResultType(name, at)
+	}
+	txt := f.String()
+	for i, c := range agg.callText {
+		if c == txt {
+			return &aggPlaceholder{i: len(agg.groupExprs) + i, t: agg.calls[i].T}, nil
+		}
+	}
+	agg.calls = append(agg.calls, AggCall{Func: name, Distinct: f.Distinct, T: t})
+	agg.callArgs = append(agg.callArgs, args)
+	agg.callText = append(agg.callText, txt)
+	return &aggPlaceholder{i: len(agg.groupExprs) + len(agg.calls) - 1, t: t}, nil
+}
+
+// aggResultType is Flink's aggregate return type: SUM of an integer is
+// the same integer type, SUM of DECIMAL(p, s) is DECIMAL(38, s), AVG keeps
+// the argument's type (DECIMAL(38, max(s, 6))... as Flink's AvgAggFunction),
+// and a grouped SUM/MIN/MAX/AVG is nullable.
+func aggResultType(name string, at sql.DataType) sql.DataType {
+	switch name {
+	case "SUM", "SUM0":
+		if at.Root == sql.TypeDecimal {
+			return sql.Decimal(maxDecimalPrecision, at.Scale)
+		}
+		return at.WithNullable(true)
+	case "AVG":
+		if at.Root == sql.TypeDecimal {
+			s := max(at.Scale, 6)
+			return sql.Decimal(maxDecimalPrecision, s)
+		}
+		return at.WithNullable(true)
+	}
+	return at.WithNullable(true)
+}
+
+func calciteTypeName(t sql.DataType) string {
+	s := calciteType(t.WithNullable(true))
+	if i := strings.Index(s, "("); i > 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func wantBool(e Expr, at ast.Expr) error {
+	r := e.Type().Root
+	if r != sql.TypeBoolean && r != sql.TypeNull {
+		return validationErr(at.Pos(), 1, "Cannot apply 'NOT' to arguments of type 'NOT<%s>'. Supported form(s): 'NOT<BOOLEAN>'", calciteTypeName(e.Type()))
+	}
+	return nil
+}
+
+func cannotApply(at ast.Pos, op string, args ...Expr) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = "<" + calciteTypeName(a.Type()) + ">"
+	}
+	var form string
+	if len(ts) == 2 {
+		form = ts[0] + " " + op + " " + ts[1]
+	} else {
+		form = op + strings.Join(ts, ", ")
+	}
+	return validationErr(at, 1, "Cannot apply '%s' to arguments of type '%s'", op, form)
+}
+
+func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	nullable := lt.Nullable || rt.Nullable
+	switch x.Op {
+	case ast.OpAdd, ast.OpSub, ast.OpMul, ast.OpDiv, ast.OpMod:
+		if !lt.IsNumeric() && lt.Root != sql.TypeNull || !rt.IsNumeric() && rt.Root != sql.TypeNull {
+			return nil, cannotApply(x.At, string(x.Op), l, r)
+		}
+		if lt.Root == sql.TypeNull {
+			lt = rt
+		}
+		if rt.Root == sql.TypeNull {
+			rt = lt
+		}
+		op := string(x.Op)
+		t := arithmeticType(op, lt, rt).WithNullable(nullable)
+		if op == "%" {
+			op = "MOD"
+		}
+		if x.Op == ast.OpDiv && lt.IsIntegral() && rt.IsIntegral() {
+			t = arithmeticType("+", lt, rt).WithNullable(nullable)
+		}
+		return &Call{Op: op, Args: []Expr{l, r}, T: t}, nil
+	case ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe, ast.OpIsDistinct, ast.OpIsNotDistinct:
+		if !comparable(lt, rt) {
+			return nil, cannotApply(x.At, string(x.Op), l, r)
+		}
+		t := sql.Boolean().WithNullable(nullable)
+		if x.Op == ast.OpIsDistinct || x.Op == ast.OpIsNotDistinct {
+			t = t.NotNull()
+		}
+		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: t}, nil
+	case ast.OpAnd, ast.OpOr:
+		for _, e := range []Expr{l, r} {
+			if e.Type().Root != sql.TypeBoolean && e.Type().Root != sql.TypeNull {
+				return nil, cannotApply(x.At, string(x.Op), l, r)
+			}
+		}
+		var args []Expr
+		for _, e := range []Expr{l, r} {
+			if c, ok := e.(*Call); ok && c.Op == string(x.Op) {
+				args = append(args, c.Args...)
+			} else {
+				args = append(args, e)
+			}
+		}
+		return &Call{Op: string(x.Op), Args: args, T: sql.Boolean().WithNullable(nullable)}, nil
+	case ast.OpConcat:
+		if !lt.IsString() && lt.Root != sql.TypeNull || !rt.IsString() && rt.Root != sql.TypeNull {
+			return nil, cannotApply(x.At, "||", l, r)
+		}
+		n := lt.Length + rt.Length
+		if n > sql.MaxLength || n < 0 || lt.Length == sql.MaxLength || rt.Length == sql.MaxLength {
+			n = sql.MaxLength
+		}
+		t := sql.VarChar(n)
+		if lt.Root == sql.TypeChar && rt.Root == sql.TypeChar {
+			t = sql.Char(n)
+		}
+		return &Call{Op: "||", Args: []Expr{l, r}, T: t.WithNullable(nullable)}, nil
+	}
+	return nil, sql.Errorf(sql.TableException, "sqlrun does not support operator %s yet", x.Op)
+}
+
+func bindLiteral(x *ast.Literal) (Expr, error) {
+	switch x.Kind {
+	case ast.LitNull:
+		return &Literal{T: sql.Null()}, nil
+	case ast.LitInterval:
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support INTERVAL values here yet")
+	case ast.LitDecimal:
+		if d, ok := x.Value.(decimal.Decimal); ok {
+			return &Literal{Value: d, T: x.Type}, nil
+		}
+	}
+	return &Literal{Value: x.Value, T: x.Type}, nil
+}
+
+func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
+	name := x.Name
+	nullable := false
+	for _, a := range args {
+		nullable = nullable || a.Type().Nullable
+	}
+	arity := func(lo, hi int) error {
+		if len(args) < lo || len(args) > hi {
+			return validationErr(x.At, len(name), "Invalid number of arguments to function '%s'. Was expecting %d arguments", name, lo)
+		}
+		return nil
+	}
+	str := func(i int) error {
+		if !args[i].Type().IsString() && args[i].Type().Root != sql.TypeNull {
+			return validationErr(x.At, len(x.String()), "Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<CHARACTER>)'",
+				name, name, calciteTypeName(args[i].Type()), name)
+		}
+		return nil
+	}
+	num := func(i int) error {
+		if !args[i].Type().IsNumeric() && args[i].Type().Root != sql.TypeNull {
+			return validationErr(x.At, len(x.String()), "Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<NUMERIC>)'",
+				name, name, calciteTypeName(args[i].Type()), name)
+		}
+		return nil
+	}
+	call := func(t sql.DataType) (Expr, error) { return &Call{Op: name, Args: args, T: t}, nil }
+	switch name {
+	case "UPPER", "LOWER", "LTRIM", "RTRIM":
+		if err := arity(1, 1); err != nil {
+			return nil, err
+		}
+		if err := str(0); err != nil {
+			return nil, err
+		}
+		t := args[0].Type()
+		if t.Root == sql.TypeNull {
+			t = sql.String()
+		}
+		return call(t)
+	case "TRIM":
+		if err := arity(1, 3); err != nil {
+			return nil, err
+		}
+		if len(args) == 1 {
+			args = []Expr{&Literal{Value: "BOTH", T: sql.Char(4).NotNull()}, &Literal{Value: " ", T: sql.Char(1).NotNull()}, args[0]}
+		}
+		return &Call{Op: name, Args: args, T: sql.String().WithNullable(nullable)}, nil
+	case "CHAR_LENGTH", "CHARACTER_LENGTH":
+		if err := arity(1, 1); err != nil {
+			return nil, err
+		}
+		if err := str(0); err != nil {
+			return nil, err
+		}
+		return call(sql.Int().WithNullable(nullable))
+	case "SUBSTRING", "SUBSTR":
+		if err := arity(2, 3); err != nil {
+			return nil, err
+		}
+		if err := str(0); err != nil {
+			return nil, err
+		}
+		name = "SUBSTRING"
+		return call(sql.VarChar(max(args[0].Type().Length, 1)).WithNullable(nullable))
+	case "CONCAT":
+		if len(args) == 0 {
+			return nil, arity(1, 1<<30)
+		}
+		return call(sql.String().WithNullable(nullable))
+	case "COALESCE":
+		if len(args) == 0 {
+			return nil, arity(1, 1<<30)
+		}
+		t := args[0].Type()
+		for _, a := range args[1:] {
+			ct, ok := commonType(t, a.Type())
+			if !ok {
+				return nil, validationErr(x.At, len(name), "Illegal mixing of types in CASE or COALESCE statement")
+			}
+			t = ct
+		}
+		notNull := false
+		for _, a := range args {
+			if !a.Type().Nullable {
+				notNull = true
+			}
+		}
+		return call(t.WithNullable(!notNull))
+	case "IF":
+		if err := arity(3, 3); err != nil {
+			return nil, err
+		}
+		t, ok := commonType(args[1].Type(), args[2].Type())
+		if !ok {
+			return nil, validationErr(x.At, len(name), "Illegal mixing of types in IF")
+		}
+		return call(t.WithNullable(args[1].Type().Nullable || args[2].Type().Nullable))
+	case "ABS", "FLOOR", "CEIL", "CEILING":
+		if err := arity(1, 1); err != nil {
+			return nil, err
+		}
+		if err := num(0); err != nil {
+			return nil, err
+		}
+		if name == "CEILING" {
+			name = "CEIL"
+		}
+		t := args[0].Type()
+		if t.Root == sql.TypeDecimal && name != "ABS" {
+			t = sql.Decimal(max(t.Precision-t.Scale+1, 1), 0).WithNullable(t.Nullable)
+		}
+		return call(t)
+	case "ROUND":
+		if err := arity(1, 2); err != nil {
+			return nil, err
+		}
+		if err := num(0); err != nil {
+			return nil, err
+		}
+		t := args[0].Type()
+		if t.Root == sql.TypeDecimal {
+			s := 0
+			if len(args) > 1 {
+				if l, ok := args[1].(*Literal); ok {
+					n, _ := toInt(l.Value)
+					s = int(n)
+				}
+			}
+			t = sql.Decimal(min(t.Precision-t.Scale+s+1, maxDecimalPrecision), min(max(s, 0), t.Scale)).WithNullable(t.Nullable)
+		}
+		return call(t)
+	case "MOD":
+		if err := arity(2, 2); err != nil {
+			return nil, err
+		}
+		if err := num(0); err != nil {
+			return nil, err
+		}
+		if err := num(1); err != nil {
+			return nil, err
+		}
+		return call(arithmeticType("%", args[0].Type(), args[1].Type()).WithNullable(nullable))
+	case "CURRENT_TIMESTAMP", "NOW", "CURRENT_ROW_TIMESTAMP":
+		if err := arity(0, 0); err != nil {
+			return nil, err
+		}
+		return call(sql.TimestampLTZ(3).NotNull())
+	case "LOCALTIMESTAMP":
+		return call(sql.Timestamp(3).NotNull())
+	case "CURRENT_DATE":
+		return call(sql.Date().NotNull())
+	case "DATE_FORMAT":
+		if err := arity(2, 2); err != nil {
+			return nil, err
+		}
+		return call(sql.String().WithNullable(nullable))
+	case "TO_TIMESTAMP":
+		if err := arity(1, 2); err != nil {
+			return nil, err
+		}
+		if err := str(0); err != nil {
+			return nil, err
+		}
+		return call(sql.Timestamp(3).WithNullable(true))
+	}
+	sig := make([]string, len(args))
+	for i, a := range args {
+		sig[i] = "<" + familyName(a.Type()) + ">"
+	}
+	return nil, validationErr(x.At, len(x.String()), "No match found for function signature %s(%s)", name, strings.Join(sig, ", "))
+}
+
+// familyName is Calcite's type family name in "No match found for
+// function signature" messages.
+func familyName(t sql.DataType) string {
+	switch {
+	case t.IsNumeric():
+		return "NUMERIC"
+	case t.IsString():
+		return "CHARACTER"
+	case t.IsBinary():
+		return "BINARY"
+	case t.Root == sql.TypeBoolean:
+		return "BOOLEAN"
+	case t.Root == sql.TypeDate:
+		return "DATE"
+	case t.Root == sql.TypeTime:
+		return "TIME"
+	case t.Root == sql.TypeTimestamp, t.Root == sql.TypeTimestampLTZ:
+		return "TIMESTAMP"
+	case t.Root == sql.TypeNull:
+		return "NULL"
+	}
+	return "ANY"
+}

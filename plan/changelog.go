@@ -1,0 +1,407 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Changelog inference re-implements Flink's
+// FlinkChangelogModeInferenceProgram in its two passes:
+//
+//  1. ModifyKindSet: which of INSERT, UPDATE, DELETE each node may emit,
+//     bottom-up, checked against what each sink accepts. A sink that cannot
+//     take what its input emits fails with "... doesn't support consuming
+//     update changes which is produced by node ...".
+//  2. UpdateKind, top-down: whether a consumer needs the -U image
+//     (BEFORE_AND_AFTER) or can do with +U only (ONLY_UPDATE_AFTER). An
+//     upsert sink whose primary key equals an upsert key of its input asks
+//     for ONLY_UPDATE_AFTER first; aggregates always need -U from an
+//     updating input; a filtering Calc never satisfies ONLY_UPDATE_AFTER
+//     (FLINK-9528). A source with -U asked for +U only gets DropUpdateBefore.
+//
+// Modify kinds are carried in a sql.ChangelogMode where UpdateAfter stands
+// for "UPDATE".
+
+type updateKind int
+
+const (
+	ukNone updateKind = iota
+	ukOnlyUA
+	ukBA
+)
+
+func kindsOf(m sql.ChangelogMode) sql.ChangelogMode {
+	var out sql.ChangelogMode
+	if m.Contains(sql.Insert) {
+		out = out.With(sql.Insert)
+	}
+	if m.Contains(sql.UpdateAfter) || m.Contains(sql.UpdateBefore) {
+		out = out.With(sql.UpdateAfter)
+	}
+	if m.Contains(sql.Delete) {
+		out = out.With(sql.Delete)
+	}
+	return out
+}
+
+func hasUpdates(k sql.ChangelogMode) bool { return k.Contains(sql.UpdateAfter) }
+
+// modifyKinds computes pass 1 for a node (memoized in mk).
+func modifyKinds(n *Rel, mk map[*Rel]sql.ChangelogMode) sql.ChangelogMode {
+	if k, ok := mk[n]; ok {
+		return k
+	}
+	var k sql.ChangelogMode
+	switch n.Kind {
+	case TableSourceScan:
+		k = kindsOf(n.Table.Source.ChangelogMode())
+	case Values:
+		k = sql.InsertOnly
+	case ChangelogNormalize:
+		modifyKinds(n.input(), mk)
+		k = kindsOf(sql.All)
+	case GroupAggregate:
+		in := modifyKinds(n.input(), mk)
+		k = sql.ModeOf(sql.Insert, sql.UpdateAfter)
+		if !in.IsInsertOnly() {
+			k = k.With(sql.Delete)
+		}
+	case SortLimit:
+		modifyKinds(n.input(), mk)
+		k = kindsOf(sql.All)
+	case Limit:
+		in := modifyKinds(n.input(), mk)
+		k = sql.InsertOnly
+		if !in.IsInsertOnly() {
+			k = kindsOf(sql.All)
+		}
+	case Union:
+		for _, in := range n.Inputs {
+			k = k.Union(modifyKinds(in, mk))
+		}
+	case Sink:
+		modifyKinds(n.input(), mk)
+		k = sql.NoChanges
+	default: // Calc, Exchange, DropUpdateBefore forward.
+		k = modifyKinds(n.input(), mk)
+	}
+	mk[n] = k
+	return k
+}
+
+// toMode expands modify kinds into a changelog mode under an update kind.
+func toMode(k sql.ChangelogMode, uk updateKind) sql.ChangelogMode {
+	var m sql.ChangelogMode
+	if k.Contains(sql.Insert) {
+		m = m.With(sql.Insert)
+	}
+	if hasUpdates(k) {
+		m = m.With(sql.UpdateAfter)
+		if uk == ukBA {
+			m = m.With(sql.UpdateBefore)
+		}
+	}
+	if k.Contains(sql.Delete) {
+		m = m.With(sql.Delete)
+	}
+	return m
+}
+
+// upsertKeys derives FlinkRelMdUpsertKeys for every node, bottom-up.
+func upsertKeys(n *Rel) [][]int {
+	for _, in := range n.Inputs {
+		upsertKeys(in)
+	}
+	var keys [][]int
+	switch n.Kind {
+	case TableSourceScan:
+		if pk := pkIndexes(n); len(pk) > 0 && len(pk) == len(n.Table.Schema.PrimaryKey) {
+			keys = [][]int{pk}
+		}
+	case ChangelogNormalize:
+		keys = [][]int{n.Keys}
+	case Calc:
+		for _, k := range n.input().UpsertKeys {
+			mapped := make([]int, 0, len(k))
+			for _, f := range k {
+				for i, e := range n.Exprs {
+					if r, ok := e.(*InputRef); ok && r.Index == f {
+						mapped = append(mapped, i)
+						break
+					}
+				}
+			}
+			if len(mapped) == len(k) {
+				keys = append(keys, mapped)
+			}
+		}
+	case Exchange:
+		for _, k := range n.input().UpsertKeys {
+			if n.Single || containsAll(k, n.Keys) {
+				keys = append(keys, k)
+			}
+		}
+	case GroupAggregate:
+		if len(n.Group) > 0 {
+			g := make([]int, len(n.Group))
+			for i := range g {
+				g[i] = i
+			}
+			keys = [][]int{g}
+		}
+	case DropUpdateBefore, Limit, SortLimit:
+		keys = n.input().UpsertKeys
+	}
+	n.UpsertKeys = keys
+	return keys
+}
+
+func containsAll(set, sub []int) bool {
+	for _, s := range sub {
+		found := false
+		for _, x := range set {
+			if x == s {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func sameSet(a, b []int) bool { return len(a) == len(b) && containsAll(a, b) && containsAll(b, a) }
+
+type inference struct {
+	mk     map[*Rel]sql.ChangelogMode
+	config map[string]string
+}
+
+// inferChangelog runs both passes over one sink tree and decides the
+// sink's upsert materializer. explainQuery marks a query root planned for
+// EXPLAIN, which tries ONLY_UPDATE_AFTER first; a query run by the client
+// needs BEFORE_AND_AFTER.
+func inferChangelog(root *Rel, config map[string]string, explainQuery bool) (*Rel, error) {
+	inf := &inference{mk: map[*Rel]sql.ChangelogMode{}, config: config}
+	upsertKeys(root)
+	modifyKinds(root, inf.mk)
+	in := root.input()
+	inKinds := inf.mk[in]
+	requested := toMode(inKinds, ukBA)
+	accepted := requested
+	var requirements []updateKind
+	if root.Collect {
+		requirements = []updateKind{ukBA}
+		if explainQuery {
+			requirements = []updateKind{ukOnlyUA, ukBA}
+		}
+	} else {
+		var err error
+		accepted, err = root.Table.Sink.ChangelogMode(requested)
+		if err != nil {
+			return nil, err
+		}
+		missing := sql.NoChanges
+		if hasUpdates(inKinds) && !accepted.Contains(sql.UpdateAfter) && !accepted.Contains(sql.UpdateBefore) {
+			missing = missing.With(sql.UpdateAfter)
+		}
+		if inKinds.Contains(sql.Delete) && !accepted.Contains(sql.Delete) {
+			missing = missing.With(sql.Delete)
+		}
+		if missing != sql.NoChanges {
+			return nil, inf.consumeError("Table sink '"+root.Table.ID.String()+"'", in, missing)
+		}
+		switch {
+		case !hasUpdates(inKinds):
+			requirements = []updateKind{ukNone}
+		case accepted.Contains(sql.UpdateAfter) && !accepted.Contains(sql.UpdateBefore):
+			requirements = []updateKind{ukBA}
+			pk := root.Table.Schema.PrimaryKeyIndexes()
+			for _, k := range in.UpsertKeys {
+				if len(pk) > 0 && sameSet(k, pk) {
+					requirements = []updateKind{ukOnlyUA, ukBA}
+				}
+			}
+		default:
+			requirements = []updateKind{ukBA}
+		}
+	}
+	var newIn *Rel
+	for _, req := range requirements {
+		if r, ok := inf.visit(in, req); ok {
+			newIn = r
+			break
+		}
+	}
+	if newIn == nil {
+		return nil, sql.Errorf(sql.TableException, "Can't generate a valid execution plan for the given query:\n\n%s",
+			explainTree(root, explainOpts{format: FormatPrefix}))
+	}
+	upsertKeys(newIn)
+	out := *root
+	out.Inputs = []*Rel{newIn}
+	out.Mode = sql.NoChanges
+	if !root.Collect {
+		out.UpsertMaterialize = inf.materialize(&out, newIn)
+	}
+	return &out, nil
+}
+
+// materialize decides SinkUpsertMaterializer per
+// table.exec.sink.upsert-materialize (AUTO by default).
+func (inf *inference) materialize(sink, in *Rel) bool {
+	pk := sink.Table.Schema.PrimaryKeyIndexes()
+	switch strings.ToUpper(strings.TrimSpace(inf.config[ConfUpsertMaterialize])) {
+	case "FORCE":
+		return len(pk) > 0
+	case "NONE":
+		return false
+	}
+	if len(pk) == 0 || in.Mode.IsInsertOnly() {
+		return false
+	}
+	accepted, err := sink.Table.Sink.ChangelogMode(in.Mode)
+	if err != nil || accepted.IsInsertOnly() {
+		return false
+	}
+	for _, k := range in.UpsertKeys {
+		if containsAll(pk, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// consumeError builds Flink's "doesn't support consuming" error, naming
+// the node that introduces the offending kinds.
+func (inf *inference) consumeError(requester string, n *Rel, missing sql.ChangelogMode) error {
+	culprit := n
+	for {
+		next := (*Rel)(nil)
+		switch culprit.Kind {
+		case Calc, Exchange, DropUpdateBefore:
+			next = culprit.input()
+		case Union:
+			for _, in := range culprit.Inputs {
+				if inf.mk[in]&missing != 0 {
+					next = in
+					break
+				}
+			}
+		}
+		if next == nil || inf.mk[next]&missing == 0 {
+			break
+		}
+		culprit = next
+	}
+	var what string
+	switch {
+	case missing.Contains(sql.UpdateAfter) && missing.Contains(sql.Delete):
+		what = "update and delete"
+	case missing.Contains(sql.UpdateAfter):
+		what = "update"
+	default:
+		what = "delete"
+	}
+	return sql.Errorf(sql.TableException, "%s doesn't support consuming %s changes which is produced by node %s",
+		requester, what, nodeDescription(culprit, FormatPrefix))
+}
+
+// visit is pass 2: it returns a copy of n whose subtree provides req, or
+// false when n cannot.
+func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
+	k := inf.mk[n]
+	out := *n
+	setMode := func(uk updateKind) { out.Mode = toMode(k, uk) }
+	if !hasUpdates(k) {
+		req = ukNone
+	}
+	child := func(i int, r updateKind) bool {
+		c, ok := inf.visit(n.Inputs[i], r)
+		if ok {
+			out.Inputs = append([]*Rel(nil), out.Inputs...)
+			out.Inputs[i] = c
+		}
+		return ok
+	}
+	needBA := func(i int) updateKind {
+		if hasUpdates(inf.mk[n.Inputs[i]]) {
+			return ukBA
+		}
+		return ukNone
+	}
+	switch n.Kind {
+	case TableSourceScan:
+		src := n.Table.Source.ChangelogMode()
+		out.Mode = src
+		provided := ukNone
+		if src.Contains(sql.UpdateBefore) {
+			provided = ukBA
+		} else if src.Contains(sql.UpdateAfter) {
+			provided = ukOnlyUA
+		}
+		switch {
+		case provided == req:
+			return &out, true
+		case provided == ukBA && req == ukOnlyUA:
+			drop := &Rel{Kind: DropUpdateBefore, Inputs: []*Rel{&out}, Names: n.Names, Types: n.Types,
+				Mode: src.Without(sql.UpdateBefore), UpsertKeys: n.UpsertKeys, Fetch: -1}
+			return drop, true
+		}
+		return nil, false
+	case Values:
+		out.Mode = sql.InsertOnly
+		return &out, true
+	case ChangelogNormalize:
+		if !child(0, ukOnlyUA) {
+			return nil, false
+		}
+		if req == ukNone {
+			req = ukOnlyUA
+		}
+		setMode(req)
+		return &out, true
+	case Calc:
+		if req == ukOnlyUA && n.Cond != nil {
+			return nil, false
+		}
+		if !child(0, req) {
+			return nil, false
+		}
+		setMode(req)
+		return &out, true
+	case GroupAggregate, Limit, SortLimit:
+		if !child(0, needBA(0)) {
+			return nil, false
+		}
+		if n.Kind == GroupAggregate {
+			retract := hasUpdates(inf.mk[n.input()]) || inf.mk[n.input()].Contains(sql.Delete)
+			out.Aggs = append([]AggCall(nil), n.Aggs...)
+			for i := range out.Aggs {
+				out.Aggs[i].Retract = retract
+			}
+		}
+		setMode(req)
+		return &out, true
+	case Union:
+		for i := range n.Inputs {
+			r := req
+			if !hasUpdates(inf.mk[n.Inputs[i]]) {
+				r = ukNone
+			}
+			if !child(i, r) {
+				return nil, false
+			}
+		}
+		setMode(req)
+		return &out, true
+	default: // Exchange, DropUpdateBefore
+		if !child(0, req) {
+			return nil, false
+		}
+		setMode(req)
+		return &out, true
+	}
+}

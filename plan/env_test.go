@@ -1,0 +1,122 @@
+package plan_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/plan"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+	"github.com/sqlrun/sqlrun/sql/parser"
+
+	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
+	_ "github.com/sqlrun/sqlrun/connectors/datagen"
+	_ "github.com/sqlrun/sqlrun/connectors/filesystem"
+	_ "github.com/sqlrun/sqlrun/connectors/jdbc"
+	_ "github.com/sqlrun/sqlrun/connectors/paimon"
+	_ "github.com/sqlrun/sqlrun/connectors/print"
+	_ "github.com/sqlrun/sqlrun/connectors/values"
+)
+
+// testEnv is a minimal session: the in-memory default catalog and a SET
+// map. The real session (exec) implements plan.Env the same way.
+type testEnv struct {
+	cat    *catalog.InMemory
+	config map[string]string
+}
+
+func newEnv() *testEnv {
+	return &testEnv{cat: catalog.NewInMemory(catalog.DefaultDatabase), config: map[string]string{}}
+}
+
+func (e *testEnv) Config() map[string]string { return e.config }
+
+func (e *testEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
+	id := connectors.ObjectIdentifier{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Name: n.Table}
+	if n.Database != "" {
+		id.Database = n.Database
+	}
+	if n.Catalog != "" {
+		id.Catalog = n.Catalog
+	}
+	if id.Catalog != catalog.DefaultCatalog {
+		return id, nil, catalog.TableNotExist(id.Catalog, id.Database, id.Name)
+	}
+	t, err := e.cat.GetTable(id.Database, id.Name)
+	if err != nil {
+		if errors.Is(err, catalog.ErrTableNotExist) {
+			return id, nil, &sql.Error{Class: plan.SqlValidatorException,
+				Msg: fmt.Sprintf("Object '%s' not found", n.Table), Err: err}
+		}
+		return id, nil, err
+	}
+	return id, t, nil
+}
+
+// exec runs one statement: DDL and SET change the env, EXPLAIN returns
+// its text, INSERT/SELECT return the plan's EXPLAIN CHANGELOG_MODE text.
+func (e *testEnv) exec(text string, dot bool) (string, error) {
+	stmt, err := parser.Parse(text)
+	if err != nil {
+		return "", err
+	}
+	switch x := stmt.(type) {
+	case *ast.CreateTable:
+		t := &catalog.Table{Schema: sql.Schema{PrimaryKey: x.PrimaryKey}, PartitionKeys: x.PartitionedBy, Options: map[string]string{}}
+		for _, c := range x.Columns {
+			if c.Expr != nil || c.Metadata {
+				return "", fmt.Errorf("test env: computed and metadata columns are not supported")
+			}
+			t.Schema.Columns = append(t.Schema.Columns, sql.Column{Name: c.Name, Type: c.Type, Comment: c.Comment})
+		}
+		for _, o := range x.Options {
+			t.Options[o.Key] = o.Value
+		}
+		return "", e.cat.CreateTable(catalog.DefaultDatabase, x.Name.Table, t, x.IfNotExists)
+	case *ast.Set:
+		e.config[x.Key] = x.Value
+		return "", nil
+	case *ast.Reset:
+		if x.Key == "" {
+			e.config = map[string]string{}
+		}
+		delete(e.config, x.Key)
+		return "", nil
+	case *ast.Explain:
+		p := plan.New(e)
+		if dot {
+			pl, err := p.PlanForExplain(x.Stmt)
+			if err != nil {
+				return "", err
+			}
+			return pl.DOT(), nil
+		}
+		return p.Explain(x)
+	default:
+		pl, err := plan.New(e).PlanStatement(stmt)
+		if err != nil {
+			return "", err
+		}
+		return pl.Explain(plan.DetailChangelogMode), nil
+	}
+}
+
+// formatErr prints an error as the SQL client's root cause line.
+func formatErr(err error) string {
+	if rc := sql.RootCause(err); rc != nil {
+		return "error: " + string(rc.Class) + ": " + rc.Msg + "\n" + outer(err, rc)
+	}
+	return "error: " + err.Error() + "\n"
+}
+
+// outer shows the top-level message too when it differs from the root
+// cause (Flink's "SQL validation failed. From line ..." wrapper).
+func outer(err error, rc *sql.Error) string {
+	if err.Error() == rc.Msg {
+		return ""
+	}
+	return "wrapped: " + strings.SplitN(err.Error(), "\n", 2)[0] + "\n"
+}

@@ -1,0 +1,511 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// Explain details, as EXPLAIN's syntax names them.
+const (
+	DetailChangelogMode     = "CHANGELOG_MODE"
+	DetailEstimatedCost     = "ESTIMATED_COST"
+	DetailJSONExecutionPlan = "JSON_EXECUTION_PLAN"
+	DetailPlanAdvice        = "PLAN_ADVICE"
+)
+
+type explainOpts struct {
+	format    Format
+	changelog bool
+	cost      bool
+}
+
+// Explain plans the statement inside EXPLAIN and prints it in Flink 1.20's
+// layout: Abstract Syntax Tree, Optimized Physical Plan, Optimized
+// Execution Plan (and the JSON plan when asked). The text ends in "\n".
+func (p *Planner) Explain(x *ast.Explain) (string, error) {
+	pl, err := p.plan(x.Stmt, true)
+	if err != nil {
+		return "", err
+	}
+	return pl.Explain(x.Details...), nil
+}
+
+// PlanForExplain plans a statement as EXPLAIN would (a query root asks for
+// ONLY_UPDATE_AFTER first), for callers that render it themselves (DOT).
+func (p *Planner) PlanForExplain(stmt ast.Statement) (*Plan, error) { return p.plan(stmt, true) }
+
+// Explain renders the plan with the given details.
+func (pl *Plan) Explain(details ...string) string {
+	has := func(d string) bool {
+		for _, x := range details {
+			if strings.EqualFold(x, d) {
+				return true
+			}
+		}
+		return false
+	}
+	var b strings.Builder
+	b.WriteString("== Abstract Syntax Tree ==\n")
+	for i, r := range pl.Logical {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(explainTree(r, explainOpts{format: FormatAST}))
+	}
+	b.WriteString("\n")
+	if has(DetailPlanAdvice) {
+		b.WriteString("== Optimized Physical Plan With Advice ==\n")
+	} else {
+		b.WriteString("== Optimized Physical Plan ==\n")
+	}
+	physOpts := explainOpts{format: FormatPrefix, changelog: has(DetailChangelogMode) && pl.Streaming, cost: has(DetailEstimatedCost)}
+	for i, r := range pl.Physical {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(explainTree(printable(r), physOpts))
+	}
+	if has(DetailPlanAdvice) {
+		b.WriteString("\nNo available advice...\n")
+	}
+	b.WriteString("\n== Optimized Execution Plan ==\n")
+	for i, r := range pl.Physical {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(explainTree(printable(r), explainOpts{format: FormatInfix}))
+	}
+	if has(DetailJSONExecutionPlan) {
+		b.WriteString("\n== Physical Execution Plan ==\n")
+		b.WriteString(pl.JSONPlan())
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// printable hides a query's collect sink, which Flink's EXPLAIN does not
+// show.
+func printable(r *Rel) *Rel {
+	if r.Kind == Sink && r.Collect {
+		return r.input()
+	}
+	return r
+}
+
+// explainTree draws a tree as Calcite's RelTreeWriterImpl: "+- " before
+// the last child, ":- " before the others, and ":  " / "   " to indent
+// their subtrees.
+func explainTree(r *Rel, o explainOpts) string {
+	var b strings.Builder
+	var walk func(n *Rel, prefix string, childPrefix string)
+	walk = func(n *Rel, prefix, childPrefix string) {
+		b.WriteString(prefix)
+		b.WriteString(nodeLine(n, o))
+		b.WriteString("\n")
+		for i, c := range n.Inputs {
+			if i == len(n.Inputs)-1 {
+				walk(c, childPrefix+"+- ", childPrefix+"   ")
+			} else {
+				walk(c, childPrefix+":- ", childPrefix+":  ")
+			}
+		}
+	}
+	walk(r, "", "")
+	return b.String()
+}
+
+func nodeLine(n *Rel, o explainOpts) string {
+	s := nodeDescription(n, o.format)
+	if o.changelog {
+		s = strings.TrimSuffix(s, ")")
+		if !strings.Contains(nodeDescription(n, o.format), "(") {
+			s += "("
+		} else {
+			s += ", "
+		}
+		s += "changelogMode=[" + n.Mode.String() + "])"
+	}
+	if o.cost {
+		s += ": rowcount = 1.0E8, cumulative cost = {" + costOf(n) + "}"
+	}
+	return s
+}
+
+// costOf is a placeholder for Flink's cost model: sqlrun has no
+// statistics, so every node is costed like an unknown-size table.
+func costOf(n *Rel) string {
+	rows := 0.0
+	n.Walk(func(*Rel) { rows += 1e8 })
+	return fmt.Sprintf("%s rows, %s cpu, %s io, 0.0 network, 0.0 memory", javaDouble(rows), javaDouble(rows), javaDouble(0))
+}
+
+func javaDouble(f float64) string {
+	if f == 0 {
+		return "0.0"
+	}
+	s := strconv.FormatFloat(f, 'E', -1, 64)
+	mant, exp, _ := strings.Cut(s, "E")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	return mant + "E" + strings.TrimPrefix(exp, "+")
+}
+
+// nodeDescription is one node's text without children or changelog mode;
+// Flink's errors quote it ("... produced by node GroupAggregate(...)").
+func nodeDescription(n *Rel, f Format) string {
+	var in []string
+	if len(n.Inputs) > 0 {
+		in = n.Inputs[0].Names
+	}
+	ex := func(e Expr) string { return FormatExpr(e, in, f) }
+	switch n.Kind {
+	case LogicalSink:
+		return "LogicalSink(table=[" + n.Table.ID.String() + "], " + targetCols(n) + "fields=[" + strings.Join(n.Names, ", ") + "])"
+	case LogicalProject:
+		parts := make([]string, len(n.Exprs))
+		for i, e := range n.Exprs {
+			parts[i] = n.Names[i] + "=[" + ex(e) + "]"
+		}
+		return "LogicalProject(" + strings.Join(parts, ", ") + ")"
+	case LogicalFilter:
+		return "LogicalFilter(condition=[" + ex(n.Cond) + "])"
+	case LogicalAggregate:
+		g := make([]string, len(n.Group))
+		for i, x := range n.Group {
+			g[i] = strconv.Itoa(x)
+		}
+		s := "LogicalAggregate(group=[{" + strings.Join(g, ", ") + "}]"
+		for _, a := range n.Aggs {
+			args := make([]string, len(a.Args))
+			for i, x := range a.Args {
+				args[i] = "$" + strconv.Itoa(x)
+			}
+			d := ""
+			if a.Distinct {
+				d = "DISTINCT "
+			}
+			s += ", " + a.Name + "=[" + a.Func + "(" + d + strings.Join(args, ", ") + ")]"
+		}
+		return s + ")"
+	case LogicalTableScan:
+		s := "LogicalTableScan(table=[[" + tablePath(n) + "]]"
+		if len(n.Table.Hints) > 0 {
+			s += ", hints=[[[OPTIONS inheritPath:[] options:" + hintMap(n.Table.Hints) + "]]]"
+		}
+		return s + ")"
+	case LogicalValues:
+		return "LogicalValues(tuples=[" + tuples(n, f) + "])"
+	case LogicalUnion:
+		return "LogicalUnion(all=[" + strconv.FormatBool(n.All) + "])"
+	case LogicalSort:
+		var parts []string
+		for i, k := range n.Order {
+			parts = append(parts, fmt.Sprintf("sort%d=[$%d]", i, k.Field))
+		}
+		for i, k := range n.Order {
+			d := "ASC"
+			if k.Desc {
+				d = "DESC"
+			}
+			parts = append(parts, fmt.Sprintf("dir%d=[%s]", i, d))
+		}
+		if n.Offset > 0 {
+			parts = append(parts, fmt.Sprintf("offset=[%d]", n.Offset))
+		}
+		if n.Fetch >= 0 {
+			parts = append(parts, fmt.Sprintf("fetch=[%d]", n.Fetch))
+		}
+		return "LogicalSort(" + strings.Join(parts, ", ") + ")"
+	case TableSourceScan:
+		s := "TableSourceScan(table=[[" + tablePath(n)
+		if n.Project != nil {
+			s += ", project=[" + strings.Join(n.Names, ", ") + "]"
+		}
+		if d, ok := n.Table.Source.(connectors.SupportsExplainDigest); ok {
+			for _, x := range d.ExplainDigests() {
+				s += ", " + x
+			}
+		}
+		s += "]], fields=[" + strings.Join(n.Names, ", ") + "]"
+		if len(n.Table.Hints) > 0 {
+			s += ", hints=[[[OPTIONS options:" + hintMap(n.Table.Hints) + "]]]"
+		}
+		return s + ")"
+	case Values:
+		return "Values(tuples=[" + tuples(n, f) + "], values=[" + strings.Join(n.Names, ", ") + "])"
+	case Calc:
+		parts := make([]string, len(n.Exprs))
+		for i, e := range n.Exprs {
+			s := ex(e)
+			if r, ok := e.(*InputRef); !ok || in[r.Index] != n.Names[i] {
+				s += " AS " + n.Names[i]
+			}
+			parts[i] = s
+		}
+		s := "Calc(select=[" + strings.Join(parts, ", ") + "]"
+		if n.Cond != nil {
+			s += ", where=[" + ex(n.Cond) + "]"
+		}
+		return s + ")"
+	case Exchange:
+		if n.Single {
+			return "Exchange(distribution=[single])"
+		}
+		return "Exchange(distribution=[hash[" + names(in, n.Keys) + "]])"
+	case ChangelogNormalize:
+		return "ChangelogNormalize(key=[" + names(in, n.Keys) + "])"
+	case DropUpdateBefore:
+		return "DropUpdateBefore"
+	case GroupAggregate:
+		var sel []string
+		for _, g := range n.Group {
+			sel = append(sel, in[g])
+		}
+		for _, a := range n.Aggs {
+			sel = append(sel, aggString(a, in)+" AS "+a.Name)
+		}
+		s := "GroupAggregate("
+		if len(n.Group) > 0 {
+			s += "groupBy=[" + names(in, n.Group) + "], "
+		}
+		return s + "select=[" + strings.Join(sel, ", ") + "])"
+	case Union:
+		return "Union(all=[true], union=[" + strings.Join(n.Names, ", ") + "])"
+	case Limit:
+		return fmt.Sprintf("Limit(offset=[%d], fetch=[%d])", n.Offset, n.Fetch)
+	case SortLimit:
+		var parts []string
+		for _, k := range n.Order {
+			d := "ASC"
+			if k.Desc {
+				d = "DESC"
+			}
+			parts = append(parts, in[k.Field]+" "+d)
+		}
+		return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%d])", strings.Join(parts, ", "), n.Offset, n.Fetch)
+	case Sink:
+		if n.Collect {
+			return "Sink(table=[*anonymous_collect$1*], fields=[" + strings.Join(n.Names, ", ") + "])"
+		}
+		s := "Sink(table=[" + n.Table.ID.String() + "], " + targetCols(n) + "fields=[" + strings.Join(n.Names, ", ") + "]"
+		if n.UpsertMaterialize {
+			s += ", upsertMaterialize=[true]"
+		}
+		return s + ")"
+	}
+	return n.Kind.String()
+}
+
+func targetCols(n *Rel) string {
+	if n.TargetColumns == nil {
+		return ""
+	}
+	parts := make([]string, len(n.TargetColumns))
+	for i, c := range n.TargetColumns {
+		parts[i] = "[" + strconv.Itoa(c) + "]"
+	}
+	return "targetColumns=[" + strings.Join(parts, ",") + "], "
+}
+
+func aggString(a AggCall, in []string) string {
+	fn := a.Func
+	if a.Retract {
+		fn += "_RETRACT"
+	}
+	d := ""
+	if a.Distinct {
+		d = "DISTINCT "
+	}
+	if len(a.Args) == 0 {
+		return fn + "(" + d + "*)"
+	}
+	return fn + "(" + d + names(in, a.Args) + ")"
+}
+
+func names(in []string, idx []int) string {
+	out := make([]string, len(idx))
+	for i, x := range idx {
+		if x < len(in) {
+			out[i] = in[x]
+		} else {
+			out[i] = "$" + strconv.Itoa(x)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func tablePath(n *Rel) string {
+	id := n.Table.ID
+	return id.Catalog + ", " + id.Database + ", " + id.Name
+}
+
+func tuples(n *Rel, f Format) string {
+	rows := make([]string, len(n.Rows))
+	for i, row := range n.Rows {
+		vals := make([]string, len(row))
+		for j, e := range row {
+			vals[j] = FormatExpr(e, nil, f)
+		}
+		rows[i] = "{ " + strings.Join(vals, ", ") + " }"
+	}
+	return "[" + strings.Join(rows, ", ") + "]"
+}
+
+// hintMap prints OPTIONS hint pairs in java.util.HashMap iteration order,
+// as Calcite's RelHint prints its kvOptions.
+func hintMap(opts []ast.Option) string {
+	keys := make([]string, 0, len(opts))
+	vals := map[string]string{}
+	for _, o := range opts {
+		if _, dup := vals[o.Key]; !dup {
+			keys = append(keys, o.Key)
+		}
+		vals[o.Key] = o.Value
+	}
+	keys = javaHashMapOrder(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v := vals[k]
+		if strings.Contains(strings.ToLower(k), "password") {
+			v = "******"
+		}
+		parts[i] = k + "=" + v
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// javaHashMapOrder orders keys as a java.util.HashMap of them iterates:
+// by bucket of the spread String.hashCode in a table of the final
+// capacity, insertion order within a bucket.
+func javaHashMapOrder(keys []string) []string {
+	capacity := 16
+	for float64(len(keys)) > 0.75*float64(capacity) {
+		capacity *= 2
+	}
+	type ent struct {
+		k      string
+		bucket int
+		pos    int
+	}
+	es := make([]ent, len(keys))
+	for i, k := range keys {
+		var h int32
+		for _, u := range utf16Units(k) {
+			h = 31*h + int32(u)
+		}
+		spread := uint32(h) ^ (uint32(h) >> 16)
+		es[i] = ent{k, int(spread & uint32(capacity-1)), i}
+	}
+	sort.SliceStable(es, func(a, b int) bool { return es[a].bucket < es[b].bucket })
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.k
+	}
+	return out
+}
+
+func utf16Units(s string) []uint16 {
+	var out []uint16
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			out = append(out, uint16(0xD800+(r>>10)), uint16(0xDC00+(r&0x3FF)))
+		} else {
+			out = append(out, uint16(r))
+		}
+	}
+	return out
+}
+
+// JSONPlan renders the execution plan as Flink's JSON_EXECUTION_PLAN
+// (StreamGraph JSON: nodes with id, type, pact, contents, parallelism and
+// predecessors).
+func (pl *Plan) JSONPlan() string {
+	type pred struct {
+		ID           int    `json:"id"`
+		ShipStrategy string `json:"ship_strategy"`
+		Side         string `json:"side"`
+	}
+	type node struct {
+		ID           int    `json:"id"`
+		Type         string `json:"type"`
+		Pact         string `json:"pact"`
+		Contents     string `json:"contents"`
+		Parallelism  int    `json:"parallelism"`
+		Predecessors []pred `json:"predecessors,omitempty"`
+	}
+	var nodes []node
+	next := 1
+	var visit func(r *Rel) (int, string)
+	visit = func(r *Rel) (int, string) {
+		if r.Kind == Exchange {
+			id, _ := visit(r.input())
+			if r.Single {
+				return id, "GLOBAL"
+			}
+			return id, "HASH"
+		}
+		var preds []pred
+		for _, in := range r.Inputs {
+			id, ship := visit(in)
+			preds = append(preds, pred{ID: id, ShipStrategy: ship, Side: "second"})
+		}
+		desc := nodeDescription(r, FormatInfix)
+		pact := "Operator"
+		switch r.Kind {
+		case TableSourceScan, Values:
+			pact = "Data Source"
+			desc = "Source: " + desc
+		case Sink:
+			pact = "Data Sink"
+			desc = "Sink: " + desc
+		}
+		id := next
+		next++
+		nodes = append(nodes, node{ID: id, Type: desc, Pact: pact, Contents: desc, Parallelism: 1, Predecessors: preds})
+		return id, "FORWARD"
+	}
+	for _, r := range pl.Physical {
+		visit(r)
+	}
+	out, _ := json.MarshalIndent(map[string]any{"nodes": nodes}, "", "  ")
+	return string(out)
+}
+
+// DOT renders the physical plan as a Graphviz digraph, each edge labelled
+// with the changelog mode flowing along it, so a user can see where -U
+// appears.
+func (pl *Plan) DOT() string {
+	var b strings.Builder
+	b.WriteString("digraph plan {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n")
+	id := 0
+	var visit func(r *Rel) string
+	visit = func(r *Rel) string {
+		name := "n" + strconv.Itoa(id)
+		id++
+		label := nodeDescription(r, FormatPrefix)
+		fmt.Fprintf(&b, "  %s [label=%s];\n", name, strconv.Quote(label))
+		for _, in := range r.Inputs {
+			c := visit(in)
+			color := "black"
+			if in.Mode.Contains(sql.UpdateBefore) {
+				color = "red"
+			}
+			fmt.Fprintf(&b, "  %s -> %s [label=%s, color=%s];\n", c, name, strconv.Quote("["+in.Mode.String()+"]"), color)
+		}
+		return name
+	}
+	for _, r := range pl.Physical {
+		visit(printable(r))
+	}
+	b.WriteString("}\n")
+	return b.String()
+}

@@ -1,0 +1,327 @@
+package plan
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// physical translates a logical tree into Flink's physical nodes: Project
+// and Filter chains become one Calc, projections are pushed into sources
+// that support it, aggregates get their hash Exchange, and upsert sources
+// get ChangelogNormalize (StreamPhysicalTableSourceScanRule).
+func (b *binder) physical(r *Rel) (*Rel, error) {
+	switch r.Kind {
+	case LogicalSink:
+		in, err := b.physical(r.input())
+		if err != nil {
+			return nil, err
+		}
+		return &Rel{Kind: Sink, Inputs: []*Rel{in}, Table: r.Table, Names: r.Names, Types: r.Types,
+			TargetColumns: r.TargetColumns, Fetch: -1}, nil
+	case LogicalTableScan:
+		return b.finishScan(b.scan(r), nil)
+	case LogicalProject, LogicalFilter:
+		// Collapse the chain into one program over the chain's input.
+		exprs, cond, base := flattenCalc(r)
+		if base.Kind == LogicalTableScan {
+			return b.calcOverScan(b.scan(base), exprs, cond, r.Names)
+		}
+		in, err := b.physical(base)
+		if err != nil {
+			return nil, err
+		}
+		return newCalc(in, exprs, cond, r.Names), nil
+	case LogicalAggregate:
+		in, err := b.physical(r.input())
+		if err != nil {
+			return nil, err
+		}
+		ex := &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0, Fetch: -1}
+		return &Rel{Kind: GroupAggregate, Inputs: []*Rel{ex}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
+			Names: r.Names, Types: r.Types, Fetch: -1}, nil
+	case LogicalValues:
+		return &Rel{Kind: Values, Rows: r.Rows, Names: r.Names, Types: r.Types, Fetch: -1}, nil
+	case LogicalUnion:
+		var ins []*Rel
+		for _, in := range r.Inputs {
+			p, err := b.physical(in)
+			if err != nil {
+				return nil, err
+			}
+			ins = append(ins, p)
+		}
+		return &Rel{Kind: Union, Inputs: ins, All: true, Names: r.Names, Types: r.Types, Fetch: -1}, nil
+	case LogicalSort:
+		in, err := b.physical(r.input())
+		if err != nil {
+			return nil, err
+		}
+		if len(r.Order) > 0 && r.Fetch < 0 && b.streaming {
+			return nil, sql.Errorf(sql.TableException, "Sort on a non-time-attribute field is not supported.")
+		}
+		ex := &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Single: true, Fetch: -1}
+		k := Limit
+		if len(r.Order) > 0 {
+			k = SortLimit
+		}
+		return &Rel{Kind: k, Inputs: []*Rel{ex}, Order: r.Order, Offset: r.Offset, Fetch: r.Fetch, Names: r.Names, Types: r.Types}, nil
+	}
+	return nil, sql.Errorf(sql.TableException, "cannot plan %s", r.Kind)
+}
+
+// flattenCalc merges a chain of LogicalProject/LogicalFilter into one
+// projection and condition over the chain's base input.
+func flattenCalc(r *Rel) ([]Expr, Expr, *Rel) {
+	switch r.Kind {
+	case LogicalProject:
+		exprs, cond, base := flattenCalc(r.input())
+		if exprs == nil {
+			return r.Exprs, cond, base
+		}
+		out := make([]Expr, len(r.Exprs))
+		for i, e := range r.Exprs {
+			out[i] = inline(e, exprs)
+		}
+		return out, cond, base
+	case LogicalFilter:
+		exprs, cond, base := flattenCalc(r.input())
+		c := r.Cond
+		if exprs != nil {
+			c = inline(c, exprs)
+		}
+		if cond != nil {
+			c = and(append(conjuncts(cond), conjuncts(c)...))
+		}
+		if exprs == nil {
+			exprs = identity(r.Types)
+		}
+		return exprs, c, base
+	}
+	return nil, nil, r
+}
+
+func identity(types []sql.DataType) []Expr {
+	out := make([]Expr, len(types))
+	for i, t := range types {
+		out[i] = &InputRef{Index: i, T: t}
+	}
+	return out
+}
+
+// newCalc builds a Calc, or returns in when the program is the identity.
+func newCalc(in *Rel, exprs []Expr, cond Expr, names []string) *Rel {
+	if cond == nil && len(exprs) == len(in.Names) {
+		trivial := true
+		for i, e := range exprs {
+			if r, ok := e.(*InputRef); !ok || r.Index != i || names[i] != in.Names[i] {
+				trivial = false
+			}
+		}
+		if trivial {
+			return in
+		}
+	}
+	if in.Kind == Calc {
+		merged := make([]Expr, len(exprs))
+		for i, e := range exprs {
+			merged[i] = inline(e, in.Exprs)
+		}
+		c := in.Cond
+		if cond != nil {
+			c2 := inline(cond, in.Exprs)
+			if c == nil {
+				c = c2
+			} else {
+				c = and(append(conjuncts(c), conjuncts(c2)...))
+			}
+		}
+		return newCalc(in.input(), merged, c, names)
+	}
+	types := make([]sql.DataType, len(exprs))
+	for i, e := range exprs {
+		types[i] = e.Type()
+	}
+	return &Rel{Kind: Calc, Inputs: []*Rel{in}, Exprs: exprs, Cond: cond, Names: names, Types: types, Fetch: -1}
+}
+
+func (b *binder) scan(r *Rel) *Rel {
+	return &Rel{Kind: TableSourceScan, Table: r.Table, Names: r.Names, Types: r.Types, Fetch: -1}
+}
+
+// needsNormalize is DynamicSourceUtils.changelogNormalizeEnabled, with the
+// source validation of validateScanSourceForStreaming.
+func (b *binder) needsNormalize(ref *TableRef) (bool, error) {
+	if !b.streaming {
+		return false, nil
+	}
+	mode := ref.Source.ChangelogMode()
+	hasPK := ref.Schema.HasPrimaryKey()
+	if mode.Contains(sql.UpdateAfter) && !mode.Contains(sql.UpdateBefore) && !hasPK {
+		return false, sql.Errorf(sql.TableException,
+			"Table '%s' produces a changelog stream that contains UPDATE_AFTER but no UPDATE_BEFORE. This requires defining a primary key constraint on the table.", ref.ID)
+	}
+	if mode.Contains(sql.UpdateBefore) && !mode.Contains(sql.UpdateAfter) {
+		return false, sql.Errorf(sql.ValidationException,
+			"Invalid source for table '%s'. A ScanTableSource doesn't support a changelog stream that contains UPDATE_BEFORE but no UPDATE_AFTER. Please adapt the implementation of class '%T'.", ref.ID, ref.Source)
+	}
+	cdcDup := strings.EqualFold(b.config[ConfCdcDuplicate], "true")
+	if cdcDup && !mode.IsInsertOnly() && !hasPK {
+		return false, sql.Errorf(sql.TableException,
+			"Configuration 'table.exec.source.cdc-events-duplicate' is enabled which requires the changelog sources to define a PRIMARY KEY. However, table '%s' doesn't have a primary key.", ref.ID)
+	}
+	upsert := mode.IsUpsert() && hasPK
+	dup := cdcDup && !mode.IsInsertOnly() && !mode.IsUpsert() && hasPK
+	return upsert || dup, nil
+}
+
+// pkIndexes returns the primary key's positions among the scan's fields.
+func pkIndexes(scan *Rel) []int {
+	var out []int
+	for _, k := range scan.Table.Schema.PrimaryKey {
+		for i, n := range scan.Names {
+			if n == k {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// finishScan adds ChangelogNormalize above a scan when Flink would; below
+// is an optional Calc to put between the Exchange and the scan (pushed
+// PK-only filters and projections).
+func (b *binder) finishScan(scan *Rel, below func(*Rel) *Rel) (*Rel, error) {
+	cn, err := b.needsNormalize(scan.Table)
+	if err != nil {
+		return nil, err
+	}
+	var in *Rel = scan
+	if below != nil {
+		in = below(scan)
+	}
+	if !cn {
+		return in, nil
+	}
+	key := make([]int, 0)
+	for _, k := range scan.Table.Schema.PrimaryKey {
+		for i, n := range in.Names {
+			if n == k {
+				key = append(key, i)
+				break
+			}
+		}
+	}
+	ex := &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Keys: key, Fetch: -1}
+	return &Rel{Kind: ChangelogNormalize, Inputs: []*Rel{ex}, Keys: key, Names: in.Names, Types: in.Types, Fetch: -1}, nil
+}
+
+// calcOverScan plans a Calc directly over a table scan: projection
+// push-down into the source (keeping the primary key when a normalize
+// follows), PK-only filter conjuncts below ChangelogNormalize
+// (PushCalcPastChangelogNormalizeRule), the rest above.
+func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string) (*Rel, error) {
+	cn, err := b.needsNormalize(scan.Table)
+	if err != nil {
+		return nil, err
+	}
+	used := map[int]bool{}
+	for _, e := range exprs {
+		refs(e, used)
+	}
+	if cond != nil {
+		refs(cond, used)
+	}
+	pk := pkIndexes(scan)
+	if cn {
+		for _, k := range pk {
+			used[k] = true
+		}
+	}
+	var fields []int
+	for i := range scan.Names {
+		if used[i] {
+			fields = append(fields, i)
+		}
+	}
+	sort.Ints(fields)
+	m := map[int]int{}
+	for i, f := range fields {
+		m[f] = i
+	}
+	pushed := false
+	if pp, ok := scan.Table.Source.(connectors.SupportsProjectionPushDown); ok && len(fields) < len(scan.Names) && len(fields) > 0 {
+		pushed = true
+		pp.ApplyProjection(fields)
+		ns := make([]string, len(fields))
+		ts := make([]sql.DataType, len(fields))
+		for i, f := range fields {
+			ns[i], ts[i] = scan.Names[f], scan.Types[f]
+		}
+		scan = &Rel{Kind: TableSourceScan, Table: scan.Table, Project: fields, Names: ns, Types: ts, Fetch: -1}
+		for i := range exprs {
+			exprs[i] = remap(exprs[i], m)
+		}
+		if cond != nil {
+			cond = remap(cond, m)
+		}
+	}
+	if !cn {
+		return newCalc(scan, exprs, cond, names), nil
+	}
+	// Split PK-only conjuncts below the normalize.
+	pkSet := map[int]bool{}
+	for _, k := range pkIndexes(scan) {
+		pkSet[k] = true
+	}
+	var low, high []Expr
+	if cond != nil {
+		for _, c := range conjuncts(cond) {
+			r := map[int]bool{}
+			refs(c, r)
+			onlyPK := len(r) > 0
+			for f := range r {
+				if !pkSet[f] {
+					onlyPK = false
+				}
+			}
+			if onlyPK {
+				low = append(low, c)
+			} else {
+				high = append(high, c)
+			}
+		}
+	}
+	var belowFn func(*Rel) *Rel
+	needProj := !pushed && len(fields) < len(scan.Names)
+	if len(low) > 0 || needProj {
+		belowFn = func(s *Rel) *Rel {
+			var pe []Expr
+			var pn []string
+			if needProj {
+				for _, f := range fields {
+					pe = append(pe, &InputRef{Index: f, T: s.Types[f]})
+					pn = append(pn, s.Names[f])
+				}
+			} else {
+				pe, pn = identity(s.Types), s.Names
+			}
+			return newCalc(s, pe, and(low), pn)
+		}
+		if needProj {
+			for i := range exprs {
+				exprs[i] = remap(exprs[i], m)
+			}
+			for i := range high {
+				high[i] = remap(high[i], m)
+			}
+		}
+	}
+	top, err := b.finishScan(scan, belowFn)
+	if err != nil {
+		return nil, err
+	}
+	return newCalc(top, exprs, and(high), names), nil
+}

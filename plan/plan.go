@@ -1,0 +1,226 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// Config keys the planner reads.
+const (
+	ConfRuntimeMode       = "execution.runtime-mode"
+	ConfUpsertMaterialize = "table.exec.sink.upsert-materialize"
+	ConfCdcDuplicate      = "table.exec.source.cdc-events-duplicate"
+)
+
+// Plan is the result of planning one INSERT, SELECT or statement set.
+type Plan struct {
+	// Statement is the planned statement's text.
+	Statement string
+	// Logical are the Abstract Syntax Tree roots (one per sink).
+	Logical []*Rel
+	// Physical are the optimized physical plan roots, with changelog modes.
+	Physical []*Rel
+	// Streaming is false in batch runtime mode.
+	Streaming bool
+	// Query is true for a SELECT (its root is a collect sink).
+	Query bool
+}
+
+// Planner plans statements against an environment.
+type Planner struct {
+	env Env
+}
+
+// New returns a planner over env.
+func New(env Env) *Planner { return &Planner{env: env} }
+
+func (p *Planner) binder() *binder {
+	cfg := p.env.Config()
+	if cfg == nil {
+		cfg = map[string]string{}
+	}
+	return &binder{env: p.env, config: cfg, streaming: !strings.EqualFold(cfg[ConfRuntimeMode], "batch")}
+}
+
+// PlanStatement plans an INSERT, a query or a statement set. The collect
+// sink of a query asks for -U as the SQL client's SELECT does; EXPLAIN of
+// a query does not (use Explain).
+func (p *Planner) PlanStatement(stmt ast.Statement) (pl *Plan, err error) {
+	return p.plan(stmt, false)
+}
+
+func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pl, err = nil, sql.Errorf(sql.TableException, "internal planner error: %v", r)
+		}
+	}()
+	b := p.binder()
+	pl = &Plan{Statement: stmt.SQL(), Streaming: b.streaming}
+	var roots []*Rel
+	switch x := stmt.(type) {
+	case *ast.Insert:
+		r, err := b.bindInsert(x)
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, r)
+	case *ast.StatementSet:
+		for _, ins := range x.Inserts {
+			r, err := b.bindInsert(ins)
+			if err != nil {
+				return nil, err
+			}
+			roots = append(roots, r)
+		}
+	case *ast.Query:
+		r, err := b.bindQuery(x.Body)
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, r)
+		pl.Query = true
+	default:
+		return nil, sql.Errorf(sql.TableException, "Unsupported statement for planning: %T", stmt)
+	}
+	pl.Logical = roots
+	for _, r := range roots {
+		phys, err := b.physical(r)
+		if err != nil {
+			return nil, err
+		}
+		if pl.Query {
+			phys = &Rel{Kind: Sink, Inputs: []*Rel{phys}, Names: phys.Names, Types: phys.Types, Collect: true, Fetch: -1}
+		}
+		pl.Physical = append(pl.Physical, phys)
+	}
+	for i, r := range pl.Physical {
+		if b.streaming {
+			r, err = inferChangelog(r, b.config, pl.Query && explain)
+		} else {
+			err = checkBatch(r)
+		}
+		if err != nil {
+			return nil, err
+		}
+		pl.Physical[i] = r
+	}
+	return pl, nil
+}
+
+// bindInsert binds INSERT INTO t [(cols)] query into LogicalSink.
+func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
+	if x.Overwrite && b.streaming {
+		return nil, sql.Errorf(sql.ValidationException, "INSERT OVERWRITE expects a bounded input in batch execution mode")
+	}
+	ref, err := b.resolveTable(x.Table, x.Hints)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.createSink(ref); err != nil {
+		return nil, err
+	}
+	q, err := b.bindQuery(x.Query)
+	if err != nil {
+		return nil, err
+	}
+	cols := ref.Schema.Columns
+	var target []int
+	if x.Columns != nil {
+		if len(x.Columns) != len(q.Names) {
+			return nil, sinkMismatch(ref, "Different number of columns.", q.Names, q.Types, cols)
+		}
+		pos := make([]int, len(cols))
+		for i := range pos {
+			pos[i] = -1
+		}
+		for i, c := range x.Columns {
+			j := ref.Schema.Index(c)
+			if j < 0 {
+				return nil, validationErr(x.At, len(c), "Unknown target column '%s'", c)
+			}
+			if pos[j] >= 0 {
+				return nil, validationErr(x.At, len(c), "Target column '%s' is assigned more than once", c)
+			}
+			pos[j] = i
+			target = append(target, j)
+		}
+		exprs := make([]Expr, len(cols))
+		names := make([]string, len(cols))
+		for j, c := range cols {
+			if pos[j] < 0 {
+				if !c.Type.Nullable {
+					return nil, validationErr(x.At, len(c.Name), "Column '%s' has no default value and does not allow NULLs", c.Name)
+				}
+				exprs[j] = &Literal{T: c.Type.WithNullable(true)}
+				names[j] = "EXPR$" + strconv.Itoa(j)
+				continue
+			}
+			exprs[j] = &InputRef{Index: pos[j], T: q.Types[pos[j]]}
+			names[j] = q.Names[pos[j]]
+		}
+		q = project(q, exprs, names)
+	}
+	if len(q.Names) != len(cols) {
+		return nil, sinkMismatch(ref, "Different number of columns.", q.Names, q.Types, cols)
+	}
+	needCast := false
+	casted := make([]Expr, len(cols))
+	for i, c := range cols {
+		qt := q.Types[i]
+		if !supportsImplicitCast(qt, c.Type) {
+			return nil, sinkMismatch(ref, fmt.Sprintf("Incompatible types for sink column '%s' at position %d.", c.Name, i), q.Names, q.Types, cols)
+		}
+		casted[i] = castExpr(&InputRef{Index: i, T: qt}, c.Type.WithNullable(qt.Nullable))
+		if _, ok := casted[i].(*InputRef); !ok {
+			needCast = true
+		}
+	}
+	if needCast {
+		q = project(q, casted, q.Names)
+	}
+	return &Rel{Kind: LogicalSink, Inputs: []*Rel{q}, Table: ref, Names: q.Names, Types: q.Types, TargetColumns: target, Fetch: -1}, nil
+}
+
+// sinkMismatch is Flink's DynamicSinkUtils schema mismatch error.
+func sinkMismatch(ref *TableRef, cause string, names []string, types []sql.DataType, cols []sql.Column) error {
+	q := make([]string, len(names))
+	for i := range names {
+		q[i] = names[i] + ": " + types[i].String()
+	}
+	s := make([]string, len(cols))
+	for i, c := range cols {
+		s[i] = c.Name + ": " + c.Type.String()
+	}
+	return sql.Errorf(sql.ValidationException,
+		"Column types of query result and sink for '%s' do not match.\nCause: %s\n\nQuery schema: [%s]\nSink schema:  [%s]",
+		ref.ID, cause, strings.Join(q, ", "), strings.Join(s, ", "))
+}
+
+// checkBatch enforces batch mode's rule: every source insert-only.
+func checkBatch(r *Rel) error {
+	var err error
+	r.Walk(func(n *Rel) {
+		n.Mode = sql.InsertOnly
+		if n.Kind == Sink {
+			n.Mode = sql.NoChanges
+		}
+		if n.Kind == TableSourceScan && err == nil && !n.Table.Source.ChangelogMode().IsInsertOnly() {
+			err = sql.Errorf(sql.TableException,
+				"Querying a table in batch mode is currently only possible for INSERT-only table sources. But the source for table '%s' produces other changelog messages than just INSERT.", n.Table.ID)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if r.Kind == Sink && !r.Collect {
+		if _, e := r.Table.Sink.ChangelogMode(sql.InsertOnly); e != nil {
+			return e
+		}
+	}
+	return nil
+}
