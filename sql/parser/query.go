@@ -502,7 +502,19 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		}
 		return &ast.ColumnRef{Node: node, Qualifier: q, Name: n.Name.O}
 	case *driver.ParamMarkerExpr:
-		return &ast.Param{Node: ast.Node{At: c.pos(e.Offset)}, Index: e.Order}
+		// TiDB leaves Order to its planner; number the markers by their
+		// place in the whole statement.
+		orig := c.r.orig(e.Offset)
+		idx := 0
+		for _, t := range c.p.toks {
+			if t.off >= orig {
+				break
+			}
+			if t.kind == tParam {
+				idx++
+			}
+		}
+		return &ast.Param{Node: ast.Node{At: c.p.posOff(orig)}, Index: idx}
 	case *driver.ValueExpr:
 		return c.value(e, off)
 	case *tast.BinaryOperationExpr:

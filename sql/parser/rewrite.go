@@ -57,7 +57,6 @@ type rewriter struct {
 	// which give TiDB's SelectStmts (that carry no offset) their positions.
 	queryStarts []int
 	nextQuery   int
-	params      int
 	lastEnd     int // end offset of the last emitted token, -1 after synthesized text
 	// startOf maps a token index to where its output begins, so that an
 	// item access "x[i]" can put "__sqlrun_item(" before x.
@@ -267,8 +266,6 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			}
 			r.emit(t)
 			continue
-		case t.kind == tParam:
-			r.params++
 		}
 		if t.kind == tNumber {
 			p.numberLiteral(t) // range checks with Calcite's messages
