@@ -462,3 +462,71 @@ func TestWrongGoTypeIsAnError(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestGentleLookupCompaction: in gentle lookup-compact mode level 0 is
+// forced up only every lookup-compact.max-interval triggers.
+func TestGentleLookupCompaction(t *testing.T) {
+	f := &ForceUpLevel0Compaction{Universal: UniversalCompaction{MaxSizeAmp: 200, SizeRatio: 1, NumRunTrigger: 5}, MaxInterval: 3}
+	runs := []LevelSortedRun{{Level: 0, Run: SortedRun{Files: []*FileMeta{{Name: "a", Size: 1}}}},
+		{Level: 5, Run: SortedRun{Files: []*FileMeta{{Name: "b", Size: 100}}}}}
+	var got []bool
+	for i := 0; i < 6; i++ {
+		got = append(got, f.Pick(6, runs) != nil)
+	}
+	if fmt.Sprint(got) != "[false false true false false true]" {
+		t.Errorf("picks: %v", got)
+	}
+	spec, _ := NewSpec([]string{"id"}, []sql.DataType{sql.Int()}, []string{"id"},
+		map[string]string{"changelog-producer": "lookup", "lookup-compact": "gentle"})
+	if spec.LookupCompactMaxInterval != 10 {
+		t.Errorf("gentle default interval %d, want 2 × trigger", spec.LookupCompactMaxInterval)
+	}
+}
+
+// TestLookupNoWait: with lookup-wait=false a commit does not wait for the
+// lookup compaction; its changelog arrives with a later commit, and all of
+// it together is complete.
+func TestLookupNoWait(t *testing.T) {
+	spec, _ := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
+		map[string]string{"changelog-producer": "lookup", "lookup-wait": "false"})
+	store := NewMemStore(spec.Key, 0)
+	w, _ := NewWriter(spec, store, nil, WriterOptions{})
+	defer w.Close()
+	state := map[any]any{}
+	apply := func(inc *CommitIncrement) {
+		for _, f := range append(inc.NewChangelog, inc.CompactChangelog...) {
+			for _, r := range store.Records(f.Name) {
+				if r.Kind.IsAdd() {
+					state[r.Key[0]] = r.Value[1]
+				} else {
+					delete(state, r.Key[0])
+				}
+			}
+		}
+	}
+	for i := 0; i < 20; i++ {
+		w.Write(sql.Insert, []any{int32(i % 7), int64(i)})
+		if i%3 == 2 {
+			w.Write(sql.Delete, []any{int32(i % 5), int64(0)})
+		}
+		inc, err := w.PrepareCommit(spec.LookupWait)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apply(inc)
+	}
+	inc, err := w.PrepareCommit(true) // end of input waits
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(inc)
+	recs, _ := Collect(w.NewReader())
+	if len(recs) != len(state) {
+		t.Fatalf("table has %d keys, changelog %d", len(recs), len(state))
+	}
+	for _, r := range recs {
+		if state[r.Key[0]] != r.Value[1] {
+			t.Errorf("key %v: table %v, changelog %v", r.Key[0], r.Value[1], state[r.Key[0]])
+		}
+	}
+}
