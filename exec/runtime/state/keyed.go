@@ -138,7 +138,7 @@ func (t *MemTable[V]) Restore(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("restore keyed state: %w", err)
 	}
-	m := make(map[string]V, min(n, 1<<20))
+	m := make(map[string]V, min(n, uint64(len(b))/2))
 	for i := uint64(0); i < n; i++ {
 		k, err := d.String()
 		if err != nil {
