@@ -249,6 +249,10 @@ func optionKeys() []string {
 	return keys
 }
 
+// tableContext are the keywords after which only a table name fits.
+var tableContext = map[string]bool{"FROM": true, "JOIN": true, "INTO": true, "TABLE": true,
+	"DESCRIBE": true, "DESC": true, "LIKE": true, "UPDATE": true}
+
 // completer completes the word before the cursor: an option key after a
 // quote, else a keyword (in the case the user typed) or a table name.
 func completer(s *exec.Session) liner.WordCompleter {
@@ -271,7 +275,12 @@ func completer(s *exec.Session) liner.WordCompleter {
 			return head, nil, tail
 		}
 		lower := word == strings.ToLower(word)
+		prev := strings.Fields(strings.ToUpper(head[:start]))
+		tableOnly := len(prev) > 0 && tableContext[prev[len(prev)-1]]
 		for _, k := range keywords {
+			if tableOnly {
+				break
+			}
 			if strings.HasPrefix(k, strings.ToUpper(word)) {
 				if lower {
 					k = strings.ToLower(k)

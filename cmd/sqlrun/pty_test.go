@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// screen collects what sqlrun writes to its terminal.
+type screen struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// text is the screen so far without terminal control sequences.
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansi.ReplaceAllString(s.buf.String(), "")
+}
+
+// session is sqlrun running in a pseudo-terminal.
+type ptySession struct {
+	t    *testing.T
+	tty  *os.File
+	cmd  *exec.Cmd
+	scr  *screen
+	done chan struct{}
+}
+
+func startPTY(t *testing.T, home string, args ...string) *ptySession {
+	t.Helper()
+	cmd := exec.Command(sqlrunBin, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"), "TERM=xterm")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &ptySession{t: t, tty: tty, cmd: cmd, scr: &screen{}, done: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(p.scr, tty)
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		tty.Close()
+	})
+	return p
+}
+
+// waitFor waits until the screen shows want n times in total.
+func (p *ptySession) waitFor(want string, n int) {
+	p.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Count(p.scr.text(), want) >= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.t.Fatalf("screen never showed %q %d time(s); screen:\n%s", want, n, p.scr.text())
+}
+
+// typeKeys sends keystrokes, slowly enough for the line editor.
+func (p *ptySession) typeKeys(s string) {
+	p.t.Helper()
+	for _, r := range s {
+		if _, err := p.tty.Write([]byte(string(r))); err != nil {
+			p.t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+const (
+	keyEnter = "\r"
+	keyUp    = "\x1b[A"
+	keyCtrlC = "\x03"
+	keyCtrlD = "\x04"
+	keyTab   = "\t"
+)
+
+// TestShell drives the shell as a person does: a multi-line CREATE
+// TABLE, DESCRIBE (with the table name completed by Tab), a syntax error,
+// history recall with the up arrow, Ctrl-C to drop a half-typed
+// statement, and Ctrl-D to leave; then the history file.
+func TestShell(t *testing.T) {
+	home := t.TempDir()
+	p := startPTY(t, home)
+	p.waitFor("Welcome! Enter 'HELP;' to list all available commands. 'QUIT;' to exit.", 1)
+	p.waitFor(prompt, 1)
+
+	// A multi-line statement: continuation prompts until the ';'.
+	p.typeKeys("CREATE TABLE orders (" + keyEnter)
+	p.waitFor(continuationPrompt, 1)
+	p.typeKeys("  id BIGINT," + keyEnter)
+	p.typeKeys("  amount DECIMAL(10, 2)," + keyEnter)
+	p.typeKeys("  PRIMARY KEY (id) NOT ENFORCED" + keyEnter)
+	p.waitFor(continuationPrompt, 3)
+	p.typeKeys(") WITH ('connector' = 'blackhole');" + keyEnter)
+	p.waitFor("[INFO] Execute statement succeeded.", 1)
+
+	// DESCRIBE, the table name completed with Tab.
+	p.typeKeys("DESCRIBE ord" + keyTab)
+	p.waitFor("DESCRIBE orders", 1)
+	p.typeKeys(";" + keyEnter)
+	p.waitFor("|     id |         BIGINT | FALSE | PRI(id) |        |           |", 1)
+	p.waitFor("2 rows in set", 1)
+
+	// A syntax error: the shell reports it and goes on.
+	p.typeKeys("SELECT * FORM orders;" + keyEnter)
+	p.waitFor("org.apache.flink.table.api.SqlParserException: SQL parse failed. Encountered \"FORM\" at line 1, column 10.", 1)
+
+	// History: up twice recalls DESCRIBE; Enter runs it again.
+	p.typeKeys(keyUp)
+	p.waitFor("SELECT * FORM orders;", 2)
+	p.typeKeys(keyUp)
+	p.typeKeys(keyEnter)
+	p.waitFor("2 rows in set", 2)
+
+	// Ctrl-C drops the statement being typed, even over several lines.
+	p.typeKeys("SELECT amount" + keyEnter)
+	p.waitFor(continuationPrompt, 4)
+	p.typeKeys("FROM nowhere" + keyCtrlC)
+	p.typeKeys("SHOW TABLES;" + keyEnter)
+	p.waitFor("1 row in set", 1)
+	if strings.Contains(p.scr.text(), "nowhere") && strings.Contains(p.scr.text(), "Object 'nowhere'") {
+		t.Fatalf("the cancelled statement ran:\n%s", p.scr.text())
+	}
+
+	// Ctrl-D leaves with status 0.
+	p.typeKeys(keyCtrlD)
+	p.waitFor("Shutting down the session...", 1)
+	p.waitFor("done.", 1)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("sqlrun did not exit after Ctrl-D")
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+
+	hist, err := os.ReadFile(filepath.Join(home, historyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"CREATE TABLE orders ( id BIGINT, amount DECIMAL(10, 2), PRIMARY KEY (id) NOT ENFORCED ) WITH ('connector' = 'blackhole');",
+		"DESCRIBE orders;", "SELECT * FORM orders;", "SHOW TABLES;",
+	} {
+		if !strings.Contains(string(hist), want+"\n") {
+			t.Errorf("history lacks %q:\n%s", want, hist)
+		}
+	}
+	if strings.Contains(string(hist), "nowhere") {
+		t.Errorf("a cancelled input went into the history:\n%s", hist)
+	}
+}
+
+// TestShellQuit leaves with QUIT; and shows that history persists into
+// the next session.
+func TestShellQuit(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, historyFile), []byte("SHOW CATALOGS;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startPTY(t, home)
+	p.waitFor(prompt, 1)
+	p.typeKeys(keyUp + keyEnter)
+	p.waitFor("default_catalog |", 1)
+	p.typeKeys("quit" + keyEnter)
+	p.waitFor("done.", 1)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("sqlrun did not exit after QUIT")
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
