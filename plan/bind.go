@@ -577,9 +577,9 @@ func (b *binder) bindSelect(x *ast.Select) (*Rel, error) {
 				if name == "" {
 					name = "EXPR$" + strconv.Itoa(i)
 				}
-				if r, ok := e.(*InputRef); ok && r.Index >= len(agg.groupExprs) {
-					if agg.calls[r.Index-len(agg.groupExprs)].Name == "" {
-						agg.calls[r.Index-len(agg.groupExprs)].Name = name
+				if r, ok := e.(*aggPlaceholder); ok && r.i >= len(agg.groupExprs) {
+					if agg.calls[r.i-len(agg.groupExprs)].Name == "" {
+						agg.calls[r.i-len(agg.groupExprs)].Name = name
 					}
 				}
 			}

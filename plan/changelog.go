@@ -364,7 +364,7 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 		setMode(req)
 		return &out, true
 	case Calc:
-		if req == ukOnlyUA && n.Cond != nil {
+		if req == ukOnlyUA && nonUpsertKeyCondition(n) {
 			return nil, false
 		}
 		if !child(0, req) {
@@ -404,4 +404,28 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 		setMode(req)
 		return &out, true
 	}
+}
+
+// nonUpsertKeyCondition reports a Calc condition that reads a field outside
+// every upsert key of the Calc's input. Such a filter cannot work on +U
+// alone (FLINK-9528: a row leaving the filter must be retracted); a filter
+// on key fields only drops all versions of a key alike, so it can.
+func nonUpsertKeyCondition(calc *Rel) bool {
+	if calc.Cond == nil {
+		return false
+	}
+	used := map[int]bool{}
+	refs(calc.Cond, used)
+	for _, k := range calc.input().UpsertKeys {
+		inKey := true
+		for f := range used {
+			if !containsAll(k, []int{f}) {
+				inKey = false
+			}
+		}
+		if inKey {
+			return false
+		}
+	}
+	return true
 }

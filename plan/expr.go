@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shopspring/decimal"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -145,17 +144,12 @@ func formatLiteral(l *Literal, f Format) string {
 	if f == FormatInfix {
 		return s
 	}
-	switch l.T.Root {
-	case sql.TypeInt:
+	if l.T.Root == sql.TypeInt {
 		return s
-	case sql.TypeDecimal:
-		if d, ok := l.Value.(decimal.Decimal); ok && -d.Exponent() == int32(l.T.Scale) && len(strings.TrimLeft(strings.ReplaceAll(d.Abs().String(), ".", ""), "0")) <= l.T.Precision {
-			// Calcite's default type for an exact literal is its own
-			// precision/scale; Flink plans still show it.
-			return s + ":" + calciteType(l.T)
-		}
 	}
-	return s + ":" + calciteType(l.T)
+	// Calcite appends the type unless it is the literal's natural one
+	// (INTEGER, BOOLEAN, CHAR); literal types print without NOT NULL.
+	return s + ":" + calciteType(l.T.WithNullable(true))
 }
 
 // refs collects the input fields an expression reads.
