@@ -6,9 +6,9 @@
 //
 // Like Flink, files whose names start with '.' or '_' are hidden: the
 // sink's in-progress files are ".part-<uuid>-<subtask>-<n>.inprogress" and
-// are renamed to "part-<uuid>-<subtask>-<n>[.<ext>]" on commit. Partitioned
-// tables and directory monitoring (source.monitor-interval) are not
-// supported.
+// are renamed to "part-<uuid>-<subtask>-<n>" on commit. With
+// source.monitor-interval the source is unbounded and reads new files as
+// they appear. Partitioned tables are not supported.
 package filesystem
 
 import (
@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -43,6 +44,7 @@ func (Factory) Options() []connectors.Option {
 	return []connectors.Option{
 		{Key: "path", Required: true, Type: connectors.String, Description: "The path of a directory or file."},
 		{Key: "format", Required: true, Type: connectors.String, Description: "csv, json or debezium-json."},
+		{Key: "source.monitor-interval", Type: connectors.Duration, Description: "Interval to list the path again for new files; unset: the source is bounded."},
 		{Key: "sink.rolling-policy.file-size", Default: "128 mb", Type: connectors.MemorySize, Description: "The maximum part file size before rolling."},
 		{Key: "sink.parallelism", Type: connectors.Int, Description: "Parallelism of the sink."},
 		{Key: "csv.field-delimiter", Default: ",", Type: connectors.String},
@@ -76,7 +78,7 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 	if err != nil {
 		return nil, err
 	}
-	return &Source{path: stripScheme(o.Get("path")), format: fm}, nil
+	return &Source{path: stripScheme(o.Get("path")), format: fm, monitor: o.Duration("source.monitor-interval")}, nil
 }
 
 // CreateSink builds a sink writing part files under path.
@@ -101,16 +103,18 @@ func stripScheme(p string) string {
 
 // Source reads the files under a path.
 type Source struct {
-	path   string
-	format *format
-	proj   []int
+	path    string
+	format  *format
+	proj    []int
+	monitor time.Duration
 }
 
 // ChangelogMode is insert-only for csv/json, all kinds for debezium-json.
 func (s *Source) ChangelogMode() sql.ChangelogMode { return s.format.changelogMode() }
 
-// Bounded is true: the files are read once.
-func (s *Source) Bounded() bool { return true }
+// Bounded is true unless source.monitor-interval is set (then new files
+// are picked up as they appear).
+func (s *Source) Bounded() bool { return s.monitor <= 0 }
 
 // ApplyProjection keeps only the given columns.
 func (s *Source) ApplyProjection(fields []int) { s.proj = append([]int(nil), fields...) }
@@ -168,65 +172,118 @@ func listFiles(path string) ([]string, error) {
 	return files, nil
 }
 
-// NewReader reads files i, i+p, i+2p, ... of the sorted listing.
+// NewReader creates a subtask's reader; files are spread over subtasks by
+// a hash of their path.
 func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, error) {
 	return &reader{src: s, subtask: subtask, parallelism: parallelism}, nil
 }
 
-// position is the reader's checkpoint state.
+// position is the reader's checkpoint state: the files it finished and
+// how far it is into the current one.
 type position struct {
-	File    int   `json:"file"`    // index into this subtask's files
-	Records int64 `json:"records"` // records consumed in that file
+	Done    []string `json:"done,omitempty"`
+	Current string   `json:"current,omitempty"`
+	Records int64    `json:"records"` // records consumed in Current
 }
 
 type reader struct {
 	src         *Source
 	subtask     int
 	parallelism int
-	files       []string
+	done        map[string]bool
+	queue       []string // files of this subtask not read yet, in read order
+	listed      time.Time
 	pos         position
 	f           *os.File
 	dec         *decoder
 }
 
+// mine assigns a file to a subtask by a hash of its path, so files that
+// appear later (source.monitor-interval) land on a stable subtask.
+func (r *reader) mine(path string) bool {
+	if r.parallelism <= 1 {
+		return true
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(path); i++ {
+		h = (h ^ uint32(path[i])) * 16777619
+	}
+	return int(h%uint32(r.parallelism)) == r.subtask
+}
+
 func (r *reader) Open(_ context.Context, st []byte) error {
+	r.done = map[string]bool{}
+	if len(st) > 0 {
+		if err := json.Unmarshal(st, &r.pos); err != nil {
+			return fmt.Errorf("filesystem source: restore position: %w", err)
+		}
+		for _, d := range r.pos.Done {
+			r.done[d] = true
+		}
+	}
+	return r.list()
+}
+
+// list refreshes the queue with this subtask's files not read yet; the
+// file being read (restored Current) comes first.
+func (r *reader) list() error {
 	all, err := listFiles(r.src.path)
 	if err != nil {
 		return err
 	}
-	for i := r.subtask; i < len(all); i += r.parallelism {
-		r.files = append(r.files, all[i])
+	r.listed = time.Now()
+	r.queue = r.queue[:0]
+	if r.pos.Current != "" && r.dec == nil {
+		r.queue = append(r.queue, r.pos.Current)
 	}
-	if len(st) > 0 {
-		if err := json.Unmarshal(st, &r.pos); err != nil {
-			return fmt.Errorf("filesystem source: restore position: %w", err)
+	for _, p := range all {
+		if r.mine(p) && !r.done[p] && p != r.pos.Current {
+			r.queue = append(r.queue, p)
 		}
 	}
 	return nil
 }
 
-// Next returns up to 1024 rows, moving through the files.
+// Next returns up to 1024 rows, moving through the files. A bounded
+// source ends when every file is read; a monitored one lists the path
+// again every source.monitor-interval.
 func (r *reader) Next(ctx context.Context) ([]sql.Row, error) {
 	var out []sql.Row
 	for len(out) < 1024 {
 		if r.dec == nil {
-			if r.pos.File >= len(r.files) {
+			if len(r.queue) == 0 {
 				if len(out) > 0 {
 					return r.project(out), nil
 				}
-				return nil, io.EOF
+				if r.src.monitor <= 0 {
+					return nil, io.EOF
+				}
+				if time.Since(r.listed) < r.src.monitor {
+					return nil, nil
+				}
+				if err := r.list(); err != nil {
+					return nil, err
+				}
+				if len(r.queue) == 0 {
+					return nil, nil
+				}
 			}
-			f, err := os.Open(r.files[r.pos.File])
+			path := r.queue[0]
+			r.queue = r.queue[1:]
+			f, err := os.Open(path)
 			if err != nil {
-				return nil, sql.Errorf(sql.IOException, "Cannot open file '%s': %w", r.files[r.pos.File], err)
+				return nil, sql.Errorf(sql.IOException, "Cannot open file '%s': %w", path, err)
 			}
 			r.f, r.dec = f, r.src.format.newDecoder(bufio.NewReaderSize(f, 256<<10))
+			if path != r.pos.Current {
+				r.pos.Current, r.pos.Records = path, 0
+			}
 			for i := int64(0); i < r.pos.Records; i++ { // skip what a restored checkpoint consumed
 				if _, err := r.dec.next(); err != nil {
 					if errors.Is(err, io.EOF) {
 						break
 					}
-					return nil, fmt.Errorf("%s: %w", r.files[r.pos.File], err)
+					return nil, fmt.Errorf("%s: %w", path, err)
 				}
 			}
 		}
@@ -234,11 +291,13 @@ func (r *reader) Next(ctx context.Context) ([]sql.Row, error) {
 		if errors.Is(err, io.EOF) {
 			r.f.Close()
 			r.f, r.dec = nil, nil
-			r.pos = position{File: r.pos.File + 1}
+			r.done[r.pos.Current] = true
+			r.pos.Done = append(r.pos.Done, r.pos.Current)
+			r.pos.Current, r.pos.Records = "", 0
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.files[r.pos.File], err)
+			return nil, fmt.Errorf("%s: %w", r.pos.Current, err)
 		}
 		r.pos.Records++
 		out = append(out, rows...)

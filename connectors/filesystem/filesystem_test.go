@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/shopspring/decimal"
@@ -261,5 +262,59 @@ func TestTextForms(t *testing.T) {
 			{Name: "m", Type: sql.MapOf(sql.String(), sql.Int())}})
 	if want := `{"i":1,"n":null,"r":{"s":"a","l":2},"m":{"k":3}}`; string(b) != want {
 		t.Fatalf("json %s, want %s", b, want)
+	}
+}
+
+func TestMonitorInterval(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.csv"), []byte("1,1,a\n2,2,b\n"), 0o644)
+	src, err := Factory{}.CreateSource(&connectors.Context{Schema: orders,
+		Options: map[string]string{"path": dir, "format": "csv", "source.monitor-interval": "10ms"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Bounded() {
+		t.Fatal("a monitored source is unbounded")
+	}
+	ctx := context.Background()
+	r, _ := src.NewReader(0, 1)
+	if err := r.Open(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	next := func() []sql.Row {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			rows, err := r.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) > 0 {
+				return rows
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatal("no rows")
+		return nil
+	}
+	if rows := next(); len(rows) != 2 {
+		t.Fatalf("first file: %d rows", len(rows))
+	}
+	if rows, err := r.Next(ctx); err != nil || len(rows) != 0 {
+		t.Fatalf("idle: %v %v", rows, err)
+	}
+	st, _ := r.Snapshot(1)
+	os.WriteFile(filepath.Join(dir, "b.csv"), []byte("3,3,c\n"), 0o644)
+	if rows := next(); len(rows) != 1 || rows[0].Values[0] != int32(3) {
+		t.Fatalf("new file: %v", rows)
+	}
+	// Restored from before b.csv was read: b.csv is read, a.csv is not.
+	r2, _ := src.NewReader(0, 1)
+	if err := r2.Open(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	r = r2
+	if rows := next(); len(rows) != 1 || rows[0].Values[0] != int32(3) {
+		t.Fatalf("after restore: %v", rows)
 	}
 }
