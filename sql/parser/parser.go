@@ -180,9 +180,9 @@ func (p *parser) expectOp(op string) token {
 var reserved = map[string]bool{
 	"SELECT": true, "FROM": true, "WHERE": true, "WITH": true, "TABLE": true, "CREATE": true,
 	"DROP": true, "INSERT": true, "INTO": true, "VALUES": true, "SET": true, "AND": true, "OR": true,
-	"NOT": true, "NULL": true, "PRIMARY": true, "KEY": true, "CONSTRAINT": true, "COMMENT": false,
-	"PARTITIONED": false, "LIKE": true, "AS": true, "BY": true, "ON": true, "JOIN": true, "END": true,
-	"GROUP": true, "ORDER": true, "HAVING": true, "LIMIT": false, "UNION": true, "WATERMARK": false,
+	"NOT": true, "NULL": true, "PRIMARY": true, "KEY": true, "CONSTRAINT": true, "LIKE": true, "AS": true,
+	"BY": true, "ON": true, "JOIN": true, "END": true, "GROUP": true, "ORDER": true, "HAVING": true,
+	"UNION": true,
 }
 
 // ident reads one identifier.

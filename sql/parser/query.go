@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -772,5 +771,3 @@ func (p *parser) failAtPos(at ast.Pos) {
 	}
 	p.fail(p.toks[len(p.toks)-1])
 }
-
-var _ = fmt.Sprint
