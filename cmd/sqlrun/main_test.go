@@ -150,3 +150,66 @@ func TestFlags(t *testing.T) {
 		t.Errorf("explain without -f: exit %d", code)
 	}
 }
+
+const seedScript = `CREATE TABLE orders (
+    id BIGINT,
+    amount DECIMAL(10, 2),
+    status STRING,
+    PRIMARY KEY (id) NOT ENFORCED
+) WITH (
+    'connector' = 'paimon',
+    'path' = 'hdfs:///warehouse/orders',
+    'changelog-producer' = 'input',
+    'consumer.expiration-time' = '1 d'
+);
+CREATE TABLE mysql_orders (
+    id BIGINT,
+    amount DECIMAL(10, 2),
+    status STRING,
+    PRIMARY KEY (id) NOT ENFORCED
+) WITH (
+    'connector' = 'jdbc',
+    'url' = 'jdbc:mysql://mysql-host:3306/serving',
+    'table-name' = 'orders_rt',
+    'username' = 'flink_writer',
+    'password' = 'hunter2',
+    'sink.buffer-flush.max-rows' = '100',
+    'sink.buffer-flush.interval' = '1s',
+    'sink.max-retries' = '3'
+);
+INSERT INTO mysql_orders
+SELECT id, amount, status
+FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'mysql-orders-v1') */;
+`
+
+// The explain subcommand runs the DDL and explains the seed's job with
+// the real planner: text, then DOT.
+func TestExplainSubcommand(t *testing.T) {
+	f := writeScript(t, seedScript)
+	code, out, errOut := runCLI(t, "explain", "-f", f)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	for _, want := range []string{"== Abstract Syntax Tree ==", "== Optimized Physical Plan ==",
+		"== Optimized Execution Plan ==", "Sink(table=[default_catalog.default_database.mysql_orders]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, "explain", "--dot", "-f", f)
+	if code != 0 || !strings.HasPrefix(out, "digraph") {
+		t.Fatalf("--dot: exit %d:\n%s", code, out)
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Errorf("password in DOT output")
+	}
+}
+
+// Planning errors surface with Flink's text and the statement's line.
+func TestExplainSubcommandError(t *testing.T) {
+	f := writeScript(t, "CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');\nINSERT INTO t\nSELECT * FROM missing;\n")
+	code, out, errOut := runCLI(t, "explain", "-f", f)
+	if code != 1 || !strings.Contains(out, "Object 'missing' not found") || !strings.Contains(errOut, f+":2:") {
+		t.Fatalf("exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+}
