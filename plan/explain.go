@@ -155,7 +155,13 @@ func javaDouble(f float64) string {
 	if !strings.Contains(mant, ".") {
 		mant += ".0"
 	}
-	return mant + "E" + strings.TrimPrefix(exp, "+")
+	exp = strings.TrimPrefix(exp, "+")
+	neg := strings.HasPrefix(exp, "-")
+	exp = strings.TrimLeft(strings.TrimPrefix(exp, "-"), "0")
+	if neg {
+		exp = "-" + exp
+	}
+	return mant + "E" + exp
 }
 
 // nodeDescription is one node's text without children or changelog mode;
@@ -290,7 +296,11 @@ func nodeDescription(n *Rel, f Format) string {
 			}
 			parts = append(parts, in[k.Field]+" "+d)
 		}
-		return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%d])", strings.Join(parts, ", "), n.Offset, n.Fetch)
+		strategy := "AppendFastStrategy"
+		if !n.input().Mode.IsInsertOnly() && n.input().Mode != sql.NoChanges {
+			strategy = "RetractStrategy"
+		}
+		return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%d], strategy=[%s])", strings.Join(parts, ", "), n.Offset, n.Fetch, strategy)
 	case Sink:
 		if n.Collect {
 			return "Sink(table=[*anonymous_collect$1*], fields=[" + strings.Join(n.Names, ", ") + "])"

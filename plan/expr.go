@@ -122,10 +122,9 @@ func formatLiteral(l *Literal, f Format) string {
 		if f == FormatInfix {
 			return q
 		}
-		s = "_UTF-16LE" + q
-		if l.T.Root == sql.TypeChar {
-			return s
-		}
+		// A character literal's natural type is CHAR(n); Calcite
+		// prints it without a type.
+		return "_UTF-16LE" + q
 	case bool:
 		return strconv.FormatBool(v)
 	case float64:
