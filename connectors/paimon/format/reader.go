@@ -26,15 +26,16 @@ type File struct {
 
 // Open opens a data file for reading. name is used in errors (and to reject
 // orc/avro files); size must be the exact file size.
-func Open(r io.ReaderAt, size int64, name string) (*File, error) {
+func Open(r io.ReaderAt, size int64, name string) (f *File, err error) {
 	if err := CheckReadable(name); err != nil {
 		return nil, err
 	}
+	defer recoverCorrupt(name, &err)
 	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("open parquet file %s: %w", name, err)
 	}
-	f := &File{name: name, pf: pf, index: map[string]int{}}
+	f = &File{name: name, pf: pf, index: map[string]int{}}
 	for i, fl := range pf.Schema().Fields() {
 		if !fl.Leaf() {
 			// Nested columns would shift leaf indexes; not supported yet.
@@ -87,7 +88,8 @@ type Projection struct {
 	Fields []schema.Field
 }
 
-func (f *File) column(name string, target sql.DataType) (colReader, error) {
+func (f *File) column(name string, target sql.DataType) (_ colReader, err error) {
+	defer recoverCorrupt(f.name, &err)
 	i, ok := f.index[name]
 	if !ok {
 		return colReader{}, fmt.Errorf("parquet file %s has no column %s (columns: %v)", f.name, name, f.ColumnNames())
@@ -198,10 +200,16 @@ func newRowReader(f *File, leaves []int) *rowReader {
 }
 
 // advance positions on the next row; false at the end or on error.
-func (r *rowReader) advance() bool {
+func (r *rowReader) advance() (ok bool) {
 	if r.err != nil {
 		return false
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.err = fmt.Errorf("%w %s: %v", ErrCorrupt, r.f.name, p)
+			ok = false
+		}
+	}()
 	for r.left == 0 {
 		r.closeCursors()
 		r.rg++
@@ -508,6 +516,17 @@ func (a *arena) str(b []byte) string {
 	start := len(a.buf)
 	a.buf = append(a.buf, b...)
 	return unsafe.String(&a.buf[start], len(b))
+}
+
+// ErrCorrupt is wrapped when a data file cannot be decoded.
+var ErrCorrupt = errors.New("corrupt data file")
+
+// recoverCorrupt turns a panic of the Parquet library on malformed input
+// into an error naming the file; it must be called directly by defer.
+func recoverCorrupt(name string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("%w %s: %v", ErrCorrupt, name, p)
+	}
 }
 
 // ErrCast is wrapped when a value cannot be converted to an evolved type.
