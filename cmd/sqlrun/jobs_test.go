@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/exec"
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// scanPlanner plans "INSERT INTO sink SELECT * FROM src" with the real
+// connector factories and runtime, so the -f job lifecycle (wait, signal,
+// savepoint, --resume) is tested independently of the planner's
+// progress. Everything else goes to the real planner adapter.
+type scanPlanner struct{ planAdapter }
+
+func (scanPlanner) CompileInsert(_ context.Context, env exec.Env, stmt ast.Statement, name string) (*runtime.Graph, error) {
+	in := stmt.(*ast.Insert)
+	sel := in.Query.(*ast.Select)
+	srcID, srcT, err := env.LookupTable(sel.From.(*ast.TableRef).Name)
+	if err != nil {
+		return nil, err
+	}
+	sinkID, sinkT, err := env.LookupTable(in.Table)
+	if err != nil {
+		return nil, err
+	}
+	sf, err := connectors.Lookup(srcT.Options["connector"])
+	if err != nil {
+		return nil, err
+	}
+	src, err := sf.(connectors.SourceFactory).CreateSource(&connectors.Context{Table: srcID, Schema: srcT.Schema,
+		Options: srcT.Options, Config: env.Config(), Streaming: true})
+	if err != nil {
+		return nil, err
+	}
+	kf, err := connectors.Lookup(sinkT.Options["connector"])
+	if err != nil {
+		return nil, err
+	}
+	sink, err := kf.(connectors.SinkFactory).CreateSink(&connectors.Context{Table: sinkID, Schema: sinkT.Schema,
+		Options: sinkT.Options, Config: env.Config(), Streaming: true})
+	if err != nil {
+		return nil, err
+	}
+	g := runtime.NewGraph(name)
+	a := g.AddSource("source", "Source: "+srcID.String(), src, 1)
+	b := g.AddSink("sink", "Sink: "+sinkID.String(), sink, 1)
+	g.Connect(a, b, runtime.Partitioning{Kind: runtime.Forward})
+	return g, nil
+}
+
+const streamingJob = `
+SET 'execution.checkpointing.interval' = '100 ms';
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100000000');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT * FROM src;
+`
+
+// runUntilSignal runs sqlrun -f in-process and sends it SIGTERM once the
+// job is submitted; it returns the exit code and output.
+func runUntilSignal(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut syncBuffer
+	done := make(chan int)
+	go func() { done <- run(args, strings.NewReader(""), &out, &errOut) }()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(out.String(), "Job ID: ") {
+		if time.Now().After(deadline) {
+			t.Fatalf("job not submitted:\n%s\n%s", out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // let a few checkpoints complete
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		return code, out.String(), errOut.String()
+	case <-time.After(30 * time.Second):
+		t.Fatalf("sqlrun did not stop after SIGTERM:\n%s", out.String())
+	}
+	return 0, "", ""
+}
+
+// SIGTERM stops the script's jobs with a savepoint and exits 0; --resume
+// then restores the job from that savepoint (found by the job's name).
+func TestScriptSignalStopsWithSavepointAndResumes(t *testing.T) {
+	orig := planner
+	planner = func() exec.Planner { return scanPlanner{} }
+	defer func() { planner = orig }()
+	t.Setenv("HOME", t.TempDir())
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	f := writeScript(t, streamingJob)
+
+	code, out, errOut := runUntilSignal(t, "-f", f)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s:\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: ") ||
+		!strings.Contains(out, "[INFO] Stopping 1 running job(s) gracefully...") ||
+		!strings.Contains(out, "(insert-into_default_catalog.default_database.sink) stopped with savepoint: ") {
+		t.Fatalf("output:\n%s", out)
+	}
+	jobDir := filepath.Join(data, "sqlrun", "checkpoints", "insert-into_default_catalog.default_database.sink")
+	saved, err := runtime.LatestCheckpoint(filepath.Join(data, "sqlrun", "checkpoints"), "insert-into_default_catalog.default_database.sink")
+	if err != nil || saved == "" || !strings.HasPrefix(saved, jobDir) {
+		t.Fatalf("no savepoint under %s: %q %v", jobDir, saved, err)
+	}
+
+	// --resume restores the same job name from its latest savepoint.
+	code, out, errOut = runUntilSignal(t, "--resume", "-f", f)
+	if code != 0 {
+		t.Fatalf("resume: exit %d, stderr %s:\n%s", code, errOut, out)
+	}
+	cp, err := runtime.ReadCheckpoint(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, err := runtime.LatestCheckpoint(filepath.Join(data, "sqlrun", "checkpoints"), "insert-into_default_catalog.default_database.sink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := runtime.ReadCheckpoint(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.ID <= cp.ID {
+		t.Errorf("resumed job did not continue from checkpoint %d (latest %d)", cp.ID, next.ID)
+	}
+}
+
+// A job failing after submission fails the script: exit 1.
+func TestScriptJobFailure(t *testing.T) {
+	orig := planner
+	planner = func() exec.Planner { return scanPlanner{} }
+	defer func() { planner = orig }()
+	dir := t.TempDir()
+	f := writeScript(t, fmt.Sprintf(`
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
+INSERT INTO sink SELECT * FROM src;
+`, filepath.Join(dir, "file-not-dir")))
+	if err := os.WriteFile(filepath.Join(dir, "file-not-dir"), []byte("x"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "-f", f)
+	if code != 1 || !strings.Contains(errOut, "job failed") {
+		t.Fatalf("exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a poller.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
