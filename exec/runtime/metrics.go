@@ -34,6 +34,9 @@ type VertexMetrics struct {
 	// BackPressured is the total time the vertex's subtasks waited on full
 	// output channels.
 	BackPressured time.Duration
+	// Flushes counts a sink's writer snapshots: every checkpoint flushes
+	// each writer (JDBC buffers, Paimon files).
+	Flushes int64
 }
 
 // Metrics is a point-in-time snapshot of a job, for the shell's status line
@@ -63,7 +66,7 @@ func (j *Job) Metrics() Metrics {
 		}
 		m.Vertices = append(m.Vertices, VertexMetrics{UID: v.UID, Name: v.Name, Kind: kind, Parallelism: v.Parallelism,
 			RecordsIn: vm.recordsIn.Load(), RecordsOut: vm.recordsOut.Load(),
-			BackPressured: time.Duration(vm.backpressureNanos.Load())})
+			BackPressured: time.Duration(vm.backpressureNanos.Load()), Flushes: vm.flushes.Load()})
 	}
 	j.mu.Lock()
 	m.Checkpoints = j.cpStats
@@ -103,6 +106,9 @@ func WritePrometheus(w io.Writer, jobs []*Job) error {
 			add("flink_taskmanager_job_task_operator_numRecordsOut", "Records emitted.", ol, float64(v.RecordsOut))
 			add("flink_taskmanager_job_task_backPressuredTimeMsTotal", "Milliseconds spent waiting on full output channels.", ol,
 				float64(v.BackPressured.Milliseconds()))
+			if v.Kind == "sink" {
+				add("sqlrun_sink_flushes_total", "Sink writer flushes (one per subtask per checkpoint).", ol, float64(v.Flushes))
+			}
 		}
 	}
 	names := make([]string, 0, len(families))

@@ -336,6 +336,7 @@ func (t *task) snapshot(ctx context.Context, cp int64) error {
 		st, err = t.reader.Snapshot(cp)
 	case t.writer != nil:
 		st, comm, err = t.writer.Snapshot(ctx, cp)
+		t.metrics.flushes.Add(1)
 	case t.op != nil:
 		st, err = t.op.Snapshot(cp)
 	}
@@ -577,4 +578,5 @@ type vertexMetrics struct {
 	recordsIn         atomic.Int64
 	recordsOut        atomic.Int64
 	backpressureNanos atomic.Int64
+	flushes           atomic.Int64 // sink writer snapshots (each flushes the writer)
 }
