@@ -118,7 +118,7 @@ func WritePrometheus(w io.Writer, jobs []*Job) error {
 	sort.Strings(names)
 	for _, n := range names {
 		kind := "gauge"
-		if strings.HasPrefix(n, "flink_taskmanager") || strings.Contains(n, "numberOf") {
+		if strings.HasPrefix(n, "flink_taskmanager") || strings.Contains(n, "numberOf") || strings.HasSuffix(n, "_total") {
 			kind = "counter"
 		}
 		if _, err := fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", n, help[n], n, kind); err != nil {
