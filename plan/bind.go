@@ -819,6 +819,8 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 		return &InputRef{Index: i, T: sc.cols[i].t}, nil
 	case *ast.Literal:
 		return bindLiteral(x)
+	case *ast.TimeUnit:
+		return &Literal{Value: x.Unit, T: sql.Char(len(x.Unit)).NotNull(), Flag: true}, nil
 	case *ast.Param:
 		return nil, validationErr(x.At, 1, "Dynamic parameters are not supported")
 	case *ast.Unary:

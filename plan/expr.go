@@ -27,6 +27,9 @@ type InputRef struct {
 type Literal struct {
 	Value any
 	T     sql.DataType
+	// Flag marks a symbol argument such as TRIM's BOTH/LEADING/TRAILING,
+	// printed as FLAG(BOTH).
+	Flag bool
 }
 
 // Call applies an operator or function. Op is Calcite's operator name:
@@ -109,6 +112,12 @@ func isInfixOp(op string) bool {
 // CHAR); strings carry Calcite's _UTF-16LE charset prefix except in the
 // execution plan, which also drops the type.
 func formatLiteral(l *Literal, f Format) string {
+	if l.Flag {
+		if f == FormatInfix {
+			return fmt.Sprint(l.Value)
+		}
+		return "FLAG(" + fmt.Sprint(l.Value) + ")"
+	}
 	if l.Value == nil {
 		if f == FormatInfix {
 			return "null"

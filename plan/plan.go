@@ -56,6 +56,8 @@ func (p *Planner) PlanStatement(stmt ast.Statement) (pl *Plan, err error) {
 func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			// A planner bug must not take the shell down; the fuzz test
+			// looks for this message.
 			pl, err = nil, sql.Errorf(sql.TableException, "internal planner error: %v", r)
 		}
 	}()
