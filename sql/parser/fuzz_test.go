@@ -116,7 +116,16 @@ func parseChecks(t *testing.T, text string) {
 		} else {
 			_ = ast.Dump(st)
 			if q, ok := st.(*ast.Query); ok {
-				_ = ast.FormatQuery(q.Body)
+				// Printing is stable: the printed query parses back to
+				// the same text.
+				text1 := ast.FormatQuery(q.Body)
+				again, err := Parse(text1)
+				if err != nil {
+					t.Fatalf("%q printed as %q does not parse: %v", text, text1, err)
+				}
+				if text2 := ast.FormatQuery(again.(*ast.Query).Body); text2 != text1 {
+					t.Fatalf("%q printed as %q, then as %q", text, text1, text2)
+				}
 			}
 		}
 		stmts, err := ParseScript(text)

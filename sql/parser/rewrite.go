@@ -269,6 +269,13 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 		}
 		if t.kind == tNumber {
 			p.numberLiteral(t) // range checks with Calcite's messages
+			if strings.HasSuffix(t.text, ".") {
+				// "1." is a decimal to Calcite, but TiDB reads "1. AS x"
+				// as a qualified name: spell it "1.0".
+				r.synth(t.text+"0", t.off)
+				f.wantTable = false
+				continue
+			}
 		}
 		if up == "" {
 			if t.kind == tQuoted && f.kind == fQuery && f.wantTable {
