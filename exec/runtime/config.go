@@ -40,8 +40,10 @@ type Config struct {
 	// attempts and delay; 0 attempts means a failure fails the job.
 	RestartAttempts int
 	RestartDelay    time.Duration
-	// ChannelCapacity is the number of batches a channel buffers before
-	// the sender blocks (backpressure). Default 16.
+	// ChannelCapacity is the number of batches (up to ~1024 rows each) a
+	// channel buffers before the sender blocks (backpressure). Default 4:
+	// enough to keep every stage busy, and a small in-flight heap keeps
+	// garbage collection cheap (16 cost ~30% throughput in the benchmark).
 	ChannelCapacity int
 }
 
@@ -68,7 +70,7 @@ const (
 // is none unless restart-strategy.type is fixed-delay (Flink would pick one
 // when checkpointing is on; we keep failures visible by default).
 func ConfigFromMap(m map[string]string) (Config, error) {
-	c := Config{Streaming: true, NumRetained: 1, ChannelCapacity: 16, RestartDelay: time.Second,
+	c := Config{Streaming: true, NumRetained: 1, ChannelCapacity: 4, RestartDelay: time.Second,
 		CheckpointTimeout: 10 * time.Minute}
 	get := func(k string) (string, bool) {
 		v, ok := m[k]

@@ -23,7 +23,7 @@ func TestConfigFromMap(t *testing.T) {
 	}
 	want := Config{Streaming: false, CheckpointInterval: 10 * time.Second, CheckpointDir: "/tmp/cp", NumRetained: 3,
 		RestartAttempts: 4, RestartDelay: 2 * time.Second, RestorePath: "/tmp/sp", IgnoreUnclaimedState: true,
-		ChannelCapacity: 16, CheckpointTimeout: 10 * time.Minute}
+		ChannelCapacity: 4, CheckpointTimeout: 10 * time.Minute}
 	if c != want {
 		t.Fatalf("got  %+v\nwant %+v", c, want)
 	}

@@ -94,7 +94,7 @@ func Start(ctx context.Context, g *Graph, cfg Config) (*Job, error) {
 		return nil, sql.Errorf(sql.TableException, "invalid job graph: %w", err)
 	}
 	if cfg.ChannelCapacity <= 0 {
-		cfg.ChannelCapacity = 16
+		cfg.ChannelCapacity = 4
 	}
 	if cfg.NumRetained <= 0 {
 		cfg.NumRetained = 1
