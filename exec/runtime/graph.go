@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/sqlrun/sqlrun/connectors"
 )
@@ -223,4 +224,36 @@ func (g *Graph) Validate() error {
 		return fmt.Errorf("job graph %q has a cycle", g.Name)
 	}
 	return nil
+}
+
+// String lists the vertices and edges, one per line, for logs and tests:
+//
+//	0 src "Source: orders" p=1 source
+//	1 agg "GroupAggregate" p=2 operator <- 0 hash[2]
+func (g *Graph) String() string {
+	var b strings.Builder
+	for i, v := range g.Vertices {
+		kind := "operator"
+		switch {
+		case v.Source != nil:
+			kind = "source"
+		case v.Sink != nil:
+			kind = "sink"
+		}
+		fmt.Fprintf(&b, "%d %s %q p=%d %s", i, v.UID, v.Name, v.Parallelism, kind)
+		sep := " <- "
+		for _, e := range g.Edges {
+			if e.To != i {
+				continue
+			}
+			b.WriteString(sep)
+			sep = ", "
+			fmt.Fprintf(&b, "%d %s", e.From, e.Partition.Kind)
+			if e.Partition.Kind == Hash {
+				fmt.Fprintf(&b, "%v", e.Partition.Keys)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

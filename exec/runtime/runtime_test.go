@@ -151,6 +151,17 @@ func TestBoundedJobRunsToCompletion(t *testing.T) {
 	}
 }
 
+func TestGraphString(t *testing.T) {
+	got := aggGraph(&runtime.ValuesSource{}, &memSink{}, 2).String()
+	want := `0 src "Source: orders" p=1 source
+1 agg "GroupAggregate" p=2 operator <- 0 hash[2]
+2 sink "Sink: out" p=1 sink <- 1 global
+`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestGraphValidation(t *testing.T) {
 	g := runtime.NewGraph("bad")
 	s := g.AddSource("a", "src", &runtime.ValuesSource{}, 2)
