@@ -1,0 +1,335 @@
+package table
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// RowIterator yields rows of a split. Contract as the format and mergetree
+// iterators: Next returns false when exhausted or failed (Err tells which);
+// Close is mandatory. Rows are freshly allocated and may be retained.
+type RowIterator interface {
+	Next() (sql.Row, bool)
+	Err() error
+	Close() error
+}
+
+// ReadOptions configure a split reader.
+type ReadOptions struct {
+	// Projection lists the table columns to produce, as indexes into
+	// Schema.Fields, in output order; nil produces every column.
+	Projection []int
+}
+
+// NewSplitReader reads a split as rows:
+//
+//   - SplitFull of a primary-key table: merge-on-read of all sorted runs
+//     with the table's merge engine, retracted keys dropped, rows +I; a
+//     split whose files are one sorted run without retractions (a single
+//     file, or one level ≥ 1) is read raw with projection push-down;
+//   - SplitDelta of a primary-key table: the added files merged by key with
+//     RowKinds kept (-D/-U included);
+//   - SplitChangelog: the changelog files concatenated, RowKinds kept;
+//   - append tables: the files' rows in sequence order, +I.
+func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
+	fields := t.Schema.Fields
+	proj := o.Projection
+	if !t.PrimaryKey() {
+		files := append([]manifest.DataFileMeta(nil), s.Files...)
+		sort.SliceStable(files, func(i, j int) bool { return files[i].MinSequenceNumber < files[j].MinSequenceNumber })
+		dir, err := t.bucketDir(s.Partition, s.Bucket)
+		if err != nil {
+			return nil, err
+		}
+		return &rawRows{t: t, dir: dir, files: files, proj: proj}, nil
+	}
+	if s.Kind == SplitFull && rawConvertible(s.Files) {
+		dir, err := t.bucketDir(s.Partition, s.Bucket)
+		if err != nil {
+			return nil, err
+		}
+		files := append([]manifest.DataFileMeta(nil), s.Files...)
+		if len(files) > 1 {
+			if err := t.sortByMinKey(files); err != nil {
+				return nil, err
+			}
+		}
+		return &rawRows{t: t, dir: dir, files: files, proj: proj}, nil
+	}
+	it, err := t.ReadKV(s)
+	if err != nil {
+		return nil, err
+	}
+	_ = fields
+	return &kvRows{it: it, proj: proj, full: s.Kind == SplitFull}, nil
+}
+
+// rawConvertible reports whether the files form one sorted run without
+// retractions, so no merge is needed (Paimon's DataSplit.rawConvertible).
+func rawConvertible(files []manifest.DataFileMeta) bool {
+	if len(files) == 0 {
+		return true
+	}
+	for _, f := range files {
+		if f.DeleteRowCount == nil || *f.DeleteRowCount != 0 {
+			return false
+		}
+	}
+	if len(files) == 1 {
+		return true
+	}
+	lvl := files[0].Level
+	if lvl == 0 {
+		return false
+	}
+	for _, f := range files {
+		if f.Level != lvl {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Table) sortByMinKey(files []manifest.DataFileMeta) error {
+	keys := make(map[string][]any, len(files))
+	for _, f := range files {
+		fm, err := t.fileMeta(f)
+		if err != nil {
+			return err
+		}
+		keys[f.FileName] = fm.MinKey
+	}
+	sort.SliceStable(files, func(i, j int) bool {
+		return t.Spec.Key.Compare(keys[files[i].FileName], keys[files[j].FileName]) < 0
+	})
+	return nil
+}
+
+func (t *Table) bucketDir(part []byte, bucket int) (string, error) {
+	pp, err := t.PartitionPath(part)
+	if err != nil {
+		return "", err
+	}
+	return format.BucketDir(t.Root, pp, bucket), nil
+}
+
+// ReadKV reads a split of a primary-key table as KeyValues: merged with
+// retractions dropped (SplitFull), merged with RowKinds kept (SplitDelta),
+// or raw in file order (SplitChangelog). Records carry the trimmed key,
+// sequence number, RowKind and every table column (current schema).
+func (t *Table) ReadKV(s Split) (mergetree.Iterator, error) {
+	if !t.PrimaryKey() {
+		return nil, fmt.Errorf("paimon table %s: ReadKV needs a primary-key table", t.Root)
+	}
+	st, err := t.newBucketStore(s.Partition, s.Bucket)
+	if err != nil {
+		return nil, err
+	}
+	metas := make([]*mergetree.FileMeta, 0, len(s.Files))
+	for _, f := range s.Files {
+		st.remember(f)
+		fm, err := t.fileMeta(f)
+		if err != nil {
+			return nil, err
+		}
+		metas = append(metas, fm)
+	}
+	switch s.Kind {
+	case SplitChangelog:
+		return &concat{files: metas, open: st.Open}, nil
+	case SplitDelta:
+		if len(metas) == 1 {
+			return st.Open(metas[0])
+		}
+		its := make([]mergetree.Iterator, 0, len(metas))
+		for _, m := range metas {
+			it, err := st.Open(m)
+			if err != nil {
+				for _, o := range its {
+					o.Close()
+				}
+				return nil, err
+			}
+			its = append(its, it)
+		}
+		return mergetree.NewMergeIter(mergetree.NewMergingIter(its, t.Spec.Key, t.Spec.Order), t.Spec.Key, t.Spec.NewMergeFunction(), false), nil
+	default:
+		levels, err := mergetree.NewLevels(t.Spec.Key, metas, t.Spec.NumLevels)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s bucket %d: %w", t.Root, s.Bucket, err)
+		}
+		return mergetree.NewLevelsReader(t.Spec, st, levels.LevelSortedRuns()), nil
+	}
+}
+
+// concat reads files one after another.
+type concat struct {
+	files []*mergetree.FileMeta
+	open  func(*mergetree.FileMeta) (mergetree.Iterator, error)
+	cur   mergetree.Iterator
+	err   error
+}
+
+func (c *concat) Next() *mergetree.KV {
+	for c.err == nil {
+		if c.cur == nil {
+			if len(c.files) == 0 {
+				return nil
+			}
+			it, err := c.open(c.files[0])
+			c.files = c.files[1:]
+			if err != nil {
+				c.err = err
+				return nil
+			}
+			c.cur = it
+		}
+		if r := c.cur.Next(); r != nil {
+			return r
+		}
+		err := c.cur.Close()
+		c.cur = nil
+		if err != nil {
+			c.err = err
+		}
+	}
+	return nil
+}
+
+func (c *concat) Error() error { return c.err }
+
+func (c *concat) Close() error {
+	if c.cur != nil {
+		if err := c.cur.Close(); err != nil && c.err == nil {
+			c.err = err
+		}
+		c.cur = nil
+	}
+	return c.err
+}
+
+// kvRows turns KeyValues into projected rows.
+type kvRows struct {
+	it   mergetree.Iterator
+	proj []int
+	full bool
+	err  error
+}
+
+func (k *kvRows) Next() (sql.Row, bool) {
+	r := k.it.Next()
+	if r == nil {
+		k.err = k.it.Error()
+		return sql.Row{}, false
+	}
+	kind := r.Kind
+	if k.full {
+		kind = sql.Insert
+	}
+	return sql.Row{Kind: kind, Values: project(r.Value, k.proj)}, true
+}
+
+func project(v []any, proj []int) []any {
+	if proj == nil {
+		return v
+	}
+	out := make([]any, len(proj))
+	for i, p := range proj {
+		out[i] = v[p]
+	}
+	return out
+}
+
+func (k *kvRows) Err() error { return k.err }
+
+func (k *kvRows) Close() error {
+	if err := k.it.Close(); err != nil && k.err == nil {
+		k.err = err
+	}
+	return k.err
+}
+
+// rawRows reads the value columns of files one after another, with the
+// projection pushed into the Parquet reader.
+type rawRows struct {
+	t     *Table
+	dir   string
+	files []manifest.DataFileMeta
+	proj  []int
+
+	f   fs.File
+	it  *format.RowIterator
+	err error
+}
+
+func (r *rawRows) openNext() bool {
+	m := r.files[0]
+	r.files = r.files[1:]
+	fileSchema, err := r.t.SchemaByID(m.SchemaID)
+	if err != nil {
+		r.err = err
+		return false
+	}
+	want := r.t.Schema.Fields
+	if r.proj != nil {
+		want = make([]schemaField, len(r.proj))
+		for i, p := range r.proj {
+			want[i] = r.t.Schema.Fields[p]
+		}
+	}
+	f, pf, err := r.t.openFile(r.dir, m)
+	if err != nil {
+		r.err = err
+		return false
+	}
+	it, err := pf.Rows(format.Projection{FileFields: fileSchema.Fields, Fields: want})
+	if err != nil {
+		f.Close()
+		r.err = fmt.Errorf("read %s: %w", m.FileName, err)
+		return false
+	}
+	r.f, r.it = f, it
+	return true
+}
+
+func (r *rawRows) Next() (sql.Row, bool) {
+	for r.err == nil {
+		if r.it == nil {
+			if len(r.files) == 0 {
+				return sql.Row{}, false
+			}
+			if !r.openNext() {
+				return sql.Row{}, false
+			}
+		}
+		if v := r.it.Next(); v != nil {
+			return sql.Row{Kind: sql.Insert, Values: v}, true
+		}
+		r.err = r.it.Err()
+		r.closeCur()
+	}
+	return sql.Row{}, false
+}
+
+func (r *rawRows) closeCur() {
+	if r.it != nil {
+		r.it.Close()
+		if err := r.f.Close(); err != nil && r.err == nil {
+			r.err = err
+		}
+		r.it, r.f = nil, nil
+	}
+}
+
+func (r *rawRows) Err() error { return r.err }
+
+func (r *rawRows) Close() error {
+	r.closeCur()
+	return r.err
+}

@@ -1,0 +1,424 @@
+package table
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+)
+
+// bucketStore is the mergetree.RunStore of one (partition, bucket): data
+// and changelog files in the bucket directory, read and written with the
+// format package. It remembers the manifest record (DataFileMeta) of every
+// file it knows, restored or written, because FileMeta carries only what
+// the merge tree needs and the commit needs the rest (stats, schema id).
+type bucketStore struct {
+	t      *Table
+	dir    string
+	part   []byte
+	bucket int
+	names  *format.FileNames
+	wopts  format.WriterOptions
+	target int64
+
+	mu    sync.Mutex
+	metas map[string]manifest.DataFileMeta
+}
+
+func (t *Table) newBucketStore(part []byte, bucket int) (*bucketStore, error) {
+	pp, err := t.PartitionPath(part)
+	if err != nil {
+		return nil, err
+	}
+	s := &bucketStore{t: t, dir: format.BucketDir(t.Root, pp, bucket), part: part, bucket: bucket,
+		names: format.NewFileNames(t.fileFormat()), metas: map[string]manifest.DataFileMeta{}}
+	s.wopts, err = t.writerOptions()
+	if err != nil {
+		return nil, err
+	}
+	def := int64(128 << 20)
+	if !t.PrimaryKey() {
+		def = 256 << 20
+	}
+	if s.target, err = t.optMemory("target-file-size", def); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (t *Table) fileFormat() string {
+	if f, ok := t.Options["file.format"]; ok && f != "" {
+		return f
+	}
+	return "parquet"
+}
+
+func (t *Table) writerOptions() (format.WriterOptions, error) {
+	o := format.WriterOptions{Compression: t.Options["file.compression"]}
+	if f := t.fileFormat(); f != "parquet" {
+		return o, fmt.Errorf("paimon table %s: 'file.format' = %q: sqlrun writes parquet data files only", t.Root, f)
+	}
+	switch m := t.Options["metadata.stats-mode"]; {
+	case m == "" || m == "truncate(16)":
+	case m == "none":
+		o.NoValueStats = true
+	case m == "full":
+		o.StatsTruncate = -1
+	default:
+		var n int
+		if _, err := fmt.Sscanf(m, "truncate(%d)", &n); err == nil && n > 0 {
+			o.StatsTruncate = n
+		}
+	}
+	return o, nil
+}
+
+// remember records a file's manifest record (restored or written).
+func (s *bucketStore) remember(m manifest.DataFileMeta) {
+	s.mu.Lock()
+	s.metas[m.FileName] = m
+	s.mu.Unlock()
+}
+
+// meta returns the manifest record of a file at the level f has now
+// (upgrades move files between levels without rewriting them).
+func (s *bucketStore) meta(f *mergetree.FileMeta) (manifest.DataFileMeta, error) {
+	s.mu.Lock()
+	m, ok := s.metas[f.Name]
+	s.mu.Unlock()
+	if !ok {
+		return m, fmt.Errorf("paimon: unknown data file %s in %s", f.Name, s.dir)
+	}
+	m.Level = int32(f.Level)
+	return m, nil
+}
+
+func (s *bucketStore) metasOf(fs []*mergetree.FileMeta) ([]manifest.DataFileMeta, error) {
+	out := make([]manifest.DataFileMeta, 0, len(fs))
+	for _, f := range fs {
+		m, err := s.meta(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Open implements mergetree.RunStore.
+func (s *bucketStore) Open(f *mergetree.FileMeta) (mergetree.Iterator, error) {
+	m, err := s.meta(f)
+	if err != nil {
+		return nil, err
+	}
+	it, err := s.t.openKV(s.dir, m, f.Level)
+	if err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// deleteFile removes a file that compaction made obsolete before it was
+// committed (WriterOptions.DeleteFile).
+func (s *bucketStore) deleteFile(f *mergetree.FileMeta) {
+	_ = s.t.FIO.Delete(fs.Join(s.dir, f.Name))
+	s.mu.Lock()
+	delete(s.metas, f.Name)
+	s.mu.Unlock()
+}
+
+// kvIter adapts format.KVIterator (and its file) to mergetree.Iterator.
+type kvIter struct {
+	it  *format.KVIterator
+	f   fs.File
+	err error
+}
+
+func (k *kvIter) Next() *kv.KeyValue {
+	if k.err != nil {
+		return nil
+	}
+	r := k.it.Next()
+	if r == nil {
+		k.err = k.it.Err()
+	}
+	return r
+}
+
+func (k *kvIter) Error() error { return k.err }
+
+func (k *kvIter) Close() error {
+	k.it.Close()
+	if err := k.f.Close(); err != nil && k.err == nil {
+		k.err = err
+	}
+	return k.err
+}
+
+// openKV opens a primary-key data or changelog file and reads its
+// KeyValues mapped to the table's current schema (by field id).
+func (t *Table) openKV(dir string, m manifest.DataFileMeta, level int) (*kvIter, error) {
+	fileSchema, err := t.SchemaByID(m.SchemaID)
+	if err != nil {
+		return nil, err
+	}
+	fileKeys, err := fileSchema.Project(fileSchema.TrimmedPrimaryKeys())
+	if err != nil {
+		return nil, err
+	}
+	f, pf, err := t.openFile(dir, m)
+	if err != nil {
+		return nil, err
+	}
+	it, err := pf.KeyValues(fileKeys, t.KeyFields, format.Projection{FileFields: fileSchema.Fields, Fields: t.Schema.Fields}, level)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", m.FileName, err)
+	}
+	return &kvIter{it: it, f: f}, nil
+}
+
+func (t *Table) openFile(dir string, m manifest.DataFileMeta) (fs.File, *format.File, error) {
+	if err := format.CheckReadable(m.FileName); err != nil {
+		return nil, nil, err
+	}
+	p := fs.Join(dir, m.FileName)
+	if m.ExternalPath != nil && *m.ExternalPath != "" {
+		p = *m.ExternalPath
+	}
+	f, err := t.FIO.Open(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open data file: %w", err)
+	}
+	pf, err := format.Open(f, f.Size(), m.FileName)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, pf, nil
+}
+
+// NewWriter implements mergetree.RunStore: a rolling Parquet writer.
+func (s *bucketStore) NewWriter(level int, kind mergetree.FileKind) (mergetree.FileWriter, error) {
+	return &rollingKV{s: s, level: level, kind: kind}, nil
+}
+
+// rollingKV writes KeyValues into files of about target-file-size.
+type rollingKV struct {
+	s     *bucketStore
+	level int
+	kind  mergetree.FileKind
+
+	name        string
+	out         io.WriteCloser
+	w           *format.KVWriter
+	first, last []any
+	written     []*mergetree.FileMeta
+	all         []string
+}
+
+func (r *rollingKV) open() error {
+	if r.kind == mergetree.ChangelogFile {
+		r.name = r.s.names.Changelog()
+	} else {
+		r.name = r.s.names.Data()
+	}
+	out, err := r.s.t.FIO.Create(fs.Join(r.s.dir, r.name))
+	if err != nil {
+		return fmt.Errorf("create %s: %w", r.name, err)
+	}
+	r.all = append(r.all, r.name)
+	w, err := format.NewKVWriter(out, r.s.t.KeyFields, r.s.t.Schema.Fields, r.s.wopts)
+	if err != nil {
+		out.Close()
+		return err
+	}
+	w.AllowDuplicateKeys = r.kind == mergetree.ChangelogFile
+	r.out, r.w, r.first = out, w, nil
+	return nil
+}
+
+func (r *rollingKV) Write(kv *mergetree.KV) error {
+	if r.w == nil {
+		if err := r.open(); err != nil {
+			return err
+		}
+	}
+	if err := r.w.Write(kv); err != nil {
+		return fmt.Errorf("write %s: %w", r.name, err)
+	}
+	if r.first == nil {
+		r.first = kv.Key
+	}
+	r.last = kv.Key
+	if r.w.BytesWritten() >= r.s.target {
+		return r.closeFile()
+	}
+	return nil
+}
+
+func (r *rollingKV) closeFile() error {
+	w, out := r.w, r.out
+	r.w, r.out = nil, nil
+	res, err := w.Close()
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("finish %s: %w", r.name, err)
+	}
+	src := manifest.SourceAppend
+	if r.kind == mergetree.CompactFile {
+		src = manifest.SourceCompact
+	}
+	now := time.Now()
+	_, off := now.Zone()
+	created := now.UnixMilli() + int64(off)*1000 // Java's LocalDateTime.now() stored as if UTC
+	m := res.DataFileMeta(r.name, r.s.t.Schema.ID, int32(r.level), src, created)
+	r.s.remember(m)
+	r.written = append(r.written, &mergetree.FileMeta{Name: r.name, Level: r.level, MinKey: r.first, MaxKey: r.last,
+		Size: res.FileSize, MinSeq: res.MinSeq, MaxSeq: res.MaxSeq, RowCount: res.RowCount,
+		DeleteRowCount: res.DeleteRowCount, CreationMillis: created})
+	return nil
+}
+
+func (r *rollingKV) Finish() ([]*mergetree.FileMeta, error) {
+	if r.w != nil {
+		if err := r.closeFile(); err != nil {
+			r.Abort()
+			return nil, err
+		}
+	}
+	return r.written, nil
+}
+
+func (r *rollingKV) Abort() {
+	if r.w != nil {
+		r.w.Close()
+		r.out.Close()
+		r.w, r.out = nil, nil
+	}
+	for _, n := range r.all {
+		_ = r.s.t.FIO.Delete(fs.Join(r.s.dir, n))
+		r.s.mu.Lock()
+		delete(r.s.metas, n)
+		r.s.mu.Unlock()
+	}
+	r.written = nil
+}
+
+// fileMeta converts a manifest record to what the merge tree needs.
+func (t *Table) fileMeta(m manifest.DataFileMeta) (*mergetree.FileMeta, error) {
+	kt := t.Spec.KeyTypes
+	minKey, err := binrow.Deserialize(kt, m.MinKey)
+	if err != nil {
+		return nil, fmt.Errorf("min key of %s: %w", m.FileName, err)
+	}
+	maxKey, err := binrow.Deserialize(kt, m.MaxKey)
+	if err != nil {
+		return nil, fmt.Errorf("max key of %s: %w", m.FileName, err)
+	}
+	del := int64(-1)
+	if m.DeleteRowCount != nil {
+		del = *m.DeleteRowCount
+	}
+	var created int64
+	if m.CreationTime != nil {
+		created = *m.CreationTime
+	}
+	return &mergetree.FileMeta{Name: m.FileName, Level: int(m.Level), MinKey: minKey, MaxKey: maxKey, Size: m.FileSize,
+		MinSeq: m.MinSequenceNumber, MaxSeq: m.MaxSequenceNumber, RowCount: m.RowCount, DeleteRowCount: del,
+		CreationMillis: created}, nil
+}
+
+// diskSpiller spills sorted runs of the write buffer to local Parquet files
+// (uncompressed) under dir; write-buffer-spillable.
+type diskSpiller struct {
+	t   *Table
+	dir string
+	n   int
+	mu  sync.Mutex
+}
+
+func (d *diskSpiller) Spill(sorted []*mergetree.KV) (mergetree.SpilledRun, error) {
+	d.mu.Lock()
+	d.n++
+	name := filepath.Join(d.dir, fmt.Sprintf("spill-%d.parquet", d.n))
+	d.mu.Unlock()
+	if err := os.MkdirAll(d.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	w, err := format.NewKVWriter(f, d.t.KeyFields, d.t.Schema.Fields, format.WriterOptions{Compression: "none", NoValueStats: true})
+	if err == nil {
+		w.AllowDuplicateKeys = true
+		for _, r := range sorted {
+			if err = w.Write(r); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			_, err = w.Close()
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	return &spilledRun{t: d.t, path: name}, nil
+}
+
+type spilledRun struct {
+	t    *Table
+	path string
+}
+
+func (s *spilledRun) Open() (mergetree.Iterator, error) {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, fmt.Errorf("spilled run: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("spilled run: %w", err)
+	}
+	pf, err := format.Open(f, st.Size(), filepath.Base(s.path))
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	it, err := pf.KeyValues(s.t.KeyFields, s.t.KeyFields, format.Projection{FileFields: s.t.Schema.Fields, Fields: s.t.Schema.Fields}, -1)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &kvIter{it: it, f: osFile{f, st.Size()}}, nil
+}
+
+func (s *spilledRun) Discard() { os.Remove(s.path) }
+
+type osFile struct {
+	*os.File
+	size int64
+}
+
+func (o osFile) Size() int64 { return o.size }
+
+type schemaField = schema.Field

@@ -1,0 +1,327 @@
+// Package table is the Paimon table layer: it opens and creates tables,
+// routes rows to per-(partition, bucket) writers backed by Parquet files,
+// commits snapshots atomically (paimon-format.md §10), plans and reads
+// splits of a snapshot (full, delta, changelog), expires snapshots and
+// provides the runtime half of the SQL sink.
+//
+// The leaves do the byte-level work: fs (FileIO), binrow (BinaryRow,
+// bucket hashing, partition paths), schema, snapshot, manifest (Avro),
+// format (Parquet data files) and mergetree (the LSM of one bucket). This
+// package wires them together in the way Paimon's FileStoreTable,
+// TableWriteImpl, FileStoreCommitImpl and the split readers do.
+package table
+
+import (
+	"time"
+
+	"errors"
+	"fmt"
+	"github.com/sqlrun/sqlrun/connectors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// ErrTableNotExist is wrapped when a path holds no table (no schema file).
+var ErrTableNotExist = errors.New("paimon table does not exist")
+
+// ErrDynamicBucket is wrapped when a primary-key table with bucket = -1 is
+// written: Paimon's dynamic bucket mode needs the hash index files, which
+// sqlrun does not maintain yet; writing such a table without them would
+// make Java writers duplicate keys.
+var ErrDynamicBucket = errors.New("dynamic bucket mode is not supported for writing")
+
+// Table is one opened Paimon table at a fixed schema (the latest when
+// opened). It is safe for concurrent use; writers, commits and scans
+// created from it share its managers.
+type Table struct {
+	FIO  fs.FileIO
+	Root string
+	// Schema is the latest schema; rows are read and written in its
+	// column order.
+	Schema *schema.TableSchema
+	// Options are the schema options overlaid with dynamic options (the
+	// SQL table's WITH options, hints); Paimon's defaults apply to unset
+	// keys.
+	Options map[string]string
+
+	Snapshots *snapshot.Manager
+	Schemas   *schema.Manager
+	Manifests *manifest.Store
+
+	// Spec is the merge tree spec of a primary-key table (nil for append
+	// tables).
+	Spec *mergetree.Spec
+
+	// PartNames/PartTypes are the partition keys; partIdx their positions.
+	PartNames []string
+	PartTypes []sql.DataType
+	partIdx   []int
+	// KeyFields are the trimmed primary-key fields (primary key minus
+	// partition keys), the _KEY_ columns of data files.
+	KeyFields []schema.Field
+	// NumBuckets is option bucket (-1: dynamic for PK, unaware for append).
+	NumBuckets  int
+	bucketIdx   []int
+	bucketTypes []sql.DataType
+
+	schemaMu sync.Mutex
+	schemas  map[int64]*schema.TableSchema
+}
+
+// PrimaryKey reports whether the table has a primary key.
+func (t *Table) PrimaryKey() bool { return len(t.Schema.PrimaryKeys) > 0 }
+
+// Open opens the table at path (plain or file:///) with dynamic options
+// overlaid on the schema's options. A path without schema files gives an
+// error wrapping ErrTableNotExist.
+func Open(fio fs.FileIO, path string, dynamic map[string]string) (*Table, error) {
+	if fio == nil {
+		fio = fs.NewLocal()
+	}
+	sm := schema.NewManager(fio, path)
+	s, err := sm.Latest()
+	if err != nil {
+		return nil, fmt.Errorf("open paimon table %s: %w", path, err)
+	}
+	if s == nil {
+		return nil, fmt.Errorf("open paimon table %s: %w", path, ErrTableNotExist)
+	}
+	return newTable(fio, path, s, dynamic)
+}
+
+func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[string]string) (*Table, error) {
+	opts := map[string]string{}
+	for k, v := range s.Options {
+		opts[k] = v
+	}
+	for k, v := range dynamic {
+		switch k {
+		case "connector", "path":
+			continue
+		}
+		opts[k] = v
+	}
+	t := &Table{FIO: fio, Root: path, Schema: s, Options: opts,
+		Snapshots: snapshot.NewManager(fio, path), Schemas: schema.NewManager(fio, path),
+		Manifests: &manifest.Store{FIO: fio, Root: path, Codec: manifestCodec(opts)},
+		schemas:   map[int64]*schema.TableSchema{s.ID: s}}
+	for _, p := range s.PartitionKeys {
+		i := s.FieldIndex(p)
+		if i < 0 {
+			return nil, fmt.Errorf("paimon table %s: partition key %q is not a column", path, p)
+		}
+		t.partIdx = append(t.partIdx, i)
+		t.PartNames = append(t.PartNames, p)
+		t.PartTypes = append(t.PartTypes, s.Fields[i].Type)
+	}
+	t.NumBuckets = -1
+	if v, ok := opts["bucket"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: option 'bucket' = %q is not an integer", path, v)
+		}
+		t.NumBuckets = n
+	}
+	for _, k := range s.BucketKeys() {
+		i := s.FieldIndex(k)
+		if i < 0 {
+			return nil, fmt.Errorf("paimon table %s: bucket key %q is not a column", path, k)
+		}
+		t.bucketIdx = append(t.bucketIdx, i)
+		t.bucketTypes = append(t.bucketTypes, s.Fields[i].Type)
+	}
+	if t.PrimaryKey() {
+		trimmed := s.TrimmedPrimaryKeys()
+		kf, err := s.Project(trimmed)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: %w", path, err)
+		}
+		t.KeyFields = kf
+		spec, err := mergetree.NewSpec(s.Names(), s.Types(), trimmed, opts)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: %w", path, err)
+		}
+		t.Spec = spec
+	}
+	return t, nil
+}
+
+func manifestCodec(opts map[string]string) string {
+	if c, ok := opts["manifest.compression"]; ok {
+		if codec, err := manifest.AvroCodec(c); err == nil {
+			return codec
+		}
+	}
+	return ""
+}
+
+// Create writes schema-0 of a new table at path from SQL columns, primary
+// key, partition keys and options, and opens it. sqlrun creates fixed-bucket
+// primary-key tables: without a 'bucket' option a primary-key table gets
+// bucket = 1 (Paimon's default -1, dynamic bucket, needs hash index files
+// sqlrun does not write yet); an explicit -1 is refused. Options 'connector'
+// and 'path' belong to the SQL table, not the Paimon schema, and are not
+// stored.
+func Create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, options map[string]string, comment string, nowMillis int64) (*Table, error) {
+	if fio == nil {
+		fio = fs.NewLocal()
+	}
+	opts := map[string]string{}
+	for k, v := range options {
+		switch k {
+		case "connector", "path", "type", "warehouse":
+			continue
+		}
+		opts[k] = v
+	}
+	if len(s.PrimaryKey) > 0 {
+		if b, ok := opts["bucket"]; !ok {
+			opts["bucket"] = "1"
+		} else if n, err := strconv.Atoi(strings.TrimSpace(b)); err != nil {
+			return nil, fmt.Errorf("create paimon table %s: option 'bucket' = %q is not an integer", path, b)
+		} else if n == -1 {
+			return nil, fmt.Errorf("create paimon table %s: %w", path, dynamicBucketError())
+		} else if n == 0 || n < -2 {
+			return nil, fmt.Errorf("create paimon table %s: The number of buckets needs to be greater than 0.", path)
+		}
+		part := map[string]bool{}
+		for _, p := range partitionKeys {
+			part[p] = true
+		}
+		trimmed := 0
+		for _, k := range s.PrimaryKey {
+			if !part[k] {
+				trimmed++
+			}
+		}
+		if trimmed == 0 {
+			return nil, fmt.Errorf("create paimon table %s: Primary key constraint %v should not be same with partition fields %v, this will result in only one record in a partition",
+				path, s.PrimaryKey, partitionKeys)
+		}
+	}
+	ts, err := schema.New(s.Columns, partitionKeys, s.PrimaryKey, opts, comment, nowMillis)
+	if err != nil {
+		return nil, fmt.Errorf("create paimon table %s: %w", path, err)
+	}
+	if _, err := newTable(fio, path, ts, nil); err != nil { // validate options before writing
+		return nil, err
+	}
+	sm := schema.NewManager(fio, path)
+	if err := sm.Commit(ts); err != nil {
+		return nil, fmt.Errorf("create paimon table %s: %w", path, err)
+	}
+	return Open(fio, path, nil)
+}
+
+func dynamicBucketError() error {
+	return fmt.Errorf("%w: sqlrun writes only fixed-bucket primary-key tables; 'bucket' = -1 (dynamic bucket) is not supported for writing yet, recreate the table with 'bucket' = N (N >= 1)", ErrDynamicBucket)
+}
+
+// SchemaByID returns the schema a data file was written with (cached).
+func (t *Table) SchemaByID(id int64) (*schema.TableSchema, error) {
+	t.schemaMu.Lock()
+	defer t.schemaMu.Unlock()
+	if s, ok := t.schemas[id]; ok {
+		return s, nil
+	}
+	s, err := t.Schemas.Read(id)
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: schema %d: %w", t.Root, id, err)
+	}
+	t.schemas[id] = s
+	return s, nil
+}
+
+// Partition extracts the partition values of a row and serializes them as
+// the _PARTITION BinaryRow.
+func (t *Table) Partition(row []any) ([]any, []byte, error) {
+	vals := make([]any, len(t.partIdx))
+	for i, p := range t.partIdx {
+		vals[i] = row[p]
+	}
+	b, err := binrow.Serialize(t.PartTypes, vals)
+	if err != nil {
+		return nil, nil, fmt.Errorf("partition of row: %w", err)
+	}
+	return vals, b, nil
+}
+
+// Bucket computes the bucket of a row: Murmur3 over the bucket-key
+// BinaryRow modulo the bucket count; 0 for bucket-unaware tables.
+func (t *Table) Bucket(row []any, scratch []byte) (int, []byte, error) {
+	if t.NumBuckets <= 0 {
+		return 0, scratch, nil
+	}
+	vals := make([]any, len(t.bucketIdx))
+	for i, p := range t.bucketIdx {
+		vals[i] = row[p]
+	}
+	b, err := binrow.AppendEncode(scratch[:0], t.bucketTypes, vals)
+	if err != nil {
+		return 0, scratch, fmt.Errorf("bucket key of row: %w", err)
+	}
+	return binrow.Bucket(b, t.NumBuckets), b, nil
+}
+
+// PartitionPath is the directory of a serialized partition ("" when
+// unpartitioned, else "k=v/.../").
+func (t *Table) PartitionPath(part []byte) (string, error) {
+	if len(t.PartNames) == 0 {
+		return "", nil
+	}
+	legacy := true
+	if v, ok := t.Options["partition.legacy-name"]; ok {
+		legacy = strings.EqualFold(strings.TrimSpace(v), "true")
+	}
+	return binrow.PartitionPathOf(t.PartNames, t.PartTypes, part, t.Options["partition.default-name"], legacy)
+}
+
+// TotalBuckets is _TOTAL_BUCKETS of the table's manifest entries.
+func (t *Table) TotalBuckets() int32 { return int32(t.NumBuckets) }
+
+// option helpers
+
+func (t *Table) optInt(key string, def int) (int, error) {
+	v, ok := t.Options[key]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("Could not parse value '%s' for key '%s'.", v, key)
+	}
+	return n, nil
+}
+
+func (t *Table) optBool(key string, def bool) bool {
+	v, ok := t.Options[key]
+	if !ok {
+		return def
+	}
+	return strings.EqualFold(strings.TrimSpace(v), "true")
+}
+
+func (t *Table) optMemory(key string, def int64) (int64, error) {
+	v, ok := t.Options[key]
+	if !ok {
+		return def, nil
+	}
+	n, err := parseMemory(v)
+	if err != nil {
+		return 0, fmt.Errorf("Could not parse value '%s' for key '%s'.", v, key)
+	}
+	return n, nil
+}
+
+func parseMemory(v string) (int64, error) { return connectors.ParseMemorySize(v) }
+
+func parseDuration(v string) (time.Duration, error) { return connectors.ParseDuration(v) }
