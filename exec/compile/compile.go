@@ -1,0 +1,320 @@
+// Package compile translates a planned statement (plan.Plan) into the
+// runtime's job graph: one vertex per physical node that does work (an
+// Exchange is not a vertex but the partitioning of the edge across it),
+// compiled closures for Calc, and Flink's changelog operators configured
+// from the changelog modes the planner inferred.
+//
+// Vertex UIDs are derived from the node's place in the plan (sink index,
+// path from the sink, node kind), so the same statement gets the same UIDs
+// on every run and a restored checkpoint finds its state.
+package compile
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/operators"
+	"github.com/sqlrun/sqlrun/plan"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Options configure the translation.
+type Options struct {
+	// JobName is the graph's name (pipeline.name).
+	JobName string
+	// Config is the session configuration (parallelism.default,
+	// table.exec.state.ttl, table.exec.sink.not-null-enforcer, ...).
+	Config map[string]string
+	// Collect receives a query's rows; required for a SELECT plan.
+	Collect *runtime.Collect
+}
+
+// Config keys read here.
+const (
+	KeyParallelism     = "parallelism.default"
+	KeyStateTTL        = "table.exec.state.ttl"
+	KeyNotNullEnforcer = "table.exec.sink.not-null-enforcer"
+)
+
+type builder struct {
+	g         *runtime.Graph
+	opts      Options
+	defaultP  int
+	streaming bool
+}
+
+// edge is how a built subtree connects to its consumer.
+type edge struct {
+	vertex int
+	p      int
+	part   runtime.Partitioning
+	// exchanged marks an explicit Exchange (hash/single) below the
+	// consumer; otherwise the edge is forward (or rebalance when the
+	// parallelism differs).
+	exchanged bool
+}
+
+// Graph builds the job graph of a plan.
+func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			g, err = nil, sql.Errorf(sql.TableException, "internal error translating the plan: %v", r)
+		}
+	}()
+	b := &builder{g: runtime.NewGraph(opts.JobName), opts: opts, defaultP: 1, streaming: pl.Streaming}
+	if v, ok := opts.Config[KeyParallelism]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return nil, sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", v, KeyParallelism)
+		}
+		b.defaultP = n
+	}
+	for i, root := range pl.Physical {
+		if err := b.sink(root, strconv.Itoa(i)); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.g.Validate(); err != nil {
+		return nil, fmt.Errorf("translate plan: %w", err)
+	}
+	return b.g, nil
+}
+
+func uid(path string, n *plan.Rel) string { return path + "-" + n.Kind.String() }
+
+// connect wires in into vertex to running with parallelism p.
+func (b *builder) connect(in edge, to, p int) {
+	part := in.part
+	if !in.exchanged {
+		part = runtime.Partitioning{Kind: runtime.Forward}
+		if in.p != p {
+			part = runtime.Partitioning{Kind: runtime.Rebalance}
+		}
+	}
+	b.g.Connect(in.vertex, to, part)
+}
+
+func (b *builder) sink(n *plan.Rel, path string) error {
+	in, err := b.build(n.Inputs[0], path+".0")
+	if err != nil {
+		return err
+	}
+	if n.Collect {
+		if b.opts.Collect == nil {
+			return fmt.Errorf("translate plan: a query needs a collect sink")
+		}
+		v := b.g.AddSink(uid(path, n), "Sink: collect", b.opts.Collect, 1)
+		b.connect(in, v, 1)
+		return nil
+	}
+	t := n.Table
+	p := t.Sink.Parallelism()
+	if p <= 0 {
+		p = in.p
+	}
+	// The NOT NULL enforcer (table.exec.sink.not-null-enforcer ERROR|DROP).
+	if enf := b.notNullEnforcer(n); enf != nil {
+		v := b.g.AddOperator(path+"-ConstraintEnforcer", "ConstraintEnforcer", operators.Calc(enf), in.p)
+		b.connect(in, v, in.p)
+		in = edge{vertex: v, p: in.p}
+	}
+	pk := t.Schema.PrimaryKeyIndexes()
+	changelog := !n.Inputs[0].Mode.IsInsertOnly()
+	if p != in.p && !in.exchanged {
+		switch {
+		case len(pk) > 0:
+			// table.exec.sink.keyed-shuffle AUTO.
+			in.part, in.exchanged = runtime.Partitioning{Kind: runtime.Hash, Keys: pk}, true
+		case changelog:
+			return sql.Errorf(sql.TableException,
+				"The sink for table '%s' has a configured parallelism of %d, while the input parallelism is %d. Since the configured parallelism is different from the input's parallelism and the changelog mode is not insert-only, a primary key is required but could not be found.",
+				t.ID, p, in.p)
+		}
+	}
+	if n.UpsertMaterialize {
+		var upsertKey []int
+		if ks := n.Inputs[0].UpsertKeys; len(ks) > 0 {
+			upsertKey = ks[0]
+		}
+		m := b.g.AddOperator(path+"-SinkUpsertMaterializer", "SinkUpsertMaterializer",
+			operators.SinkUpsertMaterializer(operators.MaterializerSpec{Keys: pk, UpsertKey: upsertKey}), p)
+		b.g.Connect(in.vertex, m, runtime.Partitioning{Kind: runtime.Hash, Keys: pk})
+		in = edge{vertex: m, p: p}
+	}
+	v := b.g.AddSink(uid(path, n), "Sink: "+t.ID.String(), t.Sink, p)
+	b.connect(in, v, p)
+	return nil
+}
+
+func (b *builder) notNullEnforcer(n *plan.Rel) operators.CalcFunc {
+	var cols []int
+	for i, c := range n.Table.Schema.Columns {
+		if !c.Type.Nullable && i < len(n.Types) && n.Types[i].Nullable {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	drop := strings.EqualFold(strings.TrimSpace(b.opts.Config[KeyNotNullEnforcer]), "DROP")
+	names := n.Table.Schema.Names()
+	return func(r sql.Row) (sql.Row, bool, error) {
+		for _, c := range cols {
+			if r.Values[c] == nil {
+				if drop {
+					return r, false, nil
+				}
+				return r, false, sql.Errorf(sql.TableException,
+					"Column '%s' is NOT NULL, however, a null value is being written into it. You can set job configuration 'table.exec.sink.not-null-enforcer'='DROP' to suppress this exception and drop such records silently.", names[c])
+			}
+		}
+		return r, true, nil
+	}
+}
+
+func (b *builder) build(n *plan.Rel, path string) (edge, error) {
+	switch n.Kind {
+	case plan.Exchange:
+		in, err := b.build(n.Inputs[0], path+".0")
+		if err != nil {
+			return edge{}, err
+		}
+		in.exchanged = true
+		if n.Single {
+			in.part = runtime.Partitioning{Kind: runtime.Global}
+		} else {
+			in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: n.Keys}
+		}
+		return in, nil
+	case plan.TableSourceScan:
+		src := n.Table.Source
+		p := b.defaultP
+		if sp, ok := src.(interface{ Parallelism() int }); ok && sp.Parallelism() > 0 {
+			p = sp.Parallelism()
+		}
+		v := b.g.AddSource(uid(path, n), "Source: "+n.Table.ID.String(), src, p)
+		return edge{vertex: v, p: p}, nil
+	case plan.Values:
+		rows := make([]sql.Row, len(n.Rows))
+		for i, tuple := range n.Rows {
+			vals := make([]any, len(tuple))
+			for j, e := range tuple {
+				ev, err := plan.Compile(e)
+				if err != nil {
+					return edge{}, err
+				}
+				v, err := ev(nil)
+				if err != nil {
+					return edge{}, fmt.Errorf("evaluate VALUES: %w", err)
+				}
+				vals[j] = v
+			}
+			rows[i] = sql.Row{Kind: sql.Insert, Values: vals}
+		}
+		v := b.g.AddSource(uid(path, n), "Source: Values", &runtime.ValuesSource{Rows: rows}, 1)
+		return edge{vertex: v, p: 1}, nil
+	case plan.Union:
+		p := b.defaultP
+		v := b.g.AddOperator(uid(path, n), "Union", func(int, int) (runtime.Operator, error) { return &union{}, nil }, p)
+		for i, in := range n.Inputs {
+			e, err := b.build(in, path+"."+strconv.Itoa(i))
+			if err != nil {
+				return edge{}, err
+			}
+			b.connect(e, v, p)
+		}
+		return edge{vertex: v, p: p}, nil
+	}
+	in, err := b.build(n.Inputs[0], path+".0")
+	if err != nil {
+		return edge{}, err
+	}
+	p := in.p
+	if in.exchanged {
+		p = b.defaultP
+		if in.part.Kind == runtime.Global {
+			p = 1
+		}
+	}
+	var f runtime.OperatorFactory
+	name := n.Kind.String()
+	switch n.Kind {
+	case plan.Calc:
+		cf, err := plan.CompileCalc(n.Exprs, n.Cond)
+		if err != nil {
+			return edge{}, err
+		}
+		f = operators.Calc(operators.CalcFunc(cf))
+	case plan.ChangelogNormalize:
+		ttl := strings.TrimSpace(b.opts.Config[KeyStateTTL])
+		f = operators.ChangelogNormalize(operators.NormalizeSpec{Keys: n.Keys,
+			GenerateUpdateBefore: n.Mode.Contains(sql.UpdateBefore), EmitDuplicates: ttl != "" && ttl != "0" && ttl != "0 ms"})
+	case plan.DropUpdateBefore:
+		f = operators.DropUpdateBefore()
+	case plan.GroupAggregate:
+		spec := operators.AggregateSpec{GroupKeys: n.Group, GenerateUpdateBefore: n.Mode.Contains(sql.UpdateBefore),
+			EmitOnFinish: !b.streaming}
+		for _, a := range n.Aggs {
+			s, err := aggSpec(a)
+			if err != nil {
+				return edge{}, err
+			}
+			spec.Aggs = append(spec.Aggs, s)
+		}
+		f = operators.GroupAggregate(spec)
+	case plan.Limit:
+		f = operators.Limit(n.Offset, n.Fetch)
+	case plan.SortLimit:
+		keys := make([]operators.SortKey, len(n.Order))
+		for i, k := range n.Order {
+			keys[i] = operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst}
+		}
+		f = operators.Sort(keys, n.Offset, n.Fetch)
+	default:
+		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s yet", n.Kind)
+	}
+	v := b.g.AddOperator(uid(path, n), name, f, p)
+	b.connect(in, v, p)
+	return edge{vertex: v, p: p}, nil
+}
+
+func aggSpec(a plan.AggCall) (operators.AggSpec, error) {
+	s := operators.AggSpec{Distinct: a.Distinct, ResultType: a.T}
+	if len(a.Args) > 0 {
+		s.Arg = a.Args[0]
+	}
+	switch a.Func {
+	case "COUNT":
+		s.Kind = operators.Count
+		if len(a.Args) == 0 {
+			s.Kind = operators.CountStar
+		}
+		if len(a.Args) > 1 {
+			return s, sql.Errorf(sql.TableException, "sqlrun cannot run COUNT with %d arguments yet", len(a.Args))
+		}
+	case "SUM", "SUM0":
+		s.Kind = operators.Sum
+	case "MIN":
+		s.Kind = operators.Min
+	case "MAX":
+		s.Kind = operators.Max
+	case "AVG":
+		s.Kind = operators.Avg
+	default:
+		return s, sql.Errorf(sql.TableException, "sqlrun cannot run aggregate %s yet", a.Func)
+	}
+	return s, nil
+}
+
+// union forwards every input unchanged (Flink's Union is not an operator
+// but a merge of streams; the runtime needs a vertex to merge them).
+type union struct{ runtime.Base }
+
+func (union) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	out.Adopt(rows)
+	return nil
+}
+
+func (union) Close() error { return nil }

@@ -1,0 +1,156 @@
+package compile_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/values"
+	"github.com/sqlrun/sqlrun/exec/compile"
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/plan"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+	"github.com/sqlrun/sqlrun/sql/parser"
+
+	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
+	_ "github.com/sqlrun/sqlrun/connectors/datagen"
+)
+
+type env struct {
+	cat    *catalog.InMemory
+	config map[string]string
+}
+
+func (e *env) Config() map[string]string { return e.config }
+
+func (e *env) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
+	id := connectors.ObjectIdentifier{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Name: n.Table}
+	t, err := e.cat.GetTable(id.Database, id.Name)
+	return id, t, err
+}
+
+func (e *env) ddl(t *testing.T, text string) {
+	stmt, err := parser.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch x := stmt.(type) {
+	case *ast.CreateTable:
+		tb := &catalog.Table{Schema: sql.Schema{PrimaryKey: x.PrimaryKey}, Options: map[string]string{}}
+		for _, c := range x.Columns {
+			tb.Schema.Columns = append(tb.Schema.Columns, sql.Column{Name: c.Name, Type: c.Type})
+		}
+		for _, o := range x.Options {
+			tb.Options[o.Key] = o.Value
+		}
+		if err := e.cat.CreateTable(catalog.DefaultDatabase, x.Name.Table, tb, false); err != nil {
+			t.Fatal(err)
+		}
+	case *ast.Set:
+		e.config[x.Key] = x.Value
+	default:
+		t.Fatalf("not DDL: %s", text)
+	}
+}
+
+// run plans, translates and runs one statement to the end, returning the
+// graph's shape and what reached the sink.
+func (e *env) run(text string) (string, error) {
+	stmt, err := parser.Parse(text)
+	if err != nil {
+		return "", err
+	}
+	pl, err := plan.New(e).PlanStatement(stmt)
+	if err != nil {
+		return "", err
+	}
+	col := runtime.NewCollect(64)
+	g, err := compile.Graph(pl, compile.Options{JobName: "t", Config: e.config, Collect: col})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, v := range g.Vertices {
+		fmt.Fprintf(&b, "vertex %s %q p=%d\n", v.UID, v.Name, v.Parallelism)
+	}
+	for _, ed := range g.Edges {
+		fmt.Fprintf(&b, "edge %s -> %s %s%v\n", g.Vertices[ed.From].UID, g.Vertices[ed.To].UID, ed.Partition.Kind, keysOf(ed.Partition))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	values.ClearResults()
+	job, err := runtime.Start(ctx, g, runtime.Config{Streaming: pl.Streaming})
+	if err != nil {
+		return "", err
+	}
+	if pl.Query {
+		for {
+			rows, err := col.Next(ctx, job)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return b.String() + "error: " + err.Error() + "\n", nil
+			}
+			for _, r := range rows {
+				b.WriteString(sql.FormatRow(r, pl.Physical[0].Types) + "\n")
+			}
+		}
+		return b.String(), nil
+	}
+	if err := job.Wait(ctx); err != nil {
+		return b.String() + "error: " + err.Error() + "\n", nil
+	}
+	sink := pl.Physical[0].Table
+	rows := values.Results(sink.ID.String(), sink.Schema.Types())
+	sort.Strings(rows)
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	return b.String(), nil
+}
+
+func keysOf(p runtime.Partitioning) string {
+	if len(p.Keys) == 0 {
+		return ""
+	}
+	return fmt.Sprint(p.Keys)
+}
+
+// TestRun runs statements end to end over values sources. Commands: ddl
+// (CREATE TABLE / SET, one per line), run (one statement: the graph, then
+// the sink's rows in order of arrival for queries, sorted for tables).
+func TestRun(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		e := &env{cat: catalog.NewInMemory(catalog.DefaultDatabase), config: map[string]string{}}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "ddl":
+				for _, l := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+					e.ddl(t, strings.TrimSuffix(l, ";"))
+				}
+				return "ok\n"
+			case "run":
+				out, err := e.run(strings.TrimSpace(d.Input))
+				if err != nil {
+					if rc := sql.RootCause(err); rc != nil {
+						return "error: " + rc.Msg + "\n"
+					}
+					return "error: " + err.Error() + "\n"
+				}
+				return out
+			}
+			return "unknown command\n"
+		})
+	})
+}
+
