@@ -694,6 +694,13 @@ func (s *Session) stopJob(ctx context.Context, st *ast.StopJob, out io.Writer) e
 	if err != nil {
 		return &sql.Error{Class: SqlExecutionException, Msg: fmt.Sprintf("Could not stop job %s", st.ID), Err: err}
 	}
+	// Stop replies once the final checkpoint is taken; the job then winds
+	// down. Report success when it has ended, so SHOW JOBS agrees.
+	select {
+	case <-job.Done():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	if st.WithSavepoint {
 		Box(out, []string{"savepoint path"}, [][]string{{path}}, 0)
 		return nil

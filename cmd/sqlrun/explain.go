@@ -50,8 +50,15 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, exec.FormatError(err))
 		return exitFailed
 	}
+	explained := 0
 	for _, p := range pieces {
 		stmt, err := parser.Parse(p.Text)
+		if err == nil && isPlanned(stmt) {
+			if explained > 0 {
+				fmt.Fprintln(stdout)
+			}
+			explained++
+		}
 		if err == nil {
 			err = explainOne(ctx, s, stmt, dot, stdout)
 		}
@@ -62,6 +69,14 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+func isPlanned(stmt ast.Statement) bool {
+	switch stmt.(type) {
+	case *ast.Insert, *ast.StatementSet, *ast.Query, *ast.Explain:
+		return true
+	}
+	return false
 }
 
 func explainOne(ctx context.Context, s *exec.Session, stmt ast.Statement, dot bool, out io.Writer) error {

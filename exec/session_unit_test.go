@@ -1,0 +1,143 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/parser"
+)
+
+func mustExec(t *testing.T, s *Session, text string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := s.ExecuteScript(context.Background(), text, "t.sql", &out); err != nil {
+		t.Fatalf("%s: %v\n%s", text, err, out.String())
+	}
+	return out.String()
+}
+
+// STOP JOB ends a running job gracefully; WITH SAVEPOINT prints the
+// savepoint's path in a one-column table, as Flink does.
+func TestStopJob(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	s := newTestSession()
+	mustExec(t, s, `
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT * FROM src;
+INSERT INTO sink SELECT * FROM src;`)
+	jobs := s.Jobs.List()
+	if len(jobs) != 2 {
+		t.Fatalf("%d jobs", len(jobs))
+	}
+	out := mustExec(t, s, fmt.Sprintf("STOP JOB '%s';", jobs[0].ID))
+	if out != MsgStatementSucceeded+"\n" || jobs[0].Status() != runtime.Finished {
+		t.Fatalf("stop: %q, status %s", out, jobs[0].Status())
+	}
+	out = mustExec(t, s, fmt.Sprintf("STOP JOB '%s' WITH SAVEPOINT;", jobs[1].ID))
+	if !strings.Contains(out, " savepoint path |") || !strings.Contains(out, "/sqlrun/checkpoints/insert-into_default_catalog.default_database.sink-2/savepoint-") {
+		t.Fatalf("stop with savepoint:\n%s", out)
+	}
+	// Stopping a finished job fails with the runtime's message.
+	var buf bytes.Buffer
+	err := s.ExecuteScript(context.Background(), fmt.Sprintf("STOP JOB '%s';", jobs[0].ID), "", &buf)
+	if err == nil || !strings.Contains(buf.String(), "is not running (status FINISHED).") {
+		t.Fatalf("second stop: %v\n%s", err, buf.String())
+	}
+}
+
+// A cancelled context (Ctrl-C in the shell) during a dml-sync INSERT
+// cancels the job and returns.
+func TestSyncInsertCancelled(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	s := newTestSession()
+	mustExec(t, s, `
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+SET 'table.dml-sync' = 'true';`)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	stmt, err := parser.Parse("INSERT INTO sink SELECT * FROM src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = s.Execute(ctx, stmt, &out)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v", err)
+	}
+	if j := s.Jobs.List()[0]; j.Status() != runtime.Canceled {
+		t.Fatalf("job %s", j.Status())
+	}
+}
+
+// The session's configuration, defaults included, is what the runtime
+// reads: it must parse.
+func TestConfigFeedsRuntime(t *testing.T) {
+	c := NewConfig()
+	cfg, err := runtime.ConfigFromMap(c.Map())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Streaming || cfg.NumRetained != 1 || cfg.CheckpointInterval != 0 || cfg.RestartAttempts != 0 {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+	for k, v := range map[string]string{
+		KeyRuntimeMode: "batch", KeyCheckpointInterval: "30 s", KeyNumRetained: "3",
+		KeyRestartStrategy: "fixed-delay", KeyRestartAttempts: "5", KeySavepointPath: "file:///tmp/sp",
+	} {
+		if err := c.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err = runtime.ConfigFromMap(c.Map())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Streaming || cfg.CheckpointInterval != 30*time.Second || cfg.NumRetained != 3 ||
+		cfg.RestartAttempts != 5 || cfg.RestorePath != "/tmp/sp" {
+		t.Fatalf("set: %+v", cfg)
+	}
+	if c.Parallelism() != 1 || c.MaxColumnWidth() != 30 || c.ResultMode() != "table" || c.DMLSync() || !c.PrintTimeCost() {
+		t.Fatal("typed accessors")
+	}
+}
+
+func TestFormatError(t *testing.T) {
+	inner := sql.Errorf(sql.ValidationException, "inner")
+	outer := &sql.Error{Class: sql.TableException, Msg: "outer", Err: fmt.Errorf("ctx: %w", inner)}
+	if got := FormatError(outer); got != MsgErrorPrefix+"\norg.apache.flink.table.api.ValidationException: inner\n" {
+		t.Errorf("root cause: %q", got)
+	}
+	if got := FormatError(fmt.Errorf("read x: %w", errors.New("boom"))); got != MsgErrorPrefix+"\njava.lang.RuntimeException: read x: boom\n" {
+		t.Errorf("plain: %q", got)
+	}
+}
+
+func TestLikeMatch(t *testing.T) {
+	for _, c := range []struct {
+		s, p string
+		fold bool
+		want bool
+	}{
+		{"orders", "ord%", false, true},
+		{"orders", "ORD%", false, false},
+		{"orders", "ORD%", true, true},
+		{"orders", "order_", false, true},
+		{"orders", "order", false, false},
+		{"a_b", `a\_b`, false, true},
+		{"axb", `a\_b`, false, false},
+		{"", "%", false, true},
+	} {
+		if got := likeMatch(c.s, c.p, c.fold); got != c.want {
+			t.Errorf("%q LIKE %q: %v", c.s, c.p, got)
+		}
+	}
+}
