@@ -151,13 +151,33 @@ func (j *Job) checkClaims(cp *Checkpoint) error {
 			}
 			continue
 		}
-		if vs.hasState() && vs.Parallelism != v.Parallelism {
+		if vs.hasState() && vs.Parallelism != v.Parallelism && !j.rescalable(v) {
 			return sql.Errorf(sql.IllegalStateException,
-				"Failed to rollback to checkpoint/savepoint %s. The state of operator %s (%s) was taken with parallelism %d, but the new program has parallelism %d; sqlrun does not rescale state.",
+				"Failed to rollback to checkpoint/savepoint %s. The state of operator %s (%s) was taken with parallelism %d, but the new program has parallelism %d, and its state cannot be redistributed.",
 				cp.Dir, vs.UID, vs.Name, vs.Parallelism, v.Parallelism)
 		}
 	}
 	return nil
+}
+
+// rescalable reports whether v's state can be restored at another
+// parallelism: a Rescalable operator fed by Hash edges only.
+func (j *Job) rescalable(v *Vertex) bool {
+	if v.Operator == nil {
+		return false
+	}
+	for _, e := range j.graph.Edges {
+		if j.graph.Vertices[e.To] == v && e.Partition.Kind != Hash {
+			return false
+		}
+	}
+	op, err := v.Operator(0, v.Parallelism)
+	if err != nil {
+		return false
+	}
+	_, ok := op.(Rescalable)
+	_ = op.Close()
+	return ok
 }
 
 func (v *VertexState) hasState() bool {
@@ -407,7 +427,11 @@ func (co *coordinator) build(restore *Checkpoint) error {
 				t.role = roleOperator
 			}
 			if vs := saved[v.UID]; vs != nil {
-				t.restored = vs.Subtask(s)
+				if vs.Parallelism != v.Parallelism && vs.hasState() {
+					t.rescaled = vs.subtasks // checkClaims allowed it: Rescalable
+				} else {
+					t.restored = vs.Subtask(s)
+				}
 			}
 			byVertex[vi] = append(byVertex[vi], t)
 			co.tasks = append(co.tasks, t)

@@ -131,3 +131,30 @@ func (c *Collector) take() []sql.Row {
 
 // Reset drops emitted rows (for tests that drive an operator by hand).
 func (c *Collector) Reset() { c.rows = nil }
+
+// Rescalable is implemented by operators whose whole state is keyed by the
+// key of the Hash edge feeding them: state keys are state.AppendKey over
+// the same columns, in the same order, as the edge's Partitioning.Keys.
+// The runtime can then restore such an operator at a different parallelism
+// than the checkpoint's (as Flink redistributes key groups): each new
+// subtask gets every old subtask's blob and keeps the keys it owns.
+type Rescalable interface {
+	Operator
+	// OpenRescaled replaces Open when restoring at a new parallelism.
+	OpenRescaled(ctx *Context, blobs [][]byte, owns func(key string) bool) error
+}
+
+// OwnsKey reports whether subtask of parallelism receives the rows whose
+// Hash-edge key encodes to key: the routing the runtime uses.
+func OwnsKey(key string, subtask, parallelism int) bool {
+	return int(fnv32aString(key)%uint32(parallelism)) == subtask
+}
+
+func fnv32aString(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}

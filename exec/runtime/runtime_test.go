@@ -198,6 +198,10 @@ func datagenSource(t testing.TB, rows, rps int) connectors.TableSource {
 // modGraph is datagen id → (id % 10, id) → GROUP BY k: SUM(id), COUNT(*)
 // → sink.
 func modGraph(src connectors.TableSource, sink connectors.TableSink) *runtime.Graph {
+	return modGraphP(src, sink, 2)
+}
+
+func modGraphP(src connectors.TableSource, sink connectors.TableSink, aggPar int) *runtime.Graph {
 	g := runtime.NewGraph("datagen-mod")
 	s := g.AddSource("src", "Source: datagen", src, 1)
 	c := g.AddOperator("calc", "Calc", operators.Calc(func(r sql.Row) (sql.Row, bool, error) {
@@ -206,7 +210,7 @@ func modGraph(src connectors.TableSource, sink connectors.TableSink) *runtime.Gr
 	}), 1)
 	a := g.AddOperator("agg", "GroupAggregate", operators.GroupAggregate(operators.AggregateSpec{
 		GroupKeys: []int{0}, Aggs: []operators.AggSpec{{Kind: operators.Sum, Arg: 1}, {Kind: operators.CountStar}},
-		GenerateUpdateBefore: true}), 2)
+		GenerateUpdateBefore: true}), aggPar)
 	k := g.AddSink("sink", "Sink: out", sink, 1)
 	g.Connect(s, c, runtime.Partitioning{Kind: runtime.Forward})
 	g.Connect(c, a, runtime.Partitioning{Kind: runtime.Hash, Keys: []int{0}})
@@ -573,5 +577,50 @@ func TestTwoInputsAndEdgeKinds(t *testing.T) {
 	}
 	if len(sink2.rows) != 0 || sink2.closed != 1 {
 		t.Fatalf("a stopped job ran Finish: %v (closed %d)", sink2.lines(), sink2.closed)
+	}
+}
+
+// TestRescaleKeyedState: a savepoint taken with the aggregate at
+// parallelism 2 resumes at parallelism 3 and 1; every group's state moves
+// to the subtask its key now hashes to, and the totals are exact.
+func TestRescaleKeyedState(t *testing.T) {
+	for _, newPar := range []int{3, 1} {
+		dir := t.TempDir()
+		sink := &memSink{}
+		cfg := runtime.Config{Streaming: true, CheckpointDir: dir}
+		job, err := runtime.Start(context.Background(), modGraphP(datagenSource(t, 5000, 20000), sink, 2), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		sp, err := job.Stop(context.Background(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.RestorePath = sp
+		job2, err := runtime.Start(context.Background(), modGraphP(datagenSource(t, 5000, 0), sink, newPar), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := job2.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := materialize(sink.rows), expectedMod(5000); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("2 → %d:\n got %v\nwant %v", newPar, got, want)
+		}
+	}
+	// A source's position cannot be redistributed.
+	dir := t.TempDir()
+	cfg := runtime.Config{Streaming: true, CheckpointDir: dir}
+	job, _ := runtime.Start(context.Background(), modGraph(datagenSource(t, 1<<30, 1000), &memSink{}), cfg)
+	sp, err := job.Stop(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := modGraph(datagenSource(t, 1<<30, 1000), &memSink{})
+	g.Vertices[0].Parallelism, g.Vertices[1].Parallelism = 2, 2
+	cfg.RestorePath = sp
+	if _, err := runtime.Start(context.Background(), g, cfg); err == nil || !strings.Contains(err.Error(), "cannot be redistributed") {
+		t.Fatalf("got %v", err)
 	}
 }

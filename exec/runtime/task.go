@@ -103,6 +103,9 @@ type task struct {
 	metrics *vertexMetrics
 
 	restored []byte
+	// rescaled holds every old subtask's state when a Rescalable operator
+	// is restored at a different parallelism.
+	rescaled [][]byte
 
 	op     Operator
 	reader connectors.SourceReader
@@ -190,8 +193,17 @@ func (t *task) open(ctx context.Context) error {
 			return err
 		}
 		t.op = op
-		return op.Open(&Context{Ctx: ctx, JobID: t.job.ID, JobName: t.job.Name, VertexUID: v.UID,
-			VertexName: v.Name, Subtask: t.subtask, Parallelism: v.Parallelism}, t.restored)
+		octx := &Context{Ctx: ctx, JobID: t.job.ID, JobName: t.job.Name, VertexUID: v.UID,
+			VertexName: v.Name, Subtask: t.subtask, Parallelism: v.Parallelism}
+		if t.rescaled != nil {
+			r, ok := op.(Rescalable)
+			if !ok {
+				return fmt.Errorf("%s cannot restore state taken at another parallelism", t.name())
+			}
+			sub, par := t.subtask, v.Parallelism
+			return r.OpenRescaled(octx, t.rescaled, func(key string) bool { return OwnsKey(key, sub, par) })
+		}
+		return op.Open(octx, t.restored)
 	}
 }
 
@@ -515,7 +527,7 @@ func (t *task) send(ctx context.Context, rows []sql.Row) error {
 				if err := state.AppendKey(&o.enc, r, o.keys); err != nil {
 					return fmt.Errorf("%s: hash key: %w", t.name(), err)
 				}
-				p := int(fnv32a(o.enc.Buf) % uint32(n))
+				p := int(fnv32a(o.enc.Buf) % uint32(n)) // OwnsKey agrees
 				o.parts[p] = append(o.parts[p], r)
 			}
 			for i, part := range o.parts {

@@ -116,6 +116,12 @@ func (g *groupAgg) Open(_ *runtime.Context, restored []byte) error {
 	return nil
 }
 
+// OpenRescaled restores at a new parallelism: the keys this subtask owns
+// from every old subtask's state.
+func (g *groupAgg) OpenRescaled(_ *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+	return g.groups.RestoreFiltered(blobs, owns)
+}
+
 func (g *groupAgg) Snapshot(int64) ([]byte, error) { return g.groups.Snapshot() }
 
 func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {

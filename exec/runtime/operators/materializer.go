@@ -46,6 +46,12 @@ func (m *materializer) Open(_ *runtime.Context, restored []byte) error {
 	return nil
 }
 
+// OpenRescaled restores at a new parallelism: the keys this subtask owns
+// from every old subtask's state.
+func (m *materializer) OpenRescaled(_ *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+	return m.lists.RestoreFiltered(blobs, owns)
+}
+
 func (m *materializer) Snapshot(int64) ([]byte, error) { return m.lists.Snapshot() }
 
 func (m *materializer) same(a, b sql.Row) bool {

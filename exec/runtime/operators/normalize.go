@@ -50,6 +50,12 @@ func (n *normalize) Open(_ *runtime.Context, restored []byte) error {
 	return nil
 }
 
+// OpenRescaled restores at a new parallelism: the keys this subtask owns
+// from every old subtask's state.
+func (n *normalize) OpenRescaled(_ *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+	return n.rows.RestoreFiltered(blobs, owns)
+}
+
 func (n *normalize) Snapshot(int64) ([]byte, error) { return n.rows.Snapshot() }
 
 func (n *normalize) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {

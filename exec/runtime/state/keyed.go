@@ -27,6 +27,10 @@ type Table[V any] interface {
 	// stops the iteration and is returned.
 	Range(fn func(key string, v V) error) error
 	Snapshotter
+	// RestoreFiltered replaces the state with the keys of several
+	// snapshots that keep accepts: restoring at a new parallelism, where
+	// one subtask's keys come from many old subtasks.
+	RestoreFiltered(blobs [][]byte, keep func(key string) bool) error
 }
 
 // Snapshotter is state that goes into a checkpoint.
@@ -151,6 +155,27 @@ func (t *MemTable[V]) Restore(b []byte) error {
 		m[k] = v
 	}
 	t.m = m
+	return nil
+}
+
+// RestoreFiltered merges the keys keep accepts from several snapshots.
+func (t *MemTable[V]) RestoreFiltered(blobs [][]byte, keep func(key string) bool) error {
+	merged := map[string]V{}
+	for i, b := range blobs {
+		if len(b) == 0 {
+			continue
+		}
+		part := NewMemTable(t.codec)
+		if err := part.Restore(b); err != nil {
+			return fmt.Errorf("restore keyed state of old subtask %d: %w", i, err)
+		}
+		for k, v := range part.m {
+			if keep(k) {
+				merged[k] = v
+			}
+		}
+	}
+	t.m = merged
 	return nil
 }
 
