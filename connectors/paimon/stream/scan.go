@@ -1,0 +1,259 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+)
+
+// StartPlan is what the starting scanner decided (Paimon's
+// StartingScanner.Result plus the follow-up's first snapshot).
+type StartPlan struct {
+	// NoSnapshot: the table has no snapshot to start from yet; a streaming
+	// reader retries at the next discovery, a batch reader reads nothing.
+	NoSnapshot bool
+	// Full is the snapshot whose merged rows are read first (0: none).
+	Full int64
+	// Next is the first snapshot the follow-up scanner reads (streaming).
+	Next int64
+	// IncrementalFrom/To bound a batch incremental read (From exclusive).
+	IncrementalFrom, IncrementalTo int64
+}
+
+// Start is AbstractDataTableScan.createStartingScanner followed by the
+// starting scan, for one configuration (flink-semantics.md §4):
+//
+//	mode               batch                   streaming
+//	latest-full        latest snapshot         latest snapshot, then follow
+//	latest             latest snapshot         only snapshots after latest
+//	compacted-full     latest COMPACT          latest COMPACT, then follow
+//	from-timestamp     snapshot at that time   changes after the time
+//	from-snapshot      snapshot/tag N          changes from N (tag: its rows, then follow)
+//	from-snapshot-full snapshot N              snapshot N, then follow
+//	incremental        (s, e] deltas           (rejected)
+func (t *Table) Start(c *Config) (*StartPlan, error) {
+	sm := t.Snapshots
+	latest, hasLatest, err := sm.LatestID()
+	if err != nil {
+		return nil, err
+	}
+	earliest, _, err := sm.EarliestID()
+	if err != nil {
+		return nil, err
+	}
+	full := func(id int64) *StartPlan { return &StartPlan{Full: id, Next: id + 1} }
+	switch c.Mode {
+	case ModeLatestFull:
+		if !hasLatest {
+			return &StartPlan{NoSnapshot: true}, nil
+		}
+		return full(latest), nil
+	case ModeLatest:
+		if !c.Streaming {
+			if !hasLatest {
+				return &StartPlan{NoSnapshot: true}, nil
+			}
+			return full(latest), nil
+		}
+		if !hasLatest {
+			return &StartPlan{Next: 1}, nil
+		}
+		return &StartPlan{Next: latest + 1}, nil
+	case ModeCompactedFull:
+		if !hasLatest {
+			return &StartPlan{NoSnapshot: true}, nil
+		}
+		for id := latest; id >= earliest; id-- {
+			s, err := sm.Read(id)
+			if errors.Is(err, snapshot.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if s.CommitKind == snapshot.Compact {
+				return full(id), nil
+			}
+		}
+		return &StartPlan{NoSnapshot: true}, nil
+	case ModeFromTimestamp:
+		ts := *c.TimestampMillis
+		if !hasLatest {
+			return &StartPlan{NoSnapshot: true}, nil
+		}
+		if !c.Streaming {
+			s, err := sm.EarlierOrEqualTime(ts)
+			if err != nil {
+				return nil, err
+			}
+			if s == nil {
+				return &StartPlan{NoSnapshot: true}, nil
+			}
+			return full(s.ID), nil
+		}
+		// ContinuousFromTimestampStartingScanner: start after the last
+		// snapshot committed strictly before the timestamp.
+		s, err := sm.EarlierOrEqualTime(ts - 1)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			return &StartPlan{Next: earliest}, nil
+		}
+		return &StartPlan{Next: s.ID + 1}, nil
+	case ModeFromSnapshot, ModeFromSnapshotFull:
+		if c.TagName != "" {
+			tag, err := sm.ReadTag(c.TagName)
+			if err != nil {
+				if errors.Is(err, snapshot.ErrNotFound) {
+					return nil, illegal("Tag '%s' doesn't exist.", c.TagName)
+				}
+				return nil, err
+			}
+			return full(tag.ID), nil
+		}
+		id := *c.SnapshotID
+		if !c.Streaming {
+			if !hasLatest || id < earliest || id > latest {
+				if !hasLatest {
+					return &StartPlan{NoSnapshot: true}, nil
+				}
+				return nil, illegal("The specified scan snapshotId %d is out of available snapshotId range [%d, %d].", id, earliest, latest)
+			}
+			return full(id), nil
+		}
+		if hasLatest && id < earliest {
+			id = earliest
+		}
+		if c.Mode == ModeFromSnapshotFull {
+			if !hasLatest || id > latest {
+				return &StartPlan{NoSnapshot: true}, nil
+			}
+			return full(id), nil
+		}
+		return &StartPlan{Next: id}, nil
+	case ModeIncremental:
+		from, err := t.resolveBound(c.IncrementalBetween[0])
+		if err != nil {
+			return nil, err
+		}
+		to, err := t.resolveBound(c.IncrementalBetween[1])
+		if err != nil {
+			return nil, err
+		}
+		if from > to {
+			return nil, illegal("Starting snapshotId %d must less than ending snapshotId %d.", from, to)
+		}
+		return &StartPlan{IncrementalFrom: from, IncrementalTo: to}, nil
+	}
+	return nil, fmt.Errorf("scan mode %s is not supported", c.Mode)
+}
+
+// resolveBound is a snapshot id or a tag name of 'incremental-between'.
+func (t *Table) resolveBound(s string) (int64, error) {
+	if id, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return id, nil
+	}
+	tag, err := t.Snapshots.ReadTag(s)
+	if err != nil {
+		return 0, fmt.Errorf("incremental-between %q: %w", s, err)
+	}
+	return tag.ID, nil
+}
+
+// FullEntries are the live files of snapshot id a full phase reads. In a
+// streaming read of a table with a changelog producer only files whose
+// changes have already been published as changelog are read: lookup skips
+// level 0, full-compaction reads only the top level (Paimon's
+// withLevelFilter in the streaming full phase).
+func (t *Table) FullEntries(id int64, streaming bool) ([]Split, error) {
+	s, err := t.Snapshots.Read(id)
+	if err != nil {
+		return nil, err
+	}
+	live, err := t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", id, err)
+	}
+	var keep func(*manifest.ManifestEntry) bool
+	if streaming && t.HasPrimaryKey() {
+		switch t.Producer() {
+		case "lookup":
+			keep = func(e *manifest.ManifestEntry) bool { return e.File.Level > 0 }
+		case "full-compaction":
+			top := int32(t.Spec.NumLevels - 1)
+			keep = func(e *manifest.ManifestEntry) bool { return e.File.Level == top }
+		}
+	}
+	return groupSplits(live, keep), nil
+}
+
+// FollowUp is the follow-up scanner's decision for one snapshot: the
+// splits it contributes (nil with read=false when it is skipped).
+func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, read bool, err error) {
+	list, ok := t.followList(c.ReadOverwrite, s)
+	if !ok {
+		return nil, false, nil
+	}
+	es, err := t.Manifests.ReadEntries(list)
+	if err != nil {
+		return nil, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
+	}
+	return groupSplits(es, nil), true, nil
+}
+
+// followList names the manifest list a snapshot contributes to a
+// follow-up read, or false when the snapshot is skipped:
+//   - OVERWRITE: skipped unless streaming-read-overwrite (then its delta);
+//   - append tables and producer none: the delta of APPEND snapshots;
+//   - other producers: the changelog list, when the snapshot has one.
+func (t *Table) followList(readOverwrite bool, s *snapshot.Snapshot) (string, bool) {
+	if s.CommitKind == snapshot.Overwrite {
+		return s.DeltaManifestList, readOverwrite
+	}
+	if !t.HasPrimaryKey() || t.Producer() == "none" {
+		return s.DeltaManifestList, s.CommitKind == snapshot.Append
+	}
+	if s.ChangelogManifestList == nil || *s.ChangelogManifestList == "" {
+		return "", false
+	}
+	return *s.ChangelogManifestList, true
+}
+
+// IncrementalSplits are the files of a batch incremental read of (from,
+// to]: the deltas (or, for 'changelog' scan mode or 'auto' with a
+// changelog producer, the changelogs) of every snapshot in range, grouped
+// per (partition, bucket) in commit order. merge reports whether the rows
+// are merged per key (delta of a primary-key table) or read raw.
+func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, merge bool, err error) {
+	useChangelog := c.IncrementalScanMode == "changelog" ||
+		(c.IncrementalScanMode == "auto" && t.HasPrimaryKey() && t.Producer() != "none")
+	var all []manifest.ManifestEntry
+	for id := from + 1; id <= to; id++ {
+		s, err := t.Snapshots.Read(id)
+		if err != nil {
+			if errors.Is(err, snapshot.ErrNotFound) {
+				return nil, false, ExpiredError(id)
+			}
+			return nil, false, err
+		}
+		list := s.DeltaManifestList
+		if useChangelog {
+			if s.ChangelogManifestList == nil {
+				continue
+			}
+			list = *s.ChangelogManifestList
+		} else if s.CommitKind != snapshot.Append {
+			continue
+		}
+		es, err := t.Manifests.ReadEntries(list)
+		if err != nil {
+			return nil, false, fmt.Errorf("snapshot %d: %w", id, err)
+		}
+		all = append(all, es...)
+	}
+	return groupSplits(all, nil), t.HasPrimaryKey() && !useChangelog, nil
+}

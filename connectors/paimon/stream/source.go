@@ -1,0 +1,510 @@
+package stream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Source creates the readers of one Paimon table scan. The connector
+// factory owns planning (ChangelogMode, option validation); it calls
+// NewSource once per scan and NewReader per subtask.
+type Source struct {
+	T   *Table
+	Cfg *Config
+	// Projection are the table field indexes produced (nil: all).
+	Projection []int
+	// Audit prepends the RowKind as a STRING column and emits every row as
+	// +I ($audit_log).
+	Audit bool
+	// ReadOptimized reads only the top level of primary-key tables, without
+	// merging ($ro).
+	ReadOptimized bool
+	// BatchRows bounds the rows one Next returns (default 1024).
+	BatchRows int
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+
+	progress progress
+}
+
+// NewSource opens the table at tablePath on the local file system (or a
+// file: URI) for reading. opts are the table options with hints merged
+// over them (they override the stored options); streaming is the runtime
+// mode; projection the pushed-down field indexes (nil: all fields).
+func NewSource(tablePath string, opts map[string]string, streaming bool, projection []int) (*Source, error) {
+	return NewSourceFS(fs.NewLocal(), tablePath, opts, streaming, projection)
+}
+
+// NewSourceFS is NewSource on a given FileIO.
+func NewSourceFS(fio fs.FileIO, tablePath string, opts map[string]string, streaming bool, projection []int) (*Source, error) {
+	t, err := OpenTable(fio, tablePath, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(t.Schema.Options, streaming)
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", tablePath, err)
+	}
+	for _, p := range projection {
+		if p < 0 || p >= len(t.Schema.Fields) {
+			return nil, fmt.Errorf("paimon table %s: projected field %d out of range (%d fields)", tablePath, p, len(t.Schema.Fields))
+		}
+	}
+	return &Source{T: t, Cfg: cfg, Projection: projection}, nil
+}
+
+// Bounded reports a read that ends: batch, 'scan.bounded', or a streaming
+// read with 'scan.bounded.watermark' (which ends at the first snapshot
+// whose watermark passes it).
+func (s *Source) Bounded() bool { return !s.Cfg.Streaming || s.Cfg.BoundedWatermark != nil }
+
+// Schema is the produced row type: the projected table columns, after a
+// rowkind column for Audit.
+func (s *Source) Schema() sql.Schema {
+	full := s.T.Schema.SQLSchema()
+	out := sql.Schema{}
+	if s.Audit {
+		out.Columns = append(out.Columns, sql.Column{Name: "rowkind", Type: sql.String().NotNull()})
+	}
+	if s.Projection == nil {
+		out.Columns = append(out.Columns, full.Columns...)
+		if !s.Audit {
+			out.PrimaryKey = full.PrimaryKey
+		}
+		return out
+	}
+	for _, p := range s.Projection {
+		out.Columns = append(out.Columns, full.Columns[p])
+	}
+	return out
+}
+
+// NewReader creates the reader of one subtask.
+func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, error) {
+	if parallelism < 1 || subtask < 0 || subtask >= parallelism {
+		return nil, fmt.Errorf("paimon source: subtask %d of %d", subtask, parallelism)
+	}
+	s.progress.init(parallelism)
+	n := s.BatchRows
+	if n <= 0 {
+		n = 1024
+	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Reader{src: s, t: s.T, cfg: s.Cfg, subtask: subtask, parallelism: parallelism, batch: n, now: now}, nil
+}
+
+// progress collects the subtasks' consumer positions per checkpoint so the
+// consumer file records the slowest one (all subtasks follow the same
+// snapshots; a subtask still in its full phase records nothing).
+type progress struct {
+	mu          sync.Mutex
+	parallelism int
+	byCP        map[int64]map[int]int64
+	live        map[int]int64
+	written     int64
+}
+
+func (p *progress) init(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byCP == nil {
+		p.byCP, p.live = map[int64]map[int]int64{}, map[int]int64{}
+	}
+	p.parallelism = n
+}
+
+func (p *progress) record(cp int64, subtask int, next int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.byCP[cp]
+	if m == nil {
+		m = map[int]int64{}
+		p.byCP[cp] = m
+	}
+	m[subtask] = next
+}
+
+func (p *progress) setLive(subtask int, next int64) {
+	p.mu.Lock()
+	p.live[subtask] = next
+	p.mu.Unlock()
+}
+
+// complete returns the value to write for checkpoint cp (false: nothing
+// to write) and forgets older checkpoints.
+func (p *progress) complete(cp int64, atLeastOnce bool) (int64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.byCP[cp]
+	if atLeastOnce {
+		m = p.live
+	}
+	for c := range p.byCP {
+		if c < cp {
+			delete(p.byCP, c)
+		}
+	}
+	if len(m) < p.parallelism {
+		return 0, false
+	}
+	min := int64(-1)
+	for _, v := range m {
+		if v <= 0 {
+			return 0, false
+		}
+		if min < 0 || v < min {
+			min = v
+		}
+	}
+	if min <= 0 || min == p.written {
+		return 0, false
+	}
+	p.written = min
+	return min, true
+}
+
+// Phases of a reader's position.
+const (
+	phaseStart = "start" // starting scan not done yet
+	phaseFull  = "full"  // reading the merged rows of Snapshot
+	phaseIncr  = "incr"  // following: reading the changes of Snapshot
+	phaseBatch = "batch" // batch incremental (From, Snapshot]
+	phaseDone  = "done"
+)
+
+// Position is a reader's checkpointed state: the phase, the snapshot it
+// is in, and how many rows of that snapshot this subtask has emitted.
+type Position struct {
+	Phase    string `json:"phase"`
+	Snapshot int64  `json:"snapshot,omitempty"`
+	From     int64  `json:"from,omitempty"`
+	Offset   int64  `json:"offset,omitempty"`
+}
+
+// Reader is one subtask's reader (connectors.SourceReader).
+type Reader struct {
+	src                  *Source
+	t                    *Table
+	cfg                  *Config
+	subtask, parallelism int
+	batch                int
+	now                  func() time.Time
+
+	pos       Position
+	cur       rowIter
+	nextCheck time.Time
+}
+
+var _ connectors.SourceReader = (*Reader)(nil)
+
+// Open restores a checkpointed position, or starts from the consumer's
+// progress ('consumer-id', streaming, unless 'consumer.ignore-progress'),
+// or from the starting scan.
+func (r *Reader) Open(ctx context.Context, state []byte) error {
+	r.pos = Position{Phase: phaseStart}
+	if len(state) > 0 {
+		if err := json.Unmarshal(state, &r.pos); err != nil {
+			return fmt.Errorf("paimon source: restore position: %w", err)
+		}
+		return nil
+	}
+	if r.cfg.Streaming && r.cfg.ConsumerID != "" && !r.cfg.ConsumerIgnoreProgress {
+		c, err := r.t.Snapshots.ReadConsumer(r.cfg.ConsumerID)
+		switch {
+		case err == nil:
+			r.pos = Position{Phase: phaseIncr, Snapshot: c.NextSnapshot}
+		case errors.Is(err, snapshot.ErrNotFound):
+		default:
+			return fmt.Errorf("paimon source: %w", err)
+		}
+	}
+	return nil
+}
+
+// Position returns the current position (tests, diagnostics).
+func (r *Reader) Position() Position { return r.pos }
+
+// consumerNext is the snapshot a consumer file should name for the
+// current position: the snapshot being followed, or nothing before the
+// follow-up phase.
+func (r *Reader) consumerNext() int64 {
+	if r.pos.Phase == phaseIncr {
+		return r.pos.Snapshot
+	}
+	return 0
+}
+
+// Snapshot returns the position as JSON and remembers the consumer
+// progress belonging to checkpointID.
+func (r *Reader) Snapshot(checkpointID int64) ([]byte, error) {
+	if r.cfg.ConsumerID != "" {
+		r.src.progress.record(checkpointID, r.subtask, r.consumerNext())
+	}
+	b, err := json.Marshal(r.pos)
+	if err != nil {
+		return nil, fmt.Errorf("paimon source: encode position: %w", err)
+	}
+	return b, nil
+}
+
+// NotifyCheckpointComplete writes consumer/consumer-<id> when 'consumer-id'
+// is set: exactly-once writes the position checkpointed with checkpointID,
+// at-least-once the slowest subtask's current position.
+func (r *Reader) NotifyCheckpointComplete(ctx context.Context, checkpointID int64) error {
+	if r.cfg.ConsumerID == "" || !r.cfg.Streaming {
+		return nil
+	}
+	if r.cfg.ConsumerAtLeastOnce {
+		r.src.progress.setLive(r.subtask, r.consumerNext())
+	}
+	next, ok := r.src.progress.complete(checkpointID, r.cfg.ConsumerAtLeastOnce)
+	if !ok {
+		return nil
+	}
+	if err := r.t.Snapshots.WriteConsumer(r.cfg.ConsumerID, snapshot.Consumer{NextSnapshot: next}); err != nil {
+		return fmt.Errorf("paimon source: %w", err)
+	}
+	return nil
+}
+
+// Close releases open files.
+func (r *Reader) Close() error {
+	if r.cur != nil {
+		r.cur.close()
+		r.cur = nil
+	}
+	return nil
+}
+
+// Next returns up to BatchRows rows. It never blocks: while waiting for
+// the next snapshot it returns (nil, nil) and looks again only after
+// 'continuous.discovery-interval'; catching up over existing snapshots
+// does not wait. A bounded read ends with io.EOF.
+func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
+	deadline := r.now().Add(30 * time.Millisecond)
+	for {
+		if r.cur != nil {
+			rows, err := r.drain()
+			if err != nil || len(rows) > 0 {
+				return rows, err
+			}
+			continue
+		}
+		if r.now().After(deadline) {
+			return nil, nil
+		}
+		wait, err := r.step()
+		if err != nil {
+			return nil, err
+		}
+		if r.pos.Phase == phaseDone {
+			return nil, io.EOF
+		}
+		if wait {
+			return nil, nil
+		}
+	}
+}
+
+// drain reads the next batch of the current iterator and advances the
+// position past the snapshot as soon as the iterator is exhausted, so a
+// checkpoint taken right after the last row already points at the next
+// snapshot (no replay on restore, and the consumer names the next one).
+func (r *Reader) drain() ([]sql.Row, error) {
+	var out []sql.Row
+	for len(out) < r.batch {
+		row, ok := r.cur.next()
+		if !ok {
+			err := r.cur.err()
+			r.cur.close()
+			r.cur = nil
+			if err != nil {
+				return nil, fmt.Errorf("paimon source: %s snapshot %d: %w", r.pos.Phase, r.pos.Snapshot, err)
+			}
+			r.advance()
+			break
+		}
+		r.pos.Offset++
+		out = append(out, r.emit(row))
+	}
+	return out, nil
+}
+
+func (r *Reader) emit(row sql.Row) sql.Row {
+	if !r.src.Audit {
+		return row
+	}
+	v := make([]any, 0, len(row.Values)+1)
+	v = append(v, row.Kind.ShortString())
+	return sql.Row{Kind: sql.Insert, Values: append(v, row.Values...)}
+}
+
+// advance moves past the current snapshot.
+func (r *Reader) advance() {
+	switch r.pos.Phase {
+	case phaseFull:
+		if !r.cfg.Streaming {
+			r.pos = Position{Phase: phaseDone}
+			return
+		}
+		r.pos = Position{Phase: phaseIncr, Snapshot: r.pos.Snapshot + 1}
+	case phaseIncr:
+		r.pos = Position{Phase: phaseIncr, Snapshot: r.pos.Snapshot + 1}
+	default:
+		r.pos = Position{Phase: phaseDone}
+	}
+}
+
+// mine keeps the splits of this subtask.
+func (r *Reader) mine(splits []Split) []Split {
+	out := splits[:0:0]
+	for _, sp := range splits {
+		if sp.Key.Owner(r.parallelism) == r.subtask {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// setIter installs the iterator of the current position, skipping the
+// rows emitted before a restore.
+func (r *Reader) setIter(it rowIter) error {
+	for i := int64(0); i < r.pos.Offset; i++ {
+		if _, ok := it.next(); !ok {
+			if err := it.err(); err != nil {
+				it.close()
+				return fmt.Errorf("paimon source: restore %s snapshot %d offset %d: %w", r.pos.Phase, r.pos.Snapshot, r.pos.Offset, err)
+			}
+			break
+		}
+	}
+	r.cur = it
+	return nil
+}
+
+func (r *Reader) splitIter(splits []Split, merge, forceInsert bool) rowIter {
+	return &multiIter{n: len(splits), open: func(i int) (rowIter, error) {
+		if merge {
+			return r.t.newMergedIter(&splits[i], r.src.Projection)
+		}
+		return r.t.newRawIter(&splits[i], r.src.Projection, forceInsert), nil
+	}}
+}
+
+// step does one unit of planning. wait=true means nothing is available
+// before the next discovery.
+func (r *Reader) step() (wait bool, err error) {
+	switch r.pos.Phase {
+	case phaseStart:
+		if r.now().Before(r.nextCheck) {
+			return true, nil
+		}
+		plan, err := r.t.Start(r.cfg)
+		if err != nil {
+			return false, fmt.Errorf("paimon source: %w", err)
+		}
+		switch {
+		case plan.NoSnapshot:
+			if !r.cfg.Streaming {
+				r.pos = Position{Phase: phaseDone}
+				return false, nil
+			}
+			r.nextCheck = r.now().Add(r.cfg.DiscoveryInterval)
+			return true, nil
+		case r.cfg.Mode == ModeIncremental:
+			r.pos = Position{Phase: phaseBatch, From: plan.IncrementalFrom, Snapshot: plan.IncrementalTo}
+		case plan.Full > 0:
+			r.pos = Position{Phase: phaseFull, Snapshot: plan.Full}
+		default:
+			r.pos = Position{Phase: phaseIncr, Snapshot: plan.Next}
+		}
+		return false, nil
+	case phaseFull:
+		splits, err := r.t.FullEntries(r.pos.Snapshot, r.cfg.Streaming)
+		if err != nil {
+			if errors.Is(err, snapshot.ErrNotFound) {
+				return false, ExpiredError(r.pos.Snapshot)
+			}
+			return false, fmt.Errorf("paimon source: %w", err)
+		}
+		splits = r.mine(splits)
+		switch {
+		case r.src.ReadOptimized && r.t.HasPrimaryKey():
+			top := int32(r.t.Spec.NumLevels - 1)
+			for i := range splits {
+				var keep []Split
+				keep = append(keep, Split{Key: splits[i].Key})
+				for _, e := range splits[i].Files {
+					if e.File.Level == top {
+						keep[0].Files = append(keep[0].Files, e)
+					}
+				}
+				splits[i] = keep[0]
+			}
+			return false, r.setIter(r.splitIter(splits, false, true))
+		default:
+			return false, r.setIter(r.splitIter(splits, r.t.HasPrimaryKey(), false))
+		}
+	case phaseBatch:
+		splits, merge, err := r.t.IncrementalSplits(r.cfg, r.pos.From, r.pos.Snapshot)
+		if err != nil {
+			return false, fmt.Errorf("paimon source: %w", err)
+		}
+		return false, r.setIter(r.splitIter(r.mine(splits), merge, false))
+	case phaseIncr:
+		return r.follow()
+	}
+	return false, nil
+}
+
+// follow looks at snapshot pos.Snapshot: waits when it does not exist
+// yet, fails when it has expired, skips it or opens its splits.
+func (r *Reader) follow() (wait bool, err error) {
+	if r.now().Before(r.nextCheck) {
+		return true, nil
+	}
+	id := r.pos.Snapshot
+	s, err := r.t.Snapshots.Read(id)
+	if errors.Is(err, snapshot.ErrNotFound) {
+		earliest, ok, err := r.t.Snapshots.EarliestID()
+		if err != nil {
+			return false, fmt.Errorf("paimon source: %w", err)
+		}
+		if ok && earliest > id {
+			return false, ExpiredError(id)
+		}
+		r.nextCheck = r.now().Add(r.cfg.DiscoveryInterval)
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("paimon source: %w", err)
+	}
+	// scan.bounded.watermark: the stream ends at the first snapshot whose
+	// watermark is larger; that snapshot is not read.
+	if bw := r.cfg.BoundedWatermark; bw != nil && s.Watermark != nil && *s.Watermark > *bw {
+		r.pos = Position{Phase: phaseDone}
+		return false, nil
+	}
+	splits, read, err := r.t.FollowUp(r.cfg, s)
+	if err != nil {
+		return false, fmt.Errorf("paimon source: %w", err)
+	}
+	if !read {
+		r.advance()
+		return false, nil
+	}
+	return false, r.setIter(r.splitIter(r.mine(splits), false, false))
+}

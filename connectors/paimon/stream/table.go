@@ -1,0 +1,209 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Table is the read side of one Paimon table directory: its snapshot,
+// schema and manifest stores, the latest schema and (for primary-key
+// tables) the merge-tree spec used to merge a bucket's files.
+type Table struct {
+	FIO       fs.FileIO
+	Root      string
+	Snapshots *snapshot.Manager
+	Schemas   *schema.Manager
+	Manifests *manifest.Store
+	// Schema is the latest schema; reads produce its fields.
+	Schema *schema.TableSchema
+	// Spec is nil for append tables.
+	Spec *mergetree.Spec
+
+	partTypes []sql.DataType
+	keyFields []schema.Field
+
+	mu          sync.Mutex
+	fileSchemas map[int64]*schema.TableSchema
+}
+
+// OpenTable reads the latest schema of the table at root. Options override
+// the schema's options (dynamic options / hints), as Paimon's copy() does.
+func OpenTable(fio fs.FileIO, root string, options map[string]string) (*Table, error) {
+	if fio == nil {
+		fio = fs.NewLocal()
+	}
+	sm := schema.NewManager(fio, root)
+	ts, err := sm.Latest()
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", root, err)
+	}
+	if ts == nil {
+		return nil, fmt.Errorf("paimon table %s: no schema (table does not exist)", root)
+	}
+	if len(options) > 0 {
+		c := *ts
+		c.Options = map[string]string{}
+		for k, v := range ts.Options {
+			c.Options[k] = v
+		}
+		for k, v := range options {
+			c.Options[k] = v
+		}
+		ts = &c
+	}
+	t := &Table{FIO: fio, Root: root, Snapshots: snapshot.NewManager(fio, root), Schemas: sm,
+		Manifests: &manifest.Store{FIO: fio, Root: root}, Schema: ts, fileSchemas: map[int64]*schema.TableSchema{ts.ID: ts}}
+	for _, p := range ts.PartitionKeys {
+		t.partTypes = append(t.partTypes, ts.Fields[ts.FieldIndex(p)].Type)
+	}
+	if len(ts.PrimaryKeys) > 0 {
+		t.Spec, err = mergetree.NewSpec(ts.Names(), ts.Types(), ts.TrimmedPrimaryKeys(), ts.Options)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: %w", root, err)
+		}
+		if t.keyFields, err = ts.Project(ts.TrimmedPrimaryKeys()); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// HasPrimaryKey reports a primary-key (KeyValue) table.
+func (t *Table) HasPrimaryKey() bool { return t.Spec != nil }
+
+// Producer is the table's changelog-producer (none by default).
+func (t *Table) Producer() string {
+	return strings.ToLower(strings.TrimSpace(t.Schema.Option("changelog-producer", "none")))
+}
+
+// fileSchema returns the schema a data file was written with.
+func (t *Table) fileSchema(id int64) (*schema.TableSchema, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s, ok := t.fileSchemas[id]; ok {
+		return s, nil
+	}
+	s, err := t.Schemas.Read(id)
+	if err != nil {
+		return nil, fmt.Errorf("schema %d of %s: %w", id, t.Root, err)
+	}
+	t.fileSchemas[id] = s
+	return s, nil
+}
+
+// PartitionPath is the partition directory prefix ("dt=1/" or "") of a
+// serialized partition row.
+func (t *Table) PartitionPath(part []byte) (string, error) {
+	if len(t.Schema.PartitionKeys) == 0 {
+		return "", nil
+	}
+	legacy := t.Schema.Option("partition.legacy-name", "true") != "false"
+	return binrow.PartitionPathOf(t.Schema.PartitionKeys, t.partTypes, part,
+		t.Schema.Option("partition.default-name", "__DEFAULT_PARTITION__"), legacy)
+}
+
+// PartitionValues decodes a serialized partition row.
+func (t *Table) PartitionValues(part []byte) ([]any, error) {
+	if len(t.partTypes) == 0 {
+		return nil, nil
+	}
+	return binrow.Deserialize(t.partTypes, part)
+}
+
+// FilePath is where a manifest entry's file lives.
+func (t *Table) FilePath(e *manifest.ManifestEntry) (string, error) {
+	if e.File.ExternalPath != nil && *e.File.ExternalPath != "" {
+		return *e.File.ExternalPath, nil
+	}
+	pp, err := t.PartitionPath(e.Partition)
+	if err != nil {
+		return "", err
+	}
+	return fs.Join(format.BucketDir(t.Root, pp, int(e.Bucket)), e.File.FileName), nil
+}
+
+// SplitKey identifies a (partition, bucket) split.
+type SplitKey struct {
+	Partition string // serialized partition row bytes
+	Bucket    int32
+}
+
+// Owner is the subtask a split belongs to: a stable FNV-1a hash of the
+// partition bytes and bucket, mod parallelism. It must not change between
+// runs: a restored reader re-reads its own splits only.
+func (k SplitKey) Owner(parallelism int) int {
+	if parallelism <= 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(k.Partition))
+	h.Write([]byte{byte(k.Bucket >> 24), byte(k.Bucket >> 16), byte(k.Bucket >> 8), byte(k.Bucket)})
+	return int(h.Sum32() % uint32(parallelism))
+}
+
+// Split is the files of one (partition, bucket) that a scan reads, in
+// manifest order.
+type Split struct {
+	Key   SplitKey
+	Files []manifest.ManifestEntry
+}
+
+// groupSplits groups ADD entries by (partition, bucket), keeping manifest
+// order inside a split and ordering splits by partition bytes then bucket.
+// keep filters entries (nil keeps all ADDs).
+func groupSplits(entries []manifest.ManifestEntry, keep func(*manifest.ManifestEntry) bool) []Split {
+	idx := map[SplitKey]int{}
+	var out []Split
+	for i := range entries {
+		e := &entries[i]
+		if e.Kind != manifest.Add || (keep != nil && !keep(e)) {
+			continue
+		}
+		k := SplitKey{Partition: string(e.Partition), Bucket: e.Bucket}
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, Split{Key: k})
+		}
+		out[j].Files = append(out[j].Files, *e)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if c := bytes.Compare([]byte(out[i].Key.Partition), []byte(out[j].Key.Partition)); c != 0 {
+			return c < 0
+		}
+		return out[i].Key.Bucket < out[j].Key.Bucket
+	})
+	return out
+}
+
+// errExpired is wrapped by Paimon's OutOfRangeException message when the
+// snapshot a reader needs next has been expired.
+var errExpired = errors.New("snapshot expired")
+
+// ExpiredError is Paimon's OutOfRangeException for a follow-up snapshot
+// that expiration removed; the message names the way out.
+func ExpiredError(id int64) error {
+	return &sql.Error{Class: "org.apache.paimon.utils.OutOfRangeException",
+		Msg: "The snapshot with id " + strconv.FormatInt(id, 10) + " has expired. You can: " +
+			"1. increase the snapshot or changelog expiration time. " +
+			"2. use consumer-id to ensure that unconsumed snapshots will not be expired.", Err: errExpired}
+}
+
+// IsExpired reports whether err is ExpiredError.
+func IsExpired(err error) bool { return errors.Is(err, errExpired) }
