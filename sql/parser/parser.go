@@ -37,6 +37,9 @@ func Parse(text string) (stmt ast.Statement, err error) {
 			err = sql.Errorf(sql.SqlParserException, "SQL parse failed. internal error: %v\n%s", r, debug.Stack())
 		}
 	}()
+	// Invalid UTF-8 becomes U+FFFD, as a Java reader decodes it, so names
+	// and positions mean the same to us and to TiDB.
+	text = strings.ToValidUTF8(text, "\uFFFD")
 	toks, lexErr := lex(text)
 	li := newLineIndex(text)
 	if lexErr != nil {

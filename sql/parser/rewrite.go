@@ -267,6 +267,10 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			r.emit(t)
 			continue
 		}
+		if t.kind == tString && j > from && endsOperand(p.toks[j-1]) {
+			// MySQL takes "expr 'alias'"; Flink has no string aliases.
+			p.fail(t)
+		}
 		if t.kind == tNumber {
 			p.numberLiteral(t) // range checks with Calcite's messages
 			if strings.HasSuffix(t.text, ".") {
@@ -415,6 +419,34 @@ var notOperand = map[string]bool{
 	"THEN": true, "ELSE": true, "CASE": true, "IN": true, "IS": true, "LIKE": true, "BETWEEN": true, "AS": true,
 	"FROM": true, "HAVING": true, "DISTINCT": true, "ALL": true, "VALUES": true, "LIMIT": true, "OFFSET": true,
 	"JOIN": true, "USING": true, "END": false, "SIMILAR": true, "ESCAPE": true, "TO": true, "INTERVAL": true,
+}
+
+// beforeString are the words that may stand right before a string literal.
+var beforeString = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`SELECT WHERE AND OR NOT ON BY WHEN THEN ELSE CASE IN IS LIKE ILIKE BETWEEN
+		AS FROM HAVING DISTINCT ALL VALUES LIMIT OFFSET JOIN USING SIMILAR ESCAPE TO INTERVAL BOTH LEADING
+		TRAILING FOR DATE TIME TIMESTAMP TIMESTAMP_LTZ ANY SOME EXISTS RETURNING DEFAULT ERROR EMPTY NULL WITH
+		ARRAY MAP ROW UNION EXCEPT INTERSECT ORDER GROUP OVER PARTITION RANGE ROWS PRECEDING FOLLOWING CURRENT
+		FILTER WITHIN DESCRIPTOR TABLE LATERAL UNNEST SET UPDATE MOD DIV XOR REGEXP RLIKE SEPARATOR CHARACTER
+		COLLATE KEY VALUE ON_ERROR ON_EMPTY`) {
+		beforeString[w] = true
+	}
+}
+
+// endsOperand reports tokens that complete an operand, after which a string
+// literal cannot follow in Flink SQL.
+func endsOperand(t token) bool {
+	switch t.kind {
+	case tNumber, tString, tQuoted, tParam, tBinary:
+		return true
+	case tOp:
+		return t.text == ")" || t.text == "]"
+	case tIdent:
+		return !beforeString[strings.ToUpper(t.text)]
+	}
+	return false
 }
 
 // matchBrackets pairs closing with opening parentheses and brackets in
