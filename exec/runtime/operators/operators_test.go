@@ -241,6 +241,9 @@ func TestOperators(t *testing.T) {
 				f = SinkUpsertMaterializer(MaterializerSpec{Keys: ints(t, td, "keys"), UpsertKey: ints(t, td, "upsert-key")})
 			case "not-null":
 				f = NotNullEnforcer(ints(t, td, "cols"), []string{"status"}, boolArg(td, "drop"))
+			case "dedup":
+				f = Deduplicate(DeduplicateSpec{Keys: ints(t, td, "keys"), KeepLast: boolArg(td, "last"),
+					GenerateUpdateBefore: boolArg(td, "ub"), GenerateInsert: boolArg(td, "insert")})
 			case "union":
 				f = Union()
 			case "drop-ub":
