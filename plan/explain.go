@@ -232,6 +232,9 @@ func nodeDescription(n *Rel, f Format) string {
 		return "LogicalSort(" + strings.Join(parts, ", ") + ")"
 	case TableSourceScan:
 		s := "TableSourceScan(table=[[" + tablePath(n)
+		if n.FilterDigest != "" {
+			s += ", filter=[" + n.FilterDigest + "]"
+		}
 		if n.Project != nil {
 			s += ", project=[" + strings.Join(n.Names, ", ") + "]"
 		}
@@ -295,6 +298,9 @@ func nodeDescription(n *Rel, f Format) string {
 				d = "DESC"
 			}
 			parts = append(parts, in[k.Field]+" "+d)
+		}
+		if n.Fetch < 0 {
+			return fmt.Sprintf("Sort(orderBy=[%s])", strings.Join(parts, ", "))
 		}
 		strategy := "AppendFastStrategy"
 		if !n.input().Mode.IsInsertOnly() && n.input().Mode != sql.NoChanges {

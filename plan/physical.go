@@ -234,6 +234,25 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 	if cond != nil {
 		refs(cond, used)
 	}
+	if fd, ok := scan.Table.Source.(FilterDigestSource); ok && fd.AcceptsFilters() && cond != nil {
+		var accepted []Expr
+		for _, c := range conjuncts(cond) {
+			if pushableFilter(c) {
+				accepted = append(accepted, c)
+			}
+		}
+		if len(accepted) > 0 {
+			parts := make([]string, len(accepted))
+			for i, c := range accepted {
+				parts[i] = FormatExpr(c, scan.Names, FormatPrefix)
+			}
+			digest := parts[0]
+			if len(parts) > 1 {
+				digest = "and(" + strings.Join(parts, ", ") + ")"
+			}
+			scan.FilterDigest = digest
+		}
+	}
 	pk := pkIndexes(scan)
 	if cn {
 		for _, k := range pk {
@@ -252,7 +271,7 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 		m[f] = i
 	}
 	pushed := false
-	if pp, ok := scan.Table.Source.(connectors.SupportsProjectionPushDown); ok && len(fields) < len(scan.Names) && len(fields) > 0 {
+	if pp, ok := projector(scan.Table.Source); ok && len(fields) < len(scan.Names) && len(fields) > 0 {
 		pushed = true
 		pp.ApplyProjection(fields)
 		ns := make([]string, len(fields))
@@ -260,7 +279,7 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 		for i, f := range fields {
 			ns[i], ts[i] = scan.Names[f], scan.Types[f]
 		}
-		scan = &Rel{Kind: TableSourceScan, Table: scan.Table, Project: fields, Names: ns, Types: ts, Fetch: -1}
+		scan = &Rel{Kind: TableSourceScan, Table: scan.Table, Project: fields, Names: ns, Types: ts, Fetch: -1, FilterDigest: scan.FilterDigest}
 		for i := range exprs {
 			exprs[i] = remap(exprs[i], m)
 		}
@@ -324,4 +343,51 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 		return nil, err
 	}
 	return newCalc(top, exprs, and(high), names), nil
+}
+
+// ProjectionPushDownToggle is implemented by sources whose projection
+// push-down can be switched off, such as the values connector's
+// 'enable-projection-push-down' option.
+type ProjectionPushDownToggle interface {
+	ProjectionPushDownEnabled() bool
+}
+
+func projector(src connectors.TableSource) (connectors.SupportsProjectionPushDown, bool) {
+	pp, ok := src.(connectors.SupportsProjectionPushDown)
+	if !ok {
+		return nil, false
+	}
+	if t, ok := src.(ProjectionPushDownToggle); ok && !t.ProjectionPushDownEnabled() {
+		return nil, false
+	}
+	return pp, true
+}
+
+// FilterDigestSource is implemented by sources that accept every filter
+// for their own pruning but still let the Calc evaluate it, as Paimon's
+// streaming source does: the scan prints filter=[...] and the Calc keeps
+// its condition.
+type FilterDigestSource interface {
+	AcceptsFilters() bool
+}
+
+// pushableFilter reports a conjunct a source can take: comparisons, IS
+// [NOT] NULL, IN, LIKE and their AND/OR/NOT combinations over fields and
+// literals.
+func pushableFilter(e Expr) bool {
+	switch x := e.(type) {
+	case *InputRef, *Literal:
+		return true
+	case *Call:
+		switch x.Op {
+		case "=", "<>", "<", "<=", ">", ">=", "IS NULL", "IS NOT NULL", "IN", "NOT IN", "LIKE", "AND", "OR", "NOT":
+			for _, a := range x.Args {
+				if !pushableFilter(a) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }

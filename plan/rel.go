@@ -95,6 +95,9 @@ type Rel struct {
 	// Project is the projection pushed into a TableSourceScan (nil: all
 	// columns in order).
 	Project []int
+	// FilterDigest is the filter=[...] digest of a scan whose source
+	// accepted the query's filters.
+	FilterDigest string
 
 	// Exprs and Cond are a Project's / Calc's expressions and a Filter's /
 	// Calc's condition.

@@ -213,6 +213,11 @@ var _ connectors.SupportsProjectionPushDown = (*Source)(nil)
 // those columns from its data files.
 func (s *Source) ApplyProjection(fields []int) { s.projection = append([]int(nil), fields...) }
 
+// AcceptsFilters is true: Paimon takes every filter for file and
+// partition pruning (the scan prints filter=[...]), but the planner keeps
+// the condition in the Calc, because pruning is not exact row filtering.
+func (s *Source) AcceptsFilters() bool { return true }
+
 // Projection is the pushed-down field list, nil for all fields.
 func (s *Source) Projection() []int { return s.projection }
 
