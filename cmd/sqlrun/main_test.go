@@ -213,3 +213,24 @@ func TestExplainSubcommandError(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q:\n%s", code, errOut, out)
 	}
 }
+
+// The quickstart runs end to end with the real planner, compiler and
+// runtime: order 1001's changes through a grouped query and into print.
+func TestQuickstart(t *testing.T) {
+	code, out, errOut := runCLI(t, "-f", filepath.Join("..", "..", "examples", "quickstart.sql"))
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s:\n%s", code, errOut, out)
+	}
+	for _, want := range []string{
+		"| op |                         status |                                    total |",
+		"| -D |                        CREATED |                                    80.00 |",
+		"| +I |                           PAID |                                   100.00 |",
+		"Received a total of 5 rows",
+		"[INFO] Submitting SQL update statement to the cluster...\n",
+		"[INFO] Complete execution of the SQL update statement.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -200,3 +200,43 @@ func TestShellQuit(t *testing.T) {
 		t.Fatalf("exit: %v", err)
 	}
 }
+
+// TestShellCancelQuery: Ctrl-C during a streaming query cancels it (not
+// the shell), prints Flink's "Query terminated" footer and returns to the
+// prompt; the table result mode (the default) shows a live view.
+func TestShellCancelQuery(t *testing.T) {
+	home := t.TempDir()
+	p := startPTY(t, home)
+	p.waitFor(prompt, 1)
+	p.typeKeys("CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '20'," +
+		" 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000');" + keyEnter)
+	p.waitFor("[INFO] Execute statement succeeded.", 1)
+	p.typeKeys("SET 'sql-client.execution.result-mode' = 'tableau';" + keyEnter)
+	p.waitFor("[INFO] Execute statement succeeded.", 2)
+	p.typeKeys("SELECT * FROM src;" + keyEnter)
+	p.waitFor("| op |                   id |", 1)
+	p.waitFor("| +I |                    3 |", 1)
+	p.typeKeys(keyCtrlC)
+	p.waitFor("Query terminated, received a total of ", 1)
+	p.waitFor(prompt, 5)
+
+	// The default table mode: a view redrawn in place; Ctrl-C leaves it.
+	p.typeKeys("RESET 'sql-client.execution.result-mode';" + keyEnter)
+	p.waitFor("[INFO] Execute statement succeeded.", 3)
+	p.typeKeys("SELECT * FROM src;" + keyEnter)
+	p.waitFor("|                    3 |", 1)
+	p.typeKeys(keyCtrlC)
+	p.waitFor(prompt, 7)
+	p.typeKeys("SHOW TABLES;" + keyEnter)
+	p.waitFor("1 row in set", 1)
+	p.typeKeys("QUIT;" + keyEnter)
+	p.waitFor("done.", 1)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("sqlrun did not exit")
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
