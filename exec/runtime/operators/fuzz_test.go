@@ -19,7 +19,7 @@ func FuzzRestore(f *testing.F) {
 	factories := []runtime.OperatorFactory{agg,
 		ChangelogNormalize(NormalizeSpec{Keys: []int{0}}),
 		SinkUpsertMaterializer(MaterializerSpec{Keys: []int{0}}),
-		Sort(nil, 0, -1), Limit(0, 1)}
+		Sort(nil, 0, -1), Limit(0, 1), Deduplicate(DeduplicateSpec{Keys: []int{0}, KeepLast: true})}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, fac := range factories {
 			op, _ := fac(0, 1)
