@@ -164,8 +164,22 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 			}
 			exprs[j] = &InputRef{Index: pos[j], T: q.Types[pos[j]]}
 			names[j] = q.Names[pos[j]]
+			if strings.HasPrefix(names[j], "EXPR$") {
+				// Flink rewrites the select list to the sink's order
+				// (PreValidateReWriter), so generated names follow the
+				// new positions.
+				names[j] = "EXPR$" + strconv.Itoa(j)
+			}
 		}
-		q = project(q, exprs, names)
+		names = uniquify(names)
+		if q.Kind == LogicalProject {
+			for j := range exprs {
+				exprs[j] = inline(exprs[j], q.Exprs)
+			}
+			q = project(q.Inputs[0], exprs, names)
+		} else {
+			q = project(q, exprs, names)
+		}
 	}
 	if len(q.Names) != len(cols) {
 		return nil, sinkMismatch(ref, "Different number of columns.", q.Names, q.Types, cols)

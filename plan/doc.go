@@ -1,0 +1,48 @@
+// Package plan turns a parsed INSERT, SELECT or statement set into Flink's
+// plans and prints them as Flink 1.20's EXPLAIN does.
+//
+// The trip of one statement:
+//
+//  1. Binding (bind.go) resolves tables through Env, merges OPTIONS hints
+//     over the table options (as Flink's dynamic table options do), lets
+//     the connector factory validate them and describe its source or sink,
+//     and type-checks expressions with Flink's (Calcite's) rules and
+//     messages. The result is the logical tree that EXPLAIN prints as the
+//     Abstract Syntax Tree: LogicalSink / LogicalProject / LogicalFilter /
+//     LogicalAggregate / LogicalTableScan / LogicalValues / LogicalUnion /
+//     LogicalSort, shaped as Calcite's SqlToRelConverter shapes them (a
+//     projection below every aggregate, trivial projections dropped, a
+//     casting projection below the sink when a column type differs).
+//
+//  2. Physical planning (physical.go) merges Project/Filter chains into
+//     one Calc, pushes projections into sources that take them (keeping the
+//     primary key when a normalize follows), adds the hash Exchange below
+//     every GroupAggregate, and wraps upsert sources in
+//     Exchange(hash[pk]) → ChangelogNormalize, exactly where
+//     DynamicSourceUtils.changelogNormalizeEnabled says, with the source
+//     validation errors of validateScanSourceForStreaming. Key-only filter
+//     conjuncts go below the normalize (PushCalcPastChangelogNormalizeRule).
+//
+//  3. Changelog inference (changelog.go) is FlinkChangelogModeInferenceProgram
+//     in its two passes, modify kinds up and required update kinds down,
+//     with upsert keys per node; it inserts DropUpdateBefore, marks
+//     aggregates as retracting, and decides the sink's upsert materializer.
+//     Batch mode skips it and only checks that every source is
+//     insert-only.
+//
+//  4. EXPLAIN (explain.go) prints the three sections with Calcite's tree
+//     drawing; expressions print in Calcite's digest ($0, typed literals)
+//     in the AST, Flink's prefix form in the physical plan and infix in the
+//     execution plan. Plan.DOT draws the physical plan for Graphviz with
+//     every edge labelled by its changelog mode.
+//
+// Expressions (expr.go, compile.go, cast.go) are typed once at binding and
+// compiled into closures over row values; the runtime's Calc runs those
+// closures and never sees the AST. exec/compile turns a Plan into the
+// runtime's job graph.
+//
+// What sqlrun's plans leave out compared with Flink: joins, windows,
+// watermarks, computed and metadata columns, batch two-phase aggregation
+// (batch plans use GroupAggregate), the SEARCH/Sarg form of IN and
+// BETWEEN, and a real cost model (ESTIMATED_COST prints a fixed estimate).
+package plan
