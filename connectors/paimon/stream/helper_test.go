@@ -1,0 +1,280 @@
+package stream
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// tableWriter writes Paimon table directories with the leaf packages
+// (format, manifest, snapshot) exactly as a Paimon writer lays them out:
+// Parquet KeyValue files per bucket, an Avro manifest per commit, base and
+// delta manifest lists and, when there are changelog files, a changelog
+// manifest list. Tests state what a writer with a given producer would
+// have written (the merged data file and, for input, the raw changelog).
+type tableWriter struct {
+	t       testing.TB
+	fio     fs.FileIO
+	root    string
+	ts      *schema.TableSchema
+	keys    []schema.Field
+	names   *manifest.Names
+	files   *format.FileNames
+	store   *manifest.Store
+	sm      *snapshot.Manager
+	seq     map[int32]int64
+	base    []manifest.ManifestFileMeta
+	live    map[string]manifest.ManifestEntry
+	nextID  int64
+	clock   int64
+	buckets int
+}
+
+// ordersSchema is the seed's orders table: order_id INT primary key,
+// amount DECIMAL(10, 2), status STRING.
+func newOrders(t testing.TB, opts map[string]string) *tableWriter {
+	cols := []sql.Column{{Name: "order_id", Type: sql.Int()}, {Name: "amount", Type: sql.Decimal(10, 2)}, {Name: "status", Type: sql.String()}}
+	o := map[string]string{"bucket": "1"}
+	for k, v := range opts {
+		o[k] = v
+	}
+	return newTable(t, cols, []string{"order_id"}, o)
+}
+
+func newTable(t testing.TB, cols []sql.Column, pk []string, opts map[string]string) *tableWriter {
+	root := filepath.Join(t.TempDir(), "default.db", "orders")
+	fio := fs.NewLocal()
+	ts, err := schema.New(cols, nil, pk, opts, "", 1_700_000_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.NewManager(fio, root).Commit(ts); err != nil {
+		t.Fatal(err)
+	}
+	w := &tableWriter{t: t, fio: fio, root: root, ts: ts, names: manifest.NewNames(), files: format.NewFileNames("parquet"),
+		store: &manifest.Store{FIO: fio, Root: root}, sm: snapshot.NewManager(fio, root), seq: map[int32]int64{},
+		live: map[string]manifest.ManifestEntry{}, nextID: 1, clock: 1_700_000_000_000, buckets: ts.Bucket()}
+	if len(pk) > 0 {
+		w.keys, _ = ts.Project(ts.TrimmedPrimaryKeys())
+	}
+	return w
+}
+
+// rec is one record as the test states it: a kind and the row values.
+type rec struct {
+	kind sql.RowKind
+	vals []any
+}
+
+func ins(v ...any) rec { return rec{sql.Insert, v} }
+func ub(v ...any) rec  { return rec{sql.UpdateBefore, v} }
+func ua(v ...any) rec  { return rec{sql.UpdateAfter, v} }
+func del(v ...any) rec { return rec{sql.Delete, v} }
+
+func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+// fileSpec is one file to write in a commit.
+type fileSpec struct {
+	bucket    int32
+	level     int32
+	changelog bool
+	recs      []rec
+}
+
+// writeFile writes one KeyValue (or append) file and returns its entry.
+func (w *tableWriter) writeFile(f fileSpec) manifest.ManifestEntry {
+	name := w.files.Data()
+	if f.changelog {
+		name = w.files.Changelog()
+	}
+	dir := format.BucketDir(w.root, "", int(f.bucket))
+	if err := w.fio.MkdirAll(dir); err != nil {
+		w.t.Fatal(err)
+	}
+	out, err := w.fio.Create(fs.Join(dir, name))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var res *format.Result
+	if len(w.keys) > 0 {
+		kw, err := format.NewKVWriter(out, w.keys, w.ts.Fields, format.WriterOptions{})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		kw.AllowDuplicateKeys = f.changelog
+		for _, r := range f.recs {
+			key := make([]any, len(w.keys))
+			for i, k := range w.keys {
+				key[i] = r.vals[w.ts.FieldIndex(k.Name)]
+			}
+			if err := kw.Write(&kv.KeyValue{Key: key, Seq: w.seq[f.bucket], Kind: r.kind, Value: r.vals}); err != nil {
+				w.t.Fatal(err)
+			}
+			w.seq[f.bucket]++
+		}
+		if res, err = kw.Close(); err != nil {
+			w.t.Fatal(err)
+		}
+	} else {
+		aw, err := format.NewAppendWriter(out, w.ts.Fields, w.seq[f.bucket], format.WriterOptions{})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, r := range f.recs {
+			if err := aw.Write(r.vals); err != nil {
+				w.t.Fatal(err)
+			}
+			w.seq[f.bucket]++
+		}
+		if res, err = aw.Close(); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	if err := out.Close(); err != nil {
+		w.t.Fatal(err)
+	}
+	src := manifest.SourceAppend
+	if f.level > 0 {
+		src = manifest.SourceCompact
+	}
+	return manifest.ManifestEntry{Kind: manifest.Add, Partition: binrow.EmptyRow(), Bucket: f.bucket, TotalBuckets: int32(w.buckets),
+		File: res.DataFileMeta(name, w.ts.ID, f.level, src, w.clock)}
+}
+
+// commit writes one snapshot: the data files of files (ADD), DELETE
+// entries for the live files named in drop, and the changelog files.
+func (w *tableWriter) commit(kind snapshot.CommitKind, files []fileSpec, drop ...string) *snapshot.Snapshot {
+	var delta, changelog []manifest.ManifestEntry
+	for _, name := range drop {
+		e, ok := w.live[name]
+		if !ok {
+			w.t.Fatalf("drop %s: not live", name)
+		}
+		e.Kind = manifest.Delete
+		delta = append(delta, e)
+		delete(w.live, name)
+	}
+	for _, f := range files {
+		e := w.writeFile(f)
+		if f.changelog {
+			changelog = append(changelog, e)
+			continue
+		}
+		delta = append(delta, e)
+		w.live[e.File.FileName] = e
+	}
+	writeList := func(es []manifest.ManifestEntry) ([]manifest.ManifestFileMeta, string, int64) {
+		var metas []manifest.ManifestFileMeta
+		if len(es) > 0 {
+			m, err := w.store.WriteManifest(w.names.Manifest(), es, nil)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			metas = append(metas, m)
+		}
+		name := w.names.ManifestList()
+		n, err := w.store.WriteManifestList(name, metas)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		return metas, name, n
+	}
+	_, baseName, baseSize := writeList(nil)
+	if len(w.base) > 0 { // base = everything committed before
+		name := w.names.ManifestList()
+		n, err := w.store.WriteManifestList(name, w.base)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		baseName, baseSize = name, n
+	}
+	deltaMetas, deltaName, deltaSize := writeList(delta)
+	var rows int64
+	for _, e := range delta {
+		if e.Kind == manifest.Add {
+			rows += e.File.RowCount
+		} else {
+			rows -= e.File.RowCount
+		}
+	}
+	w.clock += 1000
+	s := &snapshot.Snapshot{ID: w.nextID, SchemaID: w.ts.ID, BaseManifestList: baseName, BaseManifestListSize: &baseSize,
+		DeltaManifestList: deltaName, DeltaManifestListSize: &deltaSize, CommitUser: "test-user", CommitIdentifier: w.nextID,
+		CommitKind: kind, TimeMillis: w.clock, DeltaRecordCount: snapshot.Int64(rows), NextRowID: snapshot.Int64(0)}
+	var prevTotal int64
+	if prev, err := w.sm.Latest(); err == nil && prev != nil {
+		prevTotal = snapshot.Get(prev.TotalRecordCount)
+	}
+	s.TotalRecordCount = snapshot.Int64(prevTotal + rows)
+	if len(changelog) > 0 {
+		_, name, n := writeList(changelog)
+		s.ChangelogManifestList, s.ChangelogManifestListSize = &name, &n
+		var c int64
+		for _, e := range changelog {
+			c += e.File.RowCount
+		}
+		s.ChangelogRecordCount = &c
+	}
+	if err := w.sm.Commit(s); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := w.sm.CommitLatestHint(s.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	w.base = append(w.base, deltaMetas...)
+	w.nextID++
+	return s
+}
+
+// liveNames lists live data file names of a bucket at a level (-1: any).
+func (w *tableWriter) liveNames(level int32) []string {
+	var out []string
+	for n, e := range w.live {
+		if level < 0 || e.File.Level == level {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// compactAll rewrites every live file into one file at the top level
+// (a full compaction: the merged value of every key, deletes dropped),
+// optionally with a changelog (full-compaction producer).
+func (w *tableWriter) compactAll(merged []rec, changelog []rec) *snapshot.Snapshot {
+	files := []fileSpec{{bucket: 0, level: 5, recs: merged}}
+	if changelog != nil {
+		files = append(files, fileSpec{bucket: 0, level: 5, changelog: true, recs: changelog})
+	}
+	return w.commit(snapshot.Compact, files, w.liveNames(-1)...)
+}
+
+// expire deletes snapshot files below id and writes EARLIEST (data files
+// stay; the reader only needs to see that the snapshot is gone).
+func (w *tableWriter) expire(below int64) {
+	for id := int64(1); id < below; id++ {
+		_ = w.sm.Delete(id)
+	}
+	if err := w.sm.CommitEarliestHint(below); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func fmtRows(rows []sql.Row, types []sql.DataType) string {
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString(sql.FormatRow(r, types))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
