@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -489,6 +490,16 @@ func TestStatusLineAndMetricsServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Shutdown(context.Background())
+	resp, err := http.Get("http://" + srv.Addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "# TYPE flink_taskmanager_job_task_operator_numRecordsOut counter") ||
+		!strings.Contains(string(body), `sqlrun_sink_flushes_total{job_id="`+job.ID) {
+		t.Fatalf("metrics page:\n%s", body)
+	}
 	if got := runtime.DefaultJobName([]string{"default_catalog.default_database.t"}); got != "insert-into_default_catalog.default_database.t" {
 		t.Fatal(got)
 	}

@@ -78,7 +78,8 @@ func ServeMetrics(port string, jobs func() []*Job) (*http.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics.reporter.prom.port %s: %w", port, err)
 	}
-	srv := &http.Server{Handler: MetricsHandler(jobs), ReadHeaderTimeout: 5 * time.Second}
+	// Addr tells callers the port actually bound (port "0" picks one).
+	srv := &http.Server{Addr: ln.Addr().String(), Handler: MetricsHandler(jobs), ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			_ = ln.Close()
