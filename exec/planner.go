@@ -49,8 +49,8 @@ type Planner interface {
 	DOT(ctx context.Context, env Env, stmt ast.Statement) (string, error)
 }
 
-// NoPlanner is the Planner of a build without plan/: every planning
-// statement fails with a clear TableException, everything else works.
+// NoPlanner fails every planning statement with a clear TableException
+// while everything else works: for tools that only manage catalogs.
 type NoPlanner struct{}
 
 func (NoPlanner) err(what string) error {
@@ -77,9 +77,8 @@ func (p NoPlanner) DOT(context.Context, Env, ast.Statement) (string, error) {
 	return "", p.err("EXPLAIN --dot")
 }
 
-// DefaultPlanner is the planner new sessions use. cmd/sqlrun (or a
-// package wiring plan/ in) sets it at start-up.
-var DefaultPlanner Planner = NoPlanner{}
+// DefaultPlanner is the planner new sessions use: the real one.
+var DefaultPlanner Planner = PlanPlanner{}
 
 // sessionEnv adapts a Session to Env.
 type sessionEnv struct{ s *Session }

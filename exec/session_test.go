@@ -16,6 +16,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
 	_ "github.com/sqlrun/sqlrun/connectors/datagen"
+	_ "github.com/sqlrun/sqlrun/connectors/values"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -25,9 +26,11 @@ import (
 //
 // Commands:
 //
-//	exec [interactive] [resume]   run the input as a script in the test's
+//	exec [interactive] [resume] [real]
+//	                              run the input as a script in the test's
 //	                              session; prints what the shell prints,
-//	                              then "-- error at line N" on failure
+//	                              then "-- error at line N" on failure;
+//	                              real plans with plan/ + exec/compile
 //	new-session                   start over with a fresh session
 //	result mode=<m> [batch] [cancel] [no-time]
 //	                              show rows through ShowResult; the input
@@ -44,6 +47,10 @@ func TestGolden(t *testing.T) {
 				return ""
 			case "exec":
 				s.Interactive = d.HasArg("interactive")
+				s.Planner = testPlanner{}
+				if d.HasArg("real") {
+					s.Planner = PlanPlanner{}
+				}
 				s.Resume = d.HasArg("resume")
 				var out bytes.Buffer
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

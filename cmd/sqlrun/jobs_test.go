@@ -22,7 +22,7 @@ import (
 // connector factories and runtime, so the -f job lifecycle (wait, signal,
 // savepoint, --resume) is tested independently of the planner's
 // progress. Everything else goes to the real planner adapter.
-type scanPlanner struct{ planAdapter }
+type scanPlanner struct{ exec.PlanPlanner }
 
 func (scanPlanner) CompileInsert(_ context.Context, env exec.Env, stmt ast.Statement, name string) (*runtime.Graph, error) {
 	in := stmt.(*ast.Insert)

@@ -1,68 +1,8 @@
 package main
 
-import (
-	"context"
+import "github.com/sqlrun/sqlrun/exec"
 
-	"github.com/sqlrun/sqlrun/exec"
-	"github.com/sqlrun/sqlrun/exec/compile"
-	"github.com/sqlrun/sqlrun/exec/runtime"
-	"github.com/sqlrun/sqlrun/plan"
-	"github.com/sqlrun/sqlrun/sql"
-	"github.com/sqlrun/sqlrun/sql/ast"
-)
-
-// planner returns the planner the binary uses: plan/ plans (EXPLAIN, DOT,
-// validation), exec/compile turns plans into runtime job graphs. It is a
-// variable so tests can run jobs with a planner of their own.
-var planner = func() exec.Planner { return planAdapter{} }
-
-// planAdapter adapts plan.Planner and exec/compile to exec.Planner. The
-// session's Env satisfies plan.Env (and plan.DefaultConnectorEnv).
-type planAdapter struct{}
-
-func (planAdapter) Explain(_ context.Context, env exec.Env, st *ast.Explain) (string, error) {
-	return plan.New(env).Explain(st)
-}
-
-func (planAdapter) DOT(_ context.Context, env exec.Env, stmt ast.Statement) (string, error) {
-	pl, err := plan.New(env).PlanForExplain(stmt)
-	if err != nil {
-		return "", err
-	}
-	return pl.DOT(), nil
-}
-
-func (planAdapter) CompileInsert(_ context.Context, env exec.Env, stmt ast.Statement, name string) (*runtime.Graph, error) {
-	pl, err := plan.New(env).PlanStatement(stmt)
-	if err != nil {
-		return nil, err
-	}
-	return compile.Graph(pl, compile.Options{JobName: name, Config: env.Config()})
-}
-
-func (planAdapter) CompileQuery(_ context.Context, env exec.Env, st *ast.Query, name string) (*exec.QueryJob, error) {
-	pl, err := plan.New(env).PlanStatement(st)
-	if err != nil {
-		return nil, err
-	}
-	c := runtime.NewCollect(16)
-	g, err := compile.Graph(pl, compile.Options{JobName: name, Config: env.Config(), Collect: c})
-	if err != nil {
-		return nil, err
-	}
-	// The collect sink's input row is the result row.
-	var schema sql.Schema
-	bounded := true
-	if len(pl.Physical) > 0 && len(pl.Physical[0].Inputs) > 0 {
-		in := pl.Physical[0].Inputs[0]
-		for i, n := range in.Names {
-			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: in.Types[i]})
-		}
-	}
-	for _, v := range g.Vertices {
-		if v.Source != nil && !v.Source.Bounded() {
-			bounded = false
-		}
-	}
-	return &exec.QueryJob{Graph: g, Collect: c, Schema: schema, Bounded: bounded}, nil
-}
+// planner returns the planner the binary uses (exec.PlanPlanner: plan/ and
+// exec/compile). It is a variable so tests can run jobs with a planner of
+// their own.
+var planner = func() exec.Planner { return exec.DefaultPlanner }

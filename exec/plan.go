@@ -1,0 +1,64 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/sqlrun/sqlrun/exec/compile"
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/plan"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// PlanPlanner is the real Planner: plan/ plans (EXPLAIN, DOT and every
+// validation error), exec/compile turns the plan into a runtime job
+// graph. The session's Env satisfies plan.Env and
+// plan.DefaultConnectorEnv.
+type PlanPlanner struct{}
+
+func (PlanPlanner) Explain(_ context.Context, env Env, st *ast.Explain) (string, error) {
+	return plan.New(env).Explain(st)
+}
+
+func (PlanPlanner) DOT(_ context.Context, env Env, stmt ast.Statement) (string, error) {
+	pl, err := plan.New(env).PlanForExplain(stmt)
+	if err != nil {
+		return "", err
+	}
+	return pl.DOT(), nil
+}
+
+func (PlanPlanner) CompileInsert(_ context.Context, env Env, stmt ast.Statement, name string) (*runtime.Graph, error) {
+	pl, err := plan.New(env).PlanStatement(stmt)
+	if err != nil {
+		return nil, err
+	}
+	return compile.Graph(pl, compile.Options{JobName: name, Config: env.Config()})
+}
+
+func (PlanPlanner) CompileQuery(_ context.Context, env Env, st *ast.Query, name string) (*QueryJob, error) {
+	pl, err := plan.New(env).PlanStatement(st)
+	if err != nil {
+		return nil, err
+	}
+	c := runtime.NewCollect(16)
+	g, err := compile.Graph(pl, compile.Options{JobName: name, Config: env.Config(), Collect: c})
+	if err != nil {
+		return nil, err
+	}
+	// The collect sink's input row is the result row.
+	var schema sql.Schema
+	bounded := true
+	if len(pl.Physical) > 0 && len(pl.Physical[0].Inputs) > 0 {
+		in := pl.Physical[0].Inputs[0]
+		for i, n := range in.Names {
+			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: in.Types[i]})
+		}
+	}
+	for _, v := range g.Vertices {
+		if v.Source != nil && !v.Source.Bounded() {
+			bounded = false
+		}
+	}
+	return &QueryJob{Graph: g, Collect: c, Schema: schema, Bounded: bounded}, nil
+}
