@@ -297,6 +297,11 @@ func (j *Job) run(ctx context.Context) {
 }
 
 func (j *Job) finish(s Status, err error) {
+	if s == Failed && sql.RootCause(err) == nil {
+		// Connector errors are plain Go errors; give the shell a class to
+		// print, as Flink reports an untyped failure.
+		err = &sql.Error{Class: sql.RuntimeException, Msg: err.Error(), Err: err}
+	}
 	j.mu.Lock()
 	j.err = err
 	j.endTime = time.Now()

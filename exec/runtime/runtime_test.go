@@ -370,6 +370,9 @@ func TestFailureWithoutRestartReportsRootCause(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "injected failure") || job.Status() != runtime.Failed {
 		t.Fatalf("got %v, %s", err, job.Status())
 	}
+	if rc := sql.RootCause(err); rc == nil || rc.Class != sql.RuntimeException || rc.Msg != "Sink: out (1/1): write: injected failure" {
+		t.Fatalf("root cause %#v", rc)
+	}
 }
 
 func TestCancel(t *testing.T) {
