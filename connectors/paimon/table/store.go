@@ -281,9 +281,7 @@ func (r *rollingKV) closeFile() error {
 	if r.kind == mergetree.CompactFile {
 		src = manifest.SourceCompact
 	}
-	now := time.Now()
-	_, off := now.Zone()
-	created := now.UnixMilli() + int64(off)*1000 // Java's LocalDateTime.now() stored as if UTC
+	created := localMillis()
 	m := res.DataFileMeta(r.name, r.s.t.Schema.ID, int32(r.level), src, created)
 	r.s.remember(m)
 	r.written = append(r.written, &mergetree.FileMeta{Name: r.name, Level: r.level, MinKey: r.first, MaxKey: r.last,
@@ -422,3 +420,11 @@ type osFile struct {
 func (o osFile) Size() int64 { return o.size }
 
 type schemaField = schema.Field
+
+// localMillis is Java's LocalDateTime.now() stored as if it were UTC, the
+// creation time Paimon records in DataFileMeta.
+func localMillis() int64 {
+	now := time.Now()
+	_, off := now.Zone()
+	return now.UnixMilli() + int64(off)*1000
+}

@@ -1,0 +1,519 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// ErrCommitConflict is wrapped when a commit deletes a file that is no
+// longer live (another writer compacted or overwrote it): the commit is
+// abandoned and its writers must be restored from the latest snapshot.
+var ErrCommitConflict = errors.New("paimon commit conflict")
+
+// ErrCommitRetries is wrapped when commit.max-retries attempts all lost the
+// race for the next snapshot id.
+var ErrCommitRetries = errors.New("paimon commit gave up after retries")
+
+// Commit is the table's FileStoreCommit for one commit user: it writes
+// manifests and manifest lists and creates snapshot-N atomically
+// (paimon-format.md §10). One commit of commit messages yields an APPEND
+// snapshot (new files, input changelog) and then a COMPACT snapshot
+// (compaction before/after, compaction changelog), both with the same
+// commitUser and commitIdentifier.
+type Commit struct {
+	t    *Table
+	User string
+	// Now is the clock for timeMillis (tests replace it).
+	Now func() time.Time
+	// NoExpire turns off snapshot expiration after each commit.
+	NoExpire bool
+	names    *manifest.Names
+	// LastSnapshots lists the snapshot ids the last call created.
+	LastSnapshots []int64
+}
+
+// NewCommit creates a committer for commitUser (a UUID per job).
+func (t *Table) NewCommit(user string) *Commit {
+	return &Commit{t: t, User: user, Now: time.Now, names: manifest.NewNames()}
+}
+
+// LatestCommitted returns the identifier of the newest snapshot committed
+// by this commit user, searching back from the latest snapshot (Paimon's
+// filterCommitted). ok is false when the user never committed.
+func (c *Commit) LatestCommitted() (id int64, ok bool, err error) {
+	latest, has, err := c.t.Snapshots.LatestID()
+	if err != nil || !has {
+		return 0, false, err
+	}
+	earliest, has, err := c.t.Snapshots.EarliestID()
+	if err != nil || !has {
+		return 0, false, err
+	}
+	for i := latest; i >= earliest; i-- {
+		s, err := c.t.Snapshots.Read(i)
+		if err != nil {
+			if errors.Is(err, snapshot.ErrNotFound) {
+				continue // expired meanwhile
+			}
+			return 0, false, err
+		}
+		if s.CommitUser == c.User {
+			return s.CommitIdentifier, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// Committed reports whether identifier was already committed by this user
+// (an identifier ≤ the user's newest committed one): replayed commits after
+// recovery are skipped, which makes the sink exactly-once.
+func (c *Commit) Committed(identifier int64) (bool, error) {
+	last, ok, err := c.LatestCommitted()
+	if err != nil {
+		return false, err
+	}
+	return ok && identifier <= last, nil
+}
+
+type pendingCommit struct {
+	kind      snapshot.CommitKind
+	entries   []manifest.ManifestEntry
+	changelog []manifest.ManifestEntry
+	// overwrite, when set, selects the partitions whose live files the
+	// OVERWRITE snapshot deletes.
+	overwrite func(part []byte) (bool, error)
+	watermark *int64
+}
+
+// Commit commits messages under identifier: skipped entirely when the
+// identifier was already committed by this user; otherwise an APPEND
+// snapshot (if there are new files or changelog) and a COMPACT snapshot (if
+// there are compaction changes).
+func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64) error {
+	c.LastSnapshots = nil
+	done, err := c.Committed(identifier)
+	if err != nil {
+		return fmt.Errorf("paimon commit %d of %s: %w", identifier, c.t.Root, err)
+	}
+	if done {
+		return nil
+	}
+	app := pendingCommit{kind: snapshot.Append, watermark: watermark}
+	cmp := pendingCommit{kind: snapshot.Compact, watermark: watermark}
+	for _, m := range msgs {
+		app.entries = appendEntries(app.entries, manifest.Add, m, m.NewFiles)
+		app.changelog = appendEntries(app.changelog, manifest.Add, m, m.NewChangelog)
+		cmp.entries = appendEntries(cmp.entries, manifest.Delete, m, m.CompactBefore)
+		cmp.entries = appendEntries(cmp.entries, manifest.Add, m, m.CompactAfter)
+		cmp.changelog = appendEntries(cmp.changelog, manifest.Add, m, m.CompactChangelog)
+	}
+	if len(app.entries)+len(app.changelog) > 0 {
+		if err := c.tryCommit(identifier, &app); err != nil {
+			return err
+		}
+	}
+	if len(cmp.entries)+len(cmp.changelog) > 0 {
+		if err := c.tryCommit(identifier, &cmp); err != nil {
+			return err
+		}
+	}
+	c.expire()
+	return nil
+}
+
+// Overwrite commits msgs as an OVERWRITE snapshot (INSERT OVERWRITE): the
+// live files of the overwritten partitions are deleted and the new files
+// added. static is the PARTITION clause (column → value text); without it
+// a partitioned table overwrites the partitions the new files belong to
+// (dynamic-partition-overwrite, Paimon's default) or, with
+// dynamic-partition-overwrite = false, the whole table.
+func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[string]string) error {
+	c.LastSnapshots = nil
+	done, err := c.Committed(identifier)
+	if err != nil {
+		return fmt.Errorf("paimon overwrite %d of %s: %w", identifier, c.t.Root, err)
+	}
+	if done {
+		return nil
+	}
+	p := pendingCommit{kind: snapshot.Overwrite}
+	touched := map[string]bool{}
+	for _, m := range msgs {
+		p.entries = appendEntries(p.entries, manifest.Add, m, m.NewFiles)
+		touched[string(m.Partition)] = true
+	}
+	switch {
+	case len(static) > 0:
+		for k := range static {
+			found := false
+			for _, n := range c.t.PartNames {
+				found = found || n == k
+			}
+			if !found {
+				return fmt.Errorf("paimon overwrite of %s: %s is not a partition key (partition keys: %v)", c.t.Root, k, c.t.PartNames)
+			}
+		}
+		p.overwrite = func(part []byte) (bool, error) {
+			vals, err := binrow.Deserialize(c.t.PartTypes, part)
+			if err != nil {
+				return false, err
+			}
+			for i, n := range c.t.PartNames {
+				want, ok := static[n]
+				if !ok {
+					continue
+				}
+				got, err := binrow.PartitionValueString(c.t.PartTypes[i], vals[i], true)
+				if err != nil {
+					return false, err
+				}
+				if vals[i] == nil || got != want {
+					return false, nil
+				}
+			}
+			return true, nil
+		}
+	case len(c.t.PartNames) > 0 && c.t.optBool("dynamic-partition-overwrite", true):
+		p.overwrite = func(part []byte) (bool, error) { return touched[string(part)], nil }
+	default:
+		p.overwrite = func([]byte) (bool, error) { return true, nil }
+	}
+	if err := c.tryCommit(identifier, &p); err != nil {
+		return err
+	}
+	c.expire()
+	return nil
+}
+
+func appendEntries(dst []manifest.ManifestEntry, kind manifest.FileKind, m CommitMessage, files []manifest.DataFileMeta) []manifest.ManifestEntry {
+	for _, f := range files {
+		dst = append(dst, manifest.ManifestEntry{Kind: kind, Partition: m.Partition, Bucket: int32(m.Bucket), TotalBuckets: m.TotalBuckets, File: f})
+	}
+	return dst
+}
+
+func (c *Commit) maxRetries() int {
+	n, err := c.t.optInt("commit.max-retries", 10)
+	if err != nil || n < 0 {
+		return 10
+	}
+	return n
+}
+
+// tryCommit runs commit attempts until one creates the next snapshot, the
+// commit turns out to have landed already, a conflict is found or the
+// retries are used up. Files an unsuccessful attempt wrote are deleted.
+func (c *Commit) tryCommit(identifier int64, p *pendingCommit) error {
+	var startID int64
+	if id, ok, err := c.t.Snapshots.LatestID(); err != nil {
+		return fmt.Errorf("paimon commit %d of %s: %w", identifier, c.t.Root, err)
+	} else if ok {
+		startID = id
+	}
+	retries := c.maxRetries()
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			// An earlier attempt may have created the snapshot even though
+			// it reported an error (e.g. the link succeeded, the sync
+			// failed): then it is done.
+			if landed, err := c.landed(startID, identifier, p.kind); err != nil {
+				return err
+			} else if landed {
+				return nil
+			}
+		}
+		newID, written, err := c.attempt(identifier, p)
+		if err == nil {
+			c.LastSnapshots = append(c.LastSnapshots, newID)
+			_ = c.t.Snapshots.CommitLatestHint(newID) // best effort: LatestID corrects a stale hint
+			return nil
+		}
+		// Only files of an attempt whose snapshot certainly does not exist
+		// may be deleted.
+		if newID > 0 {
+			s, rerr := c.t.Snapshots.Read(newID)
+			if rerr == nil && s.CommitUser == c.User && s.CommitIdentifier == identifier && s.CommitKind == p.kind {
+				c.LastSnapshots = append(c.LastSnapshots, newID)
+				_ = c.t.Snapshots.CommitLatestHint(newID)
+				return nil
+			}
+			if rerr == nil || errors.Is(rerr, snapshot.ErrNotFound) {
+				c.cleanup(written)
+			}
+		} else {
+			c.cleanup(written)
+		}
+		if errors.Is(err, ErrCommitConflict) {
+			return err
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("paimon commit %d (%s) of %s: %w", identifier, p.kind, c.t.Root, err)
+		}
+		if attempt >= retries {
+			return fmt.Errorf("%w: commit %d (%s) of %s lost the race for a snapshot id %d times", ErrCommitRetries, identifier, p.kind, c.t.Root, attempt+1)
+		}
+		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
+	}
+}
+
+// landed reports whether a snapshot after startID was committed by this
+// user with this identifier and kind.
+func (c *Commit) landed(startID, identifier int64, kind snapshot.CommitKind) (bool, error) {
+	latest, ok, err := c.t.Snapshots.LatestID()
+	if err != nil || !ok {
+		return false, err
+	}
+	for id := latest; id > startID; id-- {
+		s, err := c.t.Snapshots.Read(id)
+		if err != nil {
+			if errors.Is(err, snapshot.ErrNotFound) {
+				continue
+			}
+			return false, err
+		}
+		if s.CommitUser == c.User && s.CommitIdentifier == identifier && s.CommitKind == kind {
+			c.LastSnapshots = append(c.LastSnapshots, id)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (c *Commit) cleanup(names []string) {
+	for _, n := range names {
+		_ = c.t.FIO.Delete(fs.Join(manifest.Dir(c.t.Root), n))
+	}
+}
+
+// attempt is one try: it returns the snapshot id it tried to create (0 if
+// it failed before) and the manifest files it wrote.
+func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, written []string, err error) {
+	latest, err := c.t.Snapshots.Latest()
+	if err != nil {
+		return 0, nil, err
+	}
+	st := c.t.Manifests
+	var baseMetas []manifest.ManifestFileMeta
+	var prevTotal int64
+	var watermark *int64
+	var indexManifest *string
+	nextRowID := int64(0)
+	newID = 1
+	if latest != nil {
+		newID = latest.ID + 1
+		prevTotal = snapshot.Get(latest.TotalRecordCount)
+		watermark = latest.Watermark
+		indexManifest = latest.IndexManifest
+		if latest.NextRowID != nil {
+			nextRowID = *latest.NextRowID
+		}
+		for _, l := range []string{latest.BaseManifestList, latest.DeltaManifestList} {
+			ms, err := st.ReadManifestList(l)
+			if err != nil {
+				return 0, nil, err
+			}
+			baseMetas = append(baseMetas, ms...)
+		}
+	}
+	if p.watermark != nil && (watermark == nil || *p.watermark > *watermark) {
+		watermark = p.watermark
+	}
+	entries := p.entries
+	needCheck := p.kind != snapshot.Append || p.overwrite != nil
+	for _, e := range entries {
+		needCheck = needCheck || e.Kind == manifest.Delete
+	}
+	if needCheck && latest != nil {
+		live, err := st.LiveFiles(latest.BaseManifestList, latest.DeltaManifestList)
+		if err != nil {
+			return 0, nil, err
+		}
+		if p.overwrite != nil {
+			var dels []manifest.ManifestEntry
+			for _, e := range live {
+				ok, err := p.overwrite(e.Partition)
+				if err != nil {
+					return 0, nil, fmt.Errorf("overwrite partition filter: %w", err)
+				}
+				if ok {
+					d := e
+					d.Kind = manifest.Delete
+					dels = append(dels, d)
+				}
+			}
+			entries = append(dels, entries...)
+		}
+		if err := checkConflicts(live, entries); err != nil {
+			return 0, nil, err
+		}
+	} else if needCheck {
+		for _, e := range entries {
+			if e.Kind == manifest.Delete {
+				return 0, nil, fmt.Errorf("%w: file %s to delete is not in the table (no snapshot)", ErrCommitConflict, e.File.FileName)
+			}
+		}
+	}
+
+	// Base list: the previous snapshot's manifests, merged when there are
+	// many small ones.
+	baseMetas, merged, err := c.mergeManifests(baseMetas)
+	written = append(written, merged...)
+	if err != nil {
+		return 0, written, err
+	}
+	baseName := c.names.ManifestList()
+	written = append(written, baseName)
+	baseSize, err := st.WriteManifestList(baseName, baseMetas)
+	if err != nil {
+		return 0, written, err
+	}
+	var deltaMetas []manifest.ManifestFileMeta
+	var delta int64
+	if len(entries) > 0 {
+		name := c.names.Manifest()
+		written = append(written, name)
+		m, err := st.WriteManifest(name, entries, c.t.PartTypes)
+		if err != nil {
+			return 0, written, err
+		}
+		deltaMetas = append(deltaMetas, m)
+		for _, e := range entries {
+			if e.Kind == manifest.Add {
+				delta += e.File.RowCount
+			} else {
+				delta -= e.File.RowCount
+			}
+		}
+	}
+	deltaName := c.names.ManifestList()
+	written = append(written, deltaName)
+	deltaSize, err := st.WriteManifestList(deltaName, deltaMetas)
+	if err != nil {
+		return 0, written, err
+	}
+	s := &snapshot.Snapshot{ID: newID, SchemaID: c.t.Schema.ID, BaseManifestList: baseName, BaseManifestListSize: &baseSize,
+		DeltaManifestList: deltaName, DeltaManifestListSize: &deltaSize, IndexManifest: indexManifest,
+		CommitUser: c.User, CommitIdentifier: identifier, CommitKind: p.kind, TimeMillis: c.Now().UnixMilli(),
+		TotalRecordCount: snapshot.Int64(prevTotal + delta), DeltaRecordCount: snapshot.Int64(delta),
+		Watermark: watermark, NextRowID: &nextRowID}
+	if len(p.changelog) > 0 {
+		name := c.names.Manifest()
+		written = append(written, name)
+		m, err := st.WriteManifest(name, p.changelog, c.t.PartTypes)
+		if err != nil {
+			return 0, written, err
+		}
+		listName := c.names.ManifestList()
+		written = append(written, listName)
+		size, err := st.WriteManifestList(listName, []manifest.ManifestFileMeta{m})
+		if err != nil {
+			return 0, written, err
+		}
+		var n int64
+		for _, e := range p.changelog {
+			n += e.File.RowCount
+		}
+		s.ChangelogManifestList, s.ChangelogManifestListSize, s.ChangelogRecordCount = &listName, &size, &n
+	}
+	if err := c.t.Snapshots.Commit(s); err != nil {
+		return newID, written, err
+	}
+	return newID, written, nil
+}
+
+// checkConflicts fails when a DELETE targets a file that is not live, or a
+// bucket's _TOTAL_BUCKETS differs from the live files of its partition.
+func checkConflicts(live, entries []manifest.ManifestEntry) error {
+	ids := make(map[string]bool, len(live))
+	total := map[string]int32{}
+	for i := range live {
+		ids[live[i].Identifier()] = true
+		total[string(live[i].Partition)] = live[i].TotalBuckets
+	}
+	for i := range entries {
+		e := &entries[i]
+		if e.Kind == manifest.Delete && !ids[e.Identifier()] {
+			return fmt.Errorf("%w: file %s (bucket %d, level %d) to delete is no longer live; another job may have compacted or overwritten it. Restart the job to restore writers from the latest snapshot.",
+				ErrCommitConflict, e.File.FileName, e.Bucket, e.File.Level)
+		}
+		if tb, ok := total[string(e.Partition)]; ok && e.Kind == manifest.Add && tb != e.TotalBuckets {
+			return fmt.Errorf("%w: total buckets of a partition changed from %d to %d", ErrCommitConflict, tb, e.TotalBuckets)
+		}
+	}
+	return nil
+}
+
+// mergeManifests rewrites the base manifests into as few as needed when
+// there are at least manifest.merge-min-count of them (Paimon's minor
+// merge), folding ADD/DELETE pairs away. It returns the new metas and the
+// manifest files it wrote.
+func (c *Commit) mergeManifests(metas []manifest.ManifestFileMeta) ([]manifest.ManifestFileMeta, []string, error) {
+	minCount, err := c.t.optInt("manifest.merge-min-count", 30)
+	if err != nil || minCount < 1 {
+		minCount = 30
+	}
+	if len(metas) < minCount {
+		return metas, nil, nil
+	}
+	var all []manifest.ManifestEntry
+	for _, m := range metas {
+		es, err := c.t.Manifests.ReadManifest(m.FileName)
+		if err != nil {
+			return nil, nil, err
+		}
+		all = append(all, es...)
+	}
+	live, err := manifest.Fold(all)
+	if err != nil {
+		return nil, nil, fmt.Errorf("merge manifests: %w", err)
+	}
+	target, err := c.t.optMemory("manifest.target-file-size", 8<<20)
+	if err != nil || target <= 0 {
+		target = 8 << 20
+	}
+	// About 200 bytes per compressed entry is conservative for sizing.
+	per := int(target / 200)
+	var out []manifest.ManifestFileMeta
+	var written []string
+	for len(live) > 0 {
+		n := min(per, len(live))
+		name := c.names.Manifest()
+		written = append(written, name)
+		m, err := c.t.Manifests.WriteManifest(name, live[:n], c.t.PartTypes)
+		if err != nil {
+			return nil, written, err
+		}
+		out = append(out, m)
+		live = live[n:]
+	}
+	return out, written, nil
+}
+
+// PartitionSpec renders partition values as Paimon's spec map (for
+// messages and the static OVERWRITE filter).
+func (t *Table) PartitionSpec(part []byte) (map[string]string, error) {
+	vals, err := binrow.Deserialize(t.PartTypes, part)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i, n := range t.PartNames {
+		s, err := binrow.PartitionValueString(t.PartTypes[i], vals[i], true)
+		if err != nil {
+			return nil, err
+		}
+		out[n] = s
+	}
+	return out, nil
+}
+
+var _ = strings.TrimSpace
+var _ sql.RowKind

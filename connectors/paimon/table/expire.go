@@ -1,0 +1,235 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+)
+
+// expire runs snapshot expiration after a commit; a failure does not fail
+// the commit (the next commit retries, and leftovers are only orphans).
+func (c *Commit) expire() {
+	if c.NoExpire {
+		return
+	}
+	_, _ = c.t.ExpireSnapshots(c.Now())
+}
+
+// ExpireSnapshots deletes snapshots that are no longer retained (Paimon's
+// ExpireSnapshotsImpl): at least snapshot.num-retained.min (10) are kept,
+// at most snapshot.num-retained.max, and of those in between the ones newer
+// than snapshot.time-retained (1 h); never a snapshot a consumer
+// (consumer/consumer-*, nextSnapshot) still needs. It returns how many
+// snapshots were expired.
+//
+// Crash safety: everything to delete is listed first, then the snapshot
+// files are deleted (oldest first) and EARLIEST written, and only then the
+// data, changelog and manifest files. A crash leaves at worst orphan
+// files, never a snapshot whose files are gone.
+func (t *Table) ExpireSnapshots(now time.Time) (int, error) {
+	minRetain, err := t.optInt("snapshot.num-retained.min", 10)
+	if err != nil {
+		return 0, err
+	}
+	maxRetain, err := t.optInt("snapshot.num-retained.max", math.MaxInt32)
+	if err != nil {
+		return 0, err
+	}
+	if minRetain < 1 {
+		minRetain = 1
+	}
+	retained := time.Hour
+	if v, ok := t.Options["snapshot.time-retained"]; ok {
+		if retained, err = parseDuration(v); err != nil {
+			return 0, fmt.Errorf("Could not parse value '%s' for key 'snapshot.time-retained'.", v)
+		}
+	}
+	latest, ok, err := t.Snapshots.LatestID()
+	if err != nil || !ok {
+		return 0, err
+	}
+	earliest, ok, err := t.Snapshots.EarliestID()
+	if err != nil || !ok {
+		return 0, err
+	}
+	lo := max(latest-int64(maxRetain)+1, earliest)
+	maxExclusive := latest - int64(minRetain) + 1
+	cons, err := t.Snapshots.Consumers()
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range cons {
+		maxExclusive = min(maxExclusive, c.NextSnapshot)
+	}
+	maxExclusive = min(maxExclusive, latest)
+	end := maxExclusive
+	olderThan := now.Add(-retained).UnixMilli()
+	for id := lo; id < maxExclusive; id++ {
+		s, err := t.Snapshots.Read(id)
+		if err != nil {
+			if errors.Is(err, snapshot.ErrNotFound) {
+				continue
+			}
+			return 0, err
+		}
+		if olderThan <= s.TimeMillis {
+			end = id
+			break
+		}
+	}
+	if end <= earliest {
+		return 0, nil
+	}
+	return t.expireUntil(earliest, end)
+}
+
+// expireUntil expires snapshots [earliest, end).
+func (t *Table) expireUntil(earliest, end int64) (int, error) {
+	keep, err := t.Snapshots.Read(end)
+	if err != nil {
+		return 0, fmt.Errorf("expire: retained snapshot %d: %w", end, err)
+	}
+	// Files and manifests the first retained snapshot and tags use.
+	keepFiles := map[string]bool{}
+	keepManifests := map[string]bool{}
+	protect := func(s *snapshot.Snapshot) error {
+		for _, l := range []string{s.BaseManifestList, s.DeltaManifestList} {
+			keepManifests[l] = true
+			ms, err := t.Manifests.ReadManifestList(l)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				keepManifests[m.FileName] = true
+			}
+		}
+		if s.ChangelogManifestList != nil {
+			keepManifests[*s.ChangelogManifestList] = true
+		}
+		live, err := t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
+		if err != nil {
+			return err
+		}
+		for _, e := range live {
+			keepFiles[t.entryPath(e)] = true
+		}
+		return nil
+	}
+	if err := protect(keep); err != nil {
+		return 0, fmt.Errorf("expire: %w", err)
+	}
+	tags, err := t.Snapshots.TagNames()
+	if err != nil {
+		return 0, err
+	}
+	for _, n := range tags {
+		tag, err := t.Snapshots.ReadTag(n)
+		if err != nil {
+			return 0, err
+		}
+		if err := protect(&tag.Snapshot); err != nil {
+			return 0, fmt.Errorf("expire: tag %s: %w", n, err)
+		}
+	}
+	var dataFiles, manifests []string
+	seenManifest := map[string]bool{}
+	addManifest := func(n string) {
+		if n != "" && !keepManifests[n] && !seenManifest[n] {
+			seenManifest[n] = true
+			manifests = append(manifests, n)
+		}
+	}
+	var ids []int64
+	for id := earliest; id <= end; id++ {
+		s, err := t.Snapshots.Read(id)
+		if err != nil {
+			if errors.Is(err, snapshot.ErrNotFound) {
+				continue
+			}
+			return 0, err
+		}
+		if id > earliest {
+			// Files this snapshot deleted were needed only by older ones.
+			es, err := t.Manifests.ReadEntries(s.DeltaManifestList)
+			if err != nil {
+				return 0, err
+			}
+			for _, e := range es {
+				if p := t.entryPath(e); e.Kind == manifest.Delete && !keepFiles[p] {
+					dataFiles = append(dataFiles, p)
+				}
+			}
+		}
+		if id == end {
+			break
+		}
+		ids = append(ids, id)
+		if s.ChangelogManifestList != nil && *s.ChangelogManifestList != "" {
+			es, err := t.Manifests.ReadEntries(*s.ChangelogManifestList)
+			if err != nil {
+				return 0, err
+			}
+			for _, e := range es {
+				dataFiles = append(dataFiles, t.entryPath(e))
+			}
+			ms, err := t.Manifests.ReadManifestList(*s.ChangelogManifestList)
+			if err != nil {
+				return 0, err
+			}
+			for _, m := range ms {
+				addManifest(m.FileName)
+			}
+			addManifest(*s.ChangelogManifestList)
+		}
+		for _, l := range []string{s.BaseManifestList, s.DeltaManifestList} {
+			ms, err := t.Manifests.ReadManifestList(l)
+			if err != nil {
+				return 0, err
+			}
+			for _, m := range ms {
+				addManifest(m.FileName)
+			}
+			addManifest(l)
+		}
+	}
+	for _, id := range ids {
+		if err := t.Snapshots.Delete(id); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, fmt.Errorf("expire snapshot %d: %w", id, err)
+		}
+	}
+	if err := t.Snapshots.CommitEarliestHint(end); err != nil {
+		return len(ids), fmt.Errorf("expire: EARLIEST hint: %w", err)
+	}
+	for _, p := range dataFiles {
+		if p == "" {
+			continue
+		}
+		_ = t.FIO.Delete(p)
+	}
+	for _, m := range manifests {
+		_ = t.FIO.Delete(fs.Join(manifest.Dir(t.Root), m))
+	}
+	return len(ids), nil
+}
+
+// entryPath is the path of a manifest entry's file.
+func (t *Table) entryPath(e manifest.ManifestEntry) string {
+	if e.File.ExternalPath != nil && *e.File.ExternalPath != "" {
+		return *e.File.ExternalPath
+	}
+	pp, err := t.PartitionPath(e.Partition)
+	if err != nil {
+		return ""
+	}
+	b := int(e.Bucket)
+	if e.TotalBuckets == -1 && b < 0 {
+		b = 0
+	}
+	return fs.Join(format.BucketDir(t.Root, pp, b), e.File.FileName)
+}

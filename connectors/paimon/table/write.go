@@ -1,0 +1,410 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/google/uuid"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// ErrAppendRetract is wrapped when an append table receives -U/-D.
+var ErrAppendRetract = errors.New("append-only table cannot accept retractions")
+
+// WriteOptions configure a TableWrite.
+type WriteOptions struct {
+	// TempDir holds the local lookup index and spilled write-buffer runs;
+	// "" uses a fresh directory under os.TempDir(), removed on Close.
+	TempDir string
+}
+
+type bucketKey struct {
+	part   string
+	bucket int
+}
+
+// TableWrite routes rows to per-(partition, bucket) writers (Paimon's
+// TableWriteImpl): merge-tree writers for primary-key tables, rolling
+// append writers otherwise. Writers are restored lazily from the latest
+// snapshot's files the first time a bucket is written. Not safe for
+// concurrent use.
+type TableWrite struct {
+	t            *Table
+	tmp          string
+	ownTmp       bool
+	ignoreDelete bool
+	ignoreUB     bool
+	writers      map[bucketKey]*bucketWriter
+	order        []bucketKey
+	scratch      []byte
+
+	restoreID    int64
+	restoreFiles map[bucketKey][]manifest.DataFileMeta
+	restoreKnown bool
+}
+
+type bucketWriter struct {
+	part   []byte
+	bucket int
+	store  *bucketStore
+	mt     *mergetree.Writer
+	app    *appendWriter
+}
+
+// NewWrite creates a TableWrite. Primary-key tables must have a fixed
+// bucket count (bucket ≥ 1).
+func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
+	if t.PrimaryKey() && t.NumBuckets < 1 {
+		return nil, fmt.Errorf("paimon table %s: %w", t.Root, dynamicBucketError())
+	}
+	if !t.PrimaryKey() && t.NumBuckets == 0 {
+		return nil, fmt.Errorf("paimon table %s: The number of buckets needs to be greater than 0.", t.Root)
+	}
+	if t.NumBuckets == -2 {
+		return nil, fmt.Errorf("paimon table %s: postpone bucket mode (bucket = -2) is not supported for writing", t.Root)
+	}
+	if _, err := t.writerOptions(); err != nil {
+		return nil, err
+	}
+	w := &TableWrite{t: t, tmp: o.TempDir, writers: map[bucketKey]*bucketWriter{},
+		ignoreDelete: t.optBool("ignore-delete", false) || t.optBool("first-row.ignore-delete", false) ||
+			t.optBool("deduplicate.ignore-delete", false) || t.optBool("partial-update.ignore-delete", false),
+		ignoreUB: t.optBool("ignore-update-before", false)}
+	if w.tmp == "" {
+		w.tmp = filepath.Join(os.TempDir(), "sqlrun-paimon-"+uuid.NewString())
+		w.ownTmp = true
+	}
+	return w, nil
+}
+
+// Write routes one row change to its bucket writer. The row's Values are
+// copied. ignore-delete drops -D and -U, ignore-update-before drops -U;
+// append tables reject the remaining retractions with Paimon's message.
+func (w *TableWrite) Write(row sql.Row) error {
+	switch row.Kind {
+	case sql.Delete:
+		if w.ignoreDelete {
+			return nil
+		}
+	case sql.UpdateBefore:
+		if w.ignoreDelete || w.ignoreUB {
+			return nil
+		}
+	}
+	if !w.t.PrimaryKey() && row.Kind.IsRetract() {
+		return fmt.Errorf("%w: Append-only writer can only accept insert or update_after row kind, but current row kind is: %s. You can configure 'ignore-delete' to ignore retract records.",
+			ErrAppendRetract, rowKindName(row.Kind))
+	}
+	if len(row.Values) != len(w.t.Schema.Fields) {
+		return fmt.Errorf("paimon table %s: row has %d fields, table has %d", w.t.Root, len(row.Values), len(w.t.Schema.Fields))
+	}
+	vals := append([]any(nil), row.Values...)
+	_, part, err := w.t.Partition(vals)
+	if err != nil {
+		return err
+	}
+	var bucket int
+	bucket, w.scratch, err = w.t.Bucket(vals, w.scratch)
+	if err != nil {
+		return err
+	}
+	bw, err := w.writer(part, bucket)
+	if err != nil {
+		return err
+	}
+	if bw.mt != nil {
+		if err := bw.mt.Write(row.Kind, vals); err != nil {
+			return fmt.Errorf("paimon table %s bucket %d: %w", w.t.Root, bucket, err)
+		}
+		return nil
+	}
+	return bw.app.write(vals)
+}
+
+// rowKindName is Java's RowKind enum name.
+func rowKindName(k sql.RowKind) string {
+	switch k {
+	case sql.Insert:
+		return "INSERT"
+	case sql.UpdateBefore:
+		return "UPDATE_BEFORE"
+	case sql.UpdateAfter:
+		return "UPDATE_AFTER"
+	case sql.Delete:
+		return "DELETE"
+	}
+	return k.String()
+}
+
+// restored returns the committed files of a bucket in the latest snapshot.
+func (w *TableWrite) restored(k bucketKey) ([]manifest.DataFileMeta, error) {
+	id, ok, err := w.t.Snapshots.LatestID()
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: restore writer: %w", w.t.Root, err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	if !w.restoreKnown || id != w.restoreID {
+		s, err := w.t.Snapshots.Read(id)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: restore writer: %w", w.t.Root, err)
+		}
+		es, err := w.t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: restore writer from snapshot %d: %w", w.t.Root, id, err)
+		}
+		m := map[bucketKey][]manifest.DataFileMeta{}
+		for _, e := range es {
+			bk := bucketKey{string(e.Partition), int(e.Bucket)}
+			m[bk] = append(m[bk], e.File)
+		}
+		w.restoreID, w.restoreFiles, w.restoreKnown = id, m, true
+	}
+	return w.restoreFiles[k], nil
+}
+
+func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
+	k := bucketKey{string(part), bucket}
+	if bw, ok := w.writers[k]; ok {
+		return bw, nil
+	}
+	files, err := w.restored(k)
+	if err != nil {
+		return nil, err
+	}
+	st, err := w.t.newBucketStore(part, bucket)
+	if err != nil {
+		return nil, err
+	}
+	bw := &bucketWriter{part: part, bucket: bucket, store: st}
+	if w.t.PrimaryKey() {
+		metas := make([]*mergetree.FileMeta, 0, len(files))
+		for _, f := range files {
+			st.remember(f)
+			fm, err := w.t.fileMeta(f)
+			if err != nil {
+				return nil, err
+			}
+			metas = append(metas, fm)
+		}
+		opts := mergetree.WriterOptions{DeleteFile: st.deleteFile}
+		dir := filepath.Join(w.tmp, fmt.Sprintf("b%d-%d", len(w.order), bucket))
+		if w.t.Spec.NeedLookup {
+			opts.NewLookup = w.t.Spec.NewDiskLookup(filepath.Join(dir, "lookup"), st)
+		}
+		if w.t.optBool("write-buffer-spillable", false) {
+			opts.Spiller = &diskSpiller{t: w.t, dir: filepath.Join(dir, "spill")}
+		}
+		mt, err := mergetree.NewWriter(w.t.Spec, st, metas, opts)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: restore bucket %d: %w", w.t.Root, bucket, err)
+		}
+		bw.mt = mt
+	} else {
+		var next int64
+		for _, f := range files {
+			next = max(next, f.MaxSequenceNumber+1)
+		}
+		bw.app = &appendWriter{s: st, nextSeq: next}
+	}
+	w.writers[k] = bw
+	w.order = append(w.order, k)
+	return bw, nil
+}
+
+// PrepareCommit flushes every writer and collects what to commit. With
+// endOfInput, running compactions are waited for (as are lookup
+// compactions of lookup-wait tables always).
+func (w *TableWrite) PrepareCommit(endOfInput bool) ([]CommitMessage, error) {
+	var out []CommitMessage
+	for _, k := range w.order {
+		bw := w.writers[k]
+		m := CommitMessage{Partition: bw.part, Bucket: bw.bucket, TotalBuckets: w.t.TotalBuckets()}
+		if bw.mt != nil {
+			wait := endOfInput || (w.t.Spec.NeedLookup && w.t.Spec.LookupWait)
+			inc, err := bw.mt.PrepareCommit(wait)
+			if err != nil {
+				return nil, fmt.Errorf("paimon table %s bucket %d: prepare commit: %w", w.t.Root, bw.bucket, err)
+			}
+			if err := m.fill(bw.store, inc); err != nil {
+				return nil, err
+			}
+		} else {
+			files, err := bw.app.prepareCommit()
+			if err != nil {
+				return nil, err
+			}
+			m.NewFiles = files
+		}
+		if !m.Empty() {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func (m *CommitMessage) fill(st *bucketStore, inc *mergetree.CommitIncrement) error {
+	var err error
+	if m.NewFiles, err = st.metasOf(inc.NewFiles); err != nil {
+		return err
+	}
+	if m.NewChangelog, err = st.metasOf(inc.NewChangelog); err != nil {
+		return err
+	}
+	if m.CompactBefore, err = st.metasOf(inc.CompactBefore); err != nil {
+		return err
+	}
+	if m.CompactAfter, err = st.metasOf(inc.CompactAfter); err != nil {
+		return err
+	}
+	if m.CompactChangelog, err = st.metasOf(inc.CompactChangelog); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Compact compacts the buckets of the latest snapshot whose partition
+// passes filter (nil: all), full or normal (CALL sys.compact, sqlrun
+// compact); works for write-only tables too. Call PrepareCommit afterwards
+// and commit the messages.
+func (w *TableWrite) Compact(full bool, partition func([]any) bool) error {
+	if !w.t.PrimaryKey() {
+		return nil // append compaction is not implemented; nothing to do
+	}
+	s, err := w.t.Snapshots.Latest()
+	if err != nil || s == nil {
+		return err
+	}
+	splits, err := w.t.PlanFull(s, &Filter{Partition: partition})
+	if err != nil {
+		return err
+	}
+	for _, sp := range splits {
+		bw, err := w.writer(sp.Partition, sp.Bucket)
+		if err != nil {
+			return err
+		}
+		if err := bw.mt.Compact(full); err != nil {
+			return fmt.Errorf("paimon table %s bucket %d: compact: %w", w.t.Root, sp.Bucket, err)
+		}
+	}
+	return nil
+}
+
+// Close releases the writers. Uncommitted files stay as orphans (a
+// compaction in flight is discarded and its files deleted).
+func (w *TableWrite) Close() error {
+	var first error
+	for _, k := range w.order {
+		bw := w.writers[k]
+		if bw.mt != nil {
+			if err := bw.mt.Close(); err != nil && first == nil {
+				first = err
+			}
+		} else {
+			bw.app.abort()
+		}
+	}
+	w.writers, w.order = map[bucketKey]*bucketWriter{}, nil
+	if w.ownTmp {
+		os.RemoveAll(w.tmp)
+	}
+	return first
+}
+
+// appendWriter writes rows of one bucket of an append table into rolling
+// files (target-file-size).
+type appendWriter struct {
+	s       *bucketStore
+	nextSeq int64
+	name    string
+	out     io.WriteCloser
+	w       *format.AppendWriter
+	done    []manifest.DataFileMeta
+}
+
+func (a *appendWriter) write(row []any) error {
+	if a.w == nil {
+		a.name = a.s.names.Data()
+		out, err := a.s.t.FIO.Create(fs.Join(a.s.dir, a.name))
+		if err != nil {
+			return fmt.Errorf("create %s: %w", a.name, err)
+		}
+		cw := &countingWC{WriteCloser: out}
+		w, err := format.NewAppendWriter(cw, a.s.t.Schema.Fields, a.nextSeq, a.s.wopts)
+		if err != nil {
+			out.Close()
+			return err
+		}
+		a.out, a.w = cw, w
+	}
+	if err := a.w.Write(row); err != nil {
+		return fmt.Errorf("write %s: %w", a.name, err)
+	}
+	if a.w.RowCount()%1024 == 0 {
+		if a.out.(*countingWC).n >= a.s.target {
+			return a.roll()
+		}
+	}
+	return nil
+}
+
+func (a *appendWriter) roll() error {
+	w, out := a.w, a.out
+	a.w, a.out = nil, nil
+	res, err := w.Close()
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = a.s.t.FIO.Delete(fs.Join(a.s.dir, a.name))
+		return fmt.Errorf("finish %s: %w", a.name, err)
+	}
+	a.nextSeq = res.MaxSeq + 1
+	m := res.DataFileMeta(a.name, a.s.t.Schema.ID, 0, manifest.SourceAppend, localMillis())
+	a.done = append(a.done, m)
+	return nil
+}
+
+func (a *appendWriter) prepareCommit() ([]manifest.DataFileMeta, error) {
+	if a.w != nil {
+		if err := a.roll(); err != nil {
+			return nil, err
+		}
+	}
+	out := a.done
+	a.done = nil
+	sort.SliceStable(out, func(i, j int) bool { return out[i].MinSequenceNumber < out[j].MinSequenceNumber })
+	return out, nil
+}
+
+func (a *appendWriter) abort() {
+	if a.w != nil {
+		a.w.Close()
+		a.out.Close()
+		_ = a.s.t.FIO.Delete(fs.Join(a.s.dir, a.name))
+		a.w, a.out = nil, nil
+	}
+}
+
+// countingWC counts bytes written, for rolling append files.
+type countingWC struct {
+	io.WriteCloser
+	n int64
+}
+
+func (c *countingWC) Write(b []byte) (int, error) {
+	n, err := c.WriteCloser.Write(b)
+	c.n += int64(n)
+	return n, err
+}
