@@ -48,18 +48,64 @@ func (plainType) LogicalType() *format.LogicalType { return nil }
 func parquetSchema(cols []Column) (*parquet.Schema, error) {
 	g := &groupNode{}
 	for _, c := range cols {
-		n, err := leafNode(c.Type)
+		n, err := typeNode(c.Type, c.ID, 0)
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", c.Name, err)
-		}
-		if c.Type.Nullable {
-			n = parquet.Optional(n)
-		} else {
-			n = parquet.Required(n)
 		}
 		g.fields = append(g.fields, namedField{Node: parquet.FieldID(n, c.ID), name: c.Name})
 	}
 	return parquet.NewSchema("paimon_schema", g), nil
+}
+
+// Field id scheme of nested types (SpecialFields): array elements and map
+// values count up from Integer.MAX_VALUE/4, map keys count down.
+const (
+	structuredIDBase  = 536870911
+	structuredIDDepth = 1024
+)
+
+// typeNode is the node of a column of type t (with repetition), where id is
+// the top-level field id and depth the nesting depth (0 at top level).
+func typeNode(t sql.DataType, id, depth int) (parquet.Node, error) {
+	var n parquet.Node
+	switch t.Root {
+	case sql.TypeArray:
+		e, err := typeNode(*t.Elem, id, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n = parquet.List(parquet.FieldID(e, structuredIDBase+id*structuredIDDepth+depth+1))
+	case sql.TypeMap:
+		k, err := typeNode(t.Elem.NotNull(), id, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		v, err := typeNode(*t.Value, id, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n = parquet.Map(parquet.FieldID(k, structuredIDBase-id*structuredIDDepth-depth-1),
+			parquet.FieldID(v, structuredIDBase+id*structuredIDDepth+depth+1))
+	case sql.TypeRow:
+		g := &groupNode{}
+		for _, f := range t.Fields {
+			c, err := typeNode(f.Type, id, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %w", f.Name, err)
+			}
+			g.fields = append(g.fields, namedField{Node: c, name: f.Name})
+		}
+		n = g
+	default:
+		var err error
+		if n, err = leafNode(t); err != nil {
+			return nil, err
+		}
+	}
+	if t.Nullable {
+		return parquet.Optional(n), nil
+	}
+	return parquet.Required(n), nil
 }
 
 // DecimalBytes is Paimon's minimum FIXED_LEN_BYTE_ARRAY length for a

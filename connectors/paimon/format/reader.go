@@ -19,9 +19,22 @@ import (
 
 // File is an open Parquet data file.
 type File struct {
-	name  string
-	pf    *parquet.File
-	index map[string]int // leaf column index by top-level name
+	name     string
+	pf       *parquet.File
+	index    map[string]int // top-level field position by name
+	leafBase []int          // first leaf column of each top-level field
+	nleaves  int
+}
+
+func countLeaves(n parquet.Node) int {
+	if n.Leaf() {
+		return 1
+	}
+	c := 0
+	for _, f := range n.Fields() {
+		c += countLeaves(f)
+	}
+	return c
 }
 
 // Open opens a data file for reading. name is used in errors (and to reject
@@ -36,13 +49,13 @@ func Open(r io.ReaderAt, size int64, name string) (f *File, err error) {
 		return nil, fmt.Errorf("open parquet file %s: %w", name, err)
 	}
 	f = &File{name: name, pf: pf, index: map[string]int{}}
+	leaf := 0
 	for i, fl := range pf.Schema().Fields() {
-		if !fl.Leaf() {
-			// Nested columns would shift leaf indexes; not supported yet.
-			return nil, fmt.Errorf("parquet file %s: nested column %s is not supported yet", name, fl.Name())
-		}
 		f.index[fl.Name()] = i
+		f.leafBase = append(f.leafBase, leaf)
+		leaf += countLeaves(fl)
 	}
+	f.nleaves = leaf
 	return f, nil
 }
 
@@ -73,6 +86,7 @@ type colReader struct {
 	leaf   int // -1: column absent (added later): always null
 	target sql.DataType
 	conv   func(parquet.Value) (any, error)
+	asm    *asmNode // nested columns: reassembly tree
 }
 
 // Projection says which fields to produce, mapped from the schema the file
@@ -94,12 +108,120 @@ func (f *File) column(name string, target sql.DataType) (_ colReader, err error)
 	if !ok {
 		return colReader{}, fmt.Errorf("parquet file %s has no column %s (columns: %v)", f.name, name, f.ColumnNames())
 	}
-	leaf := f.pf.Schema().Fields()[i]
-	conv, err := converter(leaf.Type(), target)
+	node := f.pf.Schema().Fields()[i]
+	if isNested(target) || !node.Leaf() {
+		def := 0
+		a, err := buildAsm(node, target, f.leafBase[i], &def, 0)
+		if err != nil {
+			return colReader{}, fmt.Errorf("parquet file %s column %s: %w", f.name, name, err)
+		}
+		return colReader{leaf: f.leafBase[i], target: target, asm: a}, nil
+	}
+	conv, err := converter(node.Type(), target)
 	if err != nil {
 		return colReader{}, fmt.Errorf("parquet file %s column %s: %w", f.name, name, err)
 	}
-	return colReader{leaf: i, target: target, conv: conv}, nil
+	return colReader{leaf: f.leafBase[i], target: target, conv: conv}, nil
+}
+
+// asmNode reassembles one nested value from its leaves' (repetition,
+// definition) streams (Dremel record assembly).
+type asmNode struct {
+	kind     sql.TypeRoot // TypeArray, TypeMap, TypeRow, or 0 for a leaf
+	maxDef   int          // definition level at which this node is non-null
+	repDepth int          // lists/maps: repetition level of their entries
+	leaf     int          // leaves: column index
+	conv     func(parquet.Value) (any, error)
+	kids     []*asmNode
+	leaves   []int // all leaf columns below
+}
+
+// buildAsm maps a Parquet node to the wanted type. def is the definition
+// level of the parent, rdepth its repetition depth.
+func buildAsm(n parquet.Node, t sql.DataType, leaf int, def *int, rdepth int) (*asmNode, error) {
+	d := *def
+	if n.Optional() {
+		d++
+	}
+	a := &asmNode{kind: t.Root, maxDef: d}
+	if !isNested(t) {
+		if !n.Leaf() {
+			return nil, fmt.Errorf("group where %s was expected", t)
+		}
+		conv, err := converter(n.Type(), t)
+		if err != nil {
+			return nil, err
+		}
+		a.kind, a.leaf, a.conv, a.leaves = 0, leaf, conv, []int{leaf}
+		return a, nil
+	}
+	if n.Leaf() {
+		return nil, fmt.Errorf("leaf column where %s was expected", t)
+	}
+	switch t.Root {
+	case sql.TypeArray, sql.TypeMap:
+		// <group> → repeated group (list / key_value / legacy names) → entries.
+		fs := n.Fields()
+		if len(fs) != 1 || !fs[0].Repeated() || fs[0].Leaf() {
+			return nil, fmt.Errorf("unsupported %s layout %s", t, n)
+		}
+		rep := fs[0]
+		rd := d + 1
+		a.repDepth = rdepth + 1
+		entries := rep.Fields()
+		if t.Root == sql.TypeArray {
+			if len(entries) != 1 {
+				return nil, fmt.Errorf("unsupported list layout %s", n)
+			}
+			e, err := buildAsm(entries[0], *t.Elem, leaf, &rd, rdepth+1)
+			if err != nil {
+				return nil, err
+			}
+			a.kids = []*asmNode{e}
+		} else {
+			if len(entries) != 2 {
+				return nil, fmt.Errorf("unsupported map layout %s", n)
+			}
+			k, err := buildAsm(entries[0], t.Elem.NotNull(), leaf, &rd, rdepth+1)
+			if err != nil {
+				return nil, err
+			}
+			v, err := buildAsm(entries[1], *t.Value, leaf+len(k.leaves), &rd, rdepth+1)
+			if err != nil {
+				return nil, err
+			}
+			a.kids = []*asmNode{k, v}
+		}
+	case sql.TypeRow:
+		byName := map[string]int{}
+		j := leaf
+		starts := map[string]int{}
+		for i, f := range n.Fields() {
+			byName[f.Name()] = i
+			starts[f.Name()] = j
+			j += countLeaves(f)
+		}
+		fs := n.Fields()
+		for _, want := range t.Fields {
+			i, ok := byName[want.Name]
+			if !ok {
+				return nil, fmt.Errorf("nested field %s missing", want.Name)
+			}
+			dd := d
+			k, err := buildAsm(fs[i], want.Type, starts[want.Name], &dd, rdepth)
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %w", want.Name, err)
+			}
+			a.kids = append(a.kids, k)
+		}
+		if len(t.Fields) != len(fs) {
+			return nil, fmt.Errorf("nested row has %d fields, expected %d", len(fs), len(t.Fields))
+		}
+	}
+	for _, k := range a.kids {
+		a.leaves = append(a.leaves, k.leaves...)
+	}
+	return a, nil
 }
 
 func (f *File) projected(p Projection, prefix string) ([]colReader, error) {
@@ -122,6 +244,9 @@ func (f *File) projected(p Projection, prefix string) ([]colReader, error) {
 			return nil, err
 		}
 		if !ff.Type.WithNullable(true).Equal(want.Type.WithNullable(true)) {
+			if c.asm != nil {
+				return nil, fmt.Errorf("parquet file %s: changing nested column %s from %s to %s is not supported yet", f.name, want.Name, ff.Type, want.Type)
+			}
 			inner := c.conv
 			from, to := ff.Type, want.Type
 			c.conv = func(v parquet.Value) (any, error) {
@@ -163,7 +288,7 @@ func (c *cursor) next() (parquet.Value, error) {
 		}
 		n, err := c.vr.ReadValues(c.buf)
 		c.n, c.i = n, 0
-		if err == io.EOF {
+		if err == io.EOF || (err == nil && n == 0) { // a reader making no progress is done
 			c.vr = nil
 		} else if err != nil {
 			return parquet.Value{}, err
@@ -172,6 +297,15 @@ func (c *cursor) next() (parquet.Value, error) {
 	v := c.buf[c.i]
 	c.i++
 	return v, nil
+}
+
+// peek returns the next value without consuming it.
+func (c *cursor) peek() (parquet.Value, error) {
+	v, err := c.next()
+	if err == nil {
+		c.i--
+	}
+	return v, err
 }
 
 func (c *cursor) close() {
@@ -187,6 +321,7 @@ func (c *cursor) close() {
 type rowReader struct {
 	f       *File
 	leaves  []int // distinct leaf indexes to read
+	flat    []int // leaves read one value per row (non-nested columns)
 	rg      int
 	left    int64     // rows left in the current row group
 	cursors []*cursor // by leaf index (nil: not read)
@@ -194,9 +329,9 @@ type rowReader struct {
 	err     error
 }
 
-func newRowReader(f *File, leaves []int) *rowReader {
-	n := len(f.index)
-	return &rowReader{f: f, leaves: leaves, rg: -1, cur: make([]parquet.Value, n), cursors: make([]*cursor, n)}
+func newRowReader(f *File, leaves []int, flat []int) *rowReader {
+	n := f.nleaves
+	return &rowReader{f: f, leaves: leaves, flat: flat, rg: -1, cur: make([]parquet.Value, n), cursors: make([]*cursor, n)}
 }
 
 // advance positions on the next row; false at the end or on error.
@@ -224,7 +359,7 @@ func (r *rowReader) advance() (ok bool) {
 			r.cursors[l] = &cursor{pages: chunks[l].Pages(), buf: make([]parquet.Value, 256)}
 		}
 	}
-	for _, l := range r.leaves {
+	for _, l := range r.flat {
 		v, err := r.cursors[l].next()
 		if err != nil {
 			if err == io.EOF {
@@ -252,11 +387,100 @@ func (r *rowReader) value(c colReader) (any, error) {
 	if c.leaf < 0 {
 		return nil, nil
 	}
+	if c.asm != nil {
+		return r.assemble(c.asm)
+	}
 	v := r.cur[c.leaf]
 	if v.IsNull() {
 		return nil, nil
 	}
 	return c.conv(v)
+}
+
+// skip consumes one (null or empty) position from every leaf below n.
+func (r *rowReader) skip(n *asmNode) error {
+	for _, l := range n.leaves {
+		if _, err := r.cursors[l].next(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *rowReader) assemble(n *asmNode) (any, error) {
+	if n.kind == 0 {
+		v, err := r.cursors[n.leaf].next()
+		if err != nil {
+			return nil, err
+		}
+		if v.DefinitionLevel() < n.maxDef {
+			return nil, nil
+		}
+		return n.conv(v)
+	}
+	first, err := r.cursors[n.leaves[0]].peek()
+	if err != nil {
+		return nil, err
+	}
+	if first.DefinitionLevel() < n.maxDef {
+		return nil, r.skip(n)
+	}
+	switch n.kind {
+	case sql.TypeRow:
+		out := make([]any, len(n.kids))
+		for i, k := range n.kids {
+			if out[i], err = r.assemble(k); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case sql.TypeArray, sql.TypeMap:
+		var arr []any
+		m := &sql.Map{}
+		if first.DefinitionLevel() < n.maxDef+1 { // empty
+			if err := r.skip(n); err != nil {
+				return nil, err
+			}
+		} else {
+			for {
+				if n.kind == sql.TypeArray {
+					e, err := r.assemble(n.kids[0])
+					if err != nil {
+						return nil, err
+					}
+					arr = append(arr, e)
+				} else {
+					k, err := r.assemble(n.kids[0])
+					if err != nil {
+						return nil, err
+					}
+					v, err := r.assemble(n.kids[1])
+					if err != nil {
+						return nil, err
+					}
+					m.Keys, m.Values = append(m.Keys, k), append(m.Values, v)
+				}
+				nx, err := r.cursors[n.leaves[0]].peek()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return nil, err
+				}
+				if nx.RepetitionLevel() != n.repDepth {
+					break
+				}
+			}
+		}
+		if n.kind == sql.TypeMap {
+			return m, nil
+		}
+		if arr == nil {
+			arr = []any{}
+		}
+		return arr, nil
+	}
+	return nil, fmt.Errorf("cannot assemble %v", n.kind)
 }
 
 // KVIterator iterates the KeyValues of a primary-key file in file order
@@ -299,19 +523,32 @@ func (f *File) KeyValues(fileKeys []schema.Field, wantKeys []schema.Field, p Pro
 	if err != nil {
 		return nil, err
 	}
-	return &KVIterator{rr: newRowReader(f, leavesOf(append(append(keys, seq, kind), vals...))), keys: keys, seq: seq, kind: kind, vals: vals, level: level}, nil
+	all, flat := leavesOf(append(append(keys, seq, kind), vals...))
+	return &KVIterator{rr: newRowReader(f, all, flat), keys: keys, seq: seq, kind: kind, vals: vals, level: level}, nil
 }
 
-func leavesOf(cs []colReader) []int {
+// leavesOf returns all leaf columns to open and those read one value per
+// row.
+func leavesOf(cs []colReader) (all, flat []int) {
 	seen := map[int]bool{}
-	var out []int
 	for _, c := range cs {
-		if c.leaf >= 0 && !seen[c.leaf] {
-			seen[c.leaf] = true
-			out = append(out, c.leaf)
+		if c.leaf < 0 {
+			continue
+		}
+		ls := []int{c.leaf}
+		if c.asm != nil {
+			ls = c.asm.leaves
+		} else if !seen[c.leaf] {
+			flat = append(flat, c.leaf)
+		}
+		for _, l := range ls {
+			if !seen[l] {
+				seen[l] = true
+				all = append(all, l)
+			}
 		}
 	}
-	return out
+	return all, flat
 }
 
 // Next returns the next KeyValue or nil.
@@ -371,7 +608,8 @@ func (f *File) Rows(p Projection) (*RowIterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RowIterator{rr: newRowReader(f, leavesOf(vals)), vals: vals}, nil
+	all, flat := leavesOf(vals)
+	return &RowIterator{rr: newRowReader(f, all, flat), vals: vals}, nil
 }
 
 // Next returns the next row or nil.

@@ -98,6 +98,10 @@ type core struct {
 	valBase int // index of the first value column
 	closed  bool
 	err     error
+	// leafBase is each column's first leaf index; nested columns span
+	// several leaves and emit a variable number of values per row.
+	leafBase []int
+	nested   bool
 }
 
 func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType, opts WriterOptions) (*core, error) {
@@ -113,6 +117,14 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 		opts.BatchRows = 1024
 	}
 	c := &core{out: &countingWriter{w: w}, cols: cols, opts: opts, valBase: valBase, vtypes: valueTypes}
+	leaf := 0
+	for _, col := range cols {
+		c.leafBase = append(c.leafBase, leaf)
+		leaf += numLeaves(col.Type)
+		if numLeaves(col.Type) != 1 || isNested(col.Type) {
+			c.nested = true
+		}
+	}
 	c.pw = parquet.NewWriter(c.out, sch, parquet.Compression(codec), parquet.CreatedBy("parquet-mr", "1.15.2", "sqlrun"),
 		parquet.DataPageVersion(1), parquet.PageBufferSize(1<<20))
 	c.batch = make([]parquet.Row, opts.BatchRows)
@@ -123,10 +135,147 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 	return c, nil
 }
 
-// row returns the value slots of the next row in the batch.
+// row returns an empty slice to append the next row's values to: batch
+// storage for flat files, a fresh slice when nested columns make the value
+// count vary.
 func (c *core) row() []parquet.Value {
+	if c.nested {
+		return nil
+	}
 	n := len(c.cols)
-	return c.vals[c.nbatch*n : (c.nbatch+1)*n]
+	return c.vals[c.nbatch*n : c.nbatch*n : (c.nbatch+1)*n]
+}
+
+// put appends the values of column i.
+func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) {
+	t := c.cols[i].Type
+	if !isNested(t) {
+		pv, err := toParquet(t, v, c.leafBase[i])
+		if err != nil {
+			return vals, err
+		}
+		return append(vals, pv), nil
+	}
+	per, err := shred(make([][]parquet.Value, numLeaves(t)), t, v, 0, 0, 0, 0)
+	if err != nil {
+		return vals, err
+	}
+	for j, vs := range per {
+		for _, pv := range vs {
+			vals = append(vals, pv.Level(pv.RepetitionLevel(), pv.DefinitionLevel(), c.leafBase[i]+j))
+		}
+	}
+	return vals, nil
+}
+
+func isNested(t sql.DataType) bool {
+	return t.Root == sql.TypeArray || t.Root == sql.TypeMap || t.Root == sql.TypeRow
+}
+
+// numLeaves counts the Parquet leaf columns of a type.
+func numLeaves(t sql.DataType) int {
+	switch t.Root {
+	case sql.TypeArray:
+		return numLeaves(*t.Elem)
+	case sql.TypeMap:
+		return numLeaves(*t.Elem) + numLeaves(*t.Value)
+	case sql.TypeRow:
+		n := 0
+		for _, f := range t.Fields {
+			n += numLeaves(f.Type)
+		}
+		return n
+	}
+	return 1
+}
+
+// shred appends the leaf values of v (Dremel striping) to out, one slice
+// per leaf column (a Parquet row lists each column's values contiguously,
+// while a list of rows or a map alternates between leaves): rep is the
+// repetition level of the first value, def the definition level of the
+// parent, rdepth the number of repeated ancestors, leaf the first leaf
+// column of t (an index into out).
+func shred(out [][]parquet.Value, t sql.DataType, v any, rep, def, rdepth, leaf int) ([][]parquet.Value, error) {
+	if v == nil {
+		if !t.Nullable {
+			return out, fmt.Errorf("null value in NOT NULL %s", t)
+		}
+		for j := 0; j < numLeaves(t); j++ {
+			out[leaf+j] = append(out[leaf+j], parquet.NullValue().Level(rep, def, leaf+j))
+		}
+		return out, nil
+	}
+	d := def
+	if t.Nullable {
+		d++
+	}
+	var err error
+	switch t.Root {
+	case sql.TypeArray:
+		arr, ok := v.([]any)
+		if !ok {
+			return out, fmt.Errorf("unexpected Go value %T for %s", v, t)
+		}
+		if len(arr) == 0 {
+			for j := 0; j < numLeaves(t); j++ {
+				out[leaf+j] = append(out[leaf+j], parquet.NullValue().Level(rep, d, leaf+j))
+			}
+			return out, nil
+		}
+		for i, e := range arr {
+			r := rep
+			if i > 0 {
+				r = rdepth + 1
+			}
+			if out, err = shred(out, *t.Elem, e, r, d+1, rdepth+1, leaf); err != nil {
+				return out, err
+			}
+		}
+	case sql.TypeMap:
+		m, ok := v.(*sql.Map)
+		if !ok {
+			return out, fmt.Errorf("unexpected Go value %T for %s", v, t)
+		}
+		if len(m.Keys) == 0 {
+			for j := 0; j < numLeaves(t); j++ {
+				out[leaf+j] = append(out[leaf+j], parquet.NullValue().Level(rep, d, leaf+j))
+			}
+			return out, nil
+		}
+		kt := t.Elem.NotNull()
+		nk := numLeaves(kt)
+		for i := range m.Keys {
+			r := rep
+			if i > 0 {
+				r = rdepth + 1
+			}
+			if out, err = shred(out, kt, m.Keys[i], r, d+1, rdepth+1, leaf); err != nil {
+				return out, err
+			}
+			if out, err = shred(out, *t.Value, m.Values[i], r, d+1, rdepth+1, leaf+nk); err != nil {
+				return out, err
+			}
+		}
+	case sql.TypeRow:
+		x, ok := v.([]any)
+		if !ok || len(x) != len(t.Fields) {
+			return out, fmt.Errorf("unexpected Go value %T for %s", v, t)
+		}
+		j := leaf
+		for i, f := range t.Fields {
+			if out, err = shred(out, f.Type, x[i], rep, d, rdepth, j); err != nil {
+				return out, err
+			}
+			j += numLeaves(f.Type)
+		}
+	default:
+		pv, err := toParquetRaw(t, v)
+		if err != nil {
+			return out, err
+		}
+		out[leaf] = append(out[leaf], pv.Level(rep, d, leaf))
+	}
+	return out, nil
 }
 
 func (c *core) commitRow(vals []parquet.Value) error {
@@ -167,6 +316,15 @@ func toParquet(t sql.DataType, v any, col int) (parquet.Value, error) {
 	if t.Nullable {
 		def = 1
 	}
+	pv, err := toParquetRaw(t, v)
+	if err != nil {
+		return pv, err
+	}
+	return pv.Level(0, def, col), nil
+}
+
+// toParquetRaw converts a non-null atomic value (levels unset).
+func toParquetRaw(t sql.DataType, v any) (parquet.Value, error) {
 	var pv parquet.Value
 	bad := func() (parquet.Value, error) {
 		return parquet.Value{}, fmt.Errorf("unexpected Go value %T for %s", v, t)
@@ -260,7 +418,7 @@ func toParquet(t sql.DataType, v any, col int) (parquet.Value, error) {
 	default:
 		return parquet.Value{}, fmt.Errorf("type %s is not supported in Parquet data files yet", t)
 	}
-	return pv.Level(0, def, col), nil
+	return pv, nil
 }
 
 // julianEpochDay is the Julian day number of 1970-01-01 (INT96 timestamps).
@@ -401,24 +559,21 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 	}
 	vals := w.c.row()
 	col := 0
+	var err error
 	for i, k := range r.Key {
-		pv, err := toParquet(w.keyTypes[i], k, col)
-		if err != nil {
+		if vals, err = w.c.put(vals, col, k); err != nil {
 			return fmt.Errorf("key field %d: %w", i, err)
 		}
-		vals[col] = pv
 		col++
 	}
-	vals[col] = parquet.Int64Value(r.Seq).Level(0, 0, col)
+	vals = append(vals, parquet.Int64Value(r.Seq).Level(0, 0, w.c.leafBase[col]))
 	col++
-	vals[col] = parquet.Int32Value(int32(r.Kind)).Level(0, 0, col)
+	vals = append(vals, parquet.Int32Value(int32(r.Kind)).Level(0, 0, w.c.leafBase[col]))
 	col++
-	for i, v := range r.Value {
-		pv, err := toParquet(w.c.vtypes[i], v, col)
-		if err != nil {
+	for _, v := range r.Value {
+		if vals, err = w.c.put(vals, col, v); err != nil {
 			return fmt.Errorf("value field %s: %w", w.c.cols[col].Name, err)
 		}
-		vals[col] = pv
 		col++
 	}
 	if w.first == nil {
@@ -516,12 +671,11 @@ func (w *AppendWriter) Write(row []any) error {
 		return fmt.Errorf("row has %d fields, file has %d", len(row), len(w.c.cols))
 	}
 	vals := w.c.row()
+	var err error
 	for i, v := range row {
-		pv, err := toParquet(w.c.vtypes[i], v, i)
-		if err != nil {
+		if vals, err = w.c.put(vals, i, v); err != nil {
 			return fmt.Errorf("field %s: %w", w.c.cols[i].Name, err)
 		}
-		vals[i] = pv
 	}
 	if w.c.vstats != nil {
 		w.c.vstats.Add(row)
