@@ -140,7 +140,13 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 			out = fmt.Sprintf("panic: %v\n", r)
 		}
 	}()
-	fail := func(err error) string { return "error: " + err.Error() + "\n" }
+	fail := func(err error) string {
+		msg := err.Error()
+		if h.w != nil {
+			msg = strings.ReplaceAll(msg, h.w.root, "<table>")
+		}
+		return "error: " + msg + "\n"
+	}
 	switch d.Cmd {
 	case "table":
 		opts := map[string]string{"bucket": arg(d, "bucket", "1")}
