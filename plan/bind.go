@@ -625,7 +625,15 @@ func (b *binder) bindSelect(x *ast.Select) (*Rel, error) {
 		names = append(names, name)
 	}
 	names = uniquify(names)
-	out := project(input, exprs, names)
+	var out *Rel
+	if aggregated {
+		// Calcite's RelBuilder drops the select list's projection above an
+		// aggregate when it is the identity ...
+		out = project(input, exprs, names)
+	} else {
+		// ... but SqlToRelConverter forces it for a plain SELECT list.
+		out = forcedProject(input, exprs, names)
+	}
 	if x.Distinct {
 		out = distinct(out)
 	}
@@ -668,6 +676,27 @@ func project(input *Rel, exprs []Expr, names []string) *Rel {
 		types[i] = e.Type()
 	}
 	return &Rel{Kind: LogicalProject, Inputs: []*Rel{input}, Exprs: exprs, Names: names, Types: types, Fetch: -1}
+}
+
+func forcedProject(input *Rel, exprs []Expr, names []string) *Rel {
+	types := make([]sql.DataType, len(exprs))
+	for i, e := range exprs {
+		types[i] = e.Type()
+	}
+	return &Rel{Kind: LogicalProject, Inputs: []*Rel{input}, Exprs: exprs, Names: names, Types: types, Fetch: -1}
+}
+
+// mergeProject puts exprs (over r's output) on top of r, merged into r
+// when r is a projection, as RelBuilder merges consecutive projects.
+func mergeProject(r *Rel, exprs []Expr, names []string) *Rel {
+	if r.Kind == LogicalProject {
+		merged := make([]Expr, len(exprs))
+		for i, e := range exprs {
+			merged[i] = inline(e, r.Exprs)
+		}
+		return forcedProject(r.Inputs[0], merged, names)
+	}
+	return project(r, exprs, names)
 }
 
 // aggPlaceholder marks a reference to aggregate output i before the

@@ -143,13 +143,13 @@ func upsertKeys(n *Rel) [][]int {
 			}
 		}
 	case GroupAggregate:
-		if len(n.Group) > 0 {
-			g := make([]int, len(n.Group))
-			for i := range g {
-				g[i] = i
-			}
-			keys = [][]int{g}
+		// The group keys; a global aggregate has the empty key (it emits
+		// one row), which is within any sink primary key.
+		g := make([]int, len(n.Group))
+		for i := range g {
+			g[i] = i
 		}
+		keys = [][]int{g}
 	case DropUpdateBefore, Limit, SortLimit:
 		keys = n.input().UpsertKeys
 	}

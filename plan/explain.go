@@ -174,7 +174,7 @@ func nodeDescription(n *Rel, f Format) string {
 	ex := func(e Expr) string { return FormatExpr(e, in, f) }
 	switch n.Kind {
 	case LogicalSink:
-		return "LogicalSink(table=[" + n.Table.ID.String() + "], " + targetCols(n) + "fields=[" + strings.Join(n.Names, ", ") + "])"
+		return "LogicalSink(table=[" + n.Table.ID.String() + "], " + targetCols(n) + "fields=[" + strings.Join(n.Names, ", ") + "]" + sinkHintText(n) + ")"
 	case LogicalProject:
 		parts := make([]string, len(n.Exprs))
 		for i, e := range n.Exprs {
@@ -312,6 +312,7 @@ func nodeDescription(n *Rel, f Format) string {
 			return "Sink(table=[*anonymous_collect$1*], fields=[" + strings.Join(n.Names, ", ") + "])"
 		}
 		s := "Sink(table=[" + n.Table.ID.String() + "], " + targetCols(n) + "fields=[" + strings.Join(n.Names, ", ") + "]"
+		s += sinkHintText(n)
 		if n.UpsertMaterialize {
 			s += ", upsertMaterialize=[true]"
 		}
@@ -524,4 +525,11 @@ func (pl *Plan) DOT() string {
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+func sinkHintText(n *Rel) string {
+	if len(n.SinkHints) == 0 {
+		return ""
+	}
+	return ", hints=[[[OPTIONS options:" + hintMap(n.SinkHints) + "]]]"
 }

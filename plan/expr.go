@@ -122,7 +122,7 @@ func formatLiteral(l *Literal, f Format) string {
 		if f == FormatInfix {
 			return "null"
 		}
-		return "null:" + calciteType(l.T.WithNullable(true))
+		return "null:" + literalType(l.T, f)
 	}
 	var s string
 	switch v := l.Value.(type) {
@@ -156,8 +156,9 @@ func formatLiteral(l *Literal, f Format) string {
 		return s
 	}
 	// Calcite appends the type unless it is the literal's natural one
-	// (INTEGER, BOOLEAN, CHAR); literal types print without NOT NULL.
-	return s + ":" + calciteType(l.T.WithNullable(true))
+	// (INTEGER, BOOLEAN, CHAR); literal types print without NOT NULL, and
+	// Flink's physical plans print them without the character set.
+	return s + ":" + literalType(l.T, f)
 }
 
 // refs collects the input fields an expression reads.
@@ -246,3 +247,11 @@ func castExpr(e Expr, t sql.DataType) Expr {
 }
 
 func isNaNInf(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
+
+func literalType(t sql.DataType, f Format) string {
+	s := calciteType(t.WithNullable(true))
+	if f != FormatAST {
+		s = strings.ReplaceAll(s, " CHARACTER SET \"UTF-16LE\"", "")
+	}
+	return s
+}

@@ -20,7 +20,7 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 			return nil, err
 		}
 		return &Rel{Kind: Sink, Inputs: []*Rel{in}, Table: r.Table, Names: r.Names, Types: r.Types,
-			TargetColumns: r.TargetColumns, Fetch: -1}, nil
+			TargetColumns: r.TargetColumns, SinkHints: r.SinkHints, Fetch: -1}, nil
 	case LogicalTableScan:
 		return b.finishScan(b.scan(r), nil)
 	case LogicalProject, LogicalFilter:

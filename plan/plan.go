@@ -171,15 +171,11 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 				names[j] = "EXPR$" + strconv.Itoa(j)
 			}
 		}
-		names = uniquify(names)
-		if q.Kind == LogicalProject {
-			for j := range exprs {
-				exprs[j] = inline(exprs[j], q.Exprs)
-			}
-			q = project(q.Inputs[0], exprs, names)
-		} else {
-			q = project(q, exprs, names)
+		// Flink names the rewritten select list after the sink's columns.
+		for j, c := range cols {
+			names[j] = c.Name
 		}
+		q = mergeProject(q, exprs, names)
 	}
 	if len(q.Names) != len(cols) {
 		return nil, sinkMismatch(ref, "Different number of columns.", q.Names, q.Types, cols)
@@ -197,9 +193,10 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 		}
 	}
 	if needCast {
-		q = project(q, casted, q.Names)
+		q = mergeProject(q, casted, q.Names)
 	}
-	return &Rel{Kind: LogicalSink, Inputs: []*Rel{q}, Table: ref, Names: q.Names, Types: q.Types, TargetColumns: target, Fetch: -1}, nil
+	return &Rel{Kind: LogicalSink, Inputs: []*Rel{q}, Table: ref, Names: q.Names, Types: q.Types, TargetColumns: target,
+		SinkHints: sinkHints(x.Hints), Fetch: -1}, nil
 }
 
 // sinkMismatch is Flink's DynamicSinkUtils schema mismatch error.
@@ -239,4 +236,14 @@ func checkBatch(r *Rel) error {
 		}
 	}
 	return nil
+}
+
+func sinkHints(hints []ast.Hint) []ast.Option {
+	var out []ast.Option
+	for _, h := range hints {
+		if h.Name == "OPTIONS" {
+			out = append(out, h.Options...)
+		}
+	}
+	return out
 }

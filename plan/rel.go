@@ -126,7 +126,9 @@ type Rel struct {
 
 	// TargetColumns are the sink positions of an explicit INSERT column
 	// list; UpsertMaterialize is the sink's SinkUpsertMaterializer.
-	TargetColumns     []int
+	TargetColumns []int
+	// SinkHints are the OPTIONS hint pairs written after the sink table.
+	SinkHints         []ast.Option
 	UpsertMaterialize bool
 	// Collect marks the sink of a SELECT (the client's collect sink), which
 	// EXPLAIN does not print.
