@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -426,7 +425,6 @@ func TestPrometheus(t *testing.T) {
 	if !strings.Contains(b.String(), want) {
 		t.Fatalf("missing %s in\n%s", want, b.String())
 	}
-	_ = os.Stdout
 }
 
 // TestParallelAlignedCheckpointsAndCrash: two source subtasks feed three
