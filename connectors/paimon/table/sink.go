@@ -1,0 +1,246 @@
+package table
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// ErrStreamingOverwrite is wrapped by NewSink for INSERT OVERWRITE in
+// streaming mode.
+var ErrStreamingOverwrite = errors.New("streaming INSERT OVERWRITE")
+
+// SinkOptions configure the runtime half of the Paimon SQL sink.
+type SinkOptions struct {
+	// Streaming selects checkpoint ids as commit identifiers; batch jobs
+	// commit with Long.MAX_VALUE as Paimon does.
+	Streaming bool
+	// Overwrite is INSERT OVERWRITE (batch only); OverwritePartition its
+	// static PARTITION clause (column → value as written in SQL).
+	Overwrite          bool
+	OverwritePartition map[string]string
+	// TempDir for lookup indexes and spills ("" = os.TempDir()).
+	TempDir string
+}
+
+// Sink is the runtime half of the Paimon sink: it creates SinkWriters
+// (connectors.SinkWriter) and is the connectors.Committer of their
+// committables. The planning half (connectors/paimon) wraps it into a
+// connectors.TableSink.
+//
+// The commit user travels inside every committable and the writer state,
+// so a job restored from a checkpoint commits as the same user and a
+// replayed commit (an identifier this user already committed) is skipped:
+// that is what makes the sink exactly-once.
+type Sink struct {
+	t    *Table
+	o    SinkOptions
+	user string
+
+	mu sync.Mutex
+}
+
+var _ connectors.Committer = (*Sink)(nil)
+
+// NewSink creates the sink runtime for t.
+func NewSink(t *Table, o SinkOptions) (*Sink, error) {
+	if o.Overwrite && o.Streaming {
+		return nil, &sql.Error{Class: sql.UnsupportedOperation, Msg: "Paimon doesn't support streaming INSERT OVERWRITE.", Err: ErrStreamingOverwrite}
+	}
+	if t.PrimaryKey() && t.NumBuckets < 1 {
+		return nil, fmt.Errorf("paimon table %s: %w", t.Root, dynamicBucketError())
+	}
+	return &Sink{t: t, o: o, user: uuid.NewString()}, nil
+}
+
+// Table returns the sink's table.
+func (s *Sink) Table() *Table { return s.t }
+
+type sinkState struct {
+	CommitUser string `json:"commitUser"`
+}
+
+type committable struct {
+	CommitUser string          `json:"commitUser"`
+	Messages   json.RawMessage `json:"messages"`
+}
+
+// NewWriter creates the writer of one subtask. Rows must reach the subtask
+// owning their bucket (the planner partitions by bucket, or runs one
+// writer): two writers of one bucket would both compact it.
+func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error) {
+	return &SinkWriter{s: s, user: s.user}, nil
+}
+
+// SinkWriter is one subtask's writer: rows go to a TableWrite; on each
+// checkpoint barrier the files are finished (PrepareCommit) and the commit
+// messages become the committable.
+type SinkWriter struct {
+	s    *Sink
+	user string
+	tw   *TableWrite
+}
+
+// Open restores the commit user from the writer state and creates the
+// TableWrite (bucket writers restore from the latest snapshot lazily).
+func (w *SinkWriter) Open(ctx context.Context, state []byte) error {
+	if len(state) > 0 {
+		var st sinkState
+		if err := json.Unmarshal(state, &st); err != nil {
+			return fmt.Errorf("paimon sink state: %w", err)
+		}
+		if st.CommitUser != "" {
+			w.user = st.CommitUser
+		}
+	}
+	tw, err := w.s.t.NewWrite(WriteOptions{TempDir: w.s.o.TempDir})
+	if err != nil {
+		return err
+	}
+	w.tw = tw
+	return nil
+}
+
+// Write routes rows to their bucket writers.
+func (w *SinkWriter) Write(ctx context.Context, rows []sql.Row) error {
+	for _, r := range rows {
+		if err := w.tw.Write(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Snapshot finishes the files written since the last checkpoint (waiting
+// for lookup compaction with lookup-wait, and for every compaction in
+// batch mode) and returns them as the committable.
+func (w *SinkWriter) Snapshot(ctx context.Context, checkpointID int64) (state, comm []byte, err error) {
+	msgs, err := w.tw.PrepareCommit(!w.s.o.Streaming)
+	if err != nil {
+		return nil, nil, err
+	}
+	enc, err := EncodeMessages(msgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	state, err = json.Marshal(sinkState{CommitUser: w.user})
+	if err != nil {
+		return nil, nil, err
+	}
+	comm, err = json.Marshal(committable{CommitUser: w.user, Messages: enc})
+	if err != nil {
+		return nil, nil, err
+	}
+	return state, comm, nil
+}
+
+// NotifyCheckpointComplete is a no-op: the Sink commits.
+func (w *SinkWriter) NotifyCheckpointComplete(ctx context.Context, checkpointID int64) error {
+	return nil
+}
+
+// Close releases the bucket writers; uncommitted files become orphans.
+func (w *SinkWriter) Close(ctx context.Context) error {
+	if w.tw == nil {
+		return nil
+	}
+	return w.tw.Close()
+}
+
+// Commit commits the committables of checkpoint checkpointID: identifier
+// = checkpointID when streaming, Long.MAX_VALUE in batch mode; skipped when
+// the commit user already committed that identifier (replay after
+// recovery). INSERT OVERWRITE commits an OVERWRITE snapshot.
+func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	byUser := map[string][]CommitMessage{}
+	var users []string
+	for _, c := range committables {
+		if len(c) == 0 {
+			continue
+		}
+		var cm committable
+		if err := json.Unmarshal(c, &cm); err != nil {
+			return fmt.Errorf("paimon committable: %w", err)
+		}
+		msgs, err := DecodeMessages(cm.Messages)
+		if err != nil {
+			return err
+		}
+		if _, ok := byUser[cm.CommitUser]; !ok {
+			users = append(users, cm.CommitUser)
+		}
+		byUser[cm.CommitUser] = append(byUser[cm.CommitUser], msgs...)
+	}
+	if len(users) == 0 {
+		users = []string{s.user}
+	}
+	id := checkpointID
+	if !s.o.Streaming {
+		id = snapshot.BatchCommitIdentifier
+	}
+	for _, u := range users {
+		c := s.t.NewCommit(u)
+		var err error
+		if s.o.Overwrite {
+			err = c.Overwrite(id, byUser[u], s.o.OverwritePartition)
+		} else {
+			err = c.Commit(id, byUser[u], nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CompactOptions select what a dedicated compaction compacts.
+type CompactOptions struct {
+	// Full compacts every bucket into the top level (full compaction).
+	Full bool
+	// Partition keeps partitions (values in partition-key order); nil
+	// compacts all.
+	Partition func(values []any) bool
+	// TempDir for lookup indexes ("" = os.TempDir()).
+	TempDir string
+}
+
+// Compact runs a one-off compaction of the table (CALL sys.compact, sqlrun
+// compact) and commits it as a COMPACT snapshot (with lookup or
+// full-compaction changelog when the table produces it). It works on
+// write-only tables. It returns the snapshot ids created (none when there
+// was nothing to compact).
+func Compact(t *Table, o CompactOptions) ([]int64, error) {
+	if !t.PrimaryKey() {
+		return nil, nil
+	}
+	if t.NumBuckets < 1 {
+		return nil, fmt.Errorf("paimon table %s: %w", t.Root, dynamicBucketError())
+	}
+	w, err := t.NewWrite(WriteOptions{TempDir: o.TempDir})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	if err := w.Compact(o.Full, o.Partition); err != nil {
+		return nil, err
+	}
+	msgs, err := w.PrepareCommit(true)
+	if err != nil {
+		return nil, err
+	}
+	c := t.NewCommit(uuid.NewString())
+	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, nil); err != nil {
+		return nil, err
+	}
+	return c.LastSnapshots, nil
+}
