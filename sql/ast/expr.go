@@ -146,6 +146,37 @@ type FuncCall struct {
 	Args     []Expr
 	Distinct bool
 	Star     bool
+	// Over is the window of an OVER aggregation or a ranking function
+	// (ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC), Flink's
+	// deduplication and Top-N); nil for plain calls.
+	Over *WindowSpec
+}
+
+// WindowSpec is OVER ([PARTITION BY ...] [ORDER BY ...] [frame]).
+type WindowSpec struct {
+	Node
+	PartitionBy []Expr
+	OrderBy     []OrderItem
+	Frame       *WindowFrame
+}
+
+// WindowFrame is "ROWS|RANGE BETWEEN start AND end" (End nil for the
+// short form "ROWS start").
+type WindowFrame struct {
+	Node
+	Rows  bool // ROWS; false for RANGE
+	Start FrameBound
+	End   *FrameBound
+}
+
+// FrameBound is one end of a window frame.
+type FrameBound struct {
+	// Kind is "UNBOUNDED PRECEDING", "PRECEDING", "CURRENT ROW",
+	// "FOLLOWING" or "UNBOUNDED FOLLOWING".
+	Kind string
+	// Offset is the n of "n PRECEDING|FOLLOWING" (a number, or an INTERVAL
+	// literal for RANGE).
+	Offset Expr
 }
 
 // Cast is CAST(x AS type) or TRY_CAST(x AS type) (Try: NULL instead of an

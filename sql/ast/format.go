@@ -144,6 +144,11 @@ var niladic = map[string]bool{
 func (e *TimeUnit) String() string { return e.Unit }
 
 func (e *FuncCall) String() string {
+	if e.Over != nil {
+		c := *e
+		c.Over = nil
+		return c.String() + " OVER (" + e.Over.String() + ")"
+	}
 	if len(e.Args) == 0 && !e.Star && niladic[e.Name] {
 		return e.Name
 	}
@@ -255,6 +260,38 @@ func (e *Subquery) String() string { return "(" + FormatQuery(e.Query) + ")" }
 func (e *Exists) String() string { return not(e.Not) + "EXISTS (" + FormatQuery(e.Query) + ")" }
 
 func (e *Item) String() string { return paren(e.X, 10) + "[" + exprString(e.Index) + "]" }
+
+// String prints the window's contents (without OVER and parentheses).
+func (w *WindowSpec) String() string {
+	var parts []string
+	if len(w.PartitionBy) > 0 {
+		parts = append(parts, "PARTITION BY "+joinExprs(w.PartitionBy))
+	}
+	if len(w.OrderBy) > 0 {
+		var b strings.Builder
+		formatTail(&b, w.OrderBy, nil, nil)
+		parts = append(parts, strings.TrimSpace(b.String()))
+	}
+	if f := w.Frame; f != nil {
+		kind := "RANGE"
+		if f.Rows {
+			kind = "ROWS"
+		}
+		if f.End == nil {
+			parts = append(parts, kind+" "+f.Start.String())
+		} else {
+			parts = append(parts, kind+" BETWEEN "+f.Start.String()+" AND "+f.End.String())
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (b FrameBound) String() string {
+	if b.Offset != nil {
+		return b.Offset.String() + " " + b.Kind
+	}
+	return b.Kind
+}
 
 func exprString(e Expr) string {
 	if e == nil {

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -33,6 +34,9 @@ type conv struct {
 	r *rewriter
 	// offTok finds the statement token that starts at an offset.
 	offTok map[int]token
+	// lastOff is where the last call converted starts: offset-less
+	// numbers inside it are searched from there.
+	lastOff int
 }
 
 // queryRange parses tokens [from, to) as a query body.
@@ -556,6 +560,8 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 			f.Args = append(f.Args, c.expr(a))
 		}
 		return f
+	case *tast.WindowFuncExpr:
+		return c.window(e, node)
 	case *tast.CaseExpr:
 		k := &ast.Case{Node: node}
 		if e.Value != nil {
@@ -630,6 +636,68 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 	}
 	c.unsupported(off)
 	return nil
+}
+
+// window converts an OVER call.
+func (c *conv) window(e *tast.WindowFuncExpr, node ast.Node) ast.Expr {
+	c.lastOff = c.r.orig(e.OriginTextPosition())
+	if e.IgnoreNull || e.FromLast || e.Spec.Name.O != "" || e.Spec.Ref.O != "" {
+		c.unsupported(e.OriginTextPosition())
+	}
+	f := &ast.FuncCall{Node: node, Name: strings.ToUpper(e.Name), Distinct: e.Distinct}
+	if strings.HasPrefix(strings.ToLower(f.Name), fnPrefix) {
+		f.Name = f.Name[len(fnPrefix):]
+	}
+	if strings.EqualFold(e.Name, "count") && c.isCountStar(e.OriginTextPosition()) {
+		f.Star = true
+	} else {
+		for _, a := range e.Args {
+			f.Args = append(f.Args, c.expr(a))
+		}
+	}
+	w := &ast.WindowSpec{Node: node}
+	if e.Spec.PartitionBy != nil {
+		for _, it := range e.Spec.PartitionBy.Items {
+			w.PartitionBy = append(w.PartitionBy, c.expr(it.Expr))
+		}
+	}
+	w.OrderBy = c.orderBy(e.Spec.OrderBy)
+	if fr := e.Spec.Frame; fr != nil {
+		if fr.Type != tast.Rows && fr.Type != tast.Ranges {
+			c.unsupported(e.OriginTextPosition())
+		}
+		wf := &ast.WindowFrame{Node: node, Rows: fr.Type == tast.Rows}
+		wf.Start = c.frameBound(fr.Extent.Start)
+		end := c.frameBound(fr.Extent.End)
+		wf.End = &end
+		w.Frame = wf
+	}
+	f.Over = w
+	return f
+}
+
+func (c *conv) frameBound(b tast.FrameBound) ast.FrameBound {
+	var out ast.FrameBound
+	switch {
+	case b.Type == tast.CurrentRow:
+		out.Kind = "CURRENT ROW"
+	case b.UnBounded && b.Type == tast.Preceding:
+		out.Kind = "UNBOUNDED PRECEDING"
+	case b.UnBounded:
+		out.Kind = "UNBOUNDED FOLLOWING"
+	case b.Type == tast.Preceding:
+		out.Kind = "PRECEDING"
+	default:
+		out.Kind = "FOLLOWING"
+	}
+	if b.Expr != nil && !b.UnBounded && b.Type != tast.CurrentRow {
+		if lit, ok := c.r.frameLits[c.r.orig(b.Expr.OriginTextPosition())]; ok {
+			out.Offset = lit
+		} else {
+			out.Offset = c.expr(b.Expr)
+		}
+	}
+	return out
 }
 
 // distinctOp tells IS DISTINCT FROM from IS NOT DISTINCT FROM for a "<=>"
@@ -756,6 +824,17 @@ func (c *conv) value(v *driver.ValueExpr, off int) ast.Expr {
 	case string: // a constant TiDB supplies itself, e.g. TRIM's ' '
 		return &ast.Literal{Node: at, Kind: ast.LitString, Raw: ast.QuoteString(x), Value: x,
 			Type: sql.Char(len([]rune(x))).NotNull()}
+	case int64, uint64:
+		// A number TiDB's grammar reads without an offset (frame bounds,
+		// LAG's offset): find its token after the enclosing call.
+		text := fmt.Sprint(x)
+		for _, t := range c.p.toks {
+			if t.kind == tNumber && t.text == text && t.off >= c.lastOff {
+				c.lastOff = t.end
+				return c.p.numberLiteral(t)
+			}
+		}
+		return c.p.numberLiteral(token{kind: tNumber, text: text, off: orig})
 	}
 	c.unsupported(off)
 	return nil

@@ -65,6 +65,9 @@ type rewriter struct {
 	// distinct records the "<=>" written for IS [NOT] DISTINCT FROM: the
 	// output offset of each and whether it was IS DISTINCT FROM.
 	distinct []distinctOp
+	// frameLits are INTERVAL literals of RANGE frames, by the offset of
+	// their value token.
+	frameLits map[int]*ast.Literal
 }
 
 type distinctOp struct {
@@ -188,7 +191,7 @@ var joinWords = map[string]bool{
 // rewrite runs the pre-pass over tokens [from, to), starting in a query
 // (asQuery) or an expression.
 func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
-	r := &rewriter{p: p, lastEnd: -1, startOf: map[int]int{}, itemStart: map[int]int{}}
+	r := &rewriter{p: p, lastEnd: -1, startOf: map[int]int{}, itemStart: map[int]int{}, frameLits: map[int]*ast.Literal{}}
 	match := matchBrackets(p.toks, from, to)
 	top := frame{kind: fExpr}
 	if asQuery {
@@ -323,10 +326,21 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			continue
 		case up == "INTERVAL":
 			lit, next := p.intervalLiteral(j, to)
+			if next < to && (p.toks[next].is("PRECEDING") || p.toks[next].is("FOLLOWING")) {
+				// A RANGE frame bound: TiDB has the same INTERVAL syntax
+				// there (and no other expression), so pass it through and
+				// find the literal again by its value token.
+				for k := j; k < next; k++ {
+					r.emit(p.toks[k])
+				}
+				r.frameLits[p.toks[j+1].off] = lit
+				j = next - 1
+				continue
+			}
 			r.lit(lit, t.off)
 			j = next - 1
 			continue
-		case renamed[up] && j+1 < to && p.toks[j+1].isOp("("):
+		case renamed[up] && j+1 < to && p.toks[j+1].isOp("(") && !followedByOver(p.toks, j+1, to, match):
 			r.synth(fnPrefix+up, t.off)
 			r.lastEnd = t.end
 			continue
@@ -445,6 +459,17 @@ func endsOperand(t token) bool {
 		return t.text == ")" || t.text == "]"
 	case tIdent:
 		return !beforeString[strings.ToUpper(t.text)]
+	}
+	return false
+}
+
+// followedByOver reports a call whose '(' is at open and whose ')' is
+// followed by OVER (a window function).
+func followedByOver(toks []token, open, to int, match map[int]int) bool {
+	for cl, op := range match {
+		if op == open {
+			return cl+1 < to && toks[cl+1].is("OVER")
+		}
 	}
 	return false
 }
