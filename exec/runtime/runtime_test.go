@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"net/http"
 	"path/filepath"
 	"sort"
@@ -635,4 +636,45 @@ func TestRescaleKeyedState(t *testing.T) {
 	if _, err := runtime.Start(context.Background(), g, cfg); err == nil || !strings.Contains(err.Error(), "cannot be redistributed") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// TestRepeatedCrashes is metamorphic: the job is cancelled at random
+// moments and restored from its latest checkpoint until it finishes; the
+// materialized result never depends on where the crashes fell.
+func TestRepeatedCrashes(t *testing.T) {
+	const n = 20000
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewSource(seed))
+	dir := t.TempDir()
+	sink := &memSink{}
+	crashes := 0
+	for attempt := 0; ; attempt++ {
+		cfg := runtime.Config{Streaming: true, CheckpointInterval: time.Duration(2+rng.Intn(10)) * time.Millisecond,
+			CheckpointDir: dir, ChannelCapacity: 1 + rng.Intn(8)}
+		latest, err := runtime.LatestCheckpoint(dir, "datagen-mod")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.RestorePath = latest
+		job, err := runtime.Start(context.Background(), modGraphP(datagenSource(t, n, 50000), sink, 1+rng.Intn(3)), cfg)
+		if err != nil {
+			t.Fatalf("seed %d attempt %d: %v", seed, attempt, err)
+		}
+		if attempt < 6 {
+			time.Sleep(time.Duration(20+rng.Intn(60)) * time.Millisecond)
+			job.Cancel()
+		}
+		err = job.Wait(context.Background())
+		if job.Status() == runtime.Finished {
+			break
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("seed %d attempt %d: %v", seed, attempt, err)
+		}
+		crashes++
+	}
+	if got, want := materialize(sink.rows), expectedMod(n); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("seed %d, %d crashes:\n got %v\nwant %v", seed, crashes, got, want)
+	}
+	t.Logf("seed %d: %d crashes, %d changes delivered", seed, crashes, len(sink.rows))
 }
