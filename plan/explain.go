@@ -442,59 +442,156 @@ func utf16Units(s string) []uint16 {
 	return out
 }
 
-// JSONPlan renders the execution plan as Flink's JSON_EXECUTION_PLAN
-// (StreamGraph JSON: nodes with id, type, pact, contents, parallelism and
-// predecessors).
+// JSONPlan renders the execution plan as Flink's JSON_EXECUTION_PLAN: the
+// StreamGraph's transformations, sources first, with Flink's type names
+// ("Source: orders[1]", "Calc[2]", "SinkMaterializer[4]", "Sink: t[5]"),
+// contents "[id]:<description>", parallelism and ship strategies, printed
+// with Jackson's pretty printer layout. Exchanges are ship strategies, not
+// nodes. Parallelism is parallelism.default (1 when unset) unless a source
+// or sink sets its own.
 func (pl *Plan) JSONPlan() string {
 	type pred struct {
-		ID           int    `json:"id"`
-		ShipStrategy string `json:"ship_strategy"`
-		Side         string `json:"side"`
+		id       int
+		strategy string
 	}
 	type node struct {
-		ID           int    `json:"id"`
-		Type         string `json:"type"`
-		Pact         string `json:"pact"`
-		Contents     string `json:"contents"`
-		Parallelism  int    `json:"parallelism"`
-		Predecessors []pred `json:"predecessors,omitempty"`
+		id          int
+		typ, pact   string
+		contents    string
+		parallelism int
+		preds       []pred
+	}
+	defaultP := 1
+	if v, err := strconv.Atoi(strings.TrimSpace(pl.Config["parallelism.default"])); err == nil && v > 0 {
+		defaultP = v
 	}
 	var nodes []node
-	next := 1
-	var visit func(r *Rel) (int, string)
-	visit = func(r *Rel) (int, string) {
-		if r.Kind == Exchange {
-			id, _ := visit(r.input())
+	add := func(typ, pact, desc string, p int, preds []pred) int {
+		id := len(nodes) + 1
+		nodes = append(nodes, node{id: id, typ: fmt.Sprintf("%s[%d]", typ, id), pact: pact,
+			contents: fmt.Sprintf("[%d]:%s", id, desc), parallelism: p, preds: preds})
+		return id
+	}
+	type out struct{ id, p int }
+	var visit func(r *Rel) (out, string)
+	visit = func(r *Rel) (out, string) {
+		switch r.Kind {
+		case Exchange:
+			o, _ := visit(r.input())
 			if r.Single {
-				return id, "GLOBAL"
+				return o, "GLOBAL"
 			}
-			return id, "HASH"
+			return o, "HASH"
+		case TableSourceScan, Values:
+			p := defaultP
+			name := "Values"
+			if r.Kind == TableSourceScan {
+				name = r.Table.ID.Name
+				if sp, ok := r.Table.Source.(connectors.SupportsParallelism); ok && sp.Parallelism() > 0 {
+					p = sp.Parallelism()
+				}
+			} else {
+				p = 1
+			}
+			return out{add("Source: "+name, "Data Source", nodeDescription(r, FormatInfix), p, nil), p}, ""
 		}
 		var preds []pred
+		p := 0
 		for _, in := range r.Inputs {
-			id, ship := visit(in)
-			preds = append(preds, pred{ID: id, ShipStrategy: ship, Side: "second"})
+			o, ship := visit(in)
+			if p == 0 {
+				p = o.p
+				switch ship {
+				case "HASH":
+					p = defaultP
+				case "GLOBAL":
+					p = 1
+				}
+			}
+			if ship == "" {
+				ship = "FORWARD"
+				if o.p != p {
+					ship = "REBALANCE"
+				}
+			}
+			preds = append(preds, pred{o.id, ship})
 		}
-		desc := nodeDescription(r, FormatInfix)
-		pact := "Operator"
-		switch r.Kind {
-		case TableSourceScan, Values:
-			pact = "Data Source"
-			desc = "Source: " + desc
-		case Sink:
-			pact = "Data Sink"
-			desc = "Sink: " + desc
+		if r.Kind != Sink {
+			return out{add(r.Kind.String(), "Operator", nodeDescription(r, FormatInfix), p, preds), p}, ""
 		}
-		id := next
-		next++
-		nodes = append(nodes, node{ID: id, Type: desc, Pact: pact, Contents: desc, Parallelism: 1, Predecessors: preds})
-		return id, "FORWARD"
+		sinkP := p
+		name := "collect"
+		if !r.Collect {
+			name = r.Table.ID.Name
+			if n := r.Table.Sink.Parallelism(); n > 0 {
+				sinkP = n
+			}
+			var notNull []string
+			for i, c := range r.Table.Schema.Columns {
+				if !c.Type.Nullable && i < len(r.Names) {
+					notNull = append(notNull, c.Name)
+				}
+			}
+			if len(notNull) > 0 {
+				id := add("ConstraintEnforcer", "Operator", "ConstraintEnforcer[NotNullEnforcer(fields=["+strings.Join(notNull, ", ")+"])]", p, preds)
+				preds = []pred{{id, "FORWARD"}}
+			}
+			pk := r.Table.Schema.PrimaryKey
+			ship := "FORWARD"
+			if sinkP != p {
+				ship = "REBALANCE"
+				if len(pk) > 0 {
+					ship = "HASH"
+				}
+			}
+			preds[0].strategy = ship
+			if r.UpsertMaterialize {
+				id := add("SinkMaterializer", "Operator", "SinkMaterializer(pk=["+strings.Join(pk, ", ")+"])", sinkP,
+					[]pred{{preds[0].id, "HASH"}})
+				preds = []pred{{id, "FORWARD"}}
+			}
+		} else {
+			sinkP = 1
+			if p != 1 {
+				preds[0].strategy = "REBALANCE"
+			}
+		}
+		return out{add("Sink: "+name, "Data Sink", nodeDescription(r, FormatInfix), sinkP, preds), sinkP}, ""
 	}
 	for _, r := range pl.Physical {
 		visit(r)
 	}
-	out, _ := json.MarshalIndent(map[string]any{"nodes": nodes}, "", "  ")
-	return string(out)
+	var b strings.Builder
+	b.WriteString("{\n  \"nodes\" : [ ")
+	for i, n := range nodes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "{\n    \"id\" : %d,\n    \"type\" : %s,\n    \"pact\" : %s,\n    \"contents\" : %s,\n    \"parallelism\" : %d",
+			n.id, jsonString(n.typ), jsonString(n.pact), jsonString(n.contents), n.parallelism)
+		if len(n.preds) > 0 {
+			b.WriteString(",\n    \"predecessors\" : [ ")
+			for j, p := range n.preds {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "{\n      \"id\" : %d,\n      \"ship_strategy\" : %s,\n      \"side\" : \"second\"\n    }", p.id, jsonString(p.strategy))
+			}
+			b.WriteString(" ]")
+		}
+		b.WriteString("\n  }")
+	}
+	b.WriteString(" ]\n}")
+	return b.String()
+}
+
+// jsonString quotes s as Jackson does (no HTML escaping).
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // DOT renders the physical plan as a Graphviz digraph, each edge labelled

@@ -28,6 +28,8 @@ type Plan struct {
 	Streaming bool
 	// Query is true for a SELECT (its root is a collect sink).
 	Query bool
+	// Config is the session configuration the plan was made under.
+	Config map[string]string
 }
 
 // Planner plans statements against an environment.
@@ -62,7 +64,7 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 		}
 	}()
 	b := p.binder()
-	pl = &Plan{Statement: stmt.SQL(), Streaming: b.streaming}
+	pl = &Plan{Statement: stmt.SQL(), Streaming: b.streaming, Config: b.config}
 	var roots []*Rel
 	switch x := stmt.(type) {
 	case *ast.Insert:
