@@ -153,4 +153,3 @@ func TestRun(t *testing.T) {
 		})
 	})
 }
-
