@@ -678,3 +678,34 @@ func TestRepeatedCrashes(t *testing.T) {
 	}
 	t.Logf("seed %d: %d crashes, %d changes delivered", seed, crashes, len(sink.rows))
 }
+
+// TestConcurrentStops: a second Stop while the first runs returns once the
+// job ended, with an error; exactly one savepoint is written.
+func TestConcurrentStops(t *testing.T) {
+	dir := t.TempDir()
+	job, err := runtime.Start(context.Background(), modGraph(datagenSource(t, 1<<40, 100000), &memSink{}),
+		runtime.Config{Streaming: true, CheckpointDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	type res struct {
+		path string
+		err  error
+	}
+	out := make(chan res, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			p, err := job.Stop(context.Background(), true)
+			out <- res{p, err}
+		}()
+	}
+	a, b := <-out, <-out
+	if (a.err == nil) == (b.err == nil) {
+		t.Fatalf("want exactly one successful stop: %+v %+v", a, b)
+	}
+	sps, _ := filepath.Glob(filepath.Join(dir, "datagen-mod", "savepoint-*"))
+	if len(sps) != 1 || job.Status() != runtime.Finished {
+		t.Fatalf("savepoints %v, status %s", sps, job.Status())
+	}
+}
