@@ -238,10 +238,151 @@ func encodeField(dst []byte, base, slot int, t sql.DataType, v any) ([]byte, err
 		var off int
 		dst, off = appendVar(dst, base, nested)
 		putSlot(dst, slot, uint64(off)<<32|uint64(len(nested)))
+	case sql.TypeArray:
+		x, ok := v.([]any)
+		if !ok {
+			return dst, typeErr(v)
+		}
+		arr, err := EncodeArray(*t.Elem, x)
+		if err != nil {
+			return dst, err
+		}
+		var off int
+		dst, off = appendVar(dst, base, arr)
+		putSlot(dst, slot, uint64(off)<<32|uint64(len(arr)))
+	case sql.TypeMap:
+		x, ok := v.(*sql.Map)
+		if !ok {
+			return dst, typeErr(v)
+		}
+		m, err := EncodeMap(*t.Elem, *t.Value, x)
+		if err != nil {
+			return dst, err
+		}
+		var off int
+		dst, off = appendVar(dst, base, m)
+		putSlot(dst, slot, uint64(off)<<32|uint64(len(m)))
 	default:
 		return dst, fmt.Errorf("type %s is not supported in BinaryRow yet", t)
 	}
 	return dst, nil
+}
+
+// ElementSize is BinaryArray's fixed slot width for an element type.
+func ElementSize(t sql.DataType) int {
+	switch t.Root {
+	case sql.TypeBoolean, sql.TypeTinyInt:
+		return 1
+	case sql.TypeSmallInt:
+		return 2
+	case sql.TypeInt, sql.TypeFloat, sql.TypeDate, sql.TypeTime:
+		return 4
+	}
+	return 8
+}
+
+// arrayHeader is the size of numElements + null bits of a BinaryArray.
+func arrayHeader(n int) int { return 4 + ((n+31)/32)*4 }
+
+// EncodeArray returns BinaryArray bytes: 4-byte element count, null bits
+// (one per element, in 4-byte words), fixed-width element slots rounded up
+// to 8 bytes, then the variable part (same encodings as BinaryRow, offsets
+// from the array start).
+func EncodeArray(elem sql.DataType, vals []any) ([]byte, error) {
+	n := len(vals)
+	size := ElementSize(elem)
+	hdr := arrayHeader(n)
+	fixed := (hdr + size*n + 7) &^ 7
+	dst := make([]byte, fixed)
+	binary.LittleEndian.PutUint32(dst, uint32(n))
+	for i, v := range vals {
+		slot := hdr + size*i
+		if v == nil {
+			dst[4+i>>3] |= 1 << (i & 7)
+			switch {
+			case elem.Root == sql.TypeDecimal && !IsCompactDecimal(elem.Precision):
+				off := len(dst)
+				dst = append(dst, make([]byte, 16)...)
+				putSlot(dst, slot, uint64(off)<<32)
+			case (elem.Root == sql.TypeTimestamp || elem.Root == sql.TypeTimestampLTZ) && !IsCompactTimestamp(elem.Precision):
+				off := len(dst)
+				dst = append(dst, make([]byte, 8)...)
+				putSlot(dst, slot, uint64(off)<<32)
+			}
+			continue
+		}
+		var err error
+		if dst, err = encodeField(dst, 0, slot, elem, v); err != nil {
+			return nil, fmt.Errorf("array element %d: %w", i, err)
+		}
+	}
+	return dst, nil
+}
+
+// EncodeMap returns BinaryMap bytes: 4-byte size of the key array, the key
+// BinaryArray, then the value BinaryArray.
+func EncodeMap(key, value sql.DataType, m *sql.Map) ([]byte, error) {
+	if len(m.Keys) != len(m.Values) {
+		return nil, fmt.Errorf("map has %d keys and %d values", len(m.Keys), len(m.Values))
+	}
+	k, err := EncodeArray(key, m.Keys)
+	if err != nil {
+		return nil, fmt.Errorf("map keys: %w", err)
+	}
+	v, err := EncodeArray(value, m.Values)
+	if err != nil {
+		return nil, fmt.Errorf("map values: %w", err)
+	}
+	out := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(k)+len(v)), uint32(len(k)))
+	return append(append(out, k...), v...), nil
+}
+
+// DecodeArray decodes BinaryArray bytes.
+func DecodeArray(elem sql.DataType, b []byte) ([]any, error) {
+	if len(b) < 4 {
+		return nil, fmt.Errorf("%w: array of %d bytes", ErrCorrupt, len(b))
+	}
+	n := int(int32(binary.LittleEndian.Uint32(b)))
+	size := ElementSize(elem)
+	if n < 0 || n > len(b) || arrayHeader(n)+size*n > len(b) {
+		return nil, fmt.Errorf("%w: array of %d elements in %d bytes", ErrCorrupt, n, len(b))
+	}
+	hdr := arrayHeader(n)
+	out := make([]any, n)
+	for i := range out {
+		if b[4+i>>3]&(1<<(i&7)) != 0 {
+			continue
+		}
+		v, err := decodeField(b, hdr+size*i, elem)
+		if err != nil {
+			return nil, fmt.Errorf("array element %d: %w", i, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// DecodeMap decodes BinaryMap bytes.
+func DecodeMap(key, value sql.DataType, b []byte) (*sql.Map, error) {
+	if len(b) < 4 {
+		return nil, fmt.Errorf("%w: map of %d bytes", ErrCorrupt, len(b))
+	}
+	kn := int(int32(binary.LittleEndian.Uint32(b)))
+	if kn < 0 || kn > len(b)-4 {
+		return nil, fmt.Errorf("%w: map key array of %d bytes in %d", ErrCorrupt, kn, len(b))
+	}
+	keys, err := DecodeArray(key, b[4:4+kn])
+	if err != nil {
+		return nil, fmt.Errorf("map keys: %w", err)
+	}
+	vals, err := DecodeArray(value, b[4+kn:])
+	if err != nil {
+		return nil, fmt.Errorf("map values: %w", err)
+	}
+	if len(keys) != len(vals) {
+		return nil, fmt.Errorf("%w: map with %d keys and %d values", ErrCorrupt, len(keys), len(vals))
+	}
+	return &sql.Map{Keys: keys, Values: vals}, nil
 }
 
 // Unscaled returns d's unscaled value at the given scale (d·10^scale,
@@ -371,7 +512,10 @@ func varBytes(b []byte, slot int) ([]byte, error) {
 }
 
 func decodeField(b []byte, slot int, t sql.DataType) (any, error) {
-	s := b[slot : slot+8]
+	// Array elements may be narrower than 8 bytes and end the buffer.
+	var tmp [8]byte
+	copy(tmp[:], b[slot:])
+	s := tmp[:]
 	switch t.Root {
 	case sql.TypeBoolean:
 		return s[0] != 0, nil
@@ -434,6 +578,18 @@ func decodeField(b []byte, slot int, t sql.DataType) (any, error) {
 			ft[i] = f.Type
 		}
 		return Decode(ft, v)
+	case sql.TypeArray:
+		v, err := varBytes(b, slot)
+		if err != nil {
+			return nil, err
+		}
+		return DecodeArray(*t.Elem, v)
+	case sql.TypeMap:
+		v, err := varBytes(b, slot)
+		if err != nil {
+			return nil, err
+		}
+		return DecodeMap(*t.Elem, *t.Value, v)
 	}
 	return nil, fmt.Errorf("type %s is not supported in BinaryRow yet", t)
 }

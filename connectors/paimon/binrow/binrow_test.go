@@ -209,3 +209,45 @@ func TestPartitionPath(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayMap covers BinaryArray/BinaryMap (nested values in the var part).
+func TestArrayMap(t *testing.T) {
+	arr, err := EncodeArray(sql.Int(), []any{int32(1), int32(2), int32(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// count | null bits (1 word) | 3 ints | pad to 8
+	if got := hex.EncodeToString(arr); got != "03000000"+"00000000"+"010000000200000003000000"+"00000000" {
+		t.Fatalf("int array %s", got)
+	}
+	withNull, _ := EncodeArray(sql.String(), []any{"a", nil, "a longer string"})
+	if withNull[4] != 0x02 {
+		t.Fatalf("null bit: %x", withNull)
+	}
+	types := []sql.DataType{sql.ArrayOf(sql.String()), sql.MapOf(sql.String(), sql.BigInt()), sql.ArrayOf(sql.Decimal(20, 2)),
+		sql.ArrayOf(sql.Boolean()), sql.ArrayOf(sql.SmallInt()), sql.ArrayOf(sql.ArrayOf(sql.Int())), sql.ArrayOf(sql.Timestamp(9))}
+	vals := []any{[]any{"x", nil, "a string of more than 7"}, &sql.Map{Keys: []any{"k", "key two"}, Values: []any{int64(1), nil}},
+		[]any{decimal.New(-5, -2), nil}, []any{true, false, nil, true}, []any{int16(-1), int16(2), int16(3)},
+		[]any{[]any{int32(1)}, []any{}, nil}, []any{sql.TimestampData{Millis: 1, NanoOfMilli: 2}, nil}}
+	b, err := Serialize(types, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Deserialize(types, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range vals {
+		want := vals[i]
+		if i == 2 { // decimals compare by value
+			got := back[i].([]any)
+			if !got[0].(decimal.Decimal).Equal(decimal.New(-5, -2)) || got[1] != nil {
+				t.Fatalf("decimal array %v", got)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(back[i], want) {
+			t.Fatalf("field %d: %#v != %#v", i, back[i], want)
+		}
+	}
+}

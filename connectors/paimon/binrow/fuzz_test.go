@@ -9,9 +9,9 @@ import (
 // FuzzDecode feeds garbage to the decoder under a mix of types: it must
 // return an error or values, never panic.
 func FuzzDecode(f *testing.F) {
-	types := []sql.DataType{sql.Int(), sql.String(), sql.Decimal(38, 2), sql.Timestamp(9), sql.Bytes(), sql.Decimal(10, 1),
+	types := []sql.DataType{sql.Int(), sql.String(), sql.Decimal(38, 2), sql.Timestamp(9), sql.Bytes(), sql.Decimal(10, 1), sql.ArrayOf(sql.String()), sql.MapOf(sql.Int(), sql.String()),
 		sql.RowOf(sql.Field{Name: "x", Type: sql.String()})}
-	seed, _ := Serialize(types, []any{int32(1), "a long string value", nil, sql.TimestampData{Millis: 5, NanoOfMilli: 7}, []byte("bytes!!!!"), nil, []any{"nested!!!"}})
+	seed, _ := Serialize(types, []any{int32(1), "a long string value", nil, sql.TimestampData{Millis: 5, NanoOfMilli: 7}, []byte("bytes!!!!"), nil, []any{"a", nil, "long string!"}, &sql.Map{Keys: []any{int32(1)}, Values: []any{"v"}}, []any{"nested!!!"}})
 	f.Add(seed)
 	f.Add(EmptyRow())
 	f.Fuzz(func(t *testing.T, b []byte) {
