@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/hamba/avro/v2"
@@ -340,4 +341,14 @@ func FuzzDecodeManifest(f *testing.F) {
 		_, _ = DecodeManifest(data)
 		_, _ = DecodeManifestList(data)
 	})
+}
+
+func TestCreationTime(t *testing.T) {
+	loc := time.FixedZone("UTC+8", 8*3600)
+	tm := time.Date(2025, 8, 27, 11, 57, 0, 471e6, loc)
+	// The fixture's _CREATION_TIME 2025-08-27T11:57:00.471 is the writer's
+	// wall clock read as UTC.
+	if got := CreationTimeMillis(tm); got != time.Date(2025, 8, 27, 11, 57, 0, 471e6, time.UTC).UnixMilli() {
+		t.Fatal(got)
+	}
 }

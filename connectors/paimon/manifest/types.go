@@ -14,6 +14,7 @@ package manifest
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Version is the _VERSION written in manifest and manifest-list records.
@@ -174,3 +175,11 @@ const (
 	IndexHash            = "HASH"
 	IndexDeletionVectors = "DELETION_VECTORS"
 )
+
+// CreationTimeMillis is the _CREATION_TIME Java writes for a file created at
+// t: LocalDateTime.now() (the local wall clock) stored as if it were UTC.
+func CreationTimeMillis(t time.Time) int64 {
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	return time.Date(y, mo, d, h, mi, s, t.Nanosecond(), time.UTC).UnixMilli()
+}
