@@ -1,0 +1,340 @@
+// Package warehouse is the Paimon filesystem catalog: CREATE CATALOG c WITH
+// ('type'='paimon', 'warehouse'='...') maps databases to <warehouse>/<db>.db
+// and tables to <warehouse>/<db>.db/<table>/, whose schema files are the
+// only catalog state (as Paimon's FileSystemCatalog). Tables are read and
+// written through connectors/paimon/table.
+package warehouse
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// DBSuffix is the directory suffix of a database.
+const DBSuffix = ".db"
+
+// DefaultDatabase is Paimon's 'default-database' default.
+const DefaultDatabase = "default"
+
+func init() {
+	catalog.RegisterFactory("paimon", func(name string, options map[string]string) (catalog.Catalog, error) {
+		return New(nil, options)
+	})
+}
+
+// Catalog is a Paimon filesystem catalog over one warehouse directory.
+type Catalog struct {
+	FIO       fs.FileIO
+	Warehouse string
+	defaultDB string
+	// Now is the clock for schema timestamps (tests replace it).
+	Now func() time.Time
+}
+
+var (
+	_ catalog.Catalog          = (*Catalog)(nil)
+	_ catalog.DefaultConnector = (*Catalog)(nil)
+)
+
+// New opens (creating if needed) the warehouse named by options
+// 'warehouse' and its default database ('default-database', "default").
+func New(fio fs.FileIO, options map[string]string) (*Catalog, error) {
+	wh := strings.TrimSpace(options["warehouse"])
+	if wh == "" {
+		return nil, &sql.Error{Class: sql.ValidationException, Msg: "Paimon 'warehouse' path must be set"}
+	}
+	if fio == nil {
+		fio = fs.NewLocal()
+	}
+	c := &Catalog{FIO: fio, Warehouse: strings.TrimRight(wh, "/"), defaultDB: DefaultDatabase, Now: time.Now}
+	if d := strings.TrimSpace(options["default-database"]); d != "" {
+		c.defaultDB = d
+	}
+	if err := fio.MkdirAll(c.dbPath(c.defaultDB)); err != nil {
+		return nil, fmt.Errorf("paimon catalog %s: create default database: %w", wh, err)
+	}
+	return c, nil
+}
+
+// DefaultConnector is "paimon": tables of this catalog need no 'connector'.
+func (c *Catalog) DefaultConnector() string { return "paimon" }
+
+// DefaultDatabase is the database a USE CATALOG switches to.
+func (c *Catalog) DefaultDatabase() string { return c.defaultDB }
+
+func (c *Catalog) dbPath(db string) string { return fs.Join(c.Warehouse, db+DBSuffix) }
+
+// TablePath is the directory of a table.
+func (c *Catalog) TablePath(db, name string) string { return fs.Join(c.dbPath(db), name) }
+
+// ListDatabases lists the <db>.db directories.
+func (c *Catalog) ListDatabases() ([]string, error) {
+	ents, err := c.FIO.List(c.Warehouse)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list databases of %s: %w", c.Warehouse, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir && strings.HasSuffix(e.Name, DBSuffix) {
+			out = append(out, strings.TrimSuffix(e.Name, DBSuffix))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// DatabaseExists reports whether <db>.db exists.
+func (c *Catalog) DatabaseExists(db string) (bool, error) {
+	ok, err := c.FIO.Exists(c.dbPath(db))
+	if err != nil {
+		return false, fmt.Errorf("database %s: %w", db, err)
+	}
+	return ok, nil
+}
+
+// CreateDatabase creates <db>.db.
+func (c *Catalog) CreateDatabase(db string, ignoreIfExists bool) error {
+	ok, err := c.DatabaseExists(db)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if ignoreIfExists {
+			return nil
+		}
+		return fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseExists)
+	}
+	if err := c.FIO.MkdirAll(c.dbPath(db)); err != nil {
+		return fmt.Errorf("create database %s: %w", db, err)
+	}
+	return nil
+}
+
+// DropDatabase removes <db>.db; with tables only when cascade.
+func (c *Catalog) DropDatabase(db string, ignoreIfNotExists, cascade bool) error {
+	ok, err := c.DatabaseExists(db)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if ignoreIfNotExists {
+			return nil
+		}
+		return fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseNotExist)
+	}
+	tables, err := c.ListTables(db)
+	if err != nil {
+		return err
+	}
+	if len(tables) > 0 && !cascade {
+		return fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseNotEmpty)
+	}
+	if err := c.FIO.DeleteAll(c.dbPath(db)); err != nil {
+		return fmt.Errorf("drop database %s: %w", db, err)
+	}
+	return nil
+}
+
+// ListTables lists the table directories of db that hold schema files.
+func (c *Catalog) ListTables(db string) ([]string, error) {
+	ok, err := c.DatabaseExists(db)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseNotExist)
+	}
+	ents, err := c.FIO.List(c.dbPath(db))
+	if err != nil {
+		return nil, fmt.Errorf("list tables of %s: %w", db, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir {
+			continue
+		}
+		ids, err := schema.NewManager(c.FIO, e.Path).ListIDs()
+		if err == nil && len(ids) > 0 {
+			out = append(out, e.Name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (c *Catalog) open(db, name string) (*table.Table, error) {
+	ok, err := c.DatabaseExists(db)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseNotExist)
+	}
+	t, err := table.Open(c.FIO, c.TablePath(db, name), nil)
+	if err != nil {
+		if errors.Is(err, table.ErrTableNotExist) {
+			return nil, fmt.Errorf("table %s.%s: %w", db, name, catalog.ErrTableNotExist)
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
+// OpenTable opens a table of the catalog for reading and writing.
+func (c *Catalog) OpenTable(db, name string, dynamic map[string]string) (*table.Table, error) {
+	t, err := c.open(db, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(dynamic) == 0 {
+		return t, nil
+	}
+	return table.Open(c.FIO, t.Root, dynamic)
+}
+
+// GetTable maps the latest schema to a table descriptor: columns (primary
+// key columns NOT NULL), primary key, partition keys, the user-set options
+// and the comment.
+func (c *Catalog) GetTable(db, name string) (*catalog.Table, error) {
+	t, err := c.open(db, name)
+	if err != nil {
+		return nil, err
+	}
+	return Describe(t.Schema), nil
+}
+
+// Describe maps a Paimon schema to a catalog table.
+func Describe(s *schema.TableSchema) *catalog.Table {
+	out := &catalog.Table{Schema: s.SQLSchema(), PartitionKeys: append([]string(nil), s.PartitionKeys...),
+		Options: maps.Clone(s.Options)}
+	if out.Options == nil {
+		out.Options = map[string]string{}
+	}
+	if s.Comment != nil {
+		out.Comment = *s.Comment
+	}
+	return out
+}
+
+// CreateTable writes schema-0 of a new table (see table.Create for the
+// bucket rules).
+func (c *Catalog) CreateTable(db, name string, t *catalog.Table, ignoreIfExists bool) error {
+	ok, err := c.DatabaseExists(db)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseNotExist)
+	}
+	if conn, ok := t.Options["connector"]; ok && conn != "paimon" {
+		return &sql.Error{Class: sql.ValidationException,
+			Msg: fmt.Sprintf("Paimon catalog only supports paimon tables, but you specify 'connector'='%s' when using Paimon catalog", conn)}
+	}
+	ids, err := schema.NewManager(c.FIO, c.TablePath(db, name)).ListIDs()
+	if err != nil {
+		return fmt.Errorf("create table %s.%s: %w", db, name, err)
+	}
+	if len(ids) > 0 {
+		if ignoreIfExists {
+			return nil
+		}
+		return fmt.Errorf("table %s.%s: %w", db, name, catalog.ErrTableExists)
+	}
+	if _, err := table.Create(c.FIO, c.TablePath(db, name), t.Schema, t.PartitionKeys, t.Options, t.Comment, c.Now().UnixMilli()); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			if ignoreIfExists {
+				return nil
+			}
+			return fmt.Errorf("table %s.%s: %w", db, name, catalog.ErrTableExists)
+		}
+		return err
+	}
+	return nil
+}
+
+// DropTable removes the table directory.
+func (c *Catalog) DropTable(db, name string, ignoreIfNotExists bool) error {
+	if _, err := c.open(db, name); err != nil {
+		if ignoreIfNotExists && (errors.Is(err, catalog.ErrTableNotExist) || errors.Is(err, catalog.ErrDatabaseNotExist)) {
+			return nil
+		}
+		return err
+	}
+	if err := c.FIO.DeleteAll(c.TablePath(db, name)); err != nil {
+		return fmt.Errorf("drop table %s.%s: %w", db, name, err)
+	}
+	return nil
+}
+
+// AlterTable commits a new schema version when the options or comment
+// changed (ALTER TABLE SET/RESET). Column, key and partition changes are
+// refused: sqlrun's ALTER TABLE supports options only.
+func (c *Catalog) AlterTable(db, name string, nt *catalog.Table) error {
+	t, err := c.open(db, name)
+	if err != nil {
+		return err
+	}
+	cur := t.Schema
+	old := Describe(cur)
+	if !sameColumns(old.Schema, nt.Schema) || !slices.Equal(old.PartitionKeys, nt.PartitionKeys) {
+		return &sql.Error{Class: sql.UnsupportedOperation,
+			Msg: fmt.Sprintf("ALTER TABLE of Paimon table %s.%s: only SET/RESET of options is supported by sqlrun", db, name)}
+	}
+	opts := map[string]string{}
+	for k, v := range nt.Options {
+		if k == "connector" || k == "path" {
+			continue
+		}
+		opts[k] = v
+	}
+	// Paimon's immutable options (SchemaManager.checkAlterTableOption).
+	for _, k := range []string{"primary-key", "partition", "bucket-key", "merge-engine"} {
+		if old.Options[k] != opts[k] {
+			return &sql.Error{Class: sql.UnsupportedOperation, Msg: fmt.Sprintf("Change '%s' is not supported yet.", k)}
+		}
+	}
+	if (old.Options["bucket"] == "-1") != (opts["bucket"] == "-1") && old.Options["bucket"] != opts["bucket"] {
+		return &sql.Error{Class: sql.UnsupportedOperation, Msg: "Cannot change bucket to or from -1 (dynamic bucket)."}
+	}
+	if maps.Equal(opts, cur.Options) && old.Comment == nt.Comment {
+		return nil
+	}
+	next := *cur
+	next.Options = opts
+	next.Comment = nil
+	if nt.Comment != "" {
+		cm := nt.Comment
+		next.Comment = &cm
+	}
+	next.TimeMillis = c.Now().UnixMilli()
+	if _, err := schema.NewManager(c.FIO, t.Root).CommitNext(&next); err != nil {
+		return fmt.Errorf("alter table %s.%s: %w", db, name, err)
+	}
+	return nil
+}
+
+func sameColumns(a, b sql.Schema) bool {
+	if len(a.Columns) != len(b.Columns) || !slices.Equal(a.PrimaryKey, b.PrimaryKey) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].Name != b.Columns[i].Name || !a.Columns[i].Type.Equal(b.Columns[i].Type) {
+			return false
+		}
+	}
+	return true
+}
