@@ -55,6 +55,12 @@ type Session struct {
 	Now func() time.Time
 	// JobContext bounds the life of submitted jobs (the process's).
 	JobContext context.Context
+	// Echo, when set, makes ExecuteScript print each statement after
+	// these prompts before running it, and a blank line after its
+	// output, as Flink's SQL client does for -f: the log of a script run
+	// reads like a shell session. Sensitive option values are echoed as
+	// ****** (RedactSQL).
+	Echo *EchoPrompts
 
 	mu       sync.Mutex
 	jobNames map[string]int
@@ -76,6 +82,25 @@ func NewSession() *Session {
 
 // Env returns the session as the planner's environment.
 func (s *Session) Env() Env { return sessionEnv{s} }
+
+// EchoPrompts are the prompts ExecuteScript echoes statements with: the
+// first line after Prompt, the others after Continuation.
+type EchoPrompts struct {
+	Prompt, Continuation string
+}
+
+func (s *Session) echo(out io.Writer, text string) {
+	if s.Echo == nil {
+		return
+	}
+	for i, line := range strings.Split(RedactSQL(text)+";", "\n") {
+		p := s.Echo.Prompt
+		if i > 0 {
+			p = s.Echo.Continuation
+		}
+		fmt.Fprintln(out, p+line)
+	}
+}
 
 // StatementError is a failure of one statement of a script, with where
 // the statement starts (file line) so -f can name it.
@@ -104,12 +129,16 @@ func (s *Session) ExecuteScript(ctx context.Context, text, file string, out io.W
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		s.echo(out, p.Text)
 		stmt, err := parser.Parse(p.Text)
 		if err == nil {
 			err = s.Execute(ctx, stmt, out)
 			if errors.Is(err, ErrQuit) {
 				return err
 			}
+		}
+		if s.Echo != nil && err == nil {
+			fmt.Fprintln(out)
 		}
 		if err != nil {
 			fmt.Fprint(out, FormatError(err))

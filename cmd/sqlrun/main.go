@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -155,20 +156,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runScript(s, o, stdout, stderr, sigs)
 }
 
-// runInit runs an init script quietly on success, as Flink's -i does, and
-// fails with Flink's message.
+// runInit runs an init script before the shell or script. As in Flink,
+// its statements' output is not shown; success prints "Successfully
+// initialized from sql script: f", failure Flink's message — and, unlike
+// Flink (which points to its log), the error block of the failing
+// statement, since sqlrun keeps no log.
 func runInit(s *exec.Session, file string, stdout, stderr io.Writer) int {
 	text, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlrun: read init script: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "[INFO] Executing SQL from file.\n")
-	if err := s.ExecuteScript(context.Background(), string(text), file, stdout); err != nil {
+	var quiet strings.Builder
+	if err := s.ExecuteScript(context.Background(), string(text), file, &quiet); err != nil {
+		out := quiet.String()
+		if i := strings.LastIndex(out, exec.MsgErrorPrefix); i >= 0 {
+			fmt.Fprint(stdout, out[i:])
+		}
 		fmt.Fprintf(stdout, "Failed to initialize from sql script: %s. Please refer to the LOG for detailed error messages.\n", file)
 		reportStatementError(stderr, err)
 		return exitFailed
 	}
+	fmt.Fprintf(stdout, "Successfully initialized from sql script: %s\n", file)
 	return exitOK
 }
 
@@ -198,6 +207,7 @@ func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-cha
 		text, name = string(b), o.file
 		fmt.Fprintln(stdout, exec.MsgExecutingFile)
 	}
+	s.Echo = &exec.EchoPrompts{Prompt: prompt, Continuation: continuationPrompt}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	signalled := make(chan struct{})

@@ -71,6 +71,7 @@ SET 'table.dml-sync' = 'true'
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"[INFO] Executing SQL from file.\n", "[INFO] Execute statement succeeded.\n",
+		"sqlrun> CREATE TABLE mysql_orders (\n      >     id BIGINT,\n", "      >     'password' = '******'\n      > );\n",
 		"'password' = '******'", "CONSTRAINT `PK_3386` PRIMARY KEY (`id`) NOT ENFORCED"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
@@ -125,7 +126,8 @@ func TestInitScriptFailure(t *testing.T) {
 func TestInitThenExecute(t *testing.T) {
 	f := writeScript(t, "CREATE TABLE t (x INT) WITH ('connector' = 'blackhole');\n")
 	code, out, errOut := runCLI(t, "-i", f, "-e", "DESCRIBE t")
-	if code != 0 || !strings.Contains(out, "|    x |  INT | TRUE |") {
+	if code != 0 || !strings.Contains(out, "|    x |  INT | TRUE |") ||
+		!strings.HasPrefix(out, "Successfully initialized from sql script: "+f+"\n") {
 		t.Fatalf("exit %d, stderr %s:\n%s", code, errOut, out)
 	}
 }

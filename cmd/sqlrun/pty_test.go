@@ -117,7 +117,7 @@ func TestShell(t *testing.T) {
 	p.typeKeys("  amount DECIMAL(10, 2)," + keyEnter)
 	p.typeKeys("  PRIMARY KEY (id) NOT ENFORCED" + keyEnter)
 	p.waitFor(continuationPrompt, 3)
-	p.typeKeys(") WITH ('connector' = 'blackhole');" + keyEnter)
+	p.typeKeys(") WITH ('connector' = 'blackhole', 'password' = 'hunter2');" + keyEnter)
 	p.waitFor("[INFO] Execute statement succeeded.", 1)
 
 	// DESCRIBE, the table name completed with Tab.
@@ -166,12 +166,15 @@ func TestShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"CREATE TABLE orders ( id BIGINT, amount DECIMAL(10, 2), PRIMARY KEY (id) NOT ENFORCED ) WITH ('connector' = 'blackhole');",
+		"CREATE TABLE orders ( id BIGINT, amount DECIMAL(10, 2), PRIMARY KEY (id) NOT ENFORCED ) WITH ('connector' = 'blackhole', 'password' = '******');",
 		"DESCRIBE orders;", "SELECT * FORM orders;", "SHOW TABLES;",
 	} {
 		if !strings.Contains(string(hist), want+"\n") {
 			t.Errorf("history lacks %q:\n%s", want, hist)
 		}
+	}
+	if strings.Contains(string(hist), "hunter2") {
+		t.Errorf("a password went into the history:\n%s", hist)
 	}
 	if strings.Contains(string(hist), "nowhere") {
 		t.Errorf("a cancelled input went into the history:\n%s", hist)

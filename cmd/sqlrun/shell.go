@@ -140,7 +140,8 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 		}
 		text := buf.String()
 		buf.Reset()
-		ln.AppendHistory(strings.Join(strings.Fields(text), " "))
+		// History keeps one line per statement, passwords masked.
+		ln.AppendHistory(exec.RedactSQL(strings.Join(strings.Fields(text), " ")))
 		saveHistory()
 
 		ctx, cancel := context.WithCancel(context.Background())

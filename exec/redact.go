@@ -1,0 +1,31 @@
+package exec
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/connectors"
+)
+
+// optionPair matches 'key' = 'value' (SQL string literals with ” escapes),
+// the shape of WITH options, OPTIONS hints, SET and CREATE CATALOG.
+var optionPair = regexp.MustCompile(`('(?:[^']|'')*')(\s*=\s*)'(?:[^']|'')*'`)
+
+// RedactSQL replaces the value of every sensitive 'key' = 'value' pair in
+// a statement's text with '******' (keys as connectors.IsSensitive
+// judges them). The shell stores history and echoes script statements
+// through it, so a password typed into DDL never reaches a screen log or
+// ~/.sqlrun_history.
+func RedactSQL(text string) string {
+	if !strings.Contains(text, "'") {
+		return text
+	}
+	return optionPair.ReplaceAllStringFunc(text, func(m string) string {
+		sub := optionPair.FindStringSubmatch(m)
+		key := strings.ReplaceAll(sub[1][1:len(sub[1])-1], "''", "'")
+		if !connectors.IsSensitive(key) {
+			return m
+		}
+		return sub[1] + sub[2] + "'" + connectors.Mask + "'"
+	})
+}
