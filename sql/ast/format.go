@@ -158,6 +158,8 @@ func (e *FuncCall) String() string {
 		return e.Name + "[" + joinExprs(e.Args) + "]"
 	case e.Name == "EXTRACT" && len(e.Args) == 2:
 		return "EXTRACT(" + exprString(e.Args[0]) + " FROM " + exprString(e.Args[1]) + ")"
+	case (e.Name == "FLOOR" || e.Name == "CEIL" || e.Name == "CEILING") && len(e.Args) == 2 && isTimeUnit(e.Args[1]):
+		return e.Name + "(" + exprString(e.Args[0]) + " TO " + exprString(e.Args[1]) + ")"
 	case e.Name == "POSITION" && len(e.Args) == 2:
 		return "POSITION(" + exprString(e.Args[0]) + " IN " + exprString(e.Args[1]) + ")"
 	case e.Name == "TRIM" && len(e.Args) == 3:
@@ -291,6 +293,11 @@ func (b FrameBound) String() string {
 		return b.Offset.String() + " " + b.Kind
 	}
 	return b.Kind
+}
+
+func isTimeUnit(e Expr) bool {
+	_, ok := e.(*TimeUnit)
+	return ok
 }
 
 func exprString(e Expr) string {

@@ -393,6 +393,7 @@ const (
 	litPrefix   = "__sqlrun_lit_"
 	fnPrefix    = "__sqlrun_fn_"
 	itemFunc    = "__sqlrun_item"
+	unitPrefix  = "__sqlrun_unit_"
 )
 
 func placeholder(name, prefix string, n int) (int, bool) {
@@ -499,6 +500,9 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		return c.expr(e.Expr)
 	case *tast.ColumnNameExpr:
 		n := e.Name
+		if n.Table.O == "" && strings.HasPrefix(n.Name.O, unitPrefix) {
+			return &ast.TimeUnit{Node: node, Unit: n.Name.O[len(unitPrefix):]}
+		}
 		q := n.Table.O
 		if n.Schema.O != "" {
 			q = n.Schema.O + "." + q

@@ -164,9 +164,10 @@ type frame struct {
 	wantTable bool // the next token may start a table reference
 	values    bool // in a VALUES list: '(' starts a row
 	wantRow   bool
-	fullNext  bool // the next table is the right side of a FULL JOIN
-	tableSub  bool // this query is a subquery in FROM (may take "AS t (cols)")
-	cast      int  // for fCast: index into rewriter.casts
+	fullNext  bool   // the next table is the right side of a FULL JOIN
+	tableSub  bool   // this query is a subquery in FROM (may take "AS t (cols)")
+	cast      int    // for fCast: index into rewriter.casts
+	fn        string // for fExpr: the upper-cased function whose '(' opened it
 }
 
 // isQueryAhead reports whether the tokens from j (after a '(') start a
@@ -214,6 +215,9 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			continue
 		case t.isOp("("):
 			nf := frame{kind: fExpr}
+			if j > from && p.toks[j-1].kind == tIdent {
+				nf.fn = strings.ToUpper(p.toks[j-1].text)
+			}
 			if p.isQueryAhead(j + 1) {
 				nf.kind = fQuery
 				nf.tableSub = f.kind == fQuery && f.wantTable
@@ -349,6 +353,12 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			r.lastEnd = p.toks[j+1].end
 			r.itemStart[j+1] = j // ARRAY[...][i] indexes the constructor
 			stack = append(stack, frame{kind: fBracket})
+			j++
+			continue
+		case up == "TO" && f.kind == fExpr && (f.fn == "FLOOR" || f.fn == "CEIL" || f.fn == "CEILING") &&
+			j+1 < to && p.toks[j+1].kind == tIdent:
+			// FLOOR(ts TO DAY): TiDB reads a second argument.
+			r.synth(", "+unitPrefix+strings.ToUpper(p.toks[j+1].text), t.off)
 			j++
 			continue
 		case up == "SIMILAR" && j+1 < to && p.toks[j+1].is("TO"):
