@@ -7,7 +7,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 )
 
-// optionPair matches 'key' = 'value' (SQL string literals with ” escapes),
+// optionPair matches 'key' = 'value' (SQL string literals, a quote inside doubled),
 // the shape of WITH options, OPTIONS hints, SET and CREATE CATALOG.
 var optionPair = regexp.MustCompile(`('(?:[^']|'')*')(\s*=\s*)'(?:[^']|'')*'`)
 
