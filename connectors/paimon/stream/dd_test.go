@@ -17,6 +17,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/connectors/paimon/stream/streamtest"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -56,7 +57,7 @@ func TestGolden(t *testing.T) {
 
 type harness struct {
 	t       *testing.T
-	w       *tableWriter
+	w       *streamtest.Writer
 	sources map[string]*Source
 	readers map[string]*Reader
 	states  map[string][]byte // "<reader>@<cp>"
@@ -83,8 +84,8 @@ func arg(d *datadriven.TestData, k, def string) string {
 	return def
 }
 
-func (h *harness) parseRows(lines []string) (data, changelog []rec, err error) {
-	types := h.w.ts.Types()
+func (h *harness) parseRows(lines []string) (data, changelog []streamtest.Rec, err error) {
+	types := h.w.TS.Types()
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
 		if l == "" {
@@ -120,15 +121,15 @@ func (h *harness) parseRows(lines []string) (data, changelog []rec, err error) {
 				}
 				vals[i] = n
 			case sql.TypeDecimal:
-				vals[i] = dec(p)
+				vals[i] = streamtest.Dec(p)
 			default:
 				vals[i] = p
 			}
 		}
 		if cl {
-			changelog = append(changelog, rec{k, vals})
+			changelog = append(changelog, streamtest.Rec{Kind: k, Vals: vals})
 		} else {
-			data = append(data, rec{k, vals})
+			data = append(data, streamtest.Rec{Kind: k, Vals: vals})
 		}
 	}
 	return data, changelog, nil
@@ -143,7 +144,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 	fail := func(err error) string {
 		msg := err.Error()
 		if h.w != nil {
-			msg = strings.ReplaceAll(msg, h.w.root, "<table>")
+			msg = strings.ReplaceAll(msg, h.w.Root, "<table>")
 		}
 		return "error: " + msg + "\n"
 	}
@@ -159,10 +160,10 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 			}
 		}
 		if arg(d, "append", "") != "" {
-			h.w = newTable(t, []sql.Column{{Name: "order_id", Type: sql.Int()}, {Name: "amount", Type: sql.Decimal(10, 2)},
+			h.w = streamtest.NewTable(t, []sql.Column{{Name: "order_id", Type: sql.Int()}, {Name: "amount", Type: sql.Decimal(10, 2)},
 				{Name: "status", Type: sql.String()}}, nil, opts)
 		} else {
-			h.w = newOrders(t, opts)
+			h.w = streamtest.NewOrders(t, opts)
 		}
 		return ""
 	case "commit", "compact":
@@ -172,18 +173,18 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 		}
 		var s *snapshot.Snapshot
 		if d.Cmd == "compact" {
-			s = h.w.compactAll(data, cl)
+			s = h.w.CompactAll(data, cl)
 		} else {
 			b, _ := strconv.Atoi(arg(d, "bucket", "0"))
 			lvl, _ := strconv.Atoi(arg(d, "level", "0"))
-			var files []fileSpec
+			var files []streamtest.FileSpec
 			if len(data) > 0 {
 				// one file per bucket: route rows by bucket= or by key mod buckets
-				byBucket := map[int32][]rec{}
+				byBucket := map[int32][]streamtest.Rec{}
 				for _, r := range data {
 					bk := int32(b)
-					if arg(d, "bucket", "") == "" && h.w.buckets > 1 {
-						bk = int32(r.vals[0].(int32)) % int32(h.w.buckets)
+					if arg(d, "bucket", "") == "" && h.w.Buckets > 1 {
+						bk = int32(r.Vals[0].(int32)) % int32(h.w.Buckets)
 					}
 					byBucket[bk] = append(byBucket[bk], r)
 				}
@@ -193,22 +194,22 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 				}
 				sort.Slice(bs, func(i, j int) bool { return bs[i] < bs[j] })
 				for _, bk := range bs {
-					files = append(files, fileSpec{bucket: bk, level: int32(lvl), recs: byBucket[bk]})
+					files = append(files, streamtest.FileSpec{Bucket: bk, Level: int32(lvl), Recs: byBucket[bk]})
 				}
 			}
 			if len(cl) > 0 {
-				files = append(files, fileSpec{bucket: int32(b), changelog: true, recs: cl})
+				files = append(files, streamtest.FileSpec{Bucket: int32(b), Changelog: true, Recs: cl})
 			}
 			kind := snapshot.CommitKind(arg(d, "kind", "APPEND"))
 			var drops []string
 			if kind == snapshot.Overwrite {
-				drops = h.w.liveNames(-1)
+				drops = h.w.LiveNames(-1)
 			}
-			s = h.w.commit(kind, files, drops...)
+			s = h.w.Commit(kind, files, drops...)
 			if wm := arg(d, "watermark", ""); wm != "" {
 				n, _ := strconv.ParseInt(wm, 10, 64)
 				s.Watermark = &n
-				if err := h.w.fio.Overwrite(h.w.sm.Path(s.ID), mustMarshal(s)); err != nil {
+				if err := h.w.FIO.Overwrite(h.w.SM.Path(s.ID), mustMarshal(s)); err != nil {
 					return fail(err)
 				}
 			}
@@ -220,7 +221,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 		return fmt.Sprintf("snapshot %d %s delta %d rows, %s\n", s.ID, s.CommitKind, snapshot.Get(s.DeltaRecordCount), cl2)
 	case "expire":
 		n, _ := strconv.ParseInt(arg(d, "below", "1"), 10, 64)
-		h.w.expire(n)
+		h.w.Expire(n)
 		return ""
 	case "source", "start":
 		opts := map[string]string{}
@@ -236,7 +237,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 				proj = append(proj, n)
 			}
 		}
-		s, err := NewSourceFS(h.w.fio, h.w.root, opts, arg(d, "batch", "") == "", proj)
+		s, err := NewSourceFS(h.w.FIO, h.w.Root, opts, arg(d, "batch", "") == "", proj)
 		if err != nil {
 			return fail(err)
 		}
@@ -317,7 +318,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 		}
 		return ""
 	case "consumer":
-		b, err := h.w.fio.ReadFile(fs.Join(h.w.root, "consumer", "consumer-"+arg(d, "id", "")))
+		b, err := h.w.FIO.ReadFile(fs.Join(h.w.Root, "consumer", "consumer-"+arg(d, "id", "")))
 		if err != nil {
 			return "no consumer file\n"
 		}
@@ -341,3 +342,12 @@ func mustMarshal(s *snapshot.Snapshot) []byte {
 }
 
 var _ connectors.SourceReader = (*Reader)(nil)
+
+func fmtRows(rows []sql.Row, types []sql.DataType) string {
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString(sql.FormatRow(r, types))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,8 +1,10 @@
-package stream
+// Package streamtest writes Paimon table directories for tests with the
+// leaf packages (format, manifest, snapshot), stating exactly which data and
+// changelog files a writer with a given changelog producer would commit.
+package streamtest
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -17,42 +19,42 @@ import (
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// tableWriter writes Paimon table directories with the leaf packages
+// Writer writes Paimon table directories with the leaf packages
 // (format, manifest, snapshot) exactly as a Paimon writer lays them out:
 // Parquet KeyValue files per bucket, an Avro manifest per commit, base and
 // delta manifest lists and, when there are changelog files, a changelog
 // manifest list. Tests state what a writer with a given producer would
 // have written (the merged data file and, for input, the raw changelog).
-type tableWriter struct {
+type Writer struct {
 	t       testing.TB
-	fio     fs.FileIO
-	root    string
-	ts      *schema.TableSchema
+	FIO     fs.FileIO
+	Root    string
+	TS      *schema.TableSchema
 	keys    []schema.Field
 	names   *manifest.Names
 	files   *format.FileNames
 	store   *manifest.Store
-	sm      *snapshot.Manager
+	SM      *snapshot.Manager
 	seq     map[int32]int64
 	base    []manifest.ManifestFileMeta
 	live    map[string]manifest.ManifestEntry
 	nextID  int64
 	clock   int64
-	buckets int
+	Buckets int
 }
 
-// ordersSchema is the seed's orders table: order_id INT primary key,
+// NewOrders creates the seed's orders table: order_id INT primary key,
 // amount DECIMAL(10, 2), status STRING.
-func newOrders(t testing.TB, opts map[string]string) *tableWriter {
+func NewOrders(t testing.TB, opts map[string]string) *Writer {
 	cols := []sql.Column{{Name: "order_id", Type: sql.Int()}, {Name: "amount", Type: sql.Decimal(10, 2)}, {Name: "status", Type: sql.String()}}
 	o := map[string]string{"bucket": "1"}
 	for k, v := range opts {
 		o[k] = v
 	}
-	return newTable(t, cols, []string{"order_id"}, o)
+	return NewTable(t, cols, []string{"order_id"}, o)
 }
 
-func newTable(t testing.TB, cols []sql.Column, pk []string, opts map[string]string) *tableWriter {
+func NewTable(t testing.TB, cols []sql.Column, pk []string, opts map[string]string) *Writer {
 	root := filepath.Join(t.TempDir(), "default.db", "orders")
 	fio := fs.NewLocal()
 	ts, err := schema.New(cols, nil, pk, opts, "", 1_700_000_000_000)
@@ -62,80 +64,80 @@ func newTable(t testing.TB, cols []sql.Column, pk []string, opts map[string]stri
 	if err := schema.NewManager(fio, root).Commit(ts); err != nil {
 		t.Fatal(err)
 	}
-	w := &tableWriter{t: t, fio: fio, root: root, ts: ts, names: manifest.NewNames(), files: format.NewFileNames("parquet"),
-		store: &manifest.Store{FIO: fio, Root: root}, sm: snapshot.NewManager(fio, root), seq: map[int32]int64{},
-		live: map[string]manifest.ManifestEntry{}, nextID: 1, clock: 1_700_000_000_000, buckets: ts.Bucket()}
+	w := &Writer{t: t, FIO: fio, Root: root, TS: ts, names: manifest.NewNames(), files: format.NewFileNames("parquet"),
+		store: &manifest.Store{FIO: fio, Root: root}, SM: snapshot.NewManager(fio, root), seq: map[int32]int64{},
+		live: map[string]manifest.ManifestEntry{}, nextID: 1, clock: 1_700_000_000_000, Buckets: ts.Bucket()}
 	if len(pk) > 0 {
 		w.keys, _ = ts.Project(ts.TrimmedPrimaryKeys())
 	}
 	return w
 }
 
-// rec is one record as the test states it: a kind and the row values.
-type rec struct {
-	kind sql.RowKind
-	vals []any
+// Rec is one record as the test states it: a kind and the row values.
+type Rec struct {
+	Kind sql.RowKind
+	Vals []any
 }
 
-func ins(v ...any) rec { return rec{sql.Insert, v} }
-func ub(v ...any) rec  { return rec{sql.UpdateBefore, v} }
-func ua(v ...any) rec  { return rec{sql.UpdateAfter, v} }
-func del(v ...any) rec { return rec{sql.Delete, v} }
+func Ins(v ...any) Rec { return Rec{sql.Insert, v} }
+func UB(v ...any) Rec  { return Rec{sql.UpdateBefore, v} }
+func UA(v ...any) Rec  { return Rec{sql.UpdateAfter, v} }
+func Del(v ...any) Rec { return Rec{sql.Delete, v} }
 
-func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+func Dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
-// fileSpec is one file to write in a commit.
-type fileSpec struct {
-	bucket    int32
-	level     int32
-	changelog bool
-	recs      []rec
+// FileSpec is one file to write in a commit.
+type FileSpec struct {
+	Bucket    int32
+	Level     int32
+	Changelog bool
+	Recs      []Rec
 }
 
-// writeFile writes one KeyValue (or append) file and returns its entry.
-func (w *tableWriter) writeFile(f fileSpec) manifest.ManifestEntry {
+// WriteFile writes one KeyValue (or append) file and returns its entry.
+func (w *Writer) WriteFile(f FileSpec) manifest.ManifestEntry {
 	name := w.files.Data()
-	if f.changelog {
+	if f.Changelog {
 		name = w.files.Changelog()
 	}
-	dir := format.BucketDir(w.root, "", int(f.bucket))
-	if err := w.fio.MkdirAll(dir); err != nil {
+	dir := format.BucketDir(w.Root, "", int(f.Bucket))
+	if err := w.FIO.MkdirAll(dir); err != nil {
 		w.t.Fatal(err)
 	}
-	out, err := w.fio.Create(fs.Join(dir, name))
+	out, err := w.FIO.Create(fs.Join(dir, name))
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	var res *format.Result
 	if len(w.keys) > 0 {
-		kw, err := format.NewKVWriter(out, w.keys, w.ts.Fields, format.WriterOptions{})
+		kw, err := format.NewKVWriter(out, w.keys, w.TS.Fields, format.WriterOptions{})
 		if err != nil {
 			w.t.Fatal(err)
 		}
-		kw.AllowDuplicateKeys = f.changelog
-		for _, r := range f.recs {
+		kw.AllowDuplicateKeys = f.Changelog
+		for _, r := range f.Recs {
 			key := make([]any, len(w.keys))
 			for i, k := range w.keys {
-				key[i] = r.vals[w.ts.FieldIndex(k.Name)]
+				key[i] = r.Vals[w.TS.FieldIndex(k.Name)]
 			}
-			if err := kw.Write(&kv.KeyValue{Key: key, Seq: w.seq[f.bucket], Kind: r.kind, Value: r.vals}); err != nil {
+			if err := kw.Write(&kv.KeyValue{Key: key, Seq: w.seq[f.Bucket], Kind: r.Kind, Value: r.Vals}); err != nil {
 				w.t.Fatal(err)
 			}
-			w.seq[f.bucket]++
+			w.seq[f.Bucket]++
 		}
 		if res, err = kw.Close(); err != nil {
 			w.t.Fatal(err)
 		}
 	} else {
-		aw, err := format.NewAppendWriter(out, w.ts.Fields, w.seq[f.bucket], format.WriterOptions{})
+		aw, err := format.NewAppendWriter(out, w.TS.Fields, w.seq[f.Bucket], format.WriterOptions{})
 		if err != nil {
 			w.t.Fatal(err)
 		}
-		for _, r := range f.recs {
-			if err := aw.Write(r.vals); err != nil {
+		for _, r := range f.Recs {
+			if err := aw.Write(r.Vals); err != nil {
 				w.t.Fatal(err)
 			}
-			w.seq[f.bucket]++
+			w.seq[f.Bucket]++
 		}
 		if res, err = aw.Close(); err != nil {
 			w.t.Fatal(err)
@@ -145,16 +147,16 @@ func (w *tableWriter) writeFile(f fileSpec) manifest.ManifestEntry {
 		w.t.Fatal(err)
 	}
 	src := manifest.SourceAppend
-	if f.level > 0 {
+	if f.Level > 0 {
 		src = manifest.SourceCompact
 	}
-	return manifest.ManifestEntry{Kind: manifest.Add, Partition: binrow.EmptyRow(), Bucket: f.bucket, TotalBuckets: int32(w.buckets),
-		File: res.DataFileMeta(name, w.ts.ID, f.level, src, w.clock)}
+	return manifest.ManifestEntry{Kind: manifest.Add, Partition: binrow.EmptyRow(), Bucket: f.Bucket, TotalBuckets: int32(w.Buckets),
+		File: res.DataFileMeta(name, w.TS.ID, f.Level, src, w.clock)}
 }
 
 // commit writes one snapshot: the data files of files (ADD), DELETE
 // entries for the live files named in drop, and the changelog files.
-func (w *tableWriter) commit(kind snapshot.CommitKind, files []fileSpec, drop ...string) *snapshot.Snapshot {
+func (w *Writer) Commit(kind snapshot.CommitKind, files []FileSpec, drop ...string) *snapshot.Snapshot {
 	var delta, changelog []manifest.ManifestEntry
 	for _, name := range drop {
 		e, ok := w.live[name]
@@ -166,8 +168,8 @@ func (w *tableWriter) commit(kind snapshot.CommitKind, files []fileSpec, drop ..
 		delete(w.live, name)
 	}
 	for _, f := range files {
-		e := w.writeFile(f)
-		if f.changelog {
+		e := w.WriteFile(f)
+		if f.Changelog {
 			changelog = append(changelog, e)
 			continue
 		}
@@ -209,11 +211,11 @@ func (w *tableWriter) commit(kind snapshot.CommitKind, files []fileSpec, drop ..
 		}
 	}
 	w.clock += 1000
-	s := &snapshot.Snapshot{ID: w.nextID, SchemaID: w.ts.ID, BaseManifestList: baseName, BaseManifestListSize: &baseSize,
+	s := &snapshot.Snapshot{ID: w.nextID, SchemaID: w.TS.ID, BaseManifestList: baseName, BaseManifestListSize: &baseSize,
 		DeltaManifestList: deltaName, DeltaManifestListSize: &deltaSize, CommitUser: "test-user", CommitIdentifier: w.nextID,
 		CommitKind: kind, TimeMillis: w.clock, DeltaRecordCount: snapshot.Int64(rows), NextRowID: snapshot.Int64(0)}
 	var prevTotal int64
-	if prev, err := w.sm.Latest(); err == nil && prev != nil {
+	if prev, err := w.SM.Latest(); err == nil && prev != nil {
 		prevTotal = snapshot.Get(prev.TotalRecordCount)
 	}
 	s.TotalRecordCount = snapshot.Int64(prevTotal + rows)
@@ -226,10 +228,10 @@ func (w *tableWriter) commit(kind snapshot.CommitKind, files []fileSpec, drop ..
 		}
 		s.ChangelogRecordCount = &c
 	}
-	if err := w.sm.Commit(s); err != nil {
+	if err := w.SM.Commit(s); err != nil {
 		w.t.Fatal(err)
 	}
-	if err := w.sm.CommitLatestHint(s.ID); err != nil {
+	if err := w.SM.CommitLatestHint(s.ID); err != nil {
 		w.t.Fatal(err)
 	}
 	w.base = append(w.base, deltaMetas...)
@@ -237,8 +239,8 @@ func (w *tableWriter) commit(kind snapshot.CommitKind, files []fileSpec, drop ..
 	return s
 }
 
-// liveNames lists live data file names of a bucket at a level (-1: any).
-func (w *tableWriter) liveNames(level int32) []string {
+// LiveNames lists live data file names of a bucket at a level (-1: any).
+func (w *Writer) LiveNames(level int32) []string {
 	var out []string
 	for n, e := range w.live {
 		if level < 0 || e.File.Level == level {
@@ -248,33 +250,24 @@ func (w *tableWriter) liveNames(level int32) []string {
 	return out
 }
 
-// compactAll rewrites every live file into one file at the top level
+// CompactAll rewrites every live file into one file at the top level
 // (a full compaction: the merged value of every key, deletes dropped),
 // optionally with a changelog (full-compaction producer).
-func (w *tableWriter) compactAll(merged []rec, changelog []rec) *snapshot.Snapshot {
-	files := []fileSpec{{bucket: 0, level: 5, recs: merged}}
+func (w *Writer) CompactAll(merged []Rec, changelog []Rec) *snapshot.Snapshot {
+	files := []FileSpec{{Bucket: 0, Level: 5, Recs: merged}}
 	if changelog != nil {
-		files = append(files, fileSpec{bucket: 0, level: 5, changelog: true, recs: changelog})
+		files = append(files, FileSpec{Bucket: 0, Level: 5, Changelog: true, Recs: changelog})
 	}
-	return w.commit(snapshot.Compact, files, w.liveNames(-1)...)
+	return w.Commit(snapshot.Compact, files, w.LiveNames(-1)...)
 }
 
 // expire deletes snapshot files below id and writes EARLIEST (data files
 // stay; the reader only needs to see that the snapshot is gone).
-func (w *tableWriter) expire(below int64) {
+func (w *Writer) Expire(below int64) {
 	for id := int64(1); id < below; id++ {
-		_ = w.sm.Delete(id)
+		_ = w.SM.Delete(id)
 	}
-	if err := w.sm.CommitEarliestHint(below); err != nil {
+	if err := w.SM.CommitEarliestHint(below); err != nil {
 		w.t.Fatal(err)
 	}
-}
-
-func fmtRows(rows []sql.Row, types []sql.DataType) string {
-	var b strings.Builder
-	for _, r := range rows {
-		b.WriteString(sql.FormatRow(r, types))
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
