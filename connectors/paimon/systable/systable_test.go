@@ -1,0 +1,114 @@
+package systable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/connectors/paimon/stream/streamtest"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// TestGolden builds the seed's orders table (producer input: S1 inserts
+// 1001 at 80.00, S2 updates it to 100.00 with a -D/+I changelog, S3
+// compacts) and prints every system table:
+//
+//	query <name> [stream]   read <name> to the end (or until it waits)
+func TestGolden(t *testing.T) {
+	old := time.Local
+	time.Local = time.UTC // commit_time is local wall-clock time
+	defer func() { time.Local = old }()
+
+	w := streamtest.NewOrders(t, map[string]string{"changelog-producer": "input"})
+	d := streamtest.Dec
+	w.Commit(snapshot.Append, []streamtest.FileSpec{
+		{Recs: []streamtest.Rec{streamtest.Ins(int32(1001), d("80.00"), "CREATED")}},
+		{Changelog: true, Recs: []streamtest.Rec{streamtest.Ins(int32(1001), d("80.00"), "CREATED")}}})
+	w.Commit(snapshot.Append, []streamtest.FileSpec{
+		{Recs: []streamtest.Rec{streamtest.Ins(int32(1001), d("100.00"), "CREATED")}},
+		{Changelog: true, Recs: []streamtest.Rec{streamtest.Del(int32(1001), d("80.00"), "CREATED"),
+			streamtest.Ins(int32(1001), d("100.00"), "CREATED")}}})
+	w.CompactAll([]streamtest.Rec{streamtest.Ins(int32(1001), d("100.00"), "CREATED")}, nil)
+	if err := w.SM.WriteConsumer("job1", snapshot.Consumer{NextSnapshot: 3}); err != nil {
+		t.Fatal(err)
+	}
+
+	datadriven.RunTest(t, "testdata/orders", func(t *testing.T, td *datadriven.TestData) string {
+		if td.Cmd != "query" {
+			return "unknown command\n"
+		}
+		name := td.CmdArgs[0].Key
+		streaming := len(td.CmdArgs) > 1 && td.CmdArgs[1].Key == "stream"
+		tab, ok, err := Lookup(w.FIO, w.Root, name, nil, streaming, nil)
+		if !ok {
+			return "no such system table\n"
+		}
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		var b strings.Builder
+		var cols []string
+		for _, c := range tab.Schema.Columns {
+			cols = append(cols, c.Name+" "+c.Type.String())
+		}
+		fmt.Fprintf(&b, "schema: %s (bounded=%v)\n", strings.Join(cols, ", "), tab.Bounded)
+		r, err := tab.NewReader(0, 1)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		defer r.Close()
+		if err := r.Open(context.Background(), nil); err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		out := strings.ReplaceAll(readAll(t, r, tab.Schema.Types()), w.Root, "<table>")
+		out = uuidRE.ReplaceAllString(out, "<uuid>")
+		return b.String() + out
+	})
+}
+
+// uuidRE matches the random UUIDs of manifest and data file names.
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+func readAll(t *testing.T, r interface {
+	Next(context.Context) ([]sql.Row, error)
+}, types []sql.DataType) string {
+	var b strings.Builder
+	for i := 0; i < 1000; i++ {
+		rows, err := r.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			return b.String()
+		}
+		if err != nil {
+			return b.String() + "error: " + err.Error() + "\n"
+		}
+		if rows == nil {
+			return b.String() + "(waiting)\n"
+		}
+		for _, row := range rows {
+			b.WriteString(sql.FormatRow(row, types) + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestSplitAndNames(t *testing.T) {
+	for _, c := range []struct{ in, base, sys string }{{"orders$snapshots", "orders", "snapshots"}, {"orders$AUDIT_LOG", "orders", "audit_log"}, {"orders", "orders", ""}, {"$x", "$x", ""}} {
+		b, s, _ := Split(c.in)
+		if b != c.base || s != c.sys {
+			t.Errorf("Split(%q) = %q, %q", c.in, b, s)
+		}
+	}
+	for _, n := range Names() {
+		if _, ok := FixedSchema(n); !ok && n != AuditLog && n != RO {
+			t.Errorf("no schema for %s", n)
+		}
+	}
+}
