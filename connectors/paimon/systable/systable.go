@@ -198,7 +198,7 @@ func (m *metaReader) Snapshot(int64) ([]byte, error) {
 }
 
 func (m *metaReader) NotifyCheckpointComplete(context.Context, int64) error { return nil }
-func (m *metaReader) Close() error                                         { return nil }
+func (m *metaReader) Close() error                                          { return nil }
 
 // localTimestamp is Paimon's Timestamp.fromLocalDateTime(LocalDateTime
 // .ofInstant(epochMillis, systemDefault)): the local wall clock of the
