@@ -40,7 +40,7 @@ func (d dumper) inline(v reflect.Value) (string, bool) {
 		if v.IsNil() {
 			return "nil", true
 		}
-		if v.Kind() == reflect.Pointer && v.Elem().Kind() != reflect.Struct {
+		if v.Kind() == reflect.Pointer && (v.Elem().Kind() != reflect.Struct || v.Elem().Type() == objNameType) {
 			return d.inline(v.Elem())
 		}
 		if lit, ok := v.Interface().(*Literal); ok {

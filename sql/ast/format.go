@@ -465,6 +465,28 @@ func formatTable(b *strings.Builder, t TableExpr) {
 		if t.Alias != "" {
 			b.WriteString(" AS " + QuoteIdentIfNeeded(t.Alias))
 		}
+	case *TableFunctionRef:
+		b.WriteString("TABLE(" + t.Name + "(")
+		for i, a := range t.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if a.Name != "" {
+				b.WriteString(QuoteIdentIfNeeded(a.Name) + " => ")
+			}
+			switch {
+			case a.Table != nil:
+				b.WriteString("TABLE " + a.Table.String())
+			case a.Descriptor != nil:
+				b.WriteString("DESCRIPTOR(" + joinIdents(a.Descriptor) + ")")
+			default:
+				b.WriteString(exprString(a.Expr))
+			}
+		}
+		b.WriteString("))")
+		if t.Alias != "" {
+			b.WriteString(" AS " + QuoteIdentIfNeeded(t.Alias))
+		}
 	case *SubqueryRef:
 		if t.Lateral {
 			b.WriteString("LATERAL ")

@@ -139,6 +139,27 @@ type Join struct {
 	Using       []string
 }
 
-func (*TableRef) tableExpr()    {}
-func (*SubqueryRef) tableExpr() {}
-func (*Join) tableExpr()        {}
+// TableFunctionRef is a table-valued function in FROM, Flink's window
+// TVFs: TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '10' MINUTES)).
+type TableFunctionRef struct {
+	Node
+	Name  string // upper-cased: TUMBLE, HOP, CUMULATE, SESSION, ...
+	Args  []TableFuncArg
+	Alias string
+}
+
+// TableFuncArg is one argument of a table function: exactly one of Table,
+// Descriptor and Expr is set; Name is set for a named argument
+// (DATA => TABLE t).
+type TableFuncArg struct {
+	Node
+	Name       string
+	Table      *ObjectName
+	Descriptor []string
+	Expr       Expr
+}
+
+func (*TableFunctionRef) tableExpr() {}
+func (*TableRef) tableExpr()         {}
+func (*SubqueryRef) tableExpr()      {}
+func (*Join) tableExpr()             {}

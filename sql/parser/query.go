@@ -471,6 +471,11 @@ func (c *conv) tableNode(n tast.ResultSetNode) ast.TableExpr {
 			if cols != nil {
 				c.p.fail(c.p.toks[0])
 			}
+			if ti.fn != nil {
+				tf := *ti.fn
+				tf.Alias = alias
+				return &tf
+			}
 			return &ast.TableRef{Node: ast.Node{At: ti.name.At}, Name: ti.name, Alias: alias, Hints: ti.hints,
 				SystemTimeAsOf: ti.asOf}
 		case *tast.SelectStmt, *tast.SetOprStmt:

@@ -37,6 +37,7 @@ type tableInfo struct {
 	hints []ast.Hint
 	full  bool
 	asOf  ast.Expr // FOR SYSTEM_TIME AS OF expr
+	fn    *ast.TableFunctionRef
 }
 
 type aliasInfo struct {
@@ -413,6 +414,10 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			p.fail(t) // FOR UPDATE and friends; FOR SYSTEM_TIME is read with its table
 		case clauseEnds[up] && f.kind == fQuery:
 			f.inFrom, f.wantTable, f.values = false, false, false
+		case up == "TABLE" && f.kind == fQuery && f.wantTable && j+1 < to && p.toks[j+1].isOp("("):
+			j = r.tableFunction(j, to) - 1
+			f.wantTable = false
+			continue
 		case f.kind == fQuery && f.wantTable && t.isIdent() && !joinWords[up] && up != "LATERAL" && up != "UNNEST" && up != "TABLE":
 			j = r.tableRef(j, to) - 1
 			r.tables[len(r.tables)-1].full = f.fullNext
@@ -590,6 +595,55 @@ func (r *rewriter) tableRef(j, to int) int {
 	r.tables = append(r.tables, info)
 	r.synth("__sqlrun_t_"+strconv.Itoa(len(r.tables)-1), first.off)
 	return j
+}
+
+// tableFunction reads TABLE(fn(arg, ...)) at j, our own grammar since TiDB
+// has none, and emits a table placeholder; it returns the index after it.
+func (r *rewriter) tableFunction(j, to int) int {
+	p := r.p
+	start := p.toks[j]
+	save := p.i
+	defer func() { p.i = save }()
+	p.i = j + 1
+	p.expectOp("(")
+	name, nt := p.ident()
+	tf := &ast.TableFunctionRef{Node: ast.Node{At: p.pos(start)}, Name: strings.ToUpper(name)}
+	_ = nt
+	p.expectOp("(")
+	if !p.acceptOp(")") {
+		for {
+			at := p.peek()
+			arg := ast.TableFuncArg{Node: ast.Node{At: p.pos(at)}}
+			if at.isIdent() && p.peekAt(1).isOp("=>") {
+				arg.Name = at.name()
+				p.next()
+				p.next()
+			}
+			switch t := p.peek(); {
+			case t.is("TABLE"):
+				p.next()
+				n := p.objectName()
+				arg.Table = &n
+			case t.is("DESCRIPTOR") && p.peekAt(1).isOp("("):
+				p.next()
+				arg.Descriptor = p.identList()
+			default:
+				arg.Expr = p.exprUntil(func(t token) bool { return t.isOp(",") || t.isOp(")") })
+			}
+			tf.Args = append(tf.Args, arg)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		p.expectOp(")")
+	}
+	p.expectOp(")")
+	if p.i > to {
+		p.fail(p.toks[to])
+	}
+	r.tables = append(r.tables, tableInfo{name: ast.ObjectName{Node: tf.Node, Table: tf.Name}, fn: tf})
+	r.synth(tablePrefix+strconv.Itoa(len(r.tables)-1), start.off)
+	return p.i
 }
 
 // asOfWords end the expression of FOR SYSTEM_TIME AS OF.
