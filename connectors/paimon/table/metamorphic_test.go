@@ -1,0 +1,314 @@
+package table
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// The table-level metamorphic test drives a partitioned, 2-bucket table
+// through TableWrite and Commit with random upserts/deletes, random commit
+// points, restarts (the TableWrite is closed without committing and a new
+// one restores from the latest snapshot, as after a failover), normal and
+// full compactions through TableWrite.Compact, and checks after each commit
+// that a batch read equals a map model of the merge engine. For changelog
+// producers it also replays every changelog file a streaming reader would
+// see (PlanChangelog + ReadKV) into a map, which must equal the table
+// whenever the changelog is complete.
+
+type tmEngine struct {
+	name string
+	opts map[string]string
+	// op makes one random row change; apply folds it into the model.
+	op    func(r *rand.Rand) sql.Row
+	apply func(m map[string][]any, row sql.Row)
+	// changelog: "" none, "commit" complete after each commit, "full"
+	// complete after each full compaction.
+	changelog string
+}
+
+var tmTypes = []sql.DataType{sql.Int().NotNull(), sql.String().NotNull(), sql.BigInt(), sql.String()}
+
+func tmSchema() sql.Schema {
+	return sql.Schema{Columns: []sql.Column{{Name: "k", Type: tmTypes[0]}, {Name: "p", Type: tmTypes[1]},
+		{Name: "v", Type: tmTypes[2]}, {Name: "s", Type: tmTypes[3]}}, PrimaryKey: []string{"k", "p"}}
+}
+
+func tmKey(v []any) string { return fmt.Sprintf("%v/%v", v[0], v[1]) }
+
+func randRow(r *rand.Rand, kind sql.RowKind, nulls bool) sql.Row {
+	var v, s any = int64(r.Intn(1000)), fmt.Sprintf("s%d", r.Intn(100))
+	if nulls && r.Intn(3) == 0 {
+		v = nil
+	}
+	if nulls && r.Intn(3) == 0 {
+		s = nil
+	}
+	return sql.Row{Kind: kind, Values: []any{int32(r.Intn(30)), []string{"a", "b"}[r.Intn(2)], v, s}}
+}
+
+func dedupOp(r *rand.Rand) sql.Row {
+	switch r.Intn(6) {
+	case 0:
+		return randRow(r, sql.Delete, false)
+	case 1:
+		return randRow(r, sql.UpdateAfter, true)
+	}
+	return randRow(r, sql.Insert, true)
+}
+
+func dedupApply(m map[string][]any, row sql.Row) {
+	if row.Kind.IsRetract() {
+		delete(m, tmKey(row.Values))
+	} else {
+		m[tmKey(row.Values)] = row.Values
+	}
+}
+
+func tmEngines() []tmEngine {
+	dedup := func(name string, opts map[string]string, cl string) tmEngine {
+		return tmEngine{name: name, opts: opts, op: dedupOp, apply: dedupApply, changelog: cl}
+	}
+	return []tmEngine{
+		dedup("deduplicate", map[string]string{}, ""),
+		dedup("input", map[string]string{"changelog-producer": "input"}, "commit"),
+		dedup("lookup", map[string]string{"changelog-producer": "lookup"}, "commit"),
+		dedup("lookup-nowait", map[string]string{"changelog-producer": "lookup", "changelog-producer.lookup-wait": "false"}, "full"),
+		dedup("full-compaction", map[string]string{"changelog-producer": "full-compaction"}, "full"),
+		dedup("write-only", map[string]string{"write-only": "true", "num-sorted-run.stop-trigger": "1000"}, ""),
+		{name: "first-row", opts: map[string]string{"merge-engine": "first-row"},
+			op: func(r *rand.Rand) sql.Row { return randRow(r, sql.Insert, true) },
+			apply: func(m map[string][]any, row sql.Row) {
+				if _, ok := m[tmKey(row.Values)]; !ok {
+					m[tmKey(row.Values)] = row.Values
+				}
+			}},
+		{name: "partial-update", opts: map[string]string{"merge-engine": "partial-update"},
+			op: func(r *rand.Rand) sql.Row { return randRow(r, sql.Insert, true) },
+			apply: func(m map[string][]any, row sql.Row) {
+				cur, ok := m[tmKey(row.Values)]
+				if !ok {
+					m[tmKey(row.Values)] = row.Values
+					return
+				}
+				next := append([]any(nil), cur...)
+				for i, v := range row.Values {
+					if v != nil {
+						next[i] = v
+					}
+				}
+				m[tmKey(row.Values)] = next
+			}},
+		{name: "aggregation", opts: map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"},
+			op: func(r *rand.Rand) sql.Row { return randRow(r, sql.Insert, true) },
+			apply: func(m map[string][]any, row sql.Row) {
+				cur, ok := m[tmKey(row.Values)]
+				if !ok {
+					m[tmKey(row.Values)] = row.Values
+					return
+				}
+				next := append([]any(nil), cur...)
+				if v := row.Values[2]; v != nil {
+					if next[2] == nil {
+						next[2] = v
+					} else {
+						next[2] = next[2].(int64) + v.(int64)
+					}
+				}
+				if s := row.Values[3]; s != nil {
+					next[3] = s
+				}
+				m[tmKey(row.Values)] = next
+			}},
+	}
+}
+
+func modelRows(m map[string][]any) string {
+	var out []string
+	for _, v := range m {
+		out = append(out, sql.FormatRow(sql.Row{Values: v}, tmTypes))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+func TestMetamorphic(t *testing.T) {
+	seeds := 3
+	if testing.Short() {
+		seeds = 1
+	}
+	for _, e := range tmEngines() {
+		for seed := 1; seed <= seeds; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", e.name, seed), func(t *testing.T) { runMetamorphic(t, e, int64(seed)) })
+		}
+	}
+}
+
+func runMetamorphic(t *testing.T, e tmEngine, seed int64) {
+	r := rand.New(rand.NewSource(seed))
+	dir := t.TempDir()
+	opts := map[string]string{"bucket": "2", "write-buffer-size": "4 kb", "num-sorted-run.compaction-trigger": "3",
+		"snapshot.num-retained.min": "3", "snapshot.time-retained": "1 ms"}
+	for k, v := range e.opts {
+		opts[k] = v
+	}
+	tbl, err := Create(fs.NewLocal(), dir, tmSchema(), []string{"p"}, opts, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := map[string][]any{}
+	pending := map[string][]any{}
+	copyModel := func(m map[string][]any) map[string][]any {
+		c := make(map[string][]any, len(m))
+		for k, v := range m {
+			c[k] = v
+		}
+		return c
+	}
+	stream := map[string][]any{}
+	var streamNext int64 = 1
+	consumer := func() {
+		// A streaming reader with a consumer-id keeps its snapshots from
+		// expiring: it reads every snapshot's changelog in order.
+		latest, ok, err := tbl.Snapshots.LatestID()
+		if err != nil || !ok {
+			return
+		}
+		for ; streamNext <= latest; streamNext++ {
+			s, err := tbl.Snapshots.Read(streamNext)
+			if err != nil {
+				t.Fatalf("snapshot %d: %v", streamNext, err)
+			}
+			splits, err := tbl.PlanChangelog(s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sp := range splits {
+				it, err := tbl.ReadKV(sp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for kv := it.Next(); kv != nil; kv = it.Next() {
+					dedupApply(stream, sql.Row{Kind: kv.Kind, Values: kv.Value})
+				}
+				if err := it.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := tbl.Snapshots.WriteConsumer("mm", consumerAt(streamNext)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newWrite := func() *TableWrite {
+		w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	w := newWrite()
+	defer func() { w.Close() }()
+	user := fmt.Sprintf("user-%d", seed)
+	var ident int64
+	seen := map[string]int{}
+	commit := func(full bool) {
+		msgs, err := w.PrepareCommit(r.Intn(2) == 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ident++
+		c := tbl.NewCommit(user)
+		if err := c.Commit(ident, msgs, nil); err != nil {
+			t.Fatal(err)
+		}
+		if r.Intn(4) == 0 { // a replay of the same identifier is skipped
+			if err := c.Commit(ident, msgs, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, id := range c.LastSnapshots {
+			s, err := tbl.Snapshots.Read(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen[string(s.CommitKind)]++
+			seen["changelog rows"] += int(snapshot.Get(s.ChangelogRecordCount))
+		}
+		committed = copyModel(pending)
+		if got, want := mustRead(t, tbl), modelRows(committed); got != want {
+			t.Fatalf("after commit %d:\n got: %s\nwant: %s", ident, got, want)
+		}
+		if e.changelog != "" {
+			consumer()
+			if e.changelog == "commit" || (e.changelog == "full" && full) {
+				if got, want := modelRows(stream), modelRows(committed); got != want {
+					t.Fatalf("changelog after commit %d:\n got: %s\nwant: %s", ident, got, want)
+				}
+			}
+		}
+	}
+	for step := 0; step < 60; step++ {
+		switch x := r.Intn(20); {
+		case x < 14:
+			for i := r.Intn(40); i >= 0; i-- {
+				row := e.op(r)
+				if err := w.Write(row); err != nil {
+					t.Fatal(err)
+				}
+				e.apply(pending, row)
+			}
+		case x < 17:
+			commit(false)
+		case x < 18:
+			// failover: uncommitted changes are lost
+			w.Close()
+			pending = copyModel(committed)
+			tbl, err = Open(fs.NewLocal(), dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w = newWrite()
+		default:
+			full := r.Intn(2) == 0
+			if err := w.Compact(full, nil); err != nil {
+				t.Fatal(err)
+			}
+			commit(full)
+		}
+	}
+	if err := w.Compact(true, nil); err != nil {
+		t.Fatal(err)
+	}
+	commit(true)
+	if e.changelog != "" {
+		if got, want := modelRows(stream), modelRows(committed); got != want {
+			t.Fatalf("final changelog:\n got: %s\nwant: %s", got, want)
+		}
+	}
+	ids, _ := tbl.Snapshots.ListIDs()
+	kinds := map[string]int{}
+	for _, id := range ids {
+		if s, err := tbl.Snapshots.Read(id); err == nil {
+			kinds[string(s.CommitKind)]++
+			if s.ChangelogManifestList != nil {
+				kinds["changelog"]++
+			}
+		}
+	}
+	t.Logf("%d commits, retained %v: %v; created %v; %d rows", ident, ids, kinds, seen, len(committed))
+	if seen["COMPACT"] == 0 || seen["APPEND"] == 0 || (e.changelog != "" && seen["changelog rows"] == 0) {
+		t.Fatalf("weak run: %v", seen)
+	}
+	if e.changelog == "" && len(ids) > 4 {
+		t.Fatalf("expiration kept %d snapshots: %v", len(ids), ids)
+	}
+}
+
+func consumerAt(next int64) snapshot.Consumer { return snapshot.Consumer{NextSnapshot: next} }
