@@ -756,6 +756,11 @@ func buildAggregate(input *Rel, agg *aggCollector) *Rel {
 		}
 		calls[i] = c
 	}
+	if len(exprs) == 0 {
+		// COUNT(*) alone reads no field; Calcite projects a dummy 0.
+		exprs = []Expr{&Literal{Value: int32(0), T: sql.Int().NotNull()}}
+		names = []string{"$f0"}
+	}
 	below := project(input, exprs, uniquify(names))
 	outNames := make([]string, 0, len(group)+len(calls))
 	outTypes := make([]sql.DataType, 0, len(group)+len(calls))

@@ -286,6 +286,55 @@ func nodeDescription(n *Rel, f Format) string {
 			s += "groupBy=[" + names(in, n.Group) + "], "
 		}
 		return s + "select=[" + strings.Join(sel, ", ") + "])"
+	case LocalHashAggregate, LocalSortAggregate:
+		bufs, _ := accBuffers(n.Aggs, func(a AggCall) sql.DataType { return n.input().Types[a.Args[0]] })
+		var sel []string
+		for _, g := range n.Group {
+			sel = append(sel, in[g])
+		}
+		for i, a := range n.Aggs {
+			args := "*"
+			if len(a.Args) > 0 {
+				args = names(in, a.Args)
+			}
+			as := bufs[i][0]
+			if len(bufs[i]) > 1 {
+				as = "(" + strings.Join(bufs[i], ", ") + ")"
+			}
+			sel = append(sel, "Partial_"+a.Func+"("+args+") AS "+as)
+		}
+		s := n.Kind.String() + "("
+		if len(n.Group) > 0 {
+			s += "groupBy=[" + names(in, n.Group) + "], "
+		}
+		return s + "select=[" + strings.Join(sel, ", ") + "])"
+	case HashAggregate, SortAggregate:
+		local := n.input()
+		for local.Kind == Exchange || local.Kind == Sort {
+			local = local.input()
+		}
+		bufs, _ := accBuffers(n.Aggs, func(a AggCall) sql.DataType { return local.input().Types[a.Args[0]] })
+		var sel []string
+		groupNames := local.Names[:len(n.Group)]
+		sel = append(sel, groupNames...)
+		for i, a := range n.Aggs {
+			sel = append(sel, "Final_"+a.Func+"("+strings.Join(bufs[i], ", ")+") AS "+a.Name)
+		}
+		s := n.Kind.String() + "(isMerge=[true], "
+		if len(n.Group) > 0 {
+			s += "groupBy=[" + strings.Join(groupNames, ", ") + "], "
+		}
+		return s + "select=[" + strings.Join(sel, ", ") + "])"
+	case Sort:
+		var parts []string
+		for _, k := range n.Order {
+			d := "ASC"
+			if k.Desc {
+				d = "DESC"
+			}
+			parts = append(parts, in[k.Field]+" "+d)
+		}
+		return "Sort(orderBy=[" + strings.Join(parts, ", ") + "])"
 	case Union:
 		return "Union(all=[true], union=[" + strings.Join(n.Names, ", ") + "])"
 	case Limit:

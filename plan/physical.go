@@ -2,6 +2,7 @@ package plan
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sqlrun/sqlrun/connectors"
@@ -38,6 +39,9 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 		in, err := b.physical(r.input())
 		if err != nil {
 			return nil, err
+		}
+		if !b.streaming && twoPhaseEligible(r.Aggs) {
+			return batchAggregate(in, r), nil
 		}
 		ex := &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0, Fetch: -1}
 		return &Rel{Kind: GroupAggregate, Inputs: []*Rel{ex}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
@@ -223,6 +227,9 @@ func (b *binder) finishScan(scan *Rel, below func(*Rel) *Rel) (*Rel, error) {
 // follows), PK-only filter conjuncts below ChangelogNormalize
 // (PushCalcPastChangelogNormalizeRule), the rest above.
 func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string) (*Rel, error) {
+	// The expressions may be the logical tree's own slice; the AST must
+	// keep its field numbers.
+	exprs = append([]Expr(nil), exprs...)
 	cn, err := b.needsNormalize(scan.Table)
 	if err != nil {
 		return nil, err
@@ -390,4 +397,129 @@ func pushableFilter(e Expr) bool {
 		}
 	}
 	return false
+}
+
+// twoPhaseEligible reports aggregates Flink's batch planner splits into a
+// local and a final phase (the default table.optimizer.agg-phase-strategy
+// AUTO): every call has a mergeable accumulator and none is DISTINCT
+// (distinct aggregates are rewritten differently, which sqlrun does not
+// reproduce; it plans them as one GroupAggregate).
+func twoPhaseEligible(aggs []AggCall) bool {
+	for _, a := range aggs {
+		if a.Distinct {
+			return false
+		}
+		switch a.Func {
+		case "COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// accBuffers names an aggregate's accumulator fields and types as Flink's
+// batch AggregateUtil does: count1$i for COUNT(*), count$i, sum$i, min$i,
+// max$i, and (sum$i, count$i+1) for AVG; i counts buffers across calls.
+func accBuffers(aggs []AggCall, argTypes func(AggCall) sql.DataType) (names [][]string, types [][]sql.DataType) {
+	i := 0
+	next := func(prefix string) string {
+		n := prefix + "$" + strconv.Itoa(i)
+		i++
+		return n
+	}
+	for _, a := range aggs {
+		var ns []string
+		var ts []sql.DataType
+		switch a.Func {
+		case "COUNT":
+			if len(a.Args) == 0 {
+				ns = []string{next("count1")}
+			} else {
+				ns = []string{next("count")}
+			}
+			ts = []sql.DataType{sql.BigInt().NotNull()}
+		case "SUM", "SUM0":
+			ns, ts = []string{next("sum")}, []sql.DataType{a.T}
+		case "MIN":
+			ns, ts = []string{next("min")}, []sql.DataType{a.T}
+		case "MAX":
+			ns, ts = []string{next("max")}, []sql.DataType{a.T}
+		case "AVG":
+			st := aggResultType("SUM", argTypes(a))
+			ns = []string{next("sum"), next("count")}
+			ts = []sql.DataType{st, sql.BigInt().NotNull()}
+		}
+		names = append(names, ns)
+		types = append(types, ts)
+	}
+	return names, types
+}
+
+// fixedLength reports types a BinaryRowData buffer updates in place, which
+// lets Flink use hash aggregation; anything else needs sort aggregation.
+func fixedLength(t sql.DataType) bool {
+	switch t.Root {
+	case sql.TypeBoolean, sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt, sql.TypeFloat,
+		sql.TypeDouble, sql.TypeDate, sql.TypeTime:
+		return true
+	case sql.TypeDecimal:
+		return t.Precision <= 18
+	case sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		return t.Precision <= 3
+	}
+	return false
+}
+
+// batchAggregate builds Local*Aggregate → Exchange → *Aggregate (with
+// Sort nodes for the sort variant), as BatchPhysicalHashAggRule /
+// BatchPhysicalSortAggRule plan a two-phase aggregate.
+func batchAggregate(in *Rel, r *Rel) *Rel {
+	bufNames, bufTypes := accBuffers(r.Aggs, func(a AggCall) sql.DataType { return in.Types[a.Args[0]] })
+	hash := true
+	for _, ts := range bufTypes {
+		for _, t := range ts {
+			if !fixedLength(t) {
+				hash = false
+			}
+		}
+	}
+	localKind, finalKind := LocalHashAggregate, HashAggregate
+	if !hash {
+		localKind, finalKind = LocalSortAggregate, SortAggregate
+	}
+	var order []SortKey
+	for _, g := range r.Group {
+		order = append(order, SortKey{Field: g})
+	}
+	localIn := in
+	if !hash && len(r.Group) > 0 {
+		localIn = &Rel{Kind: Sort, Inputs: []*Rel{in}, Order: order, Names: in.Names, Types: in.Types, Fetch: -1}
+	}
+	var ln []string
+	var lt []sql.DataType
+	for _, g := range r.Group {
+		ln = append(ln, in.Names[g])
+		lt = append(lt, in.Types[g])
+	}
+	for i := range bufNames {
+		ln = append(ln, bufNames[i]...)
+		lt = append(lt, bufTypes[i]...)
+	}
+	local := &Rel{Kind: localKind, Inputs: []*Rel{localIn}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
+		Names: ln, Types: lt, Fetch: -1}
+	finalGroup := make([]int, len(r.Group))
+	for i := range finalGroup {
+		finalGroup[i] = i
+	}
+	var ex *Rel = &Rel{Kind: Exchange, Inputs: []*Rel{local}, Names: ln, Types: lt, Keys: finalGroup, Single: len(r.Group) == 0, Fetch: -1}
+	if !hash && len(r.Group) > 0 {
+		fo := make([]SortKey, len(finalGroup))
+		for i := range fo {
+			fo[i] = SortKey{Field: i}
+		}
+		ex = &Rel{Kind: Sort, Inputs: []*Rel{ex}, Order: fo, Names: ln, Types: lt, Fetch: -1}
+	}
+	return &Rel{Kind: finalKind, Inputs: []*Rel{ex}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
+		Names: r.Names, Types: r.Types, Fetch: -1, Rows: nil}
 }

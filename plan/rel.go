@@ -34,6 +34,14 @@ const (
 	Limit
 	SortLimit
 	Sink
+
+	// Batch aggregation, two-phase as Flink plans it by default: a local
+	// pre-aggregation per input subtask, an Exchange, and the final merge.
+	LocalHashAggregate
+	HashAggregate
+	LocalSortAggregate
+	SortAggregate
+	Sort
 )
 
 var kindNames = map[Kind]string{
@@ -43,6 +51,8 @@ var kindNames = map[Kind]string{
 	TableSourceScan: "TableSourceScan", Values: "Values", Calc: "Calc", Exchange: "Exchange",
 	ChangelogNormalize: "ChangelogNormalize", DropUpdateBefore: "DropUpdateBefore", GroupAggregate: "GroupAggregate",
 	Union: "Union", Limit: "Limit", SortLimit: "SortLimit", Sink: "Sink",
+	LocalHashAggregate: "LocalHashAggregate", HashAggregate: "HashAggregate",
+	LocalSortAggregate: "LocalSortAggregate", SortAggregate: "SortAggregate", Sort: "Sort",
 }
 
 func (k Kind) String() string { return kindNames[k] }

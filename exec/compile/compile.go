@@ -227,6 +227,9 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 		}
 		return edge{vertex: v, p: p}, nil
 	}
+	if n.Kind == plan.HashAggregate || n.Kind == plan.SortAggregate {
+		return b.batchAggregate(n, path)
+	}
 	in, err := b.build(n.Inputs[0], path+".0")
 	if err != nil {
 		return edge{}, err
@@ -318,3 +321,46 @@ func (union) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
 }
 
 func (union) Close() error { return nil }
+
+// batchAggregate runs a two-phase batch aggregate (Local*Aggregate →
+// Exchange → *Aggregate, with Sorts for the sort variant) as one
+// GroupAggregate that emits at end of input: the runtime's aggregate keeps
+// a hash table, so neither the pre-aggregation nor the sorts are needed
+// for the same result.
+func (b *builder) batchAggregate(n *plan.Rel, path string) (edge, error) {
+	local := n.Inputs[0]
+	exchange := (*plan.Rel)(nil)
+	for local.Kind == plan.Exchange || local.Kind == plan.Sort {
+		if local.Kind == plan.Exchange {
+			exchange = local
+		}
+		local = local.Inputs[0]
+	}
+	src := local.Inputs[0]
+	if src.Kind == plan.Sort {
+		src = src.Inputs[0]
+	}
+	in, err := b.build(src, path+".0")
+	if err != nil {
+		return edge{}, err
+	}
+	in.exchanged = true
+	p := b.defaultP
+	if exchange == nil || exchange.Single || len(local.Group) == 0 {
+		in.part = runtime.Partitioning{Kind: runtime.Global}
+		p = 1
+	} else {
+		in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: local.Group}
+	}
+	spec := operators.AggregateSpec{GroupKeys: local.Group, EmitOnFinish: true}
+	for _, a := range n.Aggs {
+		s, err := aggSpec(a)
+		if err != nil {
+			return edge{}, err
+		}
+		spec.Aggs = append(spec.Aggs, s)
+	}
+	v := b.g.AddOperator(uid(path, n), n.Kind.String(), operators.GroupAggregate(spec), p)
+	b.connect(in, v, p)
+	return edge{vertex: v, p: p}, nil
+}

@@ -64,7 +64,7 @@ func (e *env) ddl(t *testing.T, text string) {
 
 // run plans, translates and runs one statement to the end, returning the
 // graph's shape and what reached the sink.
-func (e *env) run(text string) (string, error) {
+func (e *env) run(text string, sorted bool) (string, error) {
 	stmt, err := parser.Parse(text)
 	if err != nil {
 		return "", err
@@ -93,6 +93,7 @@ func (e *env) run(text string) (string, error) {
 		return "", err
 	}
 	if pl.Query {
+		var lines []string
 		for {
 			rows, err := col.Next(ctx, job)
 			if errors.Is(err, io.EOF) {
@@ -102,8 +103,15 @@ func (e *env) run(text string) (string, error) {
 				return b.String() + "error: " + err.Error() + "\n", nil
 			}
 			for _, r := range rows {
-				b.WriteString(sql.FormatRow(r, pl.Physical[0].Types) + "\n")
+				lines = append(lines, sql.FormatRow(r, pl.Physical[0].Types))
 			}
+		}
+		if sorted {
+			// Rows from several subtasks arrive in no defined order.
+			sort.Strings(lines)
+		}
+		for _, l := range lines {
+			b.WriteString(l + "\n")
 		}
 		return b.String(), nil
 	}
@@ -128,7 +136,8 @@ func keysOf(p runtime.Partitioning) string {
 
 // TestRun runs statements end to end over values sources. Commands: ddl
 // (CREATE TABLE / SET, one per line), run (one statement: the graph, then
-// the sink's rows in order of arrival for queries, sorted for tables).
+// the sink's rows in order of arrival for queries, sorted for tables and
+// for "run sorted").
 func TestRun(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		e := &env{cat: catalog.NewInMemory(catalog.DefaultDatabase), config: map[string]string{}}
@@ -140,7 +149,7 @@ func TestRun(t *testing.T) {
 				}
 				return "ok\n"
 			case "run":
-				out, err := e.run(strings.TrimSpace(d.Input))
+				out, err := e.run(strings.TrimSpace(d.Input), d.HasArg("sorted"))
 				if err != nil {
 					if rc := sql.RootCause(err); rc != nil {
 						return "error: " + rc.Msg + "\n"
