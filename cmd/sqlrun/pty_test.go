@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -238,6 +239,35 @@ func TestShellCancelQuery(t *testing.T) {
 	case <-p.done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("sqlrun did not exit")
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// TestShellTerm: Tab completes an option key; SIGTERM at the prompt
+// leaves the shell cleanly (exit 0), stopping the running job gracefully.
+func TestShellTerm(t *testing.T) {
+	p := startPTY(t, t.TempDir())
+	p.waitFor(prompt, 1)
+	p.typeKeys("SET 'table.dml-s" + keyTab)
+	p.waitFor("SET 'table.dml-sync'", 1)
+	p.typeKeys(" = 'false';" + keyEnter)
+	p.waitFor("[INFO] Execute statement succeeded.", 1)
+	p.typeKeys("CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10');" + keyEnter)
+	p.typeKeys("CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');" + keyEnter)
+	p.typeKeys("INSERT INTO sink SELECT * FROM src;" + keyEnter)
+	p.waitFor("Job ID: ", 1)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("[INFO] Stopping 1 running job(s) gracefully...", 1)
+	p.waitFor("(insert-into_default_catalog.default_database.sink) stopped.", 1)
+	p.waitFor("done.", 1)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("sqlrun did not exit after SIGTERM")
 	}
 	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v", err)

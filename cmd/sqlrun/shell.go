@@ -75,7 +75,8 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 
 	// A signal while a statement runs cancels it; outside a statement
 	// liner reads Ctrl-C itself (the terminal is raw), so a signal then
-	// is SIGTERM: leave.
+	// is SIGTERM: leave. A prompt blocked in read(2) cannot be woken, so
+	// SIGTERM at the prompt shuts down from here and exits.
 	var mu sync.Mutex
 	var cancelRunning context.CancelFunc
 	terminated := make(chan struct{})
@@ -86,14 +87,20 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 			mu.Unlock()
 			if c != nil {
 				c()
-				if sig != syscall.SIGTERM {
-					continue
+				if sig == syscall.SIGTERM {
+					close(terminated) // the loop leaves after the statement
+					return
 				}
+				continue
 			}
 			if sig == syscall.SIGTERM {
-				close(terminated)
-				ln.Close() // makes a pending Prompt return
-				return
+				saveHistory()
+				ln.Close()
+				fmt.Fprintln(stdout)
+				fmt.Fprintln(stdout, "Shutting down the session...")
+				code := stopJobs(s, stdout, stderr, false)
+				fmt.Fprintln(stdout, "done.")
+				os.Exit(code)
 			}
 		}
 	}()
@@ -260,6 +267,19 @@ func completer(s *exec.Session) liner.WordCompleter {
 	opts := optionKeys()
 	return func(line string, pos int) (string, []string, string) {
 		head, tail := line[:pos], line[pos:]
+		// Inside an open quote the word is everything since the quote
+		// (option keys contain dots and dashes).
+		if strings.Count(head, "'")%2 == 1 {
+			start := strings.LastIndex(head, "'")
+			prefix := head[start+1:]
+			var out []string
+			for _, k := range opts {
+				if strings.HasPrefix(k, prefix) {
+					out = append(out, "'"+k+"'")
+				}
+			}
+			return head[:start], out, tail
+		}
 		start := strings.LastIndexAny(head, " \t\n(,=.`") + 1
 		word := head[start:]
 		var out []string
