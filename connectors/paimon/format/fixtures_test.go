@@ -47,6 +47,7 @@ type tableReader struct {
 	schemas *schema.Manager
 	cur     *schema.TableSchema
 	out     strings.Builder
+	dvs     map[string]DeletionVector // by data file name
 }
 
 func (r *tableReader) fields(s *schema.TableSchema, names []string) []schema.Field {
@@ -113,19 +114,26 @@ func (r *tableReader) liveFiles() []manifest.ManifestEntry {
 		if err != nil {
 			r.t.Fatal(err)
 		}
-		dv := 0
+		r.dvs = map[string]DeletionVector{}
 		for _, e := range ix {
-			if e.IndexType == manifest.IndexDeletionVectors {
-				dv++
-			}
 			fmt.Fprintf(&r.out, "index %s %s rows=%d global=%v\n", e.IndexType, e.FileName, e.RowCount, e.HasGlobalIndex)
+			if e.IndexType != manifest.IndexDeletionVectors {
+				continue
+			}
+			f, err := r.fio.Open(fs.Join(r.root, "index", e.FileName))
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			for _, rg := range e.DVRanges {
+				dv, err := ReadDeletionVector(f, int64(rg.Offset), int64(rg.Length), e.FileName)
+				if err != nil {
+					r.t.Fatal(err)
+				}
+				r.dvs[rg.DataFile] = dv
+			}
+			f.Close()
 		}
-		// A DV file would mark deleted rows of level>0 files; applying DV
-		// bitmaps is not implemented, so a fixture with one must fail loudly.
-		if dv > 0 {
-			r.t.Fatalf("deletion vectors present: applying them is not implemented")
-		}
-		fmt.Fprintf(&r.out, "deletion vectors: none to apply\n")
+		fmt.Fprintf(&r.out, "deletion vectors: %d data files\n", len(r.dvs))
 	}
 	return live
 }
@@ -141,7 +149,8 @@ func (r *tableReader) readPK(merge func(vs []*kv.KeyValue) []any) []string {
 	byKey := map[string][]*kv.KeyValue{}
 	for _, e := range r.liveFiles() {
 		df, fileSchema := r.open(e)
-		it, err := df.KeyValues(r.fields(fileSchema, keyNames), curKeys, Projection{FileFields: fileSchema.Fields, Fields: cur.Fields}, int(e.File.Level))
+		it, err := df.KeyValues(r.fields(fileSchema, keyNames), curKeys,
+			Projection{FileFields: fileSchema.Fields, Fields: cur.Fields, Deleted: r.dvs[e.File.FileName]}, int(e.File.Level))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,6 +194,9 @@ func (r *tableReader) readPK(merge func(vs []*kv.KeyValue) []any) []string {
 		kt := FieldTypes(curKeys)
 		mk, _ := binrow.Deserialize(kt, e.File.MinKey)
 		xk, _ := binrow.Deserialize(kt, e.File.MaxKey)
+		if dv := r.dvs[e.File.FileName]; dv != nil {
+			n += dv.Cardinality()
+		}
 		if n != e.File.RowCount || datum.CompareRows(mk, first) != 0 || datum.CompareRows(xk, last) != 0 ||
 			(e.File.DeleteRowCount != nil && *e.File.DeleteRowCount != dels) {
 			t.Fatalf("%s: rows %d keys %v..%v dels %d disagree with manifest %+v", e.File.FileName, n, first, last, dels, e.File)
@@ -236,7 +248,7 @@ func (r *tableReader) readAppend() []string {
 	var rows []string
 	for _, e := range r.liveFiles() {
 		df, fileSchema := r.open(e)
-		it, err := df.Rows(Projection{FileFields: fileSchema.Fields, Fields: r.cur.Fields})
+		it, err := df.Rows(Projection{FileFields: fileSchema.Fields, Fields: r.cur.Fields, Deleted: r.dvs[e.File.FileName]})
 		if err != nil {
 			r.t.Fatal(err)
 		}

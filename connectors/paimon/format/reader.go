@@ -100,6 +100,9 @@ type Projection struct {
 	// reads as null; a type change is converted (casts that Paimon allows
 	// for evolution: numeric widening, to string).
 	Fields []schema.Field
+	// Deleted, if set, drops the rows at the positions it marks (Paimon's
+	// deletion vectors, see ReadDeletionVector).
+	Deleted DeletionVector
 }
 
 func (f *File) column(name string, target sql.DataType) (_ colReader, err error) {
@@ -327,6 +330,7 @@ type rowReader struct {
 	cursors []*cursor // by leaf index (nil: not read)
 	cur     []parquet.Value
 	err     error
+	pos     int64 // position of the next row in the file
 }
 
 func newRowReader(f *File, leaves []int, flat []int) *rowReader {
@@ -371,6 +375,7 @@ func (r *rowReader) advance() (ok bool) {
 		r.cur[l] = v
 	}
 	r.left--
+	r.pos++
 	return true
 }
 
@@ -495,6 +500,7 @@ type KVIterator struct {
 	vals      []colReader
 	level     int
 	err       error
+	deleted   DeletionVector
 }
 
 // KeyValues reads a primary-key file. keys and p map by field id: keys are
@@ -524,7 +530,7 @@ func (f *File) KeyValues(fileKeys []schema.Field, wantKeys []schema.Field, p Pro
 		return nil, err
 	}
 	all, flat := leavesOf(append(append(keys, seq, kind), vals...))
-	return &KVIterator{rr: newRowReader(f, all, flat), keys: keys, seq: seq, kind: kind, vals: vals, level: level}, nil
+	return &KVIterator{rr: newRowReader(f, all, flat), keys: keys, seq: seq, kind: kind, vals: vals, level: level, deleted: p.Deleted}, nil
 }
 
 // leavesOf returns all leaf columns to open and those read one value per
@@ -553,6 +559,15 @@ func leavesOf(cs []colReader) (all, flat []int) {
 
 // Next returns the next KeyValue or nil.
 func (it *KVIterator) Next() *kv.KeyValue {
+	for {
+		r := it.next()
+		if r == nil || it.deleted == nil || !it.deleted.IsDeleted(it.rr.pos-1) {
+			return r
+		}
+	}
+}
+
+func (it *KVIterator) next() *kv.KeyValue {
 	if it.err != nil || !it.rr.advance() {
 		if it.err == nil {
 			it.err = it.rr.err
@@ -597,9 +612,10 @@ func (it *KVIterator) Close() error { it.rr.closeCursors(); return nil }
 // RowIterator iterates the rows of an append file (same contract as
 // KVIterator).
 type RowIterator struct {
-	rr   *rowReader
-	vals []colReader
-	err  error
+	rr      *rowReader
+	vals    []colReader
+	err     error
+	deleted DeletionVector
 }
 
 // Rows reads an append file (or the value columns of a primary-key file).
@@ -609,11 +625,20 @@ func (f *File) Rows(p Projection) (*RowIterator, error) {
 		return nil, err
 	}
 	all, flat := leavesOf(vals)
-	return &RowIterator{rr: newRowReader(f, all, flat), vals: vals}, nil
+	return &RowIterator{rr: newRowReader(f, all, flat), vals: vals, deleted: p.Deleted}, nil
 }
 
 // Next returns the next row or nil.
 func (it *RowIterator) Next() []any {
+	for {
+		r := it.next()
+		if r == nil || it.deleted == nil || !it.deleted.IsDeleted(it.rr.pos-1) {
+			return r
+		}
+	}
+}
+
+func (it *RowIterator) next() []any {
 	if it.err != nil || !it.rr.advance() {
 		if it.err == nil {
 			it.err = it.rr.err
