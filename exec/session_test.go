@@ -16,6 +16,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
 	_ "github.com/sqlrun/sqlrun/connectors/datagen"
+	_ "github.com/sqlrun/sqlrun/connectors/jdbc"
 	_ "github.com/sqlrun/sqlrun/connectors/values"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
