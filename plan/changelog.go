@@ -236,8 +236,11 @@ func inferChangelog(root *Rel, config map[string]string, explainQuery bool) (*Re
 		}
 	}
 	if newIn == nil {
-		return nil, sql.Errorf(sql.TableException, "Can't generate a valid execution plan for the given query:\n\n%s",
-			explainTree(root, explainOpts{format: FormatPrefix}))
+		// Flink prints the plan with the traits pass 1 derived.
+		root.Walk(func(n *Rel) { n.Mode = toMode(inf.mk[n], ukBA) })
+		root.Mode = sql.NoChanges
+		return nil, sql.Errorf(sql.TableException, "Can't generate a valid execution plan for the given query:\n%s",
+			explainTree(printable(root), explainOpts{format: FormatPrefix, changelog: true}))
 	}
 	upsertKeys(newIn)
 	out := *root

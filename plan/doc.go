@@ -42,7 +42,9 @@
 // runtime's job graph.
 //
 // What sqlrun's plans leave out compared with Flink: joins, windows,
-// watermarks, computed and metadata columns, batch two-phase aggregation
-// (batch plans use GroupAggregate), the SEARCH/Sarg form of IN and
+// watermarks, computed and metadata columns, DISTINCT aggregates in batch
+// mode (planned as one GroupAggregate), the SEARCH/Sarg form of IN and
 // BETWEEN, and a real cost model (ESTIMATED_COST prints a fixed estimate).
+// Batch aggregates are planned two-phase as Flink does (Local and final
+// Hash- or SortAggregate).
 package plan
