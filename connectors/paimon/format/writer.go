@@ -125,7 +125,7 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 			c.nested = true
 		}
 	}
-	c.pw = parquet.NewWriter(c.out, sch, parquet.Compression(codec), parquet.CreatedBy("parquet-mr", "1.15.2", "sqlrun"),
+	c.pw = parquet.NewWriter(c.out, sch, parquet.Compression(codec), parquet.CreatedBy("sqlrun", "0.1.0", "parquet-go"),
 		parquet.DataPageVersion(1), parquet.PageBufferSize(1<<20))
 	c.batch = make([]parquet.Row, opts.BatchRows)
 	c.vals = make([]parquet.Value, opts.BatchRows*len(cols))
