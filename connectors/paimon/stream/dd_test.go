@@ -167,9 +167,18 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 		}
 		return ""
 	case "commit", "compact":
-		data, cl, err := h.parseRows(strings.Split(d.Input, "\n"))
-		if err != nil {
-			return fail(err)
+		// "flush" lines separate data files of one commit (several
+		// write-buffer flushes before one checkpoint).
+		var groups [][]streamtest.Rec
+		var data, cl []streamtest.Rec
+		for _, chunk := range strings.Split(d.Input, "flush\n") {
+			g, c, err := h.parseRows(strings.Split(chunk, "\n"))
+			if err != nil {
+				return fail(err)
+			}
+			groups = append(groups, g)
+			data = append(data, g...)
+			cl = append(cl, c...)
 		}
 		var s *snapshot.Snapshot
 		if d.Cmd == "compact" {
@@ -178,7 +187,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 			b, _ := strconv.Atoi(arg(d, "bucket", "0"))
 			lvl, _ := strconv.Atoi(arg(d, "level", "0"))
 			var files []streamtest.FileSpec
-			if len(data) > 0 {
+			for _, data := range groups {
 				// one file per bucket: route rows by bucket= or by key mod buckets
 				byBucket := map[int32][]streamtest.Rec{}
 				for _, r := range data {

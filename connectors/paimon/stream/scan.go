@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 )
 
 // StartPlan is what the starting scanner decided (Paimon's
@@ -192,17 +193,19 @@ func (t *Table) FullEntries(id int64, streaming bool) ([]Split, error) {
 }
 
 // FollowUp is the follow-up scanner's decision for one snapshot: the
-// splits it contributes (nil with read=false when it is skipped).
-func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, read bool, err error) {
-	list, ok := t.followList(c.ReadOverwrite, s)
+// splits it contributes and how they are read (SplitDelta: the added files
+// merged by key with RowKinds kept; SplitChangelog: raw), or read=false
+// when the snapshot is skipped.
+func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, kind table.SplitKind, read bool, err error) {
+	list, kind, ok := t.followList(c.ReadOverwrite, s)
 	if !ok {
-		return nil, false, nil
+		return nil, kind, false, nil
 	}
 	es, err := t.Manifests.ReadEntries(list)
 	if err != nil {
-		return nil, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
+		return nil, kind, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
 	}
-	return groupSplits(es, nil), true, nil
+	return groupSplits(es, nil), kind, true, nil
 }
 
 // followList names the manifest list a snapshot contributes to a
@@ -210,17 +213,17 @@ func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, read 
 //   - OVERWRITE: skipped unless streaming-read-overwrite (then its delta);
 //   - append tables and producer none: the delta of APPEND snapshots;
 //   - other producers: the changelog list, when the snapshot has one.
-func (t *Table) followList(readOverwrite bool, s *snapshot.Snapshot) (string, bool) {
+func (t *Table) followList(readOverwrite bool, s *snapshot.Snapshot) (string, table.SplitKind, bool) {
 	if s.CommitKind == snapshot.Overwrite {
-		return s.DeltaManifestList, readOverwrite
+		return s.DeltaManifestList, table.SplitDelta, readOverwrite
 	}
 	if !t.HasPrimaryKey() || t.Producer() == "none" {
-		return s.DeltaManifestList, s.CommitKind == snapshot.Append
+		return s.DeltaManifestList, table.SplitDelta, s.CommitKind == snapshot.Append
 	}
 	if s.ChangelogManifestList == nil || *s.ChangelogManifestList == "" {
-		return "", false
+		return "", table.SplitChangelog, false
 	}
-	return *s.ChangelogManifestList, true
+	return *s.ChangelogManifestList, table.SplitChangelog, true
 }
 
 // IncrementalSplits are the files of a batch incremental read of (from,

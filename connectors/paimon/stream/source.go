@@ -11,7 +11,9 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -395,12 +397,13 @@ func (r *Reader) setIter(it rowIter) error {
 	return nil
 }
 
-func (r *Reader) splitIter(splits []Split, merge, forceInsert bool) rowIter {
+func (r *Reader) splitIter(id int64, kind table.SplitKind, splits []Split, insertOnly bool) rowIter {
 	return &multiIter{n: len(splits), open: func(i int) (rowIter, error) {
-		if merge {
-			return r.t.newMergedIter(&splits[i], r.src.Projection)
+		it, err := r.t.TT.NewSplitReader(tableSplit(id, kind, &splits[i]), table.ReadOptions{Projection: r.src.Projection})
+		if err != nil {
+			return nil, err
 		}
-		return r.t.newRawIter(&splits[i], r.src.Projection, forceInsert), nil
+		return &splitIter{it: it, insertOnly: insertOnly}, nil
 	}}
 }
 
@@ -441,29 +444,25 @@ func (r *Reader) step() (wait bool, err error) {
 			return false, fmt.Errorf("paimon source: %w", err)
 		}
 		splits = r.mine(splits)
-		switch {
-		case r.src.ReadOptimized && r.t.HasPrimaryKey():
+		if r.src.ReadOptimized && r.t.HasPrimaryKey() {
+			// $ro: only the top level, which is one sorted run without
+			// retractions, so the table layer reads it raw.
 			top := int32(r.t.Spec.NumLevels - 1)
 			for i := range splits {
-				var keep []Split
-				keep = append(keep, Split{Key: splits[i].Key})
-				for _, e := range splits[i].Files {
-					if e.File.Level == top {
-						keep[0].Files = append(keep[0].Files, e)
-					}
-				}
-				splits[i] = keep[0]
+				splits[i] = keepLevel(splits[i], func(e *manifest.ManifestEntry) bool { return e.File.Level == top })
 			}
-			return false, r.setIter(r.splitIter(splits, false, true))
-		default:
-			return false, r.setIter(r.splitIter(splits, r.t.HasPrimaryKey(), false))
 		}
+		return false, r.setIter(r.splitIter(r.pos.Snapshot, table.SplitFull, splits, false))
 	case phaseBatch:
 		splits, merge, err := r.t.IncrementalSplits(r.cfg, r.pos.From, r.pos.Snapshot)
 		if err != nil {
 			return false, fmt.Errorf("paimon source: %w", err)
 		}
-		return false, r.setIter(r.splitIter(r.mine(splits), merge, false))
+		kind := table.SplitChangelog
+		if merge {
+			kind = table.SplitDelta
+		}
+		return false, r.setIter(r.splitIter(r.pos.Snapshot, kind, r.mine(splits), true))
 	case phaseIncr:
 		return r.follow()
 	}
@@ -498,7 +497,7 @@ func (r *Reader) follow() (wait bool, err error) {
 		r.pos = Position{Phase: phaseDone}
 		return false, nil
 	}
-	splits, read, err := r.t.FollowUp(r.cfg, s)
+	splits, kind, read, err := r.t.FollowUp(r.cfg, s)
 	if err != nil {
 		return false, fmt.Errorf("paimon source: %w", err)
 	}
@@ -506,5 +505,5 @@ func (r *Reader) follow() (wait bool, err error) {
 		r.advance()
 		return false, nil
 	}
-	return false, r.setIter(r.splitIter(r.mine(splits), false, false))
+	return false, r.setIter(r.splitIter(id, kind, r.mine(splits), false))
 }

@@ -3,12 +3,10 @@ package stream
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
@@ -17,70 +15,42 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
 // Table is the read side of one Paimon table directory: its snapshot,
-// schema and manifest stores, the latest schema and (for primary-key
-// tables) the merge-tree spec used to merge a bucket's files.
+// schema and manifest stores, the latest schema, and the table layer
+// (connectors/paimon/table) whose split readers do the merge-on-read.
 type Table struct {
+	// TT is the table layer.
+	TT        *table.Table
 	FIO       fs.FileIO
 	Root      string
 	Snapshots *snapshot.Manager
 	Schemas   *schema.Manager
 	Manifests *manifest.Store
-	// Schema is the latest schema; reads produce its fields.
+	// Schema is the latest schema with the dynamic options (hints) laid
+	// over its options; reads produce its fields.
 	Schema *schema.TableSchema
-	// Spec is nil for append tables.
+	// Spec is the merge-tree spec (nil for append tables).
 	Spec *mergetree.Spec
-
-	partTypes []sql.DataType
-	keyFields []schema.Field
-
-	mu          sync.Mutex
-	fileSchemas map[int64]*schema.TableSchema
 }
 
-// OpenTable reads the latest schema of the table at root. Options override
-// the schema's options (dynamic options / hints), as Paimon's copy() does.
+// OpenTable opens the table at root. options override the schema's
+// options (dynamic options / hints), as Paimon's copy() does.
 func OpenTable(fio fs.FileIO, root string, options map[string]string) (*Table, error) {
 	if fio == nil {
 		fio = fs.NewLocal()
 	}
-	sm := schema.NewManager(fio, root)
-	ts, err := sm.Latest()
+	tt, err := table.Open(fio, root, options)
 	if err != nil {
-		return nil, fmt.Errorf("paimon table %s: %w", root, err)
+		return nil, err
 	}
-	if ts == nil {
-		return nil, fmt.Errorf("paimon table %s: no schema (table does not exist)", root)
-	}
-	if len(options) > 0 {
-		c := *ts
-		c.Options = map[string]string{}
-		for k, v := range ts.Options {
-			c.Options[k] = v
-		}
-		for k, v := range options {
-			c.Options[k] = v
-		}
-		ts = &c
-	}
-	t := &Table{FIO: fio, Root: root, Snapshots: snapshot.NewManager(fio, root), Schemas: sm,
-		Manifests: &manifest.Store{FIO: fio, Root: root}, Schema: ts, fileSchemas: map[int64]*schema.TableSchema{ts.ID: ts}}
-	for _, p := range ts.PartitionKeys {
-		t.partTypes = append(t.partTypes, ts.Fields[ts.FieldIndex(p)].Type)
-	}
-	if len(ts.PrimaryKeys) > 0 {
-		t.Spec, err = mergetree.NewSpec(ts.Names(), ts.Types(), ts.TrimmedPrimaryKeys(), ts.Options)
-		if err != nil {
-			return nil, fmt.Errorf("paimon table %s: %w", root, err)
-		}
-		if t.keyFields, err = ts.Project(ts.TrimmedPrimaryKeys()); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
+	ts := *tt.Schema
+	ts.Options = tt.Options
+	return &Table{TT: tt, FIO: fio, Root: root, Snapshots: tt.Snapshots, Schemas: tt.Schemas, Manifests: tt.Manifests,
+		Schema: &ts, Spec: tt.Spec}, nil
 }
 
 // HasPrimaryKey reports a primary-key (KeyValue) table.
@@ -91,38 +61,16 @@ func (t *Table) Producer() string {
 	return strings.ToLower(strings.TrimSpace(t.Schema.Option("changelog-producer", "none")))
 }
 
-// fileSchema returns the schema a data file was written with.
-func (t *Table) fileSchema(id int64) (*schema.TableSchema, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if s, ok := t.fileSchemas[id]; ok {
-		return s, nil
-	}
-	s, err := t.Schemas.Read(id)
-	if err != nil {
-		return nil, fmt.Errorf("schema %d of %s: %w", id, t.Root, err)
-	}
-	t.fileSchemas[id] = s
-	return s, nil
-}
-
 // PartitionPath is the partition directory prefix ("dt=1/" or "") of a
 // serialized partition row.
-func (t *Table) PartitionPath(part []byte) (string, error) {
-	if len(t.Schema.PartitionKeys) == 0 {
-		return "", nil
-	}
-	legacy := t.Schema.Option("partition.legacy-name", "true") != "false"
-	return binrow.PartitionPathOf(t.Schema.PartitionKeys, t.partTypes, part,
-		t.Schema.Option("partition.default-name", "__DEFAULT_PARTITION__"), legacy)
-}
+func (t *Table) PartitionPath(part []byte) (string, error) { return t.TT.PartitionPath(part) }
 
 // PartitionValues decodes a serialized partition row.
 func (t *Table) PartitionValues(part []byte) ([]any, error) {
-	if len(t.partTypes) == 0 {
+	if len(t.TT.PartTypes) == 0 {
 		return nil, nil
 	}
-	return binrow.Deserialize(t.partTypes, part)
+	return binrow.Deserialize(t.TT.PartTypes, part)
 }
 
 // FilePath is where a manifest entry's file lives.
