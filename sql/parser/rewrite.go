@@ -222,6 +222,9 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			if p.isQueryAhead(j + 1) {
 				nf.kind = fQuery
 				nf.tableSub = f.kind == fQuery && f.wantTable
+			} else if f.kind == fQuery && f.wantTable {
+				// a parenthesized join: FROM (a JOIN b ON ...)
+				nf.kind, nf.inFrom, nf.wantTable = fQuery, true, true
 			}
 			if f.values && f.wantRow {
 				r.synth("ROW(", t.off)
