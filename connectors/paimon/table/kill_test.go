@@ -1,0 +1,150 @@
+package table
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// killChildEnv makes the test binary act as a committing child process.
+const killChildEnv = "SQLRUN_PAIMON_KILL_CHILD"
+
+// TestKillChild is the child: it commits in a loop as user "killer", one
+// identifier per commit, each adding key i and setting key 0 to i, and
+// prints "committed i" after each commit. It resumes after the user's last
+// committed identifier, so a commit that landed before a SIGKILL is never
+// repeated.
+func TestKillChild(t *testing.T) {
+	dir := os.Getenv(killChildEnv)
+	if dir == "" {
+		t.Skip("child process of TestSigkillWhileCommitting")
+	}
+	tbl, err := Open(fs.NewLocal(), dir, nil)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(2)
+	}
+	last, _, err := tbl.NewCommit("killer").LatestCommitted()
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(2)
+	}
+	for i := last + 1; ; i++ {
+		w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+		if err == nil {
+			err = w.Write(row(sql.Insert, i, "d", int32(i), "x"))
+		}
+		if err == nil {
+			err = w.Write(row(sql.UpdateAfter, int64(0), "d", int32(i), "hot"))
+		}
+		var msgs []CommitMessage
+		if err == nil {
+			msgs, err = w.PrepareCommit(true)
+		}
+		if err == nil {
+			err = tbl.NewCommit("killer").Commit(i, msgs, nil)
+		}
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(2)
+		}
+		w.Close()
+		fmt.Println("committed", i)
+	}
+}
+
+// TestSigkillWhileCommitting kills a child that commits in a loop at
+// random moments, then checks that the table is intact and reads exactly
+// the state of some commit at or after the last one the child reported.
+func TestSigkillWhileCommitting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns subprocesses")
+	}
+	dir := t.TempDir()
+	tbl, err := Create(fs.NewLocal(), dir, pkSchema(), []string{"dt"},
+		map[string]string{"bucket": "2", "num-sorted-run.compaction-trigger": "3", "snapshot.num-retained.min": "3", "snapshot.time-retained": "1 ms"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acked int64
+	for round := 0; round < 4; round++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$")
+		cmd.Env = append(os.Environ(), killChildEnv+"="+dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		deadline := time.After(time.Duration(150+round*70) * time.Millisecond)
+		lines := make(chan string)
+		go func() {
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+	read:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					break read
+				}
+				if strings.HasPrefix(l, "error") {
+					t.Fatalf("child: %s", l)
+				}
+				if n, ok := strings.CutPrefix(l, "committed "); ok {
+					acked, _ = strconv.ParseInt(n, 10, 64)
+				}
+			case <-deadline:
+				break read
+			}
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		for range lines {
+		}
+		tbl, err = Open(fs.NewLocal(), dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkIntegrity(t, tbl)
+		k, _, err := tbl.NewCommit("killer").LatestCommitted()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k < acked {
+			t.Fatalf("round %d: child reported commit %d, table has %d", round, acked, k)
+		}
+		var want []string
+		if k > 0 {
+			want = append(want, fmt.Sprintf("+I[0, d, %d, hot]", k))
+		}
+		for i := int64(1); i <= k; i++ {
+			want = append(want, fmt.Sprintf("+I[%d, d, %d, x]", i, i))
+		}
+		rows, err := readAll(tbl, nil, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sortStrings(want)
+		if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("round %d: table at commit %d reads\n%s\nwant\n%s", round, k, strings.Join(rows, "\n"), strings.Join(want, "\n"))
+		}
+		t.Logf("round %d: killed after commit %d (reported %d)", round, k, acked)
+	}
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
