@@ -465,6 +465,17 @@ func formatTable(b *strings.Builder, t TableExpr) {
 		if t.Alias != "" {
 			b.WriteString(" AS " + QuoteIdentIfNeeded(t.Alias))
 		}
+	case *Unnest:
+		b.WriteString("UNNEST(" + joinExprs(t.Args) + ")")
+		if t.WithOrdinality {
+			b.WriteString(" WITH ORDINALITY")
+		}
+		if t.Alias != "" {
+			b.WriteString(" AS " + QuoteIdentIfNeeded(t.Alias))
+		}
+		if len(t.Columns) > 0 {
+			b.WriteString(" (" + joinIdents(t.Columns) + ")")
+		}
 	case *TableFunctionRef:
 		b.WriteString("TABLE(" + t.Name + "(")
 		for i, a := range t.Args {

@@ -159,6 +159,17 @@ type TableFuncArg struct {
 	Expr       Expr
 }
 
+// Unnest is UNNEST(array [, ...]) [WITH ORDINALITY] [AS t (cols)] in FROM,
+// usually after CROSS JOIN to expand a column of the left side.
+type Unnest struct {
+	Node
+	Args           []Expr
+	WithOrdinality bool
+	Alias          string
+	Columns        []string
+}
+
+func (*Unnest) tableExpr()           {}
 func (*TableFunctionRef) tableExpr() {}
 func (*TableRef) tableExpr()         {}
 func (*SubqueryRef) tableExpr()      {}

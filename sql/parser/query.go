@@ -468,6 +468,11 @@ func (c *conv) tableNode(n tast.ResultSetNode) ast.TableExpr {
 				c.unsupported(0)
 			}
 			ti := c.r.tables[i]
+			if ti.unnest != nil {
+				u := *ti.unnest
+				u.Alias, u.Columns = alias, cols
+				return &u
+			}
 			if cols != nil {
 				c.p.fail(c.p.toks[0])
 			}

@@ -33,11 +33,12 @@ type segment struct {
 }
 
 type tableInfo struct {
-	name  ast.ObjectName
-	hints []ast.Hint
-	full  bool
-	asOf  ast.Expr // FOR SYSTEM_TIME AS OF expr
-	fn    *ast.TableFunctionRef
+	name   ast.ObjectName
+	hints  []ast.Hint
+	full   bool
+	asOf   ast.Expr // FOR SYSTEM_TIME AS OF expr
+	fn     *ast.TableFunctionRef
+	unnest *ast.Unnest
 }
 
 type aliasInfo struct {
@@ -417,6 +418,10 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			p.fail(t) // FOR UPDATE and friends; FOR SYSTEM_TIME is read with its table
 		case clauseEnds[up] && f.kind == fQuery:
 			f.inFrom, f.wantTable, f.values = false, false, false
+		case up == "UNNEST" && f.kind == fQuery && f.wantTable && j+1 < to && p.toks[j+1].isOp("("):
+			j = r.unnest(j, to) - 1
+			f.wantTable = false
+			continue
 		case up == "TABLE" && f.kind == fQuery && f.wantTable && j+1 < to && p.toks[j+1].isOp("("):
 			j = r.tableFunction(j, to) - 1
 			f.wantTable = false
@@ -647,6 +652,37 @@ func (r *rewriter) tableFunction(j, to int) int {
 	r.tables = append(r.tables, tableInfo{name: ast.ObjectName{Node: tf.Node, Table: tf.Name}, fn: tf})
 	r.synth(tablePrefix+strconv.Itoa(len(r.tables)-1), start.off)
 	return p.i
+}
+
+// unnest reads UNNEST(expr, ...) [WITH ORDINALITY] [[AS] t [(cols)]] at j
+// and emits a table placeholder (with the alias, which TiDB reads);
+// it returns the index after what it consumed.
+func (r *rewriter) unnest(j, to int) int {
+	p := r.p
+	start := p.toks[j]
+	save := p.i
+	defer func() { p.i = save }()
+	p.i = j + 1
+	p.expectOp("(")
+	u := &ast.Unnest{Node: ast.Node{At: p.pos(start)}}
+	for {
+		u.Args = append(u.Args, p.exprUntil(func(t token) bool { return t.isOp(",") || t.isOp(")") }))
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	if p.peek().is("WITH") && p.peekAt(1).is("ORDINALITY") {
+		p.next()
+		p.next()
+		u.WithOrdinality = true
+	}
+	if p.i > to {
+		p.fail(p.toks[to])
+	}
+	r.tables = append(r.tables, tableInfo{name: ast.ObjectName{Node: u.Node, Table: "UNNEST"}, unnest: u})
+	r.synth(tablePrefix+strconv.Itoa(len(r.tables)-1), start.off)
+	return r.derivedAlias(p.i, to)
 }
 
 // asOfWords end the expression of FOR SYSTEM_TIME AS OF.
