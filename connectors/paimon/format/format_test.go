@@ -256,3 +256,39 @@ func TestPaths(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestFieldStatsModes(t *testing.T) {
+	vals := []schema.Field{{ID: 0, Name: "a", Type: sql.Int()}, {ID: 1, Name: "s", Type: sql.String()}, {ID: 2, Name: "n", Type: sql.String()}, {ID: 3, Name: "c", Type: sql.BigInt()}}
+	write := func(modes map[string]string) *Result {
+		var buf bytes.Buffer
+		w, _ := NewAppendWriter(&buf, vals, 0, WriterOptions{FieldStatsModes: modes})
+		w.Write([]any{int32(1), "abcdefghijklmnopqrstuvwxyz", "x", int64(5)})
+		w.Write([]any{int32(2), nil, "y", nil})
+		r, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := write(map[string]string{"n": "none", "c": "counts", "s": "truncate(3)"})
+	if strings.Join(r.ValueStatsCols, ",") != "a,s,c" {
+		t.Fatalf("cols %v", r.ValueStatsCols)
+	}
+	nt := []sql.DataType{sql.Int(), sql.String(), sql.BigInt()}
+	min, _ := binrow.Deserialize(nt, r.ValueStats.MinValues)
+	max, _ := binrow.Deserialize(nt, r.ValueStats.MaxValues)
+	if !reflect.DeepEqual(min, []any{int32(1), "abc", nil}) || !reflect.DeepEqual(max, []any{int32(2), "abd", nil}) ||
+		*r.ValueStats.NullCounts[1] != 1 || *r.ValueStats.NullCounts[2] != 1 {
+		t.Fatalf("min %v max %v", min, max)
+	}
+	if r := write(map[string]string{"a": "full"}); r.ValueStatsCols != nil {
+		t.Fatalf("all columns kept: cols must be null, got %v", r.ValueStatsCols)
+	}
+	r = write(map[string]string{"a": "none", "s": "none", "n": "none", "c": "none"})
+	if r.ValueStatsCols == nil || len(r.ValueStatsCols) != 0 || !bytes.Equal(r.ValueStats.MinValues, binrow.EmptyRow()) {
+		t.Fatalf("all none: %+v", r)
+	}
+	if _, _, err := ParseStatsMode("truncate(0)"); err == nil {
+		t.Fatal("truncate(0) accepted")
+	}
+}

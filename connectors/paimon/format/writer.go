@@ -3,6 +3,7 @@ package format
 import (
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -32,6 +33,11 @@ type WriterOptions struct {
 	// NoValueStats writes "no value stats" (empty stats, _VALUE_STATS_COLS
 	// = []), Paimon's stats-mode none.
 	NoValueStats bool
+	// FieldStatsModes overrides the mode of single columns (Paimon's
+	// fields.<name>.stats-mode): "none", "counts", "truncate(N)", "full".
+	// Columns with "none" are left out of the value stats and the others
+	// are named in _VALUE_STATS_COLS (metadata.stats-dense-store=true).
+	FieldStatsModes map[string]string
 	// BatchRows is how many rows are buffered before being handed to the
 	// Parquet writer (default 1024).
 	BatchRows int
@@ -453,12 +459,79 @@ func (c *core) finishStats() (manifest.SimpleStats, []string, error) {
 	if limit == 0 {
 		limit = 16
 	}
-	if limit > 0 {
-		truncateStats(c.vstats, c.vtypes, limit)
+	if len(c.opts.FieldStatsModes) == 0 {
+		if limit > 0 {
+			truncateStats(c.vstats, c.vtypes, limit)
+		}
+		dropInt96Stats(c.vstats, c.vtypes)
+		st, err := c.vstats.Stats()
+		return st, nil, err
 	}
-	dropInt96Stats(c.vstats, c.vtypes)
-	st, err := c.vstats.Stats()
-	return st, nil, err
+	// Per-column modes: keep the columns whose mode is not none (dense).
+	mins, maxs := c.vstats.Min(), c.vstats.Max()
+	full, err := c.vstats.Stats()
+	if err != nil {
+		return full, nil, err
+	}
+	var cols []string
+	var types []sql.DataType
+	var kmin, kmax []any
+	var nulls []*int64
+	for i, t := range c.vtypes {
+		name := c.cols[c.valBase+i].Name
+		mode, n := "truncate", limit
+		if m, ok := c.opts.FieldStatsModes[name]; ok {
+			if mode, n, err = ParseStatsMode(m); err != nil {
+				return full, nil, fmt.Errorf("fields.%s.stats-mode: %w", name, err)
+			}
+		} else if limit < 0 {
+			mode = "full"
+		}
+		if mode == "none" {
+			continue
+		}
+		lo, hi := mins[i], maxs[i]
+		switch {
+		case mode == "counts", (t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ) && t.Precision > 6:
+			lo, hi = nil, nil
+		case mode == "truncate" && t.IsString():
+			one := manifest.NewStatsCollector([]sql.DataType{t})
+			one.Min()[0], one.Max()[0] = lo, hi
+			truncateStats(one, []sql.DataType{t}, n)
+			lo, hi = one.Min()[0], one.Max()[0]
+		}
+		cols = append(cols, name)
+		types = append(types, t.WithNullable(true))
+		kmin, kmax = append(kmin, lo), append(kmax, hi)
+		nulls = append(nulls, full.NullCounts[i])
+	}
+	if len(cols) == len(c.vtypes) {
+		cols = nil // all columns: _VALUE_STATS_COLS is null
+	} else if len(cols) == 0 {
+		return manifest.EmptyStats(), []string{}, nil
+	}
+	minB, err := binrow.Serialize(types, kmin)
+	if err != nil {
+		return full, nil, err
+	}
+	maxB, err := binrow.Serialize(types, kmax)
+	if err != nil {
+		return full, nil, err
+	}
+	return manifest.SimpleStats{MinValues: minB, MaxValues: maxB, NullCounts: nulls}, cols, nil
+}
+
+// ParseStatsMode parses a metadata.stats-mode value: none, counts, full or
+// truncate(N) (N > 0).
+func ParseStatsMode(m string) (mode string, n int, err error) {
+	switch strings.ToLower(strings.TrimSpace(m)) {
+	case "none", "counts", "full":
+		return strings.ToLower(strings.TrimSpace(m)), 0, nil
+	}
+	if _, err := fmt.Sscanf(strings.ToLower(strings.TrimSpace(m)), "truncate(%d)", &n); err == nil && n > 0 {
+		return "truncate", n, nil
+	}
+	return "", 0, fmt.Errorf("invalid stats mode %q (expected none, counts, full or truncate(N))", m)
 }
 
 // dropInt96Stats nulls min/max of TIMESTAMP(p>6) columns: Java takes stats
