@@ -18,6 +18,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/connectors/paimon/stream/streamtest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -58,6 +59,13 @@ func TestGolden(t *testing.T) {
 type harness struct {
 	t       *testing.T
 	w       *streamtest.Writer
+	// The table layer's writer, for tables written as a real sink would.
+	tt    *table.Table
+	tw    *table.TableWrite
+	tc    *table.Commit
+	fio   fs.FileIO
+	root  string
+	types []sql.DataType
 	sources map[string]*Source
 	readers map[string]*Reader
 	states  map[string][]byte // "<reader>@<cp>"
@@ -85,7 +93,7 @@ func arg(d *datadriven.TestData, k, def string) string {
 }
 
 func (h *harness) parseRows(lines []string) (data, changelog []streamtest.Rec, err error) {
-	types := h.w.TS.Types()
+	types := h.types
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
 		if l == "" {
@@ -143,8 +151,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 	}()
 	fail := func(err error) string {
 		msg := err.Error()
-		if h.w != nil {
-			msg = strings.ReplaceAll(msg, h.w.Root, "<table>")
+		if h.root != "" {
+			msg = strings.ReplaceAll(msg, h.root, "<table>")
 		}
 		return "error: " + msg + "\n"
 	}
@@ -165,7 +173,77 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 		} else {
 			h.w = streamtest.NewOrders(t, opts)
 		}
+		h.fio, h.root, h.types = h.w.FIO, h.w.Root, h.w.TS.Types()
 		return ""
+	case "create":
+		// A table written through the table layer (TableWrite + Commit), as
+		// the Paimon sink writes it.
+		opts := map[string]string{"bucket": arg(d, "bucket", "1")}
+		for _, l := range strings.Split(d.Input, "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok {
+				opts[k] = v
+			}
+		}
+		cols := []sql.Column{{Name: "order_id", Type: sql.Int().NotNull()}, {Name: "amount", Type: sql.Decimal(10, 2)},
+			{Name: "status", Type: sql.String()}}
+		var parts []string
+		if arg(d, "partitioned", "") != "" {
+			cols = append(cols, sql.Column{Name: "dt", Type: sql.String().NotNull()})
+			parts = []string{"dt"}
+		}
+		sch := sql.Schema{Columns: cols, PrimaryKey: []string{"order_id"}}
+		if parts != nil {
+			sch.PrimaryKey = []string{"order_id", "dt"}
+		}
+		h.fio, h.root = fs.NewLocal(), t.TempDir()+"/default.db/orders"
+		tt, err := table.Create(h.fio, h.root, sch, parts, opts, "", 1_700_000_000_000)
+		if err != nil {
+			return fail(err)
+		}
+		h.tt, h.types = tt, tt.Schema.Types()
+		if h.tw, err = tt.NewWrite(table.WriteOptions{TempDir: t.TempDir()}); err != nil {
+			return fail(err)
+		}
+		h.tc = tt.NewCommit("test-user")
+		return ""
+	case "write":
+		// Rows go to the TableWrite; "checkpoint N" lines commit what was
+		// written so far with identifier N, "compact" runs a full compaction.
+		var b strings.Builder
+		for _, l := range strings.Split(d.Input, "\n") {
+			l = strings.TrimSpace(l)
+			switch {
+			case l == "":
+			case strings.HasPrefix(l, "checkpoint "), l == "compact":
+				if l == "compact" {
+					if err := h.tw.Compact(true, nil); err != nil {
+						return fail(err)
+					}
+				}
+				id := int64(1 << 40)
+				if n, err := strconv.ParseInt(strings.TrimPrefix(l, "checkpoint "), 10, 64); err == nil {
+					id = n
+				}
+				msgs, err := h.tw.PrepareCommit(l == "compact")
+				if err != nil {
+					return fail(err)
+				}
+				if err := h.tc.Commit(id, msgs, nil); err != nil {
+					return fail(err)
+				}
+				latest, _, _ := h.tt.Snapshots.LatestID()
+				fmt.Fprintf(&b, "%s -> latest snapshot %d\n", l, latest)
+			default:
+				rows, _, err := h.parseRows([]string{l})
+				if err != nil {
+					return fail(err)
+				}
+				if err := h.tw.Write(sql.Row{Kind: rows[0].Kind, Values: rows[0].Vals}); err != nil {
+					return fail(err)
+				}
+			}
+		}
+		return b.String()
 	case "commit", "compact":
 		// "flush" lines separate data files of one commit (several
 		// write-buffer flushes before one checkpoint).
@@ -246,7 +324,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 				proj = append(proj, n)
 			}
 		}
-		s, err := NewSourceFS(h.w.FIO, h.w.Root, opts, arg(d, "batch", "") == "", proj)
+		s, err := NewSourceFS(h.fio, h.root, opts, arg(d, "batch", "") == "", proj)
 		if err != nil {
 			return fail(err)
 		}
@@ -327,7 +405,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 		}
 		return ""
 	case "consumer":
-		b, err := h.w.FIO.ReadFile(fs.Join(h.w.Root, "consumer", "consumer-"+arg(d, "id", "")))
+		b, err := h.fio.ReadFile(fs.Join(h.root, "consumer", "consumer-"+arg(d, "id", "")))
 		if err != nil {
 			return "no consumer file\n"
 		}
