@@ -92,6 +92,13 @@ type DefaultConnector interface {
 	DefaultConnector() string
 }
 
+// DefaultDatabaser is implemented by catalogs that name the database USE
+// CATALOG lands in (Paimon's 'default-database', "default"). Others land
+// in default_database when they have it, else in their first database.
+type DefaultDatabaser interface {
+	DefaultDatabase() string
+}
+
 // Factory creates a catalog from CREATE CATALOG options.
 type Factory func(name string, options map[string]string) (Catalog, error)
 

@@ -191,10 +191,14 @@ func (m *Manager) UseCatalog(name string) error {
 	return nil
 }
 
-// defaultDatabase picks the database a USE CATALOG lands in. Flink asks
-// the catalog for its default; our SPI has none, so default_database wins
-// when it exists, else the first database.
+// defaultDatabase picks the database a USE CATALOG lands in: the
+// catalog's own default (DefaultDatabaser, as Flink's
+// Catalog.getDefaultDatabase), else default_database when it exists, else
+// the first database.
 func defaultDatabase(c Catalog) (string, error) {
+	if d, ok := c.(DefaultDatabaser); ok {
+		return d.DefaultDatabase(), nil
+	}
 	if ok, err := c.DatabaseExists(DefaultDatabase); err != nil {
 		return "", err
 	} else if ok {

@@ -17,6 +17,7 @@ import (
 	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
 	_ "github.com/sqlrun/sqlrun/connectors/datagen"
 	_ "github.com/sqlrun/sqlrun/connectors/jdbc"
+	_ "github.com/sqlrun/sqlrun/connectors/paimon/warehouse"
 	_ "github.com/sqlrun/sqlrun/connectors/values"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
@@ -31,7 +32,8 @@ import (
 //	                              run the input as a script in the test's
 //	                              session; prints what the shell prints,
 //	                              then "-- error at line N" on failure;
-//	                              real plans with plan/ + exec/compile
+//	                              real plans with plan/ + exec/compile;
+//	                              $TMP in the input is a temporary directory
 //	new-session                   start over with a fresh session
 //	result mode=<m> [batch] [cancel] [no-time]
 //	                              show rows through ShowResult; the input
@@ -40,6 +42,7 @@ import (
 func TestGolden(t *testing.T) {
 	datadriven.Walk(t, "../testdata/session", func(t *testing.T, path string) {
 		t.Setenv("XDG_DATA_HOME", t.TempDir())
+		tmp := t.TempDir()
 		s := newTestSession()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
@@ -56,7 +59,7 @@ func TestGolden(t *testing.T) {
 				var out bytes.Buffer
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
-				err := s.ExecuteScript(ctx, d.Input, "test.sql", &out)
+				err := s.ExecuteScript(ctx, strings.ReplaceAll(d.Input, "$TMP", tmp), "test.sql", &out)
 				if err != nil {
 					if se, ok := err.(*StatementError); ok {
 						fmt.Fprintf(&out, "-- error at line %d\n", se.Line)
@@ -64,7 +67,7 @@ func TestGolden(t *testing.T) {
 						fmt.Fprintf(&out, "-- %v\n", err)
 					}
 				}
-				return scrub(out.String())
+				return strings.ReplaceAll(scrub(out.String()), tmp, "$TMP")
 			case "result":
 				return runResult(t, s, d)
 			}

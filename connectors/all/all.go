@@ -1,7 +1,8 @@
 // Package all links every built-in connector into a binary: importing it
 // for its side effects registers the factories of blackhole, datagen,
 // filesystem, jdbc, paimon, print and values, so that 'connector' = 'x'
-// resolves. cmd/sqlrun imports it; tests that need real connectors may too.
+// resolves, and the Paimon warehouse catalog ('type' = 'paimon' in CREATE
+// CATALOG). cmd/sqlrun imports it; tests that need real connectors may too.
 package all
 
 import (
@@ -10,6 +11,7 @@ import (
 	_ "github.com/sqlrun/sqlrun/connectors/filesystem"
 	_ "github.com/sqlrun/sqlrun/connectors/jdbc"
 	_ "github.com/sqlrun/sqlrun/connectors/paimon"
+	_ "github.com/sqlrun/sqlrun/connectors/paimon/warehouse"
 	_ "github.com/sqlrun/sqlrun/connectors/print"
 	_ "github.com/sqlrun/sqlrun/connectors/values"
 )
