@@ -57,15 +57,15 @@ func TestGolden(t *testing.T) {
 }
 
 type harness struct {
-	t       *testing.T
-	w       *streamtest.Writer
+	t *testing.T
+	w *streamtest.Writer
 	// The table layer's writer, for tables written as a real sink would.
-	tt    *table.Table
-	tw    *table.TableWrite
-	tc    *table.Commit
-	fio   fs.FileIO
-	root  string
-	types []sql.DataType
+	tt      *table.Table
+	tw      *table.TableWrite
+	tc      *table.Commit
+	fio     fs.FileIO
+	root    string
+	types   []sql.DataType
 	sources map[string]*Source
 	readers map[string]*Reader
 	states  map[string][]byte // "<reader>@<cp>"
