@@ -3,24 +3,33 @@
 // tells the planner what a Paimon table produces as a source and accepts as
 // a sink (Paimon 1.4's BaseDataTableSource / FlinkTableSinkBase rules), and
 // validates the scan options the way Paimon's SchemaValidation does. The
-// readers and writers live in the table layer built on the sub-packages.
+// readers and writers come from the table layer (paimon/stream for reads,
+// paimon/table for writes and commits), opened on first use from the
+// table's 'path' option.
 package paimon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/stream"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
 // Identifier is the 'connector' value of Paimon tables.
 const Identifier = "paimon"
 
-// ErrNotImplemented is returned by readers and writers until the table layer
-// (connectors/paimon/table) is wired in; planning and EXPLAIN work without it.
-var ErrNotImplemented = errors.New("paimon: table read/write is not yet implemented in this build")
+// ErrNoPath is returned when a table to be read or written has no 'path'
+// option: a Paimon table outside a Paimon catalog must say where it lives,
+// and a Paimon catalog sets it for its tables. Planning and EXPLAIN do not
+// need it.
+var ErrNoPath = errors.New("paimon table has no 'path' option")
 
 // Factory is the Paimon table factory (Paimon's FlinkTableFactory).
 type Factory struct{}
@@ -205,6 +214,10 @@ type Source struct {
 	bounded bool
 	// projection is the pushed-down field list (nil: all fields).
 	projection []int
+
+	once    sync.Once
+	rt      *stream.Source
+	openErr error
 }
 
 var _ connectors.SupportsProjectionPushDown = (*Source)(nil)
@@ -281,9 +294,21 @@ func (s *Source) StartupMode() string { return StartupMode(s.cfg.raw) }
 // Options are the table's options with hints applied.
 func (s *Source) Options() connectors.Options { return s.cfg.opts }
 
-// NewReader fails until the table layer lands.
+// NewReader opens the table on first use (schema, snapshots) and returns
+// subtask's reader of the Paimon stream/batch scan.
 func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, error) {
-	return nil, fmt.Errorf("read paimon table %s: %w", s.cfg.id, ErrNotImplemented)
+	s.once.Do(func() {
+		path, err := s.cfg.path()
+		if err != nil {
+			s.openErr = err
+			return
+		}
+		s.rt, s.openErr = stream.NewSource(path, s.cfg.dynamic(), s.cfg.streaming, s.projection)
+	})
+	if s.openErr != nil {
+		return nil, fmt.Errorf("read paimon table %s: %w", s.cfg.id, s.openErr)
+	}
+	return s.rt.NewReader(subtask, parallelism)
 }
 
 // CreateSink describes a Paimon table as a sink.
@@ -298,9 +323,16 @@ func (f Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, erro
 // Sink is a Paimon table write (FlinkTableSinkBase's planning facts).
 type Sink struct {
 	cfg *tableConfig
+
+	once    sync.Once
+	rt      *table.Sink
+	openErr error
 }
 
-var _ connectors.TableSink = (*Sink)(nil)
+var (
+	_ connectors.TableSink = (*Sink)(nil)
+	_ connectors.Committer = (*Sink)(nil)
+)
 
 // ChangelogMode is FlinkTableSinkBase.getChangelogMode: tables that need
 // the -U image (no primary key, producer input, aggregation, partial-update
@@ -325,13 +357,73 @@ func (s *Sink) hasAggFunctions() bool {
 	return false
 }
 
-// Parallelism is 'sink.parallelism', 0 when unset.
-func (s *Sink) Parallelism() int { return s.cfg.opts.Int(OptSinkParallelism) }
+// Parallelism is 1: two writers must never share a bucket (both would
+// compact it), and sqlrun does not yet shuffle rows by Paimon bucket, so
+// one writer owns every bucket. 'sink.parallelism' is accepted and
+// ignored until the bucket shuffle exists.
+func (s *Sink) Parallelism() int { return 1 }
 
 // Options are the table's options with hints applied.
 func (s *Sink) Options() connectors.Options { return s.cfg.opts }
 
-// NewWriter fails until the table layer lands.
+// NewWriter opens the table on first use and returns subtask's writer.
 func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error) {
-	return nil, fmt.Errorf("write paimon table %s: %w", s.cfg.id, ErrNotImplemented)
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	return rt.NewWriter(subtask, parallelism)
+}
+
+// Commit commits the writers' committables of checkpoint N as one Paimon
+// snapshot (idempotent per checkpoint, see table.Sink).
+func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]byte) error {
+	rt, err := s.runtime()
+	if err != nil {
+		return err
+	}
+	return rt.Commit(ctx, checkpointID, committables)
+}
+
+func (s *Sink) runtime() (*table.Sink, error) {
+	s.once.Do(func() {
+		path, err := s.cfg.path()
+		if err != nil {
+			s.openErr = err
+			return
+		}
+		t, err := table.Open(fs.NewLocal(), path, s.cfg.dynamic())
+		if err != nil {
+			s.openErr = err
+			return
+		}
+		s.rt, s.openErr = table.NewSink(t, table.SinkOptions{Streaming: s.cfg.streaming})
+	})
+	if s.openErr != nil {
+		return nil, fmt.Errorf("write paimon table %s: %w", s.cfg.id, s.openErr)
+	}
+	return s.rt, nil
+}
+
+// path is the table's directory, from the 'path' option (a file: URI or a
+// local path).
+func (c *tableConfig) path() (string, error) {
+	p := strings.TrimSpace(c.raw["path"])
+	if p == "" {
+		return "", ErrNoPath
+	}
+	return strings.TrimPrefix(p, "file://"), nil
+}
+
+// dynamic are the options that override the stored schema options: the
+// table options and hints, without the connector's own keys.
+func (c *tableConfig) dynamic() map[string]string {
+	out := make(map[string]string, len(c.raw))
+	for k, v := range c.raw {
+		if k == "connector" || k == "path" {
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }

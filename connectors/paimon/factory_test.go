@@ -123,9 +123,13 @@ func TestStreamingReadErrors(t *testing.T) {
 	}
 }
 
-func TestReaderNotYetImplemented(t *testing.T) {
+func TestReaderNeedsPath(t *testing.T) {
 	src, _ := Factory{}.CreateSource(ctxFor(true, true, nil))
-	if _, err := src.NewReader(0, 1); err == nil || !strings.Contains(err.Error(), "not yet implemented") {
+	if _, err := src.NewReader(0, 1); err == nil || !strings.Contains(err.Error(), "no 'path' option") {
 		t.Errorf("NewReader: %v", err)
+	}
+	snk, _ := Factory{}.CreateSink(ctxFor(true, true, nil))
+	if _, err := snk.NewWriter(0, 1); err == nil || !strings.Contains(err.Error(), "no 'path' option") {
+		t.Errorf("NewWriter: %v", err)
 	}
 }
