@@ -14,11 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/sqlrun/sqlrun/connectors"
-	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
-	_ "github.com/sqlrun/sqlrun/connectors/datagen"
-	_ "github.com/sqlrun/sqlrun/connectors/jdbc"
-	_ "github.com/sqlrun/sqlrun/connectors/paimon/warehouse"
-	_ "github.com/sqlrun/sqlrun/connectors/values"
+	_ "github.com/sqlrun/sqlrun/connectors/all"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
