@@ -276,7 +276,11 @@ func (c *conv) orderBy(o *tast.OrderByClause) []ast.OrderItem {
 	var out []ast.OrderItem
 	for _, it := range o.Items {
 		e := c.expr(it.Expr)
-		out = append(out, ast.OrderItem{Node: ast.Node{At: e.Pos()}, Expr: e, Desc: it.Desc})
+		item := ast.OrderItem{Node: ast.Node{At: e.Pos()}, Expr: e, Desc: it.Desc}
+		if first, ok := c.r.nulls[c.r.orig(it.Expr.OriginTextPosition())]; ok {
+			item.NullsFirst = &first
+		}
+		out = append(out, item)
 	}
 	return out
 }

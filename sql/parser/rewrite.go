@@ -70,6 +70,9 @@ type rewriter struct {
 	// frameLits are INTERVAL literals of RANGE frames, by the offset of
 	// their value token.
 	frameLits map[int]*ast.Literal
+	// nulls records NULLS FIRST (true) / LAST (false) by the offset of the
+	// ordering expression's first token.
+	nulls map[int]bool
 }
 
 type distinctOp struct {
@@ -194,7 +197,8 @@ var joinWords = map[string]bool{
 // rewrite runs the pre-pass over tokens [from, to), starting in a query
 // (asQuery) or an expression.
 func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
-	r := &rewriter{p: p, lastEnd: -1, startOf: map[int]int{}, itemStart: map[int]int{}, frameLits: map[int]*ast.Literal{}}
+	r := &rewriter{p: p, lastEnd: -1, startOf: map[int]int{}, itemStart: map[int]int{}, frameLits: map[int]*ast.Literal{},
+		nulls: map[int]bool{}}
 	match := matchBrackets(p.toks, from, to)
 	top := frame{kind: fExpr}
 	if asQuery {
@@ -364,6 +368,25 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 			j+1 < to && p.toks[j+1].kind == tIdent:
 			// FLOOR(ts TO DAY): TiDB reads a second argument.
 			r.synth(", "+unitPrefix+strings.ToUpper(p.toks[j+1].text), t.off)
+			j++
+			continue
+		case up == "NULLS" && j+1 < to && (p.toks[j+1].is("FIRST") || p.toks[j+1].is("LAST")):
+			// ORDER BY x [DESC] NULLS FIRST|LAST: TiDB has no such clause;
+			// remember it by the start of the ordering expression.
+			k := j - 1
+			if k >= from && (p.toks[k].is("ASC") || p.toks[k].is("DESC")) {
+				k--
+			}
+			for k >= from && !p.toks[k].isOp(",") && !p.toks[k].is("BY") {
+				if open, ok := match[k]; ok {
+					k = open
+				}
+				k--
+			}
+			if k < from || k+1 >= j {
+				p.fail(t)
+			}
+			r.nulls[p.toks[k+1].off] = p.toks[j+1].is("FIRST")
 			j++
 			continue
 		case up == "SIMILAR" && j+1 < to && p.toks[j+1].is("TO"):
