@@ -29,6 +29,14 @@ type DefaultConnectorEnv interface {
 	DefaultConnector(id connectors.ObjectIdentifier) string
 }
 
+// TablePathEnv is implemented by environments whose catalog stores tables
+// at known locations (a Paimon warehouse); TablePath returns the table's
+// directory, or "" when it has none. The planner passes it to the
+// connector as the 'path' option of tables that have no 'connector'.
+type TablePathEnv interface {
+	TablePath(id connectors.ObjectIdentifier) string
+}
+
 // SqlValidatorException is Calcite's validator exception class, which
 // Flink's SQL client shows as the root cause of name-resolution errors.
 const SqlValidatorException sql.ExceptionClass = "org.apache.calcite.sql.validate.SqlValidatorException"
@@ -124,6 +132,14 @@ func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef,
 	if conn == "" {
 		if d, ok := b.env.(DefaultConnectorEnv); ok {
 			conn = d.DefaultConnector(id)
+		}
+		// A catalog that owns its tables' storage (Paimon's) tells the
+		// connector where the table lives, as Paimon's catalog puts
+		// 'path' into a table's options.
+		if tp, ok := b.env.(TablePathEnv); ok && ref.Options["path"] == "" {
+			if p := tp.TablePath(id); p != "" {
+				ref.Options["path"] = p
+			}
 		}
 	}
 	if conn == "" {
