@@ -96,6 +96,8 @@ func literalValue(l *Literal) string {
 		return fmt.Sprintf("string(%q) %s", v, l.Type)
 	case decimal.Decimal:
 		return fmt.Sprintf("decimal(%s) %s", v.StringFixed(max(0, -v.Exponent())), l.Type)
+	case IntervalValue:
+		return fmt.Sprintf("interval(months=%d, millis=%d, %s)", v.Months, v.Millis, v.Unit)
 	default:
 		return fmt.Sprintf("%T(%v)", v, v) + " " + l.Type.String()
 	}
