@@ -231,6 +231,44 @@ type AlterTableRename struct {
 	NewName ObjectName
 }
 
+// ColumnChange is one column of ALTER TABLE ADD/MODIFY with its optional
+// place: FIRST or AFTER col.
+type ColumnChange struct {
+	Column ColumnDef
+	First  bool
+	After  string
+}
+
+// AlterTableAddColumns is ALTER TABLE t ADD (col TYPE [FIRST|AFTER c], ...)
+// (or ADD col TYPE without parentheses). Paimon applies it as schema
+// evolution.
+type AlterTableAddColumns struct {
+	StmtBase
+	Name    ObjectName
+	Columns []ColumnChange
+}
+
+// AlterTableModifyColumns is ALTER TABLE t MODIFY (col TYPE ..., ...).
+type AlterTableModifyColumns struct {
+	StmtBase
+	Name    ObjectName
+	Columns []ColumnChange
+}
+
+// AlterTableDropColumns is ALTER TABLE t DROP (c1, c2) or DROP c1.
+type AlterTableDropColumns struct {
+	StmtBase
+	Name    ObjectName
+	Columns []string
+}
+
+// AlterTableRenameColumn is ALTER TABLE t RENAME old TO new.
+type AlterTableRenameColumn struct {
+	StmtBase
+	Name     ObjectName
+	Old, New string
+}
+
 // CreateCatalog is CREATE CATALOG [IF NOT EXISTS] name WITH (...).
 type CreateCatalog struct {
 	StmtBase
@@ -462,24 +500,29 @@ func (*DropView) stmt()         {}
 func (*AlterTableSet) stmt()    {}
 func (*AlterTableReset) stmt()  {}
 func (*AlterTableRename) stmt() {}
-func (*CreateCatalog) stmt()    {}
-func (*DropCatalog) stmt()      {}
-func (*UseCatalog) stmt()       {}
-func (*CreateDatabase) stmt()   {}
-func (*DropDatabase) stmt()     {}
-func (*UseDatabase) stmt()      {}
-func (*Show) stmt()             {}
-func (*Describe) stmt()         {}
-func (*Set) stmt()              {}
-func (*Reset) stmt()            {}
-func (*Insert) stmt()           {}
-func (*StatementSet) stmt()     {}
-func (*Query) stmt()            {}
-func (*Explain) stmt()          {}
-func (*Delete) stmt()           {}
-func (*Update) stmt()           {}
-func (*StopJob) stmt()          {}
-func (*Call) stmt()             {}
-func (*Quit) stmt()             {}
-func (*Help) stmt()             {}
-func (*Clear) stmt()            {}
+
+func (*AlterTableAddColumns) stmt()    {}
+func (*AlterTableModifyColumns) stmt() {}
+func (*AlterTableDropColumns) stmt()   {}
+func (*AlterTableRenameColumn) stmt()  {}
+func (*CreateCatalog) stmt()           {}
+func (*DropCatalog) stmt()             {}
+func (*UseCatalog) stmt()              {}
+func (*CreateDatabase) stmt()          {}
+func (*DropDatabase) stmt()            {}
+func (*UseDatabase) stmt()             {}
+func (*Show) stmt()                    {}
+func (*Describe) stmt()                {}
+func (*Set) stmt()                     {}
+func (*Reset) stmt()                   {}
+func (*Insert) stmt()                  {}
+func (*StatementSet) stmt()            {}
+func (*Query) stmt()                   {}
+func (*Explain) stmt()                 {}
+func (*Delete) stmt()                  {}
+func (*Update) stmt()                  {}
+func (*StopJob) stmt()                 {}
+func (*Call) stmt()                    {}
+func (*Quit) stmt()                    {}
+func (*Help) stmt()                    {}
+func (*Clear) stmt()                   {}

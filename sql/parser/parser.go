@@ -654,11 +654,64 @@ func (p *parser) alter() ast.Statement {
 		return a
 	case t.is("RENAME"):
 		p.next()
+		if p.accept("TO") {
+			return &ast.AlterTableRename{StmtBase: p.base(start), Name: name, NewName: p.objectName()}
+		}
+		r := &ast.AlterTableRenameColumn{StmtBase: p.base(start), Name: name}
+		r.Old, _ = p.ident()
 		p.expect("TO")
-		return &ast.AlterTableRename{StmtBase: p.base(start), Name: name, NewName: p.objectName()}
+		r.New, _ = p.ident()
+		return r
+	case t.is("ADD"):
+		p.next()
+		return &ast.AlterTableAddColumns{StmtBase: p.base(start), Name: name, Columns: p.columnChanges()}
+	case t.is("MODIFY"):
+		p.next()
+		return &ast.AlterTableModifyColumns{StmtBase: p.base(start), Name: name, Columns: p.columnChanges()}
+	case t.is("DROP"):
+		p.next()
+		d := &ast.AlterTableDropColumns{StmtBase: p.base(start), Name: name}
+		if p.peek().isOp("(") {
+			d.Columns = p.identList()
+		} else {
+			n, _ := p.ident()
+			d.Columns = []string{n}
+		}
+		return d
 	}
 	p.fail(t)
 	return nil
+}
+
+// columnChanges reads "(col TYPE ... [FIRST|AFTER c], ...)" or one such
+// column without parentheses.
+func (p *parser) columnChanges() []ast.ColumnChange {
+	one := func() ast.ColumnChange {
+		t := p.peek()
+		col, pk := p.columnDef()
+		if pk || col.Expr != nil || col.Metadata {
+			p.fail(t) // keys, computed and metadata columns are not evolved here
+		}
+		c := ast.ColumnChange{Column: col}
+		if p.accept("FIRST") {
+			c.First = true
+		} else if p.accept("AFTER") {
+			c.After, _ = p.ident()
+		}
+		return c
+	}
+	if !p.acceptOp("(") {
+		return []ast.ColumnChange{one()}
+	}
+	var out []ast.ColumnChange
+	for {
+		out = append(out, one())
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	return out
 }
 
 func (p *parser) use() ast.Statement {
@@ -1078,6 +1131,14 @@ func setStmtPos(s ast.Statement, at ast.Pos) {
 	case *ast.AlterTableReset:
 		s.StmtBase = b
 	case *ast.AlterTableRename:
+		s.StmtBase = b
+	case *ast.AlterTableAddColumns:
+		s.StmtBase = b
+	case *ast.AlterTableModifyColumns:
+		s.StmtBase = b
+	case *ast.AlterTableDropColumns:
+		s.StmtBase = b
+	case *ast.AlterTableRenameColumn:
 		s.StmtBase = b
 	case *ast.CreateCatalog:
 		s.StmtBase = b
