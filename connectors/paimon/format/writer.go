@@ -154,15 +154,15 @@ func (c *core) row() []parquet.Value {
 
 // put appends the values of column i.
 func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) {
-	t := c.cols[i].Type
-	if !isNested(t) {
+	t := &c.cols[i].Type
+	if !isNested(*t) {
 		pv, err := toParquet(t, v, c.leafBase[i])
 		if err != nil {
 			return vals, err
 		}
 		return append(vals, pv), nil
 	}
-	per, err := shred(make([][]parquet.Value, numLeaves(t)), t, v, 0, 0, 0, 0)
+	per, err := shred(make([][]parquet.Value, numLeaves(*t)), *t, v, 0, 0, 0, 0)
 	if err != nil {
 		return vals, err
 	}
@@ -275,7 +275,7 @@ func shred(out [][]parquet.Value, t sql.DataType, v any, rep, def, rdepth, leaf 
 			j += numLeaves(f.Type)
 		}
 	default:
-		pv, err := toParquetRaw(t, v)
+		pv, err := toParquetRaw(&t, v)
 		if err != nil {
 			return out, err
 		}
@@ -311,7 +311,7 @@ func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), le
 
 // toParquet converts one Go value (sql/row.go representation) to a Parquet
 // value at column col.
-func toParquet(t sql.DataType, v any, col int) (parquet.Value, error) {
+func toParquet(t *sql.DataType, v any, col int) (parquet.Value, error) {
 	if v == nil {
 		if !t.Nullable {
 			return parquet.Value{}, fmt.Errorf("null value in NOT NULL column")
@@ -330,7 +330,7 @@ func toParquet(t sql.DataType, v any, col int) (parquet.Value, error) {
 }
 
 // toParquetRaw converts a non-null atomic value (levels unset).
-func toParquetRaw(t sql.DataType, v any) (parquet.Value, error) {
+func toParquetRaw(t *sql.DataType, v any) (parquet.Value, error) {
 	var pv parquet.Value
 	bad := func() (parquet.Value, error) {
 		return parquet.Value{}, fmt.Errorf("unexpected Go value %T for %s", v, t)
