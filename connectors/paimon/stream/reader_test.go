@@ -251,3 +251,74 @@ func TestNextReturnsPromptly(t *testing.T) {
 	}
 	t.Logf("slowest Next while skipping 60 snapshots: %v", slowest)
 }
+
+// TestConcurrentSubtasks runs four subtasks on their own goroutines, as
+// the runtime does, over shared plan cache and consumer progress: every
+// changelog row is read exactly once by exactly one subtask.
+func TestConcurrentSubtasks(t *testing.T) {
+	w := streamtest.NewOrders(t, map[string]string{"changelog-producer": "input", "bucket": "4"})
+	want := map[string]bool{}
+	for s := 0; s < 8; s++ {
+		var files []streamtest.FileSpec
+		for b := int32(0); b < 4; b++ {
+			id := int32(s*4) + b
+			r := streamtest.Ins(id, streamtest.Dec("1.00"), "x")
+			files = append(files, streamtest.FileSpec{Bucket: b, Changelog: true, Recs: []streamtest.Rec{r}})
+			want[sql.FormatRow(sql.Row{Kind: r.Kind, Values: r.Vals}, nil)] = true
+		}
+		w.Commit(snapshot.Append, files)
+	}
+	src, err := NewSourceFS(w.FIO, w.Root, map[string]string{"scan.snapshot-id": "1", "consumer-id": "c",
+		"consumer.expiration-time": "1 h"}, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]string, 4)
+	done := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		go func(i int) {
+			r, err := src.NewReader(i, 4)
+			if err == nil {
+				err = r.Open(context.Background(), nil)
+			}
+			for err == nil {
+				var rows []sql.Row
+				if rows, err = r.Next(context.Background()); rows == nil && err == nil {
+					if r.(*Reader).Position().Snapshot == 9 {
+						break
+					}
+				}
+				for _, row := range rows {
+					out[i] = append(out[i], sql.FormatRow(row, nil))
+				}
+			}
+			if err == nil {
+				_, err = r.Snapshot(1)
+			}
+			if err == nil {
+				err = r.NotifyCheckpointComplete(context.Background(), 1)
+			}
+			done <- err
+		}(i)
+	}
+	for i := 0; i < 4; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, rows := range out {
+		for _, r := range rows {
+			if seen[r] || !want[r] {
+				t.Fatalf("row %s read twice or unexpected", r)
+			}
+			seen[r] = true
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("read %d rows, want %d", len(seen), len(want))
+	}
+	if c, err := w.SM.ReadConsumer("c"); err != nil || c.NextSnapshot != 9 {
+		t.Fatalf("consumer %+v, %v", c, err)
+	}
+}

@@ -37,6 +37,7 @@ type Source struct {
 	Now func() time.Time
 
 	progress progress
+	plans    planCache
 }
 
 // NewSource opens the table at tablePath on the local file system (or a
@@ -497,7 +498,7 @@ func (r *Reader) follow() (wait bool, err error) {
 		r.pos = Position{Phase: phaseDone}
 		return false, nil
 	}
-	splits, kind, read, err := r.t.FollowUp(r.cfg, s)
+	splits, kind, read, err := r.src.plans.followUp(r.t, r.cfg, s)
 	if err != nil {
 		return false, fmt.Errorf("paimon source: %w", err)
 	}
