@@ -542,7 +542,7 @@ func decodeField(b []byte, slot int, t sql.DataType) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return append([]byte(nil), v...), nil
+		return append([]byte{}, v...), nil
 	case sql.TypeDecimal:
 		if IsCompactDecimal(t.Precision) {
 			return decimal.New(int64(binary.LittleEndian.Uint64(s)), -int32(t.Scale)), nil

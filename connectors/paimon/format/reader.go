@@ -795,7 +795,7 @@ func converter(pt parquet.Type, t sql.DataType) (func(parquet.Value) (any, error
 		if kind != parquet.ByteArray && kind != parquet.FixedLenByteArray {
 			return nil, need(parquet.ByteArray)
 		}
-		return func(v parquet.Value) (any, error) { return append([]byte(nil), v.ByteArray()...), nil }, nil
+		return func(v parquet.Value) (any, error) { return append([]byte{}, v.ByteArray()...), nil }, nil
 	case sql.TypeDecimal:
 		exp := -int32(t.Scale)
 		switch kind {
