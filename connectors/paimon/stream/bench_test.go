@@ -10,6 +10,8 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/connectors/paimon/stream/streamtest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // BenchmarkFollowChangelog measures the follow-up phase: a streaming
@@ -106,4 +108,63 @@ func readToWait(b *testing.B, src *Source) int {
 		}
 		n += len(rows)
 	}
+}
+
+// BenchmarkCommitToRow measures the latency from a commit (the table
+// layer's TableWrite + Commit, producer input, one row) returning to a
+// streaming reader emitting the row, with the discovery interval set to 0
+// so the figure excludes the wait for the next discovery.
+func BenchmarkCommitToRow(b *testing.B) {
+	dir := b.TempDir()
+	tt, err := table.Create(nil, dir+"/t", sql.Schema{Columns: []sql.Column{{Name: "k", Type: sql.Int().NotNull()},
+		{Name: "v", Type: sql.BigInt()}}, PrimaryKey: []string{"k"}}, nil,
+		map[string]string{"bucket": "1", "changelog-producer": "input"}, "", time.Now().UnixMilli())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tw, err := tt.NewWrite(table.WriteOptions{TempDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tw.Close()
+	tc := tt.NewCommit("bench")
+	src, err := NewSource(dir+"/t", map[string]string{"scan.mode": "latest", "continuous.discovery-interval": "0 ms"}, true, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, _ := src.NewReader(0, 1)
+	ctx := context.Background()
+	if err := r.Open(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Next(ctx); err != nil { // starting scan
+		b.Fatal(err)
+	}
+	var total time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := tw.Write(sql.Row{Kind: sql.Insert, Values: []any{int32(i % 100), int64(i)}}); err != nil {
+			b.Fatal(err)
+		}
+		msgs, err := tw.PrepareCommit(false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tc.Commit(int64(i+1), msgs, nil); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		for {
+			rows, err := r.Next(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(rows) > 0 {
+				break
+			}
+		}
+		total += time.Since(start)
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs/commit-to-row")
 }
