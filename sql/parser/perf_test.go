@@ -59,3 +59,24 @@ PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc', 'url' = 'jdbc:mysql:/
 		}
 	}
 }
+
+// TestConcurrentParse: Parse keeps no shared mutable state, so sessions may
+// parse in parallel (run with -race).
+func TestConcurrentParse(t *testing.T) {
+	const q = "SELECT id, CAST(amount AS STRING) FROM orders /*+ OPTIONS('scan.mode'='latest-full') */ WHERE a[1] IS DISTINCT FROM b"
+	done := make(chan error)
+	for i := 0; i < 4; i++ {
+		go func() {
+			var err error
+			for k := 0; k < 50 && err == nil; k++ {
+				_, err = Parse(q)
+			}
+			done <- err
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
