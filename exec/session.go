@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -64,6 +65,9 @@ type Session struct {
 
 	mu       sync.Mutex
 	jobNames map[string]int
+
+	metrics     *http.Server
+	metricsAddr string
 }
 
 // NewSession creates a session with default_catalog.default_database
@@ -217,9 +221,21 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 			Box(out, []string{"key", "value"}, rows, 0)
 			return nil
 		}
-		return s.ok(out, s.Config.Set(st.Key, st.Value))
+		if err := s.Config.Set(st.Key, st.Value); err != nil {
+			return err
+		}
+		if st.Key == KeyPromPort {
+			if err := s.startMetrics(st.Value); err != nil {
+				s.Config.Reset(st.Key)
+				return err
+			}
+		}
+		return s.ok(out, nil)
 	case *ast.Reset:
 		s.Config.Reset(st.Key)
+		if st.Key == "" || st.Key == KeyPromPort {
+			s.stopMetrics()
+		}
 		return s.ok(out, nil)
 	case *ast.Explain:
 		text, err := s.Planner.Explain(ctx, s.Env(), st)

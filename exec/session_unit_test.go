@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +142,45 @@ func TestLikeMatch(t *testing.T) {
 		if got := likeMatch(c.s, c.p, c.fold); got != c.want {
 			t.Errorf("%q LIKE %q: %v", c.s, c.p, got)
 		}
+	}
+}
+
+// SET 'metrics.reporter.prom.port' starts the Prometheus endpoint with
+// the session's jobs; RESET stops it.
+func TestPrometheusEndpoint(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	s := newTestSession()
+	defer s.Close()
+	// Find a free port, then release it for the session.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	mustExec(t, s, fmt.Sprintf(`
+SET 'metrics.reporter.prom.port' = '%d-%d';
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT * FROM src;`, port, port+5))
+	defer s.Jobs.CancelAll()
+	resp, err := http.Get("http://" + s.MetricsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `flink_jobmanager_job_uptime{job_id="`) ||
+		!strings.Contains(string(body), `job_name="insert-into_default_catalog.default_database.sink"`) {
+		t.Fatalf("%d:\n%s", resp.StatusCode, body)
+	}
+	mustExec(t, s, "RESET 'metrics.reporter.prom.port';")
+	if s.MetricsAddr() != "" {
+		t.Fatal("endpoint still on")
+	}
+	var out bytes.Buffer
+	if err := s.ExecuteScript(context.Background(), "SET 'metrics.reporter.prom.port' = 'x';", "", &out); err == nil ||
+		!strings.Contains(out.String(), "Could not parse value 'x' for key 'metrics.reporter.prom.port'.") {
+		t.Fatalf("bad port: %v %s", err, out.String())
 	}
 }
