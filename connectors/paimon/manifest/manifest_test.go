@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -350,5 +351,87 @@ func TestCreationTime(t *testing.T) {
 	// wall clock read as UTC.
 	if got := CreationTimeMillis(tm); got != time.Date(2025, 8, 27, 11, 57, 0, 471e6, time.UTC).UnixMilli() {
 		t.Fatal(got)
+	}
+}
+
+// TestRandomEntriesRoundTrip encodes random entries (every optional field
+// sometimes null) and lists, and decodes them unchanged.
+func TestRandomEntriesRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	optI64 := func() *int64 {
+		if r.Intn(3) == 0 {
+			return nil
+		}
+		v := r.Int63() - r.Int63()
+		return &v
+	}
+	optI32 := func() *int32 {
+		if r.Intn(3) == 0 {
+			return nil
+		}
+		v := int32(r.Uint32())
+		return &v
+	}
+	strs := func(nilable bool) []string {
+		if nilable && r.Intn(3) == 0 {
+			return nil
+		}
+		out := []string{}
+		for i := r.Intn(3); i > 0; i-- {
+			out = append(out, fmt.Sprintf("s%d", r.Intn(100)))
+		}
+		return out
+	}
+	bs := func() []byte {
+		b := make([]byte, r.Intn(40))
+		r.Read(b)
+		return b
+	}
+	stats := func() SimpleStats {
+		s := SimpleStats{MinValues: bs(), MaxValues: bs(), NullCounts: []*int64{}}
+		for i := r.Intn(4); i > 0; i-- {
+			s.NullCounts = append(s.NullCounts, optI64())
+		}
+		return s
+	}
+	for iter := 0; iter < 50; iter++ {
+		var es []ManifestEntry
+		for i := r.Intn(20); i >= 0; i-- {
+			f := DataFileMeta{FileName: fmt.Sprintf("data-%d.parquet", r.Int()), FileSize: r.Int63(), RowCount: r.Int63(),
+				MinKey: bs(), MaxKey: bs(), KeyStats: stats(), ValueStats: stats(), MinSequenceNumber: r.Int63(), MaxSequenceNumber: r.Int63(),
+				SchemaID: r.Int63n(10), Level: int32(r.Intn(6)), ExtraFiles: strs(false), CreationTime: optI64(), DeleteRowCount: optI64(),
+				ValueStatsCols: strs(true), ExternalPath: nil, FirstRowID: optI64(), WriteCols: strs(true)}
+			if r.Intn(2) == 0 {
+				f.EmbeddedIndex = bs()
+			}
+			if r.Intn(2) == 0 {
+				src := FileSource(r.Intn(2))
+				f.FileSource = &src
+			}
+			if r.Intn(3) == 0 {
+				p := fmt.Sprintf("/ext/%d", r.Int())
+				f.ExternalPath = &p
+			}
+			es = append(es, ManifestEntry{Kind: FileKind(r.Intn(2)), Partition: bs(), Bucket: int32(r.Intn(100)) - 2, TotalBuckets: int32(r.Intn(10)) - 1, File: f})
+		}
+		b, err := EncodeManifest(es, []string{CodecZstd, CodecNull, CodecDeflate}[iter%3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := DecodeManifest(b)
+		if err != nil || !reflect.DeepEqual(back, es) {
+			t.Fatalf("iter %d: %v\n%+v\n%+v", iter, err, back, es)
+		}
+		var ms []ManifestFileMeta
+		for i := r.Intn(5); i >= 0; i-- {
+			ms = append(ms, ManifestFileMeta{FileName: fmt.Sprint("manifest-", r.Int()), FileSize: r.Int63(), NumAddedFiles: r.Int63(),
+				NumDeletedFiles: r.Int63(), PartitionStats: stats(), SchemaID: r.Int63(), MinBucket: optI32(), MaxBucket: optI32(),
+				MinLevel: optI32(), MaxLevel: optI32(), MinRowID: optI64(), MaxRowID: optI64()})
+		}
+		b, _ = EncodeManifestList(ms, CodecZstd)
+		backL, err := DecodeManifestList(b)
+		if err != nil || !reflect.DeepEqual(backL, ms) {
+			t.Fatalf("list iter %d: %v", iter, err)
+		}
 	}
 }
