@@ -81,3 +81,33 @@ func tokenDisplay(t token) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// Excerpt returns the statement line the error points at with a caret
+// under its column, for showing the statement with the error:
+//
+//	SELECT * FORM orders
+//	         ^
+//
+// It is empty when the error has no statement or position.
+func (e *ParseError) Excerpt() string {
+	if e.Statement == "" || e.Line < 1 || e.Col < 1 {
+		return ""
+	}
+	lines := strings.Split(e.Statement, "\n")
+	if e.Line > len(lines) {
+		return ""
+	}
+	line := strings.TrimRight(lines[e.Line-1], "\r")
+	var pad strings.Builder
+	for i, r := range []rune(line) {
+		if i >= e.Col-1 {
+			break
+		}
+		if r == '\t' {
+			pad.WriteByte('\t')
+		} else {
+			pad.WriteByte(' ')
+		}
+	}
+	return line + "\n" + pad.String() + "^"
+}

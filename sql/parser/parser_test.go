@@ -109,6 +109,9 @@ func formatErr(err error) string {
 	if errors.As(err, &pe) && (pe.ScriptLine != pe.Line || pe.ScriptCol != pe.Col) {
 		s += fmt.Sprintf("in script at line %d, column %d\n", pe.ScriptLine, pe.ScriptCol)
 	}
+	if pe != nil && pe.Excerpt() != "" && pe.Token != "" {
+		s += pe.Excerpt() + "\n"
+	}
 	return s
 }
 
