@@ -136,6 +136,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	s := exec.NewSession()
+	defer s.Close()
 	s.Planner = planner()
 	s.Resume = o.resume
 
