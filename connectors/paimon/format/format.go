@@ -9,14 +9,24 @@
 //     rows are sorted by key and a key appears at most once per file;
 //   - append tables store the table columns only.
 //
-// Every column carries its Paimon field id (the Parquet field_id). Readers
-// find columns by the names of the schema the file was written with and map
-// them to the wanted (current) schema by field id, which is how Paimon
-// supports renamed, dropped, added and reordered columns.
+// Every column carries its Paimon field id (the Parquet field_id; a field
+// id of 0 is not written, because parquet-go treats 0 as unset — harmless,
+// as Java reads columns by name). Readers find columns by the names of the
+// schema the file was written with and map them to the wanted (current)
+// schema by field id, which is how Paimon supports renamed, dropped, added
+// and reordered columns. ARRAY, MAP and ROW columns are striped with
+// repetition/definition levels (3-level lists, key_value maps) and
+// reassembled on read.
 //
 // Writers compute what DataFileMeta needs while writing: row count, first
-// and last key, key and value statistics, sequence number range and the
+// and last key, key and value statistics (byte-identical to what Java
+// records, see TestRewriteMatchesJavaMeta), sequence number range and the
 // number of retraction rows; the file size is counted exactly.
+//
+// Readers decode flat columns a batch of rows at a time and hand out
+// records cut from per-batch slabs; deletion vectors (ReadDeletionVector)
+// drop rows by position. Corrupt files give errors wrapping ErrCorrupt
+// that name the file, never panics.
 package format
 
 import (
