@@ -37,6 +37,9 @@ type Config struct {
 	BoundedWatermark *int64
 	// IncrementalBetween is 'incremental-between' split at the comma.
 	IncrementalBetween []string
+	// IncrementalBetweenTimestamp is 'incremental-between-timestamp'
+	// (epoch millis, start exclusive).
+	IncrementalBetweenTimestamp []int64
 	// IncrementalScanMode is 'incremental-between-scan-mode' (auto, delta,
 	// changelog).
 	IncrementalScanMode string
@@ -121,6 +124,19 @@ func ParseConfig(o map[string]string, streaming bool) (*Config, error) {
 		}
 		c.IncrementalBetween = []string{strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1])}
 	}
+	if v, ok := o["incremental-between-timestamp"]; ok {
+		parts := strings.Split(v, ",")
+		if len(parts) != 2 {
+			return nil, illegal("The incremental-between or incremental-between-timestamp must specific start(exclusive) and end timestamp or snapshot or tag, but is: %s", v)
+		}
+		for _, p := range parts {
+			n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+			if err != nil {
+				return nil, illegal("Could not parse value '%s' for key '%s'.", v, "incremental-between-timestamp")
+			}
+			c.IncrementalBetweenTimestamp = append(c.IncrementalBetweenTimestamp, n)
+		}
+	}
 	if v, ok := o["incremental-between-scan-mode"]; ok {
 		c.IncrementalScanMode = strings.ToLower(strings.TrimSpace(v))
 	}
@@ -168,7 +184,7 @@ func ParseConfig(o map[string]string, streaming bool) (*Config, error) {
 			return nil, illegal("%s can not be null when you use %s for %s", "scan.snapshot-id", c.Mode, "scan.mode")
 		}
 	case ModeIncremental:
-		if c.IncrementalBetween == nil {
+		if c.IncrementalBetween == nil && c.IncrementalBetweenTimestamp == nil {
 			return nil, illegal("%s can not be null when you use %s for %s", "incremental-between", c.Mode, "scan.mode")
 		}
 	default:

@@ -137,6 +137,27 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 		}
 		return &StartPlan{Next: id}, nil
 	case ModeIncremental:
+		if c.IncrementalBetween == nil { // incremental-between-timestamp
+			at := func(ms int64) (int64, error) {
+				s, err := sm.EarlierOrEqualTime(ms)
+				if err != nil || s == nil {
+					return earliest - 1, err
+				}
+				return s.ID, nil
+			}
+			from, err := at(c.IncrementalBetweenTimestamp[0])
+			if err != nil {
+				return nil, err
+			}
+			to, err := at(c.IncrementalBetweenTimestamp[1])
+			if err != nil {
+				return nil, err
+			}
+			if from > to {
+				return nil, illegal("Starting snapshotId %d must less than ending snapshotId %d.", from, to)
+			}
+			return &StartPlan{IncrementalFrom: from, IncrementalTo: to}, nil
+		}
 		from, err := t.resolveBound(c.IncrementalBetween[0])
 		if err != nil {
 			return nil, err
