@@ -114,7 +114,58 @@ func (t *Table) resolve() error {
 			"Invalid column name '%s' for rowtime attribute in watermark declaration. Available columns are: %v",
 			t.Watermark.Column, t.Schema.Names())
 	}
+	if t.Watermark != nil {
+		t.Watermark.Expr = quoteColumns(t.Watermark.Expr, seen)
+	}
 	return nil
+}
+
+// quoteColumns backticks the column names in an expression's text
+// (outside string literals and existing quotes), the expanded form Flink
+// stores and prints for watermark expressions: "`ts` - INTERVAL '5' SECOND".
+func quoteColumns(expr string, columns map[string]bool) string {
+	var b strings.Builder
+	for i := 0; i < len(expr); {
+		c := expr[i]
+		switch {
+		case c == '\'' || c == '`' || c == '"':
+			j := i + 1
+			for j < len(expr) {
+				if expr[j] == c {
+					if j+1 < len(expr) && expr[j+1] == c { // doubled quote
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			if j < len(expr) {
+				j++
+			}
+			b.WriteString(expr[i:j])
+			i = j
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(expr) && (isIdentStart(expr[j]) || expr[j] >= '0' && expr[j] <= '9') {
+				j++
+			}
+			w := expr[i:j]
+			if columns[w] && (i == 0 || expr[i-1] != '.') {
+				w = sql.QuoteIdentifier(w)
+			}
+			b.WriteString(w)
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // likeStrategy is one feature's merging strategy of a LIKE clause.

@@ -248,12 +248,12 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 		}
 		return nil
 	case *ast.Insert:
-		return s.insert(ctx, st, st.Table, out)
+		return s.insert(ctx, st, out)
 	case *ast.StatementSet:
 		if len(st.Inserts) == 0 {
 			return sql.Errorf(sql.TableException, "No operators defined in streaming topology. Cannot generate StreamGraph.")
 		}
-		return s.insert(ctx, st, st.Inserts[0].Table, out)
+		return s.insert(ctx, st, out)
 	case *ast.Query:
 		return s.query(ctx, st, out)
 	case *ast.StopJob:
@@ -696,7 +696,7 @@ func (s *Session) runtimeConfig(name string) (runtime.Config, error) {
 }
 
 // insert plans and submits an INSERT or a statement set.
-func (s *Session) insert(ctx context.Context, stmt ast.Statement, _ ast.ObjectName, out io.Writer) error {
+func (s *Session) insert(ctx context.Context, stmt ast.Statement, out io.Writer) error {
 	name := s.jobName(stmt)
 	g, err := s.Planner.CompileInsert(ctx, s.Env(), stmt, name)
 	if err != nil {
