@@ -149,3 +149,18 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("%d tables", n)
 	}
 }
+
+func TestQuoteColumns(t *testing.T) {
+	cols := map[string]bool{"ts": true, "SECOND": false, "a_1": true}
+	for in, want := range map[string]string{
+		"ts - INTERVAL '5' SECOND":        "`ts` - INTERVAL '5' SECOND",
+		"CASE WHEN ts > 'ts' THEN ts END": "CASE WHEN `ts` > 'ts' THEN `ts` END",
+		"`ts` - INTERVAL '1' SECOND":      "`ts` - INTERVAL '1' SECOND",
+		"COALESCE(a_1, 'it''s ts', ts2)":  "COALESCE(`a_1`, 'it''s ts', ts2)",
+		"x.ts":                            "x.ts",
+	} {
+		if got := quoteColumns(in, cols); got != want {
+			t.Errorf("quoteColumns(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
