@@ -108,6 +108,7 @@ type core struct {
 	// several leaves and emit a variable number of values per row.
 	leafBase []int
 	nested   bool
+	leafVals [][]parquet.Value // per leaf column, reused by flushBatch
 }
 
 func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType, opts WriterOptions) (*core, error) {
@@ -294,12 +295,28 @@ func (c *core) commitRow(vals []parquet.Value) error {
 	return nil
 }
 
+// flushBatch hands the batch to the Parquet writer column by column: the
+// rows' values are gathered per leaf column and each column writer gets
+// one slice (cheaper than the writer splitting every row itself). The
+// row group's row count is derived from the column writers.
 func (c *core) flushBatch() error {
 	if c.nbatch == 0 {
 		return nil
 	}
-	if _, err := c.pw.WriteRows(c.batch[:c.nbatch]); err != nil {
-		return fmt.Errorf("parquet write: %w", err)
+	if c.leafVals == nil {
+		c.leafVals = make([][]parquet.Value, len(c.pw.ColumnWriters()))
+	}
+	for _, row := range c.batch[:c.nbatch] {
+		for _, v := range row {
+			l := v.Column()
+			c.leafVals[l] = append(c.leafVals[l], v)
+		}
+	}
+	for l, cw := range c.pw.ColumnWriters() {
+		if _, err := cw.WriteRowValues(c.leafVals[l]); err != nil {
+			return fmt.Errorf("parquet write column %d: %w", l, err)
+		}
+		c.leafVals[l] = c.leafVals[l][:0]
 	}
 	c.nbatch = 0
 	return nil
