@@ -109,6 +109,7 @@ type core struct {
 	leafBase []int
 	nested   bool
 	leafVals [][]parquet.Value // per leaf column, reused by flushBatch
+	encs     []encoder         // per column; nil for nested columns
 }
 
 func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType, opts WriterOptions) (*core, error) {
@@ -125,7 +126,12 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 	}
 	c := &core{out: &countingWriter{w: w}, cols: cols, opts: opts, valBase: valBase, vtypes: valueTypes}
 	leaf := 0
-	for _, col := range cols {
+	for i, col := range cols {
+		var e encoder
+		if !isNested(col.Type) {
+			e = newEncoder(&cols[i].Type, leaf)
+		}
+		c.encs = append(c.encs, e)
 		c.leafBase = append(c.leafBase, leaf)
 		leaf += numLeaves(col.Type)
 		if numLeaves(col.Type) != 1 || isNested(col.Type) {
@@ -153,16 +159,66 @@ func (c *core) row() []parquet.Value {
 	return c.vals[c.nbatch*n : c.nbatch*n : (c.nbatch+1)*n]
 }
 
+// encoder converts a column's values; fast paths for the common types skip
+// the generic type switch.
+type encoder func(v any) (parquet.Value, error)
+
+func newEncoder(t *sql.DataType, col int) encoder {
+	def := 0
+	if t.Nullable {
+		def = 1
+	}
+	null := func() (parquet.Value, error) {
+		if def == 0 {
+			return parquet.Value{}, fmt.Errorf("null value in NOT NULL column")
+		}
+		return parquet.NullValue().Level(0, 0, col), nil
+	}
+	switch t.Root {
+	case sql.TypeChar, sql.TypeVarChar:
+		return func(v any) (parquet.Value, error) {
+			if s, ok := v.(string); ok {
+				return parquet.ByteArrayValue(unsafeBytes(s)).Level(0, def, col), nil
+			}
+			if v == nil {
+				return null()
+			}
+			return toParquet(t, v, col)
+		}
+	case sql.TypeInt:
+		return func(v any) (parquet.Value, error) {
+			if x, ok := v.(int32); ok {
+				return parquet.Int32Value(x).Level(0, def, col), nil
+			}
+			if v == nil {
+				return null()
+			}
+			return toParquet(t, v, col)
+		}
+	case sql.TypeBigInt:
+		return func(v any) (parquet.Value, error) {
+			if x, ok := v.(int64); ok {
+				return parquet.Int64Value(x).Level(0, def, col), nil
+			}
+			if v == nil {
+				return null()
+			}
+			return toParquet(t, v, col)
+		}
+	}
+	return func(v any) (parquet.Value, error) { return toParquet(t, v, col) }
+}
+
 // put appends the values of column i.
 func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) {
-	t := &c.cols[i].Type
-	if !isNested(*t) {
-		pv, err := toParquet(t, v, c.leafBase[i])
+	if e := c.encs[i]; e != nil {
+		pv, err := e(v)
 		if err != nil {
 			return vals, err
 		}
 		return append(vals, pv), nil
 	}
+	t := &c.cols[i].Type
 	per, err := shred(make([][]parquet.Value, numLeaves(*t)), *t, v, 0, 0, 0, 0)
 	if err != nil {
 		return vals, err
