@@ -1,8 +1,10 @@
 package plan_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sqlrun/sqlrun/sql/ast"
 	"github.com/sqlrun/sqlrun/sql/parser"
@@ -34,6 +36,16 @@ func FuzzPlan(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
+		// A hang is a failure too: report the input instead of stalling.
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				panic(fmt.Sprintf("planning %q did not finish in 5s", text))
+			}
+		}()
 		stmt, err := parser.Parse(text)
 		if err != nil {
 			return
