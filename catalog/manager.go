@@ -494,7 +494,7 @@ func (m *Manager) DropTable(id connectors.ObjectIdentifier, ignoreIfNotExists, t
 				return nil
 			}
 			return &sql.Error{Class: sql.ValidationException,
-				Msg: fmt.Sprintf("Temporary table with identifier '%s' does not exist.", Serializable(id)), Err: ErrTableNotExist}
+				Msg: fmt.Sprintf("Temporary table with identifier '%s' does not exist.", id.String()), Err: ErrTableNotExist}
 		}
 		delete(m.temporary, id)
 		return nil
@@ -502,14 +502,14 @@ func (m *Manager) DropTable(id connectors.ObjectIdentifier, ignoreIfNotExists, t
 	m.mu.Unlock()
 	if isTemp {
 		return sql.Errorf(sql.ValidationException,
-			"Temporary table with identifier '%s' exists. Drop it first before removing the permanent table.", Serializable(id))
+			"Temporary table with identifier '%s' exists. Drop it first before removing the permanent table.", id.String())
 	}
 	notExist := func() error {
 		if ignoreIfNotExists {
 			return nil
 		}
 		return &sql.Error{Class: sql.ValidationException,
-			Msg: fmt.Sprintf("Table with identifier '%s' does not exist.", Serializable(id)), Err: ErrTableNotExist}
+			Msg: fmt.Sprintf("Table with identifier '%s' does not exist.", id.String()), Err: ErrTableNotExist}
 	}
 	c, err := m.Catalog(id.Catalog)
 	if err != nil {
