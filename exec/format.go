@@ -193,6 +193,23 @@ func FormatCell(v any, t sql.DataType) string {
 		if t.Root == sql.TypeTime {
 			return formatSQLTime(x, t.Precision)
 		}
+	case []any:
+		if t.Root == sql.TypeRow {
+			// A ROW prints as its CAST to STRING does: (1, a).
+			parts := make([]string, len(x))
+			for i, f := range x {
+				var ft sql.DataType
+				if i < len(t.Fields) {
+					ft = t.Fields[i].Type
+				}
+				if f == nil {
+					parts[i] = "NULL"
+				} else {
+					parts[i] = FormatCell(f, ft)
+				}
+			}
+			return "(" + strings.Join(parts, ", ") + ")"
+		}
 	}
 	return sql.FormatValue(v, t)
 }

@@ -184,3 +184,27 @@ INSERT INTO sink SELECT * FROM src;`, port, port+5))
 		t.Fatalf("bad port: %v %s", err, out.String())
 	}
 }
+
+func TestFormatCell(t *testing.T) {
+	row := sql.RowOf(sql.Field{Name: "a", Type: sql.Int()}, sql.Field{Name: "b", Type: sql.String()})
+	for _, c := range []struct {
+		v    any
+		t    sql.DataType
+		want string
+	}{
+		{nil, sql.Int(), "<NULL>"},
+		{true, sql.Boolean(), "TRUE"},
+		{int32(19723), sql.Date(), "2024-01-01"},
+		{int32(45296789), sql.Time(3), "12:34:56.789"},
+		{int32(45296789), sql.Time(0), "12:34:56"},
+		{sql.TimestampData{Millis: 1704067200123}, sql.Timestamp(3), "2024-01-01 00:00:00.123"},
+		{sql.TimestampData{Millis: 1704067200000}, sql.Timestamp(0), "2024-01-01 00:00:00"},
+		{sql.TimestampData{Millis: 1704067200000, NanoOfMilli: 456789}, sql.Timestamp(9), "2024-01-01 00:00:00.000456789"},
+		{[]any{int32(1), nil}, row, "(1, NULL)"},
+		{[]any{int32(1), int32(2)}, sql.ArrayOf(sql.Int()), "[1, 2]"},
+	} {
+		if got := FormatCell(c.v, c.t); got != c.want {
+			t.Errorf("FormatCell(%v, %s) = %q, want %q", c.v, c.t, got, c.want)
+		}
+	}
+}
