@@ -92,14 +92,28 @@ func Parse(data []byte) (*Snapshot, error) {
 }
 
 // Marshal encodes s in the 1.4 shape (Jackson pretty print, nulls omitted,
-// no logOffsets), readable by Paimon 1.2 through 2.x.
+// no logOffsets), readable by Paimon 1.2 through 2.x. The record counts and
+// nextRowId, which 1.4 always writes, default to 0.
 func (s *Snapshot) Marshal() ([]byte, error) {
 	c := *s
-	c.Version = Version
-	if len(c.Properties) == 0 {
-		c.Properties = nil
-	}
+	c.normalize()
 	return jackson.Marshal(&c)
+}
+
+func (s *Snapshot) normalize() {
+	s.Version = Version
+	if len(s.Properties) == 0 {
+		s.Properties = nil
+	}
+	if s.TotalRecordCount == nil {
+		s.TotalRecordCount = Int64(0)
+	}
+	if s.DeltaRecordCount == nil {
+		s.DeltaRecordCount = Int64(0)
+	}
+	if s.NextRowID == nil {
+		s.NextRowID = Int64(0)
+	}
 }
 
 // Tag is a tag file: a snapshot plus when it was tagged and how long it is
@@ -129,10 +143,7 @@ func ParseTag(data []byte) (*Tag, error) {
 // Marshal encodes a tag (the snapshot's fields, then the tag's).
 func (t *Tag) Marshal() ([]byte, error) {
 	c := *t
-	c.Version = Version
-	if len(c.Properties) == 0 {
-		c.Properties = nil
-	}
+	c.Snapshot.normalize()
 	return jackson.Marshal(&c)
 }
 
