@@ -111,6 +111,7 @@ func TestScriptSignalStopsWithSavepointAndResumes(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s:\n%s", code, errOut, out)
 	}
 	if !strings.Contains(out, "[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: ") ||
+		!strings.Contains(out, "[INFO] Waiting for 1 running job(s). Ctrl-C or SIGTERM stops them with a savepoint.\n") ||
 		!strings.Contains(out, "[INFO] Stopping 1 running job(s) gracefully...") ||
 		!strings.Contains(out, "(insert-into_default_catalog.default_database.sink) stopped with savepoint: ") {
 		t.Fatalf("output:\n%s", out)

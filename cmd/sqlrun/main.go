@@ -239,6 +239,9 @@ func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-cha
 		return exitFailed
 	}
 	if !wasSignalled() {
+		if n := len(s.Jobs.Running()); n > 0 {
+			fmt.Fprintf(stdout, "[INFO] Waiting for %d running job(s). Ctrl-C or SIGTERM stops them with a savepoint.\n", n)
+		}
 		if err := s.Jobs.WaitAll(ctx); err != nil && !wasSignalled() {
 			fmt.Fprint(stdout, exec.FormatError(err))
 			fmt.Fprintf(stderr, "sqlrun: %s: job failed\n", name)
