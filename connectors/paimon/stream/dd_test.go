@@ -32,6 +32,7 @@ import (
 //	compact                  full compaction of all live files into level 5
 //	  <merged rows> / changelog <rows>
 //	expire below=N           delete snapshots < N
+//	tag name=<t> snapshot=N  create tag t of snapshot N
 //	source name=<s> [batch] [parallelism=P] [proj=0,2] [audit]
 //	  key=value              one option (hint) per line
 //	reader name=<r> source=<s> [subtask=I] [restore=<cp>]
@@ -306,6 +307,17 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 			cl2 = fmt.Sprintf("changelog %d rows", snapshot.Get(s.ChangelogRecordCount))
 		}
 		return fmt.Sprintf("snapshot %d %s delta %d rows, %s\n", s.ID, s.CommitKind, snapshot.Get(s.DeltaRecordCount), cl2)
+	case "tag":
+		sm := snapshot.NewManager(h.fio, h.root)
+		id, _ := strconv.ParseInt(arg(d, "snapshot", "1"), 10, 64)
+		s, err := sm.Read(id)
+		if err != nil {
+			return fail(err)
+		}
+		if err := sm.CreateTag(arg(d, "name", "t"), &snapshot.Tag{Snapshot: *s}); err != nil {
+			return fail(err)
+		}
+		return ""
 	case "expire":
 		n, _ := strconv.ParseInt(arg(d, "below", "1"), 10, 64)
 		h.w.Expire(n)

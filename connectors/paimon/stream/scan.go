@@ -18,6 +18,9 @@ type StartPlan struct {
 	NoSnapshot bool
 	// Full is the snapshot whose merged rows are read first (0: none).
 	Full int64
+	// FullTag names the tag Full comes from: the tag file keeps the
+	// snapshot's manifest lists even after the snapshot expired.
+	FullTag string
 	// Next is the first snapshot the follow-up scanner reads (streaming).
 	Next int64
 	// IncrementalFrom/To bound a batch incremental read (From exclusive).
@@ -114,7 +117,9 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 				}
 				return nil, err
 			}
-			return full(tag.ID), nil
+			p := full(tag.ID)
+			p.FullTag = c.TagName
+			return p, nil
 		}
 		id := *c.SnapshotID
 		if !c.Streaming {
@@ -186,15 +191,25 @@ func (t *Table) resolveBound(s string) (int64, error) {
 	return tag.ID, nil
 }
 
-// FullEntries are the live files of snapshot id a full phase reads. In a
+// FullEntries are the live files of snapshot id (or of tag, when set) a
+// full phase reads. In a
 // streaming read of a table with a changelog producer only files whose
 // changes have already been published as changelog are read: lookup skips
 // level 0, full-compaction reads only the top level (Paimon's
 // withLevelFilter in the streaming full phase).
-func (t *Table) FullEntries(id int64, streaming bool) ([]Split, error) {
-	s, err := t.Snapshots.Read(id)
-	if err != nil {
-		return nil, err
+func (t *Table) FullEntries(id int64, tag string, streaming bool) ([]Split, error) {
+	var s *snapshot.Snapshot
+	if tag != "" {
+		tg, err := t.Snapshots.ReadTag(tag)
+		if err != nil {
+			return nil, err
+		}
+		s = &tg.Snapshot
+	} else {
+		var err error
+		if s, err = t.Snapshots.Read(id); err != nil {
+			return nil, err
+		}
 	}
 	live, err := t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
 	if err != nil {

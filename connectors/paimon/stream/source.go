@@ -193,6 +193,7 @@ const (
 type Position struct {
 	Phase    string `json:"phase"`
 	Snapshot int64  `json:"snapshot,omitempty"`
+	Tag      string `json:"tag,omitempty"`
 	From     int64  `json:"from,omitempty"`
 	Offset   int64  `json:"offset,omitempty"`
 }
@@ -431,13 +432,13 @@ func (r *Reader) step() (wait bool, err error) {
 		case r.cfg.Mode == ModeIncremental:
 			r.pos = Position{Phase: phaseBatch, From: plan.IncrementalFrom, Snapshot: plan.IncrementalTo}
 		case plan.Full > 0:
-			r.pos = Position{Phase: phaseFull, Snapshot: plan.Full}
+			r.pos = Position{Phase: phaseFull, Snapshot: plan.Full, Tag: plan.FullTag}
 		default:
 			r.pos = Position{Phase: phaseIncr, Snapshot: plan.Next}
 		}
 		return false, nil
 	case phaseFull:
-		splits, err := r.t.FullEntries(r.pos.Snapshot, r.cfg.Streaming)
+		splits, err := r.t.FullEntries(r.pos.Snapshot, r.pos.Tag, r.cfg.Streaming)
 		if err != nil {
 			if errors.Is(err, snapshot.ErrNotFound) {
 				return false, ExpiredError(r.pos.Snapshot)
