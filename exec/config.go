@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -149,9 +150,15 @@ func (c *Config) Reset(key string) {
 }
 
 // Get returns the key's value: what SET gave it, else its default, else "".
+// state.checkpoints.dir defaults to a directory under the user's data
+// directory ($XDG_DATA_HOME/sqlrun/checkpoints or
+// ~/.local/share/sqlrun/checkpoints), computed when asked.
 func (c *Config) Get(key string) string {
 	if v, ok := c.set[key]; ok {
 		return v
+	}
+	if key == KeyCheckpointDir {
+		return runtime.DefaultCheckpointDir()
 	}
 	return optionByKey[key].Default
 }

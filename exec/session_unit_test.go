@@ -108,6 +108,10 @@ func TestConfigFeedsRuntime(t *testing.T) {
 		cfg.RestartAttempts != 5 || cfg.RestorePath != "/tmp/sp" {
 		t.Fatalf("set: %+v", cfg)
 	}
+	t.Setenv("XDG_DATA_HOME", "/data")
+	if got := NewConfig().Get(KeyCheckpointDir); got != "/data/sqlrun/checkpoints" {
+		t.Errorf("default checkpoint dir %q", got)
+	}
 	if c.Parallelism() != 1 || c.MaxColumnWidth() != 30 || c.ResultMode() != "table" || c.DMLSync() || !c.PrintTimeCost() {
 		t.Fatal("typed accessors")
 	}
