@@ -207,8 +207,12 @@ type Reader struct {
 	batch                int
 	now                  func() time.Time
 
-	pos       Position
-	cur       rowIter
+	pos Position
+	cur rowIter
+	// peek is a row read from cur but not emitted yet (peeked=true); it is
+	// not counted in pos.Offset, so a restore reads it again.
+	peek      sql.Row
+	peeked    bool
 	nextCheck time.Time
 }
 
@@ -329,8 +333,14 @@ func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 // snapshot (no replay on restore, and the consumer names the next one).
 func (r *Reader) drain() ([]sql.Row, error) {
 	var out []sql.Row
-	for len(out) < r.batch {
-		row, ok := r.cur.next()
+	for {
+		var row sql.Row
+		ok := r.peeked
+		if ok {
+			row, r.peeked = r.peek, false
+		} else {
+			row, ok = r.cur.next()
+		}
 		if !ok {
 			err := r.cur.err()
 			r.cur.close()
@@ -339,12 +349,17 @@ func (r *Reader) drain() ([]sql.Row, error) {
 				return nil, fmt.Errorf("paimon source: %s snapshot %d: %w", r.pos.Phase, r.pos.Snapshot, err)
 			}
 			r.advance()
-			break
+			return out, nil
+		}
+		if len(out) == r.batch {
+			// A full batch: hold the next row back, so that an exhausted
+			// snapshot is noticed now and not after the next checkpoint.
+			r.peek, r.peeked = row, true
+			return out, nil
 		}
 		r.pos.Offset++
 		out = append(out, r.emit(row))
 	}
-	return out, nil
 }
 
 func (r *Reader) emit(row sql.Row) sql.Row {
@@ -395,7 +410,7 @@ func (r *Reader) setIter(it rowIter) error {
 			break
 		}
 	}
-	r.cur = it
+	r.cur, r.peeked = it, false
 	return nil
 }
 
