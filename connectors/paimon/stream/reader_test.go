@@ -322,3 +322,19 @@ func TestConcurrentSubtasks(t *testing.T) {
 		t.Fatalf("consumer %+v, %v", c, err)
 	}
 }
+
+// TestOpenRejectsBadState: a corrupt checkpoint state is an error, never a
+// panic or a reader that silently never reads.
+func TestOpenRejectsBadState(t *testing.T) {
+	w := streamtest.NewOrders(t, nil)
+	src, err := NewSourceFS(w.FIO, w.Root, nil, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{`{`, `{"phase":"sideways"}`, `{"phase":"incr","offset":-1}`, `[]`} {
+		r, _ := src.NewReader(0, 1)
+		if err := r.Open(context.Background(), []byte(st)); err == nil {
+			t.Errorf("state %s: no error", st)
+		}
+	}
+}

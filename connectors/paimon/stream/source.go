@@ -227,6 +227,14 @@ func (r *Reader) Open(ctx context.Context, state []byte) error {
 		if err := json.Unmarshal(state, &r.pos); err != nil {
 			return fmt.Errorf("paimon source: restore position: %w", err)
 		}
+		switch r.pos.Phase {
+		case phaseStart, phaseFull, phaseIncr, phaseBatch, phaseDone:
+		default:
+			return fmt.Errorf("paimon source: restore position: unknown phase %q", r.pos.Phase)
+		}
+		if r.pos.Offset < 0 || r.pos.Snapshot < 0 {
+			return fmt.Errorf("paimon source: restore position: bad position %+v", r.pos)
+		}
 		return nil
 	}
 	if r.cfg.Streaming && r.cfg.ConsumerID != "" && !r.cfg.ConsumerIgnoreProgress {
