@@ -84,10 +84,67 @@ func New(cols []sql.Column, partitionKeys, primaryKeys []string, options map[str
 	for i := range s.Fields { // nested ids after all top-level ids
 		s.Fields[i].NestedIDs = assignNested(s.Fields[i].Type, &s.HighestFieldID)
 	}
-	if err := s.Validate(); err != nil {
+	if err := s.ValidateCreate(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// javaList prints names as Java's List.toString: [a, b].
+func javaList(names []string) string { return "[" + strings.Join(names, ", ") + "]" }
+
+func containsAll(all, sub []string) bool {
+	set := map[string]bool{}
+	for _, a := range all {
+		set[a] = true
+	}
+	for _, x := range sub {
+		if !set[x] {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidateCreate checks what Paimon checks when a table is created, with
+// its messages (java.lang.IllegalStateException / RuntimeException):
+// key columns exist, the primary key includes the partition keys but is
+// not only them, and bucket-key columns are primary-key, non-partition
+// columns.
+func (s *TableSchema) ValidateCreate() error {
+	names := s.Names()
+	if !containsAll(names, s.PartitionKeys) {
+		return sql.Errorf(sql.IllegalStateException, "Table column %s should include all partition fields %s", javaList(names), javaList(s.PartitionKeys))
+	}
+	if len(s.PrimaryKeys) > 0 {
+		if !containsAll(names, s.PrimaryKeys) {
+			return sql.Errorf(sql.IllegalStateException, "Table column %s should include all primary key constraint %s", javaList(names), javaList(s.PrimaryKeys))
+		}
+		if !containsAll(s.PrimaryKeys, s.PartitionKeys) {
+			return sql.Errorf(sql.IllegalStateException, "Primary key constraint %s should include all partition fields %s", javaList(s.PrimaryKeys), javaList(s.PartitionKeys))
+		}
+		if len(s.PartitionKeys) > 0 && containsAll(s.PartitionKeys, s.PrimaryKeys) {
+			return sql.Errorf(sql.IllegalStateException, "Primary key constraint %s should not be same with partition fields %s, this will result in only one record in a partition",
+				javaList(s.PrimaryKeys), javaList(s.PartitionKeys))
+		}
+	}
+	if bk := strings.TrimSpace(s.Options["bucket-key"]); bk != "" {
+		keys := strings.Split(bk, ",")
+		if !containsAll(names, keys) {
+			return sql.Errorf(sql.RuntimeException, "Field names %s should contains all bucket keys %s.", javaList(names), javaList(keys))
+		}
+		for _, k := range keys {
+			for _, p := range s.PartitionKeys {
+				if k == p {
+					return sql.Errorf(sql.RuntimeException, "Bucket keys %s should not in partition keys %s.", javaList(keys), javaList(s.PartitionKeys))
+				}
+			}
+		}
+		if len(s.PrimaryKeys) > 0 && !containsAll(s.PrimaryKeys, keys) {
+			return sql.Errorf(sql.RuntimeException, "Primary keys %s should contains all bucket keys %s.", javaList(s.PrimaryKeys), javaList(keys))
+		}
+	}
+	return s.Validate()
 }
 
 func assignNested(t sql.DataType, highest *int) []int {
