@@ -412,21 +412,6 @@ func (b *binder) bindValues(x *ast.Values) (*Rel, error) {
 			}
 		}
 	}
-	for j := range types {
-		if types[j].IsString() && types[j].Root == sql.TypeChar {
-			// Calcite pads CHAR literals of different lengths to the
-			// longest; keeping them exact needs VARCHAR.
-			same := true
-			for _, row := range rows {
-				if row[j].Type().Length != types[j].Length {
-					same = false
-				}
-			}
-			if !same {
-				types[j] = sql.VarChar(types[j].Length).WithNullable(types[j].Nullable)
-			}
-		}
-	}
 	names := make([]string, n)
 	for j := range names {
 		names[j] = "EXPR$" + strconv.Itoa(j)

@@ -131,9 +131,12 @@ func formatLiteral(l *Literal, f Format) string {
 		if f == FormatInfix {
 			return q
 		}
-		// A character literal's natural type is CHAR(n); Calcite
-		// prints it without a type.
-		return "_UTF-16LE" + q
+		// A character literal's natural type is CHAR(n), which Calcite
+		// prints without a type; a literal cast to VARCHAR keeps its type.
+		if l.T.Root == sql.TypeChar {
+			return "_UTF-16LE" + q
+		}
+		s = "_UTF-16LE" + q
 	case bool:
 		return strconv.FormatBool(v)
 	case float64:

@@ -118,9 +118,6 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 
 // bindInsert binds INSERT INTO t [(cols)] query into LogicalSink.
 func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
-	if x.Overwrite && b.streaming {
-		return nil, sql.Errorf(sql.ValidationException, "INSERT OVERWRITE expects a bounded input in batch execution mode")
-	}
 	ref, err := b.resolveTable(x.Table, x.Hints)
 	if err != nil {
 		return nil, err
@@ -128,11 +125,38 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 	if err := b.createSink(ref); err != nil {
 		return nil, err
 	}
+	static := map[string]string{}
+	for _, pv := range x.Partition {
+		if ref.Schema.Index(pv.Column) < 0 || !contains(ref.Table.PartitionKeys, pv.Column) {
+			return nil, validationErr(pv.At, len(pv.Column), "Unknown static partition column '%s'.", pv.Column)
+		}
+		static[pv.Column] = sql.FormatValue(pv.Value.Value, pv.Value.Type)
+	}
+	if x.Overwrite {
+		ow, ok := ref.Sink.(OverwritableSink)
+		if !ok {
+			return nil, sql.Errorf(sql.ValidationException,
+				"INSERT OVERWRITE requires that the underlying DynamicTableSink of table '%s' implements the SupportsOverwrite interface.", ref.ID)
+		}
+		if err := ow.ApplyOverwrite(static); err != nil {
+			return nil, err
+		}
+	}
 	q, err := b.bindQuery(x.Query)
 	if err != nil {
 		return nil, err
 	}
 	cols := ref.Schema.Columns
+	if len(x.Partition) > 0 {
+		// Static partition values become constants of the rewritten
+		// select list; the query provides the other columns, in the
+		// order of the column list or of the table.
+		q, err = b.addStaticPartitions(x, ref, q)
+		if err != nil {
+			return nil, err
+		}
+		x = &ast.Insert{StmtBase: x.StmtBase, Overwrite: x.Overwrite, Table: x.Table, Hints: x.Hints}
+	}
 	var target []int
 	if x.Columns != nil {
 		if len(x.Columns) != len(q.Names) {
@@ -248,4 +272,78 @@ func sinkHints(hints []ast.Hint) []ast.Option {
 		}
 	}
 	return out
+}
+
+// OverwritableSink is implemented by sinks that support INSERT OVERWRITE
+// (Flink's SupportsOverwrite): ApplyOverwrite switches the sink to
+// overwriting the static partition given (all of it when empty), or fails
+// as the connector does (Paimon refuses it in streaming mode).
+type OverwritableSink interface {
+	ApplyOverwrite(staticPartition map[string]string) error
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// addStaticPartitions puts the PARTITION (k = v) constants into the query
+// at their sink positions, as Flink's PreValidateReWriter does.
+func (b *binder) addStaticPartitions(x *ast.Insert, ref *TableRef, q *Rel) (*Rel, error) {
+	cols := ref.Schema.Columns
+	static := map[int]*ast.Literal{}
+	for _, pv := range x.Partition {
+		static[ref.Schema.Index(pv.Column)] = pv.Value
+	}
+	var targets []int
+	if x.Columns != nil {
+		for _, c := range x.Columns {
+			j := ref.Schema.Index(c)
+			if j < 0 {
+				return nil, validationErr(x.At, len(c), "Unknown target column '%s'", c)
+			}
+			targets = append(targets, j)
+		}
+	} else {
+		for j := range cols {
+			if static[j] == nil {
+				targets = append(targets, j)
+			}
+		}
+	}
+	if len(targets) != len(q.Names) {
+		return nil, sinkMismatch(ref, "Different number of columns.", q.Names, q.Types, cols)
+	}
+	pos := make([]int, len(cols))
+	for j := range pos {
+		pos[j] = -1
+	}
+	for i, j := range targets {
+		pos[j] = i
+	}
+	exprs := make([]Expr, len(cols))
+	names := make([]string, len(cols))
+	for j, c := range cols {
+		names[j] = c.Name
+		switch {
+		case static[j] != nil:
+			lit, err := bindLiteral(static[j])
+			if err != nil {
+				return nil, err
+			}
+			exprs[j] = castExpr(lit, c.Type.NotNull())
+		case pos[j] >= 0:
+			exprs[j] = &InputRef{Index: pos[j], T: q.Types[pos[j]]}
+		default:
+			if !c.Type.Nullable {
+				return nil, validationErr(x.At, len(c.Name), "Column '%s' has no default value and does not allow NULLs", c.Name)
+			}
+			exprs[j] = &Literal{T: c.Type.WithNullable(true)}
+		}
+	}
+	return mergeProject(q, exprs, names), nil
 }

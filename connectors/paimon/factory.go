@@ -323,6 +323,9 @@ func (f Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, erro
 // Sink is a Paimon table write (FlinkTableSinkBase's planning facts).
 type Sink struct {
 	cfg *tableConfig
+	// overwrite and static are INSERT OVERWRITE and its static partition.
+	overwrite bool
+	static    map[string]string
 
 	once    sync.Once
 	rt      *table.Sink
@@ -355,6 +358,16 @@ func (s *Sink) hasAggFunctions() bool {
 		}
 	}
 	return false
+}
+
+// ApplyOverwrite makes the sink replace the static partition (or the
+// whole table) in one snapshot; Paimon refuses it in streaming mode.
+func (s *Sink) ApplyOverwrite(staticPartition map[string]string) error {
+	if s.cfg.streaming {
+		return sql.Errorf(sql.UnsupportedOperation, "Paimon doesn't support streaming INSERT OVERWRITE.")
+	}
+	s.overwrite, s.static = true, staticPartition
+	return nil
 }
 
 // Parallelism is 1: two writers must never share a bucket (both would
@@ -397,7 +410,8 @@ func (s *Sink) runtime() (*table.Sink, error) {
 			s.openErr = err
 			return
 		}
-		s.rt, s.openErr = table.NewSink(t, table.SinkOptions{Streaming: s.cfg.streaming})
+		s.rt, s.openErr = table.NewSink(t, table.SinkOptions{Streaming: s.cfg.streaming,
+			Overwrite: s.overwrite, OverwritePartition: s.static})
 	})
 	if s.openErr != nil {
 		return nil, fmt.Errorf("write paimon table %s: %w", s.cfg.id, s.openErr)
