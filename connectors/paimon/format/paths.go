@@ -17,15 +17,18 @@ type FileNames struct {
 	uuid string
 	n    int
 	ext  string
+	// DataPrefix and ChangelogPrefix are the options data-file.prefix and
+	// changelog-file.prefix (defaults "data-" and "changelog-").
+	DataPrefix, ChangelogPrefix string
 }
 
 // NewFileNames returns a generator for files of the given format extension
-// ("parquet").
+// ("parquet", or "zstd.parquet" when file.suffix.include.compression).
 func NewFileNames(ext string) *FileNames {
 	if ext == "" {
 		ext = "parquet"
 	}
-	return &FileNames{uuid: uuid.NewString(), ext: ext}
+	return &FileNames{uuid: uuid.NewString(), ext: ext, DataPrefix: "data-", ChangelogPrefix: "changelog-"}
 }
 
 func (f *FileNames) next(prefix string) string {
@@ -37,10 +40,10 @@ func (f *FileNames) next(prefix string) string {
 }
 
 // Data returns the next data file name: data-<uuid>-<n>.<ext>.
-func (f *FileNames) Data() string { return f.next("data-") }
+func (f *FileNames) Data() string { return f.next(f.DataPrefix) }
 
 // Changelog returns the next changelog file name.
-func (f *FileNames) Changelog() string { return f.next("changelog-") }
+func (f *FileNames) Changelog() string { return f.next(f.ChangelogPrefix) }
 
 // BucketDir is the directory of a bucket's files: <table>/<partition
 // path>bucket-<b> (partitionPath from binrow.PartitionPath, "" when
