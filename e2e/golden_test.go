@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,12 +24,14 @@ import (
 // Directives (each file gets its own env: temp HOME and work dir $DIR):
 //
 //	require mariadb|paimon   skip the file when the thing cannot be had (first directive)
+//	var name=X               $X in later directives stands for the input ($VARS expanded)
 //	file name=N              write the input to $DIR/N ($VARS expanded)
 //	run [resume]             sqlrun -f <input as a script> [--resume]; prints stdout, stderr, exit code
 //	exec                     sqlrun <input as arguments, one per line>
 //	explain                  sqlrun explain -f <input as a script>
 //	mysql                    run the input's statements on MariaDB as the administrator ($DB is this file's database)
 //	mysql-query              run one query on MariaDB, print its rows
+//	mysql-counters           MariaDB's Com_insert/Com_delete/... since the previous mysql-counters
 //	cat name=N               print the file (or, for a directory, every visible file's lines sorted)
 //
 // Scripts may use $DIR, and with MariaDB $JDBC_URL, $USER, $PASSWORD, $DB.
@@ -35,6 +39,7 @@ func TestGolden(t *testing.T) {
 	datadriven.Walk(t, "../testdata/e2e", func(t *testing.T, path string) {
 		e := newEnv(t)
 		var srv *mariadb.Server
+		var lastCounters map[string]int64
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "require":
@@ -47,12 +52,18 @@ func TestGolden(t *testing.T) {
 						e.vars["$JDBC_URL"] = srv.JDBCURL(db)
 						e.vars["$USER"] = srv.User
 						e.vars["$PASSWORD"] = srv.Password
+						e.vars["$MYSQL_ADDR"] = net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
 					case "paimon":
 						needPaimon(t)
 					default:
 						d.Fatalf(t, "unknown requirement %q", a.Key)
 					}
 				}
+				return ""
+			case "var":
+				var name string
+				d.ScanArgs(t, "name", &name)
+				e.vars["$"+name] = e.expand(d.Input)
 				return ""
 			case "file":
 				var name string
@@ -96,6 +107,22 @@ func TestGolden(t *testing.T) {
 					b.WriteString(strings.Join(r, ", "))
 					b.WriteByte('\n')
 				}
+				return b.String()
+			case "mysql-counters":
+				// The statements the server ran since the previous
+				// mysql-counters (server-wide: golden files run one at a time).
+				if srv == nil {
+					d.Fatalf(t, "mysql-counters needs 'require mariadb' first")
+				}
+				names := []string{"Com_insert", "Com_delete", "Com_update", "Com_replace"}
+				cur := srv.Status(t, names...)
+				var b strings.Builder
+				if lastCounters != nil {
+					for _, n := range names {
+						fmt.Fprintf(&b, "%s +%d\n", n, cur[n]-lastCounters[n])
+					}
+				}
+				lastCounters = cur
 				return b.String()
 			case "cat":
 				var name string

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -322,15 +323,26 @@ var (
 	reSavepath = regexp.MustCompile(`savepoint-[0-9a-f]{6}-[0-9a-f]{12}`)
 )
 
+// noNormalize lists vars whose values are stable and too common to
+// replace in output (the test user is "sqlrun", like the prompt).
+var noNormalize = map[string]bool{"$USER": true}
+
 // normalize makes output stable across runs: temp paths, job ids,
 // durations and savepoint names.
 func (e *env) normalize(s string) string {
 	s = strings.ReplaceAll(s, e.dir, "$DIR")
 	s = strings.ReplaceAll(s, e.home, "$HOME")
+	// Longest values first, so $JDBC_URL wins over the $DB inside it.
+	type kv struct{ k, v string }
+	var subs []kv
 	for k, v := range e.vars {
-		if k != "$DIR" && v != "" {
-			s = strings.ReplaceAll(s, v, k)
+		if k != "$DIR" && v != "" && !noNormalize[k] {
+			subs = append(subs, kv{k, v})
 		}
+	}
+	sort.Slice(subs, func(i, j int) bool { return len(subs[i].v) > len(subs[j].v) })
+	for _, x := range subs {
+		s = strings.ReplaceAll(s, x.v, x.k)
 	}
 	s = reJobID.ReplaceAllString(s, "<job-id>")
 	s = reSeconds.ReplaceAllString(s, "(<t> seconds)")
