@@ -1,6 +1,9 @@
 package exec
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRedactSQL(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -16,4 +19,25 @@ func TestRedactSQL(t *testing.T) {
 			t.Errorf("RedactSQL(%q)\n = %q\nwant %q", c.in, got, c.want)
 		}
 	}
+}
+
+// FuzzRedactSQL: redaction never panics, is idempotent, and a password
+// option built from the input never survives it.
+func FuzzRedactSQL(f *testing.F) {
+	f.Add("CREATE TABLE t (a INT) WITH ('password' = 'x')")
+	f.Add("SET 'a'='b'; SET 'secret' = 'it''s'")
+	f.Add("'''")
+	f.Fuzz(func(t *testing.T, s string) {
+		r := RedactSQL(s)
+		if RedactSQL(r) != r {
+			t.Fatalf("not idempotent: %q → %q → %q", s, r, RedactSQL(r))
+		}
+		if strings.Contains(s, "'") {
+			return
+		}
+		stmt := "WITH ('password' = '" + s + "')"
+		if got := RedactSQL(stmt); got != "WITH ('password' = '******')" {
+			t.Fatalf("%q → %q", stmt, got)
+		}
+	})
 }
