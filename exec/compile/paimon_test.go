@@ -1,6 +1,7 @@
 package compile_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sqlrun/sqlrun/catalog"
@@ -72,6 +73,41 @@ func TestPaimonStreamingUpsert(t *testing.T) {
 	}
 	want := "forward\n+I[1002, 15.00, CREATED]\n"
 	if len(out) < len(want) || out[len(out)-len(want):] != want {
+		t.Fatalf("read back:\n%s\nwant the tail:\n%s", out, want)
+	}
+}
+
+// TestPaimonOverwritePartition replaces one static partition in batch
+// mode and leaves the other alone.
+func TestPaimonOverwritePartition(t *testing.T) {
+	dir := t.TempDir()
+	schema := sql.Schema{Columns: []sql.Column{{Name: "dt", Type: sql.String().NotNull()}, {Name: "id", Type: sql.BigInt().NotNull()},
+		{Name: "amount", Type: sql.Decimal(10, 2)}}, PrimaryKey: []string{"dt", "id"}}
+	if _, err := table.Create(fs.NewLocal(), dir, schema, []string{"dt"}, map[string]string{"bucket": "1"}, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{cat: catalog.NewInMemory(catalog.DefaultDatabase), config: map[string]string{}}
+	if err := e.cat.CreateTable(catalog.DefaultDatabase, "daily",
+		&catalog.Table{Schema: schema, PartitionKeys: []string{"dt"}, Options: map[string]string{"connector": "paimon", "path": dir}}, false); err != nil {
+		t.Fatal(err)
+	}
+	e.ddl(t, `CREATE TABLE src (dt STRING, id BIGINT, amount DECIMAL(10, 2)) WITH ('connector' = 'values', 'bounded' = 'true', 'rows' = '[["+I","d1",1,"1.00"],["+I","d2",2,"2.00"]]')`)
+	e.ddl(t, `CREATE TABLE fix (id BIGINT, amount DECIMAL(10, 2)) WITH ('connector' = 'values', 'bounded' = 'true', 'rows' = '[["+I",3,"3.00"]]')`)
+	e.ddl(t, `SET 'execution.runtime-mode' = 'batch'`)
+	for _, stmt := range []string{
+		"INSERT INTO daily SELECT * FROM src",
+		"INSERT OVERWRITE daily PARTITION (dt = 'd1') SELECT id, amount FROM fix",
+	} {
+		if out, err := e.run(stmt, false); err != nil || strings.Contains(out, "error:") {
+			t.Fatalf("%s: %v\n%s", stmt, err, out)
+		}
+	}
+	out, err := e.run("SELECT dt, id, amount FROM daily", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "+I[d1, 3, 3.00]\n+I[d2, 2, 2.00]\n"
+	if !strings.HasSuffix(out, want) {
 		t.Fatalf("read back:\n%s\nwant the tail:\n%s", out, want)
 	}
 }
