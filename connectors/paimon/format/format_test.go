@@ -292,3 +292,37 @@ func TestFieldStatsModes(t *testing.T) {
 		t.Fatal("truncate(0) accepted")
 	}
 }
+
+// TestThinModeRead reads a primary-key file without _KEY_ columns
+// (data-file.thin-mode=true): keys come from the value columns.
+func TestThinModeRead(t *testing.T) {
+	vals := []schema.Field{{ID: 0, Name: "k", Type: sql.Int().NotNull()}, {ID: 1, Name: "v", Type: sql.String()}}
+	cols := []Column{{Name: SequenceNumberField, ID: SequenceNumberID, Type: sql.BigInt().NotNull()},
+		{Name: ValueKindField, ID: ValueKindID, Type: sql.TinyInt().NotNull()}, {Name: "k", ID: 0, Type: sql.Int().NotNull()}, {Name: "v", ID: 1, Type: sql.String()}}
+	var buf bytes.Buffer
+	c, err := newCore(&buf, cols, 2, FieldTypes(vals), WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		row := c.row()
+		for j, v := range []any{int64(i), int8(0), int32(i * 10), fmt.Sprint(i)} {
+			row, _ = c.put(row, j, v)
+		}
+		c.commitRow(row)
+	}
+	if _, err := c.close(); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "data-thin-0.parquet")
+	it, err := f.KeyValues(vals[:1], vals[:1], Projection{FileFields: vals, Fields: vals}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		r := it.Next()
+		if r == nil || r.Key[0] != int32(i*10) || r.Seq != int64(i) || r.Value[1] != fmt.Sprint(i) {
+			t.Fatalf("row %d: %+v %v", i, r, it.Err())
+		}
+	}
+}

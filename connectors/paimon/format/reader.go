@@ -571,7 +571,14 @@ type KVIterator struct {
 // matched by id, read from _KEY_<file name>), p the value projection.
 // level is stamped on every KeyValue.
 func (f *File) KeyValues(fileKeys []schema.Field, wantKeys []schema.Field, p Projection, level int) (*KVIterator, error) {
-	keys, err := f.projected(Projection{FileFields: fileKeys, Fields: wantKeys}, KeyPrefix)
+	prefix := KeyPrefix
+	if len(fileKeys) > 0 {
+		if _, ok := f.index[KeyPrefix+fileKeys[0].Name]; !ok {
+			// data-file.thin-mode: no _KEY_ columns, keys are the value columns.
+			prefix = ""
+		}
+	}
+	keys, err := f.projected(Projection{FileFields: fileKeys, Fields: wantKeys}, prefix)
 	if err != nil {
 		return nil, err
 	}
