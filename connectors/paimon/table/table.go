@@ -325,3 +325,22 @@ func (t *Table) optMemory(key string, def int64) (int64, error) {
 func parseMemory(v string) (int64, error) { return connectors.ParseMemorySize(v) }
 
 func parseDuration(v string) (time.Duration, error) { return connectors.ParseDuration(v) }
+
+// OpenForSQL opens the table behind a SQL table declared with
+// 'connector' = 'paimon' and 'path' (Flink's default catalog): the table
+// at path with the SQL options as dynamic options. A missing table is
+// created from the declaration when create is true (Paimon's 'auto-create'
+// or sqlrun's CREATE TABLE), else it fails with Paimon's message.
+func OpenForSQL(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, options map[string]string, create bool) (*Table, error) {
+	t, err := Open(fio, path, options)
+	if err == nil || !errors.Is(err, ErrTableNotExist) {
+		return t, err
+	}
+	if !create {
+		return nil, fmt.Errorf("%w: Schema file not found in location %s. Please create table first.", ErrTableNotExist, path)
+	}
+	if _, err := Create(fio, path, s, partitionKeys, options, "", time.Now().UnixMilli()); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	return Open(fio, path, options)
+}
