@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,16 +62,38 @@ func IsSensitive(key string) bool {
 	return false
 }
 
-// MaskOptions returns a copy of opts with sensitive values replaced by ******.
+// MaskOptions returns a copy of opts with sensitive values replaced by
+// ******, and credentials embedded in other values (a JDBC url's
+// password=... parameter or user:password@ part) masked too.
 func MaskOptions(opts map[string]string) map[string]string {
 	out := make(map[string]string, len(opts))
 	for k, v := range opts {
 		if IsSensitive(k) {
 			v = Mask
+		} else {
+			v = MaskValue(v)
 		}
 		out[k] = v
 	}
 	return out
+}
+
+var (
+	// password=secret inside a URL query or a key=value list.
+	paramSecret = regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|token|apikey)=)[^&;,\s']*`)
+	// scheme://user:secret@host
+	userinfoSecret = regexp.MustCompile(`(://[^/:@\s']*:)[^@/\s']*@`)
+)
+
+// MaskValue masks credentials embedded in an option value, such as
+// jdbc:mysql://h/db?password=secret or mysql://user:secret@h/db, so
+// that SHOW CREATE TABLE, EXPLAIN and error messages never show them.
+func MaskValue(v string) string {
+	if !strings.ContainsAny(v, "=@") {
+		return v
+	}
+	v = paramSecret.ReplaceAllString(v, "${1}"+Mask)
+	return userinfoSecret.ReplaceAllString(v, "${1}"+Mask+"@")
 }
 
 // Validate checks opts against the factory's declared options with Flink's
