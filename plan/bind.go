@@ -394,12 +394,6 @@ func (b *binder) bindValues(x *ast.Values) (*Rel, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, ok := be.(*Literal); !ok {
-				if c, ok := be.(*Call); !ok || c.Op != "CAST" {
-					// Flink plans non-literal VALUES as a Union of Calcs;
-					// sqlrun folds what it can.
-				}
-			}
 			rows[i][j] = be
 			if i == 0 {
 				types[j] = be.Type()
@@ -916,11 +910,6 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 			op = "TRY_CAST"
 		}
 		t := x.Type.WithNullable(a.Type().Nullable || x.Try)
-		if l, ok := a.(*Literal); ok && !x.Try {
-			if v, err := castValue(l.Value, l.T, t); err == nil && l.Value != nil {
-				_ = v
-			}
-		}
 		return &Call{Op: op, Args: []Expr{a}, T: t}, nil
 	case *ast.Case:
 		var args []Expr
@@ -1056,7 +1045,18 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 		if x.CaseInsensitive {
 			op = "ILIKE"
 		}
-		var res Expr = &Call{Op: op, Args: []Expr{a, p}, T: sql.Boolean().WithNullable(a.Type().Nullable || p.Type().Nullable)}
+		args := []Expr{a, p}
+		if x.Escape != nil {
+			esc, err := rec(x.Escape)
+			if err != nil {
+				return nil, err
+			}
+			if l, ok := esc.(*Literal); !ok || !esc.Type().IsString() || len([]rune(fmt.Sprint(l.Value))) != 1 {
+				return nil, validationErr(x.Escape.Pos(), 1, "Invalid escape character '%s'", x.Escape.String())
+			}
+			args = append(args, esc)
+		}
+		var res Expr = &Call{Op: op, Args: args, T: sql.Boolean().WithNullable(a.Type().Nullable || p.Type().Nullable)}
 		if x.Not {
 			res = &Call{Op: "NOT", Args: []Expr{res}, T: res.Type()}
 		}

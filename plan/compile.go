@@ -129,9 +129,9 @@ func compileCall(c *Call) (Eval, error) {
 		return strict(args, func(vs []any) (any, error) { return arith(op, vs[0], vs[1], t) }), nil
 	case "=", "<>", "<", "<=", ">", ">=":
 		op := c.Op
-		ct, _ := commonType(argT(0), argT(1))
-		if !ok2(argT(0), argT(1)) {
-			ct = argT(0)
+		ct, ok := commonType(argT(0), argT(1))
+		if !ok {
+			ct = argT(0) // string vs number/date: compareAs casts the string side
 		}
 		return strict(args, func(vs []any) (any, error) {
 			n, err := compareAs(vs[0], argT(0), vs[1], argT(1), ct)
@@ -272,8 +272,12 @@ func compileCall(c *Call) (Eval, error) {
 		var cachedPat string
 		return strict(args, func(vs []any) (any, error) {
 			pat := vs[1].(string)
+			esc := '\\'
+			if len(vs) > 2 {
+				esc = []rune(vs[2].(string))[0]
+			}
 			if cache == nil || pat != cachedPat {
-				re, err := likeRegexp(pat, fold)
+				re, err := likeRegexp(pat, fold, esc)
 				if err != nil {
 					return nil, err
 				}
@@ -334,8 +338,7 @@ func compileCall(c *Call) (Eval, error) {
 			return castValue(v, argT(i), t)
 		}, nil
 	case "||", "CONCAT":
-		concatNull := c.Op == "||" || c.Op == "CONCAT"
-		_ = concatNull
+		// Both return NULL when any argument is NULL, as in Flink.
 		return strict(args, func(vs []any) (any, error) {
 			var b strings.Builder
 			for i, v := range vs {
@@ -493,8 +496,6 @@ func compileCall(c *Call) (Eval, error) {
 	}
 	return nil, sql.Errorf(sql.UnsupportedOperation, "sqlrun cannot evaluate %s yet", c.Op)
 }
-
-func ok2(a, b sql.DataType) bool { _, ok := commonType(a, b); return ok }
 
 func cmpResult(op string, n int) bool {
 	switch op {
@@ -671,8 +672,9 @@ func arith(op string, a, b any, t sql.DataType) (any, error) {
 	return intOf(r, t.Root), nil
 }
 
-// likeRegexp translates a SQL LIKE pattern (% and _, backslash escape).
-func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
+// likeRegexp translates a SQL LIKE pattern: % and _ with esc escaping the
+// next character (backslash unless ESCAPE names another).
+func likeRegexp(p string, fold bool, escChar rune) (*regexp.Regexp, error) {
 	var b strings.Builder
 	if fold {
 		b.WriteString("(?is)^")
@@ -685,7 +687,7 @@ func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
 		case esc:
 			b.WriteString(regexp.QuoteMeta(string(r)))
 			esc = false
-		case r == '\\':
+		case r == escChar:
 			esc = true
 		case r == '%':
 			b.WriteString(".*")

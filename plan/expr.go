@@ -87,7 +87,7 @@ func FormatExpr(e Expr, names []string, f Format) string {
 		if f != FormatInfix {
 			return x.Op + "(" + strings.Join(args, ", ") + ")"
 		}
-		if isInfixOp(x.Op) && len(args) >= 2 {
+		if isInfixOp(x.Op) && (len(args) == 2 || len(args) > 2 && (x.Op == "AND" || x.Op == "OR")) {
 			return "(" + strings.Join(args, " "+x.Op+" ") + ")"
 		}
 		if len(args) == 1 && strings.HasPrefix(x.Op, "IS ") {
