@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -71,7 +72,12 @@ func TestDynamicBucketRefused(t *testing.T) {
 	if tbl.NumBuckets != 1 {
 		t.Fatalf("default bucket %d", tbl.NumBuckets)
 	}
-	dyn, err := Open(nil, dir, map[string]string{"bucket": "-1"})
+	next := *tbl.Schema
+	next.Options = map[string]string{"bucket": "-1"}
+	if _, err := schema.NewManager(fs.NewLocal(), dir).CommitNext(&next); err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := Open(nil, dir, map[string]string{"bucket": "3"})
 	if err != nil {
 		t.Fatal(err)
 	}

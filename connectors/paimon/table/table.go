@@ -107,6 +107,10 @@ func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[str
 		switch k {
 		case "connector", "path":
 			continue
+		case "bucket", "bucket-key", "primary-key", "partition", "merge-engine", "sequence.field":
+			// Layout options are fixed by the schema: a SQL declaration or
+			// hint must not reroute rows or change how files merge.
+			continue
 		}
 		opts[k] = v
 	}
