@@ -74,9 +74,28 @@ func PartitionValueString(t sql.DataType, v any, legacyName bool) (string, error
 	case decimal.Decimal:
 		return x.StringFixed(int32(t.Scale)), nil
 	case sql.TimestampData:
+		if !legacyName {
+			return castTimestampToString(x, t.Precision), nil
+		}
 		return sql.FormatTimestamp(x, t.Precision), nil
 	}
 	return "", fmt.Errorf("unsupported partition value %T", v)
+}
+
+// castTimestampToString is CAST(ts AS STRING) for partition.legacy-name =
+// false: "yyyy-MM-dd HH:mm:ss" plus the fraction padded to the precision.
+// (Not verified against a Java-written table; the legacy default is.)
+func castTimestampToString(ts sql.TimestampData, precision int) string {
+	tm := ts.Time()
+	s := tm.Format("2006-01-02 15:04:05")
+	if precision > 0 {
+		frac := fmt.Sprintf("%09d", tm.Nanosecond())
+		if precision < 9 {
+			frac = frac[:precision]
+		}
+		s += "." + frac
+	}
+	return s
 }
 
 // EscapePathName is PartitionPathUtils.escapePathName: control characters,
