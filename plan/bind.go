@@ -1172,18 +1172,54 @@ func wantBool(e Expr, at ast.Expr) error {
 	return nil
 }
 
+// supportedForms are Calcite's operand signatures, listed after
+// "Supported form(s):" in its type errors.
+var supportedForms = map[string][]string{
+	"+":    {"<NUMERIC> + <NUMERIC>", "<DATETIME_INTERVAL> + <DATETIME_INTERVAL>", "<DATETIME> + <DATETIME_INTERVAL>", "<DATETIME_INTERVAL> + <DATETIME>"},
+	"-":    {"<NUMERIC> - <NUMERIC>", "<DATETIME_INTERVAL> - <DATETIME_INTERVAL>", "<DATETIME> - <DATETIME_INTERVAL>"},
+	"*":    {"<NUMERIC> * <NUMERIC>", "<DATETIME_INTERVAL> * <NUMERIC>", "<NUMERIC> * <DATETIME_INTERVAL>"},
+	"/":    {"<NUMERIC> / <NUMERIC>", "<DATETIME_INTERVAL> / <NUMERIC>"},
+	"%":    {"<EXACT_NUMERIC> % <EXACT_NUMERIC>"},
+	"AND":  {"<BOOLEAN> AND <BOOLEAN>"},
+	"OR":   {"<BOOLEAN> OR <BOOLEAN>"},
+	"||":   {"<STRING> || <STRING>"},
+	"LIKE": {"<STRING> LIKE <STRING>"},
+}
+
+// operandType prints a type as Calcite's type errors do: SQL type names
+// with their precision, no character set (<VARCHAR(2147483647)>,
+// <INTEGER>, <DECIMAL(10, 2)>).
+func operandType(t sql.DataType) string {
+	return "<" + strings.ReplaceAll(calciteType(t.WithNullable(true)), " CHARACTER SET \"UTF-16LE\"", "") + ">"
+}
+
 func cannotApply(at ast.Pos, op string, args ...Expr) error {
 	ts := make([]string, len(args))
 	for i, a := range args {
-		ts[i] = "<" + calciteTypeName(a.Type()) + ">"
+		ts[i] = operandType(a.Type())
 	}
 	var form string
-	if len(ts) == 2 {
+	switch {
+	case len(ts) == 2:
 		form = ts[0] + " " + op + " " + ts[1]
-	} else {
-		form = op + strings.Join(ts, ", ")
+	case len(ts) == 1 && op == "-":
+		form = "-" + ts[0]
+	default:
+		form = op + "(" + strings.Join(ts, ", ") + ")"
 	}
-	return validationErr(at, 1, "Cannot apply '%s' to arguments of type '%s'", op, form)
+	forms, ok := supportedForms[op]
+	switch {
+	case ok:
+	case len(ts) == 2:
+		forms = []string{"<COMPARABLE_TYPE> " + op + " <COMPARABLE_TYPE>"}
+	case op == "-":
+		forms = []string{"-<NUMERIC>", "-<DATETIME_INTERVAL>"}
+	}
+	msg := fmt.Sprintf("Cannot apply '%s' to arguments of type '%s'.", op, form)
+	if len(forms) > 0 {
+		msg += " Supported form(s): '" + strings.Join(forms, "'\n'") + "'"
+	}
+	return validationErr(at, 1, "%s", msg)
 }
 
 func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
