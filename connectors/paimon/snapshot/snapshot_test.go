@@ -219,3 +219,49 @@ func FuzzParse(f *testing.F) {
 		_, _ = ParseConsumer(b)
 	})
 }
+
+// TestCommitUnderInjectedFailures fails every file operation of a commit
+// (snapshot file, then LATEST hint) in turn: afterwards the table has
+// either the old or the new latest snapshot, never a partial one, and a
+// retry of a commit that landed is detected as ErrExist.
+func TestCommitUnderInjectedFailures(t *testing.T) {
+	commit := func(fio fs.FileIO, id int64) error {
+		m := NewManager(fio, "/t")
+		if err := m.Commit(snap(id)); err != nil {
+			return err
+		}
+		return m.CommitLatestHint(id)
+	}
+	for _, op := range []fs.Op{fs.OpWriteAtomic, fs.OpOverwrite} {
+		mem := fs.NewMem()
+		if err := commit(mem, 1); err != nil {
+			t.Fatal(err)
+		}
+		inj := fs.NewInjecting(mem, fs.FailNth(op, 1))
+		err := commit(inj, 2)
+		if !errors.Is(err, fs.ErrInjected) {
+			t.Fatalf("%s: %v", op, err)
+		}
+		m := NewManager(mem, "/t")
+		latest, ok, err := m.LatestID()
+		if err != nil || !ok {
+			t.Fatal(err)
+		}
+		switch op {
+		case fs.OpWriteAtomic: // snapshot never written: old state
+			if latest != 1 {
+				t.Fatalf("%s: latest %d", op, latest)
+			}
+		case fs.OpOverwrite: // snapshot landed, hint stale: listing finds it
+			if latest != 2 {
+				t.Fatalf("%s: latest %d", op, latest)
+			}
+			if err := m.Commit(snap(2)); !errors.Is(err, fs.ErrExist) {
+				t.Fatalf("retried commit: %v", err)
+			}
+		}
+		if s, err := m.Read(latest); err != nil || s.ID != latest {
+			t.Fatalf("read latest: %v", err)
+		}
+	}
+}
