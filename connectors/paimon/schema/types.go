@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 // ErrUnsupportedType is wrapped when a schema uses a Paimon type sqlrun has
 // no sql.DataType for (VARIANT, BLOB, MULTISET, ...).
-var ErrUnsupportedType = fmt.Errorf("unsupported Paimon data type")
+var ErrUnsupportedType = errors.New("unsupported Paimon data type")
 
 // TypeString renders an atomic type as Paimon's DataType.asSQLString does:
 // "INT NOT NULL", "DECIMAL(10, 2)", "STRING", "TIMESTAMP(3) WITH LOCAL TIME
