@@ -3,14 +3,14 @@ package table
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"sort"
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
-	"github.com/sqlrun/sqlrun/sql"
 )
 
 // ErrCommitConflict is wrapped when a commit deletes a file that is no
@@ -354,6 +354,9 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 		if err := checkConflicts(live, entries); err != nil {
 			return 0, nil, err
 		}
+		if err := c.t.checkLevels(live, entries); err != nil {
+			return 0, nil, err
+		}
 	} else if needCheck {
 		for _, e := range entries {
 			if e.Kind == manifest.Delete {
@@ -515,5 +518,55 @@ func (t *Table) PartitionSpec(part []byte) (map[string]string, error) {
 	return out, nil
 }
 
-var _ = strings.TrimSpace
-var _ sql.RowKind
+// checkLevels folds the live files of the buckets entries touch with the
+// entries and fails if two files of one level ≥ 1 overlap in key range:
+// each such level must stay one sorted run (Java refuses such tables).
+func (t *Table) checkLevels(live, entries []manifest.ManifestEntry) error {
+	if !t.PrimaryKey() {
+		return nil
+	}
+	type bk struct {
+		part   string
+		bucket int32
+	}
+	touched := map[bk]bool{}
+	for _, e := range entries {
+		touched[bk{string(e.Partition), e.Bucket}] = true
+	}
+	var all []manifest.ManifestEntry
+	for _, e := range live {
+		if touched[bk{string(e.Partition), e.Bucket}] {
+			all = append(all, e)
+		}
+	}
+	folded, err := manifest.Fold(append(all, entries...))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCommitConflict, err)
+	}
+	type lk struct {
+		b     bk
+		level int32
+	}
+	runs := map[lk][]*mergetree.FileMeta{}
+	for _, e := range folded {
+		if e.File.Level == 0 {
+			continue
+		}
+		fm, err := t.fileMeta(e.File)
+		if err != nil {
+			return err
+		}
+		k := lk{bk{string(e.Partition), e.Bucket}, e.File.Level}
+		runs[k] = append(runs[k], fm)
+	}
+	for k, fs := range runs {
+		sort.Slice(fs, func(i, j int) bool { return t.Spec.Key.Compare(fs[i].MinKey, fs[j].MinKey) < 0 })
+		for i := 1; i < len(fs); i++ {
+			if t.Spec.Key.Compare(fs[i-1].MaxKey, fs[i].MinKey) >= 0 {
+				return fmt.Errorf("%w: files %s and %s overlap in key range at level %d of bucket %d",
+					ErrCommitConflict, fs[i-1].Name, fs[i].Name, k.level, k.b.bucket)
+			}
+		}
+	}
+	return nil
+}

@@ -246,3 +246,42 @@ func TestFilters(t *testing.T) {
 		t.Fatalf("key filter: %d of %d splits", len(some), len(all))
 	}
 }
+
+// TestConcurrentCompactionConflict: two jobs compact the same bucket; the
+// second commit deletes files that are no longer live and is refused,
+// leaving the table as the first commit left it.
+func TestConcurrentCompactionConflict(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 3; i++ {
+		writeCommit(t, tbl, "w", i, row(sql.Insert, i, "d", int32(i), "v"))
+	}
+	compact := func() []CommitMessage {
+		w, _ := tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+		defer w.Close()
+		if err := w.Compact(true, nil); err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := w.PrepareCommit(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msgs
+	}
+	a, b := compact(), compact()
+	if err := tbl.NewCommit("a").Commit(1, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := mustRead(t, tbl)
+	err = tbl.NewCommit("b").Commit(1, b, nil)
+	if !errors.Is(err, ErrCommitConflict) {
+		t.Fatalf("got %v", err)
+	}
+	if got := mustRead(t, tbl); got != want {
+		t.Fatalf("got\n%s", got)
+	}
+	checkIntegrity(t, tbl)
+}
