@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -243,4 +244,25 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 		return nil, err
 	}
 	return c.LastSnapshots, nil
+}
+
+// Channel is the writer subtask a row belongs to (Paimon's
+// ChannelComputer: partition hash plus bucket, modulo parallelism). Rows
+// of one bucket must all reach one writer, because every bucket has one
+// merge tree and one compaction; the runtime's exchange in front of a
+// Paimon sink with parallelism > 1 must route by Channel.
+func (s *Sink) Channel(r sql.Row, parallelism int) (int, error) {
+	if parallelism <= 1 {
+		return 0, nil
+	}
+	_, part, err := s.t.Partition(r.Values)
+	if err != nil {
+		return 0, err
+	}
+	bucket, _, err := s.t.Bucket(r.Values, nil)
+	if err != nil {
+		return 0, err
+	}
+	h := int(binrow.Hash(part) & 0x7fffffff)
+	return (h + bucket) % parallelism, nil
 }
