@@ -248,6 +248,9 @@ func (t *Table) SchemaByID(id int64) (*schema.TableSchema, error) {
 // Partition extracts the partition values of a row and serializes them as
 // the _PARTITION BinaryRow.
 func (t *Table) Partition(row []any) ([]any, []byte, error) {
+	if len(t.partIdx) == 0 {
+		return nil, emptyPartition, nil
+	}
 	vals := make([]any, len(t.partIdx))
 	for i, p := range t.partIdx {
 		vals[i] = row[p]
@@ -259,15 +262,23 @@ func (t *Table) Partition(row []any) ([]any, []byte, error) {
 	return vals, b, nil
 }
 
+// emptyPartition is the _PARTITION of unpartitioned tables (an empty
+// BinaryRow); shared, never modified.
+var emptyPartition = binrow.EmptyRow()
+
 // Bucket computes the bucket of a row: Murmur3 over the bucket-key
 // BinaryRow modulo the bucket count; 0 for bucket-unaware tables.
 func (t *Table) Bucket(row []any, scratch []byte) (int, []byte, error) {
 	if t.NumBuckets <= 0 {
 		return 0, scratch, nil
 	}
-	vals := make([]any, len(t.bucketIdx))
-	for i, p := range t.bucketIdx {
-		vals[i] = row[p]
+	var arr [8]any
+	vals := arr[:0]
+	if len(t.bucketIdx) > len(arr) {
+		vals = make([]any, 0, len(t.bucketIdx))
+	}
+	for _, p := range t.bucketIdx {
+		vals = append(vals, row[p])
 	}
 	b, err := binrow.AppendEncode(scratch[:0], t.bucketTypes, vals)
 	if err != nil {
