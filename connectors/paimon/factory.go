@@ -169,6 +169,7 @@ func validateStartupMode(opts map[string]string) error {
 type tableConfig struct {
 	id        connectors.ObjectIdentifier
 	schema    sql.Schema
+	partition []string
 	opts      connectors.Options
 	raw       map[string]string
 	streaming bool
@@ -178,7 +179,7 @@ func newConfig(ctx *connectors.Context) (*tableConfig, error) {
 	if err := CheckOptions(ctx.Options); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
-	return &tableConfig{id: ctx.Table, schema: ctx.Schema, opts: connectors.NewOptions(tableOptions, ctx.Options),
+	return &tableConfig{id: ctx.Table, schema: ctx.Schema, partition: ctx.PartitionKeys, opts: connectors.NewOptions(tableOptions, ctx.Options),
 		raw: ctx.Options, streaming: ctx.Streaming}, nil
 }
 
@@ -303,6 +304,9 @@ func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, e
 			s.openErr = err
 			return
 		}
+		if s.openErr = s.cfg.autoCreate(path); s.openErr != nil {
+			return
+		}
 		s.rt, s.openErr = stream.NewSource(path, s.cfg.dynamic(), s.cfg.streaming, s.projection)
 	})
 	if s.openErr != nil {
@@ -405,7 +409,7 @@ func (s *Sink) runtime() (*table.Sink, error) {
 			s.openErr = err
 			return
 		}
-		t, err := table.Open(fs.NewLocal(), path, s.cfg.dynamic())
+		t, err := table.OpenForSQL(fs.NewLocal(), path, s.cfg.schema, s.cfg.partition, s.cfg.dynamic(), s.cfg.opts.Bool("auto-create"))
 		if err != nil {
 			s.openErr = err
 			return
@@ -417,6 +421,18 @@ func (s *Sink) runtime() (*table.Sink, error) {
 		return nil, fmt.Errorf("write paimon table %s: %w", s.cfg.id, s.openErr)
 	}
 	return s.rt, nil
+}
+
+// autoCreate creates the table at path from its declaration when
+// 'auto-create' is true and no table is there yet, as Paimon's
+// FlinkTableFactory does; without it a missing table fails with Paimon's
+// "Schema file not found" message when it is opened.
+func (c *tableConfig) autoCreate(path string) error {
+	if !c.opts.Bool("auto-create") {
+		return nil
+	}
+	_, err := table.OpenForSQL(fs.NewLocal(), path, c.schema, c.partition, c.dynamic(), true)
+	return err
 }
 
 // path is the table's directory, from the 'path' option (a file: URI or a

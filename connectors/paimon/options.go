@@ -176,6 +176,7 @@ var tableOptions = []connectors.Option{
 	opt(OptScanBounded, "", connectors.Bool, "Bounded mode for Paimon consumer; by default it is bounded in batch mode and unbounded in streaming mode."),
 	opt(OptScanRemoveNormalize, "false", connectors.Bool, "Whether to force the removal of the normalize node when streaming read."),
 	opt(OptScanParallelism, "", connectors.Int, "Define a custom parallelism for the scan source."),
+	opt("auto-create", "false", connectors.Bool, "Whether to create underlying storage when reading and writing the table."),
 	opt("scan.infer-parallelism", "true", connectors.Bool, "If it is false, parallelism of source are set by global parallelism."),
 	opt("scan.infer-parallelism.max", "1024", connectors.Int, "If scan.infer-parallelism is true, limit the parallelism of source through this option."),
 	opt("scan.split-enumerator.batch-size", "10", connectors.Int, "How many splits should assign to subtask per batch."),
