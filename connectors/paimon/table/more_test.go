@@ -285,3 +285,37 @@ func TestConcurrentCompactionConflict(t *testing.T) {
 	}
 	checkIntegrity(t, tbl)
 }
+
+// TestManifestMerge: with manifest.merge-min-count = 3 the base list is
+// rewritten into one manifest once it has 3, dropping cancelled ADD/DELETE
+// pairs, and reads are unchanged.
+func TestManifestMerge(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1", "manifest.merge-min-count": "3",
+		"num-sorted-run.compaction-trigger": "2"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 12; i++ {
+		writeCommit(t, tbl, "u", i, row(sql.Insert, i%4, "d", int32(i), "v"))
+	}
+	s, _ := tbl.Snapshots.Latest()
+	base, err := tbl.Manifests.ReadManifestList(s.BaseManifestList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(base) >= 3 {
+		t.Fatalf("base list has %d manifests", len(base))
+	}
+	var deletes int64
+	for _, m := range base {
+		deletes += m.NumDeletedFiles
+	}
+	if deletes != 0 {
+		t.Fatalf("merged base keeps %d DELETE entries", deletes)
+	}
+	if got := mustRead(t, tbl); got != "+I[0, d, 12, v]\n+I[1, d, 9, v]\n+I[2, d, 10, v]\n+I[3, d, 11, v]" {
+		t.Fatalf("got\n%s", got)
+	}
+	checkIntegrity(t, tbl)
+}
