@@ -253,7 +253,7 @@ func (b *binder) bindFrom(t ast.TableExpr) (*Rel, *scope, error) {
 		}
 		return rel, scopeOf(rel, x.Alias), nil
 	case *ast.Join:
-		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support joins yet")
+		return b.bindJoin(x)
 	}
 	return nil, nil, fmt.Errorf("bind: unknown FROM item %T", t)
 }
@@ -1495,4 +1495,76 @@ func familyName(t sql.DataType) string {
 		return "NULL"
 	}
 	return "ANY"
+}
+
+// bindJoin binds "l [kind] JOIN r ON cond" into LogicalJoin; the outer
+// side's opposite columns become nullable.
+func (b *binder) bindJoin(x *ast.Join) (*Rel, *scope, error) {
+	l, ls, err := b.bindFrom(x.Left)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, rs, err := b.bindFrom(x.Right)
+	if err != nil {
+		return nil, nil, err
+	}
+	kind := x.Kind
+	if kind == ast.CrossJoin || kind == "" {
+		kind = ast.InnerJoin
+	}
+	sc := &scope{}
+	var types []sql.DataType
+	for _, c := range ls.cols {
+		if kind == ast.RightJoin || kind == ast.FullJoin {
+			c.t = c.t.WithNullable(true)
+		}
+		sc.cols = append(sc.cols, c)
+		types = append(types, c.t)
+	}
+	for _, c := range rs.cols {
+		if kind == ast.LeftJoin || kind == ast.FullJoin {
+			c.t = c.t.WithNullable(true)
+		}
+		sc.cols = append(sc.cols, c)
+		types = append(types, c.t)
+	}
+	var cond Expr
+	switch {
+	case x.On != nil:
+		if hasAgg(x.On) {
+			return nil, nil, validationErr(x.On.Pos(), 1, "Aggregate expression is illegal in ON clause")
+		}
+		c, err := b.bindExpr(x.On, sc, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c.Type().Root != sql.TypeBoolean {
+			return nil, nil, validationErr(x.On.Pos(), 1, "ON clause must be a condition")
+		}
+		cond = c
+	case len(x.Using) > 0:
+		var conj []Expr
+		for _, name := range x.Using {
+			li, err := ls.resolve(&ast.ColumnRef{Node: x.Node, Name: name})
+			if err != nil {
+				return nil, nil, err
+			}
+			ri, err := rs.resolve(&ast.ColumnRef{Node: x.Node, Name: name})
+			if err != nil {
+				return nil, nil, err
+			}
+			eq, err := bindBinary(&ast.Binary{Node: x.Node, Op: ast.OpEq},
+				&InputRef{Index: li, T: types[li]}, &InputRef{Index: len(ls.cols) + ri, T: types[len(ls.cols)+ri]})
+			if err != nil {
+				return nil, nil, err
+			}
+			conj = append(conj, eq)
+		}
+		cond = and(conj)
+	default:
+		cond = &Literal{Value: true, T: sql.Boolean().NotNull()}
+	}
+	names := uniquify(append(append([]string(nil), l.Names...), r.Names...))
+	j := &Rel{Kind: LogicalJoin, Inputs: []*Rel{l, r}, Cond: cond, JoinType: kind, Names: names, Types: types, Fetch: -1}
+	return j, sc, nil
 }

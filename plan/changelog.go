@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
 )
 
 // Changelog inference re-implements Flink's
@@ -80,6 +81,14 @@ func modifyKinds(n *Rel, mk map[*Rel]sql.ChangelogMode) sql.ChangelogMode {
 		for _, in := range n.Inputs {
 			k = k.Union(modifyKinds(in, mk))
 		}
+	case Join:
+		for _, in := range n.Inputs {
+			k = k.Union(modifyKinds(in, mk))
+		}
+		if n.JoinType != ast.InnerJoin {
+			// An outer join retracts its null-padded rows.
+			k = kindsOf(sql.All)
+		}
 	case Sink:
 		modifyKinds(n.input(), mk)
 		k = sql.NoChanges
@@ -152,6 +161,8 @@ func upsertKeys(n *Rel) [][]int {
 		keys = [][]int{g}
 	case DropUpdateBefore, Limit, SortLimit:
 		keys = n.input().UpsertKeys
+	case Join:
+		keys = joinUpsertKeys(n)
 	}
 	n.UpsertKeys = keys
 	return keys
@@ -400,6 +411,31 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 		}
 		setMode(req)
 		return &out, true
+	case Join:
+		for i, in := range n.Inputs {
+			if !hasUpdates(inf.mk[in]) {
+				if !child(i, ukNone) {
+					return nil, false
+				}
+				continue
+			}
+			r := ukBA
+			if req == ukOnlyUA {
+				keys := n.LeftKeys
+				if i == 1 {
+					keys = n.RightKeys
+				}
+				if !uniqueKeyContains(in.UpsertKeys, keys) {
+					return nil, false
+				}
+				r = ukOnlyUA
+			}
+			if !child(i, r) {
+				return nil, false
+			}
+		}
+		setMode(req)
+		return &out, true
 	default: // Exchange, DropUpdateBefore
 		if !child(0, req) {
 			return nil, false
@@ -431,4 +467,55 @@ func nonUpsertKeyCondition(calc *Rel) bool {
 		}
 	}
 	return true
+}
+
+// uniqueKeyContains reports an upsert key that contains the join key
+// (FlinkChangelogModeInferenceProgram's inputUniqueKeyContainsJoinKey):
+// then +U alone identifies the join rows it replaces.
+func uniqueKeyContains(keys [][]int, joinKey []int) bool {
+	for _, k := range keys {
+		if len(k) > 0 && containsAll(k, joinKey) {
+			return true
+		}
+	}
+	return false
+}
+
+// joinUpsertKeys follows FlinkRelMdUpsertKeys for a join: a left key and a
+// right key together are unique; a side's key alone stays unique when the
+// other side is unique on its join key (at most one partner), unless that
+// side is the null-padded one of an outer join.
+func joinUpsertKeys(n *Rel) [][]int {
+	l, r := n.Inputs[0], n.Inputs[1]
+	nl := len(l.Names)
+	uniqueOn := func(keys [][]int, joinKey []int) bool {
+		for _, k := range keys {
+			if len(k) > 0 && containsAll(joinKey, k) {
+				return true
+			}
+		}
+		return false
+	}
+	var out [][]int
+	shift := func(k []int) []int {
+		s := make([]int, len(k))
+		for i, x := range k {
+			s[i] = x + nl
+		}
+		return s
+	}
+	for _, lk := range l.UpsertKeys {
+		for _, rk := range r.UpsertKeys {
+			out = append(out, append(append([]int(nil), lk...), shift(rk)...))
+		}
+	}
+	if uniqueOn(r.UpsertKeys, n.RightKeys) && n.JoinType != ast.RightJoin && n.JoinType != ast.FullJoin {
+		out = append(out, l.UpsertKeys...)
+	}
+	if uniqueOn(l.UpsertKeys, n.LeftKeys) && n.JoinType != ast.LeftJoin && n.JoinType != ast.FullJoin {
+		for _, rk := range r.UpsertKeys {
+			out = append(out, shift(rk))
+		}
+	}
+	return out
 }

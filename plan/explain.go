@@ -209,6 +209,12 @@ func nodeDescription(n *Rel, f Format) string {
 		return s + ")"
 	case LogicalValues:
 		return "LogicalValues(tuples=[" + tuples(n, f) + "])"
+	case LogicalJoin:
+		return "LogicalJoin(condition=[" + FormatExpr(n.Cond, nil, f) + "], joinType=[" + strings.ToLower(string(n.JoinType)) + "])"
+	case Join:
+		return "Join(joinType=[" + joinTypeName(n.JoinType) + "], where=[" + FormatExpr(n.Cond, n.Names, f) + "], select=[" +
+			strings.Join(n.Names, ", ") + "], leftInputSpec=[" + inputSpec(n.Inputs[0], n.LeftKeys) +
+			"], rightInputSpec=[" + inputSpec(n.Inputs[1], n.RightKeys) + "])"
 	case LogicalUnion:
 		return "LogicalUnion(all=[" + strconv.FormatBool(n.All) + "])"
 	case LogicalSort:
@@ -678,4 +684,35 @@ func sinkHintText(n *Rel) string {
 		return ""
 	}
 	return ", hints=[[[OPTIONS options:" + hintMap(n.SinkHints) + "]]]"
+}
+
+func joinTypeName(k ast.JoinKind) string {
+	switch k {
+	case ast.LeftJoin:
+		return "LeftOuterJoin"
+	case ast.RightJoin:
+		return "RightOuterJoin"
+	case ast.FullJoin:
+		return "FullOuterJoin"
+	}
+	return "InnerJoin"
+}
+
+// inputSpec is Flink's JoinInputSideSpec: whether a join input's unique
+// key lies within its join key (state can be one row per join key), it has
+// some other unique key, or none.
+func inputSpec(in *Rel, joinKeys []int) string {
+	// Unique keys, unlike upsert keys, survive the hash Exchange.
+	for in.Kind == Exchange {
+		in = in.input()
+	}
+	if len(in.UpsertKeys) == 0 {
+		return "NoUniqueKey"
+	}
+	for _, k := range in.UpsertKeys {
+		if len(k) > 0 && containsAll(joinKeys, k) {
+			return "JoinKeyContainsUniqueKey"
+		}
+	}
+	return "HasUniqueKey"
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
 )
 
 // physical translates a logical tree into Flink's physical nodes: Project
@@ -24,11 +25,16 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 			TargetColumns: r.TargetColumns, SinkHints: r.SinkHints, Fetch: -1}, nil
 	case LogicalTableScan:
 		return b.finishScan(b.scan(r), nil)
+	case LogicalJoin:
+		return b.calcOverJoin(r, identity(r.Types), nil, r.Names)
 	case LogicalProject, LogicalFilter:
 		// Collapse the chain into one program over the chain's input.
 		exprs, cond, base := flattenCalc(r)
 		if base.Kind == LogicalTableScan {
 			return b.calcOverScan(b.scan(base), exprs, cond, r.Names)
+		}
+		if base.Kind == LogicalJoin {
+			return b.calcOverJoin(base, exprs, cond, r.Names)
 		}
 		in, err := b.physical(base)
 		if err != nil {
@@ -522,4 +528,174 @@ func batchAggregate(in *Rel, r *Rel) *Rel {
 	}
 	return &Rel{Kind: finalKind, Inputs: []*Rel{ex}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
 		Names: r.Names, Types: r.Types, Fetch: -1, Rows: nil}
+}
+
+// calcOverJoin plans a Calc over a join as Flink's rules leave it: the
+// fields each side needs are projected below the join (into the scans
+// where they push), filter conjuncts that read one side of an inner join
+// go below it, equi-conjuncts become the hash keys of both inputs'
+// Exchanges, and the rest stays in the Calc above.
+func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string) (*Rel, error) {
+	nl := len(join.Inputs[0].Names)
+	used := map[int]bool{}
+	for _, e := range exprs {
+		refs(e, used)
+	}
+	refs(join.Cond, used)
+	var leftConds, rightConds, rest []Expr
+	if cond != nil {
+		for _, c := range conjuncts(cond) {
+			r := map[int]bool{}
+			refs(c, r)
+			onlyLeft, onlyRight := len(r) > 0, len(r) > 0
+			for f := range r {
+				onlyLeft = onlyLeft && f < nl
+				onlyRight = onlyRight && f >= nl
+			}
+			switch {
+			case join.JoinType == ast.InnerJoin && onlyLeft:
+				leftConds = append(leftConds, c)
+			case join.JoinType == ast.InnerJoin && onlyRight:
+				rightConds = append(rightConds, c)
+			default:
+				rest = append(rest, c)
+				refs(c, used)
+			}
+		}
+	}
+	var lf, rf []int
+	for i := range join.Names {
+		if !used[i] {
+			continue
+		}
+		if i < nl {
+			lf = append(lf, i)
+		} else {
+			rf = append(rf, i-nl)
+		}
+	}
+	if len(lf) == 0 {
+		lf = []int{0}
+	}
+	if len(rf) == 0 {
+		rf = []int{0}
+	}
+	m := map[int]int{}
+	for i, f := range lf {
+		m[f] = i
+	}
+	for i, f := range rf {
+		m[f+nl] = len(lf) + i
+	}
+	shift := map[int]int{}
+	for i := nl; i < len(join.Names); i++ {
+		shift[i] = i - nl
+	}
+	left, err := b.joinSide(join.Inputs[0], lf, and(leftConds))
+	if err != nil {
+		return nil, err
+	}
+	var rc Expr
+	if len(rightConds) > 0 {
+		shifted := make([]Expr, len(rightConds))
+		for i, c := range rightConds {
+			shifted[i] = remap(c, shift)
+		}
+		rc = and(shifted)
+	}
+	right, err := b.joinSide(join.Inputs[1], rf, rc)
+	if err != nil {
+		return nil, err
+	}
+	j := newJoin(left, right, remap(join.Cond, m), join.JoinType)
+	top := make([]Expr, len(exprs))
+	for i, e := range exprs {
+		top[i] = remap(e, m)
+	}
+	var topCond Expr
+	if len(rest) > 0 {
+		rc := make([]Expr, len(rest))
+		for i, c := range rest {
+			rc[i] = remap(c, m)
+		}
+		topCond = and(rc)
+	}
+	return newCalc(j, top, topCond, names), nil
+}
+
+// joinSide plans one join input restricted to fields, with cond (over the
+// input's own fields) applied below the join.
+func (b *binder) joinSide(r *Rel, fields []int, cond Expr) (*Rel, error) {
+	exprs := make([]Expr, len(fields))
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		exprs[i] = &InputRef{Index: f, T: r.Types[f]}
+		names[i] = r.Names[f]
+	}
+	base := r
+	if r.Kind == LogicalProject || r.Kind == LogicalFilter {
+		below, belowCond, bb := flattenCalc(r)
+		for i := range exprs {
+			exprs[i] = inline(exprs[i], below)
+		}
+		if cond != nil {
+			cond = inline(cond, below)
+		}
+		switch {
+		case belowCond == nil:
+		case cond == nil:
+			cond = belowCond
+		default:
+			cond = and(append(conjuncts(belowCond), conjuncts(cond)...))
+		}
+		base = bb
+	}
+	switch base.Kind {
+	case LogicalTableScan:
+		return b.calcOverScan(b.scan(base), exprs, cond, names)
+	case LogicalJoin:
+		return b.calcOverJoin(base, exprs, cond, names)
+	}
+	in, err := b.physical(base)
+	if err != nil {
+		return nil, err
+	}
+	return newCalc(in, exprs, cond, names), nil
+}
+
+// newJoin builds Exchange(hash[keys]) on both inputs (single without
+// equi-keys) and the Join over them.
+func newJoin(left, right *Rel, cond Expr, kind ast.JoinKind) *Rel {
+	nl := len(left.Names)
+	var lk, rk []int
+	for _, c := range conjuncts(cond) {
+		call, ok := c.(*Call)
+		if !ok || call.Op != "=" {
+			continue
+		}
+		a, okA := call.Args[0].(*InputRef)
+		bb, okB := call.Args[1].(*InputRef)
+		if !okA || !okB {
+			continue
+		}
+		switch {
+		case a.Index < nl && bb.Index >= nl:
+			lk, rk = append(lk, a.Index), append(rk, bb.Index-nl)
+		case bb.Index < nl && a.Index >= nl:
+			lk, rk = append(lk, bb.Index), append(rk, a.Index-nl)
+		}
+	}
+	ex := func(in *Rel, keys []int) *Rel {
+		return &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Keys: keys, Single: len(keys) == 0, Fetch: -1}
+	}
+	var types []sql.DataType
+	for _, t := range left.Types {
+		types = append(types, t.WithNullable(t.Nullable || kind == ast.RightJoin || kind == ast.FullJoin))
+	}
+	for _, t := range right.Types {
+		types = append(types, t.WithNullable(t.Nullable || kind == ast.LeftJoin || kind == ast.FullJoin))
+	}
+	names := uniquify(append(append([]string(nil), left.Names...), right.Names...))
+	return &Rel{Kind: Join, Inputs: []*Rel{ex(left, lk), ex(right, rk)}, Cond: cond, JoinType: kind,
+		LeftKeys: lk, RightKeys: rk, Names: names, Types: types, Fetch: -1}
 }

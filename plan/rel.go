@@ -42,6 +42,10 @@ const (
 	LocalSortAggregate
 	SortAggregate
 	Sort
+
+	// Regular joins (streaming and batch alike).
+	LogicalJoin
+	Join
 )
 
 var kindNames = map[Kind]string{
@@ -53,6 +57,7 @@ var kindNames = map[Kind]string{
 	Union: "Union", Limit: "Limit", SortLimit: "SortLimit", Sink: "Sink",
 	LocalHashAggregate: "LocalHashAggregate", HashAggregate: "HashAggregate",
 	LocalSortAggregate: "LocalSortAggregate", SortAggregate: "SortAggregate", Sort: "Sort",
+	LogicalJoin: "LogicalJoin", Join: "Join",
 }
 
 func (k Kind) String() string { return kindNames[k] }
@@ -133,6 +138,13 @@ type Rel struct {
 
 	// All is UNION ALL.
 	All bool
+
+	// JoinType is a join's kind (INNER, LEFT, RIGHT, FULL); LeftKeys and
+	// RightKeys are the equi-join fields of each input (a Join's Cond is
+	// the whole condition over the concatenated row).
+	JoinType  ast.JoinKind
+	LeftKeys  []int
+	RightKeys []int
 
 	// TargetColumns are the sink positions of an explicit INSERT column
 	// list; UpsertMaterialize is the sink's SinkUpsertMaterializer.
