@@ -319,3 +319,66 @@ func TestManifestMerge(t *testing.T) {
 	}
 	checkIntegrity(t, tbl)
 }
+
+// TestSpillAndLayout writes with a tiny spillable write buffer (sorted runs
+// spilled to local Parquet files) and checks the written layout as Java
+// would: each row sits in the bucket Murmur3 of its bucket key gives, in
+// the directory of its partition, with _TOTAL_BUCKETS = bucket.
+func TestSpillAndLayout(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), []string{"dt"}, map[string]string{"bucket": "3", "write-buffer-size": "2 kb",
+		"write-buffer-spillable": "true"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []sql.Row
+	want := map[string]string{}
+	for i := int64(0); i < 300; i++ {
+		r := row(sql.Insert, i%97, []string{"a", "b/c"}[i%2], int32(i), fmt.Sprint("v", i))
+		rows = append(rows, r)
+		want[fmt.Sprint(r.Values[0], r.Values[1])] = sql.FormatRow(r, tmTypes[:0])
+	}
+	writeCommit(t, tbl, "u", 1, rows...)
+	checkIntegrity(t, tbl)
+	s, _ := tbl.Snapshots.Latest()
+	splits, err := tbl.PlanFull(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, sp := range splits {
+		if sp.TotalBuckets != 3 {
+			t.Fatalf("total buckets %d", sp.TotalBuckets)
+		}
+		r, err := tbl.NewSplitReader(sp, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			row, ok := r.Next()
+			if !ok {
+				break
+			}
+			n++
+			b, _, _ := tbl.Bucket(row.Values, nil)
+			_, part, _ := tbl.Partition(row.Values)
+			if b != sp.Bucket || string(part) != string(sp.Partition) {
+				t.Fatalf("row %v in bucket %d, computed %d", row.Values, sp.Bucket, b)
+			}
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("read %d rows, want %d", n, len(want))
+	}
+	ents, _ := fs.NewLocal().List(dir)
+	var dirs []string
+	for _, e := range ents {
+		dirs = append(dirs, e.Name)
+	}
+	if got := strings.Join(dirs, " "); got != "dt=a dt=b%2Fc manifest schema snapshot" {
+		t.Fatalf("table dir: %s", got)
+	}
+}
