@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
@@ -60,6 +61,9 @@ func (t *Table) ExpireSnapshots(now time.Time) (int, error) {
 	}
 	lo := max(latest-int64(maxRetain)+1, earliest)
 	maxExclusive := latest - int64(minRetain) + 1
+	if err := t.expireConsumers(now); err != nil {
+		return 0, err
+	}
 	cons, err := t.Snapshots.Consumers()
 	if err != nil {
 		return 0, err
@@ -232,4 +236,28 @@ func (t *Table) entryPath(e manifest.ManifestEntry) string {
 		b = 0
 	}
 	return fs.Join(format.BucketDir(t.Root, pp, b), e.File.FileName)
+}
+
+// expireConsumers deletes consumer files not updated within
+// consumer.expiration-time (when set), so an abandoned streaming job stops
+// pinning snapshots (Paimon's ConsumerManager.expire).
+func (t *Table) expireConsumers(now time.Time) error {
+	v, ok := t.Options["consumer.expiration-time"]
+	if !ok {
+		return nil
+	}
+	d, err := parseDuration(v)
+	if err != nil {
+		return fmt.Errorf("Could not parse value '%s' for key 'consumer.expiration-time'.", v)
+	}
+	ents, err := t.FIO.List(fs.Join(t.Root, "consumer"))
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.IsDir && strings.HasPrefix(e.Name, "consumer-") && e.ModTime.Before(now.Add(-d)) {
+			_ = t.FIO.Delete(e.Path)
+		}
+	}
+	return nil
 }

@@ -382,3 +382,24 @@ func TestSpillAndLayout(t *testing.T) {
 		t.Fatalf("table dir: %s", got)
 	}
 }
+
+func TestConsumerExpiration(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1", "consumer.expiration-time": "1 h"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl.Snapshots.WriteConsumer("old", snapshot.Consumer{NextSnapshot: 1})
+	if err := tbl.expireConsumers(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := tbl.Snapshots.Consumers(); len(c) != 1 {
+		t.Fatalf("fresh consumer expired: %v", c)
+	}
+	if err := tbl.expireConsumers(time.Now().Add(2 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := tbl.Snapshots.Consumers(); len(c) != 0 {
+		t.Fatalf("stale consumer kept: %v", c)
+	}
+}
