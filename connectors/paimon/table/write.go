@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -47,6 +48,11 @@ type TableWrite struct {
 	order        []bucketKey
 	scratch      []byte
 
+	// fullEvery is changelog-producer.compaction-interval (full-compaction
+	// producer): a full compaction at the first commit after it elapsed.
+	fullEvery time.Duration
+	lastFull  time.Time
+
 	restoreID    int64
 	restoreFiles map[bucketKey][]manifest.DataFileMeta
 	restoreKnown bool
@@ -79,6 +85,13 @@ func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
 		ignoreDelete: t.optBool("ignore-delete", false) || t.optBool("first-row.ignore-delete", false) ||
 			t.optBool("deduplicate.ignore-delete", false) || t.optBool("partial-update.ignore-delete", false),
 		ignoreUB: t.optBool("ignore-update-before", false)}
+	if v, ok := t.Options["changelog-producer.compaction-interval"]; ok && t.PrimaryKey() && t.Spec.Producer == mergetree.ProducerFullCompaction {
+		d, err := parseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("Could not parse value '%s' for key 'changelog-producer.compaction-interval'.", v)
+		}
+		w.fullEvery, w.lastFull = d, time.Now()
+	}
 	if w.tmp == "" {
 		w.tmp = filepath.Join(os.TempDir(), "sqlrun-paimon-"+uuid.NewString())
 		w.ownTmp = true
@@ -226,6 +239,16 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 // endOfInput, running compactions are waited for (as are lookup
 // compactions of lookup-wait tables always).
 func (w *TableWrite) PrepareCommit(endOfInput bool) ([]CommitMessage, error) {
+	if w.fullEvery > 0 && time.Since(w.lastFull) >= w.fullEvery {
+		w.lastFull = time.Now()
+		for _, k := range w.order {
+			if bw := w.writers[k]; bw.mt != nil {
+				if err := bw.mt.Compact(true); err != nil {
+					return nil, fmt.Errorf("paimon table %s bucket %d: full compaction: %w", w.t.Root, bw.bucket, err)
+				}
+			}
+		}
+	}
 	var out []CommitMessage
 	for _, k := range w.order {
 		bw := w.writers[k]
