@@ -27,6 +27,8 @@ var fuzzSeeds = []string{
 	"WITH w AS (SELECT id FROM orders) SELECT COUNT(*) FROM w",
 	"SELECT CASE WHEN id IN (1, 2) THEN COALESCE(status, 'x') END, TRIM(status), id BETWEEN 1 AND 2 FROM orders",
 	"INSERT INTO p (b) SELECT status FROM orders",
+	"SELECT o.id, v.b FROM orders AS o LEFT JOIN v ON o.id = v.a AND v.b <> 'x' WHERE o.amount > 1",
+	"INSERT INTO sink SELECT o.id, o.amount, v.b FROM orders o, v WHERE o.id = v.a",
 }
 
 // FuzzPlan checks that planning (and EXPLAIN) never panics on any

@@ -18,6 +18,7 @@ import (
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
 	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
 )
 
 // Options configure the translation.
@@ -215,6 +216,8 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 		}
 		v := b.g.AddSource(uid(path, n), "Source: Values", &runtime.ValuesSource{Rows: rows}, 1)
 		return edge{vertex: v, p: 1}, nil
+	case plan.Join:
+		return b.join(n, path)
 	case plan.Union:
 		p := b.defaultP
 		v := b.g.AddOperator(uid(path, n), "Union", func(int, int) (runtime.Operator, error) { return &union{}, nil }, p)
@@ -362,5 +365,36 @@ func (b *builder) batchAggregate(n *plan.Rel, path string) (edge, error) {
 	}
 	v := b.g.AddOperator(uid(path, n), n.Kind.String(), operators.GroupAggregate(spec), p)
 	b.connect(in, v, p)
+	return edge{vertex: v, p: p}, nil
+}
+
+// join wires both inputs (through their hash or single Exchanges) into
+// the join operator: input 0 is the left side, input 1 the right.
+func (b *builder) join(n *plan.Rel, path string) (edge, error) {
+	if n.JoinType != ast.InnerJoin && n.JoinType != ast.LeftJoin {
+		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s JOIN yet", n.JoinType)
+	}
+	l, err := b.build(n.Inputs[0], path+".0")
+	if err != nil {
+		return edge{}, err
+	}
+	r, err := b.build(n.Inputs[1], path+".1")
+	if err != nil {
+		return edge{}, err
+	}
+	p := b.defaultP
+	if len(n.LeftKeys) == 0 {
+		p = 1
+	}
+	cond, err := plan.Compile(n.Cond)
+	if err != nil {
+		return edge{}, err
+	}
+	nl := len(n.Inputs[0].Names)
+	spec := joinSpec{kind: n.JoinType, leftKeys: n.LeftKeys, rightKeys: n.RightKeys, leftArity: nl,
+		rightAr: len(n.Names) - nl, cond: cond}
+	v := b.g.AddOperator(uid(path, n), "Join", newJoin(spec), p)
+	b.connect(l, v, p)
+	b.connect(r, v, p)
 	return edge{vertex: v, p: p}, nil
 }

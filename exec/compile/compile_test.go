@@ -137,7 +137,8 @@ func keysOf(p runtime.Partitioning) string {
 // TestRun runs statements end to end over values sources. Commands: ddl
 // (CREATE TABLE / SET, one per line), run (one statement: the graph, then
 // the sink's rows in order of arrival for queries, sorted for tables and
-// for "run sorted").
+// for "run sorted"; "run final" folds the changelog into the rows that
+// remain).
 func TestRun(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		e := &env{cat: catalog.NewInMemory(catalog.DefaultDatabase), config: map[string]string{}}
@@ -149,7 +150,10 @@ func TestRun(t *testing.T) {
 				}
 				return "ok\n"
 			case "run":
-				out, err := e.run(strings.TrimSpace(d.Input), d.HasArg("sorted"))
+				out, err := e.run(strings.TrimSpace(d.Input), d.HasArg("sorted") || d.HasArg("final"))
+				if d.HasArg("final") && err == nil {
+					out = fold(out)
+				}
 				if err != nil {
 					if rc := sql.RootCause(err); rc != nil {
 						return "error: " + rc.Msg + "\n"
@@ -161,4 +165,35 @@ func TestRun(t *testing.T) {
 			return "unknown command\n"
 		})
 	})
+}
+
+// fold applies the printed changelog and keeps the graph lines plus the
+// rows that remain, sorted: the result of a job whose sources interleave
+// in no fixed order.
+func fold(out string) string {
+	var head, rows []string
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if len(l) > 2 && (l[0] == '+' || l[0] == '-') && l[2] == '[' {
+			rows = append(rows, l)
+		} else {
+			head = append(head, l)
+		}
+	}
+	live := map[string]int{}
+	for _, r := range rows {
+		body := r[2:]
+		if r[0] == '+' {
+			live[body]++
+		} else {
+			live[body]--
+		}
+	}
+	var final []string
+	for body, n := range live {
+		for i := 0; i < n; i++ {
+			final = append(final, "+I"+body)
+		}
+	}
+	sort.Strings(final)
+	return strings.Join(append(head, final...), "\n") + "\n"
 }
