@@ -24,7 +24,8 @@ import (
 //	require mariadb          skip the file when no MariaDB can be had; sets $JDBC_URL, $USER, $PASSWORD, $DB
 //	closed-port              sets $CLOSED_URL to a jdbc:mysql URL on a loopback port nothing listens on
 //	file name=N              write the input ($VARS expanded) to $DIR/N
-//	run                      sqlrun -f job.sql with the input as job.sql; prints what went wrong and the exit code
+//	run [timeout=D]          sqlrun -f job.sql with the input as job.sql; prints what went wrong and the exit code;
+//	                         with timeout a run still going after D is killed and the golden says so
 //	exec                     sqlrun with the input's lines as arguments
 //	paimon-write path=P      write rows "id,v" (or "-id" to delete) to the Paimon table at $DIR/P
 //	                         (id BIGINT primary key, v STRING, bucket 1), created on first use, one commit
@@ -64,6 +65,15 @@ func TestCorpus(t *testing.T) {
 				return ""
 			case "run":
 				e.write("job.sql", d.Input+"\n")
+				if d.HasArg("timeout") {
+					var s string
+					d.ScanArgs(t, "timeout", &s)
+					to, err := time.ParseDuration(s)
+					if err != nil {
+						d.Fatalf(t, "timeout: %v", err)
+					}
+					return e.show(e.runAllowHang(to, true, "-f", "job.sql"))
+				}
 				return e.show(e.run(time.Minute, "-f", "job.sql"))
 			case "exec":
 				var args []string

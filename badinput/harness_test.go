@@ -106,11 +106,22 @@ func (e *env) write(name, content string) string {
 type result struct {
 	stdout, stderr string
 	code           int
+	// timedOut is set when sqlrun was still running at the deadline and
+	// was killed (only when the caller allowed it; else the test fails).
+	timedOut bool
 }
 
 // run runs sqlrun in $DIR to completion and fails the test on a hang, a
 // panic, a goroutine dump or a printed password.
 func (e *env) run(timeout time.Duration, args ...string) result {
+	e.t.Helper()
+	return e.runAllowHang(timeout, false, args...)
+}
+
+// runAllowHang is run; with allowHang a run still going at the deadline is
+// killed and reported in the result instead of failing the test, so a
+// golden can record that a bad option leaves a job running forever.
+func (e *env) runAllowHang(timeout time.Duration, allowHang bool, args ...string) result {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -129,6 +140,11 @@ func (e *env) run(timeout time.Duration, args ...string) result {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	r := result{stdout: out.String(), stderr: errb.String()}
+	if ctx.Err() != nil && allowHang {
+		r.timedOut = true
+		assertNoCrash(e.t, strings.Join(args, " "), r.stdout+r.stderr)
+		return r
+	}
 	if ctx.Err() != nil {
 		e.t.Fatalf("sqlrun %s: no exit within %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), timeout, r.stdout, r.stderr)
 	}
@@ -208,6 +224,9 @@ func (e *env) show(r result) string {
 		if !strings.HasSuffix(out, "\n") {
 			out += "\n"
 		}
+	}
+	if r.timedOut {
+		return out + "-- still running at the deadline (killed)\n"
 	}
 	out += fmt.Sprintf("-- exit %d\n", r.code)
 	return out
