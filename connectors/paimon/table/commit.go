@@ -49,13 +49,22 @@ func (t *Table) NewCommit(user string) *Commit {
 // by this commit user, searching back from the latest snapshot (Paimon's
 // filterCommitted). ok is false when the user never committed.
 func (c *Commit) LatestCommitted() (id int64, ok bool, err error) {
+	s, err := c.latestOwn()
+	if err != nil || s == nil {
+		return 0, false, err
+	}
+	return s.CommitIdentifier, true, nil
+}
+
+// latestOwn is the newest snapshot committed by this user, or nil.
+func (c *Commit) latestOwn() (*snapshot.Snapshot, error) {
 	latest, has, err := c.t.Snapshots.LatestID()
 	if err != nil || !has {
-		return 0, false, err
+		return nil, err
 	}
 	earliest, has, err := c.t.Snapshots.EarliestID()
 	if err != nil || !has {
-		return 0, false, err
+		return nil, err
 	}
 	for i := latest; i >= earliest; i-- {
 		s, err := c.t.Snapshots.Read(i)
@@ -63,13 +72,13 @@ func (c *Commit) LatestCommitted() (id int64, ok bool, err error) {
 			if errors.Is(err, snapshot.ErrNotFound) {
 				continue // expired meanwhile
 			}
-			return 0, false, err
+			return nil, err
 		}
 		if s.CommitUser == c.User {
-			return s.CommitIdentifier, true, nil
+			return s, nil
 		}
 	}
-	return 0, false, nil
+	return nil, nil
 }
 
 // Committed reports whether identifier was already committed by this user
@@ -99,12 +108,19 @@ type pendingCommit struct {
 // there are compaction changes).
 func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64) error {
 	c.LastSnapshots = nil
-	done, err := c.Committed(identifier)
+	last, err := c.latestOwn()
 	if err != nil {
 		return fmt.Errorf("paimon commit %d of %s: %w", identifier, c.t.Root, err)
 	}
-	if done {
-		return nil
+	// A replayed identifier is skipped. When only its APPEND snapshot
+	// landed (a crash between the two snapshots), the COMPACT part is
+	// still committed, so the compaction changelog is not lost.
+	appendDone := false
+	if last != nil && identifier <= last.CommitIdentifier {
+		if identifier < last.CommitIdentifier || last.CommitKind != snapshot.Append {
+			return nil
+		}
+		appendDone = true
 	}
 	app := pendingCommit{kind: snapshot.Append, watermark: watermark}
 	cmp := pendingCommit{kind: snapshot.Compact, watermark: watermark}
@@ -115,7 +131,7 @@ func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64
 		cmp.entries = appendEntries(cmp.entries, manifest.Add, m, m.CompactAfter)
 		cmp.changelog = appendEntries(cmp.changelog, manifest.Add, m, m.CompactChangelog)
 	}
-	if len(app.entries)+len(app.changelog) > 0 {
+	if len(app.entries)+len(app.changelog) > 0 && !appendDone {
 		if err := c.tryCommit(identifier, &app); err != nil {
 			return err
 		}
