@@ -41,8 +41,12 @@
 // closures and never sees the AST. exec/compile turns a Plan into the
 // runtime's job graph.
 //
-// What sqlrun's plans leave out compared with Flink: joins, windows,
-// watermarks, computed and metadata columns, DISTINCT aggregates in batch
+// Regular joins (inner, left, right, full; inner and left run) are planned
+// with their hash Exchanges, input specs and upsert keys.
+//
+// What sqlrun's plans leave out compared with Flink: windows, temporal
+// and lookup joins, batch HashJoin/SortMergeJoin naming, watermarks,
+// computed and metadata columns, DISTINCT aggregates in batch
 // mode (planned as one GroupAggregate), the SEARCH/Sarg form of IN and
 // BETWEEN, and a real cost model (ESTIMATED_COST prints a fixed estimate).
 // Batch aggregates are planned two-phase as Flink does (Local and final
