@@ -39,7 +39,14 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 		var n int64
 		switch x := v.(type) {
 		case string:
-			i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+			// A string out of the target's range fails like a malformed
+			// one (Flink's BinaryStringDataUtil.toInt/toByte/...), where a
+			// wider number narrows by wrapping, as Java casts do.
+			bits := map[sql.TypeRoot]int{sql.TypeTinyInt: 8, sql.TypeSmallInt: 16, sql.TypeInt: 32}[to.Root]
+			if bits == 0 {
+				bits = 64
+			}
+			i, err := strconv.ParseInt(strings.TrimSpace(x), 10, bits)
 			if err != nil {
 				return nil, castErr(v, to)
 			}
