@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -71,11 +72,17 @@ func TestSigkillWhileCommitting(t *testing.T) {
 	}
 	dir := t.TempDir()
 	tbl, err := Create(fs.NewLocal(), dir, pkSchema(), []string{"dt"},
-		map[string]string{"bucket": "2", "num-sorted-run.compaction-trigger": "3", "snapshot.num-retained.min": "3", "snapshot.time-retained": "1 ms"}, "", 0)
+		map[string]string{"bucket": "2", "num-sorted-run.compaction-trigger": "3", "snapshot.num-retained.min": "3",
+			"snapshot.time-retained": "1 ms", "changelog-producer": "lookup"}, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var acked int64
+	// A streaming reader with a consumer-id follows the changelog; it must
+	// end equal to the table however the child died.
+	stream := map[string][]any{}
+	var next int64 = 1
+	tbl.Snapshots.WriteConsumer("reader", snapshot.Consumer{NextSnapshot: next})
 	for round := 0; round < 4; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$")
 		cmd.Env = append(os.Environ(), killChildEnv+"="+dir)
@@ -143,7 +150,36 @@ func TestSigkillWhileCommitting(t *testing.T) {
 		if strings.Join(rows, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("round %d: table at commit %d reads\n%s\nwant\n%s", round, k, strings.Join(rows, "\n"), strings.Join(want, "\n"))
 		}
-		t.Logf("round %d: killed after commit %d (reported %d)", round, k, acked)
+		latest, _, _ := tbl.Snapshots.LatestID()
+		for ; next <= latest; next++ {
+			s, err := tbl.Snapshots.Read(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			splits, _ := tbl.PlanChangelog(s, nil)
+			for _, sp := range splits {
+				it, err := tbl.ReadKV(sp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for kv := it.Next(); kv != nil; kv = it.Next() {
+					dedupApply(stream, sql.Row{Kind: kv.Kind, Values: kv.Value})
+				}
+				if err := it.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		tbl.Snapshots.WriteConsumer("reader", snapshot.Consumer{NextSnapshot: next})
+		var got []string
+		for _, v := range stream {
+			got = append(got, sql.FormatRow(sql.Row{Values: v}, tbl.Schema.Types()))
+		}
+		sortStrings(got)
+		if s, _ := tbl.Snapshots.Latest(); s != nil && s.CommitKind == snapshot.Compact && strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("round %d: changelog replay\n%s\nwant\n%s", round, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		t.Logf("round %d: killed after commit %d (reported %d), latest snapshot %d", round, k, acked, latest)
 	}
 }
 
