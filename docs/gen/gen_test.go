@@ -9,13 +9,17 @@ import (
 
 var rewrite = flag.Bool("rewrite", false, "rewrite docs/connectors.md from the registered factories")
 
-const target = "../connectors.md"
-
 // TestConnectorsDocIsCurrent fails when docs/connectors.md is not what the
 // registered factories and the notes render to, so an option added to a
 // connector without regenerating the page is caught in CI.
-func TestConnectorsDocIsCurrent(t *testing.T) {
-	got, err := Render()
+func TestConnectorsDocIsCurrent(t *testing.T) { checkCurrent(t, "../connectors.md", Render) }
+
+// TestConfigDocIsCurrent does the same for docs/config.md (SET keys).
+func TestConfigDocIsCurrent(t *testing.T) { checkCurrent(t, "../config.md", RenderConfig) }
+
+func checkCurrent(t *testing.T, target string, render func() (string, error)) {
+	t.Helper()
+	got, err := render()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +44,7 @@ func TestConnectorsDocIsCurrent(t *testing.T) {
 				g = gl[i]
 			}
 			if w != g {
-				t.Fatalf("docs/connectors.md is stale from line %d:\n  committed: %q\n  generated: %q\nregenerate with: go test ./docs/gen -rewrite", i+1, w, g)
+				t.Fatalf("%s is stale from line %d:\n  committed: %q\n  generated: %q\nregenerate with: go test ./docs/gen -rewrite", target, i+1, w, g)
 			}
 		}
 	}
