@@ -132,6 +132,12 @@ func (m *Manager) CreateCatalog(name string, options map[string]string, ignoreIf
 	}
 	c, err := NewCatalog(name, options)
 	if err != nil {
+		// The shell prints the deepest *sql.Error; a plain cause (say, a
+		// warehouse path that is a file) would otherwise vanish behind
+		// the summary, so it becomes the reported root cause.
+		if sql.RootCause(err) == nil {
+			err = &sql.Error{Class: sql.CatalogException, Msg: err.Error(), Err: err}
+		}
 		return &sql.Error{Class: sql.ValidationException,
 			Msg: fmt.Sprintf("Could not execute CREATE CATALOG: (catalogName: [%s], properties: [%s])", name, formatProperties(options)),
 			Err: err}
