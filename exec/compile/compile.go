@@ -371,7 +371,7 @@ func (b *builder) batchAggregate(n *plan.Rel, path string) (edge, error) {
 // join wires both inputs (through their hash or single Exchanges) into
 // the join operator: input 0 is the left side, input 1 the right.
 func (b *builder) join(n *plan.Rel, path string) (edge, error) {
-	if n.JoinType != ast.InnerJoin && n.JoinType != ast.LeftJoin {
+	if n.JoinType == ast.FullJoin {
 		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s JOIN yet", n.JoinType)
 	}
 	l, err := b.build(n.Inputs[0], path+".0")
@@ -391,10 +391,62 @@ func (b *builder) join(n *plan.Rel, path string) (edge, error) {
 		return edge{}, err
 	}
 	nl := len(n.Inputs[0].Names)
+	nr := len(n.Names) - nl
+	if n.JoinType == ast.RightJoin {
+		// A RIGHT join is the LEFT join of the swapped inputs, its rows
+		// put back in left-right order by a projection.
+		swap := map[int]int{}
+		for i := 0; i < nl; i++ {
+			swap[i] = nr + i
+		}
+		for i := 0; i < nr; i++ {
+			swap[nl+i] = i
+		}
+		cond, err = plan.Compile(remapExpr(n.Cond, swap))
+		if err != nil {
+			return edge{}, err
+		}
+		spec := joinSpec{kind: ast.LeftJoin, leftKeys: n.RightKeys, rightKeys: n.LeftKeys, leftArity: nr, rightAr: nl, cond: cond}
+		v := b.g.AddOperator(uid(path, n), "Join", newJoin(spec), p)
+		b.connect(r, v, p)
+		b.connect(l, v, p)
+		order := make([]int, 0, nl+nr)
+		for i := 0; i < nl; i++ {
+			order = append(order, nr+i)
+		}
+		for i := 0; i < nr; i++ {
+			order = append(order, i)
+		}
+		reorder := func(row sql.Row) (sql.Row, bool, error) {
+			vals := make([]any, len(order))
+			for i, k := range order {
+				vals[i] = row.Values[k]
+			}
+			return sql.Row{Kind: row.Kind, Values: vals}, true, nil
+		}
+		c := b.g.AddOperator(path+"-JoinReorder", "Calc", operators.Calc(reorder), p)
+		b.g.Connect(v, c, runtime.Partitioning{Kind: runtime.Forward})
+		return edge{vertex: c, p: p}, nil
+	}
 	spec := joinSpec{kind: n.JoinType, leftKeys: n.LeftKeys, rightKeys: n.RightKeys, leftArity: nl,
-		rightAr: len(n.Names) - nl, cond: cond}
+		rightAr: nr, cond: cond}
 	v := b.g.AddOperator(uid(path, n), "Join", newJoin(spec), p)
 	b.connect(l, v, p)
 	b.connect(r, v, p)
 	return edge{vertex: v, p: p}, nil
+}
+
+// remapExpr rewrites input references through m.
+func remapExpr(e plan.Expr, m map[int]int) plan.Expr {
+	switch x := e.(type) {
+	case *plan.InputRef:
+		return &plan.InputRef{Index: m[x.Index], T: x.T}
+	case *plan.Call:
+		args := make([]plan.Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = remapExpr(a, m)
+		}
+		return &plan.Call{Op: x.Op, Args: args, T: x.T}
+	}
+	return e
 }
