@@ -203,7 +203,14 @@ func readOCF(data []byte) ([]map[string]any, error) {
 	}
 	schema, err := parseSchema(string(meta["avro.schema"]))
 	if err != nil {
-		return nil, fmt.Errorf("avro schema: %w", err)
+		// A damaged header makes the Avro library quote the whole
+		// (binary) schema back; keep the message short and printable so
+		// the file name before it stays readable on a terminal.
+		msg := err.Error()
+		if len(msg) > 120 {
+			msg = msg[:120] + "..."
+		}
+		return nil, fmt.Errorf("avro schema is not valid: %q", msg)
 	}
 	codec := string(meta["avro.codec"])
 	var out []map[string]any
