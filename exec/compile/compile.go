@@ -134,6 +134,12 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 				t.ID, p, in.p)
 		}
 	}
+	if n.UpsertMaterialize && t.Factory != nil && t.Factory.Identifier() == "paimon" {
+		// Paimon's FlinkSink refuses a materializer in front of it: the
+		// table's merge engine reconciles the changes itself.
+		return sql.Errorf(sql.IllegalArgumentException,
+			"Sink materializer must not be used with Paimon sink. Please set 'table.exec.sink.upsert-materialize' to 'NONE' in Flink's config.")
+	}
 	if n.UpsertMaterialize {
 		var upsertKey []int
 		if ks := n.Inputs[0].UpsertKeys; len(ks) > 0 {
