@@ -57,6 +57,7 @@ type env struct {
 	home string
 	dir  string
 	vars map[string]string
+	seq  int // numbers generated files
 }
 
 func newEnv(t testing.TB) *env {

@@ -68,15 +68,7 @@ func paimonStory(t *testing.T, tableOpts string, updates [][]string, want []stri
 	t.Helper()
 	needPaimon(t)
 	e := newEnv(t)
-	if r := e.runScript("create.sql", paimonCreate(tableOpts), time.Minute); r.code != 0 {
-		t.Fatalf("create: exit %d\n%s", r.code, r.all())
-	}
-	setup := e.runScript("setup.sql", "SET 'table.dml-sync' = 'true';\n"+paimonTables+`
-INSERT INTO orders VALUES (1001, 80.00, 'CREATED');
-`, time.Minute)
-	if setup.code != 0 {
-		t.Fatalf("setup: exit %d\n%s", setup.code, setup.all())
-	}
+	e.paimonSetup(tableOpts, "(1001, 80.00, 'CREATED')")
 	job := e.write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+paimonTables+`
 INSERT INTO print_orders SELECT id, amount, status
 FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1',
@@ -84,21 +76,8 @@ FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1',
 `)
 	p := e.start("-f", job)
 	p.waitLine("+I[1001, 80.00, CREATED]", 30*time.Second)
-	for i, lines := range updates {
-		e.write(fmt.Sprintf("upd%d/changes.json", i), strings.Join(lines, "\n")+"\n")
-		// The source declares the key: without it the planner puts
-		// Flink's SinkUpsertMaterializer before the Paimon sink, whose
-		// empty state (a new job) drops the -D/-U of a row written by an
-		// earlier job and turns the +U into +I — correct Flink, not the
-		// seed's story.
-		r := e.runScript(fmt.Sprintf("upd%d.sql", i), "SET 'table.dml-sync' = 'true';\n"+paimonTables+fmt.Sprintf(`
-CREATE TABLE changes (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
-  WITH ('connector' = 'filesystem', 'path' = '$DIR/upd%d', 'format' = 'debezium-json');
-INSERT INTO orders SELECT * FROM changes;
-`, i), time.Minute)
-		if r.code != 0 {
-			t.Fatalf("update %d: exit %d\n%s", i, r.code, r.all())
-		}
+	for _, lines := range updates {
+		e.paimonApply(lines)
 	}
 	p.waitFor(fmt.Sprintf("changelog %v", want), 30*time.Second, func() bool {
 		return len(changelogOf(p.output())) >= len(want)
@@ -170,5 +149,37 @@ func TestPaimonProducers(t *testing.T) {
 			t.Parallel() // mostly waiting on discovery and checkpoints
 			paimonStory(t, c.opts, c.updates, c.want)
 		})
+	}
+}
+
+// paimonApply writes debezium-json lines into orders through a second
+// sqlrun process (one bounded job, one commit).
+func (e *env) paimonApply(lines []string) {
+	e.t.Helper()
+	e.seq++
+	i := e.seq
+	e.write(fmt.Sprintf("upd%d/changes.json", i), strings.Join(lines, "\n")+"\n")
+	// The source declares the key: without it the planner puts Flink's
+	// SinkUpsertMaterializer before the Paimon sink, whose empty state (a
+	// new job) drops the -D/-U of a row written by an earlier job and turns
+	// the +U into +I — correct Flink, not the seed's story.
+	r := e.runScript(fmt.Sprintf("upd%d.sql", i), "SET 'table.dml-sync' = 'true';\n"+paimonTables+fmt.Sprintf(`
+CREATE TABLE changes (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = '$DIR/upd%d', 'format' = 'debezium-json');
+INSERT INTO orders SELECT * FROM changes;
+`, i), time.Minute)
+	if r.code != 0 {
+		e.t.Fatalf("update %d: exit %d\n%s", i, r.code, r.all())
+	}
+}
+
+// paimonSetup creates orders with the producer's options and writes rows.
+func (e *env) paimonSetup(opts, values string) {
+	e.t.Helper()
+	if r := e.runScript("create.sql", paimonCreate(opts), time.Minute); r.code != 0 {
+		e.t.Fatalf("create: exit %d\n%s", r.code, r.all())
+	}
+	if r := e.runScript("setup.sql", "SET 'table.dml-sync' = 'true';\n"+paimonTables+"INSERT INTO orders VALUES "+values+";\n", time.Minute); r.code != 0 {
+		e.t.Fatalf("setup: exit %d\n%s", r.code, r.all())
 	}
 }
