@@ -63,13 +63,17 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b == 0) pr
 
 echo "sqlrun bench: $(date -u '+%Y-%m-%d %H:%M UTC'); steps (each -cpu 1):" >&2
 
-step runtime   240 ./exec/runtime/                   '^BenchmarkDatagen(CalcBlackhole|GroupAggregate)$' 1000000x
+step runtime   240 ./exec/runtime/                   '^BenchmarkDatagen(CalcBlackhole|GroupAggregate)$' 2000000x
 step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|ReadKVProjected)$' 3x
-step table     240 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|ReadPK)$' 100000x
+# -benchtime is rows for the write, runtime, mergetree, jdbc and parser
+# benchmarks (b.N rows or statements) but whole-table passes for the read
+# benchmarks (ReadPK, ReadKV*, FollowChangelog, FullPhase), hence two units.
+step table     240 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup)$' 100000x
+step tableread 120 ./connectors/paimon/table/        '^BenchmarkReadPK$' 3x
 step mergetree 180 ./connectors/paimon/mergetree/    '^Benchmark(Writer|MergeRead)$' 100000x
 step stream    180 ./connectors/paimon/stream/       '^Benchmark(FollowChangelog|FullPhase)$' 3x
 step latency   120 ./connectors/paimon/stream/       '^BenchmarkCommitToRow$' 200x
-step jdbc      300 ./connectors/jdbc/                '^BenchmarkUpsert$' 100000x
+step jdbc      300 ./connectors/jdbc/                '^BenchmarkUpsert$' 300000x
 step parser    120 ./sql/parser/                     '^BenchmarkParseSeed(Insert|DDL)$' 2000x
 
 # End to end through the binary: a bounded datagen → Calc → blackhole job,
@@ -100,13 +104,12 @@ fi
 calc_cpu=$(val runtime 'CalcBlackhole/adjacent' rows/cpu-s)
 calc_re_cpu=$(val runtime 'CalcBlackhole/reorder' rows/cpu-s)
 agg_cpu=$(val runtime 'GroupAggregate' rows/cpu-s)
-fw=$(val format 'WriteKV' rows/s)
-fr=$(val format 'ReadKV-' rows/s); [ "$fr" = "-" ] && fr=$(val format 'ReadKV$' rows/s)
-frp=$(val format 'ReadKVProjected' rows/s)
-tw_none=$(val table 'WritePK-' rows/cpu-s); [ "$tw_none" = "-" ] && tw_none=$(val table 'WritePK$' rows/cpu-s)
+fw=$(val format 'WriteKV' rows/cpu-s)
+fr=$(val format 'ReadKV$' rows/cpu-s)
+frp=$(val format 'ReadKVProjected' rows/cpu-s)
+tw_none=$(val table 'WritePK$' rows/cpu-s)
 tw_look=$(val table 'WritePKLookup' rows/cpu-s)
-tw_none_w=$(val table 'WritePK-' rows/s); [ "$tw_none_w" = "-" ] && tw_none_w=$(val table 'WritePK$' rows/s)
-tr_cpu=$(val table 'ReadPK' rows/cpu-s)
+tr_cpu=$(val tableread 'ReadPK' rows/cpu-s)
 mw_none=$(val mergetree 'Writer/none' rows/s)
 mw_look=$(val mergetree 'Writer/lookup' rows/s)
 mr=$(val mergetree 'MergeRead' rows/s)
@@ -127,35 +130,36 @@ e2e_rate="-"
 # ---- print ---------------------------------------------------------------
 model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
 echo
-echo "sqlrun make bench — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs (${model:-unknown CPU}), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null), $(go env GOVERSION), took $((SECONDS - START)) s"
+mem=$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo 2>/dev/null)
+echo "sqlrun make bench - $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs (${model:-unknown CPU}), ${mem:-unknown RAM}, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null), $($GO env GOVERSION), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), took $((SECONDS - START)) s"
 echo
-row() { printf '| %-58s | %-22s | %-16s | %-44s |\n' "$1" "$2" "$3" "$4"; }
+row() { printf '| %-62s | %-22s | %-14s | %-40s |\n' "$1" "$2" "$3" "$4"; }
 row "metric" "measured" "target" "published reference"
-row "$(printf -- '-%.0s' {1..58})" "$(printf -- '-%.0s' {1..22})" "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..44})"
+row "$(printf -- '-%.0s' {1..62})" "$(printf -- '-%.0s' {1..22})" "$(printf -- '-%.0s' {1..14})" "$(printf -- '-%.0s' {1..40})"
 m() { local v; v=$(fmtn "$1"); [ "$v" = "-" ] && v="- ($2)"; echo "$v"; }
-row "runtime datagen→Calc→blackhole, rows/cpu-s (adjacent cols)" "$(m "$calc_cpu" "$(why runtime)")" "≥ 5,000,000" "-"
-row "runtime datagen→Calc→blackhole, rows/cpu-s (reordered)" "$(m "$calc_re_cpu" "$(why runtime)")" "≥ 5,000,000" "-"
-row "runtime datagen→GroupAggregate, input rows/cpu-s" "$(m "$agg_cpu" "$(why runtime)")" "-" "-"
-row "Paimon table write, PK, producer none, rows/cpu-s" "$(m "$tw_none" "$(why table)")" "≥ 200,000" "Java 64,800 rows/s parquet (i7-9750H)"
+row "runtime datagen->Calc->blackhole, rows/cpu-s (adjacent cols)" "$(m "$calc_cpu" "$(why runtime)")" ">= 5,000,000" "-"
+row "runtime datagen->Calc->blackhole, rows/cpu-s (reordered)" "$(m "$calc_re_cpu" "$(why runtime)")" ">= 5,000,000" "-"
+row "runtime datagen->GroupAggregate, input rows/cpu-s" "$(m "$agg_cpu" "$(why runtime)")" "-" "-"
+row "Paimon table write, PK, producer none, rows/cpu-s" "$(m "$tw_none" "$(why table)")" ">= 200,000" "Java 64,800 rows/s parquet (i7-9750H)"
 row "Paimon table write, PK, producer lookup, rows/cpu-s" "$(m "$tw_look" "$(why table)")" "-" "Java 94,000 rows/s (Apple M3 Pro)"
 row "  lookup / none write ratio (same run)" "$(ratio "$tw_look" "$tw_none")" "-" "Paimon: lookup costs throughput"
 row "Paimon mergetree Writer lookup / none (same run)" "$(ratio "$mw_look" "$mw_none")" "-" "-"
-row "Paimon parquet KV file write, rows/s (100k rows)" "$(m "$fw" "$(why format)")" "-" "-"
-row "Paimon parquet KV file read, rows/s" "$(m "$fr" "$(why format)")" "-" "-"
-row "Paimon parquet KV file read, 2 of 21 cols, rows/s" "$(m "$frp" "$(why format)")" "-" "-"
-row "Paimon table batch read (compacted), rows/cpu-s" "$(m "$tr_cpu" "$(why table)")" "≥ 2,000,000" "-"
+row "Paimon parquet KV file write, rows/cpu-s (100k rows)" "$(m "$fw" "$(why format)")" "-" "-"
+row "Paimon parquet KV file read, rows/cpu-s" "$(m "$fr" "$(why format)")" "-" "-"
+row "Paimon parquet KV file read, key + 2 of 20 cols, rows/cpu-s" "$(m "$frp" "$(why format)")" "-" "-"
+row "Paimon table batch read (compacted), rows/cpu-s" "$(m "$tr_cpu" "$(why tableread)")" ">= 2,000,000" "-"
 row "Paimon merge-on-read, 5 sorted runs, rows/s" "$(m "$mr" "$(why mergetree)")" "-" "-"
 row "Paimon streaming changelog read (input), rows/s" "$(m "$follow" "$(why stream)")" "-" "-"
 row "Paimon streaming full phase (5 L0 files), rows/s" "$(m "$full" "$(why stream)")" "-" "-"
-row "Paimon commit → row at reader, mean µs" "$(m "$lat" "$(why latency)")" "-" "-"
+row "Paimon commit -> row at reader, mean us" "$(m "$lat" "$(why latency)")" "-" "-"
 for n in 100 1000 5000; do
-	row "JDBC upsert max-rows=$n: sink / driver alone, rows/s" "$(m "${sink[$n]}" "$(why jdbc)") / $(fmtn "${drv[$n]}")" "sink ≥ 90%" "$( [ "${pct[$n]}" = "-" ] && echo "-" || printf 'measured %.1f%%' "${pct[$n]}")"
+	row "JDBC upsert max-rows=$n: sink / driver alone, rows/s" "$(m "${sink[$n]}" "$(why jdbc)") / $(fmtn "${drv[$n]}")" "sink >= 90%" "$( [ "${pct[$n]}" = "-" ] && echo "-" || printf 'measured %.1f%%' "${pct[$n]}")"
 done
-row "parser: seed INSERT with hints, µs/statement" "$( [ "$pins" = "-" ] && echo "- ($(why parser))" || awk -v n="$pins" 'BEGIN{printf "%.1f", n/1000}')" "-" "-"
-row "parser: seed JDBC CREATE TABLE, µs/statement" "$( [ "$pddl" = "-" ] && echo "- ($(why parser))" || awk -v n="$pddl" 'BEGIN{printf "%.1f", n/1000}')" "-" "-"
-row "sqlrun -e datagen→blackhole $(fmtn $E2E_ROWS) rows, rows/s (wall)" "$( [ "$e2e_rate" = "-" ] && echo "- ($e2e_why)" || fmtn "$e2e_rate")" "-" "-"
+row "parser: seed INSERT with hints, us/statement" "$( [ "$pins" = "-" ] && echo "- ($(why parser))" || awk -v n="$pins" 'BEGIN{printf "%.1f", n/1000}')" "-" "-"
+row "parser: seed JDBC CREATE TABLE, us/statement" "$( [ "$pddl" = "-" ] && echo "- ($(why parser))" || awk -v n="$pddl" 'BEGIN{printf "%.1f", n/1000}')" "-" "-"
+row "sqlrun -e datagen->blackhole $(fmtn $E2E_ROWS) rows, rows/s (wall)" "$( [ "$e2e_rate" = "-" ] && echo "- ($e2e_why)" || fmtn "$e2e_rate")" "-" "-"
 row "  peak memory (max RSS) of that run" "$( [ "$e2e_rss" = "-" ] && echo "- ($e2e_why)" || echo "$((e2e_rss / 1024)) MiB")" "-" "-"
-row "end-to-end latency p50 / p99 (source → sink)" "not yet measured" "-" "-"
+row "end-to-end latency p50 / p99 (source -> sink)" "not yet measured" "-" "-"
 echo
 echo "rows/cpu-s = rows per CPU-second of the benchmark process (one core); rows/s = wall clock."
 echo "Paimon Java figures: TableWriterBenchmark (3M rows, k INT + 20 STRING(10), 1 bucket), JDK 8 / 11."
