@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -242,7 +241,12 @@ func (t *task) runSource(ctx context.Context) error {
 			default:
 			}
 			rows, err := t.reader.Next(ctx)
-			if errors.Is(err, io.EOF) {
+			// Only a bare io.EOF ends the input (the SourceReader
+			// contract). A wrapped one is a file that ended too early —
+			// an empty or cut Parquet data file reports "reading magic
+			// header: EOF" — and must fail the job, not pass for the end
+			// of a bounded read and silently drop the rows.
+			if err == io.EOF {
 				if err := t.endOutputs(ctx, true); err != nil {
 					return err
 				}
