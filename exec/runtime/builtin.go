@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -137,6 +138,12 @@ func (c *Collect) Next(ctx context.Context, job *Job) ([]sql.Row, error) {
 	default:
 	}
 	if err := job.Err(); err != nil {
+		if errors.Is(err, io.EOF) {
+			// A failure caused by a file that ended too early (an empty
+			// Parquet file: "reading magic header: EOF") must not read as
+			// this method's end-of-results io.EOF to the caller.
+			return nil, &sql.Error{Class: sql.RuntimeException, Msg: err.Error()}
+		}
 		return nil, err
 	}
 	return nil, io.EOF
