@@ -1,6 +1,7 @@
 package badinput
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -29,10 +30,11 @@ import (
 //	exec                     sqlrun with the input's lines as arguments
 //	paimon-write path=P      write rows "id,v" (or "-id" to delete) to the Paimon table at $DIR/P
 //	                         (id BIGINT primary key, v STRING, bucket 1), created on first use, one commit
+//	select path=P            sqlrun: a batch SELECT * of the Paimon table at $DIR/P (id BIGINT, v STRING)
 //	paimon-read path=P       read the table at $DIR/P with the Paimon table package; rows or the error
 //	corrupt glob=G how=H     damage every file matching $DIR/G: truncate (keep half), empty, magic
 //	                         (first 4 bytes), tail (last 8 bytes), flip (every byte of the middle third),
-//	                         delete, replace (with the input)
+//	                         delete, replace (with the input), subst (input lines "old => new")
 //	ls path=P                the files under $DIR/P, uuids masked
 //	mysql                    run the input's statements on MariaDB as the administrator
 //	mysql-query              run one query on MariaDB, print its rows
@@ -87,6 +89,11 @@ func TestCorpus(t *testing.T) {
 				var p string
 				d.ScanArgs(t, "path", &p)
 				return e.normalize(paimonWrite(t, filepath.Join(e.dir, p), d.Input))
+			case "select":
+				var p string
+				d.ScanArgs(t, "path", &p)
+				e.write("select.sql", fmt.Sprintf(selectScript, filepath.Join(e.dir, p)))
+				return e.show(e.run(time.Minute, "-f", "select.sql"))
 			case "paimon-read":
 				var p string
 				d.ScanArgs(t, "path", &p)
@@ -142,6 +149,13 @@ func closedPort(t testing.TB) int {
 	}
 	return port
 }
+
+// selectScript reads a Paimon path table (%s: its path) in batch mode.
+const selectScript = `SET 'sql-client.execution.result-mode' = 'tableau';
+SET 'execution.runtime-mode' = 'batch';
+CREATE TABLE t (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'paimon', 'path' = '%s');
+SELECT * FROM t;
+`
 
 var kvSchema = sql.Schema{
 	Columns:    []sql.Column{{Name: "id", Type: sql.BigInt().NotNull()}, {Name: "v", Type: sql.String()}},
@@ -300,6 +314,14 @@ func corrupt(t testing.TB, dir, glob, how, input string) string {
 			continue
 		case "replace":
 			b = []byte(input)
+		case "subst":
+			for _, l := range strings.Split(strings.TrimSpace(input), "\n") {
+				old, repl, ok := strings.Cut(l, " => ")
+				if !ok || !bytes.Contains(b, []byte(old)) {
+					t.Fatalf("corrupt subst: %q not in %s", old, f)
+				}
+				b = bytes.ReplaceAll(b, []byte(old), []byte(repl))
+			}
 		default:
 			t.Fatalf("corrupt: unknown how=%q", how)
 		}
