@@ -371,14 +371,31 @@ func (s *Session) lookupForShow(name ast.ObjectName, notFound func(connectors.Ob
 // (+comment when any column has one).
 func (s *Session) describe(name ast.ObjectName, out io.Writer) error {
 	rt, err := s.lookupForShow(name, func(id connectors.ObjectIdentifier) error {
+		// A Paimon system table (orders$snapshots) is no catalog entry.
+		if _, st, ok, serr := (sessionEnv{s}).systemTable(name); ok {
+			if serr != nil {
+				return serr
+			}
+			return &sysTableFound{st}
+		}
 		return sql.Errorf(sql.ValidationException, "Tables or views with the identifier '%s' doesn't exist.", id.String())
 	})
+	var found *sysTableFound
+	if errors.As(err, &found) {
+		rt, err = &catalog.ResolvedTable{Table: found.t}, nil
+	}
 	if err != nil {
 		return err
 	}
 	Box(out, describeHeader(rt.Table), describeRows(rt.Table), 0)
 	return nil
 }
+
+// sysTableFound carries a resolved system table out of lookupForShow's
+// not-found callback.
+type sysTableFound struct{ t *catalog.Table }
+
+func (*sysTableFound) Error() string { return "system table" }
 
 func hasComments(t *catalog.Table) bool {
 	for _, c := range t.Schema.Columns {

@@ -197,6 +197,9 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 	if err != nil {
 		return nil, err
 	}
+	if _, sys, ok := SystemTable(ctx.Table.Name); ok {
+		return &SystemSource{cfg: cfg, sys: sys}, nil
+	}
 	s := &Source{cfg: cfg}
 	// AbstractFlinkTableFactory: unbounded iff streaming runtime mode and
 	// not 'scan.bounded' = true.
@@ -447,13 +450,4 @@ func (c *tableConfig) path() (string, error) {
 
 // dynamic are the options that override the stored schema options: the
 // table options and hints, without the connector's own keys.
-func (c *tableConfig) dynamic() map[string]string {
-	out := make(map[string]string, len(c.raw))
-	for k, v := range c.raw {
-		if k == "connector" || k == "path" {
-			continue
-		}
-		out[k] = v
-	}
-	return out
-}
+func (c *tableConfig) dynamic() map[string]string { return dynamicOf(c.raw) }
