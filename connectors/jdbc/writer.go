@@ -158,9 +158,82 @@ func (w *Writer) BatchCount() int {
 // Open connects (Flink: "unable to open JDBC writer" on failure) and starts
 // the interval timer. The JDBC sink keeps no state of its own: what a
 // checkpoint needs is already in MySQL, because Snapshot flushes.
+//
+// With a declared primary key it also checks that the MySQL table has a
+// PRIMARY KEY or UNIQUE index on exactly those columns: without one,
+// INSERT ... ON DUPLICATE KEY UPDATE never hits a duplicate and every
+// update silently becomes one more row (seed 003 §十五, "keys must
+// match"). Flink does not check this; sqlrun fails the job at open.
 func (w *Writer) Open(ctx context.Context, _ []byte) error {
-	if _, err := w.conn.open(ctx); err != nil {
+	sc, err := w.conn.open(ctx)
+	if err != nil {
 		return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
+	}
+	if len(w.keys) > 0 {
+		rows, err := sc.QueryContext(ctx, "SHOW INDEX FROM "+w.d.Quote(w.table))
+		if err != nil {
+			return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
+		}
+		names, err := rows.Columns()
+		if err != nil {
+			rows.Close()
+			return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
+		}
+		nonUnique, keyName, column := -1, -1, -1
+		for i, n := range names {
+			switch strings.ToLower(n) {
+			case "non_unique":
+				nonUnique = i
+			case "key_name":
+				keyName = i
+			case "column_name":
+				column = i
+			}
+		}
+		unique := map[string][]string{} // unique index → its columns
+		vals := make([]any, len(names))
+		for i := range vals {
+			vals[i] = new([]byte)
+		}
+		for rows.Next() && nonUnique >= 0 && keyName >= 0 && column >= 0 {
+			if err := rows.Scan(vals...); err != nil {
+				rows.Close()
+				return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
+			}
+			if string(*vals[nonUnique].(*[]byte)) == "0" {
+				k := string(*vals[keyName].(*[]byte))
+				unique[k] = append(unique[k], strings.ToLower(string(*vals[column].(*[]byte))))
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
+		}
+		declared := make([]string, len(w.keys))
+		for i, k := range w.keys {
+			declared[i] = w.cols[k]
+		}
+		matched := false
+		for _, cols := range unique {
+			if len(cols) != len(declared) {
+				continue
+			}
+			all := true
+			for _, d := range declared {
+				found := false
+				for _, c := range cols {
+					found = found || c == strings.ToLower(d)
+				}
+				all = all && found
+			}
+			matched = matched || all
+		}
+		if !matched {
+			return sql.Errorf(sql.ValidationException,
+				"JDBC sink table '%s' (%s) has no PRIMARY KEY or UNIQUE index on the declared primary key (%s): upserts would add rows instead of updating them. Give the MySQL table that key, or declare the sink's PRIMARY KEY to match the table's.",
+				w.table, w.connStr, strings.Join(declared, ", "))
+		}
 	}
 	if w.opts.BatchInterval > 0 && w.opts.BatchSize != 1 {
 		w.stop = make(chan struct{})
