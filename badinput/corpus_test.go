@@ -24,6 +24,7 @@ import (
 //
 //	require mariadb          skip the file when no MariaDB can be had; sets $JDBC_URL, $USER, $PASSWORD, $DB
 //	closed-port              sets $CLOSED_URL to a jdbc:mysql URL on a loopback port nothing listens on
+//	var name=X               $X in later inputs stands for this input ($VARS expanded)
 //	file name=N              write the input ($VARS expanded) to $DIR/N
 //	run [timeout=D]          sqlrun -f job.sql with the input as job.sql; prints what went wrong and the exit code;
 //	                         with timeout a run still going after D is killed and the golden says so
@@ -59,6 +60,11 @@ func TestCorpus(t *testing.T) {
 				return ""
 			case "closed-port":
 				e.vars["$CLOSED_URL"] = "jdbc:mysql://127.0.0.1:" + strconv.Itoa(closedPort(t)) + "/db"
+				return ""
+			case "var":
+				var name string
+				d.ScanArgs(t, "name", &name)
+				e.vars["$"+name] = e.expand(d.Input)
 				return ""
 			case "file":
 				var name string

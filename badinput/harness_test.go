@@ -189,7 +189,9 @@ func (e *env) normalize(s string) string {
 	type kv struct{ k, v string }
 	var subs []kv
 	for k, v := range e.vars {
-		if k != "$DIR" && v != "" {
+		// $USER is "sqlrun", which would also rename the program in
+		// "sqlrun: job.sql:3: ..."; the user name is no secret.
+		if k != "$DIR" && k != "$USER" && v != "" {
 			subs = append(subs, kv{k, v})
 		}
 	}
