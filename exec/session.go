@@ -259,14 +259,7 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 	case *ast.StopJob:
 		return s.stopJob(ctx, st, out)
 	case *ast.Delete, *ast.Update:
-		what := "DELETE"
-		if _, ok := st.(*ast.Update); ok {
-			what = "UPDATE"
-		}
-		if s.Config.Streaming() {
-			return sql.Errorf(sql.TableException, "%s statement is not supported for streaming mode now.", what)
-		}
-		return sql.Errorf(sql.TableException, "%s statement is not supported by sqlrun yet.", what)
+		return s.rowLevel(ctx, st, out)
 	case *ast.Call:
 		return sql.Errorf(sql.ValidationException, "Procedure %s does not exist.", st.Procedure.String())
 	case *ast.Quit:
@@ -686,6 +679,10 @@ func (s *Session) jobName(stmt ast.Statement) string {
 			for _, in := range st.Inserts {
 				sinks = append(sinks, s.Catalogs.Qualify(in.Table).String())
 			}
+		case *ast.Delete:
+			sinks = append(sinks, s.Catalogs.Qualify(st.Table).String())
+		case *ast.Update:
+			sinks = append(sinks, s.Catalogs.Qualify(st.Table).String())
 		}
 		name = "insert-into_" + strings.Join(sinks, ",")
 	}
@@ -714,14 +711,30 @@ func (s *Session) runtimeConfig(name string) (runtime.Config, error) {
 
 // insert plans and submits an INSERT or a statement set.
 func (s *Session) insert(ctx context.Context, stmt ast.Statement, out io.Writer) error {
+	return s.runGraph(ctx, stmt, out, func(name string) (*runtime.Graph, error) {
+		return s.Planner.CompileInsert(ctx, s.Env(), stmt, name)
+	})
+}
+
+// runGraph compiles and submits a modifying statement's job and prints
+// what the SQL client prints for it (waiting with table.dml-sync).
+func (s *Session) runGraph(ctx context.Context, stmt ast.Statement, out io.Writer, compile func(name string) (*runtime.Graph, error)) error {
 	name := s.jobName(stmt)
-	g, err := s.Planner.CompileInsert(ctx, s.Env(), stmt, name)
+	g, err := compile(name)
 	if err != nil {
 		return err
 	}
 	cfg, err := s.runtimeConfig(g.Name)
 	if err != nil {
 		return err
+	}
+	switch stmt.(type) {
+	case *ast.Delete, *ast.Update:
+		// A row-level modification reads the table as it is now; it
+		// never restores an INSERT's checkpoint of the same name.
+		if s.Resume && s.Config.Get(KeySavepointPath) == "" {
+			cfg.RestorePath = ""
+		}
 	}
 	fmt.Fprintln(out, MsgSubmitting)
 	job, err := runtime.Start(s.JobContext, g, cfg)

@@ -333,6 +333,9 @@ type Sink struct {
 	// overwrite and static are INSERT OVERWRITE and its static partition.
 	overwrite bool
 	static    map[string]string
+	// rowKind, when set, is the kind every written row gets: Delete for a
+	// row-level DELETE, UpdateAfter for UPDATE.
+	rowKind *sql.RowKind
 
 	once    sync.Once
 	rt      *table.Sink
@@ -392,7 +395,92 @@ func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error
 	if err != nil {
 		return nil, err
 	}
-	return rt.NewWriter(subtask, parallelism)
+	w, err := rt.NewWriter(subtask, parallelism)
+	if err != nil || s.rowKind == nil {
+		return w, err
+	}
+	return &kindWriter{SinkWriter: w, kind: *s.rowKind}, nil
+}
+
+// kindWriter writes every row with one RowKind (row-level DELETE/UPDATE).
+type kindWriter struct {
+	connectors.SinkWriter
+	kind sql.RowKind
+}
+
+func (k *kindWriter) Write(ctx context.Context, rows []sql.Row) error {
+	for i := range rows {
+		rows[i].Kind = k.kind
+	}
+	return k.SinkWriter.Write(ctx, rows)
+}
+
+// Paimon's class names, as its row-level messages print them.
+const (
+	appendTableClass = "org.apache.paimon.table.AppendOnlyFileStoreTable"
+)
+
+// batchEngines are the merge engines that take batch DELETE and UPDATE
+// (MergeEngine.supportBatchDelete / supportBatchUpdate).
+var batchEngines = []string{EngineDeduplicate, EnginePartialUpdate}
+
+func (s *Sink) engine() string {
+	e := s.cfg.mergeEngine()
+	if e == "" {
+		e = EngineDeduplicate
+	}
+	return e
+}
+
+func batchEngine(e string) bool {
+	for _, b := range batchEngines {
+		if b == e {
+			return true
+		}
+	}
+	return false
+}
+
+// ApplyRowLevelDelete makes the sink write every row it receives as a
+// delete (Paimon's FlinkTableSink.applyRowLevelDelete, DELETED_ROWS):
+// primary-key tables with a merge engine that supports batch delete.
+func (s *Sink) ApplyRowLevelDelete() error {
+	if !s.cfg.schema.HasPrimaryKey() {
+		return sql.Errorf(sql.UnsupportedOperation, "table '%s' can not support delete, because there is no primary key.", appendTableClass)
+	}
+	if e := s.engine(); !batchEngine(e) {
+		return sql.Errorf(sql.UnsupportedOperation, "Merge engine %s can not support batch delete. Support batch delete merge engines are: [%s].",
+			e, strings.Join(batchEngines, ", "))
+	}
+	k := sql.Delete
+	s.rowKind = &k
+	return nil
+}
+
+// ApplyRowLevelUpdate makes the sink write the new values of the updated
+// rows as +U (FlinkTableSink.applyRowLevelUpdate, UPDATED_ROWS): primary-key
+// tables, no primary-key column among the SET targets, a merge engine
+// that supports batch update.
+func (s *Sink) ApplyRowLevelUpdate(columns []string) error {
+	if !s.cfg.schema.HasPrimaryKey() {
+		return sql.Errorf(sql.UnsupportedOperation, "%s can not support update, because there is no primary key.", appendTableClass)
+	}
+	pk := s.cfg.schema.PrimaryKey
+	for _, c := range columns {
+		for _, k := range pk {
+			if c == k {
+				return sql.Errorf(sql.UnsupportedOperation, "Updates to primary keys are not supported, primaryKeys ([%s]), updatedColumns ([%s])",
+					strings.Join(pk, ", "), strings.Join(columns, ", "))
+			}
+		}
+	}
+	if e := s.engine(); !batchEngine(e) {
+		return sql.Errorf(sql.UnsupportedOperation, "Merge engine %s can not support batch update. Support batch update merge engines are: [%s].",
+			e, strings.Join(batchEngines, ", "))
+	}
+	k := sql.UpdateAfter
+	s.rowKind = &k
+	return nil
 }
 
 // Commit commits the writers' committables of checkpoint N as one Paimon
