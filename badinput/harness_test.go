@@ -159,7 +159,31 @@ func (e *env) runAllowHang(timeout time.Duration, allowHang bool, args ...string
 	if mariaSrv != nil && strings.Contains(r.stdout+r.stderr, mariaSrv.Password) {
 		e.t.Errorf("sqlrun %s printed the MariaDB password", strings.Join(args, " "))
 	}
+	for _, pw := range e.passwords() {
+		if strings.Contains(r.stdout+r.stderr, pw) {
+			e.t.Errorf("sqlrun %s printed a password of its script", strings.Join(args, " "))
+		}
+	}
 	return r
+}
+
+var rePassword = regexp.MustCompile(`'password'\s*=\s*'([^']+)'`)
+
+// passwords returns every 'password' option value in the work dir's .sql
+// files (as sqlrun reads them, $VARS expanded), so no run may echo one.
+func (e *env) passwords() []string {
+	files, _ := filepath.Glob(filepath.Join(e.dir, "*.sql"))
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, m := range rePassword.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
 }
 
 // assertNoCrash fails on anything that looks like a Go crash: a panic
