@@ -23,7 +23,7 @@ import (
 //
 // Directives (each file gets its own env: temp HOME and work dir $DIR):
 //
-//	require mariadb|paimon   skip the file when the thing cannot be had (first directive)
+//	require mariadb|paimon|paimon-catalog   skip the file when the thing cannot be had (first directive)
 //	var name=X               $X in later directives stands for the input ($VARS expanded)
 //	file name=N              write the input to $DIR/N ($VARS expanded)
 //	run [resume]             sqlrun -f <input as a script> [--resume]; prints stdout, stderr, exit code
@@ -55,6 +55,8 @@ func TestGolden(t *testing.T) {
 						e.vars["$MYSQL_ADDR"] = net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
 					case "paimon":
 						needPaimon(t)
+					case "paimon-catalog":
+						needPaimonCatalog(t)
 					default:
 						d.Fatalf(t, "unknown requirement %q", a.Key)
 					}
