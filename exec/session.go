@@ -261,7 +261,7 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 	case *ast.Delete, *ast.Update:
 		return s.rowLevel(ctx, st, out)
 	case *ast.Call:
-		return sql.Errorf(sql.ValidationException, "Procedure %s does not exist.", st.Procedure.String())
+		return s.call(st, out)
 	case *ast.Quit:
 		return ErrQuit
 	case *ast.Help:

@@ -1,0 +1,231 @@
+package paimon
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// This file holds the table maintenance that Paimon exposes as Flink
+// procedures (CALL sys.compact, sys.expire_snapshots, sys.create_tag,
+// sys.delete_tag) and that `sqlrun compact` runs: each works on a table
+// directory, so catalog tables and 'path' tables share them.
+
+// CompactRequest is what CALL sys.compact and `sqlrun compact` ask for.
+type CompactRequest struct {
+	// Full is compact_strategy => 'full' (every bucket rewritten into the
+	// top level); false is 'minor' (the normal universal-compaction pick).
+	Full bool
+	// Partitions are the 'partitions' argument, "k1=v1,k2=v2;k1=v3": any
+	// of these specs (all of a spec's keys equal) is compacted; nil
+	// compacts every partition.
+	Partitions []map[string]string
+	// Options are dynamic table options ('options' argument, "k=v,k=v").
+	Options map[string]string
+	// TempDir holds lookup indexes ("" = the system temp directory).
+	TempDir string
+}
+
+// ParsePartitions parses Paimon's partitions argument: specs separated
+// by ';', each "k=v" pairs separated by ','.
+func ParsePartitions(s string) ([]map[string]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []map[string]string
+	for _, spec := range strings.Split(s, ";") {
+		if strings.TrimSpace(spec) == "" {
+			continue
+		}
+		m, err := ParseKV(spec)
+		if err != nil {
+			return nil, fmt.Errorf("partitions %q: %w", s, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ParseKV parses "k1=v1,k2=v2" (Paimon's ParameterUtils.parseCommaSeparatedKeyValues).
+func ParseKV(s string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, sql.Errorf(sql.IllegalArgumentException, "Invalid key-value pair '%s': expected key=value.", kv)
+		}
+		m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return m, nil
+}
+
+func openTable(path string, dyn map[string]string) (*table.Table, error) {
+	t, err := table.Open(fs.NewLocal(), trimFileScheme(path), dynamicOf(dyn))
+	if err != nil {
+		return nil, fmt.Errorf("open paimon table %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Compact runs one compaction of the Paimon table at path and commits it
+// as a COMPACT snapshot (with the changelog of lookup and full-compaction
+// producers). It works on write-only tables. It returns the snapshots
+// created, none when there was nothing to compact; append tables have
+// nothing to compact.
+func Compact(path string, req CompactRequest) ([]int64, error) {
+	t, err := openTable(path, req.Options)
+	if err != nil {
+		return nil, err
+	}
+	o := table.CompactOptions{Full: req.Full, TempDir: req.TempDir}
+	if len(req.Partitions) > 0 {
+		names := t.PartNames
+		for _, spec := range req.Partitions {
+			for k := range spec {
+				if !contains(names, k) {
+					return nil, sql.Errorf(sql.IllegalArgumentException, "Partition key '%s' is not a partition key of table %s (partition keys: %v).", k, path, names)
+				}
+			}
+		}
+		o.Partition = func(values []any) bool {
+			for _, spec := range req.Partitions {
+				match := true
+				for i, n := range names {
+					if want, ok := spec[n]; ok && i < len(values) && partValue(values[i]) != want {
+						match = false
+						break
+					}
+				}
+				if match {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	ids, err := table.Compact(t, o)
+	if err != nil {
+		return nil, fmt.Errorf("compact paimon table %s: %w", path, err)
+	}
+	return ids, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// partValue renders a partition value as a partition spec writes it.
+func partValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return x
+	case decimal.Decimal:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// ExpireRequest is CALL sys.expire_snapshots' arguments; zero values keep
+// the table's own settings.
+type ExpireRequest struct {
+	RetainMax, RetainMin int
+	// OlderThan expires snapshots committed before it (zero: the table's
+	// snapshot.time-retained).
+	OlderThan time.Time
+}
+
+// ExpireSnapshots expires snapshots of the table at path as the procedure
+// asks, never deleting a file that a retained snapshot, a tag or a live
+// consumer still needs; it returns how many snapshots were expired.
+func ExpireSnapshots(path string, req ExpireRequest, now time.Time) (int, error) {
+	dyn := map[string]string{}
+	if req.RetainMax > 0 {
+		dyn["snapshot.num-retained.max"] = fmt.Sprint(req.RetainMax)
+	}
+	if req.RetainMin > 0 {
+		dyn["snapshot.num-retained.min"] = fmt.Sprint(req.RetainMin)
+	}
+	if !req.OlderThan.IsZero() {
+		d := now.Sub(req.OlderThan)
+		if d < 0 {
+			d = 0
+		}
+		dyn["snapshot.time-retained"] = fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	t, err := openTable(path, dyn)
+	if err != nil {
+		return 0, err
+	}
+	n, err := t.ExpireSnapshots(now)
+	if err != nil {
+		return 0, fmt.Errorf("expire snapshots of paimon table %s: %w", path, err)
+	}
+	return n, nil
+}
+
+// CreateTag tags a snapshot (0: the latest) of the table at path, as
+// CALL sys.create_tag does.
+func CreateTag(path, name string, snapshotID int64, now time.Time) error {
+	if strings.TrimSpace(name) == "" {
+		return sql.Errorf(sql.IllegalArgumentException, "Tag name '%s' is blank.", name)
+	}
+	t, err := openTable(path, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := t.Snapshots.ReadTag(name); err == nil {
+		return sql.Errorf(sql.IllegalArgumentException, "Tag name '%s' already exists.", name)
+	} else if !errors.Is(err, snapshot.ErrNotFound) {
+		return err
+	}
+	var s *snapshot.Snapshot
+	if snapshotID <= 0 {
+		s, err = t.Snapshots.Latest()
+		if err != nil {
+			return sql.Errorf(sql.IllegalStateException, "Cannot create tag because latest snapshot doesn't exist.")
+		}
+	} else if s, err = t.Snapshots.Read(snapshotID); err != nil {
+		return sql.Errorf(sql.IllegalArgumentException, "Cannot create tag because given snapshot #%d doesn't exist.", snapshotID)
+	}
+	lt := now.Local()
+	tag := &snapshot.Tag{Snapshot: *s, TagCreateTime: []int{lt.Year(), int(lt.Month()), lt.Day(), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond()}}
+	return t.Snapshots.CreateTag(name, tag)
+}
+
+// DeleteTag removes a tag of the table at path (CALL sys.delete_tag).
+// Data files only the tag kept are left for the next expiration's
+// orphan cleanup.
+func DeleteTag(path, name string) error {
+	t, err := openTable(path, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := t.Snapshots.ReadTag(name); err != nil {
+		if errors.Is(err, snapshot.ErrNotFound) {
+			return sql.Errorf(sql.IllegalArgumentException, "Tag '%s' doesn't exist.", name)
+		}
+		return err
+	}
+	if err := t.FIO.Delete(t.Snapshots.TagPath(name)); err != nil {
+		return fmt.Errorf("delete tag %q of paimon table %s: %w", name, path, err)
+	}
+	return nil
+}
