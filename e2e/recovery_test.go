@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"sort"
@@ -103,7 +104,7 @@ func TestKillResumeAggregate(t *testing.T) {
 	out := filepath.Join(e.dir, "out")
 	script := e.write("job.sql", aggJob(out, n, 500))
 	p := e.start("-f", script)
-	p.waitFor("two completed checkpoints", 30*time.Second, func() bool {
+	p.waitFor("a completed checkpoint and committed output", 30*time.Second, func() bool {
 		return len(completedCheckpoints(e.checkpointDir(), aggJobName)) >= 1 && len(dirLines(t, out)) > 0
 	})
 	time.Sleep(300 * time.Millisecond) // land between checkpoints
@@ -117,6 +118,17 @@ func TestKillResumeAggregate(t *testing.T) {
 	}
 	t.Logf("killed with %d of %d changelog lines committed", before, len(ref))
 
+	// Two more kills of the resumed job at random points (possibly before
+	// its first checkpoint), then a resumed run to the end.
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for i := 0; i < 2; i++ {
+		q := e.start("-f", script, "--resume")
+		d := time.Duration(200+rng.Intn(800)) * time.Millisecond
+		time.Sleep(d)
+		q.signal(syscall.SIGKILL)
+		code := q.wait(10 * time.Second)
+		t.Logf("kill -9 of the resumed job after %s: exit %d, %d lines committed", d, code, len(dirLines(t, out)))
+	}
 	r := e.run(time.Minute, "-f", script, "--resume")
 	if r.code != 0 {
 		t.Fatalf("--resume: exit %d\n%s", r.code, r.all())
@@ -126,6 +138,7 @@ func TestKillResumeAggregate(t *testing.T) {
 		t.Fatalf("after kill -9 and --resume the output differs from an uninterrupted run: %s", diffLines(ref, got))
 	}
 }
+
 
 // TestGracefulStopResumeAggregate: SIGTERM stops the job gracefully (final
 // savepoint, sinks commit, exit 0); `--resume` continues from the
