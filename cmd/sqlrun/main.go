@@ -6,6 +6,7 @@
 //	sqlrun -e "SQL; SQL;"       run statements given inline, wait for jobs
 //	sqlrun --resume -f job.sql  restore every job from its latest checkpoint
 //	sqlrun explain [--dot] -f job.sql
+//	sqlrun compact --warehouse W --database D --table T [--full] [--continuous]
 //	sqlrun --version | --help
 //
 // A script stops at its first failing statement and sqlrun exits with
@@ -54,6 +55,8 @@ const usage = `Usage:
   sqlrun -f job.sql [options]            run a SQL script and wait for its jobs
   sqlrun -e "statements" [options]       run statements given inline
   sqlrun explain [--dot] -f job.sql      print the plan of the script's INSERT/SELECT statements
+  sqlrun compact --warehouse W --database D --table T [--full] [--continuous --interval 10s]
+  sqlrun compact --path P [...]          compact a Paimon table (see sqlrun compact --help)
 
 Options:
   -f, --file FILE     run the statements of FILE (a final ';' may be omitted)
@@ -111,6 +114,12 @@ const (
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "explain" {
 		return runExplain(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "compact" {
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		return runCompact(args[1:], stdout, stderr, sigs)
 	}
 	o, fs, err := parseFlags(args, stderr)
 	if err != nil {

@@ -71,11 +71,8 @@ func ParseKV(s string) (map[string]string, error) {
 }
 
 func openTable(path string, dyn map[string]string) (*table.Table, error) {
-	t, err := table.Open(fs.NewLocal(), trimFileScheme(path), dynamicOf(dyn))
-	if err != nil {
-		return nil, fmt.Errorf("open paimon table %s: %w", path, err)
-	}
-	return t, nil
+	// table.Open's errors name the path already.
+	return table.Open(fs.NewLocal(), trimFileScheme(path), dynamicOf(dyn))
 }
 
 // Compact runs one compaction of the Paimon table at path and commits it
