@@ -139,7 +139,6 @@ func TestKillResumeAggregate(t *testing.T) {
 	}
 }
 
-
 // TestGracefulStopResumeAggregate: SIGTERM stops the job gracefully (final
 // savepoint, sinks commit, exit 0); `--resume` continues from the
 // savepoint and the output equals an uninterrupted run's.
