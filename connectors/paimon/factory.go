@@ -380,11 +380,20 @@ func (s *Sink) ApplyOverwrite(staticPartition map[string]string) error {
 	return nil
 }
 
-// Parallelism is 1: two writers must never share a bucket (both would
-// compact it), and sqlrun does not yet shuffle rows by Paimon bucket, so
-// one writer owns every bucket. 'sink.parallelism' is accepted and
-// ignored until the bucket shuffle exists.
-func (s *Sink) Parallelism() int { return 1 }
+// Parallelism is 'sink.parallelism' (0: the input's parallelism). With
+// more than one writer the planner routes rows by Channel, so two writers
+// never share a bucket (both would compact it).
+func (s *Sink) Parallelism() int { return s.cfg.opts.Int(OptSinkParallelism) }
+
+// Channel is the writer subtask owning r's bucket: Paimon's channel
+// computer (partition hash plus bucket, modulo parallelism).
+func (s *Sink) Channel(r sql.Row, parallelism int) (int, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return 0, err
+	}
+	return rt.Channel(r, parallelism)
+}
 
 // Options are the table's options with hints applied.
 func (s *Sink) Options() connectors.Options { return s.cfg.opts }

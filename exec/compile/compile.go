@@ -11,6 +11,7 @@ package compile
 
 import (
 	"fmt"
+	"github.com/sqlrun/sqlrun/connectors"
 	"strconv"
 	"strings"
 
@@ -123,7 +124,9 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 	}
 	pk := t.Schema.PrimaryKeyIndexes()
 	changelog := !n.Inputs[0].Mode.IsInsertOnly()
-	if p != in.p && !in.exchanged {
+	router, routed := t.Sink.(BucketRouter)
+	routed = routed && p > 1
+	if p != in.p && !in.exchanged && !routed {
 		switch {
 		case len(pk) > 0:
 			// table.exec.sink.keyed-shuffle AUTO.
@@ -149,6 +152,20 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 			operators.SinkUpsertMaterializer(operators.MaterializerSpec{Keys: pk, UpsertKey: upsertKey}), p)
 		b.g.Connect(in.vertex, m, runtime.Partitioning{Kind: runtime.Hash, Keys: pk})
 		in = edge{vertex: m, p: p}
+	}
+	if routed {
+		// Paimon: each bucket has exactly one writer subtask; the
+		// committer gets every writer's committable of a checkpoint.
+		in, err = b.bucketRoute(in, router, path, len(t.Schema.Columns), p)
+		if err != nil {
+			return err
+		}
+		v := b.g.AddSink(uid(path, n), "Sink: "+t.ID.String(), routedSink{t.Sink}, p)
+		if c, ok := t.Sink.(connectors.Committer); ok {
+			b.g.Vertices[v].Committer = c
+		}
+		b.connect(in, v, p)
+		return nil
 	}
 	v := b.g.AddSink(uid(path, n), "Sink: "+t.ID.String(), t.Sink, p)
 	b.connect(in, v, p)
