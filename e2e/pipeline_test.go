@@ -28,17 +28,17 @@ func TestSeed003Pipeline(t *testing.T) {
 			if producer == "full-compaction" {
 				opts += ", 'full-compaction.delta-commits' = '1'"
 			}
-			seed003(t, srv, opts)
+			seed003(t, srv, opts, "200ms")
 		})
 	}
 }
 
-func seed003(t *testing.T, srv *mariadb.Server, opts string) {
+func seed003(t *testing.T, srv *mariadb.Server, opts, interval string) {
 	db := srv.NewDatabase(t)
 	srv.Exec(t, "CREATE TABLE `"+db+"`.orders_rt (id BIGINT NOT NULL, amount DECIMAL(10, 2), status VARCHAR(32), PRIMARY KEY (id)) ENGINE = InnoDB")
 	e := newEnv(t)
 	e.paimonSetup(opts, "(1001, 80.00, 'CREATED'), (1002, 35.50, 'CREATED')")
-	job := e.write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+paimonTables+fmt.Sprintf(`
+	job := e.write("job.sql", "SET 'execution.checkpointing.interval' = '"+interval+"';\n"+paimonTables+fmt.Sprintf(`
 CREATE TABLE mysql_orders (
     id BIGINT,
     amount DECIMAL(10, 2),
@@ -105,5 +105,22 @@ FROM orders /*+ OPTIONS(
 	p.signal(syscall.SIGTERM)
 	if code := p.wait(30 * time.Second); code != 0 {
 		t.Fatalf("SIGTERM after resume: exit %d\n%s", code, p.output())
+	}
+}
+
+// TestSeed003ConsumerAfterStop: with checkpoints far apart, only the final
+// savepoint of a graceful stop can record the consumer's progress: the
+// consumer file must then name the snapshot after the last one the job
+// read (Flink delivers the stop-with-savepoint's notifyCheckpointComplete,
+// where Paimon's source commits consumer progress), else a restart with the
+// same consumer-id replays what was already written.
+func TestSeed003ConsumerAfterStop(t *testing.T) {
+	needPaimon(t)
+	srv := needMariaDB(t)
+	for _, producer := range []string{"input", "lookup"} {
+		t.Run(producer, func(t *testing.T) {
+			t.Parallel()
+			seed003(t, srv, ", 'changelog-producer' = '"+producer+"'", "10min")
+		})
 	}
 }
