@@ -403,3 +403,13 @@ func TestConsumerExpiration(t *testing.T) {
 		t.Fatalf("stale consumer kept: %v", c)
 	}
 }
+
+func TestDeletionVectorTablesRefuseWrites(t *testing.T) {
+	tbl, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.NewWrite(WriteOptions{}); !errors.Is(err, ErrDeletionVectors) {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -134,6 +134,9 @@ func (t *Table) PlanFull(s *snapshot.Snapshot, f *Filter) ([]Split, error) {
 	if s == nil {
 		return nil, nil
 	}
+	if err := t.checkDeletionVectors(s); err != nil {
+		return nil, err
+	}
 	es, err := t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
 	if err != nil {
 		return nil, fmt.Errorf("plan snapshot %d of %s: %w", s.ID, t.Root, err)
@@ -223,4 +226,29 @@ func (t *Table) group(id int64, kind SplitKind, es []manifest.ManifestEntry, f *
 		return out[i].Bucket < out[j].Bucket
 	})
 	return out, nil
+}
+
+// ErrDeletionVectors is wrapped when a snapshot has deletion vectors:
+// reading it without applying them would resurrect deleted rows.
+var ErrDeletionVectors = errors.New("deletion vectors are not supported")
+
+// checkDeletionVectors refuses snapshots whose index manifest lists
+// deletion-vector files (Java tables with deletion-vectors.enabled that
+// have deletes); other index types (hash, global indexes) do not change
+// what a read returns.
+func (t *Table) checkDeletionVectors(s *snapshot.Snapshot) error {
+	if s.IndexManifest == nil || *s.IndexManifest == "" {
+		return nil
+	}
+	es, err := t.Manifests.ReadIndexManifest(*s.IndexManifest)
+	if err != nil {
+		return fmt.Errorf("plan snapshot %d of %s: %w", s.ID, t.Root, err)
+	}
+	for _, e := range es {
+		if e.Kind == manifest.Add && e.IndexType == "DELETION_VECTORS" {
+			return fmt.Errorf("%w: snapshot %d of %s has deletion vectors (index file %s); sqlrun cannot apply them yet",
+				ErrDeletionVectors, s.ID, t.Root, e.FileName)
+		}
+	}
+	return nil
 }

@@ -81,6 +81,11 @@ func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
 	if _, err := t.writerOptions(); err != nil {
 		return nil, err
 	}
+	if t.PrimaryKey() && t.optBool("deletion-vectors.enabled", false) {
+		// Java reads such tables' upper levels without merging, trusting
+		// the writers' deletion vectors, which sqlrun does not write.
+		return nil, fmt.Errorf("paimon table %s: %w: writing tables with 'deletion-vectors.enabled' = true", t.Root, ErrDeletionVectors)
+	}
 	w := &TableWrite{t: t, tmp: o.TempDir, writers: map[bucketKey]*bucketWriter{},
 		ignoreDelete: t.optBool("ignore-delete", false) || t.optBool("first-row.ignore-delete", false) ||
 			t.optBool("deduplicate.ignore-delete", false) || t.optBool("partial-update.ignore-delete", false),
