@@ -445,9 +445,14 @@ func hintMap(opts []ast.Option) string {
 	keys = javaHashMapOrder(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
+		// Secrets never reach EXPLAIN output: sensitive keys (password,
+		// secret, token, ...) print as ******, as do credentials embedded
+		// in other values (a JDBC url's password=... or user:pw@).
 		v := vals[k]
-		if strings.Contains(strings.ToLower(k), "password") {
-			v = "******"
+		if connectors.IsSensitive(k) {
+			v = connectors.Mask
+		} else {
+			v = connectors.MaskValue(v)
 		}
 		parts[i] = k + "=" + v
 	}
