@@ -96,3 +96,38 @@ func TestWarehouseCatalog(t *testing.T) {
 		t.Fatal("want a warehouse error")
 	}
 }
+
+// TestFixtureWarehouse opens a Java-written warehouse (read-only) and maps
+// its table to a catalog table.
+func TestFixtureWarehouse(t *testing.T) {
+	root := os.Getenv("SQLRUN_PAIMON_FIXTURES")
+	if root == "" {
+		root = "../../../../shared/fixtures/paimon"
+	}
+	wh := filepath.Join(root, "pk_mor_partitioned")
+	if _, err := os.Stat(wh); err != nil {
+		t.Skipf("Paimon fixtures not found at %s (set SQLRUN_PAIMON_FIXTURES): %v", root, err)
+	}
+	c, err := New(nil, map[string]string{"warehouse": wh, "default-database": "pk_table_scan_and_read_mor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := c.ListTables("pk_table_scan_and_read_mor")
+	if err != nil || fmt.Sprint(tables) != "[pk_table_scan_and_read_mor]" {
+		t.Fatalf("tables %v %v", tables, err)
+	}
+	got, err := c.GetTable("pk_table_scan_and_read_mor", "pk_table_scan_and_read_mor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, col := range got.Schema.Columns {
+		cols = append(cols, col.Name+" "+col.Type.String())
+	}
+	if s := strings.Join(cols, ", "); s != "f0 STRING NOT NULL, f1 INT NOT NULL, f2 INT NOT NULL, f3 DOUBLE" {
+		t.Fatalf("columns %s", s)
+	}
+	if fmt.Sprintf("%v %v %s %s", got.Schema.PrimaryKey, got.PartitionKeys, got.Options["bucket"], got.Options["bucket-key"]) != "[f0 f1 f2] [f1] 2 f2" {
+		t.Fatalf("got %v %v %v", got.Schema.PrimaryKey, got.PartitionKeys, got.Options)
+	}
+}
