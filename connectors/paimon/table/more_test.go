@@ -413,3 +413,32 @@ func TestDeletionVectorTablesRefuseWrites(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestIgnoreDeleteAndUpdateBefore(t *testing.T) {
+	pk, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"bucket": "1", "ignore-delete": "true"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, pk, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"), row(sql.Delete, int64(1), "d", int32(1), "a"),
+		row(sql.UpdateBefore, int64(1), "d", int32(1), "a"))
+	if got := mustRead(t, pk); got != "+I[1, d, 1, a]" {
+		t.Fatalf("ignore-delete: %s", got)
+	}
+	sch := sql.Schema{Columns: []sql.Column{{Name: "a", Type: sql.Int()}}}
+	app, err := Create(nil, t.TempDir(), sch, nil, map[string]string{"ignore-delete": "true"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, app, "u", 1, row(sql.Insert, int32(1)), row(sql.Delete, int32(1)), row(sql.UpdateBefore, int32(1)))
+	if got := mustRead(t, app); got != "+I[1]" {
+		t.Fatalf("append ignore-delete: %s", got)
+	}
+	app2, err := Create(nil, t.TempDir(), sch, nil, map[string]string{"ignore-update-before": "true"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, app2, "u", 1, row(sql.Insert, int32(1)), row(sql.UpdateBefore, int32(1)), row(sql.UpdateAfter, int32(2)))
+	if got := mustRead(t, app2); got != "+I[1]\n+I[2]" {
+		t.Fatalf("append ignore-update-before: %s", got)
+	}
+}
