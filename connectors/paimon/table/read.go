@@ -38,7 +38,6 @@ type ReadOptions struct {
 //   - SplitChangelog: the changelog files concatenated, RowKinds kept;
 //   - append tables: the files' rows in sequence order, +I.
 func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
-	fields := t.Schema.Fields
 	proj := o.Projection
 	if !t.PrimaryKey() {
 		files := append([]manifest.DataFileMeta(nil), s.Files...)
@@ -66,7 +65,6 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = fields
 	return &kvRows{it: it, proj: proj, full: s.Kind == SplitFull}, nil
 }
 

@@ -419,6 +419,7 @@ type osFile struct {
 
 func (o osFile) Size() int64 { return o.size }
 
+// schemaField shortens projections in the readers.
 type schemaField = schema.Field
 
 // localMillis is Java's LocalDateTime.now() stored as if it were UTC, the
