@@ -87,6 +87,7 @@ type Report struct {
 	Faults       map[string]int // faults injected and recovered from, per kind
 	Conflicts    int            // commit conflicts the writers met and redid
 	JobRestarts  int            // times the job exited by itself and was resumed
+	DiskFullHits int            // diskfull windows in which a checkpoint failed to be written
 	Verified     int            // full comparisons after a recovery
 	RowsVerified int64          // rows compared, summed over the comparisons
 	RowsWritten  int64          // changes the writers committed
@@ -109,7 +110,8 @@ func (r Report) String() string {
 	for _, k := range Kinds {
 		fmt.Fprintf(&b, " %s=%d", k, r.Faults[k])
 	}
-	fmt.Fprintf(&b, "\n  %d commit conflicts redone, %d job exits resumed, %d changes written\n", r.Conflicts, r.JobRestarts, r.RowsWritten)
+	fmt.Fprintf(&b, "\n  %d commit conflicts met, %d diskfull windows failed a checkpoint, %d job exits resumed, %d changes written\n",
+		r.Conflicts, r.DiskFullHits, r.JobRestarts, r.RowsWritten)
 	fmt.Fprintf(&b, "  %d full comparisons, %d rows verified equal (MariaDB orders_rt = Paimon orders = writers' model)", r.Verified, r.RowsVerified)
 	if len(r.Recovery) > 0 {
 		d := append([]time.Duration(nil), r.Recovery...)
@@ -197,14 +199,10 @@ func (r *run) run() error {
 	if err != nil {
 		return fmt.Errorf("create the Paimon table: %w", err)
 	}
-	tmp, err := tmpDir(r.dir, "writer-")
-	if err != nil {
-		return err
-	}
 	r.skewed = r.rng.Intn(2) == 0
 	const keys = 3000
-	r.main = newWriter(tbl, "soak-writer", 1, keys, r.skewed, r.rng.Int63(), tmp)
-	r.second = newWriter(tbl, "soak-second-writer", keys+1, keys+300, !r.skewed, r.rng.Int63(), tmp)
+	r.main = newWriter(tbl, "soak-writer", 1, keys, r.skewed, r.rng.Int63())
+	r.second = newWriter(tbl, "soak-second-writer", keys+1, keys+300, !r.skewed, r.rng.Int63())
 	if _, err := r.main.step(500, false); err != nil {
 		return fmt.Errorf("initial rows: %w", err)
 	}
@@ -385,7 +383,16 @@ func (r *run) inject(kind string) error {
 			}
 			return fmt.Errorf("prlimit fsize=0 on sqlrun (pid %d): %w", pid, err)
 		}
+		before := r.checkpoints()
 		time.Sleep(time.Duration(700+r.rng.Intn(800)) * time.Millisecond)
+		// Evidence the disk was "full": a checkpoint begun in the window
+		// has no _metadata (its state files could not be written).
+		for name, complete := range r.checkpoints() {
+			if _, old := before[name]; !old && !complete {
+				r.rep.DiskFullHits++
+				break
+			}
+		}
 		free := unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
 		if err := unix.Prlimit(pid, unix.RLIMIT_FSIZE, &free, nil); err != nil && !r.job.exited() {
 			return fmt.Errorf("prlimit fsize=unlimited on sqlrun (pid %d): %w", pid, err)
@@ -395,6 +402,18 @@ func (r *run) inject(kind string) error {
 		return r.conflict()
 	}
 	return fmt.Errorf("unknown fault kind %q", kind)
+}
+
+// checkpoints maps the job's chk-N directories to whether they are
+// complete (hold _metadata, which the runtime writes last).
+func (r *run) checkpoints() map[string]bool {
+	dirs, _ := filepath.Glob(filepath.Join(r.dir, "chk", r.jobName, "chk-*"))
+	m := map[string]bool{}
+	for _, d := range dirs {
+		_, err := os.Stat(filepath.Join(d, "_metadata"))
+		m[filepath.Base(d)] = err == nil
+	}
+	return m
 }
 
 // conflict makes both writers full-compact from the same snapshot and
@@ -422,6 +441,15 @@ func (r *run) conflict() error {
 		r.rep.Conflicts += conflicts[0] + conflicts[1]
 		r.errMu.Unlock()
 		if conflicts[0]+conflicts[1] > 0 {
+			// The writers go on as ingestion jobs do. A loser whose APPEND
+			// landed lost its compaction; with changelog-producer lookup
+			// its rows reach the changelog only when a later compaction
+			// picks up their level-0 files, which these commits do.
+			for _, w := range []*writer{r.main, r.second} {
+				if _, err := w.step(1+r.rng.Intn(20), false); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 	}

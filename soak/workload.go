@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -63,7 +62,6 @@ type writer struct {
 	skewed bool
 	rng    *rand.Rand
 	zipf   *rand.Zipf
-	tmp    string
 
 	mu     sync.Mutex
 	nextID int64 // next commit identifier
@@ -71,9 +69,9 @@ type writer struct {
 	ops    int64 // rows written
 }
 
-func newWriter(tbl *table.Table, user string, lo, hi int64, skewed bool, seed int64, tmp string) *writer {
+func newWriter(tbl *table.Table, user string, lo, hi int64, skewed bool, seed int64) *writer {
 	rng := rand.New(rand.NewSource(seed))
-	w := &writer{tbl: tbl, user: user, lo: lo, hi: hi, skewed: skewed, rng: rng, tmp: tmp,
+	w := &writer{tbl: tbl, user: user, lo: lo, hi: hi, skewed: skewed, rng: rng,
 		nextID: 1, model: map[int64]order{}}
 	if hi > lo {
 		w.zipf = rand.NewZipf(rng, 1.2, 4, uint64(hi-lo))
@@ -148,7 +146,9 @@ func (w *writer) apply(rows []sql.Row) {
 // snapshot, so another writer's compaction never leaves it stale) and
 // returns the commit messages; full also runs a full compaction.
 func (w *writer) prepare(rows []sql.Row, full bool) ([]table.CommitMessage, error) {
-	tw, err := w.tbl.NewWrite(table.WriteOptions{TempDir: w.tmp})
+	// A fresh temp dir per TableWrite (removed on Close): two writers
+	// must not share lookup files.
+	tw, err := w.tbl.NewWrite(table.WriteOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: new write: %w", w.user, err)
 	}
@@ -326,13 +326,4 @@ func diff(want, got []string) string {
 	show("changed (want ≠ got)", changed)
 	show("duplicated", dup)
 	return b.String()
-}
-
-// tmpDir makes a temp dir under root.
-func tmpDir(root, name string) (string, error) {
-	d, err := os.MkdirTemp(root, name)
-	if err != nil {
-		return "", fmt.Errorf("temp dir: %w", err)
-	}
-	return d, nil
 }
