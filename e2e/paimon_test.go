@@ -95,16 +95,17 @@ FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1',
 }
 
 const (
-	i80  = "+I[1001, 80.00, CREATED]"
-	d80  = "-D[1001, 80.00, CREATED]"
-	i100 = "+I[1001, 100.00, CREATED]"
-	ub80 = "-U[1001, 80.00, CREATED]"
-	ua80 = "+U[1001, 80.00, CREATED]"
-	ub90 = "-U[1001, 90.00, CREATED]"
-	ua90 = "+U[1001, 90.00, CREATED]"
-	ua00 = "+U[1001, 100.00, CREATED]"
-	d90  = "-D[1001, 90.00, CREATED]"
-	i90  = "+I[1001, 90.00, CREATED]"
+	i80   = "+I[1001, 80.00, CREATED]"
+	d80   = "-D[1001, 80.00, CREATED]"
+	i100  = "+I[1001, 100.00, CREATED]"
+	ub80  = "-U[1001, 80.00, CREATED]"
+	ua80  = "+U[1001, 80.00, CREATED]"
+	ub90  = "-U[1001, 90.00, CREATED]"
+	ua90  = "+U[1001, 90.00, CREATED]"
+	ua00  = "+U[1001, 100.00, CREATED]"
+	d90   = "-D[1001, 90.00, CREATED]"
+	i1004 = "+I[1004, 5.00, CREATED]"
+	i90   = "+I[1001, 90.00, CREATED]"
 )
 
 // TestPaimonProducers is seed 000 §六 table, one row per producer and
@@ -112,6 +113,9 @@ const (
 func TestPaimonProducers(t *testing.T) {
 	dc := [][]string{{dbzD80, dbzC100}}
 	u := [][]string{{dbzU}}
+	same := [][]string{{`{"before":{"id":1001,"amount":80.00,"status":"CREATED"},"after":{"id":1001,"amount":80.00,"status":"CREATED"},"op":"u"}`},
+		{`{"before":null,"after":{"id":1004,"amount":5.00,"status":"CREATED"},"op":"c"}`}}
+	delIns := [][]string{{"SQL:DELETE FROM orders WHERE id = 1001"}, {"SQL:INSERT INTO orders VALUES (1001, 100.00, 'CREATED')"}}
 	for _, c := range []struct {
 		name, opts string
 		updates    [][]string
@@ -141,6 +145,16 @@ func TestPaimonProducers(t *testing.T) {
 		{"lookup/80-90-100", ", 'changelog-producer' = 'lookup'", [][]string{{dbzD80, dbzC90, dbzD90, dbzC100}}, []string{i80, ub80, ua00}},
 		// Two commits: lookup publishes each, -U80/+U90 then -U90/+U100.
 		{"lookup/two-commits", ", 'changelog-producer' = 'lookup'", [][]string{{dbzD80, dbzC90}, {dbzD90, dbzC100}}, []string{i80, ub80, ua90, ub90, ua00}},
+		// The seed's DELETE then INSERT as two statements (two commits):
+		// every producer shows the delete, then the new row.
+		{"input/DELETE-then-INSERT", ", 'changelog-producer' = 'input'", delIns, []string{i80, d80, i100}},
+		{"none/DELETE-then-INSERT", ", 'changelog-producer' = 'none'", delIns, []string{i80, d80, i100}},
+		{"lookup/DELETE-then-INSERT", ", 'changelog-producer' = 'lookup'", delIns, []string{i80, d80, i100}},
+		// An unchanged rewrite of 1001 (80 → 80), then a new key as a
+		// sentinel: -U/+U without row-deduplicate, nothing with it.
+		{"lookup/unchanged", ", 'changelog-producer' = 'lookup'", same, []string{i80, ub80, ua80, i1004}},
+		{"lookup/unchanged-dedup", ", 'changelog-producer' = 'lookup', 'changelog-producer.row-deduplicate' = 'true'", same, []string{i80, i1004}},
+		{"full-compaction/unchanged-dedup", ", 'changelog-producer' = 'full-compaction', 'full-compaction.delta-commits' = '1', 'changelog-producer.row-deduplicate' = 'true'", same, []string{i80, i1004}},
 		// A delete prints -D with the old row.
 		{"lookup/delete", ", 'changelog-producer' = 'lookup'", [][]string{{dbzD80}}, []string{i80, d80}},
 		{"input/delete", ", 'changelog-producer' = 'input'", [][]string{{dbzD80}}, []string{i80, d80}},
@@ -158,6 +172,15 @@ func (e *env) paimonApply(lines []string) {
 	e.t.Helper()
 	e.seq++
 	i := e.seq
+	if len(lines) == 1 && strings.HasPrefix(lines[0], "SQL:") {
+		// A batch statement on orders (the seed's DELETE, then INSERT).
+		r := e.runScript(fmt.Sprintf("upd%d.sql", i), "SET 'table.dml-sync' = 'true';\n"+paimonTables+
+			"SET 'execution.runtime-mode' = 'batch';\n"+strings.TrimPrefix(lines[0], "SQL:")+";\n", time.Minute)
+		if r.code != 0 {
+			e.t.Fatalf("update %d: exit %d\n%s", i, r.code, r.all())
+		}
+		return
+	}
 	e.write(fmt.Sprintf("upd%d/changes.json", i), strings.Join(lines, "\n")+"\n")
 	// The source declares the key: without it the planner puts Flink's
 	// SinkUpsertMaterializer before the Paimon sink, whose empty state (a
