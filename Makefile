@@ -37,5 +37,10 @@ fuzz:
 bench:
 	@bash scripts/bench.sh
 
+# soak runs the long soak (SOAK_FAULTS=200, SOAK_DURATION=15m unless set);
+# `make test` runs its short form (go test ./soak, ≥ 50 faults, < 5 min).
+soak:
+	@bash scripts/soak.sh
+
 demo:
 	$(GO) run ./cmd/sqlrun -f examples/quickstart.sql
