@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/connectors/paimon"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -118,13 +119,18 @@ func intArg(a map[string]string, k string) (int, error) {
 }
 
 // call runs CALL sys.<procedure>(...) against a table of the current
-// catalog (or a 'connector' = 'paimon' table) and prints its result as
+// Paimon catalog and prints its result as
 // Flink prints a procedure's result: a one-column `result` table.
 // Procedures run synchronously, as Paimon's do with table.dml-sync.
 func (s *Session) call(st *ast.Call, out io.Writer) error {
 	p := st.Procedure
 	proc, ok := procedures[strings.ToLower(p.Table)]
-	if !ok || !strings.EqualFold(p.Database, "sys") || p.Catalog != "" {
+	// Procedures belong to the catalog (Paimon's catalog has them, the
+	// in-memory default_catalog has none), as in Flink.
+	cur, err := s.Catalogs.Catalog(s.Catalogs.CurrentCatalog())
+	dc, isPaimon := cur.(catalog.DefaultConnector)
+	isPaimon = err == nil && isPaimon && dc.DefaultConnector() == paimon.Identifier
+	if !ok || !isPaimon || !strings.EqualFold(p.Database, "sys") || p.Catalog != "" {
 		return sql.Errorf(sql.ValidationException, "Procedure %s does not exist.", p.String())
 	}
 	args := map[string]string{}
@@ -223,4 +229,3 @@ func (s *Session) procedureTablePath(name string) (string, error) {
 	}
 	return path, nil
 }
-

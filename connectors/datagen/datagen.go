@@ -65,7 +65,6 @@ type field struct {
 // Source is a datagen table source.
 type Source struct {
 	fields      []field
-	proj        []int
 	rps         int64
 	rows        int64 // -1: unbounded
 	parallelism int
@@ -227,9 +226,6 @@ func (s *Source) Bounded() bool { return s.count() >= 0 }
 // Parallelism is scan.parallelism (0 = session default).
 func (s *Source) Parallelism() int { return s.parallelism }
 
-// ApplyProjection keeps only the given fields.
-func (s *Source) ApplyProjection(fields []int) { s.proj = append([]int(nil), fields...) }
-
 // count is the total number of rows, -1 for unbounded.
 func (s *Source) count() int64 {
 	n := s.rows
@@ -246,13 +242,10 @@ func (s *Source) count() int64 {
 
 // NewReader creates subtask's reader.
 func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, error) {
+	// Every field is generated: Flink's DataGenTableSource does not take
+	// projections (no SupportsProjectionPushDown), so a Calc above the
+	// scan drops the unread columns, as in Flink's plans.
 	fields := s.fields
-	if s.proj != nil {
-		fields = make([]field, len(s.proj))
-		for i, j := range s.proj {
-			fields[i] = s.fields[j]
-		}
-	}
 	rate := float64(s.rps) / float64(parallelism)
 	return &Reader{fields: fields, subtask: int64(subtask), parallelism: int64(parallelism),
 		total: s.count(), rate: rate}, nil
