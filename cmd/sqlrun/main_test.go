@@ -225,9 +225,9 @@ func TestQuickstart(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| op |                         status |                                    total |",
-		"| -D |                        CREATED |                                    80.00 |",
-		"| +I |                           PAID |                                   100.00 |",
-		"Received a total of 5 rows",
+		"| +I |                        CREATED |                                    80.00 |",
+		"| +U |                        CREATED |                                   135.50 |",
+		"Received a total of 9 rows",
 		"[INFO] Submitting SQL update statement to the cluster...\n",
 		"[INFO] Complete execution of the SQL update statement.\n",
 	} {
