@@ -93,7 +93,12 @@ FROM orders /*+ OPTIONS(
 	}
 	var last int64
 	fmt.Sscan(string(latest), &last)
-	if err := json.Unmarshal(b, &c); err != nil || c.NextSnapshot == nil || *c.NextSnapshot != last+1 {
+	// With frequent checkpoints a periodic one may be the last to record
+	// progress (the final savepoint's is TestSeed003ConsumerAfterStop's
+	// business): then the consumer may still name the last snapshot.
+	err = json.Unmarshal(b, &c)
+	lagOK := interval == "200ms" && c.NextSnapshot != nil && *c.NextSnapshot == last
+	if err != nil || c.NextSnapshot == nil || (*c.NextSnapshot != last+1 && !lagOK) {
 		t.Errorf("consumer file %s = %s, want nextSnapshot %d (every snapshot up to LATEST consumed)", cf, b, last+1)
 	}
 	// While the job is down: 1001 is deleted, 1003 paid more.
