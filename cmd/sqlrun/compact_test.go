@@ -50,7 +50,9 @@ INSERT INTO orders VALUES (1001, 100.00);
 	sigs := make(chan os.Signal, 1)
 	var o, e bytes.Buffer
 	done := make(chan int)
-	go func() { done <- runCompact([]string{"--path", path, "--continuous", "--interval", "20ms"}, &o, &e, sigs) }()
+	go func() {
+		done <- runCompact([]string{"--path", path, "--continuous", "--interval", "20ms"}, &o, &e, sigs)
+	}()
 	time.Sleep(100 * time.Millisecond)
 	sigs <- os.Interrupt
 	select {

@@ -136,7 +136,7 @@ func TestFlags(t *testing.T) {
 	if code, out, _ := runCLI(t, "--version"); code != 0 || !strings.HasPrefix(out, "sqlrun ") {
 		t.Errorf("--version: %d %q", code, out)
 	}
-	if code, out, _ := runCLI(t, "--help"); code != 0 || !strings.Contains(out, "sqlrun -f job.sql") {
+	if code, out, _ := runCLI(t, "--help"); code != 0 || !strings.Contains(out, "sqlrun -f job.sql") || !strings.Contains(out, "sqlrun compact --warehouse W") {
 		t.Errorf("--help: %d %q", code, out)
 	}
 	if code, _, _ := runCLI(t, "--no-such-flag"); code != 2 {
