@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,6 +109,42 @@ func TestJDBCKillAfterFlushResume(t *testing.T) {
 	}
 	if got, want := srv.Table(t, db, "totals"), expectedTotals(n); got != want {
 		t.Fatalf("MariaDB after kill -9 and --resume:\n%s\nwant the source's final state:\n%s", got, want)
+	}
+	assertNoSecretInFiles(t, e, script)
+}
+
+// assertNoSecretInFiles greps everything sqlrun left on disk (checkpoints,
+// savepoints, logs under HOME and the work dir) for the password; only the
+// user's own script may hold it.
+func assertNoSecretInFiles(t *testing.T, e *env, except ...string) {
+	t.Helper()
+	skip := map[string]bool{}
+	for _, p := range except {
+		skip[p] = true
+	}
+	n := 0
+	for _, root := range []string{e.home, e.dir} {
+		filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || skip[p] {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil
+			}
+			n++
+			secretsMu.Lock()
+			defer secretsMu.Unlock()
+			for _, s := range secrets {
+				if bytes.Contains(b, []byte(s)) {
+					t.Errorf("%s holds a password", p)
+				}
+			}
+			return nil
+		})
+	}
+	if n == 0 {
+		t.Error("no files checked for passwords")
 	}
 }
 

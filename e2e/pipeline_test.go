@@ -111,6 +111,7 @@ FROM orders /*+ OPTIONS(
 	if code := p.wait(30 * time.Second); code != 0 {
 		t.Fatalf("SIGTERM after resume: exit %d\n%s", code, p.output())
 	}
+	assertNoSecretInFiles(t, e, job)
 }
 
 // TestSeed003ConsumerAfterStop: with checkpoints far apart, only the final
