@@ -82,6 +82,12 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 	s := &Source{rps: opts.Int64("rows-per-second"), rows: -1, parallelism: opts.Int("scan.parallelism"), schema: ctx.Schema}
 	if opts.Has("number-of-rows") {
 		s.rows = opts.Int64("number-of-rows")
+		// A negative count emits nothing and ends, as in Flink's
+		// DataGeneratorSource (outputSoFar < toOutput never holds); left
+		// negative it would read as -1, "unbounded", and never end.
+		if s.rows < 0 {
+			s.rows = 0
+		}
 	}
 	var unsupported []string
 	for k := range ctx.Options {
