@@ -324,6 +324,10 @@ func (f Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, erro
 	if err != nil {
 		return nil, err
 	}
+	if _, sys, ok := SystemTable(ctx.Table.Name); ok {
+		// Paimon's system tables are ReadonlyTables.
+		return nil, sql.Errorf(sql.UnsupportedOperation, "Readonly Table %s does not support write: $%s is a Paimon system table.", ctx.Table.Name, sys)
+	}
 	return &Sink{cfg: cfg}, nil
 }
 
