@@ -113,6 +113,11 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 	}
 	t := n.Table
 	p := t.Sink.Parallelism()
+	if p < 0 {
+		// Flink's CommonExecSink check. (A configured 0 reads as unset
+		// here: the connectors report 0 for both.)
+		return sql.Errorf(sql.TableException, "Invalid configured parallelism %d for table '%s'.", p, t.ID.String())
+	}
 	if p <= 0 {
 		p = in.p
 	}
