@@ -222,6 +222,9 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 		p := b.defaultP
 		if sp, ok := src.(interface{ Parallelism() int }); ok && sp.Parallelism() > 0 {
 			p = sp.Parallelism()
+		} else if ok && sp.Parallelism() < 0 {
+			// Flink's CommonExecTableSourceScan check.
+			return edge{}, sql.Errorf(sql.TableException, "Invalid configured parallelism %d for table '%s'.", sp.Parallelism(), n.Table.ID.String())
 		}
 		v := b.g.AddSource(uid(path, n), "Source: "+n.Table.ID.String(), src, p)
 		return edge{vertex: v, p: p}, nil
