@@ -1,6 +1,6 @@
 // Package soak is the crash-and-fault soak of the seed 003 pipeline: a
 // streaming sqlrun job `INSERT INTO mysql_orders SELECT id, amount, status
-// FROM p.`+"`default`"+`.orders /*+ OPTIONS('scan.mode'='latest-full','consumer-id'='soak') */`
+// FROM %s /*+ OPTIONS('scan.mode'='latest-full','consumer-id'='soak') */`
 // copies a Paimon primary-key table into MariaDB's orders_rt while Go
 // writers (the Paimon table layer, as a CDC ingestion job would) commit a
 // random workload of inserts, updates and deletes over a uniform or skewed
@@ -277,13 +277,28 @@ func (r *run) cleanup() {
 	}
 }
 
+// jobSQL is the seed's job. The source is the table of a Paimon catalog
+// by default; SOAK_SOURCE=path declares it in the default catalog with
+// 'connector'='paimon' and its 'path' instead (the table options then come
+// from the WITH clause as well as the stored schema).
 func (r *run) jobSQL() string {
+	src := fmt.Sprintf("CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = '%s');", filepath.Join(r.dir, "wh"))
+	from := "p.`default`.orders"
+	if os.Getenv("SOAK_SOURCE") == "path" {
+		src = fmt.Sprintf(`CREATE TABLE orders (
+    id BIGINT,
+    amount DECIMAL(10, 2),
+    status STRING,
+    PRIMARY KEY (id) NOT ENFORCED
+) WITH ('connector' = 'paimon', 'path' = '%s', 'consumer.expiration-time' = '1 d');`, r.path)
+		from = "orders"
+	}
 	return fmt.Sprintf(`SET 'execution.checkpointing.interval' = '300ms';
 SET 'state.checkpoints.dir' = '%s';
 SET 'restart-strategy.type' = 'fixed-delay';
 SET 'restart-strategy.fixed-delay.attempts' = '1000';
 SET 'restart-strategy.fixed-delay.delay' = '200ms';
-CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = '%s');
+%s
 CREATE TABLE mysql_orders (
     id BIGINT,
     amount DECIMAL(10, 2),
@@ -301,12 +316,12 @@ CREATE TABLE mysql_orders (
 );
 INSERT INTO mysql_orders
 SELECT id, amount, status
-FROM p.`+"`default`"+`.orders /*+ OPTIONS(
+FROM %s /*+ OPTIONS(
     'scan.mode' = 'latest-full',
     'consumer-id' = 'soak',
     'continuous.discovery-interval' = '100ms'
 ) */;
-`, filepath.Join(r.dir, "chk"), filepath.Join(r.dir, "wh"), r.srv.JDBCURL(r.db), r.srv.User, r.srv.Password)
+`, filepath.Join(r.dir, "chk"), src, r.srv.JDBCURL(r.db), r.srv.User, r.srv.Password, from)
 }
 
 // writeLoop commits random batches until stopped; the gate pauses it.
@@ -372,7 +387,15 @@ func (r *run) inject(kind string) error {
 		r.job, err = r.startJob(true)
 		return err
 	case FaultMariaDB:
-		r.srv.Restart(r.t, time.Duration(500+r.rng.Intn(1500))*time.Millisecond)
+		down := time.Duration(500+r.rng.Intn(1500)) * time.Millisecond
+		if r.rng.Intn(3) == 0 {
+			// A crash: SIGKILL, InnoDB recovers on restart.
+			r.srv.Kill(r.t)
+			time.Sleep(down)
+			r.srv.Resume(r.t)
+			return nil
+		}
+		r.srv.Restart(r.t, down)
 		return nil
 	case FaultDiskFull:
 		pid := r.job.cmd.Process.Pid
