@@ -71,6 +71,8 @@ var ConfigOptions = []connectors.Option{
 		Description: "Add a SinkUpsertMaterializer in front of upsert sinks."},
 	{Key: KeyCDCDuplicate, Type: connectors.Bool, Default: "false",
 		Description: "CDC sources may produce duplicate events (adds ChangelogNormalize)."},
+	{Key: "table.exec.state.ttl", Type: connectors.Duration, Default: "0 ms",
+		Description: "State retention; sqlrun keeps state forever and reads this only to let ChangelogNormalize forward duplicates when it is set."},
 	{Key: KeyNotNullEnforcer, Type: connectors.Enum, Default: "ERROR", Enum: []string{"ERROR", "DROP"},
 		Description: "What to do with a NULL for a NOT NULL sink column."},
 	{Key: KeyPipelineName, Type: connectors.String, Description: "Name of the next job (also its checkpoint directory)."},
