@@ -73,14 +73,14 @@ func TestGolden(t *testing.T) {
 				e.write(name, d.Input+"\n")
 				return ""
 			case "run":
-				script := e.write(fmt.Sprintf("script-%d.sql", lineOf(d.Pos)), d.Input+"\n")
+				script := e.write(e.nextScript(), d.Input+"\n")
 				args := []string{"-f", script}
 				if d.HasArg("resume") {
 					args = append(args, "--resume")
 				}
 				return e.show(e.run(2*time.Minute, args...))
 			case "explain":
-				script := e.write(fmt.Sprintf("script-%d.sql", lineOf(d.Pos)), d.Input+"\n")
+				script := e.write(e.nextScript(), d.Input+"\n")
 				return e.show(e.run(time.Minute, "explain", "-f", script))
 			case "exec":
 				var args []string
@@ -153,12 +153,11 @@ func (e *env) show(r result) string {
 	return b.String()
 }
 
-func lineOf(pos string) int {
-	var n int
-	if i := strings.LastIndexByte(pos, ':'); i >= 0 {
-		fmt.Sscanf(pos[i+1:], "%d", &n)
-	}
-	return n
+// nextScript names the next script file: numbered in order, so goldens
+// stay stable when -rewrite shifts their lines.
+func (e *env) nextScript() string {
+	e.seq++
+	return fmt.Sprintf("script-%d.sql", e.seq)
 }
 
 // catPath prints a file, or the sorted lines of every visible file of a
