@@ -242,3 +242,47 @@ FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1',
 		t.Errorf("restarted consumer printed:\n%s\nwant (no gap, no replay):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestPaimonCatalogStory is the seed's story the way the seed writes it:
+// tables of a Paimon catalog used by name (USE CATALOG), the print sink and
+// the CDC file in the default catalog; producer lookup turns the -D/+I of
+// one commit into -U[80]/+U[100].
+func TestPaimonCatalogStory(t *testing.T) {
+	needPaimonCatalog(t)
+	e := newEnv(t)
+	e.write("upd/changes.json", dbzD80+"\n"+dbzC100+"\n")
+	head := `
+CREATE TABLE print_orders (id BIGINT, amount DECIMAL(10, 2), status STRING) WITH ('connector' = 'print');
+CREATE TABLE changes (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = '$DIR/upd', 'format' = 'debezium-json');
+CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = '$DIR/wh');
+USE CATALOG p;
+`
+	if r := e.runScript("setup.sql", "SET 'table.dml-sync' = 'true';\n"+head+`
+CREATE TABLE orders (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('bucket' = '1', 'changelog-producer' = 'lookup', 'consumer.expiration-time' = '1 d');
+INSERT INTO orders VALUES (1001, 80.00, 'CREATED');
+`, time.Minute); r.code != 0 {
+		t.Fatalf("setup: exit %d\n%s", r.code, r.all())
+	}
+	p := e.start("-f", e.write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+head+`
+INSERT INTO default_catalog.default_database.print_orders SELECT id, amount, status
+FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1', 'continuous.discovery-interval' = '100ms') */;
+`))
+	p.waitLine(i80, 30*time.Second)
+	if r := e.runScript("upd.sql", "SET 'table.dml-sync' = 'true';\n"+head+`
+INSERT INTO orders SELECT * FROM default_catalog.default_database.changes;
+`, time.Minute); r.code != 0 {
+		t.Fatalf("update: exit %d\n%s", r.code, r.all())
+	}
+	want := []string{i80, ub80, ua00}
+	p.waitFor(fmt.Sprintf("changelog %v", want), 30*time.Second, func() bool { return len(changelogOf(p.output())) >= len(want) })
+	time.Sleep(300 * time.Millisecond)
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Errorf("SIGTERM: exit %d", code)
+	}
+	if got := changelogOf(p.output()); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("printed %v, want %v", got, want)
+	}
+}
