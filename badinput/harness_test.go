@@ -36,8 +36,8 @@ func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
 	for _, a := range os.Args {
-		if strings.HasPrefix(a, "-test.fuzzworker") {
-			return m.Run() // fuzz workers run FuzzSession only: no binary needed
+		if strings.HasPrefix(a, "-test.fuzz") {
+			return m.Run() // fuzzing runs FuzzSession only: no binary needed
 		}
 	}
 	dir, err := os.MkdirTemp("", "sqlrun-badinput-bin-")
