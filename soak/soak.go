@@ -40,6 +40,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -166,14 +167,17 @@ type run struct {
 	main, second      *writer
 	job               *proc
 
-	gate    sync.RWMutex // writers hold it shared per batch; Lock pauses them
-	stop    chan struct{}
-	wg      sync.WaitGroup
-	errMu   sync.Mutex
-	errBg   error
-	paused  bool
-	skewed  bool
-	jobName string
+	gate   sync.RWMutex // writers hold it shared per batch; Lock pauses them
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	errMu  sync.Mutex
+	errBg  error
+	paused bool
+	// bgConflicts counts the writer loop's conflicts (the report is the
+	// test goroutine's; they are added when the run ends).
+	bgConflicts atomic.Int64
+	skewed      bool
+	jobName     string
 }
 
 func (r *run) logf(format string, args ...any) {
@@ -202,7 +206,12 @@ func (r *run) run() error {
 	r.skewed = r.rng.Intn(2) == 0
 	const keys = 3000
 	r.main = newWriter(tbl, "soak-writer", 1, keys, r.skewed, r.rng.Int63())
-	r.second = newWriter(tbl, "soak-second-writer", keys+1, keys+300, !r.skewed, r.rng.Int63())
+	// The second writer is another job: its own Table instance.
+	tbl2, err := table.Open(fs.NewLocal(), r.path, nil)
+	if err != nil {
+		return fmt.Errorf("open the Paimon table for the second writer: %w", err)
+	}
+	r.second = newWriter(tbl2, "soak-second-writer", keys+1, keys+300, !r.skewed, r.rng.Int63())
 	if _, err := r.main.step(500, false); err != nil {
 		return fmt.Errorf("initial rows: %w", err)
 	}
@@ -256,7 +265,6 @@ func (r *run) run() error {
 	if code, out := r.job.wait(60 * time.Second); code != 0 {
 		return fmt.Errorf("graceful stop (SIGTERM): exit %d\n%s", code, tail(out))
 	}
-	r.rep.RowsWritten += r.main.ops + r.second.ops
 	r.logf("done: %d changes written", r.main.ops+r.second.ops)
 	return nil
 }
@@ -265,6 +273,10 @@ func (r *run) cleanup() {
 	if r.stop != nil {
 		close(r.stop)
 		r.wg.Wait()
+	}
+	r.rep.Conflicts += int(r.bgConflicts.Load())
+	if r.main != nil {
+		r.rep.RowsWritten += r.main.ops + r.second.ops
 	}
 	if r.paused {
 		r.gate.Unlock()
@@ -337,9 +349,7 @@ func (r *run) writeLoop() {
 		n := 1 + r.rngBg().Intn(40)
 		c, err := r.main.step(n, false)
 		r.gate.RUnlock()
-		r.errMu.Lock()
-		r.rep.Conflicts += c
-		r.errMu.Unlock()
+		r.bgConflicts.Add(int64(c))
 		if err != nil {
 			r.setErr(fmt.Errorf("writer: %w", err))
 			return
@@ -460,9 +470,7 @@ func (r *run) conflict() error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		r.errMu.Lock()
 		r.rep.Conflicts += conflicts[0] + conflicts[1]
-		r.errMu.Unlock()
 		if conflicts[0]+conflicts[1] > 0 {
 			// The writers go on as ingestion jobs do. A loser whose APPEND
 			// landed lost its compaction; with changelog-producer lookup
