@@ -87,6 +87,8 @@ type colReader struct {
 	target sql.DataType
 	conv   func(parquet.Value) (any, error)
 	asm    *asmNode // nested columns: reassembly tree
+	bulk   bulkKind // flat columns: columnar fast path (bulkNone: use conv)
+	maxDef byte     // flat columns: 1 when optional
 }
 
 // Projection says which fields to produce, mapped from the schema the file
@@ -124,7 +126,14 @@ func (f *File) column(name string, target sql.DataType) (_ colReader, err error)
 	if err != nil {
 		return colReader{}, fmt.Errorf("parquet file %s column %s: %w", f.name, name, err)
 	}
-	return colReader{leaf: f.leafBase[i], target: target, conv: conv}, nil
+	c := colReader{leaf: f.leafBase[i], target: target, conv: conv}
+	if !node.Repeated() {
+		c.bulk = bulkKindOf(node.Type().Kind(), target)
+		if node.Optional() {
+			c.maxDef = 1
+		}
+	}
+	return c, nil
 }
 
 // asmNode reassembles one nested value from its leaves' (repetition,
@@ -260,6 +269,7 @@ func (f *File) projected(p Projection, prefix string) ([]colReader, error) {
 				return castValue(x, from, to)
 			}
 			c.target = to
+			c.bulk = bulkNone
 		}
 		out[i] = c
 	}
@@ -346,6 +356,9 @@ type rowReader struct {
 	rg      int
 	left    int64     // rows of the current row group not yet batched
 	cursors []*cursor // by leaf index (nil: not read)
+	bulks   []*bulkCol // by leaf index: flat columns on the columnar path
+	kinds   []bulkKind // by leaf index
+	maxDefs []byte     // by leaf index
 	convs   []func(parquet.Value) (any, error)
 	batch   [][]any // by leaf: converted values of the current batch
 	bi, bn  int     // current row in the batch, rows in the batch
@@ -360,11 +373,13 @@ const batchRows = 256
 func newRowReader(f *File, cols []colReader) *rowReader {
 	n := f.nleaves
 	r := &rowReader{f: f, rg: -1, cursors: make([]*cursor, n), convs: make([]func(parquet.Value) (any, error), n),
-		batch: make([][]any, n), tmp: make([]parquet.Value, batchRows)}
+		batch: make([][]any, n), tmp: make([]parquet.Value, batchRows),
+		bulks: make([]*bulkCol, n), kinds: make([]bulkKind, n), maxDefs: make([]byte, n)}
 	r.leaves, r.flat = leavesOf(cols)
 	for _, c := range cols {
 		if c.leaf >= 0 && c.asm == nil && r.convs[c.leaf] == nil {
 			r.convs[c.leaf] = c.conv
+			r.kinds[c.leaf], r.maxDefs[c.leaf] = c.bulk, c.maxDef
 			r.batch[c.leaf] = make([]any, batchRows)
 		}
 	}
@@ -406,6 +421,10 @@ func (r *rowReader) refill() bool {
 		r.left = rg.NumRows()
 		chunks := rg.ColumnChunks()
 		for _, l := range r.leaves {
+			if r.kinds[l] != bulkNone {
+				r.bulks[l] = &bulkCol{kind: r.kinds[l], maxDef: r.maxDefs[l], pages: chunks[l].Pages()}
+				continue
+			}
 			r.cursors[l] = &cursor{pages: chunks[l].Pages(), buf: make([]parquet.Value, batchRows)}
 		}
 	}
@@ -415,6 +434,13 @@ func (r *rowReader) refill() bool {
 	}
 	for _, l := range r.flat {
 		out, conv := r.batch[l][:k], r.convs[l]
+		if b := r.bulks[l]; b != nil {
+			if err := b.fill(out); err != nil {
+				r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
+				return false
+			}
+			continue
+		}
 		for n := 0; n < k; {
 			m, err := r.cursors[l].fill(r.tmp[:k-n])
 			if err != nil {
@@ -449,6 +475,12 @@ func (r *rowReader) closeCursors() {
 		if c != nil {
 			c.close()
 			r.cursors[i] = nil
+		}
+	}
+	for i, b := range r.bulks {
+		if b != nil {
+			b.close()
+			r.bulks[i] = nil
 		}
 	}
 }
