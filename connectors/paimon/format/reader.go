@@ -354,8 +354,8 @@ type rowReader struct {
 	leaves  []int // distinct leaf indexes to read
 	flat    []int // leaves read one value per row (non-nested columns)
 	rg      int
-	left    int64     // rows of the current row group not yet batched
-	cursors []*cursor // by leaf index (nil: not read)
+	left    int64      // rows of the current row group not yet batched
+	cursors []*cursor  // by leaf index (nil: not read)
 	bulks   []*bulkCol // by leaf index: flat columns on the columnar path
 	kinds   []bulkKind // by leaf index
 	maxDefs []byte     // by leaf index
