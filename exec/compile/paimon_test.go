@@ -131,12 +131,18 @@ func TestPaimonRefusesMaterializer(t *testing.T) {
 }
 
 // TestPaimonSinkParallelism writes 200 keys into a 4-bucket table with
-// 'sink.parallelism' = '2' in streaming mode: the plan routes rows by
+// 'sink.parallelism' = '2' in batch and streaming mode: the plan routes rows by
 // bucket (BucketChannel → hash on the channel column → 2 writers), every
 // bucket is written by exactly one writer (one level-0 file per bucket
 // after one commit), and the committer commits every writer's files in
 // one snapshot.
 func TestPaimonSinkParallelism(t *testing.T) {
+	for _, mode := range []string{"batch", "streaming"} {
+		t.Run(mode, func(t *testing.T) { testPaimonSinkParallelism(t, mode) })
+	}
+}
+
+func testPaimonSinkParallelism(t *testing.T, mode string) {
 	dir := t.TempDir()
 	schema := sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt().NotNull()}, {Name: "v", Type: sql.BigInt()}},
 		PrimaryKey: []string{"id"}}
@@ -153,7 +159,7 @@ func TestPaimonSinkParallelism(t *testing.T) {
 		rows = append(rows, fmt.Sprintf(`["+I",%d,%d]`, i, i*10))
 	}
 	e.ddl(t, `CREATE TABLE src (id BIGINT, v BIGINT) WITH ('connector' = 'values', 'bounded' = 'true', 'rows' = '[`+strings.Join(rows, ",")+`]')`)
-	e.ddl(t, `SET 'execution.runtime-mode' = 'batch'`)
+	e.ddl(t, `SET 'execution.runtime-mode' = '`+mode+`'`)
 	out, err := e.run("INSERT INTO pt SELECT id, v FROM src", false)
 	if err != nil {
 		t.Fatalf("insert: %v\n%s", err, out)
@@ -187,6 +193,7 @@ func TestPaimonSinkParallelism(t *testing.T) {
 			t.Fatalf("bucket %d has %d files, want exactly 1 (one writer per bucket): %v", b, seen[b], seen)
 		}
 	}
+	e.ddl(t, `SET 'execution.runtime-mode' = 'batch'`)
 	got, err := e.run("SELECT COUNT(*), SUM(v) FROM pt", true)
 	if err != nil {
 		t.Fatal(err)
