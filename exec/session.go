@@ -5,6 +5,14 @@
 // through the Planner seam to plan/ and exec/compile; running goes to
 // exec/runtime.
 //
+// Paimon wiring lives here too: a Paimon catalog's tables get their
+// warehouse directory as 'path' (sessionEnv.TablePath, read by the
+// planner as plan.TablePathEnv); "t$snapshots" and the other system
+// tables resolve through sessionEnv.LookupTable to read-only tables the
+// Paimon factory serves; DELETE and UPDATE run as Flink's row-level
+// modifications (rowlevel.go); CALL sys.compact and friends run Paimon's
+// procedures (procedures.go).
+//
 // Output is part of the contract: a Flink user's scripts and habits
 // (grepping for "[ERROR]", reading "Job ID:") keep working, so every
 // message here is the SQL client's, character for character, unless a
