@@ -11,7 +11,9 @@ import (
 // TestPaimonToPaimonKillResume: issue 6's crash test. A streaming copy job
 // (Paimon src → Paimon tgt, latest-full with a consumer-id) is killed with
 // kill -9 at random points while a writer job keeps updating src, then
-// restarted with --resume each time; in the end tgt equals src exactly.
+// restarted with --resume each time (the writer is killed and resumed
+// once too); in the end src holds the writer's exact result and tgt equals
+// src.
 func TestPaimonToPaimonKillResume(t *testing.T) {
 	needPaimon(t)
 	e := newEnv(t)
@@ -30,12 +32,13 @@ CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = '$DIR/wh');
 CREATE TABLE src WITH ('connector' = 'paimon', 'path' = '$DIR/wh/default.db/src') LIKE p.` + "`default`" + `.src;
 CREATE TABLE tgt WITH ('connector' = 'paimon', 'path' = '$DIR/wh/default.db/tgt') LIKE p.` + "`default`" + `.tgt;
 `
-	writer := e.start("-f", e.write("writer.sql", "SET 'execution.checkpointing.interval' = '300ms';\n"+tables+`
+	writerScript := e.write("writer.sql", "SET 'execution.checkpointing.interval' = '300ms';\n"+tables+`
 CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '400',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '2400');
 -- id % 50 is an INT (Flink's MOD type), the key type of src.
 INSERT INTO src SELECT id % 50, COUNT(*), SUM(id) FROM gen GROUP BY id % 50;
-`))
+`)
+	writer := e.start("-f", writerScript)
 	copyJob := e.write("copy.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+tables+`
 INSERT INTO tgt SELECT * FROM src /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'copy',
   'continuous.discovery-interval' = '100ms') */;
@@ -51,6 +54,12 @@ INSERT INTO tgt SELECT * FROM src /*+ OPTIONS('scan.mode' = 'latest-full', 'cons
 		}
 		t.Logf("kill -9 #%d after %s", i+1, d)
 		p = e.start("-f", copyJob, "--resume")
+		if i == 1 {
+			// The writer too: its Paimon commits must be exactly-once.
+			writer.signal(syscall.SIGKILL)
+			t.Logf("kill -9 of the writer: exit %d", writer.wait(10*time.Second))
+			writer = e.start("-f", writerScript, "--resume")
+		}
 	}
 	if code := writer.wait(time.Minute); code != 0 {
 		t.Fatalf("writer: exit %d\n%s", code, writer.output())
