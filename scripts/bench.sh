@@ -13,6 +13,7 @@
 # Env:   BENCH_BUDGET=600 (seconds; a step that would start after it is skipped)
 #        SQLRUN_MYSQL_DSN (optional; else the jdbc benchmark starts a throwaway
 #        mariadbd as its tests do, or skips when none is installed)
+#        BENCH_NO_GO=1 skips the Go benchmarks (only the sqlrun binary runs)
 set -u
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,10 @@ START=$SECONDS
 # step NAME TIMEOUT PKG BENCH BENCHTIME: one `go test -bench` run into $OUT/NAME.
 step() {
 	local name=$1 tmo=$2 pkg=$3 bench=$4 bt=$5
+	if [ -n "${BENCH_NO_GO:-}" ]; then
+		echo "skipped (BENCH_NO_GO)" >"$OUT/$name"
+		return
+	fi
 	if (( SECONDS - START > BUDGET - tmo / 2 )); then
 		echo "budget spent, skipped" >"$OUT/$name"
 		return
@@ -51,7 +56,7 @@ val() {
 why() {
 	if grep -q '^ok\|^PASS' "$OUT/$1" 2>/dev/null && grep -q '^Benchmark' "$OUT/$1"; then echo ""; return; fi
 	local r
-	r=$(grep -m1 -E 'SKIP|skipped|TIMEOUT|FAIL|budget' "$OUT/$1" 2>/dev/null | sed 's/^[[:space:]]*//' | cut -c1-60)
+	r=$(grep -m1 -E 'SKIP|skipped|TIMEOUT|FAIL|budget' "$OUT/$1" 2>/dev/null | sed 's/^[[:space:]]*//' | cut -c1-40)
 	echo "${r:-no output}"
 }
 
@@ -87,12 +92,18 @@ step parser    120 ./sql/parser/                     '^BenchmarkParseSeed(Insert
 # their peak RSS (GNU time), so start-up, planning and the runtime all count.
 # e2e NAME SQL: sets e2e_wall[NAME], e2e_rss[NAME] (KiB) or e2e_why[NAME].
 declare -A e2e_wall e2e_rss e2e_why
-BUILT=0
-if (( SECONDS - START < BUDGET - 60 )) && $GO build -o "$OUT/sqlrun" ./cmd/sqlrun 2>"$OUT/build"; then BUILT=1; fi
+BUILT=0 NOBUILD="budget spent"
+if (( SECONDS - START < BUDGET - 60 )); then
+	if $GO build -o "$OUT/sqlrun" ./cmd/sqlrun 2>"$OUT/build"; then
+		BUILT=1
+	else
+		NOBUILD="build failed: $(grep -m1 . "$OUT/build" | cut -c1-40)"
+	fi
+fi
 e2e() {
 	local name=$1 stmts=$2
 	e2e_wall[$name]="-" e2e_rss[$name]="-" e2e_why[$name]=""
-	if (( ! BUILT )); then e2e_why[$name]="build failed or no budget"; return; fi
+	if (( ! BUILT )); then e2e_why[$name]=$NOBUILD; return; fi
 	if (( SECONDS - START > BUDGET - 30 )); then e2e_why[$name]="budget spent"; return; fi
 	printf '  %-28s sqlrun -e (%s)\n' "$name" "$(echo "$stmts" | grep -o "INSERT INTO [a-z_]*\|SELECT COUNT" | head -1)" >&2
 	local t=()
@@ -127,6 +138,62 @@ $PAIMON
 SELECT COUNT(*) AS n, SUM(amount) AS total FROM orders;"
 if [ -z "${e2e_why[paimonread]}" ] && ! grep -q "| *$PAIMON_ROWS |" "$OUT/paimonread"; then
 	e2e_why[paimonread]="wrong count" e2e_wall[paimonread]="-"
+fi
+
+# End-to-end latency: one streaming sqlrun process runs three jobs for 10 s:
+# datagen (200 rows/s) stamps each row with CURRENT_TIMESTAMP (UTC) into a
+# print sink, and into a Paimon table (changelog-producer input, committed
+# on each 1 s checkpoint) that a third job follows (discovery interval 50 ms)
+# into another print sink. A reader stamps each printed line on arrival;
+# latency = arrival - stamp, so it covers Calc -> sink -> stdout, and for
+# Paimon the whole commit and streaming-read path (the checkpoint interval
+# dominates it, as in Flink). Needs python3 for millisecond clocks.
+lat_direct="-" lat_paimon="-" lat_why=""
+if (( ! BUILT )); then
+	lat_why=$NOBUILD
+elif ! command -v python3 >/dev/null; then
+	lat_why="no python3"
+elif (( SECONDS - START > BUDGET - 30 )); then
+	lat_why="budget spent"
+else
+	printf '  %-28s sqlrun -f (datagen -> print, datagen -> Paimon -> print), 10 s\n' latency-e2e >&2
+	cat >"$OUT/lat.py" <<'PY'
+import sys, time, re, datetime
+pat = re.compile(r'^lat(\w*)> \+I\[(\d+), ([0-9T:. -]+)Z?\]')
+d = {}
+for line in sys.stdin:
+    now = time.time()
+    m = pat.match(line)
+    if not m:
+        continue
+    base, _, frac = m.group(3).replace(' ', 'T').partition('.')
+    t = datetime.datetime.strptime(base, '%Y-%m-%dT%H:%M:%S').replace(tzinfo=datetime.timezone.utc).timestamp()
+    d.setdefault(m.group(1) or 'direct', []).append((now - t - float('0.' + (frac or '0'))) * 1000)
+for k, v in sorted(d.items()):
+    v.sort()
+    q = lambda f: v[min(len(v) - 1, int(f * len(v)))]
+    print("LAT %s %d %.1f %.1f" % (k, len(v), q(0.5), q(0.99)))
+PY
+	cat >"$OUT/lat.sql" <<SQL
+SET 'table.local-time-zone' = 'UTC';
+SET 'execution.checkpointing.interval' = '1 s';
+SET 'state.checkpoints.dir' = '$OUT/ckp';
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '200',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100000000');
+CREATE TABLE p (id BIGINT, ts TIMESTAMP_LTZ(3)) WITH ('connector' = 'print', 'print-identifier' = 'lat');
+CREATE TABLE t (id BIGINT, ts TIMESTAMP_LTZ(3), PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'paimon',
+  'path' = '$OUT/lat_t', 'bucket' = '1', 'auto-create' = 'true', 'changelog-producer' = 'input',
+  'continuous.discovery-interval' = '50 ms');
+CREATE TABLE pp (id BIGINT, ts TIMESTAMP_LTZ(3)) WITH ('connector' = 'print', 'print-identifier' = 'latpaimon');
+INSERT INTO p SELECT id, CURRENT_TIMESTAMP FROM src;
+INSERT INTO t SELECT id, CURRENT_TIMESTAMP FROM src;
+INSERT INTO pp SELECT id, ts FROM t;
+SQL
+	(cd "$OUT" && HOME="$OUT" timeout -s TERM 10 ./sqlrun -f lat.sql 2>"$OUT/lat.err" | python3 lat.py >"$OUT/lat.out")
+	read -r _ _ n p50 p99 < <(grep '^LAT direct' "$OUT/lat.out") && lat_direct="$p50 / $p99 ms (n=$n)"
+	read -r _ _ n p50 p99 < <(grep '^LAT paimon' "$OUT/lat.out") && lat_paimon="$p50 / $p99 ms (n=$n)"
+	[ "$lat_direct" = "-" ] && lat_why="failed: $(tail -1 "$OUT/lat.err" | cut -c1-40)"
+	(( VERBOSE )) && cat "$OUT/lat.out" "$OUT/lat.err" >&2
 fi
 
 # ---- collect -------------------------------------------------------------
@@ -165,9 +232,9 @@ echo
 mem=$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo 2>/dev/null)
 echo "sqlrun make bench - $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs (${model:-unknown CPU}), ${mem:-unknown RAM}, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null), $($GO env GOVERSION), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), took $((SECONDS - START)) s"
 echo
-row() { printf '| %-62s | %-22s | %-14s | %-54s |\n' "$1" "$2" "$3" "$4"; }
+row() { printf '| %-62s | %-26s | %-14s | %-54s |\n' "$1" "$2" "$3" "$4"; }
 row "metric" "measured" "target" "published reference"
-row "$(printf -- '-%.0s' {1..62})" "$(printf -- '-%.0s' {1..22})" "$(printf -- '-%.0s' {1..14})" "$(printf -- '-%.0s' {1..54})"
+row "$(printf -- '-%.0s' {1..62})" "$(printf -- '-%.0s' {1..26})" "$(printf -- '-%.0s' {1..14})" "$(printf -- '-%.0s' {1..54})"
 m() { local v; v=$(fmtn "$1"); [ "$v" = "-" ] && v="- ($2)"; echo "$v"; }
 row "runtime datagen->Calc->blackhole, rows/cpu-s (adjacent cols)" "$(m "$calc_cpu" "$(why runtime)")" ">= 5,000,000" "Flink (Alibaba VVR) Nexmark q0-q2 ~0.5-0.8 M/s per CU"
 row "runtime datagen->Calc->blackhole, rows/cpu-s (reordered)" "$(m "$calc_re_cpu" "$(why runtime)")" ">= 5,000,000" "-"
@@ -194,7 +261,8 @@ row "sqlrun -e: datagen->Paimon table $(fmtn $PAIMON_ROWS) rows, rows/s" "$(rate
 row "  peak memory (max RSS; write-buffer-size 256 mb)" "$(rss paimonwrite)" "-" "-"
 row "sqlrun -e: batch COUNT/SUM over that table, rows/s" "$(rate paimonread $PAIMON_ROWS)" "-" "-"
 row "  peak memory (max RSS) of that process" "$(rss paimonread)" "-" "-"
-row "end-to-end latency p50 / p99 (source -> sink)" "not yet measured" "-" "-"
+row "latency p50/p99: datagen->Calc->print (200 rows/s)" "$( [ "$lat_direct" = "-" ] && echo "- ($lat_why)" || echo "$lat_direct")" "-" "-"
+row "latency p50/p99: datagen->Paimon->stream read->print" "$( [ "$lat_paimon" = "-" ] && echo "- ($lat_why)" || echo "$lat_paimon")" "-" "Paimon: visible after the checkpoint commits"
 echo
 echo "rows/cpu-s = rows per CPU-second of the benchmark process (one core); rows/s = wall clock."
 echo "sqlrun -e rows: wall clock of the whole process (start-up, planning, job)."
