@@ -28,9 +28,6 @@ func init() {
 // the same test with SOAK_FAULTS and SOAK_DURATION raised. SOAK_SEED
 // replays a schedule; SOAK_PRODUCERS picks producers (comma-separated).
 func TestSoak(t *testing.T) {
-	if testing.Short() {
-		t.Skip("soak: skipped in -short mode (it runs for minutes)")
-	}
 	cfg := Config{Faults: 54, Duration: 4 * time.Minute, Seed: time.Now().UnixNano() % 1_000_000,
 		Producers: []string{"none", "input", "lookup"}, Logf: t.Logf}
 	if v := os.Getenv("SOAK_FAULTS"); v != "" {
