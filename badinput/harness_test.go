@@ -213,10 +213,12 @@ var (
 	reJobID   = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
 	reSeconds = regexp.MustCompile(`\([0-9.]+ seconds\)`)
 	rePort    = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
+	reChk     = regexp.MustCompile(`chk-[0-9]+`)
+	reChkNum  = regexp.MustCompile(`checkpoint [0-9]+`)
 )
 
 // normalize makes output stable across runs: temp paths, uuids in file
-// names, job ids, timings and loopback ports.
+// names, job ids, timings, loopback ports and checkpoint numbers.
 func (e *env) normalize(s string) string {
 	s = strings.ReplaceAll(s, e.dir, "$DIR")
 	s = strings.ReplaceAll(s, e.home, "$HOME")
@@ -237,6 +239,8 @@ func (e *env) normalize(s string) string {
 	s = reJobID.ReplaceAllString(s, "<job-id>")
 	s = reSeconds.ReplaceAllString(s, "(<t> seconds)")
 	s = rePort.ReplaceAllString(s, "127.0.0.1:<port>")
+	s = reChk.ReplaceAllString(s, "chk-<n>")
+	s = reChkNum.ReplaceAllString(s, "checkpoint <n>")
 	return s
 }
 
