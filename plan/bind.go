@@ -123,6 +123,13 @@ func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef,
 		if h.Name != "OPTIONS" {
 			continue
 		}
+		if len(h.Options) == 0 {
+			// OPTIONS('x') or OPTIONS(): Calcite's hint strategy table
+			// (Litmus.THROW) rejects it with Flink's option checker text
+			// instead of ignoring the hint.
+			return nil, sql.Errorf(sql.ExceptionClass("java.lang.AssertionError"),
+				"Hint [OPTIONS] only support non empty key value options")
+		}
 		for _, o := range h.Options {
 			ref.Options[o.Key] = o.Value
 			ref.Hints = append(ref.Hints, o)
