@@ -280,6 +280,14 @@ func (p *proc) waitLine(s string, timeout time.Duration) {
 	p.waitFor(fmt.Sprintf("output %q", s), timeout, func() bool { return strings.Contains(p.output(), s) })
 }
 
+// waitRunning waits until `sqlrun -f` reports its jobs running (its
+// signal handler is long installed by then: a SIGTERM in the first
+// milliseconds of a process would meet the default action).
+func (p *proc) waitRunning(timeout time.Duration) {
+	p.e.t.Helper()
+	p.waitLine("[INFO] Waiting for ", timeout)
+}
+
 // signal sends sig to sqlrun itself (a real kill -9 / kill -TERM of the
 // process, not a context cancellation).
 func (p *proc) signal(sig syscall.Signal) {
