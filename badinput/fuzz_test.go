@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +54,9 @@ var fuzzSessionSeeds = []string{
 // a panic or a hang is a failure.
 func FuzzSession(f *testing.F) {
 	for _, s := range fuzzSessionSeeds {
+		f.Add(s)
+	}
+	for _, s := range corpusScripts(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -130,15 +135,49 @@ func runFuzzStatement(t *testing.T, s *exec.Session, st ast.Statement) {
 	}
 }
 
+// corpusScripts returns the input of every run directive in the corpus,
+// so the fuzzer starts from the bad inputs already known.
+func corpusScripts(t testing.TB) []string {
+	files, err := filepath.Glob("../testdata/badinput/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cur []string
+		in := false
+		for _, l := range strings.Split(string(b), "\n") {
+			switch {
+			case !in && (l == "run" || strings.HasPrefix(l, "run ")):
+				in, cur = true, nil
+			case in && l == "----":
+				in = false
+				out = append(out, strings.Join(cur, "\n"))
+			case in:
+				cur = append(cur, l)
+			}
+		}
+	}
+	return out
+}
+
 // TestFuzzSessionSeeds runs the seeds once as a plain test, so `go test`
 // covers the fuzz body without -fuzz.
 func TestFuzzSessionSeeds(t *testing.T) {
 	s := exec.NewSession()
 	s.Planner = exec.PlanPlanner{}
-	for _, d := range append(append([]string{}, fuzzCatalog...), fuzzSessionSeeds...) {
+	scripts := append(append([]string{}, fuzzCatalog...), fuzzSessionSeeds...)
+	if len(corpusScripts(t)) < 100 {
+		t.Fatalf("only %d corpus scripts found", len(corpusScripts(t)))
+	}
+	for _, d := range append(scripts, corpusScripts(t)...) {
 		stmts, err := parser.ParseScript(d)
 		if err != nil {
-			t.Fatalf("%q: %v", d, err)
+			continue // the corpus has scripts that do not parse, on purpose
 		}
 		for _, st := range stmts {
 			runFuzzStatement(t, s, st)
