@@ -88,7 +88,6 @@ type bulkCol struct {
 	dictBox []any
 
 	strs  arena
-	sslab []string
 	islab []int32
 	lslab []int64
 }
@@ -157,19 +156,14 @@ func (c *bulkCol) box(i int) any {
 		c.lslab = c.lslab[1:]
 		return x
 	default:
-		if len(c.sslab) == 0 {
-			c.sslab = make([]string, batchRows)
-		}
-		c.sslab[0] = c.strs.str(c.data[c.offs[i]:c.offs[i+1]])
-		x := boxAt(typString, unsafe.Pointer(&c.sslab[0]))
-		c.sslab = c.sslab[1:]
-		return x
+		return c.strs.boxStr(c.data[c.offs[i]:c.offs[i+1]])
 	}
 }
 
-// fill decodes the next len(out) rows into out (nil for nulls).
-func (c *bulkCol) fill(out []any) error {
-	for n := 0; n < len(out); {
+// fill decodes the next k rows into out[0], out[stride], out[2*stride], ...
+// (nil for nulls): the rows of a batch are laid out row-major in one slab.
+func (c *bulkCol) fill(out []any, stride, k int) error {
+	for n := 0; n < k; {
 		if c.row >= c.rows {
 			if c.page != nil {
 				parquet.Release(c.page)
@@ -185,21 +179,21 @@ func (c *bulkCol) fill(out []any) error {
 			c.load(p)
 			continue
 		}
-		m := min(len(out)-n, c.rows-c.row)
-		dst := out[n : n+m]
+		m := min(k-n, c.rows-c.row)
 		var defs []byte
 		if c.defs != nil {
 			defs = c.defs[c.row : c.row+m]
 		}
-		for j := range dst {
+		o := n * stride
+		for j := 0; j < m; j, o = j+1, o+stride {
 			if defs != nil && defs[j] < c.maxDef {
-				dst[j] = nil
+				out[o] = nil
 				continue
 			}
 			if c.idx != nil {
-				dst[j] = c.dictBox[c.idx[c.vi]]
+				out[o] = c.dictBox[c.idx[c.vi]]
 			} else {
-				dst[j] = c.box(c.vi)
+				out[o] = c.box(c.vi)
 			}
 			c.vi++
 		}
@@ -218,4 +212,36 @@ func (c *bulkCol) close() {
 		c.pages.Close()
 		c.pages = nil
 	}
+}
+
+// boxStr returns b as a string in an interface value, with the string's
+// header and bytes copied next to each other into the arena: no allocation
+// per value, and no pointer-carrying slab for the garbage collector to scan
+// or for write barriers to guard.
+//
+// Why this is safe: the interface's data word points at the header inside
+// the arena chunk, which keeps the chunk alive (Go's collector does not
+// move objects and honours interior pointers). The chunk is a []byte, so
+// the collector never scans it, and it need not: the header's only pointer
+// refers to the same chunk. Chunk bytes are written once, before the value
+// is handed out, and never again.
+func (a *arena) boxStr(b []byte) any {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > 4096 {
+		return string(b)
+	}
+	const hdr = int(unsafe.Sizeof(""))
+	start := (len(a.buf) + 7) &^ 7 // headers are word aligned
+	if cap(a.buf)-start < hdr+len(b) {
+		a.buf = make([]byte, 0, 64<<10)
+		start = 0
+	}
+	a.buf = a.buf[:start+hdr+len(b)]
+	data := a.buf[start+hdr:]
+	copy(data, b)
+	h := (*[2]uintptr)(unsafe.Pointer(&a.buf[start]))
+	h[0], h[1] = uintptr(unsafe.Pointer(&data[0])), uintptr(len(b))
+	return boxAt(typString, unsafe.Pointer(&a.buf[start]))
 }

@@ -347,10 +347,20 @@ func (c *cursor) close() {
 //
 // Flat columns are decoded a batch of rows at a time, column by column (a
 // tight loop per column is several times cheaper than going value by value
-// across columns); nested columns are assembled row by row from their
-// cursors when value is called.
+// across columns), straight into a slab that holds the batch's rows
+// row-major, one slot per colReader; nested columns are assembled into
+// their slots row by row as advance reaches each row. A slab is allocated
+// per batch and never written again once its rows are handed out, so the
+// iterators return sub-slices of it that callers may retain.
 type rowReader struct {
 	f       *File
+	cols    []colReader
+	width   int   // slots per row (len(cols))
+	first   []int // by leaf: the first slot reading it (flat leaves)
+	dups    []int // flat slots whose leaf is already read by an earlier slot
+	nested  []int // slots of nested columns
+	slab    []any // the current batch, row-major
+	batchK  int   // rows per batch
 	leaves  []int // distinct leaf indexes to read
 	flat    []int // leaves read one value per row (non-nested columns)
 	rg      int
@@ -360,7 +370,7 @@ type rowReader struct {
 	kinds   []bulkKind // by leaf index
 	maxDefs []byte     // by leaf index
 	convs   []func(parquet.Value) (any, error)
-	batch   [][]any // by leaf: converted values of the current batch
+	batch   [][]any // by leaf: converted values of the current batch (value-by-value path)
 	bi, bn  int     // current row in the batch, rows in the batch
 	tmp     []parquet.Value
 	err     error
@@ -376,14 +386,32 @@ func newRowReader(f *File, cols []colReader) *rowReader {
 		batch: make([][]any, n), tmp: make([]parquet.Value, batchRows),
 		bulks: make([]*bulkCol, n), kinds: make([]bulkKind, n), maxDefs: make([]byte, n)}
 	r.leaves, r.flat = leavesOf(cols)
-	for _, c := range cols {
-		if c.leaf >= 0 && c.asm == nil && r.convs[c.leaf] == nil {
+	r.cols, r.width, r.first = cols, len(cols), make([]int, n)
+	r.batchK = batchRows
+	for i, c := range cols {
+		switch {
+		case c.leaf < 0:
+		case c.asm != nil:
+			r.nested = append(r.nested, i)
+		case r.convs[c.leaf] == nil:
 			r.convs[c.leaf] = c.conv
 			r.kinds[c.leaf], r.maxDefs[c.leaf] = c.bulk, c.maxDef
-			r.batch[c.leaf] = make([]any, batchRows)
+			r.first[c.leaf] = i
+			if c.bulk == bulkNone {
+				r.batch[c.leaf] = make([]any, batchRows)
+			}
+		default:
+			r.dups = append(r.dups, i)
 		}
 	}
 	return r
+}
+
+// row returns the current row's slots (capacity-limited: appending to it
+// cannot clobber the next row).
+func (r *rowReader) row() []any {
+	o := r.bi * r.width
+	return r.slab[o : o+r.width : o+r.width]
 }
 
 // advance positions on the next row; false at the end or on error.
@@ -405,6 +433,17 @@ func (r *rowReader) advance() (ok bool) {
 		r.bi = 0
 	}
 	r.pos++
+	if len(r.nested) > 0 {
+		row := r.row()
+		for _, i := range r.nested {
+			v, err := r.assemble(r.cols[i].asm)
+			if err != nil {
+				r.err = err
+				return false
+			}
+			row[i] = v
+		}
+	}
 	return true
 }
 
@@ -428,19 +467,21 @@ func (r *rowReader) refill() bool {
 			r.cursors[l] = &cursor{pages: chunks[l].Pages(), buf: make([]parquet.Value, batchRows)}
 		}
 	}
-	k := batchRows
+	k := r.batchK
 	if r.left < int64(k) {
 		k = int(r.left)
 	}
+	w := r.width
+	r.slab = make([]any, k*w)
 	for _, l := range r.flat {
-		out, conv := r.batch[l][:k], r.convs[l]
 		if b := r.bulks[l]; b != nil {
-			if err := b.fill(out); err != nil {
+			if err := b.fill(r.slab[r.first[l]:], w, k); err != nil {
 				r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
 				return false
 			}
 			continue
 		}
+		out, conv := r.batch[l][:k], r.convs[l]
 		for n := 0; n < k; {
 			m, err := r.cursors[l].fill(r.tmp[:k-n])
 			if err != nil {
@@ -464,6 +505,15 @@ func (r *rowReader) refill() bool {
 			}
 			n += m
 		}
+		for j, o := 0, r.first[l]; j < k; j, o = j+1, o+w {
+			r.slab[o] = out[j]
+		}
+	}
+	for _, i := range r.dups {
+		f := r.first[r.cols[i].leaf]
+		for j := 0; j < k; j++ {
+			r.slab[j*w+i] = r.slab[j*w+f]
+		}
 	}
 	r.left -= int64(k)
 	r.bn = k
@@ -483,16 +533,6 @@ func (r *rowReader) closeCursors() {
 			r.bulks[i] = nil
 		}
 	}
-}
-
-func (r *rowReader) value(c colReader) (any, error) {
-	if c.leaf < 0 {
-		return nil, nil
-	}
-	if c.asm != nil {
-		return r.assemble(c.asm)
-	}
-	return r.batch[c.leaf][r.bi], nil
 }
 
 // skip consumes one (null or empty) position from every leaf below n.
@@ -594,8 +634,7 @@ type KVIterator struct {
 	level     int
 	err       error
 	deleted   DeletionVector
-	slab      []kv.KeyValue
-	slots     []any
+	slab      []kv.KeyValue // records are cut from it, one allocation per batch
 }
 
 // KeyValues reads a primary-key file. keys and p map by field id: keys are
@@ -675,48 +714,25 @@ func (it *KVIterator) next() *kv.KeyValue {
 		}
 		return nil
 	}
-	r := it.alloc()
-	var err error
-	for i, c := range it.keys {
-		if r.Key[i], err = it.rr.value(c); err != nil {
-			it.err = err
-			return nil
-		}
-	}
-	s, err := it.rr.value(it.seq)
-	if err != nil || s == nil {
-		it.err = fmt.Errorf("parquet file %s: bad %s: %v", it.rr.f.name, SequenceNumberField, err)
+	// Slots: keys, _SEQUENCE_NUMBER, _VALUE_KIND, values (newRowReader order).
+	row := it.rr.row()
+	nk := len(it.keys)
+	s, ok := row[nk].(int64)
+	if !ok {
+		it.err = fmt.Errorf("parquet file %s: bad %s %v", it.rr.f.name, SequenceNumberField, row[nk])
 		return nil
 	}
-	r.Seq = s.(int64)
-	k, err := it.rr.value(it.kind)
-	if err != nil || k == nil || !sql.RowKind(k.(int8)).Valid() {
-		it.err = fmt.Errorf("parquet file %s: bad %s %v: %v", it.rr.f.name, ValueKindField, k, err)
+	k, ok := row[nk+1].(int8)
+	if !ok || !sql.RowKind(k).Valid() {
+		it.err = fmt.Errorf("parquet file %s: bad %s %v", it.rr.f.name, ValueKindField, row[nk+1])
 		return nil
 	}
-	r.Kind = sql.RowKind(k.(int8))
-	for i, c := range it.vals {
-		if r.Value[i], err = it.rr.value(c); err != nil {
-			it.err = err
-			return nil
-		}
-	}
-	return r
-}
-
-// alloc hands out a fresh record from slabs allocated per batch of rows:
-// one allocation per 256 rows instead of three per row. Records stay
-// valid after later calls (a slab is never reused).
-func (it *KVIterator) alloc() *kv.KeyValue {
 	if len(it.slab) == 0 {
 		it.slab = make([]kv.KeyValue, batchRows)
-		it.slots = make([]any, batchRows*(len(it.keys)+len(it.vals)))
 	}
 	r := &it.slab[0]
 	it.slab = it.slab[1:]
-	nk, nv := len(it.keys), len(it.vals)
-	r.Key, r.Value, r.Level = it.slots[:nk:nk], it.slots[nk:nk+nv:nk+nv], it.level
-	it.slots = it.slots[nk+nv:]
+	r.Key, r.Seq, r.Kind, r.Value, r.Level = row[:nk:nk], s, sql.RowKind(k), row[nk+2:], it.level
 	return r
 }
 
@@ -733,7 +749,6 @@ type RowIterator struct {
 	vals    []colReader
 	err     error
 	deleted DeletionVector
-	slots   []any // slab the returned rows are cut from
 }
 
 // Rows reads an append file (or the value columns of a primary-key file).
@@ -762,19 +777,7 @@ func (it *RowIterator) next() []any {
 		}
 		return nil
 	}
-	if len(it.slots) < len(it.vals) {
-		it.slots = make([]any, batchRows*len(it.vals))
-	}
-	row := it.slots[:len(it.vals):len(it.vals)]
-	it.slots = it.slots[len(it.vals):]
-	var err error
-	for i, c := range it.vals {
-		if row[i], err = it.rr.value(c); err != nil {
-			it.err = err
-			return nil
-		}
-	}
-	return row
+	return it.rr.row()
 }
 
 // Err returns the error that stopped iteration, if any.
