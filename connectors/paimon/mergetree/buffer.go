@@ -87,6 +87,9 @@ func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
 }
 
 func (b *WriteBuffer) sort() {
+	if b.sortIntKeys() {
+		return
+	}
 	slices.SortFunc(b.recs, func(x, y *KV) int {
 		if c := b.spec.Key.Compare(x.Key, y.Key); c != 0 {
 			return c
@@ -148,4 +151,66 @@ func (b *WriteBuffer) clear() {
 	b.spilled = nil
 	clear(b.recs)
 	b.recs, b.bytes = b.recs[:0], 0
+}
+
+// intSortEntry is one record of the integer-key fast path: key and sequence
+// number copied next to the record pointer, so the sort compares plain
+// integers in a contiguous slice instead of chasing two pointers and two
+// interface values per comparison.
+type intSortEntry struct {
+	key, seq int64
+	r        *KV
+}
+
+// sortIntKeys sorts the buffer when the key is one INT or BIGINT field and
+// versions are ordered by sequence number alone (no sequence.field) — the
+// common primary-key shape. It yields the order of the generic comparator
+// (key, then sequence number) and reports false, leaving the buffer
+// untouched, when the fast path does not apply (other key types, a NULL or
+// unexpected key value).
+func (b *WriteBuffer) sortIntKeys() bool {
+	if b.spec.Order.user != nil || len(b.spec.Key.fields) != 1 || len(b.recs) < 2 {
+		return false
+	}
+	f := b.spec.Key.fields[0]
+	ents := make([]intSortEntry, len(b.recs))
+	for i, r := range b.recs {
+		if f.idx >= len(r.Key) {
+			return false
+		}
+		var k int64
+		switch x := r.Key[f.idx].(type) {
+		case int32:
+			k = int64(x)
+		case int64:
+			k = x
+		default:
+			return false
+		}
+		if f.desc {
+			// desc is only set for sequence fields; keep the generic path
+			// honest should that change.
+			return false
+		}
+		ents[i] = intSortEntry{key: k, seq: r.Seq, r: r}
+	}
+	slices.SortFunc(ents, func(x, y intSortEntry) int {
+		if x.key != y.key {
+			if x.key < y.key {
+				return -1
+			}
+			return 1
+		}
+		if x.seq < y.seq {
+			return -1
+		}
+		if x.seq > y.seq {
+			return 1
+		}
+		return 0
+	})
+	for i := range ents {
+		b.recs[i] = ents[i].r
+	}
+	return true
 }
