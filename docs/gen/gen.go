@@ -21,6 +21,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	_ "github.com/sqlrun/sqlrun/connectors/all" // registers every built-in factory
 	"github.com/sqlrun/sqlrun/exec"
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 //go:embed notes/*.md
@@ -81,6 +82,9 @@ func Render() (string, error) {
 			return "", err
 		}
 		b.WriteString(text)
+		if err := writeModes(&b, f); err != nil {
+			return "", err
+		}
 		b.WriteString("\n### Options\n\n")
 		writeOptions(&b, f.Options())
 	}
@@ -199,4 +203,113 @@ func note(name string) (string, error) {
 		return "", fmt.Errorf("docs/gen/notes/%s.md is empty", name)
 	}
 	return s + "\n", nil
+}
+
+// scenario is one table declaration whose changelog modes the reference
+// shows, computed by the factory itself so the table cannot drift from the
+// planner's view.
+type scenario struct {
+	label     string
+	opts      map[string]string
+	pk        bool
+	streaming bool
+}
+
+// scenarios are the declarations worth showing per connector: the options
+// that change a source's or sink's changelog mode. Paths point nowhere:
+// factories open files and connections only when a job runs.
+var scenarios = map[string][]scenario{
+	"blackhole": {{"no primary key", nil, false, true}, {"primary key", nil, true, true}},
+	"datagen":   {{"any", nil, false, true}},
+	"filesystem": {
+		{"`'format' = 'csv'` (or `json`)", map[string]string{"path": "/nonexistent", "format": "csv"}, false, true},
+		{"`'format' = 'debezium-json'`", map[string]string{"path": "/nonexistent", "format": "debezium-json"}, false, true},
+	},
+	"jdbc": {
+		{"no primary key", map[string]string{"url": "jdbc:mysql://localhost:3306/db", "table-name": "t"}, false, true},
+		{"primary key", map[string]string{"url": "jdbc:mysql://localhost:3306/db", "table-name": "t"}, true, true},
+	},
+	"paimon": {
+		{"primary key, `changelog-producer` none (default), streaming", map[string]string{"path": "/nonexistent", "bucket": "1"}, true, true},
+		{"primary key, `changelog-producer` `input`, streaming", map[string]string{"path": "/nonexistent", "bucket": "1", "changelog-producer": "input"}, true, true},
+		{"primary key, `changelog-producer` `lookup`, streaming", map[string]string{"path": "/nonexistent", "bucket": "1", "changelog-producer": "lookup"}, true, true},
+		{"primary key, `changelog-producer` `full-compaction`, streaming", map[string]string{"path": "/nonexistent", "bucket": "1", "changelog-producer": "full-compaction"}, true, true},
+		{"primary key, `'scan.remove-normalize' = 'true'`, streaming", map[string]string{"path": "/nonexistent", "bucket": "1", "scan.remove-normalize": "true"}, true, true},
+		{"primary key, `'merge-engine' = 'first-row'`, streaming", map[string]string{"path": "/nonexistent", "bucket": "1", "merge-engine": "first-row", "changelog-producer": "lookup"}, true, true},
+		{"primary key, batch mode", map[string]string{"path": "/nonexistent", "bucket": "1"}, true, false},
+		{"no primary key (append table), streaming", map[string]string{"path": "/nonexistent"}, false, true},
+	},
+	"print": {{"any", nil, false, true}},
+	"values": {
+		{"default (`'changelog-mode' = 'I'`)", nil, false, true},
+		{"`'changelog-mode' = 'I,UB,UA,D'`, `'sink-insert-only' = 'false'`, primary key", map[string]string{"changelog-mode": "I,UB,UA,D", "sink-insert-only": "false"}, true, true},
+	},
+}
+
+// writeModes renders what each scenario's source produces and what its
+// sink accepts from a query producing every kind (I,UB,UA,D).
+func writeModes(b *strings.Builder, f connectors.Factory) error {
+	list := scenarios[f.Identifier()]
+	if len(list) == 0 {
+		return fmt.Errorf("connector %q has no changelog scenarios in docs/gen (add them to scenarios)", f.Identifier())
+	}
+	src, isSrc := f.(connectors.SourceFactory)
+	snk, isSnk := f.(connectors.SinkFactory)
+	b.WriteString("\n### Changelog modes\n\nComputed by the factory for each declaration (`sql.ChangelogMode`, as EXPLAIN CHANGELOG_MODE prints it).\n\n")
+	b.WriteString("| declaration | source produces | sink accepts from a query producing `I,UB,UA,D` |\n| --- | --- | --- |\n")
+	for _, sc := range list {
+		ctx := scenarioContext(sc)
+		produces, accepts := "—", "—"
+		if isSrc {
+			s, err := src.CreateSource(ctx)
+			if err != nil {
+				produces = "refused: " + cell(firstLine(err.Error()))
+			} else {
+				produces = "`" + s.ChangelogMode().String() + "`"
+			}
+		}
+		if isSnk {
+			ctx = scenarioContext(sc)
+			k, err := snk.CreateSink(ctx)
+			if err != nil {
+				accepts = "refused: " + cell(firstLine(err.Error()))
+			} else if m, err := k.ChangelogMode(sql.All); err != nil {
+				accepts = "refused: `" + cell(firstLine(err.Error())) + "`"
+			} else {
+				accepts = "`" + m.String() + "`"
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", sc.label, produces, accepts)
+	}
+	return nil
+}
+
+func scenarioContext(sc scenario) *connectors.Context {
+	schema := sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt()}, {Name: "v", Type: sql.String()}}}
+	if sc.pk {
+		schema.Columns[0].Type = sql.BigInt().NotNull()
+		schema.PrimaryKey = []string{"id"}
+	}
+	opts := map[string]string{}
+	for k, v := range sc.opts {
+		opts[k] = v
+	}
+	mode := "batch"
+	if sc.streaming {
+		mode = "streaming"
+	}
+	return &connectors.Context{
+		Table:     connectors.ObjectIdentifier{Catalog: "default_catalog", Database: "default_database", Name: "t"},
+		Schema:    schema,
+		Options:   opts,
+		Config:    map[string]string{"execution.runtime-mode": mode},
+		Streaming: sc.streaming,
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
