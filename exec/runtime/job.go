@@ -239,12 +239,23 @@ func (j *Job) Stop(ctx context.Context, withSavepoint bool) (string, error) {
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+	var r stopResult
 	select {
-	case r := <-req.reply:
-		return r.path, r.err
+	case r = <-req.reply:
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+	if r.err != nil {
+		return r.path, r.err
+	}
+	// Like Flink's stop-with-savepoint, answer once the job has terminated
+	// (FINISHED), not merely when the savepoint is written.
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return r.path, nil
 }
 
 func (j *Job) setStatus(s Status) { j.status.Store(int32(s)) }
@@ -321,6 +332,9 @@ type coordinator struct {
 	pending  *pendingCheckpoint
 	final    bool // the final checkpoint has been triggered
 	stop     *stopRequest
+	// finalPath is the completed final checkpoint's directory, the answer
+	// to a stop once the tasks have closed.
+	finalPath string
 }
 
 type pendingCheckpoint struct {
@@ -583,12 +597,12 @@ func (co *coordinator) loop(ctx context.Context) error {
 						return err
 					}
 					if p.final {
-						if co.stop != nil {
-							co.stop.reply <- stopResult{path: path}
-							j.mu.Lock()
-							j.stopping = nil
-							j.mu.Unlock()
-						}
+						// The stop is answered only once every task has
+						// handled this checkpoint's notification and closed
+						// (evClosed below): Flink notifies the tasks of the
+						// stop-with-savepoint's savepoint before they finish,
+						// and sources commit there (the Paimon consumer file).
+						co.finalPath = path
 						for _, t := range co.tasks {
 							co.send(ctx, t, command{kind: cmdClose})
 						}
@@ -600,6 +614,14 @@ func (co *coordinator) loop(ctx context.Context) error {
 					closeErr = ev.err
 				}
 				if closing--; closing == 0 {
+					// A close error leaves j.stopping set: run answers the
+					// stop with it and does not restart the job.
+					if co.stop != nil && closeErr == nil {
+						co.stop.reply <- stopResult{path: co.finalPath}
+						j.mu.Lock()
+						j.stopping = nil
+						j.mu.Unlock()
+					}
 					return closeErr
 				}
 				continue
