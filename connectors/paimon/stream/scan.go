@@ -281,7 +281,10 @@ func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, me
 		}
 		list := s.DeltaManifestList
 		if useChangelog {
-			if s.ChangelogManifestList == nil {
+			// IncrementalStartingScanner: changelog mode ignores OVERWRITE
+			// snapshots (and reads COMPACT ones: lookup and
+			// full-compaction publish their changelog there).
+			if s.ChangelogManifestList == nil || s.CommitKind == snapshot.Overwrite {
 				continue
 			}
 			list = *s.ChangelogManifestList

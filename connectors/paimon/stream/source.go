@@ -487,7 +487,10 @@ func (r *Reader) step() (wait bool, err error) {
 		if merge {
 			kind = table.SplitDelta
 		}
-		return false, r.setIter(r.splitIter(r.pos.Snapshot, kind, r.mine(splits), true))
+		// A batch incremental read of the table drops retractions and
+		// stamps +I; $audit_log keeps them (AuditLogRead.forceKeepDelete),
+		// so its rowkind column shows the -D/-U/+U of the range.
+		return false, r.setIter(r.splitIter(r.pos.Snapshot, kind, r.mine(splits), !r.src.Audit))
 	case phaseIncr:
 		return r.follow()
 	}
