@@ -23,6 +23,7 @@ import (
 // compacts) and prints every system table:
 //
 //	query <name> [stream]   read <name> to the end (or until it waits)
+//	  key=value             a table option hint per line (OPTIONS(...))
 func TestGolden(t *testing.T) {
 	old := time.Local
 	time.Local = time.UTC // commit_time is local wall-clock time
@@ -48,7 +49,16 @@ func TestGolden(t *testing.T) {
 		}
 		name := td.CmdArgs[0].Key
 		streaming := len(td.CmdArgs) > 1 && td.CmdArgs[1].Key == "stream"
-		tab, ok, err := Lookup(w.FIO, w.Root, name, nil, streaming, nil)
+		var hints map[string]string // one 'key=value' hint per input line
+		for _, l := range strings.Split(td.Input, "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok {
+				if hints == nil {
+					hints = map[string]string{}
+				}
+				hints[k] = v
+			}
+		}
+		tab, ok, err := Lookup(w.FIO, w.Root, name, hints, streaming, nil)
 		if !ok {
 			return "no such system table\n"
 		}
