@@ -96,7 +96,6 @@ type core struct {
 	cols    []Column
 	batch   []parquet.Row
 	nbatch  int
-	vals    []parquet.Value // backing storage of batch rows
 	opts    WriterOptions
 	rows    int64
 	vstats  *manifest.StatsCollector
@@ -110,6 +109,7 @@ type core struct {
 	nested   bool
 	leafVals [][]parquet.Value // per leaf column, reused by flushBatch
 	encs     []encoder         // per column; nil for nested columns
+	strDef   []int             // per column: definition level of a non-null STRING value, -1 for other columns
 }
 
 func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType, opts WriterOptions) (*core, error) {
@@ -128,10 +128,18 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 	leaf := 0
 	for i, col := range cols {
 		var e encoder
+		sd := -1
 		if !isNested(col.Type) {
 			e = newEncoder(&cols[i].Type, leaf)
+			if col.Type.Root == sql.TypeChar || col.Type.Root == sql.TypeVarChar {
+				sd = 0
+				if col.Type.Nullable {
+					sd = 1
+				}
+			}
 		}
 		c.encs = append(c.encs, e)
+		c.strDef = append(c.strDef, sd)
 		c.leafBase = append(c.leafBase, leaf)
 		leaf += numLeaves(col.Type)
 		if numLeaves(col.Type) != 1 || isNested(col.Type) {
@@ -140,23 +148,45 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 	}
 	c.pw = parquet.NewWriter(c.out, sch, parquet.Compression(codec), parquet.CreatedBy("sqlrun", "0.1.0", "parquet-go"),
 		parquet.DataPageVersion(1), parquet.PageBufferSize(1<<20))
-	c.batch = make([]parquet.Row, opts.BatchRows)
-	c.vals = make([]parquet.Value, opts.BatchRows*len(cols))
+	if c.nested {
+		c.batch = make([]parquet.Row, opts.BatchRows)
+	} else {
+		// Flat files: values go straight into their column's slice (no
+		// per-row storage and no regrouping by column at flush time).
+		c.leafVals = make([][]parquet.Value, len(cols))
+		for i := range c.leafVals {
+			c.leafVals[i] = make([]parquet.Value, 0, opts.BatchRows)
+		}
+	}
 	if !opts.NoValueStats {
 		c.vstats = manifest.NewStatsCollector(valueTypes)
 	}
 	return c, nil
 }
 
-// row returns an empty slice to append the next row's values to: batch
-// storage for flat files, a fresh slice when nested columns make the value
-// count vary.
-func (c *core) row() []parquet.Value {
-	if c.nested {
-		return nil
+// row returns an empty slice to append the next row's values to (nested
+// files; flat files append to their columns directly and ignore it).
+func (c *core) row() []parquet.Value { return nil }
+
+// add appends one value of the current row: to its leaf column in flat
+// files, to the row's values otherwise.
+func (c *core) add(vals []parquet.Value, pv parquet.Value) []parquet.Value {
+	if !c.nested {
+		l := pv.Column()
+		c.leafVals[l] = append(c.leafVals[l], pv)
+		return vals
 	}
-	n := len(c.cols)
-	return c.vals[c.nbatch*n : c.nbatch*n : (c.nbatch+1)*n]
+	return append(vals, pv)
+}
+
+// abortRow drops the values of a row that failed half way (flat files;
+// nested rows are only handed over complete).
+func (c *core) abortRow() {
+	if !c.nested {
+		for l := range c.leafVals {
+			c.leafVals[l] = c.leafVals[l][:c.nbatch]
+		}
+	}
 }
 
 // encoder converts a column's values; fast paths for the common types skip
@@ -211,12 +241,18 @@ func newEncoder(t *sql.DataType, col int) encoder {
 
 // put appends the values of column i.
 func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) {
+	if d := c.strDef[i]; d >= 0 && !c.nested {
+		if s, ok := v.(string); ok { // the common case, without an encoder call
+			c.leafVals[i] = append(c.leafVals[i], parquet.ByteArrayValue(unsafeBytes(s)).Level(0, d, i))
+			return vals, nil
+		}
+	}
 	if e := c.encs[i]; e != nil {
 		pv, err := e(v)
 		if err != nil {
 			return vals, err
 		}
-		return append(vals, pv), nil
+		return c.add(vals, pv), nil
 	}
 	t := &c.cols[i].Type
 	per, err := shred(make([][]parquet.Value, numLeaves(*t)), *t, v, 0, 0, 0, 0)
@@ -342,10 +378,12 @@ func shred(out [][]parquet.Value, t sql.DataType, v any, rep, def, rdepth, leaf 
 }
 
 func (c *core) commitRow(vals []parquet.Value) error {
-	c.batch[c.nbatch] = vals
+	if c.nested {
+		c.batch[c.nbatch] = vals
+	}
 	c.nbatch++
 	c.rows++
-	if c.nbatch == len(c.batch) {
+	if c.nbatch == c.opts.BatchRows {
 		return c.flushBatch()
 	}
 	return nil
@@ -362,10 +400,12 @@ func (c *core) flushBatch() error {
 	if c.leafVals == nil {
 		c.leafVals = make([][]parquet.Value, len(c.pw.ColumnWriters()))
 	}
-	for _, row := range c.batch[:c.nbatch] {
-		for _, v := range row {
-			l := v.Column()
-			c.leafVals[l] = append(c.leafVals[l], v)
+	if c.nested {
+		for _, row := range c.batch[:c.nbatch] {
+			for _, v := range row {
+				l := v.Column()
+				c.leafVals[l] = append(c.leafVals[l], v)
+			}
 		}
 	}
 	for l, cw := range c.pw.ColumnWriters() {
@@ -708,16 +748,18 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 	var err error
 	for i, k := range r.Key {
 		if vals, err = w.c.put(vals, col, k); err != nil {
+			w.c.abortRow()
 			return fmt.Errorf("key field %d: %w", i, err)
 		}
 		col++
 	}
-	vals = append(vals, parquet.Int64Value(r.Seq).Level(0, 0, w.c.leafBase[col]))
+	vals = w.c.add(vals, parquet.Int64Value(r.Seq).Level(0, 0, w.c.leafBase[col]))
 	col++
-	vals = append(vals, parquet.Int32Value(int32(r.Kind)).Level(0, 0, w.c.leafBase[col]))
+	vals = w.c.add(vals, parquet.Int32Value(int32(r.Kind)).Level(0, 0, w.c.leafBase[col]))
 	col++
 	for _, v := range r.Value {
 		if vals, err = w.c.put(vals, col, v); err != nil {
+			w.c.abortRow()
 			return fmt.Errorf("value field %s: %w", w.c.cols[col].Name, err)
 		}
 		col++
@@ -820,6 +862,7 @@ func (w *AppendWriter) Write(row []any) error {
 	var err error
 	for i, v := range row {
 		if vals, err = w.c.put(vals, i, v); err != nil {
+			w.c.abortRow()
 			return fmt.Errorf("field %s: %w", w.c.cols[i].Name, err)
 		}
 	}
