@@ -58,6 +58,11 @@ func TestExamplesQuickstartAndWatch(t *testing.T) {
 		"ChangelogNormalize(key=[id])",
 		"|            none | 1002 |  35.50 | CREATED |",
 		"Received a total of 9 rows",
+		// t$audit_log between snapshots: input's -D verbatim, lookup's and
+		// full-compaction's -U[80]/+U[100].
+		"|      -D | 1001 |  80.00 | CREATED |",
+		"|      -U | 1001 |  80.00 | CREATED |",
+		"|      +U | 1001 | 100.00 | CREATED |",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("quickstart output lacks %q", want)

@@ -102,6 +102,25 @@ UNION ALL SELECT 'lookup', id, amount, status FROM orders_lookup
 UNION ALL SELECT 'full-compaction', id, amount, status FROM orders_full
 ORDER BY producer, id;
 
+-- Each producer's changelog as Paimon stored it, read in batch from the
+-- t$audit_log system table: its rowkind column keeps every RowKind (Paimon's
+-- audit_log read keeps deletes), and 'incremental-between' = 'start,end'
+-- reads the changes of the snapshots after start up to end (see
+-- t$snapshots for the ids; lookup and full-compaction add a COMPACT
+-- snapshot per commit, which carries their changelog). input keeps the
+-- -D/+I it was given, lookup and full-compaction turned them into
+-- -U[80]/+U[100]. none has no changelog: its delta files merged per key
+-- leave only each key's latest record (a streaming read of none gets its
+-- -U/+U from ChangelogNormalize).
+SELECT rowkind, id, amount, status FROM qs.`default`.`orders_input$audit_log`
+  /*+ OPTIONS('incremental-between' = '0,3') */;
+SELECT rowkind, id, amount, status FROM qs.`default`.`orders_lookup$audit_log`
+  /*+ OPTIONS('incremental-between' = '0,6') */;
+SELECT rowkind, id, amount, status FROM qs.`default`.`orders_full$audit_log`
+  /*+ OPTIONS('incremental-between' = '0,6') */;
+SELECT rowkind, id, amount, status FROM qs.`default`.`orders_none$audit_log`
+  /*+ OPTIONS('incremental-between' = '0,3') */;
+
 -- The running total per status, over the CDC changes themselves: a SUM
 -- needs the retraction of 80.00 to stay right.
 SET 'execution.runtime-mode' = 'streaming';

@@ -228,6 +228,7 @@ func TestQuickstart(t *testing.T) {
 		"| +I |                        CREATED |                                    80.00 |",
 		"| +U |                        CREATED |                                   135.50 |",
 		"Received a total of 9 rows",
+		"|      -U | 1001 |  80.00 | CREATED |", // orders_lookup$audit_log
 		"[INFO] Submitting SQL update statement to the cluster...\n",
 		"[INFO] Complete execution of the SQL update statement.\n",
 	} {
