@@ -238,21 +238,35 @@ func (r *run) run() error {
 	if err := r.recover("start"); err != nil {
 		return err
 	}
-	for n := 0; n < r.faults && time.Now().Before(r.until); n++ {
-		kind := Kinds[r.rng.Intn(len(Kinds))]
-		// Cover every kind early: the first len(Kinds) faults are each kind once.
+	for n := 0; n < r.faults && time.Now().Before(r.until); {
+		kinds := []string{Kinds[r.rng.Intn(len(Kinds))]}
 		if n < len(Kinds) {
-			kind = Kinds[(n+int(r.cfg.Seed%4+4))%len(Kinds)]
+			// Cover every kind early: the first faults are each kind once.
+			kinds[0] = Kinds[(n+int(r.cfg.Seed%4+4))%len(Kinds)]
+		} else if r.rng.Intn(4) == 0 && n+1 < r.faults {
+			// A burst: a second fault before the job has caught up
+			// (e.g. kill -9 during the replay after --resume, MariaDB
+			// gone while the resumed job restores).
+			kinds = append(kinds, Kinds[r.rng.Intn(len(Kinds))])
 		}
 		// Let the job run under load for a moment first.
 		time.Sleep(time.Duration(200+r.rng.Intn(600)) * time.Millisecond)
-		if err := r.inject(kind); err != nil {
-			return fmt.Errorf("fault %d (%s): %w", n+1, kind, err)
+		what := strings.Join(kinds, "+")
+		for i, kind := range kinds {
+			if i > 0 {
+				time.Sleep(time.Duration(r.rng.Intn(300)) * time.Millisecond)
+			}
+			if err := r.inject(kind); err != nil {
+				return fmt.Errorf("fault %d (%s): %w", n+i+1, what, err)
+			}
 		}
-		if err := r.recover(kind); err != nil {
-			return fmt.Errorf("after fault %d (%s): %w", n+1, kind, err)
+		if err := r.recover(what); err != nil {
+			return fmt.Errorf("after fault %d (%s): %w", n+len(kinds), what, err)
 		}
-		r.rep.Faults[kind]++
+		for _, kind := range kinds {
+			r.rep.Faults[kind]++
+		}
+		n += len(kinds)
 	}
 	close(r.stop)
 	r.wg.Wait()
@@ -551,7 +565,11 @@ func (r *run) recover(after string) error {
 	if after != "start" {
 		r.rep.Recovery = append(r.rep.Recovery, took)
 	}
-	r.logf("after %-8s caught up in %5s: %d rows equal (fault %d)", after, took.Round(time.Millisecond), len(want), r.rep.Total()+1)
+	so := 0
+	if after != "start" {
+		so = r.rep.Total() + strings.Count(after, "+") + 1
+	}
+	r.logf("after %-17s caught up in %6s: %d rows equal (%d faults so far)", after, took.Round(time.Millisecond), len(want), so)
 	return nil
 }
 
