@@ -424,7 +424,9 @@ func (r *Reader) setIter(it rowIter) error {
 
 func (r *Reader) splitIter(id int64, kind table.SplitKind, splits []Split, insertOnly bool) rowIter {
 	return &multiIter{n: len(splits), open: func(i int) (rowIter, error) {
-		it, err := r.t.TT.NewSplitReader(tableSplit(id, kind, &splits[i]), table.ReadOptions{Projection: r.src.Projection})
+		// $audit_log keeps deletes and RowKinds in full reads too
+		// (AuditLogRead.forceKeepDelete).
+		it, err := r.t.TT.NewSplitReader(tableSplit(id, kind, &splits[i]), table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit})
 		if err != nil {
 			return nil, err
 		}

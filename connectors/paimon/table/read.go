@@ -25,6 +25,10 @@ type ReadOptions struct {
 	// Projection lists the table columns to produce, as indexes into
 	// Schema.Fields, in output order; nil produces every column.
 	Projection []int
+	// KeepDelete is Paimon's forceKeepDelete (the $audit_log read): a
+	// SplitFull of a primary-key table is always merged (never read raw),
+	// retracted keys are kept and every row keeps its merged RowKind.
+	KeepDelete bool
 }
 
 // NewSplitReader reads a split as rows:
@@ -48,7 +52,7 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 		}
 		return &rawRows{t: t, dir: dir, files: files, proj: proj}, nil
 	}
-	if s.Kind == SplitFull && rawConvertible(s.Files) {
+	if s.Kind == SplitFull && !o.KeepDelete && rawConvertible(s.Files) {
 		dir, err := t.bucketDir(s.Partition, s.Bucket)
 		if err != nil {
 			return nil, err
@@ -61,11 +65,11 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 		}
 		return &rawRows{t: t, dir: dir, files: files, proj: proj}, nil
 	}
-	it, err := t.ReadKV(s)
+	it, err := t.readKV(s, o.KeepDelete)
 	if err != nil {
 		return nil, err
 	}
-	return &kvRows{it: it, proj: proj, full: s.Kind == SplitFull}, nil
+	return &kvRows{it: it, proj: proj, full: s.Kind == SplitFull && !o.KeepDelete}, nil
 }
 
 // rawConvertible reports whether the files form one sorted run without
@@ -121,7 +125,12 @@ func (t *Table) bucketDir(part []byte, bucket int) (string, error) {
 // retractions dropped (SplitFull), merged with RowKinds kept (SplitDelta),
 // or raw in file order (SplitChangelog). Records carry the trimmed key,
 // sequence number, RowKind and every table column (current schema).
-func (t *Table) ReadKV(s Split) (mergetree.Iterator, error) {
+func (t *Table) ReadKV(s Split) (mergetree.Iterator, error) { return t.readKV(s, false) }
+
+// readKV is ReadKV; keepDelete merges a SplitFull like a SplitDelta (every
+// file a run, RowKinds and retractions kept), which gives the same rows
+// per key as the level merge without dropping deletes.
+func (t *Table) readKV(s Split, keepDelete bool) (mergetree.Iterator, error) {
 	if !t.PrimaryKey() {
 		return nil, fmt.Errorf("paimon table %s: ReadKV needs a primary-key table", t.Root)
 	}
@@ -138,10 +147,17 @@ func (t *Table) ReadKV(s Split) (mergetree.Iterator, error) {
 		}
 		metas = append(metas, fm)
 	}
-	switch s.Kind {
+	kind := s.Kind
+	if keepDelete && kind == SplitFull {
+		kind = SplitDelta
+	}
+	switch kind {
 	case SplitChangelog:
 		return &concat{files: metas, open: st.Open}, nil
 	case SplitDelta:
+		if len(metas) == 0 {
+			return mergetree.NewSliceIter(nil), nil
+		}
 		if len(metas) == 1 {
 			return st.Open(metas[0])
 		}
