@@ -109,9 +109,9 @@ ORDER BY producer, id;
 -- t$snapshots for the ids; lookup and full-compaction add a COMPACT
 -- snapshot per commit, which carries their changelog). input keeps the
 -- -D/+I it was given, lookup and full-compaction turned them into
--- -U[80]/+U[100]. none has no changelog: its delta files merged per key
--- leave only each key's latest record (a streaming read of none gets its
--- -U/+U from ChangelogNormalize).
+-- -U[80]/+U[100]. none has no changelog, only its delta files: the writer
+-- merged S2's -D[80]/+I[100] into +I[100], so the old value is gone (a
+-- streaming read of none gets its -U/+U from ChangelogNormalize).
 SELECT rowkind, id, amount, status FROM qs.`default`.`orders_input$audit_log`
   /*+ OPTIONS('incremental-between' = '0,3') */;
 SELECT rowkind, id, amount, status FROM qs.`default`.`orders_lookup$audit_log`

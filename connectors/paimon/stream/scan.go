@@ -265,9 +265,11 @@ func (t *Table) followList(readOverwrite bool, s *snapshot.Snapshot) (string, ta
 // IncrementalSplits are the files of a batch incremental read of (from,
 // to]: the deltas (or, for 'changelog' scan mode or 'auto' with a
 // changelog producer, the changelogs) of every snapshot in range, grouped
-// per (partition, bucket) in commit order. merge reports whether the rows
-// are merged per key (delta of a primary-key table) or read raw.
-func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, merge bool, err error) {
+// per (partition, bucket) in commit order. They are read raw, one file
+// after another, never merged per key: Paimon's
+// IncrementalDeltaStartingScanner plans streaming splits, so an $audit_log
+// read sees every change (an insert and a later delete both).
+func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, err error) {
 	useChangelog := c.IncrementalScanMode == "changelog" ||
 		(c.IncrementalScanMode == "auto" && t.HasPrimaryKey() && t.Producer() != "none")
 	var all []manifest.ManifestEntry
@@ -275,9 +277,9 @@ func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, me
 		s, err := t.Snapshots.Read(id)
 		if err != nil {
 			if errors.Is(err, snapshot.ErrNotFound) {
-				return nil, false, ExpiredError(id)
+				return nil, ExpiredError(id)
 			}
-			return nil, false, err
+			return nil, err
 		}
 		list := s.DeltaManifestList
 		if useChangelog {
@@ -293,9 +295,9 @@ func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, me
 		}
 		es, err := t.Manifests.ReadEntries(list)
 		if err != nil {
-			return nil, false, fmt.Errorf("snapshot %d: %w", id, err)
+			return nil, fmt.Errorf("snapshot %d: %w", id, err)
 		}
 		all = append(all, es...)
 	}
-	return groupSplits(all, nil), t.HasPrimaryKey() && !useChangelog, nil
+	return groupSplits(all, nil), nil
 }

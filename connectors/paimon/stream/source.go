@@ -481,18 +481,14 @@ func (r *Reader) step() (wait bool, err error) {
 		}
 		return false, r.setIter(r.splitIter(r.pos.Snapshot, table.SplitFull, splits, false))
 	case phaseBatch:
-		splits, merge, err := r.t.IncrementalSplits(r.cfg, r.pos.From, r.pos.Snapshot)
+		splits, err := r.t.IncrementalSplits(r.cfg, r.pos.From, r.pos.Snapshot)
 		if err != nil {
 			return false, fmt.Errorf("paimon source: %w", err)
-		}
-		kind := table.SplitChangelog
-		if merge {
-			kind = table.SplitDelta
 		}
 		// A batch incremental read of the table drops retractions and
 		// stamps +I; $audit_log keeps them (AuditLogRead.forceKeepDelete),
 		// so its rowkind column shows the -D/-U/+U of the range.
-		return false, r.setIter(r.splitIter(r.pos.Snapshot, kind, r.mine(splits), !r.src.Audit))
+		return false, r.setIter(r.splitIter(r.pos.Snapshot, table.SplitChangelog, r.mine(splits), !r.src.Audit))
 	case phaseIncr:
 		return r.follow()
 	}
