@@ -20,8 +20,9 @@ type rowIter interface {
 // changelog files raw; append tables read +I rows in sequence order.
 type splitIter struct {
 	it table.RowIterator
-	// insertOnly drops retractions and stamps +I (batch incremental reads,
-	// which Paimon returns without DELETE records).
+	// insertOnly drops retractions and stamps +I (batch incremental reads
+	// of the table itself, which Paimon returns without DELETE records;
+	// $audit_log keeps them).
 	insertOnly bool
 }
 
