@@ -63,6 +63,10 @@ Options:
   -e, --execute SQL   run the given statements
   -i, --init FILE     run FILE before the shell (or before -f / -e)
   --resume            restore each job from its latest checkpoint or savepoint
+  --progress          while -f/-e waits for its jobs, print a status line per job every
+                      10 s (rows in/out per second, last checkpoint, backpressure); on a
+                      terminal a one-line status is redrawn every second without it
+  --progress-interval D  how often --progress prints (default 10s)
                       (jobs are named by pipeline.name, else insert-into_<sink>)
   --version           print the version and exit
   -h, --help          print this help and exit
@@ -75,6 +79,8 @@ Ctrl-C or SIGTERM stops running jobs gracefully with a final savepoint; exit 0.
 type options struct {
 	file, execute, init string
 	resume, version     bool
+	progress            bool
+	progressEvery       time.Duration
 	help                bool
 }
 
@@ -93,6 +99,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 		fs.StringVar(&o.init, n, "", "")
 	}
 	fs.BoolVar(&o.resume, "resume", false, "")
+	fs.BoolVar(&o.progress, "progress", false, "")
+	fs.DurationVar(&o.progressEvery, "progress-interval", 10*time.Second, "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
 	fs.BoolVar(&o.help, "help", false, "")
@@ -264,7 +272,16 @@ func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-cha
 		if n := len(s.Jobs.Running()); n > 0 {
 			fmt.Fprintf(stdout, "[INFO] Waiting for %d running job(s). Ctrl-C or SIGTERM stops them with a savepoint.\n", n)
 		}
-		if err := s.Jobs.WaitAll(ctx); err != nil && !wasSignalled() {
+		pctx, stopProgress := context.WithCancel(ctx)
+		progressDone := make(chan struct{})
+		go func() {
+			defer close(progressDone)
+			watchProgress(pctx, s, stderr, progressFor(o.progress, stderr), progressInterval(o.progress, o.progressEvery))
+		}()
+		err := s.Jobs.WaitAll(ctx)
+		stopProgress()
+		<-progressDone
+		if err != nil && !wasSignalled() {
 			fmt.Fprint(stdout, exec.FormatError(err))
 			fmt.Fprintf(stderr, "sqlrun: %s: job failed\n", name)
 			return exitFailed
@@ -274,6 +291,15 @@ func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-cha
 		return stopJobs(s, stdout, stderr, true)
 	}
 	return exitOK
+}
+
+// progressInterval is how often the status is drawn: every second in
+// place on a terminal, every 10 s as log lines.
+func progressInterval(lines bool, every time.Duration) time.Duration {
+	if lines && every > 0 {
+		return every
+	}
+	return time.Second
 }
 
 // stopJobs stops the running jobs gracefully: a final checkpoint, or a
