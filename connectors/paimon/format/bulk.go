@@ -84,8 +84,9 @@ type bulkCol struct {
 
 	// dict caches the boxed values of the current dictionary: a
 	// dictionary-encoded column boxes each distinct value once.
-	dict    parquet.Dictionary
-	dictBox []any
+	dict     parquet.Dictionary
+	dictBox  []any // boxed entries, nil until first used
+	dictVals encoding.Values
 
 	strs  arena
 	islab []int32
@@ -107,9 +108,9 @@ func (c *bulkCol) load(p parquet.Page) {
 		if d != c.dict {
 			c.dict = d
 			c.dictBox = make([]any, d.Len())
-			dv := d.Page().Data()
-			c.decodeAll(&dv, c.dictBox)
+			c.dictVals = d.Page().Data()
 		}
+		c.setValues(&c.dictVals)
 		return
 	}
 	c.setValues(&vals)
@@ -126,12 +127,15 @@ func (c *bulkCol) setValues(v *encoding.Values) {
 	}
 }
 
-// decodeAll boxes every value of a dictionary.
-func (c *bulkCol) decodeAll(v *encoding.Values, out []any) {
-	c.setValues(v)
-	for i := range out {
-		out[i] = c.box(i)
+// dictValue returns dictionary entry i boxed, boxing it on first use (a
+// large dictionary of which a page uses little is not decoded whole).
+func (c *bulkCol) dictValue(i int32) any {
+	if x := c.dictBox[i]; x != nil {
+		return x
 	}
+	x := c.box(int(i))
+	c.dictBox[i] = x
+	return x
 }
 
 // box returns value i of the current value buffers as an interface.
@@ -191,7 +195,7 @@ func (c *bulkCol) fill(out []any, stride, k int) error {
 				continue
 			}
 			if c.idx != nil {
-				out[o] = c.dictBox[c.idx[c.vi]]
+				out[o] = c.dictValue(c.idx[c.vi])
 			} else {
 				out[o] = c.box(c.vi)
 			}

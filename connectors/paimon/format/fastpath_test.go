@@ -194,3 +194,64 @@ func TestFastPathDictionary(t *testing.T) {
 	}
 	it.Close()
 }
+
+// TestWriterDictionaryChoice: a STRING column whose first batch repeats
+// values is written dictionary-encoded (parquet-mr's rule: dictionary plus
+// indexes smaller than plain), unique strings and small files stay PLAIN,
+// and both read back exactly.
+func TestWriterDictionaryChoice(t *testing.T) {
+	fs := []schema.Field{{ID: 0, Name: "rep", Type: sql.String()}, {ID: 1, Name: "uniq", Type: sql.String()}}
+	for _, n := range []int{10, 3000} {
+		var buf bytes.Buffer
+		w, err := NewAppendWriter(&buf, fs, 0, WriterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := func(i int) []any {
+			var rep any = fmt.Sprintf("status-%d", i%5)
+			if i%9 == 0 {
+				rep = nil
+			}
+			return []any{rep, fmt.Sprintf("unique-%08d", i)}
+		}
+		for i := 0; i < n; i++ {
+			if err := w.Write(row(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data := buf.Bytes()
+		f, err := Open(bytes.NewReader(data), int64(len(data)), "data-choice.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for col, wantDict := range []bool{n > dictionaryMinSample, false} {
+			pages := f.pf.RowGroups()[0].ColumnChunks()[col].Pages()
+			pg, err := pages.ReadPage()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pg.Dictionary() != nil; got != wantDict {
+				t.Errorf("%d rows, column %s: dictionary %v, want %v", n, fs[col].Name, got, wantDict)
+			}
+			pages.Close()
+		}
+		it, err := f.Rows(Projection{FileFields: fs, Fields: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		for r := it.Next(); r != nil; r = it.Next() {
+			if !reflect.DeepEqual(r, row(i)) {
+				t.Fatalf("row %d: got %v, want %v", i, r, row(i))
+			}
+			i++
+		}
+		if it.Err() != nil || i != n {
+			t.Fatalf("%d rows, %v", i, it.Err())
+		}
+		it.Close()
+	}
+}

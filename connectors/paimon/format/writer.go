@@ -3,6 +3,7 @@ package format
 import (
 	"fmt"
 	"io"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -42,6 +43,10 @@ type WriterOptions struct {
 	// Parquet writer (default 1024).
 	BatchRows int
 }
+
+// dictionaryMaxBytes is parquet-mr's parquet.dictionary.page.size default:
+// past it a column falls back to PLAIN pages.
+const dictionaryMaxBytes = 1 << 20
 
 func codecOf(name string) (compress.Codec, error) {
 	switch name {
@@ -110,11 +115,66 @@ type core struct {
 	leafVals [][]parquet.Value // per leaf column, reused by flushBatch
 	encs     []encoder         // per column; nil for nested columns
 	strDef   []int             // per column: definition level of a non-null STRING value, -1 for other columns
+	codec    compress.Codec
+}
+
+// startWriter creates the Parquet writer when the first batch is complete
+// (or at close), choosing each STRING column's encoding from that batch the
+// way parquet-mr decides after its first page: dictionary encoding stays
+// when dictionary plus indexes are smaller than the plain values, else the
+// column is written PLAIN. Low-cardinality columns get small files and
+// cheap reads (one decoded value per distinct string); unique strings skip
+// the dictionary's hashing cost.
+func (c *core) startWriter() error {
+	var dict []bool
+	if !c.nested {
+		dict = make([]bool, len(c.cols))
+		for i, d := range c.strDef {
+			if d >= 0 {
+				dict[i] = dictionaryPays(c.leafVals[i])
+			}
+		}
+	}
+	sch, err := parquetSchemaDict(c.cols, dict)
+	if err != nil {
+		return err
+	}
+	c.pw = parquet.NewWriter(c.out, sch, parquet.Compression(c.codec), parquet.CreatedBy("sqlrun", "0.1.0", "parquet-go"),
+		parquet.DataPageVersion(1), parquet.PageBufferSize(1<<20), parquet.DictionaryMaxBytes(dictionaryMaxBytes))
+	return nil
+}
+
+// dictionaryMinSample is the fewest values a dictionary is considered
+// for: small files stay PLAIN, where a dictionary page saves nothing worth
+// its overhead.
+const dictionaryMinSample = 64
+
+// dictionaryPays applies parquet-mr's rule (dictionary size + encoded
+// indexes < plain size) to a sample of a BYTE_ARRAY column.
+func dictionaryPays(vals []parquet.Value) bool {
+	seen := make(map[string]struct{}, len(vals))
+	var plain, dictBytes, n int
+	for _, v := range vals {
+		if v.IsNull() {
+			continue
+		}
+		b := v.ByteArray()
+		n++
+		plain += 4 + len(b)
+		if _, ok := seen[unsafe.String(unsafe.SliceData(b), len(b))]; !ok {
+			seen[string(b)] = struct{}{}
+			dictBytes += 4 + len(b)
+		}
+	}
+	if n < dictionaryMinSample {
+		return false
+	}
+	width := bits.Len(uint(len(seen)))
+	return dictBytes+(n*width+7)/8 < plain
 }
 
 func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType, opts WriterOptions) (*core, error) {
-	sch, err := parquetSchema(cols)
-	if err != nil {
+	if _, err := parquetSchema(cols); err != nil { // fail on unsupported types before any row
 		return nil, err
 	}
 	codec, err := codecOf(opts.Compression)
@@ -124,7 +184,7 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 1024
 	}
-	c := &core{out: &countingWriter{w: w}, cols: cols, opts: opts, valBase: valBase, vtypes: valueTypes}
+	c := &core{out: &countingWriter{w: w}, cols: cols, opts: opts, valBase: valBase, vtypes: valueTypes, codec: codec}
 	leaf := 0
 	for i, col := range cols {
 		var e encoder
@@ -146,8 +206,6 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 			c.nested = true
 		}
 	}
-	c.pw = parquet.NewWriter(c.out, sch, parquet.Compression(codec), parquet.CreatedBy("sqlrun", "0.1.0", "parquet-go"),
-		parquet.DataPageVersion(1), parquet.PageBufferSize(1<<20))
 	if c.nested {
 		c.batch = make([]parquet.Row, opts.BatchRows)
 	} else {
@@ -396,6 +454,11 @@ func (c *core) commitRow(vals []parquet.Value) error {
 func (c *core) flushBatch() error {
 	if c.nbatch == 0 {
 		return nil
+	}
+	if c.pw == nil {
+		if err := c.startWriter(); err != nil {
+			return err
+		}
 	}
 	if c.leafVals == nil {
 		c.leafVals = make([][]parquet.Value, len(c.pw.ColumnWriters()))
@@ -693,6 +756,11 @@ func truncateStats(c *manifest.StatsCollector, types []sql.DataType, n int) {
 func (c *core) close() (int64, error) {
 	if err := c.flushBatch(); err != nil {
 		return 0, err
+	}
+	if c.pw == nil { // no rows
+		if err := c.startWriter(); err != nil {
+			return 0, err
+		}
 	}
 	if err := c.pw.Close(); err != nil {
 		return 0, fmt.Errorf("parquet close: %w", err)
