@@ -85,6 +85,7 @@ step tableread 120 ./connectors/paimon/table/        '^BenchmarkReadPK$' 3x
 step mergetree 180 ./connectors/paimon/mergetree/    '^BenchmarkMergeRead$' 100000x
 step stream    180 ./connectors/paimon/stream/       '^Benchmark(FollowChangelog|FullPhase)$' 3x
 step latency   120 ./connectors/paimon/stream/       '^BenchmarkCommitToRow$' 200x
+step e2elat    180 ./bench/                          '^Benchmark(CommitToSink|LookupWait)$' 50x
 step jdbc      300 ./connectors/jdbc/                '^BenchmarkUpsert$' 300000x
 step parser    120 ./sql/parser/                     '^BenchmarkParseSeed(Insert|DDL)$' 2000x
 
@@ -210,6 +211,11 @@ mr=$(val mergetree 'MergeRead' rows/s)
 follow=$(val stream 'FollowChangelog' rows/s)
 full=$(val stream 'FullPhase' rows/s)
 lat=$(val latency 'CommitToRow' µs/commit-to-row)
+c2s_in50=$(val e2elat 'CommitToSink/producer=input' p50-ms); c2s_in99=$(val e2elat 'CommitToSink/producer=input' p99-ms)
+c2s_no50=$(val e2elat 'CommitToSink/producer=none' p50-ms); c2s_no99=$(val e2elat 'CommitToSink/producer=none' p99-ms)
+lw_w50=$(val e2elat 'LookupWait' wait-p50-ms); lw_w99=$(val e2elat 'LookupWait' wait-p99-ms)
+lw_n50=$(val e2elat 'LookupWait' nowait-p50-ms); lw_n99=$(val e2elat 'LookupWait' nowait-p99-ms)
+lw_wc=$(val e2elat 'LookupWait' wait-commit-p50-ms); lw_nc=$(val e2elat 'LookupWait' nowait-commit-p50-ms)
 declare -A drv sink pct
 for n in 100 1000 5000; do
 	drv[$n]=$(val jdbc "max-rows=$n" driver-rows/s)
@@ -250,6 +256,13 @@ row "Paimon merge-on-read, 5 sorted runs, rows/s (wall)" "$(m "$mr" "$(why merge
 row "Paimon streaming changelog read (input), rows/s (wall)" "$(m "$follow" "$(why stream)")" "-" "-"
 row "Paimon streaming full phase (5 L0 files), rows/s (wall)" "$(m "$full" "$(why stream)")" "-" "-"
 row "Paimon commit -> row at reader, mean us" "$(m "$lat" "$(why latency)")" "-" "-"
+# pp P50 P99: "p50 / p99 ms", or "- (why)" when the e2elat step gave nothing.
+pp() { if [ "$1" = "-" ]; then echo "- ($(why e2elat))"; else echo "$1 / $2 ms"; fi; }
+row "Paimon commit -> sink of a streaming job, p50/p99, input" "$(pp "$c2s_in50" "$c2s_in99")" "-" "-"
+row "Paimon commit -> sink of a streaming job, p50/p99, none" "$(pp "$c2s_no50" "$c2s_no99")" "-" "-"
+row "lookup changelog commit -> sink p50/p99, lookup-wait true" "$(pp "$lw_w50" "$lw_w99")" "-" "Paimon: lookup-wait trades commit time"
+row "lookup changelog commit -> sink p50/p99, lookup-wait false" "$(pp "$lw_n50" "$lw_n99")" "-" "  for changelog latency"
+row "  commit p50 with lookup-wait true / false" "$(pp "$lw_wc" "$lw_nc")" "-" "-"
 for n in 100 1000 5000; do
 	row "JDBC upsert max-rows=$n: sink / driver alone, rows/s" "$(m "${sink[$n]}" "$(why jdbc)") / $(fmtn "${drv[$n]}")" "sink >= 90%" "$( [ "${pct[$n]}" = "-" ] && echo "-" || printf 'measured %.1f%%' "${pct[$n]}")"
 done
