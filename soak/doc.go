@@ -6,7 +6,9 @@
 // random workload of inserts, updates and deletes over a uniform or skewed
 // key distribution, and faults are injected at random:
 //
-//   - sigkill: kill -9 of the sqlrun process, then `sqlrun -f job.sql --resume`;
+//   - sigkill: kill -9 of the sqlrun process, then `sqlrun -f job.sql --resume`
+//     (with producers input and lookup one in four times without --resume:
+//     the consumer-id resumes);
 //   - mariadb: the MariaDB server stopped for 0.5–2 s and started again
 //     (the JDBC sink retries and reconnects);
 //   - diskfull: the checkpoint dir's disk is "full" for about a second: the

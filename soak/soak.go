@@ -381,8 +381,20 @@ func (r *run) inject(kind string) error {
 		if code, _ := r.job.wait(30 * time.Second); code != -1 {
 			return fmt.Errorf("kill -9: exit %d, want death by signal", code)
 		}
+		// One restart in four is plain `sqlrun -f job.sql`, no --resume: a
+		// fresh job whose consumer-id ('soak') resumes at the consumer's
+		// nextSnapshot, the seed's other way back.
+		// Not with producer none: the fresh job's ChangelogNormalize has no
+		// state, drops the -D of every key it has not seen since (Flink's
+		// processLastRowOnChangelog), and MariaDB keeps those rows as
+		// orphans — the seed's documented limit of a stateless restart,
+		// which this soak found with SOAK_SEED=313624 before excluding it.
+		resume := r.producer == "none" || r.rng.Intn(4) != 0
+		if !resume {
+			r.logf("sigkill: restarting without --resume")
+		}
 		var err error
-		r.job, err = r.startJob(true)
+		r.job, err = r.startJob(resume)
 		return err
 	case FaultMariaDB:
 		down := time.Duration(500+r.rng.Intn(1500)) * time.Millisecond
