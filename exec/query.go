@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,7 +72,7 @@ func (s *Session) ShowResult(ctx context.Context, out io.Writer, schema sql.Sche
 				return err
 			}
 			for _, r := range batch {
-				rows = append(rows, formatCells(r, schema))
+				rows = applyBatchRow(rows, r, schema)
 			}
 		}
 		if len(rows) == 0 {
@@ -105,6 +106,24 @@ func (s *Session) ShowResult(ctx context.Context, out io.Writer, schema sql.Sche
 		}
 		tb.Rows(batch)
 	}
+}
+
+// applyBatchRow folds one row into a batch result. A batch result is a
+// table, not a changelog: Flink's batch operators only ever emit +I, but
+// some of ours run their streaming form on bounded input (a join that sees
+// its probe side first emits a null-padded row, then retracts it), so a
+// retraction removes the latest equal row instead of being shown.
+func applyBatchRow(rows [][]string, r sql.Row, schema sql.Schema) [][]string {
+	cells := formatCells(r, schema)
+	if r.Kind.IsAdd() {
+		return append(rows, cells)
+	}
+	for i := len(rows) - 1; i >= 0; i-- {
+		if slices.Equal(rows[i], cells) {
+			return append(rows[:i], rows[i+1:]...)
+		}
+	}
+	return rows
 }
 
 func formatCells(r sql.Row, schema sql.Schema) []string {
