@@ -456,8 +456,17 @@ func compileCall(c *Call) (Eval, error) {
 			}
 			return intOf(n, t.Root), nil
 		}), nil
-	case "CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "CURRENT_ROW_TIMESTAMP":
-		return func([]any) (any, error) { return sql.TimestampFromTime(time.Now()), nil }, nil
+	case "CURRENT_TIMESTAMP", "NOW", "CURRENT_ROW_TIMESTAMP":
+		// TIMESTAMP_LTZ(3): the current instant at millisecond precision.
+		return func([]any) (any, error) { return sql.TimestampData{Millis: time.Now().UnixMilli()}, nil }, nil
+	case "LOCALTIMESTAMP":
+		// TIMESTAMP(3): the wall clock of the session's (here: the
+		// process's) time zone, at millisecond precision.
+		return func([]any) (any, error) {
+			now := time.Now()
+			_, offset := now.Zone()
+			return sql.TimestampData{Millis: now.UnixMilli() + int64(offset)*1000}, nil
+		}, nil
 	case "CURRENT_DATE":
 		return func([]any) (any, error) { return int32(time.Now().UTC().Unix() / 86400), nil }, nil
 	case "DATE_FORMAT":
