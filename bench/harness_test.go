@@ -2,11 +2,14 @@ package bench
 
 import (
 	"fmt"
-	"os"
+	"path"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
@@ -22,12 +25,19 @@ type feed struct {
 	tt    *table.Table
 	tw    *table.TableWrite
 	tc    *table.Commit
+	fio   *stampFS
 	probe *probe
 	job   *runtime.Job
 	// done[b] is when commit b's first snapshot was written; dur[b] how
 	// long PrepareCommit+Commit took.
 	done map[int64]time.Time
 	dur  map[int64]time.Duration
+	// prep[b] is the PrepareCommit part of dur[b] (flush, and with
+	// lookup-wait the lookup compaction).
+	prep map[int64]time.Duration
+	// gap[b] is the time from commit b's first snapshot to its last (the
+	// COMPACT snapshot that carries lookup changelog), 0 for one snapshot.
+	gap  map[int64]time.Duration
 	next int64
 }
 
@@ -36,13 +46,15 @@ type feed struct {
 func newFeed(t testing.TB, name string, opts map[string]string, readOpts string) *feed {
 	t.Helper()
 	dir := t.TempDir()
-	f := &feed{name: name, path: filepath.Join(dir, name), done: map[int64]time.Time{}, dur: map[int64]time.Duration{}}
+	f := &feed{name: name, path: filepath.Join(dir, name), done: map[int64]time.Time{}, dur: map[int64]time.Duration{},
+		prep: map[int64]time.Duration{}, gap: map[int64]time.Duration{}}
 	all := map[string]string{"bucket": "1"}
 	for k, v := range opts {
 		all[k] = v
 	}
 	var err error
-	f.tt, err = table.Create(nil, f.path, sql.Schema{Columns: []sql.Column{{Name: "k", Type: sql.Int().NotNull()},
+	f.fio = &stampFS{FileIO: fs.NewLocal(), at: map[string]time.Time{}}
+	f.tt, err = table.Create(f.fio, f.path, sql.Schema{Columns: []sql.Column{{Name: "k", Type: sql.Int().NotNull()},
 		{Name: "b", Type: sql.BigInt()}}, PrimaryKey: []string{"k"}}, nil, all, "", time.Now().UnixMilli())
 	if err != nil {
 		t.Fatalf("create %s: %v", name, err)
@@ -87,6 +99,7 @@ func (f *feed) commit(t testing.TB, keys []int32) int64 {
 		t.Fatalf("%s: prepare commit: %v", f.name, err)
 	}
 	end := time.Now()
+	f.prep[b] = end.Sub(start)
 	if len(msgs) > 0 {
 		if err := f.tc.Commit(b, msgs, nil); err != nil {
 			t.Fatalf("%s: commit %d: %v", f.name, b, err)
@@ -96,14 +109,17 @@ func (f *feed) commit(t testing.TB, keys []int32) int64 {
 			t.Fatalf("%s: commit %d created no snapshot", f.name, b)
 		}
 		// The commit instant is when its first snapshot file was
-		// written (its modification time, just before the rename that
-		// publishes it): readers can see the rows from then on, while
-		// Commit itself goes on (a COMPACT snapshot, expiration).
-		st, err := os.Stat(filepath.Join(f.path, "snapshot", fmt.Sprintf("snapshot-%d", f.tc.LastSnapshots[0])))
-		if err != nil {
-			t.Fatalf("%s: %v", f.name, err)
+		// published (WriteFileAtomic returned): readers can see the rows
+		// from then on, while Commit itself goes on (a COMPACT snapshot,
+		// expiration).
+		ids := f.tc.LastSnapshots
+		first, ok := f.fio.published(ids[0])
+		lastAt, ok2 := f.fio.published(ids[len(ids)-1])
+		if !ok || !ok2 {
+			t.Fatalf("%s: commit %d: snapshots %v were not seen published", f.name, b, ids)
 		}
-		f.done[b] = st.ModTime()
+		f.done[b] = first
+		f.gap[b] = lastAt.Sub(first)
 	} else {
 		f.done[b] = end
 	}
@@ -144,14 +160,18 @@ func (f *feed) latencies(from, to int64) (lat []time.Duration, early int) {
 	return lat, early
 }
 
-// commitDurations are PrepareCommit+Commit times of commits from..to, sorted.
-func (f *feed) commitDurations(from, to int64) []time.Duration {
-	var d []time.Duration
+// commitDurations are PrepareCommit+Commit times of commits from..to,
+// the PrepareCommit parts and the first-to-last snapshot gaps, each sorted.
+func (f *feed) commitDurations(from, to int64) (total, prepare, gap []time.Duration) {
 	for b := from; b <= to; b++ {
-		d = append(d, f.dur[b])
+		total = append(total, f.dur[b])
+		prepare = append(prepare, f.prep[b])
+		gap = append(gap, f.gap[b])
 	}
-	sortDurations(d)
-	return d
+	sortDurations(total)
+	sortDurations(prepare)
+	sortDurations(gap)
+	return total, prepare, gap
 }
 
 // warmUp commits one row and waits for it: the job is running and its
@@ -178,4 +198,34 @@ func keys(i, r, span int) []int32 {
 		out[j] = int32((i%span)*r + j)
 	}
 	return out
+}
+
+// stampFS is the local file system that notes when each snapshot file is
+// published: the moment WriteFileAtomic (link(2) of the fully written
+// temp file) returns. File modification times are no substitute: Linux
+// stamps them with the coarse kernel clock (one tick, 4 ms at HZ=250),
+// which is the size of what is measured here.
+type stampFS struct {
+	fs.FileIO
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (s *stampFS) WriteFileAtomic(p string, data []byte) error {
+	err := s.FileIO.WriteFileAtomic(p, data)
+	now := time.Now()
+	if base := path.Base(p); err == nil && strings.HasPrefix(base, "snapshot-") {
+		s.mu.Lock()
+		s.at[base] = now
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// published is when snapshot id was published.
+func (s *stampFS) published(id int64) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.at[fmt.Sprintf("snapshot-%d", id)]
+	return t, ok
 }

@@ -21,13 +21,15 @@ type latencyRun struct {
 	lat       []time.Duration // arrival − Commit returned, per +I/+U row
 	early     int             // rows seen before Commit returned
 	commit    []time.Duration // PrepareCommit + Commit per commit
+	prepare   []time.Duration // PrepareCommit alone
+	gap       []time.Duration // first → last snapshot of a commit
 	afterNext int             // rows that arrived only after the next commit returned
 }
 
 func (r latencyRun) String() string {
-	return fmt.Sprintf("n=%d p50=%.2fms p99=%.2fms max=%.2fms (early %d, after next commit %d); commit p50=%.2fms p99=%.2fms",
+	return fmt.Sprintf("n=%d p50=%.2fms p99=%.2fms max=%.2fms (early %d, after next commit %d); commit p50=%.2fms p99=%.2fms, of which PrepareCommit p50=%.2fms; first→last snapshot p50=%.2fms",
 		len(r.lat), ms(pct(r.lat, .5)), ms(pct(r.lat, .99)), ms(pct(r.lat, 1)), r.early, r.afterNext,
-		ms(pct(r.commit, .5)), ms(pct(r.commit, .99)))
+		ms(pct(r.commit, .5)), ms(pct(r.commit, .99)), ms(pct(r.prepare, .5)), ms(pct(r.gap, .5)))
 }
 
 // drive commits `commits` rounds of `rows` rows into every feed, one
@@ -79,7 +81,7 @@ func drive(t testing.TB, feeds []*feed, commits, rows int, every time.Duration) 
 	for j, f := range feeds {
 		r := &out[j]
 		r.lat, r.early = f.latencies(first[j], last[j])
-		r.commit = f.commitDurations(first[j], last[j])
+		r.commit, r.prepare, r.gap = f.commitDurations(first[j], last[j])
 		for _, a := range f.probe.snapshot() {
 			b, ok := a.row[1].(int64)
 			if !ok || b < first[j] || b > last[j] || (a.kind != sql.Insert && a.kind != sql.UpdateAfter) {
@@ -208,5 +210,8 @@ func BenchmarkLookupWait(b *testing.B) {
 	b.ReportMetric(ms(pct(r[1].lat, .99)), "nowait-p99-ms")
 	b.ReportMetric(ms(pct(r[0].commit, .5)), "wait-commit-p50-ms")
 	b.ReportMetric(ms(pct(r[1].commit, .5)), "nowait-commit-p50-ms")
+	b.ReportMetric(ms(pct(r[0].prepare, .5)), "wait-prepare-p50-ms")
+	b.ReportMetric(ms(pct(r[1].prepare, .5)), "nowait-prepare-p50-ms")
+	b.ReportMetric(ms(pct(r[0].gap, .5)), "wait-append-to-compact-p50-ms")
 	b.ReportMetric(0, "ns/op")
 }
