@@ -1,7 +1,10 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
+	iofs "io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -109,7 +112,7 @@ func (f *feed) commit(t testing.TB, keys []int32) int64 {
 			t.Fatalf("%s: commit %d created no snapshot", f.name, b)
 		}
 		// The commit instant is when its first snapshot file was
-		// published (WriteFileAtomic returned): readers can see the rows
+		// published (linked to its name, see stampFS): readers can see the rows
 		// from then on, while Commit itself goes on (a COMPACT snapshot,
 		// expiration).
 		ids := f.tc.LastSnapshots
@@ -201,10 +204,14 @@ func keys(i, r, span int) []int32 {
 }
 
 // stampFS is the local file system that notes when each snapshot file is
-// published: the moment WriteFileAtomic (link(2) of the fully written
-// temp file) returns. File modification times are no substitute: Linux
-// stamps them with the coarse kernel clock (one tick, 4 ms at HZ=250),
-// which is the size of what is measured here.
+// published. For snapshot files its WriteFileAtomic does what fs.Local's
+// does (a synced temp file, link(2) to the name, a directory sync) and
+// takes the time just before the link: a reader cannot see the snapshot
+// earlier, and can right after. Neither the return of WriteFileAtomic (the
+// directory fsync follows the link and takes milliseconds, during which
+// readers already read the rows) nor the file's modification time (Linux
+// stamps it with the coarse kernel clock, one 4 ms tick at HZ=250) is
+// precise enough for what is measured here.
 type stampFS struct {
 	fs.FileIO
 	mu sync.Mutex
@@ -212,14 +219,44 @@ type stampFS struct {
 }
 
 func (s *stampFS) WriteFileAtomic(p string, data []byte) error {
-	err := s.FileIO.WriteFileAtomic(p, data)
-	now := time.Now()
-	if base := path.Base(p); err == nil && strings.HasPrefix(base, "snapshot-") {
-		s.mu.Lock()
-		s.at[base] = now
-		s.mu.Unlock()
+	base := path.Base(p)
+	if !strings.HasPrefix(base, "snapshot-") {
+		return s.FileIO.WriteFileAtomic(p, data)
 	}
-	return err
+	lp, err := fs.LocalPath(p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	tmp := filepath.Join(filepath.Dir(lp), fmt.Sprintf(".%s.%d.tmp", base, time.Now().UnixNano()))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	defer os.Remove(tmp)
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	now := time.Now()
+	if err := os.Link(tmp, lp); err != nil {
+		if errors.Is(err, iofs.ErrExist) {
+			return fmt.Errorf("create %s: %w: %w", p, fs.ErrExist, err)
+		}
+		return fmt.Errorf("create %s: %w", p, err)
+	}
+	if d, err := os.Open(filepath.Dir(lp)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	s.mu.Lock()
+	s.at[base] = now
+	s.mu.Unlock()
+	return nil
 }
 
 // published is when snapshot id was published.
