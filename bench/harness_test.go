@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	iofs "io/fs"
@@ -20,7 +21,7 @@ import (
 
 // feed is a Paimon primary-key table (k INT, b BIGINT) written and
 // committed directly through the table layer, so the test knows the
-// instant each commit returned, and read by a streaming INSERT job
+// instant each commit is published, and read by a streaming INSERT job
 // (Paimon source → bench-probe) started through exec.Session.
 type feed struct {
 	name  string
@@ -31,7 +32,7 @@ type feed struct {
 	fio   *stampFS
 	probe *probe
 	job   *runtime.Job
-	// done[b] is when commit b's first snapshot was written; dur[b] how
+	// done[b] is when commit b's first snapshot was published; dur[b] how
 	// long PrepareCommit+Commit took.
 	done map[int64]time.Time
 	dur  map[int64]time.Duration
@@ -40,8 +41,10 @@ type feed struct {
 	prep map[int64]time.Duration
 	// gap[b] is the time from commit b's first snapshot to its last (the
 	// COMPACT snapshot that carries lookup changelog), 0 for one snapshot.
-	gap  map[int64]time.Duration
-	next int64
+	gap map[int64]time.Duration
+	// changelog[b] is the changelogRecordCount of commit b's snapshots.
+	changelog map[int64]int64
+	next      int64
 }
 
 // newFeed creates the table with opts and starts the reading job with
@@ -50,7 +53,8 @@ func newFeed(t testing.TB, name string, opts map[string]string, readOpts string)
 	t.Helper()
 	dir := t.TempDir()
 	f := &feed{name: name, path: filepath.Join(dir, name), done: map[int64]time.Time{}, dur: map[int64]time.Duration{},
-		prep: map[int64]time.Duration{}, gap: map[int64]time.Duration{}}
+		prep: map[int64]time.Duration{}, gap: map[int64]time.Duration{},
+		changelog: map[int64]int64{}}
 	all := map[string]string{"bucket": "1"}
 	for k, v := range opts {
 		all[k] = v
@@ -123,6 +127,9 @@ func (f *feed) commit(t testing.TB, keys []int32) int64 {
 		}
 		f.done[b] = first
 		f.gap[b] = lastAt.Sub(first)
+		for _, id := range ids {
+			f.changelog[b] += changelogRecords(t, f.path, id)
+		}
 	} else {
 		f.done[b] = end
 	}
@@ -201,6 +208,25 @@ func keys(i, r, span int) []int32 {
 		out[j] = int32((i%span)*r + j)
 	}
 	return out
+}
+
+// changelogRecords is snapshot id's changelogRecordCount (0 when absent).
+func changelogRecords(t testing.TB, table string, id int64) int64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(table, "snapshot", fmt.Sprintf("snapshot-%d", id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		ChangelogRecordCount *int64 `json:"changelogRecordCount"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("snapshot %d: %v", id, err)
+	}
+	if s.ChangelogRecordCount == nil {
+		return 0
+	}
+	return *s.ChangelogRecordCount
 }
 
 // stampFS is the local file system that notes when each snapshot file is

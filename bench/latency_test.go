@@ -23,7 +23,9 @@ type latencyRun struct {
 	commit    []time.Duration // PrepareCommit + Commit per commit
 	prepare   []time.Duration // PrepareCommit alone
 	gap       []time.Duration // first → last snapshot of a commit
-	afterNext int             // rows that arrived only after the next commit returned
+	afterNext int             // rows that arrived only after the next commit was published
+	first     int64           // the feed's first measured commit
+	last      int64           // and its last
 }
 
 func (r latencyRun) String() string {
@@ -80,6 +82,7 @@ func drive(t testing.TB, feeds []*feed, commits, rows int, every time.Duration) 
 	out := make([]latencyRun, len(feeds))
 	for j, f := range feeds {
 		r := &out[j]
+		r.first, r.last = first[j], last[j]
 		r.lat, r.early = f.latencies(first[j], last[j])
 		r.commit, r.prepare, r.gap = f.commitDurations(first[j], last[j])
 		for _, a := range f.probe.snapshot() {
@@ -170,8 +173,16 @@ func TestLookupWaitLatency(t *testing.T) {
 			t.Fatalf("%s: %d after-images, want %d", f.name, len(r[i].lat), 25*20)
 		}
 	}
-	if r[0].afterNext != 0 {
-		t.Errorf("lookup-wait=true: %d rows arrived only after the next commit", r[0].afterNext)
+	// lookup-wait = true: each commit publishes its own rows' changelog
+	// (+I the first 20 rounds, -U and +U after).
+	for b := r[0].first; b <= r[0].last; b++ {
+		want := int64(20)
+		if b >= r[0].first+20 {
+			want = 40
+		}
+		if got := w.changelog[b]; got != want {
+			t.Errorf("lookup-wait=true: commit %d published %d changelog rows, want %d", b, got, want)
+		}
 	}
 	// Keys repeat after 20 rounds: rounds 20..24 update keys, so both
 	// tables must have produced -U rows carrying the old values.
