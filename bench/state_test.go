@@ -26,7 +26,7 @@ type vertexState struct {
 // checkpointStates reads a completed checkpoint's per-vertex state sizes
 // (the op-i.state files through runtime.ReadCheckpoint) and, for
 // ChangelogNormalize, decodes its keyed state to count the keys kept.
-func checkpointStates(t testing.TB, path string) []vertexState {
+func checkpointStates(t testing.TB, path string) (vs []vertexState, total int64) {
 	t.Helper()
 	cp, err := runtime.ReadCheckpoint(path)
 	if err != nil {
@@ -51,7 +51,7 @@ func checkpointStates(t testing.TB, path string) []vertexState {
 		}
 		out = append(out, vs)
 	}
-	return out
+	return out, cp.Size
 }
 
 // ordersWriter is the upstream of the seed job: it writes the seed's
@@ -188,7 +188,7 @@ CREATE TABLE orders_rt (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY
 				t.Fatalf("EXPLAIN shows ChangelogNormalize=%v for producer %s:\n%s", hasNormalize, producer, explain.String())
 			}
 
-			cp1 := checkpointStates(t, checkpointAfter(t, job, first))
+			cp1, size1 := checkpointStates(t, checkpointAfter(t, job, first))
 			rows = rows[:0]
 			for id := int64(first); id < first+added; id++ {
 				rows = append(rows, order(sql.Insert, id, 8000, "CREATED"))
@@ -201,7 +201,14 @@ CREATE TABLE orders_rt (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY
 			}
 			w.commit(t, rows)
 			// At least +I per new key, +U (or -U/+U) per update, -D per delete.
-			cp2 := checkpointStates(t, checkpointAfter(t, job, first+added+updated+deleted))
+			cp2, size2 := checkpointStates(t, checkpointAfter(t, job, first+added+updated+deleted))
+			t.Logf("%-16s checkpoint state files: %d B -> %d B", producer, size1, size2)
+			// The whole checkpoint: it grows by ~25 B per key with
+			// ChangelogNormalize, and not at all without it (the source
+			// position may gain a digit).
+			if grew := size2 - size1; (producer == "none") != (grew > 10*(added-deleted)) || (producer != "none" && (grew > 16 || grew < -16)) {
+				t.Errorf("producer %s: checkpoint state files grew by %d B for %d more keys", producer, grew, added-deleted)
+			}
 
 			for i := range cp2 {
 				t.Logf("%-16s %-45s %7d B (%d keys) -> %7d B (%d keys)", producer, cp2[i].name,
