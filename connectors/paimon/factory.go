@@ -17,6 +17,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/stream"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/sql"
@@ -176,11 +177,43 @@ type tableConfig struct {
 }
 
 func newConfig(ctx *connectors.Context) (*tableConfig, error) {
-	if err := CheckOptions(ctx.Options); err != nil {
+	opts, err := withStoredOptions(ctx.Options)
+	if err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
-	return &tableConfig{id: ctx.Table, schema: ctx.Schema, partition: ctx.PartitionKeys, opts: connectors.NewOptions(tableOptions, ctx.Options),
-		raw: ctx.Options, streaming: ctx.Streaming}, nil
+	if err := CheckOptions(opts); err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
+	}
+	return &tableConfig{id: ctx.Table, schema: ctx.Schema, partition: ctx.PartitionKeys, opts: connectors.NewOptions(tableOptions, opts),
+		raw: opts, streaming: ctx.Streaming}, nil
+}
+
+// withStoredOptions returns the options a Paimon table really has: those
+// stored in its latest schema file, overridden by the declaration's WITH
+// options and hints. Paimon's FlinkTableFactory reads a 'path' table the
+// same way (the table's options copied with the dynamic ones), so a table
+// created with 'changelog-producer' = 'input' keeps that producer — and
+// its changelog mode in the plan — when declared by path without it. A
+// table that does not exist yet has no stored options.
+func withStoredOptions(decl map[string]string) (map[string]string, error) {
+	path := strings.TrimPrefix(strings.TrimSpace(decl["path"]), "file://")
+	if path == "" {
+		return decl, nil
+	}
+	ts, err := schema.NewManager(fs.NewLocal(), path).Latest()
+	if err != nil || ts == nil || len(ts.Options) == 0 {
+		// Missing or unreadable: opening the table reports it with
+		// Paimon's message and the file at fault.
+		return decl, nil
+	}
+	merged := make(map[string]string, len(ts.Options)+len(decl))
+	for k, v := range ts.Options {
+		merged[k] = v
+	}
+	for k, v := range decl {
+		merged[k] = v
+	}
+	return merged, nil
 }
 
 func (c *tableConfig) producer() string {
