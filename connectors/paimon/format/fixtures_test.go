@@ -2,7 +2,6 @@ package format
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,22 +15,12 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-func fixtureRoot(t testing.TB) string {
-	dir := os.Getenv("SQLRUN_PAIMON_FIXTURES")
-	if dir == "" {
-		dir = "../../../../shared/fixtures/paimon"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Paimon fixtures not found at %s (set SQLRUN_PAIMON_FIXTURES): %v", dir, err)
-	}
-	return dir
-}
-
 func fixtureTable(t *testing.T, name string) string {
-	dirs, _ := filepath.Glob(filepath.Join(fixtureRoot(t), name, "*.db", "*"))
+	dirs, _ := filepath.Glob(filepath.Join(fixtures.PaimonDir(t), name, "*.db", "*"))
 	if len(dirs) != 1 {
 		t.Fatalf("fixture %s: %v", name, dirs)
 	}
@@ -271,7 +260,7 @@ func (r *tableReader) readAppend() []string {
 // bucket hashes, key order, key ranges, delete counts and sizes Java
 // recorded.
 func TestFixtures(t *testing.T) {
-	fixtureRoot(t)
+	fixtures.PaimonDir(t)
 	datadriven.RunTest(t, "testdata/fixtures", func(t *testing.T, d *datadriven.TestData) string {
 		dir := fixtureTable(t, d.CmdArgs[0].Key)
 		fio := fs.NewLocal()

@@ -19,22 +19,12 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-func fixtures(t testing.TB) string {
-	dir := os.Getenv("SQLRUN_PAIMON_FIXTURES")
-	if dir == "" {
-		dir = "../../../../shared/fixtures/paimon"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Paimon fixtures not found at %s (set SQLRUN_PAIMON_FIXTURES): %v", dir, err)
-	}
-	return dir
-}
-
 func tableDirs(t *testing.T) map[string]string {
-	root := fixtures(t)
+	root := fixtures.PaimonDir(t)
 	dirs, _ := filepath.Glob(filepath.Join(root, "*", "*.db", "*"))
 	out := map[string]string{}
 	for _, d := range dirs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -14,7 +15,7 @@ import (
 // append_partitioned_schema_evolution fixture on schema-0 and gets Java's
 // schema-1 (ids, order, highestFieldId).
 func TestApplyReproducesFixture(t *testing.T) {
-	dir := filepath.Join(fixtures(t), "append_partitioned_schema_evolution/append_table_with_alter_table.db/append_table_with_alter_table/schema")
+	dir := filepath.Join(fixtures.PaimonDir(t), "append_partitioned_schema_evolution/append_table_with_alter_table.db/append_table_with_alter_table/schema")
 	b0, _ := os.ReadFile(filepath.Join(dir, "schema-0"))
 	b1, _ := os.ReadFile(filepath.Join(dir, "schema-1"))
 	s0, err := Parse(b0)

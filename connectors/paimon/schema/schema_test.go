@@ -12,19 +12,9 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"github.com/sqlrun/sqlrun/sql"
 )
-
-func fixtures(t testing.TB) string {
-	dir := os.Getenv("SQLRUN_PAIMON_FIXTURES")
-	if dir == "" {
-		dir = "../../../../shared/fixtures/paimon"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Paimon fixtures not found at %s (set SQLRUN_PAIMON_FIXTURES): %v", dir, err)
-	}
-	return dir
-}
 
 func TestTypeStrings(t *testing.T) {
 	for _, s := range []string{"BOOLEAN", "TINYINT", "SMALLINT", "INT NOT NULL", "BIGINT", "FLOAT", "DOUBLE", "DATE", "STRING NOT NULL",
@@ -50,7 +40,7 @@ func TestTypeStrings(t *testing.T) {
 // TestFixtureSchemas reads every Java-written schema, checks it and checks
 // that writing and re-reading it gives the same schema.
 func TestFixtureSchemas(t *testing.T) {
-	root := fixtures(t)
+	root := fixtures.PaimonDir(t)
 	files, _ := filepath.Glob(filepath.Join(root, "*", "*.db", "*", "schema", "schema-*"))
 	if len(files) < 6 {
 		t.Fatalf("found %d schema files", len(files))

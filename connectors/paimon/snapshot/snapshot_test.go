@@ -10,21 +10,11 @@ import (
 	"testing"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 )
 
-func fixtures(t testing.TB) string {
-	dir := os.Getenv("SQLRUN_PAIMON_FIXTURES")
-	if dir == "" {
-		dir = "../../../../shared/fixtures/paimon"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Paimon fixtures not found at %s (set SQLRUN_PAIMON_FIXTURES): %v", dir, err)
-	}
-	return dir
-}
-
 func TestFixtureSnapshots(t *testing.T) {
-	root := fixtures(t)
+	root := fixtures.PaimonDir(t)
 	files, _ := filepath.Glob(filepath.Join(root, "*", "*.db", "*", "snapshot", "snapshot-*"))
 	if len(files) < 15 {
 		t.Fatalf("found %d snapshots", len(files))
@@ -58,7 +48,7 @@ func TestFixtureSnapshots(t *testing.T) {
 }
 
 func TestManagerFixture(t *testing.T) {
-	root := fixtures(t)
+	root := fixtures.PaimonDir(t)
 	m := NewManager(fs.NewLocal(), filepath.Join(root, "pk_mor_partitioned/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor"))
 	l, ok, err := m.LatestID()
 	if err != nil || !ok || l != 5 {

@@ -2,7 +2,6 @@ package table
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,19 +11,9 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"github.com/sqlrun/sqlrun/sql"
 )
-
-func fixtureRoot(t testing.TB) string {
-	dir := os.Getenv("SQLRUN_PAIMON_FIXTURES")
-	if dir == "" {
-		dir = "../../../../shared/fixtures/paimon"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Paimon fixtures not found at %s (set SQLRUN_PAIMON_FIXTURES): %v", dir, err)
-	}
-	return dir
-}
 
 // readAll plans and reads every split of the resolved snapshot and
 // returns the rows formatted as Flink prints them, sorted.
@@ -70,7 +59,7 @@ func readAll(t *Table, f *Filter, o ReadOptions) ([]string, error) {
 // split readers; the goldens in testdata/fixtures were checked against
 // each fixture's README ("Expected read ...").
 func TestFixtures(t *testing.T) {
-	root := fixtureRoot(t)
+	root := fixtures.PaimonDir(t)
 	datadriven.RunTest(t, "testdata/fixtures", func(t *testing.T, d *datadriven.TestData) string {
 		var name string
 		d.ScanArgs(t, "fixture", &name)
