@@ -52,27 +52,27 @@ func TestCorpus(t *testing.T) {
 					}
 					srv = needMariaDB(t)
 					db := srv.NewDatabase(t)
-					e.vars["$DB"] = db
-					e.vars["$JDBC_URL"] = srv.JDBCURL(db)
-					e.vars["$USER"] = srv.User
-					e.vars["$PASSWORD"] = srv.Password
+					e.Vars["$DB"] = db
+					e.Vars["$JDBC_URL"] = srv.JDBCURL(db)
+					e.Vars["$USER"] = srv.User
+					e.Vars["$PASSWORD"] = srv.Password
 				}
 				return ""
 			case "closed-port":
-				e.vars["$CLOSED_URL"] = "jdbc:mysql://127.0.0.1:" + strconv.Itoa(closedPort(t)) + "/db"
+				e.Vars["$CLOSED_URL"] = "jdbc:mysql://127.0.0.1:" + strconv.Itoa(closedPort(t)) + "/db"
 				return ""
 			case "var":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				e.vars["$"+name] = e.expand(d.Input)
+				e.Vars["$"+name] = e.Expand(d.Input)
 				return ""
 			case "file":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				e.write(name, d.Input+"\n")
+				e.Write(name, d.Input+"\n")
 				return ""
 			case "run":
-				e.write("job.sql", d.Input+"\n")
+				e.Write("job.sql", d.Input+"\n")
 				if d.HasArg("timeout") {
 					var s string
 					d.ScanArgs(t, "timeout", &s)
@@ -87,39 +87,39 @@ func TestCorpus(t *testing.T) {
 				var args []string
 				for _, l := range strings.Split(d.Input, "\n") {
 					if l != "" {
-						args = append(args, e.expand(l))
+						args = append(args, e.Expand(l))
 					}
 				}
 				return e.show(e.run(time.Minute, args...))
 			case "paimon-write":
 				var p string
 				d.ScanArgs(t, "path", &p)
-				return e.normalize(paimonWrite(t, filepath.Join(e.dir, p), d.Input))
+				return e.normalize(paimonWrite(t, filepath.Join(e.Dir, p), d.Input))
 			case "select":
 				var p string
 				d.ScanArgs(t, "path", &p)
-				e.write("select.sql", fmt.Sprintf(selectScript, filepath.Join(e.dir, p)))
+				e.Write("select.sql", fmt.Sprintf(selectScript, filepath.Join(e.Dir, p)))
 				return e.show(e.run(time.Minute, "-f", "select.sql"))
 			case "paimon-read":
 				var p string
 				d.ScanArgs(t, "path", &p)
-				return e.normalize(paimonRead(filepath.Join(e.dir, p)))
+				return e.normalize(paimonRead(filepath.Join(e.Dir, p)))
 			case "corrupt":
 				var g, how string
 				d.ScanArgs(t, "glob", &g)
 				d.ScanArgs(t, "how", &how)
-				return corrupt(t, e.dir, g, how, e.expand(d.Input))
+				return corrupt(t, e.Dir, g, how, e.Expand(d.Input))
 			case "ls":
 				var p string
 				d.ScanArgs(t, "path", &p)
-				return e.normalize(listFiles(t, filepath.Join(e.dir, p)))
+				return e.normalize(listFiles(t, filepath.Join(e.Dir, p)))
 			case "mysql":
 				if srv == nil {
 					d.Fatalf(t, "mysql needs 'require mariadb' first")
 				}
 				for _, stmt := range strings.Split(d.Input, ";") {
 					if s := strings.TrimSpace(stmt); s != "" {
-						srv.Exec(t, e.expand(s))
+						srv.Exec(t, e.Expand(s))
 					}
 				}
 				return ""
@@ -128,7 +128,7 @@ func TestCorpus(t *testing.T) {
 					d.Fatalf(t, "mysql-query needs 'require mariadb' first")
 				}
 				var b strings.Builder
-				for _, r := range srv.Query(t, e.expand(d.Input)) {
+				for _, r := range srv.Query(t, e.Expand(d.Input)) {
 					b.WriteString(strings.Join(r, ", "))
 					b.WriteByte('\n')
 				}

@@ -12,21 +12,17 @@
 package badinput
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sqlrun/sqlrun/internal/testutil/mariadb"
+	"github.com/sqlrun/sqlrun/internal/testutil/sqlrunbin"
 )
 
 // sqlrunBin is the binary built once by TestMain.
@@ -40,19 +36,13 @@ func runMain(m *testing.M) int {
 			return m.Run() // fuzzing runs FuzzSession only: no binary needed
 		}
 	}
-	dir, err := os.MkdirTemp("", "sqlrun-badinput-bin-")
+	bin, cleanup, err := sqlrunbin.Build("sqlrun-badinput-bin-")
+	defer cleanup()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "badinput: temp dir:", err)
+		fmt.Fprintln(os.Stderr, "badinput:", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	sqlrunBin = filepath.Join(dir, "sqlrun")
-	build := exec.Command("go", "build", "-o", sqlrunBin, "github.com/sqlrun/sqlrun/cmd/sqlrun")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "badinput: building sqlrun:", err)
-		return 1
-	}
+	sqlrunBin = bin
 	code := m.Run()
 	if mariaSrv != nil {
 		_ = mariaSrv.Close()
@@ -60,52 +50,14 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-// env is one corpus file's world: a private HOME (checkpoints land under
-// it) and a work dir $DIR where scripts run and tables live.
-type env struct {
-	t    testing.TB
-	home string
-	dir  string
-	vars map[string]string
-}
+// env is one corpus file's world (see sqlrunbin.Env): a private HOME
+// (checkpoints land under it) and a work dir $DIR where scripts run and
+// tables live.
+type env struct{ *sqlrunbin.Env }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	root := t.TempDir()
-	e := &env{t: t, home: filepath.Join(root, "home"), dir: filepath.Join(root, "work"), vars: map[string]string{}}
-	for _, d := range []string{e.home, e.dir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.vars["$DIR"] = e.dir
-	return e
-}
-
-// expand replaces $VARS in s, longest names first.
-func (e *env) expand(s string) string {
-	keys := make([]string, 0, len(e.vars))
-	for k := range e.vars {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
-	for _, k := range keys {
-		s = strings.ReplaceAll(s, k, e.vars[k])
-	}
-	return s
-}
-
-// write puts content (expanded) at $DIR/name.
-func (e *env) write(name, content string) string {
-	e.t.Helper()
-	p := filepath.Join(e.dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		e.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(e.expand(content)), 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-	return p
+	return &env{sqlrunbin.NewEnv(t, sqlrunBin)}
 }
 
 type result struct {
@@ -119,7 +71,7 @@ type result struct {
 // run runs sqlrun in $DIR to completion and fails the test on a hang, a
 // panic, a goroutine dump or a printed password.
 func (e *env) run(timeout time.Duration, args ...string) result {
-	e.t.Helper()
+	e.T.Helper()
 	return e.runAllowHang(timeout, false, args...)
 }
 
@@ -127,46 +79,24 @@ func (e *env) run(timeout time.Duration, args ...string) result {
 // killed and reported in the result instead of failing the test, so a
 // golden can record that a bad option leaves a job running forever.
 func (e *env) runAllowHang(timeout time.Duration, allowHang bool, args ...string) result {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, sqlrunBin, args...)
-	cmd.Dir = e.dir
-	cmd.Env = append(os.Environ(),
-		"HOME="+e.home,
-		"XDG_DATA_HOME="+filepath.Join(e.home, ".local", "share"),
-		"XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"),
-		"TERM=dumb",
-	)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ctx.Err() != nil && allowHang {
+	e.T.Helper()
+	rr := e.Run(timeout, args...)
+	r := result{stdout: rr.Stdout, stderr: rr.Stderr, code: rr.Code}
+	if rr.TimedOut && allowHang {
 		r.timedOut = true
-		assertNoCrash(e.t, strings.Join(args, " "), r.stdout+r.stderr)
+		assertNoCrash(e.T, strings.Join(args, " "), r.stdout+r.stderr)
 		return r
 	}
-	if ctx.Err() != nil {
-		e.t.Fatalf("sqlrun %s: no exit within %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), timeout, r.stdout, r.stderr)
+	if rr.TimedOut {
+		e.T.Fatalf("sqlrun %s: no exit within %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), timeout, r.stdout, r.stderr)
 	}
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			e.t.Fatalf("sqlrun %s: %v", strings.Join(args, " "), err)
-		}
-		r.code = ee.ExitCode()
-	}
-	assertNoCrash(e.t, strings.Join(args, " "), r.stdout+r.stderr)
+	assertNoCrash(e.T, strings.Join(args, " "), r.stdout+r.stderr)
 	if mariaSrv != nil && strings.Contains(r.stdout+r.stderr, mariaSrv.Password) {
-		e.t.Errorf("sqlrun %s printed the MariaDB password", strings.Join(args, " "))
+		e.T.Errorf("sqlrun %s printed the MariaDB password", strings.Join(args, " "))
 	}
 	for _, pw := range e.passwords() {
 		if strings.Contains(r.stdout+r.stderr, pw) {
-			e.t.Errorf("sqlrun %s printed a password of its script", strings.Join(args, " "))
+			e.T.Errorf("sqlrun %s printed a password of its script", strings.Join(args, " "))
 		}
 	}
 	return r
@@ -177,7 +107,7 @@ var rePassword = regexp.MustCompile(`'password'\s*=\s*'([^']+)'`)
 // passwords returns every 'password' option value in the work dir's .sql
 // files (as sqlrun reads them, $VARS expanded), so no run may echo one.
 func (e *env) passwords() []string {
-	files, _ := filepath.Glob(filepath.Join(e.dir, "*.sql"))
+	files, _ := filepath.Glob(filepath.Join(e.Dir, "*.sql"))
 	var out []string
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -210,7 +140,6 @@ func assertNoCrash(t testing.TB, what, out string) {
 
 var (
 	reUUID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	reJobID   = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
 	reSeconds = regexp.MustCompile(`\([0-9.]+ seconds\)`)
 	rePort    = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
 	reChk     = regexp.MustCompile(`chk-[0-9]+`)
@@ -220,26 +149,12 @@ var (
 	reMagic = regexp.MustCompile(`(invalid magic (?:footer|header)[^:]*: )"(?:[^"\\]|\\.)*"`)
 )
 
-// normalize makes output stable across runs: temp paths, uuids in file
-// names, job ids, timings, loopback ports and checkpoint numbers.
+// normalize makes output stable across runs: temp paths, $VARS and job
+// ids (sqlrunbin), then uuids in file names, timings, loopback ports and
+// checkpoint numbers.
 func (e *env) normalize(s string) string {
-	s = strings.ReplaceAll(s, e.dir, "$DIR")
-	s = strings.ReplaceAll(s, e.home, "$HOME")
-	type kv struct{ k, v string }
-	var subs []kv
-	for k, v := range e.vars {
-		// $USER is "sqlrun", which would also rename the program in
-		// "sqlrun: job.sql:3: ..."; the user name is no secret.
-		if k != "$DIR" && k != "$USER" && v != "" {
-			subs = append(subs, kv{k, v})
-		}
-	}
-	sort.Slice(subs, func(i, j int) bool { return len(subs[i].v) > len(subs[j].v) })
-	for _, x := range subs {
-		s = strings.ReplaceAll(s, x.v, x.k)
-	}
+	s = e.Normalize(s)
 	s = reUUID.ReplaceAllString(s, "<uuid>")
-	s = reJobID.ReplaceAllString(s, "<job-id>")
 	s = reSeconds.ReplaceAllString(s, "(<t> seconds)")
 	s = rePort.ReplaceAllString(s, "127.0.0.1:<port>")
 	s = reChk.ReplaceAllString(s, "chk-<n>")

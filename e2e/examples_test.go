@@ -14,12 +14,12 @@ import (
 // so the examples' relative paths (./sqlrun-quickstart, examples/data) land
 // in the temp dir, as they would in a fresh clone's root.
 func (e *env) copyExamples() string {
-	e.t.Helper()
+	e.T.Helper()
 	src, err := filepath.Abs("../examples")
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	dst := filepath.Join(e.dir, "examples")
+	dst := filepath.Join(e.Dir, "examples")
 	err = filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
@@ -35,7 +35,7 @@ func (e *env) copyExamples() string {
 		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
 	})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return dst
 }
@@ -152,7 +152,7 @@ func TestExamplePaimonToMySQL(t *testing.T) {
 	if !strings.Contains(script, srv.Password) {
 		t.Fatal("the example's password placeholder moved; update the test")
 	}
-	p := e.start("-f", e.write("examples/paimon_to_mysql_local.sql", script))
+	p := e.start("-f", e.Write("examples/paimon_to_mysql_local.sql", script))
 	p.waitFor("orders_rt holds order 1002", 30*time.Second, func() bool {
 		return srv.Table(t, db, "orders_rt") == "1002, 35.50, CREATED\n"
 	})

@@ -48,11 +48,11 @@ func TestGolden(t *testing.T) {
 					case "mariadb":
 						srv = needMariaDB(t)
 						db := srv.NewDatabase(t)
-						e.vars["$DB"] = db
-						e.vars["$JDBC_URL"] = srv.JDBCURL(db)
-						e.vars["$USER"] = srv.User
-						e.vars["$PASSWORD"] = srv.Password
-						e.vars["$MYSQL_ADDR"] = net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
+						e.Vars["$DB"] = db
+						e.Vars["$JDBC_URL"] = srv.JDBCURL(db)
+						e.Vars["$USER"] = srv.User
+						e.Vars["$PASSWORD"] = srv.Password
+						e.Vars["$MYSQL_ADDR"] = net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
 					case "paimon":
 						needPaimon(t)
 					case "paimon-catalog":
@@ -65,28 +65,28 @@ func TestGolden(t *testing.T) {
 			case "var":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				e.vars["$"+name] = e.expand(d.Input)
+				e.Vars["$"+name] = e.Expand(d.Input)
 				return ""
 			case "file":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				e.write(name, d.Input+"\n")
+				e.Write(name, d.Input+"\n")
 				return ""
 			case "run":
-				script := e.write(e.nextScript(), d.Input+"\n")
+				script := e.Write(e.nextScript(), d.Input+"\n")
 				args := []string{"-f", script}
 				if d.HasArg("resume") {
 					args = append(args, "--resume")
 				}
 				return e.show(e.run(2*time.Minute, args...))
 			case "explain":
-				script := e.write(e.nextScript(), d.Input+"\n")
+				script := e.Write(e.nextScript(), d.Input+"\n")
 				return e.show(e.run(time.Minute, "explain", "-f", script))
 			case "exec":
 				var args []string
 				for _, l := range strings.Split(d.Input, "\n") {
 					if l != "" {
-						args = append(args, e.expand(l))
+						args = append(args, e.Expand(l))
 					}
 				}
 				return e.show(e.run(time.Minute, args...))
@@ -96,7 +96,7 @@ func TestGolden(t *testing.T) {
 				}
 				for _, stmt := range strings.Split(d.Input, ";") {
 					if s := strings.TrimSpace(stmt); s != "" {
-						srv.Exec(t, e.expand(s))
+						srv.Exec(t, e.Expand(s))
 					}
 				}
 				return ""
@@ -105,7 +105,7 @@ func TestGolden(t *testing.T) {
 					d.Fatalf(t, "mysql-query needs 'require mariadb' first")
 				}
 				var b strings.Builder
-				for _, r := range srv.Query(t, e.expand(d.Input)) {
+				for _, r := range srv.Query(t, e.Expand(d.Input)) {
 					b.WriteString(strings.Join(r, ", "))
 					b.WriteByte('\n')
 				}
@@ -129,7 +129,7 @@ func TestGolden(t *testing.T) {
 			case "cat":
 				var name string
 				d.ScanArgs(t, "name", &name)
-				return e.normalize(catPath(t, filepath.Join(e.dir, name)))
+				return e.normalize(catPath(t, filepath.Join(e.Dir, name)))
 			default:
 				d.Fatalf(t, "unknown directive %q", d.Cmd)
 				return ""

@@ -78,7 +78,7 @@ func TestJDBCKillAfterFlushResume(t *testing.T) {
 	db := createTotals(t, srv)
 	const n = 2400
 	e := newEnv(t)
-	script := e.write("job.sql", jdbcJob(srv, db, n, 600, "1500ms", ""))
+	script := e.Write("job.sql", jdbcJob(srv, db, n, 600, "1500ms", ""))
 
 	p := e.start("-f", script)
 	var flushedAtCheckpoint int64
@@ -123,7 +123,7 @@ func assertNoSecretInFiles(t *testing.T, e *env, except ...string) {
 		skip[p] = true
 	}
 	n := 0
-	for _, root := range []string{e.home, e.dir} {
+	for _, root := range []string{e.Home, e.Dir} {
 		filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || skip[p] {
 				return nil
@@ -159,7 +159,7 @@ func TestJDBCServerDownMidJob(t *testing.T) {
 	db := createTotals(t, srv)
 	const n = 2400
 	e := newEnv(t)
-	script := e.write("job.sql", jdbcJob(srv, db, n, 600, "500ms", ", 'sink.max-retries' = '5'"))
+	script := e.Write("job.sql", jdbcJob(srv, db, n, 600, "500ms", ", 'sink.max-retries' = '5'"))
 	p := e.start("-f", script)
 	p.waitFor("rows in MariaDB", 30*time.Second, func() bool { return rowCount(t, srv, db) > 0 })
 	if p.exited() {
@@ -186,7 +186,7 @@ func TestJDBCGracefulStopResume(t *testing.T) {
 	db := createTotals(t, srv)
 	const n = 1600
 	e := newEnv(t)
-	script := e.write("job.sql", jdbcJob(srv, db, n, 600, "300ms", ""))
+	script := e.Write("job.sql", jdbcJob(srv, db, n, 600, "300ms", ""))
 	p := e.start("-f", script)
 	p.waitFor("rows in MariaDB", 30*time.Second, func() bool { return rowCount(t, srv, db) > 0 })
 	p.signal(syscall.SIGTERM)

@@ -32,14 +32,14 @@ CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = '$DIR/wh');
 CREATE TABLE src WITH ('connector' = 'paimon', 'path' = '$DIR/wh/default.db/src') LIKE p.` + "`default`" + `.src;
 CREATE TABLE tgt WITH ('connector' = 'paimon', 'path' = '$DIR/wh/default.db/tgt') LIKE p.` + "`default`" + `.tgt;
 `
-	writerScript := e.write("writer.sql", "SET 'execution.checkpointing.interval' = '300ms';\n"+tables+`
+	writerScript := e.Write("writer.sql", "SET 'execution.checkpointing.interval' = '300ms';\n"+tables+`
 CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '400',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '2400');
 -- id % 50 is an INT (Flink's MOD type), the key type of src.
 INSERT INTO src SELECT id % 50, COUNT(*), SUM(id) FROM gen GROUP BY id % 50;
 `)
 	writer := e.start("-f", writerScript)
-	copyJob := e.write("copy.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+tables+`
+	copyJob := e.Write("copy.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+tables+`
 INSERT INTO tgt SELECT * FROM src /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'copy',
   'continuous.discovery-interval' = '100ms') */;
 `)

@@ -69,7 +69,7 @@ func paimonStory(t *testing.T, tableOpts string, updates [][]string, want []stri
 	needPaimon(t)
 	e := newEnv(t)
 	e.paimonSetup(tableOpts, "(1001, 80.00, 'CREATED')")
-	job := e.write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+paimonTables+`
+	job := e.Write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+paimonTables+`
 INSERT INTO print_orders SELECT id, amount, status
 FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1',
                         'continuous.discovery-interval' = '100ms') */;
@@ -169,7 +169,7 @@ func TestPaimonProducers(t *testing.T) {
 // paimonApply writes debezium-json lines into orders through a second
 // sqlrun process (one bounded job, one commit).
 func (e *env) paimonApply(lines []string) {
-	e.t.Helper()
+	e.T.Helper()
 	e.seq++
 	i := e.seq
 	if len(lines) == 1 && strings.HasPrefix(lines[0], "SQL:") {
@@ -177,11 +177,11 @@ func (e *env) paimonApply(lines []string) {
 		r := e.runScript(fmt.Sprintf("upd%d.sql", i), "SET 'table.dml-sync' = 'true';\n"+paimonTables+
 			"SET 'execution.runtime-mode' = 'batch';\n"+strings.TrimPrefix(lines[0], "SQL:")+";\n", time.Minute)
 		if r.code != 0 {
-			e.t.Fatalf("update %d: exit %d\n%s", i, r.code, r.all())
+			e.T.Fatalf("update %d: exit %d\n%s", i, r.code, r.all())
 		}
 		return
 	}
-	e.write(fmt.Sprintf("upd%d/changes.json", i), strings.Join(lines, "\n")+"\n")
+	e.Write(fmt.Sprintf("upd%d/changes.json", i), strings.Join(lines, "\n")+"\n")
 	// The source declares the key: without it the planner puts Flink's
 	// SinkUpsertMaterializer before the Paimon sink, whose empty state (a
 	// new job) drops the -D/-U of a row written by an earlier job and turns
@@ -192,18 +192,18 @@ CREATE TABLE changes (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY K
 INSERT INTO orders SELECT * FROM changes;
 `, i), time.Minute)
 	if r.code != 0 {
-		e.t.Fatalf("update %d: exit %d\n%s", i, r.code, r.all())
+		e.T.Fatalf("update %d: exit %d\n%s", i, r.code, r.all())
 	}
 }
 
 // paimonSetup creates orders with the producer's options and writes rows.
 func (e *env) paimonSetup(opts, values string) {
-	e.t.Helper()
+	e.T.Helper()
 	if r := e.runScript("create.sql", paimonCreate(opts), time.Minute); r.code != 0 {
-		e.t.Fatalf("create: exit %d\n%s", r.code, r.all())
+		e.T.Fatalf("create: exit %d\n%s", r.code, r.all())
 	}
 	if r := e.runScript("setup.sql", "SET 'table.dml-sync' = 'true';\n"+paimonTables+"INSERT INTO orders VALUES "+values+";\n", time.Minute); r.code != 0 {
-		e.t.Fatalf("setup: exit %d\n%s", r.code, r.all())
+		e.T.Fatalf("setup: exit %d\n%s", r.code, r.all())
 	}
 }
 
@@ -216,7 +216,7 @@ func TestPaimonConsumerIDResume(t *testing.T) {
 	needPaimon(t)
 	e := newEnv(t)
 	e.paimonSetup(", 'changelog-producer' = 'input'", "(1001, 80.00, 'CREATED')")
-	job := e.write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+paimonTables+`
+	job := e.Write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+paimonTables+`
 INSERT INTO print_orders SELECT id, amount, status
 FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1',
                         'continuous.discovery-interval' = '100ms') */;
@@ -250,7 +250,7 @@ FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1',
 func TestPaimonCatalogStory(t *testing.T) {
 	needPaimonCatalog(t)
 	e := newEnv(t)
-	e.write("upd/changes.json", dbzD80+"\n"+dbzC100+"\n")
+	e.Write("upd/changes.json", dbzD80+"\n"+dbzC100+"\n")
 	head := `
 CREATE TABLE print_orders (id BIGINT, amount DECIMAL(10, 2), status STRING) WITH ('connector' = 'print');
 CREATE TABLE changes (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
@@ -265,7 +265,7 @@ INSERT INTO orders VALUES (1001, 80.00, 'CREATED');
 `, time.Minute); r.code != 0 {
 		t.Fatalf("setup: exit %d\n%s", r.code, r.all())
 	}
-	p := e.start("-f", e.write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+head+`
+	p := e.start("-f", e.Write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+head+`
 INSERT INTO default_catalog.default_database.print_orders SELECT id, amount, status
 FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'print-v1', 'continuous.discovery-interval' = '100ms') */;
 `))
@@ -295,8 +295,8 @@ INSERT INTO orders SELECT * FROM default_catalog.default_database.changes;
 func TestPaimonAuditLogKeepsRetractions(t *testing.T) {
 	needPaimonCatalog(t)
 	e := newEnv(t)
-	e.write("upd1/c.json", dbzD80+"\n"+dbzC100+"\n")
-	e.write("upd2/c.json", `{"before":{"id":1001,"amount":100.00,"status":"CREATED"},"after":null,"op":"d"}`+"\n")
+	e.Write("upd1/c.json", dbzD80+"\n"+dbzC100+"\n")
+	e.Write("upd2/c.json", `{"before":{"id":1001,"amount":100.00,"status":"CREATED"},"after":null,"op":"d"}`+"\n")
 	r := e.runScript("story.sql", `
 SET 'sql-client.execution.result-mode' = 'tableau';
 SET 'table.dml-sync' = 'true';

@@ -38,7 +38,7 @@ func seed003(t *testing.T, srv *mariadb.Server, opts, interval string) {
 	srv.Exec(t, "CREATE TABLE `"+db+"`.orders_rt (id BIGINT NOT NULL, amount DECIMAL(10, 2), status VARCHAR(32), PRIMARY KEY (id)) ENGINE = InnoDB")
 	e := newEnv(t)
 	e.paimonSetup(opts, "(1001, 80.00, 'CREATED'), (1002, 35.50, 'CREATED')")
-	job := e.write("job.sql", "SET 'execution.checkpointing.interval' = '"+interval+"';\n"+paimonTables+fmt.Sprintf(`
+	job := e.Write("job.sql", "SET 'execution.checkpointing.interval' = '"+interval+"';\n"+paimonTables+fmt.Sprintf(`
 CREATE TABLE mysql_orders (
     id BIGINT,
     amount DECIMAL(10, 2),
@@ -79,7 +79,7 @@ FROM orders /*+ OPTIONS(
 		t.Fatalf("SIGTERM: exit %d\n%s", code, p.output())
 	}
 	// The consumer's progress, in Paimon's format, written on checkpoints.
-	cf := filepath.Join(e.dir, "wh", "default.db", "orders", "consumer", "consumer-mysql-orders-v1")
+	cf := filepath.Join(e.Dir, "wh", "default.db", "orders", "consumer", "consumer-mysql-orders-v1")
 	b, err := os.ReadFile(cf)
 	if err != nil {
 		t.Fatalf("consumer file after a graceful stop: %v", err)
@@ -87,7 +87,7 @@ FROM orders /*+ OPTIONS(
 	var c struct {
 		NextSnapshot *int64 `json:"nextSnapshot"`
 	}
-	latest, err := os.ReadFile(filepath.Join(e.dir, "wh", "default.db", "orders", "snapshot", "LATEST"))
+	latest, err := os.ReadFile(filepath.Join(e.Dir, "wh", "default.db", "orders", "snapshot", "LATEST"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func sortedLines(t testing.TB, dir string) []string {
 func uninterruptedAgg(t *testing.T, n int) []string {
 	t.Helper()
 	e := newEnv(t)
-	out := filepath.Join(e.dir, "out")
+	out := filepath.Join(e.Dir, "out")
 	r := e.runScript("job.sql", aggJob(out, n, 1_000_000), time.Minute)
 	if r.code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\n%s", r.code, r.all())
@@ -101,8 +101,8 @@ func TestKillResumeAggregate(t *testing.T) {
 	checkFinalTotals(t, ref, n)
 
 	e := newEnv(t)
-	out := filepath.Join(e.dir, "out")
-	script := e.write("job.sql", aggJob(out, n, 500))
+	out := filepath.Join(e.Dir, "out")
+	script := e.Write("job.sql", aggJob(out, n, 500))
 	p := e.start("-f", script)
 	p.waitFor("a completed checkpoint and committed output", 30*time.Second, func() bool {
 		return len(completedCheckpoints(e.checkpointDir(), aggJobName)) >= 1 && len(dirLines(t, out)) > 0
@@ -147,8 +147,8 @@ func TestGracefulStopResumeAggregate(t *testing.T) {
 	ref := uninterruptedAgg(t, n)
 
 	e := newEnv(t)
-	out := filepath.Join(e.dir, "out")
-	script := e.write("job.sql", aggJob(out, n, 500))
+	out := filepath.Join(e.Dir, "out")
+	script := e.Write("job.sql", aggJob(out, n, 500))
 	p := e.start("-f", script)
 	p.waitFor("a completed checkpoint", 30*time.Second, func() bool {
 		return len(completedCheckpoints(e.checkpointDir(), aggJobName)) >= 1

@@ -62,7 +62,7 @@ func TestSoakPaimonToMariaDB(t *testing.T) {
 	dbz := func(id int, o order) string {
 		return fmt.Sprintf(`{"id":%d,"amount":%d.%02d,"status":"%s"}`, id, o.amount/100, o.amount%100, o.status)
 	}
-	job := e.write("job.sql", "SET 'execution.checkpointing.interval' = '300ms';\n"+paimonTables+fmt.Sprintf(`
+	job := e.Write("job.sql", "SET 'execution.checkpointing.interval' = '300ms';\n"+paimonTables+fmt.Sprintf(`
 CREATE TABLE mysql_orders (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED) WITH (
   'connector' = 'jdbc', 'url' = '%s', 'table-name' = 'orders_rt', 'username' = '%s', 'password' = '%s',
   'sink.buffer-flush.max-rows' = '50', 'sink.buffer-flush.interval' = '200ms', 'sink.max-retries' = '5');
