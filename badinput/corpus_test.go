@@ -44,6 +44,9 @@ func TestCorpus(t *testing.T) {
 		e := newEnv(t)
 		var srv *mariadb.Server
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if out, ok := e.Directive(t, d, srv); ok {
+				return out
+			}
 			switch d.Cmd {
 			case "require":
 				for _, a := range d.CmdArgs {
@@ -51,25 +54,11 @@ func TestCorpus(t *testing.T) {
 						d.Fatalf(t, "unknown requirement %q", a.Key)
 					}
 					srv = needMariaDB(t)
-					db := srv.NewDatabase(t)
-					e.Vars["$DB"] = db
-					e.Vars["$JDBC_URL"] = srv.JDBCURL(db)
-					e.Vars["$USER"] = srv.User
-					e.Vars["$PASSWORD"] = srv.Password
+					e.UseMariaDB(t, srv)
 				}
 				return ""
 			case "closed-port":
 				e.Vars["$CLOSED_URL"] = "jdbc:mysql://127.0.0.1:" + strconv.Itoa(closedPort(t)) + "/db"
-				return ""
-			case "var":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				e.Vars["$"+name] = e.Expand(d.Input)
-				return ""
-			case "file":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				e.Write(name, d.Input+"\n")
 				return ""
 			case "run":
 				e.Write("job.sql", d.Input+"\n")
@@ -113,26 +102,6 @@ func TestCorpus(t *testing.T) {
 				var p string
 				d.ScanArgs(t, "path", &p)
 				return e.normalize(listFiles(t, filepath.Join(e.Dir, p)))
-			case "mysql":
-				if srv == nil {
-					d.Fatalf(t, "mysql needs 'require mariadb' first")
-				}
-				for _, stmt := range strings.Split(d.Input, ";") {
-					if s := strings.TrimSpace(stmt); s != "" {
-						srv.Exec(t, e.Expand(s))
-					}
-				}
-				return ""
-			case "mysql-query":
-				if srv == nil {
-					d.Fatalf(t, "mysql-query needs 'require mariadb' first")
-				}
-				var b strings.Builder
-				for _, r := range srv.Query(t, e.Expand(d.Input)) {
-					b.WriteString(strings.Join(r, ", "))
-					b.WriteByte('\n')
-				}
-				return b.String()
 			default:
 				d.Fatalf(t, "unknown directive %q", d.Cmd)
 				return ""

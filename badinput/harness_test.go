@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,9 +43,7 @@ func runMain(m *testing.M) int {
 	}
 	sqlrunBin = bin
 	code := m.Run()
-	if mariaSrv != nil {
-		_ = mariaSrv.Close()
-	}
+	maria.Close()
 	return code
 }
 
@@ -91,7 +88,7 @@ func (e *env) runAllowHang(timeout time.Duration, allowHang bool, args ...string
 		e.T.Fatalf("sqlrun %s: no exit within %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), timeout, r.stdout, r.stderr)
 	}
 	assertNoCrash(e.T, strings.Join(args, " "), r.stdout+r.stderr)
-	if mariaSrv != nil && strings.Contains(r.stdout+r.stderr, mariaSrv.Password) {
+	if srv := maria.Started(); srv != nil && strings.Contains(r.stdout+r.stderr, srv.Password) {
 		e.T.Errorf("sqlrun %s printed the MariaDB password", strings.Join(args, " "))
 	}
 	for _, pw := range e.passwords() {
@@ -197,19 +194,8 @@ func (e *env) show(r result) string {
 	return out
 }
 
-// The MariaDB server is shared by the test binary (each file gets its own
-// database) and closed by TestMain.
-var (
-	mariaOnce sync.Once
-	mariaSrv  *mariadb.Server
-	mariaErr  error
-)
+// maria is the MariaDB server shared by the test binary (each file gets
+// its own database), closed by TestMain.
+var maria sqlrunbin.SharedMariaDB
 
-func needMariaDB(t testing.TB) *mariadb.Server {
-	t.Helper()
-	mariaOnce.Do(func() { mariaSrv, mariaErr = mariadb.StartServer() })
-	if mariaErr != nil {
-		t.Skipf("no MariaDB server can be had (install mariadb-server or set SQLRUN_MYSQL_DSN): %v", mariaErr)
-	}
-	return mariaSrv
-}
+func needMariaDB(t testing.TB) *mariadb.Server { return maria.Need(t) }

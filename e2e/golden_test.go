@@ -15,6 +15,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/sqlrun/sqlrun/internal/testutil/mariadb"
+	"github.com/sqlrun/sqlrun/internal/testutil/sqlrunbin"
 )
 
 // TestGolden runs the scripts in testdata/e2e. Regenerate with
@@ -41,17 +42,16 @@ func TestGolden(t *testing.T) {
 		var srv *mariadb.Server
 		var lastCounters map[string]int64
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if out, ok := e.Directive(t, d, srv); ok {
+				return out
+			}
 			switch d.Cmd {
 			case "require":
 				for _, a := range d.CmdArgs {
 					switch a.Key {
 					case "mariadb":
 						srv = needMariaDB(t)
-						db := srv.NewDatabase(t)
-						e.Vars["$DB"] = db
-						e.Vars["$JDBC_URL"] = srv.JDBCURL(db)
-						e.Vars["$USER"] = srv.User
-						e.Vars["$PASSWORD"] = srv.Password
+						e.UseMariaDB(t, srv)
 						e.Vars["$MYSQL_ADDR"] = net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
 					case "paimon":
 						needPaimon(t)
@@ -61,16 +61,6 @@ func TestGolden(t *testing.T) {
 						d.Fatalf(t, "unknown requirement %q", a.Key)
 					}
 				}
-				return ""
-			case "var":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				e.Vars["$"+name] = e.Expand(d.Input)
-				return ""
-			case "file":
-				var name string
-				d.ScanArgs(t, "name", &name)
-				e.Write(name, d.Input+"\n")
 				return ""
 			case "run":
 				script := e.Write(e.nextScript(), d.Input+"\n")
@@ -90,26 +80,6 @@ func TestGolden(t *testing.T) {
 					}
 				}
 				return e.show(e.run(time.Minute, args...))
-			case "mysql":
-				if srv == nil {
-					d.Fatalf(t, "mysql needs 'require mariadb' first")
-				}
-				for _, stmt := range strings.Split(d.Input, ";") {
-					if s := strings.TrimSpace(stmt); s != "" {
-						srv.Exec(t, e.Expand(s))
-					}
-				}
-				return ""
-			case "mysql-query":
-				if srv == nil {
-					d.Fatalf(t, "mysql-query needs 'require mariadb' first")
-				}
-				var b strings.Builder
-				for _, r := range srv.Query(t, e.Expand(d.Input)) {
-					b.WriteString(strings.Join(r, ", "))
-					b.WriteByte('\n')
-				}
-				return b.String()
 			case "mysql-counters":
 				// The statements the server ran since the previous
 				// mysql-counters (server-wide: golden files run one at a time).
@@ -206,33 +176,14 @@ func dirLines(t testing.TB, dir string) []string {
 	return lines
 }
 
-// The MariaDB server is shared by the whole test binary (one startup,
-// each test in its own database) and closed by TestMain.
-var (
-	mariaOnce sync.Once
-	mariaSrv  *mariadb.Server
-	mariaErr  error
-)
+// maria is the MariaDB server shared by the whole test binary (one
+// startup, each test in its own database), closed by TestMain; its
+// password is a secret no output may contain.
+var maria = &sqlrunbin.SharedMariaDB{OnStart: func(srv *mariadb.Server) { addSecret(srv.Password) }}
 
-func needMariaDB(t testing.TB) *mariadb.Server {
-	t.Helper()
-	mariaOnce.Do(func() {
-		mariaSrv, mariaErr = mariadb.StartServer()
-		if mariaErr == nil {
-			addSecret(mariaSrv.Password)
-		}
-	})
-	if mariaErr != nil {
-		t.Skipf("no MariaDB server can be had (install mariadb-server or set SQLRUN_MYSQL_DSN): %v", mariaErr)
-	}
-	return mariaSrv
-}
+func needMariaDB(t testing.TB) *mariadb.Server { return maria.Need(t) }
 
-func closeMariaDB() {
-	if mariaSrv != nil {
-		_ = mariaSrv.Close()
-	}
-}
+func closeMariaDB() { maria.Close() }
 
 // needPaimon skips when Paimon tables are not yet usable from SQL, naming
 // the missing piece. It probes the binary once: a table created through a
