@@ -3,7 +3,6 @@
 package soak
 
 import (
-	"bytes"
 	dbsql "database/sql"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/internal/testutil/mariadb"
+	"github.com/sqlrun/sqlrun/internal/testutil/sqlrunbin"
 )
 
 // Fault kinds, as the report names them.
@@ -408,7 +408,7 @@ func (r *run) inject(kind string) error {
 		r.srv.Restart(r.t, down)
 		return nil
 	case FaultDiskFull:
-		pid := r.job.cmd.Process.Pid
+		pid := r.job.Cmd.Process.Pid
 		full := unix.Rlimit{Cur: 0, Max: unix.RLIM_INFINITY}
 		if err := unix.Prlimit(pid, unix.RLIMIT_FSIZE, &full, nil); err != nil {
 			if r.job.exited() {
@@ -579,89 +579,51 @@ func (r *run) mariaLines() ([]string, error) {
 	return out, nil
 }
 
-// proc is a running sqlrun.
-type proc struct {
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan struct{}
-	err  error
-}
-
-type procWriter struct{ p *proc }
-
-func (w procWriter) Write(b []byte) (int, error) {
-	w.p.mu.Lock()
-	defer w.p.mu.Unlock()
-	return w.p.out.Write(b)
-}
+// proc is a running sqlrun (sqlrunbin.Proc: output captured, its own
+// process group).
+type proc struct{ *sqlrunbin.Proc }
 
 func (r *run) startJob(resume bool) (*proc, error) {
 	args := []string{"-f", r.script}
 	if resume {
 		args = append(args, "--resume")
 	}
-	home := filepath.Join(r.dir, "home")
-	p := &proc{done: make(chan struct{})}
-	p.cmd = exec.Command(r.cfg.Bin, args...)
-	p.cmd.Dir = r.dir
-	p.cmd.Env = append(os.Environ(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "TERM=dumb")
+	cmd := exec.Command(r.cfg.Bin, args...)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), sqlrunbin.HomeEnv(filepath.Join(r.dir, "home"))...)
 	// Its own process group, so kill -9 takes anything it started; and
 	// killed with the soak, so a soak that dies (a test timeout) leaves no
 	// streaming job running.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p.cmd.Stdout, p.cmd.Stderr = procWriter{p}, procWriter{p}
-	if err := p.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start sqlrun: %w", err)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p, err := sqlrunbin.Start(cmd)
+	if err != nil {
+		return nil, err
 	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
+	return &proc{p}, nil
 }
 
-func (p *proc) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
+func (p *proc) output() string { return p.Output() }
 
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *proc) exited() bool { return p.Exited() }
 
-func (p *proc) signal(sig syscall.Signal) { _ = p.cmd.Process.Signal(sig) }
+func (p *proc) signal(sig syscall.Signal) { _ = p.Cmd.Process.Signal(sig) }
 
 // kill is kill -9 of the sqlrun process group (sqlrun and anything it
 // started), by its pid.
-func (p *proc) kill() {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-}
+func (p *proc) kill() { p.Kill() }
 
-// wait returns the exit code (-1 when killed by a signal) and the output.
+// wait returns the exit code (-1 when killed by a signal) and the output;
+// -2 when it did not exit within timeout (it is killed then), -3 when it
+// could not be waited for.
 func (p *proc) wait(timeout time.Duration) (int, string) {
-	select {
-	case <-p.done:
-	case <-time.After(timeout):
-		p.kill()
-		<-p.done
+	code, timedOut, err := p.Wait(timeout)
+	switch {
+	case timedOut:
 		return -2, p.output() + fmt.Sprintf("\n(no exit within %s; killed)", timeout)
+	case err != nil:
+		return -3, p.output()
 	}
-	if p.err == nil {
-		return 0, p.output()
-	}
-	var ee *exec.ExitError
-	if errors.As(p.err, &ee) {
-		return ee.ExitCode(), p.output()
-	}
-	return -3, p.output()
+	return code, p.output()
 }
 
 // tail is the last lines of a job's output, for error messages.
