@@ -216,6 +216,9 @@ c2s_no50=$(val e2elat 'CommitToSink/producer=none' p50-ms); c2s_no99=$(val e2ela
 lw_w50=$(val e2elat 'LookupWait' wait-p50-ms); lw_w99=$(val e2elat 'LookupWait' wait-p99-ms)
 lw_n50=$(val e2elat 'LookupWait' nowait-p50-ms); lw_n99=$(val e2elat 'LookupWait' nowait-p99-ms)
 lw_wc=$(val e2elat 'LookupWait' wait-commit-p50-ms); lw_nc=$(val e2elat 'LookupWait' nowait-commit-p50-ms)
+# bench/README.md: commit instant = link(2) of the commit's first snapshot file;
+# discovery-interval 0 except in the discovery=100ms case (what a real interval adds).
+c2s_d50=$(val e2elat 'CommitToSink/producer=input/discovery' p50-ms); c2s_d99=$(val e2elat 'CommitToSink/producer=input/discovery' p99-ms)
 declare -A drv sink pct
 for n in 100 1000 5000; do
 	drv[$n]=$(val jdbc "max-rows=$n" driver-rows/s)
@@ -260,6 +263,7 @@ row "Paimon commit -> row at reader, mean us" "$(m "$lat" "$(why latency)")" "-"
 pp() { if [ "$1" = "-" ]; then echo "- ($(why e2elat))"; else echo "$1 / $2 ms"; fi; }
 row "Paimon commit -> sink of a streaming job, p50/p99, input" "$(pp "$c2s_in50" "$c2s_in99")" "-" "-"
 row "Paimon commit -> sink of a streaming job, p50/p99, none" "$(pp "$c2s_no50" "$c2s_no99")" "-" "-"
+row "  same, input, continuous.discovery-interval 100 ms" "$(pp "$c2s_d50" "$c2s_d99")" "-" "-"
 row "lookup changelog commit -> sink p50/p99, lookup-wait true" "$(pp "$lw_w50" "$lw_w99")" "-" "Paimon: lookup-wait trades commit time"
 row "lookup changelog commit -> sink p50/p99, lookup-wait false" "$(pp "$lw_n50" "$lw_n99")" "-" "  for changelog latency"
 row "  commit p50 with lookup-wait true / false" "$(pp "$lw_wc" "$lw_nc")" "-" "-"
