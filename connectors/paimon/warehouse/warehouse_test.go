@@ -3,6 +3,7 @@ package warehouse
 import (
 	"errors"
 	"fmt"
+	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,14 +101,7 @@ func TestWarehouseCatalog(t *testing.T) {
 // TestFixtureWarehouse opens a Java-written warehouse (read-only) and maps
 // its table to a catalog table.
 func TestFixtureWarehouse(t *testing.T) {
-	root := os.Getenv("SQLRUN_PAIMON_FIXTURES")
-	if root == "" {
-		root = "../../../../shared/fixtures/paimon"
-	}
-	wh := filepath.Join(root, "pk_mor_partitioned")
-	if _, err := os.Stat(wh); err != nil {
-		t.Skipf("Paimon fixtures not found at %s (set SQLRUN_PAIMON_FIXTURES): %v", root, err)
-	}
+	wh := filepath.Join(fixtures.PaimonDir(t), "pk_mor_partitioned")
 	c, err := New(nil, map[string]string{"warehouse": wh, "default-database": "pk_table_scan_and_read_mor"})
 	if err != nil {
 		t.Fatal(err)
