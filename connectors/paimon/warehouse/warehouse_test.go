@@ -3,7 +3,6 @@ package warehouse
 import (
 	"errors"
 	"fmt"
-	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
+	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
