@@ -305,7 +305,7 @@ func TestThinModeRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		row := c.row()
+		var row []parquet.Value
 		for j, v := range []any{int64(i), int8(0), int32(i * 10), fmt.Sprint(i)} {
 			row, _ = c.put(row, j, v)
 		}

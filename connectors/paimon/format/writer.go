@@ -3,7 +3,6 @@ package format
 import (
 	"fmt"
 	"io"
-	"math/bits"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -93,14 +92,13 @@ func (r *Result) DataFileMeta(fileName string, schemaID int64, level int32, sour
 		Level: level, ExtraFiles: []string{}, CreationTime: &ct, DeleteRowCount: &del, FileSource: &src, ValueStatsCols: r.ValueStatsCols}
 }
 
-// core is the part shared by the KeyValue and append writers: a Parquet
-// writer over flat columns, row batching and value statistics.
+// core is the part shared by the KeyValue and append writers: the Parquet
+// encoding of rows and value statistics. Flat files (every column a
+// top-level primitive) are encoded by the page writer; files with nested
+// columns go through parquet-go's writer, a batch of rows at a time.
 type core struct {
 	out     *countingWriter
-	pw      *parquet.Writer
 	cols    []Column
-	batch   []parquet.Row
-	nbatch  int
 	opts    WriterOptions
 	rows    int64
 	vstats  *manifest.StatsCollector
@@ -108,34 +106,38 @@ type core struct {
 	valBase int // index of the first value column
 	closed  bool
 	err     error
+	codec   compress.Codec
+
+	// Flat files.
+	pages  *pageWriter
+	rowCol int // columns put so far in the current row
+	kinds  []fastKind
+
+	// Files with nested columns.
+	pw     *parquet.Writer
+	batch  []parquet.Row
+	nbatch int
 	// leafBase is each column's first leaf index; nested columns span
 	// several leaves and emit a variable number of values per row.
 	leafBase []int
-	nested   bool
 	leafVals [][]parquet.Value // per leaf column, reused by flushBatch
 	encs     []encoder         // per column; nil for nested columns
-	strDef   []int             // per column: definition level of a non-null STRING value, -1 for other columns
-	codec    compress.Codec
 }
 
-// startWriter creates the Parquet writer when the first batch is complete
-// (or at close), choosing each STRING column's encoding from that batch the
-// way parquet-mr decides after its first page: dictionary encoding stays
-// when dictionary plus indexes are smaller than the plain values, else the
-// column is written PLAIN. Low-cardinality columns get small files and
-// cheap reads (one decoded value per distinct string); unique strings skip
-// the dictionary's hashing cost.
+// fastKind selects a flat column's conversion without the type switch of
+// toParquet for the common Go types.
+type fastKind uint8
+
+const (
+	fastOther fastKind = iota
+	fastString
+	fastInt32
+	fastInt64
+)
+
+// startWriter creates parquet-go's writer for a file with nested columns.
 func (c *core) startWriter() error {
-	var dict []bool
-	if !c.nested {
-		dict = make([]bool, len(c.cols))
-		for i, d := range c.strDef {
-			if d >= 0 {
-				dict[i] = dictionaryPays(c.leafVals[i])
-			}
-		}
-	}
-	sch, err := parquetSchemaDict(c.cols, dict)
+	sch, err := parquetSchema(c.cols)
 	if err != nil {
 		return err
 	}
@@ -149,30 +151,6 @@ func (c *core) startWriter() error {
 // its overhead.
 const dictionaryMinSample = 64
 
-// dictionaryPays applies parquet-mr's rule (dictionary size + encoded
-// indexes < plain size) to a sample of a BYTE_ARRAY column.
-func dictionaryPays(vals []parquet.Value) bool {
-	seen := make(map[string]struct{}, len(vals))
-	var plain, dictBytes, n int
-	for _, v := range vals {
-		if v.IsNull() {
-			continue
-		}
-		b := v.ByteArray()
-		n++
-		plain += 4 + len(b)
-		if _, ok := seen[unsafe.String(unsafe.SliceData(b), len(b))]; !ok {
-			seen[string(b)] = struct{}{}
-			dictBytes += 4 + len(b)
-		}
-	}
-	if n < dictionaryMinSample {
-		return false
-	}
-	width := bits.Len(uint(len(seen)))
-	return dictBytes+(n*width+7)/8 < plain
-}
-
 func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType, opts WriterOptions) (*core, error) {
 	if _, err := parquetSchema(cols); err != nil { // fail on unsupported types before any row
 		return nil, err
@@ -185,65 +163,54 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 		opts.BatchRows = 1024
 	}
 	c := &core{out: &countingWriter{w: w}, cols: cols, opts: opts, valBase: valBase, vtypes: valueTypes, codec: codec}
-	leaf := 0
-	for i, col := range cols {
-		var e encoder
-		sd := -1
-		if !isNested(col.Type) {
-			e = newEncoder(&cols[i].Type, leaf)
-			if col.Type.Root == sql.TypeChar || col.Type.Root == sql.TypeVarChar {
-				sd = 0
-				if col.Type.Nullable {
-					sd = 1
-				}
-			}
-		}
-		c.encs = append(c.encs, e)
-		c.strDef = append(c.strDef, sd)
-		c.leafBase = append(c.leafBase, leaf)
-		leaf += numLeaves(col.Type)
-		if numLeaves(col.Type) != 1 || isNested(col.Type) {
-			c.nested = true
-		}
-	}
-	if c.nested {
-		c.batch = make([]parquet.Row, opts.BatchRows)
-	} else {
-		// Flat files: values go straight into their column's slice (no
-		// per-row storage and no regrouping by column at flush time).
-		c.leafVals = make([][]parquet.Value, len(cols))
-		for i := range c.leafVals {
-			c.leafVals[i] = make([]parquet.Value, 0, opts.BatchRows)
-		}
-	}
 	if !opts.NoValueStats {
 		c.vstats = manifest.NewStatsCollector(valueTypes)
 	}
+	nested := false
+	for _, col := range cols {
+		if isNested(col.Type) || numLeaves(col.Type) != 1 {
+			nested = true
+		}
+	}
+	if !nested {
+		if c.pages, err = newPageWriter(c.out, cols, codec); err != nil {
+			return nil, err
+		}
+		for i, col := range cols {
+			k := fastOther
+			switch {
+			case c.pages.cols[i].str:
+				k = fastString
+			case col.Type.Root == sql.TypeInt || col.Type.Root == sql.TypeDate || col.Type.Root == sql.TypeTime:
+				k = fastInt32
+			case col.Type.Root == sql.TypeBigInt:
+				k = fastInt64
+			}
+			c.kinds = append(c.kinds, k)
+		}
+		return c, nil
+	}
+	leaf := 0
+	for i, col := range cols {
+		var e encoder
+		if !isNested(col.Type) {
+			e = newEncoder(&cols[i].Type, leaf)
+		}
+		c.encs = append(c.encs, e)
+		c.leafBase = append(c.leafBase, leaf)
+		leaf += numLeaves(col.Type)
+	}
+	c.batch = make([]parquet.Row, opts.BatchRows)
 	return c, nil
 }
 
-// row returns an empty slice to append the next row's values to (nested
-// files; flat files append to their columns directly and ignore it).
-func (c *core) row() []parquet.Value { return nil }
-
-// add appends one value of the current row: to its leaf column in flat
-// files, to the row's values otherwise.
-func (c *core) add(vals []parquet.Value, pv parquet.Value) []parquet.Value {
-	if !c.nested {
-		l := pv.Column()
-		c.leafVals[l] = append(c.leafVals[l], pv)
-		return vals
-	}
-	return append(vals, pv)
-}
-
-// abortRow drops the values of a row that failed half way (flat files;
-// nested rows are only handed over complete).
+// abortRow drops the values of a row that failed half way.
 func (c *core) abortRow() {
-	if !c.nested {
-		for l := range c.leafVals {
-			c.leafVals[l] = c.leafVals[l][:c.nbatch]
+	if c.pages != nil {
+		for i := 0; i < c.rowCol; i++ {
+			c.pages.unput(i)
 		}
+		c.rowCol = 0
 	}
 }
 
@@ -297,20 +264,50 @@ func newEncoder(t *sql.DataType, col int) encoder {
 	return func(v any) (parquet.Value, error) { return toParquet(t, v, col) }
 }
 
-// put appends the values of column i.
+// put appends the value of column i to the current row (vals collects
+// the row of a file with nested columns; flat files ignore it).
 func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) {
-	if d := c.strDef[i]; d >= 0 && !c.nested {
-		if s, ok := v.(string); ok { // the common case, without an encoder call
-			c.leafVals[i] = append(c.leafVals[i], parquet.ByteArrayValue(unsafeBytes(s)).Level(0, d, i))
+	if p := c.pages; p != nil {
+		c.rowCol++
+		switch c.kinds[i] {
+		case fastString:
+			if s, ok := v.(string); ok {
+				p.putString(i, s)
+				return vals, nil
+			}
+		case fastInt32:
+			if x, ok := v.(int32); ok {
+				p.putInt32(i, x)
+				return vals, nil
+			}
+		case fastInt64:
+			if x, ok := v.(int64); ok {
+				p.putInt64(i, x)
+				return vals, nil
+			}
+		}
+		if v == nil {
+			if err := p.putNull(i); err != nil {
+				c.rowCol--
+				return vals, err
+			}
 			return vals, nil
 		}
+		pv, err := toParquetRaw(&c.cols[i].Type, v)
+		if err == nil {
+			err = p.putValue(i, pv)
+		}
+		if err != nil {
+			c.rowCol--
+		}
+		return vals, err
 	}
 	if e := c.encs[i]; e != nil {
 		pv, err := e(v)
 		if err != nil {
 			return vals, err
 		}
-		return c.add(vals, pv), nil
+		return append(vals, pv), nil
 	}
 	t := &c.cols[i].Type
 	per, err := shred(make([][]parquet.Value, numLeaves(*t)), *t, v, 0, 0, 0, 0)
@@ -323,6 +320,26 @@ func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) 
 		}
 	}
 	return vals, nil
+}
+
+// putInt32 and putInt64 append the system columns (_VALUE_KIND,
+// _SEQUENCE_NUMBER), which are never null.
+func (c *core) putInt32(vals []parquet.Value, i int, x int32) []parquet.Value {
+	if c.pages != nil {
+		c.rowCol++
+		c.pages.putInt32(i, x)
+		return vals
+	}
+	return append(vals, parquet.Int32Value(x).Level(0, 0, c.leafBase[i]))
+}
+
+func (c *core) putInt64(vals []parquet.Value, i int, x int64) []parquet.Value {
+	if c.pages != nil {
+		c.rowCol++
+		c.pages.putInt64(i, x)
+		return vals
+	}
+	return append(vals, parquet.Int64Value(x).Level(0, 0, c.leafBase[i]))
 }
 
 func isNested(t sql.DataType) bool {
@@ -436,21 +453,23 @@ func shred(out [][]parquet.Value, t sql.DataType, v any, rep, def, rdepth, leaf 
 }
 
 func (c *core) commitRow(vals []parquet.Value) error {
-	if c.nested {
-		c.batch[c.nbatch] = vals
-	}
-	c.nbatch++
 	c.rows++
+	if c.pages != nil {
+		c.rowCol = 0
+		return c.pages.endRow()
+	}
+	c.batch[c.nbatch] = vals
+	c.nbatch++
 	if c.nbatch == c.opts.BatchRows {
 		return c.flushBatch()
 	}
 	return nil
 }
 
-// flushBatch hands the batch to the Parquet writer column by column: the
-// rows' values are gathered per leaf column and each column writer gets
-// one slice (cheaper than the writer splitting every row itself). The
-// row group's row count is derived from the column writers.
+// flushBatch hands the batch of a file with nested columns to the Parquet
+// writer column by column: the rows' values are gathered per leaf column
+// and each column writer gets one slice (cheaper than the writer
+// splitting every row itself).
 func (c *core) flushBatch() error {
 	if c.nbatch == 0 {
 		return nil
@@ -463,12 +482,10 @@ func (c *core) flushBatch() error {
 	if c.leafVals == nil {
 		c.leafVals = make([][]parquet.Value, len(c.pw.ColumnWriters()))
 	}
-	if c.nested {
-		for _, row := range c.batch[:c.nbatch] {
-			for _, v := range row {
-				l := v.Column()
-				c.leafVals[l] = append(c.leafVals[l], v)
-			}
+	for _, row := range c.batch[:c.nbatch] {
+		for _, v := range row {
+			l := v.Column()
+			c.leafVals[l] = append(c.leafVals[l], v)
 		}
 	}
 	for l, cw := range c.pw.ColumnWriters() {
@@ -479,6 +496,14 @@ func (c *core) flushBatch() error {
 	}
 	c.nbatch = 0
 	return nil
+}
+
+// size estimates the file's size so far, for rolling at target-file-size.
+func (c *core) size() int64 {
+	if c.pages != nil {
+		return c.pages.size()
+	}
+	return c.out.n
 }
 
 // unsafeBytes views a string's bytes without copying; the Parquet writer
@@ -754,6 +779,12 @@ func truncateStats(c *manifest.StatsCollector, types []sql.DataType, n int) {
 }
 
 func (c *core) close() (int64, error) {
+	if c.pages != nil {
+		if err := c.pages.close(); err != nil {
+			return 0, err
+		}
+		return c.out.n, nil
+	}
 	if err := c.flushBatch(); err != nil {
 		return 0, err
 	}
@@ -811,7 +842,7 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 			return fmt.Errorf("keys out of order in data file: %v after %v", r.Key, w.last)
 		}
 	}
-	vals := w.c.row()
+	var vals []parquet.Value // the row of a file with nested columns
 	col := 0
 	var err error
 	for i, k := range r.Key {
@@ -821,9 +852,9 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 		}
 		col++
 	}
-	vals = w.c.add(vals, parquet.Int64Value(r.Seq).Level(0, 0, w.c.leafBase[col]))
+	vals = w.c.putInt64(vals, col, r.Seq)
 	col++
-	vals = w.c.add(vals, parquet.Int32Value(int32(r.Kind)).Level(0, 0, w.c.leafBase[col]))
+	vals = w.c.putInt32(vals, col, int32(r.Kind))
 	col++
 	for _, v := range r.Value {
 		if vals, err = w.c.put(vals, col, v); err != nil {
@@ -860,9 +891,10 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 // RowCount is the number of rows written so far.
 func (w *KVWriter) RowCount() int64 { return w.c.rows }
 
-// BytesWritten is the number of bytes flushed to the file so far (rolling
-// files at target-file-size uses it; it lags buffered pages).
-func (w *KVWriter) BytesWritten() int64 { return w.c.out.n }
+// BytesWritten estimates the file's size so far: bytes written plus the
+// compressed pages buffered for the current row group (rolling files at
+// target-file-size uses it; the page being filled is not counted).
+func (w *KVWriter) BytesWritten() int64 { return w.c.size() }
 
 // Close finishes the file and returns its statistics. It does not close
 // the underlying io.Writer.
@@ -926,7 +958,7 @@ func (w *AppendWriter) Write(row []any) error {
 	if len(row) != len(w.c.cols) {
 		return fmt.Errorf("row has %d fields, file has %d", len(row), len(w.c.cols))
 	}
-	vals := w.c.row()
+	var vals []parquet.Value // the row of a file with nested columns
 	var err error
 	for i, v := range row {
 		if vals, err = w.c.put(vals, i, v); err != nil {
@@ -947,6 +979,9 @@ func (w *AppendWriter) Write(row []any) error {
 
 // RowCount is the number of rows written so far.
 func (w *AppendWriter) RowCount() int64 { return w.c.rows }
+
+// BytesWritten estimates the file's size so far, like KVWriter's.
+func (w *AppendWriter) BytesWritten() int64 { return w.c.size() }
 
 // Close finishes the file.
 func (w *AppendWriter) Close() (*Result, error) {

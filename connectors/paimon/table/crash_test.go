@@ -71,8 +71,10 @@ func checkIntegrity(t *testing.T, tbl *Table) {
 // state with the identifier committed exactly once.
 func TestCommitCrashEveryStep(t *testing.T) {
 	base := t.TempDir()
+	// A size amplification of 1% compacts any bucket with two sorted runs,
+	// whatever the files' sizes.
 	opts := map[string]string{"bucket": "2", "num-sorted-run.compaction-trigger": "2", "changelog-producer": "input",
-		"snapshot.num-retained.min": "2", "snapshot.time-retained": "1 ms"}
+		"compaction.max-size-amplification-percent": "1", "snapshot.num-retained.min": "2", "snapshot.time-retained": "1 ms"}
 	tbl, err := Create(fs.NewLocal(), base, pkSchema(), []string{"dt"}, opts, "", 0)
 	if err != nil {
 		t.Fatal(err)

@@ -104,9 +104,11 @@ func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
 	return w, nil
 }
 
-// Write routes one row change to its bucket writer. The row's Values are
-// copied. ignore-delete drops -D and -U, ignore-update-before drops -U;
-// append tables reject the remaining retractions with Paimon's message.
+// Write routes one row change to its bucket writer, which keeps the row's
+// Values until the next PrepareCommit: they must not change afterwards (the
+// runtime's contract for every emitted row, see runtime.Collector.Emit).
+// ignore-delete drops -D and -U, ignore-update-before drops -U; append
+// tables reject the remaining retractions with Paimon's message.
 func (w *TableWrite) Write(row sql.Row) error {
 	switch row.Kind {
 	case sql.Delete:
@@ -125,7 +127,7 @@ func (w *TableWrite) Write(row sql.Row) error {
 	if len(row.Values) != len(w.t.Schema.Fields) {
 		return fmt.Errorf("paimon table %s: row has %d fields, table has %d", w.t.Root, len(row.Values), len(w.t.Schema.Fields))
 	}
-	vals := append([]any(nil), row.Values...)
+	vals := row.Values
 	_, part, err := w.t.Partition(vals)
 	if err != nil {
 		return err
@@ -368,19 +370,18 @@ func (a *appendWriter) write(row []any) error {
 		if err != nil {
 			return fmt.Errorf("create %s: %w", a.name, err)
 		}
-		cw := &countingWC{WriteCloser: out}
-		w, err := format.NewAppendWriter(cw, a.s.t.Schema.Fields, a.nextSeq, a.s.wopts)
+		w, err := format.NewAppendWriter(out, a.s.t.Schema.Fields, a.nextSeq, a.s.wopts)
 		if err != nil {
 			out.Close()
 			return err
 		}
-		a.out, a.w = cw, w
+		a.out, a.w = out, w
 	}
 	if err := a.w.Write(row); err != nil {
 		return fmt.Errorf("write %s: %w", a.name, err)
 	}
 	if a.w.RowCount()%1024 == 0 {
-		if a.out.(*countingWC).n >= a.s.target {
+		if a.w.BytesWritten() >= a.s.target {
 			return a.roll()
 		}
 	}
@@ -423,16 +424,4 @@ func (a *appendWriter) abort() {
 		_ = a.s.t.FIO.Delete(fs.Join(a.s.dir, a.name))
 		a.w, a.out = nil, nil
 	}
-}
-
-// countingWC counts bytes written, for rolling append files.
-type countingWC struct {
-	io.WriteCloser
-	n int64
-}
-
-func (c *countingWC) Write(b []byte) (int, error) {
-	n, err := c.WriteCloser.Write(b)
-	c.n += int64(n)
-	return n, err
 }
