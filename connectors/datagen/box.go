@@ -1,6 +1,12 @@
 package datagen
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
 
 // Boxing fast path. Storing an int64 in an `any` allocates 8 bytes per
 // value, which dominated datagen's cost (3 allocations per generated row in
@@ -26,6 +32,10 @@ var (
 	int64Type   = typeWord(int64(0))
 	float32Type = typeWord(float32(0))
 	float64Type = typeWord(float64(0))
+	// decimalType and timestampType: DECIMAL and TIMESTAMP values are
+	// 16-byte structs, boxed from typed slices like the numbers.
+	decimalType   = typeWord(decimal.Decimal{})
+	timestampType = typeWord(sql.TimestampData{})
 )
 
 // box makes *dst an interface of the given type word whose value is *p.
