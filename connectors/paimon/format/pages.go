@@ -81,8 +81,17 @@ type pageCol struct {
 	chunkValues int64
 	chunkNulls  int64
 	chunkUncomp int64
-	usedDict    bool
-	usedDelta   bool // a DELTA_LENGTH_BYTE_ARRAY page
+	totalNulls  int64 // in the whole file
+
+	// Typed min/max of the values put through putString, putInt32 and
+	// putInt64, folded into the file's stats at close: two comparisons of
+	// the concrete type per cell instead of the stats collector's
+	// interface values.
+	hasMinMax  bool
+	minS, maxS string
+	minI, maxI int64
+	usedDict   bool
+	usedDelta  bool // a DELTA_LENGTH_BYTE_ARRAY page
 
 	// The last put, so a row that fails half way can be taken back.
 	lastPlain int
@@ -248,6 +257,7 @@ func (w *pageWriter) putNull(i int) error {
 	c.defs = append(c.defs, 0)
 	c.rows++
 	c.nulls++ // dictionary indexes are kept for non-null values only
+	c.totalNulls++
 	return nil
 }
 
@@ -263,6 +273,7 @@ func (c *pageCol) present() {
 func (w *pageWriter) putString(i int, s string) {
 	c := &w.cols[i]
 	c.present()
+	c.minMaxString(s)
 	if c.dictOn || c.deciding {
 		id, ok := c.dict[s]
 		if !ok {
@@ -285,10 +296,37 @@ func (w *pageWriter) putString(i int, s string) {
 	c.plain = append(c.plain, s...)
 }
 
+// minMaxString folds s into c's typed min/max.
+func (c *pageCol) minMaxString(s string) {
+	if !c.hasMinMax {
+		c.minS, c.maxS, c.hasMinMax = s, s, true
+		return
+	}
+	if s < c.minS {
+		c.minS = s
+	} else if s > c.maxS {
+		c.maxS = s
+	}
+}
+
+// minMaxInt folds x into c's typed min/max.
+func (c *pageCol) minMaxInt(x int64) {
+	if !c.hasMinMax {
+		c.minI, c.maxI, c.hasMinMax = x, x, true
+		return
+	}
+	if x < c.minI {
+		c.minI = x
+	} else if x > c.maxI {
+		c.maxI = x
+	}
+}
+
 // putInt32 appends an INT32 value to column i.
 func (w *pageWriter) putInt32(i int, v int32) {
 	c := &w.cols[i]
 	c.present()
+	c.minMaxInt(int64(v))
 	c.plain = binary.LittleEndian.AppendUint32(c.plain, uint32(v))
 }
 
@@ -296,6 +334,7 @@ func (w *pageWriter) putInt32(i int, v int32) {
 func (w *pageWriter) putInt64(i int, v int64) {
 	c := &w.cols[i]
 	c.present()
+	c.minMaxInt(v)
 	c.plain = binary.LittleEndian.AppendUint64(c.plain, uint64(v))
 }
 
@@ -357,6 +396,7 @@ func (w *pageWriter) unput(i int) {
 	}
 	if c.lastNull {
 		c.nulls--
+		c.totalNulls--
 		return
 	}
 	c.plain = c.plain[:c.lastPlain]
@@ -382,10 +422,19 @@ func (w *pageWriter) unput(i int) {
 	c.lastNew = false
 }
 
-// endRow finishes a row: columns whose page is full are cut, samples that
-// are complete decide their encoding, and a row group that reached its
-// size is written out.
+// sizeCheckRows is how often (in rows) endRow looks at the pages' sizes;
+// parquet-mr checks every 100 rows at least, for the same reason: a check
+// per cell costs more than a page a few rows longer.
+const sizeCheckRows = 64
+
+// endRow finishes a row: every sizeCheckRows rows, columns whose page is
+// full are cut, samples that are complete decide their encoding, and a row
+// group that reached its size is written out.
 func (w *pageWriter) endRow() error {
+	w.rgRows++
+	if w.rgRows%sizeCheckRows != 0 {
+		return nil
+	}
 	for i := range w.cols {
 		c := &w.cols[i]
 		if c.deciding && c.rows >= dictionarySample {
@@ -397,7 +446,6 @@ func (w *pageWriter) endRow() error {
 			}
 		}
 	}
-	w.rgRows++
 	if w.buffered >= rowGroupBytes {
 		return w.flushRowGroup()
 	}
@@ -740,6 +788,11 @@ func (w *pageWriter) close() error {
 		return fmt.Errorf("parquet write: %w", err)
 	}
 	return nil
+}
+
+// nullCount is the number of nulls written to column i so far.
+func (w *pageWriter) nullCount(i int) int64 {
+	return w.cols[i].totalNulls
 }
 
 // size estimates the file's size so far (written plus buffered pages).

@@ -197,8 +197,15 @@ func TestPageWriterAbortRow(t *testing.T) {
 		}
 		want = append(want, row)
 	}
-	if _, err := w.Close(); err != nil {
+	res, err := w.Close()
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Null counts are exact: the failed rows' nulls are not counted.
+	for i, n := range res.ValueStats.NullCounts {
+		if n == nil || *n != 0 {
+			t.Errorf("field %s: null count %v, want 0", fs[i].Name, n)
+		}
 	}
 	f, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "data-abort.parquet")
 	if err != nil {

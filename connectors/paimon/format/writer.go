@@ -1,6 +1,7 @@
 package format
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -112,6 +113,9 @@ type core struct {
 	pages  *pageWriter
 	rowCol int // columns put so far in the current row
 	kinds  []fastKind
+	// stats routes each column's values to its stats collector (value
+	// fields to vstats, key fields to the KV writer's key stats).
+	stats []statRef
 
 	// Files with nested columns.
 	pw     *parquet.Writer
@@ -122,6 +126,53 @@ type core struct {
 	leafBase []int
 	leafVals [][]parquet.Value // per leaf column, reused by flushBatch
 	encs     []encoder         // per column; nil for nested columns
+}
+
+// statRef is where a column's values are counted: field idx of st, or
+// nowhere when st is nil (system columns, stats-mode none).
+type statRef struct {
+	st  *manifest.StatsCollector
+	idx int
+}
+
+// trackStats routes columns [base, base+n) to fields [0, n) of st.
+func (c *core) trackStats(st *manifest.StatsCollector, base, n int) {
+	if c.pages == nil || st == nil {
+		return
+	}
+	for i := 0; i < n; i++ {
+		c.stats[base+i] = statRef{st: st, idx: i}
+	}
+}
+
+// finishColumnStats completes the stats of the columns routed to st with
+// what the page writer kept: exact null counts, and the typed min/max of
+// the fast-path columns.
+func (c *core) finishColumnStats(st *manifest.StatsCollector) {
+	if c.pages == nil {
+		return
+	}
+	for i, r := range c.stats {
+		if r.st != st {
+			continue
+		}
+		pc := &c.pages.cols[i]
+		st.SetNullCount(r.idx, pc.totalNulls)
+		if !pc.hasMinMax {
+			continue
+		}
+		switch c.kinds[i] {
+		case fastString:
+			st.AddString(r.idx, pc.minS)
+			st.AddString(r.idx, pc.maxS)
+		case fastInt32:
+			st.AddInt32(r.idx, int32(pc.minI))
+			st.AddInt32(r.idx, int32(pc.maxI))
+		case fastInt64:
+			st.AddInt64(r.idx, pc.minI)
+			st.AddInt64(r.idx, pc.maxI)
+		}
+	}
 }
 
 // fastKind selects a flat column's conversion without the type switch of
@@ -188,6 +239,8 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 			}
 			c.kinds = append(c.kinds, k)
 		}
+		c.stats = make([]statRef, len(cols))
+		c.trackStats(c.vstats, valBase, len(valueTypes))
 		return c, nil
 	}
 	leaf := 0
@@ -265,14 +318,17 @@ func newEncoder(t *sql.DataType, col int) encoder {
 }
 
 // put appends the value of column i to the current row (vals collects
-// the row of a file with nested columns; flat files ignore it).
+// the row of a file with nested columns; flat files ignore it). Flat files
+// fold the value into the min/max stats at once, so a row that fails half
+// way may have widened them (still true bounds); null counts are exact.
 func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) {
 	if p := c.pages; p != nil {
 		c.rowCol++
+		st, vi := c.stats[i].st, c.stats[i].idx
 		switch c.kinds[i] {
 		case fastString:
 			if s, ok := v.(string); ok {
-				p.putString(i, s)
+				p.putString(i, s) // min/max kept by the page writer
 				return vals, nil
 			}
 		case fastInt32:
@@ -286,7 +342,7 @@ func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) 
 				return vals, nil
 			}
 		}
-		if v == nil {
+		if v == nil { // counted by the page writer, see finishStats
 			if err := p.putNull(i); err != nil {
 				c.rowCol--
 				return vals, err
@@ -299,8 +355,12 @@ func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) 
 		}
 		if err != nil {
 			c.rowCol--
+			return vals, err
 		}
-		return vals, err
+		if st != nil {
+			st.AddValue(vi, v)
+		}
+		return vals, nil
 	}
 	if e := c.encs[i]; e != nil {
 		pv, err := e(v)
@@ -656,6 +716,7 @@ func (c *core) finishStats() (manifest.SimpleStats, []string, error) {
 	if c.vstats == nil {
 		return manifest.EmptyStats(), []string{}, nil
 	}
+	c.finishColumnStats(c.vstats)
 	limit := c.opts.StatsTruncate
 	if limit == 0 {
 		limit = 16
@@ -799,6 +860,45 @@ func (c *core) close() (int64, error) {
 	return c.out.n, nil
 }
 
+// keyComparator orders keys of the given types: a direct comparison for the
+// common single INT, BIGINT or STRING key (one per row written, to check
+// the sort order), datum.CompareRows otherwise or for unexpected values.
+func keyComparator(types []sql.DataType) func(a, b []any) int {
+	if len(types) != 1 {
+		return datum.CompareRows
+	}
+	switch types[0].Root {
+	case sql.TypeInt:
+		return func(a, b []any) int {
+			x, ok1 := a[0].(int32)
+			y, ok2 := b[0].(int32)
+			if !ok1 || !ok2 {
+				return datum.CompareRows(a, b)
+			}
+			return cmp.Compare(x, y)
+		}
+	case sql.TypeBigInt:
+		return func(a, b []any) int {
+			x, ok1 := a[0].(int64)
+			y, ok2 := b[0].(int64)
+			if !ok1 || !ok2 {
+				return datum.CompareRows(a, b)
+			}
+			return cmp.Compare(x, y)
+		}
+	case sql.TypeChar, sql.TypeVarChar:
+		return func(a, b []any) int {
+			x, ok1 := a[0].(string)
+			y, ok2 := b[0].(string)
+			if !ok1 || !ok2 {
+				return datum.CompareRows(a, b)
+			}
+			return strings.Compare(x, y)
+		}
+	}
+	return datum.CompareRows
+}
+
 // KVWriter writes a primary-key data (or changelog) file.
 //
 // INVARIANT: KeyValues are written in ascending key order and, for data
@@ -811,6 +911,7 @@ type KVWriter struct {
 	nk, nv             int
 	first, last        []any
 	kstats             *manifest.StatsCollector
+	keyCmp             func(a, b []any) int
 	minSeq, maxSeq     int64
 	del                int64
 	AllowDuplicateKeys bool
@@ -825,7 +926,9 @@ func NewKVWriter(w io.Writer, keys, values []schema.Field, opts WriterOptions) (
 		return nil, err
 	}
 	kt := FieldTypes(keys)
-	return &KVWriter{c: c, keyTypes: kt, nk: len(keys), nv: len(values), kstats: manifest.NewStatsCollector(kt)}, nil
+	kw := &KVWriter{c: c, keyTypes: kt, nk: len(keys), nv: len(values), kstats: manifest.NewStatsCollector(kt), keyCmp: keyComparator(kt)}
+	c.trackStats(kw.kstats, 0, len(keys))
+	return kw, nil
 }
 
 // Write appends one KeyValue.
@@ -837,7 +940,7 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 		return fmt.Errorf("KeyValue has %d key and %d value fields, file has %d and %d", len(r.Key), len(r.Value), w.nk, w.nv)
 	}
 	if w.first != nil {
-		c := datum.CompareRows(r.Key, w.last)
+		c := w.keyCmp(r.Key, w.last)
 		if c < 0 || (c == 0 && !w.AllowDuplicateKeys) {
 			return fmt.Errorf("keys out of order in data file: %v after %v", r.Key, w.last)
 		}
@@ -877,9 +980,11 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 	if r.Kind.IsRetract() {
 		w.del++
 	}
-	w.kstats.Add(r.Key)
-	if w.c.vstats != nil {
-		w.c.vstats.Add(r.Value)
+	if w.c.pages == nil { // flat files collect stats as they put values
+		w.kstats.Add(r.Key)
+		if w.c.vstats != nil {
+			w.c.vstats.Add(r.Value)
+		}
 	}
 	if err := w.c.commitRow(vals); err != nil {
 		w.c.err = err
@@ -923,6 +1028,7 @@ func (w *KVWriter) Close() (*Result, error) {
 	if r.MaxKey, err = binrow.Serialize(nullable, last); err != nil {
 		return nil, fmt.Errorf("max key: %w", err)
 	}
+	w.c.finishColumnStats(w.kstats)
 	dropInt96Stats(w.kstats, w.keyTypes)
 	if r.KeyStats, err = w.kstats.Stats(); err != nil {
 		return nil, fmt.Errorf("key stats: %w", err)
@@ -966,7 +1072,7 @@ func (w *AppendWriter) Write(row []any) error {
 			return fmt.Errorf("field %s: %w", w.c.cols[i].Name, err)
 		}
 	}
-	if w.c.vstats != nil {
+	if w.c.vstats != nil && w.c.pages == nil { // flat files collect stats as they put values
 		w.c.vstats.Add(row)
 	}
 	w.seq++

@@ -378,7 +378,6 @@ type StatsCollector struct {
 	types    []sql.DataType
 	min, max []any
 	nulls    []int64
-	any      bool
 }
 
 // NewStatsCollector starts empty stats over types.
@@ -388,7 +387,6 @@ func NewStatsCollector(types []sql.DataType) *StatsCollector {
 
 // Add folds one row in.
 func (c *StatsCollector) Add(row []any) {
-	c.any = true
 	for i, v := range row {
 		if i >= len(c.types) {
 			break
@@ -408,6 +406,60 @@ func (c *StatsCollector) Add(row []any) {
 		}
 	}
 }
+
+// AddValue folds in value v of field i: Add for one field, for writers
+// that see a row a column at a time.
+func (c *StatsCollector) AddValue(i int, v any) {
+	if v == nil {
+		c.nulls[i]++
+		return
+	}
+	if !datum.Comparable(c.types[i]) {
+		return
+	}
+	if c.min[i] == nil || datum.Compare(v, c.min[i]) < 0 {
+		c.min[i] = v
+	}
+	if c.max[i] == nil || datum.Compare(v, c.max[i]) > 0 {
+		c.max[i] = v
+	}
+}
+
+// AddString is AddValue for a CHAR/VARCHAR field, without the generic
+// comparison (the data file writer's hot path).
+func (c *StatsCollector) AddString(i int, s string) {
+	if m, ok := c.min[i].(string); !ok || s < m {
+		c.min[i] = s
+	}
+	if m, ok := c.max[i].(string); !ok || s > m {
+		c.max[i] = s
+	}
+}
+
+// AddInt32 is AddValue for an INT, DATE or TIME field.
+func (c *StatsCollector) AddInt32(i int, x int32) {
+	if m, ok := c.min[i].(int32); !ok || x < m {
+		c.min[i] = x
+	}
+	if m, ok := c.max[i].(int32); !ok || x > m {
+		c.max[i] = x
+	}
+}
+
+// AddInt64 is AddValue for a BIGINT field.
+func (c *StatsCollector) AddInt64(i int, x int64) {
+	if m, ok := c.min[i].(int64); !ok || x < m {
+		c.min[i] = x
+	}
+	if m, ok := c.max[i].(int64); !ok || x > m {
+		c.max[i] = x
+	}
+}
+
+// SetNullCount sets field i's null count, for a writer that counts nulls
+// itself (exactly, where a row written half way and taken back would
+// leave AddValue's count too high).
+func (c *StatsCollector) SetNullCount(i int, n int64) { c.nulls[i] = n }
 
 // Min returns the current minimum values (nil where unknown).
 func (c *StatsCollector) Min() []any { return c.min }
