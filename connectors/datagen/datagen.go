@@ -1,11 +1,18 @@
 // Package datagen is Flink's 'datagen' connector: an insert-only source of
 // generated rows, with per-field random or sequence generators.
 //
-// Every value is a pure function of the row's index (a sequence is
-// start+index; a random value comes from a hash of the field and the
-// index), so the reader's only state is its next index: a restored job
-// continues exactly where the checkpoint left off and a re-run produces the
-// same rows. Subtask s of p generates the indexes s, s+p, s+2p, ...
+// Random values follow Flink's RandomGeneratorVisitor: the same options
+// per type (an option a type does not declare is rejected as unconsumed),
+// the same defaults (integers over the whole type, FLOAT/DOUBLE from
+// MIN_VALUE to MAX_VALUE, DECIMAL within its precision, strings of
+// lowercase hex digits, 100 long for STRING), uniform over [min, max].
+//
+// Every value except DATE, TIME and TIMESTAMP ("now", as in Flink) is a
+// pure function of the row's index (a sequence is start+index; a random
+// value comes from a hash of the field and the index), so the reader's
+// only state is its next index: a restored job continues exactly where
+// the checkpoint left off and a re-run produces the same rows. Subtask s
+// of p generates the indexes s, s+p, s+2p, ...
 package datagen
 
 import (

@@ -292,6 +292,10 @@ func (f *field) intBounds(o *fieldOptions, lo, hi int64, bitSize int) error {
 	return nil
 }
 
+// javaDefaults spell the default bounds of FLOAT (32) and DOUBLE (64) as
+// Java prints Float/Double.MIN_VALUE and MAX_VALUE, for messages.
+var javaDefaults = map[int][2]string{32: {"1.4E-45", "3.4028235E38"}, 64: {"4.9E-324", "1.7976931348623157E308"}}
+
 // floatBounds reads min and max of FLOAT (bitSize 32) or DOUBLE. Flink's
 // defaults are Float/Double.MIN_VALUE (the smallest positive value) and
 // MAX_VALUE, so default values are positive.
@@ -300,7 +304,7 @@ func (f *field) floatBounds(o *fieldOptions, lo, hi float64, bitSize int) error 
 	var keys, texts [2]string
 	for i, opt := range []string{"min", "max"} {
 		key, v, ok := o.get(f.path, opt)
-		keys[i], texts[i] = key, strconv.FormatFloat(vals[i], 'g', -1, bitSize)
+		keys[i], texts[i] = key, javaDefaults[bitSize][i]
 		if !ok {
 			continue
 		}
@@ -328,7 +332,7 @@ func (f *field) decimalBounds(o *fieldOptions) error {
 	var keys, texts [2]string
 	for i, opt := range []string{"min", "max"} {
 		key, v, ok := o.get(f.path, opt)
-		keys[i], texts[i] = key, vals[i].String()
+		keys[i], texts[i] = key, javaDefaults[64][i]
 		if !ok {
 			continue
 		}
