@@ -36,6 +36,7 @@ var (
 	// 16-byte structs, boxed from typed slices like the numbers.
 	decimalType   = typeWord(decimal.Decimal{})
 	timestampType = typeWord(sql.TimestampData{})
+	stringType    = typeWord("")
 )
 
 // box makes *dst an interface of the given type word whose value is *p.
@@ -47,3 +48,23 @@ func box(dst *any, typ, p unsafe.Pointer) {
 
 // unsafePointer is for the test of box.
 func unsafePointer[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }
+
+// boxString returns a string of n (> 0) bytes boxed in an interface, and
+// those bytes to fill before the value is used. Boxing a string normally
+// takes two allocations, its bytes and the 16-byte header the interface
+// points to; here both share one: [header | bytes], the header pointing
+// just past itself. The object is allocated as bytes (not scanned by the
+// GC), which is safe because the header's only pointer is into the same
+// object: whatever keeps the header or any substring alive keeps it all.
+// The runtime never moves heap objects. TestBoxString checks that values
+// survive collections.
+func boxString(n int) (any, []byte) {
+	const hdr = int(unsafe.Sizeof(""))
+	buf := make([]byte, hdr+n) // >= 17 bytes: not the tiny allocator, 8-byte aligned
+	data := buf[hdr:]
+	p := (*string)(unsafe.Pointer(&buf[0]))
+	*p = unsafe.String(&data[0], n)
+	var v any
+	box(&v, stringType, unsafe.Pointer(p))
+	return v, data
+}

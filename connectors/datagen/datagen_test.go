@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -130,5 +131,42 @@ func TestBoxing(t *testing.T) {
 	box(&a, int64Type, unsafePointer(&v))
 	if x, ok := a.(int64); !ok || x != 1<<40 || a != any(int64(1<<40)) {
 		t.Fatalf("boxed %v (%T)", a, a)
+	}
+}
+
+// TestBoxString: strings boxed with their header in the same allocation
+// as their bytes survive garbage collections, whether the interface or
+// only a substring keeps them alive.
+func TestBoxString(t *testing.T) {
+	f := &field{typ: sql.String(), length: 40}
+	const n = 20000
+	vals := make([]any, n)
+	for i := range vals {
+		vals[i] = f.randHex(uint64(i))
+	}
+	subs := map[int]string{}
+	for i := 0; i < n; i += 2 {
+		subs[i] = vals[i].(string)[3:20]
+		vals[i] = nil
+	}
+	for range 3 {
+		runtime.GC()
+		garbage := make([][]byte, 1000)
+		for k := range garbage {
+			garbage[k] = make([]byte, 64)
+		}
+	}
+	for i := range vals {
+		want := f.randHex(uint64(i)).(string)
+		if len(want) != 40 || strings.Trim(want, hexDigits) != "" {
+			t.Fatalf("%d: fresh value %q", i, want)
+		}
+		if i%2 == 0 {
+			if subs[i] != want[3:20] {
+				t.Fatalf("%d: substring %q, want %q", i, subs[i], want[3:20])
+			}
+		} else if vals[i].(string) != want {
+			t.Fatalf("%d: %q, want %q", i, vals[i], want)
+		}
 	}
 }

@@ -500,24 +500,42 @@ func (f *field) randLength(h uint64) int {
 
 const hexDigits = "0123456789abcdef"
 
+// hexPairs[b] is byte b as two hex digits, low nibble first (as the
+// digit-by-digit loop for a string's tail takes them).
+var hexPairs = func() (t [256][2]byte) {
+	for b := range t {
+		t[b] = [2]byte{hexDigits[b&15], hexDigits[b>>4]}
+	}
+	return t
+}()
+
 // randHex is Flink's RandomDataGenerator.nextHexString: lowercase hex
-// digits, every one drawn from 4 fresh random bits. The string shares the
-// one allocation of its bytes.
-func (f *field) randHex(h uint64) string {
+// digits, every one drawn from 4 fresh random bits (16 digits per 64-bit
+// word, two per table lookup). The string comes boxed, its header and
+// bytes in one allocation (see boxString).
+func (f *field) randHex(h uint64) any {
 	n := f.randLength(h)
 	if n == 0 {
 		return ""
 	}
-	b := make([]byte, n)
+	v, b := boxString(n)
 	for i := 0; i < n; i += 16 {
 		x := mix(h + uint64(i/16+1)*streamStep)
-		end := min(i+16, n)
-		for j := i; j < end; j++ {
+		if i+16 <= n {
+			w := b[i : i+16 : i+16]
+			for j := 0; j < 16; j += 2 {
+				p := hexPairs[x&0xff]
+				w[j], w[j+1] = p[0], p[1]
+				x >>= 8
+			}
+			continue
+		}
+		for j := i; j < n; j++ {
 			b[j] = hexDigits[x&15]
 			x >>= 4
 		}
 	}
-	return unsafe.String(&b[0], n)
+	return v
 }
 
 func (f *field) randBytes(h uint64) []byte {
@@ -700,6 +718,12 @@ func (f *field) fill(dst []any, stride, n int, first, step int64, now *clock) {
 			h, null := f.draw(uint64(at(k)))
 			return f.randTimestamp(h, now), !null
 		})
+	case sql.TypeChar, sql.TypeVarChar:
+		for k := 0; k < n; k++ {
+			if h, null := f.draw(uint64(at(k))); !null {
+				dst[k*stride] = f.randHex(h)
+			}
+		}
 	case sql.TypeDate:
 		fillBoxed(dst, stride, n, int32Type, func(int) (int32, bool) { return now.date, true })
 	case sql.TypeTime:
