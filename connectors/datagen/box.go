@@ -10,9 +10,11 @@ import (
 
 // Boxing fast path. Storing an int64 in an `any` allocates 8 bytes per
 // value, which dominated datagen's cost (3 allocations per generated row in
-// the benchmark). Instead a batch allocates one typed slice per numeric
-// column and the interface words point into it: one allocation per column
-// per batch. The values are never written after boxing, so sharing the
+// the benchmark). Instead a batch allocates one typed slice per numeric,
+// DECIMAL, DATE/TIME or TIMESTAMP column and the interface words point
+// into it: one allocation per column per batch. The price: a value kept
+// long after its batch (e.g. in operator state) keeps its column's whole
+// batch slice alive, at most 16 KiB. The values are never written after boxing, so sharing the
 // backing array is safe; the GC keeps the array alive through the interior
 // pointers. This relies on the runtime's two-word interface layout (type
 // word, data word), which has been stable since Go 1.4; TestBoxing checks

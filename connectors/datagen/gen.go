@@ -55,7 +55,7 @@ func parseError(key, v string) error {
 // element, a MAP key or value, a ROW member). It is read-only once built:
 // the readers of all subtasks share it.
 type field struct {
-	path string // the column name, or "col.element", "col.key", "col.member"
+	path string // the column name, or "col.element", "col.key", "col.value", "col.<member>"
 	typ  sql.DataType
 	seed uint64
 
@@ -66,15 +66,15 @@ type field struct {
 	// are uniform over [lo, lo+span]; span MaxUint64 is the whole 64-bit
 	// range. A DECIMAL whose unscaled bounds do not fit 64 bits is uniform
 	// over [bigLo, bigLo+bigN) instead.
-	lo           int64
-	span         uint64
-	bigLo, bigN  *big.Int
-	fmin, fmax   float64 // FLOAT and DOUBLE, uniform over [fmin, fmax]
-	length       int     // characters, bytes or collection entries
-	varLen       bool
-	nullBelow    uint64 // a value is NULL when its hash>>11 is below this: null-rate * 2^53
-	elem, valTyp *field // ARRAY element and MAP key; MAP value
-	members      []*field
+	lo             int64
+	span           uint64
+	bigLo, bigN    *big.Int
+	fmin, fmax     float64 // FLOAT and DOUBLE, uniform over [fmin, fmax]
+	length         int     // characters, bytes or collection entries
+	varLen         bool
+	nullBelow      uint64 // a value is NULL when its hash>>11 is below this: null-rate * 2^53
+	elem, mapValue *field // ARRAY element and MAP key; MAP value
+	members        []*field
 }
 
 // newColumn builds column i's generator from its fields.<name>.* options.
@@ -191,7 +191,7 @@ func newRandom(path string, t sql.DataType, seed uint64, o *fieldOptions) (*fiel
 		if f.elem, err = newRandom(path+".key", *t.Elem, mix(seed^1), o); err != nil {
 			return nil, err
 		}
-		if f.valTyp, err = newRandom(path+".value", *t.Value, mix(seed^2), o); err != nil {
+		if f.mapValue, err = newRandom(path+".value", *t.Value, mix(seed^2), o); err != nil {
 			return nil, err
 		}
 	case sql.TypeRow:
@@ -600,7 +600,7 @@ func (f *field) value(u uint64, now *clock) any {
 		m := &sql.Map{Keys: make([]any, 0, f.length), Values: make([]any, 0, f.length)}
 	entries:
 		for j := 0; j < f.length; j++ {
-			k, v := f.elem.value(h+uint64(j), now), f.valTyp.value(h+uint64(j), now)
+			k, v := f.elem.value(h+uint64(j), now), f.mapValue.value(h+uint64(j), now)
 			for e, old := range m.Keys {
 				if reflect.DeepEqual(old, k) {
 					m.Values[e] = v
