@@ -536,4 +536,23 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("row %d: columns a and b equal", i)
 		}
 	}
+	// Two subtasks generate the even and the odd indexes: the same rows.
+	src, err := Factory{}.CreateSource(&connectors.Context{Schema: sql.Schema{Columns: cols},
+		Options: map[string]string{"number-of-rows": "100", "rows-per-second": "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	even, _ := readAll(t, src.(*Source), 0, 2, nil, -1)
+	odd, _ := readAll(t, src.(*Source), 1, 2, nil, -1)
+	for i := range x {
+		part := even
+		if i%2 == 1 {
+			part = odd
+		}
+		for j := range cols {
+			if sql.FormatValue(part[i/2].Values[j], cols[j].Type) != sql.FormatValue(x[i].Values[j], cols[j].Type) {
+				t.Fatalf("row %d column %s differs with 2 subtasks", i, cols[j].Name)
+			}
+		}
+	}
 }
