@@ -1,7 +1,9 @@
 package format
 
 import (
+	"fmt"
 	"io"
+	"strings"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -65,22 +67,28 @@ func boxAt(typ unsafe.Pointer, p unsafe.Pointer) any {
 	return x
 }
 
-// bulkCol decodes one flat column page by page into boxed values.
+// bulkCol decodes one flat column page by page into boxed values. Its
+// pages come from the package's own page decoder (src, see readfast.go)
+// when the column chunk is in a form it reads, else from parquet-go.
 type bulkCol struct {
 	kind   bulkKind
 	maxDef byte // 1 for an optional column, 0 for a required one
 
+	src    *chunkReader
+	pd, dd pageData // src: the current data page and the dictionary
+
 	pages parquet.Pages
 	page  parquet.Page
-	defs  []byte // definition level per row; nil when every row is non-null
-	row   int    // next row of the page
-	rows  int    // rows in the page
-	vi    int    // next non-null value of the page
-	idx   []int32
-	i32   []int32
-	i64   []int64
-	data  []byte
-	offs  []uint32
+
+	defs []byte // definition level per row; nil when every row is non-null
+	row  int    // next row of the page
+	rows int    // rows in the page
+	vi   int    // next non-null value of the page
+	idx  []int32
+	i32  []int32
+	i64  []int64
+	data []byte
+	offs []uint32
 
 	// dict caches the boxed values of the current dictionary: a
 	// dictionary-encoded column boxes each distinct value once.
@@ -88,9 +96,61 @@ type bulkCol struct {
 	dictBox  []any // boxed entries, nil until first used
 	dictVals encoding.Values
 
-	strs  arena
-	islab []int32
-	lslab []int64
+	// Strings of a page are copied into the arena a run at a time: the
+	// headers of values [hStart, hEnd) start at hBase.
+	strs         arena
+	hBase        unsafe.Pointer
+	hStart, hEnd int
+	islab        []int32
+	lslab        []int64
+}
+
+// nextPage makes the next data page current.
+func (c *bulkCol) nextPage() error {
+	c.hBase, c.hStart, c.hEnd = nil, 0, 0
+	if c.src == nil {
+		if c.page != nil {
+			parquet.Release(c.page)
+			c.page = nil
+		}
+		p, err := c.pages.ReadPage()
+		if err != nil {
+			return err
+		}
+		c.load(p)
+		return nil
+	}
+	for {
+		isDict, err := c.src.next(&c.pd, &c.dd, c.maxDef)
+		if err != nil {
+			return err
+		}
+		if !isDict {
+			break
+		}
+		c.dictBox = make([]any, c.dd.rows)
+	}
+	c.rows, c.row, c.vi = c.pd.rows, 0, 0
+	c.defs = c.pd.defs
+	c.idx = c.pd.idx
+	if c.idx == nil {
+		c.setFrom(&c.pd)
+		return nil
+	}
+	if c.dictBox == nil {
+		return fmt.Errorf("%w: dictionary-encoded page without a dictionary", errPageFormat)
+	}
+	for _, i := range c.idx {
+		if uint32(i) >= uint32(len(c.dictBox)) {
+			return fmt.Errorf("%w: dictionary index %d of %d entries", errPageFormat, i, len(c.dictBox))
+		}
+	}
+	c.setFrom(&c.dd)
+	return nil
+}
+
+func (c *bulkCol) setFrom(p *pageData) {
+	c.i32, c.i64, c.data, c.offs = p.i32, p.i64, p.data, p.offs
 }
 
 // load makes p the current page.
@@ -169,18 +229,12 @@ func (c *bulkCol) box(i int) any {
 func (c *bulkCol) fill(out []any, stride, k int) error {
 	for n := 0; n < k; {
 		if c.row >= c.rows {
-			if c.page != nil {
-				parquet.Release(c.page)
-				c.page = nil
-			}
-			p, err := c.pages.ReadPage()
-			if err != nil {
+			if err := c.nextPage(); err != nil {
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF
 				}
 				return err
 			}
-			c.load(p)
 			continue
 		}
 		m := min(k-n, c.rows-c.row)
@@ -189,20 +243,48 @@ func (c *bulkCol) fill(out []any, stride, k int) error {
 			defs = c.defs[c.row : c.row+m]
 		}
 		o := n * stride
-		for j := 0; j < m; j, o = j+1, o+stride {
-			if defs != nil && defs[j] < c.maxDef {
-				out[o] = nil
-				continue
+		if c.kind == bulkString && c.idx == nil {
+			if err := c.fillStrings(out, o, stride, m, defs); err != nil {
+				return err
 			}
-			if c.idx != nil {
-				out[o] = c.dictValue(c.idx[c.vi])
-			} else {
-				out[o] = c.box(c.vi)
+		} else {
+			for j := 0; j < m; j, o = j+1, o+stride {
+				if defs != nil && defs[j] < c.maxDef {
+					out[o] = nil
+					continue
+				}
+				if c.idx != nil {
+					out[o] = c.dictValue(c.idx[c.vi])
+				} else {
+					out[o] = c.box(c.vi)
+				}
+				c.vi++
 			}
-			c.vi++
 		}
 		c.row += m
 		n += m
+	}
+	return nil
+}
+
+// fillStrings boxes the strings of the next m rows of a non-dictionary
+// page into out[o], out[o+stride], ...
+func (c *bulkCol) fillStrings(out []any, o, stride, m int, defs []byte) error {
+	nvals := len(c.offs) - 1
+	for j := 0; j < m; j, o = j+1, o+stride {
+		if defs != nil && defs[j] < c.maxDef {
+			out[o] = nil
+			continue
+		}
+		if c.vi >= c.hEnd {
+			if c.vi >= nvals {
+				return fmt.Errorf("%w: more rows than values", errPageFormat)
+			}
+			c.hBase = c.strs.run(c.data, c.offs, c.vi, min(c.vi+m-j, nvals))
+			c.hStart, c.hEnd = c.vi, c.vi+c.strs.n
+		}
+		out[o] = boxAt(typString, unsafe.Add(c.hBase, (c.vi-c.hStart)*strHeader))
+		c.vi++
 	}
 	return nil
 }
@@ -216,6 +298,90 @@ func (c *bulkCol) close() {
 		c.pages.Close()
 		c.pages = nil
 	}
+}
+
+// allocNoZero returns an empty byte slice of capacity n whose memory is
+// not zeroed first: arena chunks are written before they are read, and
+// zeroing them cost as much as copying the strings in. strings.Builder's
+// Grow is the standard library's way to such memory (it allocates
+// without zeroing because a Builder only exposes bytes it has written);
+// the Builder is dropped at once and the chunk is only ever reached
+// through the returned slice and the strings cut from it.
+func allocNoZero(n int) []byte {
+	var b strings.Builder
+	b.Grow(n)
+	p := unsafe.StringData(b.String())
+	if p == nil {
+		return make([]byte, 0, n)
+	}
+	return unsafe.Slice(p, n)[:0]
+}
+
+// strHeader is the size of a string header.
+const strHeader = int(unsafe.Sizeof(""))
+
+// maxSmallAlloc is the largest allocation Go serves from its size classes
+// (32 KiB less the malloc header): anything larger is a "large object",
+// allocated and zeroed page by page under the heap lock, which costs
+// several times more per byte. Arena chunks and row slabs stay within it.
+const maxSmallAlloc = 32<<10 - 8
+
+// arenaChunk is the size of an arena chunk: a retained string keeps at
+// most this much memory alive.
+const arenaChunk = maxSmallAlloc
+
+// run copies the string values [v0, v1) of data/offs (value i is
+// data[offs[i]:offs[i+1]]), or as many of them as fit the current chunk,
+// into the arena with one copy of their bytes, and builds their headers
+// in front of the bytes. It returns the first header and sets a.n to the
+// number of values copied (at least one). The chunk is a []byte, so the
+// collector never scans it; the headers' pointers refer into the same
+// chunk, and any interface pointing at a header keeps it alive. Chunk
+// bytes are written once, before the values are handed out.
+func (a *arena) run(data []byte, offs []uint32, v0, v1 int) unsafe.Pointer {
+	need := func(n int) int { return strHeader*n + int(offs[v0+n]-offs[v0]) }
+	fits := func(avail int) int { // the most values [v0, v0+n) that fit avail bytes
+		lo, hi := 0, v1-v0
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if need(mid) <= avail {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		return lo
+	}
+	start := (len(a.buf) + 7) &^ 7 // headers are word aligned
+	n := v1 - v0
+	if start > cap(a.buf) || need(n) > cap(a.buf)-start {
+		n = 0
+		if start <= cap(a.buf) {
+			n = fits(cap(a.buf) - start)
+		}
+		if n == 0 {
+			a.buf = allocNoZero(max(arenaChunk, need(1)))
+			start = 0
+			n = fits(cap(a.buf))
+		}
+	}
+	hdrs := start
+	body := start + strHeader*n
+	size := int(offs[v0+n] - offs[v0])
+	a.buf = a.buf[:body+size]
+	copy(a.buf[body:], data[offs[v0]:offs[v0+n]])
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(a.buf))) + uintptr(body) - uintptr(offs[v0])
+	h := unsafe.Slice((*uintptr)(unsafe.Pointer(&a.buf[hdrs])), 2*n)
+	for i := 0; i < n; i++ {
+		lo, hi := offs[v0+i], offs[v0+i+1]
+		if lo == hi {
+			h[2*i], h[2*i+1] = 0, 0 // "" points nowhere, not past the chunk's end
+			continue
+		}
+		h[2*i], h[2*i+1] = base+uintptr(lo), uintptr(hi-lo)
+	}
+	a.n = n
+	return unsafe.Pointer(&a.buf[hdrs])
 }
 
 // boxStr returns b as a string in an interface value, with the string's
@@ -239,7 +405,7 @@ func (a *arena) boxStr(b []byte) any {
 	const hdr = int(unsafe.Sizeof(""))
 	start := (len(a.buf) + 7) &^ 7 // headers are word aligned
 	if cap(a.buf)-start < hdr+len(b) {
-		a.buf = make([]byte, 0, 64<<10)
+		a.buf = allocNoZero(arenaChunk)
 		start = 0
 	}
 	a.buf = a.buf[:start+hdr+len(b)]

@@ -387,7 +387,9 @@ func newRowReader(f *File, cols []colReader) *rowReader {
 		bulks: make([]*bulkCol, n), kinds: make([]bulkKind, n), maxDefs: make([]byte, n)}
 	r.leaves, r.flat = leavesOf(cols)
 	r.cols, r.width, r.first = cols, len(cols), make([]int, n)
-	r.batchK = batchRows
+	// A batch's slab stays a small allocation (see maxSmallAlloc): a
+	// large one costs more than the smaller batches' extra refills.
+	r.batchK = max(1, min(batchRows, maxSmallAlloc/(int(unsafe.Sizeof(any(nil)))*max(1, r.width))))
 	for i, c := range cols {
 		switch {
 		case c.leaf < 0:
@@ -461,7 +463,14 @@ func (r *rowReader) refill() bool {
 		chunks := rg.ColumnChunks()
 		for _, l := range r.leaves {
 			if r.kinds[l] != bulkNone {
-				r.bulks[l] = &bulkCol{kind: r.kinds[l], maxDef: r.maxDefs[l], pages: chunks[l].Pages()}
+				b := &bulkCol{kind: r.kinds[l], maxDef: r.maxDefs[l]}
+				if md := r.f.pf.Metadata(); r.rg < len(md.RowGroups) && l < len(md.RowGroups[r.rg].Columns) {
+					b.src = newChunkReader(r.f.pf, &md.RowGroups[r.rg].Columns[l].MetaData, chunks[l].Type().Kind())
+				}
+				if b.src == nil {
+					b.pages = chunks[l].Pages()
+				}
+				r.bulks[l] = b
 				continue
 			}
 			r.cursors[l] = &cursor{pages: chunks[l].Pages(), buf: make([]parquet.Value, batchRows)}
@@ -888,7 +897,10 @@ func converter(pt parquet.Type, t sql.DataType) (func(parquet.Value) (any, error
 // arena copies strings into shared chunks: one allocation per 64 KiB of
 // string data instead of one per value. A chunk stays alive while any
 // string in it is referenced.
-type arena struct{ buf []byte }
+type arena struct {
+	buf []byte
+	n   int // values copied by the last run
+}
 
 func (a *arena) str(b []byte) string {
 	if len(b) == 0 {
@@ -898,7 +910,7 @@ func (a *arena) str(b []byte) string {
 		return string(b)
 	}
 	if cap(a.buf)-len(a.buf) < len(b) {
-		a.buf = make([]byte, 0, 64<<10)
+		a.buf = allocNoZero(arenaChunk)
 	}
 	start := len(a.buf)
 	a.buf = append(a.buf, b...)

@@ -1,0 +1,640 @@
+package format
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math/bits"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	pformat "github.com/parquet-go/parquet-go/format"
+)
+
+// The page decoder below reads the column chunks of flat INT32/INT64/
+// BYTE_ARRAY columns itself instead of through parquet-go's Page and
+// Values machinery. parquet-go decompresses a page into a pooled buffer,
+// decodes it into a second buffer of values plus offsets, and the reader
+// then copied every string a third time, one small copy per value; here a
+// page is decompressed into one reused buffer, its levels and lengths are
+// decoded in tight loops, and the string bytes of a whole batch reach their
+// final arena chunk in one copy. It covers what parquet-mr and sqlrun's
+// page writer produce for such columns — V1 and V2 data pages, any codec
+// parquet-go knows, RLE or BIT_PACKED definition levels, PLAIN,
+// DELTA_LENGTH_BYTE_ARRAY and dictionary encodings — and a chunk whose
+// metadata names any other encoding is read through parquet-go.
+
+// errPageFormat is wrapped by errors of the page decoder: a page that
+// contradicts its header or the chunk's metadata.
+var errPageFormat = errors.New("malformed parquet page")
+
+// fastEncodings are the encodings the page decoder handles.
+var fastEncodings = map[pformat.Encoding]bool{
+	pformat.Plain: true, pformat.RLE: true, pformat.BitPacked: true,
+	pformat.PlainDictionary: true, pformat.RLEDictionary: true,
+	pformat.DeltaLengthByteArray: true,
+}
+
+// chunkReader iterates the pages of one column chunk.
+type chunkReader struct {
+	ra       io.ReaderAt
+	off, end int64
+	codec    compress.Codec
+	kind     parquet.Kind
+
+	hdrBuf []byte
+	comp   []byte // compressed page, reused
+	page   []byte // decompressed page, reused
+	hdr    pformat.PageHeader
+	tr     thrift.BytesReader
+	dec    *thrift.Decoder
+}
+
+// newChunkReader returns a reader of column chunk md of f, or nil when the
+// chunk uses something the page decoder does not handle.
+func newChunkReader(ra io.ReaderAt, md *pformat.ColumnMetaData, kind parquet.Kind) *chunkReader {
+	switch kind {
+	case parquet.Int32, parquet.Int64, parquet.ByteArray:
+	default:
+		return nil
+	}
+	for _, e := range md.Encoding {
+		if !fastEncodings[e] {
+			return nil
+		}
+	}
+	start := md.DataPageOffset
+	if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+		start = md.DictionaryPageOffset
+	}
+	if start <= 0 || md.TotalCompressedSize <= 0 {
+		return nil
+	}
+	codec := parquet.LookupCompressionCodec(md.Codec)
+	if codec.CompressionCodec() != md.Codec {
+		return nil // unsupported codec: parquet-go reports it
+	}
+	tr := new(thrift.CompactProtocol).NewReaderFromBytes(nil)
+	return &chunkReader{ra: ra, off: start, end: start + md.TotalCompressedSize, codec: codec, kind: kind,
+		tr: tr, dec: thrift.NewDecoder(tr)}
+}
+
+// pageData is one decoded page: definition levels and values (or
+// dictionary indexes), in buffers that the next page reuses.
+type pageData struct {
+	dict bool    // a dictionary page
+	rows int     // values including nulls (data pages)
+	defs []byte  // per row; nil when the column is required or no value is null
+	idx  []int32 // dictionary indexes of the non-null values, nil if not dictionary-encoded
+	i32  []int32
+	i64  []int64
+	data []byte   // BYTE_ARRAY values, concatenated
+	offs []uint32 // value i is data[offs[i]:offs[i+1]]
+
+	defBuf  []byte
+	idxBuf  []int32
+	dataBuf []byte // dictionary pages: the values' own copy
+}
+
+// readHeader decodes the next page header; it returns io.EOF at the end of
+// the chunk.
+func (c *chunkReader) readHeader() (int, error) {
+	if c.off >= c.end {
+		return 0, io.EOF
+	}
+	for size := int64(256); ; size *= 4 {
+		n := min(size, c.end-c.off)
+		if int64(cap(c.hdrBuf)) < n {
+			c.hdrBuf = make([]byte, n)
+		}
+		buf := c.hdrBuf[:n]
+		if _, err := c.ra.ReadAt(buf, c.off); err != nil && !(err == io.EOF && len(buf) > 0) {
+			return 0, err
+		}
+		c.hdr = pformat.PageHeader{}
+		c.tr.ResetBytes(buf)
+		err := c.dec.Decode(&c.hdr)
+		if err == nil {
+			return c.tr.BytesRead(), nil
+		}
+		if n == c.end-c.off || size > 1<<24 {
+			return 0, fmt.Errorf("%w: page header: %v", errPageFormat, err)
+		}
+	}
+}
+
+// next decodes the next page: a data page into p, a dictionary page into
+// dict (its values are kept until the next dictionary page, so they are
+// copied out of the reused page buffer). It returns io.EOF at the end of
+// the chunk.
+func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err error) {
+	for {
+		hn, err := c.readHeader()
+		if err != nil {
+			return false, err
+		}
+		h := &c.hdr
+		size := int64(h.CompressedPageSize)
+		if size < 0 || h.UncompressedPageSize < 0 || c.off+int64(hn)+size > c.end {
+			return false, fmt.Errorf("%w: page of %d bytes past the column chunk", errPageFormat, size)
+		}
+		if int64(cap(c.comp)) < size {
+			c.comp = make([]byte, size)
+		}
+		comp := c.comp[:size]
+		if _, err := c.ra.ReadAt(comp, c.off+int64(hn)); err != nil && !(err == io.EOF && size > 0) {
+			return false, err
+		}
+		c.off += int64(hn) + size
+		if h.CRC != 0 && uint32(h.CRC) != crc32.ChecksumIEEE(comp) {
+			return false, fmt.Errorf("%w: crc32 checksum mismatch", errPageFormat)
+		}
+		switch h.Type {
+		case pformat.DictionaryPage:
+			d := &h.DictionaryPageHeader.V
+			if err := c.decompress(comp, 0); err != nil {
+				return false, err
+			}
+			if d.NumValues < 0 {
+				return false, fmt.Errorf("%w: dictionary of %d values", errPageFormat, d.NumValues)
+			}
+			dict.dict, dict.rows, dict.defs, dict.idx = true, int(d.NumValues), nil, nil
+			if err := c.values(dict, c.page, int(d.NumValues), pformat.Plain); err != nil {
+				return false, err
+			}
+			dict.dataBuf = append(dict.dataBuf[:0], dict.data...)
+			dict.data = dict.dataBuf
+			return true, nil
+		case pformat.DataPage:
+			d := &h.DataPageHeader.V
+			if err := c.decompress(comp, 0); err != nil {
+				return false, err
+			}
+			body, err := c.levels(p, c.page, int(d.NumValues), maxDef, d.DefinitionLevelEncoding, true)
+			if err != nil {
+				return false, err
+			}
+			return false, c.values(p, body, p.nonNull(maxDef), d.Encoding)
+		case pformat.DataPageV2:
+			d := &h.DataPageHeaderV2.V
+			lv := int64(d.DefinitionLevelsByteLength) + int64(d.RepetitionLevelsByteLength)
+			if d.RepetitionLevelsByteLength != 0 || d.DefinitionLevelsByteLength < 0 || lv > size {
+				return false, fmt.Errorf("%w: V2 page levels", errPageFormat)
+			}
+			compressed := !d.IsCompressed.Valid || d.IsCompressed.V
+			if compressed {
+				if err := c.decompress(comp, int(lv)); err != nil {
+					return false, err
+				}
+			} else {
+				c.page = append(c.page[:0], comp...)
+			}
+			if _, err := c.levels(p, c.page[:lv], int(d.NumValues), maxDef, pformat.RLE, false); err != nil {
+				return false, err
+			}
+			return false, c.values(p, c.page[lv:], p.nonNull(maxDef), d.Encoding)
+		default:
+			// Index pages and unknown page types carry no rows.
+		}
+	}
+}
+
+// decompress decompresses comp into c.page; the first keep bytes (V2
+// levels) are stored uncompressed and copied as they are.
+func (c *chunkReader) decompress(comp []byte, keep int) error {
+	want := int(c.hdr.UncompressedPageSize)
+	if keep > len(comp) || keep > want {
+		return fmt.Errorf("%w: levels longer than the page", errPageFormat)
+	}
+	if cap(c.page) < want {
+		c.page = make([]byte, 0, want+want/8)
+	}
+	c.page = append(c.page[:0], comp[:keep]...)
+	if c.codec.CompressionCodec() == pformat.Uncompressed {
+		c.page = append(c.page, comp[keep:]...)
+	} else {
+		out, err := c.codec.Decode(c.page[keep:keep], comp[keep:])
+		if err != nil {
+			return fmt.Errorf("%w: decompress: %v", errPageFormat, err)
+		}
+		if len(out) > 0 && keep < cap(c.page) && unsafe.SliceData(out) == unsafe.SliceData(c.page[keep:cap(c.page)]) {
+			c.page = c.page[:keep+len(out)] // decoded in place
+		} else {
+			c.page = append(c.page[:keep], out...)
+		}
+	}
+	if len(c.page) != want {
+		return fmt.Errorf("%w: page is %d bytes uncompressed, header says %d", errPageFormat, len(c.page), want)
+	}
+	return nil
+}
+
+// nonNull counts the non-null values of the page.
+func (p *pageData) nonNull(maxDef byte) int {
+	if p.defs == nil {
+		return p.rows
+	}
+	n := 0
+	for _, d := range p.defs {
+		if d >= maxDef {
+			n++
+		}
+	}
+	return n
+}
+
+// levels decodes the definition levels of n rows at the start of body
+// (with a 4-byte length prefix when prefixed, as V1 pages have them) and
+// returns the rest. p.defs stays nil when no value is null.
+func (c *chunkReader) levels(p *pageData, body []byte, n int, maxDef byte, enc pformat.Encoding, prefixed bool) ([]byte, error) {
+	p.rows, p.dict, p.defs = n, false, nil
+	if n < 0 {
+		return nil, fmt.Errorf("%w: %d values", errPageFormat, n)
+	}
+	if maxDef == 0 {
+		return body, nil
+	}
+	width := bits.Len8(maxDef)
+	if cap(p.defBuf) < n {
+		p.defBuf = make([]byte, n)
+	}
+	defs := p.defBuf[:n]
+	var rest []byte
+	switch enc {
+	case pformat.RLE:
+		lv := body
+		if prefixed {
+			if len(body) < 4 {
+				return nil, fmt.Errorf("%w: definition levels", errPageFormat)
+			}
+			l := binary.LittleEndian.Uint32(body)
+			if uint64(l) > uint64(len(body)-4) {
+				return nil, fmt.Errorf("%w: definition levels of %d bytes", errPageFormat, l)
+			}
+			lv, rest = body[4:4+l], body[4+l:]
+		}
+		if err := decodeLevels(lv, width, defs); err != nil {
+			return nil, err
+		}
+	case pformat.BitPacked:
+		// The deprecated encoding: bit-packed most significant bit first.
+		nb := (n*width + 7) / 8
+		if len(body) < nb {
+			return nil, fmt.Errorf("%w: definition levels", errPageFormat)
+		}
+		for j := 0; j < n; j++ {
+			var v byte
+			for b := 0; b < width; b++ {
+				bit := j*width + b
+				v = v<<1 | body[bit>>3]>>(7-bit&7)&1
+			}
+			defs[j] = v
+		}
+		rest = body[nb:]
+	default:
+		return nil, fmt.Errorf("%w: definition level encoding %s", errPageFormat, enc)
+	}
+	for _, d := range defs {
+		if d < maxDef {
+			p.defs = defs
+			break
+		}
+	}
+	return rest, nil
+}
+
+// decodeLevels decodes len(out) values of the RLE/bit-packed hybrid
+// encoding (bit width w ≤ 8) into out.
+func decodeLevels(src []byte, w int, out []byte) error {
+	n := 0
+	for n < len(out) {
+		h, k := binary.Uvarint(src)
+		if k <= 0 {
+			return fmt.Errorf("%w: levels run header", errPageFormat)
+		}
+		src = src[k:]
+		if h&1 == 0 { // RLE run
+			run := int(min(h>>1, uint64(len(out)-n)))
+			nb := (w + 7) / 8
+			if len(src) < nb {
+				return fmt.Errorf("%w: levels run", errPageFormat)
+			}
+			var v byte
+			if nb > 0 {
+				v = src[0]
+			}
+			src = src[nb:]
+			b := out[n : n+run]
+			for j := range b {
+				b[j] = v
+			}
+			n += run
+			continue
+		}
+		groups := int(min(h>>1, uint64(len(src))))
+		nb := groups * w
+		if len(src) < nb {
+			return fmt.Errorf("%w: levels bit-packed run", errPageFormat)
+		}
+		cnt := min(groups*8, len(out)-n)
+		mask := uint32(1)<<w - 1
+		for j := 0; j < cnt; j++ {
+			bit := j * w
+			v := uint32(src[bit>>3]) >> (bit & 7)
+			if bit&7+w > 8 {
+				v |= uint32(src[bit>>3+1]) << (8 - bit&7)
+			}
+			out[n+j] = byte(v & mask)
+		}
+		src = src[nb:]
+		n += cnt
+	}
+	return nil
+}
+
+// decodeIndexes decodes len(out) dictionary indexes (RLE/bit-packed
+// hybrid of width w ≤ 32) into out.
+func decodeIndexes(src []byte, w int, out []int32) error {
+	if w == 0 {
+		// A one-entry dictionary: every index is 0, whatever runs follow.
+		clear(out)
+		return nil
+	}
+	n := 0
+	for n < len(out) {
+		h, k := binary.Uvarint(src)
+		if k <= 0 {
+			return fmt.Errorf("%w: dictionary indexes run header", errPageFormat)
+		}
+		src = src[k:]
+		if h&1 == 0 {
+			run := int(min(h>>1, uint64(len(out)-n)))
+			nb := (w + 7) / 8
+			if len(src) < nb {
+				return fmt.Errorf("%w: dictionary indexes run", errPageFormat)
+			}
+			var v uint32
+			for b := 0; b < nb; b++ {
+				v |= uint32(src[b]) << (8 * b)
+			}
+			src = src[nb:]
+			b := out[n : n+run]
+			for j := range b {
+				b[j] = int32(v)
+			}
+			n += run
+			continue
+		}
+		groups := int(min(h>>1, uint64(len(src))))
+		nb := groups * w
+		if len(src) < nb {
+			return fmt.Errorf("%w: dictionary indexes bit-packed run", errPageFormat)
+		}
+		cnt := min(groups*8, len(out)-n)
+		unpack32(src[:nb], w, out[n:n+cnt])
+		src = src[nb:]
+		n += cnt
+	}
+	return nil
+}
+
+// unpack32 unpacks len(out) little-endian bit-packed values of width w ≤
+// 32 from src (which holds at least len(out)*w bits).
+func unpack32(src []byte, w int, out []int32) {
+	if w == 0 {
+		clear(out)
+		return
+	}
+	mask := uint64(1)<<w - 1
+	for j := range out {
+		bit := j * w
+		out[j] = int32(load64(src, bit>>3) >> (bit & 7) & mask)
+	}
+}
+
+// load64 reads 8 little-endian bytes at i, zero-padded past the end.
+func load64(src []byte, i int) uint64 {
+	if i+8 <= len(src) {
+		return binary.LittleEndian.Uint64(src[i:])
+	}
+	var b [8]byte
+	if i < len(src) {
+		copy(b[:], src[i:])
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// values decodes n non-null values of encoding enc from body into p.
+func (c *chunkReader) values(p *pageData, body []byte, n int, enc pformat.Encoding) error {
+	p.idx = nil
+	switch enc {
+	case pformat.RLEDictionary, pformat.PlainDictionary:
+		if p.dict {
+			break // a PLAIN_DICTIONARY dictionary page is PLAIN
+		}
+		if cap(p.idxBuf) < n {
+			p.idxBuf = make([]int32, n)
+		}
+		p.idx = p.idxBuf[:n]
+		if n == 0 {
+			return nil
+		}
+		if len(body) < 1 || body[0] > 32 {
+			return fmt.Errorf("%w: dictionary index width", errPageFormat)
+		}
+		return decodeIndexes(body[1:], int(body[0]), p.idx)
+	case pformat.Plain:
+	case pformat.DeltaLengthByteArray:
+		if c.kind != parquet.ByteArray {
+			return fmt.Errorf("%w: %s for %s", errPageFormat, enc, c.kind)
+		}
+		return p.deltaLength(body, n)
+	default:
+		return fmt.Errorf("%w: encoding %s", errPageFormat, enc)
+	}
+	switch c.kind {
+	case parquet.Int32:
+		if len(body) < 4*n {
+			return fmt.Errorf("%w: %d INT32 values in %d bytes", errPageFormat, n, len(body))
+		}
+		p.i32 = grow(p.i32, n)
+		for j := range p.i32 {
+			p.i32[j] = int32(binary.LittleEndian.Uint32(body[4*j:]))
+		}
+	case parquet.Int64:
+		if len(body) < 8*n {
+			return fmt.Errorf("%w: %d INT64 values in %d bytes", errPageFormat, n, len(body))
+		}
+		p.i64 = grow(p.i64, n)
+		for j := range p.i64 {
+			p.i64[j] = int64(binary.LittleEndian.Uint64(body[8*j:]))
+		}
+	default:
+		// PLAIN BYTE_ARRAY: a 4-byte length before each value. The
+		// values are moved together in place (body is the reader's own
+		// buffer) so that they are contiguous like DELTA_LENGTH's.
+		p.offs = grow(p.offs, n+1)
+		w, r := 0, 0
+		for j := 0; j < n; j++ {
+			if len(body)-r < 4 {
+				return fmt.Errorf("%w: PLAIN BYTE_ARRAY value %d", errPageFormat, j)
+			}
+			l := int(binary.LittleEndian.Uint32(body[r:]))
+			r += 4
+			if l < 0 || l > len(body)-r {
+				return fmt.Errorf("%w: PLAIN BYTE_ARRAY value %d of %d bytes", errPageFormat, j, l)
+			}
+			p.offs[j] = uint32(w)
+			w += copy(body[w:], body[r:r+l])
+			r += l
+		}
+		p.offs[n] = uint32(w)
+		p.data = body[:w]
+	}
+	return nil
+}
+
+// deltaLength decodes n DELTA_LENGTH_BYTE_ARRAY values: the lengths in
+// DELTA_BINARY_PACKED, then the bytes concatenated.
+func (p *pageData) deltaLength(body []byte, n int) error {
+	p.offs = grow(p.offs, n+1)
+	rest, err := decodeDeltaLengths(body, p.offs)
+	if err != nil {
+		return err
+	}
+	// decodeDeltaLengths left the lengths in offs[1:]; make them offsets.
+	var sum uint64
+	p.offs[0] = 0
+	for j := 1; j <= n; j++ {
+		sum += uint64(p.offs[j])
+		p.offs[j] = uint32(sum)
+	}
+	if sum > uint64(len(rest)) {
+		return fmt.Errorf("%w: %d bytes of values in %d", errPageFormat, sum, len(rest))
+	}
+	p.data = rest[:sum]
+	return nil
+}
+
+// decodeDeltaLengths decodes DELTA_BINARY_PACKED values into out[1:]
+// (non-negative lengths) and returns the bytes after them.
+func decodeDeltaLengths(src []byte, out []uint32) ([]byte, error) {
+	bad := func(what string) ([]byte, error) {
+		return nil, fmt.Errorf("%w: delta lengths %s", errPageFormat, what)
+	}
+	block, k1 := binary.Uvarint(src)
+	if k1 <= 0 {
+		return bad("header")
+	}
+	src = src[k1:]
+	minis, k2 := binary.Uvarint(src)
+	if k2 <= 0 {
+		return bad("header")
+	}
+	src = src[k2:]
+	total, k3 := binary.Uvarint(src)
+	if k3 <= 0 {
+		return bad("header")
+	}
+	src = src[k3:]
+	first, k4 := binary.Varint(src)
+	if k4 <= 0 {
+		return bad("header")
+	}
+	src = src[k4:]
+	n := len(out) - 1
+	if total != uint64(n) {
+		return bad(fmt.Sprintf("count %d, expected %d", total, n))
+	}
+	if minis == 0 || block == 0 || block%minis != 0 || block > 1<<16 || (block/minis)%8 != 0 {
+		return bad("block size")
+	}
+	per := int(block / minis)
+	if n == 0 {
+		return src, nil
+	}
+	prev := first
+	put := func(j int, v int64) bool {
+		if v < 0 || v > 1<<31 {
+			return false
+		}
+		out[j+1] = uint32(v)
+		return true
+	}
+	if !put(0, prev) {
+		return bad("value")
+	}
+	var tmp [64]uint64
+	for j := 1; j < n; {
+		minD, k := binary.Varint(src)
+		if k <= 0 {
+			return bad("block header")
+		}
+		src = src[k:]
+		if len(src) < int(minis) {
+			return bad("bit widths")
+		}
+		widths := src[:minis]
+		src = src[minis:]
+		for m := 0; m < int(minis) && j < n; m++ {
+			w := int(widths[m])
+			if w > 64 {
+				return bad("bit width")
+			}
+			nb := per * w / 8
+			if len(src) < nb {
+				return bad("miniblock")
+			}
+			mb := src[:nb]
+			src = src[nb:]
+			for o := 0; o < per && j < n; o += len(tmp) {
+				cnt := min(len(tmp), per-o, n-j)
+				unpack64(mb, w, o, tmp[:cnt])
+				for _, d := range tmp[:cnt] {
+					prev += minD + int64(d)
+					if !put(j, prev) {
+						return bad("value")
+					}
+					j++
+				}
+			}
+		}
+	}
+	return src, nil
+}
+
+// unpack64 unpacks len(out) values of width w ≤ 64 starting at value
+// index from of the little-endian bit-packed src.
+func unpack64(src []byte, w, from int, out []uint64) {
+	if w == 0 {
+		clear(out)
+		return
+	}
+	if w <= 56 {
+		mask := uint64(1)<<w - 1
+		for j := range out {
+			bit := (from + j) * w
+			out[j] = load64(src, bit>>3) >> (bit & 7) & mask
+		}
+		return
+	}
+	for j := range out {
+		var v uint64
+		bit := (from + j) * w
+		for b := 0; b < w; b++ {
+			v |= uint64(src[(bit+b)>>3]>>((bit+b)&7)&1) << b
+		}
+		out[j] = v
+	}
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
