@@ -135,6 +135,9 @@ func (c *bulkCol) nextPage() error {
 	c.idx = c.pd.idx
 	if c.idx == nil {
 		c.setFrom(&c.pd)
+		if c.pd.hdrs != nil {
+			c.hBase, c.hEnd = c.pd.hdrs, len(c.offs)-1
+		}
 		return nil
 	}
 	if c.dictBox == nil {

@@ -95,6 +95,10 @@ type pageData struct {
 	data []byte   // BYTE_ARRAY values, concatenated
 	offs []uint32 // value i is data[offs[i]:offs[i+1]]
 
+	// hdrs, when set, points at the string headers of the page's values
+	// (see chunkReader.finish).
+	hdrs unsafe.Pointer
+
 	defBuf  []byte
 	idxBuf  []int32
 	dataBuf []byte // dictionary pages: the values' own copy
@@ -156,14 +160,15 @@ func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err err
 		switch h.Type {
 		case pformat.DictionaryPage:
 			d := &h.DictionaryPageHeader.V
-			if err := c.decompress(comp, 0); err != nil {
+			page, err := c.decompress(comp, 0, 0)
+			if err != nil {
 				return false, err
 			}
 			if d.NumValues < 0 {
 				return false, fmt.Errorf("%w: dictionary of %d values", errPageFormat, d.NumValues)
 			}
-			dict.dict, dict.rows, dict.defs, dict.idx = true, int(d.NumValues), nil, nil
-			if err := c.values(dict, c.page, int(d.NumValues), pformat.Plain); err != nil {
+			dict.dict, dict.rows, dict.defs, dict.idx, dict.hdrs = true, int(d.NumValues), nil, nil, nil
+			if err := c.values(dict, page, int(d.NumValues), pformat.Plain); err != nil {
 				return false, err
 			}
 			dict.dataBuf = append(dict.dataBuf[:0], dict.data...)
@@ -171,66 +176,135 @@ func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err err
 			return true, nil
 		case pformat.DataPage:
 			d := &h.DataPageHeader.V
-			if err := c.decompress(comp, 0); err != nil {
-				return false, err
-			}
-			body, err := c.levels(p, c.page, int(d.NumValues), maxDef, d.DefinitionLevelEncoding, true)
+			reserve := c.reserve(int(d.NumValues), d.Encoding)
+			buf, err := c.decompress(comp, 0, reserve)
 			if err != nil {
 				return false, err
 			}
-			return false, c.values(p, body, p.nonNull(maxDef), d.Encoding)
+			body, err := c.levels(p, buf[reserve:], int(d.NumValues), maxDef, d.DefinitionLevelEncoding, true)
+			if err != nil {
+				return false, err
+			}
+			return false, c.finish(p, buf, reserve, body, p.nonNull(maxDef), d.Encoding)
 		case pformat.DataPageV2:
 			d := &h.DataPageHeaderV2.V
 			lv := int64(d.DefinitionLevelsByteLength) + int64(d.RepetitionLevelsByteLength)
 			if d.RepetitionLevelsByteLength != 0 || d.DefinitionLevelsByteLength < 0 || lv > size {
 				return false, fmt.Errorf("%w: V2 page levels", errPageFormat)
 			}
-			compressed := !d.IsCompressed.Valid || d.IsCompressed.V
-			if compressed {
-				if err := c.decompress(comp, int(lv)); err != nil {
-					return false, err
-				}
-			} else {
-				c.page = append(c.page[:0], comp...)
+			reserve := c.reserve(int(d.NumValues), d.Encoding)
+			keep := int(lv)
+			if d.IsCompressed.Valid && !d.IsCompressed.V {
+				keep = len(comp)
 			}
-			if _, err := c.levels(p, c.page[:lv], int(d.NumValues), maxDef, pformat.RLE, false); err != nil {
+			buf, err := c.decompress(comp, keep, reserve)
+			if err != nil {
 				return false, err
 			}
-			return false, c.values(p, c.page[lv:], p.nonNull(maxDef), d.Encoding)
+			page := buf[reserve:]
+			if _, err := c.levels(p, page[:lv], int(d.NumValues), maxDef, pformat.RLE, false); err != nil {
+				return false, err
+			}
+			return false, c.finish(p, buf, reserve, page[lv:], p.nonNull(maxDef), d.Encoding)
 		default:
 			// Index pages and unknown page types carry no rows.
 		}
 	}
 }
 
-// decompress decompresses comp into c.page; the first keep bytes (V2
-// levels) are stored uncompressed and copied as they are.
-func (c *chunkReader) decompress(comp []byte, keep int) error {
+// reserve returns how many bytes to reserve for string headers in front
+// of a data page of n values: a page of non-dictionary strings is
+// decompressed into memory of its own, which its strings then point into
+// (see finish); other pages reuse one buffer.
+func (c *chunkReader) reserve(n int, enc pformat.Encoding) int {
+	if c.kind != parquet.ByteArray || n < 0 || (enc != pformat.Plain && enc != pformat.DeltaLengthByteArray) {
+		return 0
+	}
+	return strHeader * n
+}
+
+// finish decodes the values of a data page and, for a page of strings
+// decompressed into buf[reserve:], builds their headers in buf[:reserve].
+//
+// Why this is safe: buf is one allocation without pointers, so the
+// collector never scans it, and it need not: every header points into
+// buf itself. An interface whose data word points at a header keeps the
+// whole of buf alive (interior pointers count). buf is written here, once,
+// before any value is handed out, and never again: the next page gets a
+// buffer of its own. The cost is retention: a retained string keeps its
+// page (at most a page's uncompressed size plus 16 bytes a value) alive.
+func (c *chunkReader) finish(p *pageData, buf []byte, reserve int, body []byte, n int, enc pformat.Encoding) error {
+	p.hdrs = nil
+	if err := c.values(p, body, n, enc); err != nil {
+		return err
+	}
+	if reserve == 0 || p.idx != nil {
+		return nil
+	}
+	if strHeader*n > reserve {
+		return fmt.Errorf("%w: %d values in a page of %d", errPageFormat, n, reserve/strHeader)
+	}
+	if n == 0 {
+		return nil
+	}
+	h := unsafe.Slice((*uintptr)(unsafe.Pointer(&buf[0])), 2*n)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(p.data)))
+	offs := p.offs[:n+1]
+	for i := 0; i < n; i++ {
+		lo, hi := offs[i], offs[i+1]
+		if lo == hi {
+			h[2*i], h[2*i+1] = 0, 0 // "" points nowhere, not past the page's end
+			continue
+		}
+		h[2*i], h[2*i+1] = base+uintptr(lo), uintptr(hi-lo)
+	}
+	p.hdrs = unsafe.Pointer(&buf[0])
+	return nil
+}
+
+// decompress decompresses comp into a page and returns reserve bytes
+// followed by the page. With reserve 0 the page is in the reader's reused
+// buffer; otherwise it is a new allocation (see finish). The first keep
+// bytes of comp are stored uncompressed (V2 levels, or a whole page
+// marked uncompressed) and copied as they are.
+func (c *chunkReader) decompress(comp []byte, keep, reserve int) ([]byte, error) {
 	want := int(c.hdr.UncompressedPageSize)
 	if keep > len(comp) || keep > want {
-		return fmt.Errorf("%w: levels longer than the page", errPageFormat)
+		return nil, fmt.Errorf("%w: levels longer than the page", errPageFormat)
 	}
-	if cap(c.page) < want {
-		c.page = make([]byte, 0, want+want/8)
-	}
-	c.page = append(c.page[:0], comp[:keep]...)
-	if c.codec.CompressionCodec() == pformat.Uncompressed {
-		c.page = append(c.page, comp[keep:]...)
+	var dst []byte
+	if reserve > 0 {
+		dst = allocNoZero(reserve + want)[:reserve]
 	} else {
-		out, err := c.codec.Decode(c.page[keep:keep], comp[keep:])
-		if err != nil {
-			return fmt.Errorf("%w: decompress: %v", errPageFormat, err)
+		if cap(c.page) < want {
+			c.page = make([]byte, 0, want+want/8)
 		}
-		if len(out) > 0 && keep < cap(c.page) && unsafe.SliceData(out) == unsafe.SliceData(c.page[keep:cap(c.page)]) {
-			c.page = c.page[:keep+len(out)] // decoded in place
+		dst = c.page[:0]
+	}
+	dst = append(dst, comp[:keep]...)
+	if keep < len(comp) {
+		if c.codec.CompressionCodec() == pformat.Uncompressed {
+			dst = append(dst, comp[keep:]...)
 		} else {
-			c.page = append(c.page[:keep], out...)
+			at := len(dst)
+			out, err := c.codec.Decode(dst[at:at], comp[keep:])
+			if err != nil {
+				return nil, fmt.Errorf("%w: decompress: %v", errPageFormat, err)
+			}
+			if len(out) > 0 && at < cap(dst) && unsafe.SliceData(out) == unsafe.SliceData(dst[at:cap(dst)]) {
+				dst = dst[:at+len(out)] // decoded in place
+			} else {
+				dst = append(dst[:at], out...)
+			}
 		}
 	}
-	if len(c.page) != want {
-		return fmt.Errorf("%w: page is %d bytes uncompressed, header says %d", errPageFormat, len(c.page), want)
+	if reserve == 0 {
+		c.page = dst
 	}
-	return nil
+	if len(dst)-reserve != want {
+		return nil, fmt.Errorf("%w: page is %d bytes uncompressed, header says %d", errPageFormat, len(dst)-reserve, want)
+	}
+	return dst, nil
 }
 
 // nonNull counts the non-null values of the page.
