@@ -75,8 +75,10 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          ratio swung 0.2-1.2 on the loaded machine; WritePK vs WritePKLookup
 #          give the same ratio in CPU time),
 #          Lookup (mergetree lookup-level probes; the lookup producer's cost shows
-#          in WritePKLookup vs WritePK). docs/gen's test fails when a benchmark is
-#          neither run here nor named on this list.
+#          in WritePKLookup vs WritePK),
+#          Reader20Columns (datagen's reader alone; the runtime steps include it).
+#          docs/gen's test fails when a benchmark is neither run here nor named
+#          on this list.
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser
 # benchmarks (b.N rows or statements) but whole-table passes for the read
 # benchmarks (ReadPK, ReadKV*, FollowChangelog, FullPhase), hence two units.

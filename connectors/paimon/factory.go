@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -181,6 +182,9 @@ func newConfig(ctx *connectors.Context) (*tableConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
+	if err := checkDeclaredSchema(ctx); err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
+	}
 	if err := CheckOptions(opts); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
@@ -215,6 +219,87 @@ func withStoredOptions(decl map[string]string) (map[string]string, error) {
 	}
 	return merged, nil
 }
+
+// checkDeclaredSchema compares a 'path' table's declaration with the
+// table stored there, as Paimon's AbstractFlinkTableFactory does before it
+// reads or writes one: the same field names and types in the same order
+// (comments aside), the same partition keys and primary keys, else the
+// statement fails with Paimon's message while planning — not at the first
+// write, with the job already running. A table not created yet passes.
+func checkDeclaredSchema(ctx *connectors.Context) error {
+	path := strings.TrimPrefix(strings.TrimSpace(ctx.Options["path"]), "file://")
+	if _, _, sys := SystemTable(ctx.Table.Name); path == "" || sys {
+		return nil // a system table (t$snapshots) has a schema of its own
+	}
+	ts, err := schema.NewManager(fs.NewLocal(), path).Latest()
+	if err != nil || ts == nil {
+		return nil // opening the table reports a broken one with the file at fault
+	}
+	store := make([]sql.Field, len(ts.Fields))
+	for i, f := range ts.Fields {
+		store[i] = sql.Field{Name: f.Name, Type: f.Type}
+	}
+	pk := map[string]bool{}
+	for _, k := range ctx.Schema.PrimaryKey {
+		pk[k] = true
+	}
+	declared := make([]sql.Field, len(ctx.Schema.Columns))
+	for i, c := range ctx.Schema.Columns {
+		t := c.Type
+		if pk[c.Name] {
+			t = t.NotNull() // Flink makes primary key columns NOT NULL
+		}
+		declared[i] = sql.Field{Name: c.Name, Type: t}
+	}
+	if !sameFields(store, declared) {
+		return sql.Errorf(sql.IllegalArgumentException, "Flink schema and store schema are not the same, store schema is %s, Flink schema is %s",
+			sql.RowOf(store...), sql.RowOf(declared...).NotNull())
+	}
+	if !slices.Equal(ts.PartitionKeys, ctx.PartitionKeys) {
+		return sql.Errorf(sql.IllegalArgumentException, "Flink partitionKeys and store partitionKeys are not the same, store partitionKeys is %s, Flink partitionKeys is %s",
+			javaList(ts.PartitionKeys), javaList(ctx.PartitionKeys))
+	}
+	if !slices.Equal(ts.PrimaryKeys, ctx.Schema.PrimaryKey) {
+		return sql.Errorf(sql.IllegalArgumentException, "Flink primaryKeys and store primaryKeys are not the same, store primaryKeys is %s, Flink primaryKeys is %s",
+			javaList(ts.PrimaryKeys), javaList(ctx.Schema.PrimaryKey))
+	}
+	return nil
+}
+
+// sameFields compares names and types, ignoring comments at any depth.
+func sameFields(a, b []sql.Field) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || withoutComments(a[i].Type).String() != withoutComments(b[i].Type).String() {
+			return false
+		}
+	}
+	return true
+}
+
+func withoutComments(t sql.DataType) sql.DataType {
+	if len(t.Fields) > 0 {
+		fs := make([]sql.Field, len(t.Fields))
+		for i, f := range t.Fields {
+			fs[i] = sql.Field{Name: f.Name, Type: withoutComments(f.Type)}
+		}
+		t.Fields = fs
+	}
+	if t.Elem != nil {
+		e := withoutComments(*t.Elem)
+		t.Elem = &e
+	}
+	if t.Value != nil {
+		v := withoutComments(*t.Value)
+		t.Value = &v
+	}
+	return t
+}
+
+// javaList prints a list as Java's List.toString does: [a, b].
+func javaList(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }
 
 func (c *tableConfig) producer() string {
 	return strings.ToLower(strings.TrimSpace(c.opts.Get(OptChangelogProducer)))
