@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"runtime/debug"
 	"syscall"
 	"testing"
 	"time"
@@ -80,6 +82,7 @@ func benchRows(n int, keys int) []sql.Row {
 // making the rows, as a source would), committing every 100k rows like a
 // streaming job's checkpoints.
 func benchWrite(b *testing.B, opts map[string]string) {
+	productGC(b)
 	gen := newRowGen(math.MaxInt32)
 	dir := b.TempDir()
 	o := map[string]string{"bucket": "1"}
@@ -134,6 +137,7 @@ func BenchmarkWritePKLookup(b *testing.B) {
 
 // BenchmarkReadPK: batch read of a compacted one-bucket table.
 func BenchmarkReadPK(b *testing.B) {
+	productGC(b)
 	const n = 200000
 	dir := b.TempDir()
 	tbl, err := Create(fs.NewLocal(), dir, benchSchema(), nil, map[string]string{"bucket": "1"}, "", 0)
@@ -184,6 +188,16 @@ func BenchmarkReadPK(b *testing.B) {
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(rows)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
 	b.ReportMetric(float64(total), "rows/table")
+}
+
+// productGC runs a benchmark under the collector setting of the sqlrun
+// binary (cmd/sqlrun's tuneGC: GOGC=400 unless GOGC is set), so the figure
+// is what a job gets; run with GOGC=100 for Go's default.
+func productGC(b *testing.B) {
+	if os.Getenv("GOGC") == "" {
+		old := debug.SetGCPercent(400)
+		b.Cleanup(func() { debug.SetGCPercent(old) })
+	}
 }
 
 // cpuTime is the process's user+system CPU time: on the shared 2-core

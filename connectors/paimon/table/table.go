@@ -269,7 +269,7 @@ var emptyPartition = binrow.EmptyRow()
 // Bucket computes the bucket of a row: Murmur3 over the bucket-key
 // BinaryRow modulo the bucket count; 0 for bucket-unaware tables.
 func (t *Table) Bucket(row []any, scratch []byte) (int, []byte, error) {
-	if t.NumBuckets <= 0 {
+	if t.NumBuckets <= 1 { // one bucket (or none): nothing to hash
 		return 0, scratch, nil
 	}
 	var arr [8]any
