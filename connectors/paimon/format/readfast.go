@@ -39,12 +39,17 @@ var fastEncodings = map[pformat.Encoding]bool{
 	pformat.DeltaLengthByteArray: true,
 }
 
+// usePageDecoder switches the page decoder on; tests turn it off to read
+// the same files through parquet-go and compare.
+var usePageDecoder = true
+
 // chunkReader iterates the pages of one column chunk.
 type chunkReader struct {
 	ra       io.ReaderAt
 	off, end int64
 	codec    compress.Codec
 	kind     parquet.Kind
+	left     int64 // values of the chunk not yet read: bounds a page's count
 
 	hdrBuf []byte
 	comp   []byte // compressed page, reused
@@ -57,6 +62,9 @@ type chunkReader struct {
 // newChunkReader returns a reader of column chunk md of f, or nil when the
 // chunk uses something the page decoder does not handle.
 func newChunkReader(ra io.ReaderAt, md *pformat.ColumnMetaData, kind parquet.Kind) *chunkReader {
+	if !usePageDecoder {
+		return nil
+	}
 	switch kind {
 	case parquet.Int32, parquet.Int64, parquet.ByteArray:
 	default:
@@ -79,8 +87,11 @@ func newChunkReader(ra io.ReaderAt, md *pformat.ColumnMetaData, kind parquet.Kin
 		return nil // unsupported codec: parquet-go reports it
 	}
 	tr := new(thrift.CompactProtocol).NewReaderFromBytes(nil)
+	if md.NumValues < 0 {
+		return nil
+	}
 	return &chunkReader{ra: ra, off: start, end: start + md.TotalCompressedSize, codec: codec, kind: kind,
-		tr: tr, dec: thrift.NewDecoder(tr)}
+		left: md.NumValues, tr: tr, dec: thrift.NewDecoder(tr)}
 }
 
 // pageData is one decoded page: definition levels and values (or
@@ -156,6 +167,27 @@ func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err err
 		c.off += int64(hn) + size
 		if h.CRC != 0 && uint32(h.CRC) != crc32.ChecksumIEEE(comp) {
 			return false, fmt.Errorf("%w: crc32 checksum mismatch", errPageFormat)
+		}
+		// A page's value count sizes buffers: a corrupt header must not
+		// make them huge, so it is checked against what the chunk has left
+		// (and a dictionary's against its bytes: 4 at least per value).
+		var nv int64
+		switch h.Type {
+		case pformat.DataPage:
+			nv = int64(h.DataPageHeader.V.NumValues)
+		case pformat.DataPageV2:
+			nv = int64(h.DataPageHeaderV2.V.NumValues)
+		case pformat.DictionaryPage:
+			nv = int64(h.DictionaryPageHeader.V.NumValues)
+			if nv*4 > int64(h.UncompressedPageSize) {
+				return false, fmt.Errorf("%w: dictionary of %d values in %d bytes", errPageFormat, nv, h.UncompressedPageSize)
+			}
+		}
+		if nv < 0 || (h.Type != pformat.DictionaryPage && nv > c.left) {
+			return false, fmt.Errorf("%w: page of %d values, %d left in the column chunk", errPageFormat, nv, c.left)
+		}
+		if h.Type != pformat.DictionaryPage {
+			c.left -= nv
 		}
 		switch h.Type {
 		case pformat.DictionaryPage:
@@ -580,46 +612,35 @@ func (p *pageData) deltaLength(body []byte, n int) error {
 	if err != nil {
 		return err
 	}
-	// decodeDeltaLengths left the lengths in offs[1:]; make them offsets.
-	var sum uint64
-	p.offs[0] = 0
-	for j := 1; j <= n; j++ {
-		sum += uint64(p.offs[j])
-		p.offs[j] = uint32(sum)
+	if end := p.offs[n]; uint64(end) > uint64(len(rest)) {
+		return fmt.Errorf("%w: %d bytes of values in %d", errPageFormat, end, len(rest))
 	}
-	if sum > uint64(len(rest)) {
-		return fmt.Errorf("%w: %d bytes of values in %d", errPageFormat, sum, len(rest))
-	}
-	p.data = rest[:sum]
+	p.data = rest[:p.offs[n]]
 	return nil
 }
 
-// decodeDeltaLengths decodes DELTA_BINARY_PACKED values into out[1:]
-// (non-negative lengths) and returns the bytes after them.
+// decodeDeltaLengths decodes len(out)-1 DELTA_BINARY_PACKED lengths as
+// offsets: out[0] = 0 and out[i+1] = out[i] + length i. It returns the
+// bytes after the encoded lengths. Lengths must be non-negative and sum
+// below 4 GiB.
 func decodeDeltaLengths(src []byte, out []uint32) ([]byte, error) {
 	bad := func(what string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: delta lengths %s", errPageFormat, what)
 	}
-	block, k1 := binary.Uvarint(src)
-	if k1 <= 0 {
+	var hdr [3]uint64
+	for i := range hdr {
+		v, k := binary.Uvarint(src)
+		if k <= 0 {
+			return bad("header")
+		}
+		hdr[i], src = v, src[k:]
+	}
+	block, minis, total := hdr[0], hdr[1], hdr[2]
+	first, k := binary.Varint(src)
+	if k <= 0 {
 		return bad("header")
 	}
-	src = src[k1:]
-	minis, k2 := binary.Uvarint(src)
-	if k2 <= 0 {
-		return bad("header")
-	}
-	src = src[k2:]
-	total, k3 := binary.Uvarint(src)
-	if k3 <= 0 {
-		return bad("header")
-	}
-	src = src[k3:]
-	first, k4 := binary.Varint(src)
-	if k4 <= 0 {
-		return bad("header")
-	}
-	src = src[k4:]
+	src = src[k:]
 	n := len(out) - 1
 	if total != uint64(n) {
 		return bad(fmt.Sprintf("count %d, expected %d", total, n))
@@ -627,21 +648,20 @@ func decodeDeltaLengths(src []byte, out []uint32) ([]byte, error) {
 	if minis == 0 || block == 0 || block%minis != 0 || block > 1<<16 || (block/minis)%8 != 0 {
 		return bad("block size")
 	}
-	per := int(block / minis)
+	out[0] = 0
 	if n == 0 {
 		return src, nil
 	}
-	prev := first
-	put := func(j int, v int64) bool {
-		if v < 0 || v > 1<<31 {
-			return false
-		}
-		out[j+1] = uint32(v)
-		return true
-	}
-	if !put(0, prev) {
+	per := int(block / minis)
+	// sum is the running offset; prev the last length. Both stay in
+	// int64: a length is checked to be in [0, 2^32) before it is added,
+	// and the sum against 2^32.
+	const limit = 1 << 32
+	if first < 0 || first >= limit {
 		return bad("value")
 	}
+	prev, sum := first, first
+	out[1] = uint32(sum)
 	var tmp [64]uint64
 	for j := 1; j < n; {
 		minD, k := binary.Varint(src)
@@ -665,14 +685,40 @@ func decodeDeltaLengths(src []byte, out []uint32) ([]byte, error) {
 			}
 			mb := src[:nb]
 			src = src[nb:]
+			if w == 0 {
+				// Every delta is minD: equal lengths, the common case.
+				cnt := min(per, n-j)
+				if minD == 0 && prev >= 0 {
+					if sum+int64(cnt)*prev >= limit {
+						return bad("sum")
+					}
+					for e := j + 1 + cnt; j+1 < e; j++ {
+						sum += prev
+						out[j+1] = uint32(sum)
+					}
+					continue
+				}
+				for c := 0; c < cnt; c++ {
+					prev += minD
+					if prev < 0 || prev >= limit || sum+prev >= limit {
+						return bad("value")
+					}
+					sum += prev
+					out[j+1] = uint32(sum)
+					j++
+				}
+				continue
+			}
 			for o := 0; o < per && j < n; o += len(tmp) {
 				cnt := min(len(tmp), per-o, n-j)
 				unpack64(mb, w, o, tmp[:cnt])
 				for _, d := range tmp[:cnt] {
 					prev += minD + int64(d)
-					if !put(j, prev) {
+					if prev < 0 || prev >= limit || sum+prev >= limit {
 						return bad("value")
 					}
+					sum += prev
+					out[j+1] = uint32(sum)
 					j++
 				}
 			}
