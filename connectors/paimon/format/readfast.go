@@ -383,6 +383,11 @@ func (c *chunkReader) levels(p *pageData, body []byte, n int, maxDef byte, enc p
 			}
 			lv, rest = body[4:4+l], body[4+l:]
 		}
+		if h, k := binary.Uvarint(lv); k > 0 && h&1 == 0 && h>>1 >= uint64(n) && width <= 8 && len(lv) > k && lv[k] == maxDef {
+			// One RLE run of non-null values (how writers encode a page
+			// without nulls): nothing to expand.
+			return rest, nil
+		}
 		if err := decodeLevels(lv, width, defs); err != nil {
 			return nil, err
 		}
