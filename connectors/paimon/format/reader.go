@@ -417,47 +417,34 @@ func (r *rowReader) row() []any {
 }
 
 // advance positions on the next row; false at the end or on error.
-func (r *rowReader) advance() bool {
+func (r *rowReader) advance() (ok bool) {
 	if r.err != nil {
 		return false
 	}
-	r.bi++
-	if r.bi >= r.bn {
-		if !r.guarded(r.refill) {
-			return false
-		}
-		r.bi = 0
-	}
-	r.pos++
-	if len(r.nested) > 0 {
-		return r.guarded(r.assembleRow)
-	}
-	return true
-}
-
-// guarded runs f (decoding, which a corrupt file can make the Parquet
-// library panic in), turning a panic into ErrCorrupt. Only the steps that
-// decode pay for the deferred recover, not every row of a batch.
-func (r *rowReader) guarded(f func() bool) (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.err = fmt.Errorf("%w %s: %v", ErrCorrupt, r.f.name, p)
 			ok = false
 		}
 	}()
-	return f()
-}
-
-// assembleRow assembles the nested columns of the current row.
-func (r *rowReader) assembleRow() bool {
-	row := r.row()
-	for _, i := range r.nested {
-		v, err := r.assemble(r.cols[i].asm)
-		if err != nil {
-			r.err = err
+	r.bi++
+	if r.bi >= r.bn {
+		if !r.refill() {
 			return false
 		}
-		row[i] = v
+		r.bi = 0
+	}
+	r.pos++
+	if len(r.nested) > 0 {
+		row := r.row()
+		for _, i := range r.nested {
+			v, err := r.assemble(r.cols[i].asm)
+			if err != nil {
+				r.err = err
+				return false
+			}
+			row[i] = v
+		}
 	}
 	return true
 }
