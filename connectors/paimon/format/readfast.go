@@ -19,14 +19,16 @@ import (
 // BYTE_ARRAY columns itself instead of through parquet-go's Page and
 // Values machinery. parquet-go decompresses a page into a pooled buffer,
 // decodes it into a second buffer of values plus offsets, and the reader
-// then copied every string a third time, one small copy per value; here a
-// page is decompressed into one reused buffer, its levels and lengths are
-// decoded in tight loops, and the string bytes of a whole batch reach their
-// final arena chunk in one copy. It covers what parquet-mr and sqlrun's
-// page writer produce for such columns — V1 and V2 data pages, any codec
-// parquet-go knows, RLE or BIT_PACKED definition levels, PLAIN,
-// DELTA_LENGTH_BYTE_ARRAY and dictionary encodings — and a chunk whose
-// metadata names any other encoding is read through parquet-go.
+// then copied every string a third time, one small copy per value. Here a
+// page of PLAIN or DELTA_LENGTH strings is decompressed once, into memory
+// of its own that its strings then point into (see finish); other pages
+// into one reused buffer; levels, lengths and indexes are decoded in tight
+// loops. It covers what parquet-mr and sqlrun's page writer produce for
+// such columns — V1 and V2 data pages, any codec parquet-go knows, RLE or
+// BIT_PACKED definition levels, PLAIN, DELTA_LENGTH_BYTE_ARRAY and
+// dictionary encodings — and a chunk whose metadata names any other
+// encoding is read through parquet-go. Page CRCs are checked, as
+// parquet-go checks them.
 
 // errPageFormat is wrapped by errors of the page decoder: a page that
 // contradicts its header or the chunk's metadata.
