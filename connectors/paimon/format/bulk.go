@@ -273,6 +273,16 @@ func (c *bulkCol) fill(out []any, stride, k int) error {
 // fillStrings boxes the strings of the next m rows of a non-dictionary
 // page into out[o], out[o+stride], ...
 func (c *bulkCol) fillStrings(out []any, o, stride, m int, defs []byte) error {
+	if defs == nil && c.vi+m <= c.hEnd {
+		// No nulls and every header built (a page from the page
+		// decoder): nothing to decide per value.
+		p := unsafe.Add(c.hBase, (c.vi-c.hStart)*strHeader)
+		for j := 0; j < m; j, o = j+1, o+stride {
+			out[o] = boxAt(typString, unsafe.Add(p, j*strHeader))
+		}
+		c.vi += m
+		return nil
+	}
 	nvals := len(c.offs) - 1
 	for j := 0; j < m; j, o = j+1, o+stride {
 		if defs != nil && defs[j] < c.maxDef {
