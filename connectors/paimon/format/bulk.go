@@ -250,6 +250,10 @@ func (c *bulkCol) fill(out []any, stride, k int) error {
 			if err := c.fillStrings(out, o, stride, m, defs); err != nil {
 				return err
 			}
+		} else if defs == nil && c.idx == nil && (c.kind == bulkInt32 || c.kind == bulkInt64) {
+			if err := c.fillInts(out, o, stride, m); err != nil {
+				return err
+			}
 		} else {
 			for j := 0; j < m; j, o = j+1, o+stride {
 				if defs != nil && defs[j] < c.maxDef {
@@ -267,6 +271,43 @@ func (c *bulkCol) fill(out []any, stride, k int) error {
 		c.row += m
 		n += m
 	}
+	return nil
+}
+
+// fillInts boxes the next m values of a page of non-null INT32 or INT64
+// values into out[o], out[o+stride], ...: one copy into the slab, then a
+// loop with no per-value decisions.
+func (c *bulkCol) fillInts(out []any, o, stride, m int) error {
+	if c.kind == bulkInt32 {
+		if c.vi+m > len(c.i32) {
+			return fmt.Errorf("%w: more rows than values", errPageFormat)
+		}
+		if len(c.islab) < m {
+			c.islab = make([]int32, max(batchRows, m))
+		}
+		s := c.islab[:m]
+		copy(s, c.i32[c.vi:c.vi+m])
+		for j := range s {
+			out[o] = boxAt(typInt32, unsafe.Pointer(&s[j]))
+			o += stride
+		}
+		c.islab = c.islab[m:]
+	} else {
+		if c.vi+m > len(c.i64) {
+			return fmt.Errorf("%w: more rows than values", errPageFormat)
+		}
+		if len(c.lslab) < m {
+			c.lslab = make([]int64, max(batchRows, m))
+		}
+		s := c.lslab[:m]
+		copy(s, c.i64[c.vi:c.vi+m])
+		for j := range s {
+			out[o] = boxAt(typInt64, unsafe.Pointer(&s[j]))
+			o += stride
+		}
+		c.lslab = c.lslab[m:]
+	}
+	c.vi += m
 	return nil
 }
 
