@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -87,11 +88,10 @@ type pageCol struct {
 	// putInt64, folded into the file's stats at close: two comparisons of
 	// the concrete type per cell instead of the stats collector's
 	// interface values.
-	hasMinMax  bool
-	minS, maxS string
-	minI, maxI int64
-	usedDict   bool
-	usedDelta  bool // a DELTA_LENGTH_BYTE_ARRAY page
+	strs      minMax[string]
+	ints      minMax[int64]
+	usedDict  bool
+	usedDelta bool // a DELTA_LENGTH_BYTE_ARRAY page
 
 	// The last put, so a row that fails half way can be taken back.
 	lastPlain int
@@ -273,7 +273,7 @@ func (c *pageCol) present() {
 func (w *pageWriter) putString(i int, s string) {
 	c := &w.cols[i]
 	c.present()
-	c.minMaxString(s)
+	c.strs.add(s)
 	if c.dictOn || c.deciding {
 		id, ok := c.dict[s]
 		if !ok {
@@ -296,29 +296,20 @@ func (w *pageWriter) putString(i int, s string) {
 	c.plain = append(c.plain, s...)
 }
 
-// minMaxString folds s into c's typed min/max.
-func (c *pageCol) minMaxString(s string) {
-	if !c.hasMinMax {
-		c.minS, c.maxS, c.hasMinMax = s, s, true
-		return
-	}
-	if s < c.minS {
-		c.minS = s
-	} else if s > c.maxS {
-		c.maxS = s
-	}
+// minMax is a running minimum and maximum of one column's values.
+type minMax[T cmp.Ordered] struct {
+	min, max T
+	ok       bool
 }
 
-// minMaxInt folds x into c's typed min/max.
-func (c *pageCol) minMaxInt(x int64) {
-	if !c.hasMinMax {
-		c.minI, c.maxI, c.hasMinMax = x, x, true
-		return
-	}
-	if x < c.minI {
-		c.minI = x
-	} else if x > c.maxI {
-		c.maxI = x
+func (m *minMax[T]) add(x T) {
+	switch {
+	case !m.ok:
+		m.min, m.max, m.ok = x, x, true
+	case x < m.min:
+		m.min = x
+	case x > m.max:
+		m.max = x
 	}
 }
 
@@ -326,7 +317,7 @@ func (c *pageCol) minMaxInt(x int64) {
 func (w *pageWriter) putInt32(i int, v int32) {
 	c := &w.cols[i]
 	c.present()
-	c.minMaxInt(int64(v))
+	c.ints.add(int64(v))
 	c.plain = binary.LittleEndian.AppendUint32(c.plain, uint32(v))
 }
 
@@ -334,7 +325,7 @@ func (w *pageWriter) putInt32(i int, v int32) {
 func (w *pageWriter) putInt64(i int, v int64) {
 	c := &w.cols[i]
 	c.present()
-	c.minMaxInt(v)
+	c.ints.add(v)
 	c.plain = binary.LittleEndian.AppendUint64(c.plain, uint64(v))
 }
 

@@ -158,19 +158,22 @@ func (c *core) finishColumnStats(st *manifest.StatsCollector) {
 		}
 		pc := &c.pages.cols[i]
 		st.SetNullCount(r.idx, pc.totalNulls)
-		if !pc.hasMinMax {
-			continue
-		}
 		switch c.kinds[i] {
 		case fastString:
-			st.AddString(r.idx, pc.minS)
-			st.AddString(r.idx, pc.maxS)
+			if pc.strs.ok {
+				st.AddString(r.idx, pc.strs.min)
+				st.AddString(r.idx, pc.strs.max)
+			}
 		case fastInt32:
-			st.AddInt32(r.idx, int32(pc.minI))
-			st.AddInt32(r.idx, int32(pc.maxI))
+			if pc.ints.ok {
+				st.AddInt32(r.idx, int32(pc.ints.min))
+				st.AddInt32(r.idx, int32(pc.ints.max))
+			}
 		case fastInt64:
-			st.AddInt64(r.idx, pc.minI)
-			st.AddInt64(r.idx, pc.maxI)
+			if pc.ints.ok {
+				st.AddInt64(r.idx, pc.ints.min)
+				st.AddInt64(r.idx, pc.ints.max)
+			}
 		}
 	}
 }
@@ -869,34 +872,23 @@ func keyComparator(types []sql.DataType) func(a, b []any) int {
 	}
 	switch types[0].Root {
 	case sql.TypeInt:
-		return func(a, b []any) int {
-			x, ok1 := a[0].(int32)
-			y, ok2 := b[0].(int32)
-			if !ok1 || !ok2 {
-				return datum.CompareRows(a, b)
-			}
-			return cmp.Compare(x, y)
-		}
+		return compareFirst[int32]
 	case sql.TypeBigInt:
-		return func(a, b []any) int {
-			x, ok1 := a[0].(int64)
-			y, ok2 := b[0].(int64)
-			if !ok1 || !ok2 {
-				return datum.CompareRows(a, b)
-			}
-			return cmp.Compare(x, y)
-		}
+		return compareFirst[int64]
 	case sql.TypeChar, sql.TypeVarChar:
-		return func(a, b []any) int {
-			x, ok1 := a[0].(string)
-			y, ok2 := b[0].(string)
-			if !ok1 || !ok2 {
-				return datum.CompareRows(a, b)
-			}
-			return strings.Compare(x, y)
-		}
+		return compareFirst[string]
 	}
 	return datum.CompareRows
+}
+
+// compareFirst compares one-field keys holding a T.
+func compareFirst[T cmp.Ordered](a, b []any) int {
+	x, ok1 := a[0].(T)
+	y, ok2 := b[0].(T)
+	if !ok1 || !ok2 {
+		return datum.CompareRows(a, b)
+	}
+	return cmp.Compare(x, y)
 }
 
 // KVWriter writes a primary-key data (or changelog) file.

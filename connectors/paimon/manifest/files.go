@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
@@ -427,31 +428,19 @@ func (c *StatsCollector) AddValue(i int, v any) {
 
 // AddString is AddValue for a CHAR/VARCHAR field, without the generic
 // comparison (the data file writer's hot path).
-func (c *StatsCollector) AddString(i int, s string) {
-	if m, ok := c.min[i].(string); !ok || s < m {
-		c.min[i] = s
-	}
-	if m, ok := c.max[i].(string); !ok || s > m {
-		c.max[i] = s
-	}
-}
+func (c *StatsCollector) AddString(i int, s string) { addOrdered(c, i, s) }
 
 // AddInt32 is AddValue for an INT, DATE or TIME field.
-func (c *StatsCollector) AddInt32(i int, x int32) {
-	if m, ok := c.min[i].(int32); !ok || x < m {
-		c.min[i] = x
-	}
-	if m, ok := c.max[i].(int32); !ok || x > m {
-		c.max[i] = x
-	}
-}
+func (c *StatsCollector) AddInt32(i int, x int32) { addOrdered(c, i, x) }
 
 // AddInt64 is AddValue for a BIGINT field.
-func (c *StatsCollector) AddInt64(i int, x int64) {
-	if m, ok := c.min[i].(int64); !ok || x < m {
+func (c *StatsCollector) AddInt64(i int, x int64) { addOrdered(c, i, x) }
+
+func addOrdered[T cmp.Ordered](c *StatsCollector, i int, x T) {
+	if m, ok := c.min[i].(T); !ok || x < m {
 		c.min[i] = x
 	}
-	if m, ok := c.max[i].(int64); !ok || x > m {
+	if m, ok := c.max[i].(T); !ok || x > m {
 		c.max[i] = x
 	}
 }
