@@ -136,7 +136,7 @@ func (c *bulkCol) nextPage() error {
 	if c.idx == nil {
 		c.setFrom(&c.pd)
 		if c.pd.hdrs != nil {
-			c.hBase, c.hEnd = c.pd.hdrs, len(c.offs)-1
+			c.hBase, c.hEnd = c.pd.hdrs, c.pd.nhdrs
 		}
 		return nil
 	}

@@ -110,7 +110,8 @@ type pageData struct {
 
 	// hdrs, when set, points at the string headers of the page's values
 	// (see chunkReader.finish).
-	hdrs unsafe.Pointer
+	hdrs  unsafe.Pointer
+	nhdrs int
 
 	defBuf  []byte
 	idxBuf  []int32
@@ -269,16 +270,16 @@ func (c *chunkReader) reserve(n int, enc pformat.Encoding) int {
 // page (at most a page's uncompressed size plus 16 bytes a value) alive.
 func (c *chunkReader) finish(p *pageData, buf []byte, reserve int, body []byte, n int, enc pformat.Encoding) error {
 	p.hdrs = nil
+	if reserve > 0 && strHeader*n > reserve {
+		return fmt.Errorf("%w: %d values in a page of %d", errPageFormat, n, reserve/strHeader)
+	}
+	if reserve > 0 && enc == pformat.Plain && n > 0 {
+		return p.plainHeaders(buf, body, n)
+	}
 	if err := c.values(p, body, n, enc); err != nil {
 		return err
 	}
-	if reserve == 0 || p.idx != nil {
-		return nil
-	}
-	if strHeader*n > reserve {
-		return fmt.Errorf("%w: %d values in a page of %d", errPageFormat, n, reserve/strHeader)
-	}
-	if n == 0 {
+	if reserve == 0 || p.idx != nil || n == 0 {
 		return nil
 	}
 	h := unsafe.Slice((*uintptr)(unsafe.Pointer(&buf[0])), 2*n)
@@ -292,7 +293,36 @@ func (c *chunkReader) finish(p *pageData, buf []byte, reserve int, body []byte, 
 		}
 		h[2*i], h[2*i+1] = base+uintptr(lo), uintptr(hi-lo)
 	}
-	p.hdrs = unsafe.Pointer(&buf[0])
+	p.hdrs, p.nhdrs = unsafe.Pointer(&buf[0]), n
+	return nil
+}
+
+// plainHeaders builds the headers of n PLAIN strings (each after its
+// 4-byte length) in buf, pointing at the values where they lie in body,
+// a part of buf (see finish): no value is moved. The values are not
+// described by data/offs (nothing reads them but through the headers).
+func (p *pageData) plainHeaders(buf, body []byte, n int) error {
+	p.idx, p.data, p.offs = nil, nil, p.offs[:0]
+	h := unsafe.Slice((*uintptr)(unsafe.Pointer(&buf[0])), 2*n)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(body)))
+	r := 0
+	for j := 0; j < n; j++ {
+		if len(body)-r < 4 {
+			return fmt.Errorf("%w: PLAIN BYTE_ARRAY value %d", errPageFormat, j)
+		}
+		l := int(binary.LittleEndian.Uint32(body[r:]))
+		r += 4
+		if l < 0 || l > len(body)-r {
+			return fmt.Errorf("%w: PLAIN BYTE_ARRAY value %d of %d bytes", errPageFormat, j, l)
+		}
+		if l == 0 {
+			h[2*j], h[2*j+1] = 0, 0
+		} else {
+			h[2*j], h[2*j+1] = base+uintptr(r), uintptr(l)
+		}
+		r += l
+	}
+	p.hdrs, p.nhdrs = unsafe.Pointer(&buf[0]), n
 	return nil
 }
 

@@ -345,3 +345,61 @@ func TestDecodeHelpers(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadPlainStrings reads the benchmark shape (k + 20 random
+// 10-character strings, 100k rows, zstd) written the way parquet-mr writes
+// high-cardinality strings once its dictionary gives up: PLAIN pages, as
+// Java-written Paimon files have them.
+func BenchmarkReadPlainStrings(b *testing.B) {
+	g := parquet.Group{"k": parquet.Compressed(parquet.Encoded(parquet.Int(32), &parquet.Plain), &zstd.Codec{})}
+	fs := []schema.Field{{ID: 0, Name: "k", Type: sql.Int().NotNull()}}
+	for i := 1; i <= 20; i++ {
+		name := fmt.Sprintf("f%02d", i)
+		g[name] = parquet.Optional(parquet.Compressed(parquet.Encoded(parquet.String(), &parquet.Plain), &zstd.Codec{}))
+		fs = append(fs, schema.Field{ID: i, Name: name, Type: sql.String()})
+	}
+	var buf bytes.Buffer
+	w := parquet.NewWriter(&buf, parquet.NewSchema("bench", g))
+	r := rand.New(rand.NewPCG(1, 2))
+	const hex = "0123456789abcdef"
+	for i := 0; i < benchN; i++ {
+		row := parquet.Row{parquet.Int32Value(int32(i)).Level(0, 0, 0)}
+		for j := 1; j <= 20; j++ {
+			s := make([]byte, 10)
+			x := r.Uint64()
+			for k := range s {
+				s[k] = hex[x&15]
+				x >>= 4
+			}
+			row = append(row, parquet.ByteArrayValue(s).Level(0, 1, j))
+		}
+		if _, err := w.WriteRows([]parquet.Row{row}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.ResetTimer()
+	cpu := cpuSeconds()
+	defer func() { reportCPU(b, cpu) }()
+	for i := 0; i < b.N; i++ {
+		f, err := Open(bytes.NewReader(data), int64(len(data)), "data-p-0.parquet")
+		if err != nil {
+			b.Fatal(err)
+		}
+		it, err := f.Rows(Projection{FileFields: fs, Fields: fs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for row := it.Next(); row != nil; row = it.Next() {
+			n++
+		}
+		if it.Err() != nil || n != benchN {
+			b.Fatal(n, it.Err())
+		}
+		it.Close()
+	}
+}
