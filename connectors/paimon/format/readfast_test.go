@@ -403,3 +403,35 @@ func BenchmarkReadPlainStrings(b *testing.B) {
 		it.Close()
 	}
 }
+
+// TestReadAllocations pins the read path's allocation profile on the
+// benchmark shape: per page and per batch, never per value (a regression
+// to one allocation per string shows as 20 per row).
+func TestReadAllocations(t *testing.T) {
+	const n = 20000
+	data := writeBench(t, benchRows(n))
+	keys, vals := benchShape()
+	read := func() {
+		f, err := Open(bytes.NewReader(data), int64(len(data)), "data-b-0.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := f.KeyValues(keys, keys, Projection{FileFields: vals, Fields: vals}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for r := it.Next(); r != nil; r = it.Next() {
+			got++
+		}
+		if it.Err() != nil || got != n {
+			t.Fatal(got, it.Err())
+		}
+		it.Close()
+	}
+	perRow := testing.AllocsPerRun(3, read) / n
+	t.Logf("%.4f allocations per row", perRow)
+	if perRow > 0.1 {
+		t.Errorf("%.4f allocations per row, want < 0.1", perRow)
+	}
+}
