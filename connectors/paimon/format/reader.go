@@ -465,7 +465,7 @@ func (r *rowReader) refill() bool {
 			if r.kinds[l] != bulkNone {
 				b := &bulkCol{kind: r.kinds[l], maxDef: r.maxDefs[l]}
 				if md := r.f.pf.Metadata(); r.rg < len(md.RowGroups) && l < len(md.RowGroups[r.rg].Columns) {
-					b.src = newChunkReader(r.f.pf, &md.RowGroups[r.rg].Columns[l].MetaData, chunks[l].Type().Kind())
+					b.src = newChunkReader(r.f.pf, &md.RowGroups[r.rg].Columns[l].MetaData, md.RowGroups[r.rg].NumRows, chunks[l].Type().Kind())
 				}
 				if b.src == nil {
 					b.pages = chunks[l].Pages()

@@ -41,6 +41,12 @@ var fastEncodings = map[pformat.Encoding]bool{
 	pformat.DeltaLengthByteArray: true,
 }
 
+// maxPageValues bounds a page's value count (writers cut pages at 20,000
+// rows by default): the decoder sizes buffers by it, 17 bytes a value, and
+// a corrupt header must not make that an allocation the runtime cannot
+// serve, which would end the process instead of failing the read.
+const maxPageValues = 1 << 25
+
 // usePageDecoder switches the page decoder on; tests turn it off to read
 // the same files through parquet-go and compare.
 var usePageDecoder = true
@@ -61,9 +67,10 @@ type chunkReader struct {
 	dec    *thrift.Decoder
 }
 
-// newChunkReader returns a reader of column chunk md of f, or nil when the
-// chunk uses something the page decoder does not handle.
-func newChunkReader(ra io.ReaderAt, md *pformat.ColumnMetaData, kind parquet.Kind) *chunkReader {
+// newChunkReader returns a reader of column chunk md (of a row group of
+// rows rows) read from ra, or nil when the chunk uses something the page
+// decoder does not handle.
+func newChunkReader(ra io.ReaderAt, md *pformat.ColumnMetaData, rows int64, kind parquet.Kind) *chunkReader {
 	if !usePageDecoder {
 		return nil
 	}
@@ -89,8 +96,8 @@ func newChunkReader(ra io.ReaderAt, md *pformat.ColumnMetaData, kind parquet.Kin
 		return nil // unsupported codec: parquet-go reports it
 	}
 	tr := new(thrift.CompactProtocol).NewReaderFromBytes(nil)
-	if md.NumValues < 0 {
-		return nil
+	if md.NumValues != rows {
+		return nil // a flat column has one value per row; else let parquet-go judge
 	}
 	return &chunkReader{ra: ra, off: start, end: start + md.TotalCompressedSize, codec: codec, kind: kind,
 		left: md.NumValues, tr: tr, dec: thrift.NewDecoder(tr)}
@@ -186,7 +193,7 @@ func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err err
 				return false, fmt.Errorf("%w: dictionary of %d values in %d bytes", errPageFormat, nv, h.UncompressedPageSize)
 			}
 		}
-		if nv < 0 || (h.Type != pformat.DictionaryPage && nv > c.left) {
+		if nv < 0 || nv > maxPageValues || (h.Type != pformat.DictionaryPage && nv > c.left) {
 			return false, fmt.Errorf("%w: page of %d values, %d left in the column chunk", errPageFormat, nv, c.left)
 		}
 		if h.Type != pformat.DictionaryPage {

@@ -183,7 +183,7 @@ func TestPageDecoderMatchesParquetGo(t *testing.T) {
 					t.Fatalf("want several row groups, got %d", len(md.RowGroups))
 				}
 				for j, c := range diffCols() {
-					got := newChunkReader(f.pf, &md.RowGroups[0].Columns[j].MetaData, c.node.Type().Kind()) != nil
+					got := newChunkReader(f.pf, &md.RowGroups[0].Columns[j].MetaData, md.RowGroups[0].NumRows, c.node.Type().Kind()) != nil
 					if wantFast := c.name != "g_x" && c.name != "h_l"; got != wantFast {
 						t.Errorf("column %s: page decoder used %v, want %v", c.name, got, wantFast)
 					}
@@ -480,7 +480,7 @@ func TestPageDecoderJavaFiles(t *testing.T) {
 			fs = append(fs, schema.Field{ID: i, Name: fl.Name(), Type: typ})
 			md := f.pf.Metadata()
 			for _, rg := range md.RowGroups {
-				if newChunkReader(f.pf, &rg.Columns[f.leafBase[i]].MetaData, fl.Type().Kind()) != nil {
+				if newChunkReader(f.pf, &rg.Columns[f.leafBase[i]].MetaData, rg.NumRows, fl.Type().Kind()) != nil {
 					decoded++
 				}
 			}
