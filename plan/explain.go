@@ -150,18 +150,7 @@ func javaDouble(f float64) string {
 	if f == 0 {
 		return "0.0"
 	}
-	s := strconv.FormatFloat(f, 'E', -1, 64)
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	exp = strings.TrimPrefix(exp, "+")
-	neg := strings.HasPrefix(exp, "-")
-	exp = strings.TrimLeft(strings.TrimPrefix(exp, "-"), "0")
-	if neg {
-		exp = "-" + exp
-	}
-	return mant + "E" + exp
+	return sql.JavaScientific(f, 64)
 }
 
 // nodeDescription is one node's text without children or changelog mode;

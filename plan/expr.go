@@ -140,11 +140,7 @@ func formatLiteral(l *Literal, f Format) string {
 	case bool:
 		return strconv.FormatBool(v)
 	case float64:
-		s = strconv.FormatFloat(v, 'E', -1, 64)
-		if !strings.Contains(s, ".") {
-			s = strings.Replace(s, "E", ".0E", 1)
-		}
-		s = strings.Replace(s, "E+", "E", 1)
+		s = sql.JavaScientific(v, 64)
 	default:
 		s = sql.FormatValue(l.Value, l.T)
 		switch l.T.Root {

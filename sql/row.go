@@ -258,11 +258,28 @@ func formatJavaFloat(f float64, bits int) string {
 		}
 		return s
 	}
+	return JavaScientific(f, bits)
+}
+
+// JavaScientific prints f in Java's computerized scientific notation, as
+// Double.toString does outside [1e-3, 1e7) and Calcite prints double
+// literals and costs: the shortest mantissa with at least one decimal
+// ("1.0E7"), and an exponent without padding or plus sign ("E-4", not
+// Go's "E-04"). bits is 32 for FLOAT, 64 for DOUBLE.
+func JavaScientific(f float64, bits int) string {
 	s := strconv.FormatFloat(f, 'E', -1, bits)
 	mant, exp, _ := strings.Cut(s, "E")
 	if !strings.Contains(mant, ".") {
 		mant += ".0"
 	}
 	exp = strings.TrimPrefix(exp, "+")
+	neg := strings.HasPrefix(exp, "-")
+	exp = strings.TrimLeft(strings.TrimPrefix(exp, "-"), "0")
+	if exp == "" {
+		exp = "0"
+	}
+	if neg {
+		exp = "-" + exp
+	}
 	return mant + "E" + exp
 }

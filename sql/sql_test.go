@@ -73,7 +73,27 @@ func TestFormatRowAsFlinkPrints(t *testing.T) {
 	if got := FormatValue(int32(19723), Date()); got != "2024-01-01" {
 		t.Errorf("date: %q", got)
 	}
-	if got := FormatValue(1.5e10, Double()); got != "1.5E10" {
-		t.Errorf("double: %q", got)
+	// Java's Double.toString / Float.toString: no padded exponent.
+	for _, c := range []struct {
+		v    any
+		t    DataType
+		want string
+	}{
+		{1.5e10, Double(), "1.5E10"},
+		{1.2e7, Double(), "1.2E7"},
+		{1e7, Double(), "1.0E7"},
+		{9.41763956307657e-4, Double(), "9.41763956307657E-4"},
+		{-2.5e-10, Double(), "-2.5E-10"},
+		{1.5e300, Double(), "1.5E300"},
+		{0.001, Double(), "0.001"},
+		{float32(1e-5), Float(), "1.0E-5"},
+	} {
+		if got := FormatValue(c.v, c.t); got != c.want {
+			t.Errorf("FormatValue(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	// Calcite's double literals and costs: always scientific.
+	if got := JavaScientific(1.5, 64); got != "1.5E0" {
+		t.Errorf("JavaScientific(1.5) = %q, want 1.5E0", got)
 	}
 }
