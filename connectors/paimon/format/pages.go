@@ -22,15 +22,17 @@ import (
 // the primary-key layout and append tables without nested types) into
 // Parquet itself instead of through parquet-go's row/Value API, which costs
 // a 24-byte Value per cell plus several calls and copies before a byte
-// reaches a page. Here a STRING cell is one append of its length and bytes
-// to the column's page buffer (or one map lookup in a dictionary column),
-// an INT one 4-byte store. The file layout is what parquet-mr writes with
-// its defaults, which Paimon Java reads: one row group per file (a new one
-// past parquet.block.size), V1 data pages of at most pageSize bytes or
-// pageRowLimit rows, definition levels RLE/bit-packed, PLAIN values or a
-// PLAIN dictionary page plus RLE_DICTIONARY indexes, compressed with the
-// table's codec. The schema, column orders and created-by of the footer
-// are taken from parquet-go's own encoding of the same schema (a zero-row
+// reaches a page. Here a STRING cell is an append of its bytes to the
+// column's page buffer and of its length to a list (or one map lookup in a
+// dictionary column), an INT one 4-byte store. The file layout is what
+// parquet-mr writes with its defaults, which Paimon Java reads: one row
+// group per file (a new one past parquet.block.size), V1 data pages of at
+// most pageSize bytes or pageRowLimit rows, definition levels
+// RLE/bit-packed, PLAIN values or a PLAIN dictionary page plus
+// RLE_DICTIONARY indexes, compressed with the table's codec — except that
+// strings without a dictionary are DELTA_LENGTH_BYTE_ARRAY (see
+// flushPage). The schema, column orders and created-by of the footer are
+// taken from parquet-go's own encoding of the same schema (a zero-row
 // file), so both writers' footers describe columns identically.
 
 const (
@@ -53,7 +55,6 @@ const (
 // pages of its current column chunk.
 type pageCol struct {
 	kind     parquet.Kind
-	typ      *sql.DataType
 	optional bool
 	// str marks CHAR/VARCHAR: the STRING fast path, a dictionary
 	// candidate, and DELTA_LENGTH_BYTE_ARRAY pages (plain holds the bytes
@@ -210,7 +211,6 @@ func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec) (*p
 		leaf, _ := sch.Lookup(leaves[i]...)
 		c := &w.cols[i]
 		c.kind = leaf.Node.Type().Kind()
-		c.typ = &cols[i].Type
 		c.optional = cols[i].Type.Nullable
 		c.str = (cols[i].Type.Root == sql.TypeChar || cols[i].Type.Root == sql.TypeVarChar) && c.kind == parquet.ByteArray
 		c.deciding = c.str
