@@ -5,6 +5,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -20,36 +21,19 @@ import (
 // word, data word), which has been stable since Go 1.4; TestBoxing checks
 // that the boxed values read back as the plain conversions do.
 
-type eface struct {
-	typ  unsafe.Pointer
-	data unsafe.Pointer
-}
-
-func typeWord(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
-
 var (
-	int8Type    = typeWord(int8(0))
-	int16Type   = typeWord(int16(0))
-	int32Type   = typeWord(int32(0))
-	int64Type   = typeWord(int64(0))
-	float32Type = typeWord(float32(0))
-	float64Type = typeWord(float64(0))
+	int8Type    = box.TypeOf(int8(0))
+	int16Type   = box.TypeOf(int16(0))
+	int32Type   = box.TypeOf(int32(0))
+	int64Type   = box.TypeOf(int64(0))
+	float32Type = box.TypeOf(float32(0))
+	float64Type = box.TypeOf(float64(0))
 	// decimalType and timestampType: DECIMAL and TIMESTAMP values are
 	// 16-byte structs, boxed from typed slices like the numbers.
-	decimalType   = typeWord(decimal.Decimal{})
-	timestampType = typeWord(sql.TimestampData{})
-	stringType    = typeWord("")
+	decimalType   = box.TypeOf(decimal.Decimal{})
+	timestampType = box.TypeOf(sql.TimestampData{})
+	stringType    = box.TypeOf("")
 )
-
-// box makes *dst an interface of the given type word whose value is *p.
-func box(dst *any, typ, p unsafe.Pointer) {
-	e := (*eface)(unsafe.Pointer(dst))
-	e.typ = typ
-	e.data = p
-}
-
-// unsafePointer is for the test of box.
-func unsafePointer[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }
 
 // boxString returns a string of n (> 0) bytes boxed in an interface, and
 // those bytes to fill before the value is used. Boxing a string normally
@@ -66,7 +50,5 @@ func boxString(n int) (any, []byte) {
 	data := buf[hdr:]
 	p := (*string)(unsafe.Pointer(&buf[0]))
 	*p = unsafe.String(&data[0], n)
-	var v any
-	box(&v, stringType, unsafe.Pointer(p))
-	return v, data
+	return box.At(stringType, unsafe.Pointer(p)), data
 }

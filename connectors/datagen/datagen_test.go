@@ -8,8 +8,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -128,7 +130,7 @@ func TestValidation(t *testing.T) {
 func TestBoxing(t *testing.T) {
 	var a any
 	v := int64(1 << 40)
-	box(&a, int64Type, unsafePointer(&v))
+	box.Set(&a, int64Type, unsafe.Pointer(&v))
 	if x, ok := a.(int64); !ok || x != 1<<40 || a != any(int64(1<<40)) {
 		t.Fatalf("boxed %v (%T)", a, a)
 	}

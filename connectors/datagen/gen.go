@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -745,6 +746,6 @@ func fillBoxed[T any](dst []any, stride, n int, typ unsafe.Pointer, gen func(k i
 			continue
 		}
 		vals[k] = v
-		box(&dst[k*stride], typ, unsafe.Pointer(&vals[k]))
+		box.Set(&dst[k*stride], typ, unsafe.Pointer(&vals[k]))
 	}
 }

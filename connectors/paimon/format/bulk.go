@@ -8,6 +8,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -42,30 +43,15 @@ func bulkKindOf(k parquet.Kind, t sql.DataType) bulkKind {
 	return bulkNone
 }
 
-// eface is the runtime layout of an interface{} value.
-type eface struct{ typ, data unsafe.Pointer }
-
+// Type words for boxing decoded values without an allocation each (see
+// internal/box): ints from per-batch slabs, strings from headers next to
+// or pointing into their page's memory, one allocation per batch or page
+// instead of one per value.
 var (
-	typString = typeOf("")
-	typInt32  = typeOf(int32(0))
-	typInt64  = typeOf(int64(0))
+	typString = box.TypeOf("")
+	typInt32  = box.TypeOf(int32(0))
+	typInt64  = box.TypeOf(int64(0))
 )
-
-func typeOf(x any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&x)).typ }
-
-// boxAt makes an interface value of dynamic type typ whose data is *p,
-// without the allocation a conversion (convTstring, convT32, convT64)
-// makes. The Go runtime stores non-pointer-shaped values behind a pointer
-// to an immutable copy; p points into a slab that is written once, before
-// boxing, and never again, so the interface observes an immutable value
-// and the slab stays alive while any interface refers to it. This is what
-// turns one heap allocation per string into one per 256 strings.
-func boxAt(typ unsafe.Pointer, p unsafe.Pointer) any {
-	var x any
-	e := (*eface)(unsafe.Pointer(&x))
-	e.typ, e.data = typ, p
-	return x
-}
 
 // bulkCol decodes one flat column page by page into boxed values. Its
 // pages come from the package's own page decoder (src, see readfast.go)
@@ -211,7 +197,7 @@ func (c *bulkCol) box(i int) any {
 			c.islab = make([]int32, batchRows)
 		}
 		c.islab[0] = c.i32[i]
-		x := boxAt(typInt32, unsafe.Pointer(&c.islab[0]))
+		x := box.At(typInt32, unsafe.Pointer(&c.islab[0]))
 		c.islab = c.islab[1:]
 		return x
 	case bulkInt64:
@@ -219,7 +205,7 @@ func (c *bulkCol) box(i int) any {
 			c.lslab = make([]int64, batchRows)
 		}
 		c.lslab[0] = c.i64[i]
-		x := boxAt(typInt64, unsafe.Pointer(&c.lslab[0]))
+		x := box.At(typInt64, unsafe.Pointer(&c.lslab[0]))
 		c.lslab = c.lslab[1:]
 		return x
 	default:
@@ -288,7 +274,7 @@ func (c *bulkCol) fillInts(out []any, o, stride, m int) error {
 		s := c.islab[:m]
 		copy(s, c.i32[c.vi:c.vi+m])
 		for j := range s {
-			out[o] = boxAt(typInt32, unsafe.Pointer(&s[j]))
+			out[o] = box.At(typInt32, unsafe.Pointer(&s[j]))
 			o += stride
 		}
 		c.islab = c.islab[m:]
@@ -302,7 +288,7 @@ func (c *bulkCol) fillInts(out []any, o, stride, m int) error {
 		s := c.lslab[:m]
 		copy(s, c.i64[c.vi:c.vi+m])
 		for j := range s {
-			out[o] = boxAt(typInt64, unsafe.Pointer(&s[j]))
+			out[o] = box.At(typInt64, unsafe.Pointer(&s[j]))
 			o += stride
 		}
 		c.lslab = c.lslab[m:]
@@ -319,7 +305,7 @@ func (c *bulkCol) fillStrings(out []any, o, stride, m int, defs []byte) error {
 		// decoder): nothing to decide per value.
 		p := unsafe.Add(c.hBase, (c.vi-c.hStart)*strHeader)
 		for j := 0; j < m; j, o = j+1, o+stride {
-			out[o] = boxAt(typString, unsafe.Add(p, j*strHeader))
+			out[o] = box.At(typString, unsafe.Add(p, j*strHeader))
 		}
 		c.vi += m
 		return nil
@@ -337,7 +323,7 @@ func (c *bulkCol) fillStrings(out []any, o, stride, m int, defs []byte) error {
 			c.hBase = c.strs.run(c.data, c.offs, c.vi, min(c.vi+m-j, nvals))
 			c.hStart, c.hEnd = c.vi, c.vi+c.strs.n
 		}
-		out[o] = boxAt(typString, unsafe.Add(c.hBase, (c.vi-c.hStart)*strHeader))
+		out[o] = box.At(typString, unsafe.Add(c.hBase, (c.vi-c.hStart)*strHeader))
 		c.vi++
 	}
 	return nil
@@ -467,5 +453,5 @@ func (a *arena) boxStr(b []byte) any {
 	copy(data, b)
 	h := (*[2]uintptr)(unsafe.Pointer(&a.buf[start]))
 	h[0], h[1] = uintptr(unsafe.Pointer(&data[0])), uintptr(len(b))
-	return boxAt(typString, unsafe.Pointer(&a.buf[start]))
+	return box.At(typString, unsafe.Pointer(&a.buf[start]))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/internal/prefetch"
 	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
+	"github.com/sqlrun/sqlrun/internal/box"
 )
 
 // KV is the record every part of the merge tree passes around.
@@ -81,7 +82,7 @@ func (it *SliceIter) prefetch() {
 	}
 	if k := it.pos + aheadValues; k < n {
 		for i := range it.recs[k].Value {
-			prefetch.Line(ifaceData(&it.recs[k].Value[i]))
+			prefetch.Line(box.Data(&it.recs[k].Value[i]))
 		}
 	}
 	if k := it.pos + aheadBytes; k < n {
@@ -92,9 +93,6 @@ func (it *SliceIter) prefetch() {
 		}
 	}
 }
-
-// ifaceData is the data word of the interface at p: the boxed value.
-func ifaceData(p *any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(p))[1] }
 
 // Error implements Iterator; a slice never fails.
 func (it *SliceIter) Error() error { return nil }
