@@ -129,7 +129,9 @@ func ParseURL(jdbcURL, username, password string, hasCredentials bool) (*Connect
 		if strings.Contains(strings.ToLower(k), "password") {
 			v = "******"
 		}
-		return sql.Errorf(sql.ValidationException, "Unsupported JDBC url parameter '%s=%s' in '%s': %s", k, v, shown, why)
+		// The parameter is shown as the URL is: redacted the same way, so
+		// a "password=" inside another parameter's value stays hidden.
+		return sql.Errorf(sql.ValidationException, "Unsupported JDBC url parameter '%s' in '%s': %s", RedactURL(k+"="+v), shown, why)
 	}
 	for _, k := range keys {
 		v := params[k]
