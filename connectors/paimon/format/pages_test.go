@@ -116,6 +116,7 @@ func pageTestRow(r *rand.Rand, i int) []any {
 // reads back exactly, through the bulk and the value-by-value paths.
 func TestPageWriterRoundTrip(t *testing.T) {
 	defer func(n int64) { rowGroupBytes = n }(rowGroupBytes)
+	defer func(d bool) { usePageDecoder = d }(usePageDecoder)
 	for _, rg := range []int64{rowGroupSize, 64 << 10} {
 		rowGroupBytes = rg
 		fs := pageTestFields()
@@ -154,21 +155,26 @@ func TestPageWriterRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual([]pformat.Encoding(encs), []pformat.Encoding{pformat.Plain, pformat.RLE, pformat.DeltaLengthByteArray, pformat.RLEDictionary}) {
 			t.Errorf("row group 0, column mostly: encodings %v", encs)
 		}
-		it, err := f.Rows(Projection{FileFields: fs, Fields: fs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		i := 0
-		for got := it.Next(); got != nil; got = it.Next() {
-			if !reflect.DeepEqual(got, rows[i]) {
-				t.Fatalf("row group size %d, row %d:\n got %v\nwant %v", rg, i, got, rows[i])
+		// Read with our page decoder, and with parquet-go's (a second,
+		// independent decoding of what the page writer wrote).
+		for _, decoder := range []bool{true, false} {
+			usePageDecoder = decoder
+			it, err := f.Rows(Projection{FileFields: fs, Fields: fs})
+			if err != nil {
+				t.Fatal(err)
 			}
-			i++
+			i := 0
+			for got := it.Next(); got != nil; got = it.Next() {
+				if !reflect.DeepEqual(got, rows[i]) {
+					t.Fatalf("row group size %d, page decoder %v, row %d:\n got %v\nwant %v", rg, decoder, i, got, rows[i])
+				}
+				i++
+			}
+			if it.Err() != nil || i != n {
+				t.Fatalf("page decoder %v: read %d rows: %v", decoder, i, it.Err())
+			}
+			it.Close()
 		}
-		if it.Err() != nil || i != n {
-			t.Fatalf("read %d rows: %v", i, it.Err())
-		}
-		it.Close()
 	}
 }
 
