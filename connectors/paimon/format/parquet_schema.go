@@ -45,27 +45,13 @@ func (plainType) LogicalType() *format.LogicalType { return nil }
 
 // parquetSchema builds ParquetSchemaConverter's message: name
 // paimon_schema, field ids, REQUIRED for NOT NULL, Paimon's logical types.
-func parquetSchema(cols []Column) (*parquet.Schema, error) { return parquetSchemaDict(cols, nil) }
-
-// parquetSchemaDict is parquetSchema with the top-level flat columns
-// marked in dict dictionary-encoded (RLE_DICTIONARY data pages after a
-// dictionary page, as parquet-mr writes by default).
-func parquetSchemaDict(cols []Column, dict []bool) (*parquet.Schema, error) {
+// (Encodings are the page writer's choice, per column chunk.)
+func parquetSchema(cols []Column) (*parquet.Schema, error) {
 	g := &groupNode{}
-	for i, c := range cols {
+	for _, c := range cols {
 		n, err := typeNode(c.Type, c.ID, 0)
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", c.Name, err)
-		}
-		if i < len(dict) && dict[i] && !isNested(c.Type) {
-			leaf, err := leafNode(c.Type)
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", c.Name, err)
-			}
-			n = parquet.Required(parquet.Encoded(leaf, &parquet.RLEDictionary))
-			if c.Type.Nullable {
-				n = parquet.Optional(parquet.Encoded(leaf, &parquet.RLEDictionary))
-			}
 		}
 		g.fields = append(g.fields, namedField{Node: parquet.FieldID(n, c.ID), name: c.Name})
 	}
