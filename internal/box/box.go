@@ -43,3 +43,42 @@ func Set(dst *any, typ, p unsafe.Pointer) {
 // Data is the data word of the interface at v: where its value is (or the
 // value itself for pointer-shaped types). Prefetching uses it.
 func Data(v *any) unsafe.Pointer { return (*eface)(unsafe.Pointer(v)).data }
+
+// Compact returns a copy of vals whose non-empty strings live together in
+// one new allocation, each header next to its bytes. Readers point strings
+// into the memory they decoded them from (a Parquet page, a batch), which
+// a string kept for long would pin whole; operator state keeps rows for
+// long, so it stores them compacted: a row then holds its own bytes and
+// nothing else. The allocation holds no pointers the collector must follow
+// (each header points into the same allocation, see the package doc).
+func Compact(vals []any) []any {
+	const hdr = int(unsafe.Sizeof(""))
+	size := 0
+	for _, v := range vals {
+		if s, ok := v.(string); ok && len(s) > 0 {
+			size += hdr + (len(s)+7)&^7 // headers stay word aligned
+		}
+	}
+	out := make([]any, len(vals))
+	copy(out, vals)
+	if size == 0 {
+		return out
+	}
+	buf := make([]byte, size)
+	off := 0
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok || len(s) == 0 {
+			continue
+		}
+		data := buf[off+hdr : off+hdr+len(s)]
+		copy(data, s)
+		h := (*string)(unsafe.Pointer(&buf[off]))
+		*h = unsafe.String(&data[0], len(s))
+		Set(&out[i], typString, unsafe.Pointer(h))
+		off += hdr + (len(s)+7)&^7
+	}
+	return out
+}
+
+var typString = TypeOf("")

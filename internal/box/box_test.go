@@ -36,3 +36,34 @@ func TestBoxedValuesActAsConverted(t *testing.T) {
 		t.Fatal("data word of a boxed string is nil")
 	}
 }
+
+// TestCompact: a compacted row equals the original, its strings no longer
+// share memory with the originals, and it survives collections.
+func TestCompact(t *testing.T) {
+	page := []byte("hello world, a page of strings")
+	src := []any{unsafe.String(&page[0], 5), int64(7), nil, "", unsafe.String(&page[6], 5), []byte("b")}
+	got := Compact(src)
+	page = nil
+	runtime.GC()
+	runtime.GC()
+	want := []any{"hello", int64(7), nil, "", "world", []byte("b")}
+	for i := range want {
+		switch w := want[i].(type) {
+		case []byte:
+			if string(got[i].([]byte)) != string(w) {
+				t.Fatalf("value %d: %v", i, got[i])
+			}
+		default:
+			if got[i] != w {
+				t.Fatalf("value %d: got %#v want %#v", i, got[i], w)
+			}
+		}
+	}
+	s := got[0].(string)
+	if unsafe.StringData(s) == unsafe.StringData(src[0].(string)) {
+		t.Fatal("compacted string still points into the page")
+	}
+	if len(Compact(nil)) != 0 {
+		t.Fatal("Compact(nil)")
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -89,7 +90,7 @@ func (d *dedup) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) erro
 			}
 			out.Emit(sql.Row{Kind: sql.UpdateAfter, Values: r.Values})
 		}
-		if err := d.rows.Put(key, sql.Row{Kind: sql.Insert, Values: r.Values}); err != nil {
+		if err := d.rows.Put(key, sql.Row{Kind: sql.Insert, Values: box.Compact(r.Values)}); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -82,7 +83,7 @@ func (m *materializer) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collecto
 			if len(list) == 0 {
 				kind = sql.Insert
 			}
-			row := sql.Row{Kind: kind, Values: r.Values}
+			row := sql.Row{Kind: kind, Values: box.Compact(r.Values)} // state's own copy, see normalize
 			replaced := false
 			if len(m.spec.UpsertKey) > 0 {
 				for i := range list {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -81,7 +82,9 @@ func (n *normalize) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) 
 				}
 				out.Emit(sql.Row{Kind: sql.UpdateAfter, Values: r.Values})
 			}
-			if err := n.rows.Put(key, sql.Row{Kind: sql.Insert, Values: r.Values}); err != nil {
+			// State keeps its own copy of the strings (box.Compact), not
+			// the reader's page they may point into.
+			if err := n.rows.Put(key, sql.Row{Kind: sql.Insert, Values: box.Compact(r.Values)}); err != nil {
 				return err
 			}
 			continue
