@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -143,7 +144,9 @@ func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) e
 			if !add {
 				continue
 			}
-			grp = &group{key: project(r, g.spec.GroupKeys), accs: make([]acc, len(g.spec.Aggs))}
+			// Group keys and MIN/MAX/DISTINCT values are kept in state:
+			// their own copies (box.Compact), not the reader's memory.
+			grp = &group{key: box.Compact(project(r, g.spec.GroupKeys)), accs: make([]acc, len(g.spec.Aggs))}
 		}
 		var prev []any
 		if ok && !g.spec.EmitOnFinish {
@@ -240,7 +243,7 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 			}
 			c := a.vals[k]
 			if c == nil {
-				c = &counted{v: v}
+				c = &counted{v: box.Compact([]any{v})[0]}
 				a.vals[k] = c
 			}
 			c.cnt += sign
