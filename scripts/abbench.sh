@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Compares a benchmark at a base revision with the working tree, side by
+# side: both test binaries are built first, then run alternately, so the
+# machine's load hits both halves alike (on the shared 2-vCPU VM the same
+# binary's CPU-time figures move up to 1.6x between runs).
+#
+# Usage: scripts/abbench.sh <base-rev> <package> <bench-regex> [rounds] [metric]
+#   scripts/abbench.sh HEAD~3 ./connectors/paimon/table 'WritePK$' 5
+# metric is the unit to read from the benchmark line (default rows/cpu-s).
+# Prints one line per round and the medians.
+set -euo pipefail
+[ $# -ge 3 ] || { sed -n '2,11p' "$0"; exit 2; }
+rev=$1 pkg=$2 re=$3 rounds=${4:-5} unit=${5:-rows/cpu-s}
+root=$(git rev-parse --show-toplevel)
+tmp=$(mktemp -d)
+trap 'git -C "$root" worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+git -C "$root" worktree add --detach "$tmp/base" "$rev" >/dev/null 2>&1
+(cd "$tmp/base" && go test -c -o "$tmp/base.test" "$pkg")
+(cd "$root" && go test -c -o "$tmp/new.test" "$pkg")
+dir="$root/$pkg"
+measure() { (cd "$dir" && "$1" -test.run '^$' -test.bench "$re" -test.cpu 1 2>&1) |
+  awk -v u="$unit" '{for (i = 2; i <= NF; i++) if ($i == u) print $(i-1)}' | paste -sd' ' -; }
+: >"$tmp/b"; : >"$tmp/n"
+for i in $(seq "$rounds"); do
+  b=$(measure "$tmp/base.test"); n=$(measure "$tmp/new.test")
+  echo "round $i: $rev $b | working tree $n"
+  echo "$b" >>"$tmp/b"; echo "$n" >>"$tmp/n"
+done
+median() { sort -n | awk '{a[NR] = $1} END {printf "%.0f\n", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+echo "median ($unit, first benchmark matched): $rev $(cut -d' ' -f1 "$tmp/b" | median) | working tree $(cut -d' ' -f1 "$tmp/n" | median)"
