@@ -140,6 +140,14 @@ func (c *chunkReader) readHeader() (int, error) {
 		if _, err := c.ra.ReadAt(buf, c.off); err != nil && !(err == io.EOF && len(buf) > 0) {
 			return 0, err
 		}
+		// Lengths the bytes cannot hold would make the decoder allocate
+		// them (see checkCompact): read more, or fail at the chunk's end.
+		if _, err := checkCompact(buf); err != nil {
+			if errors.Is(err, errThriftTruncated) && n < c.end-c.off && size <= 1<<24 {
+				continue
+			}
+			return 0, fmt.Errorf("%w: page header: %v", errPageFormat, err)
+		}
 		c.hdr = pformat.PageHeader{}
 		c.tr.ResetBytes(buf)
 		err := c.dec.Decode(&c.hdr)
@@ -460,50 +468,7 @@ func (c *chunkReader) levels(p *pageData, body []byte, n int, maxDef byte, enc p
 // decodeLevels decodes len(out) values of the RLE/bit-packed hybrid
 // encoding (bit width w ≤ 8) into out.
 func decodeLevels(src []byte, w int, out []byte) error {
-	n := 0
-	for n < len(out) {
-		h, k := binary.Uvarint(src)
-		if k <= 0 {
-			return fmt.Errorf("%w: levels run header", errPageFormat)
-		}
-		src = src[k:]
-		if h&1 == 0 { // RLE run
-			run := int(min(h>>1, uint64(len(out)-n)))
-			nb := (w + 7) / 8
-			if len(src) < nb {
-				return fmt.Errorf("%w: levels run", errPageFormat)
-			}
-			var v byte
-			if nb > 0 {
-				v = src[0]
-			}
-			src = src[nb:]
-			b := out[n : n+run]
-			for j := range b {
-				b[j] = v
-			}
-			n += run
-			continue
-		}
-		groups := int(min(h>>1, uint64(len(src))))
-		nb := groups * w
-		if len(src) < nb {
-			return fmt.Errorf("%w: levels bit-packed run", errPageFormat)
-		}
-		cnt := min(groups*8, len(out)-n)
-		mask := uint32(1)<<w - 1
-		for j := 0; j < cnt; j++ {
-			bit := j * w
-			v := uint32(src[bit>>3]) >> (bit & 7)
-			if bit&7+w > 8 {
-				v |= uint32(src[bit>>3+1]) << (8 - bit&7)
-			}
-			out[n+j] = byte(v & mask)
-		}
-		src = src[nb:]
-		n += cnt
-	}
-	return nil
+	return decodeHybrid(src, w, out, "levels")
 }
 
 // decodeIndexes decodes len(out) dictionary indexes (RLE/bit-packed
@@ -514,18 +479,24 @@ func decodeIndexes(src []byte, w int, out []int32) error {
 		clear(out)
 		return nil
 	}
+	return decodeHybrid(src, w, out, "dictionary indexes")
+}
+
+// decodeHybrid decodes len(out) values of width w from the RLE/bit-packed
+// hybrid encoding; what names the data in errors.
+func decodeHybrid[T byte | int32](src []byte, w int, out []T, what string) error {
 	n := 0
 	for n < len(out) {
 		h, k := binary.Uvarint(src)
 		if k <= 0 {
-			return fmt.Errorf("%w: dictionary indexes run header", errPageFormat)
+			return fmt.Errorf("%w: %s run header", errPageFormat, what)
 		}
 		src = src[k:]
-		if h&1 == 0 {
+		if h&1 == 0 { // RLE run: a count, then the value in (w+7)/8 bytes
 			run := int(min(h>>1, uint64(len(out)-n)))
 			nb := (w + 7) / 8
 			if len(src) < nb {
-				return fmt.Errorf("%w: dictionary indexes run", errPageFormat)
+				return fmt.Errorf("%w: %s run", errPageFormat, what)
 			}
 			var v uint32
 			for b := 0; b < nb; b++ {
@@ -534,36 +505,29 @@ func decodeIndexes(src []byte, w int, out []int32) error {
 			src = src[nb:]
 			b := out[n : n+run]
 			for j := range b {
-				b[j] = int32(v)
+				b[j] = T(v)
 			}
 			n += run
 			continue
 		}
+		// Bit-packed run: groups of 8 values, w bits each, least
+		// significant bit first.
 		groups := int(min(h>>1, uint64(len(src))))
 		nb := groups * w
 		if len(src) < nb {
-			return fmt.Errorf("%w: dictionary indexes bit-packed run", errPageFormat)
+			return fmt.Errorf("%w: %s bit-packed run", errPageFormat, what)
 		}
 		cnt := min(groups*8, len(out)-n)
-		unpack32(src[:nb], w, out[n:n+cnt])
+		mask := uint64(1)<<w - 1
+		packed := src[:nb]
+		for j, o := 0, out[n:n+cnt]; j < len(o); j++ {
+			bit := j * w
+			o[j] = T(load64(packed, bit>>3) >> (bit & 7) & mask)
+		}
 		src = src[nb:]
 		n += cnt
 	}
 	return nil
-}
-
-// unpack32 unpacks len(out) little-endian bit-packed values of width w ≤
-// 32 from src (which holds at least len(out)*w bits).
-func unpack32(src []byte, w int, out []int32) {
-	if w == 0 {
-		clear(out)
-		return
-	}
-	mask := uint64(1)<<w - 1
-	for j := range out {
-		bit := j * w
-		out[j] = int32(load64(src, bit>>3) >> (bit & 7) & mask)
-	}
 }
 
 // load64 reads 8 little-endian bytes at i, zero-padded past the end.
