@@ -44,6 +44,9 @@ func Open(r io.ReaderAt, size int64, name string) (f *File, err error) {
 		return nil, err
 	}
 	defer recoverCorrupt(name, &err)
+	if err := checkFooter(r, size); err != nil {
+		return nil, fmt.Errorf("open parquet file %s: %w", name, err)
+	}
 	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("open parquet file %s: %w", name, err)
