@@ -48,6 +48,10 @@ type Manager struct {
 	current   string
 	currentDB string
 	temporary map[connectors.ObjectIdentifier]*Table
+	// Open builds the catalog of a CREATE CATALOG; nil is NewCatalog. A
+	// session that must change nothing (EXPLAIN of a script) opens
+	// catalogs over a scratch overlay instead.
+	Open Factory
 }
 
 // NewManager creates a manager holding default_catalog, an in-memory
@@ -130,7 +134,11 @@ func (m *Manager) CreateCatalog(name string, options map[string]string, ignoreIf
 		}
 		return sql.Errorf(sql.CatalogException, "Catalog %s already exists.", name)
 	}
-	c, err := NewCatalog(name, options)
+	open := m.Open
+	if open == nil {
+		open = NewCatalog
+	}
+	c, err := open(name, options)
 	if err != nil {
 		// The shell prints the deepest *sql.Error; a plain cause (say, a
 		// warehouse path that is a file) would otherwise vanish behind

@@ -128,6 +128,13 @@ func (e sessionEnv) systemTable(n ast.ObjectName) (connectors.ObjectIdentifier, 
 	sid := bid
 	sid.Name = bid.Name + "$" + sys
 	sch, err := paimon.SystemTableSchema(path, sys, bt.Options)
+	if err != nil && e.s.DryRun {
+		// A table the dry run created exists only in its overlay: the
+		// data system tables' columns follow from its declaration.
+		if ds, ok := dryRunSystemSchema(sys, bt.Schema); ok {
+			sch, err = ds, nil
+		}
+	}
 	if err != nil {
 		return sid, nil, true, fmt.Errorf("system table %s: %w", sid, err)
 	}

@@ -70,6 +70,9 @@ type Session struct {
 	// reads like a shell session. Sensitive option values are echoed as
 	// ****** (RedactSQL).
 	Echo *EchoPrompts
+	// DryRun makes the session change nothing outside itself (see
+	// NewDryRunSession): statements that only act are skipped.
+	DryRun bool
 
 	mu       sync.Mutex
 	jobNames map[string]int
@@ -180,6 +183,9 @@ func (s *Session) ExecuteScript(ctx context.Context, text, file string, out io.W
 func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.DryRun && dryRunSkips(stmt) {
+		return nil
+	}
 	switch st := stmt.(type) {
 	case *ast.CreateTable:
 		return s.ok(out, s.createTable(st))

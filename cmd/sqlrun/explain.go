@@ -13,11 +13,13 @@ import (
 	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
-// runExplain is `sqlrun explain [--dot] -f file.sql`: the script's DDL,
-// SET and USE statements run (quietly) to set up the session; each
-// INSERT, statement set and query is explained instead of run, as Flink's
-// EXPLAIN text or, with --dot, as a Graphviz graph whose edges carry the
-// changelog modes.
+// runExplain is `sqlrun explain [--dot] -f file.sql`: each INSERT,
+// statement set and query is explained instead of run, as Flink's EXPLAIN
+// text or, with --dot, as a Graphviz graph whose edges carry the changelog
+// modes. Nothing changes: the script's DDL, SET and USE statements run
+// (quietly) against a scratch copy of the catalog state
+// (exec.NewDryRunSession), so later statements plan against the tables
+// earlier ones create, and CALL, DELETE, UPDATE and STOP JOB are skipped.
 func runExplain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sqlrun explain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -42,7 +44,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sqlrun: read script: %v\n", err)
 		return exitFailed
 	}
-	s := exec.NewSession()
+	s := exec.NewDryRunSession()
 	s.Planner = planner()
 	ctx := context.Background()
 	pieces, err := parser.Split(string(text))
