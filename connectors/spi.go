@@ -146,3 +146,14 @@ type SinkWriter interface {
 	// releases resources. A graceful stop takes a final checkpoint first.
 	Close(ctx context.Context) error
 }
+
+// BackgroundFailer is implemented by writers that also write from a
+// goroutine of their own (the JDBC sink's sink.buffer-flush.interval
+// timer). Failed delivers the error of a background write that failed for
+// good (after its retries); the runtime fails the job with it at once, as
+// it fails it for an error from Write, instead of leaving it to the next
+// row or checkpoint — which a quiet stream without checkpointing may never
+// bring.
+type BackgroundFailer interface {
+	Failed() <-chan error
+}

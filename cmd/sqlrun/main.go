@@ -73,7 +73,8 @@ Options:
 
 A script stops at its first failing statement; sqlrun then exits with status 1
 and names the file and line (Flink 1.20's SQL client exits 0 there).
-Ctrl-C or SIGTERM stops running jobs gracefully with a final savepoint; exit 0.
+Ctrl-C or SIGTERM stops running jobs gracefully with a final savepoint; exit 0,
+or 1 when a job could not stop cleanly (e.g. a sink that could not flush).
 `
 
 type options struct {
@@ -226,7 +227,8 @@ func reportStatementError(stderr io.Writer, err error) {
 }
 
 // runScript is -f / -e: run the statements, then wait for the jobs they
-// started. A signal stops the jobs with a savepoint and exits 0.
+// started. A signal stops the jobs with a savepoint and exits 0 — or 1
+// when a job could not stop cleanly (a sink that could not flush).
 func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	text, name := o.execute, "<-e>"
 	if o.file != "" {
@@ -315,9 +317,17 @@ func stopJobs(s *exec.Session, stdout, stderr io.Writer, withSavepoint bool) int
 	code := exitOK
 	for _, j := range running {
 		path, err := j.Stop(ctx, withSavepoint)
+		if err != nil && j.Status().Terminal() {
+			// It ended meanwhile (or failed while stopping, e.g. a sink
+			// that could not flush): its own outcome is the answer.
+			err = j.Err()
+		}
 		switch {
-		case err != nil && !j.Status().Terminal():
-			fmt.Fprintf(stderr, "sqlrun: stop job %s (%s): %v\n", j.ID, j.Name, err)
+		case err != nil && !errors.Is(err, context.Canceled):
+			// Rows the job had not delivered are not covered by any
+			// savepoint: never report this stop as clean.
+			fmt.Fprint(stdout, exec.FormatError(err))
+			fmt.Fprintf(stderr, "sqlrun: job %s (%s) did not stop cleanly (no final savepoint; rows it had not written were not delivered): %v\n", j.ID, j.Name, err)
 			code = exitFailed
 		case withSavepoint && path != "":
 			fmt.Fprintf(stdout, "[INFO] Job %s (%s) stopped with savepoint: %s\n", j.ID, j.Name, path)

@@ -360,3 +360,57 @@ func TestKilledSessionReconnects(t *testing.T) {
 	eq(t, "failures/reconnects", []int64{st.Failures, st.Reconnects}, []int64{1, 1})
 	eq(t, "table", s.Table(t, db, "orders_rt"), "1, 2.00, B\n")
 }
+
+// TestIntervalFlushReconnectsAndFails is the interval-timer half of
+// JdbcOutputFormat.flush (issue 23): a quiet writer — one row, no further
+// Write, no checkpoint — whose server goes down. While the server is back
+// within the retry budget the timer's flush reconnects and the row
+// arrives; when the outage outlasts the budget, the writer reports the
+// failure on Failed() by itself (the runtime fails the job with it), with
+// the table and the number of rows not written, instead of keeping it for
+// a next call that may never come.
+func TestIntervalFlushReconnectsAndFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stops a server")
+	}
+	s := mariadb.Start(t)
+	db := ordersDB(t, s)
+	sink := newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "50ms", OptSinkMaxRetries, "8"))
+	w := openWriter(t, sink, func(o *ExecutionOptions) { o.RetryUnit = 300 * time.Millisecond })
+	write(t, w, order(sql.Insert, 1, "1.00", "A"))
+	waitFor(t, 10*time.Second, "the first row", func() bool { return s.Table(t, db, "orders_rt") == "1, 1.00, A\n" })
+
+	// Outage within the budget (sleeps 0, 0.3, 0.6, ... 2.1 s = 8.4 s).
+	s.Stop(t)
+	write(t, w, order(sql.UpdateAfter, 1, "2.00", "B"))
+	waitFor(t, 20*time.Second, "a failed timer flush", func() bool { return w.Stats().Failures >= 1 })
+	s.Resume(t)
+	waitFor(t, 30*time.Second, "the row after the restart", func() bool { return s.Table(t, db, "orders_rt") == "1, 2.00, B\n" })
+	select {
+	case err := <-w.Failed():
+		t.Fatalf("writer failed although the server came back within the retry budget: %v", err)
+	default:
+	}
+	if st := w.Stats(); st.Reconnects == 0 {
+		t.Fatalf("no reconnect counted: %+v", st)
+	}
+
+	// Outage beyond the budget: the failure is reported without any call.
+	s.Stop(t)
+	write(t, w, order(sql.Insert, 2, "3.00", "C"), order(sql.Insert, 3, "4.00", "D"))
+	var err error
+	select {
+	case err = <-w.Failed():
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a timer flush that failed for good was never reported")
+	}
+	noPassword(t, s, err)
+	root := sql.RootCause(err)
+	if root == nil || !strings.Contains(root.Msg, "JDBC UPSERT on table 'orders_rt' failed after 9 attempt(s) (sink.max-retries=8), 2 buffered row(s) not written") {
+		t.Fatalf("failure: %v", err)
+	}
+	if _, _, err := w.Snapshot(context.Background(), 1); err == nil {
+		t.Fatal("a checkpoint after the failure succeeded")
+	}
+	s.Resume(t)
+}

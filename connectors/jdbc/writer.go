@@ -90,6 +90,9 @@ type Writer struct {
 	appendRows []sql.Row
 
 	flushErr error // from the interval timer; fails every later call
+	// failed delivers flushErr once to the runtime (Failed), so a timer
+	// flush that failed for good fails the job at once.
+	failed chan error
 	// onStatement, when set (tests), sees every statement before it is sent.
 	onStatement func(kind string, stmt []byte)
 	closed      bool
@@ -132,8 +135,16 @@ func newWriter(conn *conn, connStr, table string, schema sql.Schema, opts Execut
 	}
 	w.byInt = map[int64]int{}
 	w.byString = map[string]int{}
+	w.failed = make(chan error, 1)
 	return w
 }
+
+// Failed is connectors.BackgroundFailer: it delivers the error of an
+// interval-timer flush that failed after its retries. Flink keeps that
+// error until the next record, checkpoint or close asks for it; a quiet
+// stream without checkpointing may never ask, and its rows would sit
+// undelivered while the job looks healthy. sqlrun fails the job at once.
+func (w *Writer) Failed() <-chan error { return w.failed }
 
 func placeholderList(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
@@ -266,6 +277,7 @@ func (w *Writer) timer(every time.Duration) {
 		if !w.closed && w.flushErr == nil {
 			if err := w.flush(ctx); err != nil && ctx.Err() == nil {
 				w.flushErr = err
+				w.failed <- w.checkFlushErr() // buffered; sent once
 			}
 		}
 		w.mu.Unlock()
@@ -460,23 +472,26 @@ func (w *Writer) flush(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}
-	fe := &FlushError{Table: w.table, Kind: kind, Attempts: attempts, MaxRetries: w.opts.MaxRetries, Err: lastErr}
+	fe := &FlushError{Table: w.table, Kind: kind, Attempts: attempts, MaxRetries: w.opts.MaxRetries,
+		Rows: len(w.entries) + len(w.appendRows), Err: lastErr}
 	return &sql.Error{Class: sql.IOException, Msg: fe.Error(), Err: fe}
 }
 
 // FlushError is the failure of a flush after its last retry: it names the
-// table and the statement kind (UPSERT, DELETE or INSERT) that failed.
+// table, the statement kind (UPSERT, DELETE or INSERT) that failed and how
+// many buffered rows (after reduction by key) were not written.
 type FlushError struct {
 	Table      string
 	Kind       string
 	Attempts   int
 	MaxRetries int
+	Rows       int
 	Err        error
 }
 
 func (e *FlushError) Error() string {
-	return fmt.Sprintf("JDBC %s on table '%s' failed after %d attempt(s) (sink.max-retries=%d): %v",
-		e.Kind, e.Table, e.Attempts, e.MaxRetries, e.Err)
+	return fmt.Sprintf("JDBC %s on table '%s' failed after %d attempt(s) (sink.max-retries=%d), %d buffered row(s) not written: %v",
+		e.Kind, e.Table, e.Attempts, e.MaxRetries, e.Rows, e.Err)
 }
 
 func (e *FlushError) Unwrap() error { return e.Err }

@@ -286,12 +286,21 @@ func (t *task) runSource(ctx context.Context) error {
 
 // runConsumer is the loop of operators and sinks.
 func (t *task) runConsumer(ctx context.Context) error {
+	// A sink writer that flushes in the background reports a flush that
+	// failed for good here, so the job fails even when no further row or
+	// checkpoint would have asked the writer again.
+	var failed <-chan error
+	if b, ok := t.writer.(connectors.BackgroundFailer); ok {
+		failed = b.Failed()
+	}
 	for {
 		in := t.in
 		if t.finished {
 			in = nil
 		}
 		select {
+		case err := <-failed:
+			return fmt.Errorf("%s: write: %w", t.name(), err)
 		case m := <-in:
 			if err := t.handle(ctx, m); err != nil {
 				return err
