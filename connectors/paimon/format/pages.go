@@ -22,16 +22,17 @@ import (
 // the primary-key layout and append tables without nested types) into
 // Parquet itself instead of through parquet-go's row/Value API, which costs
 // a 24-byte Value per cell plus several calls and copies before a byte
-// reaches a page. Here a STRING cell is an append of its bytes to the
-// column's page buffer and of its length to a list (or one map lookup in a
-// dictionary column), an INT one 4-byte store. The file layout is what
+// reaches a page. Here a STRING cell is an append of its length and bytes
+// to the column's page buffer (or one map lookup in a dictionary column),
+// an INT one 4-byte store. The file layout is what
 // parquet-mr writes with its defaults, which Paimon Java reads: one row
 // group per file (a new one past parquet.block.size), V1 data pages of at
 // most pageSize bytes or pageRowLimit rows, definition levels
 // RLE/bit-packed, PLAIN values or a PLAIN dictionary page plus
-// RLE_DICTIONARY indexes, compressed with the table's codec — except that
-// strings without a dictionary are DELTA_LENGTH_BYTE_ARRAY (see
-// flushPage). The schema, column orders and created-by of the footer are
+// RLE_DICTIONARY indexes, compressed with the table's codec: encodings
+// Paimon 1.0's reader takes (AbstractColumnReader: PLAIN, PLAIN_DICTIONARY,
+// RLE_DICTIONARY). Strings without a dictionary are DELTA_LENGTH_BYTE_ARRAY
+// only when asked for (WriterOptions.StringEncoding). The schema, column orders and created-by of the footer are
 // taken from parquet-go's own encoding of the same schema (a zero-row
 // file), so both writers' footers describe columns identically.
 
@@ -56,10 +57,12 @@ const (
 type pageCol struct {
 	kind     parquet.Kind
 	optional bool
-	// str marks CHAR/VARCHAR: the STRING fast path, a dictionary
-	// candidate, and DELTA_LENGTH_BYTE_ARRAY pages (plain holds the bytes
-	// of the values, lens their lengths).
-	str bool
+	// str marks CHAR/VARCHAR: the STRING fast path and a dictionary
+	// candidate. Its PLAIN pages hold each value's 4-byte length and
+	// bytes in plain; with delta (the opt-in DELTA_LENGTH_BYTE_ARRAY)
+	// plain holds the bytes only and lens the lengths.
+	str   bool
+	delta bool
 
 	// The current page.
 	defs   []byte // definition level per row (optional columns only)
@@ -192,7 +195,7 @@ type pageWriter struct {
 }
 
 // newPageWriter prepares a writer for the flat columns cols.
-func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec) (*pageWriter, error) {
+func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec, deltaStrings bool) (*pageWriter, error) {
 	sch, err := parquetSchema(cols)
 	if err != nil {
 		return nil, err
@@ -214,6 +217,7 @@ func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec) (*p
 		c.optional = cols[i].Type.Nullable
 		c.str = (cols[i].Type.Root == sql.TypeChar || cols[i].Type.Root == sql.TypeVarChar) && c.kind == parquet.ByteArray
 		c.deciding = c.str
+		c.delta = c.str && deltaStrings
 		b := colBufs.get()
 		c.defs, c.plain, c.lens, c.idx = b.defs, b.plain, b.lens, b.idx
 	}
@@ -292,7 +296,11 @@ func (w *pageWriter) putString(i int, s string) {
 			return
 		}
 	}
-	c.lens = append(c.lens, int32(len(s)))
+	if c.delta {
+		c.lens = append(c.lens, int32(len(s)))
+	} else {
+		c.plain = binary.LittleEndian.AppendUint32(c.plain, uint32(len(s)))
+	}
 	c.plain = append(c.plain, s...)
 }
 
@@ -391,7 +399,7 @@ func (w *pageWriter) unput(i int) {
 		return
 	}
 	c.plain = c.plain[:c.lastPlain]
-	if c.str && !c.dictOn {
+	if c.delta && !c.dictOn {
 		c.lens = c.lens[:len(c.lens)-1]
 	}
 	if c.kind == parquet.Boolean {
@@ -481,12 +489,10 @@ func (w *pageWriter) flushPage(c *pageCol) error {
 		enc = pformat.RLEDictionary
 		body = appendDictIndexes(body, c.idx, c.dictN)
 		c.usedDict = true
-	} else if c.str {
-		// DELTA_LENGTH_BYTE_ARRAY rather than PLAIN: the same bytes with
-		// the lengths moved out of the way. Interleaved 4-byte lengths
-		// give zstd a short match every few bytes, which makes its fast
-		// level several times slower on unique strings (and their reads
-		// slower too); Paimon's vectorized Parquet reader reads both.
+	} else if c.delta {
+		// DELTA_LENGTH_BYTE_ARRAY (opt-in, see StringEncoding): the
+		// bytes of PLAIN with the lengths moved out of the way. Paimon's
+		// Parquet reader before 1.2 refuses it.
 		enc = pformat.DeltaLengthByteArray
 		c.usedDelta = true
 		body = appendDeltaBinaryPacked(body, c.lens)

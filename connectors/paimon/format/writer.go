@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/snappy"
@@ -42,16 +43,36 @@ type WriterOptions struct {
 	// BatchRows is how many rows are buffered before being handed to the
 	// Parquet writer (default 1024).
 	BatchRows int
+	// ZstdLevel is file.compression.zstd-level (Paimon's default 1);
+	// 0 means 1.
+	ZstdLevel int
+	// StringEncoding is how STRING columns that are not dictionary
+	// encoded are written: "" or "plain" is PLAIN, what parquet-java's V1
+	// writer (Paimon's) writes and every Paimon 1.x reads;
+	// "delta-length-byte-array" is DELTA_LENGTH_BYTE_ARRAY, cheaper to
+	// compress but refused by Paimon's Parquet reader before 1.2.
+	StringEncoding string
 }
+
+// String encodings of WriterOptions.StringEncoding.
+const (
+	StringEncodingPlain       = "plain"
+	StringEncodingDeltaLength = "delta-length-byte-array"
+)
 
 // dictionaryMaxBytes is parquet-mr's parquet.dictionary.page.size default:
 // past it a column falls back to PLAIN pages.
 const dictionaryMaxBytes = 1 << 20
 
-func codecOf(name string) (compress.Codec, error) {
+func codecOf(name string, zstdLevel int) (compress.Codec, error) {
 	switch name {
 	case "", "zstd":
-		return &zstd.Codec{Level: zstd.SpeedFastest}, nil
+		if zstdLevel <= 0 {
+			zstdLevel = 1
+		}
+		// The zstd library's levels are the nearest to zstd's own: 1 is
+		// SpeedFastest, as zstd-jni's level 1 is Paimon's default.
+		return &zstd.Codec{Level: kzstd.EncoderLevelFromZstd(zstdLevel)}, nil
 	case "snappy":
 		return &snappy.Codec{}, nil
 	case "none", "uncompressed":
@@ -195,8 +216,17 @@ func (c *core) startWriter() error {
 	if err != nil {
 		return err
 	}
-	c.pw = parquet.NewWriter(c.out, sch, parquet.Compression(c.codec), parquet.CreatedBy("sqlrun", "0.1.0", "parquet-go"),
-		parquet.DataPageVersion(1), parquet.PageBufferSize(1<<20), parquet.DictionaryMaxBytes(dictionaryMaxBytes))
+	opts := []parquet.WriterOption{parquet.Compression(c.codec), parquet.CreatedBy("sqlrun", "0.1.0", "parquet-go"),
+		parquet.DataPageVersion(1), parquet.PageBufferSize(1 << 20), parquet.DictionaryMaxBytes(dictionaryMaxBytes),
+		parquet.DefaultEncodingFor(parquet.Boolean, &parquet.Plain)}
+	// parquet-java's V1 writer: a dictionary for every type but BOOLEAN,
+	// PLAIN once it outgrows parquet.dictionary.page.size. (parquet-go's
+	// own default for strings is DELTA_LENGTH_BYTE_ARRAY, which Paimon
+	// before 1.2 cannot read.)
+	for _, k := range []parquet.Kind{parquet.Int32, parquet.Int64, parquet.Int96, parquet.Float, parquet.Double, parquet.ByteArray, parquet.FixedLenByteArray} {
+		opts = append(opts, parquet.DefaultEncodingFor(k, &parquet.RLEDictionary))
+	}
+	c.pw = parquet.NewWriter(c.out, append([]parquet.WriterOption{sch}, opts...)...)
 	return nil
 }
 
@@ -209,7 +239,7 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 	if _, err := parquetSchema(cols); err != nil { // fail on unsupported types before any row
 		return nil, err
 	}
-	codec, err := codecOf(opts.Compression)
+	codec, err := codecOf(opts.Compression, opts.ZstdLevel)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +257,12 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 		}
 	}
 	if !nested {
-		if c.pages, err = newPageWriter(c.out, cols, codec); err != nil {
+		switch opts.StringEncoding {
+		case "", StringEncodingPlain, StringEncodingDeltaLength:
+		default:
+			return nil, fmt.Errorf("unsupported string encoding %q (supported: %s, %s)", opts.StringEncoding, StringEncodingPlain, StringEncodingDeltaLength)
+		}
+		if c.pages, err = newPageWriter(c.out, cols, codec, opts.StringEncoding == StringEncodingDeltaLength); err != nil {
 			return nil, err
 		}
 		for i, col := range cols {
@@ -1101,3 +1136,8 @@ func (w *AppendWriter) Close() (*Result, error) {
 	}
 	return r, nil
 }
+
+// OptStringEncoding is the table option that selects
+// WriterOptions.StringEncoding. It is sqlrun's own (Paimon writes PLAIN
+// and keeps the option in the schema without reading it).
+const OptStringEncoding = "sqlrun.parquet.string-encoding"

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -64,9 +65,16 @@ func (t *Table) fileFormat() string {
 }
 
 func (t *Table) writerOptions() (format.WriterOptions, error) {
-	o := format.WriterOptions{Compression: t.Options["file.compression"]}
+	o := format.WriterOptions{Compression: t.Options["file.compression"], StringEncoding: t.Options[format.OptStringEncoding]}
 	if f := t.fileFormat(); f != "parquet" {
 		return o, fmt.Errorf("paimon table %s: 'file.format' = %q: sqlrun writes parquet data files only", t.Root, f)
+	}
+	if l := t.Options["file.compression.zstd-level"]; l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil {
+			return o, fmt.Errorf("paimon table %s: 'file.compression.zstd-level' = %q: not an integer", t.Root, l)
+		}
+		o.ZstdLevel = n
 	}
 	switch m := t.Options["metadata.stats-mode"]; {
 	case m == "" || m == "truncate(16)":
