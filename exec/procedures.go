@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/connectors/paimon"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -96,8 +97,16 @@ var procedures = map[string]procedure{
 	"delete_tag": {
 		params: []string{"table", "tag"},
 		run: func(s *Session, path string, a map[string]string) (string, error) {
-			for _, t := range strings.Split(a["tag"], ",") {
-				if err := paimon.DeleteTag(path, strings.TrimSpace(t)); err != nil {
+			tags := strings.Split(a["tag"], ",")
+			for i, t := range tags {
+				// Every name is checked before any tag is deleted.
+				tags[i] = strings.TrimSpace(t)
+				if err := fs.CheckName(fs.KindTag, tags[i]); err != nil {
+					return "", err
+				}
+			}
+			for _, t := range tags {
+				if err := paimon.DeleteTag(path, t); err != nil {
 					return "", err
 				}
 			}

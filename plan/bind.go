@@ -142,8 +142,10 @@ func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef,
 		}
 		// A catalog that owns its tables' storage (Paimon's) tells the
 		// connector where the table lives, as Paimon's catalog puts
-		// 'path' into a table's options.
-		if tp, ok := b.env.(TablePathEnv); ok && ref.Options["path"] == "" {
+		// 'path' into a table's options — over any 'path' hint, as
+		// Paimon's FileStoreTable.copy sets PATH last: a hint never
+		// moves a catalog table's reads or writes elsewhere.
+		if tp, ok := b.env.(TablePathEnv); ok {
 			if p := tp.TablePath(id); p != "" {
 				ref.Options["path"] = p
 			}

@@ -378,6 +378,12 @@ func (s *Source) validateStreaming() error {
 				"%s streaming reading is not supported. You can use 'lookup' or 'full-compaction' changelog producer to support streaming reading. ('input' changelog producer is also supported, but only returns input records.)", what)
 		}
 	}
+	if cfg.opts.Has(OptConsumerID) {
+		// The id names a file under <table>/consumer/: one path element.
+		if err := fs.CheckName(fs.KindConsumer, cfg.opts.Get(OptConsumerID)); err != nil {
+			return err
+		}
+	}
 	if cfg.opts.Has(OptConsumerID) && !cfg.opts.Has(OptConsumerExpirationTime) {
 		return sql.Errorf(sql.IllegalArgumentException,
 			"You need to configure 'consumer.expiration-time' (ALTER TABLE) and restart your write job for it to take effect, when you need consumer-id feature. This is to prevent consumers from leaving too many snapshots that could pose a risk to the file system.")

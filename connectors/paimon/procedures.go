@@ -181,8 +181,8 @@ func ExpireSnapshots(path string, req ExpireRequest, now time.Time) (int, error)
 // CreateTag tags a snapshot (0: the latest) of the table at path, as
 // CALL sys.create_tag does.
 func CreateTag(path, name string, snapshotID int64, now time.Time) error {
-	if strings.TrimSpace(name) == "" {
-		return sql.Errorf(sql.IllegalArgumentException, "Tag name '%s' is blank.", name)
+	if err := fs.CheckName(fs.KindTag, name); err != nil {
+		return err // Paimon's "Tag name '...' is blank." among them
 	}
 	t, err := openTable(path, nil)
 	if err != nil {
@@ -211,6 +211,9 @@ func CreateTag(path, name string, snapshotID int64, now time.Time) error {
 // Data files only the tag kept are left for the next expiration's
 // orphan cleanup.
 func DeleteTag(path, name string) error {
+	if err := fs.CheckName(fs.KindTag, name); err != nil {
+		return err
+	}
 	t, err := openTable(path, nil)
 	if err != nil {
 		return err
@@ -221,8 +224,8 @@ func DeleteTag(path, name string) error {
 		}
 		return err
 	}
-	if err := t.FIO.Delete(t.Snapshots.TagPath(name)); err != nil {
-		return fmt.Errorf("delete tag %q of paimon table %s: %w", name, path, err)
+	if err := t.Snapshots.DeleteTag(name); err != nil {
+		return fmt.Errorf("paimon table %s: %w", path, err)
 	}
 	return nil
 }

@@ -208,14 +208,17 @@ func (m *Manager) CommitEarliestHint(id int64) error {
 // Delete removes snapshot id (expiration).
 func (m *Manager) Delete(id int64) error { return m.fio.Delete(m.Path(id)) }
 
-// ConsumerPath is <table>/consumer/consumer-<id>.
-func (m *Manager) ConsumerPath(id string) string {
-	return fs.Join(m.root, "consumer", ConsumerPrefix+id)
-}
+// ConsumerPath is <table>/consumer/consumer-<id>; an id that is not one
+// path element is refused (fs.ConsumerPath).
+func (m *Manager) ConsumerPath(id string) (string, error) { return fs.ConsumerPath(m.root, id) }
 
 // ReadConsumer reads a consumer; a missing one wraps ErrNotFound.
 func (m *Manager) ReadConsumer(id string) (Consumer, error) {
-	b, err := m.fio.ReadFile(m.ConsumerPath(id))
+	p, err := m.ConsumerPath(id)
+	if err != nil {
+		return Consumer{}, err
+	}
+	b, err := m.fio.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Consumer{}, fmt.Errorf("consumer %s: %w", id, ErrNotFound)
@@ -227,11 +230,15 @@ func (m *Manager) ReadConsumer(id string) (Consumer, error) {
 
 // WriteConsumer overwrites a consumer's next snapshot.
 func (m *Manager) WriteConsumer(id string, c Consumer) error {
+	p, err := m.ConsumerPath(id)
+	if err != nil {
+		return err
+	}
 	b, err := c.Marshal()
 	if err != nil {
 		return err
 	}
-	if err := m.fio.Overwrite(m.ConsumerPath(id), b); err != nil {
+	if err := m.fio.Overwrite(p, b); err != nil {
 		return fmt.Errorf("write consumer %s: %w", id, err)
 	}
 	return nil
@@ -262,12 +269,17 @@ func (m *Manager) Consumers() (map[string]Consumer, error) {
 	return out, nil
 }
 
-// TagPath is <table>/tag/tag-<name>.
-func (m *Manager) TagPath(name string) string { return fs.Join(m.root, "tag", TagPrefix+name) }
+// TagPath is <table>/tag/tag-<name>; a name that is not one path element
+// is refused (fs.TagPath).
+func (m *Manager) TagPath(name string) (string, error) { return fs.TagPath(m.root, name) }
 
 // ReadTag reads a tag; a missing one wraps ErrNotFound.
 func (m *Manager) ReadTag(name string) (*Tag, error) {
-	b, err := m.fio.ReadFile(m.TagPath(name))
+	p, err := m.TagPath(name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := m.fio.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("tag %q: %w", name, ErrNotFound)
@@ -276,7 +288,7 @@ func (m *Manager) ReadTag(name string) (*Tag, error) {
 	}
 	t, err := ParseTag(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.TagPath(name), err)
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return t, nil
 }
@@ -298,12 +310,28 @@ func (m *Manager) TagNames() ([]string, error) {
 
 // CreateTag writes a tag file if it does not exist yet.
 func (m *Manager) CreateTag(name string, t *Tag) error {
+	p, err := m.TagPath(name)
+	if err != nil {
+		return err
+	}
 	b, err := t.Marshal()
 	if err != nil {
 		return err
 	}
-	if err := m.fio.WriteFileAtomic(m.TagPath(name), b); err != nil {
+	if err := m.fio.WriteFileAtomic(p, b); err != nil {
 		return fmt.Errorf("create tag %q: %w", name, err)
+	}
+	return nil
+}
+
+// DeleteTag removes a tag file (a missing one is not an error).
+func (m *Manager) DeleteTag(name string) error {
+	p, err := m.TagPath(name)
+	if err != nil {
+		return err
+	}
+	if err := m.fio.Delete(p); err != nil {
+		return fmt.Errorf("delete tag %q: %w", name, err)
 	}
 	return nil
 }

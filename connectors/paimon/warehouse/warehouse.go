@@ -22,7 +22,7 @@ import (
 )
 
 // DBSuffix is the directory suffix of a database.
-const DBSuffix = ".db"
+const DBSuffix = fs.DatabaseSuffix
 
 // DefaultDatabase is Paimon's 'default-database' default.
 const DefaultDatabase = "default"
@@ -61,7 +61,11 @@ func New(fio fs.FileIO, options map[string]string) (*Catalog, error) {
 	if d := strings.TrimSpace(options["default-database"]); d != "" {
 		c.defaultDB = d
 	}
-	if err := fio.MkdirAll(c.dbPath(c.defaultDB)); err != nil {
+	dir, err := c.dbPath(c.defaultDB)
+	if err != nil {
+		return nil, fmt.Errorf("paimon catalog %s: 'default-database': %w", wh, err)
+	}
+	if err := fio.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("paimon catalog %s: create default database: %w", wh, err)
 	}
 	return c, nil
@@ -73,10 +77,26 @@ func (c *Catalog) DefaultConnector() string { return "paimon" }
 // DefaultDatabase is the database a USE CATALOG switches to.
 func (c *Catalog) DefaultDatabase() string { return c.defaultDB }
 
-func (c *Catalog) dbPath(db string) string { return fs.Join(c.Warehouse, db+DBSuffix) }
+// dbPath is <warehouse>/<db>.db; a database name that is not one path
+// element is refused (fs.DatabasePath).
+func (c *Catalog) dbPath(db string) (string, error) { return fs.DatabasePath(c.Warehouse, db) }
 
-// TablePath is the directory of a table.
-func (c *Catalog) TablePath(db, name string) string { return fs.Join(c.dbPath(db), name) }
+// tablePath is <warehouse>/<db>.db/<table>, refusing names that are not
+// one path element (fs.TablePath).
+func (c *Catalog) tablePath(db, name string) (string, error) {
+	return fs.TablePath(c.Warehouse, db, name)
+}
+
+// TablePath is the directory of a table, "" when a name is not a valid
+// path element (every catalog operation on such a name fails with the
+// reason).
+func (c *Catalog) TablePath(db, name string) string {
+	p, err := c.tablePath(db, name)
+	if err != nil {
+		return ""
+	}
+	return p
+}
 
 // ListDatabases lists the <db>.db directories.
 func (c *Catalog) ListDatabases() ([]string, error) {
@@ -99,7 +119,11 @@ func (c *Catalog) ListDatabases() ([]string, error) {
 
 // DatabaseExists reports whether <db>.db exists.
 func (c *Catalog) DatabaseExists(db string) (bool, error) {
-	ok, err := c.FIO.Exists(c.dbPath(db))
+	dir, err := c.dbPath(db)
+	if err != nil {
+		return false, err
+	}
+	ok, err := c.FIO.Exists(dir)
 	if err != nil {
 		return false, fmt.Errorf("database %s: %w", db, err)
 	}
@@ -118,7 +142,11 @@ func (c *Catalog) CreateDatabase(db string, ignoreIfExists bool) error {
 		}
 		return fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseExists)
 	}
-	if err := c.FIO.MkdirAll(c.dbPath(db)); err != nil {
+	dir, err := c.dbPath(db)
+	if err != nil {
+		return err
+	}
+	if err := c.FIO.MkdirAll(dir); err != nil {
 		return fmt.Errorf("create database %s: %w", db, err)
 	}
 	return nil
@@ -143,7 +171,11 @@ func (c *Catalog) DropDatabase(db string, ignoreIfNotExists, cascade bool) error
 	if len(tables) > 0 && !cascade {
 		return fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseNotEmpty)
 	}
-	if err := c.FIO.DeleteAll(c.dbPath(db)); err != nil {
+	dir, err := c.dbPath(db)
+	if err != nil {
+		return err
+	}
+	if err := c.FIO.DeleteAll(dir); err != nil {
 		return fmt.Errorf("drop database %s: %w", db, err)
 	}
 	return nil
@@ -158,7 +190,11 @@ func (c *Catalog) ListTables(db string) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseNotExist)
 	}
-	ents, err := c.FIO.List(c.dbPath(db))
+	dir, err := c.dbPath(db)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := c.FIO.List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list tables of %s: %w", db, err)
 	}
@@ -184,7 +220,11 @@ func (c *Catalog) open(db, name string) (*table.Table, error) {
 	if !ok {
 		return nil, fmt.Errorf("database %s: %w", db, catalog.ErrDatabaseNotExist)
 	}
-	t, err := table.Open(c.FIO, c.TablePath(db, name), nil)
+	root, err := c.tablePath(db, name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := table.Open(c.FIO, root, nil)
 	if err != nil {
 		if errors.Is(err, table.ErrTableNotExist) {
 			return nil, fmt.Errorf("table %s.%s: %w", db, name, catalog.ErrTableNotExist)
@@ -244,7 +284,17 @@ func (c *Catalog) CreateTable(db, name string, t *catalog.Table, ignoreIfExists 
 		return &sql.Error{Class: sql.ValidationException,
 			Msg: fmt.Sprintf("Paimon catalog only supports paimon tables, but you specify 'connector'='%s' when using Paimon catalog", conn)}
 	}
-	ids, err := schema.NewManager(c.FIO, c.TablePath(db, name)).ListIDs()
+	if _, ok := t.Options["path"]; ok {
+		// Paimon's AbstractCatalog.validateCustomTablePath: a filesystem
+		// catalog decides where its tables live.
+		return &sql.Error{Class: sql.UnsupportedOperation,
+			Msg: "The current catalog FileSystemCatalog does not support specifying the table path when creating a table."}
+	}
+	root, err := c.tablePath(db, name)
+	if err != nil {
+		return err
+	}
+	ids, err := schema.NewManager(c.FIO, root).ListIDs()
 	if err != nil {
 		return fmt.Errorf("create table %s.%s: %w", db, name, err)
 	}
@@ -254,7 +304,7 @@ func (c *Catalog) CreateTable(db, name string, t *catalog.Table, ignoreIfExists 
 		}
 		return fmt.Errorf("table %s.%s: %w", db, name, catalog.ErrTableExists)
 	}
-	if _, err := table.Create(c.FIO, c.TablePath(db, name), t.Schema, t.PartitionKeys, t.Options, t.Comment, c.Now().UnixMilli()); err != nil {
+	if _, err := table.Create(c.FIO, root, t.Schema, t.PartitionKeys, t.Options, t.Comment, c.Now().UnixMilli()); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			if ignoreIfExists {
 				return nil
@@ -268,13 +318,14 @@ func (c *Catalog) CreateTable(db, name string, t *catalog.Table, ignoreIfExists 
 
 // DropTable removes the table directory.
 func (c *Catalog) DropTable(db, name string, ignoreIfNotExists bool) error {
-	if _, err := c.open(db, name); err != nil {
+	t, err := c.open(db, name)
+	if err != nil {
 		if ignoreIfNotExists && (errors.Is(err, catalog.ErrTableNotExist) || errors.Is(err, catalog.ErrDatabaseNotExist)) {
 			return nil
 		}
 		return err
 	}
-	if err := c.FIO.DeleteAll(c.TablePath(db, name)); err != nil {
+	if err := c.FIO.DeleteAll(t.Root); err != nil {
 		return fmt.Errorf("drop table %s.%s: %w", db, name, err)
 	}
 	return nil
