@@ -32,10 +32,20 @@ var procedures = map[string]procedure{
 					return "", sql.Errorf(sql.UnsupportedOperation, "sqlrun's sys.compact does not support '%s' yet.", k)
 				}
 			}
-			req := paimon.CompactRequest{}
+			// Paimon's CompactAction: without compact_strategy a batch
+			// compaction is full and a streaming one minor; 'full' is
+			// refused in streaming mode.
+			streaming := s.Config.Streaming()
+			req := paimon.CompactRequest{Full: !streaming}
 			switch strings.ToLower(a["compact_strategy"]) {
-			case "", "minor":
+			case "":
+			case "minor":
+				req.Full = false
 			case "full":
+				if streaming {
+					return "", sql.Errorf(sql.IllegalArgumentException,
+						"The full compact strategy is only supported in batch mode. Please add -Dexecution.runtime-mode=BATCH.")
+				}
 				req.Full = true
 			default:
 				return "", sql.Errorf(sql.IllegalArgumentException,

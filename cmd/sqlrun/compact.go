@@ -27,7 +27,9 @@ Options:
   --database D        the database of the table in the warehouse
   --table T           the table
   --path P            the table's directory, instead of warehouse/database/table
-  --full              full compaction (compact_strategy 'full'); default minor
+  --compact_strategy S  full or minor; default full, minor with --continuous
+                      (Paimon's compact action: batch full, streaming minor)
+  --full              the same as --compact_strategy full
   --partition SPEC    only these partitions: "k1=v1,k2=v2;k1=v3"
   --table-conf K=V    a dynamic table option (repeatable)
   --continuous        keep compacting every --interval until Ctrl-C or SIGTERM
@@ -47,6 +49,7 @@ func runCompact(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) 
 	fset.Usage = func() { fmt.Fprint(stderr, compactUsage) }
 	var (
 		wh, db, tbl, path, part string
+		strategy                string
 		full, continuous, help  bool
 		interval                = 10 * time.Second
 		conf                    multiFlag
@@ -57,6 +60,7 @@ func runCompact(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) 
 	fset.StringVar(&path, "path", "", "")
 	fset.StringVar(&part, "partition", "", "")
 	fset.BoolVar(&full, "full", false, "")
+	fset.StringVar(&strategy, "compact_strategy", "", "")
 	fset.BoolVar(&continuous, "continuous", false, "")
 	fset.DurationVar(&interval, "interval", interval, "")
 	fset.Var(&conf, "table-conf", "")
@@ -86,6 +90,23 @@ func runCompact(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) 
 		return usageErr("give --warehouse, --database and --table, or --path")
 	case interval <= 0:
 		return usageErr("--interval must be positive")
+	}
+	// Paimon's CompactAction: without a strategy a batch compaction is
+	// full and a streaming (continuous) one minor; full is batch only.
+	switch strings.ToLower(strategy) {
+	case "":
+		full = full || !continuous
+	case "full":
+		full = true
+	case "minor":
+		if full {
+			return usageErr("--full contradicts --compact_strategy minor")
+		}
+	default:
+		return usageErr(fmt.Sprintf("The compact strategy only supports 'full' or 'minor', but '%s' is configured.", strategy))
+	}
+	if full && continuous {
+		return usageErr("The full compact strategy is only supported in batch mode (not with --continuous).")
 	}
 	name := path
 	if path == "" {

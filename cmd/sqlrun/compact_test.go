@@ -68,6 +68,9 @@ INSERT INTO orders VALUES (1001, 100.00);
 		{"compact"},
 		{"compact", "--path", path, "--table", "t"},
 		{"compact", "--path", path, "--interval", "0s"},
+		// Paimon's compact action: full is batch only; two strategies only.
+		{"compact", "--path", path, "--continuous", "--full"},
+		{"compact", "--path", path, "--compact_strategy", "major"},
 	} {
 		if code, _, errOut := runCLI(t, args...); code != 2 || !strings.Contains(errOut, "Usage:") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)

@@ -71,7 +71,8 @@ type Spec struct {
 	StopTrigger        int // num-sorted-run.stop-trigger
 	MaxSizeAmp         int // compaction.max-size-amplification-percent
 	SizeRatio          int // compaction.size-ratio
-	// FullCompactionDeltaCommits is full-compaction.delta-commits (0: unset).
+	// FullCompactionDeltaCommits: every this many commits a full compaction
+	// (0: never); Paimon's FlinkSink rule, see NewSpec.
 	FullCompactionDeltaCommits int
 	WriteOnly                  bool // write-only
 	// LookupCompactMaxInterval is lookup-compact.max-interval in gentle
@@ -207,11 +208,23 @@ func NewSpec(names []string, types []sql.DataType, trimmedPK []string, options m
 	if s.SizeRatio, err = o.integer("compaction.size-ratio", 1); err != nil {
 		return nil, err
 	}
-	if s.FullCompactionDeltaCommits, err = o.integer("full-compaction.delta-commits", 0); err != nil {
-		return nil, err
+	deltaCommits := -1
+	if _, ok := o.get("full-compaction.delta-commits"); ok {
+		if deltaCommits, err = o.integer("full-compaction.delta-commits", 0); err != nil {
+			return nil, err
+		}
 	}
 	if s.WriteOnly, err = o.boolean("write-only", false); err != nil {
 		return nil, err
+	}
+	// Paimon's FlinkSink: a full-compaction producer, or any table with
+	// full-compaction.delta-commits, gets GlobalFullCompactionSinkWrite
+	// with Math.max(deltaCommits, 1), so without the option every commit
+	// compacts fully. The deprecated changelog-producer.compaction-interval
+	// (deltaCommits from time) is handled by the table's writer.
+	_, interval := o.get("changelog-producer.compaction-interval")
+	if !s.WriteOnly && (deltaCommits >= 0 || (s.Producer == ProducerFullCompaction && !interval)) {
+		s.FullCompactionDeltaCommits = max(deltaCommits, 1)
 	}
 	if strings.EqualFold(o.str("lookup-compact", "radical"), "gentle") {
 		if s.LookupCompactMaxInterval, err = o.integer("lookup-compact.max-interval", 2*s.CompactionTrigger); err != nil {
