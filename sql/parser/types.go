@@ -8,10 +8,12 @@ import (
 )
 
 // dataType reads a Flink SQL type with its nullability. Defaults follow
-// Flink: DECIMAL → (10, 0), CHAR and VARCHAR → 1, BINARY and VARBINARY → 1,
-// TIME → 0, TIMESTAMP and TIMESTAMP_LTZ → 6; STRING is VARCHAR(MaxLength)
-// and BYTES VARBINARY(MaxLength). Parameters out of range fail with Flink's
-// ValidationException messages.
+// Flink (FlinkTypeSystem.getDefaultPrecision and Calcite's defaults, as
+// SqlDdlToOperationConverterTest.testCreateTableWithFullDataTypes shows):
+// DECIMAL → (10, 0), CHAR → CHAR(1), BINARY → BINARY(1), VARCHAR (and CHAR
+// VARYING) → VARCHAR(MaxLength) = STRING, VARBINARY (and BINARY VARYING) →
+// VARBINARY(MaxLength) = BYTES, TIME → 0, TIMESTAMP and TIMESTAMP_LTZ → 6.
+// Parameters out of range fail with Flink's ValidationException messages.
 func (p *parser) dataType() sql.DataType {
 	t := p.baseType()
 	for p.peek().is("ARRAY") { // "INT ARRAY" (the SQL-standard suffix form)
@@ -113,7 +115,7 @@ func (p *parser) baseType() sql.DataType {
 		dt = sql.Decimal(prec, scale)
 	case "CHAR", "CHARACTER":
 		if p.accept("VARYING") {
-			n, nt := p.optParam(1)
+			n, nt := p.optParam(sql.MaxLength)
 			p.lengthCheck(n, nt, "Character")
 			dt = sql.VarChar(n)
 			break
@@ -122,14 +124,14 @@ func (p *parser) baseType() sql.DataType {
 		p.lengthCheck(n, nt, "Character")
 		dt = sql.Char(n)
 	case "VARCHAR":
-		n, nt := p.optParam(1)
+		n, nt := p.optParam(sql.MaxLength)
 		p.lengthCheck(n, nt, "Character")
 		dt = sql.VarChar(n)
 	case "STRING":
 		dt = sql.String()
 	case "BINARY":
 		if p.accept("VARYING") {
-			n, nt := p.optParam(1)
+			n, nt := p.optParam(sql.MaxLength)
 			p.lengthCheck(n, nt, "Binary")
 			dt = sql.VarBinary(n)
 			break
@@ -138,7 +140,7 @@ func (p *parser) baseType() sql.DataType {
 		p.lengthCheck(n, nt, "Binary")
 		dt = sql.Binary(n)
 	case "VARBINARY":
-		n, nt := p.optParam(1)
+		n, nt := p.optParam(sql.MaxLength)
 		p.lengthCheck(n, nt, "Binary")
 		dt = sql.VarBinary(n)
 	case "BYTES":
