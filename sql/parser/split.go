@@ -58,6 +58,7 @@ func split(script string) ([]Piece, bool, error) {
 	blockBody := false    // past BEGIN (EXECUTE form) or the first ';' (BEGIN form)
 	subStart := false     // at the start of a statement inside the set
 	endSeen := false      // the current inner statement started with END
+	prevSig := -1         // the significant token before the current one
 
 	emit := func(terminated bool) {
 		if start >= 0 {
@@ -98,6 +99,7 @@ func split(script string) ([]Piece, bool, error) {
 		if start < 0 {
 			start = i
 		}
+		prevSig = last
 		last = i
 		if nSig < 3 {
 			first[nSig] = t
@@ -108,7 +110,12 @@ func split(script string) ([]Piece, bool, error) {
 			block = true
 			continue
 		}
-		if block && !blockBody && t.is("BEGIN") && first[0].is("EXECUTE") {
+		// EXPLAIN [details | PLAN FOR] [EXECUTE] STATEMENT SET BEGIN ... END.
+		if !block && first[0].is("EXPLAIN") && nSig > 2 && t.is("SET") && toks[prevSig].is("STATEMENT") {
+			block = true
+			continue
+		}
+		if block && !blockBody && t.is("BEGIN") && (first[0].is("EXECUTE") || first[0].is("EXPLAIN")) {
 			blockBody, subStart = true, true
 			continue
 		}
