@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -258,10 +259,20 @@ func (o *overlayFS) DeleteAll(p string) error {
 	return nil
 }
 
+// MkdirAll fails, as the disk would, when a file the overlay still shows
+// stands where a directory must be (a warehouse path that is a file).
 func (o *overlayFS) MkdirAll(dir string) error {
 	c, err := o.clean(dir)
 	if err != nil {
 		return err
+	}
+	for q := c; q != "" && q != "/" && q != "."; q = filepath.ToSlash(filepath.Dir(q)) {
+		if o.inUpper(q) || o.hidden(q) {
+			continue
+		}
+		if st, err := os.Stat(filepath.FromSlash(q)); err == nil && !st.IsDir() {
+			return fmt.Errorf("mkdir %s: %s is not a directory", dir, q)
+		}
 	}
 	return o.upper.MkdirAll(c)
 }

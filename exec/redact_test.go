@@ -13,6 +13,13 @@ func TestRedactSQL(t *testing.T) {
 		{"SELECT * FROM t /*+ OPTIONS('password'\n  =\n'x') */", "SELECT * FROM t /*+ OPTIONS('password'\n  =\n'******') */"},
 		{"SELECT 'password' = 'x'", "SELECT 'password' = '******'"},
 		{"SHOW TABLES", "SHOW TABLES"},
+		// Credentials inside a JDBC url (issue 23, finding 3).
+		{"WITH ('url' = 'jdbc:mysql://h/db?user=u&password=S3cr&useSSL=false')",
+			"WITH ('url' = 'jdbc:mysql://h/db?user=u&password=******&useSSL=false')"},
+		{"WITH ('url' = 'jdbc:mysql://u:S3cr@h:3306/db')", "WITH ('url' = 'jdbc:mysql://u:******@h:3306/db')"},
+		{"-- don't\nSELECT * FROM t /*+ OPTIONS('url'='jdbc:mysql://h/db?PASSWORD = S3cr') */",
+			"-- don't\nSELECT * FROM t /*+ OPTIONS('url'='jdbc:mysql://h/db?PASSWORD = ******') */"},
+		{"SELECT * FROM users WHERE password='x'", "SELECT * FROM users WHERE password='x'"},
 		{"SET 'table.dml-sync' = 'true'", "SET 'table.dml-sync' = 'true'"},
 	} {
 		if got := RedactSQL(c.in); got != c.want {
