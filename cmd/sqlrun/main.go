@@ -24,13 +24,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	_ "github.com/sqlrun/sqlrun/connectors/all"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/exec"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -75,6 +74,8 @@ A script stops at its first failing statement; sqlrun then exits with status 1
 and names the file and line (Flink 1.20's SQL client exits 0 there).
 Ctrl-C or SIGTERM stops running jobs gracefully with a final savepoint; exit 0,
 or 1 when a job could not stop cleanly (e.g. a sink that could not flush).
+A second Ctrl-C/SIGTERM, or a stop still going after 2m30s, exits at once
+with status 1 and no final savepoint (--resume uses the last checkpoint).
 `
 
 type options struct {
@@ -111,7 +112,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 
 func main() {
 	tuneGC()
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// Scratch directories of sqlrun processes that were killed (kill -9
+	// cannot be caught) are removed by the next run; this run's own are
+	// removed on every way out.
+	table.RemoveStaleTempDirs("")
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	table.RemoveTempDirs()
+	os.Exit(code)
 }
 
 // tuneGC raises the garbage collector's target when the user has not set
@@ -138,9 +145,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runExplain(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "compact" {
-		sigs := make(chan os.Signal, 2)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(sigs)
+		sigs, stop := watchSignals(false, stderr)
+		defer stop()
 		return runCompact(args[1:], stdout, stderr, sigs)
 	}
 	o, fs, err := parseFlags(args, stderr)
@@ -172,10 +178,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s.Resume = o.resume
 
 	// SIGINT/SIGTERM: the first one cancels what runs (a query, a wait
-	// for jobs) and leads to a graceful stop.
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	// for jobs) and leads to a graceful stop; a second one, or the first
+	// one's deadline, exits at once (watchSignals).
+	sigs, stopSignals := watchSignals(o.file == "" && o.execute == "", stderr)
+	defer stopSignals()
 
 	if o.init != "" {
 		if code := runInit(s, o.init, stdout, stderr); code != exitOK {
@@ -312,7 +318,7 @@ func stopJobs(s *exec.Session, stdout, stderr io.Writer, withSavepoint bool) int
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "[INFO] Stopping %d running job(s) gracefully...\n", len(running))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	code := exitOK
 	for _, j := range running {

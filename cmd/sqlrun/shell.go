@@ -15,6 +15,7 @@ import (
 	"github.com/peterh/liner"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/exec"
 	"github.com/sqlrun/sqlrun/sql/parser"
 )
@@ -100,6 +101,7 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 				fmt.Fprintln(stdout, "Shutting down the session...")
 				code := stopJobs(s, stdout, stderr, false)
 				fmt.Fprintln(stdout, "done.")
+				table.RemoveTempDirs()
 				os.Exit(code)
 			}
 		}

@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
@@ -98,7 +95,7 @@ func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
 		w.fullEvery, w.lastFull = d, time.Now()
 	}
 	if w.tmp == "" {
-		w.tmp = filepath.Join(os.TempDir(), "sqlrun-paimon-"+uuid.NewString())
+		w.tmp = newTempDir()
 		w.ownTmp = true
 	}
 	return w, nil
@@ -347,7 +344,7 @@ func (w *TableWrite) Close() error {
 	}
 	w.writers, w.order = map[bucketKey]*bucketWriter{}, nil
 	if w.ownTmp {
-		os.RemoveAll(w.tmp)
+		removeTempDir(w.tmp)
 	}
 	return first
 }
