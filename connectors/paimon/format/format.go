@@ -81,6 +81,8 @@ type Column struct {
 	Name string
 	ID   int
 	Type sql.DataType
+	// NestedIDs are the field ids of nested ROW fields (schema.Field's).
+	NestedIDs []int
 }
 
 // KeyValueColumns returns the columns of a primary-key data file: key
@@ -89,7 +91,7 @@ type Column struct {
 func KeyValueColumns(keys, values []schema.Field) []Column {
 	out := make([]Column, 0, len(keys)+2+len(values))
 	for _, k := range keys {
-		out = append(out, Column{Name: KeyPrefix + k.Name, ID: KeyFieldIDStart + k.ID, Type: k.Type})
+		out = append(out, Column{Name: KeyPrefix + k.Name, ID: KeyFieldIDStart + k.ID, Type: k.Type, NestedIDs: k.NestedIDs})
 	}
 	out = append(out, Column{Name: SequenceNumberField, ID: SequenceNumberID, Type: sql.BigInt().NotNull()},
 		Column{Name: ValueKindField, ID: ValueKindID, Type: sql.TinyInt().NotNull()})
@@ -100,7 +102,7 @@ func KeyValueColumns(keys, values []schema.Field) []Column {
 func PlainColumns(values []schema.Field) []Column {
 	out := make([]Column, len(values))
 	for i, v := range values {
-		out[i] = Column{Name: v.Name, ID: v.ID, Type: v.Type}
+		out[i] = Column{Name: v.Name, ID: v.ID, Type: v.Type, NestedIDs: v.NestedIDs}
 	}
 	return out
 }

@@ -180,7 +180,8 @@ type pageWriter struct {
 	out    *countingWriter
 	codec  compress.Codec
 	cols   []pageCol
-	meta   pformat.FileMetaData // template: schema, column orders, created-by
+	meta   pformat.FileMetaData // template: column orders, created-by
+	els    []schemaElement      // the schema (see footer.go)
 	groups []pformat.RowGroup
 	rgRows int64
 	rows   int64 // rows in finished row groups
@@ -204,7 +205,11 @@ func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec, del
 	if err != nil {
 		return nil, err
 	}
-	w := &pageWriter{out: out, codec: codec, meta: meta}
+	els, err := paimonSchemaElements(cols)
+	if err != nil {
+		return nil, err
+	}
+	w := &pageWriter{out: out, codec: codec, meta: meta, els: els}
 	fb := fileBufs.get()
 	w.scratch, w.comp = fb.plain, fb.defs
 	w.enc = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&w.header))
@@ -775,9 +780,9 @@ func (w *pageWriter) close() error {
 	if meta.RowGroups == nil {
 		meta.RowGroups = []pformat.RowGroup{}
 	}
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &meta)
+	footer, err := marshalFooter(&meta, w.els)
 	if err != nil {
-		return fmt.Errorf("parquet footer: %w", err)
+		return err
 	}
 	footer = binary.LittleEndian.AppendUint32(footer, uint32(len(footer)))
 	footer = append(footer, "PAR1"...)

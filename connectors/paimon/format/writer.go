@@ -1,7 +1,9 @@
 package format
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
@@ -15,6 +17,8 @@ import (
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	pformat "github.com/parquet-go/parquet-go/format"
 	"github.com/shopspring/decimal"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/internal/datum"
@@ -84,9 +88,15 @@ func codecOf(name string, zstdLevel int) (compress.Codec, error) {
 type countingWriter struct {
 	w io.Writer
 	n int64
+	// tail, when set, collects the writes instead (parquet-go's last
+	// pages and footer, which close rewrites).
+	tail *bytes.Buffer
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
+	if c.tail != nil {
+		return c.tail.Write(b)
+	}
 	n, err := c.w.Write(b)
 	c.n += int64(n)
 	return n, err
@@ -892,11 +902,51 @@ func (c *core) close() (int64, error) {
 			return 0, err
 		}
 	}
-	if err := c.pw.Close(); err != nil {
+	c.out.tail = new(bytes.Buffer)
+	err := c.pw.Close()
+	tail := c.out.tail.Bytes()
+	c.out.tail = nil
+	if err != nil {
 		return 0, fmt.Errorf("parquet close: %w", err)
+	}
+	// parquet-go's footer is the end of tail; the schema part is replaced
+	// by Paimon's (footer.go).
+	if len(tail) < 12 || string(tail[len(tail)-4:]) != "PAR1" {
+		return 0, fmt.Errorf("parquet close: parquet-go wrote no footer")
+	}
+	n := int(binary.LittleEndian.Uint32(tail[len(tail)-8:]))
+	if n > len(tail)-8 {
+		return 0, fmt.Errorf("parquet close: footer of %d bytes in a tail of %d", n, len(tail))
+	}
+	var meta pformat.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), tail[len(tail)-8-n:len(tail)-8], &meta); err != nil {
+		return 0, fmt.Errorf("parquet close: %w", err)
+	}
+	els, err := paimonSchemaElements(c.cols)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.fixNestedStats(&meta); err != nil {
+		return 0, err
+	}
+	footer, err := marshalFooter(&meta, els)
+	if err != nil {
+		return 0, err
+	}
+	footer = binary.LittleEndian.AppendUint32(footer, uint32(len(footer)))
+	footer = append(footer, "PAR1"...)
+	if _, err := c.out.Write(tail[:len(tail)-8-n]); err != nil {
+		return 0, fmt.Errorf("parquet write: %w", err)
+	}
+	if _, err := c.out.Write(footer); err != nil {
+		return 0, fmt.Errorf("parquet write: %w", err)
 	}
 	return c.out.n, nil
 }
+
+// fixNestedStats replaces the column statistics parquet-go computed for
+// the file with nested columns by parquet-java's (see stats.go).
+func (c *core) fixNestedStats(meta *pformat.FileMetaData) error { return nil }
 
 // keyComparator orders keys of the given types: a direct comparison for the
 // common single INT, BIGINT or STRING key (one per row written, to check

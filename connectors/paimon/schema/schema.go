@@ -53,9 +53,11 @@ type TableSchema struct {
 	TimeMillis int64
 }
 
-// New builds schema 0 of a new table from sql columns: field ids 0..n-1
-// (nested ROW fields take the following ids), primary-key columns made NOT
-// NULL as Paimon does.
+// New builds schema 0 of a new table from sql columns, primary-key columns
+// made NOT NULL as Paimon does. Field ids are allocated as Paimon's
+// Schema.Builder.column does: each column takes the next id, then its
+// nested ROW fields take the following ones (ReassignFieldId), before the
+// next column.
 func New(cols []sql.Column, partitionKeys, primaryKeys []string, options map[string]string, comment string, timeMillis int64) (*TableSchema, error) {
 	s := &TableSchema{Version: CurrentVersion, PartitionKeys: nonNil(partitionKeys), PrimaryKeys: nonNil(primaryKeys),
 		Options: map[string]string{}, TimeMillis: timeMillis, HighestFieldID: -1}
@@ -69,20 +71,18 @@ func New(cols []sql.Column, partitionKeys, primaryKeys []string, options map[str
 	for _, k := range primaryKeys {
 		pk[k] = true
 	}
-	for i, c := range cols {
+	for _, c := range cols {
 		t := c.Type
 		if pk[c.Name] {
 			t = t.NotNull()
 		}
-		f := Field{ID: i, Name: c.Name, Type: t}
+		s.HighestFieldID++
+		f := Field{ID: s.HighestFieldID, Name: c.Name, Type: t}
+		f.NestedIDs = assignNested(t, &s.HighestFieldID)
 		if c.Comment != "" {
 			f.Description = &c.Comment
 		}
 		s.Fields = append(s.Fields, f)
-	}
-	s.HighestFieldID = len(cols) - 1
-	for i := range s.Fields { // nested ids after all top-level ids
-		s.Fields[i].NestedIDs = assignNested(s.Fields[i].Type, &s.HighestFieldID)
 	}
 	if err := s.ValidateCreate(); err != nil {
 		return nil, err
@@ -147,9 +147,32 @@ func (s *TableSchema) ValidateCreate() error {
 	return s.Validate()
 }
 
+// assignNested allocates the ids of t's nested ROW fields after *highest
+// as Paimon's ReassignFieldId does: a ROW field's own nested fields are
+// numbered before the field itself (RowType.Builder.field takes its id
+// after the field's type has been reassigned). The ids are returned in
+// NestedIDs order (depth-first, a field before its nested fields).
 func assignNested(t sql.DataType, highest *int) []int {
 	var ids []int
-	_, _ = typeJSON(t, &ids, func() int { *highest++; return *highest })
+	var walk func(t sql.DataType)
+	walk = func(t sql.DataType) {
+		switch t.Root {
+		case sql.TypeArray:
+			walk(*t.Elem)
+		case sql.TypeMap:
+			walk(*t.Elem)
+			walk(*t.Value)
+		case sql.TypeRow:
+			for _, f := range t.Fields {
+				slot := len(ids)
+				ids = append(ids, 0)
+				walk(f.Type)
+				*highest++
+				ids[slot] = *highest
+			}
+		}
+	}
+	walk(t)
 	return ids
 }
 

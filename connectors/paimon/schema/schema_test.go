@@ -208,3 +208,33 @@ func FuzzParse(f *testing.F) {
 		_, _ = s.Marshal()
 	})
 }
+
+// TestFieldIDsAsPaimon checks id allocation against Paimon's
+// Schema.Builder.column + ReassignFieldId: a column takes the next id, then
+// its ROW fields the following ones, a ROW field after its own nested
+// fields (RowType.Builder.field increments once the field's type has been
+// reassigned); the next column comes after. Issue 14: nested ids were
+// allocated after all top-level ids.
+func TestFieldIDsAsPaimon(t *testing.T) {
+	r := sql.RowOf(sql.Field{Name: "a", Type: sql.Int()},
+		sql.Field{Name: "b", Type: sql.RowOf(sql.Field{Name: "c", Type: sql.String()})})
+	s, err := New([]sql.Column{{Name: "k", Type: sql.Int()}, {Name: "r", Type: r},
+		{Name: "arr", Type: sql.ArrayOf(sql.RowOf(sql.Field{Name: "x", Type: sql.Int()}))}, {Name: "z", Type: sql.Int()}},
+		nil, nil, nil, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ids struct {
+		id     int
+		nested []int
+	}
+	var got []ids
+	for _, f := range s.Fields {
+		got = append(got, ids{f.ID, f.NestedIDs})
+	}
+	// k=0; r=1, a=2, c=3, b=4; arr=5, x=6; z=7.
+	want := []ids{{0, nil}, {1, []int{2, 4, 3}}, {5, []int{6}}, {7, nil}}
+	if !reflect.DeepEqual(got, want) || s.HighestFieldID != 7 {
+		t.Fatalf("ids %v highest %d, want %v highest 7", got, s.HighestFieldID, want)
+	}
+}
