@@ -25,19 +25,45 @@ func init() { _ = mysql.SetLogger(log.New(io.Discard, "", 0)) }
 
 // conn is one subtask's MySQL connection: Flink's SimpleJdbcConnectionProvider.
 // It holds a single dedicated session (each writer subtask has its own, as
-// each Flink sink subtask has its own java.sql.Connection) and what the
-// writer needs to know about that session: how to escape strings under its
-// sql_mode, and the largest statement the server accepts.
+// each Flink sink subtask has its own java.sql.Connection), the largest
+// packet the server accepts, and the session's prepared statements.
 type conn struct {
 	cfg   *mysql.Config
 	check time.Duration // connection.max-retry-timeout: validity checks and connects
 
 	db   *sql.DB
 	c    *sql.Conn
-	esc  dialect.Escaping
 	maxP int // the server's max_allowed_packet
+	// stmts are the session's server-side prepared statements by shape;
+	// they die with the session (reset).
+	stmts map[stmtKey]*sql.Stmt
 	// opens counts sessions established; all but the first are reconnects.
 	opens atomic.Int64
+}
+
+// stmtKey is a prepared statement's shape: its kind and how many rows (or
+// keys) it has placeholders for.
+type stmtKey struct {
+	kind byte // 'I' insert, 'U' upsert, 'D' delete
+	n    int
+}
+
+// maxCachedStmts bounds the prepared statements kept per session: full
+// chunks repeat, odd-sized tails mostly do not.
+const maxCachedStmts = 8
+
+// CharsetError is a session whose character_set_client is not UTF-8:
+// sqlrun's strings are UTF-8 and travel as they are, so under another
+// client character set the server would read them as that charset's text
+// and store other characters than were sent. No retry can fix it.
+type CharsetError struct {
+	Variable, Charset string
+}
+
+func (e *CharsetError) Error() string {
+	return fmt.Sprintf("the session's %s is '%s', but sqlrun sends UTF-8 text (Connector/J's characterEncoding=UTF-8): "+
+		"remove %s from the URL's sessionVariables or the server's init_connect (the target columns may use any character set; MySQL converts to it)",
+		e.Variable, e.Charset, e.Variable)
 }
 
 func newConn(c *dialect.Connection, check time.Duration) (*conn, error) {
@@ -64,15 +90,20 @@ func (c *conn) open(ctx context.Context) (*sql.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	var mode string
 	var maxPacket int
-	if err := sc.QueryRowContext(ctx, "SELECT @@SESSION.sql_mode, @@SESSION.max_allowed_packet").Scan(&mode, &maxPacket); err != nil {
+	var client, connection string
+	if err := sc.QueryRowContext(ctx, "SELECT @@SESSION.max_allowed_packet, @@SESSION.character_set_client, @@SESSION.character_set_connection").
+		Scan(&maxPacket, &client, &connection); err != nil {
 		sc.Close()
 		return nil, err
 	}
-	c.esc = dialect.BackslashEscapes
-	if strings.Contains(strings.ToUpper(mode), "NO_BACKSLASH_ESCAPES") {
-		c.esc = dialect.NoBackslashEscapes
+	for _, v := range [][2]string{{"character_set_client", client}, {"character_set_connection", connection}} {
+		switch strings.ToLower(v[1]) {
+		case "utf8mb4", "utf8mb3", "utf8":
+		default:
+			sc.Close()
+			return nil, &CharsetError{Variable: v[0], Charset: v[1]}
+		}
 	}
 	c.maxP = maxPacket
 	c.c = sc
@@ -93,6 +124,7 @@ func (c *conn) valid(ctx context.Context) bool {
 
 // reset drops the session; the next open dials a new one.
 func (c *conn) reset() {
+	c.closeStmts()
 	if c.c != nil {
 		c.c.Close()
 		c.c = nil
@@ -104,18 +136,41 @@ func (c *conn) close() error {
 	return c.db.Close()
 }
 
-// exec runs one statement on the session.
-func (c *conn) exec(ctx context.Context, stmt []byte) (int64, error) {
+func (c *conn) closeStmts() {
+	for k, st := range c.stmts {
+		_ = st.Close() // COM_STMT_CLOSE; on a dead session there is nothing to close
+		delete(c.stmts, k)
+	}
+}
+
+// execPrepared runs the prepared statement of shape key (preparing it with
+// text(key.n) on first use in this session) with args, in the binary
+// protocol: the values are never part of any SQL text.
+func (c *conn) execPrepared(ctx context.Context, key stmtKey, text func(n int) string, args []any) error {
 	sc, err := c.open(ctx)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	res, err := sc.ExecContext(ctx, string(stmt))
-	if err != nil {
-		return 0, err
+	st := c.stmts[key]
+	if st == nil {
+		if st, err = sc.PrepareContext(ctx, text(key.n)); err != nil {
+			return err
+		}
+		if len(c.stmts) >= maxCachedStmts {
+			c.closeStmts()
+		}
+		if c.stmts == nil {
+			c.stmts = map[stmtKey]*sql.Stmt{}
+		}
+		c.stmts[key] = st
 	}
-	n, _ := res.RowsAffected()
-	return n, nil
+	_, err = st.ExecContext(ctx, args...)
+	if errors.Is(err, mysql.ErrPktTooLarge) {
+		// The driver's message names its Config.MaxAllowedPacket; the
+		// knob a user can turn is the server's variable.
+		return &PacketError{Table: "", RowBytes: -1, MaxPacket: c.maxP}
+	}
+	return err
 }
 
 // permanent reports server errors that a retry cannot fix: bad data, a
@@ -126,6 +181,11 @@ func (c *conn) exec(ctx context.Context, stmt []byte) (int64, error) {
 // errors, deadlocks, lock wait timeouts and read-only/shutdown states stay
 // retryable.
 func permanent(err error) bool {
+	var ce *CharsetError
+	var pe *PacketError
+	if errors.As(err, &ce) || errors.As(err, &pe) {
+		return true
+	}
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) {
 		return false

@@ -87,6 +87,7 @@ var options = []connectors.Option{
 	{Key: OptSinkInterval, Default: "1s", Type: connectors.Duration, Description: "The flush interval mills, over this time, asynchronous threads will flush data. Can be set to '0' to disable it. "},
 	{Key: OptSinkMaxRetries, Default: "3", Type: connectors.Int, Description: "The max retry times if writing records to database failed."},
 	{Key: OptSinkParallelism, Type: connectors.Int, Description: "Defines a custom parallelism for the sink."},
+	{Key: OptAllowOtherUniqueKeys, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Open the sink even when the MySQL table has unique keys besides the declared primary key; an upsert that collides on one of them overwrites that other row."},
 }
 
 // Factory is the 'jdbc' table factory.

@@ -414,3 +414,43 @@ func TestIntervalFlushReconnectsAndFails(t *testing.T) {
 	}
 	s.Resume(t)
 }
+
+// TestRowOverMaxAllowedPacket (issue 25 finding 8): a row larger than the
+// server's max_allowed_packet can never be sent, so the flush fails at
+// once — one attempt, no back-off — naming the server variable and the
+// row's size (not the Go driver's Config.MaxAllowedPacket). The rows
+// before it in the buffer are reported as not written; a smaller row
+// after the failure is no business of this writer any more.
+func TestRowOverMaxAllowedPacket(t *testing.T) {
+	s := shared(t)
+	db := ordersDB(t, s)
+	s.Exec(t, "ALTER TABLE `"+db+"`.orders_rt MODIFY status LONGTEXT")
+	var maxP int
+	fmt.Sscan(s.Query(t, "SELECT @@GLOBAL.max_allowed_packet")[0][0], &maxP)
+	w := openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "0")), nil)
+	big := strings.Repeat("x", maxP+1)
+	write(t, w, order(sql.Insert, 1, "1.00", "small"), order(sql.Insert, 2, "2.00", big))
+	start := time.Now()
+	_, _, err := w.Snapshot(context.Background(), 1)
+	el := time.Since(start)
+	var fe *FlushError
+	if !errors.As(err, &fe) {
+		t.Fatalf("want a FlushError, got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"JDBC UPSERT on table 'orders_rt' failed after 1 attempt(s) (sink.max-retries=3), 2 buffered row(s) not written",
+		fmt.Sprintf("larger than the server's max_allowed_packet (%d bytes)", maxP),
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%.400s", want, msg)
+		}
+	}
+	var size int
+	if _, err := fmt.Sscanf(msg[strings.Index(msg, "a row of about "):], "a row of about %d bytes", &size); err != nil || size <= maxP || size > maxP+100 {
+		t.Errorf("row size %d in %.400s, want about %d", size, msg, maxP+1)
+	}
+	if strings.Contains(msg, "MaxAllowedPacket") || el > 900*time.Millisecond {
+		t.Errorf("after %v: %.400s", el, msg)
+	}
+}

@@ -47,7 +47,9 @@ func TestFlushGolden(t *testing.T) {
 			db = ordersDB(t, s)
 			w = openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db,
 				OptSinkMaxRows, maxRows, OptSinkInterval, "0")), nil)
-			w.onStatement = func(kind string, stmt []byte) { sent = append(sent, kind+": "+string(stmt)) }
+			w.onStatement = func(kind byte, text string, args []any) {
+				sent = append(sent, kindName[kind]+": "+text+"\n  args: "+formatArgs(args))
+			}
 			return ""
 		case "write":
 			var rows []sql.Row
@@ -76,4 +78,23 @@ func TestFlushGolden(t *testing.T) {
 		}
 		return "unknown command " + td.Cmd
 	})
+}
+
+var kindName = map[byte]string{'I': "INSERT", 'U': "UPSERT", 'D': "DELETE"}
+
+// formatArgs shows a statement's placeholder values: strings quoted (Go
+// syntax), numbers as they are, NULL for nil.
+func formatArgs(args []any) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		switch x := a.(type) {
+		case nil:
+			parts[i] = "NULL"
+		case string:
+			parts[i] = strconv.Quote(x)
+		default:
+			parts[i] = fmt.Sprint(x)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -44,6 +44,8 @@ func (s *Sink) ExecutionOptions() ExecutionOptions {
 		BatchSize:     o.Int(OptSinkMaxRows),
 		BatchInterval: o.Duration(OptSinkInterval),
 		MaxRetries:    o.Int(OptSinkMaxRetries),
+
+		AllowOtherUniqueKeys: o.Bool(OptAllowOtherUniqueKeys),
 	}
 }
 

@@ -27,6 +27,9 @@ type ExecutionOptions struct {
 	MaxRetries int
 	// RetryUnit is the back-off unit (1 s in Flink); tests shorten it.
 	RetryUnit time.Duration
+	// AllowOtherUniqueKeys is sink.allow-other-unique-keys: open even
+	// when the MySQL table has unique keys besides the declared one.
+	AllowOtherUniqueKeys bool
 }
 
 // Stats are a writer's counters, for tests and metrics. Rows count
@@ -77,7 +80,8 @@ type Writer struct {
 	keySingle  bool   // one key column: DELETE ... WHERE `k` IN (...)
 	intKey     bool   // one integral key column: reduce on int64
 	quotedKeys []string
-	stmt, row  []byte // reused statement and row buffers
+	args       []any // reused placeholder values of one statement
+	rowScratch []any
 	keyScratch []byte
 
 	mu         sync.Mutex
@@ -94,7 +98,7 @@ type Writer struct {
 	// flush that failed for good fails the job at once.
 	failed chan error
 	// onStatement, when set (tests), sees every statement before it is sent.
-	onStatement func(kind string, stmt []byte)
+	onStatement func(kind byte, text string, args []any)
 	closed      bool
 	stop        chan struct{}
 	timerWG     sync.WaitGroup
@@ -174,76 +178,17 @@ func (w *Writer) BatchCount() int {
 // PRIMARY KEY or UNIQUE index on exactly those columns: without one,
 // INSERT ... ON DUPLICATE KEY UPDATE never hits a duplicate and every
 // update silently becomes one more row (seed 003 §十五, "keys must
-// match"). Flink does not check this; sqlrun fails the job at open.
+// match"). Flink does not check this; sqlrun fails the job at open. It
+// also refuses other unique keys (checkKeys) unless
+// sink.allow-other-unique-keys is set.
 func (w *Writer) Open(ctx context.Context, _ []byte) error {
 	sc, err := w.conn.open(ctx)
 	if err != nil {
 		return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
 	}
 	if len(w.keys) > 0 {
-		rows, err := sc.QueryContext(ctx, "SHOW INDEX FROM "+w.d.Quote(w.table))
-		if err != nil {
-			return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
-		}
-		names, err := rows.Columns()
-		if err != nil {
-			rows.Close()
-			return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
-		}
-		nonUnique, keyName, column := -1, -1, -1
-		for i, n := range names {
-			switch strings.ToLower(n) {
-			case "non_unique":
-				nonUnique = i
-			case "key_name":
-				keyName = i
-			case "column_name":
-				column = i
-			}
-		}
-		unique := map[string][]string{} // unique index → its columns
-		vals := make([]any, len(names))
-		for i := range vals {
-			vals[i] = new([]byte)
-		}
-		for rows.Next() && nonUnique >= 0 && keyName >= 0 && column >= 0 {
-			if err := rows.Scan(vals...); err != nil {
-				rows.Close()
-				return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
-			}
-			if string(*vals[nonUnique].(*[]byte)) == "0" {
-				k := string(*vals[keyName].(*[]byte))
-				unique[k] = append(unique[k], strings.ToLower(string(*vals[column].(*[]byte))))
-			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return sql.Errorf(sql.IOException, "unable to open JDBC writer for table '%s' (%s): %w", w.table, w.connStr, err)
-		}
-		declared := make([]string, len(w.keys))
-		for i, k := range w.keys {
-			declared[i] = w.cols[k]
-		}
-		matched := false
-		for _, cols := range unique {
-			if len(cols) != len(declared) {
-				continue
-			}
-			all := true
-			for _, d := range declared {
-				found := false
-				for _, c := range cols {
-					found = found || c == strings.ToLower(d)
-				}
-				all = all && found
-			}
-			matched = matched || all
-		}
-		if !matched {
-			return sql.Errorf(sql.ValidationException,
-				"JDBC sink table '%s' (%s) has no PRIMARY KEY or UNIQUE index on the declared primary key (%s): upserts would add rows instead of updating them. Give the MySQL table that key, or declare the sink's PRIMARY KEY to match the table's.",
-				w.table, w.connStr, strings.Join(declared, ", "))
+		if err := w.checkKeys(ctx, sc); err != nil {
+			return err
 		}
 	}
 	if w.opts.BatchInterval > 0 && w.opts.BatchSize != 1 {
@@ -505,15 +450,56 @@ func (w *Writer) resetBuffer() {
 	w.appendRows = w.appendRows[:0]
 }
 
-// statementLimit is how large one statement may grow: under the server's
-// max_allowed_packet with room for the protocol header, and at most 16 MiB
-// because larger statements are no faster and hold locks longer.
+// statementLimit is how large one multi-row statement's execute packet
+// may grow: under the server's max_allowed_packet with room for the
+// protocol header, and at most 16 MiB because larger statements are no
+// faster and hold locks longer. A single row larger than that still goes
+// alone, up to packetLimit.
 func (w *Writer) statementLimit() int {
-	limit := 16 << 20
-	if p := w.conn.maxP - 1024; p > 0 && p < limit {
-		limit = p
+	return min(16<<20, w.packetLimit())
+}
+
+// packetLimit is the largest execute packet the server accepts
+// (max_allowed_packet less room for the header).
+func (w *Writer) packetLimit() int {
+	if p := w.conn.maxP - 1024; p > 0 {
+		return p
 	}
-	return limit
+	return 1 << 30
+}
+
+// maxPlaceholders is the most parameters one prepared statement may have
+// (the protocol counts them in 16 bits).
+const maxPlaceholders = 65535
+
+// PacketError is a row that alone is larger than the server accepts in
+// one packet: no retry can send it, so it fails the flush at once.
+type PacketError struct {
+	Table     string
+	RowBytes  int
+	MaxPacket int
+}
+
+func (e *PacketError) Error() string {
+	if e.RowBytes < 0 {
+		return fmt.Sprintf("a statement is larger than the server's max_allowed_packet (%d bytes): "+
+			"raise max_allowed_packet on the MySQL server (SET GLOBAL max_allowed_packet = ...; it allows up to 1 GiB)", e.MaxPacket)
+	}
+	return fmt.Sprintf("a row of about %d bytes for table '%s' is larger than the server's max_allowed_packet (%d bytes): "+
+		"raise max_allowed_packet on the MySQL server (SET GLOBAL max_allowed_packet = ...; it allows up to 1 GiB)",
+		e.RowBytes, e.Table, e.MaxPacket)
+}
+
+// argSize estimates what one value costs in an execute packet: its bytes
+// plus the length prefix and type.
+func argSize(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x) + 11
+	case []byte:
+		return len(x) + 11
+	}
+	return 11
 }
 
 // attemptFlush sends the whole buffer: upserts first, then deletes, as
@@ -526,10 +512,9 @@ func (w *Writer) attemptFlush(ctx context.Context) (string, error) {
 		return "UPSERT", err
 	}
 	if len(w.keys) == 0 {
-		return "INSERT", w.sendRows(ctx, "INSERT", w.appendRows, nil, func(b []byte) []byte { return b })
+		return "INSERT", w.sendRows(ctx, 'I', w.appendRows, nil)
 	}
-	upsertTail := func(b []byte) []byte { return append(b, w.upsertTail...) }
-	if err := w.sendRows(ctx, "UPSERT", nil, w.entries, upsertTail); err != nil {
+	if err := w.sendRows(ctx, 'U', nil, w.entries); err != nil {
 		return "UPSERT", err
 	}
 	if err := w.sendDeletes(ctx); err != nil {
@@ -538,147 +523,179 @@ func (w *Writer) attemptFlush(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// sendRows sends append rows, or the upsert entries, as multi-row
-// INSERT statements no larger than statementLimit.
-func (w *Writer) sendRows(ctx context.Context, kind string, rows []sql.Row, entries []entry, tail func([]byte) []byte) error {
-	limit := w.statementLimit() - len(w.upsertTail)
-	stmt := append(w.stmt[:0], w.insertHead...)
-	n := 0
-	send := func() error {
-		if n == 0 {
-			return nil
+// rowsText is the multi-row INSERT (kind 'I') or upsert ('U') for n rows.
+func (w *Writer) rowsText(kind byte, n int) string {
+	one := "(" + placeholderList(len(w.cols)) + ")"
+	var b strings.Builder
+	b.Grow(len(w.insertHead) + n*(len(one)+1) + len(w.upsertTail))
+	b.Write(w.insertHead)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		stmt = tail(stmt)
-		if w.onStatement != nil {
-			w.onStatement(kind, stmt)
+		b.WriteString(one)
+	}
+	if kind == 'U' {
+		b.Write(w.upsertTail)
+	}
+	return b.String()
+}
+
+// deleteText is the DELETE by key for n keys: WHERE `k` IN (?, ...) or
+// WHERE (`a` = ? AND `b` = ?) OR ....
+func (w *Writer) deleteText(n int) string {
+	var b strings.Builder
+	b.Write(w.deleteHead)
+	if w.keySingle {
+		b.WriteString(w.quotedKeys[0] + " IN (" + placeholderList(n) + ")")
+		return b.String()
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(" OR ")
 		}
-		if _, err := w.conn.exec(ctx, stmt); err != nil {
-			return err
+		b.WriteByte('(')
+		for j, k := range w.quotedKeys {
+			if j > 0 {
+				b.WriteString(" AND ")
+			}
+			b.WriteString(k + " = ?")
 		}
-		w.c.statements.Add(1)
-		if kind == "INSERT" {
-			w.c.inserts.Add(int64(n))
-		} else {
-			w.c.upserts.Add(int64(n))
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// batcher collects rows' placeholder values into statements no larger
+// than the packet limit and the placeholder limit, and sends each as one
+// prepared statement execution.
+type batcher struct {
+	w       *Writer
+	kind    byte
+	perRow  int // placeholders per row
+	textRow int // statement text per row, bytes
+	limit   int
+	text    func(n int) string
+	args    []any
+	n, size int
+	sent    func(n int)
+}
+
+func (w *Writer) newBatcher(kind byte, perRow, textRow int, text func(int) string, sent func(int)) *batcher {
+	return &batcher{w: w, kind: kind, perRow: perRow, textRow: textRow, limit: w.statementLimit(),
+		text: text, args: w.args[:0], sent: sent}
+}
+
+// add appends one row's values (vals at positions idx, or all of vals
+// when idx is nil), sending the statement first when the row would not fit.
+func (b *batcher) add(ctx context.Context, vals []any, idx []int) error {
+	w := b.w
+	mark := len(b.args)
+	size := b.textRow
+	add := func(i int) error {
+		a, err := w.d.Arg(vals[i], w.types[i])
+		if err != nil {
+			b.args = b.args[:mark]
+			return fmt.Errorf("column '%s': %w", w.cols[i], err)
 		}
-		stmt = append(stmt[:0], w.insertHead...)
-		n = 0
+		size += argSize(a)
+		b.args = append(b.args, a)
 		return nil
 	}
-	emit := func(vals []any) error {
-		row := append(w.row[:0], '(')
-		for i, v := range vals {
-			if i > 0 {
-				row = append(row, ", "...)
-			}
-			var err error
-			if row, err = w.d.AppendLiteral(row, v, w.types[i], w.conn.esc); err != nil {
-				return fmt.Errorf("column '%s': %w", w.cols[i], err)
-			}
-		}
-		row = append(row, ')')
-		w.row = row
-		if n > 0 && len(stmt)+1+len(row) > limit {
-			if err := send(); err != nil {
+	if idx == nil {
+		for i := range vals {
+			if err := add(i); err != nil {
 				return err
 			}
 		}
-		if n > 0 {
-			stmt = append(stmt, ',')
+	} else {
+		for _, i := range idx {
+			if err := add(i); err != nil {
+				return err
+			}
 		}
-		stmt = append(stmt, row...)
-		n++
+	}
+	if size > w.packetLimit() {
+		b.args = b.args[:mark]
+		return &PacketError{Table: w.table, RowBytes: size, MaxPacket: w.conn.maxP}
+	}
+	if b.n > 0 && (b.size+size > b.limit || len(b.args) > maxPlaceholders) {
+		row := append(w.rowScratch[:0], b.args[mark:]...)
+		w.rowScratch = row
+		b.args = b.args[:mark]
+		if err := b.flush(ctx); err != nil {
+			return err
+		}
+		b.args = append(b.args, row...)
+		clear(row)
+	}
+	b.n++
+	b.size += size
+	return nil
+}
+
+// flush sends what add collected as one statement.
+func (b *batcher) flush(ctx context.Context) error {
+	if b.n == 0 {
 		return nil
 	}
+	w := b.w
+	if w.onStatement != nil {
+		w.onStatement(b.kind, b.text(b.n), b.args)
+	}
+	if err := w.conn.execPrepared(ctx, stmtKey{kind: b.kind, n: b.n}, b.text, b.args); err != nil {
+		return err
+	}
+	w.c.statements.Add(1)
+	b.sent(b.n)
+	clear(b.args) // drop value references
+	b.args = b.args[:0]
+	b.n, b.size = 0, 0
+	return nil
+}
+
+func (b *batcher) done(ctx context.Context) error {
+	err := b.flush(ctx)
+	b.w.args = b.args[:0]
+	return err
+}
+
+// sendRows sends append rows (kind 'I'), or the upsert entries ('U'), as
+// multi-row INSERT statements.
+func (w *Writer) sendRows(ctx context.Context, kind byte, rows []sql.Row, entries []entry) error {
+	sent := func(n int) { w.c.upserts.Add(int64(n)) }
+	if kind == 'I' {
+		sent = func(n int) { w.c.inserts.Add(int64(n)) }
+	}
+	b := w.newBatcher(kind, len(w.cols), 3*len(w.cols)+3, func(n int) string { return w.rowsText(kind, n) }, sent)
 	for _, r := range rows {
-		if err := emit(r.Values); err != nil {
+		if err := b.add(ctx, r.Values, nil); err != nil {
 			return err
 		}
 	}
 	for _, e := range entries {
 		if e.upsert {
-			if err := emit(e.row.Values); err != nil {
+			if err := b.add(ctx, e.row.Values, nil); err != nil {
 				return err
 			}
 		}
 	}
-	err := send()
-	w.stmt = stmt
-	return err
+	return b.done(ctx)
 }
 
 // sendDeletes sends the delete entries as DELETE ... WHERE `k` IN (...)
-// (one key column) or WHERE (`a` = .. AND `b` = ..) OR (...) statements.
+// (one key column) or WHERE (`a` = ? AND `b` = ?) OR (...) statements.
 // A key deleted twice (a replay) affects 0 rows the second time and
 // changes nothing.
 func (w *Writer) sendDeletes(ctx context.Context) error {
-	limit := w.statementLimit()
-	head := w.deleteHead
-	if w.keySingle {
-		head = append(append([]byte(nil), head...), w.quotedKeys[0]+" IN ("...)
-	}
-	stmt := append(w.stmt[:0], head...)
-	n := 0
-	send := func() error {
-		if n == 0 {
-			return nil
-		}
-		if w.keySingle {
-			stmt = append(stmt, ')')
-		}
-		if w.onStatement != nil {
-			w.onStatement("DELETE", stmt)
-		}
-		if _, err := w.conn.exec(ctx, stmt); err != nil {
-			return err
-		}
-		w.c.statements.Add(1)
-		w.c.deletes.Add(int64(n))
-		stmt = append(stmt[:0], head...)
-		n = 0
-		return nil
-	}
+	b := w.newBatcher('D', len(w.keys), 16*len(w.keys), w.deleteText, func(n int) { w.c.deletes.Add(int64(n)) })
 	for _, e := range w.entries {
 		if e.upsert {
 			continue
 		}
-		cond := w.row[:0]
-		if !w.keySingle {
-			cond = append(cond, '(')
+		if err := b.add(ctx, e.row.Values, w.keys); err != nil {
+			return err
 		}
-		for j, k := range w.keys {
-			if !w.keySingle {
-				if j > 0 {
-					cond = append(cond, " AND "...)
-				}
-				cond = append(cond, w.quotedKeys[j]...)
-				cond = append(cond, " = "...)
-			}
-			var err error
-			if cond, err = w.d.AppendLiteral(cond, e.row.Values[k], w.types[k], w.conn.esc); err != nil {
-				return fmt.Errorf("column '%s': %w", w.cols[k], err)
-			}
-		}
-		if !w.keySingle {
-			cond = append(cond, ')')
-		}
-		w.row = cond
-		if n > 0 && len(stmt)+4+len(cond) > limit {
-			if err := send(); err != nil {
-				return err
-			}
-		}
-		if n > 0 {
-			if w.keySingle {
-				stmt = append(stmt, ',')
-			} else {
-				stmt = append(stmt, " OR "...)
-			}
-		}
-		stmt = append(stmt, cond...)
-		n++
 	}
-	err := send()
-	w.stmt = stmt
-	return err
+	return b.done(ctx)
 }

@@ -325,3 +325,44 @@ func TestNoBackslashEscapesSession(t *testing.T) {
 	eq(t, "rows", len(got), 1)
 	eq(t, "value", got[0][1], odd)
 }
+
+// TestOtherUniqueKeys (issue 25 finding 7): a MySQL table with a second
+// UNIQUE key lets INSERT ... ON DUPLICATE KEY UPDATE overwrite a different
+// row — here order 2 takes order 1's code and order 1's row becomes
+// order 2, silently (Flink's sink does the same). The sink refuses to
+// open, naming the other key, unless 'sink.allow-other-unique-keys' is
+// set; a surrogate AUTO_INCREMENT key the sink does not write cannot
+// collide and is allowed.
+func TestOtherUniqueKeys(t *testing.T) {
+	s := shared(t)
+	db := s.NewDatabase(t)
+	s.Exec(t, "CREATE TABLE `"+db+"`.orders_rt (id BIGINT NOT NULL PRIMARY KEY, amount DECIMAL(10, 2), status VARCHAR(32), UNIQUE KEY uk_status (status)) ENGINE = InnoDB")
+	sink := newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "0"))
+	w, err := sink.NewJDBCWriter(0, 1, sink.ExecutionOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Open(context.Background(), nil)
+	w.Close(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "has unique keys besides the declared primary key (id): uk_status (status)") ||
+		!strings.Contains(err.Error(), "'sink.allow-other-unique-keys' = 'true'") {
+		t.Fatalf("open with a second unique key: %v", err)
+	}
+	noPassword(t, s, err)
+
+	// Opted in: the overwrite the check warns about really happens.
+	w = openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "0", OptAllowOtherUniqueKeys, "true")), nil)
+	write(t, w, order(sql.Insert, 1, "1.00", "A"))
+	snapshot(t, w, 1)
+	write(t, w, order(sql.Insert, 2, "2.00", "A"))
+	snapshot(t, w, 2)
+	eq(t, "table after the collision", s.Table(t, db, "orders_rt"), "2, 2.00, A\n")
+
+	// A surrogate key: AUTO_INCREMENT, not written by the sink.
+	db2 := s.NewDatabase(t)
+	s.Exec(t, "CREATE TABLE `"+db2+"`.orders_rt (rid BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, id BIGINT NOT NULL, amount DECIMAL(10, 2), status VARCHAR(32), UNIQUE KEY uk_id (id)) ENGINE = InnoDB")
+	w = openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db2, OptSinkInterval, "0")), nil)
+	write(t, w, order(sql.Insert, 1, "1.00", "A"), order(sql.Insert, 2, "2.00", "A"))
+	snapshot(t, w, 1)
+	eq(t, "rows", s.Query(t, "SELECT COUNT(*) FROM `"+db2+"`.orders_rt")[0][0], "2")
+}

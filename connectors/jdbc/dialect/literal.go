@@ -146,3 +146,62 @@ func appendTimestamp(b []byte, ts sql.TimestampData, precision int) []byte {
 	}
 	return append(b, '\'')
 }
+
+// Arg converts v, of Flink type t, to the value bound to a placeholder of
+// a server-side prepared statement (the binary protocol): values never
+// become SQL text, so no escaping is involved and no connection character
+// set can change where a value ends. Numbers go as numbers; DECIMAL,
+// FLOAT, dates and times as the same text AppendLiteral writes (the
+// server converts it to the column type exactly as it converts a literal);
+// strings and bytes as they are.
+func (MySQL) Arg(v any, t sql.DataType) (any, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		return x, nil
+	case int8:
+		return int64(x), nil
+	case int16:
+		return int64(x), nil
+	case int32:
+		switch t.Root {
+		case sql.TypeDate:
+			return string(appendDate(nil, x)[1:11]), nil
+		case sql.TypeTime:
+			b := appendTime(nil, x, t.Precision)
+			return string(b[1 : len(b)-1]), nil
+		}
+		return int64(x), nil
+	case int64:
+		return x, nil
+	case float32:
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("MySQL cannot store %v", x)
+		}
+		// The shortest text that reads back as this float32 (0.1, not
+		// 0.10000000149011612), as the literal had it.
+		return strconv.FormatFloat(float64(x), 'g', -1, 32), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("MySQL cannot store %v", x)
+		}
+		return x, nil
+	case decimal.Decimal:
+		if t.Root == sql.TypeDecimal {
+			return x.StringFixed(int32(t.Scale)), nil
+		}
+		return x.String(), nil
+	case string:
+		return x, nil
+	case []byte:
+		return x, nil
+	case sql.TimestampData:
+		if t.Root == sql.TypeTimestampLTZ {
+			return nil, fmt.Errorf("the MySQL dialect doesn't support type: %s", t)
+		}
+		b := appendTimestamp(nil, x, t.Precision)
+		return string(b[1 : len(b)-1]), nil
+	}
+	return nil, fmt.Errorf("cannot write a %T value as %s", v, t)
+}
