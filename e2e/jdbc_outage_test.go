@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -171,15 +170,6 @@ func TestJDBCStopWhileDownIsNotClean(t *testing.T) {
 		}
 	}
 	srv.Resume(t)
-}
-
-func freeTCPPort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // sinkRecordsIn reads the JDBC sink's numRecordsIn from the Prometheus
