@@ -88,12 +88,18 @@ type pageCol struct {
 	chunkUncomp int64
 	totalNulls  int64 // in the whole file
 
-	// Typed min/max of the values put through putString, putInt32 and
-	// putInt64, folded into the file's stats at close: two comparisons of
-	// the concrete type per cell instead of the stats collector's
-	// interface values.
+	// Typed min/max of the current column chunk's values put through
+	// putString, putInt32 and putInt64 (two comparisons of the concrete
+	// type per cell instead of the stats collector's interface values),
+	// and of the other values (stats, in Parquet's order). At the end of
+	// a row group they make the chunk's Parquet statistics, and strs and
+	// ints are folded into fileStrs and fileInts, the file's, which the
+	// value stats take at close.
 	strs      minMax[string]
 	ints      minMax[int64]
+	stats     chunkStats
+	fileStrs  minMax[string]
+	fileInts  minMax[int64]
 	usedDict  bool
 	usedDelta bool // a DELTA_LENGTH_BYTE_ARRAY page
 
@@ -215,10 +221,12 @@ func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec, del
 	w.enc = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&w.header))
 	w.cols = make([]pageCol, len(cols))
 	leaves := sch.Columns()
+	leafStats := leafStatsOf(els)
 	for i := range cols {
 		leaf, _ := sch.Lookup(leaves[i]...)
 		c := &w.cols[i]
 		c.kind = leaf.Node.Type().Kind()
+		c.stats = leafStats[i]
 		c.optional = cols[i].Type.Nullable
 		c.str = (cols[i].Type.Root == sql.TypeChar || cols[i].Type.Root == sql.TypeVarChar) && c.kind == parquet.ByteArray
 		c.deciding = c.str
@@ -382,10 +390,17 @@ func (w *pageWriter) putValue(i int, v parquet.Value) error {
 		b := v.ByteArray()
 		c.plain = binary.LittleEndian.AppendUint32(c.plain, uint32(len(b)))
 		c.plain = append(c.plain, b...)
+		c.stats.add(b)
+		return nil
 	case parquet.FixedLenByteArray:
 		c.plain = append(c.plain, v.ByteArray()...)
 	default:
 		return fmt.Errorf("parquet kind %s is not supported", c.kind)
+	}
+	if c.kind == parquet.Boolean {
+		c.stats.addValue(v)
+	} else {
+		c.stats.add(c.plain[c.lastPlain:])
 	}
 	return nil
 }
@@ -672,6 +687,35 @@ func appendDeltaBinaryPacked(dst []byte, vals []int32) []byte {
 	return dst
 }
 
+// chunkStatistics returns the Parquet statistics of c's current column
+// chunk and starts the next chunk's, folding the typed min/max into the
+// file's.
+func (c *pageCol) chunkStatistics() pformat.Statistics {
+	var buf [8]byte
+	if c.strs.ok {
+		c.stats.add(unsafeBytes(c.strs.min))
+		c.stats.add(unsafeBytes(c.strs.max))
+		c.fileStrs.add(c.strs.min)
+		c.fileStrs.add(c.strs.max)
+	}
+	if c.ints.ok {
+		for _, x := range []int64{c.ints.min, c.ints.max} {
+			if c.kind == parquet.Int32 {
+				binary.LittleEndian.PutUint32(buf[:], uint32(x))
+				c.stats.add(buf[:4])
+			} else {
+				binary.LittleEndian.PutUint64(buf[:], uint64(x))
+				c.stats.add(buf[:8])
+			}
+			c.fileInts.add(x)
+		}
+	}
+	st := c.stats.format(c.chunkNulls)
+	c.stats.reset()
+	c.strs, c.ints = minMax[string]{}, minMax[int64]{}
+	return st
+}
+
 // flushRowGroup writes every column chunk of the current row group.
 func (w *pageWriter) flushRowGroup() error {
 	for i := range w.cols {
@@ -695,7 +739,7 @@ func (w *pageWriter) flushRowGroup() error {
 			PathInSchema: []string{leaves[i].Name},
 			Codec:        w.codec.CompressionCodec(),
 			NumValues:    c.chunkValues,
-			Statistics:   pformat.Statistics{NullCount: c.chunkNulls},
+			Statistics:   c.chunkStatistics(),
 		}
 		var uncomp int64
 		if c.usedDict {

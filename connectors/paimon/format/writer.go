@@ -156,7 +156,10 @@ type core struct {
 	// several leaves and emit a variable number of values per row.
 	leafBase []int
 	leafVals [][]parquet.Value // per leaf column, reused by flushBatch
-	encs     []encoder         // per column; nil for nested columns
+	// leafStats are each leaf's min/max in parquet-java's order, which
+	// replace parquet-go's in the footer (fixNestedStats).
+	leafStats []chunkStats
+	encs      []encoder // per column; nil for nested columns
 }
 
 // statRef is where a column's values are counted: field idx of st, or
@@ -191,19 +194,19 @@ func (c *core) finishColumnStats(st *manifest.StatsCollector) {
 		st.SetNullCount(r.idx, pc.totalNulls)
 		switch c.kinds[i] {
 		case fastString:
-			if pc.strs.ok {
-				st.AddString(r.idx, pc.strs.min)
-				st.AddString(r.idx, pc.strs.max)
+			if pc.fileStrs.ok {
+				st.AddString(r.idx, pc.fileStrs.min)
+				st.AddString(r.idx, pc.fileStrs.max)
 			}
 		case fastInt32:
-			if pc.ints.ok {
-				st.AddInt32(r.idx, int32(pc.ints.min))
-				st.AddInt32(r.idx, int32(pc.ints.max))
+			if pc.fileInts.ok {
+				st.AddInt32(r.idx, int32(pc.fileInts.min))
+				st.AddInt32(r.idx, int32(pc.fileInts.max))
 			}
 		case fastInt64:
-			if pc.ints.ok {
-				st.AddInt64(r.idx, pc.ints.min)
-				st.AddInt64(r.idx, pc.ints.max)
+			if pc.fileInts.ok {
+				st.AddInt64(r.idx, pc.fileInts.min)
+				st.AddInt64(r.idx, pc.fileInts.max)
 			}
 		}
 	}
@@ -596,7 +599,19 @@ func (c *core) flushBatch() error {
 			c.leafVals[l] = append(c.leafVals[l], v)
 		}
 	}
+	if c.leafStats == nil {
+		els, err := paimonSchemaElements(c.cols)
+		if err != nil {
+			return err
+		}
+		c.leafStats = leafStatsOf(els)
+	}
 	for l, cw := range c.pw.ColumnWriters() {
+		for _, v := range c.leafVals[l] {
+			if !v.IsNull() {
+				c.leafStats[l].addValue(v)
+			}
+		}
 		if _, err := cw.WriteRowValues(c.leafVals[l]); err != nil {
 			return fmt.Errorf("parquet write column %d: %w", l, err)
 		}
@@ -944,9 +959,32 @@ func (c *core) close() (int64, error) {
 	return c.out.n, nil
 }
 
-// fixNestedStats replaces the column statistics parquet-go computed for
-// the file with nested columns by parquet-java's (see stats.go).
-func (c *core) fixNestedStats(meta *pformat.FileMetaData) error { return nil }
+// fixNestedStats replaces the min/max parquet-go computed for a file with
+// nested columns (in its own orders: a FIXED_LEN_BYTE_ARRAY decimal's as
+// unsigned bytes) by parquet-java's (stats.go); its null counts stay.
+// A file of several row groups (never past 128 MiB here) keeps null
+// counts only, as the min/max are kept per file.
+func (c *core) fixNestedStats(meta *pformat.FileMetaData) error {
+	for _, rg := range meta.RowGroups {
+		if len(rg.Columns) != len(c.leafStats) && c.leafStats != nil {
+			return fmt.Errorf("parquet footer: %d column chunks for %d leaf columns", len(rg.Columns), len(c.leafStats))
+		}
+		for i := range rg.Columns {
+			md := &rg.Columns[i].MetaData
+			nulls := md.Statistics.NullCount
+			// parquet-go's column index carries its min/max per page, in
+			// the same wrong orders: left out (a reader then filters on
+			// the chunk statistics only).
+			rg.Columns[i].ColumnIndexOffset, rg.Columns[i].ColumnIndexLength = 0, 0
+			if len(meta.RowGroups) == 1 && c.leafStats != nil {
+				md.Statistics = c.leafStats[i].format(nulls)
+			} else {
+				md.Statistics = pformat.Statistics{NullCount: nulls}
+			}
+		}
+	}
+	return nil
+}
 
 // keyComparator orders keys of the given types: a direct comparison for the
 // common single INT, BIGINT or STRING key (one per row written, to check
