@@ -1,0 +1,330 @@
+package plan_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+	"github.com/sqlrun/sqlrun/sql/parser"
+)
+
+// TestFlinkSuites is the yardstick of issue 16: it plans every case of the
+// pinned extracts of Flink 1.20's stream planner tests in
+// ../testdata/flinksuite/*.cases (see its README.md) and writes the
+// verdicts, per suite and per case, to ../testdata/flinksuite/summary.
+// Regenerate with go test ./plan -run TestFlinkSuites -rewrite; review the
+// diff: a case leaving "exact" is a regression.
+func TestFlinkSuites(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "flinksuite")
+	files, err := filepath.Glob(filepath.Join(dir, "*.cases"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no suites in %s: %v", dir, err)
+	}
+	sort.Strings(files)
+	datadriven.RunTest(t, filepath.Join(dir, "summary"), func(t *testing.T, d *datadriven.TestData) string {
+		if d.Cmd != "run" {
+			d.Fatalf(t, "unknown command %s", d.Cmd)
+		}
+		var b strings.Builder
+		var total tally
+		var details strings.Builder
+		for _, f := range files {
+			suite := strings.TrimSuffix(filepath.Base(f), ".cases")
+			cases, err := readCases(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tl tally
+			fmt.Fprintf(&details, "\n%s\n", suite)
+			for _, c := range cases {
+				v, why := c.run()
+				tl.add(v)
+				total.add(v)
+				line := fmt.Sprintf("  %-16s %s", v, c.name)
+				if why != "" {
+					line += ": " + why
+				}
+				details.WriteString(line + "\n")
+			}
+			fmt.Fprintf(&b, "%-28s %s\n", suite, tl)
+		}
+		fmt.Fprintf(&b, "%-28s %s\n", "total", total)
+		if run := total.runnable(); run > 0 {
+			fmt.Fprintf(&b, "of the runnable cases: %d%% exact, %d%% same changelog semantics or better\n",
+				100*total.n[verdictExact]/run, 100*(total.n[verdictExact]+total.n[verdictSame])/run)
+		}
+		b.WriteString(details.String())
+		return b.String()
+	})
+}
+
+type verdict string
+
+const (
+	verdictExact       verdict = "exact"
+	verdictSame        verdict = "same-changelog"
+	verdictDiffers     verdict = "differs"
+	verdictUnsupported verdict = "unsupported"
+	verdictError       verdict = "error"
+)
+
+var verdictOrder = []verdict{verdictExact, verdictSame, verdictDiffers, verdictError, verdictUnsupported}
+
+type tally struct{ n map[verdict]int }
+
+func (t *tally) add(v verdict) {
+	if t.n == nil {
+		t.n = map[verdict]int{}
+	}
+	t.n[v]++
+}
+
+// runnable counts the cases that are not marked unsupported.
+func (t tally) runnable() int {
+	n := 0
+	for v, k := range t.n {
+		if v != verdictUnsupported {
+			n += k
+		}
+	}
+	return n
+}
+
+func (t tally) String() string {
+	var parts []string
+	for _, v := range verdictOrder {
+		parts = append(parts, fmt.Sprintf("%s %d", v, t.n[v]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+type flinkCase struct {
+	name        string
+	ddl         []string
+	sql         string
+	kind        string // rel, exec or error
+	want        string
+	unsupported string
+}
+
+// readCases parses a .cases file (format in testdata/flinksuite/README.md).
+// A case without DDL uses the tables of the case before it.
+func readCases(path string) ([]*flinkCase, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cases []*flinkCase
+	var cur *flinkCase
+	var section string
+	var buf []string
+	flush := func() error {
+		if cur == nil || section == "" {
+			return nil
+		}
+		text := strings.TrimSpace(strings.Join(buf, "\n"))
+		switch section {
+		case "ddl":
+			cur.ddl = splitDDL(text)
+		case "sql":
+			cur.sql = text
+		case "rel", "exec", "error":
+			cur.kind, cur.want = section, text
+		case "unsupported":
+			cur.unsupported = text
+		default:
+			return fmt.Errorf("%s: case %s: unknown section %q", path, cur.name, section)
+		}
+		section, buf = "", nil
+		return nil
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(line, "=== "):
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			var prevDDL []string
+			if cur != nil {
+				prevDDL = cur.ddl
+			}
+			cur = &flinkCase{name: strings.TrimSpace(line[4:]), ddl: prevDDL}
+			cases = append(cases, cur)
+		case strings.HasPrefix(line, "--- "):
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			section = strings.TrimSpace(line[4:])
+		case section != "":
+			buf = append(buf, line)
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	for _, c := range cases {
+		if c.unsupported == "" && (c.sql == "" || c.kind == "") {
+			return nil, fmt.Errorf("%s: case %s has no sql or no expected result", path, c.name)
+		}
+	}
+	return cases, nil
+}
+
+func splitDDL(s string) []string {
+	var out []string
+	for _, p := range regexp.MustCompile(`;\s*\n`).Split(s, -1) {
+		if p = strings.TrimSuffix(strings.TrimSpace(p), ";"); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// run plans the case in a fresh environment and judges the result.
+func (c *flinkCase) run() (verdict, string) {
+	if c.unsupported != "" {
+		return verdictUnsupported, c.unsupported
+	}
+	env := newEnv()
+	for _, s := range c.ddl {
+		if err := env.execDDL(s); err != nil {
+			return verdictError, "DDL: " + firstLine(err)
+		}
+	}
+	if c.kind == "error" {
+		_, err := env.exec("EXPLAIN "+c.sql, false)
+		if err == nil {
+			return verdictDiffers, "planned; Flink fails"
+		}
+		if msg := rootMsg(err); strings.Contains(msg, c.want) {
+			return verdictExact, ""
+		}
+		return verdictDiffers, "error text: " + firstLine(err)
+	}
+	explain := "EXPLAIN CHANGELOG_MODE "
+	section := "== Optimized Physical Plan =="
+	if c.kind == "exec" {
+		explain, section = "EXPLAIN ", "== Optimized Execution Plan =="
+	}
+	out, err := env.exec(explain+c.sql, false)
+	if err != nil {
+		return verdictError, firstLine(err)
+	}
+	got := planSection(out, section)
+	if got == c.want {
+		return verdictExact, ""
+	}
+	if semantics(got) == semantics(c.want) {
+		return verdictSame, firstDiff(got, c.want)
+	}
+	return verdictDiffers, firstDiff(got, c.want)
+}
+
+// execDDL runs CREATE TABLE (with computed columns and watermarks, through
+// catalog.TableFromDDL as the session does) and SET.
+func (e *testEnv) execDDL(text string) error {
+	stmt, err := parser.Parse(text)
+	if err != nil {
+		return err
+	}
+	if ct, ok := stmt.(*ast.CreateTable); ok {
+		t, err := catalog.TableFromDDL(ct, nil)
+		if err != nil {
+			return err
+		}
+		return e.cat.CreateTable(catalog.DefaultDatabase, ct.Name.Table, t, ct.IfNotExists)
+	}
+	_, err = e.exec(text, false)
+	return err
+}
+
+func rootMsg(err error) string {
+	if rc := sql.RootCause(err); rc != nil {
+		return rc.Msg
+	}
+	return err.Error()
+}
+
+func firstLine(err error) string {
+	return strings.SplitN(rootMsg(err), "\n", 2)[0]
+}
+
+// planSection returns one section of EXPLAIN's text, trimmed.
+func planSection(out, title string) string {
+	i := strings.Index(out, title)
+	if i < 0 {
+		return ""
+	}
+	rest := out[i+len(title):]
+	if j := strings.Index(rest, "\n== "); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.TrimSpace(rest)
+}
+
+var (
+	nodeRe      = regexp.MustCompile(`^([:| +\-]*)([A-Za-z]+)\(`)
+	changelogRe = regexp.MustCompile(`changelogMode=\[([A-Z,]*)\]`)
+	distRe      = regexp.MustCompile(`distribution=\[(single|hash|broadcast|any)`)
+)
+
+// semantics reduces a plan to what decides its changelog behaviour: each
+// operator other than Calc with its depth, its exchange's distribution kind
+// and its changelog mode. Calc placement, digests and field order are left
+// out; a Legacy scan counts as a scan.
+func semantics(plan string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(plan, "\n") {
+		m := nodeRe.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		name := strings.TrimPrefix(m[2], "Legacy")
+		if name == "Calc" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s", name)
+		if d := distRe.FindStringSubmatch(line); d != nil {
+			fmt.Fprintf(&b, "[%s]", d[1])
+		}
+		if c := changelogRe.FindStringSubmatch(line); c != nil {
+			fmt.Fprintf(&b, "{%s}", c[1])
+		}
+		b.WriteString(";")
+	}
+	return b.String()
+}
+
+// firstDiff names the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = strings.TrimLeft(g[i], ":|+- ")
+		}
+		if i < len(w) {
+			wl = strings.TrimLeft(w[i], ":|+- ")
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d: got %q, Flink %q", i+1, clip(gl), clip(wl))
+		}
+	}
+	return ""
+}
+
+func clip(s string) string {
+	if len(s) > 160 {
+		return s[:160] + "..."
+	}
+	return s
+}
