@@ -227,11 +227,14 @@ func nodeDescription(n *Rel, f Format) string {
 		return "LogicalSort(" + strings.Join(parts, ", ") + ")"
 	case TableSourceScan:
 		s := "TableSourceScan(table=[[" + tablePath(n)
-		if n.FilterDigest != "" {
+		if n.FilterDigest != "" || n.FilterPushed {
 			s += ", filter=[" + n.FilterDigest + "]"
 		}
 		if n.Project != nil {
 			s += ", project=[" + strings.Join(n.Names, ", ") + "]"
+			if m, ok := n.Table.Source.(MetadataReader); ok && m.ReadsMetadata() {
+				s += ", metadata=[]"
+			}
 		}
 		if d, ok := n.Table.Source.(connectors.SupportsExplainDigest); ok {
 			for _, x := range d.ExplainDigests() {

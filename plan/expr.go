@@ -172,6 +172,22 @@ func refs(e Expr, into map[int]bool) {
 	}
 }
 
+// refsInOrder appends the fields e references to into, in the order they
+// first appear, skipping those in seen.
+func refsInOrder(e Expr, seen map[int]bool, into *[]int) {
+	switch x := e.(type) {
+	case *InputRef:
+		if !seen[x.Index] {
+			seen[x.Index] = true
+			*into = append(*into, x.Index)
+		}
+	case *Call:
+		for _, a := range x.Args {
+			refsInOrder(a, seen, into)
+		}
+	}
+}
+
 // remap rewrites input references through m (old index → new index).
 func remap(e Expr, m map[int]int) Expr {
 	switch x := e.(type) {

@@ -287,6 +287,9 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 	if cond != nil {
 		refs(cond, used)
 	}
+	if fp, ok := scan.Table.Source.(FilterPushDownSource); ok && fp.FilterPushDown() && cond != nil {
+		scan.FilterPushed = true
+	}
 	if fd, ok := scan.Table.Source.(FilterDigestSource); ok && fd.AcceptsFilters() && cond != nil {
 		var accepted []Expr
 		for _, c := range conjuncts(cond) {
@@ -303,7 +306,7 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 			if len(parts) > 1 {
 				digest = "and(" + strings.Join(parts, ", ") + ")"
 			}
-			scan.FilterDigest = digest
+			scan.FilterDigest, scan.FilterPushed = digest, true
 		}
 	}
 	pk := pkIndexes(scan)
@@ -312,13 +315,33 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 			used[k] = true
 		}
 	}
+	// The pushed projection's field order is Flink's: with no condition,
+	// PushProjectIntoTableSourceScanRule takes the fields in the order the
+	// projection first uses them, then the primary key a normalize needs;
+	// below a filter, Calcite's ProjectFilterTransposeRule has already made
+	// the projection the sorted set of the fields both use.
 	var fields []int
-	for i := range scan.Names {
-		if used[i] {
-			fields = append(fields, i)
+	if cond == nil {
+		seen := map[int]bool{}
+		for _, e := range exprs {
+			refsInOrder(e, seen, &fields)
 		}
+		if cn {
+			for _, k := range pk {
+				if !seen[k] {
+					seen[k] = true
+					fields = append(fields, k)
+				}
+			}
+		}
+	} else {
+		for i := range scan.Names {
+			if used[i] {
+				fields = append(fields, i)
+			}
+		}
+		sort.Ints(fields)
 	}
-	sort.Ints(fields)
 	m := map[int]int{}
 	for i, f := range fields {
 		m[f] = i
@@ -332,7 +355,7 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 		for i, f := range fields {
 			ns[i], ts[i] = scan.Names[f], scan.Types[f]
 		}
-		scan = &Rel{Kind: TableSourceScan, Table: scan.Table, Project: fields, Names: ns, Types: ts, Fetch: -1, FilterDigest: scan.FilterDigest}
+		scan = &Rel{Kind: TableSourceScan, Table: scan.Table, Project: fields, Names: ns, Types: ts, Fetch: -1, FilterDigest: scan.FilterDigest, FilterPushed: scan.FilterPushed}
 		for i := range exprs {
 			exprs[i] = remap(exprs[i], m)
 		}
@@ -414,6 +437,21 @@ func projector(src connectors.TableSource) (connectors.SupportsProjectionPushDow
 		return nil, false
 	}
 	return pp, true
+}
+
+// FilterPushDownSource is implemented by sources that take part in
+// Flink's filter push-down (SupportsFilterPushDown) but accept no filter,
+// as Flink's values test source without 'filterable-fields' does: the scan
+// below a filter prints filter=[] and the Calc keeps the condition.
+type FilterPushDownSource interface {
+	FilterPushDown() bool
+}
+
+// MetadataReader is implemented by sources that can read metadata
+// (Flink's SupportsReadingMetadata): a projected scan prints metadata=[]
+// after project=[...], as Flink's ReadingMetadataSpec does.
+type MetadataReader interface {
+	ReadsMetadata() bool
 }
 
 // FilterDigestSource is implemented by sources that accept every filter

@@ -113,6 +113,10 @@ type Rel struct {
 	// FilterDigest is the filter=[...] digest of a scan whose source
 	// accepted the query's filters.
 	FilterDigest string
+	// FilterPushed marks a scan whose source was offered the filters above
+	// it (Flink's SupportsFilterPushDown): it prints filter=[FilterDigest]
+	// even when the source accepted none.
+	FilterPushed bool
 
 	// Exprs and Cond are a Project's / Calc's expressions and a Filter's /
 	// Calc's condition.

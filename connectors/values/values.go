@@ -174,6 +174,19 @@ func (s *Source) ChangelogMode() sql.ChangelogMode { return s.mode }
 // Bounded is the 'bounded' option.
 func (s *Source) Bounded() bool { return s.bounded }
 
+// ProjectionPushDownEnabled is 'enable-projection-push-down': with
+// 'false' the scan reads every column and a Calc projects, as Flink's
+// TestValuesTableFactory does.
+func (s *Source) ProjectionPushDownEnabled() bool { return s.projectable }
+
+// FilterPushDown: Flink's values source takes part in filter push-down and,
+// without 'filterable-fields', accepts no filter (the scan prints filter=[]).
+func (s *Source) FilterPushDown() bool { return true }
+
+// ReadsMetadata: Flink's values source supports reading metadata, so a
+// projected scan prints metadata=[].
+func (s *Source) ReadsMetadata() bool { return true }
+
 // ApplyProjection prunes columns.
 func (s *Source) ApplyProjection(fields []int) { s.proj = append([]int(nil), fields...) }
 
