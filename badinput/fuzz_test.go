@@ -101,11 +101,11 @@ func runFuzzStatement(t *testing.T, s *exec.Session, st ast.Statement) {
 	switch x := st.(type) {
 	case *ast.Insert, *ast.StatementSet:
 		_, err := s.Planner.CompileInsert(ctx, env, st, "fuzz")
-		_, err2 := s.Planner.DOT(ctx, env, st)
+		_, err2 := s.Planner.PhysicalPlan(ctx, env, st)
 		errs = append(errs, err, err2)
 	case *ast.Query:
 		_, err := s.Planner.CompileQuery(ctx, env, x, "fuzz")
-		_, err2 := s.Planner.DOT(ctx, env, st)
+		_, err2 := s.Planner.PhysicalPlan(ctx, env, st)
 		errs = append(errs, err, err2)
 	case *ast.Explain:
 		_, err := s.Planner.Explain(ctx, env, x)

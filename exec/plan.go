@@ -20,12 +20,8 @@ func (PlanPlanner) Explain(_ context.Context, env Env, st *ast.Explain) (string,
 	return plan.New(env).Explain(st)
 }
 
-func (PlanPlanner) DOT(_ context.Context, env Env, stmt ast.Statement) (string, error) {
-	pl, err := plan.New(env).PlanForExplain(stmt)
-	if err != nil {
-		return "", err
-	}
-	return pl.DOT(), nil
+func (PlanPlanner) PhysicalPlan(_ context.Context, env Env, stmt ast.Statement) (*plan.Plan, error) {
+	return plan.New(env).PlanForExplain(stmt)
 }
 
 func (PlanPlanner) CompileInsert(_ context.Context, env Env, stmt ast.Statement, name string) (*runtime.Graph, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon"
 	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -47,9 +48,10 @@ type Planner interface {
 	// CompileQuery plans a SELECT (or VALUES) into a graph ending in a
 	// collect sink.
 	CompileQuery(ctx context.Context, env Env, stmt *ast.Query, name string) (*QueryJob, error)
-	// DOT renders the physical plan of an INSERT, statement set or query
-	// as Graphviz DOT, edges labelled with changelog modes.
-	DOT(ctx context.Context, env Env, stmt ast.Statement) (string, error)
+	// PhysicalPlan plans an INSERT, statement set or query for EXPLAIN
+	// and returns the plan itself: `sqlrun explain --dot` draws it
+	// (plan/dot).
+	PhysicalPlan(ctx context.Context, env Env, stmt ast.Statement) (*plan.Plan, error)
 }
 
 // NoPlanner fails every planning statement with a clear TableException
@@ -75,9 +77,9 @@ func (p NoPlanner) CompileQuery(context.Context, Env, *ast.Query, string) (*Quer
 	return nil, p.err("SELECT")
 }
 
-// DOT fails.
-func (p NoPlanner) DOT(context.Context, Env, ast.Statement) (string, error) {
-	return "", p.err("EXPLAIN --dot")
+// PhysicalPlan fails.
+func (p NoPlanner) PhysicalPlan(context.Context, Env, ast.Statement) (*plan.Plan, error) {
+	return nil, p.err("EXPLAIN --dot")
 }
 
 // DefaultPlanner is the planner new sessions use: the real one.

@@ -16,6 +16,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	_ "github.com/sqlrun/sqlrun/connectors/all"
 	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -216,8 +217,8 @@ func (testPlanner) Explain(_ context.Context, _ Env, st *ast.Explain) (string, e
 	return "== Abstract Syntax Tree ==\n(test planner) " + st.Stmt.SQL() + "\n", nil
 }
 
-func (testPlanner) DOT(context.Context, Env, ast.Statement) (string, error) {
-	return "digraph {}\n", nil
+func (testPlanner) PhysicalPlan(context.Context, Env, ast.Statement) (*plan.Plan, error) {
+	return &plan.Plan{}, nil
 }
 
 func (p testPlanner) source(env Env, q ast.QueryExpr) (connectors.TableSource, sql.Schema, error) {
