@@ -9,6 +9,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/dv"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/internal/datum"
 	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
@@ -114,11 +115,11 @@ func (r *tableReader) liveFiles() []manifest.ManifestEntry {
 				r.t.Fatal(err)
 			}
 			for _, rg := range e.DVRanges {
-				dv, err := ReadDeletionVector(f, int64(rg.Offset), int64(rg.Length), e.FileName)
+				vec, err := dv.Read(f, int64(rg.Offset), int64(rg.Length), e.FileName)
 				if err != nil {
 					r.t.Fatal(err)
 				}
-				r.dvs[rg.DataFile] = dv
+				r.dvs[rg.DataFile] = vec
 			}
 			f.Close()
 		}

@@ -499,3 +499,59 @@ func SortEntries(es []ManifestEntry) {
 		return a.File.FileName < b.File.FileName
 	})
 }
+
+// IndexManifestSchema is Paimon 1.x's IndexManifestEntry Avro schema
+// (IndexManifestEntrySerializer, version 1).
+var IndexManifestSchema = `{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[` +
+	`{"name":"_VERSION","type":"int"},{"name":"_KIND","type":"int"},{"name":"_PARTITION","type":"bytes"},` +
+	`{"name":"_BUCKET","type":"int"},{"name":"_INDEX_TYPE","type":"string"},{"name":"_FILE_NAME","type":"string"},` +
+	`{"name":"_FILE_SIZE","type":"long"},{"name":"_ROW_COUNT","type":"long"},` +
+	`{"name":"_DELETIONS_VECTORS_RANGES","type":["null",{"type":"array","items":["null",{"type":"record","name":"record__DELETIONS_VECTORS_RANGES","fields":[` +
+	`{"name":"f0","type":"string"},{"name":"f1","type":"int"},{"name":"f2","type":"int"},{"name":"_CARDINALITY","type":["null","long"],"default":null}]}]}],"default":null},` +
+	`{"name":"_EXTERNAL_PATH","type":["null","string"],"default":null}]}`
+
+// EncodeIndexManifest returns the Avro file of an index manifest.
+func EncodeIndexManifest(entries []IndexManifestEntry, codec string) ([]byte, error) {
+	w := newOCFWriter(IndexManifestSchema, codec)
+	for i := range entries {
+		m := &entries[i]
+		e := &w.block
+		e.int(1) // _VERSION
+		e.int(int(m.Kind))
+		e.bytes(orEmpty(m.Partition))
+		e.int(int(m.Bucket))
+		e.str(m.IndexType)
+		e.str(m.FileName)
+		e.long(m.FileSize)
+		e.long(m.RowCount)
+		if m.DVRanges == nil {
+			e.null()
+		} else {
+			e.some()
+			if len(m.DVRanges) > 0 {
+				e.long(int64(len(m.DVRanges)))
+				for _, r := range m.DVRanges {
+					e.some()
+					e.str(r.DataFile)
+					e.int(int(r.Offset))
+					e.int(int(r.Length))
+					e.optLong(r.Cardinality)
+				}
+			}
+			e.long(0)
+		}
+		e.optStr(m.ExternalPath)
+		w.endRecord()
+	}
+	return w.finish()
+}
+
+// WriteIndexManifest writes an index manifest file.
+func (s *Store) WriteIndexManifest(name string, entries []IndexManifestEntry) error {
+	b, err := EncodeIndexManifest(entries, s.codec())
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	_, err = s.write(name, b)
+	return err
+}

@@ -47,6 +47,9 @@ func (s *splitIter) close() error { return s.it.Close() }
 // tableSplit converts a split of manifest entries to the table layer's.
 func tableSplit(snapshotID int64, kind table.SplitKind, sp *Split) table.Split {
 	out := table.Split{SnapshotID: snapshotID, Kind: kind, Partition: []byte(sp.Key.Partition), Bucket: int(sp.Key.Bucket)}
+	if kind != table.SplitChangelog {
+		out.DeletionFiles = sp.DVs
+	}
 	for i := range sp.Files {
 		out.Files = append(out.Files, sp.Files[i].File)
 		out.TotalBuckets = sp.Files[i].TotalBuckets
@@ -56,7 +59,7 @@ func tableSplit(snapshotID int64, kind table.SplitKind, sp *Split) table.Split {
 
 // keepLevel returns the split without the files keep rejects.
 func keepLevel(sp Split, keep func(*manifest.ManifestEntry) bool) Split {
-	out := Split{Key: sp.Key}
+	out := Split{Key: sp.Key, DVs: sp.DVs}
 	for i := range sp.Files {
 		if keep(&sp.Files[i]) {
 			out.Files = append(out.Files, sp.Files[i])

@@ -216,16 +216,20 @@ func (t *Table) FullEntries(id int64, tag string, streaming bool) ([]Split, erro
 		return nil, fmt.Errorf("snapshot %d: %w", id, err)
 	}
 	var keep func(*manifest.ManifestEntry) bool
-	if streaming && t.HasPrimaryKey() {
-		switch t.Producer() {
-		case "lookup":
-			keep = func(e *manifest.ManifestEntry) bool { return e.File.Level > 0 }
-		case "full-compaction":
-			top := int32(t.Spec.NumLevels - 1)
-			keep = func(e *manifest.ManifestEntry) bool { return e.File.Level == top }
-		}
+	above0 := func(e *manifest.ManifestEntry) bool { return e.File.Level > 0 }
+	switch {
+	case !t.HasPrimaryKey():
+	case streaming && t.TT.NeedLookup():
+		// DataTableStreamScan.tryFirstPlan: options.needLookup().
+		keep = above0
+	case streaming && t.Producer() == "full-compaction":
+		top := int32(t.Spec.NumLevels - 1)
+		keep = func(e *manifest.ManifestEntry) bool { return e.File.Level == top }
+	case !streaming && t.TT.BatchSkipLevel0():
+		// DataTableBatchScan: deletion vectors and first-row.
+		keep = above0
 	}
-	return groupSplits(live, keep), nil
+	return t.withDeletionFiles(s, groupSplits(live, keep))
 }
 
 // FollowUp is the follow-up scanner's decision for one snapshot: the
@@ -241,7 +245,13 @@ func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, kind 
 	if err != nil {
 		return nil, kind, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
 	}
-	return groupSplits(es, nil), kind, true, nil
+	splits, err = groupSplits(es, nil), nil
+	if kind != table.SplitChangelog {
+		if splits, err = t.withDeletionFiles(s, splits); err != nil {
+			return nil, kind, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
+		}
+	}
+	return splits, kind, true, nil
 }
 
 // followList names the manifest list a snapshot contributes to a

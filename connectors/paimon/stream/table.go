@@ -109,6 +109,20 @@ func (k SplitKey) Owner(parallelism int) int {
 type Split struct {
 	Key   SplitKey
 	Files []manifest.ManifestEntry
+	// DVs are the snapshot's deletion vectors by data file name.
+	DVs map[string]table.DeletionFile
+}
+
+// withDeletionFiles sets the deletion vectors of snapshot s on splits.
+func (t *Table) withDeletionFiles(s *snapshot.Snapshot, splits []Split) ([]Split, error) {
+	dfs, err := t.TT.DeletionFiles(s)
+	if err != nil {
+		return nil, err
+	}
+	for i := range splits {
+		splits[i].DVs = dfs
+	}
+	return splits, nil
 }
 
 // groupSplits groups ADD entries by (partition, bucket), keeping manifest

@@ -50,7 +50,7 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &rawRows{t: t, dir: dir, files: files, proj: proj}, nil
+		return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles}, nil
 	}
 	if s.Kind == SplitFull && !o.KeepDelete && rawConvertible(s.Files) {
 		dir, err := t.bucketDir(s.Partition, s.Bucket)
@@ -63,7 +63,7 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 				return nil, err
 			}
 		}
-		return &rawRows{t: t, dir: dir, files: files, proj: proj}, nil
+		return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles}, nil
 	}
 	it, err := t.readKV(s, o.KeepDelete)
 	if err != nil {
@@ -137,6 +137,9 @@ func (t *Table) readKV(s Split, keepDelete bool) (mergetree.Iterator, error) {
 	st, err := t.newBucketStore(s.Partition, s.Bucket)
 	if err != nil {
 		return nil, err
+	}
+	if s.Kind != SplitChangelog {
+		st.dfs = s.DeletionFiles
 	}
 	metas := make([]*mergetree.FileMeta, 0, len(s.Files))
 	for _, f := range s.Files {
@@ -276,6 +279,7 @@ type rawRows struct {
 	dir   string
 	files []manifest.DataFileMeta
 	proj  []int
+	dfs   map[string]DeletionFile
 
 	f   fs.File
 	it  *format.RowIterator
@@ -297,12 +301,21 @@ func (r *rawRows) openNext() bool {
 			want[i] = r.t.Schema.Fields[p]
 		}
 	}
+	deleted, err := r.t.deletionVector(r.dfs, m.FileName)
+	if err != nil {
+		r.err = err
+		return false
+	}
 	f, pf, err := r.t.openFile(r.dir, m)
 	if err != nil {
 		r.err = err
 		return false
 	}
-	it, err := pf.Rows(format.Projection{FileFields: fileSchema.Fields, Fields: want})
+	proj := format.Projection{FileFields: fileSchema.Fields, Fields: want}
+	if deleted != nil {
+		proj.Deleted = deleted
+	}
+	it, err := pf.Rows(proj)
 	if err != nil {
 		f.Close()
 		r.err = fmt.Errorf("read %s: %w", m.FileName, err)

@@ -49,6 +49,9 @@ type Split struct {
 	Bucket       int
 	TotalBuckets int32
 	Files        []manifest.DataFileMeta
+	// DeletionFiles are the snapshot's deletion vectors by data file name
+	// (deletion-vectors.enabled tables); a read drops the rows they mark.
+	DeletionFiles map[string]DeletionFile `json:",omitempty"`
 }
 
 // RowCount sums the files' row counts.
@@ -134,14 +137,15 @@ func (t *Table) PlanFull(s *snapshot.Snapshot, f *Filter) ([]Split, error) {
 	if s == nil {
 		return nil, nil
 	}
-	if err := t.checkDeletionVectors(s); err != nil {
-		return nil, err
-	}
 	es, err := t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
 	if err != nil {
 		return nil, fmt.Errorf("plan snapshot %d of %s: %w", s.ID, t.Root, err)
 	}
-	return t.group(s.ID, SplitFull, es, f)
+	splits, err := t.group(s.ID, SplitFull, es, f)
+	if err != nil {
+		return nil, err
+	}
+	return splits, t.attachDeletionFiles(s, splits)
 }
 
 // PlanDelta lists the files snapshot s added (ADD entries of its delta
@@ -152,7 +156,11 @@ func (t *Table) PlanDelta(s *snapshot.Snapshot, f *Filter) ([]Split, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", s.ID, t.Root, err)
 	}
-	return t.group(s.ID, SplitDelta, addsOnly(es), f)
+	splits, err := t.group(s.ID, SplitDelta, addsOnly(es), f)
+	if err != nil {
+		return nil, err
+	}
+	return splits, t.attachDeletionFiles(s, splits)
 }
 
 // PlanChangelog lists snapshot s's changelog files as splits; none when
@@ -226,29 +234,4 @@ func (t *Table) group(id int64, kind SplitKind, es []manifest.ManifestEntry, f *
 		return out[i].Bucket < out[j].Bucket
 	})
 	return out, nil
-}
-
-// ErrDeletionVectors is wrapped when a snapshot has deletion vectors:
-// reading it without applying them would resurrect deleted rows.
-var ErrDeletionVectors = errors.New("deletion vectors are not supported")
-
-// checkDeletionVectors refuses snapshots whose index manifest lists
-// deletion-vector files (Java tables with deletion-vectors.enabled that
-// have deletes); other index types (hash, global indexes) do not change
-// what a read returns.
-func (t *Table) checkDeletionVectors(s *snapshot.Snapshot) error {
-	if s.IndexManifest == nil || *s.IndexManifest == "" {
-		return nil
-	}
-	es, err := t.Manifests.ReadIndexManifest(*s.IndexManifest)
-	if err != nil {
-		return fmt.Errorf("plan snapshot %d of %s: %w", s.ID, t.Root, err)
-	}
-	for _, e := range es {
-		if e.Kind == manifest.Add && e.IndexType == "DELETION_VECTORS" {
-			return fmt.Errorf("%w: snapshot %d of %s has deletion vectors (index file %s); sqlrun cannot apply them yet",
-				ErrDeletionVectors, s.ID, t.Root, e.FileName)
-		}
-	}
-	return nil
 }

@@ -34,6 +34,8 @@ type bucketStore struct {
 
 	mu    sync.Mutex
 	metas map[string]manifest.DataFileMeta
+	// dfs are the deletion vectors applied when reading (nil: none).
+	dfs map[string]DeletionFile
 }
 
 func (t *Table) newBucketStore(part []byte, bucket int) (*bucketStore, error) {
@@ -129,7 +131,11 @@ func (s *bucketStore) Open(f *mergetree.FileMeta) (mergetree.Iterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	it, err := s.t.openKV(s.dir, m, f.Level)
+	deleted, err := s.t.deletionVector(s.dfs, m.FileName)
+	if err != nil {
+		return nil, err
+	}
+	it, err := s.t.openKV(s.dir, m, f.Level, deleted)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +181,7 @@ func (k *kvIter) Close() error {
 
 // openKV opens a primary-key data or changelog file and reads its
 // KeyValues mapped to the table's current schema (by field id).
-func (t *Table) openKV(dir string, m manifest.DataFileMeta, level int) (*kvIter, error) {
+func (t *Table) openKV(dir string, m manifest.DataFileMeta, level int, deleted format.DeletionVector) (*kvIter, error) {
 	fileSchema, err := t.SchemaByID(m.SchemaID)
 	if err != nil {
 		return nil, err
@@ -188,7 +194,11 @@ func (t *Table) openKV(dir string, m manifest.DataFileMeta, level int) (*kvIter,
 	if err != nil {
 		return nil, err
 	}
-	it, err := pf.KeyValues(fileKeys, t.KeyFields, format.Projection{FileFields: fileSchema.Fields, Fields: t.Schema.Fields}, level)
+	proj := format.Projection{FileFields: fileSchema.Fields, Fields: t.Schema.Fields}
+	if deleted != nil {
+		proj.Deleted = deleted
+	}
+	it, err := pf.KeyValues(fileKeys, t.KeyFields, proj, level)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("read %s: %w", m.FileName, err)

@@ -4,12 +4,20 @@
 package streamtest
 
 import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"path/filepath"
+	"sort"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/dv"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
@@ -41,6 +49,9 @@ type Writer struct {
 	nextID  int64
 	clock   int64
 	Buckets int
+	// IndexManifest, when set, is the index manifest every later snapshot
+	// names (WriteDeletionVectors sets it).
+	IndexManifest string
 }
 
 // NewOrders creates the seed's orders table: order_id INT primary key,
@@ -219,6 +230,10 @@ func (w *Writer) Commit(kind snapshot.CommitKind, files []FileSpec, drop ...stri
 		prevTotal = snapshot.Get(prev.TotalRecordCount)
 	}
 	s.TotalRecordCount = snapshot.Int64(prevTotal + rows)
+	if w.IndexManifest != "" {
+		im := w.IndexManifest
+		s.IndexManifest = &im
+	}
 	if len(changelog) > 0 {
 		_, name, n := writeList(changelog)
 		s.ChangelogManifestList, s.ChangelogManifestListSize = &name, &n
@@ -270,4 +285,77 @@ func (w *Writer) Expire(below int64) {
 	if err := w.SM.CommitEarliestHint(below); err != nil {
 		w.t.Fatal(err)
 	}
+}
+
+// WriteDeletionVectors writes one DELETION_VECTORS index file of bucket
+// as Paimon's DeletionVectorsIndexFile lays it out (a version byte, then
+// per data file a BitmapDeletionVector record, or a Bitmap64DeletionVector
+// record with use64), and an index manifest listing it, which the next
+// commits name. positions maps data file names to deleted row positions.
+func (w *Writer) WriteDeletionVectors(bucket int32, positions map[string][]int64, use64 bool) {
+	file := []byte{dv.IndexFileVersion}
+	entry := manifest.IndexManifestEntry{Kind: manifest.Add, Partition: binrow.EmptyRow(), Bucket: bucket,
+		IndexType: manifest.IndexDeletionVectors, DVRanges: []manifest.DVRange{}}
+	names := make([]string, 0, len(positions))
+	for n := range positions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		var bitmap bytes.Buffer
+		var data []byte
+		if use64 {
+			b := roaring64.New()
+			for _, p := range positions[n] {
+				b.Add(uint64(p))
+			}
+			b.RunOptimize()
+			if _, err := b.WriteTo(&bitmap); err != nil {
+				w.t.Fatal(err)
+			}
+			data = binary.LittleEndian.AppendUint32(nil, dv.Magic64)
+		} else {
+			b := roaring.New()
+			for _, p := range positions[n] {
+				b.Add(uint32(p))
+			}
+			if _, err := b.WriteTo(&bitmap); err != nil {
+				w.t.Fatal(err)
+			}
+			data = binary.BigEndian.AppendUint32(nil, dv.Magic32)
+		}
+		data = append(data, bitmap.Bytes()...)
+		start := len(file)
+		file = binary.BigEndian.AppendUint32(file, uint32(len(data)))
+		file = append(file, data...)
+		file = binary.BigEndian.AppendUint32(file, crc32.ChecksumIEEE(data))
+		length := len(data)
+		if use64 {
+			length = len(file) - start
+		}
+		card := int64(len(positions[n]))
+		entry.DVRanges = append(entry.DVRanges, manifest.DVRange{DataFile: n, Offset: int32(start), Length: int32(length), Cardinality: &card})
+		entry.RowCount += card
+	}
+	entry.FileName = "index-" + uuid.NewString() + "-0"
+	entry.FileSize = int64(len(file))
+	dir := fs.Join(w.Root, "index")
+	if err := w.FIO.MkdirAll(dir); err != nil {
+		w.t.Fatal(err)
+	}
+	out, err := w.FIO.Create(fs.Join(dir, entry.FileName))
+	if err == nil {
+		_, err = out.Write(file)
+	}
+	if err == nil {
+		err = out.Close()
+	}
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	name := w.names.IndexManifest()
+	if err := w.store.WriteIndexManifest(name, []manifest.IndexManifestEntry{entry}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.IndexManifest = name
 }
