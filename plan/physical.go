@@ -36,6 +36,9 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 		if base.Kind == LogicalJoin {
 			return b.calcOverJoin(base, exprs, cond, r.Names)
 		}
+		if u, ok := b.calcIntoUnion(base, exprs, cond, r.Names); ok {
+			return b.physical(u)
+		}
 		in, err := b.physical(base)
 		if err != nil {
 			return nil, err
@@ -80,6 +83,41 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 		return &Rel{Kind: k, Inputs: []*Rel{ex}, Order: r.Order, Offset: r.Offset, Fetch: r.Fetch, Names: r.Names, Types: r.Types}, nil
 	}
 	return nil, sql.Errorf(sql.TableException, "cannot plan %s", r.Kind)
+}
+
+// calcIntoUnion pushes a projection and condition over a UNION ALL into
+// each of its inputs, as Flink's logical program does with Calcite's
+// ProjectSetOpTransposeRule and FilterSetOpTransposeRule: each branch gets
+// its own Calc (which then merges with the branch's own and is pushed into
+// its source), and the Union carries the projection's names. It applies
+// when every branch has the union's types, so no cast is lost.
+func (b *binder) calcIntoUnion(u *Rel, exprs []Expr, cond Expr, names []string) (*Rel, bool) {
+	if u.Kind != LogicalUnion || !u.All {
+		return nil, false
+	}
+	for _, in := range u.Inputs {
+		if len(in.Types) != len(u.Types) {
+			return nil, false
+		}
+		for i, t := range in.Types {
+			if !t.Equal(u.Types[i]) {
+				return nil, false
+			}
+		}
+	}
+	types := make([]sql.DataType, len(exprs))
+	for i, e := range exprs {
+		types[i] = e.Type()
+	}
+	ins := make([]*Rel, len(u.Inputs))
+	for i, in := range u.Inputs {
+		top := in
+		if cond != nil {
+			top = &Rel{Kind: LogicalFilter, Inputs: []*Rel{top}, Cond: cond, Names: in.Names, Types: in.Types, Fetch: -1}
+		}
+		ins[i] = &Rel{Kind: LogicalProject, Inputs: []*Rel{top}, Exprs: exprs, Names: names, Types: types, Fetch: -1}
+	}
+	return &Rel{Kind: LogicalUnion, Inputs: ins, All: true, Names: names, Types: types, Fetch: -1}, true
 }
 
 // flattenCalc merges a chain of LogicalProject/LogicalFilter into one
