@@ -1438,7 +1438,7 @@ func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
 					s = int(n)
 				}
 			}
-			t = sql.Decimal(min(t.Precision-t.Scale+s+1, maxDecimalPrecision), min(max(s, 0), t.Scale)).WithNullable(t.Nullable)
+			t = roundDecimalType(t, s)
 		}
 		return call(t)
 	case "MOD":
@@ -1576,4 +1576,20 @@ func (b *binder) bindJoin(x *ast.Join) (*Rel, *scope, error) {
 	names := uniquify(append(append([]string(nil), l.Names...), r.Names...))
 	j := &Rel{Kind: LogicalJoin, Inputs: []*Rel{l, r}, Cond: cond, JoinType: kind, Names: names, Types: types, Fetch: -1}
 	return j, sc, nil
+}
+
+// roundDecimalType is ROUND(DECIMAL(p, s), r)'s type, Flink's
+// LogicalTypeMerging.findRoundDecimalType: r ≥ s keeps DECIMAL(p, s) (a
+// huge r such as 2147483647 rounds nothing), r < 0 gives
+// DECIMAL(min(38, 1+p-s), 0), else DECIMAL(1+p-s+r, r) (rounding may add
+// a digit).
+func roundDecimalType(t sql.DataType, r int) sql.DataType {
+	p, s := t.Precision, t.Scale
+	switch {
+	case r >= s:
+		return sql.Decimal(p, s).WithNullable(t.Nullable)
+	case r < 0:
+		return sql.Decimal(min(maxDecimalPrecision, 1+p-s), 0).WithNullable(t.Nullable)
+	}
+	return sql.Decimal(1+p-s+r, r).WithNullable(t.Nullable)
 }

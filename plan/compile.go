@@ -421,17 +421,21 @@ func compileCall(c *Call) (Eval, error) {
 		}), nil
 	case "ROUND", "FLOOR", "CEIL":
 		op := c.Op
+		argScale := c.Args[0].Type().Scale
 		return strict(args, func(vs []any) (any, error) {
-			var places int32
+			var places int64
 			if len(vs) > 1 {
-				p, _ := toInt(vs[1])
-				places = int32(p)
+				places, _ = toInt(vs[1])
 			}
 			switch x := vs[0].(type) {
 			case decimal.Decimal:
 				switch op {
 				case "ROUND":
-					return x.Round(places), nil
+					// A value of DECIMAL(p, s) has at most s decimals and
+					// fewer than 39 integer digits: rounding beyond either
+					// end changes nothing more, and ROUND(1.5, 2147483647)
+					// must not build a 2147483647-digit power of ten.
+					return x.Round(int32(min(max(places, -maxDecimalPrecision-1), int64(argScale)))), nil
 				case "FLOOR":
 					return x.Floor(), nil
 				}
@@ -440,8 +444,16 @@ func compileCall(c *Call) (Eval, error) {
 				f, _ := toFloat(x)
 				switch op {
 				case "ROUND":
-					p := math.Pow10(int(places))
-					f = math.Round(f*p) / p
+					// Beyond ±330 places no double changes (or every one
+					// rounds to 0); math.Pow10 would give Inf or 0 there.
+					switch {
+					case places > 330 || math.IsInf(f, 0) || math.IsNaN(f):
+					case places < -330:
+						f = 0
+					default:
+						p := math.Pow10(int(places))
+						f = math.Round(f*p) / p
+					}
 				case "FLOOR":
 					f = math.Floor(f)
 				default:
@@ -451,8 +463,11 @@ func compileCall(c *Call) (Eval, error) {
 			}
 			n, _ := toInt(vs[0])
 			if op == "ROUND" && places < 0 {
-				p := int64(math.Pow10(int(-places)))
-				n = int64(math.Round(float64(n)/float64(p))) * p
+				// HALF_UP in exact arithmetic, as Java's BigDecimal; below
+				// -20 places every BIGINT rounds to 0. A result beyond
+				// BIGINT keeps its low 64 bits, as Java's longValue().
+				r := decimal.NewFromInt(n).Round(int32(max(places, -20)))
+				n = r.BigInt().Int64()
 			}
 			return intOf(n, t.Root), nil
 		}), nil

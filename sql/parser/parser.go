@@ -40,6 +40,9 @@ func Parse(text string) (stmt ast.Statement, err error) {
 	// Invalid UTF-8 becomes U+FFFD, as a Java reader decodes it, so names
 	// and positions mean the same to us and to TiDB.
 	text = strings.ToValidUTF8(text, "\uFFFD")
+	if err := checkSize(text); err != nil {
+		return nil, err
+	}
 	toks, lexErr := lex(text)
 	li := newLineIndex(text)
 	if lexErr != nil {
@@ -49,6 +52,7 @@ func Parse(text string) (stmt ast.Statement, err error) {
 		return nil, newError(sql.SqlParserException, pe)
 	}
 	p := newParser(text, toks, li)
+	p.checkNesting()
 	if p.peek().kind == tEOF {
 		p.fail(p.peek())
 	}

@@ -102,6 +102,7 @@ var tidbErrRe = regexp.MustCompile(`^line (\d+) column (\d+) near "`)
 func (c *conv) parseTiDB(text string, endTok int) tast.StmtNode {
 	stmts, _, err := newTiDB().Parse(text, "", "")
 	if err == nil && len(stmts) == 1 {
+		c.checkTree(stmts[0])
 		return stmts[0]
 	}
 	if err == nil {
