@@ -16,7 +16,7 @@ import (
 // that try to leave their directory ("../", "/", ".", "..") through the
 // sqlrun binary, and checks after each that no file outside the warehouse
 // — and no file of another table — was created, changed or deleted (issue
-// 25, finding 2: `CREATE TABLE `../../t`` wrote outside the warehouse,
+// 25, finding 2: `CREATE TABLE `../../t“ wrote outside the warehouse,
 // `DROP DATABASE `../victim` CASCADE` deleted a foreign directory,
 // `CALL sys.delete_tag` deleted another table's snapshot file).
 //
