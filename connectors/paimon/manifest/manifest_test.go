@@ -489,3 +489,63 @@ func TestFixtureBinaryRowsCanonical(t *testing.T) {
 		t.Fatalf("only %d rows checked", n)
 	}
 }
+
+// TestORCManifestNamed: a manifest list Paimon wrote with
+// 'manifest.format' = 'orc' fails naming the file, the format and the
+// option, not as a damaged Avro file.
+func TestORCManifestNamed(t *testing.T) {
+	fio := fs.NewMem()
+	st := &Store{FIO: fio, Root: "/t"}
+	if err := fio.MkdirAll("/t/manifest"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fio.Create("/t/manifest/manifest-list-x-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("ORC\x0a\x06\x08\x03\x10\x00"))
+	f.Close()
+	_, err = st.ReadManifestList("manifest-list-x-0")
+	if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "manifest-list-x-0") || !strings.Contains(err.Error(), "'manifest.format' = 'orc'") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestManifestListOlderWriterSchemas: a manifest list is read by its
+// writer's schema, fields resolved by name, missing optional fields
+// defaulted: here a 0.8-style list (no bucket/level/row-id ranges), in
+// another field order, with _FILE_NAME declared nullable or as bytes.
+func TestManifestListOlderWriterSchemas(t *testing.T) {
+	stats := `{"type":"record","name":"record__PARTITION_STATS","fields":[{"name":"_MIN_VALUES","type":"bytes"},{"name":"_MAX_VALUES","type":"bytes"},{"name":"_NULL_COUNTS","type":["null",{"type":"array","items":["null","long"]}],"default":null}]}`
+	for _, nameType := range []string{`"string"`, `["null","string"]`, `"bytes"`} {
+		schemaText := `{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[` +
+			`{"name":"_FILE_SIZE","type":"long"},{"name":"_VERSION","type":"int"},{"name":"_FILE_NAME","type":` + nameType + `},` +
+			`{"name":"_NUM_ADDED_FILES","type":"long"},{"name":"_NUM_DELETED_FILES","type":"long"},` +
+			`{"name":"_PARTITION_STATS","type":` + stats + `},{"name":"_SCHEMA_ID","type":"long"}]}`
+		sc := avro.MustParse(schemaText)
+		var name any = "manifest-a-0"
+		if nameType == `"bytes"` {
+			name = []byte("manifest-a-0")
+		}
+		rec, err := avro.Marshal(sc, map[string]any{"_FILE_SIZE": int64(10), "_VERSION": 2, "_FILE_NAME": name,
+			"_NUM_ADDED_FILES": int64(3), "_NUM_DELETED_FILES": int64(1),
+			"_PARTITION_STATS": map[string]any{"_MIN_VALUES": []byte{}, "_MAX_VALUES": []byte{}, "_NULL_COUNTS": nil}, "_SCHEMA_ID": int64(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := newOCFWriter(schemaText, CodecNull)
+		w.block.b = append(w.block.b, rec...)
+		w.endRecord()
+		file, err := w.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		metas, err := DecodeManifestList(file)
+		if err != nil {
+			t.Fatalf("_FILE_NAME %s: %v", nameType, err)
+		}
+		if len(metas) != 1 || metas[0].FileName != "manifest-a-0" || metas[0].FileSize != 10 || metas[0].NumAddedFiles != 3 || metas[0].MinBucket != nil {
+			t.Fatalf("_FILE_NAME %s: %+v", nameType, metas)
+		}
+	}
+}

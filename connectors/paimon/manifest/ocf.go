@@ -253,7 +253,14 @@ func Header(data []byte) (schema, codec string, err error) {
 	return string(meta["avro.schema"]), string(meta["avro.codec"]), nil
 }
 
+// ErrUnsupportedFormat is wrapped when a metadata file is in a format
+// sqlrun does not read (an ORC manifest: 'manifest.format' = 'orc').
+var ErrUnsupportedFormat = errors.New("unsupported manifest format")
+
 func readHeader(data []byte) (*dec, map[string][]byte, []byte, error) {
+	if len(data) >= 3 && string(data[:3]) == "ORC" {
+		return nil, nil, nil, fmt.Errorf("%w: the file is ORC, written with 'manifest.format' = 'orc'; sqlrun reads Avro manifests only (Paimon's default 'manifest.format' = 'avro')", ErrUnsupportedFormat)
+	}
 	if len(data) < 4 || !bytes.Equal(data[:4], magic) {
 		return nil, nil, nil, errors.New("not an Avro object container file (bad magic)")
 	}

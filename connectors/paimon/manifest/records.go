@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // statsSchema is SimpleStats as a nested record named after its parent.
@@ -145,7 +146,7 @@ type fieldErr struct{ name, want string }
 func (e fieldErr) Error() string { return fmt.Sprintf("field %s: expected %s", e.name, e.want) }
 
 func (r record) int64(name string) (int64, error) {
-	switch x := r[name].(type) {
+	switch x := unwrap(r[name]).(type) {
 	case int64:
 		return x, nil
 	case int:
@@ -186,11 +187,21 @@ func (r record) optInt32(name string) *int32 {
 	return nil
 }
 
+// str reads a string field; a writer schema that declared it nullable
+// (a union) or as bytes holding UTF-8 is read too (older layouts).
 func (r record) str(name string) (string, error) {
-	if s, ok := r[name].(string); ok {
-		return s, nil
+	switch x := unwrap(r[name]).(type) {
+	case string:
+		return x, nil
+	case []byte:
+		if utf8.Valid(x) {
+			return string(x), nil
+		}
 	}
-	return "", fieldErr{name, "string"}
+	if _, ok := r[name]; !ok {
+		return "", fieldErr{name, "string (the field is missing from the writer's schema)"}
+	}
+	return "", fieldErr{name, fmt.Sprintf("string, the writer's schema has %T", r[name])}
 }
 
 func (r record) optStr(name string) *string {
