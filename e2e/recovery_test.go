@@ -122,7 +122,7 @@ func TestKillResumeAggregate(t *testing.T) {
 	// its first checkpoint), then a resumed run to the end.
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	for i := 0; i < 2; i++ {
-		q := e.start("-f", script, "--resume")
+		q := e.start("-f", script, "--resume", "--allow-fresh")
 		d := time.Duration(200+rng.Intn(800)) * time.Millisecond
 		time.Sleep(d)
 		q.signal(syscall.SIGKILL)

@@ -109,7 +109,7 @@ FROM orders /*+ OPTIONS('scan.mode' = 'latest-full', 'consumer-id' = 'mysql-orde
 		case 0:
 			p.signal(syscall.SIGKILL)
 			p.wait(10 * time.Second)
-			p = e.start("-f", job, "--resume")
+			p = e.start("-f", job, "--resume", "--allow-fresh") // the kill may precede the first checkpoint
 		case 1:
 			p.signal(syscall.SIGKILL)
 			p.wait(10 * time.Second)

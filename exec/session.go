@@ -25,7 +25,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +62,11 @@ type Session struct {
 	// or savepoint of its name (sqlrun --resume), unless
 	// execution.savepoint.path says otherwise.
 	Resume bool
+	// ResumeAllowFresh lets a --resume job that has no checkpoint or
+	// savepoint start from scratch (sqlrun --resume --allow-fresh);
+	// without it such a job is refused, since starting over re-reads its
+	// sources and may write their rows twice.
+	ResumeAllowFresh bool
 	// Now is the clock for time costs; tests pin it.
 	Now func() time.Time
 	// JobContext bounds the life of submitted jobs (the process's).
@@ -707,19 +714,44 @@ func (s *Session) jobName(stmt ast.Statement) string {
 	return name
 }
 
-// runtimeConfig builds the job configuration, applying --resume.
-func (s *Session) runtimeConfig(name string) (runtime.Config, error) {
+// runtimeConfig builds the job configuration, applying --resume when
+// resume is set: the job restores its newest checkpoint or savepoint and
+// out says which (id and path); with none the job is refused unless
+// ResumeAllowFresh, and out says it starts from scratch.
+func (s *Session) runtimeConfig(name string, resume bool, out io.Writer) (runtime.Config, error) {
 	cfg, err := runtime.ConfigFromMap(s.Config.Map())
 	if err != nil {
 		return cfg, err
 	}
-	if s.Resume && cfg.RestorePath == "" {
-		p, err := runtime.LatestCheckpoint(cfg.CheckpointDir, name)
-		if err != nil {
-			return cfg, fmt.Errorf("resume job %s: %w", name, err)
-		}
-		cfg.RestorePath = p
+	if !resume || cfg.RestorePath != "" {
+		return cfg, nil
 	}
+	p, err := runtime.LatestCheckpoint(cfg.CheckpointDir, name)
+	if err != nil {
+		return cfg, fmt.Errorf("resume job %s: %w", name, err)
+	}
+	if p == "" {
+		where := filepath.Join(cfg.CheckpointDir, runtime.SanitizeJobName(name))
+		if !s.ResumeAllowFresh {
+			return cfg, sql.Errorf(SqlExecutionException,
+				"--resume: job '%s' has no completed checkpoint or savepoint under %s. Starting it from scratch would read its sources again and may write their rows twice; run without --resume, or add --allow-fresh to start jobs that have nothing to resume from scratch.",
+				name, where)
+		}
+		fmt.Fprintf(out, "[INFO] --resume: job '%s' has no checkpoint or savepoint under %s; starting from scratch (--allow-fresh).\n", name, where)
+		return cfg, nil
+	}
+	// chk-N names its id; a savepoint's is in its metadata, which
+	// LatestCheckpoint has read already. A damaged checkpoint is the
+	// restore's to report, naming the file.
+	kind, id := "checkpoint", strings.TrimPrefix(filepath.Base(p), "chk-")
+	if strings.HasPrefix(filepath.Base(p), "savepoint-") {
+		kind, id = "savepoint", "?"
+		if cp, err := runtime.ReadCheckpoint(p); err == nil {
+			id = strconv.FormatInt(cp.ID, 10)
+		}
+	}
+	fmt.Fprintf(out, "[INFO] --resume: job '%s' restores %s %s from %s\n", name, kind, id, p)
+	cfg.RestorePath = p
 	return cfg, nil
 }
 
@@ -738,17 +770,16 @@ func (s *Session) runGraph(ctx context.Context, stmt ast.Statement, out io.Write
 	if err != nil {
 		return err
 	}
-	cfg, err := s.runtimeConfig(g.Name)
-	if err != nil {
-		return err
-	}
+	// A row-level modification (DELETE, UPDATE) reads the table as it is
+	// now; it never restores an INSERT's checkpoint of the same name.
+	resume := s.Resume
 	switch stmt.(type) {
 	case *ast.Delete, *ast.Update:
-		// A row-level modification reads the table as it is now; it
-		// never restores an INSERT's checkpoint of the same name.
-		if s.Resume && s.Config.Get(KeySavepointPath) == "" {
-			cfg.RestorePath = ""
-		}
+		resume = false
+	}
+	cfg, err := s.runtimeConfig(g.Name, resume, out)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(out, MsgSubmitting)
 	job, err := runtime.Start(s.JobContext, g, cfg)

@@ -586,7 +586,9 @@ type proc struct{ *sqlrunbin.Proc }
 func (r *run) startJob(resume bool) (*proc, error) {
 	args := []string{"-f", r.script}
 	if resume {
-		args = append(args, "--resume")
+		// A kill may land before the job's first checkpoint: then it
+		// starts over, as the soak's model expects.
+		args = append(args, "--resume", "--allow-fresh")
 	}
 	cmd := exec.Command(r.cfg.Bin, args...)
 	cmd.Dir = r.dir

@@ -131,6 +131,10 @@ func TestScriptSignalStopsWithSavepointAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// It says what it restored (issue 23 finding 7, issue 25 finding 3).
+	if want := fmt.Sprintf("[INFO] --resume: job 'insert-into_default_catalog.default_database.sink' restores savepoint %d from %s\n", cp.ID, saved); !strings.Contains(out, want) {
+		t.Errorf("resume output lacks %q:\n%s", want, out)
+	}
 	latest, err := runtime.LatestCheckpoint(filepath.Join(data, "sqlrun", "checkpoints"), "insert-into_default_catalog.default_database.sink")
 	if err != nil {
 		t.Fatal(err)
@@ -141,6 +145,37 @@ func TestScriptSignalStopsWithSavepointAndResumes(t *testing.T) {
 	}
 	if next.ID <= cp.ID {
 		t.Errorf("resumed job did not continue from checkpoint %d (latest %d)", cp.ID, next.ID)
+	}
+}
+
+// --resume of a job with nothing to resume refuses to start it from
+// scratch (which re-reads the sources and, for an append sink, writes
+// their rows twice — issue 25 finding 3): exit 1 naming the job and
+// where it looked, nothing submitted. --allow-fresh starts it, saying so.
+func TestResumeWithoutCheckpointRefuses(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	f := writeScript(t, `CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '5');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+SET 'table.dml-sync' = 'true';
+INSERT INTO sink SELECT * FROM src;
+`)
+	var o, e bytes.Buffer
+	code := run([]string{"--resume", "-f", f}, strings.NewReader(""), &o, &e)
+	where := filepath.Join(data, "sqlrun", "checkpoints", "insert-into_default_catalog.default_database.sink")
+	if code != 1 || !strings.Contains(o.String(), "--resume: job 'insert-into_default_catalog.default_database.sink' has no completed checkpoint or savepoint under "+where) ||
+		strings.Contains(o.String(), exec.MsgSubmitting) || !strings.Contains(e.String(), f+":4:") {
+		t.Fatalf("exit %d, stderr %q:\n%s", code, e.String(), o.String())
+	}
+	o.Reset()
+	e.Reset()
+	code = run([]string{"--resume", "--allow-fresh", "-f", f}, strings.NewReader(""), &o, &e)
+	if code != 0 || !strings.Contains(o.String(), "[INFO] --resume: job 'insert-into_default_catalog.default_database.sink' has no checkpoint or savepoint under "+where+"; starting from scratch (--allow-fresh).") {
+		t.Fatalf("--allow-fresh: exit %d, stderr %q:\n%s", code, e.String(), o.String())
+	}
+	if code, _, errOut := runCLI(t, "--allow-fresh", "-f", f); code != 2 || !strings.Contains(errOut, "--allow-fresh only makes sense with --resume") {
+		t.Fatalf("--allow-fresh alone: exit %d, %q", code, errOut)
 	}
 }
 

@@ -61,7 +61,9 @@ Options:
   -f, --file FILE     run the statements of FILE (a final ';' may be omitted)
   -e, --execute SQL   run the given statements
   -i, --init FILE     run FILE before the shell (or before -f / -e)
-  --resume            restore each job from its latest checkpoint or savepoint
+  --resume            restore each job from its latest checkpoint or savepoint (it says
+                      which); a job with none is refused (exit 1) unless --allow-fresh
+  --allow-fresh       with --resume: a job that has nothing to resume starts from scratch
   --progress          while -f/-e waits for its jobs, print a status line per job every
                       10 s (rows in/out per second, last checkpoint, backpressure); on a
                       terminal a one-line status is redrawn every second without it
@@ -81,6 +83,7 @@ with status 1 and no final savepoint (--resume uses the last checkpoint).
 type options struct {
 	file, execute, init string
 	resume, version     bool
+	allowFresh          bool
 	progress            bool
 	progressEvery       time.Duration
 	help                bool
@@ -101,6 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 		fs.StringVar(&o.init, n, "", "")
 	}
 	fs.BoolVar(&o.resume, "resume", false, "")
+	fs.BoolVar(&o.allowFresh, "allow-fresh", false, "")
 	fs.BoolVar(&o.progress, "progress", false, "")
 	fs.DurationVar(&o.progressEvery, "progress-interval", 10*time.Second, "")
 	fs.BoolVar(&o.version, "version", false, "")
@@ -167,6 +171,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sqlrun: unexpected argument %q\n", fs.Arg(0))
 		fmt.Fprint(stderr, usage)
 		return exitUsage
+	case o.allowFresh && !o.resume:
+		fmt.Fprintln(stderr, "sqlrun: --allow-fresh only makes sense with --resume")
+		return exitUsage
 	case o.file != "" && o.execute != "":
 		fmt.Fprintln(stderr, "sqlrun: -f and -e cannot be used together")
 		return exitUsage
@@ -176,6 +183,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer s.Close()
 	s.Planner = planner()
 	s.Resume = o.resume
+	s.ResumeAllowFresh = o.allowFresh
 
 	// SIGINT/SIGTERM: the first one cancels what runs (a query, a wait
 	// for jobs) and leads to a graceful stop; a second one, or the first
