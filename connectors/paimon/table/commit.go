@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
@@ -381,6 +382,10 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 		}
 	}
 
+	if err := c.checkFilesExist(entries, p.changelog); err != nil {
+		return 0, nil, err
+	}
+
 	// Base list: the previous snapshot's manifests, merged when there are
 	// many small ones.
 	baseMetas, merged, err := c.mergeManifests(baseMetas)
@@ -446,6 +451,40 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 		return newID, written, err
 	}
 	return newID, written, nil
+}
+
+// ErrMissingFile is wrapped when a commit would name a data or changelog
+// file that does not exist (e.g. removed by an orphan-file cleanup after a
+// checkpoint recorded it): no snapshot is written.
+var ErrMissingFile = errors.New("paimon commit names a missing file")
+
+// checkFilesExist verifies that every file the commit adds exists, so a
+// snapshot never names a missing file (every later read would fail). The
+// message is Paimon's (TableCommitImpl.checkFilesExistence, which checks
+// re-committed checkpoints; sqlrun checks every commit).
+func (c *Commit) checkFilesExist(entries, changelog []manifest.ManifestEntry) error {
+	var missing []string
+	for _, es := range [][]manifest.ManifestEntry{entries, changelog} {
+		for _, e := range es {
+			if e.Kind != manifest.Add {
+				continue
+			}
+			p := c.t.entryPath(e)
+			ok, err := c.t.FIO.Exists(p)
+			if err != nil {
+				return fmt.Errorf("paimon commit: check %s: %w", p, err)
+			}
+			if !ok {
+				missing = append(missing, p)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: Cannot recover from this checkpoint because some files in the snapshot that need to be resubmitted have been deleted:\n    %s\n"+
+			"    The most likely reason is because you are recovering from a very old savepoint that contains some uncommitted files that have already been deleted. No snapshot was written.",
+			ErrMissingFile, strings.Join(missing, ","))
+	}
+	return nil
 }
 
 // checkConflicts fails when a DELETE targets a file that is not live, or a
