@@ -131,6 +131,9 @@ func (s *TableSchema) Apply(timeMillis int64, changes ...Change) (*TableSchema, 
 			return nil, fmt.Errorf("unsupported schema change %T", c)
 		}
 	}
+	if err := n.ValidateTable(); err != nil {
+		return nil, err
+	}
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}

@@ -75,6 +75,11 @@ func (m *Manager) Latest() (*TableSchema, error) {
 // caller re-reads the latest schema and retries (as Java's SchemaManager
 // does for ALTER TABLE).
 func (m *Manager) Commit(s *TableSchema) error {
+	// Paimon validates every schema it commits (SchemaManager.createTable
+	// and commitChanges call SchemaValidation.validateTableSchema).
+	if err := s.ValidateTable(); err != nil {
+		return err
+	}
 	if err := s.Validate(); err != nil {
 		return err
 	}

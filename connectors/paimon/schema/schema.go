@@ -144,6 +144,9 @@ func (s *TableSchema) ValidateCreate() error {
 			return sql.Errorf(sql.RuntimeException, "Primary keys %s should contains all bucket keys %s.", javaList(s.PrimaryKeys), javaList(keys))
 		}
 	}
+	if err := s.ValidateTable(); err != nil {
+		return err
+	}
 	return s.Validate()
 }
 

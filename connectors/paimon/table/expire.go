@@ -11,6 +11,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // expire runs snapshot expiration after a commit; a failure does not fail
@@ -42,9 +43,6 @@ func (t *Table) ExpireSnapshots(now time.Time) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if minRetain < 1 {
-		minRetain = 1
-	}
 	retained := time.Hour
 	if v, ok := t.Options["snapshot.time-retained"]; ok {
 		if retained, err = parseDuration(v); err != nil {
@@ -58,6 +56,12 @@ func (t *Table) ExpireSnapshots(now time.Time) (int, error) {
 	earliest, ok, err := t.Snapshots.EarliestID()
 	if err != nil || !ok {
 		return 0, err
+	}
+	if maxRetain < minRetain { // ExpireSnapshotsImpl's check (dynamic options of the procedure)
+		return 0, sql.Errorf(sql.IllegalArgumentException, "retainMax (%d) must not be less than retainMin (%d).", maxRetain, minRetain)
+	}
+	if minRetain < 1 {
+		minRetain = 1
 	}
 	lo := max(latest-int64(maxRetain)+1, earliest)
 	maxExclusive := latest - int64(minRetain) + 1
