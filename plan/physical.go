@@ -653,12 +653,30 @@ func batchAggregate(in *Rel, r *Rel) *Rel {
 // Exchanges, and the rest stays in the Calc above.
 func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string) (*Rel, error) {
 	nl := len(join.Inputs[0].Names)
+	kind := simplifyOuterJoin(join.JoinType, cond, nl)
+	inner := kind == ast.InnerJoin || kind == ast.CrossJoin
+	if inner {
+		kind = ast.InnerJoin
+	}
 	used := map[int]bool{}
 	for _, e := range exprs {
 		refs(e, used)
 	}
 	refs(join.Cond, used)
 	var leftConds, rightConds, rest []Expr
+	// An inner join's WHERE conjuncts over both sides join its condition
+	// (Calcite's FilterJoinRule in Flink's predicate push-down), so an
+	// equality becomes the join key instead of a filter over a cross join.
+	joinCond := join.Cond
+	if inner {
+		var jc []Expr
+		for _, c := range conjuncts(join.Cond) {
+			if c != nil && !isTrueLiteral(c) {
+				jc = append(jc, c)
+			}
+		}
+		joinCond = and(jc)
+	}
 	if cond != nil {
 		for _, c := range conjuncts(cond) {
 			r := map[int]bool{}
@@ -669,15 +687,25 @@ func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string
 				onlyRight = onlyRight && f >= nl
 			}
 			switch {
-			case join.JoinType == ast.InnerJoin && onlyLeft:
+			case inner && onlyLeft:
 				leftConds = append(leftConds, c)
-			case join.JoinType == ast.InnerJoin && onlyRight:
+			case inner && onlyRight:
 				rightConds = append(rightConds, c)
+			case inner && len(r) > 0:
+				if joinCond == nil {
+					joinCond = c
+				} else {
+					joinCond = and(append(conjuncts(joinCond), c))
+				}
+				refs(c, used)
 			default:
 				rest = append(rest, c)
 				refs(c, used)
 			}
 		}
+	}
+	if joinCond == nil {
+		joinCond = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	}
 	var lf, rf []int
 	for i := range join.Names {
@@ -723,7 +751,7 @@ func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string
 	if err != nil {
 		return nil, err
 	}
-	j := newJoin(left, right, remap(join.Cond, m), join.JoinType)
+	j := newJoin(left, right, remap(joinCond, m), kind)
 	top := make([]Expr, len(exprs))
 	for i, e := range exprs {
 		top[i] = remap(e, m)
@@ -737,6 +765,98 @@ func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string
 		topCond = and(rc)
 	}
 	return newCalc(j, top, topCond, names), nil
+}
+
+// simplifyOuterJoin turns an outer join into a narrower one when a WHERE
+// conjunct rejects the nulls an outer side would add, as Calcite's
+// RelOptUtil.simplifyJoin does under FilterJoinRule: LEFT with a
+// null-rejecting filter on the right becomes INNER, FULL becomes LEFT or
+// RIGHT (or INNER with both).
+func simplifyOuterJoin(kind ast.JoinKind, cond Expr, nl int) ast.JoinKind {
+	if cond == nil || kind == ast.InnerJoin || kind == ast.CrossJoin {
+		return kind
+	}
+	var rejectsLeft, rejectsRight bool
+	for _, c := range conjuncts(cond) {
+		l, r := nullRejecting(c, nl)
+		rejectsLeft = rejectsLeft || l
+		rejectsRight = rejectsRight || r
+	}
+	switch kind {
+	case ast.LeftJoin:
+		if rejectsRight {
+			return ast.InnerJoin
+		}
+	case ast.RightJoin:
+		if rejectsLeft {
+			return ast.InnerJoin
+		}
+	case ast.FullJoin:
+		switch {
+		case rejectsLeft && rejectsRight:
+			return ast.InnerJoin
+		case rejectsLeft:
+			return ast.LeftJoin
+		case rejectsRight:
+			return ast.RightJoin
+		}
+	}
+	return kind
+}
+
+// nullRejecting reports whether a conjunct is false or unknown when every
+// field of the left (fields < nl) or of the right side is null: a
+// comparison, LIKE or IS NOT NULL whose operands are fields, literals and
+// arithmetic over them (Calcite's Strong).
+func nullRejecting(c Expr, nl int) (left, right bool) {
+	call, ok := c.(*Call)
+	if !ok {
+		return false, false
+	}
+	switch call.Op {
+	case "=", "<>", "<", "<=", ">", ">=", "LIKE", "IS NOT NULL":
+	default:
+		return false, false
+	}
+	for _, a := range call.Args {
+		if !strongOperand(a) {
+			return false, false
+		}
+	}
+	r := map[int]bool{}
+	refs(c, r)
+	for f := range r {
+		if f < nl {
+			left = true
+		} else {
+			right = true
+		}
+	}
+	return left, right
+}
+
+// strongOperand: null whenever one of its fields is null.
+func strongOperand(e Expr) bool {
+	switch x := e.(type) {
+	case *InputRef, *Literal:
+		return true
+	case *Call:
+		switch x.Op {
+		case "+", "-", "*", "/":
+			for _, a := range x.Args {
+				if !strongOperand(a) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func isTrueLiteral(e Expr) bool {
+	l, ok := e.(*Literal)
+	return ok && l.Value == true
 }
 
 // joinSide plans one join input restricted to fields, with cond (over the
