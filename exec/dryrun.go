@@ -39,7 +39,7 @@ func NewDryRunSession() *Session {
 func openDryRunCatalog(name string, options map[string]string) (catalog.Catalog, error) {
 	switch options["type"] {
 	case "paimon":
-		if err := checkWarehouseScheme(options["warehouse"]); err != nil {
+		if err := checkPathScheme(options["warehouse"], "option 'warehouse' of catalog "+name); err != nil {
 			return nil, err
 		}
 		return warehouse.New(newOverlayFS(fs.NewLocal()), options)
@@ -50,15 +50,24 @@ func openDryRunCatalog(name string, options map[string]string) (catalog.Catalog,
 		"EXPLAIN of a script cannot open catalog type '%s' without changing it; only 'paimon' and 'generic_in_memory' catalogs are opened (over a scratch copy)", options["type"])
 }
 
-// checkWarehouseScheme fails for a warehouse the local file system cannot
-// reach (hdfs://, s3://): only plain paths and file: URIs are supported.
-func checkWarehouseScheme(wh string) error {
-	wh = strings.TrimSpace(wh)
-	if wh == "" {
-		return nil // warehouse.New names the missing option
+// checkPathScheme fails for a path the local file system cannot reach
+// (hdfs://, s3://, oss://): sqlrun reads and writes local paths and file:
+// URIs only, and says so when the table or catalog is created rather than
+// at the first INSERT. what names the option ("option 'path' of table
+// ...").
+func checkPathScheme(p, what string) error {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return nil
 	}
-	if _, err := fs.LocalPath(wh); err != nil {
-		return sql.Errorf(sql.ValidationException, "Paimon 'warehouse' %q: %v; sqlrun supports local paths and file: URIs only", wh, err)
+	if _, err := fs.LocalPath(p); err != nil {
+		scheme := p
+		if i := strings.Index(p, ":"); i > 0 {
+			scheme = p[:i]
+		}
+		return sql.Errorf(sql.ValidationException,
+			"Unsupported file system scheme '%s' in %s ('%s'): sqlrun reads and writes local paths and file: URIs (file:///path) only.",
+			scheme, what, p)
 	}
 	return nil
 }

@@ -218,7 +218,13 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 	case *ast.AlterTableRename:
 		return s.ok(out, s.renameTable(st))
 	case *ast.CreateCatalog:
-		return s.ok(out, s.Catalogs.CreateCatalog(st.Name, optionMap(st.Options), st.IfNotExists))
+		opts := optionMap(st.Options)
+		if opts["type"] == "paimon" {
+			if err := checkPathScheme(opts["warehouse"], "option 'warehouse' of catalog "+st.Name); err != nil {
+				return err
+			}
+		}
+		return s.ok(out, s.Catalogs.CreateCatalog(st.Name, opts, st.IfNotExists))
 	case *ast.DropCatalog:
 		return s.ok(out, s.Catalogs.DropCatalog(st.Name, st.IfExists))
 	case *ast.UseCatalog:
@@ -331,6 +337,13 @@ func (s *Session) createTable(st *ast.CreateTable) error {
 	t, err := catalog.TableFromDDL(st, source)
 	if err != nil {
 		return err
+	}
+	// EXPLAIN of a script (a dry run) plans without touching the path,
+	// so a job meant for a cluster's hdfs:// can still be explained.
+	if !s.DryRun {
+		if err := checkPathScheme(t.Options["path"], "option 'path' of table "+id.String()); err != nil {
+			return err
+		}
 	}
 	return s.Catalogs.CreateTable(id, t, st.IfNotExists, st.Temporary)
 }
