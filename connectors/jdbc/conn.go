@@ -136,6 +136,22 @@ func (c *conn) close() error {
 	return c.db.Close()
 }
 
+// evictStmts closes the cached statements except the largest of each
+// kind: the full chunks that every busy flush reuses, while odd-sized
+// tails come and go.
+func (c *conn) evictStmts() {
+	keep := map[byte]int{}
+	for k := range c.stmts {
+		keep[k.kind] = max(keep[k.kind], k.n)
+	}
+	for k, st := range c.stmts {
+		if keep[k.kind] != k.n {
+			_ = st.Close()
+			delete(c.stmts, k)
+		}
+	}
+}
+
 func (c *conn) closeStmts() {
 	for k, st := range c.stmts {
 		_ = st.Close() // COM_STMT_CLOSE; on a dead session there is nothing to close
@@ -157,7 +173,7 @@ func (c *conn) execPrepared(ctx context.Context, key stmtKey, text func(n int) s
 			return err
 		}
 		if len(c.stmts) >= maxCachedStmts {
-			c.closeStmts()
+			c.evictStmts()
 		}
 		if c.stmts == nil {
 			c.stmts = map[stmtKey]*sql.Stmt{}

@@ -366,3 +366,34 @@ func TestOtherUniqueKeys(t *testing.T) {
 	snapshot(t, w, 1)
 	eq(t, "rows", s.Query(t, "SELECT COUNT(*) FROM `"+db2+"`.orders_rt")[0][0], "2")
 }
+
+// TestPreparedStatementsBounded: flushes of every size from 1 to 40 rows
+// prepare a statement per new size, but the session keeps at most
+// maxCachedStmts of them (the largest of each kind survives eviction), so
+// a long-running sink never exhausts the server's max_prepared_stmt_count.
+func TestPreparedStatementsBounded(t *testing.T) {
+	s := shared(t)
+	db := ordersDB(t, s)
+	before := s.Status(t, "Prepared_stmt_count")["Prepared_stmt_count"]
+	w := openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "0", OptSinkMaxRows, "40")), nil)
+	id := int64(0)
+	for n := 1; n <= 40; n++ {
+		var rows []sql.Row
+		for i := 0; i < n; i++ {
+			id++
+			rows = append(rows, order(sql.Insert, id, "1.00", "A"))
+		}
+		write(t, w, rows...)
+		snapshot(t, w, int64(n))
+	}
+	if got := len(w.conn.stmts); got > maxCachedStmts || got == 0 {
+		t.Fatalf("%d statements cached", got)
+	}
+	if w.conn.stmts[stmtKey{kind: 'U', n: 40}] == nil {
+		t.Fatalf("the full-size upsert was evicted: %v", w.conn.stmts)
+	}
+	if after := s.Status(t, "Prepared_stmt_count")["Prepared_stmt_count"]; after-before > maxCachedStmts {
+		t.Fatalf("server holds %d more prepared statements", after-before)
+	}
+	eq(t, "rows", s.Query(t, "SELECT COUNT(*) FROM `"+db+"`.orders_rt")[0][0], fmt.Sprint(id))
+}
