@@ -1,7 +1,12 @@
 package badinput
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"os"
+	osexec "os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -70,4 +75,83 @@ SELECT COUNT(*), MAX(CONCAT(v, v, v)), SUM(ROUND(id, 2)) FROM g;
 	if _, timedOut, err := p.Wait(30 * time.Second); timedOut || err != nil {
 		t.Fatalf("no exit within 30 s of SIGTERM (err %v):\n%s", err, p.Output())
 	}
+}
+
+// TestSecondSigtermForcesExit: when a graceful stop cannot finish — here
+// a print sink blocked writing to a stdout pipe nobody reads — a second
+// SIGTERM ends the process at once with status 1 and says so on stderr
+// (before, every later SIGTERM was ignored).
+func TestSecondSigtermForcesExit(t *testing.T) {
+	e := newEnv(t)
+	e.Write("job.sql", `CREATE TEMPORARY TABLE g (id BIGINT, v STRING) WITH ('connector' = 'datagen');
+CREATE TEMPORARY TABLE p (id BIGINT, v STRING) WITH ('connector' = 'print');
+INSERT INTO p SELECT * FROM g;
+`)
+	cmd := e.Command(context.Background(), "-f", "job.sql")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}()
+	// Wait until a thread of sqlrun sleeps in pipe_write: the pipe is full,
+	// the print sink is blocked, and with it the job's stop.
+	deadline := time.Now().Add(time.Minute)
+	for !blockedInPipeWrite(t, cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("sqlrun never blocked writing its stdout\nstderr:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(sameSignalWindow) // a second request, not the first delivered twice
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		done <- err
+		var ee *osexec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("exit %v, want status 1", err)
+		}
+		if !strings.Contains(stderr.String(), "sqlrun: second signal: exiting now, without a final savepoint") {
+			t.Errorf("stderr does not say why:\n%s", stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no exit within 30 s of the second SIGTERM\nstderr:\n%s", stderr.String())
+	}
+}
+
+// sameSignalWindow is a little more than cmd/sqlrun's sameSignal.
+const sameSignalWindow = 1200 * time.Millisecond
+
+// blockedInPipeWrite reports whether a thread of pid sleeps in the
+// kernel's pipe_write (anon_pipe_write on newer kernels; Linux
+// /proc/<pid>/task/<tid>/wchan).
+func blockedInPipeWrite(t *testing.T, pid int) bool {
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		t.Skipf("no /proc task list: %v", err)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + task.Name() + "/wchan")
+		if err == nil && strings.HasSuffix(strings.TrimSpace(string(b)), "pipe_write") {
+			return true
+		}
+	}
+	return false
 }

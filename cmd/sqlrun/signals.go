@@ -17,12 +17,16 @@ import (
 const (
 	stopTimeout    = 2 * time.Minute
 	forceExitAfter = stopTimeout + 30*time.Second
+	// sameSignal: a stopping signal this soon after the first is the
+	// same request delivered twice — GNU timeout, for one, signals the
+	// child and then its whole process group — not a second request.
+	sameSignal = time.Second
 )
 
 // watchSignals relays SIGINT and SIGTERM to the returned channel, which
 // the shell and the script runner read as before (the first stopping
-// signal stops gracefully). A second stopping signal, or the first one's
-// deadline passing, ends the process at once with status 1, after
+// signal stops gracefully). A second stopping signal (a second or more
+// after the first), or the first one's deadline passing, ends the process at once with status 1, after
 // removing this process's scratch directories. A stopping signal is
 // SIGTERM, and SIGINT outside the shell (in the shell Ctrl-C cancels the
 // running statement and the session goes on).
@@ -33,13 +37,19 @@ func watchSignals(shell bool, stderr io.Writer) (<-chan os.Signal, func()) {
 	done := make(chan struct{})
 	go func() {
 		stopping := 0
+		var first time.Time
 		for {
 			select {
 			case <-done:
 				return
 			case sig := <-raw:
 				if sig == syscall.SIGTERM || !shell {
-					stopping++
+					if stopping == 0 {
+						first = time.Now()
+						stopping++
+					} else if time.Since(first) >= sameSignal {
+						stopping++
+					}
 				}
 				if stopping >= 2 {
 					forcedExit(stderr, "sqlrun: second signal: exiting now, without a final savepoint (a restart with --resume continues from the last completed checkpoint)")
