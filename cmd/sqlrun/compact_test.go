@@ -46,14 +46,21 @@ INSERT INTO orders VALUES (1001, 100.00);
 		t.Fatalf("second compact: exit %d\n%s", code, out)
 	}
 
-	// --continuous: runs until a signal arrives.
+	// --continuous: runs round after round until a signal arrives. The
+	// signal is sent once two rounds have reported, however slowly the
+	// machine runs them.
 	sigs := make(chan os.Signal, 1)
-	var o, e bytes.Buffer
+	var o, e syncBuffer
 	done := make(chan int)
 	go func() {
 		done <- runCompact([]string{"--path", path, "--continuous", "--interval", "20ms"}, &o, &e, sigs)
 	}()
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); strings.Count(o.String(), "nothing to compact") < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("continuous compaction ran fewer than two rounds in a minute:\n%s%s", o.String(), e.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	sigs <- os.Interrupt
 	select {
 	case c := <-done:
