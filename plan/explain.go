@@ -247,6 +247,9 @@ func nodeDescription(n *Rel, f Format) string {
 		}
 		return s + ")"
 	case Values:
+		if !n.Batch {
+			return "Values(tuples=[" + tuples(n, f) + "])"
+		}
 		return "Values(tuples=[" + tuples(n, f) + "], values=[" + strings.Join(n.Names, ", ") + "])"
 	case Calc:
 		parts := make([]string, len(n.Exprs))

@@ -30,6 +30,10 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 	case LogicalProject, LogicalFilter:
 		// Collapse the chain into one program over the chain's input.
 		exprs, cond, base := flattenCalc(r)
+		if cond != nil && isFalseLiteral(fold(cond)) {
+			// PruneEmptyRules: an always-false filter yields empty Values.
+			return b.emptyValues(r), nil
+		}
 		if base.Kind == LogicalTableScan {
 			return b.calcOverScan(b.scan(base), exprs, cond, r.Names)
 		}
@@ -56,7 +60,7 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 		return &Rel{Kind: GroupAggregate, Inputs: []*Rel{ex}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
 			Names: r.Names, Types: r.Types, Fetch: -1}, nil
 	case LogicalValues:
-		return &Rel{Kind: Values, Rows: r.Rows, Names: r.Names, Types: r.Types, Fetch: -1}, nil
+		return &Rel{Kind: Values, Rows: r.Rows, Names: r.Names, Types: r.Types, Fetch: -1, Batch: !b.streaming}, nil
 	case LogicalUnion:
 		var ins []*Rel
 		for _, in := range r.Inputs {
@@ -68,6 +72,11 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 		}
 		return &Rel{Kind: Union, Inputs: ins, All: true, Names: r.Names, Types: r.Types, Fetch: -1}, nil
 	case LogicalSort:
+		if r.Fetch == 0 {
+			// Calcite's PruneEmptyRules (SORT_FETCH_ZERO): LIMIT 0 reads
+			// nothing and plans as empty Values.
+			return b.emptyValues(r), nil
+		}
 		in, err := b.physical(r.input())
 		if err != nil {
 			return nil, err
@@ -852,6 +861,16 @@ func strongOperand(e Expr) bool {
 		}
 	}
 	return false
+}
+
+// emptyValues is Flink's Values(tuples=[[]]) with r's row type.
+func (b *binder) emptyValues(r *Rel) *Rel {
+	return &Rel{Kind: Values, Rows: [][]Expr{}, Names: r.Names, Types: r.Types, Fetch: -1, Batch: !b.streaming}
+}
+
+func isFalseLiteral(e Expr) bool {
+	l, ok := e.(*Literal)
+	return ok && l.Value == false
 }
 
 func isTrueLiteral(e Expr) bool {

@@ -129,6 +129,10 @@ type Rel struct {
 
 	// Rows are the tuples of Values (literals).
 	Rows [][]Expr
+	// Batch marks a Values planned in batch mode: BatchPhysicalValues
+	// prints values=[names], StreamPhysicalValues (Calcite's Values) does
+	// not.
+	Batch bool
 
 	// Keys are an Exchange's hash fields (nil with Single) or a
 	// ChangelogNormalize's key.
