@@ -137,6 +137,20 @@ INSERT INTO other VALUES (1, 'other');
 			t.Errorf("%s: refused, yet it changed the warehouse:\n%s", stmt, d)
 		}
 	}
+	// `sqlrun compact` names its table with flags.
+	for _, args := range [][]string{
+		{"compact", "--warehouse", wh, "--database", "default", "--table", "../../victim"},
+		{"compact", "--warehouse", wh, "--database", "../outer", "--table", "victim"},
+	} {
+		before := tree(t, e.Dir, "")
+		r := e.run(time.Minute, args...)
+		if d := diffTrees(before, tree(t, e.Dir, "")); d != "" {
+			t.Errorf("sqlrun %v changed files:\n%s", args, d)
+		}
+		if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "name '../") {
+			t.Errorf("sqlrun %v: exit %d, want a refusal naming the name\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
 	// The legitimate statements landed where they belong.
 	for _, p := range []string{
 		"default.db/p/k=..%2F..%2F..%2F..%2Fescaped_part",

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors/paimon"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
-	"github.com/sqlrun/sqlrun/connectors/paimon/warehouse"
 )
 
 const compactUsage = `Usage:
@@ -110,8 +109,11 @@ func runCompact(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) 
 	}
 	name := path
 	if path == "" {
-		path = fs.Join(strings.TrimRight(wh, "/"), db+warehouse.DBSuffix, tbl)
-		name = db + "." + tbl
+		tp, err := fs.TablePath(strings.TrimRight(wh, "/"), db, tbl)
+		if err != nil {
+			return usageErr(err.Error())
+		}
+		path, name = tp, db+"."+tbl
 	}
 	req := paimon.CompactRequest{Full: full}
 	var err error
