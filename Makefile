@@ -2,7 +2,8 @@
 #
 #   make build   builds bin/sqlrun
 #   make test    brings up what the tests need (MariaDB) and runs every test
-#   make lint    gofmt + go vet
+#   make lint    the lint test: gofmt, go vet, staticcheck, deadcode, go mod tidy,
+#                import rules (internal/lint; `make test` runs it too)
 #   make fuzz    short fuzz runs of the parser and decoders
 #   make bench   the benchmarks behind the README's performance section
 
@@ -30,8 +31,7 @@ unit:
 	$(GO) test -count=1 $(PKGS)
 
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
-	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 30m -v -run 'TestLint|TestMatch' ./internal/lint
 
 fuzz:
 	@bash scripts/fuzz.sh $(FUZZTIME)

@@ -116,21 +116,6 @@ func (p *probe) snapshot() []arrival {
 	return append([]arrival(nil), p.rows...)
 }
 
-// waitFor polls until cond holds on the rows seen, or fails after d.
-func (p *probe) waitFor(t testing.TB, d time.Duration, what string, cond func([]arrival) bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		if cond(p.snapshot()) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("probe %s (job %v, %v): timed out after %s waiting for %s (%d rows seen)", p.name, p.job.Status(), p.job.Err(), d, what, len(p.snapshot()))
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // startSession runs the statements (the last an INSERT, not waited for)
 // in a new session with the real planner and returns the started job; it
 // is cancelled when the test ends.

@@ -307,9 +307,6 @@ func (t *Tableau) Rows(rows []sql.Row) {
 	}
 }
 
-// Count is the number of rows printed.
-func (t *Tableau) Count() int { return t.rows }
-
 // Footer ends the table. Streaming: "Received a total of N rows" (or
 // "Query terminated, received a total of N rows" when the user cancelled)
 // with the time in seconds unless timeCost is negative; batch: "N rows in

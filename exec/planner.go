@@ -54,34 +54,6 @@ type Planner interface {
 	PhysicalPlan(ctx context.Context, env Env, stmt ast.Statement) (*plan.Plan, error)
 }
 
-// NoPlanner fails every planning statement with a clear TableException
-// while everything else works: for tools that only manage catalogs.
-type NoPlanner struct{}
-
-func (NoPlanner) err(what string) error {
-	return sql.Errorf(sql.TableException, "%s needs the planner, which is not part of this build of sqlrun yet.", what)
-}
-
-// Explain fails.
-func (p NoPlanner) Explain(context.Context, Env, *ast.Explain) (string, error) {
-	return "", p.err("EXPLAIN")
-}
-
-// CompileInsert fails.
-func (p NoPlanner) CompileInsert(context.Context, Env, ast.Statement, string) (*runtime.Graph, error) {
-	return nil, p.err("INSERT")
-}
-
-// CompileQuery fails.
-func (p NoPlanner) CompileQuery(context.Context, Env, *ast.Query, string) (*QueryJob, error) {
-	return nil, p.err("SELECT")
-}
-
-// PhysicalPlan fails.
-func (p NoPlanner) PhysicalPlan(context.Context, Env, ast.Statement) (*plan.Plan, error) {
-	return nil, p.err("EXPLAIN --dot")
-}
-
 // DefaultPlanner is the planner new sessions use: the real one.
 var DefaultPlanner Planner = PlanPlanner{}
 

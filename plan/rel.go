@@ -172,15 +172,6 @@ type Rel struct {
 
 func (r *Rel) input() *Rel { return r.Inputs[0] }
 
-// Fields returns the output schema as columns.
-func (r *Rel) Fields() []sql.Column {
-	out := make([]sql.Column, len(r.Names))
-	for i := range r.Names {
-		out[i] = sql.Column{Name: r.Names[i], Type: r.Types[i]}
-	}
-	return out
-}
-
 // Walk visits r and its inputs depth first, parents before children.
 func (r *Rel) Walk(f func(*Rel)) {
 	f(r)

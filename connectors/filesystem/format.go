@@ -88,10 +88,9 @@ func (f *format) changelogMode() sql.ChangelogMode {
 // decoder reads records from one file; skip counts records already
 // consumed (a restored position).
 type decoder struct {
-	f    *format
-	csv  *csv.Reader
-	br   *bufio.Reader
-	done bool
+	f   *format
+	csv *csv.Reader
+	br  *bufio.Reader
 }
 
 func (f *format) newDecoder(r io.Reader) *decoder {

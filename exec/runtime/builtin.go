@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
@@ -150,8 +149,7 @@ func (c *Collect) Next(ctx context.Context, job *Job) ([]sql.Row, error) {
 }
 
 type collectWriter struct {
-	c    *Collect
-	once sync.Once
+	c *Collect
 }
 
 func (w *collectWriter) Open(context.Context, []byte) error { return nil }

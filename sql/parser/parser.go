@@ -493,7 +493,6 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 						p.failMsg(sql.ValidationException, t, "Duplicate primary key definition")
 					}
 					ct.PrimaryKey = []string{col.Name}
-					pkTok = t
 				}
 				ct.Columns = append(ct.Columns, col)
 			}

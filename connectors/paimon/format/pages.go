@@ -836,11 +836,6 @@ func (w *pageWriter) close() error {
 	return nil
 }
 
-// nullCount is the number of nulls written to column i so far.
-func (w *pageWriter) nullCount(i int) int64 {
-	return w.cols[i].totalNulls
-}
-
 // size estimates the file's size so far (written plus buffered pages).
 func (w *pageWriter) size() int64 { return w.out.n + w.buffered }
 

@@ -1129,9 +1129,7 @@ func (w *KVWriter) Close() (*Result, error) {
 	}
 	r := &Result{FileSize: size, RowCount: w.c.rows, MinSeq: w.minSeq, MaxSeq: w.maxSeq, DeleteRowCount: w.del}
 	nullable := make([]sql.DataType, len(w.keyTypes))
-	for i, t := range w.keyTypes {
-		nullable[i] = t
-	}
+	copy(nullable, w.keyTypes)
 	last := w.last
 	if w.first == nil {
 		w.first = make([]any, w.nk)

@@ -330,16 +330,15 @@ type fieldJSON struct {
 }
 
 type schemaJSON struct {
-	Version        *int              `json:"version,omitempty"`
-	ID             int64             `json:"id"`
-	Fields         []fieldJSON       `json:"fields"`
-	HighestFieldID int               `json:"highestFieldId"`
-	PartitionKeys  []string          `json:"partitionKeys"`
-	PrimaryKeys    []string          `json:"primaryKeys"`
-	Options        json.RawMessage   `json:"options"`
-	Comment        *string           `json:"comment,omitempty"`
-	TimeMillis     int64             `json:"timeMillis"`
-	optionsMap     map[string]string `json:"-"`
+	Version        *int            `json:"version,omitempty"`
+	ID             int64           `json:"id"`
+	Fields         []fieldJSON     `json:"fields"`
+	HighestFieldID int             `json:"highestFieldId"`
+	PartitionKeys  []string        `json:"partitionKeys"`
+	PrimaryKeys    []string        `json:"primaryKeys"`
+	Options        json.RawMessage `json:"options"`
+	Comment        *string         `json:"comment,omitempty"`
+	TimeMillis     int64           `json:"timeMillis"`
 }
 
 // Parse decodes a schema file, applying Java's upgrades of old versions: a

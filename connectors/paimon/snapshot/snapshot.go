@@ -66,9 +66,6 @@ type Snapshot struct {
 // Int64 returns a pointer to v, for the nullable fields.
 func Int64(v int64) *int64 { return &v }
 
-// String returns a pointer to v, for the nullable fields.
-func String(v string) *string { return &v }
-
 // Get returns *p or 0 when p is nil.
 func Get(p *int64) int64 {
 	if p == nil {

@@ -166,6 +166,3 @@ func ExpiredError(id int64) error {
 			"1. increase the snapshot or changelog expiration time. " +
 			"2. use consumer-id to ensure that unconsumed snapshots will not be expired.", Err: errExpired}
 }
-
-// IsExpired reports whether err is ExpiredError.
-func IsExpired(err error) bool { return errors.Is(err, errExpired) }
