@@ -12,20 +12,6 @@ import (
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
 
-// Exception classes Flink reports for catalog failures that the sql
-// package does not name. The shell prints the class of the root cause, so
-// these keep a Flink user's searches working.
-const (
-	TableAlreadyExistException    sql.ExceptionClass = "org.apache.flink.table.catalog.exceptions.TableAlreadyExistException"
-	TableNotExistException        sql.ExceptionClass = "org.apache.flink.table.catalog.exceptions.TableNotExistException"
-	DatabaseAlreadyExistException sql.ExceptionClass = "org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException"
-	DatabaseNotExistException     sql.ExceptionClass = "org.apache.flink.table.catalog.exceptions.DatabaseNotExistException"
-	DatabaseNotEmptyException     sql.ExceptionClass = "org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException"
-	// SqlValidatorException is Calcite's: what Flink reports for a table
-	// a query names but no catalog holds ("Object 'x' not found").
-	SqlValidatorException sql.ExceptionClass = "org.apache.calcite.sql.validate.SqlValidatorException"
-)
-
 // ErrCatalogNotExist is wrapped by errors about unknown catalogs.
 var ErrCatalogNotExist = errors.New("catalog does not exist")
 
@@ -273,7 +259,7 @@ func (m *Manager) CreateDatabase(catalogName, db string, ignoreIfExists bool) er
 	if err := c.CreateDatabase(db, ignoreIfExists); err != nil {
 		if errors.Is(err, ErrDatabaseExists) {
 			return &sql.Error{Class: sql.ValidationException, Msg: "Could not execute CREATE DATABASE: " + createDBSummary(catalogName, db, ignoreIfExists),
-				Err: &sql.Error{Class: DatabaseAlreadyExistException,
+				Err: &sql.Error{Class: sql.DatabaseAlreadyExistException,
 					Msg: fmt.Sprintf("Database %s already exists in Catalog %s.", db, catalogName), Err: ErrDatabaseExists}}
 		}
 		return fmt.Errorf("create database %s.%s: %w", catalogName, db, err)
@@ -301,10 +287,10 @@ func (m *Manager) DropDatabase(catalogName, db string, ignoreIfNotExists, cascad
 	if err := c.DropDatabase(db, ignoreIfNotExists, cascade); err != nil {
 		switch {
 		case errors.Is(err, ErrDatabaseNotExist):
-			return &sql.Error{Class: DatabaseNotExistException,
+			return &sql.Error{Class: sql.DatabaseNotExistException,
 				Msg: fmt.Sprintf("Database %s does not exist in Catalog %s.", db, catalogName), Err: ErrDatabaseNotExist}
 		case errors.Is(err, ErrDatabaseNotEmpty):
-			return &sql.Error{Class: DatabaseNotEmptyException,
+			return &sql.Error{Class: sql.DatabaseNotEmptyException,
 				Msg: fmt.Sprintf("Database %s in catalog %s is not empty.", db, catalogName), Err: ErrDatabaseNotEmpty}
 		}
 		return fmt.Errorf("drop database %s.%s: %w", catalogName, db, err)
@@ -405,7 +391,7 @@ func (m *Manager) notFound(n ast.ObjectName, id connectors.ObjectIdentifier) err
 		}
 		msg = fmt.Sprintf("Object '%s' not found", n.Database)
 	}
-	return &sql.Error{Class: SqlValidatorException, Msg: msg, Err: ErrTableNotExist}
+	return &sql.Error{Class: sql.SqlValidatorException, Msg: msg, Err: ErrTableNotExist}
 }
 
 // ListTables lists the tables of a database, temporary ones included,
@@ -478,7 +464,7 @@ func (m *Manager) CreateTable(id connectors.ObjectIdentifier, t *Table, ignoreIf
 		case errors.Is(err, ErrTableExists):
 			return &sql.Error{Class: sql.ValidationException,
 				Msg: "Could not execute CreateTable in path " + Serializable(id),
-				Err: &sql.Error{Class: TableAlreadyExistException,
+				Err: &sql.Error{Class: sql.TableAlreadyExistException,
 					Msg: fmt.Sprintf("Table (or view) %s.%s already exists in Catalog %s.", id.Database, id.Name, id.Catalog),
 					Err: ErrTableExists}}
 		case errors.Is(err, ErrDatabaseNotExist):
@@ -492,7 +478,7 @@ func (m *Manager) CreateTable(id connectors.ObjectIdentifier, t *Table, ignoreIf
 func (m *Manager) dbNotExistForCreate(id connectors.ObjectIdentifier) error {
 	return &sql.Error{Class: sql.ValidationException,
 		Msg: "Could not execute CreateTable in path " + Serializable(id),
-		Err: &sql.Error{Class: DatabaseNotExistException,
+		Err: &sql.Error{Class: sql.DatabaseNotExistException,
 			Msg: fmt.Sprintf("Database %s does not exist in Catalog %s.", id.Database, id.Catalog),
 			Err: ErrDatabaseNotExist}}
 }

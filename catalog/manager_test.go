@@ -86,7 +86,7 @@ func TestResolution(t *testing.T) {
 		if err == nil || err.Error() != c.want || !errors.Is(err, ErrTableNotExist) {
 			t.Errorf("%v: %v, want %q", c.n, err, c.want)
 		}
-		if rc := sql.RootCause(err); rc == nil || rc.Class != SqlValidatorException {
+		if rc := sql.RootCause(err); rc == nil || rc.Class != sql.SqlValidatorException {
 			t.Errorf("%v: class %v", c.n, rc)
 		}
 	}

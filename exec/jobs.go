@@ -9,9 +9,6 @@ import (
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// FlinkJobNotFoundException is what Flink reports for an unknown job id.
-const FlinkJobNotFoundException sql.ExceptionClass = "org.apache.flink.runtime.messages.FlinkJobNotFoundException"
-
 // Jobs is the session's job registry: every INSERT job it submitted, for
 // SHOW JOBS, STOP JOB and the graceful stop of a script. Query (SELECT)
 // jobs are not registered: they live as long as their result view.
@@ -41,7 +38,7 @@ func (j *Jobs) Get(id string) (*runtime.Job, error) {
 			return job, nil
 		}
 	}
-	return nil, sql.Errorf(FlinkJobNotFoundException, "Could not find Flink job (%s)", id)
+	return nil, sql.Errorf(sql.FlinkJobNotFoundException, "Could not find Flink job (%s)", id)
 }
 
 // Running returns the jobs not yet in a terminal state.

@@ -21,7 +21,7 @@ import (
 func (s *Session) query(ctx context.Context, st *ast.Query, out io.Writer) error {
 	mode := s.Config.ResultMode()
 	if !s.Interactive && mode != "tableau" {
-		return sql.Errorf(SqlExecutionException, "%s", MsgTableauOnly)
+		return sql.Errorf(sql.SqlExecutionException, "%s", MsgTableauOnly)
 	}
 	qj, err := s.Planner.CompileQuery(ctx, s.Env(), st, "collect")
 	if err != nil {

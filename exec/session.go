@@ -40,9 +40,6 @@ import (
 	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
-// SqlExecutionException is the SQL client's own failure class.
-const SqlExecutionException sql.ExceptionClass = "org.apache.flink.table.client.gateway.SqlExecutionException"
-
 // ErrQuit is returned by Execute for QUIT / EXIT: the shell leaves.
 var ErrQuit = errors.New("quit")
 
@@ -821,11 +818,11 @@ func (s *Session) runGraph(ctx context.Context, stmt ast.Statement, out io.Write
 func (s *Session) stopJob(ctx context.Context, st *ast.StopJob, out io.Writer) error {
 	job, err := s.Jobs.Get(st.ID)
 	if err != nil {
-		return sql.Errorf(SqlExecutionException, "Could not stop job %s: %w", st.ID, err)
+		return sql.Errorf(sql.SqlExecutionException, "Could not stop job %s: %w", st.ID, err)
 	}
 	path, err := job.Stop(ctx, st.WithSavepoint)
 	if err != nil {
-		return &sql.Error{Class: SqlExecutionException, Msg: fmt.Sprintf("Could not stop job %s", st.ID), Err: err}
+		return &sql.Error{Class: sql.SqlExecutionException, Msg: fmt.Sprintf("Could not stop job %s", st.ID), Err: err}
 	}
 	// Stop replies once the final checkpoint is taken; the job then winds
 	// down. Report success when it has ended, so SHOW JOBS agrees.

@@ -37,16 +37,12 @@ type TablePathEnv interface {
 	TablePath(id connectors.ObjectIdentifier) string
 }
 
-// SqlValidatorException is Calcite's validator exception class, which
-// Flink's SQL client shows as the root cause of name-resolution errors.
-const SqlValidatorException sql.ExceptionClass = "org.apache.calcite.sql.validate.SqlValidatorException"
-
 // validationErr builds Flink's two-level validation failure: "SQL
 // validation failed. From line L, column C to line L, column C2: msg",
-// caused by a SqlValidatorException carrying msg alone.
+// caused by a sql.SqlValidatorException carrying msg alone.
 func validationErr(from ast.Pos, width int, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	cause := &sql.Error{Class: SqlValidatorException, Msg: msg}
+	cause := &sql.Error{Class: sql.SqlValidatorException, Msg: msg}
 	if !from.IsValid() {
 		return &sql.Error{Class: sql.ValidationException, Msg: "SQL validation failed. " + msg, Err: cause}
 	}
@@ -127,7 +123,7 @@ func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef,
 			// OPTIONS('x') or OPTIONS(): Calcite's hint strategy table
 			// (Litmus.THROW) rejects it with Flink's option checker text
 			// instead of ignoring the hint.
-			return nil, sql.Errorf(sql.ExceptionClass("java.lang.AssertionError"),
+			return nil, sql.Errorf(sql.AssertionError,
 				"Hint [OPTIONS] only support non empty key value options")
 		}
 		for _, o := range h.Options {

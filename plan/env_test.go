@@ -48,7 +48,7 @@ func (e *testEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *c
 	t, err := e.cat.GetTable(id.Database, id.Name)
 	if err != nil {
 		if errors.Is(err, catalog.ErrTableNotExist) {
-			return id, nil, &sql.Error{Class: plan.SqlValidatorException,
+			return id, nil, &sql.Error{Class: sql.SqlValidatorException,
 				Msg: fmt.Sprintf("Object '%s' not found", n.Table), Err: err}
 		}
 		return id, nil, err

@@ -22,6 +22,24 @@ const (
 	UnsupportedOperation     ExceptionClass = "java.lang.UnsupportedOperationException"
 	IOException              ExceptionClass = "java.io.IOException"
 	RuntimeException         ExceptionClass = "java.lang.RuntimeException"
+	AssertionError           ExceptionClass = "java.lang.AssertionError"
+
+	// Calcite's validator (unknown columns, functions, type mismatches).
+	SqlValidatorException ExceptionClass = "org.apache.calcite.sql.validate.SqlValidatorException"
+
+	// The catalog's (Flink's org.apache.flink.table.catalog.exceptions).
+	TableAlreadyExistException    ExceptionClass = "org.apache.flink.table.catalog.exceptions.TableAlreadyExistException"
+	TableNotExistException        ExceptionClass = "org.apache.flink.table.catalog.exceptions.TableNotExistException"
+	DatabaseAlreadyExistException ExceptionClass = "org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException"
+	DatabaseNotExistException     ExceptionClass = "org.apache.flink.table.catalog.exceptions.DatabaseNotExistException"
+	DatabaseNotEmptyException     ExceptionClass = "org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException"
+
+	// The SQL client's and the job registry's.
+	SqlExecutionException     ExceptionClass = "org.apache.flink.table.client.gateway.SqlExecutionException"
+	FlinkJobNotFoundException ExceptionClass = "org.apache.flink.runtime.messages.FlinkJobNotFoundException"
+
+	// Paimon's: reading a snapshot that expiration removed.
+	OutOfRangeException ExceptionClass = "org.apache.paimon.utils.OutOfRangeException"
 )
 
 // Error is a user-facing failure with its Flink exception class. It wraps an

@@ -161,7 +161,7 @@ var errExpired = errors.New("snapshot expired")
 // ExpiredError is Paimon's OutOfRangeException for a follow-up snapshot
 // that expiration removed; the message names the way out.
 func ExpiredError(id int64) error {
-	return &sql.Error{Class: "org.apache.paimon.utils.OutOfRangeException",
+	return &sql.Error{Class: sql.OutOfRangeException,
 		Msg: "The snapshot with id " + strconv.FormatInt(id, 10) + " has expired. You can: " +
 			"1. increase the snapshot or changelog expiration time. " +
 			"2. use consumer-id to ensure that unconsumed snapshots will not be expired.", Err: errExpired}
