@@ -743,7 +743,7 @@ func (s *Session) runtimeConfig(name string, resume bool, out io.Writer) (runtim
 	if p == "" {
 		where := filepath.Join(cfg.CheckpointDir, runtime.SanitizeJobName(name))
 		if !s.ResumeAllowFresh {
-			return cfg, sql.Errorf(SqlExecutionException,
+			return cfg, sql.Errorf(sql.SqlExecutionException,
 				"--resume: job '%s' has no completed checkpoint or savepoint under %s. Starting it from scratch would read its sources again and may write their rows twice; run without --resume, or add --allow-fresh to start jobs that have nothing to resume from scratch.",
 				name, where)
 		}

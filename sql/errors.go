@@ -42,6 +42,20 @@ const (
 	OutOfRangeException ExceptionClass = "org.apache.paimon.utils.OutOfRangeException"
 )
 
+// ErrCorrupt is the one marker of bytes that do not decode: keyed state, a
+// BinaryRow, a data file, a deletion vector's bitmap. Each package names its
+// corruption with Corrupt, so errors.Is(err, ErrCorrupt) holds for all of
+// them while their messages stay their own.
+var ErrCorrupt = errors.New("corrupt data")
+
+// Corrupt returns an error with message msg that matches ErrCorrupt.
+func Corrupt(msg string) error { return corruptError(msg) }
+
+type corruptError string
+
+func (e corruptError) Error() string        { return string(e) }
+func (e corruptError) Is(target error) bool { return target == ErrCorrupt }
+
 // Error is a user-facing failure with its Flink exception class. It wraps an
 // optional cause so callers can still use errors.Is / errors.As.
 type Error struct {

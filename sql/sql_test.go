@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -95,5 +97,18 @@ func TestFormatRowAsFlinkPrints(t *testing.T) {
 	// Calcite's double literals and costs: always scientific.
 	if got := JavaScientific(1.5, 64); got != "1.5E0" {
 		t.Errorf("JavaScientific(1.5) = %q, want 1.5E0", got)
+	}
+}
+
+func TestCorruptMatchesOneMarker(t *testing.T) {
+	err := fmt.Errorf("state of op in dir: %w", Corrupt("state: corrupt encoding"))
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("errors.Is(%v, ErrCorrupt) = false", err)
+	}
+	if got := err.Error(); got != "state of op in dir: state: corrupt encoding" {
+		t.Fatalf("message %q: Corrupt must keep its own text", got)
+	}
+	if errors.Is(errors.New("state: corrupt encoding"), ErrCorrupt) {
+		t.Fatal("a plain error matched sql.ErrCorrupt")
 	}
 }

@@ -186,6 +186,9 @@ func TestLint(t *testing.T) {
 
 	t.Run("staticcheck", func(t *testing.T) {
 		t.Parallel()
+		if testing.Short() {
+			t.Skip("-short: staticcheck takes minutes")
+		}
 		bin := buildTool(t, staticcheckPkg)
 		out := run(t, root, bin, "./...")
 	findings:
@@ -202,6 +205,9 @@ func TestLint(t *testing.T) {
 
 	t.Run("deadcode", func(t *testing.T) {
 		t.Parallel()
+		if testing.Short() {
+			t.Skip("-short: deadcode takes minutes")
+		}
 		bin := buildTool(t, deadcodePkg)
 		out := run(t, root, bin, "-test", "./...")
 		for _, l := range lines(out) {

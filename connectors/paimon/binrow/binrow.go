@@ -26,7 +26,6 @@ package binrow
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -36,7 +35,7 @@ import (
 )
 
 // ErrCorrupt marks bytes that are not a valid BinaryRow for the given types.
-var ErrCorrupt = errors.New("corrupt BinaryRow")
+var ErrCorrupt = sql.Corrupt("corrupt BinaryRow") // matches sql.ErrCorrupt
 
 // NullBitsSize is the size of the null-bit region (header included) of a row
 // with the given arity.

@@ -8,7 +8,6 @@ package dv
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // Vector marks the deleted row positions (0-based) of one data file.
@@ -25,7 +26,7 @@ type Vector interface {
 }
 
 // ErrCorrupt is wrapped when a deletion vector cannot be decoded.
-var ErrCorrupt = errors.New("corrupt deletion vector")
+var ErrCorrupt = sql.Corrupt("corrupt deletion vector") // matches sql.ErrCorrupt
 
 // Magic numbers: BitmapDeletionVector.MAGIC_NUMBER (stored big-endian)
 // and Bitmap64DeletionVector.MAGIC_NUMBER (stored little-endian, which is

@@ -921,7 +921,7 @@ func (a *arena) str(b []byte) string {
 }
 
 // ErrCorrupt is wrapped when a data file cannot be decoded.
-var ErrCorrupt = errors.New("corrupt data file")
+var ErrCorrupt = sql.Corrupt("corrupt data file") // matches sql.ErrCorrupt
 
 // recoverCorrupt turns a panic of the Parquet library on malformed input
 // into an error naming the file; it must be called directly by defer.

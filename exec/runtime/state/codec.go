@@ -9,7 +9,6 @@ package state
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 
@@ -38,7 +37,7 @@ const (
 )
 
 // ErrCorrupt marks state bytes that do not decode.
-var ErrCorrupt = errors.New("state: corrupt encoding")
+var ErrCorrupt = sql.Corrupt("state: corrupt encoding") // matches sql.ErrCorrupt
 
 // Encoder appends values to a byte buffer. The zero value is ready to use.
 type Encoder struct {
