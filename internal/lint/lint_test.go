@@ -118,6 +118,10 @@ var exceptions = []exception{
 	// exec resolves Paimon system tables and table paths (planner.go) and
 	// runs Paimon's procedures (procedures.go) itself.
 	{"exec", "connectors/paimon", "system tables, table paths, procedures (issue 21.1)"},
+	// exec/dryrun.go: `sqlrun explain` runs DDL against a copy-on-write
+	// overlay of a Paimon warehouse.
+	{"exec", "connectors/paimon/fs", "explain's overlay filesystem (issue 21.1)"},
+	{"exec", "connectors/paimon/warehouse", "explain's overlay warehouse (issue 21.1)"},
 
 	// cmd/sqlrun: `sqlrun compact` calls Paimon directly; the shell and the
 	// script runner use the runtime, the vocabulary and the parser under exec.
@@ -125,7 +129,10 @@ var exceptions = []exception{
 	{"cmd/sqlrun", "connectors/paimon", "`sqlrun compact` (issue 21.1)"},
 	{"cmd/sqlrun", "connectors/paimon/fs", "`sqlrun compact` table path (issue 21.1)"},
 	{"cmd/sqlrun", "connectors/paimon/warehouse", "`sqlrun compact` table path (issue 21.1)"},
+	{"cmd/sqlrun", "connectors/paimon/table", "removing Paimon's scratch directories on exit (issue 21.1)"},
 	{"cmd/sqlrun", "exec/runtime", "job status and control (issue 21.1)"},
+	{"cmd/sqlrun", "plan", "`sqlrun explain --dot` takes the physical plan (issue 21.1)"},
+	{"cmd/sqlrun", "plan/dot", "`sqlrun explain --dot` draws it (issue 21.1)"},
 	{"cmd/sqlrun", "sql/ast", "statement kinds (issue 21.1)"},
 	{"cmd/sqlrun", "sql/parser", "statement splitting (issue 21.1)"},
 }
