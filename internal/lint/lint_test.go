@@ -128,7 +128,6 @@ var exceptions = []exception{
 	{"cmd/sqlrun", "connectors", "options and errors of the SPI (issue 21.1)"},
 	{"cmd/sqlrun", "connectors/paimon", "`sqlrun compact` (issue 21.1)"},
 	{"cmd/sqlrun", "connectors/paimon/fs", "`sqlrun compact` table path (issue 21.1)"},
-	{"cmd/sqlrun", "connectors/paimon/warehouse", "`sqlrun compact` table path (issue 21.1)"},
 	{"cmd/sqlrun", "connectors/paimon/table", "removing Paimon's scratch directories on exit (issue 21.1)"},
 	{"cmd/sqlrun", "exec/runtime", "job status and control (issue 21.1)"},
 	{"cmd/sqlrun", "plan", "`sqlrun explain --dot` takes the physical plan (issue 21.1)"},
