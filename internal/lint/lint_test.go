@@ -103,8 +103,8 @@ var rules = []rule{
 
 // exception is an import that breaks a rule today and is known: each names
 // the work that removes it (issue 21 item 1, one connector boundary). The
-// test reports every exception still present and fails on one that is gone,
-// so the list only shrinks.
+// test reports every exception still present and logs one that is gone (to
+// be removed from the list); a new violation fails.
 type exception struct {
 	from, to string
 	why      string
@@ -347,7 +347,9 @@ func checkImports(t *testing.T, pkgs []goPackage) {
 	}
 	sort.Strings(stale)
 	for _, s := range stale {
-		t.Errorf("exception %s no longer occurs: remove it from the table", s)
+		// Logged, not failed, while issue 21.1 removes these imports in
+		// parallel work: a cleanup elsewhere must not turn this test red.
+		t.Logf("exception %s no longer occurs: remove it from the table", s)
 	}
 }
 
