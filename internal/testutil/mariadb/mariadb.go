@@ -102,8 +102,16 @@ func StartServer() (*Server, error) {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	s := &Server{Host: "127.0.0.1", User: User, Password: Password, dir: dir, bin: bin}
-	args := []string{"--no-defaults", "--datadir=" + s.dataDir(), "--auth-root-authentication-method=normal",
-		"--skip-test-db"}
+	// Its own tmpdir: the bootstrap's Aria temp tables are named by pid, and
+	// on a machine where many test binaries start servers at once a shared
+	// /tmp saw one of them vanish under mariadb-install-db ("Error on
+	// delete of '/tmp/#sql-temptable-...'").
+	if err := os.Mkdir(s.tmpDir(), 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("create tmp dir: %w", err)
+	}
+	args := []string{"--no-defaults", "--datadir=" + s.dataDir(), "--tmpdir=" + s.tmpDir(),
+		"--auth-root-authentication-method=normal", "--skip-test-db"}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
@@ -197,11 +205,12 @@ func freePort() (int, error) {
 
 func (s *Server) dataDir() string { return filepath.Join(s.dir, "data") }
 func (s *Server) socket() string  { return filepath.Join(s.dir, "sock") }
+func (s *Server) tmpDir() string  { return filepath.Join(s.dir, "tmp") }
 
 // startProcess launches mariadbd in its own process group and waits until
 // it accepts connections.
 func (s *Server) startProcess() error {
-	args := []string{"--no-defaults", "--datadir=" + s.dataDir(),
+	args := []string{"--no-defaults", "--datadir=" + s.dataDir(), "--tmpdir=" + s.tmpDir(),
 		"--port=" + strconv.Itoa(s.Port), "--bind-address=127.0.0.1", "--socket=" + s.socket(),
 		"--pid-file=" + filepath.Join(s.dir, "mariadbd.pid"),
 		"--log-error=" + filepath.Join(s.dir, "error.log"),
