@@ -39,6 +39,9 @@ type Commit struct {
 	names    *manifest.Names
 	// LastSnapshots lists the snapshot ids the last call created.
 	LastSnapshots []int64
+	// AbandonedCompaction reports that the last Commit re-committed an
+	// identifier whose compaction conflicted and gave the compaction up.
+	AbandonedCompaction bool
 }
 
 // NewCommit creates a committer for commitUser (a UUID per job).
@@ -108,7 +111,7 @@ type pendingCommit struct {
 // snapshot (if there are new files or changelog) and a COMPACT snapshot (if
 // there are compaction changes).
 func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64) error {
-	c.LastSnapshots = nil
+	c.LastSnapshots, c.AbandonedCompaction = nil, false
 	last, err := c.latestOwn()
 	if err != nil {
 		return fmt.Errorf("paimon commit %d of %s: %w", identifier, c.t.Root, err)
@@ -139,7 +142,18 @@ func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64
 	}
 	if len(cmp.entries)+len(cmp.changelog) > 0 {
 		if err := c.tryCommit(identifier, &cmp); err != nil {
-			return err
+			if !appendDone || !errors.Is(err, ErrCommitConflict) {
+				return err
+			}
+			// A re-commit whose APPEND snapshot landed and whose
+			// compaction conflicts (another writer compacted the same
+			// files): the compaction is given up, as Paimon's
+			// filterCommitted skips a committable once its identifier is
+			// committed. The appended data is in the table; the
+			// compaction's files are orphans; restored writers start from
+			// the latest snapshot, and level-0 files get their changelog
+			// when compacted again.
+			c.AbandonedCompaction = true
 		}
 	}
 	c.expire()
