@@ -13,8 +13,38 @@ import (
 // SHOW JOBS, STOP JOB and the graceful stop of a script. Query (SELECT)
 // jobs are not registered: they live as long as their result view.
 type Jobs struct {
-	mu   sync.Mutex
-	jobs []*runtime.Job
+	mu      sync.Mutex
+	jobs    []*runtime.Job
+	origins map[string]string // job id → "file:line" of its statement
+}
+
+// JobFailure is a job's failure as WaitAll reports it: which job, and
+// where in the script the statement that started it is.
+type JobFailure struct {
+	Job *runtime.Job
+	// Origin is "file:line" of the statement, "" when unknown (the shell).
+	Origin string
+	Err    error
+}
+
+func (f *JobFailure) Error() string { return f.Err.Error() }
+func (f *JobFailure) Unwrap() error { return f.Err }
+
+// SetOrigin records where the statement that started job id is.
+func (j *Jobs) SetOrigin(id, origin string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.origins == nil {
+		j.origins = map[string]string{}
+	}
+	j.origins[id] = origin
+}
+
+// Origin is "file:line" of the statement that started job id, or "".
+func (j *Jobs) Origin(id string) string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.origins[id]
 }
 
 // Add registers a started job.
@@ -53,7 +83,8 @@ func (j *Jobs) Running() []*runtime.Job {
 }
 
 // WaitAll waits for every registered job to end and returns the first
-// failure (a cancelled job is not a failure).
+// failure in submission order as a *JobFailure (a cancelled job is not a
+// failure).
 func (j *Jobs) WaitAll(ctx context.Context) error {
 	var first error
 	for _, job := range j.List() {
@@ -62,7 +93,7 @@ func (j *Jobs) WaitAll(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if err != nil && !errors.Is(err, context.Canceled) && first == nil {
-			first = err
+			first = &JobFailure{Job: job, Origin: j.Origin(job.ID), Err: err}
 		}
 	}
 	return first

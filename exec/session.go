@@ -80,6 +80,9 @@ type Session struct {
 
 	mu       sync.Mutex
 	jobNames map[string]int
+	// origin is "file:line" of the statement ExecuteScript runs, recorded
+	// with the jobs it starts so their failures can name it.
+	origin string
 
 	metrics     *http.Server
 	metricsAddr string
@@ -151,7 +154,9 @@ func (s *Session) ExecuteScript(ctx context.Context, text, file string, out io.W
 		s.echo(out, p.Text)
 		stmt, err := parser.Parse(p.Text)
 		if err == nil {
+			s.origin = fmt.Sprintf("%s:%d", file, p.StartLine)
 			err = s.Execute(ctx, stmt, out)
+			s.origin = ""
 			if errors.Is(err, ErrQuit) {
 				return err
 			}
@@ -797,6 +802,9 @@ func (s *Session) runGraph(ctx context.Context, stmt ast.Statement, out io.Write
 		return err
 	}
 	s.Jobs.Add(job)
+	if s.origin != "" {
+		s.Jobs.SetOrigin(job.ID, s.origin)
+	}
 	if !s.Config.DMLSync() {
 		fmt.Fprintln(out, MsgSubmitted)
 		fmt.Fprintf(out, "Job ID: %s\n\n", job.ID)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -194,7 +195,9 @@ INSERT INTO sink SELECT * FROM src;
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, "-f", f)
-	if code != 1 || !strings.Contains(errOut, "job failed") {
+	// The failure names the statement's line and the job (issue 23
+	// finding 7: it named no line).
+	if code != 1 || !regexp.MustCompile(regexp.QuoteMeta(f)+`:4: job failed: .+ \(job [0-9a-f]{32}, insert-into_default_catalog\.default_database\.sink\)\n`).MatchString(errOut) {
 		t.Fatalf("exit %d, stderr %q:\n%s", code, errOut, out)
 	}
 }

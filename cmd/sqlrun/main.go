@@ -204,9 +204,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runInit runs an init script before the shell or script. As in Flink,
 // its statements' output is not shown; success prints "Successfully
-// initialized from sql script: f", failure Flink's message — and, unlike
-// Flink (which points to its log), the error block of the failing
-// statement, since sqlrun keeps no log.
+// initialized from sql script: f". On failure Flink points to its log;
+// sqlrun keeps none, so it prints the failing statement's error block and
+// says where that statement is instead.
 func runInit(s *exec.Session, file string, stdout, stderr io.Writer) int {
 	text, err := os.ReadFile(file)
 	if err != nil {
@@ -219,7 +219,12 @@ func runInit(s *exec.Session, file string, stdout, stderr io.Writer) int {
 		if i := strings.LastIndex(out, exec.MsgErrorPrefix); i >= 0 {
 			fmt.Fprint(stdout, out[i:])
 		}
-		fmt.Fprintf(stdout, "Failed to initialize from sql script: %s. Please refer to the LOG for detailed error messages.\n", file)
+		where := file
+		var se *exec.StatementError
+		if errors.As(err, &se) {
+			where = fmt.Sprintf("%s:%d", file, se.Line)
+		}
+		fmt.Fprintf(stdout, "Failed to initialize from sql script: %s. The statement at %s failed with the error above.\n", file, where)
 		reportStatementError(stderr, err)
 		return exitFailed
 	}
@@ -299,7 +304,7 @@ func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-cha
 		<-progressDone
 		if err != nil && !wasSignalled() {
 			fmt.Fprint(stdout, exec.FormatError(err))
-			fmt.Fprintf(stderr, "sqlrun: %s: job failed\n", name)
+			reportJobFailure(stderr, name, err)
 			return exitFailed
 		}
 	}
@@ -307,6 +312,26 @@ func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-cha
 		return stopJobs(s, stdout, stderr, true)
 	}
 	return exitOK
+}
+
+// reportJobFailure names the failed job and the script line of the
+// statement that started it: "sqlrun: job.sql:12: job failed: <cause>
+// (job <id>, <name>)".
+func reportJobFailure(stderr io.Writer, script string, err error) {
+	var jf *exec.JobFailure
+	if !errors.As(err, &jf) {
+		fmt.Fprintf(stderr, "sqlrun: %s: job failed: %v\n", script, err)
+		return
+	}
+	where := jf.Origin
+	if where == "" {
+		where = script
+	}
+	msg := jf.Err.Error()
+	if rc := sql.RootCause(jf.Err); rc != nil {
+		msg = rc.Msg
+	}
+	fmt.Fprintf(stderr, "sqlrun: %s: job failed: %s (job %s, %s)\n", where, msg, jf.Job.ID, jf.Job.Name)
 }
 
 // progressInterval is how often the status is drawn: every second in

@@ -118,7 +118,11 @@ func TestScriptQueryNeedsTableau(t *testing.T) {
 func TestInitScriptFailure(t *testing.T) {
 	f := writeScript(t, "SET 'parallelism.default' = 'x';\n")
 	code, out, _ := runCLI(t, "-i", f, "-e", "SHOW TABLES;")
-	if code != 1 || !strings.Contains(out, "Failed to initialize from sql script: "+f+". Please refer to the LOG for detailed error messages.") {
+	// sqlrun keeps no log: the message points to the error it printed and
+	// the statement's line, not to a LOG (issue 23 finding 7).
+	if code != 1 || !strings.Contains(out, "[ERROR] Could not execute SQL statement. Reason:\n") ||
+		!strings.Contains(out, "Failed to initialize from sql script: "+f+". The statement at "+f+":1 failed with the error above.\n") ||
+		strings.Contains(out, "LOG") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
