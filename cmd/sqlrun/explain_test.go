@@ -81,7 +81,7 @@ INSERT INTO scratch.n SELECT * FROM t;
 CALL sys.delete_tag('default.t', 'keep');
 CALL sys.compact('default.t');
 DELETE FROM t WHERE id = 1;
-ALTER TABLE t SET ('snapshot.num-retained.max' = '1');
+ALTER TABLE t SET ('snapshot.num-retained.max' = '50');
 DROP TABLE t;
 CREATE TABLE t (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1');
 INSERT INTO t SELECT id, v FROM scratch.n;

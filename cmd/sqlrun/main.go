@@ -232,6 +232,9 @@ func runInit(s *exec.Session, file string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// reportStatementError is the one-line summary on stderr of a failure
+// whose full error block went to stdout: "sqlrun: file:line: statement
+// failed: <first line of the cause>".
 func reportStatementError(stderr io.Writer, err error) {
 	var se *exec.StatementError
 	if errors.As(err, &se) {
@@ -239,10 +242,19 @@ func reportStatementError(stderr io.Writer, err error) {
 		if rc := sql.RootCause(se.Err); rc != nil {
 			msg = rc.Msg
 		}
-		fmt.Fprintf(stderr, "sqlrun: %s:%d: statement failed: %s\n", se.File, se.Line, msg)
+		fmt.Fprintf(stderr, "sqlrun: %s:%d: statement failed: %s\n", se.File, se.Line, firstLine(msg))
 		return
 	}
-	fmt.Fprintf(stderr, "sqlrun: %v\n", err)
+	fmt.Fprintf(stderr, "sqlrun: %s\n", firstLine(err.Error()))
+}
+
+// firstLine shortens a multi-line message (Flink's option lists) to its
+// first line: the whole text is in the error block, printed once.
+func firstLine(msg string) string {
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		return strings.TrimSpace(msg[:i]) + " (the full message is in the error above)"
+	}
+	return msg
 }
 
 // runScript is -f / -e: run the statements, then wait for the jobs they
@@ -331,7 +343,7 @@ func reportJobFailure(stderr io.Writer, script string, err error) {
 	if rc := sql.RootCause(jf.Err); rc != nil {
 		msg = rc.Msg
 	}
-	fmt.Fprintf(stderr, "sqlrun: %s: job failed: %s (job %s, %s)\n", where, msg, jf.Job.ID, jf.Job.Name)
+	fmt.Fprintf(stderr, "sqlrun: %s: job failed: %s (job %s, %s)\n", where, firstLine(msg), jf.Job.ID, jf.Job.Name)
 }
 
 // progressInterval is how often the status is drawn: every second in

@@ -241,3 +241,17 @@ func TestQuickstart(t *testing.T) {
 		}
 	}
 }
+
+// A long multi-line message (Flink's list of supported options) is printed
+// once, in the error block on stdout; stderr's summary keeps its first
+// line (issue 23 finding 7: the list was printed on both).
+func TestLongErrorPrintedOnce(t *testing.T) {
+	f := writeScript(t, "CREATE TABLE d (id INT) WITH ('connector' = 'datagen', 'bogus' = '1');\nEXPLAIN SELECT * FROM d;\n")
+	code, out, errOut := runCLI(t, "-f", f)
+	if code != 1 || !strings.Contains(out, "Supported options:\n\nconnector\nfields.*\n") {
+		t.Fatalf("exit %d, stdout:\n%s", code, out)
+	}
+	if want := "sqlrun: " + f + ":2: statement failed: Unsupported options found for 'datagen'. (the full message is in the error above)\n"; errOut != want {
+		t.Fatalf("stderr %q, want %q", errOut, want)
+	}
+}
