@@ -53,6 +53,15 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 		if err != nil {
 			return nil, err
 		}
+		if m, ok := permutationOverScan(in); ok {
+			if g, aggs, ok := remapAggregate(r.Group, r.Aggs, m); ok {
+				// AggregateProjectMergeRule: a projection that only
+				// reorders the scan's fields merges into the aggregate.
+				merged := *r
+				merged.Group, merged.Aggs = g, aggs
+				r, in = &merged, in.input()
+			}
+		}
 		if !b.streaming && twoPhaseEligible(r.Aggs) {
 			return batchAggregate(in, r), nil
 		}
@@ -861,6 +870,49 @@ func strongOperand(e Expr) bool {
 		}
 	}
 	return false
+}
+
+// permutationOverScan reports a Calc without condition whose expressions
+// are every field of the scan below it, reordered: m maps the Calc's
+// fields to the scan's.
+func permutationOverScan(in *Rel) ([]int, bool) {
+	if in.Kind != Calc || in.Cond != nil || in.input().Kind != TableSourceScan ||
+		len(in.Exprs) != len(in.input().Names) {
+		return nil, false
+	}
+	m := make([]int, len(in.Exprs))
+	seen := map[int]bool{}
+	for i, e := range in.Exprs {
+		ref, ok := e.(*InputRef)
+		if !ok || seen[ref.Index] || in.Names[i] != in.input().Names[ref.Index] {
+			return nil, false
+		}
+		seen[ref.Index] = true
+		m[i] = ref.Index
+	}
+	return m, true
+}
+
+// remapAggregate rewrites an aggregate's group and arguments through m; the
+// group must stay in ascending order, as Calcite's group set keeps it (else
+// the merge would need a projection on top, which Flink's plans then show).
+func remapAggregate(group []int, aggs []AggCall, m []int) ([]int, []AggCall, bool) {
+	g := make([]int, len(group))
+	for i, f := range group {
+		g[i] = m[f]
+		if i > 0 && g[i] <= g[i-1] {
+			return nil, nil, false
+		}
+	}
+	out := make([]AggCall, len(aggs))
+	for i, a := range aggs {
+		a.Args = append([]int(nil), a.Args...)
+		for j, f := range a.Args {
+			a.Args[j] = m[f]
+		}
+		out[i] = a
+	}
+	return g, out, true
 }
 
 // emptyValues is Flink's Values(tuples=[[]]) with r's row type.
