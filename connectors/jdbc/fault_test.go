@@ -375,17 +375,19 @@ func TestIntervalFlushReconnectsAndFails(t *testing.T) {
 	}
 	s := mariadb.Start(t)
 	db := ordersDB(t, s)
-	sink := newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "50ms", OptSinkMaxRetries, "8"))
-	w := openWriter(t, sink, func(o *ExecutionOptions) { o.RetryUnit = 300 * time.Millisecond })
+	// A budget (sleeps 0, 0.5, ... 5.5 s = 33 s) that outlasts a restart
+	// even on a loaded machine.
+	sink := newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "50ms", OptSinkMaxRetries, "12"))
+	w := openWriter(t, sink, func(o *ExecutionOptions) { o.RetryUnit = 500 * time.Millisecond })
 	write(t, w, order(sql.Insert, 1, "1.00", "A"))
 	waitFor(t, 10*time.Second, "the first row", func() bool { return s.Table(t, db, "orders_rt") == "1, 1.00, A\n" })
 
-	// Outage within the budget (sleeps 0, 0.3, 0.6, ... 2.1 s = 8.4 s).
+	// Outage within the budget.
 	s.Stop(t)
 	write(t, w, order(sql.UpdateAfter, 1, "2.00", "B"))
 	waitFor(t, 20*time.Second, "a failed timer flush", func() bool { return w.Stats().Failures >= 1 })
 	s.Resume(t)
-	waitFor(t, 30*time.Second, "the row after the restart", func() bool { return s.Table(t, db, "orders_rt") == "1, 2.00, B\n" })
+	waitFor(t, time.Minute, "the row after the restart", func() bool { return s.Table(t, db, "orders_rt") == "1, 2.00, B\n" })
 	select {
 	case err := <-w.Failed():
 		t.Fatalf("writer failed although the server came back within the retry budget: %v", err)
@@ -395,21 +397,24 @@ func TestIntervalFlushReconnectsAndFails(t *testing.T) {
 		t.Fatalf("no reconnect counted: %+v", st)
 	}
 
-	// Outage beyond the budget: the failure is reported without any call.
+	// Outage beyond the budget of a second writer (sleeps 0, 0.1 s): the
+	// failure is reported without any call.
+	w2 := openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db, OptSinkInterval, "50ms", OptSinkMaxRetries, "2")),
+		func(o *ExecutionOptions) { o.RetryUnit = 100 * time.Millisecond })
 	s.Stop(t)
-	write(t, w, order(sql.Insert, 2, "3.00", "C"), order(sql.Insert, 3, "4.00", "D"))
+	write(t, w2, order(sql.Insert, 2, "3.00", "C"), order(sql.Insert, 3, "4.00", "D"))
 	var err error
 	select {
-	case err = <-w.Failed():
+	case err = <-w2.Failed():
 	case <-time.After(2 * time.Minute):
 		t.Fatal("a timer flush that failed for good was never reported")
 	}
 	noPassword(t, s, err)
 	root := sql.RootCause(err)
-	if root == nil || !strings.Contains(root.Msg, "JDBC UPSERT on table 'orders_rt' failed after 9 attempt(s) (sink.max-retries=8), 2 buffered row(s) not written") {
+	if root == nil || !strings.Contains(root.Msg, "JDBC UPSERT on table 'orders_rt' failed after 3 attempt(s) (sink.max-retries=2), 2 buffered row(s) not written") {
 		t.Fatalf("failure: %v", err)
 	}
-	if _, _, err := w.Snapshot(context.Background(), 1); err == nil {
+	if _, _, err := w2.Snapshot(context.Background(), 1); err == nil {
 		t.Fatal("a checkpoint after the failure succeeded")
 	}
 	s.Resume(t)
