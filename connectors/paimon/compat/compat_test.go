@@ -62,6 +62,9 @@ CREATE TABLE t_app (id INT, s STRING, d38 DECIMAL(38, 2)) WITH ('bucket' = '2', 
 INSERT INTO t_app VALUES (1, 'p', -7.00), (2, 'q', 8.00), (3, NULL, NULL);
 CREATE TABLE t_unaware (id INT, s STRING);
 INSERT INTO t_unaware VALUES (1, 'u'), (2, NULL);
+CREATE TABLE t_delta (id INT, s STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('bucket' = '1', 'sqlrun.parquet.string-encoding' = 'delta-length-byte-array');
+INSERT INTO t_delta VALUES (1, 'only'), (2, 'Paimon 1.2+');
 `
 
 // paimon10Encodings are the encodings Paimon 1.0/1.1's Parquet reader
@@ -366,13 +369,23 @@ func checkType(t *testing.T, where string, n *node, typ json.RawMessage, id, bas
 }
 
 func checkFile(t *testing.T, rel string, ts *tableSchema, f *duckFile) {
-	// 1. Encodings every Paimon 1.x reads.
+	// 1. Encodings every Paimon 1.x reads — except in t_delta, whose
+	// option asks for DELTA_LENGTH_BYTE_ARRAY strings (Paimon 1.2+): there
+	// the rule must fire.
+	delta := strings.HasPrefix(rel, "t_delta"+string(filepath.Separator))
+	refused := 0
 	for _, c := range f.Chunks {
 		for _, e := range strings.Split(str(c["encodings"]), ", ") {
 			if !paimon10Encodings[e] {
+				refused++
+			}
+			if !paimon10Encodings[e] && !delta {
 				t.Errorf("%s column %s: encoding %s, which Paimon 1.0's reader refuses (AbstractColumnReader: Unsupported encoding)", rel, c["path_in_schema"], e)
 			}
 		}
+	}
+	if delta && refused == 0 {
+		t.Errorf("%s: 'sqlrun.parquet.string-encoding' = 'delta-length-byte-array' wrote no DELTA_LENGTH_BYTE_ARRAY column", rel)
 	}
 	// 2. Schema: Paimon's message, its field ids and types.
 	tree := buildTree(f.Schema)
