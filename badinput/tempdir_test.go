@@ -40,7 +40,7 @@ func TestTempDirsRemoved(t *testing.T) {
 	job := func(fail bool) string {
 		expr := "id % 100"
 		if fail {
-			expr = "id % 100 + 10 / (id - 1500)" // fails after a few checkpoints
+			expr = "id % 100 + 10 / (id - 5000)" // fails after 5 s, many checkpoints in
 		}
 		return setup + `SET 'execution.checkpointing.interval' = '100ms';
 CREATE TEMPORARY TABLE g (id BIGINT, v STRING) WITH ('connector' = 'datagen', 'rows-per-second' = '1000',
