@@ -5,85 +5,43 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// Configuration keys the session reads itself. The runtime reads its own
-// keys (execution.checkpointing.*, state.*, restart-strategy*, ...) from
-// Config.Map.
+// Configuration keys the session reads itself, declared in package config.
 const (
-	KeyRuntimeMode          = "execution.runtime-mode"
-	KeyParallelism          = "parallelism.default"
-	KeyCheckpointInterval   = "execution.checkpointing.interval"
-	KeyNumRetained          = "execution.checkpointing.num-retained"
-	KeyCheckpointDir        = "state.checkpoints.dir"
-	KeySavepointDir         = "state.savepoints.dir"
-	KeySavepointPath        = "execution.savepoint.path"
-	KeyIgnoreUnclaimed      = "execution.savepoint.ignore-unclaimed-state"
-	KeyDMLSync              = "table.dml-sync"
-	KeyResultMode           = "sql-client.execution.result-mode"
-	KeyPrintTimeCost        = "sql-client.display.print-time-cost"
-	KeyMaxColumnWidth       = "table.display.max-column-width"
-	KeyUpsertMaterialize    = "table.exec.sink.upsert-materialize"
-	KeyCDCDuplicate         = "table.exec.source.cdc-events-duplicate"
-	KeyNotNullEnforcer      = "table.exec.sink.not-null-enforcer"
-	KeyPipelineName         = "pipeline.name"
-	KeyRestartStrategy      = "restart-strategy.type"
-	KeyRestartStrategyOld   = "restart-strategy"
-	KeyRestartAttempts      = "restart-strategy.fixed-delay.attempts"
-	KeyRestartDelay         = "restart-strategy.fixed-delay.delay"
-	KeyPromPort             = "metrics.reporter.prom.port"
-	KeyLocalTimeZone        = "table.local-time-zone"
-	KeyMaxRowsTableMode     = "sql-client.execution.max-table-result.rows"
-	KeyExecutionCheckpointM = "execution.checkpointing.mode"
+	KeyRuntimeMode          = config.KeyRuntimeMode
+	KeyParallelism          = config.KeyParallelism
+	KeyCheckpointInterval   = config.KeyCheckpointInterval
+	KeyNumRetained          = config.KeyNumRetained
+	KeyCheckpointDir        = config.KeyCheckpointDir
+	KeySavepointDir         = config.KeySavepointDir
+	KeySavepointPath        = config.KeySavepointPath
+	KeyIgnoreUnclaimed      = config.KeyIgnoreUnclaimed
+	KeyDMLSync              = config.KeyDMLSync
+	KeyResultMode           = config.KeyResultMode
+	KeyPrintTimeCost        = config.KeyPrintTimeCost
+	KeyMaxColumnWidth       = config.KeyMaxColumnWidth
+	KeyUpsertMaterialize    = config.KeyUpsertMaterialize
+	KeyCDCDuplicate         = config.KeyCDCDuplicate
+	KeyNotNullEnforcer      = config.KeyNotNullEnforcer
+	KeyPipelineName         = config.KeyPipelineName
+	KeyRestartStrategy      = config.KeyRestartStrategy
+	KeyRestartStrategyOld   = config.KeyRestartStrategyOld
+	KeyRestartAttempts      = config.KeyRestartAttempts
+	KeyRestartDelay         = config.KeyRestartDelay
+	KeyPromPort             = config.KeyPromPort
+	KeyLocalTimeZone        = config.KeyLocalTimeZone
+	KeyMaxRowsTableMode     = config.KeyMaxRowsTableMode
+	KeyExecutionCheckpointM = config.KeyExecutionCheckpointM
 )
 
-// ConfigOptions are the keys sqlrun knows, with Flink's names, types and
-// defaults. SET accepts any key, as Flink does (connectors and the
-// runtime may read keys not listed here), but a known key's value must
-// parse as its type. They also feed the shell's tab completion.
-var ConfigOptions = []connectors.Option{
-	{Key: KeyRuntimeMode, Type: connectors.Enum, Default: "streaming", Enum: []string{"streaming", "batch", "automatic"},
-		Description: "Runtime execution mode of DataStream programs."},
-	{Key: KeyParallelism, Type: connectors.Int, Default: "1", Description: "Default parallelism of operators."},
-	{Key: KeyCheckpointInterval, Type: connectors.Duration,
-		Description: "Interval between checkpoints; checkpointing is off when unset."},
-	{Key: KeyExecutionCheckpointM, Type: connectors.Enum, Default: "EXACTLY_ONCE", Enum: []string{"EXACTLY_ONCE", "AT_LEAST_ONCE"},
-		Description: "Checkpointing mode (sqlrun always aligns barriers)."},
-	{Key: KeyNumRetained, Type: connectors.Int, Default: "1", Description: "Number of completed checkpoints to retain."},
-	{Key: KeyCheckpointDir, Type: connectors.String,
-		Description: "Directory for checkpoints; default $XDG_DATA_HOME/sqlrun/checkpoints or ~/.local/share/sqlrun/checkpoints."},
-	{Key: KeySavepointDir, Type: connectors.String, Description: "Default directory for savepoints."},
-	{Key: KeySavepointPath, Type: connectors.String, Description: "Checkpoint or savepoint the next job restores from."},
-	{Key: KeyIgnoreUnclaimed, Type: connectors.Bool, Default: "false",
-		Description: "Allow restoring a savepoint with state no operator claims."},
-	{Key: KeyDMLSync, Type: connectors.Bool, Default: "false", Description: "Wait for INSERT jobs to finish."},
-	{Key: KeyResultMode, Type: connectors.Enum, Default: "table", Enum: []string{"table", "changelog", "tableau"},
-		Description: "How the shell shows query results."},
-	{Key: KeyPrintTimeCost, Type: connectors.Bool, Default: "true", Description: "Print the query time in tableau mode."},
-	{Key: KeyMaxColumnWidth, Type: connectors.Int, Default: "30",
-		Description: "Maximum width of a column in tableau results; longer values are cut with '...'."},
-	{Key: KeyMaxRowsTableMode, Type: connectors.Int, Default: "1000000",
-		Description: "Rows the table result mode keeps."},
-	{Key: KeyUpsertMaterialize, Type: connectors.Enum, Default: "AUTO", Enum: []string{"NONE", "AUTO", "FORCE"},
-		Description: "Add a SinkUpsertMaterializer in front of upsert sinks."},
-	{Key: KeyCDCDuplicate, Type: connectors.Bool, Default: "false",
-		Description: "CDC sources may produce duplicate events (adds ChangelogNormalize)."},
-	{Key: "table.exec.state.ttl", Type: connectors.Duration, Default: "0 ms",
-		Description: "State retention; sqlrun keeps state forever and reads this only to let ChangelogNormalize forward duplicates when it is set."},
-	{Key: KeyNotNullEnforcer, Type: connectors.Enum, Default: "ERROR", Enum: []string{"ERROR", "DROP"},
-		Description: "What to do with a NULL for a NOT NULL sink column."},
-	{Key: KeyPipelineName, Type: connectors.String, Description: "Name of the next job (also its checkpoint directory)."},
-	{Key: KeyRestartStrategy, Type: connectors.String, FallbackKeys: []string{KeyRestartStrategyOld},
-		Description: "none or fixed-delay."},
-	{Key: KeyRestartStrategyOld, Type: connectors.String, Description: "Deprecated name of restart-strategy.type."},
-	{Key: KeyRestartAttempts, Type: connectors.Int, Default: "1", Description: "Restarts before a job fails."},
-	{Key: KeyRestartDelay, Type: connectors.Duration, Default: "1 s", Description: "Delay between restarts."},
-	{Key: KeyPromPort, Type: connectors.String, Description: "Port (or range) of the Prometheus metrics endpoint."},
-	{Key: KeyLocalTimeZone, Type: connectors.String, Default: "default", Description: "Session time zone."},
-}
+// ConfigOptions are the keys sqlrun knows (config.Options): SET checks a
+// known key's value against its type; the shell completes them.
+var ConfigOptions = config.Options
 
 var optionByKey = func() map[string]connectors.Option {
 	m := map[string]connectors.Option{}

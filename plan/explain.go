@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -517,7 +518,7 @@ func (pl *Plan) JSONPlan() string {
 		preds       []pred
 	}
 	defaultP := 1
-	if v, err := strconv.Atoi(strings.TrimSpace(pl.Config["parallelism.default"])); err == nil && v > 0 {
+	if v, err := strconv.Atoi(strings.TrimSpace(pl.Config[config.KeyParallelism])); err == nil && v > 0 {
 		defaultP = v
 	}
 	var nodes []node

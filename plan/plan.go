@@ -5,15 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
-)
-
-// Config keys the planner reads.
-const (
-	ConfRuntimeMode       = "execution.runtime-mode"
-	ConfUpsertMaterialize = "table.exec.sink.upsert-materialize"
-	ConfCdcDuplicate      = "table.exec.source.cdc-events-duplicate"
 )
 
 // Plan is the result of planning one INSERT, SELECT or statement set.
@@ -45,7 +39,7 @@ func (p *Planner) binder() *binder {
 	if cfg == nil {
 		cfg = map[string]string{}
 	}
-	return &binder{env: p.env, config: cfg, streaming: !strings.EqualFold(cfg[ConfRuntimeMode], "batch")}
+	return &binder{env: p.env, config: cfg, streaming: !strings.EqualFold(cfg[config.KeyRuntimeMode], "batch")}
 }
 
 // PlanStatement plans an INSERT, a query or a statement set. The collect

@@ -11,6 +11,7 @@ package compile
 
 import (
 	"fmt"
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"strconv"
 	"strings"
@@ -32,13 +33,6 @@ type Options struct {
 	// Collect receives a query's rows; required for a SELECT plan.
 	Collect *runtime.Collect
 }
-
-// Config keys read here.
-const (
-	KeyParallelism     = "parallelism.default"
-	KeyStateTTL        = "table.exec.state.ttl"
-	KeyNotNullEnforcer = "table.exec.sink.not-null-enforcer"
-)
 
 type builder struct {
 	g         *runtime.Graph
@@ -66,10 +60,10 @@ func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
 		}
 	}()
 	b := &builder{g: runtime.NewGraph(opts.JobName), opts: opts, defaultP: 1, streaming: pl.Streaming}
-	if v, ok := opts.Config[KeyParallelism]; ok {
+	if v, ok := opts.Config[config.KeyParallelism]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 1 {
-			return nil, sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", v, KeyParallelism)
+			return nil, sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", v, config.KeyParallelism)
 		}
 		b.defaultP = n
 	}
@@ -187,7 +181,7 @@ func (b *builder) notNullEnforcer(n *plan.Rel) operators.CalcFunc {
 	if len(cols) == 0 {
 		return nil
 	}
-	drop := strings.EqualFold(strings.TrimSpace(b.opts.Config[KeyNotNullEnforcer]), "DROP")
+	drop := strings.EqualFold(strings.TrimSpace(b.opts.Config[config.KeyNotNullEnforcer]), "DROP")
 	names := n.Table.Schema.Names()
 	return func(r sql.Row) (sql.Row, bool, error) {
 		for _, c := range cols {
@@ -285,7 +279,7 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 		}
 		f = operators.Calc(operators.CalcFunc(cf))
 	case plan.ChangelogNormalize:
-		ttl := strings.TrimSpace(b.opts.Config[KeyStateTTL])
+		ttl := strings.TrimSpace(b.opts.Config[config.KeyStateTTL])
 		f = operators.ChangelogNormalize(operators.NormalizeSpec{Keys: n.Keys,
 			GenerateUpdateBefore: n.Mode.Contains(sql.UpdateBefore), EmitDuplicates: ttl != "" && ttl != "0" && ttl != "0 ms"})
 	case plan.DropUpdateBefore:

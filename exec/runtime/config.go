@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -47,24 +48,6 @@ type Config struct {
 	ChannelCapacity int
 }
 
-// Configuration keys, with Flink's names.
-const (
-	KeyRuntimeMode          = "execution.runtime-mode"
-	KeyCheckpointInterval   = "execution.checkpointing.interval"
-	KeyCheckpointDir        = "state.checkpoints.dir"
-	KeySavepointDir         = "state.savepoints.dir"
-	KeyNumRetained          = "execution.checkpointing.num-retained"
-	KeyCheckpointTimeout    = "execution.checkpointing.timeout"
-	KeySavepointPath        = "execution.savepoint.path"
-	KeyIgnoreUnclaimedState = "execution.savepoint.ignore-unclaimed-state"
-	KeyRestartStrategy      = "restart-strategy.type"
-	KeyRestartStrategyOld   = "restart-strategy"
-	KeyRestartAttempts      = "restart-strategy.fixed-delay.attempts"
-	KeyRestartDelay         = "restart-strategy.fixed-delay.delay"
-	KeyPipelineName         = "pipeline.name"
-	KeyPromPort             = "metrics.reporter.prom.port"
-)
-
 // ConfigFromMap reads a job's Config from session configuration. Bad values
 // fail with Flink's "Could not parse value" wording. The restart strategy
 // is none unless restart-strategy.type is fixed-delay (Flink would pick one
@@ -79,73 +62,73 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 	bad := func(k, v string) error {
 		return sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", v, k)
 	}
-	if v, ok := get(KeyRuntimeMode); ok {
+	if v, ok := get(config.KeyRuntimeMode); ok {
 		switch strings.ToLower(v) {
 		case "streaming":
 		case "batch":
 			c.Streaming = false
 		default:
-			return c, bad(KeyRuntimeMode, v)
+			return c, bad(config.KeyRuntimeMode, v)
 		}
 	}
-	if v, ok := get(KeyCheckpointInterval); ok && v != "" {
+	if v, ok := get(config.KeyCheckpointInterval); ok && v != "" {
 		d, err := connectors.ParseDuration(v)
 		if err != nil {
-			return c, bad(KeyCheckpointInterval, v)
+			return c, bad(config.KeyCheckpointInterval, v)
 		}
 		c.CheckpointInterval = d
 	}
-	if v, ok := get(KeyCheckpointTimeout); ok && v != "" {
+	if v, ok := get(config.KeyCheckpointTimeout); ok && v != "" {
 		d, err := connectors.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return c, bad(KeyCheckpointTimeout, v)
+			return c, bad(config.KeyCheckpointTimeout, v)
 		}
 		c.CheckpointTimeout = d
 	}
-	if v, ok := get(KeyCheckpointDir); ok && v != "" {
+	if v, ok := get(config.KeyCheckpointDir); ok && v != "" {
 		c.CheckpointDir = stripFileScheme(v)
 	} else {
 		c.CheckpointDir = DefaultCheckpointDir()
 	}
-	if v, ok := get(KeySavepointDir); ok && v != "" {
+	if v, ok := get(config.KeySavepointDir); ok && v != "" {
 		c.SavepointDir = stripFileScheme(v)
 	}
-	if v, ok := get(KeyNumRetained); ok {
+	if v, ok := get(config.KeyNumRetained); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return c, bad(KeyNumRetained, v)
+			return c, bad(config.KeyNumRetained, v)
 		}
 		c.NumRetained = n
 	}
-	if v, ok := get(KeySavepointPath); ok && v != "" {
+	if v, ok := get(config.KeySavepointPath); ok && v != "" {
 		c.RestorePath = stripFileScheme(v)
 	}
-	if v, ok := get(KeyIgnoreUnclaimedState); ok {
+	if v, ok := get(config.KeyIgnoreUnclaimed); ok {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return c, bad(KeyIgnoreUnclaimedState, v)
+			return c, bad(config.KeyIgnoreUnclaimed, v)
 		}
 		c.IgnoreUnclaimedState = b
 	}
-	strategy, ok := get(KeyRestartStrategy)
+	strategy, ok := get(config.KeyRestartStrategy)
 	if !ok {
-		strategy, _ = get(KeyRestartStrategyOld)
+		strategy, _ = get(config.KeyRestartStrategyOld)
 	}
 	switch strings.ToLower(strategy) {
 	case "", "none", "off", "disable":
 	case "fixed-delay", "fixeddelay":
 		c.RestartAttempts = 1
-		if v, ok := get(KeyRestartAttempts); ok {
+		if v, ok := get(config.KeyRestartAttempts); ok {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return c, bad(KeyRestartAttempts, v)
+				return c, bad(config.KeyRestartAttempts, v)
 			}
 			c.RestartAttempts = n
 		}
-		if v, ok := get(KeyRestartDelay); ok {
+		if v, ok := get(config.KeyRestartDelay); ok {
 			d, err := connectors.ParseDuration(v)
 			if err != nil {
-				return c, bad(KeyRestartDelay, v)
+				return c, bad(config.KeyRestartDelay, v)
 			}
 			c.RestartDelay = d
 		}

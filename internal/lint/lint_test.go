@@ -80,14 +80,15 @@ var rules = []rule{
 	{"connectors/jdbc/...", []string{"sql", "internal/box", "connectors", "connectors/jdbc/..."}},
 	{"connectors/*", []string{"sql", "internal/box", "connectors"}}, // print, datagen, blackhole, filesystem, values
 
-	// Catalog and planner.
+	// The session's option spec, the catalog and the planner.
+	{"config", []string{"sql", "connectors"}},
 	{"catalog", []string{"sql", "sql/ast", "connectors"}},
-	{"plan/...", []string{"sql", "sql/ast", "internal/box", "catalog", "connectors", "plan/..."}},
+	{"plan/...", []string{"sql", "sql/ast", "internal/box", "config", "catalog", "connectors", "plan/..."}},
 
 	// The runtime and the session: plan and below.
-	{"exec/runtime/...", []string{"sql", "internal/box", "connectors", "exec/runtime/..."}},
-	{"exec/compile", []string{"sql", "sql/ast", "internal/box", "catalog", "connectors", "plan/...", "exec/runtime/..."}},
-	{"exec", []string{"sql", "sql/ast", "sql/parser", "internal/box", "catalog", "connectors", "plan/...", "exec/..."}},
+	{"exec/runtime/...", []string{"sql", "internal/box", "config", "connectors", "exec/runtime/..."}},
+	{"exec/compile", []string{"sql", "sql/ast", "internal/box", "config", "catalog", "connectors", "plan/...", "exec/runtime/..."}},
+	{"exec", []string{"sql", "sql/ast", "sql/parser", "internal/box", "config", "catalog", "connectors", "plan/...", "exec/..."}},
 
 	// The binary: exec's API and its vocabulary (sql), and connectors/all to
 	// link the connectors.
