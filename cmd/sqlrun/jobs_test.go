@@ -219,3 +219,21 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// QUIT in a script stops its running jobs with a savepoint, as Ctrl-C and
+// SIGTERM do (issue 23 finding 7: QUIT took none), so --resume continues.
+func TestQuitTakesSavepoint(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	f := writeScript(t, streamingJob+"QUIT;\n")
+	var o, e bytes.Buffer
+	code := run([]string{"-f", f}, strings.NewReader(""), &o, &e)
+	if code != 0 || !strings.Contains(o.String(), "(insert-into_default_catalog.default_database.sink) stopped with savepoint: ") {
+		t.Fatalf("exit %d, stderr %q:\n%s", code, e.String(), o.String())
+	}
+	saved, err := runtime.LatestCheckpoint(filepath.Join(data, "sqlrun", "checkpoints"), "insert-into_default_catalog.default_database.sink")
+	if err != nil || !strings.Contains(filepath.Base(saved), "savepoint-") {
+		t.Fatalf("no savepoint: %q %v", saved, err)
+	}
+}

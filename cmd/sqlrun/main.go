@@ -294,7 +294,8 @@ func runScript(s *exec.Session, o *options, stdout, stderr io.Writer, sigs <-cha
 	}
 	if err != nil && !wasSignalled() {
 		if errors.Is(err, exec.ErrQuit) {
-			return stopJobs(s, stdout, stderr, false)
+			// QUIT stops the jobs as Ctrl-C does: with a savepoint.
+			return stopJobs(s, stdout, stderr, true)
 		}
 		reportStatementError(stderr, err)
 		// Jobs the script started before the failure end gracefully.

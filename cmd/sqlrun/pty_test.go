@@ -267,7 +267,8 @@ func TestShellCancelQuery(t *testing.T) {
 }
 
 // TestShellTerm: Tab completes an option key; SIGTERM at the prompt
-// leaves the shell cleanly (exit 0), stopping the running job gracefully.
+// leaves the shell cleanly (exit 0), stopping the running job gracefully
+// with a savepoint.
 func TestShellTerm(t *testing.T) {
 	p := startPTY(t, t.TempDir())
 	p.waitFor(prompt, 1)
@@ -283,7 +284,7 @@ func TestShellTerm(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.waitFor("[INFO] Stopping 1 running job(s) gracefully...", 1)
-	p.waitFor("(insert-into_default_catalog.default_database.sink) stopped.", 1)
+	p.waitFor("(insert-into_default_catalog.default_database.sink) stopped with savepoint: ", 1)
 	p.waitFor("done.", 1)
 	select {
 	case <-p.done:

@@ -99,7 +99,7 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 				ln.Close()
 				fmt.Fprintln(stdout)
 				fmt.Fprintln(stdout, "Shutting down the session...")
-				code := stopJobs(s, stdout, stderr, false)
+				code := stopJobs(s, stdout, stderr, true)
 				fmt.Fprintln(stdout, "done.")
 				table.RemoveTempDirs()
 				os.Exit(code)
@@ -166,8 +166,11 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 			break
 		}
 	}
+	// Leaving (QUIT, EXIT, Ctrl-D, SIGTERM) stops the session's jobs
+	// with a savepoint, as Ctrl-C / SIGTERM does for -f: --resume then
+	// continues them.
 	fmt.Fprintln(stdout, "Shutting down the session...")
-	code := stopJobs(s, stdout, stderr, false)
+	code := stopJobs(s, stdout, stderr, true)
 	fmt.Fprintln(stdout, "done.")
 	return code
 }
