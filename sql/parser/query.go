@@ -152,6 +152,28 @@ func (c *conv) failAt(newOff int) {
 	}
 }
 
+// failBefore reports "Encountered" at the last token that ends at or
+// before a rewritten-text offset (the operator before an operand); it
+// returns when there is none.
+func (c *conv) failBefore(newOff int) {
+	if newOff <= 0 {
+		return
+	}
+	orig := c.r.orig(newOff)
+	var last *token
+	for i, t := range c.p.toks {
+		if t.kind == tEOF || t.end > orig {
+			break
+		}
+		if t.kind != tComment {
+			last = &c.p.toks[i]
+		}
+	}
+	if last != nil {
+		c.p.fail(*last)
+	}
+}
+
 // unsupported rejects a TiDB construct Flink does not have (or we do not
 // convert) at its original place.
 func (c *conv) unsupported(newOff int) {
@@ -542,6 +564,10 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 	case *tast.BinaryOperationExpr:
 		op, ok := binOps[e.Op]
 		if !ok {
+			// Flink's parser reads up to the operator it does not know
+			// ("id >> 3": the first '>' is GT, the second is where it
+			// fails): report the last token before the right operand.
+			c.failBefore(e.R.OriginTextPosition())
 			c.unsupported(off)
 		}
 		if e.Op == opcode.NullEQ {
