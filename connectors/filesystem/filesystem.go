@@ -27,6 +27,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/internal/fnv1a"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -204,11 +205,7 @@ func (r *reader) mine(path string) bool {
 	if r.parallelism <= 1 {
 		return true
 	}
-	h := uint32(2166136261)
-	for i := 0; i < len(path); i++ {
-		h = (h ^ uint32(path[i])) * 16777619
-	}
-	return int(h%uint32(r.parallelism)) == r.subtask
+	return int(fnv1a.Sum32String(path)%uint32(r.parallelism)) == r.subtask
 }
 
 func (r *reader) Open(_ context.Context, st []byte) error {

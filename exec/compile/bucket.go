@@ -8,6 +8,7 @@ import (
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/internal/fnv1a"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -41,23 +42,13 @@ func channelKeys(n int) ([]int32, error) {
 		if err := state.AppendKey(&enc, sql.Row{Values: []any{k}}, []int{0}); err != nil {
 			return nil, err
 		}
-		p := int(fnv32a(enc.Buf) % uint32(n))
+		p := int(fnv1a.Sum32(enc.Buf) % uint32(n)) // the runtime's exchange hash
 		if !seen[p] {
 			seen[p], keys[p] = true, k
 			found++
 		}
 	}
 	return keys, nil
-}
-
-// fnv32a is the runtime's exchange hash (FNV-1a over the encoded key).
-func fnv32a(b []byte) uint32 {
-	h := uint32(2166136261)
-	for _, c := range b {
-		h ^= uint32(c)
-		h *= 16777619
-	}
-	return h
 }
 
 // bucketRoute adds the routing operator in front of a bucketed sink of

@@ -19,6 +19,7 @@ package runtime
 import (
 	"context"
 
+	"github.com/sqlrun/sqlrun/internal/fnv1a"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -147,14 +148,5 @@ type Rescalable interface {
 // OwnsKey reports whether subtask of parallelism receives the rows whose
 // Hash-edge key encodes to key: the routing the runtime uses.
 func OwnsKey(key string, subtask, parallelism int) bool {
-	return int(fnv32aString(key)%uint32(parallelism)) == subtask
-}
-
-func fnv32aString(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
-	}
-	return h
+	return int(fnv1a.Sum32String(key)%uint32(parallelism)) == subtask
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/internal/fnv1a"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -540,7 +541,7 @@ func (t *task) send(ctx context.Context, rows []sql.Row) error {
 				if err := state.AppendKey(&o.enc, r, o.keys); err != nil {
 					return fmt.Errorf("%s: hash key: %w", t.name(), err)
 				}
-				p := int(fnv32a(o.enc.Buf) % uint32(n)) // OwnsKey agrees
+				p := int(fnv1a.Sum32(o.enc.Buf) % uint32(n)) // OwnsKey agrees
 				o.parts[p] = append(o.parts[p], r)
 			}
 			for i, part := range o.parts {
@@ -555,16 +556,6 @@ func (t *task) send(ctx context.Context, rows []sql.Row) error {
 		}
 	}
 	return nil
-}
-
-// fnv32a is FNV-1a, inline so hashing a row allocates nothing.
-func fnv32a(b []byte) uint32 {
-	h := uint32(2166136261)
-	for _, c := range b {
-		h ^= uint32(c)
-		h *= 16777619
-	}
-	return h
 }
 
 // broadcast sends a control event on every output channel.

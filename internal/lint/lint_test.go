@@ -67,6 +67,7 @@ var rules = []rule{
 	{"sql/ast", []string{"sql"}},
 	{"sql/parser", []string{"sql", "sql/ast"}},
 	{"internal/box", nil},
+	{"internal/fnv1a", nil},
 	{"internal/lint", nil},
 	{"internal/testutil/...", []string{"sql", "internal/testutil/..."}},
 
@@ -78,7 +79,7 @@ var rules = []rule{
 	{"connectors/paimon/warehouse", []string{"sql", "internal/box", "connectors", "connectors/paimon/...", "catalog"}},
 	{"connectors/paimon/...", []string{"sql", "internal/box", "connectors", "connectors/paimon/..."}},
 	{"connectors/jdbc/...", []string{"sql", "internal/box", "connectors", "connectors/jdbc/..."}},
-	{"connectors/*", []string{"sql", "internal/box", "connectors"}}, // print, datagen, blackhole, filesystem, values
+	{"connectors/*", []string{"sql", "internal/box", "internal/fnv1a", "connectors"}}, // print, datagen, blackhole, filesystem, values
 
 	// The session's option spec, the catalog and the planner.
 	{"config", []string{"sql", "connectors"}},
@@ -86,8 +87,8 @@ var rules = []rule{
 	{"plan/...", []string{"sql", "sql/ast", "internal/box", "config", "catalog", "connectors", "plan/..."}},
 
 	// The runtime and the session: plan and below.
-	{"exec/runtime/...", []string{"sql", "internal/box", "config", "connectors", "exec/runtime/..."}},
-	{"exec/compile", []string{"sql", "sql/ast", "internal/box", "config", "catalog", "connectors", "plan/...", "exec/runtime/..."}},
+	{"exec/runtime/...", []string{"sql", "internal/box", "internal/fnv1a", "config", "connectors", "exec/runtime/..."}},
+	{"exec/compile", []string{"sql", "sql/ast", "internal/box", "internal/fnv1a", "config", "catalog", "connectors", "plan/...", "exec/runtime/..."}},
 	{"exec", []string{"sql", "sql/ast", "sql/parser", "internal/box", "config", "catalog", "connectors", "plan/...", "exec/..."}},
 
 	// The binary: exec's API and its vocabulary (sql), and connectors/all to
