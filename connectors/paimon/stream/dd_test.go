@@ -169,6 +169,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 			}
 		}
 		if arg(d, "append", "") != "" {
+			if _, ok := opts["bucket-key"]; !ok { // Paimon refuses a bucketed append table without it
+				opts["bucket-key"] = "order_id"
+			}
 			h.w = streamtest.NewTable(t, []sql.Column{{Name: "order_id", Type: sql.Int()}, {Name: "amount", Type: sql.Decimal(10, 2)},
 				{Name: "status", Type: sql.String()}}, nil, opts)
 		} else {
