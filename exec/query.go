@@ -138,9 +138,24 @@ func formatCells(r sql.Row, schema sql.Schema) []string {
 	return cells
 }
 
+// Terminal control for the table view: the alternate screen (as Flink's
+// SQL client's full-screen views use), cursor home, clear to end of line
+// and to end of screen. Redrawing with these overwrites the previous frame
+// in place; nothing reaches the scrollback until the view ends.
+const (
+	escAltScreenOn  = "\x1b[?1049h"
+	escAltScreenOff = "\x1b[?1049l"
+	escHome         = "\x1b[H"
+	escClearLine    = "\x1b[K"
+	escClearBelow   = "\x1b[J"
+)
+
 // tableView is the table result mode: the current content of the result
-// (inserts add a row, retractions remove an equal one), redrawn in place
-// at most every 200 ms, and once more at the end.
+// (inserts add a row, retractions remove an equal one) as a full-screen
+// view on the alternate screen, redrawn in place at most every 200 ms and
+// paged to the terminal's height, showing the last page as Flink's
+// CliTableResultView does. When the result ends or Ctrl-C stops it, the
+// view leaves the alternate screen and prints the final table once.
 func (s *Session) tableView(ctx context.Context, out io.Writer, schema sql.Schema, next func() ([]sql.Row, error), maxWidth int) error {
 	var view [][]any
 	apply := func(r sql.Row) {
@@ -155,30 +170,65 @@ func (s *Session) tableView(ctx context.Context, out io.Writer, schema sql.Schem
 			}
 		}
 	}
+	cells := func(from int) [][]string {
+		rows := make([][]string, 0, len(view)-from)
+		for _, v := range view[from:] {
+			rows = append(rows, formatCells(sql.Row{Values: v}, schema))
+		}
+		return rows
+	}
+	height := 24
+	if s.TermRows != nil {
+		if h := s.TermRows(); h > 0 {
+			height = h
+		}
+	}
+	// The page: the terminal minus the status line, the box's three
+	// border lines and header, and its "N rows in set" footer.
+	pageSize := max(height-6, 1)
 	var last time.Time
-	draws := 0
+	frames := 0
 	draw := func() {
-		rows := make([][]string, len(view))
-		for i, v := range view {
-			rows[i] = formatCells(sql.Row{Values: v}, schema)
+		from := max(len(view)-pageSize, 0)
+		var b strings.Builder
+		if frames == 0 {
+			b.WriteString(escAltScreenOn)
 		}
-		if draws > 0 {
-			fmt.Fprint(out, "\x1b[H\x1b[2J")
-		}
-		draws++
+		frames++
+		b.WriteString(escHome)
+		status := fmt.Sprintf("Table mode: rows %d-%d of %d (last page), updated %s. Ctrl-C stops the query.",
+			min(from+1, len(view)), len(view), len(view), s.Now().Format("15:04:05"))
+		var box strings.Builder
+		rows := cells(from)
 		if len(rows) == 0 {
-			// Keep the header visible while the result is empty.
+			rows = [][]string{make([]string, len(schema.Columns))}
+		}
+		Box(&box, schema.Names(), rows, maxWidth)
+		for _, line := range append([]string{status}, strings.Split(strings.TrimSuffix(box.String(), "\n"), "\n")...) {
+			b.WriteString(line + escClearLine + "\n")
+		}
+		b.WriteString(escClearBelow)
+		fmt.Fprint(out, b.String())
+	}
+	finish := func() {
+		if frames > 0 {
+			fmt.Fprint(out, escAltScreenOff)
+		}
+		if len(view) == 0 {
 			Box(out, schema.Names(), [][]string{make([]string, len(schema.Columns))}, maxWidth)
 			return
 		}
-		Box(out, schema.Names(), rows, maxWidth)
+		Box(out, schema.Names(), cells(0), maxWidth)
 	}
 	for {
 		batch, err := next()
 		if err != nil {
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {
-				draw()
+				finish()
 				return nil
+			}
+			if frames > 0 {
+				fmt.Fprint(out, escAltScreenOff)
 			}
 			return err
 		}

@@ -74,6 +74,9 @@ type Session struct {
 	// reads like a shell session. Sensitive option values are echoed as
 	// ****** (RedactSQL).
 	Echo *EchoPrompts
+	// TermRows reports the terminal's height for the table result mode's
+	// page (nil or 0: 24 lines).
+	TermRows func() int
 	// DryRun makes the session change nothing outside itself (see
 	// NewDryRunSession): statements that only act are skipped.
 	DryRun bool

@@ -131,7 +131,8 @@ func runResult(t *testing.T, s *Session, d *datadriven.TestData) string {
 	if err := s.ShowResult(ctx, &out, schema, mode, !d.HasArg("batch"), next, s.Now()); err != nil {
 		return FormatError(err)
 	}
-	return strings.ReplaceAll(out.String(), "\x1b[H\x1b[2J", "<clear>\n")
+	return strings.NewReplacer(escAltScreenOn, "<alternate screen>\n", escAltScreenOff, "<normal screen>\n",
+		escHome, "<home>\n", escClearLine, "", escClearBelow, "<clear below>\n").Replace(out.String())
 }
 
 func parseSchema(t *testing.T, line string) sql.Schema {

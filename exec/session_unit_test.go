@@ -238,3 +238,43 @@ func TestUnsupportedPathSchemeFailsAtCreate(t *testing.T) {
 		t.Errorf("a table with an unsupported path was created:\n%s", got)
 	}
 }
+
+// The table result mode is a full-screen view (issue 23 finding 7: it
+// cleared the screen and redrew whole tables, 41 copies in the
+// scrollback): frames go to the alternate screen, each overwrites the last
+// in place (cursor home, lines cleared, no full-screen clear), a frame
+// holds one page (the last) of what fits the terminal, and when the view
+// ends the final table is printed once on the normal screen.
+func TestTableViewFullScreen(t *testing.T) {
+	s := NewSession()
+	s.TermRows = func() int { return 10 } // a page of 4 rows
+	schema := sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt()}}}
+	var batch []sql.Row
+	for i := 1; i <= 30; i++ {
+		batch = append(batch, sql.Row{Kind: sql.Insert, Values: []any{int64(i)}})
+	}
+	sent := false
+	next := func() ([]sql.Row, error) {
+		if sent {
+			return nil, io.EOF
+		}
+		sent = true
+		return batch, nil
+	}
+	var out bytes.Buffer
+	if err := s.ShowResult(context.Background(), &out, schema, "table", true, next, s.Now()); err != nil {
+		t.Fatal(err)
+	}
+	o := out.String()
+	if strings.Count(o, escAltScreenOn) != 1 || strings.Count(o, escAltScreenOff) != 1 || strings.Contains(o, "\x1b[2J") {
+		t.Fatalf("not one alternate-screen view without full clears: %q", o)
+	}
+	frame, final, _ := strings.Cut(strings.SplitN(o, escAltScreenOn, 2)[1], escAltScreenOff)
+	if !strings.Contains(frame, "Table mode: rows 27-30 of 30 (last page)") ||
+		!strings.Contains(frame, "| 27 |") || strings.Contains(frame, "| 26 |") {
+		t.Errorf("the frame is not the last page of 4 rows:\n%s", frame)
+	}
+	if !strings.Contains(final, "|  1 |") || !strings.Contains(final, "| 30 |") || !strings.HasSuffix(final, "30 rows in set\n") {
+		t.Errorf("the final table is not printed once, whole:\n%s", final)
+	}
+}

@@ -37,6 +37,13 @@ func (s *screen) text() string {
 	return ansi.ReplaceAllString(s.buf.String(), "")
 }
 
+// raw is everything written to the terminal, control sequences included.
+func (s *screen) raw() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
 // session is sqlrun running in a pseudo-terminal.
 type ptySession struct {
 	t    *testing.T
@@ -251,6 +258,18 @@ func TestShellCancelQuery(t *testing.T) {
 	p.waitFor("|  3 |", 1)
 	p.typeKeys(keyCtrlC)
 	p.waitIdle()
+	// A full-screen view: one visit to the alternate screen, frames
+	// redrawn in place (cursor home), never a full clear that pushes
+	// copies into the scrollback; the final table once afterwards.
+	raw := p.scr.raw()
+	view := raw[strings.Index(raw, "RESET 'sql-client.execution.result-mode'"):]
+	if strings.Count(view, "\x1b[?1049h") != 1 || strings.Count(view, "\x1b[?1049l") != 1 ||
+		strings.Contains(view, "\x1b[2J") || strings.Count(view, "Table mode: rows ") < 1 {
+		t.Fatalf("the table view is not one full-screen view redrawn in place: %q", view)
+	}
+	if after := view[strings.Index(view, "\x1b[?1049l"):]; !strings.Contains(after, " rows in set") {
+		t.Fatalf("no final table after the view: %q", after)
+	}
 	p.typeKeys("SHOW TABLES;" + keyEnter)
 	p.waitFor("| table name |", 1)
 	p.waitIdle()

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/peterh/liner"
+	"golang.org/x/sys/unix"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
@@ -48,6 +49,13 @@ Command history file path: %s
 // EXIT; to leave. Leaving stops running jobs gracefully.
 func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	s.Interactive = true
+	s.TermRows = func() int {
+		ws, err := unix.IoctlGetWinsize(int(os.Stdout.Fd()), unix.TIOCGWINSZ)
+		if err != nil {
+			return 0
+		}
+		return int(ws.Row)
+	}
 	histPath := historyPath()
 	fmt.Fprintf(stdout, banner, histPath)
 
