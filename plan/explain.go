@@ -340,7 +340,7 @@ func nodeDescription(n *Rel, f Format) string {
 	case Union:
 		return "Union(all=[true], union=[" + strings.Join(n.Names, ", ") + "])"
 	case Limit:
-		return fmt.Sprintf("Limit(offset=[%d], fetch=[%d])", n.Offset, n.Fetch)
+		return fmt.Sprintf("Limit(offset=[%d], fetch=[%s])", n.Offset, fetchText(n.Fetch))
 	case SortLimit:
 		var parts []string
 		for _, k := range n.Order {
@@ -357,7 +357,7 @@ func nodeDescription(n *Rel, f Format) string {
 		if !n.input().Mode.IsInsertOnly() && n.input().Mode != sql.NoChanges {
 			strategy = "RetractStrategy"
 		}
-		return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%d], strategy=[%s])", strings.Join(parts, ", "), n.Offset, n.Fetch, strategy)
+		return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%s], strategy=[%s])", strings.Join(parts, ", "), n.Offset, fetchText(n.Fetch), strategy)
 	case Sink:
 		if n.Collect {
 			return "Sink(table=[*anonymous_collect$1*], fields=[" + strings.Join(n.Names, ", ") + "])"
@@ -716,4 +716,13 @@ func inputSpec(in *Rel, joinKeys []int) string {
 		}
 	}
 	return "HasUniqueKey"
+}
+
+// fetchText is a physical Limit's fetch as Flink prints it: "unlimited"
+// for OFFSET without FETCH (RelExplainUtil.fetchToString).
+func fetchText(fetch int64) string {
+	if fetch < 0 {
+		return "unlimited"
+	}
+	return strconv.FormatInt(fetch, 10)
 }

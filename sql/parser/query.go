@@ -312,6 +312,11 @@ func (c *conv) limit(l *tast.Limit) (count, offset *int64) {
 	if l == nil {
 		return nil, nil
 	}
+	defer func() {
+		if count != nil && *count == unlimitedRows {
+			count = nil // OFFSET n ROWS without FETCH
+		}
+	}()
 	get := func(e tast.ExprNode) *int64 {
 		if e == nil {
 			return nil

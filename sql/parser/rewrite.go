@@ -310,6 +310,31 @@ func (p *parser) rewrite(from, to int, asQuery bool) *rewriter {
 		}
 		// Keywords and identifiers.
 		switch {
+		case up == "OFFSET" && f.kind == fQuery && j+1 < to && p.toks[j+1].kind == tNumber &&
+			!(j >= from+2 && p.toks[j-2].is("LIMIT")):
+			// Standard "OFFSET n [ROWS] [FETCH {FIRST|NEXT} m {ROW|ROWS} ONLY]"
+			// is MySQL's "LIMIT m OFFSET n" (no FETCH: unlimitedRows);
+			// "LIMIT m OFFSET n" goes to TiDB as it is.
+			count, k := strconv.FormatInt(unlimitedRows, 10), j+2
+			if k < to && (p.toks[k].is("ROWS") || p.toks[k].is("ROW")) {
+				k++
+			}
+			if n, ok := fetchClause(p, k, to); ok {
+				count, k = n, k+5
+			}
+			r.synth("LIMIT "+count+" OFFSET "+p.toks[j+1].text, t.off)
+			r.lastEnd = p.toks[k-1].end
+			j = k - 1
+			continue
+		case up == "FETCH" && f.kind == fQuery:
+			n, ok := fetchClause(p, j, to)
+			if !ok {
+				p.fail(t)
+			}
+			r.synth("LIMIT "+n, t.off)
+			r.lastEnd = p.toks[j+4].end
+			j += 4
+			continue
 		case (up == "CAST" || up == "TRY_CAST") && j+1 < to && p.toks[j+1].isOp("("):
 			c := &ast.Cast{Node: ast.Node{At: p.pos(t)}, Try: up == "TRY_CAST"}
 			r.casts = append(r.casts, c)
@@ -798,4 +823,22 @@ func (r *rewriter) derivedAlias(j, to int) int {
 		return end
 	}
 	return j
+}
+
+// unlimitedRows stands for "no FETCH" after an OFFSET ... ROWS: the
+// conversion reads it back as no limit.
+const unlimitedRows = 1<<63 - 1
+
+// fetchClause reads "FETCH {FIRST|NEXT} n {ROW|ROWS} ONLY" at toks[k] and
+// returns n.
+func fetchClause(p *parser, k, to int) (string, bool) {
+	if k+4 >= to || k+4 >= len(p.toks) {
+		return "", false
+	}
+	t := p.toks
+	if !t[k].is("FETCH") || !(t[k+1].is("FIRST") || t[k+1].is("NEXT")) || t[k+2].kind != tNumber ||
+		!(t[k+3].is("ROWS") || t[k+3].is("ROW")) || !t[k+4].is("ONLY") {
+		return "", false
+	}
+	return t[k+2].text, true
 }
