@@ -14,14 +14,35 @@
 //     projection below every aggregate, trivial projections dropped, a
 //     casting projection below the sink when a column type differs).
 //
-//  2. Physical planning (physical.go) merges Project/Filter chains into
-//     one Calc, pushes projections into sources that take them (keeping the
-//     primary key when a normalize follows), adds the hash Exchange below
-//     every GroupAggregate, and wraps upsert sources in
-//     Exchange(hash[pk]) → ChangelogNormalize, exactly where
-//     DynamicSourceUtils.changelogNormalizeEnabled says, with the source
-//     validation errors of validateScanSourceForStreaming. Key-only filter
-//     conjuncts go below the normalize (PushCalcPastChangelogNormalizeRule).
+//  2. Physical planning (physical.go) applies, in one recursive pass, what
+//     Flink's logical and physical programs do to the plans users see (the
+//     Calcite/Flink rule each stands for in brackets):
+//     - Project/Filter chains become one Calc (CalcMergeRule, ProjectMerge);
+//     - a Calc above UNION ALL goes into each input
+//     (ProjectSetOpTransposeRule, FilterSetOpTransposeRule);
+//     - LIMIT 0 and an always-false filter become Values(tuples=[[]])
+//     (PruneEmptyRules);
+//     - WHERE conjuncts over both sides of an inner or comma join join its
+//     condition, one-side conjuncts go below it, and a WHERE that rejects
+//     an outer side's nulls narrows the join (FilterJoinRule,
+//     RelOptUtil.simplifyJoin); equalities become the inputs' hash keys;
+//     - projections go into sources that take them, fields in Flink's order
+//     (PushProjectIntoTableSourceScanRule), honouring
+//     'enable-projection-push-down'; sources in Flink's filter push-down
+//     print filter=[...], metadata-capable ones metadata=[]
+//     (PushFilterIntoTableSourceScanRule);
+//     - a Calc that only reorders a scan's fields merges into the aggregate
+//     above (AggregateProjectMergeRule); every GroupAggregate gets its hash
+//     Exchange;
+//     - upsert sources get Exchange(hash[pk]) → ChangelogNormalize, exactly
+//     where DynamicSourceUtils.changelogNormalizeEnabled says, with the
+//     source validation errors of validateScanSourceForStreaming; key-only
+//     filter conjuncts go below the normalize
+//     (PushCalcPastChangelogNormalizeRule).
+//     These are functions of physical.go, not yet a named rule list with a
+//     golden per rule (issue 16 item 1); testdata/explain has a golden per
+//     behaviour and ../testdata/flinksuite measures them against Flink's
+//     own planner tests (TestFlinkSuites).
 //
 //  3. Changelog inference (changelog.go) is FlinkChangelogModeInferenceProgram
 //     in its two passes, modify kinds up and required update kinds down,
@@ -48,7 +69,8 @@
 // and lookup joins, batch HashJoin/SortMergeJoin naming, watermarks,
 // computed and metadata columns, DISTINCT aggregates in batch
 // mode (planned as one GroupAggregate), the SEARCH/Sarg form of IN and
-// BETWEEN, and a real cost model (ESTIMATED_COST prints a fixed estimate).
+// BETWEEN, constant substitution from equality filters, the Calc above a
+// Limit (SortProjectTranspose), and a real cost model (ESTIMATED_COST prints a fixed estimate).
 // Batch aggregates are planned two-phase as Flink does (Local and final
 // Hash- or SortAggregate).
 package plan
