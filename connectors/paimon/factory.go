@@ -70,30 +70,6 @@ func CheckOptions(opts map[string]string) error {
 	return validateStartupMode(opts)
 }
 
-// StartupMode resolves 'scan.mode' default to the effective mode, as
-// CoreOptions.startupMode() does.
-func StartupMode(opts map[string]string) string {
-	mode := strings.ToLower(strings.TrimSpace(opts[OptScanMode]))
-	if mode == "" {
-		mode = ScanDefault
-	}
-	if mode == ScanFull {
-		return ScanLatestFull
-	}
-	if mode != ScanDefault {
-		return mode
-	}
-	switch {
-	case has(opts, OptScanTimestampMillis) || has(opts, OptScanTimestamp):
-		return ScanFromTimestamp
-	case has(opts, OptScanSnapshotID) || has(opts, OptScanTagName) || has(opts, OptScanWatermark) || has(opts, OptScanVersion):
-		return ScanFromSnapshot
-	case has(opts, OptIncrementalBetween) || has(opts, "incremental-between-timestamp"):
-		return ScanIncremental
-	}
-	return ScanLatestFull
-}
-
 func has(opts map[string]string, k string) bool { _, ok := opts[k]; return ok }
 
 func illegalArg(format string, args ...any) error {
@@ -103,7 +79,7 @@ func illegalArg(format string, args ...any) error {
 // validateStartupMode is Paimon 1.4's SchemaValidation.validateStartupMode,
 // with its messages.
 func validateStartupMode(opts map[string]string) error {
-	mode := StartupMode(opts)
+	mode := stream.ResolveMode(opts)
 	notIn := func(key string) error {
 		if has(opts, key) {
 			return illegalArg("%s must be null when you use %s for %s", key, mode, OptScanMode)
@@ -360,7 +336,7 @@ var _ connectors.TableSource = (*Source)(nil)
 
 func (s *Source) validateStreaming() error {
 	cfg := s.cfg
-	if StartupMode(cfg.raw) == ScanIncremental {
+	if stream.ResolveMode(cfg.raw) == ScanIncremental {
 		return sql.Errorf(sql.IllegalArgumentException, "Cannot read incremental in streaming mode.")
 	}
 	if cfg.schema.HasPrimaryKey() && cfg.producer() == ProducerNone {
@@ -417,7 +393,7 @@ func (s *Source) Bounded() bool { return s.bounded }
 func (s *Source) Parallelism() int { return s.cfg.opts.Int(OptScanParallelism) }
 
 // StartupMode is the effective scan mode.
-func (s *Source) StartupMode() string { return StartupMode(s.cfg.raw) }
+func (s *Source) StartupMode() string { return stream.ResolveMode(s.cfg.raw) }
 
 // Options are the table's options with hints applied.
 func (s *Source) Options() connectors.Options { return s.cfg.opts }
