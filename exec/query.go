@@ -150,6 +150,10 @@ const (
 	escClearBelow   = "\x1b[J"
 )
 
+// viewHelp is the table view's key legend: Flink's CliTableResultView
+// keys for paging and leaving (N/P/L, and G here for the first page).
+const viewHelp = "N next page, P previous page, G first page, L last page, Q quit"
+
 // tableView is the table result mode: the current content of the result
 // (inserts add a row, retractions remove an equal one) as a full-screen
 // view on the alternate screen, redrawn in place at most every 200 ms and
@@ -170,9 +174,9 @@ func (s *Session) tableView(ctx context.Context, out io.Writer, schema sql.Schem
 			}
 		}
 	}
-	cells := func(from int) [][]string {
-		rows := make([][]string, 0, len(view)-from)
-		for _, v := range view[from:] {
+	cells := func(from, to int) [][]string {
+		rows := make([][]string, 0, to-from)
+		for _, v := range view[from:to] {
 			rows = append(rows, formatCells(sql.Row{Values: v}, schema))
 		}
 		return rows
@@ -184,27 +188,46 @@ func (s *Session) tableView(ctx context.Context, out io.Writer, schema sql.Schem
 		}
 	}
 	// The page: the terminal minus the status line, the box's three
-	// border lines and header, and its "N rows in set" footer.
+	// border lines and header, and its "N rows in set" footer (and the key
+	// legend, when there are keys).
 	pageSize := max(height-6, 1)
+	var keys <-chan byte // the typed keys, when the shell provides them
+	// page is the first row shown; following means the view keeps to the
+	// last page (the newest pageSize rows) as rows arrive: Flink's
+	// CliTableResultView starts there, and its L key returns there.
+	page, following := 0, true
+	lastPage := func() int { return max(len(view)-pageSize, 0) }
 	var last time.Time
 	frames := 0
 	draw := func() {
-		from := max(len(view)-pageSize, 0)
+		if following || page > lastPage() {
+			page = lastPage()
+		}
+		from := page
+		to := min(from+pageSize, len(view))
 		var b strings.Builder
 		if frames == 0 {
 			b.WriteString(escAltScreenOn)
 		}
 		frames++
 		b.WriteString(escHome)
-		status := fmt.Sprintf("Table mode: rows %d-%d of %d (last page), updated %s. Ctrl-C stops the query.",
-			min(from+1, len(view)), len(view), len(view), s.Now().Format("15:04:05"))
+		where := "page"
+		if following {
+			where = "last page"
+		}
+		status := fmt.Sprintf("Table mode: rows %d-%d of %d (%s), updated %s. Ctrl-C stops the query.",
+			min(from+1, len(view)), to, len(view), where, s.Now().Format("15:04:05"))
 		var box strings.Builder
-		rows := cells(from)
+		rows := cells(from, to)
 		if len(rows) == 0 {
 			rows = [][]string{make([]string, len(schema.Columns))}
 		}
 		Box(&box, schema.Names(), rows, maxWidth)
-		for _, line := range append([]string{status}, strings.Split(strings.TrimSuffix(box.String(), "\n"), "\n")...) {
+		lines := append([]string{status}, strings.Split(strings.TrimSuffix(box.String(), "\n"), "\n")...)
+		if keys != nil {
+			lines = append(lines, viewHelp)
+		}
+		for _, line := range lines {
 			b.WriteString(line + escClearLine + "\n")
 		}
 		b.WriteString(escClearBelow)
@@ -218,26 +241,87 @@ func (s *Session) tableView(ctx context.Context, out io.Writer, schema sql.Schem
 			Box(out, schema.Names(), [][]string{make([]string, len(schema.Columns))}, maxWidth)
 			return
 		}
-		Box(out, schema.Names(), cells(0), maxWidth)
+		Box(out, schema.Names(), cells(0, len(view)), maxWidth)
+	}
+
+	// The result arrives on its own goroutine so that keys redraw the view
+	// while no row comes; it ends when the query does (the caller cancels
+	// the job when the view returns).
+	type result struct {
+		batch []sql.Row
+		err   error
+	}
+	done := make(chan struct{})
+	defer close(done)
+	results := make(chan result)
+	go func() {
+		for {
+			batch, err := next()
+			select {
+			case results <- result{batch, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if s.ViewKeys != nil {
+		kctx, stopKeys := context.WithCancel(ctx)
+		all := s.ViewKeys(kctx)
+		keys = all
+		// The key reader gives the terminal back before the shell's line
+		// editor takes it: wait for it to close its channel.
+		defer func() {
+			stopKeys()
+			for range all {
+			}
+		}()
+		pageSize = max(pageSize-1, 1)
 	}
 	for {
-		batch, err := next()
-		if err != nil {
-			if errors.Is(err, io.EOF) || ctx.Err() != nil {
+		select {
+		case k, ok := <-keys:
+			if !ok {
+				keys = nil
+				continue
+			}
+			switch k {
+			case 'q', 'Q':
 				finish()
 				return nil
+			case 'n', 'N':
+				page, following = min(page+pageSize, lastPage()), false
+			case 'p', 'P':
+				page, following = max(page-pageSize, 0), false
+			case 'l', 'L':
+				following = true
+			case 'g', 'G':
+				page, following = 0, false
+			default:
+				continue
 			}
-			if frames > 0 {
-				fmt.Fprint(out, escAltScreenOff)
-			}
-			return err
-		}
-		for _, r := range batch {
-			apply(r)
-		}
-		if time.Since(last) > 200*time.Millisecond {
 			draw()
 			last = time.Now()
+		case r := <-results:
+			if r.err != nil {
+				if errors.Is(r.err, io.EOF) || ctx.Err() != nil {
+					finish()
+					return nil
+				}
+				if frames > 0 {
+					fmt.Fprint(out, escAltScreenOff)
+				}
+				return r.err
+			}
+			for _, row := range r.batch {
+				apply(row)
+			}
+			if time.Since(last) > 200*time.Millisecond {
+				draw()
+				last = time.Now()
+			}
 		}
 	}
 }

@@ -77,6 +77,11 @@ type Session struct {
 	// TermRows reports the terminal's height for the table result mode's
 	// page (nil or 0: 24 lines).
 	TermRows func() int
+	// ViewKeys, when set, delivers the keys typed while the table result
+	// mode's view is up (the shell reads them from its terminal until ctx
+	// ends, then closes the channel once the terminal is restored); nil:
+	// no keys, the view follows the last page.
+	ViewKeys func(ctx context.Context) <-chan byte
 	// DryRun makes the session change nothing outside itself (see
 	// NewDryRunSession): statements that only act are skipped.
 	DryRun bool

@@ -278,3 +278,78 @@ func TestTableViewFullScreen(t *testing.T) {
 		t.Errorf("the final table is not printed once, whole:\n%s", final)
 	}
 }
+
+// The table view pages with Flink's CliTableResultView keys (N next, P
+// previous, L back to the last page; G the first page) and Q leaves it:
+// each key redraws the view at once, without waiting for rows, and Q ends
+// it with the final table printed once, as Ctrl-C does.
+func TestTableViewPagingKeys(t *testing.T) {
+	s := NewSession()
+	s.TermRows = func() int { return 10 } // 3 rows a page beside the key legend
+	keys := make(chan byte)
+	s.ViewKeys = func(ctx context.Context) <-chan byte {
+		// As the shell's reader: close once the view is done with keys.
+		out := make(chan byte)
+		go func() {
+			defer close(out)
+			for {
+				select {
+				case k := <-keys:
+					select {
+					case out <- k:
+					case <-ctx.Done():
+						return
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		return out
+	}
+	schema := sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt()}}}
+	var batch []sql.Row
+	for i := 1; i <= 30; i++ {
+		batch = append(batch, sql.Row{Kind: sql.Insert, Values: []any{int64(i)}})
+	}
+	firstTaken, release := make(chan struct{}), make(chan struct{})
+	calls := 0
+	next := func() ([]sql.Row, error) {
+		calls++
+		if calls == 1 {
+			return batch, nil
+		}
+		if calls == 2 {
+			close(firstTaken) // the view has the batch: it asks for more
+		}
+		<-release
+		return nil, io.EOF
+	}
+	var out bytes.Buffer
+	done := make(chan error)
+	go func() { done <- s.ShowResult(context.Background(), &out, schema, "table", true, next, s.Now()) }()
+	<-firstTaken
+	for _, k := range []byte("gnplq") {
+		keys <- k // received in order by the view's loop; each redraws
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	o := out.String()
+	var got []string
+	for _, frame := range strings.Split(o, escHome)[1:] {
+		status, _, _ := strings.Cut(frame, escClearLine)
+		got = append(got, status[len("Table mode: rows "):strings.Index(status, ", updated")])
+		if !strings.Contains(frame, viewHelp) {
+			t.Errorf("a frame lacks the key legend:\n%s", frame)
+		}
+	}
+	want := []string{"28-30 of 30 (last page)", "1-3 of 30 (page)", "4-6 of 30 (page)", "1-3 of 30 (page)", "28-30 of 30 (last page)"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("frames show rows\n%q\nwant\n%q", got, want)
+	}
+	if final := o[strings.Index(o, escAltScreenOff):]; !strings.Contains(final, "|  1 |") || !strings.HasSuffix(final, "30 rows in set\n") {
+		t.Errorf("Q did not end with the final table:\n%s", final)
+	}
+}

@@ -270,6 +270,18 @@ func TestShellCancelQuery(t *testing.T) {
 	if after := view[strings.Index(view, "\x1b[?1049l"):]; !strings.Contains(after, " rows in set") {
 		t.Fatalf("no final table after the view: %q", after)
 	}
+	// Paging keys (Flink's CliTableResultView): the view follows the last
+	// page; G shows the first page and stays there; Q leaves the view (the
+	// query ends) and the terminal is the line editor's again.
+	frames := strings.Count(p.scr.text(), "(last page)")
+	p.typeKeys("SELECT * FROM src;" + keyEnter)
+	p.waitFor("(last page)", frames+1) // the new view is up, reading keys
+	p.waitFor("N next page, P previous page", 1)
+	p.typeKeys("g")
+	p.waitFor("Table mode: rows 1-", 1)
+	p.waitFor("(page)", 1)
+	p.typeKeys("q")
+	p.waitIdle()
 	p.typeKeys("SHOW TABLES;" + keyEnter)
 	p.waitFor("| table name |", 1)
 	p.waitIdle()

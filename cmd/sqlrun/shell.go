@@ -56,6 +56,7 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 		}
 		return int(ws.Row)
 	}
+	s.ViewKeys = func(ctx context.Context) <-chan byte { return terminalKeys(ctx, int(os.Stdin.Fd())) }
 	histPath := historyPath()
 	fmt.Fprintf(stdout, banner, histPath)
 
@@ -329,4 +330,54 @@ func completer(s *exec.Session) liner.WordCompleter {
 		}
 		return head[:start], out, tail
 	}
+}
+
+// terminalKeys delivers the keys typed on the terminal fd until ctx ends,
+// for the table result mode's paging keys. The terminal leaves canonical
+// mode and echo meanwhile but keeps ISIG, so Ctrl-C still arrives as
+// SIGINT and cancels the query as before; its settings are restored when
+// ctx ends. Reads poll with a short timeout, so no read is left pending
+// to steal the next line from the line editor. On a non-terminal it
+// delivers nothing.
+func terminalKeys(ctx context.Context, fd int) <-chan byte {
+	keys := make(chan byte)
+	saved, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		close(keys)
+		return keys
+	}
+	raw := *saved
+	raw.Lflag &^= unix.ICANON | unix.ECHO
+	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
+		close(keys)
+		return keys
+	}
+	go func() {
+		defer close(keys)
+		defer unix.IoctlSetTermios(fd, unix.TCSETS, saved)
+		buf := make([]byte, 16)
+		for ctx.Err() == nil {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(fds, 100)
+			if err == unix.EINTR || n == 0 {
+				continue
+			}
+			if err != nil || fds[0].Revents&unix.POLLIN == 0 {
+				return
+			}
+			m, err := unix.Read(fd, buf)
+			if err != nil || m <= 0 {
+				return
+			}
+			for _, b := range buf[:m] {
+				select {
+				case keys <- b:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return keys
 }
