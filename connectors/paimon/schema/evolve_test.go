@@ -42,7 +42,12 @@ func TestApplyReproducesFixture(t *testing.T) {
 	if _, err := s0.Apply(0, AddColumn{Field: Field{Name: "a", Type: sql.Int()}}); err == nil {
 		t.Fatal("duplicate column accepted")
 	}
-	s2, _ := s0.Apply(1, AddColumn{Field: Field{Name: "z", Type: sql.Int()}, First: true}, SetOption{"bucket", "4"}, RemoveOption{"file.format"})
+	// A bucketed append table names its bucket key (SchemaValidation).
+	s2, err := s0.Apply(1, AddColumn{Field: Field{Name: "z", Type: sql.Int()}, First: true},
+		SetOption{"bucket", "4"}, SetOption{"bucket-key", "k"}, RemoveOption{"file.format"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s2.Fields[0].Name != "z" || s2.Fields[0].ID != 7 || s2.Options["bucket"] != "4" || s2.Options["file.format"] != "" || s2.ID != 1 {
 		t.Fatalf("%+v", s2)
 	}
