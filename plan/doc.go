@@ -57,8 +57,8 @@
 //     execution plan. Plan.DOT draws the physical plan for Graphviz with
 //     every edge labelled by its changelog mode.
 //
-// Expressions (expr.go, compile.go, cast.go) are typed once at binding and
-// compiled into closures over row values; the runtime's Calc runs those
+// Expressions (package expr, aliased in expr.go) are typed once at binding
+// and compiled into closures over row values; the runtime's Calc runs those
 // closures and never sees the AST. exec/compile turns a Plan into the
 // runtime's job graph.
 //

@@ -81,15 +81,19 @@ var rules = []rule{
 	{"connectors/jdbc/...", []string{"sql", "internal/box", "connectors", "connectors/jdbc/..."}},
 	{"connectors/*", []string{"sql", "internal/box", "internal/fnv1a", "connectors"}}, // print, datagen, blackhole, filesystem, values
 
+	// Scalar expressions (types, printing, evaluation), below the planner
+	// and the job compiler: never the parser's AST.
+	{"expr", []string{"sql"}},
+
 	// The session's option spec, the catalog and the planner.
 	{"config", []string{"sql", "connectors"}},
 	{"catalog", []string{"sql", "sql/ast", "connectors"}},
-	{"plan/...", []string{"sql", "sql/ast", "internal/box", "config", "catalog", "connectors", "plan/..."}},
+	{"plan/...", []string{"sql", "sql/ast", "internal/box", "config", "catalog", "connectors", "expr", "plan/..."}},
 
 	// The runtime and the session: plan and below.
 	{"exec/runtime/...", []string{"sql", "internal/box", "internal/fnv1a", "config", "connectors", "exec/runtime/..."}},
-	{"exec/compile", []string{"sql", "sql/ast", "internal/box", "internal/fnv1a", "config", "catalog", "connectors", "plan/...", "exec/runtime/..."}},
-	{"exec", []string{"sql", "sql/ast", "sql/parser", "internal/box", "config", "catalog", "connectors", "plan/...", "exec/..."}},
+	{"exec/compile", []string{"sql", "sql/ast", "internal/box", "internal/fnv1a", "config", "catalog", "connectors", "expr", "plan/...", "exec/runtime/..."}},
+	{"exec", []string{"sql", "sql/ast", "sql/parser", "internal/box", "config", "catalog", "connectors", "expr", "plan/...", "exec/..."}},
 
 	// The binary: exec's API and its vocabulary (sql), and connectors/all to
 	// link the connectors.

@@ -1,4 +1,4 @@
-package plan
+package expr
 
 import (
 	"strconv"
@@ -11,8 +11,8 @@ import (
 // DECIMAL arithmetic follows the SQL:2003 precision/scale rules Flink uses,
 // and anything with FLOAT/DOUBLE becomes DOUBLE (or FLOAT for two FLOATs).
 
-// maxDecimalPrecision is Flink's DecimalType.MAX_PRECISION.
-const maxDecimalPrecision = 38
+// MaxDecimalPrecision is Flink's DecimalType.MAX_PRECISION.
+const MaxDecimalPrecision = 38
 
 // intPrecision is the number of decimal digits an integer type holds, as
 // Flink's LogicalTypeMerging uses when an integer meets a DECIMAL.
@@ -59,7 +59,7 @@ func numericRank(r sql.TypeRoot) int {
 }
 
 func boundDecimal(p, s int) (int, int) {
-	if p > maxDecimalPrecision {
+	if p > MaxDecimalPrecision {
 		// Keep at least min(s, 6) fractional digits, as Flink's
 		// LogicalTypeMerging.adjustPrecisionScale does.
 		intDigits := p - s
@@ -67,17 +67,17 @@ func boundDecimal(p, s int) (int, int) {
 		if minScale > 6 {
 			minScale = 6
 		}
-		s = maxDecimalPrecision - intDigits
+		s = MaxDecimalPrecision - intDigits
 		if s < minScale {
 			s = minScale
 		}
-		p = maxDecimalPrecision
+		p = MaxDecimalPrecision
 	}
 	return p, s
 }
 
-// arithmeticType is the result type of + - * / % on two numeric types.
-func arithmeticType(op string, a, b sql.DataType) sql.DataType {
+// ArithmeticType is the result type of + - * / % on two numeric types.
+func ArithmeticType(op string, a, b sql.DataType) sql.DataType {
 	nullable := a.Nullable || b.Nullable
 	if a.Root == sql.TypeDouble || b.Root == sql.TypeDouble ||
 		(a.Root == sql.TypeFloat) != (b.Root == sql.TypeFloat) && (a.Root == sql.TypeFloat || b.Root == sql.TypeFloat) {
@@ -120,9 +120,9 @@ func arithmeticType(op string, a, b sql.DataType) sql.DataType {
 	return t.WithNullable(nullable)
 }
 
-// commonType is the type two operands are compared or unified in (CASE,
+// CommonType is the type two operands are compared or unified in (CASE,
 // COALESCE, IN, UNION), or false when they have none.
-func commonType(a, b sql.DataType) (sql.DataType, bool) {
+func CommonType(a, b sql.DataType) (sql.DataType, bool) {
 	nullable := a.Nullable || b.Nullable
 	if a.Root == sql.TypeNull {
 		return b.WithNullable(true), true
@@ -167,11 +167,11 @@ func commonType(a, b sql.DataType) (sql.DataType, bool) {
 	return sql.DataType{}, false
 }
 
-// comparable reports whether two types may be compared with = < > etc.
+// Comparable reports whether two types may be compared with = < > etc.
 // Flink (Calcite) also compares strings with numbers and dates by an
 // implicit cast; sqlrun allows the same pairs.
-func comparable(a, b sql.DataType) bool {
-	if _, ok := commonType(a, b); ok {
+func Comparable(a, b sql.DataType) bool {
+	if _, ok := CommonType(a, b); ok {
 		return true
 	}
 	isTemporal := func(t sql.DataType) bool {
@@ -184,10 +184,10 @@ func comparable(a, b sql.DataType) bool {
 	return false
 }
 
-// supportsImplicitCast is Flink's LogicalTypeCasts.supportsImplicitCast,
+// SupportsImplicitCast is Flink's LogicalTypeCasts.supportsImplicitCast,
 // reduced to the types sqlrun has: what an INSERT may write into a sink
 // column without an explicit CAST.
-func supportsImplicitCast(from, to sql.DataType) bool {
+func SupportsImplicitCast(from, to sql.DataType) bool {
 	if from.Root == sql.TypeNull {
 		return true
 	}
@@ -199,15 +199,15 @@ func supportsImplicitCast(from, to sql.DataType) bool {
 	case from.Root == to.Root:
 		switch from.Root {
 		case sql.TypeArray:
-			return supportsImplicitCast(*from.Elem, *to.Elem)
+			return SupportsImplicitCast(*from.Elem, *to.Elem)
 		case sql.TypeMap:
-			return supportsImplicitCast(*from.Elem, *to.Elem) && supportsImplicitCast(*from.Value, *to.Value)
+			return SupportsImplicitCast(*from.Elem, *to.Elem) && SupportsImplicitCast(*from.Value, *to.Value)
 		case sql.TypeRow:
 			if len(from.Fields) != len(to.Fields) {
 				return false
 			}
 			for i := range from.Fields {
-				if !supportsImplicitCast(from.Fields[i].Type, to.Fields[i].Type) {
+				if !SupportsImplicitCast(from.Fields[i].Type, to.Fields[i].Type) {
 					return false
 				}
 			}
@@ -244,10 +244,10 @@ func serializable(t sql.DataType) string {
 	return s
 }
 
-// calciteType prints a type as Calcite's RelDataType digest does, which is
+// CalciteType prints a type as Calcite's RelDataType digest does, which is
 // what the Abstract Syntax Tree shows after a literal or a CAST:
 // INTEGER, VARCHAR(2147483647) CHARACTER SET "UTF-16LE", DECIMAL(10, 2).
-func calciteType(t sql.DataType) string {
+func CalciteType(t sql.DataType) string {
 	itoa := strconv.Itoa
 	var s string
 	switch t.Root {

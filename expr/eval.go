@@ -1,4 +1,4 @@
-package plan
+package expr
 
 import (
 	"fmt"
@@ -123,13 +123,13 @@ func compileCall(c *Call) (Eval, error) {
 	switch c.Op {
 	case "+", "-", "*", "/", "MOD", "%":
 		if len(args) == 1 { // unary minus
-			return strict(args, func(vs []any) (any, error) { return negate(vs[0]) }), nil
+			return strict(args, func(vs []any) (any, error) { return Negate(vs[0]) }), nil
 		}
 		op := c.Op
 		return strict(args, func(vs []any) (any, error) { return arith(op, vs[0], vs[1], t) }), nil
 	case "=", "<>", "<", "<=", ">", ">=":
 		op := c.Op
-		ct, ok := commonType(argT(0), argT(1))
+		ct, ok := CommonType(argT(0), argT(1))
 		if !ok {
 			ct = argT(0) // string vs number/date: compareAs casts the string side
 		}
@@ -142,7 +142,7 @@ func compileCall(c *Call) (Eval, error) {
 		}), nil
 	case "IS DISTINCT FROM", "IS NOT DISTINCT FROM":
 		not := c.Op == "IS NOT DISTINCT FROM"
-		ct, _ := commonType(argT(0), argT(1))
+		ct, _ := CommonType(argT(0), argT(1))
 		return func(row []any) (any, error) {
 			a, err := args[0](row)
 			if err != nil {
@@ -251,7 +251,7 @@ func compileCall(c *Call) (Eval, error) {
 					sawNull = true
 					continue
 				}
-				ct, _ := commonType(argT(0), argT(i+1))
+				ct, _ := CommonType(argT(0), argT(i+1))
 				n, err := compareAs(x, argT(0), v, argT(i+1), ct)
 				if err != nil {
 					return nil, err
@@ -359,10 +359,10 @@ func compileCall(c *Call) (Eval, error) {
 	case "SUBSTRING":
 		return strict(args, func(vs []any) (any, error) {
 			r := []rune(vs[0].(string))
-			start, _ := toInt(vs[1])
+			start, _ := ToInt(vs[1])
 			length := int64(len(r)) + 1
 			if len(vs) > 2 {
-				length, _ = toInt(vs[2])
+				length, _ = ToInt(vs[2])
 				if length < 0 {
 					return nil, sql.Errorf(sql.TableException, "SUBSTRING length must not be negative: %d", length)
 				}
@@ -413,7 +413,7 @@ func compileCall(c *Call) (Eval, error) {
 			case float32:
 				return float32(math.Abs(float64(x))), nil
 			}
-			n, _ := toInt(vs[0])
+			n, _ := ToInt(vs[0])
 			if n < 0 {
 				n = -n
 			}
@@ -425,7 +425,7 @@ func compileCall(c *Call) (Eval, error) {
 		return strict(args, func(vs []any) (any, error) {
 			var places int64
 			if len(vs) > 1 {
-				places, _ = toInt(vs[1])
+				places, _ = ToInt(vs[1])
 			}
 			switch x := vs[0].(type) {
 			case decimal.Decimal:
@@ -435,7 +435,7 @@ func compileCall(c *Call) (Eval, error) {
 					// fewer than 39 integer digits: rounding beyond either
 					// end changes nothing more, and ROUND(1.5, 2147483647)
 					// must not build a 2147483647-digit power of ten.
-					return x.Round(int32(min(max(places, -maxDecimalPrecision-1), int64(argScale)))), nil
+					return x.Round(int32(min(max(places, -MaxDecimalPrecision-1), int64(argScale)))), nil
 				case "FLOOR":
 					return x.Floor(), nil
 				}
@@ -461,7 +461,7 @@ func compileCall(c *Call) (Eval, error) {
 				}
 				return castValue(f, sql.Double(), t)
 			}
-			n, _ := toInt(vs[0])
+			n, _ := ToInt(vs[0])
 			if op == "ROUND" && places < 0 {
 				// HALF_UP in exact arithmetic, as Java's BigDecimal; below
 				// -20 places every BIGINT rounds to 0. A result beyond
@@ -591,8 +591,8 @@ func compareValues(a, b any) (int, error) {
 	case sql.TimestampData:
 		return x.Compare(b.(sql.TimestampData)), nil
 	}
-	if i, ok := toInt(a); ok {
-		j, _ := toInt(b)
+	if i, ok := ToInt(a); ok {
+		j, _ := ToInt(b)
 		switch {
 		case i < j:
 			return -1, nil
@@ -604,7 +604,8 @@ func compareValues(a, b any) (int, error) {
 	return 0, fmt.Errorf("cannot compare %T with %T", a, b)
 }
 
-func negate(v any) (any, error) {
+// Negate is unary minus on a numeric value.
+func Negate(v any) (any, error) {
 	switch x := v.(type) {
 	case int8:
 		return -x, nil
@@ -650,7 +651,7 @@ func arith(op string, a, b any, t sql.DataType) (any, error) {
 			}
 			r = x.Mod(y)
 		}
-		return castValue(r, sql.Decimal(maxDecimalPrecision, t.Scale), t)
+		return castValue(r, sql.Decimal(MaxDecimalPrecision, t.Scale), t)
 	case sql.TypeFloat, sql.TypeDouble:
 		x, _ := toFloat(a)
 		y, _ := toFloat(b)
@@ -672,8 +673,8 @@ func arith(op string, a, b any, t sql.DataType) (any, error) {
 		}
 		return r, nil
 	}
-	x, _ := toInt(a)
-	y, _ := toInt(b)
+	x, _ := ToInt(a)
+	y, _ := ToInt(b)
 	var r int64
 	switch op {
 	case "+":

@@ -1,4 +1,4 @@
-package plan
+package expr
 
 import (
 	"fmt"
@@ -62,7 +62,7 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 		case float64:
 			n = int64(x)
 		default:
-			i, ok := toInt(v)
+			i, ok := ToInt(v)
 			if !ok {
 				return nil, castErr(v, to)
 			}
@@ -116,7 +116,7 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 				d = decimal.NewFromInt(1)
 			}
 		default:
-			i, ok := toInt(v)
+			i, ok := ToInt(v)
 			if !ok {
 				return nil, castErr(v, to)
 			}
@@ -219,7 +219,8 @@ func intOf(n int64, r sql.TypeRoot) any {
 	return n
 }
 
-func toInt(v any) (int64, bool) {
+// ToInt reads a Go integer of any width as an int64.
+func ToInt(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int8:
 		return int64(x), true
@@ -243,7 +244,7 @@ func toFloat(v any) (float64, bool) {
 		f, _ := x.Float64()
 		return f, true
 	}
-	if i, ok := toInt(v); ok {
+	if i, ok := ToInt(v); ok {
 		return float64(i), true
 	}
 	return 0, false
@@ -258,7 +259,7 @@ func toDecimal(v any) (decimal.Decimal, bool) {
 	case float64:
 		return decimal.NewFromFloat(x), true
 	}
-	if i, ok := toInt(v); ok {
+	if i, ok := ToInt(v); ok {
 		return decimal.NewFromInt(i), true
 	}
 	return decimal.Decimal{}, false

@@ -1,0 +1,272 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Expr is a typed scalar expression over the fields of one input row, the
+// planner's RexNode. Binding resolves names to field indexes and decides
+// every implicit cast, so that printing and compilation never look at
+// names or guess types.
+type Expr interface {
+	Type() sql.DataType
+}
+
+// InputRef is the field at Index of the input row ($i in Calcite).
+type InputRef struct {
+	Index int
+	T     sql.DataType
+}
+
+// Literal is a constant in sql.Row's Go representation of T.
+type Literal struct {
+	Value any
+	T     sql.DataType
+	// Flag marks a symbol argument such as TRIM's BOTH/LEADING/TRAILING,
+	// printed as FLAG(BOTH).
+	Flag bool
+}
+
+// Call applies an operator or function. Op is Calcite's operator name:
+// "+", ">", "AND", "IS NULL", "CAST", "UPPER", ...
+type Call struct {
+	Op   string
+	Args []Expr
+	T    sql.DataType
+}
+
+// Type returns the field's type.
+func (e *InputRef) Type() sql.DataType { return e.T }
+
+// Type returns the literal's type.
+func (e *Literal) Type() sql.DataType { return e.T }
+
+// Type returns the call's result type.
+func (e *Call) Type() sql.DataType { return e.T }
+
+// Format selects how expressions print: Calcite's digest for the Abstract
+// Syntax Tree ($0, typed literals), Flink's prefix form for the physical
+// plan (field names, >(a, 10)) and infix for the execution plan ((a > 10)).
+type Format int
+
+// The three expression formats of EXPLAIN.
+const (
+	FormatAST Format = iota
+	FormatPrefix
+	FormatInfix
+)
+
+// String prints e; names gives the input's field names (unused for
+// FormatAST, which prints $i).
+func String(e Expr, names []string, f Format) string {
+	switch x := e.(type) {
+	case *InputRef:
+		if f == FormatAST || x.Index >= len(names) {
+			return "$" + strconv.Itoa(x.Index)
+		}
+		return names[x.Index]
+	case *Literal:
+		return formatLiteral(x, f)
+	case *Call:
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = String(a, names, f)
+		}
+		switch x.Op {
+		case "CAST", "TRY_CAST":
+			if f == FormatAST {
+				return x.Op + "(" + args[0] + "):" + CalciteType(x.T)
+			}
+			return x.Op + "(" + args[0] + " AS " + serializable(x.T) + ")"
+		}
+		if f != FormatInfix {
+			return x.Op + "(" + strings.Join(args, ", ") + ")"
+		}
+		if isInfixOp(x.Op) && (len(args) == 2 || len(args) > 2 && (x.Op == "AND" || x.Op == "OR")) {
+			return "(" + strings.Join(args, " "+x.Op+" ") + ")"
+		}
+		if len(args) == 1 && strings.HasPrefix(x.Op, "IS ") {
+			return args[0] + " " + x.Op
+		}
+		return x.Op + "(" + strings.Join(args, ", ") + ")"
+	}
+	return fmt.Sprintf("%v", e)
+}
+
+func isInfixOp(op string) bool {
+	switch op {
+	case "+", "-", "*", "/", "=", "<>", "<", "<=", ">", ">=", "AND", "OR", "||", "LIKE", "NOT LIKE",
+		"IS DISTINCT FROM", "IS NOT DISTINCT FROM":
+		return true
+	}
+	return false
+}
+
+// formatLiteral prints a literal as Calcite's RexLiteral digest does: the
+// type is appended unless it is the literal's natural one (INT, BOOLEAN,
+// CHAR); strings carry Calcite's _UTF-16LE charset prefix except in the
+// execution plan, which also drops the type.
+func formatLiteral(l *Literal, f Format) string {
+	if l.Flag {
+		if f == FormatInfix {
+			return fmt.Sprint(l.Value)
+		}
+		return "FLAG(" + fmt.Sprint(l.Value) + ")"
+	}
+	if l.Value == nil {
+		if f == FormatInfix {
+			return "null"
+		}
+		return "null:" + literalType(l.T, f)
+	}
+	var s string
+	switch v := l.Value.(type) {
+	case string:
+		q := "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		if f == FormatInfix {
+			return q
+		}
+		// A character literal's natural type is CHAR(n), which Calcite
+		// prints without a type; a literal cast to VARCHAR keeps its type.
+		if l.T.Root == sql.TypeChar {
+			return "_UTF-16LE" + q
+		}
+		s = "_UTF-16LE" + q
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		s = sql.JavaScientific(v, 64)
+	default:
+		s = sql.FormatValue(l.Value, l.T)
+		switch l.T.Root {
+		case sql.TypeDate, sql.TypeTimestamp, sql.TypeTime:
+			s = strings.Replace(s, "T", " ", 1)
+		}
+	}
+	if f == FormatInfix {
+		return s
+	}
+	if l.T.Root == sql.TypeInt {
+		return s
+	}
+	// Calcite appends the type unless it is the literal's natural one
+	// (INTEGER, BOOLEAN, CHAR); literal types print without NOT NULL, and
+	// Flink's physical plans print them without the character set.
+	return s + ":" + literalType(l.T, f)
+}
+
+// Refs collects the input fields an expression reads.
+func Refs(e Expr, into map[int]bool) {
+	switch x := e.(type) {
+	case *InputRef:
+		into[x.Index] = true
+	case *Call:
+		for _, a := range x.Args {
+			Refs(a, into)
+		}
+	}
+}
+
+// RefsInOrder appends the fields e references to into, in the order they
+// first appear, skipping those in seen.
+func RefsInOrder(e Expr, seen map[int]bool, into *[]int) {
+	switch x := e.(type) {
+	case *InputRef:
+		if !seen[x.Index] {
+			seen[x.Index] = true
+			*into = append(*into, x.Index)
+		}
+	case *Call:
+		for _, a := range x.Args {
+			RefsInOrder(a, seen, into)
+		}
+	}
+}
+
+// Remap rewrites input references through m (old index → new index).
+func Remap(e Expr, m map[int]int) Expr {
+	switch x := e.(type) {
+	case *InputRef:
+		return &InputRef{Index: m[x.Index], T: x.T}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = Remap(a, m)
+		}
+		return &Call{Op: x.Op, Args: args, T: x.T}
+	}
+	return e
+}
+
+// Inline replaces input references by the expressions of a projection
+// below (merging two Calcs into one).
+func Inline(e Expr, below []Expr) Expr {
+	switch x := e.(type) {
+	case *InputRef:
+		return below[x.Index]
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = Inline(a, below)
+		}
+		return &Call{Op: x.Op, Args: args, T: x.T}
+	}
+	return e
+}
+
+// Conjuncts splits an AND tree.
+func Conjuncts(e Expr) []Expr {
+	if c, ok := e.(*Call); ok && c.Op == "AND" {
+		var out []Expr
+		for _, a := range c.Args {
+			out = append(out, Conjuncts(a)...)
+		}
+		return out
+	}
+	return []Expr{e}
+}
+
+// And joins conjuncts back (nil for none).
+func And(es []Expr) Expr {
+	switch len(es) {
+	case 0:
+		return nil
+	case 1:
+		return es[0]
+	}
+	nullable := false
+	for _, e := range es {
+		nullable = nullable || e.Type().Nullable
+	}
+	return &Call{Op: "AND", Args: es, T: sql.Boolean().WithNullable(nullable)}
+}
+
+// CastExpr wraps e in a CAST to t unless it already has that type (modulo
+// nullability, which never needs a cast).
+func CastExpr(e Expr, t sql.DataType) Expr {
+	et := e.Type()
+	if et.WithNullable(true).Equal(t.WithNullable(true)) {
+		return e
+	}
+	if l, ok := e.(*Literal); ok {
+		if v, err := castValue(l.Value, l.T, t); err == nil {
+			return &Literal{Value: v, T: t.WithNullable(l.T.Nullable || l.Value == nil)}
+		}
+	}
+	return &Call{Op: "CAST", Args: []Expr{e}, T: t.WithNullable(et.Nullable)}
+}
+
+func isNaNInf(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
+
+func literalType(t sql.DataType, f Format) string {
+	s := CalciteType(t.WithNullable(true))
+	if f != FormatAST {
+		s = strings.ReplaceAll(s, " CHARACTER SET \"UTF-16LE\"", "")
+	}
+	return s
+}
