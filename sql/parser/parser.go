@@ -5,10 +5,11 @@
 // SET, SHOW, EXPLAIN, STOP JOB, ...) are read by our own recursive-descent
 // parser over a small lexer that keeps byte offsets. Query bodies and
 // expressions go through github.com/pingcap/tidb/pkg/parser after a
-// dialect pre-pass that rewrites what MySQL's grammar lacks (Flink casts,
-// table hints, three-part names, VALUES rows, FULL JOIN, derived column
-// lists) while keeping a map back to the original offsets; the TiDB tree is
-// converted into sql/ast at once, so no other package sees it.
+// table-driven token pass (prepass.go) that respells what MySQL's grammar
+// lacks (Flink casts, table hints, three-part names, VALUES rows, FULL JOIN,
+// derived column lists), every output token carrying its statement offset;
+// the TiDB tree is converted into sql/ast at once, so no other package sees
+// it.
 //
 // Errors are *sql.Error values in Flink's wording (`SQL parse failed.
 // Encountered "FORM" at line 1, column 10.`) wrapping a *ParseError with the

@@ -1,8 +1,9 @@
 package parser
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	tast "github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/terror"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/sqlrun/sqlrun/sql"
@@ -44,9 +46,9 @@ func (p *parser) queryRange(from, to int) ast.QueryExpr {
 	if from >= to {
 		p.fail(p.toks[to])
 	}
-	r := p.rewrite(from, to, true)
+	r := p.rewrite(from, to, true, "")
 	c := p.newConv(r)
-	stmt := c.parseTiDB(r.buf.String(), to)
+	stmt := c.parseTiDB(r.text, to)
 	switch s := stmt.(type) {
 	case *tast.SelectStmt:
 		if s.SelectIntoOpt != nil || s.LockInfo != nil {
@@ -62,14 +64,9 @@ func (p *parser) queryRange(from, to int) ast.QueryExpr {
 
 // exprRange parses tokens [from, to) as one expression.
 func (p *parser) exprRange(from, to int) ast.Expr {
-	r := p.rewrite(from, to, false)
-	r.segs = append([]segment{{newOff: 0, origOff: p.toks[from].off}}, r.segs...)
-	text := "SELECT" + r.buf.String()
-	for i := 1; i < len(r.segs); i++ {
-		r.segs[i].newOff += len("SELECT")
-	}
+	r := p.rewrite(from, to, false, "SELECT")
 	c := p.newConv(r)
-	stmt := c.parseTiDB(text, to)
+	stmt := c.parseTiDB(r.text, to)
 	sel, ok := stmt.(*tast.SelectStmt)
 	if !ok || sel.From != nil || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.Where != nil ||
 		sel.GroupBy != nil || sel.OrderBy != nil || sel.Limit != nil || sel.Having != nil {
@@ -94,47 +91,48 @@ func (p *parser) newConv(r *rewriter) *conv {
 	return c
 }
 
-var tidbErrRe = regexp.MustCompile(`^line (\d+) column (\d+) near "`)
-
 // parseTiDB runs TiDB over the rewritten text and maps a syntax error to
 // Flink's message at the original token; endTok is the index of the token
 // that follows the range (what "end of input" means to the user).
 func (c *conv) parseTiDB(text string, endTok int) tast.StmtNode {
-	stmts, _, err := newTiDB().Parse(text, "", "")
+	tp := newTiDB()
+	stmts, _, err := tp.Parse(text, "", "")
 	if err == nil && len(stmts) == 1 {
 		c.checkTree(stmts[0])
 		return stmts[0]
 	}
-	if err == nil {
-		c.p.fail(c.p.toks[endTok]) // several statements: a ';' inside
-	}
-	msg := err.Error()
 	off := len(text)
-	if m := tidbErrRe.FindStringSubmatch(msg); m != nil {
-		rest := msg[len(m[0]):]
-		if i := strings.Index(rest, "(total length "); i >= 0 {
-			if n, aerr := strconv.Atoi(strings.TrimSuffix(strings.Fields(rest[i+len("(total length "):])[0], ")")); aerr == nil {
-				off = len(text) - n
-			}
-		} else {
-			// TiDB quotes the rest of the input from the offending token,
-			// at most 2048 bytes (longer rests carry "(total length n)").
-			for k := min(len(text), 2048); k >= 0; k-- {
-				if len(rest) > k && rest[k] == '"' && strings.HasSuffix(text, rest[:k]) {
-					off = len(text) - k
-					break
-				}
-			}
+	if err != nil {
+		if o, ok := syntaxErrorOffset(tp, err); ok {
+			off = o
 		}
 	}
 	for off < len(text) && isSpace(text[off]) {
 		off++
 	}
 	if off >= len(text) {
-		c.p.fail(c.p.toks[endTok])
+		c.p.fail(c.p.toks[endTok]) // at the end, or several statements (a ';' inside)
 	}
 	c.failAt(off)
 	return nil
+}
+
+// syntaxErrorOffset returns the offset of the token TiDB's grammar could
+// not take. TiDB's syntax error is text only (Scanner.Errorf formats
+// "line L column C near ..."); the offset it quotes from is the scanner's
+// lastScanOffset, the start of the last token it read, which is read here
+// from the scanner itself. Errors TiDB raises with a code (*terror.Error:
+// a construct it refuses after reading it) have no token: false.
+func syntaxErrorOffset(tp *tidb.Parser, err error) (int, bool) {
+	var coded *terror.Error
+	if errors.As(err, &coded) {
+		return 0, false
+	}
+	f := reflect.ValueOf(tp).Elem().FieldByName("lexer").FieldByName("lastScanOffset")
+	if !f.IsValid() || !f.CanInt() {
+		return 0, false
+	}
+	return int(f.Int()), true
 }
 
 // failAt reports "Encountered" at the original token for a rewritten-text
@@ -755,8 +753,9 @@ func (c *conv) frameBound(b tast.FrameBound) ast.FrameBound {
 // written before that operand.
 func (c *conv) distinctOp(rightOff int) ast.BinaryOp {
 	op := ast.OpIsNotDistinct
+	right := c.r.orig(rightOff)
 	for _, d := range c.r.distinct {
-		if d.off < rightOff {
+		if d.orig < right {
 			op = ast.OpIsNotDistinct
 			if d.is {
 				op = ast.OpIsDistinct
