@@ -7,7 +7,9 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -92,6 +94,22 @@ type DefaultConnector interface {
 	DefaultConnector() string
 }
 
+// TablePather is implemented by catalogs that own their tables' storage
+// (the Paimon warehouse: <warehouse>/<db>.db/<table>). TablePath is the
+// table's directory, "" for a name that is not a valid path element; a
+// system table's name (orders$snapshots) gives its base table's.
+type TablePather interface {
+	TablePath(db, name string) string
+}
+
+// SystemTabler is implemented by catalogs whose tables have system tables
+// (Paimon's orders$snapshots). GetSystemTable resolves name as one: ok is
+// false when it names no system table of an existing table (the caller
+// keeps its "not found"); the table's options are the base table's.
+type SystemTabler interface {
+	GetSystemTable(db, name string) (t *Table, ok bool, err error)
+}
+
 // DefaultDatabaser is implemented by catalogs that name the database USE
 // CATALOG lands in (Paimon's 'default-database', "default"). Others land
 // in default_database when they have it, else in their first database.
@@ -106,6 +124,24 @@ var factories = map[string]Factory{}
 
 // RegisterFactory adds a catalog type ('type' option), e.g. "paimon".
 func RegisterFactory(typ string, f Factory) { factories[typ] = f }
+
+var scratchFactories = map[string]Factory{}
+
+// RegisterScratchFactory adds the scratch form of a catalog type: a
+// catalog over a copy-on-write view of its storage, whose writes stay in
+// memory (the dry run of `sqlrun explain` opens catalogs this way).
+func RegisterScratchFactory(typ string, f Factory) { scratchFactories[typ] = f }
+
+// NewScratchCatalog opens the scratch form of the catalog type named in
+// options['type']; ok is false when the type has none.
+func NewScratchCatalog(name string, options map[string]string) (c Catalog, ok bool, err error) {
+	f, ok := scratchFactories[options["type"]]
+	if !ok {
+		return nil, false, nil
+	}
+	c, err = f(name, options)
+	return c, true, err
+}
 
 // NewCatalog creates a catalog of the type named in options['type'].
 func NewCatalog(name string, options map[string]string) (Catalog, error) {
@@ -123,4 +159,47 @@ func NewCatalog(name string, options map[string]string) (Catalog, error) {
 			"Could not find any factory for identifier '%s' that implements 'org.apache.flink.table.factories.CatalogFactory' in the classpath.", typ)
 	}
 	return f(name, options)
+}
+
+// Procedures is implemented by catalogs that have stored procedures
+// (Paimon's sys.compact, sys.expire_snapshots, ...): CALL sys.<name>(...)
+// runs the current catalog's, as in Flink (Catalog.getProcedure); the
+// in-memory default_catalog has none.
+type Procedures interface {
+	// Procedure returns the procedure of that name (lower case), ok false
+	// when there is none.
+	Procedure(name string) (p Procedure, ok bool)
+}
+
+// Procedure is one stored procedure of a catalog.
+type Procedure struct {
+	// Params are its parameters in positional order; named arguments use
+	// these names.
+	Params []string
+	// Call runs it with its arguments (literals as text, absent ones
+	// missing) and returns the text of its one-row `result` table.
+	Call func(ctx ProcedureContext, args map[string]string) (string, error)
+}
+
+// ProcedureContext is what a procedure gets from the session that calls it.
+type ProcedureContext struct {
+	// Streaming is true in streaming runtime mode.
+	Streaming bool
+	// Now is the session's clock at the call.
+	Now time.Time
+	// Table resolves a table argument ('database.table', or 'table' in the
+	// current database) as a query would (Manager.LocateTable).
+	Table func(name string) (*LocatedTable, error)
+}
+
+// LocatedTable is a resolved table with what its catalog says about it:
+// its connector and where it lives.
+type LocatedTable struct {
+	ID    connectors.ObjectIdentifier
+	Table *Table
+	// Connector is the 'connector' option, or the catalog's default.
+	Connector string
+	// Path is the 'path' option, or the catalog's TablePath; "" when
+	// neither says.
+	Path string
 }

@@ -351,10 +351,11 @@ func (m *Manager) GetTable(id connectors.ObjectIdentifier) (*ResolvedTable, erro
 	return &ResolvedTable{ID: id, Table: t}, nil
 }
 
-// LookupTable resolves a name a query uses (the planner's lookup). A
-// missing table fails as Calcite's validator does: "Object 'x' not
-// found", "Object 'x' not found within 'cat.db'", naming the first part
-// that does not resolve.
+// LookupTable resolves a name a query uses (the planner's lookup): a
+// table, or a system table of one (orders$snapshots). A missing table
+// fails as Calcite's validator does: "Object 'x' not found", "Object 'x'
+// not found within 'cat.db'", naming the first part that does not
+// resolve.
 func (m *Manager) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *Table, error) {
 	id := m.Qualify(n)
 	rt, err := m.GetTable(id)
@@ -363,6 +364,9 @@ func (m *Manager) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *T
 	}
 	if !errors.Is(err, ErrTableNotExist) {
 		return id, nil, err
+	}
+	if t, ok, serr := m.GetSystemTable(id); ok {
+		return id, t, serr
 	}
 	return id, nil, m.notFound(n, id)
 }
@@ -555,4 +559,95 @@ func (m *Manager) AlterTable(id connectors.ObjectIdentifier, t *Table) error {
 func (m *Manager) AllTableNames() []string {
 	names, _ := m.ListTables("", "")
 	return names
+}
+
+// DefaultConnector names the connector of a table whose catalog implies
+// one (a Paimon catalog's tables need no 'connector' option), or "".
+func (m *Manager) DefaultConnector(id connectors.ObjectIdentifier) string {
+	c, err := m.Catalog(id.Catalog)
+	if err != nil {
+		return ""
+	}
+	if dc, ok := c.(DefaultConnector); ok {
+		return dc.DefaultConnector()
+	}
+	return ""
+}
+
+// TablePath is where a catalog table lives, "" for catalogs that do not
+// store tables themselves. Paimon's FlinkCatalog hands its tables to the
+// connector with their location; the planner passes this as the table's
+// 'path' option, so SHOW CREATE TABLE stays as the user declared it.
+func (m *Manager) TablePath(id connectors.ObjectIdentifier) string {
+	c, err := m.Catalog(id.Catalog)
+	if err != nil {
+		return ""
+	}
+	if tp, ok := c.(TablePather); ok {
+		return tp.TablePath(id.Database, id.Name)
+	}
+	return ""
+}
+
+// GetSystemTable resolves a system table such as orders$snapshots: for a
+// table declared with a connector that has system tables
+// (connectors.SystemTableFactory), the connector's; else the catalog's
+// own (SystemTabler). ok is false when id names no system table: the caller
+// keeps Flink's "not found" error.
+func (m *Manager) GetSystemTable(id connectors.ObjectIdentifier) (*Table, bool, error) {
+	c, err := m.Catalog(id.Catalog)
+	if err != nil {
+		return nil, false, nil
+	}
+	for _, ident := range connectors.Identifiers() {
+		f, err := connectors.Lookup(ident)
+		if err != nil {
+			continue
+		}
+		sf, ok := f.(connectors.SystemTableFactory)
+		if !ok {
+			continue
+		}
+		base, sys, ok := sf.SplitSystemTable(id.Name)
+		if !ok {
+			continue
+		}
+		bid := id
+		bid.Name = base
+		bt, err := m.GetTable(bid)
+		if err != nil || bt.Table.Options["connector"] != ident {
+			continue
+		}
+		sch, err := sf.SystemTableSchema(sys, bt.Table.Options)
+		if err != nil {
+			return nil, true, fmt.Errorf("system table %s: %w", id, err)
+		}
+		return &Table{Schema: sch, Options: bt.Table.Clone().Options}, true, nil
+	}
+	if st, ok := c.(SystemTabler); ok {
+		t, ok, err := st.GetSystemTable(id.Database, id.Name)
+		if err != nil {
+			return nil, ok, fmt.Errorf("system table %s: %w", id, err)
+		}
+		return t, ok, nil
+	}
+	return nil, false, nil
+}
+
+// LocateTable resolves a name as LookupTable does and adds the table's
+// connector (its 'connector' option or the catalog's default) and its
+// directory (its 'path' option or the catalog's TablePath).
+func (m *Manager) LocateTable(n ast.ObjectName) (*LocatedTable, error) {
+	id, t, err := m.LookupTable(n)
+	if err != nil {
+		return nil, err
+	}
+	lt := &LocatedTable{ID: id, Table: t, Connector: t.Options["connector"], Path: t.Options["path"]}
+	if lt.Connector == "" {
+		lt.Connector = m.DefaultConnector(id)
+	}
+	if lt.Path == "" {
+		lt.Path = m.TablePath(id)
+	}
+	return lt, nil
 }

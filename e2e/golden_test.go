@@ -253,7 +253,7 @@ SELECT * FROM probe;
 	}
 	gap := "Paimon is not usable from SQL yet: " + strings.TrimSpace(e.normalize(msg))
 	if strings.Contains(msg, "no 'path' option") {
-		gap += " — the session's planner env does not implement plan.TablePathEnv, so a Paimon catalog's tables reach the connector without 'path'"
+		gap += " — the catalog manager gives no TablePath (catalog.TablePather), so a Paimon catalog's tables reach the connector without 'path'"
 	}
 	return gap
 }

@@ -12,8 +12,7 @@ import (
 
 // PlanPlanner is the real Planner: plan/ plans (EXPLAIN, DOT and every
 // validation error), exec/compile turns the plan into a runtime job
-// graph. The session's Env satisfies plan.Env and
-// plan.DefaultConnectorEnv.
+// graph. The session's Env satisfies plan.Env.
 type PlanPlanner struct{}
 
 func (PlanPlanner) Explain(_ context.Context, env Env, st *ast.Explain) (string, error) {

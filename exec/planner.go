@@ -2,12 +2,9 @@ package exec
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/connectors"
-	"github.com/sqlrun/sqlrun/connectors/paimon"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
@@ -19,8 +16,7 @@ import (
 // tables first) and the session configuration. The planner's own lookup
 // interface is satisfied by the session's Env value.
 type Env interface {
-	LookupTable(name ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error)
-	Config() map[string]string
+	plan.Env
 }
 
 // QueryJob is a planned SELECT: a graph whose only sink is Collect, and
@@ -57,105 +53,20 @@ type Planner interface {
 // DefaultPlanner is the planner new sessions use: the real one.
 var DefaultPlanner Planner = PlanPlanner{}
 
-// sessionEnv adapts a Session to Env.
+// sessionEnv adapts a Session to Env: the catalog manager resolves
+// tables, system tables, default connectors and table paths.
 type sessionEnv struct{ s *Session }
 
 func (e sessionEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
-	id, t, err := e.s.Catalogs.LookupTable(n)
-	if err != nil && errors.Is(err, catalog.ErrTableNotExist) {
-		if sid, st, ok, serr := e.systemTable(n); ok {
-			return sid, st, serr
-		}
-	}
-	return id, t, err
-}
-
-// systemTable resolves a Paimon system table such as orders$snapshots:
-// the base table must exist and be a Paimon table (of a Paimon catalog or
-// a 'connector' = 'paimon' table); the result is a table named
-// "orders$snapshots" with the system table's columns and the base
-// table's options, which the Paimon factory reads as a system table. ok
-// is false when n names no system table of a Paimon table: the caller
-// keeps Flink's "not found" error.
-func (e sessionEnv) systemTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, bool, error) {
-	base, sys, ok := paimon.SystemTable(n.Table)
-	if !ok {
-		return connectors.ObjectIdentifier{}, nil, false, nil
-	}
-	bn := n
-	bn.Table = base
-	bid, bt, err := e.s.Catalogs.LookupTable(bn)
-	if err != nil {
-		return connectors.ObjectIdentifier{}, nil, false, nil
-	}
-	conn := bt.Options["connector"]
-	if conn == "" {
-		conn = e.DefaultConnector(bid)
-	}
-	if conn != paimon.Identifier {
-		return connectors.ObjectIdentifier{}, nil, false, nil
-	}
-	path := bt.Options["path"]
-	if path == "" {
-		path = e.TablePath(bid)
-	}
-	sid := bid
-	sid.Name = bid.Name + "$" + sys
-	sch, err := paimon.SystemTableSchema(path, sys, bt.Options)
-	if err != nil && e.s.DryRun {
-		// A table the dry run created exists only in its overlay: the
-		// data system tables' columns follow from its declaration.
-		if ds, ok := dryRunSystemSchema(sys, bt.Schema); ok {
-			sch, err = ds, nil
-		}
-	}
-	if err != nil {
-		return sid, nil, true, fmt.Errorf("system table %s: %w", sid, err)
-	}
-	opts := make(map[string]string, len(bt.Options)+1)
-	for k, v := range bt.Options {
-		opts[k] = v
-	}
-	return sid, &catalog.Table{Schema: sch, Options: opts}, true, nil
+	return e.s.Catalogs.LookupTable(n)
 }
 
 func (e sessionEnv) Config() map[string]string { return e.s.Config.Map() }
 
-// DefaultConnector names the connector of a table whose catalog implies
-// one (a Paimon catalog's tables need no 'connector' option), or "".
 func (e sessionEnv) DefaultConnector(id connectors.ObjectIdentifier) string {
-	c, err := e.s.Catalogs.Catalog(id.Catalog)
-	if err != nil {
-		return ""
-	}
-	if dc, ok := c.(catalog.DefaultConnector); ok {
-		return dc.DefaultConnector()
-	}
-	return ""
+	return e.s.Catalogs.DefaultConnector(id)
 }
 
-// tablePather is implemented by catalogs that own their tables' storage
-// (the Paimon warehouse: <warehouse>/<db>.db/<table>).
-type tablePather interface {
-	TablePath(db, name string) string
-}
-
-// TablePath is where a catalog table lives, "" for catalogs that do not
-// store tables themselves. Paimon's FlinkCatalog hands its tables to the
-// connector with their location; the planner passes this as the table's
-// 'path' option (plan.TablePathEnv), so SHOW CREATE TABLE stays as the
-// user declared it.
 func (e sessionEnv) TablePath(id connectors.ObjectIdentifier) string {
-	c, err := e.s.Catalogs.Catalog(id.Catalog)
-	if err != nil {
-		return ""
-	}
-	if tp, ok := c.(tablePather); ok {
-		name := id.Name
-		if base, _, ok := paimon.SystemTable(name); ok {
-			name = base
-		}
-		return tp.TablePath(id.Database, name)
-	}
-	return ""
+	return e.s.Catalogs.TablePath(id)
 }

@@ -5,28 +5,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/compile"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
-
-// RowLevelDeleter is implemented by sinks that take Flink's row-level
-// DELETE (SupportsRowLevelDelete in DELETED_ROWS mode, as Paimon's
-// primary-key tables do): the planner feeds them the rows matching the
-// WHERE clause and they write each as a delete. ApplyRowLevelDelete fails
-// with the connector's message when the table cannot delete rows.
-type RowLevelDeleter interface {
-	ApplyRowLevelDelete() error
-}
-
-// RowLevelUpdater is implemented by sinks that take Flink's row-level
-// UPDATE (SupportsRowLevelUpdate in UPDATED_ROWS mode): they receive the
-// new values of the matching rows. columns are the SET targets.
-type RowLevelUpdater interface {
-	ApplyRowLevelUpdate(columns []string) error
-}
 
 // RowLevelPlanner is implemented by planners that compile DELETE and
 // UPDATE (PlanPlanner); a session whose planner does not fails them.
@@ -131,10 +116,12 @@ func (PlanPlanner) CompileRowLevel(_ context.Context, env Env, stmt ast.Statemen
 	// row-level support fails first (of the built-in ones only Paimon has
 	// it).
 	conn := t.Options["connector"]
-	if d, ok := env.(plan.DefaultConnectorEnv); ok && conn == "" {
-		conn = d.DefaultConnector(id)
+	if conn == "" {
+		conn = env.DefaultConnector(id)
 	}
-	if conn != "paimon" {
+	if f, err := connectors.Lookup(conn); err != nil {
+		return nil, unsupportedRowLevel(del, id.String())
+	} else if _, ok := f.(connectors.RowLevelFactory); !ok {
 		return nil, unsupportedRowLevel(del, id.String())
 	}
 	ins, err := RowLevelInsert(stmt, t.Schema.Names())
@@ -150,7 +137,7 @@ func (PlanPlanner) CompileRowLevel(_ context.Context, env Env, stmt ast.Statemen
 	}
 	snk := pl.Physical[0].Table.Sink
 	if del {
-		d, ok := snk.(RowLevelDeleter)
+		d, ok := snk.(connectors.RowLevelDeleter)
 		if !ok {
 			return nil, unsupportedRowLevel(true, id.String())
 		}
@@ -158,7 +145,7 @@ func (PlanPlanner) CompileRowLevel(_ context.Context, env Env, stmt ast.Statemen
 			return nil, err
 		}
 	} else {
-		u, ok := snk.(RowLevelUpdater)
+		u, ok := snk.(connectors.RowLevelUpdater)
 		if !ok {
 			return nil, unsupportedRowLevel(false, id.String())
 		}

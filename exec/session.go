@@ -5,13 +5,13 @@
 // through the Planner seam to plan/ and exec/compile; running goes to
 // exec/runtime.
 //
-// Paimon wiring lives here too: a Paimon catalog's tables get their
-// warehouse directory as 'path' (sessionEnv.TablePath, read by the
-// planner as plan.TablePathEnv); "t$snapshots" and the other system
-// tables resolve through sessionEnv.LookupTable to read-only tables the
-// Paimon factory serves; DELETE and UPDATE run as Flink's row-level
-// modifications (rowlevel.go); CALL sys.compact and friends run Paimon's
-// procedures (procedures.go).
+// exec knows no connector: table paths, system tables ("t$snapshots") and
+// default connectors are the catalog manager's to resolve (catalog.Manager,
+// asking the catalogs and connectors through the interfaces they
+// declare); DELETE and UPDATE run as Flink's row-level modifications on
+// sinks that take them (rowlevel.go, connectors.RowLevelFactory); CALL
+// runs the current catalog's procedures (procedures.go,
+// catalog.Procedures).
 //
 // Output is part of the contract: a Flink user's scripts and habits
 // (grepping for "[ERROR]", reading "Job ID:") keep working, so every
@@ -408,8 +408,8 @@ func (s *Session) lookupForShow(name ast.ObjectName, notFound func(connectors.Ob
 // (+comment when any column has one).
 func (s *Session) describe(name ast.ObjectName, out io.Writer) error {
 	rt, err := s.lookupForShow(name, func(id connectors.ObjectIdentifier) error {
-		// A Paimon system table (orders$snapshots) is no catalog entry.
-		if _, st, ok, serr := (sessionEnv{s}).systemTable(name); ok {
+		// A system table (orders$snapshots) is no catalog entry.
+		if st, ok, serr := s.Catalogs.GetSystemTable(id); ok {
 			if serr != nil {
 				return serr
 			}

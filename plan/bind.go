@@ -20,20 +20,14 @@ type Env interface {
 	// error wrapping catalog.ErrTableNotExist with Flink's message.
 	LookupTable(name ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error)
 	Config() map[string]string
-}
-
-// DefaultConnectorEnv is implemented by environments whose catalog tables
-// may lack a 'connector' option (a Paimon catalog's tables are Paimon
-// tables); it returns the connector for such a table, or "".
-type DefaultConnectorEnv interface {
+	// DefaultConnector names the connector of a table of a catalog whose
+	// tables may lack a 'connector' option (a Paimon catalog's tables are
+	// Paimon tables), or "" (catalog.Manager.DefaultConnector).
 	DefaultConnector(id connectors.ObjectIdentifier) string
-}
-
-// TablePathEnv is implemented by environments whose catalog stores tables
-// at known locations (a Paimon warehouse); TablePath returns the table's
-// directory, or "" when it has none. The planner passes it to the
-// connector as the 'path' option of tables that have no 'connector'.
-type TablePathEnv interface {
+	// TablePath is the directory of a table of a catalog that stores its
+	// tables at known locations (a Paimon warehouse), or "" when it has
+	// none (catalog.Manager.TablePath). The planner passes it to the
+	// connector as the 'path' option of tables that have no 'connector'.
 	TablePath(id connectors.ObjectIdentifier) string
 }
 
@@ -133,18 +127,14 @@ func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef,
 	}
 	conn := ref.Options["connector"]
 	if conn == "" {
-		if d, ok := b.env.(DefaultConnectorEnv); ok {
-			conn = d.DefaultConnector(id)
-		}
+		conn = b.env.DefaultConnector(id)
 		// A catalog that owns its tables' storage (Paimon's) tells the
 		// connector where the table lives, as Paimon's catalog puts
 		// 'path' into a table's options — over any 'path' hint, as
 		// Paimon's FileStoreTable.copy sets PATH last: a hint never
 		// moves a catalog table's reads or writes elsewhere.
-		if tp, ok := b.env.(TablePathEnv); ok {
-			if p := tp.TablePath(id); p != "" {
-				ref.Options["path"] = p
-			}
+		if p := b.env.TablePath(id); p != "" {
+			ref.Options["path"] = p
 		}
 	}
 	if conn == "" {

@@ -34,6 +34,10 @@ func newEnv() *testEnv {
 
 func (e *testEnv) Config() map[string]string { return e.config }
 
+func (e *testEnv) DefaultConnector(connectors.ObjectIdentifier) string { return "" }
+
+func (e *testEnv) TablePath(connectors.ObjectIdentifier) string { return "" }
+
 func (e *testEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
 	id := connectors.ObjectIdentifier{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Name: n.Table}
 	if n.Database != "" {

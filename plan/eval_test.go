@@ -28,6 +28,10 @@ func (e evalEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *ca
 
 func (evalEnv) Config() map[string]string { return map[string]string{} }
 
+func (evalEnv) DefaultConnector(connectors.ObjectIdentifier) string { return "" }
+
+func (evalEnv) TablePath(connectors.ObjectIdentifier) string { return "" }
+
 // evalTable is the row every eval case reads:
 // a=7 b=-3 d=12.50 s='Order-1001' n=NULL f=2.5 ts=2024-01-02 10:00:00.123 dt=2024-01-02.
 var evalTable = &catalog.Table{

@@ -233,7 +233,7 @@ func nodeDescription(n *Rel, f Format) string {
 		}
 		if n.Project != nil {
 			s += ", project=[" + strings.Join(n.Names, ", ") + "]"
-			if m, ok := n.Table.Source.(MetadataReader); ok && m.ReadsMetadata() {
+			if m, ok := n.Table.Source.(connectors.MetadataReader); ok && m.ReadsMetadata() {
 				s += ", metadata=[]"
 			}
 		}

@@ -344,10 +344,10 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 	if cond != nil {
 		refs(cond, used)
 	}
-	if fp, ok := scan.Table.Source.(FilterPushDownSource); ok && fp.FilterPushDown() && cond != nil {
+	if fp, ok := scan.Table.Source.(connectors.FilterPushDownSource); ok && fp.FilterPushDown() && cond != nil {
 		scan.FilterPushed = true
 	}
-	if fd, ok := scan.Table.Source.(FilterDigestSource); ok && fd.AcceptsFilters() && cond != nil {
+	if fd, ok := scan.Table.Source.(connectors.FilterDigestSource); ok && fd.AcceptsFilters() && cond != nil {
 		var accepted []Expr
 		for _, c := range conjuncts(cond) {
 			if pushableFilter(c) {
@@ -478,45 +478,15 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 	return newCalc(top, exprs, and(high), names), nil
 }
 
-// ProjectionPushDownToggle is implemented by sources whose projection
-// push-down can be switched off, such as the values connector's
-// 'enable-projection-push-down' option.
-type ProjectionPushDownToggle interface {
-	ProjectionPushDownEnabled() bool
-}
-
 func projector(src connectors.TableSource) (connectors.SupportsProjectionPushDown, bool) {
 	pp, ok := src.(connectors.SupportsProjectionPushDown)
 	if !ok {
 		return nil, false
 	}
-	if t, ok := src.(ProjectionPushDownToggle); ok && !t.ProjectionPushDownEnabled() {
+	if t, ok := src.(connectors.ProjectionPushDownToggle); ok && !t.ProjectionPushDownEnabled() {
 		return nil, false
 	}
 	return pp, true
-}
-
-// FilterPushDownSource is implemented by sources that take part in
-// Flink's filter push-down (SupportsFilterPushDown) but accept no filter,
-// as Flink's values test source without 'filterable-fields' does: the scan
-// below a filter prints filter=[] and the Calc keeps the condition.
-type FilterPushDownSource interface {
-	FilterPushDown() bool
-}
-
-// MetadataReader is implemented by sources that can read metadata
-// (Flink's SupportsReadingMetadata): a projected scan prints metadata=[]
-// after project=[...], as Flink's ReadingMetadataSpec does.
-type MetadataReader interface {
-	ReadsMetadata() bool
-}
-
-// FilterDigestSource is implemented by sources that accept every filter
-// for their own pruning but still let the Calc evaluate it, as Paimon's
-// streaming source does: the scan prints filter=[...] and the Calc keeps
-// its condition.
-type FilterDigestSource interface {
-	AcceptsFilters() bool
 }
 
 // pushableFilter reports a conjunct a source can take: comparisons, IS

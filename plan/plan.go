@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sqlrun/sqlrun/config"
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -127,7 +128,7 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 		static[pv.Column] = sql.FormatValue(pv.Value.Value, pv.Value.Type)
 	}
 	if x.Overwrite {
-		ow, ok := ref.Sink.(OverwritableSink)
+		ow, ok := ref.Sink.(connectors.OverwritableSink)
 		if !ok {
 			return nil, sql.Errorf(sql.ValidationException,
 				"INSERT OVERWRITE requires that the underlying DynamicTableSink of table '%s' implements the SupportsOverwrite interface.", ref.ID)
@@ -266,14 +267,6 @@ func sinkHints(hints []ast.Hint) []ast.Option {
 		}
 	}
 	return out
-}
-
-// OverwritableSink is implemented by sinks that support INSERT OVERWRITE
-// (Flink's SupportsOverwrite): ApplyOverwrite switches the sink to
-// overwriting the static partition given (all of it when empty), or fails
-// as the connector does (Paimon refuses it in streaming mode).
-type OverwritableSink interface {
-	ApplyOverwrite(staticPartition map[string]string) error
 }
 
 func contains(list []string, s string) bool {

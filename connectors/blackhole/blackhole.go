@@ -14,6 +14,11 @@ func init() { connectors.Register(Factory{}) }
 // Factory creates blackhole sinks.
 type Factory struct{}
 
+var (
+	_ connectors.SinkFactory = Factory{}
+	_ connectors.TableSink   = Sink{}
+)
+
 // Identifier is "blackhole".
 func (Factory) Identifier() string { return "blackhole" }
 

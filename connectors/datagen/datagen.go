@@ -33,6 +33,12 @@ func init() { connectors.Register(Factory{}) }
 // Factory creates datagen sources.
 type Factory struct{}
 
+var (
+	_ connectors.SourceFactory       = Factory{}
+	_ connectors.TableSource         = (*Source)(nil)
+	_ connectors.SupportsParallelism = (*Source)(nil)
+)
+
 // Identifier is "datagen".
 func (Factory) Identifier() string { return "datagen" }
 

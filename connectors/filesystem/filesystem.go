@@ -36,6 +36,14 @@ func init() { connectors.Register(Factory{}) }
 // Factory creates filesystem sources and sinks.
 type Factory struct{}
 
+var (
+	_ connectors.SourceFactory              = Factory{}
+	_ connectors.SinkFactory                = Factory{}
+	_ connectors.TableSource                = (*Source)(nil)
+	_ connectors.SupportsProjectionPushDown = (*Source)(nil)
+	_ connectors.TableSink                  = (*Sink)(nil)
+)
+
 // Identifier is "filesystem".
 func (Factory) Identifier() string { return "filesystem" }
 

@@ -110,7 +110,10 @@ type entry struct {
 	upsert bool
 }
 
-var _ connectors.SinkWriter = (*Writer)(nil)
+var (
+	_ connectors.SinkWriter       = (*Writer)(nil)
+	_ connectors.BackgroundFailer = (*Writer)(nil)
+)
 
 func newWriter(conn *conn, connStr, table string, schema sql.Schema, opts ExecutionOptions) *Writer {
 	if opts.RetryUnit == 0 {

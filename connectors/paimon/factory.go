@@ -37,9 +37,15 @@ var ErrNoPath = errors.New("paimon table has no 'path' option")
 type Factory struct{}
 
 var (
-	_ connectors.SourceFactory = Factory{}
-	_ connectors.SinkFactory   = Factory{}
+	_ connectors.SourceFactory      = Factory{}
+	_ connectors.SinkFactory        = Factory{}
+	_ connectors.RowLevelFactory    = Factory{}
+	_ connectors.SystemTableFactory = Factory{}
 )
+
+// SupportsRowLevelModification: Paimon's sinks take row-level DELETE and
+// UPDATE (whether a table can is the sink's to say).
+func (Factory) SupportsRowLevelModification() {}
 
 func init() { connectors.Register(Factory{}) }
 
@@ -318,7 +324,12 @@ type Source struct {
 	openErr error
 }
 
-var _ connectors.SupportsProjectionPushDown = (*Source)(nil)
+var (
+	_ connectors.TableSource                = (*Source)(nil)
+	_ connectors.SupportsProjectionPushDown = (*Source)(nil)
+	_ connectors.FilterDigestSource         = (*Source)(nil)
+	_ connectors.SupportsParallelism        = (*Source)(nil)
+)
 
 // ApplyProjection records the fields the query reads; Paimon reads only
 // those columns from its data files.
@@ -331,8 +342,6 @@ func (s *Source) AcceptsFilters() bool { return true }
 
 // Projection is the pushed-down field list, nil for all fields.
 func (s *Source) Projection() []int { return s.projection }
-
-var _ connectors.TableSource = (*Source)(nil)
 
 func (s *Source) validateStreaming() error {
 	cfg := s.cfg
@@ -447,9 +456,22 @@ type Sink struct {
 }
 
 var (
-	_ connectors.TableSink = (*Sink)(nil)
-	_ connectors.Committer = (*Sink)(nil)
+	_ connectors.TableSink           = (*Sink)(nil)
+	_ connectors.Committer           = (*Sink)(nil)
+	_ connectors.SupportsParallelism = (*Sink)(nil)
+	_ connectors.OverwritableSink    = (*Sink)(nil)
+	_ connectors.RowLevelDeleter     = (*Sink)(nil)
+	_ connectors.RowLevelUpdater     = (*Sink)(nil)
+	_ connectors.BucketRouter        = (*Sink)(nil)
+	_ connectors.MaterializerRefuser = (*Sink)(nil)
 )
+
+// RefuseMaterializer: Paimon's FlinkSink refuses a materializer in front
+// of it: the table's merge engine reconciles the changes itself.
+func (s *Sink) RefuseMaterializer() error {
+	return sql.Errorf(sql.IllegalArgumentException,
+		"Sink materializer must not be used with Paimon sink. Please set 'table.exec.sink.upsert-materialize' to 'NONE' in Flink's config.")
+}
 
 // ChangelogMode is FlinkTableSinkBase.getChangelogMode: tables that need
 // the -U image (no primary key, producer input, aggregation, partial-update

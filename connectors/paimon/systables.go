@@ -3,6 +3,7 @@ package paimon
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/sqlrun/sqlrun/connectors"
@@ -28,15 +29,31 @@ func SystemTable(name string) (base, sys string, ok bool) {
 	return name, "", false
 }
 
-// SystemTableSchema opens the Paimon table at path and returns the schema
-// of its system table sys (columns as Paimon 1.4 gives them). opts are the
-// base table's options; the data system tables ($audit_log, $ro) take
-// their columns from the table's latest schema.
-func SystemTableSchema(path, sys string, opts map[string]string) (sql.Schema, error) {
+// SplitSystemTable is SystemTable (connectors.SystemTableFactory).
+func (Factory) SplitSystemTable(name string) (base, sys string, ok bool) { return SystemTable(name) }
+
+// SystemTableSchema opens the Paimon table at the 'path' of opts (the base
+// table's options) and returns the schema of its system table sys
+// (connectors.SystemTableFactory).
+func (Factory) SystemTableSchema(sys string, opts map[string]string) (sql.Schema, error) {
+	path := strings.TrimSpace(opts["path"])
+	if path == "" {
+		return sql.Schema{}, ErrNoPath
+	}
+	return SystemTableSchema(fs.NewLocal(), path, sys, opts)
+}
+
+// SystemTableSchema opens the Paimon table at path through fio and
+// returns the schema of its system table sys (columns as Paimon 1.4 gives
+// them). opts are the base table's options; the data system tables
+// ($audit_log, $ro) take their columns from the table's latest schema.
+// The warehouse catalog calls it with its own file system (a dry run's
+// overlay).
+func SystemTableSchema(fio fs.FileIO, path, sys string, opts map[string]string) (sql.Schema, error) {
 	if s, ok := systable.FixedSchema(sys); ok {
 		return s, nil
 	}
-	t, ok, err := systable.Lookup(fs.NewLocal(), trimFileScheme(path), sys, dynamicOf(opts), false, nil)
+	t, ok, err := systable.Lookup(fio, trimFileScheme(path), sys, dynamicOf(opts), false, nil)
 	if err != nil {
 		return sql.Schema{}, fmt.Errorf("paimon system table %s: %w", sys, err)
 	}

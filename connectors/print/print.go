@@ -39,6 +39,11 @@ func SetOutput(out, errOut io.Writer) {
 // Factory creates print sinks.
 type Factory struct{}
 
+var (
+	_ connectors.SinkFactory = Factory{}
+	_ connectors.TableSink   = (*Sink)(nil)
+)
+
 // Identifier is "print".
 func (Factory) Identifier() string { return "print" }
 

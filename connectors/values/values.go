@@ -30,6 +30,17 @@ func init() { connectors.Register(Factory{}) }
 // Factory creates values sources and sinks.
 type Factory struct{}
 
+var (
+	_ connectors.SourceFactory              = Factory{}
+	_ connectors.SinkFactory                = Factory{}
+	_ connectors.TableSource                = (*Source)(nil)
+	_ connectors.SupportsProjectionPushDown = (*Source)(nil)
+	_ connectors.ProjectionPushDownToggle   = (*Source)(nil)
+	_ connectors.FilterPushDownSource       = (*Source)(nil)
+	_ connectors.MetadataReader             = (*Source)(nil)
+	_ connectors.TableSink                  = (*Sink)(nil)
+)
+
 // Identifier is "values".
 func (Factory) Identifier() string { return "values" }
 

@@ -12,15 +12,6 @@ import (
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// BucketRouter is implemented by sinks whose rows must reach the writer
-// subtask that owns their bucket (Paimon: one merge tree and one
-// compaction per bucket, so two writers of one bucket would corrupt it).
-// Channel is the subtask of parallelism writers that owns r's bucket
-// (Paimon's FlinkSinkBuilder partitions by its bucket ChannelComputer).
-type BucketRouter interface {
-	Channel(r sql.Row, parallelism int) (int, error)
-}
-
 // channelKeys returns, for each of n subtasks, an INT value that the
 // runtime's hash exchange sends to exactly that subtask. The router
 // appends the value of a row's channel as an extra column and the edge
@@ -54,7 +45,7 @@ func channelKeys(n int) ([]int32, error) {
 // bucketRoute adds the routing operator in front of a bucketed sink of
 // parallelism p: it appends each row's channel key, the edge into the
 // sink hashes on it, and the sink's writers drop it again.
-func (b *builder) bucketRoute(in edge, router BucketRouter, path string, width, p int) (edge, error) {
+func (b *builder) bucketRoute(in edge, router connectors.BucketRouter, path string, width, p int) (edge, error) {
 	keys, err := channelKeys(p)
 	if err != nil {
 		return in, err

@@ -123,7 +123,7 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 	}
 	pk := t.Schema.PrimaryKeyIndexes()
 	changelog := !n.Inputs[0].Mode.IsInsertOnly()
-	router, routed := t.Sink.(BucketRouter)
+	router, routed := t.Sink.(connectors.BucketRouter)
 	routed = routed && p > 1
 	if p != in.p && !in.exchanged && !routed {
 		switch {
@@ -136,11 +136,8 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 				t.ID, p, in.p)
 		}
 	}
-	if n.UpsertMaterialize && t.Factory != nil && t.Factory.Identifier() == "paimon" {
-		// Paimon's FlinkSink refuses a materializer in front of it: the
-		// table's merge engine reconciles the changes itself.
-		return sql.Errorf(sql.IllegalArgumentException,
-			"Sink materializer must not be used with Paimon sink. Please set 'table.exec.sink.upsert-materialize' to 'NONE' in Flink's config.")
+	if r, ok := t.Sink.(connectors.MaterializerRefuser); ok && n.UpsertMaterialize {
+		return r.RefuseMaterializer()
 	}
 	if n.UpsertMaterialize {
 		var upsertKey []int
@@ -214,7 +211,7 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 	case plan.TableSourceScan:
 		src := n.Table.Source
 		p := b.defaultP
-		if sp, ok := src.(interface{ Parallelism() int }); ok && sp.Parallelism() > 0 {
+		if sp, ok := src.(connectors.SupportsParallelism); ok && sp.Parallelism() > 0 {
 			p = sp.Parallelism()
 		} else if ok && sp.Parallelism() < 0 {
 			// Flink's CommonExecTableSourceScan check.

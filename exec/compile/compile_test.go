@@ -32,6 +32,10 @@ type env struct {
 
 func (e *env) Config() map[string]string { return e.config }
 
+func (e *env) DefaultConnector(connectors.ObjectIdentifier) string { return "" }
+
+func (e *env) TablePath(connectors.ObjectIdentifier) string { return "" }
+
 func (e *env) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
 	id := connectors.ObjectIdentifier{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Name: n.Table}
 	t, err := e.cat.GetTable(id.Database, id.Name)

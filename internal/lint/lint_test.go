@@ -121,14 +121,6 @@ var exceptions = []exception{
 	// JSON and text decoders.
 	{"connectors/values", "connectors/filesystem", "shared value parsing; belongs in connectors (issue 21.1)"},
 
-	// exec resolves Paimon system tables and table paths (planner.go) and
-	// runs Paimon's procedures (procedures.go) itself.
-	{"exec", "connectors/paimon", "system tables, table paths, procedures (issue 21.1)"},
-	// exec/dryrun.go: `sqlrun explain` runs DDL against a copy-on-write
-	// overlay of a Paimon warehouse.
-	{"exec", "connectors/paimon/fs", "explain's overlay filesystem (issue 21.1)"},
-	{"exec", "connectors/paimon/warehouse", "explain's overlay warehouse (issue 21.1)"},
-
 	// cmd/sqlrun: `sqlrun compact` calls Paimon directly; the shell and the
 	// script runner use the runtime, the vocabulary and the parser under exec.
 	{"cmd/sqlrun", "connectors", "options and errors of the SPI (issue 21.1)"},

@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/sqlrun/sqlrun/connectors"
 )
 
 // Local is the FileIO of the local file system. It accepts plain paths and
@@ -22,28 +23,10 @@ func NewLocal() *Local { return &Local{} }
 
 var _ FileIO = (*Local)(nil)
 
-// LocalPath converts a plain path or file: URI to an OS path. Other schemes
-// are rejected so that 's3://bucket/x' never silently becomes a relative
-// directory named "s3:".
-func LocalPath(p string) (string, error) {
-	switch {
-	case strings.HasPrefix(p, "file://"):
-		p = strings.TrimPrefix(p, "file://")
-		if !strings.HasPrefix(p, "/") { // file://host/path is not supported
-			return "", fmt.Errorf("unsupported file URI authority in %q", "file://"+p)
-		}
-	case strings.HasPrefix(p, "file:"):
-		p = strings.TrimPrefix(p, "file:")
-	default:
-		if i := strings.Index(p, "://"); i > 0 && !strings.ContainsAny(p[:i], "/\\") {
-			return "", fmt.Errorf("unsupported file system scheme %q in path %q", p[:i], p)
-		}
-	}
-	if p == "" {
-		return "", errors.New("empty path")
-	}
-	return filepath.FromSlash(p), nil
-}
+// LocalPath converts a plain path or file: URI to an OS path
+// (connectors.LocalPath: every connector that reads local files takes the
+// same paths).
+func LocalPath(p string) (string, error) { return connectors.LocalPath(p) }
 
 func mapErr(op, p string, err error) error {
 	if errors.Is(err, iofs.ErrNotExist) {

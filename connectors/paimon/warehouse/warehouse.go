@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors/paimon"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
@@ -31,6 +32,11 @@ func init() {
 	catalog.RegisterFactory("paimon", func(name string, options map[string]string) (catalog.Catalog, error) {
 		return New(nil, options)
 	})
+	// The dry run of `sqlrun explain`: reads fall through to the disk,
+	// writes and deletes stay in memory.
+	catalog.RegisterScratchFactory("paimon", func(name string, options map[string]string) (catalog.Catalog, error) {
+		return New(fs.NewOverlay(fs.NewLocal()), options)
+	})
 }
 
 // Catalog is a Paimon filesystem catalog over one warehouse directory.
@@ -45,6 +51,9 @@ type Catalog struct {
 var (
 	_ catalog.Catalog          = (*Catalog)(nil)
 	_ catalog.DefaultConnector = (*Catalog)(nil)
+	_ catalog.DefaultDatabaser = (*Catalog)(nil)
+	_ catalog.TablePather      = (*Catalog)(nil)
+	_ catalog.SystemTabler     = (*Catalog)(nil)
 )
 
 // New opens (creating if needed) the warehouse named by options
@@ -89,13 +98,41 @@ func (c *Catalog) tablePath(db, name string) (string, error) {
 
 // TablePath is the directory of a table, "" when a name is not a valid
 // path element (every catalog operation on such a name fails with the
-// reason).
+// reason); a system table's (orders$snapshots) is its base table's
+// (catalog.TablePather).
 func (c *Catalog) TablePath(db, name string) string {
+	if base, _, ok := paimon.SystemTable(name); ok {
+		name = base
+	}
 	p, err := c.tablePath(db, name)
 	if err != nil {
 		return ""
 	}
 	return p
+}
+
+// GetSystemTable resolves a system table of one of the catalog's tables
+// (orders$snapshots): its columns as Paimon gives them, read through the
+// catalog's own file system, so a dry run sees the tables it created;
+// the options are the base table's (catalog.SystemTabler).
+func (c *Catalog) GetSystemTable(db, name string) (*catalog.Table, bool, error) {
+	base, sys, ok := paimon.SystemTable(name)
+	if !ok {
+		return nil, false, nil
+	}
+	bt, err := c.GetTable(db, base)
+	if err != nil {
+		return nil, false, nil
+	}
+	path, err := c.tablePath(db, base)
+	if err != nil {
+		return nil, false, nil
+	}
+	sch, err := paimon.SystemTableSchema(c.FIO, path, sys, bt.Options)
+	if err != nil {
+		return nil, true, err
+	}
+	return &catalog.Table{Schema: sch, Options: bt.Options}, true, nil
 }
 
 // ListDatabases lists the <db>.db directories.

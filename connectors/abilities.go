@@ -1,0 +1,107 @@
+package connectors
+
+import "github.com/sqlrun/sqlrun/sql"
+
+// This file declares the abilities a planner or runtime asks of a
+// connector beyond the TableSource/TableSink/Factory contracts: each is
+// found by a type assertion on the source, sink or factory, as Flink's
+// planner checks a DynamicTableSource for its Supports* interfaces. They
+// are declared here, once, and each connector lists the ones it implements
+// in a `var _ Interface = (*T)(nil)` block (go-mysql-server's memory
+// tables do the same), so a renamed method fails to compile instead of
+// silently dropping the ability.
+
+// ProjectionPushDownToggle is implemented by sources whose projection
+// push-down can be switched off, such as the values connector's
+// 'enable-projection-push-down' option.
+type ProjectionPushDownToggle interface {
+	ProjectionPushDownEnabled() bool
+}
+
+// FilterPushDownSource is implemented by sources that take part in
+// Flink's filter push-down (SupportsFilterPushDown) but accept no filter,
+// as Flink's values test source without 'filterable-fields' does: the scan
+// below a filter prints filter=[] and the Calc keeps the condition.
+type FilterPushDownSource interface {
+	FilterPushDown() bool
+}
+
+// FilterDigestSource is implemented by sources that accept every filter
+// for their own pruning but still let the Calc evaluate it, as Paimon's
+// streaming source does: the scan prints filter=[...] and the Calc keeps
+// its condition.
+type FilterDigestSource interface {
+	AcceptsFilters() bool
+}
+
+// MetadataReader is implemented by sources that can read metadata
+// (Flink's SupportsReadingMetadata): a projected scan prints metadata=[]
+// after project=[...], as Flink's ReadingMetadataSpec does.
+type MetadataReader interface {
+	ReadsMetadata() bool
+}
+
+// OverwritableSink is implemented by sinks that support INSERT OVERWRITE
+// (Flink's SupportsOverwrite): ApplyOverwrite switches the sink to
+// overwriting the static partition given (all of it when empty), or fails
+// as the connector does (Paimon refuses it in streaming mode).
+type OverwritableSink interface {
+	ApplyOverwrite(staticPartition map[string]string) error
+}
+
+// RowLevelFactory is implemented by factories whose sinks may take
+// row-level DELETE and UPDATE (of the built-in ones, Paimon's): Flink asks
+// the sink before it plans the scan, so a connector without it fails
+// first. Whether a given table can is the sink's to say
+// (RowLevelDeleter, RowLevelUpdater).
+type RowLevelFactory interface {
+	SinkFactory
+	SupportsRowLevelModification()
+}
+
+// RowLevelDeleter is implemented by sinks that take Flink's row-level
+// DELETE (SupportsRowLevelDelete in DELETED_ROWS mode, as Paimon's
+// primary-key tables do): the planner feeds them the rows matching the
+// WHERE clause and they write each as a delete. ApplyRowLevelDelete fails
+// with the connector's message when the table cannot delete rows.
+type RowLevelDeleter interface {
+	ApplyRowLevelDelete() error
+}
+
+// RowLevelUpdater is implemented by sinks that take Flink's row-level
+// UPDATE (SupportsRowLevelUpdate in UPDATED_ROWS mode): they receive the
+// new values of the matching rows. columns are the SET targets.
+type RowLevelUpdater interface {
+	ApplyRowLevelUpdate(columns []string) error
+}
+
+// BucketRouter is implemented by sinks whose rows must reach the writer
+// subtask that owns their bucket (Paimon: one merge tree and one
+// compaction per bucket, so two writers of one bucket would corrupt it).
+// Channel is the subtask of parallelism writers that owns r's bucket
+// (Paimon's FlinkSinkBuilder partitions by its bucket ChannelComputer).
+type BucketRouter interface {
+	Channel(r sql.Row, parallelism int) (int, error)
+}
+
+// MaterializerRefuser is implemented by sinks that reconcile changes
+// themselves and refuse a SinkUpsertMaterializer in front of them;
+// RefuseMaterializer returns the error the job fails with (Paimon's
+// FlinkSink: its merge engine does the materializer's work).
+type MaterializerRefuser interface {
+	RefuseMaterializer() error
+}
+
+// SystemTableFactory is implemented by factories whose tables have system
+// tables, read under the base table's name with a suffix (Paimon's
+// orders$snapshots). A catalog that stores such tables resolves them
+// itself; this is how a table declared by 'path' in any catalog gets its.
+type SystemTableFactory interface {
+	Factory
+	// SplitSystemTable splits a name into its base table and a known
+	// system table; ok is false for other names.
+	SplitSystemTable(name string) (base, sys string, ok bool)
+	// SystemTableSchema is the schema of system table sys of the base
+	// table declared with options (its 'path' says where it lives).
+	SystemTableSchema(sys string, options map[string]string) (sql.Schema, error)
+}
