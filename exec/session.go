@@ -35,6 +35,7 @@ import (
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 	"github.com/sqlrun/sqlrun/sql/parser"
@@ -516,7 +517,7 @@ func (s *Session) show(ctx context.Context, st *ast.Show, out io.Writer) error {
 			Box(out, []string{"function name"}, nil, 0)
 			return nil
 		}
-		Box(out, []string{"function name"}, filterLike(BuiltinFunctions, st), 0)
+		Box(out, []string{"function name"}, filterLike(expr.FunctionNames(), st), 0)
 	case ast.ShowColumns:
 		rt, err := s.lookupForShow(st.Table, func(id connectors.ObjectIdentifier) error {
 			return sql.Errorf(sql.ValidationException, "Tables or views with the identifier '%s' doesn't exist.", id.String())
@@ -853,13 +854,6 @@ func (s *Session) stopJob(ctx context.Context, st *ast.StopJob, out io.Writer) e
 	}
 	fmt.Fprintln(out, MsgStatementSucceeded)
 	return nil
-}
-
-// BuiltinFunctions lists what SHOW FUNCTIONS prints.
-var BuiltinFunctions = []string{
-	"ABS", "AVG", "CAST", "CEIL", "CHAR_LENGTH", "COALESCE", "CONCAT", "COUNT", "CURRENT_TIMESTAMP",
-	"DATE_FORMAT", "FLOOR", "IF", "LOWER", "MAX", "MIN", "MOD", "NOW", "ROUND", "SUBSTRING", "SUM",
-	"TO_TIMESTAMP", "TRIM", "TRY_CAST", "UPPER",
 }
 
 // HelpText is what HELP prints: the statements sqlrun understands.

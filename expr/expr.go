@@ -77,34 +77,25 @@ func String(e Expr, names []string, f Format) string {
 		for i, a := range x.Args {
 			args[i] = String(a, names, f)
 		}
-		switch x.Op {
-		case "CAST", "TRY_CAST":
+		form := Prefix
+		if fn, ok := byOp[x.Op]; ok {
+			form = fn.Form
+		}
+		switch {
+		case form == Cast:
 			if f == FormatAST {
 				return x.Op + "(" + args[0] + "):" + CalciteType(x.T)
 			}
 			return x.Op + "(" + args[0] + " AS " + serializable(x.T) + ")"
-		}
-		if f != FormatInfix {
-			return x.Op + "(" + strings.Join(args, ", ") + ")"
-		}
-		if isInfixOp(x.Op) && (len(args) == 2 || len(args) > 2 && (x.Op == "AND" || x.Op == "OR")) {
+		case f != FormatInfix:
+		case form == Infix && (len(args) == 2 || len(args) > 2 && (x.Op == "AND" || x.Op == "OR")):
 			return "(" + strings.Join(args, " "+x.Op+" ") + ")"
-		}
-		if len(args) == 1 && strings.HasPrefix(x.Op, "IS ") {
+		case form == Postfix && len(args) == 1:
 			return args[0] + " " + x.Op
 		}
 		return x.Op + "(" + strings.Join(args, ", ") + ")"
 	}
 	return fmt.Sprintf("%v", e)
-}
-
-func isInfixOp(op string) bool {
-	switch op {
-	case "+", "-", "*", "/", "=", "<>", "<", "<=", ">", ">=", "AND", "OR", "||", "LIKE", "NOT LIKE",
-		"IS DISTINCT FROM", "IS NOT DISTINCT FROM":
-		return true
-	}
-	return false
 }
 
 // formatLiteral prints a literal as Calcite's RexLiteral digest does: the

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -423,11 +425,8 @@ type aggCollector struct {
 }
 
 func isAggName(n string) bool {
-	switch n {
-	case "COUNT", "SUM", "MIN", "MAX", "AVG", "SUM0":
-		return true
-	}
-	return false
+	f, ok := expr.Lookup(n)
+	return ok && f.Kind == expr.Aggregate
 }
 
 func hasAgg(e ast.Expr) bool {
@@ -1071,7 +1070,8 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 		if err != nil {
 			return nil, err
 		}
-		what := "UNKNOWN"
+		// IS [NOT] UNKNOWN is IS [NOT] NULL, as Calcite converts it.
+		what := "NULL"
 		if x.Value != nil {
 			what = strings.ToUpper(strconv.FormatBool(*x.Value))
 		}
@@ -1103,20 +1103,10 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 		args = append(args, be)
 	}
 	name := f.Name
-	var t sql.DataType
-	switch name {
-	case "COUNT":
-		t = sql.BigInt().NotNull()
-	case "SUM", "SUM0", "MIN", "MAX", "AVG":
-		if len(args) != 1 {
-			return nil, validationErr(f.At, len(name), "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
-		}
-		at := args[0].Type()
-		if name != "MIN" && name != "MAX" && !at.IsNumeric() {
-			return nil, validationErr(f.At, len(f.String()), "Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<NUMERIC>)'",
-				name, name, calciteTypeName(at), name)
-		}
-		t = aggResultType(name, at)
+	fn, _ := expr.Lookup(name)
+	args, t, err := fn.Infer(name, args)
+	if err != nil {
+		return nil, operandErr(f, err)
 	}
 	txt := f.String()
 	for i, c := range agg.callText {
@@ -1130,39 +1120,10 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 	return &aggPlaceholder{i: len(agg.groupExprs) + len(agg.calls) - 1, t: t}, nil
 }
 
-// aggResultType is Flink's aggregate return type: SUM of an integer is
-// the same integer type, SUM of DECIMAL(p, s) is DECIMAL(38, s), AVG keeps
-// the argument's type (DECIMAL(38, max(s, 6))... as Flink's AvgAggFunction),
-// and a grouped SUM/MIN/MAX/AVG is nullable.
-func aggResultType(name string, at sql.DataType) sql.DataType {
-	switch name {
-	case "SUM", "SUM0":
-		if at.Root == sql.TypeDecimal {
-			return sql.Decimal(maxDecimalPrecision, at.Scale)
-		}
-		return at.WithNullable(true)
-	case "AVG":
-		if at.Root == sql.TypeDecimal {
-			s := max(at.Scale, 6)
-			return sql.Decimal(maxDecimalPrecision, s)
-		}
-		return at.WithNullable(true)
-	}
-	return at.WithNullable(true)
-}
-
-func calciteTypeName(t sql.DataType) string {
-	s := calciteType(t.WithNullable(true))
-	if i := strings.Index(s, "("); i > 0 {
-		s = s[:i]
-	}
-	return s
-}
-
 func wantBool(e Expr, at ast.Expr) error {
 	r := e.Type().Root
 	if r != sql.TypeBoolean && r != sql.TypeNull {
-		return validationErr(at.Pos(), 1, "Cannot apply 'NOT' to arguments of type 'NOT<%s>'. Supported form(s): 'NOT<BOOLEAN>'", calciteTypeName(e.Type()))
+		return validationErr(at.Pos(), 1, "Cannot apply 'NOT' to arguments of type 'NOT<%s>'. Supported form(s): 'NOT<BOOLEAN>'", expr.CalciteTypeName(e.Type()))
 	}
 	return nil
 }
@@ -1295,177 +1256,36 @@ func bindLiteral(x *ast.Literal) (Expr, error) {
 	return &Literal{Value: x.Value, T: x.Type}, nil
 }
 
+// bindFunc types a call by name through the function table (expr.Lookup),
+// adding the call's position to the table's operand errors.
 func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
-	name := x.Name
-	nullable := false
-	for _, a := range args {
-		nullable = nullable || a.Type().Nullable
+	f, ok := expr.Lookup(x.Name)
+	if !ok || f.Kind != expr.Function || f.Infer == nil {
+		sig := make([]string, len(args))
+		for i, a := range args {
+			sig[i] = "<" + familyName(a.Type()) + ">"
+		}
+		return nil, validationErr(x.At, len(x.String()), "No match found for function signature %s(%s)", x.Name, strings.Join(sig, ", "))
 	}
-	arity := func(lo, hi int) error {
-		if len(args) < lo || len(args) > hi {
-			return validationErr(x.At, len(name), "Invalid number of arguments to function '%s'. Was expecting %d arguments", name, lo)
-		}
-		return nil
+	args, t, err := f.Infer(x.Name, args)
+	if err != nil {
+		return nil, operandErr(x, err)
 	}
-	str := func(i int) error {
-		if !args[i].Type().IsString() && args[i].Type().Root != sql.TypeNull {
-			return validationErr(x.At, len(x.String()), "Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<CHARACTER>)'",
-				name, name, calciteTypeName(args[i].Type()), name)
-		}
-		return nil
+	return &Call{Op: f.Name, Args: args, T: t}, nil
+}
+
+// operandErr places a function table's operand error: over the whole call
+// or over the function's name, as Calcite does.
+func operandErr(x *ast.FuncCall, err error) error {
+	var oe *expr.OperandError
+	if !errors.As(err, &oe) {
+		return err
 	}
-	num := func(i int) error {
-		if !args[i].Type().IsNumeric() && args[i].Type().Root != sql.TypeNull {
-			return validationErr(x.At, len(x.String()), "Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<NUMERIC>)'",
-				name, name, calciteTypeName(args[i].Type()), name)
-		}
-		return nil
+	width := len(x.Name)
+	if oe.WholeCall {
+		width = len(x.String())
 	}
-	call := func(t sql.DataType) (Expr, error) { return &Call{Op: name, Args: args, T: t}, nil }
-	switch name {
-	case "UPPER", "LOWER", "LTRIM", "RTRIM":
-		if err := arity(1, 1); err != nil {
-			return nil, err
-		}
-		if err := str(0); err != nil {
-			return nil, err
-		}
-		t := args[0].Type()
-		if t.Root == sql.TypeNull {
-			t = sql.String()
-		}
-		return call(t)
-	case "TRIM":
-		if err := arity(1, 3); err != nil {
-			return nil, err
-		}
-		if len(args) == 1 {
-			args = []Expr{&Literal{Value: "BOTH", T: sql.Char(4).NotNull()}, &Literal{Value: " ", T: sql.Char(1).NotNull()}, args[0]}
-		}
-		return &Call{Op: name, Args: args, T: sql.String().WithNullable(nullable)}, nil
-	case "CHAR_LENGTH", "CHARACTER_LENGTH":
-		if err := arity(1, 1); err != nil {
-			return nil, err
-		}
-		if err := str(0); err != nil {
-			return nil, err
-		}
-		return call(sql.Int().WithNullable(nullable))
-	case "SUBSTRING", "SUBSTR":
-		if err := arity(2, 3); err != nil {
-			return nil, err
-		}
-		if err := str(0); err != nil {
-			return nil, err
-		}
-		name = "SUBSTRING"
-		return call(sql.VarChar(max(args[0].Type().Length, 1)).WithNullable(nullable))
-	case "CONCAT":
-		if len(args) == 0 {
-			return nil, arity(1, 1<<30)
-		}
-		return call(sql.String().WithNullable(nullable))
-	case "COALESCE":
-		if len(args) == 0 {
-			return nil, arity(1, 1<<30)
-		}
-		t := args[0].Type()
-		for _, a := range args[1:] {
-			ct, ok := commonType(t, a.Type())
-			if !ok {
-				return nil, validationErr(x.At, len(name), "Illegal mixing of types in CASE or COALESCE statement")
-			}
-			t = ct
-		}
-		notNull := false
-		for _, a := range args {
-			if !a.Type().Nullable {
-				notNull = true
-			}
-		}
-		return call(t.WithNullable(!notNull))
-	case "IF":
-		if err := arity(3, 3); err != nil {
-			return nil, err
-		}
-		t, ok := commonType(args[1].Type(), args[2].Type())
-		if !ok {
-			return nil, validationErr(x.At, len(name), "Illegal mixing of types in IF")
-		}
-		return call(t.WithNullable(args[1].Type().Nullable || args[2].Type().Nullable))
-	case "ABS", "FLOOR", "CEIL", "CEILING":
-		if err := arity(1, 1); err != nil {
-			return nil, err
-		}
-		if err := num(0); err != nil {
-			return nil, err
-		}
-		if name == "CEILING" {
-			name = "CEIL"
-		}
-		t := args[0].Type()
-		if t.Root == sql.TypeDecimal && name != "ABS" {
-			t = sql.Decimal(max(t.Precision-t.Scale+1, 1), 0).WithNullable(t.Nullable)
-		}
-		return call(t)
-	case "ROUND":
-		if err := arity(1, 2); err != nil {
-			return nil, err
-		}
-		if err := num(0); err != nil {
-			return nil, err
-		}
-		t := args[0].Type()
-		if t.Root == sql.TypeDecimal {
-			s := 0
-			if len(args) > 1 {
-				if l, ok := args[1].(*Literal); ok {
-					n, _ := toInt(l.Value)
-					s = int(n)
-				}
-			}
-			t = roundDecimalType(t, s)
-		}
-		return call(t)
-	case "MOD":
-		if err := arity(2, 2); err != nil {
-			return nil, err
-		}
-		if err := num(0); err != nil {
-			return nil, err
-		}
-		if err := num(1); err != nil {
-			return nil, err
-		}
-		return call(arithmeticType("%", args[0].Type(), args[1].Type()).WithNullable(nullable))
-	case "CURRENT_TIMESTAMP", "NOW", "CURRENT_ROW_TIMESTAMP":
-		if err := arity(0, 0); err != nil {
-			return nil, err
-		}
-		return call(sql.TimestampLTZ(3).NotNull())
-	case "LOCALTIMESTAMP":
-		return call(sql.Timestamp(3).NotNull())
-	case "CURRENT_DATE":
-		return call(sql.Date().NotNull())
-	case "DATE_FORMAT":
-		if err := arity(2, 2); err != nil {
-			return nil, err
-		}
-		return call(sql.String().WithNullable(nullable))
-	case "TO_TIMESTAMP":
-		if err := arity(1, 2); err != nil {
-			return nil, err
-		}
-		if err := str(0); err != nil {
-			return nil, err
-		}
-		return call(sql.Timestamp(3).WithNullable(true))
-	}
-	sig := make([]string, len(args))
-	for i, a := range args {
-		sig[i] = "<" + familyName(a.Type()) + ">"
-	}
-	return nil, validationErr(x.At, len(x.String()), "No match found for function signature %s(%s)", name, strings.Join(sig, ", "))
+	return validationErr(x.At, width, "%s", oe.Msg)
 }
 
 // familyName is Calcite's type family name in "No match found for
@@ -1562,20 +1382,4 @@ func (b *binder) bindJoin(x *ast.Join) (*Rel, *scope, error) {
 	names := uniquify(append(append([]string(nil), l.Names...), r.Names...))
 	j := &Rel{Kind: LogicalJoin, Inputs: []*Rel{l, r}, Cond: cond, JoinType: kind, Names: names, Types: types, Fetch: -1}
 	return j, sc, nil
-}
-
-// roundDecimalType is ROUND(DECIMAL(p, s), r)'s type, Flink's
-// LogicalTypeMerging.findRoundDecimalType: r ≥ s keeps DECIMAL(p, s) (a
-// huge r such as 2147483647 rounds nothing), r < 0 gives
-// DECIMAL(min(38, 1+p-s), 0), else DECIMAL(1+p-s+r, r) (rounding may add
-// a digit).
-func roundDecimalType(t sql.DataType, r int) sql.DataType {
-	p, s := t.Precision, t.Scale
-	switch {
-	case r >= s:
-		return sql.Decimal(p, s).WithNullable(t.Nullable)
-	case r < 0:
-		return sql.Decimal(min(maxDecimalPrecision, 1+p-s), 0).WithNullable(t.Nullable)
-	}
-	return sql.Decimal(1+p-s+r, r).WithNullable(t.Nullable)
 }

@@ -42,8 +42,7 @@ func CompileCalc(projects []Expr, cond Expr) (CalcFunc, error) {
 	return expr.CompileCalc(projects, cond)
 }
 
-const maxDecimalPrecision = expr.MaxDecimalPrecision
-
+func aggResultType(name string, at sql.DataType) sql.DataType  { return expr.AggResultType(name, at) }
 func toInt(v any) (int64, bool)                                { return expr.ToInt(v) }
 func negate(v any) (any, error)                                { return expr.Negate(v) }
 func arithmeticType(op string, a, b sql.DataType) sql.DataType { return expr.ArithmeticType(op, a, b) }

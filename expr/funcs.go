@@ -1,0 +1,954 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Func is everything sqlrun knows of one built-in function or operator, in
+// one place: the name EXPLAIN prints, how a call is checked and typed
+// (Flink's operand checks and return-type inference), how it is evaluated,
+// how EXPLAIN prints it, and whether it is deterministic. The binder types
+// calls with Infer, Compile evaluates them with Eval, String prints them by
+// Form, and SHOW FUNCTIONS lists the names of Kind Function and Aggregate.
+type Func struct {
+	// Name is Calcite's operator name, as EXPLAIN prints it.
+	Name string
+	// Aliases are other names a query may call it by (SUBSTR for
+	// SUBSTRING); a call through an alias prints under Name.
+	Aliases []string
+	Kind    FuncKind
+	Form    Form
+	// Infer checks a call by name (name is what the query wrote) and
+	// returns its arguments (with defaults filled in) and result type. Nil
+	// for operators and CAST, which the binder types from their syntax.
+	Infer func(name string, args []Expr) ([]Expr, sql.DataType, error)
+	// Eval builds the closure of a call whose arguments compile to args.
+	// Nil for aggregates, which the runtime's operators compute.
+	Eval func(c *Call, args []Eval) (Eval, error)
+	// Dynamic marks a function whose value is not fixed by its arguments
+	// (the clock), which is never folded into a constant.
+	Dynamic bool
+	// Internal functions are not listed by SHOW FUNCTIONS.
+	Internal bool
+}
+
+// FuncKind says how a query reaches a function.
+type FuncKind int
+
+// The kinds of functions.
+const (
+	// Function is called by name: UPPER(s).
+	Function FuncKind = iota
+	// Aggregate is an aggregate function called by name: SUM(x).
+	Aggregate
+	// Operator is written as syntax: a + b, a IS NULL, CASE ... END.
+	Operator
+)
+
+// Form is how EXPLAIN prints a call.
+type Form int
+
+// The forms of a call in EXPLAIN: every call prints as NAME(args) in the
+// Abstract Syntax Tree and the physical plan; the execution plan prints
+// Infix operators between their operands ((a + 1)) and Postfix ones after
+// (a IS NULL). Cast prints CAST(a AS type).
+const (
+	Prefix Form = iota
+	Infix
+	Postfix
+	Cast
+)
+
+// OperandError is a call Infer refuses: wrong number or types of
+// arguments. The binder adds the position; WholeCall marks an error that
+// Calcite reports over the whole call rather than the function's name.
+type OperandError struct {
+	Msg       string
+	WholeCall bool
+}
+
+func (e *OperandError) Error() string { return e.Msg }
+
+var (
+	funcs  []*Func
+	byName = map[string]*Func{}
+	byOp   = map[string]*Func{}
+)
+
+func init() {
+	funcs = builtins()
+	for _, f := range funcs {
+		if byOp[f.Name] != nil {
+			panic("expr: function " + f.Name + " listed twice")
+		}
+		byOp[f.Name] = f
+		if f.Kind != Operator {
+			byName[f.Name] = f
+			for _, a := range f.Aliases {
+				byName[a] = f
+			}
+		}
+	}
+}
+
+// Lookup finds the function or aggregate a query calls by name.
+func Lookup(name string) (*Func, bool) {
+	f, ok := byName[strings.ToUpper(name)]
+	return f, ok
+}
+
+// Op finds the function or operator a Call's Op names.
+func Op(op string) (*Func, bool) {
+	f, ok := byOp[op]
+	return f, ok
+}
+
+// Funcs lists every built-in function and operator, in the table's order.
+func Funcs() []*Func { return funcs }
+
+// FunctionNames lists what SHOW FUNCTIONS prints: the functions and
+// aggregates a query may call by name, sorted.
+func FunctionNames() []string {
+	var out []string
+	for _, f := range funcs {
+		if f.Kind != Operator && !f.Internal {
+			out = append(out, f.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Deterministic reports whether e's value depends only on its inputs: no
+// call of a Dynamic function (CURRENT_TIMESTAMP) inside.
+func Deterministic(e Expr) bool {
+	c, ok := e.(*Call)
+	if !ok {
+		return true
+	}
+	if f, ok := byOp[c.Op]; ok && f.Dynamic {
+		return false
+	}
+	for _, a := range c.Args {
+		if !Deterministic(a) {
+			return false
+		}
+	}
+	return true
+}
+
+func builtins() []*Func {
+	return []*Func{
+		// Arithmetic (typed by the binder: ArithmeticType).
+		{Name: "+", Kind: Operator, Form: Infix, Eval: evalArith},
+		{Name: "-", Kind: Operator, Form: Infix, Eval: evalArith},
+		{Name: "*", Kind: Operator, Form: Infix, Eval: evalArith},
+		{Name: "/", Kind: Operator, Form: Infix, Eval: evalArith},
+		{Name: "MOD", Infer: inferMod, Eval: evalArith},
+		// Comparison and logic.
+		{Name: "=", Kind: Operator, Form: Infix, Eval: evalCompare},
+		{Name: "<>", Kind: Operator, Form: Infix, Eval: evalCompare},
+		{Name: "<", Kind: Operator, Form: Infix, Eval: evalCompare},
+		{Name: "<=", Kind: Operator, Form: Infix, Eval: evalCompare},
+		{Name: ">", Kind: Operator, Form: Infix, Eval: evalCompare},
+		{Name: ">=", Kind: Operator, Form: Infix, Eval: evalCompare},
+		{Name: "IS DISTINCT FROM", Kind: Operator, Form: Infix, Eval: evalIsDistinctFrom},
+		{Name: "IS NOT DISTINCT FROM", Kind: Operator, Form: Infix, Eval: evalIsDistinctFrom},
+		{Name: "AND", Kind: Operator, Form: Infix, Eval: evalAndOr},
+		{Name: "OR", Kind: Operator, Form: Infix, Eval: evalAndOr},
+		{Name: "NOT", Kind: Operator, Eval: evalNot},
+		{Name: "IS NULL", Kind: Operator, Form: Postfix, Eval: evalIsNull},
+		{Name: "IS NOT NULL", Kind: Operator, Form: Postfix, Eval: evalIsNull},
+		{Name: "IS TRUE", Kind: Operator, Form: Postfix, Eval: evalIsBool},
+		{Name: "IS NOT TRUE", Kind: Operator, Form: Postfix, Eval: evalIsBool},
+		{Name: "IS FALSE", Kind: Operator, Form: Postfix, Eval: evalIsBool},
+		{Name: "IS NOT FALSE", Kind: Operator, Form: Postfix, Eval: evalIsBool},
+		{Name: "IN", Kind: Operator, Eval: evalIn},
+		{Name: "NOT IN", Kind: Operator, Eval: evalIn},
+		{Name: "LIKE", Kind: Operator, Form: Infix, Eval: evalLike},
+		{Name: "ILIKE", Kind: Operator, Eval: evalLike},
+		{Name: "CASE", Kind: Operator, Eval: evalCase},
+		{Name: "||", Kind: Operator, Form: Infix, Eval: evalConcat},
+		// Casts (typed by the binder from the syntax's target type).
+		{Name: "CAST", Form: Cast, Eval: evalCast},
+		{Name: "TRY_CAST", Form: Cast, Eval: evalCast},
+		// Conditional functions.
+		{Name: "COALESCE", Infer: inferCoalesce, Eval: evalCoalesce},
+		{Name: "IF", Infer: inferIf, Eval: evalIf},
+		// String functions.
+		{Name: "CONCAT", Infer: inferConcat, Eval: evalConcat},
+		{Name: "UPPER", Infer: inferSameString, Eval: evalUpper},
+		{Name: "LOWER", Infer: inferSameString, Eval: evalLower},
+		{Name: "LTRIM", Infer: inferSameString, Eval: evalTrim},
+		{Name: "RTRIM", Infer: inferSameString, Eval: evalTrim},
+		{Name: "TRIM", Infer: inferTrim, Eval: evalTrim},
+		{Name: "CHAR_LENGTH", Infer: inferCharLength, Eval: evalCharLength},
+		{Name: "CHARACTER_LENGTH", Infer: inferCharLength, Eval: evalCharLength},
+		{Name: "SUBSTRING", Aliases: []string{"SUBSTR"}, Infer: inferSubstring, Eval: evalSubstring},
+		// Numeric functions.
+		{Name: "ABS", Infer: inferAbsFloorCeil, Eval: evalAbs},
+		{Name: "FLOOR", Infer: inferAbsFloorCeil, Eval: evalRound},
+		{Name: "CEIL", Aliases: []string{"CEILING"}, Infer: inferAbsFloorCeil, Eval: evalRound},
+		{Name: "ROUND", Infer: inferRound, Eval: evalRound},
+		// Time functions.
+		{Name: "CURRENT_TIMESTAMP", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
+		{Name: "NOW", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
+		{Name: "CURRENT_ROW_TIMESTAMP", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
+		{Name: "LOCALTIMESTAMP", Infer: inferNiladic(sql.Timestamp(3).NotNull(), false), Eval: evalLocalTimestamp, Dynamic: true},
+		{Name: "CURRENT_DATE", Infer: inferNiladic(sql.Date().NotNull(), false), Eval: evalCurrentDate, Dynamic: true},
+		{Name: "DATE_FORMAT", Infer: inferDateFormat, Eval: evalDateFormat},
+		{Name: "TO_TIMESTAMP", Infer: inferToTimestamp, Eval: evalToTimestamp},
+		// Aggregates (evaluated by the runtime's aggregate operators).
+		{Name: "COUNT", Kind: Aggregate, Infer: inferCount},
+		{Name: "SUM", Kind: Aggregate, Infer: inferNumericAgg},
+		{Name: "SUM0", Kind: Aggregate, Infer: inferNumericAgg, Internal: true},
+		{Name: "AVG", Kind: Aggregate, Infer: inferNumericAgg},
+		{Name: "MIN", Kind: Aggregate, Infer: inferMinMax},
+		{Name: "MAX", Kind: Aggregate, Infer: inferMinMax},
+	}
+}
+
+// Operand checks, with Calcite's messages.
+
+func arity(name string, args []Expr, lo, hi int) error {
+	if len(args) < lo || len(args) > hi {
+		return &OperandError{Msg: fmt.Sprintf("Invalid number of arguments to function '%s'. Was expecting %d arguments", name, lo)}
+	}
+	return nil
+}
+
+func wantFamily(name string, args []Expr, i int, ok func(sql.DataType) bool, family string) error {
+	t := args[i].Type()
+	if !ok(t) && t.Root != sql.TypeNull {
+		return &OperandError{WholeCall: true, Msg: fmt.Sprintf("Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<%s>)'",
+			name, name, CalciteTypeName(t), name, family)}
+	}
+	return nil
+}
+
+func wantString(name string, args []Expr, i int) error {
+	return wantFamily(name, args, i, sql.DataType.IsString, "CHARACTER")
+}
+
+func wantNumeric(name string, args []Expr, i int) error {
+	return wantFamily(name, args, i, sql.DataType.IsNumeric, "NUMERIC")
+}
+
+// CalciteTypeName is a type's name without precision, as Calcite's
+// operand type errors print it (VARCHAR, DECIMAL, INTEGER).
+func CalciteTypeName(t sql.DataType) string {
+	s := CalciteType(t.WithNullable(true))
+	if i := strings.Index(s, "("); i > 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func anyNullable(args []Expr) bool {
+	for _, a := range args {
+		if a.Type().Nullable {
+			return true
+		}
+	}
+	return false
+}
+
+// inferSameString: UPPER, LOWER, LTRIM, RTRIM return their argument's
+// type (STRING for a NULL literal).
+func inferSameString(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 1); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if err := wantString(name, args, 0); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	t := args[0].Type()
+	if t.Root == sql.TypeNull {
+		t = sql.String()
+	}
+	return args, t, nil
+}
+
+// inferTrim: TRIM(s) is TRIM(BOTH ' ' FROM s); the parser gives the
+// three-argument form for the others.
+func inferTrim(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 3); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if len(args) == 1 {
+		args = []Expr{&Literal{Value: "BOTH", T: sql.Char(4).NotNull()}, &Literal{Value: " ", T: sql.Char(1).NotNull()}, args[0]}
+	}
+	return args, sql.String().WithNullable(anyNullable(args)), nil
+}
+
+func inferCharLength(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 1); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if err := wantString(name, args, 0); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	return args, sql.Int().WithNullable(anyNullable(args)), nil
+}
+
+// inferSubstring: SUBSTRING(s, from [, len]) is VARCHAR of s's length.
+func inferSubstring(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 2, 3); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if err := wantString(name, args, 0); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	return args, sql.VarChar(max(args[0].Type().Length, 1)).WithNullable(anyNullable(args)), nil
+}
+
+func inferConcat(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if len(args) == 0 {
+		return nil, sql.DataType{}, arity(name, args, 1, 1<<30)
+	}
+	return args, sql.String().WithNullable(anyNullable(args)), nil
+}
+
+// inferCoalesce: the arguments' common type, NOT NULL if any argument is.
+func inferCoalesce(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if len(args) == 0 {
+		return nil, sql.DataType{}, arity(name, args, 1, 1<<30)
+	}
+	t := args[0].Type()
+	for _, a := range args[1:] {
+		ct, ok := CommonType(t, a.Type())
+		if !ok {
+			return nil, sql.DataType{}, &OperandError{Msg: "Illegal mixing of types in CASE or COALESCE statement"}
+		}
+		t = ct
+	}
+	notNull := false
+	for _, a := range args {
+		if !a.Type().Nullable {
+			notNull = true
+		}
+	}
+	return args, t.WithNullable(!notNull), nil
+}
+
+func inferIf(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 3, 3); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	t, ok := CommonType(args[1].Type(), args[2].Type())
+	if !ok {
+		return nil, sql.DataType{}, &OperandError{Msg: "Illegal mixing of types in IF"}
+	}
+	return args, t.WithNullable(args[1].Type().Nullable || args[2].Type().Nullable), nil
+}
+
+// inferAbsFloorCeil: ABS keeps its argument's type; FLOOR and CEIL of
+// DECIMAL(p, s) are DECIMAL(p-s+1, 0).
+func inferAbsFloorCeil(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 1); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if err := wantNumeric(name, args, 0); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	t := args[0].Type()
+	if t.Root == sql.TypeDecimal && name != "ABS" {
+		t = sql.Decimal(max(t.Precision-t.Scale+1, 1), 0).WithNullable(t.Nullable)
+	}
+	return args, t, nil
+}
+
+// inferRound: ROUND(DECIMAL, r) follows roundDecimalType; other numeric
+// types keep their type.
+func inferRound(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if err := wantNumeric(name, args, 0); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	t := args[0].Type()
+	if t.Root == sql.TypeDecimal {
+		s := 0
+		if len(args) > 1 {
+			if l, ok := args[1].(*Literal); ok {
+				n, _ := ToInt(l.Value)
+				s = int(n)
+			}
+		}
+		t = roundDecimalType(t, s)
+	}
+	return args, t, nil
+}
+
+// roundDecimalType is ROUND(DECIMAL(p, s), r)'s type, Flink's
+// LogicalTypeMerging.findRoundDecimalType: r ≥ s keeps DECIMAL(p, s) (a
+// huge r such as 2147483647 rounds nothing), r < 0 gives
+// DECIMAL(min(38, 1+p-s), 0), else DECIMAL(1+p-s+r, r) (rounding may add
+// a digit).
+func roundDecimalType(t sql.DataType, r int) sql.DataType {
+	p, s := t.Precision, t.Scale
+	switch {
+	case r >= s:
+		return sql.Decimal(p, s).WithNullable(t.Nullable)
+	case r < 0:
+		return sql.Decimal(min(MaxDecimalPrecision, 1+p-s), 0).WithNullable(t.Nullable)
+	}
+	return sql.Decimal(1+p-s+r, r).WithNullable(t.Nullable)
+}
+
+func inferMod(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 2, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	for i := range args {
+		if err := wantNumeric(name, args, i); err != nil {
+			return nil, sql.DataType{}, err
+		}
+	}
+	return args, ArithmeticType("%", args[0].Type(), args[1].Type()).WithNullable(anyNullable(args)), nil
+}
+
+// inferNiladic types a clock function; checked ones refuse arguments.
+func inferNiladic(t sql.DataType, checked bool) func(string, []Expr) ([]Expr, sql.DataType, error) {
+	return func(name string, args []Expr) ([]Expr, sql.DataType, error) {
+		if checked {
+			if err := arity(name, args, 0, 0); err != nil {
+				return nil, sql.DataType{}, err
+			}
+		}
+		return args, t, nil
+	}
+}
+
+func inferDateFormat(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 2, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	return args, sql.String().WithNullable(anyNullable(args)), nil
+}
+
+// inferToTimestamp: TO_TIMESTAMP(s [, format]) is a nullable TIMESTAMP(3)
+// (NULL when s does not parse).
+func inferToTimestamp(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if err := wantString(name, args, 0); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	return args, sql.Timestamp(3).WithNullable(true), nil
+}
+
+// inferCount: COUNT(*) and COUNT(x) are BIGINT NOT NULL.
+func inferCount(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	return args, sql.BigInt().NotNull(), nil
+}
+
+// inferNumericAgg: SUM, SUM0 and AVG take one numeric argument.
+func inferNumericAgg(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 1); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	// Unlike scalar functions, a NULL literal is no numeric argument here.
+	if at := args[0].Type(); !at.IsNumeric() {
+		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf("Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<NUMERIC>)'",
+			name, name, CalciteTypeName(at), name)}
+	}
+	return args, AggResultType(name, args[0].Type()), nil
+}
+
+func inferMinMax(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 1); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	return args, args[0].Type().WithNullable(true), nil
+}
+
+// AggResultType is Flink's aggregate return type: SUM of an integer is
+// the same integer type, SUM of DECIMAL(p, s) is DECIMAL(38, s), AVG keeps
+// the argument's type (DECIMAL(38, max(s, 6))... as Flink's AvgAggFunction),
+// and a grouped SUM/MIN/MAX/AVG is nullable.
+func AggResultType(name string, at sql.DataType) sql.DataType {
+	switch name {
+	case "SUM", "SUM0":
+		if at.Root == sql.TypeDecimal {
+			return sql.Decimal(MaxDecimalPrecision, at.Scale)
+		}
+		return at.WithNullable(true)
+	case "AVG":
+		if at.Root == sql.TypeDecimal {
+			s := max(at.Scale, 6)
+			return sql.Decimal(MaxDecimalPrecision, s)
+		}
+		return at.WithNullable(true)
+	}
+	return at.WithNullable(true)
+}
+
+// Evaluation, one function per entry (or family of entries).
+
+func evalArith(c *Call, args []Eval) (Eval, error) {
+	t := c.T
+	if len(args) == 1 { // unary minus
+		return strict(args, func(vs []any) (any, error) { return Negate(vs[0]) }), nil
+	}
+	op := c.Op
+	return strict(args, func(vs []any) (any, error) { return arith(op, vs[0], vs[1], t) }), nil
+}
+
+func evalCompare(c *Call, args []Eval) (Eval, error) {
+	argT := func(i int) sql.DataType { return c.Args[i].Type() }
+	op := c.Op
+	ct, ok := CommonType(argT(0), argT(1))
+	if !ok {
+		ct = argT(0) // string vs number/date: compareAs casts the string side
+	}
+	return strict(args, func(vs []any) (any, error) {
+		n, err := compareAs(vs[0], argT(0), vs[1], argT(1), ct)
+		if err != nil {
+			return nil, err
+		}
+		return cmpResult(op, n), nil
+	}), nil
+}
+
+func evalIsDistinctFrom(c *Call, args []Eval) (Eval, error) {
+	argT := func(i int) sql.DataType { return c.Args[i].Type() }
+	not := c.Op == "IS NOT DISTINCT FROM"
+	ct, _ := CommonType(argT(0), argT(1))
+	return func(row []any) (any, error) {
+		a, err := args[0](row)
+		if err != nil {
+			return nil, err
+		}
+		b, err := args[1](row)
+		if err != nil {
+			return nil, err
+		}
+		var same bool
+		switch {
+		case a == nil || b == nil:
+			same = a == nil && b == nil
+		default:
+			n, err := compareAs(a, argT(0), b, argT(1), ct)
+			if err != nil {
+				return nil, err
+			}
+			same = n == 0
+		}
+		return same == not, nil
+	}, nil
+}
+
+func evalAndOr(c *Call, args []Eval) (Eval, error) {
+	isAnd := c.Op == "AND"
+	return func(row []any) (any, error) {
+		sawNull := false
+		for _, a := range args {
+			v, err := a(row)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				sawNull = true
+				continue
+			}
+			if b := v.(bool); b != isAnd {
+				return b, nil
+			}
+		}
+		if sawNull {
+			return nil, nil
+		}
+		return isAnd, nil
+	}, nil
+}
+
+func evalNot(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) { return !vs[0].(bool), nil }), nil
+}
+
+func evalIsNull(c *Call, args []Eval) (Eval, error) {
+	want := c.Op == "IS NULL"
+	return func(row []any) (any, error) {
+		v, err := args[0](row)
+		if err != nil {
+			return nil, err
+		}
+		return (v == nil) == want, nil
+	}, nil
+}
+
+func evalIsBool(c *Call, args []Eval) (Eval, error) {
+	op := c.Op
+	return func(row []any) (any, error) {
+		v, err := args[0](row)
+		if err != nil {
+			return nil, err
+		}
+		b, isB := v.(bool)
+		switch op {
+		case "IS TRUE":
+			return isB && b, nil
+		case "IS NOT TRUE":
+			return !(isB && b), nil
+		case "IS FALSE":
+			return isB && !b, nil
+		}
+		return !(isB && !b), nil // IS NOT FALSE
+	}, nil
+}
+
+func evalCast(c *Call, args []Eval) (Eval, error) {
+	t := c.T
+	argT := func(i int) sql.DataType { return c.Args[i].Type() }
+	from := argT(0)
+	try := c.Op == "TRY_CAST"
+	return func(row []any) (any, error) {
+		v, err := args[0](row)
+		if err != nil {
+			return nil, err
+		}
+		out, err := castValue(v, from, t)
+		if err != nil && try {
+			return nil, nil
+		}
+		return out, err
+	}, nil
+}
+
+func evalIn(c *Call, args []Eval) (Eval, error) {
+	argT := func(i int) sql.DataType { return c.Args[i].Type() }
+	not := c.Op == "NOT IN"
+	return func(row []any) (any, error) {
+		x, err := args[0](row)
+		if err != nil || x == nil {
+			return nil, err
+		}
+		sawNull := false
+		for i, a := range args[1:] {
+			v, err := a(row)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				sawNull = true
+				continue
+			}
+			ct, _ := CommonType(argT(0), argT(i+1))
+			n, err := compareAs(x, argT(0), v, argT(i+1), ct)
+			if err != nil {
+				return nil, err
+			}
+			if n == 0 {
+				return !not, nil
+			}
+		}
+		if sawNull {
+			return nil, nil
+		}
+		return not, nil
+	}, nil
+}
+
+func evalLike(c *Call, args []Eval) (Eval, error) {
+	fold := c.Op == "ILIKE"
+	var cache *regexp.Regexp
+	var cachedPat string
+	return strict(args, func(vs []any) (any, error) {
+		pat := vs[1].(string)
+		esc := '\\'
+		if len(vs) > 2 {
+			esc = []rune(vs[2].(string))[0]
+		}
+		if cache == nil || pat != cachedPat {
+			re, err := likeRegexp(pat, fold, esc)
+			if err != nil {
+				return nil, err
+			}
+			cache, cachedPat = re, pat
+		}
+		return cache.MatchString(vs[0].(string)), nil
+	}), nil
+}
+
+func evalCase(c *Call, args []Eval) (Eval, error) {
+	t := c.T
+	// Args: cond1, val1, cond2, val2, ..., else.
+	return func(row []any) (any, error) {
+		n := len(args)
+		for i := 0; i+1 < n; i += 2 {
+			cv, err := args[i](row)
+			if err != nil {
+				return nil, err
+			}
+			if b, _ := cv.(bool); b {
+				v, err := args[i+1](row)
+				if err != nil {
+					return nil, err
+				}
+				return castValue(v, c.Args[i+1].Type(), t)
+			}
+		}
+		v, err := args[n-1](row)
+		if err != nil {
+			return nil, err
+		}
+		return castValue(v, c.Args[n-1].Type(), t)
+	}, nil
+}
+
+func evalCoalesce(c *Call, args []Eval) (Eval, error) {
+	t := c.T
+	argT := func(i int) sql.DataType { return c.Args[i].Type() }
+	return func(row []any) (any, error) {
+		for i, a := range args {
+			v, err := a(row)
+			if err != nil {
+				return nil, err
+			}
+			if v != nil {
+				return castValue(v, argT(i), t)
+			}
+		}
+		return nil, nil
+	}, nil
+}
+
+func evalIf(c *Call, args []Eval) (Eval, error) {
+	t := c.T
+	argT := func(i int) sql.DataType { return c.Args[i].Type() }
+	return func(row []any) (any, error) {
+		cv, err := args[0](row)
+		if err != nil {
+			return nil, err
+		}
+		i := 2
+		if b, _ := cv.(bool); b {
+			i = 1
+		}
+		v, err := args[i](row)
+		if err != nil {
+			return nil, err
+		}
+		return castValue(v, argT(i), t)
+	}, nil
+}
+
+func evalConcat(c *Call, args []Eval) (Eval, error) {
+	argT := func(i int) sql.DataType { return c.Args[i].Type() }
+	// Both return NULL when any argument is NULL, as in Flink.
+	return strict(args, func(vs []any) (any, error) {
+		var b strings.Builder
+		for i, v := range vs {
+			s, err := castValue(v, argT(i), sql.String())
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(s.(string))
+		}
+		return b.String(), nil
+	}), nil
+}
+
+func evalUpper(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) { return strings.ToUpper(vs[0].(string)), nil }), nil
+}
+
+func evalLower(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) { return strings.ToLower(vs[0].(string)), nil }), nil
+}
+
+func evalCharLength(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) { return int32(len([]rune(vs[0].(string)))), nil }), nil
+}
+
+func evalSubstring(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) {
+		r := []rune(vs[0].(string))
+		start, _ := ToInt(vs[1])
+		length := int64(len(r)) + 1
+		if len(vs) > 2 {
+			length, _ = ToInt(vs[2])
+			if length < 0 {
+				return nil, sql.Errorf(sql.TableException, "SUBSTRING length must not be negative: %d", length)
+			}
+		}
+		// SQL positions are 1-based; a start below 1 still counts
+		// towards the length.
+		from := start - 1
+		to := from + length
+		if from < 0 {
+			from = 0
+		}
+		if to > int64(len(r)) {
+			to = int64(len(r))
+		}
+		if from >= to {
+			return "", nil
+		}
+		return string(r[from:to]), nil
+	}), nil
+}
+
+func evalTrim(c *Call, args []Eval) (Eval, error) {
+	// TRIM's args: mode literal ("BOTH"/"LEADING"/"TRAILING"), chars, string.
+	op := c.Op
+	return strict(args, func(vs []any) (any, error) {
+		mode, chars, s := "BOTH", " ", ""
+		switch op {
+		case "TRIM":
+			mode, chars, s = vs[0].(string), vs[1].(string), vs[2].(string)
+		case "LTRIM":
+			mode, s = "LEADING", vs[0].(string)
+		default:
+			mode, s = "TRAILING", vs[0].(string)
+		}
+		switch mode {
+		case "LEADING":
+			return strings.TrimLeft(s, chars), nil
+		case "TRAILING":
+			return strings.TrimRight(s, chars), nil
+		}
+		return strings.Trim(s, chars), nil
+	}), nil
+}
+
+func evalAbs(c *Call, args []Eval) (Eval, error) {
+	t := c.T
+	return strict(args, func(vs []any) (any, error) {
+		switch x := vs[0].(type) {
+		case decimal.Decimal:
+			return x.Abs(), nil
+		case float64:
+			return math.Abs(x), nil
+		case float32:
+			return float32(math.Abs(float64(x))), nil
+		}
+		n, _ := ToInt(vs[0])
+		if n < 0 {
+			n = -n
+		}
+		return intOf(n, t.Root), nil
+	}), nil
+}
+
+func evalRound(c *Call, args []Eval) (Eval, error) {
+	t := c.T
+	op := c.Op
+	argScale := c.Args[0].Type().Scale
+	return strict(args, func(vs []any) (any, error) {
+		var places int64
+		if len(vs) > 1 {
+			places, _ = ToInt(vs[1])
+		}
+		switch x := vs[0].(type) {
+		case decimal.Decimal:
+			switch op {
+			case "ROUND":
+				// A value of DECIMAL(p, s) has at most s decimals and
+				// fewer than 39 integer digits: rounding beyond either
+				// end changes nothing more, and ROUND(1.5, 2147483647)
+				// must not build a 2147483647-digit power of ten.
+				return x.Round(int32(min(max(places, -MaxDecimalPrecision-1), int64(argScale)))), nil
+			case "FLOOR":
+				return x.Floor(), nil
+			}
+			return x.Ceil(), nil
+		case float64, float32:
+			f, _ := toFloat(x)
+			switch op {
+			case "ROUND":
+				// Beyond ±330 places no double changes (or every one
+				// rounds to 0); math.Pow10 would give Inf or 0 there.
+				switch {
+				case places > 330 || math.IsInf(f, 0) || math.IsNaN(f):
+				case places < -330:
+					f = 0
+				default:
+					p := math.Pow10(int(places))
+					f = math.Round(f*p) / p
+				}
+			case "FLOOR":
+				f = math.Floor(f)
+			default:
+				f = math.Ceil(f)
+			}
+			return castValue(f, sql.Double(), t)
+		}
+		n, _ := ToInt(vs[0])
+		if op == "ROUND" && places < 0 {
+			// HALF_UP in exact arithmetic, as Java's BigDecimal; below
+			// -20 places every BIGINT rounds to 0. A result beyond
+			// BIGINT keeps its low 64 bits, as Java's longValue().
+			r := decimal.NewFromInt(n).Round(int32(max(places, -20)))
+			n = r.BigInt().Int64()
+		}
+		return intOf(n, t.Root), nil
+	}), nil
+}
+
+func evalCurrentTimestamp(c *Call, args []Eval) (Eval, error) {
+	// TIMESTAMP_LTZ(3): the current instant at millisecond precision.
+	return func([]any) (any, error) { return sql.TimestampData{Millis: time.Now().UnixMilli()}, nil }, nil
+}
+
+func evalLocalTimestamp(c *Call, args []Eval) (Eval, error) {
+	// TIMESTAMP(3): the wall clock of the session's (here: the
+	// process's) time zone, at millisecond precision.
+	return func([]any) (any, error) {
+		now := time.Now()
+		_, offset := now.Zone()
+		return sql.TimestampData{Millis: now.UnixMilli() + int64(offset)*1000}, nil
+	}, nil
+}
+
+func evalCurrentDate(c *Call, args []Eval) (Eval, error) {
+	return func([]any) (any, error) { return int32(time.Now().UTC().Unix() / 86400), nil }, nil
+}
+
+func evalDateFormat(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) {
+		var tm time.Time
+		switch x := vs[0].(type) {
+		case sql.TimestampData:
+			tm = x.Time()
+		case string:
+			ts, err := parseTimestamp(x)
+			if err != nil {
+				return nil, nil
+			}
+			tm = ts.Time()
+		default:
+			return nil, nil
+		}
+		return tm.Format(javaLayout(vs[1].(string))), nil
+	}), nil
+}
+
+func evalToTimestamp(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) {
+		s := vs[0].(string)
+		if len(vs) > 1 {
+			tm, err := time.Parse(javaLayout(vs[1].(string)), s)
+			if err != nil {
+				return nil, nil
+			}
+			return sql.TimestampFromTime(tm), nil
+		}
+		ts, err := parseTimestamp(s)
+		if err != nil {
+			return nil, nil
+		}
+		return ts, nil
+	}), nil
+}

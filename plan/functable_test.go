@@ -1,0 +1,170 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sqlrun/sqlrun/expr"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+	"github.com/sqlrun/sqlrun/sql/parser"
+)
+
+// funcCase is one call of a function over evalTable's row: the SQL, its
+// value and (for the first case of a function) its physical-plan form.
+// Cases marked flink are the examples of Flink 1.20's function reference
+// (docs/data/sql_functions.yml), with Flink's documented result (UNKNOWN
+// is null).
+type funcCase struct {
+	sql, value, prefix string
+	flink              bool
+}
+
+// funcCases holds at least one case for every entry of expr's function
+// table; TestFunctionTable fails for an entry without one. A value of "*"
+// is not compared (the clock).
+var funcCases = map[string][]funcCase{
+	"+":                    {{sql: "a + 1", value: "8", prefix: "+(a, 1)"}},
+	"-":                    {{sql: "a - b", value: "10", prefix: "-(a, b)"}, {sql: "-d", value: "-12.50"}},
+	"*":                    {{sql: "d * 2", value: "25.00", prefix: "*(d, 2)"}},
+	"/":                    {{sql: "a / 2", value: "3", prefix: "/(a, 2)"}},
+	"MOD":                  {{sql: "MOD(a, 4)", value: "3", prefix: "MOD(a, 4)"}, {sql: "b % 2", value: "-1"}},
+	"=":                    {{sql: "a = 7", value: "true", prefix: "=(a, 7)"}},
+	"<>":                   {{sql: "a <> 7", value: "false", prefix: "<>(a, 7)"}},
+	"<":                    {{sql: "b < a", value: "true", prefix: "<(b, a)"}},
+	"<=":                   {{sql: "a <= 7", value: "true", prefix: "<=(a, 7)"}},
+	">":                    {{sql: "d > 12.5", value: "false", prefix: ">(d, 12.5:DECIMAL(3, 1))"}},
+	">=":                   {{sql: "d >= 12.5", value: "true", prefix: ">=(d, 12.5:DECIMAL(3, 1))"}},
+	"IS DISTINCT FROM":     {{sql: "n IS DISTINCT FROM a", value: "true", prefix: "IS DISTINCT FROM(n, a)"}, {sql: "1 IS DISTINCT FROM NULL", value: "true", flink: true}, {sql: "NULL IS DISTINCT FROM NULL", value: "false", flink: true}},
+	"IS NOT DISTINCT FROM": {{sql: "n IS NOT DISTINCT FROM n", value: "true", prefix: "IS NOT DISTINCT FROM(n, n)"}, {sql: "1 IS NOT DISTINCT FROM NULL", value: "false", flink: true}, {sql: "NULL IS NOT DISTINCT FROM NULL", value: "true", flink: true}},
+	"AND":                  {{sql: "a > 1 AND n > 1", value: "null", prefix: "AND(>(a, 1), >(n, 1))"}},
+	"OR":                   {{sql: "a > 1 OR n > 1", value: "true", prefix: "OR(>(a, 1), >(n, 1))"}},
+	"NOT":                  {{sql: "NOT (a > 1)", value: "false", prefix: "NOT(>(a, 1))"}},
+	"IS NULL":              {{sql: "n IS NULL", value: "true", prefix: "IS NULL(n)"}, {sql: "(n > 1) IS UNKNOWN", value: "true"}},
+	"IS NOT NULL":          {{sql: "n IS NOT NULL", value: "false", prefix: "IS NOT NULL(n)"}, {sql: "(n > 1) IS NOT UNKNOWN", value: "false"}},
+	"IS TRUE":              {{sql: "(n > 1) IS TRUE", value: "false", prefix: "IS TRUE(>(n, 1))"}},
+	"IS NOT TRUE":          {{sql: "(n > 1) IS NOT TRUE", value: "true", prefix: "IS NOT TRUE(>(n, 1))"}},
+	"IS FALSE":             {{sql: "(a > 10) IS FALSE", value: "true", prefix: "IS FALSE(>(a, 10))"}},
+	"IS NOT FALSE":         {{sql: "(n > 1) IS NOT FALSE", value: "true", prefix: "IS NOT FALSE(>(n, 1))"}},
+	"IN": {{sql: "a IN (1, 7)", value: "true", prefix: "IN(a, 1, 7)"},
+		{sql: "4 IN (1, 2, 3)", value: "false", flink: true}, {sql: "1 IN (1, 2, NULL)", value: "true", flink: true}, {sql: "4 IN (1, 2, NULL)", value: "null", flink: true}},
+	"NOT IN": {{sql: "a NOT IN (1, 7)", value: "false", prefix: "NOT IN(a, 1, 7)"},
+		{sql: "4 NOT IN (1, 2, 3)", value: "true", flink: true}, {sql: "1 NOT IN (1, 2, NULL)", value: "false", flink: true}, {sql: "4 NOT IN (1, 2, NULL)", value: "null", flink: true}},
+	"LIKE":                  {{sql: "s LIKE 'Order-%'", value: "true", prefix: "LIKE(s, _UTF-16LE'Order-%')"}, {sql: "s NOT LIKE 'Order-%'", value: "false"}},
+	"ILIKE":                 {{sql: "s ILIKE 'order%'", value: "true", prefix: "ILIKE(s, _UTF-16LE'order%')"}},
+	"CASE":                  {{sql: "CASE WHEN a > 5 THEN 'big' ELSE 'small' END", value: "big", prefix: "CASE(>(a, 5), _UTF-16LE'big', _UTF-16LE'small')"}},
+	"||":                    {{sql: "s || '!'", value: "Order-1001!", prefix: "||(s, _UTF-16LE'!')"}},
+	"CAST":                  {{sql: "CAST(a AS STRING)", value: "7", prefix: "CAST(a AS VARCHAR(2147483647) NOT NULL)"}},
+	"TRY_CAST":              {{sql: "TRY_CAST(s AS INT)", value: "null", prefix: "TRY_CAST(s AS INT)"}},
+	"COALESCE":              {{sql: "COALESCE(n, a)", value: "7", prefix: "COALESCE(n, a)"}},
+	"IF":                    {{sql: "IF(a > 3, a, 3)", value: "7", prefix: "IF(>(a, 3), a, 3)"}, {sql: "IF(5 > 3, 5, 3)", value: "5", flink: true}},
+	"CONCAT":                {{sql: "CONCAT(s, '-', s)", value: "Order-1001-Order-1001", prefix: "CONCAT(s, _UTF-16LE'-', s)"}, {sql: "CONCAT('AA', 'BB', 'CC')", value: "AABBCC", flink: true}},
+	"UPPER":                 {{sql: "UPPER(s)", value: "ORDER-1001", prefix: "UPPER(s)"}},
+	"LOWER":                 {{sql: "LOWER(s)", value: "order-1001", prefix: "LOWER(s)"}},
+	"LTRIM":                 {{sql: "LTRIM(s)", value: "Order-1001", prefix: "LTRIM(s)"}, {sql: "LTRIM(' This is a test String.')", value: "This is a test String.", flink: true}},
+	"RTRIM":                 {{sql: "RTRIM(s)", value: "Order-1001", prefix: "RTRIM(s)"}, {sql: "RTRIM('This is a test String. ')", value: "This is a test String.", flink: true}},
+	"TRIM":                  {{sql: "TRIM(LEADING 'O' FROM s)", value: "rder-1001", prefix: "TRIM(FLAG(LEADING), _UTF-16LE'O', s)"}},
+	"CHAR_LENGTH":           {{sql: "CHAR_LENGTH(s)", value: "10", prefix: "CHAR_LENGTH(s)"}},
+	"CHARACTER_LENGTH":      {{sql: "CHARACTER_LENGTH(s)", value: "10", prefix: "CHARACTER_LENGTH(s)"}},
+	"SUBSTRING":             {{sql: "SUBSTRING(s, 7)", value: "1001", prefix: "SUBSTRING(s, 7)"}, {sql: "SUBSTR(s, 1, 5)", value: "Order"}},
+	"ABS":                   {{sql: "ABS(b)", value: "3", prefix: "ABS(b)"}},
+	"FLOOR":                 {{sql: "FLOOR(d)", value: "12", prefix: "FLOOR(d)"}},
+	"CEIL":                  {{sql: "CEIL(d)", value: "13", prefix: "CEIL(d)"}, {sql: "CEILING(f)", value: "3.0"}},
+	"ROUND":                 {{sql: "ROUND(d, 1)", value: "12.5", prefix: "ROUND(d, 1)"}},
+	"CURRENT_TIMESTAMP":     {{sql: "CURRENT_TIMESTAMP", value: "*", prefix: "CURRENT_TIMESTAMP()"}},
+	"NOW":                   {{sql: "NOW()", value: "*", prefix: "NOW()"}},
+	"CURRENT_ROW_TIMESTAMP": {{sql: "CURRENT_ROW_TIMESTAMP()", value: "*", prefix: "CURRENT_ROW_TIMESTAMP()"}},
+	"LOCALTIMESTAMP":        {{sql: "LOCALTIMESTAMP", value: "*", prefix: "LOCALTIMESTAMP()"}},
+	"CURRENT_DATE":          {{sql: "CURRENT_DATE", value: "*", prefix: "CURRENT_DATE()"}},
+	"DATE_FORMAT":           {{sql: "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", value: "2024-01-02 10:00", prefix: "DATE_FORMAT(ts, _UTF-16LE'yyyy-MM-dd HH:mm')"}},
+	"TO_TIMESTAMP":          {{sql: "TO_TIMESTAMP(s)", value: "null", prefix: "TO_TIMESTAMP(s)"}, {sql: "TO_TIMESTAMP('2024-01-02 10:00:00')", value: "2024-01-02T10:00"}},
+	// Aggregates bind here; the runtime's aggregate operators compute them.
+	"COUNT": {{sql: "COUNT(a)"}},
+	"SUM":   {{sql: "SUM(d)"}},
+	"SUM0":  {{sql: "SUM0(a)"}},
+	"AVG":   {{sql: "AVG(a)"}},
+	"MIN":   {{sql: "MIN(s)"}},
+	"MAX":   {{sql: "MAX(s)"}},
+}
+
+// TestFunctionTable walks expr's function table: every entry binds from
+// SQL, evaluates over evalRow and prints in the physical plan's form;
+// aggregates bind. Cases marked flink compare with Flink's documented
+// results.
+func TestFunctionTable(t *testing.T) {
+	names := evalTable.Schema.Names()
+	for _, f := range expr.Funcs() {
+		cases := funcCases[f.Name]
+		if len(cases) == 0 {
+			t.Errorf("%s: no case in funcCases", f.Name)
+			continue
+		}
+		for i, c := range cases {
+			if f.Kind == expr.Aggregate {
+				stmt, err := parser.Parse("SELECT " + c.sql + " FROM t")
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := &binder{env: evalEnv{evalTable}, config: map[string]string{}, streaming: true}
+				if _, err := b.bindQuery(stmt.(*ast.Query).Body); err != nil {
+					t.Errorf("%s: %v", c.sql, err)
+				}
+				continue
+			}
+			e, v, err := bindAndEval(c.sql)
+			if err != nil {
+				t.Errorf("%s: %v", c.sql, err)
+				continue
+			}
+			if c.value != "*" && v != c.value {
+				src := ""
+				if c.flink {
+					src = " (Flink's documented result)"
+				}
+				t.Errorf("%s = %s, want %s%s", c.sql, v, c.value, src)
+			}
+			if i > 0 {
+				continue
+			}
+			if got := FormatExpr(e, names, FormatPrefix); got != c.prefix {
+				t.Errorf("%s prints %s, want %s", c.sql, got, c.prefix)
+			}
+			if !strings.Contains(FormatExpr(e, names, FormatPrefix), f.Name) {
+				t.Errorf("%s does not call %s", c.sql, f.Name)
+			}
+			if got := expr.Deterministic(e); got == f.Dynamic {
+				t.Errorf("%s: Deterministic = %v, want %v", c.sql, got, !f.Dynamic)
+			}
+		}
+	}
+	for name := range funcCases {
+		if _, ok := expr.Op(name); !ok {
+			t.Errorf("funcCases has %s, which the table lacks", name)
+		}
+	}
+}
+
+func bindAndEval(s string) (Expr, string, error) {
+	stmt, err := parser.Parse("SELECT " + s + " FROM t")
+	if err != nil {
+		return nil, "", err
+	}
+	b := &binder{env: evalEnv{evalTable}, config: map[string]string{}, streaming: true}
+	r, err := b.bindQuery(stmt.(*ast.Query).Body)
+	if err != nil {
+		return nil, "", err
+	}
+	e := r.Exprs[0]
+	ev, err := Compile(e)
+	if err != nil {
+		return nil, "", err
+	}
+	v, err := ev(evalRow)
+	if err != nil {
+		return nil, "", err
+	}
+	if v == nil {
+		return e, "null", nil
+	}
+	return e, sql.FormatValue(v, e.Type()), nil
+}
