@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	_ "github.com/sqlrun/sqlrun/connectors/all"
+	"github.com/sqlrun/sqlrun/connectors/paimon/internal/pagecheck"
 	sqlexec "github.com/sqlrun/sqlrun/exec"
 )
 
@@ -180,6 +182,7 @@ func TestCompat(t *testing.T) {
 		t.Fatalf("duckdb.mjs reported %d files of %d", n, len(parquets))
 	}
 	checkValues(t, wh, res)
+	checkPageIndexes(t, wh, parquets)
 	checkManifests(t, root, avros, sizes, rows)
 	t.Logf("checked %d Parquet files (%v) and %d manifest files", len(parquets), kinds, len(avros))
 }
@@ -536,5 +539,35 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 	t.Logf("Avro Java read %d manifest files, %d entries", files, entries)
 	if files != len(avros) || entries == 0 {
 		t.Errorf("Avro Java read %d of %d manifest files, %d entries", files, len(avros), entries)
+	}
+}
+
+// checkPageIndexes checks the column and offset indexes of every data
+// file as parquet-java writes them (issue 14): parquet-go's reader loads
+// them, and pagecheck compares them with the pages it reads.
+func checkPageIndexes(t *testing.T, wh string, files []string) {
+	t.Helper()
+	for _, p := range files {
+		rel, _ := filepath.Rel(wh, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Errorf("%s: parquet-go cannot open it with its page index: %v", rel, err)
+			continue
+		}
+		chunks := 0
+		for _, rg := range pf.Metadata().RowGroups {
+			chunks += len(rg.Columns)
+		}
+		if len(pf.ColumnIndexes()) != chunks || len(pf.OffsetIndexes()) != chunks {
+			t.Errorf("%s: parquet-go read %d column indexes and %d offset indexes for %d column chunks", rel, len(pf.ColumnIndexes()), len(pf.OffsetIndexes()), chunks)
+		}
+		_, errs := pagecheck.Check(rel, b)
+		for _, err := range errs {
+			t.Error(err)
+		}
 	}
 }

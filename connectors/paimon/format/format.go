@@ -9,9 +9,9 @@
 //     rows are sorted by key and a key appears at most once per file;
 //   - append tables store the table columns only.
 //
-// Every column carries its Paimon field id (the Parquet field_id; a field
-// id of 0 is not written, because parquet-go treats 0 as unset — harmless,
-// as Java reads columns by name). Readers find columns by the names of the
+// Every column carries its Paimon field id (the Parquet field_id, 0
+// included: footer.go encodes the schema). Every file has parquet-java's
+// column and offset indexes (pageindex.go). Readers find columns by the names of the
 // schema the file was written with and map them to the wanted (current)
 // schema by field id, which is how Paimon supports renamed, dropped, added
 // and reordered columns. ARRAY, MAP and ROW columns are striped with

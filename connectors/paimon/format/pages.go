@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/bits"
 	"sync"
-	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -88,18 +87,23 @@ type pageCol struct {
 	chunkUncomp int64
 	totalNulls  int64 // in the whole file
 
-	// Typed min/max of the current column chunk's values put through
-	// putString, putInt32 and putInt64 (two comparisons of the concrete
-	// type per cell instead of the stats collector's interface values),
-	// and of the other values (stats, in Parquet's order). At the end of
-	// a row group they make the chunk's Parquet statistics, and strs and
-	// ints are folded into fileStrs and fileInts, the file's, which the
-	// value stats take at close.
-	strs      minMax[string]
-	ints      minMax[int64]
-	stats     chunkStats
-	fileStrs  minMax[string]
-	fileInts  minMax[int64]
+	// Typed min/max of the current page's values put through putString,
+	// putInt32 and putInt64 (two comparisons of the concrete type per
+	// cell instead of the stats collector's interface values), and of the
+	// other values (stats, in Parquet's order). At the end of a page they
+	// make its column index entry and are folded into cstats, the column
+	// chunk's bounds (its Parquet statistics), and into fileStrs and
+	// fileInts, the file's, which the value stats take at close.
+	strs     minMax[string]
+	ints     minMax[int64]
+	stats    chunkStats
+	cstats   chunkStats
+	fileStrs minMax[string]
+	fileInts minMax[int64]
+	// pidx is the current column chunk's page index; truncate says
+	// whether its bounds are cut (truncatesBounds).
+	pidx      pageIndex
+	truncate  bool
 	usedDict  bool
 	usedDelta bool // a DELTA_LENGTH_BYTE_ARRAY page
 
@@ -189,8 +193,10 @@ type pageWriter struct {
 	meta   pformat.FileMetaData // template: column orders, created-by
 	els    []schemaElement      // the schema (see footer.go)
 	groups []pformat.RowGroup
-	rgRows int64
-	rows   int64 // rows in finished row groups
+	// indexes are the page indexes of the finished column chunks.
+	indexes []chunkIndexes
+	rgRows  int64
+	rows    int64 // rows in finished row groups
 	// buffered is the compressed size of the finished pages of the current
 	// row group: with out.n it estimates the file size for rolling.
 	buffered int64
@@ -226,7 +232,8 @@ func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec, del
 		leaf, _ := sch.Lookup(leaves[i]...)
 		c := &w.cols[i]
 		c.kind = leaf.Node.Type().Kind()
-		c.stats = leafStats[i]
+		c.stats, c.cstats = leafStats[i], leafStats[i]
+		c.truncate = truncatesBounds(&c.stats)
 		c.optional = cols[i].Type.Nullable
 		c.str = (cols[i].Type.Root == sql.TypeChar || cols[i].Type.Root == sql.TypeVarChar) && c.kind == parquet.ByteArray
 		c.deciding = c.str
@@ -357,7 +364,7 @@ func (w *pageWriter) putValue(i int, v parquet.Value) error {
 		return w.putNull(i)
 	}
 	if c.str && v.Kind() == parquet.ByteArray {
-		w.putString(i, unsafeString(v.ByteArray()))
+		w.putString(i, string(v.ByteArray())) // a copy: it may be kept as a bound
 		return nil
 	}
 	if v.Kind() != c.kind {
@@ -522,14 +529,17 @@ func (w *pageWriter) flushPage(c *pageCol) error {
 	}
 	w.scratch = body
 	hdr := pformat.PageHeader{Type: pformat.DataPage}
+	// No statistics in the header: parquet-java keeps a page's in the
+	// column index (ColumnChunkPageWriter.writePage).
 	hdr.DataPageHeader = thrift.New(pformat.DataPageHeader{
 		NumValues: int32(c.rows), Encoding: enc,
 		DefinitionLevelEncoding: pformat.RLE, RepetitionLevelEncoding: pformat.RLE,
-		Statistics: pformat.Statistics{NullCount: int64(c.nulls)},
 	})
-	if err := w.appendPage(c, &hdr, body); err != nil {
+	size, err := w.appendPage(c, &hdr, body)
+	if err != nil {
 		return err
 	}
+	c.endPageStats(size)
 	c.chunkValues += int64(c.rows)
 	c.chunkNulls += int64(c.nulls)
 	c.defs, c.plain, c.idx, c.lens = c.defs[:0], c.plain[:0], c.idx[:0], c.lens[:0]
@@ -543,11 +553,12 @@ func (w *pageWriter) flushPage(c *pageCol) error {
 	return nil
 }
 
-// appendPage compresses body and appends header and page to c's chunk.
-func (w *pageWriter) appendPage(c *pageCol, hdr *pformat.PageHeader, body []byte) error {
+// appendPage compresses body and appends header and page to c's chunk;
+// it returns the page's size with its header.
+func (w *pageWriter) appendPage(c *pageCol, hdr *pformat.PageHeader, body []byte) (int, error) {
 	comp, err := w.codec.Encode(w.comp[:0], body)
 	if err != nil {
-		return fmt.Errorf("parquet compress: %w", err)
+		return 0, fmt.Errorf("parquet compress: %w", err)
 	}
 	w.comp = comp
 	hdr.UncompressedPageSize = int32(len(body))
@@ -555,7 +566,7 @@ func (w *pageWriter) appendPage(c *pageCol, hdr *pformat.PageHeader, body []byte
 	hdr.CRC = int32(crc32.ChecksumIEEE(comp))
 	w.header.Reset()
 	if err := w.enc.Encode(hdr); err != nil {
-		return fmt.Errorf("parquet page header: %w", err)
+		return 0, fmt.Errorf("parquet page header: %w", err)
 	}
 	// One exact-size allocation per page: no copying as a chunk grows.
 	page := make([]byte, 0, w.header.Len()+len(comp))
@@ -563,7 +574,7 @@ func (w *pageWriter) appendPage(c *pageCol, hdr *pformat.PageHeader, body []byte
 	c.chunk = append(c.chunk, page)
 	c.chunkUncomp += int64(w.header.Len() + len(body))
 	w.buffered += int64(w.header.Len() + len(comp))
-	return nil
+	return len(page), nil
 }
 
 // appendDefLevels appends V1 definition levels (max level 1): a 4-byte
@@ -687,10 +698,9 @@ func appendDeltaBinaryPacked(dst []byte, vals []int32) []byte {
 	return dst
 }
 
-// chunkStatistics returns the Parquet statistics of c's current column
-// chunk and starts the next chunk's, folding the typed min/max into the
-// file's.
-func (c *pageCol) chunkStatistics() pformat.Statistics {
+// endPageStats ends the bounds of the page just cut: they make its column
+// index entry and are folded into the chunk's and the file's.
+func (c *pageCol) endPageStats(size int) {
 	var buf [8]byte
 	if c.strs.ok {
 		c.stats.add(unsafeBytes(c.strs.min))
@@ -710,9 +720,22 @@ func (c *pageCol) chunkStatistics() pformat.Statistics {
 			c.fileInts.add(x)
 		}
 	}
-	st := c.stats.format(c.chunkNulls)
+	var min, max []byte
+	if c.stats.has {
+		min, max = c.stats.min, c.stats.max
+		c.cstats.add(min)
+		c.cstats.add(max)
+	}
+	c.pidx.add(min, max, int64(c.nulls), int64(c.rows), size, c.truncate)
 	c.stats.reset()
 	c.strs, c.ints = minMax[string]{}, minMax[int64]{}
+}
+
+// chunkStatistics returns the Parquet statistics of c's current column
+// chunk and starts the next chunk's.
+func (c *pageCol) chunkStatistics() pformat.Statistics {
+	st := c.cstats.format(c.chunkNulls)
+	c.cstats.reset()
 	return st
 }
 
@@ -746,7 +769,7 @@ func (w *pageWriter) flushRowGroup() error {
 			hdr := pformat.PageHeader{Type: pformat.DictionaryPage}
 			hdr.DictionaryPageHeader = thrift.New(pformat.DictionaryPageHeader{NumValues: int32(c.dictN), Encoding: pformat.Plain})
 			var dc pageCol
-			if err := w.appendPage(&dc, &hdr, c.dictPlain); err != nil {
+			if _, err := w.appendPage(&dc, &hdr, c.dictPlain); err != nil {
 				return err
 			}
 			if err := w.writePages(dc.chunk); err != nil {
@@ -771,6 +794,9 @@ func (w *pageWriter) flushRowGroup() error {
 		if c.usedDict {
 			md.Encoding = append(md.Encoding, pformat.RLEDictionary)
 		}
+		w.indexes = append(w.indexes, chunkIndexes{rg: len(w.groups), col: i,
+			ci: c.pidx.columnIndex(&c.cstats), oi: c.pidx.offsetIndex(md.DataPageOffset)})
+		c.pidx.reset()
 		rg.Columns = append(rg.Columns, pformat.ColumnChunk{FileOffset: start, MetaData: md})
 		rg.TotalByteSize += uncomp
 		rg.TotalCompressedSize += md.TotalCompressedSize
@@ -818,6 +844,9 @@ func (w *pageWriter) close() error {
 	if err := w.start(); err != nil {
 		return err
 	}
+	if err := writePageIndexes(w.out, w.groups, w.indexes); err != nil {
+		return err
+	}
 	meta := w.meta
 	meta.NumRows = w.rows
 	meta.RowGroups = w.groups
@@ -838,7 +867,3 @@ func (w *pageWriter) close() error {
 
 // size estimates the file's size so far (written plus buffered pages).
 func (w *pageWriter) size() int64 { return w.out.n + w.buffered }
-
-// unsafeString views b as a string without copying; the bytes are copied
-// into a page buffer before the call that received them returns.
-func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -50,6 +50,10 @@ func (s *chunkStats) compare(a, b []byte) int {
 		if s.decimal {
 			return compareSignedBigEndian(a, b)
 		}
+	case pformat.Int96:
+		// INT96's comparator in parquet-java up to 1.15 (Paimon's):
+		// BINARY_AS_SIGNED_INTEGER_COMPARATOR over the 12 bytes as stored.
+		return compareSignedBigEndian(a, b)
 	}
 	return bytes.Compare(a, b)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -157,9 +158,13 @@ type core struct {
 	leafBase []int
 	leafVals [][]parquet.Value // per leaf column, reused by flushBatch
 	// leafStats are each leaf's min/max in parquet-java's order, which
-	// replace parquet-go's in the footer (fixNestedStats).
-	leafStats []chunkStats
-	encs      []encoder // per column; nil for nested columns
+	// replace parquet-go's in the footer (fixNestedStats); batchStats
+	// collect a batch's, and batches keep them per leaf and batch for
+	// the column indexes (parquet-go cuts pages between batches only).
+	leafStats  []chunkStats
+	batchStats []chunkStats
+	batches    [][]batchBounds
+	encs       []encoder // per column; nil for nested columns
 }
 
 // statRef is where a column's values are counted: field idx of st, or
@@ -230,7 +235,7 @@ func (c *core) startWriter() error {
 		return err
 	}
 	opts := []parquet.WriterOption{parquet.Compression(c.codec), parquet.CreatedBy("sqlrun", "0.1.0", "parquet-go"),
-		parquet.DataPageVersion(1), parquet.PageBufferSize(1 << 20), parquet.DictionaryMaxBytes(dictionaryMaxBytes),
+		parquet.DataPageVersion(1), parquet.PageBufferSize(nestedPageSize), parquet.DictionaryMaxBytes(dictionaryMaxBytes),
 		parquet.DefaultEncodingFor(parquet.Boolean, &parquet.Plain)}
 	// parquet-java's V1 writer: a dictionary for every type but BOOLEAN,
 	// PLAIN once it outgrows parquet.dictionary.page.size. (parquet-go's
@@ -242,6 +247,10 @@ func (c *core) startWriter() error {
 	c.pw = parquet.NewWriter(c.out, append([]parquet.WriterOption{sch}, opts...)...)
 	return nil
 }
+
+// nestedPageSize is the page size of files with nested columns
+// (parquet.page.size), lowered by tests to see several pages.
+var nestedPageSize = pageSize
 
 // dictionaryMinSample is the fewest values a dictionary is considered
 // for: small files stay PLAIN, where a dictionary page saves nothing worth
@@ -604,14 +613,27 @@ func (c *core) flushBatch() error {
 		if err != nil {
 			return err
 		}
-		c.leafStats = leafStatsOf(els)
+		c.leafStats, c.batchStats = leafStatsOf(els), leafStatsOf(els)
+		c.batches = make([][]batchBounds, len(c.leafStats))
 	}
 	for l, cw := range c.pw.ColumnWriters() {
+		bs := &c.batchStats[l]
+		var nulls int64
 		for _, v := range c.leafVals[l] {
-			if !v.IsNull() {
-				c.leafStats[l].addValue(v)
+			if v.IsNull() {
+				nulls++
+			} else {
+				bs.addValue(v)
 			}
 		}
+		b := batchBounds{rows: int64(c.nbatch), nulls: nulls}
+		if bs.has {
+			b.min, b.max = bytes.Clone(bs.min), bytes.Clone(bs.max)
+			c.leafStats[l].add(b.min)
+			c.leafStats[l].add(b.max)
+		}
+		c.batches[l] = append(c.batches[l], b)
+		bs.reset()
 		if _, err := cw.WriteRowValues(c.leafVals[l]); err != nil {
 			return fmt.Errorf("parquet write column %d: %w", l, err)
 		}
@@ -944,15 +966,24 @@ func (c *core) close() (int64, error) {
 	if err := c.fixNestedStats(&meta); err != nil {
 		return 0, err
 	}
+	// parquet-go's page indexes are replaced by parquet-java's, built from
+	// its offset indexes (where its pages are) and the batches' bounds.
+	data, idx, err := c.nestedPageIndexes(&meta, tail[:len(tail)-8-n], c.out.n)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := c.out.Write(data); err != nil {
+		return 0, fmt.Errorf("parquet write: %w", err)
+	}
+	if err := writePageIndexes(c.out, meta.RowGroups, idx); err != nil {
+		return 0, err
+	}
 	footer, err := marshalFooter(&meta, els)
 	if err != nil {
 		return 0, err
 	}
 	footer = binary.LittleEndian.AppendUint32(footer, uint32(len(footer)))
 	footer = append(footer, "PAR1"...)
-	if _, err := c.out.Write(tail[:len(tail)-8-n]); err != nil {
-		return 0, fmt.Errorf("parquet write: %w", err)
-	}
 	if _, err := c.out.Write(footer); err != nil {
 		return 0, fmt.Errorf("parquet write: %w", err)
 	}
@@ -972,10 +1003,6 @@ func (c *core) fixNestedStats(meta *pformat.FileMetaData) error {
 		for i := range rg.Columns {
 			md := &rg.Columns[i].MetaData
 			nulls := md.Statistics.NullCount
-			// parquet-go's column index carries its min/max per page, in
-			// the same wrong orders: left out (a reader then filters on
-			// the chunk statistics only).
-			rg.Columns[i].ColumnIndexOffset, rg.Columns[i].ColumnIndexLength = 0, 0
 			if len(meta.RowGroups) == 1 && c.leafStats != nil {
 				md.Statistics = c.leafStats[i].format(nulls)
 			} else {
@@ -984,6 +1011,111 @@ func (c *core) fixNestedStats(meta *pformat.FileMetaData) error {
 		}
 	}
 	return nil
+}
+
+// batchBounds are one leaf column's bounds in one batch of rows.
+type batchBounds struct {
+	rows, nulls int64
+	min, max    []byte // nil when the batch has nulls only
+}
+
+// nestedPageIndexes returns the part of parquet-go's output before its
+// page indexes (body, the file's bytes from offset at on) and the page
+// indexes parquet-java writes for the file's column chunks: the page
+// locations of parquet-go's offset indexes, and column indexes with the
+// batches' bounds merged page by page. meta's column chunks are unlinked
+// from parquet-go's indexes. A column whose pages do not start at a batch
+// (never, as parquet-go cuts a page only after a WriteRowValues call), or
+// a file of several row groups, gets no column index.
+func (c *core) nestedPageIndexes(meta *pformat.FileMetaData, body []byte, at int64) ([]byte, []chunkIndexes, error) {
+	end := int64(len(body))
+	var ois []pformat.OffsetIndex
+	for r := range meta.RowGroups {
+		for i := range meta.RowGroups[r].Columns {
+			cc := &meta.RowGroups[r].Columns[i]
+			for _, off := range []int64{cc.ColumnIndexOffset, cc.OffsetIndexOffset} {
+				if off > 0 && off-at < end {
+					end = off - at
+				}
+			}
+			var oi pformat.OffsetIndex
+			if off, n := cc.OffsetIndexOffset-at, int64(cc.OffsetIndexLength); off >= 0 && n > 0 && off+n <= int64(len(body)) {
+				if err := thrift.Unmarshal(new(thrift.CompactProtocol), body[off:off+n], &oi); err != nil {
+					return nil, nil, fmt.Errorf("parquet close: offset index: %w", err)
+				}
+			}
+			ois = append(ois, oi)
+			cc.ColumnIndexOffset, cc.ColumnIndexLength, cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0, 0, 0
+		}
+	}
+	if end < 0 {
+		return nil, nil, fmt.Errorf("parquet close: page index before the data")
+	}
+	var idx []chunkIndexes
+	k := 0
+	for r := range meta.RowGroups {
+		for i := range meta.RowGroups[r].Columns {
+			oi := ois[k]
+			k++
+			if len(oi.PageLocations) == 0 {
+				continue
+			}
+			var p pageIndex
+			var ci *pformat.ColumnIndex
+			if len(meta.RowGroups) == 1 && i < len(c.batches) {
+				var st chunkStats
+				if i < len(c.leafStats) {
+					st = chunkStats{typ: c.leafStats[i].typ, decimal: c.leafStats[i].decimal}
+				}
+				if c.mergeBatches(&p, &st, c.batches[i], oi.PageLocations) {
+					ci = p.columnIndex(&st)
+				}
+			}
+			idx = append(idx, chunkIndexes{rg: r, col: i, ci: ci, oi: pformat.OffsetIndex{PageLocations: oi.PageLocations}})
+		}
+	}
+	return body[:end], idx, nil
+}
+
+// mergeBatches adds a page index entry to p for each page of locs, made
+// of the batches that page holds; false when a page does not start where
+// a batch does.
+func (c *core) mergeBatches(p *pageIndex, st *chunkStats, batches []batchBounds, locs []pformat.PageLocation) bool {
+	b := 0
+	var row int64
+	truncate := truncatesBounds(st)
+	var page chunkStats
+	page.typ, page.decimal = st.typ, st.decimal
+	for k, loc := range locs {
+		if row != loc.FirstRowIndex {
+			return false
+		}
+		next := int64(math.MaxInt64)
+		if k+1 < len(locs) {
+			next = locs[k+1].FirstRowIndex
+		}
+		var rows, nulls int64
+		page.reset()
+		for b < len(batches) && row < next {
+			rows += batches[b].rows
+			nulls += batches[b].nulls
+			row += batches[b].rows
+			if batches[b].min != nil {
+				page.add(batches[b].min)
+				page.add(batches[b].max)
+			}
+			b++
+		}
+		if rows == 0 {
+			return false
+		}
+		var min, max []byte
+		if page.has {
+			min, max = page.min, page.max
+		}
+		p.add(min, max, nulls, rows, int(loc.CompressedPageSize), truncate)
+	}
+	return b == len(batches)
 }
 
 // keyComparator orders keys of the given types: a direct comparison for the
