@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // reservedWords are the Flink (Calcite) reserved words most likely to be
@@ -23,7 +24,7 @@ func init() {
 
 // QuoteIdentIfNeeded returns name as is when it is a plain identifier
 // (letters, digits, '_' and '$', not starting with a digit, not a reserved
-// word) and quoted with backticks otherwise, the way Flink prints names it
+// word: what the lexer reads as one word) and quoted with backticks otherwise, the way Flink prints names it
 // has to re-parse.
 func QuoteIdentIfNeeded(name string) string {
 	if isPlainIdent(name) && !reservedWords[strings.ToUpper(name)] {
@@ -38,8 +39,8 @@ func isPlainIdent(s string) bool {
 	}
 	for i, r := range s {
 		switch {
-		case r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127:
-		case r >= '0' && r <= '9' && i > 0:
+		case r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 && unicode.IsLetter(r):
+		case (r >= '0' && r <= '9' || r > 127 && unicode.IsDigit(r)) && i > 0:
 		default:
 			return false
 		}

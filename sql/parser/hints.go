@@ -18,7 +18,10 @@ func (p *parser) hints(t token) []ast.Hint {
 		l, c := p.li.pos(base + lexErr.off)
 		pe := lexical(t.val[lexErr.off:], l, c)
 		pe.Statement = p.src
-		panic(bail{newError(sql.SqlParserException, pe)})
+		if p.err == nil {
+			p.err = newError(sql.SqlParserException, pe)
+		}
+		return nil
 	}
 	var toks []token
 	for _, k := range all {
@@ -33,15 +36,16 @@ func (p *parser) hints(t token) []ast.Hint {
 	// line index, so errors point into the statement.
 	hp := &parser{src: p.src, toks: toks, li: p.li}
 	var out []ast.Hint
-	for {
+	for hp.err == nil {
 		nt := hp.peek()
 		if nt.kind != tIdent {
 			hp.fail(nt)
+			break
 		}
 		hp.next()
 		h := ast.Hint{Node: ast.Node{At: hp.pos(nt)}, Name: strings.ToUpper(nt.text)}
 		if hp.acceptOp("(") && !hp.acceptOp(")") {
-			for {
+			for hp.err == nil {
 				at := hp.peek()
 				var key string
 				switch {
@@ -80,6 +84,12 @@ func (p *parser) hints(t token) []ast.Hint {
 	}
 	if t := hp.peek(); t.kind != tEOF {
 		hp.fail(t)
+	}
+	if hp.err != nil {
+		if p.err == nil {
+			p.err = hp.err
+		}
+		return nil
 	}
 	return out
 }

@@ -48,6 +48,7 @@ func (p *parser) checkNesting() {
 			runs = append(runs, 0)
 			if len(runs) > MaxNestingDepth+1 {
 				p.failMsg(sql.SqlParserException, t, "SQL parse failed. Parentheses are nested more than %d levels deep.", MaxNestingDepth)
+				return
 			}
 		case t.isOp(")"):
 			if len(runs) > 1 {
@@ -60,6 +61,7 @@ func (p *parser) checkNesting() {
 			runs[len(runs)-1]++
 			if runs[len(runs)-1] > MaxNestingDepth {
 				p.failMsg(sql.SqlParserException, t, "SQL parse failed. The expression is nested more than %d levels deep (each operator adds a level).", MaxNestingDepth)
+				return
 			}
 		}
 	}
@@ -88,8 +90,9 @@ func (v *limitVisitor) Leave(n tast.Node) (tast.Node, bool) {
 
 // checkTree refuses a query or expression nested deeper than
 // MaxNestingDepth or with more than MaxSetOperations set operators, before
-// it is converted (conversion, planning and evaluation recurse over it).
-func (c *conv) checkTree(n tast.Node) {
+// it is converted (conversion, planning and evaluation recurse over it); it
+// reports whether the tree passed.
+func (c *conv) checkTree(n tast.Node) bool {
 	var v limitVisitor
 	n.Accept(&v)
 	var msg string
@@ -99,7 +102,8 @@ func (c *conv) checkTree(n tast.Node) {
 	case v.setOps > MaxSetOperations:
 		msg = fmt.Sprintf("SQL parse failed. The statement has %d set operations (UNION, INTERSECT, EXCEPT); sqlrun accepts at most %d.", v.setOps, MaxSetOperations)
 	default:
-		return
+		return true
 	}
 	c.p.failMsg(sql.SqlParserException, c.p.toks[0], "%s", msg)
+	return false
 }

@@ -150,7 +150,8 @@ var unitOrder = []string{"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"}
 var unitMillis = map[string]int64{"DAY": 86400000, "HOUR": 3600000, "MINUTE": 60000, "SECOND": 1000}
 
 // intervalLiteral reads INTERVAL [-]'n' UNIT [(p)] [TO UNIT [(p)]] starting at
-// the INTERVAL token j; it returns the literal and the index after it.
+// the INTERVAL token j; it returns the literal and the index after it, or
+// nil and to when it fails.
 func (p *parser) intervalLiteral(j, to int) (*ast.Literal, int) {
 	kw := p.toks[j]
 	k := j + 1
@@ -161,6 +162,7 @@ func (p *parser) intervalLiteral(j, to int) (*ast.Literal, int) {
 	}
 	if k >= to || (p.toks[k].kind != tString && p.toks[k].kind != tNumber) {
 		p.fail(p.toks[min(k, len(p.toks)-1)])
+		return nil, to
 	}
 	str := p.toks[k]
 	val := str.val
@@ -168,32 +170,40 @@ func (p *parser) intervalLiteral(j, to int) (*ast.Literal, int) {
 		val = str.text
 	}
 	k++
-	unit := func() (string, token) {
+	unit := func() (string, token, bool) {
 		if k >= to {
 			p.fail(p.toks[min(k, len(p.toks)-1)])
+			return "", token{}, false
 		}
 		u, ok := intervalUnits[strings.ToUpper(p.toks[k].text)]
 		if !ok || p.toks[k].kind != tIdent {
 			p.fail(p.toks[k])
+			return "", token{}, false
 		}
 		ut := p.toks[k]
 		k++
 		if k+2 < to && p.toks[k].isOp("(") && p.toks[k+1].kind == tNumber && p.toks[k+2].isOp(")") {
 			k += 3 // leading / fractional precision: accepted, not kept
 		}
-		return u, ut
+		return u, ut, true
 	}
-	from, fromTok := unit()
+	from, fromTok, ok := unit()
+	if !ok {
+		return nil, to
+	}
 	toUnit := from
 	qual := from
 	if k < to && p.toks[k].is("TO") {
 		k++
-		toUnit, _ = unit()
+		if toUnit, _, ok = unit(); !ok {
+			return nil, to
+		}
 		qual = from + " TO " + toUnit
 	}
 	fi, ti := indexOf(unitOrder, from), indexOf(unitOrder, toUnit)
 	if ti < fi || (fi <= 1) != (ti <= 1) {
 		p.fail(fromTok)
+		return nil, to
 	}
 	s := strings.TrimSpace(val)
 	if strings.HasPrefix(s, "-") {
@@ -208,6 +218,7 @@ func (p *parser) intervalLiteral(j, to int) (*ast.Literal, int) {
 	}
 	if len(fields) != ti-fi+1 {
 		illegal()
+		return nil, to
 	}
 	iv := ast.IntervalValue{Unit: qual}
 	for n, f := range fields {
@@ -216,6 +227,7 @@ func (p *parser) intervalLiteral(j, to int) (*ast.Literal, int) {
 			d, err := decimal.NewFromString(f)
 			if err != nil || d.Sign() < 0 {
 				illegal()
+				return nil, to
 			}
 			iv.Millis += d.Mul(decimal.NewFromInt(1000)).IntPart()
 			continue
@@ -223,6 +235,7 @@ func (p *parser) intervalLiteral(j, to int) (*ast.Literal, int) {
 		v, err := strconv.ParseInt(f, 10, 64)
 		if err != nil || v < 0 || v > 1e12 {
 			illegal()
+			return nil, to
 		}
 		switch u {
 		case "YEAR":

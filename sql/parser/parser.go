@@ -28,12 +28,10 @@ import (
 // Parse parses one statement. Surrounding whitespace, comments and one
 // trailing ';' are allowed. Positions in the tree are relative to text.
 func Parse(text string) (stmt ast.Statement, err error) {
+	// Failures are values (parser.err); a panic here is a bug, reported
+	// rather than crashing the session.
 	defer func() {
 		if r := recover(); r != nil {
-			if b, ok := r.(bail); ok {
-				stmt, err = nil, b.err
-				return
-			}
 			stmt = nil
 			err = sql.Errorf(sql.SqlParserException, "SQL parse failed. internal error: %v\n%s", r, debug.Stack())
 		}
@@ -53,9 +51,12 @@ func Parse(text string) (stmt ast.Statement, err error) {
 		return nil, newError(sql.SqlParserException, pe)
 	}
 	p := newParser(text, toks, li)
-	p.checkNesting()
+	if p.checkNesting(); p.err != nil {
+		return nil, p.err
+	}
 	if p.peek().kind == tEOF {
 		p.fail(p.peek())
+		return nil, p.err
 	}
 	stmt = p.statement()
 	if p.peek().isOp(";") {
@@ -63,6 +64,9 @@ func Parse(text string) (stmt ast.Statement, err error) {
 	}
 	if t := p.peek(); t.kind != tEOF {
 		p.fail(t)
+	}
+	if p.err != nil {
+		return nil, p.err
 	}
 	return stmt, nil
 }
@@ -86,14 +90,16 @@ func ParseScript(text string) ([]ast.Statement, error) {
 	return out, err
 }
 
-// bail carries a parse error up the recursive descent to Parse.
-type bail struct{ err error }
-
+// parser is the recursive descent over one statement's tokens. A failure
+// is recorded in err (the first one wins); from then on the cursor reads
+// only the end token, so every reader stops and the parse unwinds by
+// returning, and Parse returns err.
 type parser struct {
 	src  string
 	toks []token // significant tokens: no comments; hints kept; ends with tEOF
 	i    int
 	li   *lineIndex
+	err  error
 }
 
 func newParser(src string, all []token, li *lineIndex) *parser {
@@ -106,17 +112,22 @@ func newParser(src string, all []token, li *lineIndex) *parser {
 	return &parser{src: src, toks: toks, li: li}
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) peek() token {
+	if p.err != nil {
+		return p.toks[len(p.toks)-1]
+	}
+	return p.toks[p.i]
+}
 
 func (p *parser) peekAt(n int) token {
-	if p.i+n < len(p.toks) {
+	if p.err == nil && p.i+n < len(p.toks) {
 		return p.toks[p.i+n]
 	}
 	return p.toks[len(p.toks)-1]
 }
 
 func (p *parser) next() token {
-	t := p.toks[p.i]
+	t := p.peek()
 	if t.kind != tEOF {
 		p.i++
 	}
@@ -133,19 +144,26 @@ func (p *parser) posOff(off int) ast.Pos {
 	return ast.Pos{Line: l, Col: c}
 }
 
-// fail stops parsing with "Encountered <t>".
+// fail records "Encountered <t>" as the parse error unless there is one.
 func (p *parser) fail(t token) {
+	if p.err != nil {
+		return
+	}
 	l, c := p.li.pos(t.off)
 	pe := encountered(tokenDisplay(t), l, c)
 	pe.Statement = p.src
-	panic(bail{newError(sql.SqlParserException, pe)})
+	p.err = newError(sql.SqlParserException, pe)
 }
 
-// failMsg stops parsing with a message of the given class at t.
+// failMsg records a message of the given class at t as the parse error
+// unless there is one.
 func (p *parser) failMsg(class sql.ExceptionClass, t token, format string, args ...any) {
+	if p.err != nil {
+		return
+	}
 	l, c := p.li.pos(t.off)
 	pe := &ParseError{Msg: fmt.Sprintf(format, args...), Line: l, Col: c, ScriptLine: l, ScriptCol: c, Statement: p.src}
-	panic(bail{newError(class, pe)})
+	p.err = newError(class, pe)
 }
 
 // accept consumes the keyword kw if it is next.
@@ -232,7 +250,7 @@ func (p *parser) objectName() ast.ObjectName {
 func (p *parser) identList() []string {
 	p.expectOp("(")
 	var out []string
-	for {
+	for p.err == nil {
 		n, _ := p.ident()
 		out = append(out, n)
 		if !p.acceptOp(",") {
@@ -260,7 +278,7 @@ func (p *parser) options() []ast.Option {
 	if p.acceptOp(")") {
 		return out
 	}
-	for {
+	for p.err == nil {
 		t := p.peek()
 		k := p.stringLit()
 		p.expectOp("=")
@@ -464,7 +482,7 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 	ct.Name = p.objectName()
 	var pkTok token
 	if p.acceptOp("(") {
-		for {
+		for p.err == nil {
 			t := p.peek()
 			switch {
 			case t.is("CONSTRAINT") || t.is("PRIMARY"):
@@ -526,7 +544,7 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 		like := &ast.LikeClause{Node: ast.Node{At: p.pos(t)}}
 		like.Source = p.objectName()
 		if p.acceptOp("(") {
-			for {
+			for p.err == nil {
 				ot := p.peek()
 				o := ast.LikeOption{Node: ast.Node{At: p.pos(ot)}}
 				switch {
@@ -648,7 +666,7 @@ func (p *parser) alter() ast.Statement {
 		p.next()
 		a := &ast.AlterTableReset{StmtBase: p.base(start), Name: name}
 		p.expectOp("(")
-		for {
+		for p.err == nil {
 			a.Keys = append(a.Keys, p.stringLit())
 			if !p.acceptOp(",") {
 				break
@@ -708,7 +726,7 @@ func (p *parser) columnChanges() []ast.ColumnChange {
 		return []ast.ColumnChange{one()}
 	}
 	var out []ast.ColumnChange
-	for {
+	for p.err == nil {
 		out = append(out, one())
 		if !p.acceptOp(",") {
 			break
@@ -869,7 +887,7 @@ func (p *parser) insert(end int) *ast.Insert {
 	if t := p.peek(); t.is("PARTITION") {
 		p.next()
 		p.expectOp("(")
-		for {
+		for p.err == nil {
 			ct := p.peek()
 			col, _ := p.ident()
 			p.expectOp("=")
@@ -946,7 +964,7 @@ func (p *parser) statementSet() ast.Statement {
 // statementSetBody reads "INSERT ...; ... END" after the set's header.
 func (p *parser) statementSetBody(start token) *ast.StatementSet {
 	ss := &ast.StatementSet{StmtBase: p.base(start)}
-	for {
+	for p.err == nil {
 		t := p.peek()
 		if t.is("END") {
 			p.next()
@@ -954,6 +972,7 @@ func (p *parser) statementSetBody(start token) *ast.StatementSet {
 		}
 		if !t.is("INSERT") {
 			p.fail(t)
+			return ss
 		}
 		end := p.statementEnd()
 		ins := p.insert(end)
@@ -1012,7 +1031,7 @@ func (p *parser) update() ast.Statement {
 	start := p.next()
 	u := &ast.Update{StmtBase: p.base(start), Table: p.objectName()}
 	p.expect("SET")
-	for {
+	for p.err == nil {
 		ct := p.peek()
 		col, _ := p.ident()
 		p.expectOp("=")
@@ -1052,7 +1071,7 @@ func (p *parser) call() ast.Statement {
 	p.expectOp("(")
 	if !p.acceptOp(")") {
 		named := false
-		for {
+		for p.err == nil {
 			name := ""
 			if t := p.peek(); t.isIdent() && p.peekAt(1).isOp("=>") {
 				name, named = t.name(), true
@@ -1095,6 +1114,7 @@ func (p *parser) exprUntil(stop func(token) bool) ast.Expr {
 	}
 	if j == p.i {
 		p.fail(p.peek())
+		return nil
 	}
 	e := p.exprRange(p.i, j)
 	p.i = j

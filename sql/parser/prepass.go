@@ -133,7 +133,9 @@ type frame struct {
 
 // rule is one row of the pre-pass: at a token spelled key (an upper-cased
 // word, an operator, or one of the kind keys below), when holds, do
-// rewrites from token j and returns the index of the next token to read.
+// rewrites from token j and returns the index of the next token to read
+// (after a failure, recorded in the parser's err, it returns at once: the
+// pass stops there).
 type rule struct {
 	key  string
 	when func(r *rewriter, j int) bool
@@ -261,11 +263,15 @@ func (p *parser) rewrite(from, to int, asQuery bool, lead string) *rewriter {
 		top.kind = fQuery
 	}
 	r.stack = []frame{top}
-	for j := from; j < to; {
+	for j := from; j < to && p.err == nil; {
 		j = r.step(j)
+	}
+	if p.err != nil {
+		return r
 	}
 	if len(r.stack) != 1 {
 		p.fail(p.toks[to])
+		return r
 	}
 	r.build()
 	return r
@@ -449,9 +455,13 @@ func (r *rewriter) plain(j int) int {
 	return j + 1
 }
 
-func (r *rewriter) failHere(j int) int {
-	r.p.fail(r.tok(j))
-	return j + 1
+// failHere fails at token j; it returns the end of the range.
+func (r *rewriter) failHere(j int) int { return r.failAt(r.tok(j)) }
+
+// failAt fails at t; it returns the end of the range.
+func (r *rewriter) failAt(t token) int {
+	r.p.fail(t)
+	return r.to
 }
 
 // isQueryAhead reports whether the tokens from j (after a '(') start a
@@ -490,11 +500,11 @@ func (r *rewriter) openParen(j int) int {
 func (r *rewriter) closeParen(j int) int {
 	t, f := r.tok(j), r.cur()
 	if len(r.stack) == 1 || f.kind == fBracket {
-		r.p.fail(t)
+		return r.failAt(t)
 	}
 	closed := *f
 	if closed.kind == fCast && !r.typed[closed.cast] {
-		r.p.fail(t) // CAST(x) without AS type
+		return r.failAt(t) // CAST(x) without AS type
 	}
 	r.stack = r.stack[:len(r.stack)-1]
 	r.emit(t)
@@ -509,7 +519,7 @@ func (r *rewriter) openItem(j int) int {
 	t := r.tok(j)
 	s := r.itemBase(j)
 	if s < 0 {
-		r.p.fail(t)
+		return r.failAt(t)
 	}
 	r.itemStart[j] = s
 	if at := r.startOf[s-r.from]; at < len(r.pieces) {
@@ -524,7 +534,7 @@ func (r *rewriter) openItem(j int) int {
 func (r *rewriter) closeBracket(j int) int {
 	t := r.tok(j)
 	if r.cur().kind != fBracket {
-		r.p.fail(t)
+		return r.failAt(t)
 	}
 	r.stack = r.stack[:len(r.stack)-1]
 	r.synth(")", t.off)
@@ -576,7 +586,7 @@ func (r *rewriter) offsetRows(j int) int {
 func (r *rewriter) fetchFirst(j int) int {
 	n, ok := fetchClause(r.p, j, r.to)
 	if !ok {
-		r.p.fail(r.tok(j))
+		return r.failHere(j)
 	}
 	r.synth("LIMIT "+n, r.tok(j).off)
 	r.lastEnd = r.tok(j + 4).end
@@ -602,7 +612,7 @@ func (r *rewriter) castType(j int) int {
 	r.casts[f.cast].Type = p.dataType()
 	r.typed[f.cast] = true
 	if p.i > r.to || !p.peek().isOp(")") {
-		p.fail(p.peek())
+		return r.failAt(p.peek())
 	}
 	return p.i
 }
@@ -622,6 +632,9 @@ func (r *rewriter) temporal(j int) int {
 
 func (r *rewriter) interval(j int) int {
 	lit, next := r.p.intervalLiteral(j, r.to)
+	if lit == nil {
+		return r.to
+	}
 	if next < r.to && (r.tok(next).is("PRECEDING") || r.tok(next).is("FOLLOWING")) {
 		// A RANGE frame bound: TiDB has the same INTERVAL syntax there
 		// (and no other expression), so pass it through and find the
@@ -673,7 +686,7 @@ func (r *rewriter) nullsOrder(j int) int {
 		k--
 	}
 	if k < r.from || k+1 >= j {
-		r.p.fail(r.tok(j))
+		return r.failHere(j)
 	}
 	r.nulls[r.tok(k+1).off] = r.tok(j + 1).is("FIRST")
 	return j + 2
@@ -690,7 +703,7 @@ func (r *rewriter) isDistinct(j int) int {
 		k++
 	}
 	if k >= r.to || !r.tok(k).is("FROM") {
-		r.p.fail(r.p.toks[min(k, len(r.p.toks)-1)])
+		return r.failAt(r.p.toks[min(k, len(r.p.toks)-1)])
 	}
 	r.synth("<=>", r.tok(j).off)
 	r.distinct = append(r.distinct, distinctOp{orig: r.tok(j).off, is: k == j+2})
@@ -737,10 +750,10 @@ func (r *rewriter) fullJoin(j int) int {
 		k++
 	}
 	if k >= r.to || !r.tok(k).is("JOIN") {
-		r.p.fail(r.p.toks[min(k, len(r.p.toks)-1)])
+		return r.failAt(r.p.toks[min(k, len(r.p.toks)-1)])
 	}
 	if k+1 < r.to && !r.tok(k+1).isIdent() {
-		r.p.fail(r.tok(j)) // FULL JOIN of a subquery: not supported by the pre-pass
+		return r.failHere(j) // FULL JOIN of a subquery: not supported by the pre-pass
 	}
 	r.synth("LEFT", r.tok(j).off)
 	r.emit(r.tok(k))
@@ -875,7 +888,7 @@ func (r *rewriter) tableRef(j int) int {
 		j += 2
 	}
 	if len(parts) > 3 {
-		p.fail(first)
+		return r.failAt(first)
 	}
 	info := tableInfo{name: ast.ObjectName{Node: ast.Node{At: p.pos(first)}}}
 	switch len(parts) {
@@ -894,7 +907,7 @@ func (r *rewriter) tableRef(j int) int {
 		from := j + 4
 		end := asOfEnd(p.toks, from, to)
 		if end == from {
-			p.fail(p.toks[from])
+			return r.failAt(p.toks[from])
 		}
 		save := p.i
 		info.asOf = p.exprRange(from, end)
@@ -922,7 +935,7 @@ func (r *rewriter) tableFunction(j int) int {
 	tf := &ast.TableFunctionRef{Node: ast.Node{At: p.pos(start)}, Name: strings.ToUpper(name)}
 	p.expectOp("(")
 	if !p.acceptOp(")") {
-		for {
+		for p.err == nil {
 			tf.Args = append(tf.Args, p.tableFuncArg())
 			if !p.acceptOp(",") {
 				break
@@ -933,6 +946,9 @@ func (r *rewriter) tableFunction(j int) int {
 	p.expectOp(")")
 	if p.i > r.to {
 		p.fail(p.toks[r.to])
+	}
+	if p.err != nil {
+		return r.to
 	}
 	r.tables = append(r.tables, tableInfo{name: ast.ObjectName{Node: tf.Node, Table: tf.Name}, fn: tf})
 	r.synth(tablePrefix+strconv.Itoa(len(r.tables)-1), start.off)
@@ -975,7 +991,7 @@ func (r *rewriter) unnest(j int) int {
 	p.i = j + 1
 	p.expectOp("(")
 	u := &ast.Unnest{Node: ast.Node{At: p.pos(start)}}
-	for {
+	for p.err == nil {
 		u.Args = append(u.Args, p.exprUntil(func(t token) bool { return t.isOp(",") || t.isOp(")") }))
 		if !p.acceptOp(",") {
 			break
@@ -989,6 +1005,9 @@ func (r *rewriter) unnest(j int) int {
 	}
 	if p.i > r.to {
 		p.fail(p.toks[r.to])
+	}
+	if p.err != nil {
+		return r.to
 	}
 	r.tables = append(r.tables, tableInfo{name: ast.ObjectName{Node: u.Node, Table: "UNNEST"}, unnest: u})
 	r.synth(tablePrefix+strconv.Itoa(len(r.tables)-1), start.off)
@@ -1048,7 +1067,7 @@ func (r *rewriter) derivedAlias(j int) int {
 		end := p.i
 		p.i = save
 		if end > to {
-			p.fail(p.toks[to])
+			return r.failAt(p.toks[to])
 		}
 		r.aliases = append(r.aliases, aliasInfo{name: p.toks[k].name(), cols: cols})
 		r.synth("AS "+aliasPrefix+strconv.Itoa(len(r.aliases)-1), p.toks[k].off)

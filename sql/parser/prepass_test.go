@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -54,5 +56,27 @@ func TestRulesTable(t *testing.T) {
 	}
 	if len(rulesByKey["OFFSET"]) != 2 || len(rulesByKey["CONCAT"]) != 1 {
 		t.Errorf("OFFSET rules %d, CONCAT rules %d", len(rulesByKey["OFFSET"]), len(rulesByKey["CONCAT"]))
+	}
+}
+
+// TestNoPanicForControlFlow: failures are values (parser.err), never
+// panics; Parse's recover is only the net for bugs, which the fuzzers look
+// for.
+func TestNoPanicForControlFlow(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "panic(") {
+			t.Errorf("%s panics", f)
+		}
 	}
 }

@@ -46,10 +46,18 @@ func (p *parser) queryRange(from, to int) ast.QueryExpr {
 	if from >= to {
 		p.fail(p.toks[to])
 	}
+	if p.err != nil {
+		return nil
+	}
 	r := p.rewrite(from, to, true, "")
+	if p.err != nil {
+		return nil
+	}
 	c := p.newConv(r)
 	stmt := c.parseTiDB(r.text, to)
 	switch s := stmt.(type) {
+	case nil:
+		return nil
 	case *tast.SelectStmt:
 		if s.SelectIntoOpt != nil || s.LockInfo != nil {
 			c.unsupported(0)
@@ -64,21 +72,34 @@ func (p *parser) queryRange(from, to int) ast.QueryExpr {
 
 // exprRange parses tokens [from, to) as one expression.
 func (p *parser) exprRange(from, to int) ast.Expr {
+	if p.err != nil || from >= to {
+		p.fail(p.toks[min(from, to)])
+		return nil
+	}
 	r := p.rewrite(from, to, false, "SELECT")
+	if p.err != nil {
+		return nil
+	}
 	c := p.newConv(r)
 	stmt := c.parseTiDB(r.text, to)
+	if stmt == nil {
+		return nil
+	}
 	sel, ok := stmt.(*tast.SelectStmt)
 	if !ok || sel.From != nil || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.Where != nil ||
 		sel.GroupBy != nil || sel.OrderBy != nil || sel.Limit != nil || sel.Having != nil {
 		p.fail(p.toks[from])
+		return nil
 	}
 	f := sel.Fields.Fields[0]
 	if f.WildCard != nil || f.Expr == nil {
 		p.fail(p.toks[from])
+		return nil
 	}
 	if f.AsName.O != "" {
 		// "expr alias": the alias is the token after the expression.
 		p.fail(p.toks[to-1])
+		return nil
 	}
 	return c.expr(f.Expr)
 }
@@ -98,7 +119,9 @@ func (c *conv) parseTiDB(text string, endTok int) tast.StmtNode {
 	tp := newTiDB()
 	stmts, _, err := tp.Parse(text, "", "")
 	if err == nil && len(stmts) == 1 {
-		c.checkTree(stmts[0])
+		if !c.checkTree(stmts[0]) {
+			return nil
+		}
 		return stmts[0]
 	}
 	off := len(text)
@@ -112,6 +135,7 @@ func (c *conv) parseTiDB(text string, endTok int) tast.StmtNode {
 	}
 	if off >= len(text) {
 		c.p.fail(c.p.toks[endTok]) // at the end, or several statements (a ';' inside)
+		return nil
 	}
 	c.failAt(off)
 	return nil
@@ -141,18 +165,20 @@ func (c *conv) failAt(newOff int) {
 	orig := c.r.orig(newOff)
 	if t, ok := c.offTok[orig]; ok {
 		c.p.fail(t)
+		return
 	}
 	// Inside a token (or a synthesized piece): report the token containing it.
 	for _, t := range c.p.toks {
 		if t.off <= orig && orig < t.end || t.kind == tEOF {
 			c.p.fail(t)
+			return
 		}
 	}
 }
 
 // failBefore reports "Encountered" at the last token that ends at or
-// before a rewritten-text offset (the operator before an operand); it
-// returns when there is none.
+// before a rewritten-text offset (the operator before an operand), if
+// there is one.
 func (c *conv) failBefore(newOff int) {
 	if newOff <= 0 {
 		return
@@ -199,7 +225,7 @@ func (c *conv) resultSet(n tast.ResultSetNode) ast.QueryExpr {
 		return c.resultSet(n.Query)
 	}
 	c.p.fail(c.p.toks[0])
-	return nil
+	return &ast.Values{}
 }
 
 func (c *conv) with(w *tast.WithClause, q func() ast.QueryExpr) ast.QueryExpr {
@@ -361,6 +387,7 @@ func (c *conv) setOpr(s *tast.SetOprStmt) ast.QueryExpr {
 			so, ok := q.(*ast.SetOp)
 			if !ok {
 				c.unsupported(0)
+				return q
 			}
 			so.OrderBy, so.Limit, so.Offset = order, lim, off
 		}
@@ -387,6 +414,7 @@ func (c *conv) setList(l *tast.SetOprSelectList) ast.QueryExpr {
 					so, ok := inner.(*ast.SetOp)
 					if !ok {
 						c.unsupported(0)
+						return inner
 					}
 					so.OrderBy, so.Limit, so.Offset = order, lim, off
 				}
@@ -394,6 +422,7 @@ func (c *conv) setList(l *tast.SetOprSelectList) ast.QueryExpr {
 			})
 		default:
 			c.unsupported(0)
+			return &ast.Values{}
 		}
 		if i == 0 {
 			acc = q
@@ -496,6 +525,7 @@ func (c *conv) tableNode(n tast.ResultSetNode) ast.TableExpr {
 			i, ok := placeholder(src.Name.O, tablePrefix, len(c.r.tables))
 			if !ok || src.Schema.O != "" || len(src.PartitionNames) > 0 || src.AsOf != nil || len(src.IndexHints) > 0 || src.TableSample != nil {
 				c.unsupported(0)
+				return &ast.TableRef{}
 			}
 			ti := c.r.tables[i]
 			if ti.unnest != nil {
@@ -521,7 +551,7 @@ func (c *conv) tableNode(n tast.ResultSetNode) ast.TableExpr {
 		}
 	}
 	c.unsupported(0)
-	return nil
+	return &ast.TableRef{}
 }
 
 var binOps = map[opcode.Op]ast.BinaryOp{
@@ -630,6 +660,7 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 			sq, ok := e.Sel.(*tast.SubqueryExpr)
 			if !ok {
 				c.unsupported(e.Sel.OriginTextPosition())
+				return in
 			}
 			in.Query = c.resultSet(sq.Query)
 		} else {
@@ -666,6 +697,7 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		sq, ok := e.Sel.(*tast.SubqueryExpr)
 		if !ok {
 			c.unsupported(off)
+			return badExpr(node)
 		}
 		return &ast.Exists{Node: node, Query: c.resultSet(sq.Query), Not: e.Not}
 	case *tast.RowExpr:
@@ -683,7 +715,13 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		return &ast.Like{Node: ast.Node{At: x.Pos()}, X: x, Pattern: c.expr(e.Pattern), Not: e.Not, Similar: true}
 	}
 	c.unsupported(off)
-	return nil
+	return badExpr(node)
+}
+
+// badExpr stands for an expression the conversion refused (the parser's
+// err says why), so that the conversion can finish without nil checks.
+func badExpr(n ast.Node) ast.Expr {
+	return &ast.Literal{Node: n, Kind: ast.LitNull, Raw: "NULL", Type: sql.Null()}
 }
 
 // window converts an OVER call.
@@ -785,6 +823,7 @@ func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
 		cast := c.r.casts[i]
 		if len(e.Args) != 1 {
 			c.p.failAtPos(cast.At)
+			return cast
 		}
 		cast.X = c.expr(e.Args[0])
 		return cast
@@ -830,6 +869,7 @@ func (c *conv) trim(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
 		d, ok := e.Args[2].(*tast.TrimDirectionExpr)
 		if !ok {
 			c.unsupported(e.Args[2].OriginTextPosition())
+			return badExpr(node)
 		}
 		switch d.Direction {
 		case tast.TrimLeading:
@@ -886,7 +926,7 @@ func (c *conv) value(v *driver.ValueExpr, off int) ast.Expr {
 		return c.p.numberLiteral(token{kind: tNumber, text: text, off: orig})
 	}
 	c.unsupported(off)
-	return nil
+	return badExpr(at)
 }
 
 // failAtPos fails with "Encountered" at the token at a position.
@@ -895,6 +935,7 @@ func (p *parser) failAtPos(at ast.Pos) {
 	for _, t := range p.toks {
 		if t.off >= off {
 			p.fail(t)
+			return
 		}
 	}
 	p.fail(p.toks[len(p.toks)-1])

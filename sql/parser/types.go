@@ -194,7 +194,7 @@ func (p *parser) baseType() sql.DataType {
 		}
 		var fields []sql.Field
 		if !p.acceptOp(closer) {
-			for {
+			for p.err == nil {
 				name, _ := p.ident()
 				f := sql.Field{Name: name, Type: p.dataType()}
 				if p.peek().kind == tString {
