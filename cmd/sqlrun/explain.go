@@ -7,14 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/sqlrun/sqlrun/exec"
-	"github.com/sqlrun/sqlrun/plan"
-	"github.com/sqlrun/sqlrun/plan/dot"
-	"github.com/sqlrun/sqlrun/sql/ast"
-	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
 // runExplain is `sqlrun explain [--dot] -f file.sql`: each INSERT,
@@ -50,98 +44,12 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	}
 	s := exec.NewDryRunSession()
 	s.Planner = planner()
-	ctx := context.Background()
-	pieces, err := parser.Split(string(text))
-	if err != nil {
-		fmt.Fprint(stdout, exec.FormatError(err))
+	if err := exec.ExplainScript(context.Background(), s, file, string(text), asDOT, stdout, stderr); err != nil {
+		var se *exec.StatementError
+		if errors.As(err, &se) {
+			reportStatementError(stderr, se)
+		}
 		return exitFailed
-	}
-	explained := 0
-	var drawn []dot.Statement
-	fail := func(line int, err error) int {
-		out := stdout
-		if asDOT {
-			out = stderr // stdout stays a valid DOT document (or empty)
-		}
-		fmt.Fprint(out, exec.FormatError(err))
-		reportStatementError(stderr, &exec.StatementError{File: file, Line: line, Err: err})
-		return exitFailed
-	}
-	for _, p := range pieces {
-		stmt, err := parser.Parse(p.Text)
-		if err != nil {
-			return fail(p.StartLine, err)
-		}
-		if asDOT {
-			target, planned := dotTarget(stmt)
-			if !planned {
-				err = explainOne(ctx, s, stmt, io.Discard)
-			} else {
-				var pl *plan.Plan
-				if pl, err = s.Planner.PhysicalPlan(ctx, s.Env(), target); err == nil {
-					drawn = append(drawn, dot.Statement{Title: dotTitle(file, p.StartLine, p.Text), Plan: pl})
-				}
-			}
-			if err != nil {
-				return fail(p.StartLine, err)
-			}
-			continue
-		}
-		if isPlanned(stmt) {
-			if explained > 0 {
-				fmt.Fprintln(stdout)
-			}
-			explained++
-		}
-		if err := explainOne(ctx, s, stmt, stdout); err != nil {
-			return fail(p.StartLine, err)
-		}
-	}
-	if asDOT {
-		fmt.Fprint(stdout, dot.Render(drawn))
 	}
 	return exitOK
-}
-
-func isPlanned(stmt ast.Statement) bool {
-	switch stmt.(type) {
-	case *ast.Insert, *ast.StatementSet, *ast.Query, *ast.Explain:
-		return true
-	}
-	return false
-}
-
-// dotTarget is the statement --dot draws for stmt: an INSERT, statement
-// set or query itself, the statement an EXPLAIN explains; planned is false
-// for everything else (DDL, SET, ...), which only sets up the session.
-func dotTarget(stmt ast.Statement) (ast.Statement, bool) {
-	switch st := stmt.(type) {
-	case *ast.Insert, *ast.StatementSet, *ast.Query:
-		return stmt, true
-	case *ast.Explain:
-		return st.Stmt, true
-	}
-	return nil, false
-}
-
-// dotTitle names a statement's cluster: where it is and its text on one
-// line, secrets masked, shortened.
-func dotTitle(file string, line int, text string) string {
-	first := strings.Join(strings.Fields(exec.RedactSQL(text)), " ")
-	if r := []rune(first); len(r) > 80 {
-		first = string(r[:77]) + "..."
-	}
-	return fmt.Sprintf("%s:%d  %s", filepath.Base(file), line, first)
-}
-
-func explainOne(ctx context.Context, s *exec.Session, stmt ast.Statement, out io.Writer) error {
-	switch st := stmt.(type) {
-	case *ast.Insert, *ast.StatementSet, *ast.Query:
-		return s.Execute(ctx, &ast.Explain{StmtBase: ast.StmtBase{At: stmt.Pos(), Text: "EXPLAIN " + stmt.SQL()}, Stmt: stmt}, out)
-	case *ast.Explain:
-		return s.Execute(ctx, st, out)
-	case *ast.Show, *ast.Describe:
-		return nil // listings add nothing to a plan
-	}
-	return s.Execute(ctx, stmt, io.Discard)
 }

@@ -29,7 +29,6 @@ import (
 	"time"
 
 	_ "github.com/sqlrun/sqlrun/connectors/all"
-	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/exec"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -119,9 +118,9 @@ func main() {
 	// Scratch directories of sqlrun processes that were killed (kill -9
 	// cannot be caught) are removed by the next run; this run's own are
 	// removed on every way out.
-	table.RemoveStaleTempDirs("")
+	exec.RemoveStaleScratchDirs()
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	table.RemoveTempDirs()
+	exec.RemoveScratchDirs()
 	os.Exit(code)
 }
 

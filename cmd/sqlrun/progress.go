@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/exec"
-	"github.com/sqlrun/sqlrun/exec/runtime"
 )
 
 // progressMode says how the status of running jobs is shown while a script
@@ -37,14 +36,14 @@ func progressFor(forced bool, stderr io.Writer) progressMode {
 	return progressOff
 }
 
-// watchProgress shows runtime.StatusLine for each running job (rows in/out
+// watchProgress shows exec.StatusLine for each running job (rows in/out
 // per second, the last checkpoint, backpressure) until ctx ends. In TTY
 // mode the line is cleared when it returns, so it never mixes with output.
 func watchProgress(ctx context.Context, s *exec.Session, w io.Writer, mode progressMode, every time.Duration) {
 	if mode == progressOff {
 		return
 	}
-	prev := map[string]runtime.Metrics{}
+	prev := map[string]exec.JobMetrics{}
 	last := time.Now()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -62,7 +61,7 @@ func watchProgress(ctx context.Context, s *exec.Session, w io.Writer, mode progr
 			var lines []string
 			for _, j := range s.Jobs.Running() {
 				cur := j.Metrics()
-				lines = append(lines, runtime.StatusLine(prev[j.ID], cur, dt))
+				lines = append(lines, exec.StatusLine(prev[j.ID], cur, dt))
 				prev[j.ID] = cur
 			}
 			if len(lines) == 0 {

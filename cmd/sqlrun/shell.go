@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,10 +14,7 @@ import (
 	"github.com/peterh/liner"
 	"golang.org/x/sys/unix"
 
-	"github.com/sqlrun/sqlrun/connectors"
-	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/exec"
-	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
 const (
@@ -110,7 +106,7 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 				fmt.Fprintln(stdout, "Shutting down the session...")
 				code := stopJobs(s, stdout, stderr, true)
 				fmt.Fprintln(stdout, "done.")
-				table.RemoveTempDirs()
+				exec.RemoveScratchDirs()
 				os.Exit(code)
 			}
 		}
@@ -153,7 +149,7 @@ func runShell(s *exec.Session, _ io.Reader, stdout, stderr io.Writer, sigs <-cha
 			buf.WriteByte('\n')
 		}
 		buf.WriteString(line)
-		if !parser.IsComplete(buf.String()) && !isShellCommand(buf.String()) {
+		if !exec.IsComplete(buf.String()) && !isShellCommand(buf.String()) {
 			continue
 		}
 		text := buf.String()
@@ -200,28 +196,7 @@ func runInteractive(ctx context.Context, s *exec.Session, text string, out io.Wr
 	if isShellCommand(text) {
 		text += ";"
 	}
-	pieces, splitErr := parser.Split(text)
-	for _, p := range pieces {
-		if ctx.Err() != nil {
-			return false
-		}
-		stmt, err := parser.Parse(p.Text)
-		if err == nil {
-			err = s.Execute(ctx, stmt, out)
-		}
-		if errors.Is(err, exec.ErrQuit) {
-			return true
-		}
-		if err != nil {
-			fmt.Fprint(out, exec.FormatError(err))
-		}
-		fmt.Fprintln(out)
-	}
-	if splitErr != nil {
-		fmt.Fprint(out, exec.FormatError(splitErr))
-		fmt.Fprintln(out)
-	}
-	return false
+	return s.RunInput(ctx, text, out)
 }
 
 // historyPath is ~/.sqlrun_history ("" when there is no home).
@@ -247,30 +222,6 @@ var keywords = []string{
 	"WHERE", "WITH",
 }
 
-// optionKeys are the SET keys and every registered connector's options,
-// which Tab completes inside quotes.
-func optionKeys() []string {
-	seen := map[string]bool{"connector": true}
-	for _, o := range exec.ConfigOptions {
-		seen[o.Key] = true
-	}
-	for _, id := range connectors.Identifiers() {
-		f, err := connectors.Lookup(id)
-		if err != nil {
-			continue
-		}
-		for _, o := range f.Options() {
-			seen[o.Key] = true
-		}
-	}
-	keys := make([]string, 0, len(seen))
-	for k := range seen {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // tableContext are the keywords after which only a table name fits.
 var tableContext = map[string]bool{"FROM": true, "JOIN": true, "INTO": true, "TABLE": true,
 	"DESCRIBE": true, "DESC": true, "LIKE": true, "UPDATE": true}
@@ -278,7 +229,7 @@ var tableContext = map[string]bool{"FROM": true, "JOIN": true, "INTO": true, "TA
 // completer completes the word before the cursor: an option key after a
 // quote, else a keyword (in the case the user typed) or a table name.
 func completer(s *exec.Session) liner.WordCompleter {
-	opts := optionKeys()
+	opts := exec.OptionKeys()
 	return func(line string, pos int) (string, []string, string) {
 		head, tail := line[:pos], line[pos:]
 		// Inside an open quote the word is everything since the quote

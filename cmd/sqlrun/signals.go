@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sqlrun/sqlrun/connectors/paimon/table"
+	"github.com/sqlrun/sqlrun/exec"
 )
 
 // stopTimeout bounds a graceful stop (stopJobs); forceExitAfter bounds
@@ -75,6 +75,6 @@ func watchSignals(shell bool, stderr io.Writer) (<-chan os.Signal, func()) {
 // forcedExit leaves at once: nothing may be left in the temp directory.
 func forcedExit(stderr io.Writer, msg string) {
 	fmt.Fprintln(stderr, msg)
-	table.RemoveTempDirs()
+	exec.RemoveScratchDirs()
 	os.Exit(exitFailed)
 }

@@ -241,22 +241,22 @@ func TestTextForms(t *testing.T) {
 		{[]byte("hi"), sql.Bytes(), "aGk="},
 		{2.5, sql.Double(), "2.5"},
 	} {
-		got := formatText(c.v, c.t)
+		got := connectors.FormatText(c.v, c.t)
 		if got != c.want {
-			t.Errorf("formatText(%v, %s) = %q, want %q", c.v, c.t, got, c.want)
+			t.Errorf("connectors.FormatText(%v, %s) = %q, want %q", c.v, c.t, got, c.want)
 			continue
 		}
-		back, err := parseText(got, c.t)
+		back, err := connectors.ParseText(got, c.t)
 		if err != nil {
-			t.Errorf("parseText(%q, %s): %v", got, c.t, err)
+			t.Errorf("connectors.ParseText(%q, %s): %v", got, c.t, err)
 			continue
 		}
-		if c.t.Root != sql.TypeTime && formatText(back, c.t) != got {
+		if c.t.Root != sql.TypeTime && connectors.FormatText(back, c.t) != got {
 			t.Errorf("round trip of %q gave %v", got, back)
 		}
 	}
 	var b []byte
-	b = appendJSONObject(b, []any{int32(1), nil, []any{"a", int64(2)}, &sql.Map{Keys: []any{"k"}, Values: []any{int32(3)}}},
+	b = connectors.AppendJSONObject(b, []any{int32(1), nil, []any{"a", int64(2)}, &sql.Map{Keys: []any{"k"}, Values: []any{int32(3)}}},
 		[]sql.Column{{Name: "i", Type: sql.Int()}, {Name: "n", Type: sql.String()},
 			{Name: "r", Type: sql.RowOf(sql.Field{Name: "s", Type: sql.String()}, sql.Field{Name: "l", Type: sql.BigInt()})},
 			{Name: "m", Type: sql.MapOf(sql.String(), sql.Int())}})

@@ -8,14 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 )
-
-func sortStrings(s []string) { sort.Strings(s) }
 
 // format is one of csv, json, debezium-json with its options.
 type format struct {
@@ -212,7 +209,7 @@ func (f *format) csvRow(rec []string, raw string) ([]sql.Row, error) {
 		if s == "" && !c.Type.IsString() {
 			continue // an empty field of a non-string column is NULL
 		}
-		v, err := parseText(s, c.Type)
+		v, err := connectors.ParseText(s, c.Type)
 		if err != nil {
 			if f.ignoreParseErrors {
 				return nil, nil
@@ -239,7 +236,7 @@ func (f *format) jsonRow(line []byte) ([]sql.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := rowFromJSONObject(obj, f.cols, f.failOnMissing)
+	vals, err := connectors.RowFromJSONObject(obj, f.cols, f.failOnMissing)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +269,7 @@ func (f *format) debeziumRows(line []byte) ([]sql.Row, error) {
 		if !ok {
 			return nil, nil
 		}
-		return rowFromJSONObject(m, f.cols, false)
+		return connectors.RowFromJSONObject(m, f.cols, false)
 	}
 	op, _ := obj["op"].(string)
 	switch op {
@@ -334,7 +331,7 @@ func (f *format) encode(b []byte, r sql.Row) ([]byte, error) {
 				}
 				continue
 			}
-			rec[i] = formatText(v, f.cols[i].Type)
+			rec[i] = connectors.FormatText(v, f.cols[i].Type)
 		}
 		if err := w.Write(rec); err != nil {
 			return b, err
@@ -345,18 +342,18 @@ func (f *format) encode(b []byte, r sql.Row) ([]byte, error) {
 		if r.Kind != sql.Insert && r.Kind != sql.UpdateAfter {
 			return b, fmt.Errorf("the json format only supports insert-only input, got %s", r.Kind)
 		}
-		b = appendJSONObject(b, r.Values, f.cols)
+		b = connectors.AppendJSONObject(b, r.Values, f.cols)
 		return append(b, '\n'), nil
 	default:
 		// Flink's debezium-json serializer: additions are "c" with after,
 		// retractions are "d" with before.
 		if r.Kind.IsAdd() {
 			b = append(b, `{"before":null,"after":`...)
-			b = appendJSONObject(b, r.Values, f.cols)
+			b = connectors.AppendJSONObject(b, r.Values, f.cols)
 			b = append(b, `,"op":"c"}`...)
 		} else {
 			b = append(b, `{"before":`...)
-			b = appendJSONObject(b, r.Values, f.cols)
+			b = connectors.AppendJSONObject(b, r.Values, f.cols)
 			b = append(b, `,"after":null,"op":"d"}`...)
 		}
 		return append(b, '\n'), nil

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
-	"github.com/sqlrun/sqlrun/connectors/filesystem"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -129,7 +128,7 @@ func ParseRows(text string, schema sql.Schema) ([]sql.Row, error) {
 			}
 			vals := make([]any, n)
 			for j, c := range schema.Columns {
-				if vals[j], err = filesystem.ValueFromJSON(a[j+1], c.Type); err != nil {
+				if vals[j], err = connectors.ValueFromJSON(a[j+1], c.Type); err != nil {
 					return nil, fmt.Errorf("row %d, column %s: %w", i+1, c.Name, err)
 				}
 			}
@@ -161,7 +160,7 @@ func ParseRows(text string, schema sql.Schema) ([]sql.Row, error) {
 			if s == "null" || (s == "" && !c.Type.IsString()) {
 				continue
 			}
-			if vals[j], err = filesystem.ParseText(s, c.Type); err != nil {
+			if vals[j], err = connectors.ParseText(s, c.Type); err != nil {
 				return nil, fmt.Errorf("line %d, column %s: %w", i, c.Name, err)
 			}
 		}

@@ -116,23 +116,7 @@ type exception struct {
 	why      string
 }
 
-var exceptions = []exception{
-	// connectors/values parses its literals with the filesystem connector's
-	// JSON and text decoders.
-	{"connectors/values", "connectors/filesystem", "shared value parsing; belongs in connectors (issue 21.1)"},
-
-	// cmd/sqlrun: `sqlrun compact` calls Paimon directly; the shell and the
-	// script runner use the runtime, the vocabulary and the parser under exec.
-	{"cmd/sqlrun", "connectors", "options and errors of the SPI (issue 21.1)"},
-	{"cmd/sqlrun", "connectors/paimon", "`sqlrun compact` (issue 21.1)"},
-	{"cmd/sqlrun", "connectors/paimon/fs", "`sqlrun compact` table path (issue 21.1)"},
-	{"cmd/sqlrun", "connectors/paimon/table", "removing Paimon's scratch directories on exit (issue 21.1)"},
-	{"cmd/sqlrun", "exec/runtime", "job status and control (issue 21.1)"},
-	{"cmd/sqlrun", "plan", "`sqlrun explain --dot` takes the physical plan (issue 21.1)"},
-	{"cmd/sqlrun", "plan/dot", "`sqlrun explain --dot` draws it (issue 21.1)"},
-	{"cmd/sqlrun", "sql/ast", "statement kinds (issue 21.1)"},
-	{"cmd/sqlrun", "sql/parser", "statement splitting (issue 21.1)"},
-}
+var exceptions = []exception{}
 
 // foreignRules: a package outside the module that only the listed packages
 // may import.

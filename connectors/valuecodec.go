@@ -1,10 +1,11 @@
-package filesystem
+package connectors
 
 import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,11 +15,11 @@ import (
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// parseText converts a CSV field (or a JSON string) to the column type's
+// ParseText converts a CSV field (or a JSON string) to the column type's
 // Go value, with Flink's text forms: dates yyyy-MM-dd, times HH:mm:ss,
 // timestamps "yyyy-MM-dd HH:mm:ss[.fffffffff]" (a 'T' is accepted too),
 // bytes in base64.
-func parseText(s string, t sql.DataType) (any, error) {
+func ParseText(s string, t sql.DataType) (any, error) {
 	switch t.Root {
 	case sql.TypeChar, sql.TypeVarChar:
 		return s, nil
@@ -115,8 +116,8 @@ func btoi(b bool) int {
 	return 0
 }
 
-// formatText renders a value in the text form parseText reads.
-func formatText(v any, t sql.DataType) string {
+// FormatText renders a value in the text form ParseText reads.
+func FormatText(v any, t sql.DataType) string {
 	switch x := v.(type) {
 	case []byte:
 		return base64.StdEncoding.EncodeToString(x)
@@ -146,21 +147,21 @@ func formatText(v any, t sql.DataType) string {
 	return sql.FormatValue(v, t)
 }
 
-// fromJSON converts a decoded JSON value (decoded with UseNumber) to the
+// ValueFromJSON converts a decoded JSON value (decoded with UseNumber) to the
 // column type's Go value.
-func fromJSON(v any, t sql.DataType) (any, error) {
+func ValueFromJSON(v any, t sql.DataType) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
 	switch x := v.(type) {
 	case string:
-		return parseText(x, t)
+		return ParseText(x, t)
 	case json.Number:
 		switch t.Root {
 		case sql.TypeVarChar, sql.TypeChar:
 			return x.String(), nil
 		}
-		return parseText(x.String(), t)
+		return ParseText(x.String(), t)
 	case bool:
 		if t.Root == sql.TypeBoolean {
 			return x, nil
@@ -174,7 +175,7 @@ func fromJSON(v any, t sql.DataType) (any, error) {
 			out := make([]any, len(x))
 			for i, e := range x {
 				var err error
-				if out[i], err = fromJSON(e, *t.Elem); err != nil {
+				if out[i], err = ValueFromJSON(e, *t.Elem); err != nil {
 					return nil, err
 				}
 			}
@@ -186,7 +187,7 @@ func fromJSON(v any, t sql.DataType) (any, error) {
 			out := make([]any, len(t.Fields))
 			for i, f := range t.Fields {
 				var err error
-				if out[i], err = fromJSON(x[f.Name], f.Type); err != nil {
+				if out[i], err = ValueFromJSON(x[f.Name], f.Type); err != nil {
 					return nil, err
 				}
 			}
@@ -197,13 +198,13 @@ func fromJSON(v any, t sql.DataType) (any, error) {
 			for k := range x {
 				keys = append(keys, k)
 			}
-			sortStrings(keys)
+			sort.Strings(keys)
 			for _, k := range keys {
-				kv, err := parseText(k, *t.Elem)
+				kv, err := ParseText(k, *t.Elem)
 				if err != nil {
 					return nil, err
 				}
-				vv, err := fromJSON(x[k], *t.Value)
+				vv, err := ValueFromJSON(x[k], *t.Value)
 				if err != nil {
 					return nil, err
 				}
@@ -229,7 +230,7 @@ func appendJSON(b []byte, v any, t sql.DataType) []byte {
 		return append(b, fmt.Sprint(x)...)
 	case int32:
 		if t.Root == sql.TypeDate || t.Root == sql.TypeTime {
-			return appendJSONString(b, formatText(x, t))
+			return appendJSONString(b, FormatText(x, t))
 		}
 		return strconv.AppendInt(b, int64(x), 10)
 	case float32:
@@ -250,7 +251,7 @@ func appendJSON(b []byte, v any, t sql.DataType) []byte {
 	case string:
 		return appendJSONString(b, x)
 	case []byte, sql.TimestampData:
-		return appendJSONString(b, formatText(x, t))
+		return appendJSONString(b, FormatText(x, t))
 	case []any:
 		if t.Root == sql.TypeRow {
 			b = append(b, '{')
@@ -290,7 +291,7 @@ func appendJSON(b []byte, v any, t sql.DataType) []byte {
 			if t.Elem != nil {
 				kt, vt = *t.Elem, *t.Value
 			}
-			b = appendJSONString(b, formatText(x.Keys[i], kt))
+			b = appendJSONString(b, FormatText(x.Keys[i], kt))
 			b = append(b, ':')
 			b = appendJSON(b, x.Values[i], vt)
 		}
@@ -304,8 +305,8 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, enc...)
 }
 
-// appendJSONObject writes a row as one JSON object keyed by column name.
-func appendJSONObject(b []byte, vals []any, cols []sql.Column) []byte {
+// AppendJSONObject writes a row as one JSON object keyed by column name.
+func AppendJSONObject(b []byte, vals []any, cols []sql.Column) []byte {
 	b = append(b, '{')
 	for i, c := range cols {
 		if i > 0 {
@@ -318,16 +319,16 @@ func appendJSONObject(b []byte, vals []any, cols []sql.Column) []byte {
 	return append(b, '}')
 }
 
-// rowFromJSONObject reads a JSON object into column order; a missing
+// RowFromJSONObject reads a JSON object into column order; a missing
 // field is NULL unless failOnMissing.
-func rowFromJSONObject(obj map[string]any, cols []sql.Column, failOnMissing bool) ([]any, error) {
+func RowFromJSONObject(obj map[string]any, cols []sql.Column, failOnMissing bool) ([]any, error) {
 	vals := make([]any, len(cols))
 	for i, c := range cols {
 		raw, ok := obj[c.Name]
 		if !ok && failOnMissing {
 			return nil, fmt.Errorf("Could not find field with name '%s'.", c.Name)
 		}
-		v, err := fromJSON(raw, c.Type)
+		v, err := ValueFromJSON(raw, c.Type)
 		if err != nil {
 			return nil, fmt.Errorf("field '%s': %w", c.Name, err)
 		}
@@ -335,11 +336,3 @@ func rowFromJSONObject(obj map[string]any, cols []sql.Column, failOnMissing bool
 	}
 	return vals, nil
 }
-
-// ValueFromJSON converts a JSON-decoded value (json.Number for numbers) to
-// the Go value of type t; the values connector shares it.
-func ValueFromJSON(v any, t sql.DataType) (any, error) { return fromJSON(v, t) }
-
-// ParseText converts the text form of a value (as csv reads it) to the Go
-// value of type t.
-func ParseText(s string, t sql.DataType) (any, error) { return parseText(s, t) }
