@@ -115,32 +115,25 @@ func formatLiteral(l *Literal, f Format) string {
 		}
 		return "null:" + literalType(l.T, f)
 	}
-	var s string
-	switch v := l.Value.(type) {
-	case string:
-		q := "'" + strings.ReplaceAll(v, "'", "''") + "'"
-		if f == FormatInfix {
-			return q
+	if sarg, ok := l.Value.(*Sarg); ok {
+		return sarg.String()
+	}
+	if f == FormatInfix {
+		if v, ok := l.Value.(string); ok {
+			return "'" + strings.ReplaceAll(v, "'", "''") + "'"
 		}
+		return literalText(l)
+	}
+	if _, ok := l.Value.(bool); ok {
+		return literalText(l)
+	}
+	s := literalText(l)
+	if _, ok := l.Value.(string); ok {
 		// A character literal's natural type is CHAR(n), which Calcite
 		// prints without a type; a literal cast to VARCHAR keeps its type.
 		if l.T.Root == sql.TypeChar {
-			return "_UTF-16LE" + q
+			return s
 		}
-		s = "_UTF-16LE" + q
-	case bool:
-		return strconv.FormatBool(v)
-	case float64:
-		s = sql.JavaScientific(v, 64)
-	default:
-		s = sql.FormatValue(l.Value, l.T)
-		switch l.T.Root {
-		case sql.TypeDate, sql.TypeTimestamp, sql.TypeTime:
-			s = strings.Replace(s, "T", " ", 1)
-		}
-	}
-	if f == FormatInfix {
-		return s
 	}
 	if l.T.Root == sql.TypeInt {
 		return s
@@ -149,6 +142,25 @@ func formatLiteral(l *Literal, f Format) string {
 	// (INTEGER, BOOLEAN, CHAR); literal types print without NOT NULL, and
 	// Flink's physical plans print them without the character set.
 	return s + ":" + literalType(l.T, f)
+}
+
+// literalText is a non-NULL literal's value as Calcite's digest prints it
+// without its type: _UTF-16LE'text', 12.5, 1984-07-12 14:34:24, true.
+func literalText(l *Literal) string {
+	switch v := l.Value.(type) {
+	case string:
+		return "_UTF-16LE'" + strings.ReplaceAll(v, "'", "''") + "'"
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return sql.JavaScientific(v, 64)
+	}
+	s := sql.FormatValue(l.Value, l.T)
+	switch l.T.Root {
+	case sql.TypeDate, sql.TypeTimestamp, sql.TypeTime:
+		s = strings.Replace(s, "T", " ", 1)
+	}
+	return s
 }
 
 // Refs collects the input fields an expression reads.

@@ -171,8 +171,9 @@ func builtins() []*Func {
 		{Name: "IS NOT TRUE", Kind: Operator, Form: Postfix, Eval: evalIsBool},
 		{Name: "IS FALSE", Kind: Operator, Form: Postfix, Eval: evalIsBool},
 		{Name: "IS NOT FALSE", Kind: Operator, Form: Postfix, Eval: evalIsBool},
-		{Name: "IN", Kind: Operator, Eval: evalIn},
-		{Name: "NOT IN", Kind: Operator, Eval: evalIn},
+		// SEARCH(x, Sarg[...]) is what SimplifyFilter makes of comparisons
+		// (IN lists bind as ORs of =, as Calcite's SqlToRelConverter does).
+		{Name: "SEARCH", Kind: Operator, Eval: evalSearch},
 		{Name: "LIKE", Kind: Operator, Form: Infix, Eval: evalLike},
 		{Name: "ILIKE", Kind: Operator, Eval: evalLike},
 		{Name: "CASE", Kind: Operator, Eval: evalCase},
@@ -623,40 +624,6 @@ func evalCast(c *Call, args []Eval) (Eval, error) {
 			return nil, nil
 		}
 		return out, err
-	}, nil
-}
-
-func evalIn(c *Call, args []Eval) (Eval, error) {
-	argT := func(i int) sql.DataType { return c.Args[i].Type() }
-	not := c.Op == "NOT IN"
-	return func(row []any) (any, error) {
-		x, err := args[0](row)
-		if err != nil || x == nil {
-			return nil, err
-		}
-		sawNull := false
-		for i, a := range args[1:] {
-			v, err := a(row)
-			if err != nil {
-				return nil, err
-			}
-			if v == nil {
-				sawNull = true
-				continue
-			}
-			ct, _ := CommonType(argT(0), argT(i+1))
-			n, err := compareAs(x, argT(0), v, argT(i+1), ct)
-			if err != nil {
-				return nil, err
-			}
-			if n == 0 {
-				return !not, nil
-			}
-		}
-		if sawNull {
-			return nil, nil
-		}
-		return not, nil
 	}, nil
 }
 

@@ -976,7 +976,13 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 		if err != nil {
 			return nil, err
 		}
-		args := []Expr{a}
+		if len(x.List) == 0 {
+			return nil, validationErr(x.At, 1, "Values passed to IN operator must have compatible types")
+		}
+		// x IN (v1, v2) is OR(=(x, v1), =(x, v2)) and NOT IN its negation,
+		// as Calcite's SqlToRelConverter expands IN lists (Flink sets no
+		// threshold for turning them into a join).
+		var eqs []Expr
 		nullable := a.Type().Nullable
 		for _, it := range x.List {
 			v, err := rec(it)
@@ -987,13 +993,16 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 				return nil, validationErr(x.At, 1, "Values passed to IN operator must have compatible types")
 			}
 			nullable = nullable || v.Type().Nullable
-			args = append(args, v)
+			eqs = append(eqs, &Call{Op: "=", Args: []Expr{a, v}, T: sql.Boolean().WithNullable(a.Type().Nullable || v.Type().Nullable)})
 		}
-		op := "IN"
+		res := eqs[0]
+		if len(eqs) > 1 {
+			res = &Call{Op: "OR", Args: eqs, T: sql.Boolean().WithNullable(nullable)}
+		}
 		if x.Not {
-			op = "NOT IN"
+			return &Call{Op: "NOT", Args: []Expr{res}, T: res.Type()}, nil
 		}
-		return &Call{Op: op, Args: args, T: sql.Boolean().WithNullable(nullable)}, nil
+		return res, nil
 	case *ast.Between:
 		a, err := rec(x.X)
 		if err != nil {

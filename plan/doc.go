@@ -57,6 +57,11 @@
 //     execution plan. Plan.DOT draws the physical plan for Graphviz with
 //     every edge labelled by its changelog mode.
 //
+// A Calc's condition is simplified as Calcite's RexSimplify does for
+// Flink (expr.SimplifyFilter): comparisons of one field with literals
+// become SEARCH(field, Sarg[...]); IN lists bind as ORs of equalities, as
+// Calcite's SqlToRelConverter expands them.
+//
 // Expressions (package expr, aliased in expr.go) are typed once at binding
 // and compiled into closures over row values; the runtime's Calc runs those
 // closures and never sees the AST. exec/compile turns a Plan into the
@@ -68,8 +73,8 @@
 // What sqlrun's plans leave out compared with Flink: windows, temporal
 // and lookup joins, batch HashJoin/SortMergeJoin naming, watermarks,
 // computed and metadata columns, DISTINCT aggregates in batch
-// mode (planned as one GroupAggregate), the SEARCH/Sarg form of IN and
-// BETWEEN, constant substitution from equality filters, the Calc above a
+// mode (planned as one GroupAggregate), constant substitution from
+// equality filters, the Calc above a
 // Limit (SortProjectTranspose), and a real cost model (ESTIMATED_COST prints a fixed estimate).
 // Batch aggregates are planned two-phase as Flink does (Local and final
 // Hash- or SortAggregate).

@@ -57,3 +57,13 @@ func remap(e Expr, m map[int]int) Expr                         { return expr.Rem
 func inline(e Expr, below []Expr) Expr                         { return expr.Inline(e, below) }
 func conjuncts(e Expr) []Expr                                  { return expr.Conjuncts(e) }
 func and(es []Expr) Expr                                       { return expr.And(es) }
+
+// simplifyFilter is expr.SimplifyFilter: comparisons into SEARCH/Sarg.
+func simplifyFilter(e Expr) Expr { return expr.SimplifyFilter(e) }
+
+// dynamic reports a function whose value is not fixed by its arguments
+// (the clock), never folded.
+func dynamic(op string) bool {
+	f, ok := expr.Op(op)
+	return ok && f.Dynamic
+}

@@ -18,6 +18,9 @@ import (
 type funcCase struct {
 	sql, value, prefix string
 	flink              bool
+	// filter simplifies the expression as a filter condition first
+	// (expr.SimplifyFilter), which is where SEARCH comes from.
+	filter bool
 }
 
 // funcCases holds at least one case for every entry of expr's function
@@ -38,18 +41,22 @@ var funcCases = map[string][]funcCase{
 	"IS DISTINCT FROM":     {{sql: "n IS DISTINCT FROM a", value: "true", prefix: "IS DISTINCT FROM(n, a)"}, {sql: "1 IS DISTINCT FROM NULL", value: "true", flink: true}, {sql: "NULL IS DISTINCT FROM NULL", value: "false", flink: true}},
 	"IS NOT DISTINCT FROM": {{sql: "n IS NOT DISTINCT FROM n", value: "true", prefix: "IS NOT DISTINCT FROM(n, n)"}, {sql: "1 IS NOT DISTINCT FROM NULL", value: "false", flink: true}, {sql: "NULL IS NOT DISTINCT FROM NULL", value: "true", flink: true}},
 	"AND":                  {{sql: "a > 1 AND n > 1", value: "null", prefix: "AND(>(a, 1), >(n, 1))"}},
-	"OR":                   {{sql: "a > 1 OR n > 1", value: "true", prefix: "OR(>(a, 1), >(n, 1))"}},
-	"NOT":                  {{sql: "NOT (a > 1)", value: "false", prefix: "NOT(>(a, 1))"}},
-	"IS NULL":              {{sql: "n IS NULL", value: "true", prefix: "IS NULL(n)"}, {sql: "(n > 1) IS UNKNOWN", value: "true"}},
-	"IS NOT NULL":          {{sql: "n IS NOT NULL", value: "false", prefix: "IS NOT NULL(n)"}, {sql: "(n > 1) IS NOT UNKNOWN", value: "false"}},
-	"IS TRUE":              {{sql: "(n > 1) IS TRUE", value: "false", prefix: "IS TRUE(>(n, 1))"}},
-	"IS NOT TRUE":          {{sql: "(n > 1) IS NOT TRUE", value: "true", prefix: "IS NOT TRUE(>(n, 1))"}},
-	"IS FALSE":             {{sql: "(a > 10) IS FALSE", value: "true", prefix: "IS FALSE(>(a, 10))"}},
-	"IS NOT FALSE":         {{sql: "(n > 1) IS NOT FALSE", value: "true", prefix: "IS NOT FALSE(>(n, 1))"}},
-	"IN": {{sql: "a IN (1, 7)", value: "true", prefix: "IN(a, 1, 7)"},
-		{sql: "4 IN (1, 2, 3)", value: "false", flink: true}, {sql: "1 IN (1, 2, NULL)", value: "true", flink: true}, {sql: "4 IN (1, 2, NULL)", value: "null", flink: true}},
-	"NOT IN": {{sql: "a NOT IN (1, 7)", value: "false", prefix: "NOT IN(a, 1, 7)"},
+	"OR": {{sql: "a > 1 OR n > 1", value: "true", prefix: "OR(>(a, 1), >(n, 1))"},
+		// IN lists bind as ORs of =.
+		{sql: "4 IN (1, 2, 3)", value: "false", flink: true}, {sql: "1 IN (1, 2, NULL)", value: "true", flink: true}, {sql: "4 IN (1, 2, NULL)", value: "null", flink: true},
 		{sql: "4 NOT IN (1, 2, 3)", value: "true", flink: true}, {sql: "1 NOT IN (1, 2, NULL)", value: "false", flink: true}, {sql: "4 NOT IN (1, 2, NULL)", value: "null", flink: true}},
+	// SEARCH comes from simplifying a filter condition (filter: true).
+	"SEARCH": {{sql: "a IN (1, 7) OR a > 20", value: "true", prefix: "SEARCH(a, Sarg[1, 7, (20..+∞)])", filter: true},
+		{sql: "a NOT IN (1, 7)", value: "false", filter: true}, {sql: "a BETWEEN 1 AND 7", value: "true", filter: true},
+		{sql: "b < 0 OR b > 5", value: "true", filter: true}, {sql: "n = 1 OR n = 2", value: "null", filter: true},
+		{sql: "s = 'a' OR s = 'Order-1001'", value: "true", filter: true}, {sql: "d <> 12.5 AND d <> 1", value: "false", filter: true}},
+	"NOT":                   {{sql: "NOT (a > 1)", value: "false", prefix: "NOT(>(a, 1))"}},
+	"IS NULL":               {{sql: "n IS NULL", value: "true", prefix: "IS NULL(n)"}, {sql: "(n > 1) IS UNKNOWN", value: "true"}},
+	"IS NOT NULL":           {{sql: "n IS NOT NULL", value: "false", prefix: "IS NOT NULL(n)"}, {sql: "(n > 1) IS NOT UNKNOWN", value: "false"}},
+	"IS TRUE":               {{sql: "(n > 1) IS TRUE", value: "false", prefix: "IS TRUE(>(n, 1))"}},
+	"IS NOT TRUE":           {{sql: "(n > 1) IS NOT TRUE", value: "true", prefix: "IS NOT TRUE(>(n, 1))"}},
+	"IS FALSE":              {{sql: "(a > 10) IS FALSE", value: "true", prefix: "IS FALSE(>(a, 10))"}},
+	"IS NOT FALSE":          {{sql: "(n > 1) IS NOT FALSE", value: "true", prefix: "IS NOT FALSE(>(n, 1))"}},
 	"LIKE":                  {{sql: "s LIKE 'Order-%'", value: "true", prefix: "LIKE(s, _UTF-16LE'Order-%')"}, {sql: "s NOT LIKE 'Order-%'", value: "false"}},
 	"ILIKE":                 {{sql: "s ILIKE 'order%'", value: "true", prefix: "ILIKE(s, _UTF-16LE'order%')"}},
 	"CASE":                  {{sql: "CASE WHEN a > 5 THEN 'big' ELSE 'small' END", value: "big", prefix: "CASE(>(a, 5), _UTF-16LE'big', _UTF-16LE'small')"}},
@@ -111,7 +118,7 @@ func TestFunctionTable(t *testing.T) {
 				}
 				continue
 			}
-			e, v, err := bindAndEval(c.sql)
+			e, v, err := bindAndEval(c.sql, c.filter)
 			if err != nil {
 				t.Errorf("%s: %v", c.sql, err)
 				continue
@@ -144,7 +151,7 @@ func TestFunctionTable(t *testing.T) {
 	}
 }
 
-func bindAndEval(s string) (Expr, string, error) {
+func bindAndEval(s string, filter bool) (Expr, string, error) {
 	stmt, err := parser.Parse("SELECT " + s + " FROM t")
 	if err != nil {
 		return nil, "", err
@@ -155,6 +162,9 @@ func bindAndEval(s string) (Expr, string, error) {
 		return nil, "", err
 	}
 	e := r.Exprs[0]
+	if filter {
+		e = expr.SimplifyFilter(e)
+	}
 	ev, err := Compile(e)
 	if err != nil {
 		return nil, "", err

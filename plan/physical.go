@@ -214,21 +214,17 @@ func newCalc(in *Rel, exprs []Expr, cond Expr, names []string) *Rel {
 		types[i] = e.Type()
 	}
 	if cond != nil {
-		cond = fold(cond)
+		cond = simplifyFilter(fold(cond))
 	}
 	return &Rel{Kind: Calc, Inputs: []*Rel{in}, Exprs: folded, Cond: cond, Names: names, Types: types, Fetch: -1}
 }
-
-// nondeterministic calls are evaluated per row, never folded.
-var nondeterministic = map[string]bool{"CURRENT_TIMESTAMP": true, "NOW": true, "LOCALTIMESTAMP": true,
-	"CURRENT_DATE": true, "CURRENT_ROW_TIMESTAMP": true}
 
 // fold evaluates calls over literals once, as Flink's
 // ReduceExpressionsRule does before the physical plan ('a' || 'b' becomes
 // 'ab'); a call that fails to evaluate stays as it is and fails per row.
 func fold(e Expr) Expr {
 	c, ok := e.(*Call)
-	if !ok || nondeterministic[c.Op] {
+	if !ok || dynamic(c.Op) {
 		return e
 	}
 	args := make([]Expr, len(c.Args))
