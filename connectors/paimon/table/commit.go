@@ -100,6 +100,9 @@ type pendingCommit struct {
 	kind      snapshot.CommitKind
 	entries   []manifest.ManifestEntry
 	changelog []manifest.ManifestEntry
+	// index are index file changes (ADD/DELETE) combined into the
+	// snapshot's index manifest.
+	index []manifest.IndexManifestEntry
 	// overwrite, when set, selects the partitions whose live files the
 	// OVERWRITE snapshot deletes.
 	overwrite func(part []byte) (bool, error)
@@ -131,11 +134,12 @@ func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64
 	for _, m := range msgs {
 		app.entries = appendEntries(app.entries, manifest.Add, m, m.NewFiles)
 		app.changelog = appendEntries(app.changelog, manifest.Add, m, m.NewChangelog)
+		app.index = append(app.index, m.NewIndexFiles...)
 		cmp.entries = appendEntries(cmp.entries, manifest.Delete, m, m.CompactBefore)
 		cmp.entries = appendEntries(cmp.entries, manifest.Add, m, m.CompactAfter)
 		cmp.changelog = appendEntries(cmp.changelog, manifest.Add, m, m.CompactChangelog)
 	}
-	if len(app.entries)+len(app.changelog) > 0 && !appendDone {
+	if len(app.entries)+len(app.changelog)+len(app.index) > 0 && !appendDone {
 		if err := c.tryCommit(identifier, &app); err != nil {
 			return err
 		}
@@ -179,6 +183,7 @@ func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[st
 	touched := map[string]bool{}
 	for _, m := range msgs {
 		p.entries = appendEntries(p.entries, manifest.Add, m, m.NewFiles)
+		p.index = append(p.index, m.NewIndexFiles...)
 		touched[string(m.Partition)] = true
 	}
 	switch {
@@ -358,6 +363,7 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 		watermark = p.watermark
 	}
 	entries := p.entries
+	indexChanges := p.index
 	needCheck := p.kind != snapshot.Append || p.overwrite != nil
 	for _, e := range entries {
 		needCheck = needCheck || e.Kind == manifest.Delete
@@ -381,6 +387,13 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 				}
 			}
 			entries = append(dels, entries...)
+			// The overwritten partitions' index files go too
+			// (CommitScanner.readOverwriteChanges).
+			idx, err := c.overwriteIndexDeletes(latest, p.overwrite)
+			if err != nil {
+				return 0, nil, err
+			}
+			indexChanges = append(idx, indexChanges...)
 		}
 		if err := checkConflicts(live, entries); err != nil {
 			return 0, nil, err
@@ -396,7 +409,7 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 		}
 	}
 
-	if err := c.checkFilesExist(entries, p.changelog); err != nil {
+	if err := c.checkFilesExist(entries, p.changelog, indexChanges); err != nil {
 		return 0, nil, err
 	}
 
@@ -437,6 +450,22 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 	if err != nil {
 		return 0, written, err
 	}
+	if len(indexChanges) > 0 {
+		// IndexManifestFile.writeIndexFiles: a new index manifest when the
+		// index changes, else the previous one stays.
+		var prev []manifest.IndexManifestEntry
+		if indexManifest != nil && *indexManifest != "" {
+			if prev, err = st.ReadIndexManifest(*indexManifest); err != nil {
+				return 0, written, err
+			}
+		}
+		name := c.names.IndexManifest()
+		written = append(written, name)
+		if err := st.WriteIndexManifest(name, combineIndex(prev, indexChanges)); err != nil {
+			return 0, written, err
+		}
+		indexManifest = &name
+	}
 	s := &snapshot.Snapshot{ID: newID, SchemaID: c.t.Schema.ID, BaseManifestList: baseName, BaseManifestListSize: &baseSize,
 		DeltaManifestList: deltaName, DeltaManifestListSize: &deltaSize, IndexManifest: indexManifest,
 		CommitUser: c.User, CommitIdentifier: identifier, CommitKind: p.kind, TimeMillis: c.Now().UnixMilli(),
@@ -467,6 +496,30 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 	return newID, written, nil
 }
 
+// overwriteIndexDeletes are DELETE entries for the index files of the
+// partitions an OVERWRITE replaces.
+func (c *Commit) overwriteIndexDeletes(latest *snapshot.Snapshot, overwrite func([]byte) (bool, error)) ([]manifest.IndexManifestEntry, error) {
+	if latest == nil || latest.IndexManifest == nil || *latest.IndexManifest == "" {
+		return nil, nil
+	}
+	es, err := c.t.Manifests.ReadIndexManifest(*latest.IndexManifest)
+	if err != nil {
+		return nil, err
+	}
+	var out []manifest.IndexManifestEntry
+	for _, e := range es {
+		ok, err := overwrite(e.Partition)
+		if err != nil {
+			return nil, fmt.Errorf("overwrite partition filter: %w", err)
+		}
+		if ok {
+			e.Kind = manifest.Delete
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
 // ErrMissingFile is wrapped when a commit would name a data or changelog
 // file that does not exist (e.g. removed by an orphan-file cleanup after a
 // checkpoint recorded it): no snapshot is written.
@@ -476,8 +529,21 @@ var ErrMissingFile = errors.New("paimon commit names a missing file")
 // snapshot never names a missing file (every later read would fail). The
 // message is Paimon's (TableCommitImpl.checkFilesExistence, which checks
 // re-committed checkpoints; sqlrun checks every commit).
-func (c *Commit) checkFilesExist(entries, changelog []manifest.ManifestEntry) error {
+func (c *Commit) checkFilesExist(entries, changelog []manifest.ManifestEntry, idx []manifest.IndexManifestEntry) error {
 	var missing []string
+	for _, e := range idx {
+		if e.Kind != manifest.Add {
+			continue
+		}
+		p := c.t.indexFilePath(e)
+		ok, err := c.t.FIO.Exists(p)
+		if err != nil {
+			return fmt.Errorf("paimon commit: check %s: %w", p, err)
+		}
+		if !ok {
+			missing = append(missing, p)
+		}
+	}
 	for _, es := range [][]manifest.ManifestEntry{entries, changelog} {
 		for _, e := range es {
 			if e.Kind != manifest.Add {

@@ -20,11 +20,14 @@ type CommitMessage struct {
 	CompactBefore    []manifest.DataFileMeta `json:"compactBefore,omitempty"`
 	CompactAfter     []manifest.DataFileMeta `json:"compactAfter,omitempty"`
 	CompactChangelog []manifest.DataFileMeta `json:"compactChangelog,omitempty"`
+	// NewIndexFiles are the index files of the APPEND part (the bucket's
+	// new HASH index file in dynamic bucket mode), ADD entries.
+	NewIndexFiles []manifest.IndexManifestEntry `json:"newIndexFiles,omitempty"`
 }
 
 // Empty reports a message with nothing to commit.
 func (m *CommitMessage) Empty() bool {
-	return len(m.NewFiles)+len(m.NewChangelog)+len(m.CompactBefore)+len(m.CompactAfter)+len(m.CompactChangelog) == 0
+	return len(m.NewFiles)+len(m.NewChangelog)+len(m.CompactBefore)+len(m.CompactAfter)+len(m.CompactChangelog)+len(m.NewIndexFiles) == 0
 }
 
 // messagesVersion guards the committable encoding: a checkpoint written by

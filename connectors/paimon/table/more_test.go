@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
-	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -55,33 +54,6 @@ func TestOverwrite(t *testing.T) {
 	}
 	if _, err := NewSink(tbl, SinkOptions{Streaming: true, Overwrite: true}); err == nil ||
 		err.Error() != "Paimon doesn't support streaming INSERT OVERWRITE." || !errors.Is(err, ErrStreamingOverwrite) {
-		t.Fatalf("got %v", err)
-	}
-}
-
-func TestDynamicBucketRefused(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "-1"}, "", 0); !errors.Is(err, ErrDynamicBucket) {
-		t.Fatalf("got %v", err)
-	}
-	// A Java-created dynamic-bucket table opens and reads but refuses writes.
-	tbl, err := Create(nil, dir, pkSchema(), nil, nil, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tbl.NumBuckets != 1 {
-		t.Fatalf("default bucket %d", tbl.NumBuckets)
-	}
-	next := *tbl.Schema
-	next.Options = map[string]string{"bucket": "-1"}
-	if _, err := schema.NewManager(fs.NewLocal(), dir).CommitNext(&next); err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := Open(nil, dir, map[string]string{"bucket": "3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dyn.NewWrite(WriteOptions{}); !errors.Is(err, ErrDynamicBucket) || !strings.Contains(err.Error(), "'bucket' = -1") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/index"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -45,6 +46,9 @@ type Sink struct {
 	t    *Table
 	o    SinkOptions
 	user string
+	// assigner is the one bucket assigner of a dynamic-bucket table,
+	// shared by the writers and Channel (sqlrun runs one assigner task).
+	assigner index.BucketAssigner
 
 	mu sync.Mutex
 }
@@ -56,10 +60,18 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 	if o.Overwrite && o.Streaming {
 		return nil, &sql.Error{Class: sql.UnsupportedOperation, Msg: "Paimon doesn't support streaming INSERT OVERWRITE.", Err: ErrStreamingOverwrite}
 	}
-	if t.PrimaryKey() && t.NumBuckets < 1 {
-		return nil, fmt.Errorf("paimon table %s: %w", t.Root, dynamicBucketError())
+	if err := t.checkWritable(); err != nil {
+		return nil, err
 	}
-	return &Sink{t: t, o: o, user: uuid.NewString()}, nil
+	s := &Sink{t: t, o: o, user: uuid.NewString()}
+	if t.DynamicBucket() {
+		a, err := t.NewAssigner(o.Overwrite)
+		if err != nil {
+			return nil, err
+		}
+		s.assigner = a
+	}
+	return s, nil
 }
 
 // Table returns the sink's table.
@@ -102,7 +114,7 @@ func (w *SinkWriter) Open(ctx context.Context, state []byte) error {
 			w.user = st.CommitUser
 		}
 	}
-	tw, err := w.s.t.NewWrite(WriteOptions{TempDir: w.s.o.TempDir})
+	tw, err := w.s.t.NewWrite(WriteOptions{TempDir: w.s.o.TempDir, IgnorePrevious: w.s.o.Overwrite, Assigner: w.s.assigner})
 	if err != nil {
 		return err
 	}
@@ -224,10 +236,10 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 	if !t.PrimaryKey() {
 		return nil, nil
 	}
-	if t.NumBuckets < 1 {
-		return nil, fmt.Errorf("paimon table %s: %w", t.Root, dynamicBucketError())
+	if t.NumBuckets == -2 {
+		return nil, fmt.Errorf("paimon table %s: %w: compaction of 'bucket' = -2 (postpone bucket mode) tables assigns their buckets, which sqlrun does not do", t.Root, ErrPostponeBucket)
 	}
-	w, err := t.NewWrite(WriteOptions{TempDir: o.TempDir})
+	w, err := t.newCompactWrite(WriteOptions{TempDir: o.TempDir})
 	if err != nil {
 		return nil, err
 	}
@@ -259,8 +271,18 @@ func (s *Sink) Channel(r sql.Row, parallelism int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	bucket, _, err := s.t.Bucket(r.Values, nil)
-	if err != nil {
+	var bucket int
+	if s.assigner != nil {
+		// Dynamic bucket mode: the shared assigner gives the bucket now
+		// and the same bucket again when the writer assigns the row.
+		hash, _, err := s.t.keyHash(r.Values, nil)
+		if err != nil {
+			return 0, err
+		}
+		if bucket, err = s.assigner.Assign(part, hash); err != nil {
+			return 0, err
+		}
+	} else if bucket, _, err = s.t.Bucket(r.Values, nil); err != nil {
 		return 0, err
 	}
 	h := int(binrow.Hash(part) & 0x7fffffff)

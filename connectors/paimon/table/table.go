@@ -33,11 +33,12 @@ import (
 // ErrTableNotExist is wrapped when a path holds no table (no schema file).
 var ErrTableNotExist = errors.New("paimon table does not exist")
 
-// ErrDynamicBucket is wrapped when a primary-key table with bucket = -1 is
-// written: Paimon's dynamic bucket mode needs the hash index files, which
-// sqlrun does not maintain yet; writing such a table without them would
-// make Java writers duplicate keys.
-var ErrDynamicBucket = errors.New("dynamic bucket mode is not supported for writing")
+// ErrCrossPartition is wrapped when a primary-key table in dynamic bucket
+// mode whose primary key does not include every partition field is
+// written: Paimon's KEY_DYNAMIC mode (cross-partition upsert) keeps a
+// key → (partition, bucket) index that sqlrun does not maintain, and
+// writing without it would leave a key in two partitions.
+var ErrCrossPartition = errors.New("cross-partition upsert is not supported")
 
 // Table is one opened Paimon table at a fixed schema (the latest when
 // opened). It is safe for concurrent use; writers, commits and scans
@@ -68,6 +69,8 @@ type Table struct {
 	// KeyFields are the trimmed primary-key fields (primary key minus
 	// partition keys), the _KEY_ columns of data files.
 	KeyFields []schema.Field
+	keyIdx    []int
+	keyTypes  []sql.DataType
 	// NumBuckets is option bucket (-1: dynamic for PK, unaware for append).
 	NumBuckets  int
 	bucketIdx   []int
@@ -150,6 +153,10 @@ func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[str
 			return nil, fmt.Errorf("paimon table %s: %w", path, err)
 		}
 		t.KeyFields = kf
+		for _, f := range kf {
+			t.keyIdx = append(t.keyIdx, s.FieldIndex(f.Name))
+			t.keyTypes = append(t.keyTypes, f.Type)
+		}
 		spec, err := mergetree.NewSpec(s.Names(), s.Types(), trimmed, opts)
 		if err != nil {
 			return nil, fmt.Errorf("paimon table %s: %w", path, err)
@@ -169,11 +176,11 @@ func manifestCodec(opts map[string]string) string {
 }
 
 // Create writes schema-0 of a new table at path from SQL columns, primary
-// key, partition keys and options, and opens it. sqlrun creates fixed-bucket
-// primary-key tables: without a 'bucket' option a primary-key table gets
-// bucket = 1 (Paimon's default -1, dynamic bucket, needs hash index files
-// sqlrun does not write yet); an explicit -1 is refused. Options 'connector'
-// and 'path' belong to the SQL table, not the Paimon schema, and are not
+// key, partition keys and options, and opens it. Only the options given are
+// stored, as Flink's Paimon catalog stores them: without 'bucket' a
+// primary-key table is in dynamic bucket mode (bucket = -1, Paimon's
+// default) and an append table bucket-unaware. Options 'connector' and
+// 'path' belong to the SQL table, not the Paimon schema, and are not
 // stored.
 func Create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, options map[string]string, comment string, nowMillis int64) (*Table, error) {
 	if fio == nil {
@@ -188,14 +195,12 @@ func Create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, op
 		opts[k] = v
 	}
 	if len(s.PrimaryKey) > 0 {
-		if b, ok := opts["bucket"]; !ok {
-			opts["bucket"] = "1"
-		} else if n, err := strconv.Atoi(strings.TrimSpace(b)); err != nil {
-			return nil, fmt.Errorf("create paimon table %s: option 'bucket' = %q is not an integer", path, b)
-		} else if n == -1 {
-			return nil, fmt.Errorf("create paimon table %s: %w", path, dynamicBucketError())
-		} else if n == 0 || n < -2 {
-			return nil, fmt.Errorf("create paimon table %s: The number of buckets needs to be greater than 0.", path)
+		if b, ok := opts["bucket"]; ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(b)); err != nil {
+				return nil, fmt.Errorf("create paimon table %s: option 'bucket' = %q is not an integer", path, b)
+			} else if n == 0 || n < -2 {
+				return nil, fmt.Errorf("create paimon table %s: The number of buckets needs to be greater than 0.", path)
+			}
 		}
 		part := map[string]bool{}
 		for _, p := range partitionKeys {
@@ -226,9 +231,53 @@ func Create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, op
 	return Open(fio, path, nil)
 }
 
-func dynamicBucketError() error {
-	return fmt.Errorf("%w: sqlrun writes only fixed-bucket primary-key tables; 'bucket' = -1 (dynamic bucket) is not supported for writing yet, recreate the table with 'bucket' = N (N >= 1)", ErrDynamicBucket)
+// DynamicBucket reports Paimon's dynamic bucket mode: a primary-key table
+// with bucket = -1 (HASH_DYNAMIC, or KEY_DYNAMIC for cross-partition
+// upserts), whose keys are routed by the hash index.
+func (t *Table) DynamicBucket() bool { return t.PrimaryKey() && t.NumBuckets == -1 }
+
+// CrossPartitionUpdate is TableSchema.crossPartitionUpdate: a primary key
+// that does not include every partition field.
+func (t *Table) CrossPartitionUpdate() bool {
+	if !t.PrimaryKey() || len(t.PartNames) == 0 {
+		return false
+	}
+	pk := map[string]bool{}
+	for _, k := range t.Schema.PrimaryKeys {
+		pk[k] = true
+	}
+	for _, p := range t.PartNames {
+		if !pk[p] {
+			return true
+		}
+	}
+	return false
 }
+
+// checkWritable refuses writes sqlrun cannot do as Paimon would: the
+// KEY_DYNAMIC (cross-partition) and postpone bucket modes.
+func (t *Table) checkWritable() error {
+	if !t.PrimaryKey() {
+		if t.NumBuckets == 0 {
+			return fmt.Errorf("paimon table %s: The number of buckets needs to be greater than 0.", t.Root)
+		}
+		return nil
+	}
+	switch {
+	case t.NumBuckets == -2:
+		return fmt.Errorf("paimon table %s: %w: 'bucket' = -2 (postpone bucket mode) is not supported for writing; Paimon writes such tables into bucket-postpone directories that only its compaction moves into buckets. Recreate the table with 'bucket' = N (N >= 1) or without 'bucket' (dynamic bucket mode)", t.Root, ErrPostponeBucket)
+	case t.DynamicBucket() && t.CrossPartitionUpdate():
+		return fmt.Errorf("paimon table %s: %w: primary key %v does not include all partition fields %v, which in dynamic bucket mode ('bucket' = -1) is Paimon's cross-partition upsert (KEY_DYNAMIC bucket mode); sqlrun does not write it. Add the partition fields to the primary key, or set 'bucket' = N (N >= 1)",
+			t.Root, ErrCrossPartition, t.Schema.PrimaryKeys, t.PartNames)
+	case t.NumBuckets < -2 || t.NumBuckets == 0:
+		return fmt.Errorf("paimon table %s: The number of buckets needs to be greater than 0.", t.Root)
+	}
+	return nil
+}
+
+// ErrPostponeBucket is wrapped when a postpone-bucket table (bucket = -2)
+// is written or compacted.
+var ErrPostponeBucket = errors.New("postpone bucket mode is not supported for writing")
 
 // SchemaByID returns the schema a data file was written with (cached).
 func (t *Table) SchemaByID(id int64) (*schema.TableSchema, error) {

@@ -8,8 +8,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/index"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
 	"github.com/sqlrun/sqlrun/sql"
@@ -23,6 +25,14 @@ type WriteOptions struct {
 	// TempDir holds the local lookup index and spilled write-buffer runs;
 	// "" uses a fresh directory under os.TempDir(), removed on Close.
 	TempDir string
+	// IgnorePrevious starts every bucket empty instead of restoring its
+	// files and hash index (INSERT OVERWRITE: Paimon's
+	// withIgnorePreviousFiles).
+	IgnorePrevious bool
+	// Assigner routes keys to buckets in dynamic bucket mode; nil creates
+	// the table's own (Table.NewAssigner). A sink shares one between its
+	// writers and its channel computer.
+	Assigner index.BucketAssigner
 }
 
 type bucketKey struct {
@@ -52,7 +62,16 @@ type TableWrite struct {
 
 	restoreID    int64
 	restoreFiles map[bucketKey][]manifest.DataFileMeta
+	restoreIndex map[bucketKey]manifest.IndexManifestEntry
 	restoreKnown bool
+
+	// ignorePrevious: buckets start empty (INSERT OVERWRITE).
+	ignorePrevious bool
+	// dynamic bucket mode: the assigner, the key hash's scratch buffer and
+	// the index file names.
+	assigner   index.BucketAssigner
+	keyScratch []byte
+	indexNames *index.Names
 }
 
 type bucketWriter struct {
@@ -61,20 +80,30 @@ type bucketWriter struct {
 	store  *bucketStore
 	mt     *mergetree.Writer
 	app    *appendWriter
+	// hashes is the bucket's hash index in dynamic bucket mode
+	// (DynamicBucketIndexMaintainer), nil otherwise.
+	hashes *index.BucketHashes
 }
 
-// NewWrite creates a TableWrite. Primary-key tables must have a fixed
-// bucket count (bucket ≥ 1).
+// NewWrite creates a TableWrite. Primary-key tables are written in fixed
+// bucket mode (bucket ≥ 1) or dynamic bucket mode (bucket = -1, keys
+// routed by the hash index); postpone bucket mode and cross-partition
+// upserts are refused.
 func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
-	if t.PrimaryKey() && t.NumBuckets < 1 {
-		return nil, fmt.Errorf("paimon table %s: %w", t.Root, dynamicBucketError())
+	if err := t.checkWritable(); err != nil {
+		return nil, err
 	}
-	if !t.PrimaryKey() && t.NumBuckets == 0 {
-		return nil, fmt.Errorf("paimon table %s: The number of buckets needs to be greater than 0.", t.Root)
-	}
-	if t.NumBuckets == -2 {
-		return nil, fmt.Errorf("paimon table %s: postpone bucket mode (bucket = -2) is not supported for writing", t.Root)
-	}
+	return t.newWrite(o, false)
+}
+
+// newCompactWrite is a TableWrite that only compacts existing buckets: it
+// needs no bucket assigner, so it works on every bucket mode whose buckets
+// are real (not postpone).
+func (t *Table) newCompactWrite(o WriteOptions) (*TableWrite, error) {
+	return t.newWrite(o, true)
+}
+
+func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) {
 	if _, err := t.writerOptions(); err != nil {
 		return nil, err
 	}
@@ -94,6 +123,20 @@ func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
 		}
 		w.fullEvery, w.lastFull = d, time.Now()
 	}
+	if t.DynamicBucket() && !compactOnly {
+		w.ignorePrevious = o.IgnorePrevious
+		w.assigner = o.Assigner
+		if w.assigner == nil {
+			a, err := t.NewAssigner(o.IgnorePrevious)
+			if err != nil {
+				return nil, err
+			}
+			w.assigner = a
+		}
+		w.indexNames = index.NewNames()
+	} else if o.IgnorePrevious {
+		w.ignorePrevious = true
+	}
 	if w.tmp == "" {
 		w.tmp = newTempDir()
 		w.ownTmp = true
@@ -107,15 +150,15 @@ func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
 // ignore-delete drops -D and -U, ignore-update-before drops -U; append
 // tables reject the remaining retractions with Paimon's message.
 func (w *TableWrite) Write(row sql.Row) error {
+	drop := false
 	switch row.Kind {
 	case sql.Delete:
-		if w.ignoreDelete {
-			return nil
-		}
+		drop = w.ignoreDelete
 	case sql.UpdateBefore:
-		if w.ignoreDelete || w.ignoreUB {
-			return nil
-		}
+		drop = w.ignoreDelete || w.ignoreUB
+	}
+	if drop && w.assigner == nil {
+		return nil
 	}
 	if !w.t.PrimaryKey() && row.Kind.IsRetract() {
 		return fmt.Errorf("%w: Append-only writer can only accept insert or update_after row kind, but current row kind is: %s. You can configure 'ignore-delete' to ignore retract records.",
@@ -130,13 +173,28 @@ func (w *TableWrite) Write(row sql.Row) error {
 		return err
 	}
 	var bucket int
-	bucket, w.scratch, err = w.t.Bucket(vals, w.scratch)
-	if err != nil {
+	var hash int32
+	if w.assigner != nil {
+		// Paimon's assigner operator sees every row, before the writer
+		// drops ignored retractions (TableWriteImpl).
+		if hash, w.keyScratch, err = w.t.keyHash(vals, w.keyScratch); err != nil {
+			return err
+		}
+		if bucket, err = w.assigner.Assign(part, hash); err != nil {
+			return fmt.Errorf("paimon table %s: assign bucket: %w", w.t.Root, err)
+		}
+		if drop {
+			return nil
+		}
+	} else if bucket, w.scratch, err = w.t.Bucket(vals, w.scratch); err != nil {
 		return err
 	}
 	bw, err := w.writer(part, bucket)
 	if err != nil {
 		return err
+	}
+	if bw.hashes != nil {
+		bw.hashes.Add(hash)
 	}
 	if bw.mt != nil {
 		if err := bw.mt.Write(row.Kind, vals); err != nil {
@@ -145,6 +203,22 @@ func (w *TableWrite) Write(row sql.Row) error {
 		return nil
 	}
 	return bw.app.write(vals)
+}
+
+// keyHash is the hashCode of the row's trimmed primary key BinaryRow, the
+// hash dynamic bucket mode routes and indexes keys by
+// (HashBucketAssignerOperator, DynamicBucketIndexMaintainer).
+func (t *Table) keyHash(vals []any, scratch []byte) (int32, []byte, error) {
+	var arr [8]any
+	key := arr[:0]
+	for _, p := range t.keyIdx {
+		key = append(key, vals[p])
+	}
+	b, err := binrow.AppendEncode(scratch[:0], t.keyTypes, key)
+	if err != nil {
+		return 0, scratch, fmt.Errorf("primary key of row: %w", err)
+	}
+	return binrow.Hash(b), b, nil
 }
 
 // rowKindName is Java's RowKind enum name.
@@ -162,32 +236,53 @@ func rowKindName(k sql.RowKind) string {
 	return k.String()
 }
 
-// restored returns the committed files of a bucket in the latest snapshot.
-func (w *TableWrite) restored(k bucketKey) ([]manifest.DataFileMeta, error) {
+// restored returns the committed files of a bucket in the latest snapshot
+// and, in dynamic bucket mode, its HASH index file (nil: none).
+func (w *TableWrite) restored(k bucketKey) ([]manifest.DataFileMeta, *manifest.IndexManifestEntry, error) {
+	if w.ignorePrevious {
+		return nil, nil, nil
+	}
 	id, ok, err := w.t.Snapshots.LatestID()
 	if err != nil {
-		return nil, fmt.Errorf("paimon table %s: restore writer: %w", w.t.Root, err)
+		return nil, nil, fmt.Errorf("paimon table %s: restore writer: %w", w.t.Root, err)
 	}
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if !w.restoreKnown || id != w.restoreID {
 		s, err := w.t.Snapshots.Read(id)
 		if err != nil {
-			return nil, fmt.Errorf("paimon table %s: restore writer: %w", w.t.Root, err)
+			return nil, nil, fmt.Errorf("paimon table %s: restore writer: %w", w.t.Root, err)
 		}
 		es, err := w.t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
 		if err != nil {
-			return nil, fmt.Errorf("paimon table %s: restore writer from snapshot %d: %w", w.t.Root, id, err)
+			return nil, nil, fmt.Errorf("paimon table %s: restore writer from snapshot %d: %w", w.t.Root, id, err)
 		}
 		m := map[bucketKey][]manifest.DataFileMeta{}
 		for _, e := range es {
 			bk := bucketKey{string(e.Partition), int(e.Bucket)}
 			m[bk] = append(m[bk], e.File)
 		}
-		w.restoreID, w.restoreFiles, w.restoreKnown = id, m, true
+		idx := map[bucketKey]manifest.IndexManifestEntry{}
+		if w.assigner != nil {
+			hs, err := w.t.indexEntries(s, index.TypeHash)
+			if err != nil {
+				return nil, nil, fmt.Errorf("paimon table %s: restore writer: %w", w.t.Root, err)
+			}
+			for _, e := range hs {
+				bk := bucketKey{string(e.Partition), int(e.Bucket)}
+				if _, dup := idx[bk]; dup {
+					return nil, nil, fmt.Errorf("paimon table %s: snapshot %d: Find multiple hash index files for one bucket: bucket %d", w.t.Root, id, e.Bucket)
+				}
+				idx[bk] = e
+			}
+		}
+		w.restoreID, w.restoreFiles, w.restoreIndex, w.restoreKnown = id, m, idx, true
 	}
-	return w.restoreFiles[k], nil
+	if e, ok := w.restoreIndex[k]; ok {
+		return w.restoreFiles[k], &e, nil
+	}
+	return w.restoreFiles[k], nil, nil
 }
 
 func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
@@ -195,7 +290,7 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 	if bw, ok := w.writers[k]; ok {
 		return bw, nil
 	}
-	files, err := w.restored(k)
+	files, idx, err := w.restored(k)
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +299,15 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 		return nil, err
 	}
 	bw := &bucketWriter{part: part, bucket: bucket, store: st}
+	if w.assigner != nil {
+		var restored []int32
+		if idx != nil {
+			if restored, err = w.t.readHashIndex(*idx); err != nil {
+				return nil, err
+			}
+		}
+		bw.hashes = index.NewBucketHashes(restored)
+	}
 	if w.t.PrimaryKey() {
 		metas := make([]*mergetree.FileMeta, 0, len(files))
 		for _, f := range files {
@@ -272,6 +376,14 @@ func (w *TableWrite) PrepareCommit(endOfInput bool) ([]CommitMessage, error) {
 				return nil, err
 			}
 			m.NewFiles = files
+		}
+		if bw.hashes != nil && bw.hashes.Modified() {
+			e, err := w.t.writeHashIndex(w.indexNames.Next(), bw.part, bw.bucket, bw.hashes.Hashes())
+			if err != nil {
+				return nil, err
+			}
+			bw.hashes.Written()
+			m.NewIndexFiles = append(m.NewIndexFiles, e)
 		}
 		if !m.Empty() {
 			out = append(out, m)

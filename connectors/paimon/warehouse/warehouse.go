@@ -395,8 +395,18 @@ func (c *Catalog) AlterTable(db, name string, nt *catalog.Table) error {
 			return &sql.Error{Class: sql.UnsupportedOperation, Msg: fmt.Sprintf("Change '%s' is not supported yet.", k)}
 		}
 	}
-	if (old.Options["bucket"] == "-1") != (opts["bucket"] == "-1") && old.Options["bucket"] != opts["bucket"] {
-		return &sql.Error{Class: sql.UnsupportedOperation, Msg: "Cannot change bucket to or from -1 (dynamic bucket)."}
+	// SchemaManager.checkAlterTableOption: an unset 'bucket' is -1.
+	if nb, ok := opts["bucket"]; ok && nb != old.Options["bucket"] {
+		ob, set := old.Options["bucket"], true
+		if _, set = old.Options["bucket"]; !set {
+			ob = "-1"
+		}
+		if strings.TrimSpace(ob) == "-1" {
+			return &sql.Error{Class: sql.UnsupportedOperation, Msg: "Cannot change bucket when it is -1."}
+		}
+		if strings.TrimSpace(nb) == "-1" {
+			return &sql.Error{Class: sql.UnsupportedOperation, Msg: "Cannot change bucket to -1."}
+		}
 	}
 	if maps.Equal(opts, cur.Options) && old.Comment == nt.Comment {
 		return nil

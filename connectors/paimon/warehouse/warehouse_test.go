@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/catalog"
-	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/internal/testutil/fixtures"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -52,7 +51,7 @@ func TestWarehouseCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(got.Options) != "map[bucket:1 changelog-producer:input]" || got.Comment != "orders" ||
+	if fmt.Sprint(got.Options) != "map[changelog-producer:input]" || got.Comment != "orders" ||
 		got.Schema.Columns[0].Type.Nullable || fmt.Sprint(got.Schema.PrimaryKey) != "[id]" {
 		t.Fatalf("got %+v", got)
 	}
@@ -65,16 +64,24 @@ func TestWarehouseCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tb.Schema.ID != 1 || fmt.Sprint(tb.Schema.Options) != "map[bucket:1 snapshot.num-retained.min:2]" {
+	if tb.Schema.ID != 1 || fmt.Sprint(tb.Schema.Options) != "map[snapshot.num-retained.min:2]" {
 		t.Fatalf("schema %d %v", tb.Schema.ID, tb.Schema.Options)
 	}
 	got.Options["merge-engine"] = "first-row"
 	if err := c.AlterTable("shop", "orders", got); err == nil || !strings.Contains(err.Error(), "Change 'merge-engine' is not supported yet.") {
 		t.Fatalf("got %v", err)
 	}
+	// No 'bucket' is dynamic bucket mode (-1), which ALTER cannot change
+	// (SchemaManager.checkAlterTableOption).
+	delete(got.Options, "merge-engine")
+	got.Options["bucket"] = "2"
+	if err := c.AlterTable("shop", "orders", got); err == nil || err.Error() != "Cannot change bucket when it is -1." {
+		t.Fatalf("got %v", err)
+	}
+	delete(got.Options, "bucket")
 	bad := orders.Clone()
-	bad.Options["bucket"] = "-1"
-	if err := c.CreateTable("shop", "dyn", bad, false); !errors.Is(err, table.ErrDynamicBucket) {
+	bad.Options["bucket"] = "0"
+	if err := c.CreateTable("shop", "dyn", bad, false); err == nil || !strings.Contains(err.Error(), "The number of buckets needs to be greater than 0.") {
 		t.Fatalf("got %v", err)
 	}
 	tables, _ := c.ListTables("shop")
