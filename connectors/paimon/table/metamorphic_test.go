@@ -145,16 +145,91 @@ func TestMetamorphic(t *testing.T) {
 	}
 	for _, e := range tmEngines() {
 		for seed := 1; seed <= seeds; seed++ {
-			t.Run(fmt.Sprintf("%s/%d", e.name, seed), func(t *testing.T) { runMetamorphic(t, e, int64(seed)) })
+			// The same workload (same seed) into a fixed-bucket table and
+			// a dynamic-bucket one (bucket = -1, a new bucket every 7 keys
+			// per partition): both must equal the model, and the input
+			// producer's changelog must be the same per key.
+			var logs [2]map[string][]string
+			for i, mode := range []string{"fixed", "dynamic"} {
+				t.Run(fmt.Sprintf("%s/%s/%d", e.name, mode, seed), func(t *testing.T) {
+					logs[i] = runMetamorphic(t, e, int64(seed), mode == "dynamic")
+				})
+			}
+			if e.name == "input" && logs[0] != nil && logs[1] != nil && fmt.Sprint(logs[0]) != fmt.Sprint(logs[1]) {
+				t.Errorf("%s/%d: the changelog per key differs between fixed and dynamic buckets:\nfixed:   %v\ndynamic: %v", e.name, seed, logs[0], logs[1])
+			}
 		}
 	}
 }
 
-func runMetamorphic(t *testing.T, e tmEngine, seed int64) {
+// checkDynamicIndex checks a dynamic-bucket table's latest snapshot: each
+// key lives in one bucket, and that bucket's HASH index file holds its
+// hash.
+func checkDynamicIndex(t *testing.T, tbl *Table) {
+	t.Helper()
+	s, err := tbl.Snapshots.Latest()
+	if err != nil || s == nil {
+		t.Fatal(err)
+	}
+	es, err := tbl.indexEntries(s, "HASH")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := map[string]map[int32]bool{}
+	for _, e := range es {
+		hs, err := tbl.readHashIndex(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := fmt.Sprintf("%x/%d", e.Partition, e.Bucket)
+		if idx[k] != nil {
+			t.Fatalf("two hash index files for %s", k)
+		}
+		idx[k] = map[int32]bool{}
+		for _, h := range hs {
+			idx[k][h] = true
+		}
+	}
+	splits, err := tbl.PlanFull(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := map[string]string{}
+	for _, sp := range splits {
+		k := fmt.Sprintf("%x/%d", sp.Partition, sp.Bucket)
+		it, err := tbl.ReadKV(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for kv := it.Next(); kv != nil; kv = it.Next() {
+			key := tmKey(kv.Value)
+			if w, ok := where[key]; ok && w != k {
+				t.Fatalf("key %s in %s and %s", key, w, k)
+			}
+			where[key] = k
+			h, _, err := tbl.keyHash(kv.Value, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !idx[k][h] {
+				t.Fatalf("key %s of %s is not in its hash index", key, k)
+			}
+		}
+		if err := it.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func runMetamorphic(t *testing.T, e tmEngine, seed int64, dynamic bool) map[string][]string {
 	r := rand.New(rand.NewSource(seed))
 	dir := t.TempDir()
 	opts := map[string]string{"bucket": "2", "write-buffer-size": "4 kb", "num-sorted-run.compaction-trigger": "3",
 		"snapshot.num-retained.min": "3", "snapshot.time-retained": "1 ms"}
+	if dynamic {
+		delete(opts, "bucket")
+		opts["dynamic-bucket.target-row-num"] = "7"
+	}
 	for k, v := range e.opts {
 		opts[k] = v
 	}
@@ -172,6 +247,7 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64) {
 		return c
 	}
 	stream := map[string][]any{}
+	perKey := map[string][]string{}
 	var streamNext int64 = 1
 	consumer := func() {
 		// A streaming reader with a consumer-id keeps its snapshots from
@@ -195,7 +271,9 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64) {
 					t.Fatal(err)
 				}
 				for kv := it.Next(); kv != nil; kv = it.Next() {
-					dedupApply(stream, sql.Row{Kind: kv.Kind, Values: kv.Value})
+					r := sql.Row{Kind: kv.Kind, Values: kv.Value}
+					dedupApply(stream, r)
+					perKey[tmKey(kv.Value)] = append(perKey[tmKey(kv.Value)], sql.FormatRow(r, tmTypes))
 				}
 				if err := it.Close(); err != nil {
 					t.Fatal(err)
@@ -244,6 +322,9 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64) {
 		committed = copyModel(pending)
 		if got, want := mustRead(t, tbl), modelRows(committed); got != want {
 			t.Fatalf("after commit %d:\n got: %s\nwant: %s", ident, got, want)
+		}
+		if dynamic {
+			checkDynamicIndex(t, tbl)
 		}
 		if e.changelog != "" {
 			consumer()
@@ -309,6 +390,14 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64) {
 	if e.changelog == "" && len(ids) > 4 {
 		t.Fatalf("expiration kept %d snapshots: %v", len(ids), ids)
 	}
+	if dynamic {
+		s, _ := tbl.Snapshots.Latest()
+		splits, _ := tbl.PlanFull(s, nil)
+		if len(splits) < 4 {
+			t.Fatalf("weak run: %d buckets in use", len(splits))
+		}
+	}
+	return perKey
 }
 
 func consumerAt(next int64) snapshot.Consumer { return snapshot.Consumer{NextSnapshot: next} }
