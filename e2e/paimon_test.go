@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -40,12 +42,22 @@ CREATE TABLE orders WITH ('connector' = 'paimon', 'path' = '$DIR/wh/default.db/o
   LIKE p.` + "`default`" + `.orders;
 `
 
-// paimonCreate creates the seed's orders table in the warehouse.
+// dynamicBucket prefixes table options to create orders without a
+// 'bucket' option, as the seed's DDL does: Paimon's default, dynamic
+// bucket mode (bucket = -1).
+const dynamicBucket = "<dynamic bucket>"
+
+// paimonCreate creates the seed's orders table in the warehouse, with
+// 'bucket' = '1' unless opts starts with dynamicBucket.
 func paimonCreate(opts string) string {
+	bucket := "'bucket' = '1', "
+	if rest, ok := strings.CutPrefix(opts, dynamicBucket); ok {
+		bucket, opts = "", rest
+	}
 	return `
 CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = '$DIR/wh');
 CREATE TABLE p.` + "`default`" + `.orders (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
-  WITH ('bucket' = '1', 'consumer.expiration-time' = '1 d'` + opts + `);
+  WITH (` + bucket + `'consumer.expiration-time' = '1 d'` + opts + `);
 `
 }
 
@@ -67,7 +79,12 @@ func changelogOf(out string) []string {
 func paimonStory(t *testing.T, tableOpts string, updates [][]string, want []string) []string {
 	t.Helper()
 	needPaimon(t)
-	e := newEnv(t)
+	return newEnv(t).paimonStory(tableOpts, updates, want)
+}
+
+func (e *env) paimonStory(tableOpts string, updates [][]string, want []string) []string {
+	t := e.T
+	t.Helper()
 	e.paimonSetup(tableOpts, "(1001, 80.00, 'CREATED')")
 	job := e.Write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+paimonTables+`
 INSERT INTO print_orders SELECT id, amount, status
@@ -162,6 +179,65 @@ func TestPaimonProducers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel() // mostly waiting on discovery and checkpoints
 			paimonStory(t, c.opts, c.updates, c.want)
+		})
+	}
+}
+
+// TestPaimonProducersDynamicBucket is the same walk on the table the
+// seed's DDL creates (no 'bucket' option): Paimon 1.x's dynamic bucket
+// mode (CoreOptions.BUCKET defaults to -1), whose writes route keys with
+// the hash index (HashBucketAssigner) and commit HASH index files with the
+// data. The printed changelog is the fixed-bucket one, and the table is
+// what Paimon writes: no 'bucket' in schema-0, every snapshot's index
+// manifest naming one HASH file of bucket 0, _TOTAL_BUCKETS -1.
+func TestPaimonProducersDynamicBucket(t *testing.T) {
+	dc := [][]string{{dbzD80, dbzC100}}
+	for _, c := range []struct {
+		name, opts string
+		updates    [][]string
+		want       []string
+	}{
+		{"input/-D+I", ", 'changelog-producer' = 'input'", dc, []string{i80, d80, i100}},
+		{"none/-D+I", ", 'changelog-producer' = 'none'", dc, []string{i80, ub80, ua00}},
+		{"lookup/-D+I", ", 'changelog-producer' = 'lookup'", dc, []string{i80, ub80, ua00}},
+		{"lookup/two-commits", ", 'changelog-producer' = 'lookup'", [][]string{{dbzD80, dbzC90}, {dbzD90, dbzC100}}, []string{i80, ub80, ua90, ub90, ua00}},
+		{"full-compaction/-D+I", ", 'changelog-producer' = 'full-compaction', 'full-compaction.delta-commits' = '1'", dc, []string{i80, ub80, ua00}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			needPaimon(t)
+			e := newEnv(t)
+			e.paimonStory(dynamicBucket+c.opts, c.updates, c.want)
+			root := filepath.Join(e.Dir, "wh", "default.db", "orders")
+			schema0, err := os.ReadFile(filepath.Join(root, "schema", "schema-0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(schema0), `"bucket"`) {
+				t.Errorf("schema-0 stores a bucket:\n%s", schema0)
+			}
+			snaps, err := filepath.Glob(filepath.Join(root, "snapshot", "snapshot-*"))
+			if err != nil || len(snaps) < 2 {
+				t.Fatalf("snapshots %v %v", snaps, err)
+			}
+			for _, f := range snaps {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !regexp.MustCompile(`"indexManifest" : "index-manifest-`).Match(b) {
+					t.Errorf("%s has no index manifest:\n%s", filepath.Base(f), b)
+				}
+			}
+			idx, err := os.ReadDir(filepath.Join(root, "index"))
+			if err != nil || len(idx) == 0 {
+				t.Errorf("no hash index files: %v", err)
+			}
+			for _, f := range idx {
+				if st, err := f.Info(); err != nil || st.Size() != 4 || !strings.HasPrefix(f.Name(), "index-") {
+					t.Errorf("index file %s: %v (one 4-byte hash expected)", f.Name(), err)
+				}
+			}
 		})
 	}
 }
