@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/shopspring/decimal"
@@ -48,6 +49,7 @@ func TestSinkStory(t *testing.T) {
 			comms = map[int64][]byte{}
 			dir   = t.TempDir()
 			ctx   = context.Background()
+			clock = time.UnixMilli(1_700_000_000_000)
 		)
 		open := func() {
 			var err error
@@ -62,6 +64,9 @@ func TestSinkStory(t *testing.T) {
 			if err := w.Open(ctx, state); err != nil {
 				t.Fatal(err)
 			}
+			// compaction-interval runs on a clock only "tick" moves.
+			w.tw.now = func() time.Time { return clock }
+			w.tw.lastFull = clock
 		}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
@@ -104,6 +109,9 @@ func TestSinkStory(t *testing.T) {
 					return "error: " + err.Error() + "\n"
 				}
 				return describeSnapshots(t, tbl, before)
+			case "tick":
+				clock = clock.Add(time.Hour)
+				return ""
 			case "restart":
 				w.Close(ctx)
 				open()

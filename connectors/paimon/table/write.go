@@ -59,6 +59,8 @@ type TableWrite struct {
 	// producer): a full compaction at the first commit after it elapsed.
 	fullEvery time.Duration
 	lastFull  time.Time
+	// now is the clock of compaction-interval (tests replace it).
+	now func() time.Time
 
 	restoreID    int64
 	restoreFiles map[bucketKey][]manifest.DataFileMeta
@@ -115,13 +117,13 @@ func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) 
 	w := &TableWrite{t: t, tmp: o.TempDir, writers: map[bucketKey]*bucketWriter{},
 		ignoreDelete: t.optBool("ignore-delete", false) || t.optBool("first-row.ignore-delete", false) ||
 			t.optBool("deduplicate.ignore-delete", false) || t.optBool("partial-update.ignore-delete", false),
-		ignoreUB: t.optBool("ignore-update-before", false)}
+		ignoreUB: t.optBool("ignore-update-before", false), now: time.Now}
 	if v, ok := t.Options["changelog-producer.compaction-interval"]; ok && t.PrimaryKey() && t.Spec.Producer == mergetree.ProducerFullCompaction {
 		d, err := parseDuration(v)
 		if err != nil {
 			return nil, fmt.Errorf("Could not parse value '%s' for key 'changelog-producer.compaction-interval'.", v)
 		}
-		w.fullEvery, w.lastFull = d, time.Now()
+		w.fullEvery, w.lastFull = d, w.now()
 	}
 	if t.DynamicBucket() && !compactOnly {
 		w.ignorePrevious = o.IgnorePrevious
@@ -347,8 +349,8 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 // endOfInput, running compactions are waited for (as are lookup
 // compactions of lookup-wait tables always).
 func (w *TableWrite) PrepareCommit(endOfInput bool) ([]CommitMessage, error) {
-	if w.fullEvery > 0 && time.Since(w.lastFull) >= w.fullEvery {
-		w.lastFull = time.Now()
+	if w.fullEvery > 0 && w.now().Sub(w.lastFull) >= w.fullEvery {
+		w.lastFull = w.now()
 		for _, k := range w.order {
 			if bw := w.writers[k]; bw.mt != nil {
 				if err := bw.mt.Compact(true); err != nil {
