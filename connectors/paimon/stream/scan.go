@@ -229,7 +229,7 @@ func (t *Table) FullEntries(id int64, tag string, streaming bool) ([]Split, erro
 		// DataTableBatchScan: deletion vectors and first-row.
 		keep = above0
 	}
-	return t.withDeletionFiles(s, groupSplits(live, keep))
+	return t.withDeletionFiles(s, groupSplits(live, keep, t.TT.RealBucketsOnly(streaming)))
 }
 
 // FollowUp is the follow-up scanner's decision for one snapshot: the
@@ -245,7 +245,7 @@ func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, kind 
 	if err != nil {
 		return nil, kind, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
 	}
-	splits, err = groupSplits(es, nil), nil
+	splits, err = groupSplits(es, nil, t.TT.RealBucketsOnly(true)), nil
 	if kind != table.SplitChangelog {
 		if splits, err = t.withDeletionFiles(s, splits); err != nil {
 			return nil, kind, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
@@ -309,5 +309,5 @@ func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, er
 		}
 		all = append(all, es...)
 	}
-	return groupSplits(all, nil), nil
+	return groupSplits(all, nil, t.TT.RealBucketsOnly(false)), nil
 }

@@ -127,13 +127,15 @@ func (t *Table) withDeletionFiles(s *snapshot.Snapshot, splits []Split) ([]Split
 
 // groupSplits groups ADD entries by (partition, bucket), keeping manifest
 // order inside a split and ordering splits by partition bytes then bucket.
-// keep filters entries (nil keeps all ADDs).
-func groupSplits(entries []manifest.ManifestEntry, keep func(*manifest.ManifestEntry) bool) []Split {
+// keep filters entries (nil keeps all ADDs); realOnly drops the files of
+// a postpone-bucket table's bucket-postpone directory (bucket -2), which
+// Paimon's scans do not read (table.Table.RealBucketsOnly).
+func groupSplits(entries []manifest.ManifestEntry, keep func(*manifest.ManifestEntry) bool, realOnly bool) []Split {
 	idx := map[SplitKey]int{}
 	var out []Split
 	for i := range entries {
 		e := &entries[i]
-		if e.Kind != manifest.Add || (keep != nil && !keep(e)) {
+		if e.Kind != manifest.Add || (keep != nil && !keep(e)) || (realOnly && e.Bucket < 0) {
 			continue
 		}
 		k := SplitKey{Partition: string(e.Partition), Bucket: e.Bucket}

@@ -9,6 +9,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/index"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -216,4 +217,16 @@ func combineIndex(prev, changes []manifest.IndexManifestEntry) []manifest.IndexM
 		}
 	}
 	return kept
+}
+
+// RealBucketsOnly reports whether a scan skips the files of a postpone
+// bucket table's bucket-postpone directory (bucket -2, written by Paimon's
+// PostponeBucketWriter and not yet assigned a bucket by its compaction):
+// batch scans always (DataTableBatchScan: onlyReadRealBuckets), streaming
+// scans when the table has a changelog producer (DataTableStreamScan).
+func (t *Table) RealBucketsOnly(streaming bool) bool {
+	if !t.PrimaryKey() || t.NumBuckets != -2 {
+		return false
+	}
+	return !streaming || t.Spec.Producer != mergetree.ProducerNone
 }

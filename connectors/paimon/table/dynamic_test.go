@@ -366,3 +366,64 @@ func TestDynamicBucketCommitIsAtomic(t *testing.T) {
 		t.Fatalf("index dir %v", names)
 	}
 }
+
+// A postpone bucket table (bucket = -2) as Paimon 1.4 leaves it: files of
+// new writes in bucket-postpone (bucket -2) until its compaction assigns
+// them, files of earlier compactions in real buckets. Batch reads see
+// only the real buckets (DataTableBatchScan.onlyReadRealBuckets), as do
+// streaming reads with a changelog producer (DataTableStreamScan).
+func TestPostponeBucketReadsRealBuckets(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "a", int32(1), "compacted"))
+	// The second write's file goes to bucket-postpone, as PostponeBucketWriter's.
+	w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(row(sql.Insert, int64(2), "a", int32(2), "postponed")); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := w.PrepareCommit(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := fs.NewLocal().MkdirAll(fs.Join(dir, "bucket-postpone")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range msgs {
+		for _, f := range msgs[i].NewFiles {
+			if err := fs.NewLocal().Rename(fs.Join(dir, "bucket-0", f.FileName), fs.Join(dir, "bucket-postpone", f.FileName)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msgs[i].Bucket, msgs[i].TotalBuckets = -2, -2
+	}
+	if err := tbl.NewCommit("u").Commit(2, msgs, nil); err != nil {
+		t.Fatal(err)
+	}
+	next := *tbl.Schema
+	next.Options = map[string]string{"bucket": "-2"}
+	if _, err := schema.NewManager(fs.NewLocal(), dir).CommitNext(&next); err != nil {
+		t.Fatal(err)
+	}
+	post, err := Open(nil, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, post); got != "+I[1, a, 1, compacted]" {
+		t.Fatalf("batch read of a postpone table:\n%s", got)
+	}
+	if !post.RealBucketsOnly(false) || post.RealBucketsOnly(true) {
+		t.Fatal("streaming reads of producer none read bucket-postpone files (DataTableStreamScan)")
+	}
+	s, _ := post.Snapshots.Latest()
+	delta, err := post.PlanDelta(s, nil)
+	if err != nil || len(delta) != 1 || delta[0].Bucket != -2 {
+		t.Fatalf("streaming delta %v %v", delta, err)
+	}
+}

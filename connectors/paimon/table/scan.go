@@ -194,8 +194,12 @@ func (t *Table) group(id int64, kind SplitKind, es []manifest.ManifestEntry, f *
 	idx := map[key]int{}
 	var out []Split
 	partOK := map[string]bool{}
+	realOnly := t.RealBucketsOnly(kind != SplitFull)
 	for _, e := range es {
 		if f != nil && f.Bucket != nil && !f.Bucket(int(e.Bucket)) {
+			continue
+		}
+		if realOnly && e.Bucket < 0 {
 			continue
 		}
 		if f != nil && f.Partition != nil && len(t.PartTypes) > 0 {
