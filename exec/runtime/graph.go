@@ -24,6 +24,11 @@ const (
 	Global
 	// Broadcast sends every row to every receiver.
 	Broadcast
+	// Channel sends a row to the subtask its key column (Keys[0], an
+	// INT) names: a custom partitioner whose channel the sender computed
+	// (Paimon's FlinkStreamPartitioner, routing by the bucket
+	// ChannelComputer). A value outside [0, parallelism) fails the job.
+	Channel
 )
 
 func (k PartitionKind) String() string {
@@ -38,6 +43,8 @@ func (k PartitionKind) String() string {
 		return "global"
 	case Broadcast:
 		return "broadcast"
+	case Channel:
+		return "channel"
 	}
 	return fmt.Sprintf("partition(%d)", int(k))
 }
@@ -185,6 +192,10 @@ func (g *Graph) Validate() error {
 			if len(e.Partition.Keys) == 0 {
 				return fmt.Errorf("hash edge %s → %s has no key columns", from.Name, to.Name)
 			}
+		case Channel:
+			if len(e.Partition.Keys) != 1 {
+				return fmt.Errorf("channel edge %s → %s needs one channel column, has %d", from.Name, to.Name, len(e.Partition.Keys))
+			}
 		case Rebalance, Broadcast:
 		default:
 			return fmt.Errorf("edge %d has unknown partitioning %d", ei, e.Partition.Kind)
@@ -249,7 +260,7 @@ func (g *Graph) String() string {
 			b.WriteString(sep)
 			sep = ", "
 			fmt.Fprintf(&b, "%d %s", e.From, e.Partition.Kind)
-			if e.Partition.Kind == Hash {
+			if e.Partition.Kind == Hash || e.Partition.Kind == Channel {
 				fmt.Fprintf(&b, "%v", e.Partition.Keys)
 			}
 		}

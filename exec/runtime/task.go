@@ -525,6 +525,27 @@ func (t *task) send(ctx context.Context, rows []sql.Row) error {
 					return err
 				}
 			}
+		case Channel:
+			n := len(o.dests)
+			if o.parts == nil {
+				o.parts = make([][]sql.Row, n)
+			}
+			for _, r := range rows {
+				c, ok := r.Values[o.keys[0]].(int32)
+				if !ok || c < 0 || int(c) >= n {
+					return fmt.Errorf("%s: channel %v outside the %d receivers", t.name(), r.Values[o.keys[0]], n)
+				}
+				o.parts[c] = append(o.parts[c], r)
+			}
+			for i, part := range o.parts {
+				if len(part) == 0 {
+					continue
+				}
+				o.parts[i] = nil
+				if err := t.put(ctx, o.dests[i], envelope{kind: envData, rows: part}); err != nil {
+					return err
+				}
+			}
 		case Hash:
 			n := len(o.dests)
 			if n == 1 {
