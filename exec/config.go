@@ -2,54 +2,15 @@ package exec
 
 import (
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
-	"github.com/sqlrun/sqlrun/sql"
-)
-
-// Configuration keys the session reads itself, declared in package config.
-const (
-	KeyRuntimeMode          = config.KeyRuntimeMode
-	KeyParallelism          = config.KeyParallelism
-	KeyCheckpointInterval   = config.KeyCheckpointInterval
-	KeyNumRetained          = config.KeyNumRetained
-	KeyCheckpointDir        = config.KeyCheckpointDir
-	KeySavepointDir         = config.KeySavepointDir
-	KeySavepointPath        = config.KeySavepointPath
-	KeyIgnoreUnclaimed      = config.KeyIgnoreUnclaimed
-	KeyDMLSync              = config.KeyDMLSync
-	KeyResultMode           = config.KeyResultMode
-	KeyPrintTimeCost        = config.KeyPrintTimeCost
-	KeyMaxColumnWidth       = config.KeyMaxColumnWidth
-	KeyUpsertMaterialize    = config.KeyUpsertMaterialize
-	KeyCDCDuplicate         = config.KeyCDCDuplicate
-	KeyNotNullEnforcer      = config.KeyNotNullEnforcer
-	KeyPipelineName         = config.KeyPipelineName
-	KeyRestartStrategy      = config.KeyRestartStrategy
-	KeyRestartStrategyOld   = config.KeyRestartStrategyOld
-	KeyRestartAttempts      = config.KeyRestartAttempts
-	KeyRestartDelay         = config.KeyRestartDelay
-	KeyPromPort             = config.KeyPromPort
-	KeyLocalTimeZone        = config.KeyLocalTimeZone
-	KeyMaxRowsTableMode     = config.KeyMaxRowsTableMode
-	KeyExecutionCheckpointM = config.KeyExecutionCheckpointM
 )
 
 // ConfigOptions are the keys sqlrun knows (config.Options): SET checks a
 // known key's value against its type; the shell completes them.
 var ConfigOptions = config.Options
-
-var optionByKey = func() map[string]connectors.Option {
-	m := map[string]connectors.Option{}
-	for _, o := range ConfigOptions {
-		m[o.Key] = o
-	}
-	return m
-}()
 
 // Config is the session configuration: what SET changed, over Flink's
 // defaults. It is not safe for concurrent use; the session serialises
@@ -64,39 +25,10 @@ func NewConfig() *Config { return &Config{set: map[string]string{}} }
 // Set changes a key. Values of known keys are checked against their type
 // with Flink's ConfigOption parse wording.
 func (c *Config) Set(key, value string) error {
-	if o, ok := optionByKey[key]; ok {
-		if err := checkValue(o, value); err != nil {
-			return err
-		}
+	if err := config.Check(key, value); err != nil {
+		return err
 	}
 	c.set[key] = value
-	return nil
-}
-
-func checkValue(o connectors.Option, v string) error {
-	bad := sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", v, o.Key)
-	v = strings.TrimSpace(v)
-	switch o.Type {
-	case connectors.Int:
-		if _, err := strconv.Atoi(v); err != nil {
-			return bad
-		}
-	case connectors.Bool:
-		if !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
-			return bad
-		}
-	case connectors.Duration:
-		if _, err := connectors.ParseDuration(v); err != nil {
-			return bad
-		}
-	case connectors.Enum:
-		for _, e := range o.Enum {
-			if strings.EqualFold(e, v) {
-				return nil
-			}
-		}
-		return bad
-	}
 	return nil
 }
 
@@ -117,10 +49,11 @@ func (c *Config) Get(key string) string {
 	if v, ok := c.set[key]; ok {
 		return v
 	}
-	if key == KeyCheckpointDir {
+	if key == config.KeyCheckpointDir {
 		return runtime.DefaultCheckpointDir()
 	}
-	return optionByKey[key].Default
+	o, _ := config.Lookup(key)
+	return o.Default
 }
 
 // IsSet reports whether SET gave the key a value.
@@ -139,8 +72,8 @@ func (c *Config) Map() map[string]string {
 		}
 	}
 	// restart-strategy.fixed-delay.* defaults must not switch restarts on.
-	delete(m, KeyRestartAttempts)
-	delete(m, KeyRestartDelay)
+	delete(m, config.KeyRestartAttempts)
+	delete(m, config.KeyRestartDelay)
 	for k, v := range c.set {
 		m[k] = v
 	}
@@ -167,21 +100,37 @@ func (c *Config) Entries() [][2]string {
 	return out
 }
 
+// The typed reads below take the value SET gave (checked by Set) or the
+// key's default, parsed by config; the fallbacks only guard values Set
+// cannot have let in.
+
 // Streaming reports execution.runtime-mode=streaming.
-func (c *Config) Streaming() bool { return !strings.EqualFold(c.Get(KeyRuntimeMode), "batch") }
+func (c *Config) Streaming() bool {
+	m, _ := config.Enum(c.set, config.KeyRuntimeMode)
+	return m != "batch"
+}
 
 // DMLSync reports table.dml-sync.
-func (c *Config) DMLSync() bool { return strings.EqualFold(c.Get(KeyDMLSync), "true") }
+func (c *Config) DMLSync() bool {
+	b, _ := config.Bool(c.set, config.KeyDMLSync)
+	return b
+}
 
 // ResultMode is sql-client.execution.result-mode, lower-cased.
-func (c *Config) ResultMode() string { return strings.ToLower(c.Get(KeyResultMode)) }
+func (c *Config) ResultMode() string {
+	m, _ := config.Enum(c.set, config.KeyResultMode)
+	return m
+}
 
 // PrintTimeCost reports sql-client.display.print-time-cost.
-func (c *Config) PrintTimeCost() bool { return !strings.EqualFold(c.Get(KeyPrintTimeCost), "false") }
+func (c *Config) PrintTimeCost() bool {
+	b, err := config.Bool(c.set, config.KeyPrintTimeCost)
+	return b || err != nil
+}
 
 // MaxColumnWidth is table.display.max-column-width.
 func (c *Config) MaxColumnWidth() int {
-	n, err := strconv.Atoi(strings.TrimSpace(c.Get(KeyMaxColumnWidth)))
+	n, err := config.Int(c.set, config.KeyMaxColumnWidth)
 	if err != nil || n <= 0 {
 		return 30
 	}
@@ -190,7 +139,7 @@ func (c *Config) MaxColumnWidth() int {
 
 // Parallelism is parallelism.default.
 func (c *Config) Parallelism() int {
-	n, err := strconv.Atoi(strings.TrimSpace(c.Get(KeyParallelism)))
+	n, err := config.Int(c.set, config.KeyParallelism)
 	if err != nil || n <= 0 {
 		return 1
 	}

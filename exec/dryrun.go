@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -71,7 +72,7 @@ func dryRunSkips(stmt ast.Statement) bool {
 	case *ast.Insert, *ast.StatementSet, *ast.Query, *ast.Delete, *ast.Update, *ast.Call, *ast.StopJob:
 		return true
 	case *ast.Set:
-		return st.Key == KeyPromPort
+		return st.Key == config.KeyPromPort
 	}
 	return false
 }

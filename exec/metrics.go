@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -61,7 +62,7 @@ func (s *Session) stopMetrics() {
 func (s *Session) Close() { s.stopMetrics() }
 
 func parsePortRange(spec string) (int, int, error) {
-	bad := sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", spec, KeyPromPort)
+	bad := sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", spec, config.KeyPromPort)
 	a, b, isRange := strings.Cut(spec, "-")
 	lo, err := strconv.Atoi(strings.TrimSpace(a))
 	if err != nil || lo < 0 || lo > 65535 {

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/expr"
@@ -262,7 +263,7 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 		if err := s.Config.Set(st.Key, st.Value); err != nil {
 			return err
 		}
-		if st.Key == KeyPromPort {
+		if st.Key == config.KeyPromPort {
 			if err := s.startMetrics(st.Value); err != nil {
 				s.Config.Reset(st.Key)
 				return err
@@ -271,7 +272,7 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 		return s.ok(out, nil)
 	case *ast.Reset:
 		s.Config.Reset(st.Key)
-		if st.Key == "" || st.Key == KeyPromPort {
+		if st.Key == "" || st.Key == config.KeyPromPort {
 			s.stopMetrics()
 		}
 		return s.ok(out, nil)
@@ -713,7 +714,7 @@ func SerializableType(t sql.DataType) string {
 // the names are stable across runs of the same script.
 func (s *Session) jobName(stmt ast.Statement) string {
 	var name string
-	if v := s.Config.Get(KeyPipelineName); v != "" {
+	if v := s.Config.Get(config.KeyPipelineName); v != "" {
 		name = v
 	} else {
 		var sinks []string

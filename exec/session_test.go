@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/shopspring/decimal"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	_ "github.com/sqlrun/sqlrun/connectors/all"
 	"github.com/sqlrun/sqlrun/exec/runtime"
@@ -110,8 +111,8 @@ func runResult(t *testing.T, s *Session, d *datadriven.TestData) string {
 	var mode string
 	d.ScanArgs(t, "mode", &mode)
 	if d.HasArg("no-time") {
-		_ = s.Config.Set(KeyPrintTimeCost, "false")
-		defer s.Config.Reset(KeyPrintTimeCost)
+		_ = s.Config.Set(config.KeyPrintTimeCost, "false")
+		defer s.Config.Reset(config.KeyPrintTimeCost)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/parser"
@@ -93,8 +94,8 @@ func TestConfigFeedsRuntime(t *testing.T) {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 	for k, v := range map[string]string{
-		KeyRuntimeMode: "batch", KeyCheckpointInterval: "30 s", KeyNumRetained: "3",
-		KeyRestartStrategy: "fixed-delay", KeyRestartAttempts: "5", KeySavepointPath: "file:///tmp/sp",
+		config.KeyRuntimeMode: "batch", config.KeyCheckpointInterval: "30 s", config.KeyNumRetained: "3",
+		config.KeyRestartStrategy: "fixed-delay", config.KeyRestartAttempts: "5", config.KeySavepointPath: "file:///tmp/sp",
 	} {
 		if err := c.Set(k, v); err != nil {
 			t.Fatal(err)
@@ -109,7 +110,7 @@ func TestConfigFeedsRuntime(t *testing.T) {
 		t.Fatalf("set: %+v", cfg)
 	}
 	t.Setenv("XDG_DATA_HOME", "/data")
-	if got := NewConfig().Get(KeyCheckpointDir); got != "/data/sqlrun/checkpoints" {
+	if got := NewConfig().Get(config.KeyCheckpointDir); got != "/data/sqlrun/checkpoints" {
 		t.Errorf("default checkpoint dir %q", got)
 	}
 	if c.Parallelism() != 1 || c.MaxColumnWidth() != 30 || c.ResultMode() != "table" || c.DMLSync() || !c.PrintTimeCost() {

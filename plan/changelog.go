@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"strings"
-
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -268,7 +266,8 @@ func inferChangelog(root *Rel, config map[string]string, explainQuery bool) (*Re
 // table.exec.sink.upsert-materialize (AUTO by default).
 func (inf *inference) materialize(sink, in *Rel) bool {
 	pk := sink.Table.Schema.PrimaryKeyIndexes()
-	switch strings.ToUpper(strings.TrimSpace(inf.config[config.KeyUpsertMaterialize])) {
+	mode, _ := config.Enum(inf.config, config.KeyUpsertMaterialize) // SET checked it
+	switch mode {
 	case "FORCE":
 		return len(pk) > 0
 	case "NONE":

@@ -518,7 +518,7 @@ func (pl *Plan) JSONPlan() string {
 		preds       []pred
 	}
 	defaultP := 1
-	if v, err := strconv.Atoi(strings.TrimSpace(pl.Config[config.KeyParallelism])); err == nil && v > 0 {
+	if v, err := config.Int(pl.Config, config.KeyParallelism); err == nil && v > 0 {
 		defaultP = v
 	}
 	var nodes []node

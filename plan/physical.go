@@ -270,7 +270,7 @@ func (b *binder) needsNormalize(ref *TableRef) (bool, error) {
 		return false, sql.Errorf(sql.ValidationException,
 			"Invalid source for table '%s'. A ScanTableSource doesn't support a changelog stream that contains UPDATE_BEFORE but no UPDATE_AFTER. Please adapt the implementation of class '%T'.", ref.ID, ref.Source)
 	}
-	cdcDup := strings.EqualFold(b.config[config.KeyCDCDuplicate], "true")
+	cdcDup, _ := config.Bool(b.config, config.KeyCDCDuplicate) // SET checked it
 	if cdcDup && !mode.IsInsertOnly() && !hasPK {
 		return false, sql.Errorf(sql.TableException,
 			"Configuration 'table.exec.source.cdc-events-duplicate' is enabled which requires the changelog sources to define a PRIMARY KEY. However, table '%s' doesn't have a primary key.", ref.ID)

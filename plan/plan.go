@@ -40,7 +40,8 @@ func (p *Planner) binder() *binder {
 	if cfg == nil {
 		cfg = map[string]string{}
 	}
-	return &binder{env: p.env, config: cfg, streaming: !strings.EqualFold(cfg[config.KeyRuntimeMode], "batch")}
+	mode, _ := config.Enum(cfg, config.KeyRuntimeMode) // SET checked it
+	return &binder{env: p.env, config: cfg, streaming: mode != "batch"}
 }
 
 // PlanStatement plans an INSERT, a query or a statement set. The collect

@@ -14,7 +14,6 @@ import (
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"strconv"
-	"strings"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
@@ -60,12 +59,13 @@ func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
 		}
 	}()
 	b := &builder{g: runtime.NewGraph(opts.JobName), opts: opts, defaultP: 1, streaming: pl.Streaming}
-	if v, ok := opts.Config[config.KeyParallelism]; ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 1 {
-			return nil, sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", v, config.KeyParallelism)
-		}
-		b.defaultP = n
+	if b.defaultP, err = config.Int(opts.Config, config.KeyParallelism); err != nil {
+		return nil, err
+	} else if b.defaultP < 1 {
+		return nil, sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", opts.Config[config.KeyParallelism], config.KeyParallelism)
+	}
+	if _, err := config.Enum(opts.Config, config.KeyNotNullEnforcer); err != nil {
+		return nil, err
 	}
 	for i, root := range pl.Physical {
 		if err := b.sink(root, strconv.Itoa(i)); err != nil {
@@ -178,7 +178,8 @@ func (b *builder) notNullEnforcer(n *plan.Rel) operators.CalcFunc {
 	if len(cols) == 0 {
 		return nil
 	}
-	drop := strings.EqualFold(strings.TrimSpace(b.opts.Config[config.KeyNotNullEnforcer]), "DROP")
+	enforcer, _ := config.Enum(b.opts.Config, config.KeyNotNullEnforcer) // Graph checked it
+	drop := enforcer == "DROP"
 	names := n.Table.Schema.Names()
 	return func(r sql.Row) (sql.Row, bool, error) {
 		for _, c := range cols {
@@ -276,9 +277,12 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 		}
 		f = operators.Calc(operators.CalcFunc(cf))
 	case plan.ChangelogNormalize:
-		ttl := strings.TrimSpace(b.opts.Config[config.KeyStateTTL])
+		ttl, err := config.Duration(b.opts.Config, config.KeyStateTTL)
+		if err != nil {
+			return edge{}, err
+		}
 		f = operators.ChangelogNormalize(operators.NormalizeSpec{Keys: n.Keys,
-			GenerateUpdateBefore: n.Mode.Contains(sql.UpdateBefore), EmitDuplicates: ttl != "" && ttl != "0" && ttl != "0 ms"})
+			GenerateUpdateBefore: n.Mode.Contains(sql.UpdateBefore), EmitDuplicates: ttl > 0})
 	case plan.DropUpdateBefore:
 		f = operators.DropUpdateBefore()
 	case plan.GroupAggregate:

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -62,22 +61,23 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 	bad := func(k, v string) error {
 		return sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", v, k)
 	}
-	if v, ok := get(config.KeyRuntimeMode); ok {
-		switch strings.ToLower(v) {
-		case "streaming":
-		case "batch":
-			c.Streaming = false
-		default:
-			return c, bad(config.KeyRuntimeMode, v)
-		}
+	// The typed values come from config (the session's option spec),
+	// which names the key in Flink's words when one does not parse.
+	switch mode, err := config.Enum(m, config.KeyRuntimeMode); {
+	case err != nil:
+		return c, err
+	case mode == "batch":
+		c.Streaming = false
+	case mode != "streaming":
+		// 'automatic' (batch when every source is bounded) is not run.
+		v, _ := get(config.KeyRuntimeMode)
+		return c, bad(config.KeyRuntimeMode, v)
 	}
-	if v, ok := get(config.KeyCheckpointInterval); ok && v != "" {
-		d, err := connectors.ParseDuration(v)
-		if err != nil {
-			return c, bad(config.KeyCheckpointInterval, v)
-		}
-		c.CheckpointInterval = d
+	d, err := config.Duration(m, config.KeyCheckpointInterval)
+	if err != nil {
+		return c, err
 	}
+	c.CheckpointInterval = d
 	if v, ok := get(config.KeyCheckpointTimeout); ok && v != "" {
 		d, err := connectors.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -93,22 +93,17 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 	if v, ok := get(config.KeySavepointDir); ok && v != "" {
 		c.SavepointDir = stripFileScheme(v)
 	}
-	if v, ok := get(config.KeyNumRetained); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return c, bad(config.KeyNumRetained, v)
-		}
-		c.NumRetained = n
+	if c.NumRetained, err = config.Int(m, config.KeyNumRetained); err != nil {
+		return c, err
+	} else if c.NumRetained < 1 {
+		v, _ := get(config.KeyNumRetained)
+		return c, bad(config.KeyNumRetained, v)
 	}
 	if v, ok := get(config.KeySavepointPath); ok && v != "" {
 		c.RestorePath = stripFileScheme(v)
 	}
-	if v, ok := get(config.KeyIgnoreUnclaimed); ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return c, bad(config.KeyIgnoreUnclaimed, v)
-		}
-		c.IgnoreUnclaimedState = b
+	if c.IgnoreUnclaimedState, err = config.Bool(m, config.KeyIgnoreUnclaimed); err != nil {
+		return c, err
 	}
 	strategy, ok := get(config.KeyRestartStrategy)
 	if !ok {
@@ -117,20 +112,14 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 	switch strings.ToLower(strategy) {
 	case "", "none", "off", "disable":
 	case "fixed-delay", "fixeddelay":
-		c.RestartAttempts = 1
-		if v, ok := get(config.KeyRestartAttempts); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return c, bad(config.KeyRestartAttempts, v)
-			}
-			c.RestartAttempts = n
+		if c.RestartAttempts, err = config.Int(m, config.KeyRestartAttempts); err != nil {
+			return c, err
+		} else if c.RestartAttempts < 0 {
+			v, _ := get(config.KeyRestartAttempts)
+			return c, bad(config.KeyRestartAttempts, v)
 		}
-		if v, ok := get(config.KeyRestartDelay); ok {
-			d, err := connectors.ParseDuration(v)
-			if err != nil {
-				return c, bad(config.KeyRestartDelay, v)
-			}
-			c.RestartDelay = d
+		if c.RestartDelay, err = config.Duration(m, config.KeyRestartDelay); err != nil {
+			return c, err
 		}
 	default:
 		return c, sql.Errorf(sql.IllegalArgumentException,

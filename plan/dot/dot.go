@@ -231,7 +231,7 @@ func Reason(n *plan.Rel, pl *plan.Plan) string {
 		return fmt.Sprintf("ChangelogNormalize: 'table.exec.source.cdc-events-duplicate' = 'true' and source %s emits [%s]; "+
 			"it drops duplicate changes per PRIMARY KEY (%s)", t, src, key)
 	case n.Kind == plan.Sink && n.UpsertMaterialize:
-		if strings.EqualFold(strings.TrimSpace(cfg[config.KeyUpsertMaterialize]), "FORCE") {
+		if mode, _ := config.Enum(cfg, config.KeyUpsertMaterialize); mode == "FORCE" {
 			return "SinkUpsertMaterializer: 'table.exec.sink.upsert-materialize' = 'FORCE'"
 		}
 		pk := ""
