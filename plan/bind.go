@@ -808,6 +808,10 @@ func (b *binder) bindOrderLimit(r *Rel, order []ast.OrderItem, limit, offset *in
 // bindExpr binds an AST expression over sc. With agg set, group
 // expressions and aggregate calls become aggregate output references.
 func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error) {
+	if f, ok := e.(*ast.FuncCall); ok && f.Filter != nil {
+		// Parsed (sql/parser) but not planned: refuse rather than drop it.
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support FILTER (WHERE ...) on aggregate %s yet", f.Name)
+	}
 	if agg != nil {
 		if f, ok := e.(*ast.FuncCall); ok && isAggName(f.Name) {
 			return b.bindAggCall(f, sc, agg)

@@ -146,6 +146,9 @@ type FuncCall struct {
 	Args     []Expr
 	Distinct bool
 	Star     bool
+	// Filter is the condition of an aggregate's FILTER (WHERE cond); nil
+	// for none.
+	Filter Expr
 	// Over is the window of an OVER aggregation or a ranking function
 	// (ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC), Flink's
 	// deduplication and Top-N); nil for plain calls.

@@ -150,6 +150,11 @@ func (e *FuncCall) String() string {
 		c.Over = nil
 		return c.String() + " OVER (" + e.Over.String() + ")"
 	}
+	if e.Filter != nil {
+		c := *e
+		c.Filter = nil
+		return c.String() + " FILTER (WHERE " + e.Filter.String() + ")"
+	}
 	if len(e.Args) == 0 && !e.Star && niladic[e.Name] {
 		return e.Name
 	}

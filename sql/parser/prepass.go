@@ -25,6 +25,7 @@ import (
 //   - TRUE/FALSE, DATE/TIME/TIMESTAMP '...' and INTERVAL '...' <unit>
 //     literals become __sqlrun_lit_N();
 //   - x[i] becomes __sqlrun_item(x, i), ARRAY[...] and MAP[...] calls;
+//   - agg(...) FILTER (WHERE cond) becomes __sqlrun_filter(agg(...), cond);
 //   - functions MySQL's grammar reads specially (CONCAT, LEAD, DATE_ADD,
 //     ...) get the prefix __sqlrun_fn_, so that a concat coming back from
 //     TiDB is known to be "||" (PIPES_AS_CONCAT);
@@ -184,6 +185,7 @@ var rules = []rule{
 	{"NULLS", nullsOrder, (*rewriter).nullsOrder},
 	{"SIMILAR", nextWord("TO"), (*rewriter).similarTo},
 	{"IS", isDistinct, (*rewriter).isDistinct},
+	{"FILTER", aggregateFilter, (*rewriter).aggregateFilter},
 	{"SELECT", nil, (*rewriter).selectWord},
 	{"VALUES", inQuery, (*rewriter).valuesWord},
 	{"FROM", inQuery, (*rewriter).fromWord},
@@ -420,6 +422,15 @@ func nullsOrder(r *rewriter, j int) bool {
 
 func isDistinct(r *rewriter, j int) bool {
 	return j+2 < r.to && (r.tok(j+1).is("DISTINCT") || r.tok(j+1).is("NOT") && r.tok(j+2).is("DISTINCT"))
+}
+
+// aggregateFilter: FILTER (WHERE after a call's ')'.
+func aggregateFilter(r *rewriter, j int) bool {
+	if j-1 < r.from || !r.tok(j-1).isOp(")") || j+2 >= r.to || !r.tok(j+1).isOp("(") || !r.tok(j+2).is("WHERE") {
+		return false
+	}
+	open := r.open[j-1-r.from]
+	return open-1 >= r.from && r.tok(open-1).kind == tIdent && !notOperand[strings.ToUpper(r.tok(open-1).text)]
 }
 
 func tableCall(r *rewriter, j int) bool { return wantsTable(r, j) && nextIs("(")(r, j) }
@@ -708,6 +719,19 @@ func (r *rewriter) isDistinct(j int) int {
 	r.synth("<=>", r.tok(j).off)
 	r.distinct = append(r.distinct, distinctOp{orig: r.tok(j).off, is: k == j+2})
 	return k + 1
+}
+
+// aggregateFilter wraps the call before FILTER: its ')' closes the
+// wrapper's argument list.
+func (r *rewriter) aggregateFilter(j int) int {
+	call := r.open[j-1-r.from] - 1
+	if at := r.startOf[call-r.from]; at < len(r.pieces) {
+		r.pieces[at].pre = " " + filterFunc + "(" + r.pieces[at].pre
+	}
+	r.synth(",", r.tok(j).off)
+	r.cur().wantTable = false
+	r.stack = append(r.stack, frame{kind: fExpr})
+	return j + 3
 }
 
 func (r *rewriter) selectWord(j int) int {

@@ -452,6 +452,7 @@ const (
 	litPrefix   = "__sqlrun_lit_"
 	fnPrefix    = "__sqlrun_fn_"
 	itemFunc    = "__sqlrun_item"
+	filterFunc  = "__sqlrun_filter"
 	unitPrefix  = "__sqlrun_unit_"
 )
 
@@ -835,6 +836,15 @@ func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
 		e.Schema.O == "" && c.isPipes(e) {
 		l := c.expr(e.Args[0])
 		return &ast.Binary{Node: ast.Node{At: l.Pos()}, Op: ast.OpConcat, L: l, R: c.expr(e.Args[1])}
+	}
+	if strings.EqualFold(name, filterFunc) && len(e.Args) == 2 {
+		f, ok := c.expr(e.Args[0]).(*ast.FuncCall)
+		if !ok || f.Over != nil || f.Filter != nil {
+			c.p.failAtPos(node.At)
+			return badExpr(node)
+		}
+		f.Filter = c.expr(e.Args[1])
+		return f
 	}
 	if strings.EqualFold(name, itemFunc) && len(e.Args) == 2 {
 		x := c.expr(e.Args[0])
