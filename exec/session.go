@@ -332,6 +332,10 @@ func optionMap(opts []ast.Option) map[string]string {
 }
 
 func (s *Session) createTable(st *ast.CreateTable) error {
+	if st.Distribution != nil {
+		// Parsed (sql/parser) but not applied: refuse rather than drop it.
+		return sql.Errorf(sql.TableException, "sqlrun does not support DISTRIBUTED BY / DISTRIBUTED INTO yet, at %s", st.Distribution.At.String())
+	}
 	id := s.Catalogs.Qualify(st.Name)
 	var source *catalog.Table
 	if st.Like != nil {

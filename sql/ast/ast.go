@@ -160,7 +160,8 @@ type LikeClause struct {
 }
 
 // CreateTable is CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (...)
-// [COMMENT '...'] [PARTITIONED BY (...)] WITH (...) [LIKE src (...)].
+// [COMMENT '...'] [DISTRIBUTED ...] [PARTITIONED BY (...)] WITH (...)
+// [LIKE src (...)].
 type CreateTable struct {
 	StmtBase
 	Temporary   bool
@@ -174,12 +175,25 @@ type CreateTable struct {
 	PrimaryKeyName string
 	Watermark      *WatermarkDef
 	Comment        string
-	PartitionedBy  []string
-	Options        []Option
-	Like           *LikeClause
+	// Distribution is DISTRIBUTED BY/INTO (Flink 1.20, FLIP-376); nil for
+	// none.
+	Distribution  *Distribution
+	PartitionedBy []string
+	Options       []Option
+	Like          *LikeClause
 	// AsQuery is the query of CREATE TABLE ... AS SELECT (CTAS), nil
 	// otherwise.
 	AsQuery QueryExpr
+}
+
+// Distribution is a table's bucketing, Flink's SqlDistribution:
+// DISTRIBUTED BY [HASH | RANGE] (cols) [INTO n BUCKETS] or DISTRIBUTED
+// INTO n BUCKETS.
+type Distribution struct {
+	Node
+	Kind    string   // "HASH", "RANGE" or "" (the connector's default)
+	Columns []string // empty for DISTRIBUTED INTO n BUCKETS
+	Buckets int      // 0 when INTO n BUCKETS is not given
 }
 
 // CreateView is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)]

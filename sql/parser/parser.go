@@ -531,6 +531,9 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 	if p.accept("COMMENT") {
 		ct.Comment = p.stringLit()
 	}
+	if p.peek().is("DISTRIBUTED") {
+		ct.Distribution = p.distribution()
+	}
 	if p.peek().is("PARTITIONED") {
 		p.next()
 		p.expect("BY")
@@ -578,6 +581,29 @@ func (p *parser) createTable(start token, temporary bool) ast.Statement {
 		ct.AsQuery = p.queryToEnd()
 	}
 	return ct
+}
+
+// distribution reads DISTRIBUTED BY [HASH | RANGE] (cols) [INTO n
+// BUCKETS] or DISTRIBUTED INTO n BUCKETS, Flink's grammar
+// (SqlCreateTable's SqlDistribution, FLINK-33495).
+func (p *parser) distribution() *ast.Distribution {
+	t := p.next() // DISTRIBUTED
+	d := &ast.Distribution{Node: ast.Node{At: p.pos(t)}}
+	into := true
+	if p.accept("BY") {
+		if k := p.peek(); k.is("HASH") || k.is("RANGE") {
+			d.Kind = strings.ToUpper(p.next().text)
+		}
+		d.Columns = p.identList()
+		into = p.peek().is("INTO")
+	}
+	if into {
+		p.expect("INTO")
+		n, _ := p.typeParam()
+		p.expect("BUCKETS")
+		d.Buckets = n
+	}
+	return d
 }
 
 // isElementEnd ends an expression inside a CREATE TABLE element list.
