@@ -1,10 +1,8 @@
 package format
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -102,8 +100,8 @@ type Projection struct {
 	FileFields []schema.Field
 	// Fields are the wanted output fields (usually a projection of the
 	// current schema). A field whose id is not in FileFields (added later)
-	// reads as null; a type change is converted (casts that Paimon allows
-	// for evolution: numeric widening, to string).
+	// reads as null; a type change is converted with the cast Paimon's
+	// CastExecutors resolves (evolve.go).
 	Fields []schema.Field
 	// Deleted, if set, drops the rows at the positions it marks (Paimon's
 	// deletion vectors, see ReadDeletionVector).
@@ -264,12 +262,16 @@ func (f *File) projected(p Projection, prefix string) ([]colReader, error) {
 			}
 			inner := c.conv
 			from, to := ff.Type, want.Type
+			cast, err := evolveCast(from, to)
+			if err != nil {
+				return nil, fmt.Errorf("parquet file %s column %s: %w", f.name, want.Name, err)
+			}
 			c.conv = func(v parquet.Value) (any, error) {
 				x, err := inner(v)
 				if err != nil || x == nil {
 					return x, err
 				}
-				return castValue(x, from, to)
+				return cast(x)
 			}
 			c.target = to
 			c.bulk = bulkNone
@@ -929,76 +931,4 @@ func recoverCorrupt(name string, err *error) {
 	if p := recover(); p != nil {
 		*err = fmt.Errorf("%w %s: %v", ErrCorrupt, name, p)
 	}
-}
-
-// ErrCast is wrapped when a value cannot be converted to an evolved type.
-var ErrCast = errors.New("cannot convert value for schema evolution")
-
-// castValue converts a value read with a column's old type to its current
-// type (ALTER COLUMN TYPE): integer/float widening, decimal rescale, and
-// anything to STRING.
-func castValue(x any, from, to sql.DataType) (any, error) {
-	if to.IsString() {
-		if s, ok := x.(string); ok {
-			return s, nil
-		}
-		return sql.FormatValue(x, from), nil
-	}
-	var i64 *int64
-	switch v := x.(type) {
-	case int8:
-		n := int64(v)
-		i64 = &n
-	case int16:
-		n := int64(v)
-		i64 = &n
-	case int32:
-		n := int64(v)
-		i64 = &n
-	case int64:
-		i64 = &v
-	}
-	if i64 != nil {
-		switch to.Root {
-		case sql.TypeTinyInt:
-			return int8(*i64), nil
-		case sql.TypeSmallInt:
-			return int16(*i64), nil
-		case sql.TypeInt:
-			return int32(*i64), nil
-		case sql.TypeBigInt:
-			return *i64, nil
-		case sql.TypeFloat:
-			return float32(*i64), nil
-		case sql.TypeDouble:
-			return float64(*i64), nil
-		case sql.TypeDecimal:
-			return decimal.New(*i64, 0).Round(int32(to.Scale)), nil
-		}
-	}
-	switch v := x.(type) {
-	case float32:
-		if to.Root == sql.TypeDouble {
-			f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
-			return f, nil
-		}
-	case decimal.Decimal:
-		switch to.Root {
-		case sql.TypeDecimal:
-			return v.Round(int32(to.Scale)), nil
-		case sql.TypeDouble:
-			f, _ := v.Float64()
-			return f, nil
-		}
-	case string:
-		switch to.Root {
-		case sql.TypeInt, sql.TypeBigInt:
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %q to %s", ErrCast, v, to)
-			}
-			return castValue(n, sql.BigInt(), to)
-		}
-	}
-	return nil, fmt.Errorf("%w: %T (%s) to %s", ErrCast, x, from, to)
 }
