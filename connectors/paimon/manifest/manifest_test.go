@@ -549,3 +549,135 @@ func TestManifestListOlderWriterSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestOlderWriterSchemas reads manifests whose writer schema (the
+// one in the Avro header) is an older Paimon's: DataFileMeta as 0.8 wrote
+// it (no _FILE_SOURCE, _VALUE_STATS_COLS, _EXTERNAL_PATH, _FIRST_ROW_ID,
+// _WRITE_COLS), as 0.9 (adds _FILE_SOURCE) and as 1.0 (adds
+// _VALUE_STATS_COLS). Fields are resolved by name and the missing ones read
+// as Paimon's defaults (null), as Java's reader resolves them
+// (ManifestEntrySerializer, DataFileMetaSerializer with the file's
+// schema); the fields written read back as they were.
+func TestManifestOlderWriterSchemas(t *testing.T) {
+	drop := func(s string, names ...string) string {
+		for _, n := range names {
+			i := strings.Index(s, `,{"name":"`+n+`"`)
+			if i < 0 {
+				t.Fatalf("no field %s in the schema", n)
+			}
+			// A field's JSON ends before the next field or the record's end.
+			j := strings.Index(s[i+1:], `,{"name":"_`)
+			if j < 0 {
+				j = strings.Index(s[i:], `]}}]}`) - 1
+			}
+			s = s[:i] + s[i+1+j:]
+		}
+		return s
+	}
+	newer := []string{"_WRITE_COLS", "_FIRST_ROW_ID", "_EXTERNAL_PATH"}
+	for _, v := range []struct {
+		version string
+		schema  string
+	}{
+		{"0.8", drop(ManifestSchema, append(newer, "_VALUE_STATS_COLS", "_FILE_SOURCE")...)},
+		{"0.9", drop(ManifestSchema, append(newer, "_VALUE_STATS_COLS")...)},
+		{"1.0", drop(ManifestSchema, newer...)},
+	} {
+		sc, err := avro.Parse(v.schema)
+		if err != nil {
+			t.Fatalf("%s schema: %v\n%s", v.version, err, v.schema)
+		}
+		if strings.Contains(v.schema, "_EXTERNAL_PATH") || strings.Contains(v.schema, "_WRITE_COLS") {
+			t.Fatalf("%s schema has newer fields: %s", v.version, v.schema)
+		}
+		stats := map[string]any{"_MIN_VALUES": []byte{1}, "_MAX_VALUES": []byte{2}, "_NULL_COUNTS": nil}
+		file := map[string]any{"_FILE_NAME": "data-1.parquet", "_FILE_SIZE": int64(100), "_ROW_COUNT": int64(7),
+			"_MIN_KEY": []byte{3}, "_MAX_KEY": []byte{4}, "_KEY_STATS": stats, "_VALUE_STATS": stats,
+			"_MIN_SEQUENCE_NUMBER": int64(1), "_MAX_SEQUENCE_NUMBER": int64(7), "_SCHEMA_ID": int64(2), "_LEVEL": 5,
+			"_EXTRA_FILES": []any{}, "_CREATION_TIME": nil, "_DELETE_ROW_COUNT": nil, "_EMBEDDED_FILE_INDEX": nil,
+			"_FILE_SOURCE": nil, "_VALUE_STATS_COLS": nil}
+		rec, err := avro.Marshal(sc, map[string]any{"_VERSION": 2, "_KIND": 0, "_PARTITION": []byte{}, "_BUCKET": 1,
+			"_TOTAL_BUCKETS": 2, "_FILE": file})
+		if err != nil {
+			t.Fatalf("%s: %v", v.version, err)
+		}
+		w := newOCFWriter(v.schema, CodecNull)
+		w.block.b = append(w.block.b, rec...)
+		w.endRecord()
+		data, err := w.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := DecodeManifest(data)
+		if err != nil {
+			t.Fatalf("Paimon %s manifest: %v", v.version, err)
+		}
+		if len(entries) != 1 {
+			t.Fatalf("Paimon %s manifest: %d entries", v.version, len(entries))
+		}
+		e := entries[0]
+		f := e.File
+		if e.Bucket != 1 || e.TotalBuckets != 2 || f.FileName != "data-1.parquet" || f.FileSize != 100 || f.RowCount != 7 ||
+			f.Level != 5 || f.SchemaID != 2 || f.MaxSequenceNumber != 7 || !bytes.Equal(f.MinKey, []byte{3}) ||
+			f.FileSource != nil || f.ValueStatsCols != nil || f.ExternalPath != nil || f.FirstRowID != nil || f.WriteCols != nil ||
+			f.DeleteRowCount != nil || f.CreationTime != nil {
+			t.Errorf("Paimon %s manifest: %+v", v.version, e)
+		}
+	}
+}
+
+// TestIndexManifestOlderWriterSchemas reads index manifests written with
+// older layouts: 0.8's (no _DELETIONS_VECTORS_RANGES, no _EXTERNAL_PATH)
+// and 0.9's (deletion vector ranges without _CARDINALITY), resolved by
+// name with nulls for the missing fields (IndexManifestEntrySerializer).
+func TestIndexManifestOlderWriterSchemas(t *testing.T) {
+	head := `{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[` +
+		`{"name":"_VERSION","type":"int"},{"name":"_KIND","type":"int"},{"name":"_PARTITION","type":"bytes"},` +
+		`{"name":"_BUCKET","type":"int"},{"name":"_INDEX_TYPE","type":"string"},{"name":"_FILE_NAME","type":"string"},` +
+		`{"name":"_FILE_SIZE","type":"long"},{"name":"_ROW_COUNT","type":"long"}`
+	v08 := head + `]}`
+	v09 := head + `,{"name":"_DELETIONS_VECTORS_RANGES","type":["null",{"type":"array","items":["null",{"type":"record","name":"record__DELETIONS_VECTORS_RANGES","fields":[` +
+		`{"name":"f0","type":"string"},{"name":"f1","type":"int"},{"name":"f2","type":"int"}]}]}],"default":null}]}`
+	rec := map[string]any{"_VERSION": 1, "_KIND": 0, "_PARTITION": []byte{}, "_BUCKET": 3, "_INDEX_TYPE": "DELETION_VECTORS",
+		"_FILE_NAME": "index-1", "_FILE_SIZE": int64(40), "_ROW_COUNT": int64(2)}
+	for _, c := range []struct {
+		version, schema string
+		ranges          any
+		want            []DVRange
+	}{
+		{"0.8", v08, nil, nil},
+		{"0.9", v09, map[string]any{"array": []any{map[string]any{"org.apache.paimon.avro.generated.record__DELETIONS_VECTORS_RANGES": map[string]any{"f0": "data-1.parquet", "f1": 1, "f2": 22}}}},
+			[]DVRange{{DataFile: "data-1.parquet", Offset: 1, Length: 22}}},
+	} {
+		sc, err := avro.Parse(c.schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := map[string]any{}
+		for k, v := range rec {
+			r[k] = v
+		}
+		if c.ranges != nil {
+			r["_DELETIONS_VECTORS_RANGES"] = c.ranges
+		}
+		b, err := avro.Marshal(sc, r)
+		if err != nil {
+			t.Fatalf("%s: %v", c.version, err)
+		}
+		w := newOCFWriter(c.schema, CodecNull)
+		w.block.b = append(w.block.b, b...)
+		w.endRecord()
+		data, err := w.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := DecodeIndexManifest(data)
+		if err != nil {
+			t.Fatalf("Paimon %s index manifest: %v", c.version, err)
+		}
+		if len(es) != 1 || es[0].Bucket != 3 || es[0].FileName != "index-1" || es[0].IndexType != "DELETION_VECTORS" ||
+			es[0].RowCount != 2 || es[0].ExternalPath != nil || !reflect.DeepEqual(es[0].DVRanges, c.want) {
+			t.Errorf("Paimon %s index manifest: %+v", c.version, es)
+		}
+	}
+}
