@@ -60,7 +60,10 @@
 // A Calc's condition is simplified as Calcite's RexSimplify does for
 // Flink (expr.SimplifyFilter): comparisons of one field with literals
 // become SEARCH(field, Sarg[...]); IN lists bind as ORs of equalities, as
-// Calcite's SqlToRelConverter expands them.
+// Calcite's SqlToRelConverter expands them. Its projections are reduced
+// as Flink's ReduceExpressionsRule does (expr.SubstituteConstants): a field
+// the condition fixes with "field = literal" becomes that constant, and
+// calls over constants are folded.
 //
 // Expressions (package expr, aliased in expr.go) are typed once at binding
 // and compiled into closures over row values; the runtime's Calc runs those
@@ -73,8 +76,7 @@
 // What sqlrun's plans leave out compared with Flink: windows, temporal
 // and lookup joins, batch HashJoin/SortMergeJoin naming, watermarks,
 // computed and metadata columns, DISTINCT aggregates in batch
-// mode (planned as one GroupAggregate), constant substitution from
-// equality filters, the Calc above a
+// mode (planned as one GroupAggregate), the Calc above a
 // Limit (SortProjectTranspose), and a real cost model (ESTIMATED_COST prints a fixed estimate).
 // Batch aggregates are planned two-phase as Flink does (Local and final
 // Hash- or SortAggregate).

@@ -61,9 +61,11 @@ func and(es []Expr) Expr                                       { return expr.And
 // simplifyFilter is expr.SimplifyFilter: comparisons into SEARCH/Sarg.
 func simplifyFilter(e Expr) Expr { return expr.SimplifyFilter(e) }
 
-// dynamic reports a function whose value is not fixed by its arguments
-// (the clock), never folded.
-func dynamic(op string) bool {
-	f, ok := expr.Op(op)
-	return ok && f.Dynamic
+// fold is expr.Reduce: calls over constants evaluated once.
+func fold(e Expr) Expr { return expr.Reduce(e) }
+
+// substituteConstants is expr.SubstituteConstants: a Calc's projections
+// with the fields its condition fixes replaced by constants, reduced.
+func substituteConstants(exprs []Expr, cond Expr) []Expr {
+	return expr.SubstituteConstants(exprs, cond)
 }

@@ -207,47 +207,15 @@ func newCalc(in *Rel, exprs []Expr, cond Expr, names []string) *Rel {
 		}
 		return newCalc(in.input(), merged, c, names)
 	}
-	folded := make([]Expr, len(exprs))
-	types := make([]sql.DataType, len(exprs))
-	for i, e := range exprs {
-		folded[i] = fold(e)
-		types[i] = e.Type()
-	}
 	if cond != nil {
 		cond = simplifyFilter(fold(cond))
 	}
+	folded := substituteConstants(exprs, cond)
+	types := make([]sql.DataType, len(exprs))
+	for i, e := range exprs {
+		types[i] = e.Type()
+	}
 	return &Rel{Kind: Calc, Inputs: []*Rel{in}, Exprs: folded, Cond: cond, Names: names, Types: types, Fetch: -1}
-}
-
-// fold evaluates calls over literals once, as Flink's
-// ReduceExpressionsRule does before the physical plan ('a' || 'b' becomes
-// 'ab'); a call that fails to evaluate stays as it is and fails per row.
-func fold(e Expr) Expr {
-	c, ok := e.(*Call)
-	if !ok || dynamic(c.Op) {
-		return e
-	}
-	args := make([]Expr, len(c.Args))
-	allLit := true
-	for i, a := range c.Args {
-		args[i] = fold(a)
-		if l, ok := args[i].(*Literal); !ok || l.Flag {
-			allLit = false
-		}
-	}
-	out := &Call{Op: c.Op, Args: args, T: c.T}
-	if !allLit {
-		return out
-	}
-	ev, err := Compile(out)
-	if err != nil {
-		return out
-	}
-	v, err := ev(nil)
-	if err != nil {
-		return out
-	}
-	return &Literal{Value: v, T: c.T}
 }
 
 func (b *binder) scan(r *Rel) *Rel {

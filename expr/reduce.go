@@ -1,0 +1,159 @@
+package expr
+
+import "github.com/sqlrun/sqlrun/sql"
+
+// Reduce folds the calls of e whose arguments are constants into
+// constants, as Flink's ReduceExpressionsRule does before the physical plan
+// ('a' || 'b' becomes 'ab'). Dynamic functions (the clock) are never
+// folded; a call that fails to evaluate stays as it is and fails per row.
+// A folded value keeps its call's type the way Calcite's
+// RexBuilder.makeLiteral with a cast does: a literal of its natural type
+// (CHAR(n) for text), in a CAST when the call's type differs from it by
+// more than CHAR to VARCHAR or is nullable: CAST('ab' AS
+// VARCHAR(2147483647)).
+func Reduce(e Expr) Expr {
+	c, ok := e.(*Call)
+	if !ok {
+		return e
+	}
+	if f, ok := byOp[c.Op]; ok && f.Dynamic {
+		return e
+	}
+	args := make([]Expr, len(c.Args))
+	allConst := true
+	for i, a := range c.Args {
+		args[i] = Reduce(a)
+		allConst = allConst && isConstant(args[i])
+	}
+	out := &Call{Op: c.Op, Args: args, T: c.T}
+	if !allConst || isReduced(out) {
+		return out
+	}
+	ev, err := Compile(out)
+	if err != nil {
+		return out
+	}
+	v, err := ev(nil)
+	if err != nil {
+		return out
+	}
+	return constant(v, c.T)
+}
+
+// isConstant reports a literal (a symbol such as TRIM's BOTH too) or a
+// reduced constant (a CAST of one).
+func isConstant(e Expr) bool {
+	switch x := e.(type) {
+	case *Literal:
+		return true
+	case *Call:
+		return isReduced(x)
+	}
+	return false
+}
+
+// isReduced reports the form constant gives: CAST of a plain literal.
+func isReduced(c *Call) bool {
+	if c.Op != "CAST" || len(c.Args) != 1 {
+		return false
+	}
+	l, ok := c.Args[0].(*Literal)
+	return ok && !l.Flag && l.Value != nil
+}
+
+// constant is v as a constant of type t (see Reduce).
+func constant(v any, t sql.DataType) Expr {
+	if v == nil || t.Root == sql.TypeBoolean {
+		// Conditions drop nullability casts (RexSimplify's
+		// removeNullabilityCast), and NULL is a typed literal.
+		return &Literal{Value: v, T: t}
+	}
+	natural := t.NotNull()
+	if s, ok := v.(string); ok && t.IsString() {
+		if !t.Nullable {
+			return &Literal{Value: v, T: t}
+		}
+		natural = sql.Char(len([]rune(s))).NotNull()
+	}
+	if !t.Nullable {
+		return &Literal{Value: v, T: t}
+	}
+	return &Call{Op: "CAST", Args: []Expr{&Literal{Value: v, T: natural}}, T: t}
+}
+
+// SubstituteConstants replaces, in a Calc's projections, each field that
+// its (simplified) condition fixes by an equality with a literal (a = 1)
+// by that literal in the field's type, as Flink's ReduceExpressionsRule
+// does with the predicates it pulls up from a filter
+// (RelOptPredicateList.constantMap, which reads = but not SEARCH: a field
+// whose equality became SEARCH(c, Sarg['x']) stays); the condition keeps
+// the equality.
+// The projections are then reduced: WHERE c = 'x' makes c || 'y' the
+// constant 'xy'.
+func SubstituteConstants(exprs []Expr, cond Expr) []Expr {
+	consts := map[int]Expr{}
+	if cond != nil {
+		for _, c := range Conjuncts(cond) {
+			ref, l, ok := fixedBy(c)
+			if !ok {
+				continue
+			}
+			if _, dup := consts[ref.Index]; dup {
+				continue
+			}
+			v, err := castValue(l.Value, l.T, ref.T)
+			if err != nil {
+				continue
+			}
+			consts[ref.Index] = constant(v, ref.T)
+		}
+	}
+	out := make([]Expr, len(exprs))
+	for i, e := range exprs {
+		if len(consts) > 0 {
+			e = substitute(e, consts)
+		}
+		out[i] = Reduce(e)
+	}
+	return out
+}
+
+// fixedBy reads "field = literal" (either way round; a non-NULL literal of
+// the field's type family; no floating point, where = is not identity).
+func fixedBy(e Expr) (*InputRef, *Literal, bool) {
+	c, ok := e.(*Call)
+	if !ok || len(c.Args) != 2 {
+		return nil, nil, false
+	}
+	switch c.Op {
+	case "=":
+		ref, isRef := c.Args[0].(*InputRef)
+		l, isLit := c.Args[1].(*Literal)
+		if !isRef || !isLit {
+			ref, isRef = c.Args[1].(*InputRef)
+			l, isLit = c.Args[0].(*Literal)
+		}
+		if !isRef || !isLit || l.Value == nil || l.Flag || ref.T.IsString() != l.T.IsString() ||
+			ref.T.IsNumeric() != l.T.IsNumeric() || ref.T.Root == sql.TypeFloat || ref.T.Root == sql.TypeDouble {
+			return nil, nil, false
+		}
+		return ref, l, true
+	}
+	return nil, nil, false
+}
+
+func substitute(e Expr, consts map[int]Expr) Expr {
+	switch x := e.(type) {
+	case *InputRef:
+		if c, ok := consts[x.Index]; ok {
+			return c
+		}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = substitute(a, consts)
+		}
+		return &Call{Op: x.Op, Args: args, T: x.T}
+	}
+	return e
+}
