@@ -83,7 +83,7 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser
 # benchmarks (b.N rows or statements) but whole-table passes for the read
 # benchmarks (ReadPK, ReadKV*, FollowChangelog, FullPhase), hence two units.
-step table     240 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup)$' 100000x
+step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic)$' 100000x
 step tableread 120 ./connectors/paimon/table/        '^BenchmarkReadPK$' 3x
 step mergetree 180 ./connectors/paimon/mergetree/    '^BenchmarkMergeRead$' 100000x
 step stream    180 ./connectors/paimon/stream/       '^Benchmark(FollowChangelog|FullPhase)$' 3x
@@ -209,6 +209,7 @@ fr=$(val format 'ReadKV$' rows/cpu-s)
 frp=$(val format 'ReadKVProjected' rows/cpu-s)
 tw_none=$(val table 'WritePK$' rows/cpu-s)
 tw_look=$(val table 'WritePKLookup' rows/cpu-s)
+tw_dyn=$(val table 'WritePKDynamic' rows/cpu-s)
 tr_cpu=$(val tableread 'ReadPK' rows/cpu-s)
 mr=$(val mergetree 'MergeRead' rows/s)
 follow=$(val stream 'FollowChangelog' rows/s)
@@ -254,6 +255,8 @@ row "runtime datagen->GroupAggregate, input rows/cpu-s" "$(m "$agg_cpu" "$(why r
 row "Paimon table write, PK, producer none, rows/cpu-s" "$(m "$tw_none" "$(why table)")" ">= 200,000" "Java 64,800 rows/s parquet (i7-9750H)"
 row "Paimon table write, PK, producer lookup, rows/cpu-s" "$(m "$tw_look" "$(why table)")" "-" "Java 94,000 rows/s (Apple M3 Pro)"
 row "  lookup / none write ratio (same run)" "$(ratio "$tw_look" "$tw_none")" "-" "Paimon: lookup costs throughput"
+row "Paimon table write, PK, dynamic bucket (bucket = -1), rows/cpu-s" "$(m "$tw_dyn" "$(why table)")" "-" "-"
+row "  dynamic / fixed bucket write ratio (same run)" "$(ratio "$tw_dyn" "$tw_none")" ">= 0.70" "issue 15"
 row "Paimon parquet KV file write, rows/cpu-s (100k rows)" "$(m "$fw" "$(why format)")" "-" "-"
 row "Paimon parquet KV file read, rows/cpu-s" "$(m "$fr" "$(why format)")" "-" "-"
 row "Paimon parquet KV file read, key + 2 of 20 cols, rows/cpu-s" "$(m "$frp" "$(why format)")" "-" "-"

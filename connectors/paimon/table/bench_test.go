@@ -138,6 +138,13 @@ func benchWrite(b *testing.B, opts map[string]string) {
 // BenchmarkWritePK: upserts into one bucket (changelog-producer none).
 func BenchmarkWritePK(b *testing.B) { benchWrite(b, nil) }
 
+// BenchmarkWritePKDynamic: the same in dynamic bucket mode (bucket = -1,
+// the default of a table without 'bucket'): every row's key is hashed,
+// routed by the HashBucketAssigner and added to the bucket's hash index;
+// with dynamic-bucket.target-row-num's 2,000,000 the rows stay in one
+// bucket, as in BenchmarkWritePK.
+func BenchmarkWritePKDynamic(b *testing.B) { benchWrite(b, map[string]string{"bucket": "-1"}) }
+
 // BenchmarkWritePKLookup: the same with changelog-producer lookup.
 func BenchmarkWritePKLookup(b *testing.B) {
 	benchWrite(b, map[string]string{"changelog-producer": "lookup"})

@@ -69,12 +69,26 @@ func checkIntegrity(t *testing.T, tbl *Table) {
 // failure the table must read as before or after the commit, every
 // snapshot must be intact, and retrying the commit must end in the after
 // state with the identifier committed exactly once.
+//
+// In dynamic bucket mode (no 'bucket', a new bucket every 4 keys) the
+// commit also carries HASH index files: the index manifest must land with
+// the data or not at all, and always cover every key.
 func TestCommitCrashEveryStep(t *testing.T) {
+	for _, mode := range []string{"fixed", "dynamic"} {
+		t.Run(mode, func(t *testing.T) { runCommitCrash(t, mode == "dynamic") })
+	}
+}
+
+func runCommitCrash(t *testing.T, dynamic bool) {
 	base := t.TempDir()
 	// A size amplification of 1% compacts any bucket with two sorted runs,
 	// whatever the files' sizes.
 	opts := map[string]string{"bucket": "2", "num-sorted-run.compaction-trigger": "2", "changelog-producer": "input",
 		"compaction.max-size-amplification-percent": "1", "snapshot.num-retained.min": "2", "snapshot.time-retained": "1 ms"}
+	if dynamic {
+		delete(opts, "bucket")
+		opts["dynamic-bucket.target-row-num"] = "4"
+	}
 	tbl, err := Create(fs.NewLocal(), base, pkSchema(), []string{"dt"}, opts, "", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -99,9 +113,13 @@ func TestCommitCrashEveryStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	hasCompact := false
+	hasCompact, indexFiles := false, 0
 	for _, m := range msgs {
 		hasCompact = hasCompact || len(m.CompactAfter) > 0
+		indexFiles += len(m.NewIndexFiles)
+	}
+	if dynamic != (indexFiles > 0) {
+		t.Fatalf("the commit under test has %d index files", indexFiles)
 	}
 	if !hasCompact {
 		t.Fatal("the commit under test has no compaction")
@@ -151,6 +169,9 @@ func TestCommitCrashEveryStep(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkIntegrity(t, lt)
+		if dynamic {
+			checkHashIndex(t, lt)
+		}
 		got := mustRead(t, lt)
 		switch got {
 		case before:
@@ -165,6 +186,9 @@ func TestCommitCrashEveryStep(t *testing.T) {
 			t.Fatalf("step %d: retry: %v", n, err)
 		}
 		checkIntegrity(t, lt)
+		if dynamic {
+			checkHashIndex(t, lt)
+		}
 		if got := mustRead(t, lt); got != after {
 			t.Fatalf("step %d: after retry:\n%s\nwant\n%s", n, got, after)
 		}
