@@ -427,3 +427,50 @@ func TestPostponeBucketReadsRealBuckets(t *testing.T) {
 		t.Fatalf("streaming delta %v %v", delta, err)
 	}
 }
+
+// Expiration deletes the index manifests and index files only expired
+// snapshots name (SnapshotDeletion.cleanUnusedIndexManifests); those of
+// the retained snapshots stay, so the table reads and a new writer loads
+// the index.
+func TestExpireDeletesUnusedIndexFiles(t *testing.T) {
+	tbl := dynTable(t, map[string]string{"snapshot.num-retained.min": "2", "snapshot.num-retained.max": "2"})
+	for i := int64(1); i <= 6; i++ {
+		writeCommit(t, tbl, "u", i, row(sql.Insert, i, "a", int32(i), "x"))
+	}
+	ids, _ := tbl.Snapshots.ListIDs()
+	if len(ids) != 2 {
+		t.Fatalf("snapshots %v", ids)
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		s, _ := tbl.Snapshots.Read(id)
+		want[*s.IndexManifest] = true
+		es, err := tbl.Manifests.ReadIndexManifest(*s.IndexManifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			want[e.FileName] = true
+		}
+	}
+	var got []string
+	for _, d := range []string{"index", "manifest"} {
+		ents, _ := fs.NewLocal().List(fs.Join(tbl.Root, d))
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name, "index-") {
+				got = append(got, e.Name)
+				if !want[e.Name] {
+					t.Errorf("%s/%s is named by no retained snapshot", d, e.Name)
+				}
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("index files and manifests on disk %v, retained snapshots name %v", got, want)
+	}
+	writeCommit(t, tbl, "u", 7, row(sql.Insert, int64(1), "a", int32(100), "again"))
+	checkHashIndex(t, tbl)
+	if rows := mustRead(t, tbl); strings.Count(rows, "\n") != 5 || !strings.Contains(rows, "+I[1, a, 100, again]") {
+		t.Fatalf("rows:\n%s", rows)
+	}
+}

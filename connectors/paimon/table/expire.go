@@ -32,7 +32,7 @@ func (c *Commit) expire() {
 //
 // Crash safety: everything to delete is listed first, then the snapshot
 // files are deleted (oldest first) and EARLIEST written, and only then the
-// data, changelog and manifest files. A crash leaves at worst orphan
+// data, changelog, index and manifest files. A crash leaves at worst orphan
 // files, never a snapshot whose files are gone.
 func (t *Table) ExpireSnapshots(now time.Time) (int, error) {
 	minRetain, err := t.optInt("snapshot.num-retained.min", 10)
@@ -106,7 +106,30 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 	// Files and manifests the first retained snapshot and tags use.
 	keepFiles := map[string]bool{}
 	keepManifests := map[string]bool{}
+	// Index manifests and the index files they name (HASH, deletion
+	// vectors) of the retained snapshot and tags (SnapshotDeletion's
+	// cleanUnusedIndexManifests): an index file is added once and dropped
+	// for good, so one the first retained snapshot does not name is needed
+	// by no later snapshot either.
+	keepIndex := map[string]bool{}
+	protectIndex := func(s *snapshot.Snapshot) error {
+		if s.IndexManifest == nil || *s.IndexManifest == "" {
+			return nil
+		}
+		keepManifests[*s.IndexManifest] = true
+		es, err := t.Manifests.ReadIndexManifest(*s.IndexManifest)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			keepIndex[t.indexFilePath(e)] = true
+		}
+		return nil
+	}
 	protect := func(s *snapshot.Snapshot) error {
+		if err := protectIndex(s); err != nil {
+			return err
+		}
 		for _, l := range []string{s.BaseManifestList, s.DeltaManifestList} {
 			keepManifests[l] = true
 			ms, err := t.Manifests.ReadManifestList(l)
@@ -154,6 +177,7 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 		}
 	}
 	var ids []int64
+	seenIndex := map[string]bool{}
 	for id := earliest; id <= end; id++ {
 		s, err := t.Snapshots.Read(id)
 		if err != nil {
@@ -178,6 +202,19 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 			break
 		}
 		ids = append(ids, id)
+		if s.IndexManifest != nil && *s.IndexManifest != "" && !keepManifests[*s.IndexManifest] && !seenManifest[*s.IndexManifest] {
+			es, err := t.Manifests.ReadIndexManifest(*s.IndexManifest)
+			if err != nil {
+				return 0, err
+			}
+			for _, e := range es {
+				if p := t.indexFilePath(e); !keepIndex[p] && !seenIndex[p] {
+					seenIndex[p] = true
+					dataFiles = append(dataFiles, p)
+				}
+			}
+			addManifest(*s.IndexManifest)
+		}
 		if s.ChangelogManifestList != nil && *s.ChangelogManifestList != "" {
 			es, err := t.Manifests.ReadEntries(*s.ChangelogManifestList)
 			if err != nil {
