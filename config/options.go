@@ -33,6 +33,10 @@ const (
 	KeyMaxRowsTableMode     = "sql-client.execution.max-table-result.rows"
 	KeyExecutionCheckpointM = "execution.checkpointing.mode"
 	KeyStateTTL             = "table.exec.state.ttl"
+	KeyStateBackend         = "state.backend.type"
+	KeyStateBackendOld      = "state.backend"
+	KeyStateLocalDir        = "state.backend.rocksdb.localdir"
+	KeyProcessMemory        = "taskmanager.memory.process.size"
 
 	// Read by the runtime but not in Options (SET does not check it).
 	KeyCheckpointTimeout = "execution.checkpointing.timeout"
@@ -70,7 +74,13 @@ var Options = []connectors.Option{
 	{Key: KeyCDCDuplicate, Type: connectors.Bool, Default: "false",
 		Description: "CDC sources may produce duplicate events (adds ChangelogNormalize)."},
 	{Key: KeyStateTTL, Type: connectors.Duration, Default: "0 ms",
-		Description: "State retention; sqlrun keeps state forever and reads this only to let ChangelogNormalize forward duplicates when it is set."},
+		Description: "Keyed state not written for this long expires and is never read again (0: kept forever); when set, ChangelogNormalize also forwards duplicates, as Flink does."},
+	{Key: KeyStateBackend, Type: connectors.Enum, Default: "hashmap", Enum: []string{"hashmap", "rocksdb"}, FallbackKeys: []string{KeyStateBackendOld},
+		Description: "Where keyed state lives: hashmap (Go maps in memory) or rocksdb (sqlrun's own LSM on disk, pebble; checkpoints hard-link its files)."},
+	{Key: KeyStateLocalDir, Type: connectors.String,
+		Description: "Working directory of the rocksdb state backend; default a directory beside the job's checkpoints."},
+	{Key: KeyProcessMemory, Type: connectors.MemorySize,
+		Description: "Memory the sqlrun process aims to stay under (a soft Go memory limit, e.g. 4g); default 3/4 of the machine's memory."},
 	{Key: KeyNotNullEnforcer, Type: connectors.Enum, Default: "ERROR", Enum: []string{"ERROR", "DROP"},
 		Description: "What to do with a NULL for a NOT NULL sink column."},
 	{Key: KeyPipelineName, Type: connectors.String, Description: "Name of the next job (also its checkpoint directory)."},

@@ -45,6 +45,15 @@ type Config struct {
 	// enough to keep every stage busy, and a small in-flight heap keeps
 	// garbage collection cheap (16 cost ~30% throughput in the benchmark).
 	ChannelCapacity int
+	// StateBackend is state.backend.type: "hashmap" (default) or "rocksdb"
+	// (the LSM of state/lsm).
+	StateBackend string
+	// StateLocalDir is state.backend.rocksdb.localdir: where the LSM's
+	// working stores go; empty is <CheckpointDir>/<job name>/lsm-work, on the
+	// checkpoints' filesystem so checkpoints hard-link the store's files.
+	StateLocalDir string
+	// StateTTL is table.exec.state.ttl (0: state never expires).
+	StateTTL time.Duration
 }
 
 // ConfigFromMap reads a job's Config from session configuration. Bad values
@@ -104,6 +113,30 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 	}
 	if c.IgnoreUnclaimedState, err = config.Bool(m, config.KeyIgnoreUnclaimed); err != nil {
 		return c, err
+	}
+	c.StateBackend = "hashmap"
+	backend, ok := get(config.KeyStateBackend)
+	if !ok {
+		backend, ok = get(config.KeyStateBackendOld)
+	}
+	if ok && backend != "" {
+		switch strings.ToLower(backend) {
+		case "hashmap", "rocksdb":
+			c.StateBackend = strings.ToLower(backend)
+		default:
+			return c, sql.Errorf(sql.IllegalArgumentException,
+				"Unsupported state backend '%s': sqlrun supports hashmap and rocksdb.", backend)
+		}
+	}
+	if v, ok := get(config.KeyStateLocalDir); ok && v != "" {
+		c.StateLocalDir = stripFileScheme(v)
+	}
+	if v, ok := get(config.KeyStateTTL); ok && v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, bad(config.KeyStateTTL, v)
+		}
+		c.StateTTL = d
 	}
 	strategy, ok := get(config.KeyRestartStrategy)
 	if !ok {

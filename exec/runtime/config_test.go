@@ -16,23 +16,26 @@ func TestConfigFromMap(t *testing.T) {
 		"execution.checkpointing.num-retained": "3", "restart-strategy.type": "fixed-delay",
 		"restart-strategy.fixed-delay.attempts": "4", "restart-strategy.fixed-delay.delay": "2 s",
 		"execution.savepoint.path": "/tmp/sp", "execution.savepoint.ignore-unclaimed-state": "true",
-		"execution.runtime-mode": "batch",
+		"execution.runtime-mode": "batch", "state.backend": "RocksDB", "table.exec.state.ttl": "1 h",
+		"state.backend.rocksdb.localdir": "file:///tmp/lsm",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{Streaming: false, CheckpointInterval: 10 * time.Second, CheckpointDir: "/tmp/cp", NumRetained: 3,
 		RestartAttempts: 4, RestartDelay: 2 * time.Second, RestorePath: "/tmp/sp", IgnoreUnclaimedState: true,
-		ChannelCapacity: 4, CheckpointTimeout: 10 * time.Minute}
+		ChannelCapacity: 4, CheckpointTimeout: 10 * time.Minute, StateBackend: "rocksdb", StateTTL: time.Hour,
+		StateLocalDir: "/tmp/lsm"}
 	if c != want {
 		t.Fatalf("got  %+v\nwant %+v", c, want)
 	}
 	d, _ := ConfigFromMap(nil)
-	if !d.Streaming || d.CheckpointInterval != 0 || d.RestartAttempts != 0 || !strings.HasSuffix(d.CheckpointDir, "sqlrun/checkpoints") {
+	if !d.Streaming || d.StateBackend != "hashmap" || d.CheckpointInterval != 0 || d.RestartAttempts != 0 || !strings.HasSuffix(d.CheckpointDir, "sqlrun/checkpoints") {
 		t.Fatalf("defaults %+v", d)
 	}
 	for k, v := range map[string]string{"execution.checkpointing.interval": "soon", "execution.runtime-mode": "both",
-		"restart-strategy.type": "failure-rate", "execution.checkpointing.num-retained": "0"} {
+		"restart-strategy.type": "failure-rate", "execution.checkpointing.num-retained": "0",
+		"state.backend.type": "forst", "table.exec.state.ttl": "-1 s"} {
 		if _, err := ConfigFromMap(map[string]string{k: v}); err == nil {
 			t.Errorf("%s=%s accepted", k, v)
 		}

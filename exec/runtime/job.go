@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -341,6 +342,7 @@ type pendingCheckpoint struct {
 	id        int64
 	savepoint bool
 	final     bool
+	mode      snapMode
 	start     time.Time
 	acked     map[*task]bool
 	states    map[*task][]byte
@@ -371,6 +373,13 @@ func (j *Job) runAttempt(parent context.Context) (err error) {
 		if err := j.recommit(ctx, restore); err != nil {
 			return err
 		}
+	}
+	if j.cfg.StateBackend == "rocksdb" {
+		base := j.cfg.StateLocalDir
+		if base == "" {
+			base = filepath.Join(j.jobDir(), lsmWorkDir)
+		}
+		removeStaleWork(base)
 	}
 	if err := co.build(restore); err != nil {
 		return err
@@ -444,6 +453,9 @@ func (co *coordinator) build(restore *Checkpoint) error {
 				t.role = roleSink
 			default:
 				t.role = roleOperator
+			}
+			if restore != nil {
+				t.restoreDir = restore.Dir
 			}
 			if vs := saved[v.UID]; vs != nil {
 				if vs.Parallelism != v.Parallelism && vs.hasState() {
@@ -576,7 +588,7 @@ func (co *coordinator) loop(ctx context.Context) error {
 				// A task that ended before barrier N reached it snapshots
 				// directly: nothing can change its state any more.
 				if p := co.pending; p != nil && !p.acked[ev.task] {
-					co.send(ctx, ev.task, command{kind: cmdTrigger, cp: p.id})
+					co.send(ctx, ev.task, command{kind: cmdTrigger, cp: p.id, mode: p.mode})
 				}
 			case evAck:
 				p := co.pending
@@ -639,11 +651,21 @@ func (co *coordinator) loop(ctx context.Context) error {
 func (co *coordinator) trigger(ctx context.Context, savepoint, final bool) {
 	p := &pendingCheckpoint{id: co.nextID, savepoint: savepoint, final: final, start: time.Now(),
 		acked: map[*task]bool{}, states: map[*task][]byte{}, comms: map[*task][]byte{}}
+	switch {
+	case savepoint:
+		p.mode = snapSavepoint
+	case !co.job.persists():
+		p.mode = snapDiscard
+	default:
+		// Before any task writes into it (the LSM backend does, during
+		// the snapshot): an interrupted attempt's leftovers.
+		_ = os.RemoveAll(co.job.checkpointDir(p.id))
+	}
 	co.nextID++
 	co.pending = p
 	for _, t := range co.tasks {
 		if t.role == roleSource || co.finished[t] {
-			co.send(ctx, t, command{kind: cmdTrigger, cp: p.id})
+			co.send(ctx, t, command{kind: cmdTrigger, cp: p.id, mode: p.mode})
 		}
 	}
 }
@@ -670,10 +692,9 @@ func (co *coordinator) complete(ctx context.Context, p *pendingCheckpoint) (stri
 		vs.Committables = comms
 		cp.Vertices = append(cp.Vertices, vs)
 	}
-	persist := p.savepoint || (j.cfg.Streaming && j.cfg.CheckpointInterval > 0)
 	path := ""
-	if persist {
-		jobDir := filepath.Join(j.cfg.CheckpointDir, SanitizeJobName(j.Name))
+	if p.mode != snapDiscard {
+		jobDir := j.jobDir()
 		var dir string
 		switch {
 		case p.savepoint && j.cfg.SavepointDir != "":
@@ -681,8 +702,7 @@ func (co *coordinator) complete(ctx context.Context, p *pendingCheckpoint) (stri
 		case p.savepoint:
 			dir = filepath.Join(jobDir, savepointDirName(j.ID))
 		default:
-			dir = filepath.Join(jobDir, fmt.Sprintf("chk-%d", p.id))
-			_ = os.RemoveAll(dir) // an interrupted attempt's leftovers
+			dir = j.checkpointDir(p.id)
 		}
 		if err := writeCheckpoint(dir, cp); err != nil {
 			j.mu.Lock()
@@ -699,7 +719,11 @@ func (co *coordinator) complete(ctx context.Context, p *pendingCheckpoint) (stri
 	}
 	dur := time.Since(p.start)
 	j.mu.Lock()
-	j.last = cp
+	if p.mode != snapDiscard {
+		// A discarded final checkpoint has no operator state: a restart
+		// goes back to the last one that has.
+		j.last = cp
+	}
 	j.cpStats.Completed++
 	j.cpStats.LastID = p.id
 	j.cpStats.LastDuration = dur
@@ -725,6 +749,39 @@ func (co *coordinator) complete(ctx context.Context, p *pendingCheckpoint) (stri
 		}
 	}
 	return path, nil
+}
+
+// persists reports whether checkpoints other than savepoints are written:
+// streaming with periodic checkpoints.
+func (j *Job) persists() bool { return j.cfg.Streaming && j.cfg.CheckpointInterval > 0 }
+
+// jobDir is <state.checkpoints.dir>/<job name>.
+func (j *Job) jobDir() string { return filepath.Join(j.cfg.CheckpointDir, SanitizeJobName(j.Name)) }
+
+// checkpointDir is checkpoint id's chk-N directory.
+func (j *Job) checkpointDir(id int64) string {
+	return filepath.Join(j.jobDir(), fmt.Sprintf("chk-%d", id))
+}
+
+// lsmWorkDir holds the LSM backend's working stores under the job's
+// checkpoint directory, one <pid>-<job id>-<vertex>-<subtask> each.
+const lsmWorkDir = "lsm-work"
+
+// removeStaleWork deletes working stores that processes no longer running
+// left behind (a kill -9).
+func removeStaleWork(base string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, _, ok := strings.Cut(e.Name(), "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n == os.Getpid() || processAlive(n) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(base, e.Name()))
+	}
 }
 
 // LastCheckpoint returns the latest completed checkpoint's directory, or ""

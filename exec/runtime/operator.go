@@ -19,6 +19,7 @@ package runtime
 import (
 	"context"
 
+	"github.com/sqlrun/sqlrun/exec/runtime/state"
 	"github.com/sqlrun/sqlrun/internal/fnv1a"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -63,6 +64,9 @@ type Context struct {
 	VertexName  string
 	Subtask     int
 	Parallelism int
+	// State is the job's keyed-state backend for this subtask
+	// (state.backend.type, table.exec.state.ttl); nil keeps state in memory.
+	State *state.Backend
 }
 
 // Base gives no-op defaults for the optional Operator methods; embed it.

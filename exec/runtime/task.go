@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/exec/runtime/state/lsm"
 	"github.com/sqlrun/sqlrun/internal/fnv1a"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -39,7 +42,24 @@ const (
 type command struct {
 	kind cmdKind
 	cp   int64
+	mode snapMode // cmdTrigger: what the snapshot is for
 }
+
+// snapMode is what a snapshot is taken for.
+type snapMode uint8
+
+const (
+	// snapCheckpoint: a chk-N directory under the job's checkpoint
+	// directory (the LSM backend links its files there).
+	snapCheckpoint snapMode = iota
+	// snapSavepoint: a self-contained snapshot (entries, not files).
+	snapSavepoint
+	// snapDiscard: the final checkpoint of a job that writes none (no
+	// checkpointing, no savepoint): only sources and sinks take part (the
+	// sinks commit); operator state, which nothing will restore, is not
+	// serialized.
+	snapDiscard
+)
 
 type cmdKind uint8
 
@@ -103,6 +123,10 @@ type task struct {
 	metrics *vertexMetrics
 
 	restored []byte
+	// restoreDir is the directory of the checkpoint being restored.
+	restoreDir string
+	// store is the operator's LSM (state.backend.type rocksdb).
+	store *lsm.Store
 	// rescaled holds every old subtask's state when a Rescalable operator
 	// is restored at a different parallelism.
 	rescaled [][]byte
@@ -195,6 +219,9 @@ func (t *task) open(ctx context.Context) error {
 		t.op = op
 		octx := &Context{Ctx: ctx, JobID: t.job.ID, JobName: t.job.Name, VertexUID: v.UID,
 			VertexName: v.Name, Subtask: t.subtask, Parallelism: v.Parallelism}
+		if octx.State, err = t.stateBackend(); err != nil {
+			return err
+		}
 		if t.rescaled != nil {
 			r, ok := op.(Rescalable)
 			if !ok {
@@ -218,10 +245,41 @@ func (t *task) closeAll(ctx context.Context) error {
 	case t.op != nil:
 		err = t.op.Close()
 	}
+	if t.store != nil {
+		if cerr := t.store.Close(); err == nil {
+			err = cerr
+		}
+		t.store = nil
+	}
 	if err != nil {
 		return fmt.Errorf("close %s: %w", t.name(), err)
 	}
 	return nil
+}
+
+// stateBackend is the keyed-state backend of an operator subtask: nil
+// (memory, no TTL) unless the job sets state.backend.type or
+// table.exec.state.ttl.
+func (t *task) stateBackend() (*state.Backend, error) {
+	cfg := &t.job.cfg
+	if cfg.StateBackend != "rocksdb" {
+		if cfg.StateTTL > 0 {
+			return &state.Backend{TTL: cfg.StateTTL}, nil
+		}
+		return nil, nil
+	}
+	base := cfg.StateLocalDir
+	if base == "" {
+		base = filepath.Join(t.job.jobDir(), lsmWorkDir)
+	}
+	name := fmt.Sprintf("%s-%d", SanitizeJobName(t.vertex.UID), t.subtask)
+	s, err := lsm.Open(filepath.Join(base, fmt.Sprintf("%d-%s-%s", os.Getpid(), t.job.ID[:8], name)), name)
+	if err != nil {
+		return nil, err
+	}
+	s.SetRestoreDir(t.restoreDir)
+	t.store = s
+	return &state.Backend{Store: s, TTL: cfg.StateTTL}, nil
 }
 
 // runSource reads batches and injects barriers between them.
@@ -320,7 +378,7 @@ func (t *task) runConsumer(ctx context.Context) error {
 func (t *task) command(ctx context.Context, c command) (done bool, err error) {
 	switch c.kind {
 	case cmdTrigger:
-		if err := t.snapshot(ctx, c.cp); err != nil {
+		if err := t.snapshot(ctx, c.cp, c.mode); err != nil {
 			return false, err
 		}
 		if t.role == roleSource && !t.finished {
@@ -351,7 +409,7 @@ func (t *task) command(ctx context.Context, c command) (done bool, err error) {
 }
 
 // snapshot takes this subtask's state for checkpoint cp and acks it.
-func (t *task) snapshot(ctx context.Context, cp int64) error {
+func (t *task) snapshot(ctx context.Context, cp int64, mode snapMode) error {
 	if cp <= t.lastAcked {
 		return nil // already part of this checkpoint
 	}
@@ -363,7 +421,15 @@ func (t *task) snapshot(ctx context.Context, cp int64) error {
 	case t.writer != nil:
 		st, comm, err = t.writer.Snapshot(ctx, cp)
 		t.metrics.flushes.Add(1)
+	case t.op != nil && mode == snapDiscard:
 	case t.op != nil:
+		if t.store != nil {
+			dir := ""
+			if mode == snapCheckpoint {
+				dir = t.job.checkpointDir(cp)
+			}
+			t.store.BeginSnapshot(dir)
+		}
 		st, err = t.op.Snapshot(cp)
 	}
 	if err != nil {
@@ -436,7 +502,9 @@ func (t *task) maybeAligned(ctx context.Context) error {
 		return nil
 	}
 	cp := t.aligning
-	if err := t.snapshot(ctx, cp); err != nil {
+	// Barriers in the data flow are periodic checkpoints: the final
+	// checkpoint and savepoints reach the tasks as commands.
+	if err := t.snapshot(ctx, cp, snapCheckpoint); err != nil {
 		return err
 	}
 	if err := t.broadcast(ctx, envelope{kind: envBarrier, cp: cp}); err != nil {

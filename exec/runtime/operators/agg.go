@@ -110,7 +110,10 @@ type counted struct {
 	cnt int64
 }
 
-func (g *groupAgg) Open(_ *runtime.Context, restored []byte) error {
+func (g *groupAgg) Open(ctx *runtime.Context, restored []byte) error {
+	if err := g.open(ctx); err != nil {
+		return err
+	}
 	if restored != nil {
 		return g.groups.Restore(restored)
 	}
@@ -119,7 +122,10 @@ func (g *groupAgg) Open(_ *runtime.Context, restored []byte) error {
 
 // OpenRescaled restores at a new parallelism: the keys this subtask owns
 // from every old subtask's state.
-func (g *groupAgg) OpenRescaled(_ *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+func (g *groupAgg) OpenRescaled(ctx *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+	if err := g.open(ctx); err != nil {
+		return err
+	}
 	return g.groups.RestoreFiltered(blobs, owns)
 }
 
@@ -492,4 +498,10 @@ var groupCodec = state.Codec[*group]{
 		}
 		return g, nil
 	},
+}
+
+// open makes the state table on the job's state backend.
+func (g *groupAgg) open(ctx *runtime.Context) (err error) {
+	g.groups, err = newTable(ctx, "groups", groupCodec)
+	return err
 }

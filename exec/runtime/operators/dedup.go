@@ -41,7 +41,10 @@ type dedup struct {
 	enc  state.Encoder
 }
 
-func (d *dedup) Open(_ *runtime.Context, restored []byte) error {
+func (d *dedup) Open(ctx *runtime.Context, restored []byte) error {
+	if err := d.open(ctx); err != nil {
+		return err
+	}
 	if restored != nil {
 		return d.rows.Restore(restored)
 	}
@@ -49,7 +52,10 @@ func (d *dedup) Open(_ *runtime.Context, restored []byte) error {
 }
 
 // OpenRescaled restores at a new parallelism.
-func (d *dedup) OpenRescaled(_ *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+func (d *dedup) OpenRescaled(ctx *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+	if err := d.open(ctx); err != nil {
+		return err
+	}
 	return d.rows.RestoreFiltered(blobs, owns)
 }
 
@@ -95,4 +101,10 @@ func (d *dedup) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) erro
 		}
 	}
 	return nil
+}
+
+// open makes the state table on the job's state backend.
+func (d *dedup) open(ctx *runtime.Context) (err error) {
+	d.rows, err = newTable(ctx, "rows", state.RowCodec)
+	return err
 }

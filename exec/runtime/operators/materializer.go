@@ -40,7 +40,10 @@ type materializer struct {
 	enc   state.Encoder
 }
 
-func (m *materializer) Open(_ *runtime.Context, restored []byte) error {
+func (m *materializer) Open(ctx *runtime.Context, restored []byte) error {
+	if err := m.open(ctx); err != nil {
+		return err
+	}
 	if restored != nil {
 		return m.lists.Restore(restored)
 	}
@@ -49,7 +52,10 @@ func (m *materializer) Open(_ *runtime.Context, restored []byte) error {
 
 // OpenRescaled restores at a new parallelism: the keys this subtask owns
 // from every old subtask's state.
-func (m *materializer) OpenRescaled(_ *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+func (m *materializer) OpenRescaled(ctx *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+	if err := m.open(ctx); err != nil {
+		return err
+	}
 	return m.lists.RestoreFiltered(blobs, owns)
 }
 
@@ -130,4 +136,10 @@ func (m *materializer) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collecto
 		}
 	}
 	return nil
+}
+
+// open makes the state table on the job's state backend.
+func (m *materializer) open(ctx *runtime.Context) (err error) {
+	m.lists, err = newTable(ctx, "lists", state.RowsCodec)
+	return err
 }

@@ -44,7 +44,10 @@ type normalize struct {
 	enc  state.Encoder
 }
 
-func (n *normalize) Open(_ *runtime.Context, restored []byte) error {
+func (n *normalize) Open(ctx *runtime.Context, restored []byte) error {
+	if err := n.open(ctx); err != nil {
+		return err
+	}
 	if restored != nil {
 		return n.rows.Restore(restored)
 	}
@@ -53,7 +56,10 @@ func (n *normalize) Open(_ *runtime.Context, restored []byte) error {
 
 // OpenRescaled restores at a new parallelism: the keys this subtask owns
 // from every old subtask's state.
-func (n *normalize) OpenRescaled(_ *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+func (n *normalize) OpenRescaled(ctx *runtime.Context, blobs [][]byte, owns func(string) bool) error {
+	if err := n.open(ctx); err != nil {
+		return err
+	}
 	return n.rows.RestoreFiltered(blobs, owns)
 }
 
@@ -97,4 +103,10 @@ func (n *normalize) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) 
 		}
 	}
 	return nil
+}
+
+// open makes the state table on the job's state backend.
+func (n *normalize) open(ctx *runtime.Context) (err error) {
+	n.rows, err = newTable(ctx, "rows", state.RowCodec)
+	return err
 }

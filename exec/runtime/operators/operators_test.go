@@ -2,6 +2,7 @@ package operators
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/exec/runtime/state/lsm"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -120,17 +123,42 @@ func parseRow(t testing.TB, line string, ts []sql.DataType) sql.Row {
 // drive feeds rows one batch per line group to a fresh operator. With
 // restart > 0 it snapshots after that many rows and continues on a new
 // instance restored from the snapshot, which must not change the output.
-func drive(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, restart int, finish bool) []sql.Row {
+// With lsmDir set the state lives in the LSM backend (state.backend.type
+// rocksdb) and the snapshot is a checkpoint of its files under lsmDir.
+func drive(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, restart int, finish bool, lsmDir string) []sql.Row {
+	ctx := func(i int, restoreDir string) *runtime.Context {
+		if lsmDir == "" {
+			return &runtime.Context{}
+		}
+		s, err := lsm.Open(filepath.Join(lsmDir, fmt.Sprintf("work-%d-%d", restart, i)), "op")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetRestoreDir(restoreDir)
+		stores = append(stores, s)
+		return &runtime.Context{State: &state.Backend{Store: s}}
+	}
+	stores = nil
+	defer func() {
+		for _, s := range stores {
+			_ = s.Close()
+		}
+	}()
 	op, err := f(0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := op.Open(&runtime.Context{}, nil); err != nil {
+	if err := op.Open(ctx(0, ""), nil); err != nil {
 		t.Fatal(err)
 	}
 	var out runtime.Collector
 	for i, r := range rows {
 		if restart > 0 && i == restart {
+			cpDir := ""
+			if lsmDir != "" {
+				cpDir = filepath.Join(lsmDir, fmt.Sprintf("chk-%d", restart))
+				stores[0].BeginSnapshot(cpDir)
+			}
 			snap, err := op.Snapshot(1)
 			if err != nil {
 				t.Fatal(err)
@@ -139,7 +167,7 @@ func drive(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, restart int,
 			if op, err = f(0, 1); err != nil {
 				t.Fatal(err)
 			}
-			if err := op.Open(&runtime.Context{}, snap); err != nil {
+			if err := op.Open(ctx(1, cpDir), snap); err != nil {
 				t.Fatalf("restore: %v", err)
 			}
 		}
@@ -155,6 +183,8 @@ func drive(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, restart int,
 	_ = op.Close()
 	return out.Rows()
 }
+
+var stores []*lsm.Store
 
 func format(rows []sql.Row, ts []sql.DataType) string {
 	var b strings.Builder
@@ -266,12 +296,20 @@ func TestOperators(t *testing.T) {
 			default:
 				t.Fatalf("unknown command %s", td.Cmd)
 			}
-			got := format(drive(t, f, rows, 0, finish), outT)
+			got := format(drive(t, f, rows, 0, finish, ""), outT)
 			// Every prefix length is also a restart point: state must
-			// survive a snapshot/restore without changing the output.
+			// survive a snapshot/restore without changing the output, on
+			// either state backend.
+			dir := t.TempDir()
+			if again := format(drive(t, f, rows, 0, finish, dir), outT); again != got {
+				t.Fatalf("the LSM backend changed the output:\n%s\nvs\n%s", again, got)
+			}
 			for r := 1; r < len(rows); r++ {
-				if again := format(drive(t, f, rows, r, finish), outT); again != got {
+				if again := format(drive(t, f, rows, r, finish, ""), outT); again != got {
 					t.Fatalf("restart after %d rows changed the output:\n%s\nvs\n%s", r, again, got)
+				}
+				if again := format(drive(t, f, rows, r, finish, dir), outT); again != got {
+					t.Fatalf("LSM backend: restart after %d rows changed the output:\n%s\nvs\n%s", r, again, got)
 				}
 			}
 			return got

@@ -12,6 +12,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/state"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -123,4 +125,14 @@ func project(r sql.Row, idx []int) []any {
 		out[i] = r.Values[j]
 	}
 	return out
+}
+
+// newTable makes an operator's keyed table on the job's state backend
+// (state.backend.type), in memory when the context names none.
+func newTable[V any](ctx *runtime.Context, name string, codec state.Codec[V]) (state.Table[V], error) {
+	var b *state.Backend
+	if ctx != nil {
+		b = ctx.State
+	}
+	return state.NewTable(b, name, codec)
 }

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -82,10 +84,15 @@ var RowsCodec = Codec[[]sql.Row]{
 	},
 }
 
-// MemTable is the in-memory Table: a Go map.
+// MemTable is the in-memory Table (the hashmap backend): a Go map. With a
+// TTL (NewTable on a Backend with TTL) it keeps each key's last write time
+// beside it, and snapshots carry it (before each value).
 type MemTable[V any] struct {
 	m     map[string]V
 	codec Codec[V]
+	ttl   int64 // ms; 0: no TTL
+	now   func() int64
+	ts    map[string]int64
 }
 
 // NewMemTable makes an empty in-memory table.
@@ -96,22 +103,47 @@ func NewMemTable[V any](codec Codec[V]) *MemTable[V] {
 // Get returns the value for key.
 func (t *MemTable[V]) Get(key string) (V, bool, error) {
 	v, ok := t.m[key]
+	if ok && t.ttl > 0 && t.ts[key]+t.ttl <= t.now() {
+		delete(t.m, key)
+		delete(t.ts, key)
+		var zero V
+		return zero, false, nil
+	}
 	return v, ok, nil
 }
 
 // Put stores v under key.
-func (t *MemTable[V]) Put(key string, v V) error { t.m[key] = v; return nil }
+func (t *MemTable[V]) Put(key string, v V) error {
+	t.m[key] = v
+	if t.ttl > 0 {
+		t.ts[key] = t.now()
+	}
+	return nil
+}
 
 // Delete removes key.
-func (t *MemTable[V]) Delete(key string) error { delete(t.m, key); return nil }
+func (t *MemTable[V]) Delete(key string) error {
+	delete(t.m, key)
+	if t.ttl > 0 {
+		delete(t.ts, key)
+	}
+	return nil
+}
 
 // Len is the number of keys.
 func (t *MemTable[V]) Len() int { return len(t.m) }
 
-// Range visits keys in byte order.
+// Range visits keys in byte order, skipping expired ones.
 func (t *MemTable[V]) Range(fn func(key string, v V) error) error {
 	keys := make([]string, 0, len(t.m))
+	var now int64
+	if t.ttl > 0 {
+		now = t.now()
+	}
 	for k := range t.m {
+		if t.ttl > 0 && t.ts[k]+t.ttl <= now {
+			continue
+		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -126,27 +158,47 @@ func (t *MemTable[V]) Range(fn func(key string, v V) error) error {
 // Snapshot writes count, then key/value pairs in key order, so equal
 // states give equal bytes.
 func (t *MemTable[V]) Snapshot() ([]byte, error) {
-	var e Encoder
-	e.Uvarint(uint64(len(t.m)))
+	var body Encoder
+	n := 0
 	err := t.Range(func(k string, v V) error {
-		e.String(k)
-		return t.codec.Encode(&e, v)
+		n++
+		body.String(k)
+		if t.ttl > 0 {
+			body.Uvarint(uint64(t.ts[k]))
+		}
+		return t.codec.Encode(&body, v)
 	})
-	return e.Buf, err
+	var e Encoder
+	e.Uvarint(uint64(n))
+	return append(e.Buf, body.Buf...), err
 }
 
 // Restore replaces the contents with a snapshot's.
 func (t *MemTable[V]) Restore(b []byte) error {
+	if bytes.HasPrefix(b, refMagic) {
+		return errLSMCheckpoint
+	}
 	d := Decoder{Buf: b}
 	n, err := d.Uvarint()
 	if err != nil {
 		return fmt.Errorf("restore keyed state: %w", err)
 	}
 	m := make(map[string]V, min(n, uint64(len(b))/2))
+	var ts map[string]int64
+	if t.ttl > 0 {
+		ts = make(map[string]int64, len(m))
+	}
 	for i := uint64(0); i < n; i++ {
 		k, err := d.String()
 		if err != nil {
 			return fmt.Errorf("restore keyed state: %w", err)
+		}
+		if t.ttl > 0 {
+			u, err := d.Uvarint()
+			if err != nil {
+				return fmt.Errorf("restore keyed state: %w", err)
+			}
+			ts[k] = int64(u)
 		}
 		v, err := t.codec.Decode(&d)
 		if err != nil {
@@ -154,28 +206,44 @@ func (t *MemTable[V]) Restore(b []byte) error {
 		}
 		m[k] = v
 	}
-	t.m = m
+	if !d.Done() {
+		return fmt.Errorf("restore keyed state: %w: %d bytes after the last key", ErrCorrupt, len(b)-d.Off)
+	}
+	t.m, t.ts = m, ts
 	return nil
 }
+
+// errLSMCheckpoint is restoring the hashmap backend from a checkpoint the
+// LSM backend took (its files, not the entries): Flink, too, switches state
+// backends only through a savepoint.
+var errLSMCheckpoint = errors.New("restore keyed state: the checkpoint holds state of state.backend.type 'rocksdb'; " +
+	"restore it with that backend, or switch backends through a savepoint")
 
 // RestoreFiltered merges the keys keep accepts from several snapshots.
 func (t *MemTable[V]) RestoreFiltered(blobs [][]byte, keep func(key string) bool) error {
 	merged := map[string]V{}
+	var ts map[string]int64
+	if t.ttl > 0 {
+		ts = map[string]int64{}
+	}
 	for i, b := range blobs {
 		if len(b) == 0 {
 			continue
 		}
-		part := NewMemTable(t.codec)
+		part := &MemTable[V]{codec: t.codec, ttl: t.ttl, now: t.now}
 		if err := part.Restore(b); err != nil {
 			return fmt.Errorf("restore keyed state of old subtask %d: %w", i, err)
 		}
 		for k, v := range part.m {
 			if keep(k) {
 				merged[k] = v
+				if ts != nil {
+					ts[k] = part.ts[k]
+				}
 			}
 		}
 	}
-	t.m = merged
+	t.m, t.ts = merged, ts
 	return nil
 }
 

@@ -1,0 +1,412 @@
+package state
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+)
+
+// Backend is where one operator subtask keeps its keyed tables: Flink's
+// state.backend.type. A nil *Backend, or one without a Store, keeps them in
+// Go maps (hashmap); with a Store (the LSM in state/lsm, `rocksdb`) values
+// are encoded with their Codec and live on disk, with a bounded cache of
+// decoded values in front.
+type Backend struct {
+	// Store is the disk store; nil keeps tables in memory.
+	Store Store
+	// TTL is table.exec.state.ttl: a key not written for TTL is expired and
+	// never returned (Flink's StateTtlConfig with OnCreateAndWrite and
+	// NeverReturnExpired). 0 keeps state forever.
+	TTL time.Duration
+	// Now is processing time in milliseconds; nil is the wall clock.
+	Now func() int64
+}
+
+// Store is a disk store holding several named byte-level tables.
+type Store interface {
+	Table(name string) (KV, error)
+}
+
+// KV is one table of a Store: byte keys and values, iterated in key order.
+type KV interface {
+	// Get returns key's value; the bytes are valid until the next call.
+	Get(key string) ([]byte, bool, error)
+	// Write applies puts (values[i] != nil) and deletes (values[i] == nil).
+	Write(keys []string, values [][]byte) error
+	// Range visits every key in byte order; the bytes are valid during fn.
+	Range(fn func(key string, value []byte) error) error
+	// Clear deletes every key.
+	Clear() error
+	// Checkpoint makes the table part of the store's checkpoint for the
+	// snapshot being taken and returns a reference to it (count is kept in
+	// the reference), or ok=false when this snapshot must hold the
+	// table's contents (a savepoint).
+	Checkpoint(count int) (ref []byte, ok bool, err error)
+	// RestoreRef replaces the table with the one a reference names and
+	// returns its count.
+	RestoreRef(ref []byte) (int, error)
+	// ScanRef visits the entries of the table a reference names.
+	ScanRef(ref []byte, fn func(key string, value []byte) error) error
+}
+
+// refMagic starts a snapshot that refers to a Store's checkpoint instead
+// of holding the entries. A full snapshot starts with its entry count, and
+// a count of 0 is the whole snapshot, so these bytes cannot start one.
+var refMagic = []byte("\x00LSM")
+
+func (b *Backend) ttlMillis() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.TTL.Milliseconds()
+}
+
+func (b *Backend) clock() func() int64 {
+	if b != nil && b.Now != nil {
+		return b.Now
+	}
+	return func() int64 { return time.Now().UnixMilli() }
+}
+
+// NewTable makes the table name (unique within the operator) on backend b.
+func NewTable[V any](b *Backend, name string, codec Codec[V]) (Table[V], error) {
+	if b == nil || b.Store == nil {
+		t := NewMemTable(codec)
+		if ttl := b.ttlMillis(); ttl > 0 {
+			t.ttl, t.now, t.ts = ttl, b.clock(), map[string]int64{}
+		}
+		return t, nil
+	}
+	kv, err := b.Store.Table(name)
+	if err != nil {
+		return nil, fmt.Errorf("open state table %s: %w", name, err)
+	}
+	return &kvTable[V]{kv: kv, codec: codec, ttl: b.ttlMillis(), now: b.clock(), cache: map[string]*cached[V]{}}, nil
+}
+
+// cacheLimit is how many decoded values a disk table keeps between flushes.
+const cacheLimit = 4096
+
+// kvTable is a Table over a KV: values encoded with the codec (prefixed by
+// their last write time when a TTL is set), a write-back cache of decoded
+// values in front so a Get then Put of one key costs one store read.
+type kvTable[V any] struct {
+	kv    KV
+	codec Codec[V]
+	ttl   int64
+	now   func() int64
+	n     int
+	cache map[string]*cached[V]
+	enc   Encoder
+}
+
+type cached[V any] struct {
+	v       V
+	ts      int64
+	present bool
+	dirty   bool
+}
+
+func (t *kvTable[V]) decode(b []byte) (V, int64, error) {
+	var zero V
+	d := Decoder{Buf: b}
+	var ts int64
+	if t.ttl > 0 {
+		u, err := d.Uvarint()
+		if err != nil {
+			return zero, 0, err
+		}
+		ts = int64(u)
+	}
+	v, err := t.codec.Decode(&d)
+	if err == nil && !d.Done() {
+		err = ErrCorrupt
+	}
+	return v, ts, err
+}
+
+func (t *kvTable[V]) encode(e *Encoder, v V, ts int64) error {
+	if t.ttl > 0 {
+		e.Uvarint(uint64(ts))
+	}
+	return t.codec.Encode(e, v)
+}
+
+func (t *kvTable[V]) expired(ts int64) bool { return t.ttl > 0 && ts+t.ttl <= t.now() }
+
+// load finds key in the cache or the store.
+func (t *kvTable[V]) load(key string) (*cached[V], error) {
+	if c := t.cache[key]; c != nil {
+		return c, nil
+	}
+	if len(t.cache) >= cacheLimit {
+		if err := t.flush(); err != nil {
+			return nil, err
+		}
+	}
+	c := &cached[V]{}
+	b, ok, err := t.kv.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if c.v, c.ts, err = t.decode(b); err != nil {
+			return nil, fmt.Errorf("state value of key %q: %w", key, err)
+		}
+		c.present = true
+	}
+	t.cache[key] = c
+	return c, nil
+}
+
+func (t *kvTable[V]) Get(key string) (V, bool, error) {
+	var zero V
+	c, err := t.load(key)
+	if err != nil || !c.present {
+		return zero, false, err
+	}
+	if t.expired(c.ts) {
+		var zero V
+		c.v, c.present, c.dirty = zero, false, true
+		t.n--
+		return zero, false, nil
+	}
+	return c.v, true, nil
+}
+
+func (t *kvTable[V]) Put(key string, v V) error {
+	c, err := t.load(key)
+	if err != nil {
+		return err
+	}
+	if !c.present {
+		t.n++
+	}
+	c.v, c.ts, c.present, c.dirty = v, t.now(), true, true
+	return nil
+}
+
+func (t *kvTable[V]) Delete(key string) error {
+	c, err := t.load(key)
+	if err != nil {
+		return err
+	}
+	if c.present {
+		t.n--
+	}
+	var zero V
+	c.v, c.present, c.dirty = zero, false, true
+	return nil
+}
+
+func (t *kvTable[V]) Len() int { return t.n }
+
+// flush writes the dirty entries and empties the cache.
+func (t *kvTable[V]) flush() error {
+	var keys []string
+	var vals [][]byte
+	t.enc.Buf = t.enc.Buf[:0]
+	var ends []int
+	for k, c := range t.cache {
+		if !c.dirty {
+			continue
+		}
+		keys = append(keys, k)
+		if !c.present {
+			ends = append(ends, -1)
+			continue
+		}
+		if err := t.encode(&t.enc, c.v, c.ts); err != nil {
+			return fmt.Errorf("state value of key %q: %w", k, err)
+		}
+		ends = append(ends, len(t.enc.Buf))
+	}
+	start := 0
+	for _, end := range ends {
+		if end < 0 {
+			vals = append(vals, nil)
+			continue
+		}
+		vals = append(vals, t.enc.Buf[start:end:end])
+		start = end
+	}
+	clear(t.cache)
+	if len(keys) == 0 {
+		return nil
+	}
+	return t.kv.Write(keys, vals)
+}
+
+func (t *kvTable[V]) Range(fn func(key string, v V) error) error {
+	if err := t.flush(); err != nil {
+		return err
+	}
+	return t.kv.Range(func(k string, b []byte) error {
+		v, ts, err := t.decode(b)
+		if err != nil {
+			return fmt.Errorf("state value of key %q: %w", k, err)
+		}
+		if t.expired(ts) {
+			return nil
+		}
+		return fn(k, v)
+	})
+}
+
+func (t *kvTable[V]) Snapshot() ([]byte, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	ref, ok, err := t.kv.Checkpoint(t.n)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return append(append([]byte(nil), refMagic...), ref...), nil
+	}
+	// A full snapshot, in MemTable's format (so either backend restores it).
+	var body Encoder
+	n := 0
+	err = t.kv.Range(func(k string, b []byte) error {
+		if t.ttl > 0 {
+			d := Decoder{Buf: b}
+			ts, err := d.Uvarint()
+			if err != nil {
+				return err
+			}
+			if t.expired(int64(ts)) {
+				return nil
+			}
+		}
+		n++
+		body.String(k)
+		body.Buf = append(body.Buf, b...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var e Encoder
+	e.Uvarint(uint64(n))
+	return append(e.Buf, body.Buf...), nil
+}
+
+// entries decodes a full snapshot, handing fn each key and encoded value.
+func (t *kvTable[V]) entries(b []byte, fn func(key string, value []byte) error) error {
+	d := Decoder{Buf: b}
+	n, err := d.Uvarint()
+	if err != nil {
+		return err
+	}
+	for i := uint64(0); i < n; i++ {
+		k, err := d.String()
+		if err != nil {
+			return err
+		}
+		start := d.Off
+		if _, _, err := t.decodeAt(&d); err != nil {
+			return err
+		}
+		if err := fn(k, d.Buf[start:d.Off]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *kvTable[V]) decodeAt(d *Decoder) (V, int64, error) {
+	var zero V
+	var ts int64
+	if t.ttl > 0 {
+		u, err := d.Uvarint()
+		if err != nil {
+			return zero, 0, err
+		}
+		ts = int64(u)
+	}
+	v, err := t.codec.Decode(d)
+	return v, ts, err
+}
+
+// load writes entries in batches.
+type loader struct {
+	kv   KV
+	keys []string
+	vals [][]byte
+	size int
+}
+
+func (l *loader) add(k string, v []byte) error {
+	l.keys = append(l.keys, k)
+	l.vals = append(l.vals, bytes.Clone(v))
+	l.size += len(k) + len(v)
+	if l.size >= 4<<20 {
+		return l.done()
+	}
+	return nil
+}
+
+func (l *loader) done() error {
+	if len(l.keys) == 0 {
+		return nil
+	}
+	err := l.kv.Write(l.keys, l.vals)
+	l.keys, l.vals, l.size = l.keys[:0], l.vals[:0], 0
+	return err
+}
+
+func (t *kvTable[V]) Restore(b []byte) error {
+	clear(t.cache)
+	if bytes.HasPrefix(b, refMagic) {
+		n, err := t.kv.RestoreRef(b[len(refMagic):])
+		if err != nil {
+			return fmt.Errorf("restore keyed state: %w", err)
+		}
+		t.n = n
+		return nil
+	}
+	if err := t.kv.Clear(); err != nil {
+		return err
+	}
+	t.n = 0
+	l := &loader{kv: t.kv}
+	err := t.entries(b, func(k string, v []byte) error { t.n++; return l.add(k, v) })
+	if err == nil {
+		err = l.done()
+	}
+	if err != nil {
+		return fmt.Errorf("restore keyed state: %w", err)
+	}
+	return nil
+}
+
+func (t *kvTable[V]) RestoreFiltered(blobs [][]byte, keep func(key string) bool) error {
+	clear(t.cache)
+	if err := t.kv.Clear(); err != nil {
+		return err
+	}
+	t.n = 0
+	l := &loader{kv: t.kv}
+	add := func(k string, v []byte) error {
+		if !keep(k) {
+			return nil
+		}
+		t.n++
+		return l.add(k, v)
+	}
+	for i, b := range blobs {
+		var err error
+		switch {
+		case len(b) == 0:
+			continue
+		case bytes.HasPrefix(b, refMagic):
+			err = t.kv.ScanRef(b[len(refMagic):], add)
+		default:
+			err = t.entries(b, add)
+		}
+		if err != nil {
+			return fmt.Errorf("restore keyed state of old subtask %d: %w", i, err)
+		}
+	}
+	return l.done()
+}
