@@ -313,7 +313,8 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 }
 
 func aggSpec(a plan.AggCall) (operators.AggSpec, error) {
-	s := operators.AggSpec{Distinct: a.Distinct, ResultType: a.T}
+	// The plan's MIN/MAX (not MIN_RETRACT/MAX_RETRACT) keep only the extreme.
+	s := operators.AggSpec{Distinct: a.Distinct, ResultType: a.T, InsertOnly: !a.Retract}
 	if len(a.Args) > 0 {
 		s.Arg = a.Args[0]
 	}

@@ -36,6 +36,12 @@ type AggSpec struct {
 	Arg int
 	// Distinct is AGG(DISTINCT x): each distinct non-null value counts once.
 	Distinct bool
+	// InsertOnly says the input never retracts (the planner's aggregate is
+	// MIN/MAX, not MIN_RETRACT/MAX_RETRACT): MIN and MAX then keep only the
+	// current extreme, as Flink's MinAggFunction/MaxAggFunction, instead of
+	// a multiset of every distinct value (MinWithRetractAggFunction). A
+	// retraction reaching such an aggregate fails the job.
+	InsertOnly bool
 	// ResultType is the planner's result type; DECIMAL AVG uses its scale
 	// (Flink: DECIMAL(38, max(6, s))). Integer SUM/AVG results take the
 	// argument's Go type (SUM(INT) is INT, AVG(INT) is INT as in Flink).
@@ -71,7 +77,7 @@ type AggregateSpec struct {
 // seen, e.g. state lost), as Flink does.
 func GroupAggregate(spec AggregateSpec) runtime.OperatorFactory {
 	return func(int, int) (runtime.Operator, error) {
-		return &groupAgg{spec: spec, groups: state.NewMemTable(groupCodec)}, nil
+		return &groupAgg{spec: spec, groups: state.NewMemTable(groupCodec(spec.Aggs))}, nil
 	}
 }
 
@@ -103,6 +109,13 @@ type acc struct {
 	d    decimal.Decimal
 	typ  byte // Go type of the sum's inputs: 'b' int8, 's' int16, 'i' int32, 'l' int64, 'f' float32, 'd' float64, 'm' decimal
 	vals map[string]*counted
+	// best is an insert-only MIN/MAX's extreme (n counts its inputs).
+	best any
+}
+
+// simple reports an insert-only MIN or MAX (no multiset).
+func (s *AggSpec) simple() bool {
+	return s.InsertOnly && !s.Distinct && (s.Kind == Min || s.Kind == Max)
 }
 
 type counted struct {
@@ -239,6 +252,23 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 		if v == nil {
 			continue
 		}
+		if spec.simple() {
+			if !add {
+				return fmt.Errorf("%s received a retraction (%s) but was planned for insert-only input", spec.Kind, r.Kind)
+			}
+			a.n++
+			if a.best != nil {
+				d, err := Compare(v, a.best)
+				if err != nil {
+					return fmt.Errorf("%s: %w", spec.Kind, err)
+				}
+				if (spec.Kind == Min && d >= 0) || (spec.Kind == Max && d <= 0) {
+					continue
+				}
+			}
+			a.best = box.Compact([]any{v})[0] // state's own copy
+			continue
+		}
 		if spec.Distinct || spec.Kind == Min || spec.Kind == Max {
 			k, err := state.KeyOf(sql.Row{Values: []any{v}}, []int{0})
 			if err != nil {
@@ -328,6 +358,10 @@ func (g *groupAgg) result(grp *group) ([]any, error) {
 		case Avg:
 			out = append(out, a.avg(spec.ResultType))
 		case Min, Max:
+			if spec.simple() {
+				out = append(out, a.best)
+				continue
+			}
 			var best any
 			for _, c := range a.vals {
 				if best == nil {
@@ -401,107 +435,150 @@ func (a *acc) avg(rt sql.DataType) any {
 	return nil
 }
 
-var groupCodec = state.Codec[*group]{
-	Encode: func(e *state.Encoder, g *group) error {
-		if err := e.Values(g.key); err != nil {
+// groupCodec encodes a group's state. The accumulator layout is one for
+// every aggregate; an insert-only MIN/MAX keeps its extreme in the slot of
+// the float sum (a.n > 0 tells it is there: the retracting MIN/MAX, which
+// checkpoints of earlier versions hold, never counts a.n).
+func groupCodec(specs []AggSpec) state.Codec[*group] {
+	return state.Codec[*group]{Encode: func(e *state.Encoder, g *group) error { return encodeGroup(specs, e, g) },
+		Decode: func(d *state.Decoder) (*group, error) { return decodeGroup(specs, d) }}
+}
+
+func encodeGroup(specs []AggSpec, e *state.Encoder, g *group) error {
+	if err := e.Values(g.key); err != nil {
+		return err
+	}
+	e.Varint(g.rows)
+	e.Uvarint(uint64(len(g.accs)))
+	for i := range g.accs {
+		a := &g.accs[i]
+		e.Varint(a.n)
+		e.Varint(a.i)
+		f := any(a.f)
+		if i < len(specs) && specs[i].simple() {
+			f = a.best
+		}
+		if err := e.Value(f); err != nil {
 			return err
 		}
-		e.Varint(g.rows)
-		e.Uvarint(uint64(len(g.accs)))
-		for i := range g.accs {
-			a := &g.accs[i]
-			e.Varint(a.n)
-			e.Varint(a.i)
-			if err := e.Value(a.f); err != nil {
+		if err := e.Value(a.d); err != nil {
+			return err
+		}
+		e.Buf = append(e.Buf, a.typ)
+		keys := make([]string, 0, len(a.vals))
+		for k := range a.vals {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		e.Uvarint(uint64(len(keys)))
+		for _, k := range keys {
+			c := a.vals[k]
+			e.String(k)
+			if err := e.Value(c.v); err != nil {
 				return err
 			}
-			if err := e.Value(a.d); err != nil {
-				return err
-			}
-			e.Buf = append(e.Buf, a.typ)
-			keys := make([]string, 0, len(a.vals))
-			for k := range a.vals {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			e.Uvarint(uint64(len(keys)))
-			for _, k := range keys {
-				c := a.vals[k]
-				e.String(k)
-				if err := e.Value(c.v); err != nil {
-					return err
-				}
-				e.Varint(c.cnt)
-			}
+			e.Varint(c.cnt)
 		}
-		return nil
-	},
-	Decode: func(d *state.Decoder) (*group, error) {
-		g := &group{}
-		var err error
-		if g.key, err = d.Values(); err != nil {
+	}
+	return nil
+}
+
+func decodeGroup(specs []AggSpec, d *state.Decoder) (*group, error) {
+	g := &group{}
+	var err error
+	if g.key, err = d.Values(); err != nil {
+		return nil, err
+	}
+	if g.rows, err = d.Varint(); err != nil {
+		return nil, err
+	}
+	n, err := d.Uvarint()
+	if err != nil || n > 1<<16 {
+		return nil, state.ErrCorrupt
+	}
+	g.accs = make([]acc, n)
+	for i := range g.accs {
+		a := &g.accs[i]
+		if a.n, err = d.Varint(); err != nil {
 			return nil, err
 		}
-		if g.rows, err = d.Varint(); err != nil {
+		if a.i, err = d.Varint(); err != nil {
 			return nil, err
 		}
-		n, err := d.Uvarint()
-		if err != nil || n > 1<<16 {
+		f, err := d.Value()
+		if err != nil {
+			return nil, err
+		}
+		a.f, _ = f.(float64)
+		simple := i < len(specs) && specs[i].simple()
+		if simple && a.n > 0 {
+			a.best, a.f = f, 0
+		}
+		dv, err := d.Value()
+		if err != nil {
+			return nil, err
+		}
+		a.d, _ = dv.(decimal.Decimal)
+		if d.Done() {
 			return nil, state.ErrCorrupt
 		}
-		g.accs = make([]acc, n)
-		for i := range g.accs {
-			a := &g.accs[i]
-			if a.n, err = d.Varint(); err != nil {
-				return nil, err
-			}
-			if a.i, err = d.Varint(); err != nil {
-				return nil, err
-			}
-			f, err := d.Value()
+		a.typ = d.Buf[d.Off]
+		d.Off++
+		m, err := d.Uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if m > 0 {
+			a.vals = make(map[string]*counted, min(m, 1<<16))
+		}
+		for j := uint64(0); j < m; j++ {
+			k, err := d.String()
 			if err != nil {
 				return nil, err
 			}
-			a.f, _ = f.(float64)
-			dv, err := d.Value()
+			v, err := d.Value()
 			if err != nil {
 				return nil, err
 			}
-			a.d, _ = dv.(decimal.Decimal)
-			if d.Done() {
-				return nil, state.ErrCorrupt
-			}
-			a.typ = d.Buf[d.Off]
-			d.Off++
-			m, err := d.Uvarint()
+			c, err := d.Varint()
 			if err != nil {
 				return nil, err
 			}
-			if m > 0 {
-				a.vals = make(map[string]*counted, min(m, 1<<16))
-			}
-			for j := uint64(0); j < m; j++ {
-				k, err := d.String()
-				if err != nil {
-					return nil, err
-				}
-				v, err := d.Value()
-				if err != nil {
-					return nil, err
-				}
-				c, err := d.Varint()
-				if err != nil {
-					return nil, err
-				}
-				a.vals[k] = &counted{v: v, cnt: c}
+			a.vals[k] = &counted{v: v, cnt: c}
+		}
+		if simple && len(a.vals) > 0 {
+			// A checkpoint of the retracting form: keep its extreme.
+			if err := a.fromMultiset(specs[i].Kind); err != nil {
+				return nil, err
 			}
 		}
-		return g, nil
-	},
+	}
+	return g, nil
+}
+
+// fromMultiset turns a retracting MIN/MAX's multiset into the insert-only
+// form's extreme.
+func (a *acc) fromMultiset(kind AggKind) error {
+	for _, c := range a.vals {
+		a.n += c.cnt
+		if a.best == nil {
+			a.best = c.v
+			continue
+		}
+		d, err := Compare(c.v, a.best)
+		if err != nil {
+			return err
+		}
+		if (kind == Min && d < 0) || (kind == Max && d > 0) {
+			a.best = c.v
+		}
+	}
+	a.vals = nil
+	return nil
 }
 
 // open makes the state table on the job's state backend.
 func (g *groupAgg) open(ctx *runtime.Context) (err error) {
-	g.groups, err = newTable(ctx, "groups", groupCodec)
+	g.groups, err = newTable(ctx, "groups", groupCodec(g.spec.Aggs))
 	return err
 }

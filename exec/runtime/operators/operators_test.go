@@ -212,6 +212,7 @@ func parseAggs(t testing.TB, td *datadriven.TestData, in []sql.DataType) []AggSp
 			s.Distinct = true
 			name = strings.TrimSuffix(name, "-distinct")
 		}
+		s.InsertOnly = boolArg(td, "insert-only")
 		switch name {
 		case "count*":
 			s.Kind = CountStar
