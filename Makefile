@@ -6,12 +6,13 @@
 #                import rules (internal/lint; `make test` runs it too)
 #   make fuzz    short fuzz runs of the parser and decoders
 #   make bench   the benchmarks behind the README's performance section
+#   make bench-scale  keyed state at 1M/5M keys, hashmap vs rocksdb (scripts/bench-scale.sh)
 
 GO      ?= go
 PKGS    ?= ./...
 FUZZTIME ?= 10s
 
-.PHONY: build test unit lint fuzz bench demo soak
+.PHONY: build test unit lint fuzz bench bench-scale demo soak
 
 build:
 	$(GO) build -o bin/sqlrun ./cmd/sqlrun
@@ -38,6 +39,9 @@ fuzz:
 
 bench:
 	@bash scripts/bench.sh
+
+bench-scale:
+	@bash scripts/bench-scale.sh
 
 # soak runs the long soak (SOAK_FAULTS=200, SOAK_DURATION=15m unless set);
 # `make test` runs its short form (go test ./soak, ≥ 50 faults, < 5 min).

@@ -54,6 +54,11 @@ type Config struct {
 	StateLocalDir string
 	// StateTTL is table.exec.state.ttl (0: state never expires).
 	StateTTL time.Duration
+	// ProcessMemory is taskmanager.memory.process.size in bytes: Start
+	// makes it the process's soft memory limit (debug.SetMemoryLimit; the
+	// garbage collector works harder as the heap nears it). 0 leaves the
+	// limit as it is (the binary sets one at start).
+	ProcessMemory int64
 }
 
 // ConfigFromMap reads a job's Config from session configuration. Bad values
@@ -137,6 +142,13 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 			return c, bad(config.KeyStateTTL, v)
 		}
 		c.StateTTL = d
+	}
+	if v, ok := get(config.KeyProcessMemory); ok && v != "" {
+		n, err := connectors.ParseMemorySize(v)
+		if err != nil || n <= 0 {
+			return c, bad(config.KeyProcessMemory, v)
+		}
+		c.ProcessMemory = n
 	}
 	strategy, ok := get(config.KeyRestartStrategy)
 	if !ok {

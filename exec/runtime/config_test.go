@@ -17,7 +17,7 @@ func TestConfigFromMap(t *testing.T) {
 		"restart-strategy.fixed-delay.attempts": "4", "restart-strategy.fixed-delay.delay": "2 s",
 		"execution.savepoint.path": "/tmp/sp", "execution.savepoint.ignore-unclaimed-state": "true",
 		"execution.runtime-mode": "batch", "state.backend": "RocksDB", "table.exec.state.ttl": "1 h",
-		"state.backend.rocksdb.localdir": "file:///tmp/lsm",
+		"state.backend.rocksdb.localdir": "file:///tmp/lsm", "taskmanager.memory.process.size": "2g",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +25,7 @@ func TestConfigFromMap(t *testing.T) {
 	want := Config{Streaming: false, CheckpointInterval: 10 * time.Second, CheckpointDir: "/tmp/cp", NumRetained: 3,
 		RestartAttempts: 4, RestartDelay: 2 * time.Second, RestorePath: "/tmp/sp", IgnoreUnclaimedState: true,
 		ChannelCapacity: 4, CheckpointTimeout: 10 * time.Minute, StateBackend: "rocksdb", StateTTL: time.Hour,
-		StateLocalDir: "/tmp/lsm"}
+		StateLocalDir: "/tmp/lsm", ProcessMemory: 2 << 30}
 	if c != want {
 		t.Fatalf("got  %+v\nwant %+v", c, want)
 	}
@@ -35,7 +35,7 @@ func TestConfigFromMap(t *testing.T) {
 	}
 	for k, v := range map[string]string{"execution.checkpointing.interval": "soon", "execution.runtime-mode": "both",
 		"restart-strategy.type": "failure-rate", "execution.checkpointing.num-retained": "0",
-		"state.backend.type": "forst", "table.exec.state.ttl": "-1 s"} {
+		"state.backend.type": "forst", "table.exec.state.ttl": "-1 s", "taskmanager.memory.process.size": "lots"} {
 		if _, err := ConfigFromMap(map[string]string{k: v}); err == nil {
 			t.Errorf("%s=%s accepted", k, v)
 		}

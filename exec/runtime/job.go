@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,9 @@ func Start(ctx context.Context, g *Graph, cfg Config) (*Job, error) {
 	}
 	if cfg.CheckpointTimeout <= 0 {
 		cfg.CheckpointTimeout = 10 * time.Minute
+	}
+	if cfg.ProcessMemory > 0 {
+		debug.SetMemoryLimit(cfg.ProcessMemory)
 	}
 	j := &Job{
 		ID:        strings.ReplaceAll(uuid.NewString(), "-", ""),
@@ -492,6 +496,12 @@ func (co *coordinator) build(restore *Checkpoint) error {
 				}
 			}
 			r.in = make(chan envelope, j.cfg.ChannelCapacity*min(r.numChan, 4))
+			if r.numChan > 1 {
+				r.credits = make([]chan struct{}, r.numChan)
+				for i := range r.credits {
+					r.credits[i] = make(chan struct{}, alignCredits)
+				}
+			}
 			r.blocked = make([]bool, r.numChan)
 			r.ended = make([]bool, r.numChan)
 		}
@@ -511,7 +521,11 @@ func (co *coordinator) build(restore *Checkpoint) error {
 					if e.Partition.Kind == Forward && s.subtask != r.subtask {
 						continue
 					}
-					o.dests = append(o.dests, dest{ch: r.in, idx: next[r]})
+					d := dest{ch: r.in, idx: next[r]}
+					if r.credits != nil {
+						d.credits = r.credits[d.idx]
+					}
+					o.dests = append(o.dests, d)
 					next[r]++
 				}
 			}

@@ -94,7 +94,18 @@ const (
 type dest struct {
 	ch  chan envelope
 	idx int // channel index at the receiver
+	// credits bounds the data batches of this logical channel that the
+	// receiver holds unprocessed (nil for a receiver with one channel): a
+	// batch takes a credit when sent and gives it back once processed, so
+	// a channel blocked by barrier alignment back-pressures its sender
+	// after alignCredits batches instead of being buffered without bound.
+	credits chan struct{}
 }
+
+// alignCredits is how many batches one logical channel may have in flight
+// to a receiver with several channels (what alignment buffers at most per
+// blocked channel).
+const alignCredits = 8
 
 type outEdge struct {
 	kind  PartitionKind
@@ -141,7 +152,8 @@ type task struct {
 	outs       []*outEdge
 	outEdgeIdx []int // graph edge index → index in outs, -1 if none
 	numChan    int
-	inputOf    []int // channel index → input index
+	inputOf    []int           // channel index → input index
+	credits    []chan struct{} // channel index → its credits (nil with one channel)
 
 	// alignment state
 	blocked   []bool
@@ -445,11 +457,16 @@ func (t *task) snapshot(ctx context.Context, cp int64, mode snapMode) error {
 func (t *task) handle(ctx context.Context, m envelope) error {
 	if t.blocked[m.ch] {
 		t.buffered = append(t.buffered, m)
+		t.metrics.alignBuffered.Add(1)
 		return nil
 	}
 	switch m.kind {
 	case envData:
-		return t.process(ctx, m)
+		err := t.process(ctx, m)
+		if t.credits != nil {
+			<-t.credits[m.ch]
+		}
+		return err
 	case envBarrier:
 		if t.aligning == 0 {
 			t.aligning = m.cp
@@ -517,6 +534,7 @@ func (t *task) maybeAligned(ctx context.Context) error {
 	}
 	replay := t.buffered
 	t.buffered = nil
+	t.metrics.alignBuffered.Add(-int64(len(replay)))
 	for _, m := range replay {
 		if err := t.handle(ctx, m); err != nil {
 			return err
@@ -663,6 +681,19 @@ func (t *task) broadcast(ctx context.Context, m envelope) error {
 // time spent waiting is counted.
 func (t *task) put(ctx context.Context, d dest, m envelope) error {
 	m.ch = d.idx
+	if d.credits != nil && m.kind == envData {
+		select {
+		case d.credits <- struct{}{}:
+		default:
+			start := time.Now()
+			select {
+			case d.credits <- struct{}{}:
+				t.metrics.backpressureNanos.Add(int64(time.Since(start)))
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
 	select {
 	case d.ch <- m:
 		return nil
@@ -684,4 +715,5 @@ type vertexMetrics struct {
 	recordsOut        atomic.Int64
 	backpressureNanos atomic.Int64
 	flushes           atomic.Int64 // sink writer snapshots (each flushes the writer)
+	alignBuffered     atomic.Int64 // batches held by barrier alignment now
 }

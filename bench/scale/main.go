@@ -1,0 +1,256 @@
+// Command scale measures keyed state at scale (issue 24): one job per run,
+// ChangelogNormalize or GroupAggregate over N keys, on the hashmap or the
+// rocksdb (LSM) state backend, with periodic checkpoints. It prints one
+// line: peak RSS, memory and checkpoint bytes per key, the longest and the
+// full-state checkpoint's duration, and the longest stall of the output
+// while input was flowing. scripts/bench-scale.sh runs it per case, each in
+// its own process so peak RSS is the case's own.
+//
+// The job is built on the runtime directly (source → hash → operator →
+// sink) with the operators the planner puts behind an upsert source
+// (ChangelogNormalize, keyed by the primary key) and behind
+// `SELECT k, SUM(a), COUNT(*), MAX(a) FROM t GROUP BY k` over insert-only
+// input (GroupAggregate).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/operators"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+func main() {
+	op := flag.String("op", "normalize", "normalize or groupby")
+	keys := flag.Int("keys", 1_000_000, "distinct keys")
+	backend := flag.String("backend", "hashmap", "hashmap or rocksdb")
+	interval := flag.Duration("interval", 5*time.Second, "checkpoint interval")
+	dir := flag.String("dir", "", "checkpoint directory (default a temp dir, removed)")
+	flag.Parse()
+	if err := run(*op, *keys, *backend, *interval, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+}
+
+// gen emits rows for n keys: every key once (+I), then a fifth of them
+// again (+U for normalize, another +I for group by), then idles (the job
+// stays up for a checkpoint of the full state).
+type gen struct {
+	op   string
+	keys int
+}
+
+func (g *gen) ChangelogMode() sql.ChangelogMode {
+	if g.op == "normalize" {
+		return sql.ModeOf(sql.Insert, sql.UpdateAfter)
+	}
+	return sql.InsertOnly
+}
+func (g *gen) Bounded() bool { return false }
+func (g *gen) NewReader(int, int) (connectors.SourceReader, error) {
+	return &genReader{g: g}, nil
+}
+
+type genReader struct {
+	g   *gen
+	pos int
+}
+
+var statuses = []string{"CREATED", "PAID", "SHIPPED", "DELIVERED"}
+
+func (r *genReader) Open(context.Context, []byte) error { return nil }
+func (r *genReader) total() int                         { return r.g.keys + r.g.keys/5 }
+func (r *genReader) Next(context.Context) ([]sql.Row, error) {
+	if r.pos >= r.total() {
+		return nil, nil
+	}
+	n := min(1024, r.total()-r.pos)
+	rows := make([]sql.Row, n)
+	for i := range rows {
+		p := r.pos + i
+		kind := sql.Insert
+		k := p
+		if p >= r.g.keys {
+			k = (p - r.g.keys) * 5
+			if r.g.op == "normalize" {
+				kind = sql.UpdateAfter
+			}
+		}
+		rows[i] = sql.Row{Kind: kind, Values: []any{int64(k), int64(p%1000 + 1), statuses[p%len(statuses)],
+			sql.TimestampData{Millis: 1_700_000_000_000 + int64(p)}}}
+	}
+	r.pos += n
+	return rows, nil
+}
+func (r *genReader) Snapshot(int64) ([]byte, error)                        { return nil, nil } // never restored
+func (r *genReader) NotifyCheckpointComplete(context.Context, int64) error { return nil }
+func (r *genReader) Close() error                                          { return nil }
+
+// probe is the sink: it counts rows and notes the longest gap between two
+// writes.
+type probe struct {
+	mu      sync.Mutex
+	rows    int64
+	last    time.Time
+	longest time.Duration
+}
+
+func (p *probe) ChangelogMode(m sql.ChangelogMode) (sql.ChangelogMode, error) { return m, nil }
+func (p *probe) Parallelism() int                                             { return 1 }
+func (p *probe) NewWriter(int, int) (connectors.SinkWriter, error)            { return p, nil }
+func (p *probe) Open(context.Context, []byte) error                           { return nil }
+func (p *probe) Write(_ context.Context, rows []sql.Row) error {
+	now := time.Now()
+	p.mu.Lock()
+	if !p.last.IsZero() {
+		p.longest = max(p.longest, now.Sub(p.last))
+	}
+	p.last = now
+	p.rows += int64(len(rows))
+	p.mu.Unlock()
+	return nil
+}
+func (p *probe) Snapshot(context.Context, int64) ([]byte, []byte, error) { return nil, nil, nil }
+func (p *probe) NotifyCheckpointComplete(context.Context, int64) error   { return nil }
+func (p *probe) Close(context.Context) error                             { return nil }
+
+func (p *probe) state() (int64, time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rows, p.longest
+}
+
+// rss reads VmRSS and VmHWM (peak) of this process, in bytes.
+func rss() (cur, peak int64) {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			cur = n << 10
+		case "VmHWM:":
+			peak = n << 10
+		}
+	}
+	return
+}
+
+func duSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func run(op string, keys int, backend string, interval time.Duration, dir string) error {
+	// As the binary does (cmd/sqlrun tuneGC): GOGC 400, a soft limit.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "bench-scale-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	g := runtime.NewGraph("scale-" + op)
+	src := &gen{op: op, keys: keys}
+	s := g.AddSource("src", "Source: gen", src, 1)
+	var f runtime.OperatorFactory
+	switch op {
+	case "normalize":
+		f = operators.ChangelogNormalize(operators.NormalizeSpec{Keys: []int{0}, GenerateUpdateBefore: true})
+	case "groupby":
+		f = operators.GroupAggregate(operators.AggregateSpec{GroupKeys: []int{0}, GenerateUpdateBefore: true,
+			Aggs: []operators.AggSpec{{Kind: operators.Sum, Arg: 1}, {Kind: operators.CountStar},
+				{Kind: operators.Max, Arg: 1, InsertOnly: true}}})
+	default:
+		return fmt.Errorf("unknown op %q", op)
+	}
+	o := g.AddOperator("op", op, f, 1)
+	sink := &probe{}
+	k := g.AddSink("sink", "Sink: probe", sink, 1)
+	g.Connect(s, o, runtime.Partitioning{Kind: runtime.Hash, Keys: []int{0}})
+	g.Connect(o, k, runtime.Partitioning{Kind: runtime.Forward})
+	base, _ := rss()
+	start := time.Now()
+	job, err := runtime.Start(context.Background(), g, runtime.Config{Streaming: true, CheckpointInterval: interval,
+		CheckpointDir: dir, StateBackend: backend, NumRetained: 1})
+	if err != nil {
+		return err
+	}
+	defer func() { job.Cancel(); _ = job.Wait(context.Background()) }()
+	total := int64(keys + keys/5)
+	var longestCp, fullCp time.Duration
+	var seen int64
+	var cpBytes int64
+	doneAt := time.Time{}
+	var doneID int64
+	var inputStall time.Duration
+	for {
+		time.Sleep(50 * time.Millisecond)
+		m := job.Metrics()
+		if st := m.Status; st.Terminal() {
+			return fmt.Errorf("job ended: %s %v", st, job.Err())
+		}
+		c := m.Checkpoints
+		if c.LastID != seen && c.LastID != 0 {
+			seen = c.LastID
+			longestCp = max(longestCp, c.LastDuration)
+			if !doneAt.IsZero() && c.LastID > doneID {
+				fullCp = c.LastDuration
+				if backend == "rocksdb" {
+					cpBytes = duSize(c.LastPath)
+				} else {
+					cpBytes = c.LastSize
+				}
+				break
+			}
+		}
+		var in int64
+		for _, v := range m.Vertices {
+			if v.UID == "op" {
+				in = v.RecordsIn
+			}
+		}
+		if doneAt.IsZero() && in >= total {
+			doneAt = time.Now()
+			doneID = c.LastID
+			_, inputStall = sink.state() // gaps while rows were flowing
+		}
+		if time.Since(start) > 30*time.Minute {
+			return fmt.Errorf("timed out")
+		}
+	}
+	_, peak := rss()
+	n := int64(keys)
+	fmt.Printf("%-9s %-8s %9d keys  %6.2f s  peak RSS %7.0f MiB  %6.0f B/key  checkpoint %5.1f B/key  ckpt full %6.2f s  longest ckpt %6.2f s  longest output stall %6.2f s\n",
+		op, backend, keys, doneAt.Sub(start).Seconds(), float64(peak)/(1<<20), float64(peak-base)/float64(n),
+		float64(cpBytes)/float64(n), fullCp.Seconds(), longestCp.Seconds(), inputStall.Seconds())
+	return nil
+}
