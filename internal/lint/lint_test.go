@@ -103,7 +103,7 @@ var rules = []rule{
 	{"docs/gen", []string{"..."}},
 	{"e2e", []string{"..."}},
 	{"badinput", []string{"..."}},
-	{"bench", []string{"..."}},
+	{"bench/...", []string{"..."}},
 	{"soak", []string{"..."}},
 }
 
