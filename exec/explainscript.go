@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/plan/dot"
 	"github.com/sqlrun/sqlrun/sql/ast"
 	"github.com/sqlrun/sqlrun/sql/parser"
@@ -46,13 +45,16 @@ func ExplainScript(ctx context.Context, s *Session, file, text string, asDOT boo
 		}
 		if asDOT {
 			target, planned := dotTarget(stmt)
-			if !planned {
+			switch {
+			case !planned:
 				err = explainOne(ctx, s, stmt, io.Discard)
-			} else {
-				var pl *plan.Plan
-				if pl, err = s.Planner.PhysicalPlan(ctx, s.Env(), target); err == nil {
-					drawn = append(drawn, dot.Statement{Title: dotTitle(file, p.StartLine, p.Text), Plan: pl})
+			case isCTAS(stmt):
+				// The table first, in the overlay; then its INSERT is drawn.
+				if err = s.Execute(ctx, stmt, io.Discard); err == nil {
+					drawn, err = s.draw(ctx, drawn, target, dotTitle(file, p.StartLine, p.Text))
 				}
+			default:
+				drawn, err = s.draw(ctx, drawn, target, dotTitle(file, p.StartLine, p.Text))
 			}
 			if err != nil {
 				return fail(p.StartLine, err)
@@ -75,7 +77,19 @@ func ExplainScript(ctx context.Context, s *Session, file, text string, asDOT boo
 	return nil
 }
 
+// draw plans target and adds it to the statements --dot draws.
+func (s *Session) draw(ctx context.Context, drawn []dot.Statement, target ast.Statement, title string) ([]dot.Statement, error) {
+	pl, err := s.Planner.PhysicalPlan(ctx, s.Env(), target)
+	if err != nil {
+		return drawn, err
+	}
+	return append(drawn, dot.Statement{Title: title, Plan: pl}), nil
+}
+
 func isPlanned(stmt ast.Statement) bool {
+	if isCTAS(stmt) {
+		return true
+	}
 	switch stmt.(type) {
 	case *ast.Insert, *ast.StatementSet, *ast.Query, *ast.Explain:
 		return true
@@ -92,6 +106,10 @@ func dotTarget(stmt ast.Statement) (ast.Statement, bool) {
 		return stmt, true
 	case *ast.Explain:
 		return st.Stmt, true
+	case *ast.CreateTable:
+		if st.AsQuery != nil {
+			return ctasInsert(st), true
+		}
 	}
 	return nil, false
 }
@@ -114,6 +132,15 @@ func explainOne(ctx context.Context, s *Session, stmt ast.Statement, out io.Writ
 		return s.Execute(ctx, st, out)
 	case *ast.Show, *ast.Describe:
 		return nil // listings add nothing to a plan
+	case *ast.CreateTable:
+		if st.AsQuery != nil {
+			// The table is created in the overlay, then its INSERT explained.
+			if err := s.Execute(ctx, st, io.Discard); err != nil {
+				return err
+			}
+			ins := ctasInsert(st)
+			return s.Execute(ctx, &ast.Explain{StmtBase: ast.StmtBase{At: st.Pos(), Text: "EXPLAIN " + st.SQL()}, Stmt: ins}, out)
+		}
 	}
 	return s.Execute(ctx, stmt, io.Discard)
 }

@@ -41,19 +41,24 @@ func (PlanPlanner) CompileQuery(_ context.Context, env Env, st *ast.Query, name 
 	if err != nil {
 		return nil, err
 	}
-	// The collect sink's input row is the result row.
-	var schema sql.Schema
+	schema := resultSchema(pl)
 	bounded := true
-	if len(pl.Physical) > 0 && len(pl.Physical[0].Inputs) > 0 {
-		in := pl.Physical[0].Inputs[0]
-		for i, n := range in.Names {
-			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: in.Types[i]})
-		}
-	}
 	for _, v := range g.Vertices {
 		if v.Source != nil && !v.Source.Bounded() {
 			bounded = false
 		}
 	}
 	return &QueryJob{Graph: g, Collect: c, Schema: schema, Bounded: bounded}, nil
+}
+
+// resultSchema is a query plan's result row: the collect sink's input.
+func resultSchema(pl *plan.Plan) sql.Schema {
+	var schema sql.Schema
+	if len(pl.Physical) > 0 && len(pl.Physical[0].Inputs) > 0 {
+		in := pl.Physical[0].Inputs[0]
+		for i, n := range in.Names {
+			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: in.Types[i]})
+		}
+	}
+	return schema
 }

@@ -207,6 +207,9 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 	}
 	switch st := stmt.(type) {
 	case *ast.CreateTable:
+		if st.AsQuery != nil {
+			return s.createTableAs(ctx, st, out)
+		}
 		return s.ok(out, s.createTable(st))
 	case *ast.DropTable:
 		return s.ok(out, s.Catalogs.DropTable(s.Catalogs.Qualify(st.Name), st.IfExists, st.Temporary))

@@ -98,7 +98,8 @@ func ArithmeticType(op string, a, b sql.DataType) sql.DataType {
 			s = max(s1, s2)
 			p = max(p1-s1, p2-s2) + s + 1
 		case "*":
-			p, s = p1+p2, s1+s2
+			// LogicalTypeMerging.findMultiplicationDecimalType.
+			p, s = p1+p2+1, s1+s2
 		case "/":
 			s = max(6, s1+p2+1)
 			p = p1 - s1 + s2 + s
