@@ -69,16 +69,14 @@ type Store struct {
 	restoredFrom string
 }
 
-// Open makes an empty working store in dir (created; removed by Close).
+// Open makes an empty working store in dir (created with the first table,
+// so an operator without keyed state costs nothing; removed by Close).
 // name is unique among the job's subtasks (it names the store's directory
 // in checkpoints).
 func Open(dir, name string) (*Store, error) {
 	s := &Store{dir: dir, name: name}
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("state backend: clear %s: %w", dir, err)
-	}
-	if err := s.open(); err != nil {
-		return nil, err
 	}
 	return s, nil
 }
@@ -140,6 +138,11 @@ func (s *Store) Table(name string) (state.KV, error) {
 	if strings.ContainsRune(name, 0) || name == "" {
 		return nil, fmt.Errorf("state backend: bad table name %q", name)
 	}
+	if s.db == nil {
+		if err := s.open(); err != nil {
+			return nil, err
+		}
+	}
 	return &table{s: s, name: name, prefix: append([]byte(name), 0)}, nil
 }
 
@@ -178,10 +181,12 @@ func (s *Store) restore(rel string) error {
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("state backend: checkpoint files: %w", err)
 	}
-	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("state backend: %w", err)
+	if s.db != nil {
+		if err := s.db.Close(); err != nil {
+			return fmt.Errorf("state backend: %w", err)
+		}
+		s.db = nil
 	}
-	s.db = nil
 	if err := os.RemoveAll(s.dir); err != nil {
 		return fmt.Errorf("state backend: %w", err)
 	}
