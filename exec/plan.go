@@ -54,10 +54,10 @@ func (PlanPlanner) CompileQuery(_ context.Context, env Env, st *ast.Query, name 
 // resultSchema is a query plan's result row: the collect sink's input.
 func resultSchema(pl *plan.Plan) sql.Schema {
 	var schema sql.Schema
-	if len(pl.Physical) > 0 && len(pl.Physical[0].Inputs) > 0 {
-		in := pl.Physical[0].Inputs[0]
-		for i, n := range in.Names {
-			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: in.Types[i]})
+	if len(pl.Physical) > 0 && len(pl.Physical[0].Inputs()) > 0 {
+		in := pl.Physical[0].Inputs()[0]
+		for i, n := range in.Names() {
+			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: in.Types()[i]})
 		}
 	}
 	return schema

@@ -99,7 +99,7 @@ type binder struct {
 	env       Env
 	config    map[string]string
 	streaming bool
-	ctes      map[string]*Rel
+	ctes      map[string]Node
 }
 
 func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef, error) {
@@ -204,7 +204,7 @@ func (b *binder) createSink(ref *TableRef) error {
 }
 
 // bindFrom binds a FROM item into a plan and its scope.
-func (b *binder) bindFrom(t ast.TableExpr) (*Rel, *scope, error) {
+func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 	switch x := t.(type) {
 	case *ast.TableRef:
 		if x.Name.Catalog == "" && x.Name.Database == "" && len(x.Hints) == 0 {
@@ -226,7 +226,7 @@ func (b *binder) bindFrom(t ast.TableExpr) (*Rel, *scope, error) {
 		if err := b.createSource(ref); err != nil {
 			return nil, nil, err
 		}
-		rel := &Rel{Kind: LogicalTableScan, Table: ref, Names: ref.Schema.Names(), Types: ref.Schema.Types(), Fetch: -1}
+		rel := &LogicalTableScan{base: row(ref.Schema.Names(), ref.Schema.Types()), Table: ref}
 		q := ref.ID.Name
 		if x.Alias != "" {
 			q = x.Alias
@@ -242,9 +242,9 @@ func (b *binder) bindFrom(t ast.TableExpr) (*Rel, *scope, error) {
 			return nil, nil, err
 		}
 		if len(x.Columns) > 0 {
-			if len(x.Columns) != len(rel.Names) {
+			if len(x.Columns) != len(rel.Names()) {
 				return nil, nil, validationErr(x.At, 1, "List of column aliases must have same degree as table; table has %d columns %s, whereas alias list has %d columns",
-					len(rel.Names), "('"+strings.Join(rel.Names, "', '")+"')", len(x.Columns))
+					len(rel.Names()), "('"+strings.Join(rel.Names(), "', '")+"')", len(x.Columns))
 			}
 			rel = renamed(rel, x.Columns)
 		}
@@ -255,24 +255,24 @@ func (b *binder) bindFrom(t ast.TableExpr) (*Rel, *scope, error) {
 	return nil, nil, fmt.Errorf("bind: unknown FROM item %T", t)
 }
 
-func scopeOf(r *Rel, qualifier string) *scope {
+func scopeOf(r Node, qualifier string) *scope {
 	s := &scope{}
-	for i, n := range r.Names {
-		s.cols = append(s.cols, column{qualifier: qualifier, name: n, t: r.Types[i]})
+	for i, n := range r.Names() {
+		s.cols = append(s.cols, column{qualifier: qualifier, name: n, t: r.Types()[i]})
 	}
 	return s
 }
 
 // renamed puts a projection that renames r's fields on top of it.
-func renamed(r *Rel, names []string) *Rel {
+func renamed(r Node, names []string) Node {
 	exprs := make([]Expr, len(names))
 	for i := range names {
-		exprs[i] = &InputRef{Index: i, T: r.Types[i]}
+		exprs[i] = &InputRef{Index: i, T: r.Types()[i]}
 	}
-	return &Rel{Kind: LogicalProject, Inputs: []*Rel{r}, Exprs: exprs, Names: names, Types: r.Types, Fetch: -1}
+	return &LogicalProject{base: row(names, r.Types(), r), Exprs: exprs}
 }
 
-func (b *binder) bindQuery(q ast.QueryExpr) (*Rel, error) {
+func (b *binder) bindQuery(q ast.QueryExpr) (Node, error) {
 	switch x := q.(type) {
 	case *ast.Select:
 		return b.bindSelect(x)
@@ -280,7 +280,7 @@ func (b *binder) bindQuery(q ast.QueryExpr) (*Rel, error) {
 		return b.bindValues(x)
 	case *ast.With:
 		saved := b.ctes
-		b.ctes = map[string]*Rel{}
+		b.ctes = map[string]Node{}
 		for k, v := range saved {
 			b.ctes[k] = v
 		}
@@ -303,7 +303,7 @@ func (b *binder) bindQuery(q ast.QueryExpr) (*Rel, error) {
 	return nil, fmt.Errorf("bind: unknown query %T", q)
 }
 
-func (b *binder) bindSetOp(x *ast.SetOp) (*Rel, error) {
+func (b *binder) bindSetOp(x *ast.SetOp) (Node, error) {
 	if x.Kind != ast.Union {
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s yet", x.Kind)
 	}
@@ -315,20 +315,20 @@ func (b *binder) bindSetOp(x *ast.SetOp) (*Rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(l.Names) != len(r.Names) {
+	if len(l.Names()) != len(r.Names()) {
 		return nil, validationErr(x.At, 1, "Column count mismatch in UNION")
 	}
-	types := make([]sql.DataType, len(l.Types))
-	for i := range l.Types {
-		t, ok := commonType(l.Types[i], r.Types[i])
+	types := make([]sql.DataType, len(l.Types()))
+	for i := range l.Types() {
+		t, ok := commonType(l.Types()[i], r.Types()[i])
 		if !ok {
 			return nil, validationErr(x.At, 1, "Type mismatch in column %d of UNION", i+1)
 		}
 		types[i] = t
 	}
 	l, r = castTo(l, types), castTo(r, types)
-	u := &Rel{Kind: LogicalUnion, Inputs: []*Rel{l, r}, All: x.All, Names: l.Names, Types: types, Fetch: -1}
-	var out *Rel = u
+	u := &LogicalUnion{base: row(l.Names(), types, l, r), All: x.All}
+	var out Node = u
 	if !x.All {
 		out = distinct(u)
 	}
@@ -336,11 +336,11 @@ func (b *binder) bindSetOp(x *ast.SetOp) (*Rel, error) {
 }
 
 // castTo projects r to the given types when any differs.
-func castTo(r *Rel, types []sql.DataType) *Rel {
+func castTo(r Node, types []sql.DataType) Node {
 	same := true
 	exprs := make([]Expr, len(types))
 	for i, t := range types {
-		exprs[i] = castExpr(&InputRef{Index: i, T: r.Types[i]}, t)
+		exprs[i] = castExpr(&InputRef{Index: i, T: r.Types()[i]}, t)
 		if _, ok := exprs[i].(*InputRef); !ok {
 			same = false
 		}
@@ -348,32 +348,32 @@ func castTo(r *Rel, types []sql.DataType) *Rel {
 	if same {
 		return r
 	}
-	if r.Kind == LogicalValues {
-		rows := make([][]Expr, len(r.Rows))
-		for i, row := range r.Rows {
+	if v, ok := r.(*LogicalValues); ok {
+		rows := make([][]Expr, len(v.Rows))
+		for i, row := range v.Rows {
 			rows[i] = make([]Expr, len(row))
 			for j, e := range row {
 				rows[i][j] = castExpr(e, types[j])
 			}
 		}
-		return &Rel{Kind: LogicalValues, Rows: rows, Names: r.Names, Types: types, Fetch: -1}
+		return &LogicalValues{base: row(r.Names(), types), Rows: rows}
 	}
 	ts := make([]sql.DataType, len(exprs))
 	for i, e := range exprs {
 		ts[i] = e.Type()
 	}
-	return &Rel{Kind: LogicalProject, Inputs: []*Rel{r}, Exprs: exprs, Names: r.Names, Types: ts, Fetch: -1}
+	return &LogicalProject{base: row(r.Names(), ts, r), Exprs: exprs}
 }
 
-func distinct(r *Rel) *Rel {
-	g := make([]int, len(r.Names))
+func distinct(r Node) Node {
+	g := make([]int, len(r.Names()))
 	for i := range g {
 		g[i] = i
 	}
-	return &Rel{Kind: LogicalAggregate, Inputs: []*Rel{r}, Group: g, Names: r.Names, Types: r.Types, Fetch: -1}
+	return &LogicalAggregate{base: sameRow(r), Group: g}
 }
 
-func (b *binder) bindValues(x *ast.Values) (*Rel, error) {
+func (b *binder) bindValues(x *ast.Values) (Node, error) {
 	if len(x.Rows) == 0 {
 		return nil, validationErr(x.At, 1, "VALUES must have at least one row")
 	}
@@ -412,7 +412,7 @@ func (b *binder) bindValues(x *ast.Values) (*Rel, error) {
 			rows[i][j] = castExpr(rows[i][j], types[j])
 		}
 	}
-	return &Rel{Kind: LogicalValues, Rows: rows, Names: names, Types: types, Fetch: -1}, nil
+	return &LogicalValues{base: row(names, types), Rows: rows}, nil
 }
 
 // aggCollector gathers aggregate calls of a SELECT while binding.
@@ -485,12 +485,12 @@ func walkAST(e ast.Expr, f func(ast.Expr)) {
 	}
 }
 
-func (b *binder) bindSelect(x *ast.Select) (*Rel, error) {
-	var input *Rel
+func (b *binder) bindSelect(x *ast.Select) (Node, error) {
+	var input Node
 	var sc *scope
 	if x.From == nil {
-		input = &Rel{Kind: LogicalValues, Rows: [][]Expr{{&Literal{Value: int32(0), T: sql.Int().NotNull()}}},
-			Names: []string{"ZERO"}, Types: []sql.DataType{sql.Int().NotNull()}, Fetch: -1}
+		input = &LogicalValues{base: row([]string{"ZERO"}, []sql.DataType{sql.Int().NotNull()}),
+			Rows: [][]Expr{{&Literal{Value: int32(0), T: sql.Int().NotNull()}}}}
 		sc = &scope{}
 	} else {
 		var err error
@@ -529,7 +529,7 @@ func (b *binder) bindSelect(x *ast.Select) (*Rel, error) {
 		if cond.Type().Root != sql.TypeBoolean && cond.Type().Root != sql.TypeNull {
 			return nil, validationErr(x.Where.Pos(), 1, "WHERE clause must be a condition")
 		}
-		input = &Rel{Kind: LogicalFilter, Inputs: []*Rel{input}, Cond: cond, Names: input.Names, Types: input.Types, Fetch: -1}
+		input = &LogicalFilter{base: sameRow(input), Cond: cond}
 	}
 	aggregated := len(x.GroupBy) > 0 || x.Having != nil
 	for _, it := range items {
@@ -590,7 +590,7 @@ func (b *binder) bindSelect(x *ast.Select) (*Rel, error) {
 		input = aggRel
 		if having != nil {
 			having = fixAggRefs(having, aggRel)
-			input = &Rel{Kind: LogicalFilter, Inputs: []*Rel{input}, Cond: having, Names: input.Names, Types: input.Types, Fetch: -1}
+			input = &LogicalFilter{base: sameRow(input), Cond: having}
 		}
 		exprs = out
 	} else {
@@ -614,7 +614,7 @@ func (b *binder) bindSelect(x *ast.Select) (*Rel, error) {
 		names = append(names, name)
 	}
 	names = uniquify(names)
-	var out *Rel
+	var out Node
 	if aggregated {
 		// Calcite's RelBuilder drops the select list's projection above an
 		// aggregate when it is the identity ...
@@ -646,12 +646,12 @@ func uniquify(names []string) []string {
 
 // project adds a LogicalProject unless it is the identity with the same
 // names (Calcite's RelBuilder drops trivial projects).
-func project(input *Rel, exprs []Expr, names []string) *Rel {
-	if len(exprs) == len(input.Names) {
+func project(input Node, exprs []Expr, names []string) Node {
+	if len(exprs) == len(input.Names()) {
 		trivial := true
 		for i, e := range exprs {
 			r, ok := e.(*InputRef)
-			if !ok || r.Index != i || names[i] != input.Names[i] {
+			if !ok || r.Index != i || names[i] != input.Names()[i] {
 				trivial = false
 				break
 			}
@@ -664,26 +664,26 @@ func project(input *Rel, exprs []Expr, names []string) *Rel {
 	for i, e := range exprs {
 		types[i] = e.Type()
 	}
-	return &Rel{Kind: LogicalProject, Inputs: []*Rel{input}, Exprs: exprs, Names: names, Types: types, Fetch: -1}
+	return &LogicalProject{base: row(names, types, input), Exprs: exprs}
 }
 
-func forcedProject(input *Rel, exprs []Expr, names []string) *Rel {
+func forcedProject(input Node, exprs []Expr, names []string) Node {
 	types := make([]sql.DataType, len(exprs))
 	for i, e := range exprs {
 		types[i] = e.Type()
 	}
-	return &Rel{Kind: LogicalProject, Inputs: []*Rel{input}, Exprs: exprs, Names: names, Types: types, Fetch: -1}
+	return &LogicalProject{base: row(names, types, input), Exprs: exprs}
 }
 
 // mergeProject puts exprs (over r's output) on top of r, merged into r
 // when r is a projection, as RelBuilder merges consecutive projects.
-func mergeProject(r *Rel, exprs []Expr, names []string) *Rel {
-	if r.Kind == LogicalProject {
+func mergeProject(r Node, exprs []Expr, names []string) Node {
+	if p, ok := r.(*LogicalProject); ok {
 		merged := make([]Expr, len(exprs))
 		for i, e := range exprs {
-			merged[i] = inline(e, r.Exprs)
+			merged[i] = inline(e, p.Exprs)
 		}
-		return forcedProject(r.Inputs[0], merged, names)
+		return forcedProject(p.input(), merged, names)
 	}
 	return project(r, exprs, names)
 }
@@ -697,10 +697,10 @@ type aggPlaceholder struct {
 
 func (a *aggPlaceholder) Type() sql.DataType { return a.t }
 
-func fixAggRefs(e Expr, agg *Rel) Expr {
+func fixAggRefs(e Expr, agg Node) Expr {
 	switch x := e.(type) {
 	case *aggPlaceholder:
-		return &InputRef{Index: x.i, T: agg.Types[x.i]}
+		return &InputRef{Index: x.i, T: agg.Types()[x.i]}
 	case *Call:
 		args := make([]Expr, len(x.Args))
 		for i, a := range x.Args {
@@ -713,7 +713,7 @@ func fixAggRefs(e Expr, agg *Rel) Expr {
 
 // buildAggregate builds Project(group exprs, agg args) → Aggregate, as
 // Calcite's SqlToRelConverter does.
-func buildAggregate(input *Rel, agg *aggCollector) *Rel {
+func buildAggregate(input Node, agg *aggCollector) Node {
 	var exprs []Expr
 	var names []string
 	indexOf := func(e Expr) int {
@@ -724,7 +724,7 @@ func buildAggregate(input *Rel, agg *aggCollector) *Rel {
 		}
 		exprs = append(exprs, e)
 		if r, ok := e.(*InputRef); ok {
-			names = append(names, input.Names[r.Index])
+			names = append(names, input.Names()[r.Index])
 		} else {
 			names = append(names, "$f"+strconv.Itoa(len(exprs)-1))
 		}
@@ -754,25 +754,24 @@ func buildAggregate(input *Rel, agg *aggCollector) *Rel {
 	outNames := make([]string, 0, len(group)+len(calls))
 	outTypes := make([]sql.DataType, 0, len(group)+len(calls))
 	for _, g := range group {
-		outNames = append(outNames, below.Names[g])
-		outTypes = append(outTypes, below.Types[g])
+		outNames = append(outNames, below.Names()[g])
+		outTypes = append(outTypes, below.Types()[g])
 	}
 	for _, c := range calls {
 		outNames = append(outNames, c.Name)
 		outTypes = append(outTypes, c.T)
 	}
-	return &Rel{Kind: LogicalAggregate, Inputs: []*Rel{below}, Group: group, Aggs: calls,
-		Names: uniquify(outNames), Types: outTypes, Fetch: -1}
+	return &LogicalAggregate{base: row(uniquify(outNames), outTypes, below), Group: group, Aggs: calls}
 }
 
 // exprKey is a structural identity for deduplicating expressions.
 func exprKey(e Expr) string { return FormatExpr(e, nil, FormatAST) + "|" + e.Type().String() }
 
-func (b *binder) bindOrderLimit(r *Rel, order []ast.OrderItem, limit, offset *int64, sc *scope) (*Rel, error) {
+func (b *binder) bindOrderLimit(r Node, order []ast.OrderItem, limit, offset *int64, sc *scope) (Node, error) {
 	if len(order) == 0 && limit == nil && offset == nil {
 		return r, nil
 	}
-	s := &Rel{Kind: LogicalSort, Inputs: []*Rel{r}, Names: r.Names, Types: r.Types, Fetch: -1}
+	s := &LogicalSort{base: sameRow(r), Fetch: -1}
 	for _, o := range order {
 		e, err := b.bindExpr(o.Expr, sc, nil)
 		if err != nil {
@@ -782,10 +781,10 @@ func (b *binder) bindOrderLimit(r *Rel, order []ast.OrderItem, limit, offset *in
 		if !ok {
 			if l, isLit := e.(*Literal); isLit && l.T.IsIntegral() {
 				n, _ := toInt(l.Value)
-				if n < 1 || int(n) > len(r.Names) {
+				if n < 1 || int(n) > len(r.Names()) {
 					return nil, validationErr(o.At, 1, "Ordinal out of range")
 				}
-				ref = &InputRef{Index: int(n) - 1, T: r.Types[n-1]}
+				ref = &InputRef{Index: int(n) - 1, T: r.Types()[n-1]}
 			} else {
 				return nil, sql.Errorf(sql.TableException, "sqlrun supports ORDER BY on output columns only")
 			}
@@ -1327,7 +1326,7 @@ func familyName(t sql.DataType) string {
 
 // bindJoin binds "l [kind] JOIN r ON cond" into LogicalJoin; the outer
 // side's opposite columns become nullable.
-func (b *binder) bindJoin(x *ast.Join) (*Rel, *scope, error) {
+func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 	l, ls, err := b.bindFrom(x.Left)
 	if err != nil {
 		return nil, nil, err
@@ -1392,7 +1391,7 @@ func (b *binder) bindJoin(x *ast.Join) (*Rel, *scope, error) {
 	default:
 		cond = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	}
-	names := uniquify(append(append([]string(nil), l.Names...), r.Names...))
-	j := &Rel{Kind: LogicalJoin, Inputs: []*Rel{l, r}, Cond: cond, JoinType: kind, Names: names, Types: types, Fetch: -1}
+	names := uniquify(append(append([]string(nil), l.Names()...), r.Names()...))
+	j := &LogicalJoin{base: row(names, types, l, r), Cond: cond, JoinType: kind}
 	return j, sc, nil
 }

@@ -48,47 +48,47 @@ func kindsOf(m sql.ChangelogMode) sql.ChangelogMode {
 func hasUpdates(k sql.ChangelogMode) bool { return k.Contains(sql.UpdateAfter) }
 
 // modifyKinds computes pass 1 for a node (memoized in mk).
-func modifyKinds(n *Rel, mk map[*Rel]sql.ChangelogMode) sql.ChangelogMode {
+func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 	if k, ok := mk[n]; ok {
 		return k
 	}
 	var k sql.ChangelogMode
-	switch n.Kind {
-	case TableSourceScan:
+	switch n := n.(type) {
+	case *TableSourceScan:
 		k = kindsOf(n.Table.Source.ChangelogMode())
-	case Values:
+	case *Values:
 		k = sql.InsertOnly
-	case ChangelogNormalize:
+	case *ChangelogNormalize:
 		modifyKinds(n.input(), mk)
 		k = kindsOf(sql.All)
-	case GroupAggregate:
+	case *GroupAggregate:
 		in := modifyKinds(n.input(), mk)
 		k = sql.ModeOf(sql.Insert, sql.UpdateAfter)
 		if !in.IsInsertOnly() {
 			k = k.With(sql.Delete)
 		}
-	case SortLimit:
+	case *SortLimit:
 		modifyKinds(n.input(), mk)
 		k = kindsOf(sql.All)
-	case Limit:
+	case *Limit:
 		in := modifyKinds(n.input(), mk)
 		k = sql.InsertOnly
 		if !in.IsInsertOnly() {
 			k = kindsOf(sql.All)
 		}
-	case Union:
-		for _, in := range n.Inputs {
+	case *Union:
+		for _, in := range n.inputs {
 			k = k.Union(modifyKinds(in, mk))
 		}
-	case Join:
-		for _, in := range n.Inputs {
+	case *Join:
+		for _, in := range n.inputs {
 			k = k.Union(modifyKinds(in, mk))
 		}
 		if n.JoinType != ast.InnerJoin {
 			// An outer join retracts its null-padded rows.
 			k = kindsOf(sql.All)
 		}
-	case Sink:
+	case *Sink:
 		modifyKinds(n.input(), mk)
 		k = sql.NoChanges
 	default: // Calc, Exchange, DropUpdateBefore forward.
@@ -117,20 +117,20 @@ func toMode(k sql.ChangelogMode, uk updateKind) sql.ChangelogMode {
 }
 
 // upsertKeys derives FlinkRelMdUpsertKeys for every node, bottom-up.
-func upsertKeys(n *Rel) [][]int {
-	for _, in := range n.Inputs {
+func upsertKeys(n Node) [][]int {
+	for _, in := range n.Inputs() {
 		upsertKeys(in)
 	}
 	var keys [][]int
-	switch n.Kind {
-	case TableSourceScan:
+	switch n := n.(type) {
+	case *TableSourceScan:
 		if pk := pkIndexes(n); len(pk) > 0 && len(pk) == len(n.Table.Schema.PrimaryKey) {
 			keys = [][]int{pk}
 		}
-	case ChangelogNormalize:
+	case *ChangelogNormalize:
 		keys = [][]int{n.Keys}
-	case Calc:
-		for _, k := range n.input().UpsertKeys {
+	case *Calc:
+		for _, k := range n.input().UpsertKeys() {
 			mapped := make([]int, 0, len(k))
 			for _, f := range k {
 				for i, e := range n.Exprs {
@@ -144,13 +144,13 @@ func upsertKeys(n *Rel) [][]int {
 				keys = append(keys, mapped)
 			}
 		}
-	case Exchange:
-		for _, k := range n.input().UpsertKeys {
+	case *Exchange:
+		for _, k := range n.input().UpsertKeys() {
 			if n.Single || containsAll(k, n.Keys) {
 				keys = append(keys, k)
 			}
 		}
-	case GroupAggregate:
+	case *GroupAggregate:
 		// The group keys; a global aggregate has the empty key (it emits
 		// one row), which is within any sink primary key.
 		g := make([]int, len(n.Group))
@@ -158,12 +158,12 @@ func upsertKeys(n *Rel) [][]int {
 			g[i] = i
 		}
 		keys = [][]int{g}
-	case DropUpdateBefore, Limit, SortLimit:
-		keys = n.input().UpsertKeys
-	case Join:
+	case *DropUpdateBefore, *Limit, *SortLimit:
+		keys = n.input().UpsertKeys()
+	case *Join:
 		keys = joinUpsertKeys(n)
 	}
-	n.UpsertKeys = keys
+	n.head().upsertKeys = keys
 	return keys
 }
 
@@ -185,7 +185,7 @@ func containsAll(set, sub []int) bool {
 func sameSet(a, b []int) bool { return len(a) == len(b) && containsAll(a, b) && containsAll(b, a) }
 
 type inference struct {
-	mk     map[*Rel]sql.ChangelogMode
+	mk     map[Node]sql.ChangelogMode
 	config map[string]string
 }
 
@@ -193,8 +193,8 @@ type inference struct {
 // sink's upsert materializer. explainQuery marks a query root planned for
 // EXPLAIN, which tries ONLY_UPDATE_AFTER first; a query run by the client
 // needs BEFORE_AND_AFTER.
-func inferChangelog(root *Rel, config map[string]string, explainQuery bool) (*Rel, error) {
-	inf := &inference{mk: map[*Rel]sql.ChangelogMode{}, config: config}
+func inferChangelog(root *Sink, config map[string]string, explainQuery bool) (*Sink, error) {
+	inf := &inference{mk: map[Node]sql.ChangelogMode{}, config: config}
 	upsertKeys(root)
 	modifyKinds(root, inf.mk)
 	in := root.input()
@@ -229,7 +229,7 @@ func inferChangelog(root *Rel, config map[string]string, explainQuery bool) (*Re
 		case accepted.Contains(sql.UpdateAfter) && !accepted.Contains(sql.UpdateBefore):
 			requirements = []updateKind{ukBA}
 			pk := root.Table.Schema.PrimaryKeyIndexes()
-			for _, k := range in.UpsertKeys {
+			for _, k := range in.UpsertKeys() {
 				if len(pk) > 0 && sameSet(k, pk) {
 					requirements = []updateKind{ukOnlyUA, ukBA}
 				}
@@ -238,7 +238,7 @@ func inferChangelog(root *Rel, config map[string]string, explainQuery bool) (*Re
 			requirements = []updateKind{ukBA}
 		}
 	}
-	var newIn *Rel
+	var newIn Node
 	for _, req := range requirements {
 		if r, ok := inf.visit(in, req); ok {
 			newIn = r
@@ -247,15 +247,15 @@ func inferChangelog(root *Rel, config map[string]string, explainQuery bool) (*Re
 	}
 	if newIn == nil {
 		// Flink prints the plan with the traits pass 1 derived.
-		root.Walk(func(n *Rel) { n.Mode = toMode(inf.mk[n], ukBA) })
-		root.Mode = sql.NoChanges
+		Walk(root, func(n Node) { n.head().mode = toMode(inf.mk[n], ukBA) })
+		root.mode = sql.NoChanges
 		return nil, sql.Errorf(sql.TableException, "Can't generate a valid execution plan for the given query:\n%s",
 			explainTree(printable(root), explainOpts{format: FormatPrefix, changelog: true}))
 	}
 	upsertKeys(newIn)
 	out := *root
-	out.Inputs = []*Rel{newIn}
-	out.Mode = sql.NoChanges
+	out.inputs = []Node{newIn}
+	out.mode = sql.NoChanges
 	if !root.Collect {
 		out.UpsertMaterialize = inf.materialize(&out, newIn)
 	}
@@ -264,7 +264,7 @@ func inferChangelog(root *Rel, config map[string]string, explainQuery bool) (*Re
 
 // materialize decides SinkUpsertMaterializer per
 // table.exec.sink.upsert-materialize (AUTO by default).
-func (inf *inference) materialize(sink, in *Rel) bool {
+func (inf *inference) materialize(sink *Sink, in Node) bool {
 	pk := sink.Table.Schema.PrimaryKeyIndexes()
 	mode, _ := config.Enum(inf.config, config.KeyUpsertMaterialize) // SET checked it
 	switch mode {
@@ -273,14 +273,14 @@ func (inf *inference) materialize(sink, in *Rel) bool {
 	case "NONE":
 		return false
 	}
-	if len(pk) == 0 || in.Mode.IsInsertOnly() {
+	if len(pk) == 0 || in.Mode().IsInsertOnly() {
 		return false
 	}
-	accepted, err := sink.Table.Sink.ChangelogMode(in.Mode)
+	accepted, err := sink.Table.Sink.ChangelogMode(in.Mode())
 	if err != nil || accepted.IsInsertOnly() {
 		return false
 	}
-	for _, k := range in.UpsertKeys {
+	for _, k := range in.UpsertKeys() {
 		if containsAll(pk, k) {
 			return false
 		}
@@ -290,15 +290,15 @@ func (inf *inference) materialize(sink, in *Rel) bool {
 
 // consumeError builds Flink's "doesn't support consuming" error, naming
 // the node that introduces the offending kinds.
-func (inf *inference) consumeError(requester string, n *Rel, missing sql.ChangelogMode) error {
+func (inf *inference) consumeError(requester string, n Node, missing sql.ChangelogMode) error {
 	culprit := n
 	for {
-		next := (*Rel)(nil)
-		switch culprit.Kind {
-		case Calc, Exchange, DropUpdateBefore:
-			next = culprit.input()
-		case Union:
-			for _, in := range culprit.Inputs {
+		var next Node
+		switch c := culprit.(type) {
+		case *Calc, *Exchange, *DropUpdateBefore:
+			next = c.input()
+		case *Union:
+			for _, in := range c.inputs {
 				if inf.mk[in]&missing != 0 {
 					next = in
 					break
@@ -325,31 +325,32 @@ func (inf *inference) consumeError(requester string, n *Rel, missing sql.Changel
 
 // visit is pass 2: it returns a copy of n whose subtree provides req, or
 // false when n cannot.
-func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
+func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 	k := inf.mk[n]
-	out := *n
-	setMode := func(uk updateKind) { out.Mode = toMode(k, uk) }
+	out := n.WithInputs(n.Inputs()...)
+	h := out.head()
+	setMode := func(uk updateKind) { h.mode = toMode(k, uk) }
 	if !hasUpdates(k) {
 		req = ukNone
 	}
 	child := func(i int, r updateKind) bool {
-		c, ok := inf.visit(n.Inputs[i], r)
+		c, ok := inf.visit(n.Inputs()[i], r)
 		if ok {
-			out.Inputs = append([]*Rel(nil), out.Inputs...)
-			out.Inputs[i] = c
+			h.inputs = append([]Node(nil), h.inputs...)
+			h.inputs[i] = c
 		}
 		return ok
 	}
 	needBA := func(i int) updateKind {
-		if hasUpdates(inf.mk[n.Inputs[i]]) {
+		if hasUpdates(inf.mk[n.Inputs()[i]]) {
 			return ukBA
 		}
 		return ukNone
 	}
-	switch n.Kind {
-	case TableSourceScan:
-		src := n.Table.Source.ChangelogMode()
-		out.Mode = src
+	switch x := n.(type) {
+	case *TableSourceScan:
+		src := x.Table.Source.ChangelogMode()
+		h.mode = src
 		provided := ukNone
 		if src.Contains(sql.UpdateBefore) {
 			provided = ukBA
@@ -358,17 +359,17 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 		}
 		switch {
 		case provided == req:
-			return &out, true
+			return out, true
 		case provided == ukBA && req == ukOnlyUA:
-			drop := &Rel{Kind: DropUpdateBefore, Inputs: []*Rel{&out}, Names: n.Names, Types: n.Types,
-				Mode: src.Without(sql.UpdateBefore), UpsertKeys: n.UpsertKeys, Fetch: -1}
+			drop := &DropUpdateBefore{base: sameRow(out)}
+			drop.mode, drop.upsertKeys = src.Without(sql.UpdateBefore), x.upsertKeys
 			return drop, true
 		}
 		return nil, false
-	case Values:
-		out.Mode = sql.InsertOnly
-		return &out, true
-	case ChangelogNormalize:
+	case *Values:
+		h.mode = sql.InsertOnly
+		return out, true
+	case *ChangelogNormalize:
 		if !child(0, ukOnlyUA) {
 			return nil, false
 		}
@@ -376,33 +377,33 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 			req = ukOnlyUA
 		}
 		setMode(req)
-		return &out, true
-	case Calc:
-		if req == ukOnlyUA && nonUpsertKeyCondition(n) {
+		return out, true
+	case *Calc:
+		if req == ukOnlyUA && nonUpsertKeyCondition(x) {
 			return nil, false
 		}
 		if !child(0, req) {
 			return nil, false
 		}
 		setMode(req)
-		return &out, true
-	case GroupAggregate, Limit, SortLimit:
+		return out, true
+	case *GroupAggregate, *Limit, *SortLimit:
 		if !child(0, needBA(0)) {
 			return nil, false
 		}
-		if n.Kind == GroupAggregate {
-			retract := hasUpdates(inf.mk[n.input()]) || inf.mk[n.input()].Contains(sql.Delete)
-			out.Aggs = append([]AggCall(nil), n.Aggs...)
-			for i := range out.Aggs {
-				out.Aggs[i].Retract = retract
+		if agg, ok := out.(*GroupAggregate); ok {
+			retract := hasUpdates(inf.mk[x.input()]) || inf.mk[x.input()].Contains(sql.Delete)
+			agg.Aggs = append([]AggCall(nil), agg.Aggs...)
+			for i := range agg.Aggs {
+				agg.Aggs[i].Retract = retract
 			}
 		}
 		setMode(req)
-		return &out, true
-	case Union:
-		for i := range n.Inputs {
+		return out, true
+	case *Union:
+		for i, in := range x.inputs {
 			r := req
-			if !hasUpdates(inf.mk[n.Inputs[i]]) {
+			if !hasUpdates(inf.mk[in]) {
 				r = ukNone
 			}
 			if !child(i, r) {
@@ -410,9 +411,9 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 			}
 		}
 		setMode(req)
-		return &out, true
-	case Join:
-		for i, in := range n.Inputs {
+		return out, true
+	case *Join:
+		for i, in := range x.inputs {
 			if !hasUpdates(inf.mk[in]) {
 				if !child(i, ukNone) {
 					return nil, false
@@ -421,11 +422,11 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 			}
 			r := ukBA
 			if req == ukOnlyUA {
-				keys := n.LeftKeys
+				keys := x.LeftKeys
 				if i == 1 {
-					keys = n.RightKeys
+					keys = x.RightKeys
 				}
-				if !uniqueKeyContains(in.UpsertKeys, keys) {
+				if !uniqueKeyContains(in.UpsertKeys(), keys) {
 					return nil, false
 				}
 				r = ukOnlyUA
@@ -435,13 +436,13 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 			}
 		}
 		setMode(req)
-		return &out, true
+		return out, true
 	default: // Exchange, DropUpdateBefore
 		if !child(0, req) {
 			return nil, false
 		}
 		setMode(req)
-		return &out, true
+		return out, true
 	}
 }
 
@@ -449,13 +450,13 @@ func (inf *inference) visit(n *Rel, req updateKind) (*Rel, bool) {
 // every upsert key of the Calc's input. Such a filter cannot work on +U
 // alone (FLINK-9528: a row leaving the filter must be retracted); a filter
 // on key fields only drops all versions of a key alike, so it can.
-func nonUpsertKeyCondition(calc *Rel) bool {
+func nonUpsertKeyCondition(calc *Calc) bool {
 	if calc.Cond == nil {
 		return false
 	}
 	used := map[int]bool{}
 	refs(calc.Cond, used)
-	for _, k := range calc.input().UpsertKeys {
+	for _, k := range calc.input().UpsertKeys() {
 		inKey := true
 		for f := range used {
 			if !containsAll(k, []int{f}) {
@@ -485,9 +486,9 @@ func uniqueKeyContains(keys [][]int, joinKey []int) bool {
 // right key together are unique; a side's key alone stays unique when the
 // other side is unique on its join key (at most one partner), unless that
 // side is the null-padded one of an outer join.
-func joinUpsertKeys(n *Rel) [][]int {
-	l, r := n.Inputs[0], n.Inputs[1]
-	nl := len(l.Names)
+func joinUpsertKeys(n *Join) [][]int {
+	l, r := n.inputs[0], n.inputs[1]
+	nl := len(l.Names())
 	uniqueOn := func(keys [][]int, joinKey []int) bool {
 		for _, k := range keys {
 			if len(k) > 0 && containsAll(joinKey, k) {
@@ -504,16 +505,16 @@ func joinUpsertKeys(n *Rel) [][]int {
 		}
 		return s
 	}
-	for _, lk := range l.UpsertKeys {
-		for _, rk := range r.UpsertKeys {
+	for _, lk := range l.UpsertKeys() {
+		for _, rk := range r.UpsertKeys() {
 			out = append(out, append(append([]int(nil), lk...), shift(rk)...))
 		}
 	}
-	if uniqueOn(r.UpsertKeys, n.RightKeys) && n.JoinType != ast.RightJoin && n.JoinType != ast.FullJoin {
-		out = append(out, l.UpsertKeys...)
+	if uniqueOn(r.UpsertKeys(), n.RightKeys) && n.JoinType != ast.RightJoin && n.JoinType != ast.FullJoin {
+		out = append(out, l.UpsertKeys()...)
 	}
-	if uniqueOn(l.UpsertKeys, n.LeftKeys) && n.JoinType != ast.LeftJoin && n.JoinType != ast.FullJoin {
-		for _, rk := range r.UpsertKeys {
+	if uniqueOn(l.UpsertKeys(), n.LeftKeys) && n.JoinType != ast.LeftJoin && n.JoinType != ast.FullJoin {
+		for _, rk := range r.UpsertKeys() {
 			out = append(out, shift(rk))
 		}
 	}

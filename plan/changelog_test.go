@@ -37,8 +37,8 @@ func TestNoValidPlan(t *testing.T) {
 	src.Source = fixedSource{mode: sql.Upsert}
 	snk := ref("snk", nil)
 	snk.Sink = fixedSink{accept: sql.All}
-	scan := &Rel{Kind: TableSourceScan, Table: src, Names: []string{"id", "v"}, Types: src.Schema.Types(), Fetch: -1}
-	root := &Rel{Kind: Sink, Inputs: []*Rel{scan}, Table: snk, Names: scan.Names, Types: scan.Types, Fetch: -1}
+	scan := &TableSourceScan{base: row([]string{"id", "v"}, src.Schema.Types()), Table: src}
+	root := &Sink{base: sameRow(scan), Table: snk}
 	_, err := inferChangelog(root, map[string]string{}, false)
 	want := "Can't generate a valid execution plan for the given query:\n" +
 		"Sink(table=[default_catalog.default_database.snk], fields=[id, v], changelogMode=[NONE])\n" +
@@ -55,11 +55,10 @@ func TestUpdateKindFallback(t *testing.T) {
 	src.Source = fixedSource{mode: sql.InsertOnly}
 	snk := ref("snk", []string{"id"})
 	snk.Sink = fixedSink{accept: sql.Upsert}
-	scan := &Rel{Kind: TableSourceScan, Table: src, Names: []string{"id", "v"}, Types: src.Schema.Types(), Fetch: -1}
-	ex := &Rel{Kind: Exchange, Inputs: []*Rel{scan}, Names: scan.Names, Types: scan.Types, Keys: []int{0}, Fetch: -1}
-	agg := &Rel{Kind: GroupAggregate, Inputs: []*Rel{ex}, Group: []int{0},
-		Aggs: []AggCall{{Func: "COUNT", Name: "cnt", T: sql.BigInt().NotNull()}}, Names: []string{"id", "cnt"},
-		Types: []sql.DataType{sql.BigInt().NotNull(), sql.BigInt().NotNull()}, Fetch: -1}
+	scan := &TableSourceScan{base: row([]string{"id", "v"}, src.Schema.Types()), Table: src}
+	ex := &Exchange{base: sameRow(scan), Keys: []int{0}}
+	agg := &GroupAggregate{base: row([]string{"id", "cnt"}, []sql.DataType{sql.BigInt().NotNull(), sql.BigInt().NotNull()}, ex),
+		Group: []int{0}, Aggs: []AggCall{{Func: "COUNT", Name: "cnt", T: sql.BigInt().NotNull()}}}
 	for _, c := range []struct {
 		cond Expr
 		want string
@@ -67,13 +66,13 @@ func TestUpdateKindFallback(t *testing.T) {
 		{nil, "I,UA"},
 		{&Call{Op: ">", Args: []Expr{&InputRef{Index: 1, T: sql.BigInt()}, &Literal{Value: int32(1), T: sql.Int().NotNull()}}, T: sql.Boolean()}, "I,UB,UA"},
 	} {
-		calc := &Rel{Kind: Calc, Inputs: []*Rel{agg}, Exprs: identity(agg.Types), Cond: c.cond, Names: agg.Names, Types: agg.Types, Fetch: -1}
-		root := &Rel{Kind: Sink, Inputs: []*Rel{calc}, Table: snk, Names: calc.Names, Types: calc.Types, Fetch: -1}
+		calc := &Calc{base: sameRow(agg), Exprs: identity(agg.types), Cond: c.cond}
+		root := &Sink{base: sameRow(calc), Table: snk}
 		out, err := inferChangelog(root, map[string]string{}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := out.Inputs[0].Mode.String(); got != c.want {
+		if got := out.input().Mode().String(); got != c.want {
 			t.Errorf("cond %v: calc mode %s, want %s", c.cond != nil, got, c.want)
 		}
 		if out.UpsertMaterialize {

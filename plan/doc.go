@@ -1,6 +1,18 @@
 // Package plan turns a parsed INSERT, SELECT or statement set into Flink's
 // plans and prints them as Flink 1.20's EXPLAIN does.
 //
+// Plan nodes: every node kind is its own type behind the Node interface
+// (rel.go): Inputs/WithInputs, the row type (Names, Types), the changelog
+// Mode and UpsertKeys changelog inference sets, and the digest EXPLAIN
+// prints (Digest). The logical kinds (logical.go) are LogicalSink,
+// LogicalProject, LogicalFilter, LogicalAggregate, LogicalTableScan,
+// LogicalValues, LogicalUnion, LogicalSort and LogicalJoin; the physical
+// ones (nodes.go) TableSourceScan, Values, Calc, Exchange,
+// ChangelogNormalize, DropUpdateBefore, GroupAggregate, Union, Limit,
+// SortLimit, Join, Sink, and batch mode's LocalAggregate / FinalAggregate
+// (Local- and final Hash- or SortAggregate) and Sort. Consumers (explain,
+// changelog inference, plan/dot, exec/compile) switch on the node's type.
+//
 // The trip of one statement:
 //
 //  1. Binding (bind.go) resolves tables through Env, merges OPTIONS hints

@@ -79,13 +79,11 @@ func evalOne(expr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var e Expr
-	switch r.Kind {
-	case LogicalProject:
-		e = r.Exprs[0]
-	default:
-		return "", fmt.Errorf("unexpected plan %s", r.Kind)
+	proj, ok := r.(*LogicalProject)
+	if !ok {
+		return "", fmt.Errorf("unexpected plan %s", r.Name())
 	}
+	e := proj.Exprs[0]
 	names := evalTable.Schema.Names()
 	ev, err := Compile(e)
 	if err != nil {

@@ -93,9 +93,9 @@ func (pl *Plan) Explain(details ...string) string {
 
 // printable hides a query's collect sink, which Flink's EXPLAIN does not
 // show.
-func printable(r *Rel) *Rel {
-	if r.Kind == Sink && r.Collect {
-		return r.input()
+func printable(r Node) Node {
+	if s, ok := r.(*Sink); ok && s.Collect {
+		return s.input()
 	}
 	return r
 }
@@ -103,15 +103,16 @@ func printable(r *Rel) *Rel {
 // explainTree draws a tree as Calcite's RelTreeWriterImpl: "+- " before
 // the last child, ":- " before the others, and ":  " / "   " to indent
 // their subtrees.
-func explainTree(r *Rel, o explainOpts) string {
+func explainTree(r Node, o explainOpts) string {
 	var b strings.Builder
-	var walk func(n *Rel, prefix string, childPrefix string)
-	walk = func(n *Rel, prefix, childPrefix string) {
+	var walk func(n Node, prefix string, childPrefix string)
+	walk = func(n Node, prefix, childPrefix string) {
 		b.WriteString(prefix)
 		b.WriteString(nodeLine(n, o))
 		b.WriteString("\n")
-		for i, c := range n.Inputs {
-			if i == len(n.Inputs)-1 {
+		ins := n.Inputs()
+		for i, c := range ins {
+			if i == len(ins)-1 {
 				walk(c, childPrefix+"+- ", childPrefix+"   ")
 			} else {
 				walk(c, childPrefix+":- ", childPrefix+":  ")
@@ -122,7 +123,7 @@ func explainTree(r *Rel, o explainOpts) string {
 	return b.String()
 }
 
-func nodeLine(n *Rel, o explainOpts) string {
+func nodeLine(n Node, o explainOpts) string {
 	s := nodeDescription(n, o.format)
 	if o.changelog {
 		s = strings.TrimSuffix(s, ")")
@@ -131,7 +132,7 @@ func nodeLine(n *Rel, o explainOpts) string {
 		} else {
 			s += ", "
 		}
-		s += "changelogMode=[" + n.Mode.String() + "])"
+		s += "changelogMode=[" + n.Mode().String() + "])"
 	}
 	if o.cost {
 		s += ": rowcount = 1.0E8, cumulative cost = {" + costOf(n) + "}"
@@ -141,9 +142,9 @@ func nodeLine(n *Rel, o explainOpts) string {
 
 // costOf is a placeholder for Flink's cost model: sqlrun has no
 // statistics, so every node is costed like an unknown-size table.
-func costOf(n *Rel) string {
+func costOf(n Node) string {
 	rows := 0.0
-	n.Walk(func(*Rel) { rows += 1e8 })
+	Walk(n, func(Node) { rows += 1e8 })
 	return fmt.Sprintf("%s rows, %s cpu, %s io, 0.0 network, 0.0 memory", javaDouble(rows), javaDouble(rows), javaDouble(0))
 }
 
@@ -156,228 +157,14 @@ func javaDouble(f float64) string {
 
 // nodeDescription is one node's text without children or changelog mode;
 // Flink's errors quote it ("... produced by node GroupAggregate(...)").
-func nodeDescription(n *Rel, f Format) string {
-	var in []string
-	if len(n.Inputs) > 0 {
-		in = n.Inputs[0].Names
-	}
-	ex := func(e Expr) string { return FormatExpr(e, in, f) }
-	switch n.Kind {
-	case LogicalSink:
-		return "LogicalSink(table=[" + n.Table.ID.String() + "], " + targetCols(n) + "fields=[" + strings.Join(n.Names, ", ") + "]" + sinkHintText(n) + ")"
-	case LogicalProject:
-		parts := make([]string, len(n.Exprs))
-		for i, e := range n.Exprs {
-			parts[i] = n.Names[i] + "=[" + ex(e) + "]"
-		}
-		return "LogicalProject(" + strings.Join(parts, ", ") + ")"
-	case LogicalFilter:
-		return "LogicalFilter(condition=[" + ex(n.Cond) + "])"
-	case LogicalAggregate:
-		g := make([]string, len(n.Group))
-		for i, x := range n.Group {
-			g[i] = strconv.Itoa(x)
-		}
-		s := "LogicalAggregate(group=[{" + strings.Join(g, ", ") + "}]"
-		for _, a := range n.Aggs {
-			args := make([]string, len(a.Args))
-			for i, x := range a.Args {
-				args[i] = "$" + strconv.Itoa(x)
-			}
-			d := ""
-			if a.Distinct {
-				d = "DISTINCT "
-			}
-			s += ", " + a.Name + "=[" + a.Func + "(" + d + strings.Join(args, ", ") + ")]"
-		}
-		return s + ")"
-	case LogicalTableScan:
-		s := "LogicalTableScan(table=[[" + tablePath(n) + "]]"
-		if len(n.Table.Hints) > 0 {
-			s += ", hints=[[[OPTIONS inheritPath:[] options:" + hintMap(n.Table.Hints) + "]]]"
-		}
-		return s + ")"
-	case LogicalValues:
-		return "LogicalValues(tuples=[" + tuples(n, f) + "])"
-	case LogicalJoin:
-		return "LogicalJoin(condition=[" + FormatExpr(n.Cond, nil, f) + "], joinType=[" + strings.ToLower(string(n.JoinType)) + "])"
-	case Join:
-		return "Join(joinType=[" + joinTypeName(n.JoinType) + "], where=[" + FormatExpr(n.Cond, n.Names, f) + "], select=[" +
-			strings.Join(n.Names, ", ") + "], leftInputSpec=[" + inputSpec(n.Inputs[0], n.LeftKeys) +
-			"], rightInputSpec=[" + inputSpec(n.Inputs[1], n.RightKeys) + "])"
-	case LogicalUnion:
-		return "LogicalUnion(all=[" + strconv.FormatBool(n.All) + "])"
-	case LogicalSort:
-		var parts []string
-		for i, k := range n.Order {
-			parts = append(parts, fmt.Sprintf("sort%d=[$%d]", i, k.Field))
-		}
-		for i, k := range n.Order {
-			d := "ASC"
-			if k.Desc {
-				d = "DESC"
-			}
-			parts = append(parts, fmt.Sprintf("dir%d=[%s]", i, d))
-		}
-		if n.Offset > 0 {
-			parts = append(parts, fmt.Sprintf("offset=[%d]", n.Offset))
-		}
-		if n.Fetch >= 0 {
-			parts = append(parts, fmt.Sprintf("fetch=[%d]", n.Fetch))
-		}
-		return "LogicalSort(" + strings.Join(parts, ", ") + ")"
-	case TableSourceScan:
-		s := "TableSourceScan(table=[[" + tablePath(n)
-		if n.FilterDigest != "" || n.FilterPushed {
-			s += ", filter=[" + n.FilterDigest + "]"
-		}
-		if n.Project != nil {
-			s += ", project=[" + strings.Join(n.Names, ", ") + "]"
-			if m, ok := n.Table.Source.(connectors.MetadataReader); ok && m.ReadsMetadata() {
-				s += ", metadata=[]"
-			}
-		}
-		if d, ok := n.Table.Source.(connectors.SupportsExplainDigest); ok {
-			for _, x := range d.ExplainDigests() {
-				s += ", " + x
-			}
-		}
-		s += "]], fields=[" + strings.Join(n.Names, ", ") + "]"
-		if len(n.Table.Hints) > 0 {
-			s += ", hints=[[[OPTIONS options:" + hintMap(n.Table.Hints) + "]]]"
-		}
-		return s + ")"
-	case Values:
-		if !n.Batch {
-			return "Values(tuples=[" + tuples(n, f) + "])"
-		}
-		return "Values(tuples=[" + tuples(n, f) + "], values=[" + strings.Join(n.Names, ", ") + "])"
-	case Calc:
-		parts := make([]string, len(n.Exprs))
-		for i, e := range n.Exprs {
-			s := ex(e)
-			if r, ok := e.(*InputRef); !ok || in[r.Index] != n.Names[i] {
-				s += " AS " + n.Names[i]
-			}
-			parts[i] = s
-		}
-		s := "Calc(select=[" + strings.Join(parts, ", ") + "]"
-		if n.Cond != nil {
-			s += ", where=[" + ex(n.Cond) + "]"
-		}
-		return s + ")"
-	case Exchange:
-		if n.Single {
-			return "Exchange(distribution=[single])"
-		}
-		return "Exchange(distribution=[hash[" + names(in, n.Keys) + "]])"
-	case ChangelogNormalize:
-		return "ChangelogNormalize(key=[" + names(in, n.Keys) + "])"
-	case DropUpdateBefore:
-		return "DropUpdateBefore"
-	case GroupAggregate:
-		var sel []string
-		for _, g := range n.Group {
-			sel = append(sel, in[g])
-		}
-		for _, a := range n.Aggs {
-			sel = append(sel, aggString(a, in)+" AS "+a.Name)
-		}
-		s := "GroupAggregate("
-		if len(n.Group) > 0 {
-			s += "groupBy=[" + names(in, n.Group) + "], "
-		}
-		return s + "select=[" + strings.Join(sel, ", ") + "])"
-	case LocalHashAggregate, LocalSortAggregate:
-		bufs, _ := accBuffers(n.Aggs, func(a AggCall) sql.DataType { return n.input().Types[a.Args[0]] })
-		var sel []string
-		for _, g := range n.Group {
-			sel = append(sel, in[g])
-		}
-		for i, a := range n.Aggs {
-			args := "*"
-			if len(a.Args) > 0 {
-				args = names(in, a.Args)
-			}
-			as := bufs[i][0]
-			if len(bufs[i]) > 1 {
-				as = "(" + strings.Join(bufs[i], ", ") + ")"
-			}
-			sel = append(sel, "Partial_"+a.Func+"("+args+") AS "+as)
-		}
-		s := n.Kind.String() + "("
-		if len(n.Group) > 0 {
-			s += "groupBy=[" + names(in, n.Group) + "], "
-		}
-		return s + "select=[" + strings.Join(sel, ", ") + "])"
-	case HashAggregate, SortAggregate:
-		local := n.input()
-		for local.Kind == Exchange || local.Kind == Sort {
-			local = local.input()
-		}
-		bufs, _ := accBuffers(n.Aggs, func(a AggCall) sql.DataType { return local.input().Types[a.Args[0]] })
-		var sel []string
-		groupNames := local.Names[:len(n.Group)]
-		sel = append(sel, groupNames...)
-		for i, a := range n.Aggs {
-			sel = append(sel, "Final_"+a.Func+"("+strings.Join(bufs[i], ", ")+") AS "+a.Name)
-		}
-		s := n.Kind.String() + "(isMerge=[true], "
-		if len(n.Group) > 0 {
-			s += "groupBy=[" + strings.Join(groupNames, ", ") + "], "
-		}
-		return s + "select=[" + strings.Join(sel, ", ") + "])"
-	case Sort:
-		var parts []string
-		for _, k := range n.Order {
-			d := "ASC"
-			if k.Desc {
-				d = "DESC"
-			}
-			parts = append(parts, in[k.Field]+" "+d)
-		}
-		return "Sort(orderBy=[" + strings.Join(parts, ", ") + "])"
-	case Union:
-		return "Union(all=[true], union=[" + strings.Join(n.Names, ", ") + "])"
-	case Limit:
-		return fmt.Sprintf("Limit(offset=[%d], fetch=[%s])", n.Offset, fetchText(n.Fetch))
-	case SortLimit:
-		var parts []string
-		for _, k := range n.Order {
-			d := "ASC"
-			if k.Desc {
-				d = "DESC"
-			}
-			parts = append(parts, in[k.Field]+" "+d)
-		}
-		if n.Fetch < 0 {
-			return fmt.Sprintf("Sort(orderBy=[%s])", strings.Join(parts, ", "))
-		}
-		strategy := "AppendFastStrategy"
-		if !n.input().Mode.IsInsertOnly() && n.input().Mode != sql.NoChanges {
-			strategy = "RetractStrategy"
-		}
-		return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%s], strategy=[%s])", strings.Join(parts, ", "), n.Offset, fetchText(n.Fetch), strategy)
-	case Sink:
-		if n.Collect {
-			return "Sink(table=[*anonymous_collect$1*], fields=[" + strings.Join(n.Names, ", ") + "])"
-		}
-		s := "Sink(table=[" + n.Table.ID.String() + "], " + targetCols(n) + "fields=[" + strings.Join(n.Names, ", ") + "]"
-		s += sinkHintText(n)
-		if n.UpsertMaterialize {
-			s += ", upsertMaterialize=[true]"
-		}
-		return s + ")"
-	}
-	return n.Kind.String()
-}
+func nodeDescription(n Node, f Format) string { return n.describe(f) }
 
-func targetCols(n *Rel) string {
-	if n.TargetColumns == nil {
+func targetCols(cols []int) string {
+	if cols == nil {
 		return ""
 	}
-	parts := make([]string, len(n.TargetColumns))
-	for i, c := range n.TargetColumns {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
 		parts[i] = "[" + strconv.Itoa(c) + "]"
 	}
 	return "targetColumns=[" + strings.Join(parts, ",") + "], "
@@ -410,21 +197,21 @@ func names(in []string, idx []int) string {
 	return strings.Join(out, ", ")
 }
 
-func tablePath(n *Rel) string {
-	id := n.Table.ID
+func tablePath(t *TableRef) string {
+	id := t.ID
 	return id.Catalog + ", " + id.Database + ", " + id.Name
 }
 
-func tuples(n *Rel, f Format) string {
-	rows := make([]string, len(n.Rows))
-	for i, row := range n.Rows {
+func tuples(rows [][]Expr, f Format) string {
+	out := make([]string, len(rows))
+	for i, row := range rows {
 		vals := make([]string, len(row))
 		for j, e := range row {
 			vals[j] = FormatExpr(e, nil, f)
 		}
-		rows[i] = "{ " + strings.Join(vals, ", ") + " }"
+		out[i] = "{ " + strings.Join(vals, ", ") + " }"
 	}
-	return "[" + strings.Join(rows, ", ") + "]"
+	return "[" + strings.Join(out, ", ") + "]"
 }
 
 // hintMap prints OPTIONS hint pairs in java.util.HashMap iteration order,
@@ -529,31 +316,27 @@ func (pl *Plan) JSONPlan() string {
 		return id
 	}
 	type out struct{ id, p int }
-	var visit func(r *Rel) (out, string)
-	visit = func(r *Rel) (out, string) {
-		switch r.Kind {
-		case Exchange:
-			o, _ := visit(r.input())
-			if r.Single {
+	var visit func(r Node) (out, string)
+	visit = func(r Node) (out, string) {
+		switch x := r.(type) {
+		case *Exchange:
+			o, _ := visit(x.input())
+			if x.Single {
 				return o, "GLOBAL"
 			}
 			return o, "HASH"
-		case TableSourceScan, Values:
+		case *TableSourceScan:
 			p := defaultP
-			name := "Values"
-			if r.Kind == TableSourceScan {
-				name = r.Table.ID.Name
-				if sp, ok := r.Table.Source.(connectors.SupportsParallelism); ok && sp.Parallelism() > 0 {
-					p = sp.Parallelism()
-				}
-			} else {
-				p = 1
+			if sp, ok := x.Table.Source.(connectors.SupportsParallelism); ok && sp.Parallelism() > 0 {
+				p = sp.Parallelism()
 			}
-			return out{add("Source: "+name, "Data Source", nodeDescription(r, FormatInfix), p, nil), p}, ""
+			return out{add("Source: "+x.Table.ID.Name, "Data Source", nodeDescription(r, FormatInfix), p, nil), p}, ""
+		case *Values:
+			return out{add("Source: Values", "Data Source", nodeDescription(r, FormatInfix), 1, nil), 1}, ""
 		}
 		var preds []pred
 		p := 0
-		for _, in := range r.Inputs {
+		for _, in := range r.Inputs() {
 			o, ship := visit(in)
 			if p == 0 {
 				p = o.p
@@ -572,19 +355,20 @@ func (pl *Plan) JSONPlan() string {
 			}
 			preds = append(preds, pred{o.id, ship})
 		}
-		if r.Kind != Sink {
-			return out{add(r.Kind.String(), "Operator", nodeDescription(r, FormatInfix), p, preds), p}, ""
+		sink, ok := r.(*Sink)
+		if !ok {
+			return out{add(r.Name(), "Operator", nodeDescription(r, FormatInfix), p, preds), p}, ""
 		}
 		sinkP := p
 		name := "collect"
-		if !r.Collect {
-			name = r.Table.ID.Name
-			if n := r.Table.Sink.Parallelism(); n > 0 {
+		if !sink.Collect {
+			name = sink.Table.ID.Name
+			if n := sink.Table.Sink.Parallelism(); n > 0 {
 				sinkP = n
 			}
 			var notNull []string
-			for i, c := range r.Table.Schema.Columns {
-				if !c.Type.Nullable && i < len(r.Names) {
+			for i, c := range sink.Table.Schema.Columns {
+				if !c.Type.Nullable && i < len(sink.names) {
 					notNull = append(notNull, c.Name)
 				}
 			}
@@ -592,7 +376,7 @@ func (pl *Plan) JSONPlan() string {
 				id := add("ConstraintEnforcer", "Operator", "ConstraintEnforcer[NotNullEnforcer(fields=["+strings.Join(notNull, ", ")+"])]", p, preds)
 				preds = []pred{{id, "FORWARD"}}
 			}
-			pk := r.Table.Schema.PrimaryKey
+			pk := sink.Table.Schema.PrimaryKey
 			ship := "FORWARD"
 			if sinkP != p {
 				ship = "REBALANCE"
@@ -601,7 +385,7 @@ func (pl *Plan) JSONPlan() string {
 				}
 			}
 			preds[0].strategy = ship
-			if r.UpsertMaterialize {
+			if sink.UpsertMaterialize {
 				id := add("SinkMaterializer", "Operator", "SinkMaterializer(pk=["+strings.Join(pk, ", ")+"])", sinkP,
 					[]pred{{preds[0].id, "HASH"}})
 				preds = []pred{{id, "FORWARD"}}
@@ -657,19 +441,19 @@ func (pl *Plan) DOT() string {
 	var b strings.Builder
 	b.WriteString("digraph plan {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n")
 	id := 0
-	var visit func(r *Rel) string
-	visit = func(r *Rel) string {
+	var visit func(r Node) string
+	visit = func(r Node) string {
 		name := "n" + strconv.Itoa(id)
 		id++
 		label := nodeDescription(r, FormatPrefix)
 		fmt.Fprintf(&b, "  %s [label=%s];\n", name, strconv.Quote(label))
-		for _, in := range r.Inputs {
+		for _, in := range r.Inputs() {
 			c := visit(in)
 			color := "black"
-			if in.Mode.Contains(sql.UpdateBefore) {
+			if in.Mode().Contains(sql.UpdateBefore) {
 				color = "red"
 			}
-			fmt.Fprintf(&b, "  %s -> %s [label=%s, color=%s];\n", c, name, strconv.Quote("["+in.Mode.String()+"]"), color)
+			fmt.Fprintf(&b, "  %s -> %s [label=%s, color=%s];\n", c, name, strconv.Quote("["+in.Mode().String()+"]"), color)
 		}
 		return name
 	}
@@ -680,11 +464,11 @@ func (pl *Plan) DOT() string {
 	return b.String()
 }
 
-func sinkHintText(n *Rel) string {
-	if len(n.SinkHints) == 0 {
+func sinkHintText(hints []ast.Option) string {
+	if len(hints) == 0 {
 		return ""
 	}
-	return ", hints=[[[OPTIONS options:" + hintMap(n.SinkHints) + "]]]"
+	return ", hints=[[[OPTIONS options:" + hintMap(hints) + "]]]"
 }
 
 func joinTypeName(k ast.JoinKind) string {
@@ -702,15 +486,19 @@ func joinTypeName(k ast.JoinKind) string {
 // inputSpec is Flink's JoinInputSideSpec: whether a join input's unique
 // key lies within its join key (state can be one row per join key), it has
 // some other unique key, or none.
-func inputSpec(in *Rel, joinKeys []int) string {
+func inputSpec(in Node, joinKeys []int) string {
 	// Unique keys, unlike upsert keys, survive the hash Exchange.
-	for in.Kind == Exchange {
-		in = in.input()
+	for {
+		ex, ok := in.(*Exchange)
+		if !ok {
+			break
+		}
+		in = ex.input()
 	}
-	if len(in.UpsertKeys) == 0 {
+	if len(in.UpsertKeys()) == 0 {
 		return "NoUniqueKey"
 	}
-	for _, k := range in.UpsertKeys {
+	for _, k := range in.UpsertKeys() {
 		if len(k) > 0 && containsAll(joinKeys, k) {
 			return "JoinKeyContainsUniqueKey"
 		}

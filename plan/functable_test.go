@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -161,7 +162,11 @@ func bindAndEval(s string, filter bool) (Expr, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	e := r.Exprs[0]
+	proj, ok := r.(*LogicalProject)
+	if !ok {
+		return nil, "", fmt.Errorf("unexpected plan %s", r.Name())
+	}
+	e := proj.Exprs[0]
 	if filter {
 		e = expr.SimplifyFilter(e)
 	}

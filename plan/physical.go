@@ -15,73 +15,71 @@ import (
 // and Filter chains become one Calc, projections are pushed into sources
 // that support it, aggregates get their hash Exchange, and upsert sources
 // get ChangelogNormalize (StreamPhysicalTableSourceScanRule).
-func (b *binder) physical(r *Rel) (*Rel, error) {
-	switch r.Kind {
-	case LogicalSink:
+func (b *binder) physical(r Node) (Node, error) {
+	switch r := r.(type) {
+	case *LogicalSink:
 		in, err := b.physical(r.input())
 		if err != nil {
 			return nil, err
 		}
-		return &Rel{Kind: Sink, Inputs: []*Rel{in}, Table: r.Table, Names: r.Names, Types: r.Types,
-			TargetColumns: r.TargetColumns, SinkHints: r.SinkHints, Fetch: -1}, nil
-	case LogicalTableScan:
+		return &Sink{base: row(r.names, r.types, in), Table: r.Table, TargetColumns: r.TargetColumns, SinkHints: r.SinkHints}, nil
+	case *LogicalTableScan:
 		return b.finishScan(b.scan(r), nil)
-	case LogicalJoin:
-		return b.calcOverJoin(r, identity(r.Types), nil, r.Names)
-	case LogicalProject, LogicalFilter:
+	case *LogicalJoin:
+		return b.calcOverJoin(r, identity(r.types), nil, r.names)
+	case *LogicalProject, *LogicalFilter:
 		// Collapse the chain into one program over the chain's input.
 		exprs, cond, base := flattenCalc(r)
 		if cond != nil && isFalseLiteral(fold(cond)) {
 			// PruneEmptyRules: an always-false filter yields empty Values.
 			return b.emptyValues(r), nil
 		}
-		if base.Kind == LogicalTableScan {
-			return b.calcOverScan(b.scan(base), exprs, cond, r.Names)
-		}
-		if base.Kind == LogicalJoin {
-			return b.calcOverJoin(base, exprs, cond, r.Names)
-		}
-		if u, ok := b.calcIntoUnion(base, exprs, cond, r.Names); ok {
-			return b.physical(u)
+		switch x := base.(type) {
+		case *LogicalTableScan:
+			return b.calcOverScan(b.scan(x), exprs, cond, r.Names())
+		case *LogicalJoin:
+			return b.calcOverJoin(x, exprs, cond, r.Names())
+		case *LogicalUnion:
+			if u, ok := calcIntoUnion(x, exprs, cond, r.Names()); ok {
+				return b.physical(u)
+			}
 		}
 		in, err := b.physical(base)
 		if err != nil {
 			return nil, err
 		}
-		return newCalc(in, exprs, cond, r.Names), nil
-	case LogicalAggregate:
+		return newCalc(in, exprs, cond, r.Names()), nil
+	case *LogicalAggregate:
 		in, err := b.physical(r.input())
 		if err != nil {
 			return nil, err
 		}
+		group, aggs := r.Group, r.Aggs
 		if m, ok := permutationOverScan(in); ok {
-			if g, aggs, ok := remapAggregate(r.Group, r.Aggs, m); ok {
+			if g, a, ok := remapAggregate(group, aggs, m); ok {
 				// AggregateProjectMergeRule: a projection that only
 				// reorders the scan's fields merges into the aggregate.
-				merged := *r
-				merged.Group, merged.Aggs = g, aggs
-				r, in = &merged, in.input()
+				group, aggs, in = g, a, in.input()
 			}
 		}
-		if !b.streaming && twoPhaseEligible(r.Aggs) {
-			return batchAggregate(in, r), nil
+		if !b.streaming && twoPhaseEligible(aggs) {
+			return batchAggregate(in, group, aggs, r.names, r.types), nil
 		}
-		ex := &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0, Fetch: -1}
-		return &Rel{Kind: GroupAggregate, Inputs: []*Rel{ex}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
-			Names: r.Names, Types: r.Types, Fetch: -1}, nil
-	case LogicalValues:
-		return &Rel{Kind: Values, Rows: r.Rows, Names: r.Names, Types: r.Types, Fetch: -1, Batch: !b.streaming}, nil
-	case LogicalUnion:
-		var ins []*Rel
-		for _, in := range r.Inputs {
+		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), group...), Single: len(group) == 0}
+		return &GroupAggregate{base: row(r.names, r.types, ex), Group: group, Aggs: append([]AggCall(nil), aggs...)}, nil
+	case *LogicalValues:
+		return &Values{base: row(r.names, r.types), Rows: r.Rows, Batch: !b.streaming}, nil
+	case *LogicalUnion:
+		var ins []Node
+		for _, in := range r.inputs {
 			p, err := b.physical(in)
 			if err != nil {
 				return nil, err
 			}
 			ins = append(ins, p)
 		}
-		return &Rel{Kind: Union, Inputs: ins, All: true, Names: r.Names, Types: r.Types, Fetch: -1}, nil
-	case LogicalSort:
+		return &Union{base: row(r.names, r.types, ins...)}, nil
+	case *LogicalSort:
 		if r.Fetch == 0 {
 			// Calcite's PruneEmptyRules (SORT_FETCH_ZERO): LIMIT 0 reads
 			// nothing and plans as empty Values.
@@ -94,14 +92,13 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 		if len(r.Order) > 0 && r.Fetch < 0 && b.streaming {
 			return nil, sql.Errorf(sql.TableException, "Sort on a non-time-attribute field is not supported.")
 		}
-		ex := &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Single: true, Fetch: -1}
-		k := Limit
+		ex := &Exchange{base: sameRow(in), Single: true}
 		if len(r.Order) > 0 {
-			k = SortLimit
+			return &SortLimit{base: row(r.names, r.types, ex), Order: r.Order, Offset: r.Offset, Fetch: r.Fetch}, nil
 		}
-		return &Rel{Kind: k, Inputs: []*Rel{ex}, Order: r.Order, Offset: r.Offset, Fetch: r.Fetch, Names: r.Names, Types: r.Types}, nil
+		return &Limit{base: row(r.names, r.types, ex), Offset: r.Offset, Fetch: r.Fetch}, nil
 	}
-	return nil, sql.Errorf(sql.TableException, "cannot plan %s", r.Kind)
+	return nil, sql.Errorf(sql.TableException, "cannot plan %s", r.Name())
 }
 
 // calcIntoUnion pushes a projection and condition over a UNION ALL into
@@ -110,16 +107,16 @@ func (b *binder) physical(r *Rel) (*Rel, error) {
 // its own Calc (which then merges with the branch's own and is pushed into
 // its source), and the Union carries the projection's names. It applies
 // when every branch has the union's types, so no cast is lost.
-func (b *binder) calcIntoUnion(u *Rel, exprs []Expr, cond Expr, names []string) (*Rel, bool) {
-	if u.Kind != LogicalUnion || !u.All {
+func calcIntoUnion(u *LogicalUnion, exprs []Expr, cond Expr, names []string) (Node, bool) {
+	if !u.All {
 		return nil, false
 	}
-	for _, in := range u.Inputs {
-		if len(in.Types) != len(u.Types) {
+	for _, in := range u.inputs {
+		if len(in.Types()) != len(u.Types()) {
 			return nil, false
 		}
-		for i, t := range in.Types {
-			if !t.Equal(u.Types[i]) {
+		for i, t := range in.Types() {
+			if !t.Equal(u.Types()[i]) {
 				return nil, false
 			}
 		}
@@ -128,22 +125,22 @@ func (b *binder) calcIntoUnion(u *Rel, exprs []Expr, cond Expr, names []string) 
 	for i, e := range exprs {
 		types[i] = e.Type()
 	}
-	ins := make([]*Rel, len(u.Inputs))
-	for i, in := range u.Inputs {
+	ins := make([]Node, len(u.inputs))
+	for i, in := range u.inputs {
 		top := in
 		if cond != nil {
-			top = &Rel{Kind: LogicalFilter, Inputs: []*Rel{top}, Cond: cond, Names: in.Names, Types: in.Types, Fetch: -1}
+			top = &LogicalFilter{base: sameRow(in), Cond: cond}
 		}
-		ins[i] = &Rel{Kind: LogicalProject, Inputs: []*Rel{top}, Exprs: exprs, Names: names, Types: types, Fetch: -1}
+		ins[i] = &LogicalProject{base: row(names, types, top), Exprs: exprs}
 	}
-	return &Rel{Kind: LogicalUnion, Inputs: ins, All: true, Names: names, Types: types, Fetch: -1}, true
+	return &LogicalUnion{base: row(names, types, ins...), All: true}, true
 }
 
 // flattenCalc merges a chain of LogicalProject/LogicalFilter into one
 // projection and condition over the chain's base input.
-func flattenCalc(r *Rel) ([]Expr, Expr, *Rel) {
-	switch r.Kind {
-	case LogicalProject:
+func flattenCalc(r Node) ([]Expr, Expr, Node) {
+	switch r := r.(type) {
+	case *LogicalProject:
 		exprs, cond, base := flattenCalc(r.input())
 		if exprs == nil {
 			return r.Exprs, cond, base
@@ -153,7 +150,7 @@ func flattenCalc(r *Rel) ([]Expr, Expr, *Rel) {
 			out[i] = inline(e, exprs)
 		}
 		return out, cond, base
-	case LogicalFilter:
+	case *LogicalFilter:
 		exprs, cond, base := flattenCalc(r.input())
 		c := r.Cond
 		if exprs != nil {
@@ -163,7 +160,7 @@ func flattenCalc(r *Rel) ([]Expr, Expr, *Rel) {
 			c = and(append(conjuncts(cond), conjuncts(c)...))
 		}
 		if exprs == nil {
-			exprs = identity(r.Types)
+			exprs = identity(r.Types())
 		}
 		return exprs, c, base
 	}
@@ -179,11 +176,11 @@ func identity(types []sql.DataType) []Expr {
 }
 
 // newCalc builds a Calc, or returns in when the program is the identity.
-func newCalc(in *Rel, exprs []Expr, cond Expr, names []string) *Rel {
-	if cond == nil && len(exprs) == len(in.Names) {
+func newCalc(in Node, exprs []Expr, cond Expr, names []string) Node {
+	if cond == nil && len(exprs) == len(in.Names()) {
 		trivial := true
 		for i, e := range exprs {
-			if r, ok := e.(*InputRef); !ok || r.Index != i || names[i] != in.Names[i] {
+			if r, ok := e.(*InputRef); !ok || r.Index != i || names[i] != in.Names()[i] {
 				trivial = false
 			}
 		}
@@ -191,14 +188,14 @@ func newCalc(in *Rel, exprs []Expr, cond Expr, names []string) *Rel {
 			return in
 		}
 	}
-	if in.Kind == Calc {
+	if calc, ok := in.(*Calc); ok {
 		merged := make([]Expr, len(exprs))
 		for i, e := range exprs {
-			merged[i] = inline(e, in.Exprs)
+			merged[i] = inline(e, calc.Exprs)
 		}
-		c := in.Cond
+		c := calc.Cond
 		if cond != nil {
-			c2 := inline(cond, in.Exprs)
+			c2 := inline(cond, calc.Exprs)
 			if c == nil {
 				c = c2
 			} else {
@@ -215,11 +212,11 @@ func newCalc(in *Rel, exprs []Expr, cond Expr, names []string) *Rel {
 	for i, e := range exprs {
 		types[i] = e.Type()
 	}
-	return &Rel{Kind: Calc, Inputs: []*Rel{in}, Exprs: folded, Cond: cond, Names: names, Types: types, Fetch: -1}
+	return &Calc{base: row(names, types, in), Exprs: folded, Cond: cond}
 }
 
-func (b *binder) scan(r *Rel) *Rel {
-	return &Rel{Kind: TableSourceScan, Table: r.Table, Names: r.Names, Types: r.Types, Fetch: -1}
+func (b *binder) scan(r *LogicalTableScan) *TableSourceScan {
+	return &TableSourceScan{base: row(r.names, r.types), Table: r.Table}
 }
 
 // needsNormalize is DynamicSourceUtils.changelogNormalizeEnabled, with the
@@ -249,10 +246,10 @@ func (b *binder) needsNormalize(ref *TableRef) (bool, error) {
 }
 
 // pkIndexes returns the primary key's positions among the scan's fields.
-func pkIndexes(scan *Rel) []int {
+func pkIndexes(scan *TableSourceScan) []int {
 	var out []int
 	for _, k := range scan.Table.Schema.PrimaryKey {
-		for i, n := range scan.Names {
+		for i, n := range scan.names {
 			if n == k {
 				out = append(out, i)
 			}
@@ -264,12 +261,12 @@ func pkIndexes(scan *Rel) []int {
 // finishScan adds ChangelogNormalize above a scan when Flink would; below
 // is an optional Calc to put between the Exchange and the scan (pushed
 // PK-only filters and projections).
-func (b *binder) finishScan(scan *Rel, below func(*Rel) *Rel) (*Rel, error) {
+func (b *binder) finishScan(scan *TableSourceScan, below func(*TableSourceScan) Node) (Node, error) {
 	cn, err := b.needsNormalize(scan.Table)
 	if err != nil {
 		return nil, err
 	}
-	var in *Rel = scan
+	var in Node = scan
 	if below != nil {
 		in = below(scan)
 	}
@@ -278,22 +275,22 @@ func (b *binder) finishScan(scan *Rel, below func(*Rel) *Rel) (*Rel, error) {
 	}
 	key := make([]int, 0)
 	for _, k := range scan.Table.Schema.PrimaryKey {
-		for i, n := range in.Names {
+		for i, n := range in.Names() {
 			if n == k {
 				key = append(key, i)
 				break
 			}
 		}
 	}
-	ex := &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Keys: key, Fetch: -1}
-	return &Rel{Kind: ChangelogNormalize, Inputs: []*Rel{ex}, Keys: key, Names: in.Names, Types: in.Types, Fetch: -1}, nil
+	ex := &Exchange{base: sameRow(in), Keys: key}
+	return &ChangelogNormalize{base: sameRow(ex), Keys: key}, nil
 }
 
 // calcOverScan plans a Calc directly over a table scan: projection
 // push-down into the source (keeping the primary key when a normalize
 // follows), PK-only filter conjuncts below ChangelogNormalize
 // (PushCalcPastChangelogNormalizeRule), the rest above.
-func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string) (*Rel, error) {
+func (b *binder) calcOverScan(scan *TableSourceScan, exprs []Expr, cond Expr, names []string) (Node, error) {
 	// The expressions may be the logical tree's own slice; the AST must
 	// keep its field numbers.
 	exprs = append([]Expr(nil), exprs...)
@@ -321,7 +318,7 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 		if len(accepted) > 0 {
 			parts := make([]string, len(accepted))
 			for i, c := range accepted {
-				parts[i] = FormatExpr(c, scan.Names, FormatPrefix)
+				parts[i] = FormatExpr(c, scan.Names(), FormatPrefix)
 			}
 			digest := parts[0]
 			if len(parts) > 1 {
@@ -356,7 +353,7 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 			}
 		}
 	} else {
-		for i := range scan.Names {
+		for i := range scan.Names() {
 			if used[i] {
 				fields = append(fields, i)
 			}
@@ -368,15 +365,15 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 		m[f] = i
 	}
 	pushed := false
-	if pp, ok := projector(scan.Table.Source); ok && len(fields) < len(scan.Names) && len(fields) > 0 {
+	if pp, ok := projector(scan.Table.Source); ok && len(fields) < len(scan.Names()) && len(fields) > 0 {
 		pushed = true
 		pp.ApplyProjection(fields)
 		ns := make([]string, len(fields))
 		ts := make([]sql.DataType, len(fields))
 		for i, f := range fields {
-			ns[i], ts[i] = scan.Names[f], scan.Types[f]
+			ns[i], ts[i] = scan.Names()[f], scan.Types()[f]
 		}
-		scan = &Rel{Kind: TableSourceScan, Table: scan.Table, Project: fields, Names: ns, Types: ts, Fetch: -1, FilterDigest: scan.FilterDigest, FilterPushed: scan.FilterPushed}
+		scan = &TableSourceScan{base: row(ns, ts), Table: scan.Table, Project: fields, FilterDigest: scan.FilterDigest, FilterPushed: scan.FilterPushed}
 		for i := range exprs {
 			exprs[i] = remap(exprs[i], m)
 		}
@@ -410,19 +407,19 @@ func (b *binder) calcOverScan(scan *Rel, exprs []Expr, cond Expr, names []string
 			}
 		}
 	}
-	var belowFn func(*Rel) *Rel
-	needProj := !pushed && len(fields) < len(scan.Names)
+	var belowFn func(*TableSourceScan) Node
+	needProj := !pushed && len(fields) < len(scan.Names())
 	if len(low) > 0 || needProj {
-		belowFn = func(s *Rel) *Rel {
+		belowFn = func(s *TableSourceScan) Node {
 			var pe []Expr
 			var pn []string
 			if needProj {
 				for _, f := range fields {
-					pe = append(pe, &InputRef{Index: f, T: s.Types[f]})
-					pn = append(pn, s.Names[f])
+					pe = append(pe, &InputRef{Index: f, T: s.Types()[f]})
+					pn = append(pn, s.Names()[f])
 				}
 			} else {
-				pe, pn = identity(s.Types), s.Names
+				pe, pn = identity(s.Types()), s.Names()
 			}
 			return newCalc(s, pe, and(low), pn)
 		}
@@ -549,8 +546,8 @@ func fixedLength(t sql.DataType) bool {
 // batchAggregate builds Local*Aggregate → Exchange → *Aggregate (with
 // Sort nodes for the sort variant), as BatchPhysicalHashAggRule /
 // BatchPhysicalSortAggRule plan a two-phase aggregate.
-func batchAggregate(in *Rel, r *Rel) *Rel {
-	bufNames, bufTypes := accBuffers(r.Aggs, func(a AggCall) sql.DataType { return in.Types[a.Args[0]] })
+func batchAggregate(in Node, group []int, aggs []AggCall, outNames []string, outTypes []sql.DataType) Node {
+	bufNames, bufTypes := accBuffers(aggs, func(a AggCall) sql.DataType { return in.Types()[a.Args[0]] })
 	hash := true
 	for _, ts := range bufTypes {
 		for _, t := range ts {
@@ -559,44 +556,38 @@ func batchAggregate(in *Rel, r *Rel) *Rel {
 			}
 		}
 	}
-	localKind, finalKind := LocalHashAggregate, HashAggregate
-	if !hash {
-		localKind, finalKind = LocalSortAggregate, SortAggregate
-	}
 	var order []SortKey
-	for _, g := range r.Group {
+	for _, g := range group {
 		order = append(order, SortKey{Field: g})
 	}
 	localIn := in
-	if !hash && len(r.Group) > 0 {
-		localIn = &Rel{Kind: Sort, Inputs: []*Rel{in}, Order: order, Names: in.Names, Types: in.Types, Fetch: -1}
+	if !hash && len(group) > 0 {
+		localIn = &Sort{base: sameRow(in), Order: order}
 	}
 	var ln []string
 	var lt []sql.DataType
-	for _, g := range r.Group {
-		ln = append(ln, in.Names[g])
-		lt = append(lt, in.Types[g])
+	for _, g := range group {
+		ln = append(ln, in.Names()[g])
+		lt = append(lt, in.Types()[g])
 	}
 	for i := range bufNames {
 		ln = append(ln, bufNames[i]...)
 		lt = append(lt, bufTypes[i]...)
 	}
-	local := &Rel{Kind: localKind, Inputs: []*Rel{localIn}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
-		Names: ln, Types: lt, Fetch: -1}
-	finalGroup := make([]int, len(r.Group))
+	local := &LocalAggregate{base: row(ln, lt, localIn), Group: group, Aggs: append([]AggCall(nil), aggs...), Hash: hash}
+	finalGroup := make([]int, len(group))
 	for i := range finalGroup {
 		finalGroup[i] = i
 	}
-	var ex *Rel = &Rel{Kind: Exchange, Inputs: []*Rel{local}, Names: ln, Types: lt, Keys: finalGroup, Single: len(r.Group) == 0, Fetch: -1}
-	if !hash && len(r.Group) > 0 {
+	var ex Node = &Exchange{base: sameRow(local), Keys: finalGroup, Single: len(group) == 0}
+	if !hash && len(group) > 0 {
 		fo := make([]SortKey, len(finalGroup))
 		for i := range fo {
 			fo[i] = SortKey{Field: i}
 		}
-		ex = &Rel{Kind: Sort, Inputs: []*Rel{ex}, Order: fo, Names: ln, Types: lt, Fetch: -1}
+		ex = &Sort{base: sameRow(ex), Order: fo}
 	}
-	return &Rel{Kind: finalKind, Inputs: []*Rel{ex}, Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...),
-		Names: r.Names, Types: r.Types, Fetch: -1, Rows: nil}
+	return &FinalAggregate{base: row(outNames, outTypes, ex), Group: group, Aggs: append([]AggCall(nil), aggs...), Hash: hash}
 }
 
 // calcOverJoin plans a Calc over a join as Flink's rules leave it: the
@@ -604,8 +595,8 @@ func batchAggregate(in *Rel, r *Rel) *Rel {
 // where they push), filter conjuncts that read one side of an inner join
 // go below it, equi-conjuncts become the hash keys of both inputs'
 // Exchanges, and the rest stays in the Calc above.
-func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string) (*Rel, error) {
-	nl := len(join.Inputs[0].Names)
+func (b *binder) calcOverJoin(join *LogicalJoin, exprs []Expr, cond Expr, names []string) (Node, error) {
+	nl := len(join.Inputs()[0].Names())
 	kind := simplifyOuterJoin(join.JoinType, cond, nl)
 	inner := kind == ast.InnerJoin || kind == ast.CrossJoin
 	if inner {
@@ -661,7 +652,7 @@ func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string
 		joinCond = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	}
 	var lf, rf []int
-	for i := range join.Names {
+	for i := range join.Names() {
 		if !used[i] {
 			continue
 		}
@@ -685,10 +676,10 @@ func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string
 		m[f+nl] = len(lf) + i
 	}
 	shift := map[int]int{}
-	for i := nl; i < len(join.Names); i++ {
+	for i := nl; i < len(join.Names()); i++ {
 		shift[i] = i - nl
 	}
-	left, err := b.joinSide(join.Inputs[0], lf, and(leftConds))
+	left, err := b.joinSide(join.Inputs()[0], lf, and(leftConds))
 	if err != nil {
 		return nil, err
 	}
@@ -700,7 +691,7 @@ func (b *binder) calcOverJoin(join *Rel, exprs []Expr, cond Expr, names []string
 		}
 		rc = and(shifted)
 	}
-	right, err := b.joinSide(join.Inputs[1], rf, rc)
+	right, err := b.joinSide(join.Inputs()[1], rf, rc)
 	if err != nil {
 		return nil, err
 	}
@@ -810,16 +801,19 @@ func strongOperand(e Expr) bool {
 // permutationOverScan reports a Calc without condition whose expressions
 // are every field of the scan below it, reordered: m maps the Calc's
 // fields to the scan's.
-func permutationOverScan(in *Rel) ([]int, bool) {
-	if in.Kind != Calc || in.Cond != nil || in.input().Kind != TableSourceScan ||
-		len(in.Exprs) != len(in.input().Names) {
+func permutationOverScan(in Node) ([]int, bool) {
+	calc, ok := in.(*Calc)
+	if !ok || calc.Cond != nil || len(calc.Exprs) != len(calc.input().Names()) {
 		return nil, false
 	}
-	m := make([]int, len(in.Exprs))
+	if _, ok := calc.input().(*TableSourceScan); !ok {
+		return nil, false
+	}
+	m := make([]int, len(calc.Exprs))
 	seen := map[int]bool{}
-	for i, e := range in.Exprs {
+	for i, e := range calc.Exprs {
 		ref, ok := e.(*InputRef)
-		if !ok || seen[ref.Index] || in.Names[i] != in.input().Names[ref.Index] {
+		if !ok || seen[ref.Index] || in.Names()[i] != in.input().Names()[ref.Index] {
 			return nil, false
 		}
 		seen[ref.Index] = true
@@ -851,8 +845,8 @@ func remapAggregate(group []int, aggs []AggCall, m []int) ([]int, []AggCall, boo
 }
 
 // emptyValues is Flink's Values(tuples=[[]]) with r's row type.
-func (b *binder) emptyValues(r *Rel) *Rel {
-	return &Rel{Kind: Values, Rows: [][]Expr{}, Names: r.Names, Types: r.Types, Fetch: -1, Batch: !b.streaming}
+func (b *binder) emptyValues(r Node) Node {
+	return &Values{base: row(r.Names(), r.Types()), Rows: [][]Expr{}, Batch: !b.streaming}
 }
 
 func isFalseLiteral(e Expr) bool {
@@ -867,15 +861,16 @@ func isTrueLiteral(e Expr) bool {
 
 // joinSide plans one join input restricted to fields, with cond (over the
 // input's own fields) applied below the join.
-func (b *binder) joinSide(r *Rel, fields []int, cond Expr) (*Rel, error) {
+func (b *binder) joinSide(r Node, fields []int, cond Expr) (Node, error) {
 	exprs := make([]Expr, len(fields))
 	names := make([]string, len(fields))
 	for i, f := range fields {
-		exprs[i] = &InputRef{Index: f, T: r.Types[f]}
-		names[i] = r.Names[f]
+		exprs[i] = &InputRef{Index: f, T: r.Types()[f]}
+		names[i] = r.Names()[f]
 	}
 	base := r
-	if r.Kind == LogicalProject || r.Kind == LogicalFilter {
+	switch r.(type) {
+	case *LogicalProject, *LogicalFilter:
 		below, belowCond, bb := flattenCalc(r)
 		for i := range exprs {
 			exprs[i] = inline(exprs[i], below)
@@ -892,11 +887,11 @@ func (b *binder) joinSide(r *Rel, fields []int, cond Expr) (*Rel, error) {
 		}
 		base = bb
 	}
-	switch base.Kind {
-	case LogicalTableScan:
-		return b.calcOverScan(b.scan(base), exprs, cond, names)
-	case LogicalJoin:
-		return b.calcOverJoin(base, exprs, cond, names)
+	switch x := base.(type) {
+	case *LogicalTableScan:
+		return b.calcOverScan(b.scan(x), exprs, cond, names)
+	case *LogicalJoin:
+		return b.calcOverJoin(x, exprs, cond, names)
 	}
 	in, err := b.physical(base)
 	if err != nil {
@@ -907,8 +902,8 @@ func (b *binder) joinSide(r *Rel, fields []int, cond Expr) (*Rel, error) {
 
 // newJoin builds Exchange(hash[keys]) on both inputs (single without
 // equi-keys) and the Join over them.
-func newJoin(left, right *Rel, cond Expr, kind ast.JoinKind) *Rel {
-	nl := len(left.Names)
+func newJoin(left, right Node, cond Expr, kind ast.JoinKind) Node {
+	nl := len(left.Names())
 	var lk, rk []int
 	for _, c := range conjuncts(cond) {
 		call, ok := c.(*Call)
@@ -927,17 +922,16 @@ func newJoin(left, right *Rel, cond Expr, kind ast.JoinKind) *Rel {
 			lk, rk = append(lk, bb.Index), append(rk, a.Index-nl)
 		}
 	}
-	ex := func(in *Rel, keys []int) *Rel {
-		return &Rel{Kind: Exchange, Inputs: []*Rel{in}, Names: in.Names, Types: in.Types, Keys: keys, Single: len(keys) == 0, Fetch: -1}
+	ex := func(in Node, keys []int) Node {
+		return &Exchange{base: sameRow(in), Keys: keys, Single: len(keys) == 0}
 	}
 	var types []sql.DataType
-	for _, t := range left.Types {
+	for _, t := range left.Types() {
 		types = append(types, t.WithNullable(t.Nullable || kind == ast.RightJoin || kind == ast.FullJoin))
 	}
-	for _, t := range right.Types {
+	for _, t := range right.Types() {
 		types = append(types, t.WithNullable(t.Nullable || kind == ast.LeftJoin || kind == ast.FullJoin))
 	}
-	names := uniquify(append(append([]string(nil), left.Names...), right.Names...))
-	return &Rel{Kind: Join, Inputs: []*Rel{ex(left, lk), ex(right, rk)}, Cond: cond, JoinType: kind,
-		LeftKeys: lk, RightKeys: rk, Names: names, Types: types, Fetch: -1}
+	names := uniquify(append(append([]string(nil), left.Names()...), right.Names()...))
+	return &Join{base: row(names, types, ex(left, lk), ex(right, rk)), Cond: cond, JoinType: kind, LeftKeys: lk, RightKeys: rk}
 }

@@ -16,9 +16,9 @@ type Plan struct {
 	// Statement is the planned statement's text.
 	Statement string
 	// Logical are the Abstract Syntax Tree roots (one per sink).
-	Logical []*Rel
+	Logical []Node
 	// Physical are the optimized physical plan roots, with changelog modes.
-	Physical []*Rel
+	Physical []*Sink
 	// Streaming is false in batch runtime mode.
 	Streaming bool
 	// Query is true for a SELECT (its root is a collect sink).
@@ -61,7 +61,7 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 	}()
 	b := p.binder()
 	pl = &Plan{Statement: stmt.SQL(), Streaming: b.streaming, Config: b.config}
-	var roots []*Rel
+	var roots []Node
 	switch x := stmt.(type) {
 	case *ast.Insert:
 		r, err := b.bindInsert(x)
@@ -93,10 +93,14 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 		if err != nil {
 			return nil, err
 		}
+		sink, ok := phys.(*Sink)
 		if pl.Query {
-			phys = &Rel{Kind: Sink, Inputs: []*Rel{phys}, Names: phys.Names, Types: phys.Types, Collect: true, Fetch: -1}
+			sink, ok = &Sink{base: sameRow(phys), Collect: true}, true
 		}
-		pl.Physical = append(pl.Physical, phys)
+		if !ok {
+			return nil, sql.Errorf(sql.TableException, "cannot plan %s as a statement's root", phys.Name())
+		}
+		pl.Physical = append(pl.Physical, sink)
 	}
 	for i, r := range pl.Physical {
 		if b.streaming {
@@ -113,7 +117,7 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 }
 
 // bindInsert binds INSERT INTO t [(cols)] query into LogicalSink.
-func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
+func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 	ref, err := b.resolveTable(x.Table, x.Hints)
 	if err != nil {
 		return nil, err
@@ -155,8 +159,8 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 	}
 	var target []int
 	if x.Columns != nil {
-		if len(x.Columns) != len(q.Names) {
-			return nil, sinkMismatch(ref, "Different number of columns.", q.Names, q.Types, cols)
+		if len(x.Columns) != len(q.Names()) {
+			return nil, sinkMismatch(ref, "Different number of columns.", q.Names(), q.Types(), cols)
 		}
 		pos := make([]int, len(cols))
 		for i := range pos {
@@ -184,8 +188,8 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 				names[j] = "EXPR$" + strconv.Itoa(j)
 				continue
 			}
-			exprs[j] = &InputRef{Index: pos[j], T: q.Types[pos[j]]}
-			names[j] = q.Names[pos[j]]
+			exprs[j] = &InputRef{Index: pos[j], T: q.Types()[pos[j]]}
+			names[j] = q.Names()[pos[j]]
 			if strings.HasPrefix(names[j], "EXPR$") {
 				// Flink rewrites the select list to the sink's order
 				// (PreValidateReWriter), so generated names follow the
@@ -199,15 +203,15 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 		}
 		q = mergeProject(q, exprs, names)
 	}
-	if len(q.Names) != len(cols) {
-		return nil, sinkMismatch(ref, "Different number of columns.", q.Names, q.Types, cols)
+	if len(q.Names()) != len(cols) {
+		return nil, sinkMismatch(ref, "Different number of columns.", q.Names(), q.Types(), cols)
 	}
 	needCast := false
 	casted := make([]Expr, len(cols))
 	for i, c := range cols {
-		qt := q.Types[i]
+		qt := q.Types()[i]
 		if !supportsImplicitCast(qt, c.Type) {
-			return nil, sinkMismatch(ref, fmt.Sprintf("Incompatible types for sink column '%s' at position %d.", c.Name, i), q.Names, q.Types, cols)
+			return nil, sinkMismatch(ref, fmt.Sprintf("Incompatible types for sink column '%s' at position %d.", c.Name, i), q.Names(), q.Types(), cols)
 		}
 		casted[i] = castExpr(&InputRef{Index: i, T: qt}, c.Type.WithNullable(qt.Nullable))
 		if _, ok := casted[i].(*InputRef); !ok {
@@ -215,10 +219,9 @@ func (b *binder) bindInsert(x *ast.Insert) (*Rel, error) {
 		}
 	}
 	if needCast {
-		q = mergeProject(q, casted, q.Names)
+		q = mergeProject(q, casted, q.Names())
 	}
-	return &Rel{Kind: LogicalSink, Inputs: []*Rel{q}, Table: ref, Names: q.Names, Types: q.Types, TargetColumns: target,
-		SinkHints: sinkHints(x.Hints), Fetch: -1}, nil
+	return &LogicalSink{base: sameRow(q), Table: ref, TargetColumns: target, SinkHints: sinkHints(x.Hints)}, nil
 }
 
 // sinkMismatch is Flink's DynamicSinkUtils schema mismatch error.
@@ -237,22 +240,24 @@ func sinkMismatch(ref *TableRef, cause string, names []string, types []sql.DataT
 }
 
 // checkBatch enforces batch mode's rule: every source insert-only.
-func checkBatch(r *Rel) error {
+func checkBatch(r *Sink) error {
 	var err error
-	r.Walk(func(n *Rel) {
-		n.Mode = sql.InsertOnly
-		if n.Kind == Sink {
-			n.Mode = sql.NoChanges
-		}
-		if n.Kind == TableSourceScan && err == nil && !n.Table.Source.ChangelogMode().IsInsertOnly() {
-			err = sql.Errorf(sql.TableException,
-				"Querying a table in batch mode is currently only possible for INSERT-only table sources. But the source for table '%s' produces other changelog messages than just INSERT.", n.Table.ID)
+	Walk(r, func(n Node) {
+		n.head().mode = sql.InsertOnly
+		switch x := n.(type) {
+		case *Sink:
+			x.mode = sql.NoChanges
+		case *TableSourceScan:
+			if err == nil && !x.Table.Source.ChangelogMode().IsInsertOnly() {
+				err = sql.Errorf(sql.TableException,
+					"Querying a table in batch mode is currently only possible for INSERT-only table sources. But the source for table '%s' produces other changelog messages than just INSERT.", x.Table.ID)
+			}
 		}
 	})
 	if err != nil {
 		return err
 	}
-	if r.Kind == Sink && !r.Collect {
+	if !r.Collect {
 		if _, e := r.Table.Sink.ChangelogMode(sql.InsertOnly); e != nil {
 			return e
 		}
@@ -281,7 +286,7 @@ func contains(list []string, s string) bool {
 
 // addStaticPartitions puts the PARTITION (k = v) constants into the query
 // at their sink positions, as Flink's PreValidateReWriter does.
-func (b *binder) addStaticPartitions(x *ast.Insert, ref *TableRef, q *Rel) (*Rel, error) {
+func (b *binder) addStaticPartitions(x *ast.Insert, ref *TableRef, q Node) (Node, error) {
 	cols := ref.Schema.Columns
 	static := map[int]*ast.Literal{}
 	for _, pv := range x.Partition {
@@ -303,8 +308,8 @@ func (b *binder) addStaticPartitions(x *ast.Insert, ref *TableRef, q *Rel) (*Rel
 			}
 		}
 	}
-	if len(targets) != len(q.Names) {
-		return nil, sinkMismatch(ref, "Different number of columns.", q.Names, q.Types, cols)
+	if len(targets) != len(q.Names()) {
+		return nil, sinkMismatch(ref, "Different number of columns.", q.Names(), q.Types(), cols)
 	}
 	pos := make([]int, len(cols))
 	for j := range pos {
@@ -325,7 +330,7 @@ func (b *binder) addStaticPartitions(x *ast.Insert, ref *TableRef, q *Rel) (*Rel
 			}
 			exprs[j] = castExpr(lit, c.Type.NotNull())
 		case pos[j] >= 0:
-			exprs[j] = &InputRef{Index: pos[j], T: q.Types[pos[j]]}
+			exprs[j] = &InputRef{Index: pos[j], T: q.Types()[pos[j]]}
 		default:
 			if !c.Type.Nullable {
 				return nil, validationErr(x.At, len(c.Name), "Column '%s' has no default value and does not allow NULLs", c.Name)

@@ -39,10 +39,11 @@ func evalCast(t *testing.T, expr, str string, bin []byte) (any, sql.DataType) {
 	if err != nil {
 		t.Fatalf("%s: %v", expr, err)
 	}
-	if r.Kind != LogicalProject {
-		t.Fatalf("%s: unexpected plan %s", expr, r.Kind)
+	proj, ok := r.(*LogicalProject)
+	if !ok {
+		t.Fatalf("%s: unexpected plan %s", expr, r.Name())
 	}
-	ev, err := Compile(r.Exprs[0])
+	ev, err := Compile(proj.Exprs[0])
 	if err != nil {
 		t.Fatalf("%s: %v", expr, err)
 	}
@@ -50,7 +51,7 @@ func evalCast(t *testing.T, expr, str string, bin []byte) (any, sql.DataType) {
 	if err != nil {
 		t.Fatalf("%s: %v", expr, err)
 	}
-	return v, r.Exprs[0].Type()
+	return v, proj.Exprs[0].Type()
 }
 
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

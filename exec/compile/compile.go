@@ -78,7 +78,7 @@ func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
 	return b.g, nil
 }
 
-func uid(path string, n *plan.Rel) string { return path + "-" + n.Kind.String() }
+func uid(path string, n plan.Node) string { return path + "-" + n.Name() }
 
 // connect wires in into vertex to running with parallelism p.
 func (b *builder) connect(in edge, to, p int) {
@@ -92,8 +92,8 @@ func (b *builder) connect(in edge, to, p int) {
 	b.g.Connect(in.vertex, to, part)
 }
 
-func (b *builder) sink(n *plan.Rel, path string) error {
-	in, err := b.build(n.Inputs[0], path+".0")
+func (b *builder) sink(n *plan.Sink, path string) error {
+	in, err := b.build(n.Inputs()[0], path+".0")
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 		in = edge{vertex: v, p: in.p}
 	}
 	pk := t.Schema.PrimaryKeyIndexes()
-	changelog := !n.Inputs[0].Mode.IsInsertOnly()
+	changelog := !n.Inputs()[0].Mode().IsInsertOnly()
 	router, routed := t.Sink.(connectors.BucketRouter)
 	routed = routed && p > 1
 	if p != in.p && !in.exchanged && !routed {
@@ -141,7 +141,7 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 	}
 	if n.UpsertMaterialize {
 		var upsertKey []int
-		if ks := n.Inputs[0].UpsertKeys; len(ks) > 0 {
+		if ks := n.Inputs()[0].UpsertKeys(); len(ks) > 0 {
 			upsertKey = ks[0]
 		}
 		m := b.g.AddOperator(path+"-SinkUpsertMaterializer", "SinkUpsertMaterializer",
@@ -168,10 +168,11 @@ func (b *builder) sink(n *plan.Rel, path string) error {
 	return nil
 }
 
-func (b *builder) notNullEnforcer(n *plan.Rel) operators.CalcFunc {
+func (b *builder) notNullEnforcer(n *plan.Sink) operators.CalcFunc {
 	var cols []int
+	types := n.Types()
 	for i, c := range n.Table.Schema.Columns {
-		if !c.Type.Nullable && i < len(n.Types) && n.Types[i].Nullable {
+		if !c.Type.Nullable && i < len(types) && types[i].Nullable {
 			cols = append(cols, i)
 		}
 	}
@@ -195,10 +196,10 @@ func (b *builder) notNullEnforcer(n *plan.Rel) operators.CalcFunc {
 	}
 }
 
-func (b *builder) build(n *plan.Rel, path string) (edge, error) {
-	switch n.Kind {
-	case plan.Exchange:
-		in, err := b.build(n.Inputs[0], path+".0")
+func (b *builder) build(n plan.Node, path string) (edge, error) {
+	switch n := n.(type) {
+	case *plan.Exchange:
+		in, err := b.build(n.Inputs()[0], path+".0")
 		if err != nil {
 			return edge{}, err
 		}
@@ -209,7 +210,7 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 			in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: n.Keys}
 		}
 		return in, nil
-	case plan.TableSourceScan:
+	case *plan.TableSourceScan:
 		src := n.Table.Source
 		p := b.defaultP
 		if sp, ok := src.(connectors.SupportsParallelism); ok && sp.Parallelism() > 0 {
@@ -220,7 +221,7 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 		}
 		v := b.g.AddSource(uid(path, n), "Source: "+n.Table.ID.String(), src, p)
 		return edge{vertex: v, p: p}, nil
-	case plan.Values:
+	case *plan.Values:
 		rows := make([]sql.Row, len(n.Rows))
 		for i, tuple := range n.Rows {
 			vals := make([]any, len(tuple))
@@ -239,12 +240,12 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 		}
 		v := b.g.AddSource(uid(path, n), "Source: Values", &runtime.ValuesSource{Rows: rows}, 1)
 		return edge{vertex: v, p: 1}, nil
-	case plan.Join:
+	case *plan.Join:
 		return b.join(n, path)
-	case plan.Union:
+	case *plan.Union:
 		p := b.defaultP
 		v := b.g.AddOperator(uid(path, n), "Union", func(int, int) (runtime.Operator, error) { return &union{}, nil }, p)
-		for i, in := range n.Inputs {
+		for i, in := range n.Inputs() {
 			e, err := b.build(in, path+"."+strconv.Itoa(i))
 			if err != nil {
 				return edge{}, err
@@ -252,11 +253,10 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 			b.connect(e, v, p)
 		}
 		return edge{vertex: v, p: p}, nil
-	}
-	if n.Kind == plan.HashAggregate || n.Kind == plan.SortAggregate {
+	case *plan.FinalAggregate:
 		return b.batchAggregate(n, path)
 	}
-	in, err := b.build(n.Inputs[0], path+".0")
+	in, err := b.build(n.Inputs()[0], path+".0")
 	if err != nil {
 		return edge{}, err
 	}
@@ -268,25 +268,25 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 		}
 	}
 	var f runtime.OperatorFactory
-	name := n.Kind.String()
-	switch n.Kind {
-	case plan.Calc:
+	name := n.Name()
+	switch n := n.(type) {
+	case *plan.Calc:
 		cf, err := plan.CompileCalc(n.Exprs, n.Cond)
 		if err != nil {
 			return edge{}, err
 		}
 		f = operators.Calc(operators.CalcFunc(cf))
-	case plan.ChangelogNormalize:
+	case *plan.ChangelogNormalize:
 		ttl, err := config.Duration(b.opts.Config, config.KeyStateTTL)
 		if err != nil {
 			return edge{}, err
 		}
 		f = operators.ChangelogNormalize(operators.NormalizeSpec{Keys: n.Keys,
-			GenerateUpdateBefore: n.Mode.Contains(sql.UpdateBefore), EmitDuplicates: ttl > 0})
-	case plan.DropUpdateBefore:
+			GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore), EmitDuplicates: ttl > 0})
+	case *plan.DropUpdateBefore:
 		f = operators.DropUpdateBefore()
-	case plan.GroupAggregate:
-		spec := operators.AggregateSpec{GroupKeys: n.Group, GenerateUpdateBefore: n.Mode.Contains(sql.UpdateBefore),
+	case *plan.GroupAggregate:
+		spec := operators.AggregateSpec{GroupKeys: n.Group, GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore),
 			EmitOnFinish: !b.streaming}
 		for _, a := range n.Aggs {
 			s, err := aggSpec(a)
@@ -296,16 +296,16 @@ func (b *builder) build(n *plan.Rel, path string) (edge, error) {
 			spec.Aggs = append(spec.Aggs, s)
 		}
 		f = operators.GroupAggregate(spec)
-	case plan.Limit:
+	case *plan.Limit:
 		f = operators.Limit(n.Offset, n.Fetch)
-	case plan.SortLimit:
+	case *plan.SortLimit:
 		keys := make([]operators.SortKey, len(n.Order))
 		for i, k := range n.Order {
 			keys[i] = operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst}
 		}
 		f = operators.Sort(keys, n.Offset, n.Fetch)
 	default:
-		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s yet", n.Kind)
+		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s yet", n.Name())
 	}
 	v := b.g.AddOperator(uid(path, n), name, f, p)
 	b.connect(in, v, p)
@@ -357,18 +357,20 @@ func (union) Close() error { return nil }
 // GroupAggregate that emits at end of input: the runtime's aggregate keeps
 // a hash table, so neither the pre-aggregation nor the sorts are needed
 // for the same result.
-func (b *builder) batchAggregate(n *plan.Rel, path string) (edge, error) {
-	local := n.Inputs[0]
-	exchange := (*plan.Rel)(nil)
-	for local.Kind == plan.Exchange || local.Kind == plan.Sort {
-		if local.Kind == plan.Exchange {
-			exchange = local
+func (b *builder) batchAggregate(n *plan.FinalAggregate, path string) (edge, error) {
+	var exchange *plan.Exchange
+	for in := n.Inputs()[0]; ; in = in.Inputs()[0] {
+		if ex, ok := in.(*plan.Exchange); ok {
+			exchange = ex
 		}
-		local = local.Inputs[0]
+		if _, ok := in.(*plan.LocalAggregate); ok {
+			break
+		}
 	}
-	src := local.Inputs[0]
-	if src.Kind == plan.Sort {
-		src = src.Inputs[0]
+	local := n.Local()
+	src := local.Inputs()[0]
+	if s, ok := src.(*plan.Sort); ok {
+		src = s.Inputs()[0]
 	}
 	in, err := b.build(src, path+".0")
 	if err != nil {
@@ -390,22 +392,22 @@ func (b *builder) batchAggregate(n *plan.Rel, path string) (edge, error) {
 		}
 		spec.Aggs = append(spec.Aggs, s)
 	}
-	v := b.g.AddOperator(uid(path, n), n.Kind.String(), operators.GroupAggregate(spec), p)
+	v := b.g.AddOperator(uid(path, n), n.Name(), operators.GroupAggregate(spec), p)
 	b.connect(in, v, p)
 	return edge{vertex: v, p: p}, nil
 }
 
 // join wires both inputs (through their hash or single Exchanges) into
 // the join operator: input 0 is the left side, input 1 the right.
-func (b *builder) join(n *plan.Rel, path string) (edge, error) {
+func (b *builder) join(n *plan.Join, path string) (edge, error) {
 	if n.JoinType == ast.FullJoin {
 		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s JOIN yet", n.JoinType)
 	}
-	l, err := b.build(n.Inputs[0], path+".0")
+	l, err := b.build(n.Inputs()[0], path+".0")
 	if err != nil {
 		return edge{}, err
 	}
-	r, err := b.build(n.Inputs[1], path+".1")
+	r, err := b.build(n.Inputs()[1], path+".1")
 	if err != nil {
 		return edge{}, err
 	}
@@ -417,8 +419,8 @@ func (b *builder) join(n *plan.Rel, path string) (edge, error) {
 	if err != nil {
 		return edge{}, err
 	}
-	nl := len(n.Inputs[0].Names)
-	nr := len(n.Names) - nl
+	nl := len(n.Inputs()[0].Names())
+	nr := len(n.Names()) - nl
 	if n.JoinType == ast.RightJoin {
 		// A RIGHT join is the LEFT join of the swapped inputs, its rows
 		// put back in left-right order by a projection.

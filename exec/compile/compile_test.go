@@ -107,7 +107,7 @@ func (e *env) run(text string, sorted bool) (string, error) {
 				return b.String() + "error: " + err.Error() + "\n", nil
 			}
 			for _, r := range rows {
-				lines = append(lines, sql.FormatRow(r, pl.Physical[0].Types))
+				lines = append(lines, sql.FormatRow(r, pl.Physical[0].Types()))
 			}
 		}
 		if sorted {

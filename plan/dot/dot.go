@@ -64,7 +64,7 @@ func Render(stmts []Statement) string {
 	// script's statements top down.
 	for i := len(stmts) - 1; i >= 0; i-- {
 		st := stmts[i]
-		r := &renderer{b: &b, prefix: fmt.Sprintf("s%d_", i+1), pl: st.Plan, ids: map[*plan.Rel]string{}}
+		r := &renderer{b: &b, prefix: fmt.Sprintf("s%d_", i+1), pl: st.Plan, ids: map[plan.Node]string{}}
 		fmt.Fprintf(&b, "  subgraph cluster_s%d {\n", i+1)
 		fmt.Fprintf(&b, "    label=%s;\n    labelloc=t; style=rounded; color=\"#bbbbbb\";\n", quote(st.Title))
 		if st.Plan != nil {
@@ -79,9 +79,9 @@ func Render(stmts []Statement) string {
 }
 
 // shown skips a query's collect sink, which EXPLAIN does not print either.
-func shown(r *plan.Rel) *plan.Rel {
-	if r.Kind == plan.Sink && r.Collect && len(r.Inputs) == 1 {
-		return r.Inputs[0]
+func shown(r *plan.Sink) plan.Node {
+	if r.Collect && len(r.Inputs()) == 1 {
+		return r.Inputs()[0]
 	}
 	return r
 }
@@ -90,52 +90,52 @@ type renderer struct {
 	b      *strings.Builder
 	prefix string
 	pl     *plan.Plan
-	ids    map[*plan.Rel]string
+	ids    map[plan.Node]string
 	n      int
 }
 
 // node writes n, its inputs and the edges between them once, and returns
 // its id. A node shared by two sinks is drawn once with two out-edges.
-func (r *renderer) node(n *plan.Rel) string {
+func (r *renderer) node(n plan.Node) string {
 	if id, ok := r.ids[n]; ok {
 		return id
 	}
 	id := r.prefix + "n" + strconv.Itoa(r.n)
 	r.n++
 	r.ids[n] = id
-	fmt.Fprintf(r.b, "    %s [label=%s, tooltip=%s];\n", id, quote(Label(n)), quote(n.Digest()))
+	fmt.Fprintf(r.b, "    %s [label=%s, tooltip=%s];\n", id, quote(Label(n)), quote(plan.Digest(n)))
 	if why := Reason(n, r.pl); why != "" {
 		note := id + "_why"
 		fmt.Fprintf(r.b, "    %s [shape=note, style=filled, fillcolor=\"#fff8dc\", color=%q, fontsize=9, label=%s];\n",
 			note, colorNote, quote(wrap(why, 44)))
 		fmt.Fprintf(r.b, "    %s -> %s [style=dashed, arrowhead=none, color=%q, constraint=false];\n", note, id, colorNote)
 	}
-	for _, in := range n.Inputs {
+	for _, in := range n.Inputs() {
 		from := r.node(in)
-		mode := in.Mode.String()
+		mode := in.Mode().String()
 		width := "1.6"
-		if in.Mode.IsInsertOnly() || mode == "" {
+		if in.Mode().IsInsertOnly() || mode == "" {
 			width = "1.0"
 		}
 		fmt.Fprintf(r.b, "    %s -> %s [label=%s, color=%q, fontcolor=%q, penwidth=%s];\n",
-			from, id, quote("["+mode+"]"), ModeColor(in.Mode), ModeColor(in.Mode), width)
+			from, id, quote("["+mode+"]"), ModeColor(in.Mode()), ModeColor(in.Mode()), width)
 	}
 	return id
 }
 
 // Label is a node's short label: the operator and its key.
-func Label(n *plan.Rel) string {
+func Label(n plan.Node) string {
 	var in []string
-	if len(n.Inputs) > 0 {
-		in = n.Inputs[0].Names
+	if ins := n.Inputs(); len(ins) > 0 {
+		in = ins[0].Names()
 	}
-	name := n.Kind.String()
-	switch n.Kind {
-	case plan.TableSourceScan:
+	name := n.Name()
+	switch n := n.(type) {
+	case *plan.TableSourceScan:
 		if n.Table != nil {
 			return name + " table=[" + n.Table.ID.Name + "]"
 		}
-	case plan.Sink:
+	case *plan.Sink:
 		s := name
 		if n.Table != nil {
 			s += " table=[" + n.Table.ID.Name + "]"
@@ -144,80 +144,97 @@ func Label(n *plan.Rel) string {
 			s += "\n+ SinkUpsertMaterializer pk=[" + strings.Join(n.Table.Schema.PrimaryKey, ", ") + "]"
 		}
 		return s
-	case plan.Exchange:
+	case *plan.Exchange:
 		if n.Single {
 			return name + " single"
 		}
 		return name + " hash=[" + fields(in, n.Keys) + "]"
-	case plan.ChangelogNormalize:
+	case *plan.ChangelogNormalize:
 		return name + " key=[" + fields(in, n.Keys) + "]"
-	case plan.GroupAggregate, plan.LocalHashAggregate, plan.HashAggregate, plan.LocalSortAggregate, plan.SortAggregate:
-		if len(n.Group) == 0 {
-			return name
-		}
-		g := n.Names
-		if len(g) > len(n.Group) {
-			g = g[:len(n.Group)]
-		}
-		return name + " groupBy=[" + strings.Join(g, ", ") + "]"
-	case plan.Join:
-		if len(n.Inputs) == 2 {
+	case *plan.GroupAggregate:
+		return groupLabel(name, n.Names(), n.Group)
+	case *plan.LocalAggregate:
+		return groupLabel(name, n.Names(), n.Group)
+	case *plan.FinalAggregate:
+		return groupLabel(name, n.Names(), n.Group)
+	case *plan.Join:
+		if ins := n.Inputs(); len(ins) == 2 {
 			var pairs []string
 			for i := range n.LeftKeys {
 				if i < len(n.RightKeys) {
-					pairs = append(pairs, field(n.Inputs[0].Names, n.LeftKeys[i])+"="+field(n.Inputs[1].Names, n.RightKeys[i]))
+					pairs = append(pairs, field(ins[0].Names(), n.LeftKeys[i])+"="+field(ins[1].Names(), n.RightKeys[i]))
 				}
 			}
 			return name + " " + strings.ToLower(string(n.JoinType)) + " on=[" + strings.Join(pairs, ", ") + "]"
 		}
-	case plan.Sort, plan.SortLimit:
-		var keys []string
-		for _, k := range n.Order {
-			s := field(in, k.Field)
-			if k.Desc {
-				s += " DESC"
-			}
-			keys = append(keys, s)
-		}
-		s := name + " orderBy=[" + strings.Join(keys, ", ") + "]"
-		if n.Fetch >= 0 {
-			s += fmt.Sprintf(" fetch=%d", n.Fetch)
-		}
-		return s
-	case plan.Limit:
+	case *plan.Sort:
+		return orderLabel(name, in, n.Order, -1)
+	case *plan.SortLimit:
+		return orderLabel(name, in, n.Order, n.Fetch)
+	case *plan.Limit:
 		return fmt.Sprintf("%s fetch=%d", name, n.Fetch)
-	case plan.Calc:
+	case *plan.Calc:
 		if n.Cond != nil {
 			return name + " (filter)"
 		}
-	case plan.Values:
+	case *plan.Values:
 		return fmt.Sprintf("%s rows=%d", name, len(n.Rows))
 	}
 	return name
+}
+
+func groupLabel(name string, names []string, group []int) string {
+	if len(group) == 0 {
+		return name
+	}
+	g := names
+	if len(g) > len(group) {
+		g = g[:len(group)]
+	}
+	return name + " groupBy=[" + strings.Join(g, ", ") + "]"
+}
+
+func orderLabel(name string, in []string, order []plan.SortKey, fetch int64) string {
+	var keys []string
+	for _, k := range order {
+		s := field(in, k.Field)
+		if k.Desc {
+			s += " DESC"
+		}
+		keys = append(keys, s)
+	}
+	s := name + " orderBy=[" + strings.Join(keys, ", ") + "]"
+	if fetch >= 0 {
+		s += fmt.Sprintf(" fetch=%d", fetch)
+	}
+	return s
 }
 
 // Reason says why the planner added a ChangelogNormalize or a
 // SinkUpsertMaterializer: which input's changelog mode forced it (Flink's
 // StreamPhysicalTableSourceScanRule and SinkUpsertMaterializer decision).
 // It is "" for every other node.
-func Reason(n *plan.Rel, pl *plan.Plan) string {
+func Reason(n plan.Node, pl *plan.Plan) string {
 	var cfg map[string]string
 	if pl != nil {
 		cfg = pl.Config
 	}
-	switch {
-	case n.Kind == plan.ChangelogNormalize:
-		scan := n
-		for scan != nil && scan.Kind != plan.TableSourceScan {
-			if len(scan.Inputs) == 0 {
-				scan = nil
+	switch n := n.(type) {
+	case *plan.ChangelogNormalize:
+		var scan *plan.TableSourceScan
+		for c := plan.Node(n); c != nil; {
+			if s, ok := c.(*plan.TableSourceScan); ok {
+				scan = s
 				break
 			}
-			scan = scan.Inputs[0]
+			if len(c.Inputs()) == 0 {
+				break
+			}
+			c = c.Inputs()[0]
 		}
 		key := ""
-		if len(n.Inputs) > 0 {
-			key = fields(n.Inputs[0].Names, n.Keys)
+		if len(n.Inputs()) > 0 {
+			key = fields(n.Inputs()[0].Names(), n.Keys)
 		}
 		if scan == nil || scan.Table == nil || scan.Table.Source == nil {
 			return "ChangelogNormalize: the source's changes are normalized per key (" + key + ")"
@@ -226,11 +243,14 @@ func Reason(n *plan.Rel, pl *plan.Plan) string {
 		t := scan.Table.ID.Name
 		if src.IsUpsert() {
 			return fmt.Sprintf("ChangelogNormalize: source %s emits an upsert changelog [%s] (no -U) keyed by PRIMARY KEY (%s); "+
-				"it keeps the last row per key to produce [%s]", t, src, key, n.Mode)
+				"it keeps the last row per key to produce [%s]", t, src, key, n.Mode())
 		}
 		return fmt.Sprintf("ChangelogNormalize: 'table.exec.source.cdc-events-duplicate' = 'true' and source %s emits [%s]; "+
 			"it drops duplicate changes per PRIMARY KEY (%s)", t, src, key)
-	case n.Kind == plan.Sink && n.UpsertMaterialize:
+	case *plan.Sink:
+		if !n.UpsertMaterialize {
+			return ""
+		}
 		if mode, _ := config.Enum(cfg, config.KeyUpsertMaterialize); mode == "FORCE" {
 			return "SinkUpsertMaterializer: 'table.exec.sink.upsert-materialize' = 'FORCE'"
 		}
@@ -238,20 +258,20 @@ func Reason(n *plan.Rel, pl *plan.Plan) string {
 		if n.Table != nil {
 			pk = strings.Join(n.Table.Schema.PrimaryKey, ", ")
 		}
-		if len(n.Inputs) == 0 {
+		if len(n.Inputs()) == 0 {
 			return "SinkUpsertMaterializer: the input's updates are not keyed by the sink's PRIMARY KEY (" + pk + ")"
 		}
-		in := n.Inputs[0]
-		if len(in.UpsertKeys) == 0 {
+		in := n.Inputs()[0]
+		if len(in.UpsertKeys()) == 0 {
 			return fmt.Sprintf("SinkUpsertMaterializer: input %s sends [%s] with no upsert key, so changes to one sink "+
-				"PRIMARY KEY (%s) may arrive out of order; it keeps each key's rows to emit them in order", Label(in), in.Mode, pk)
+				"PRIMARY KEY (%s) may arrive out of order; it keeps each key's rows to emit them in order", Label(in), in.Mode(), pk)
 		}
 		var uks []string
-		for _, k := range in.UpsertKeys {
-			uks = append(uks, "("+fields(in.Names, k)+")")
+		for _, k := range in.UpsertKeys() {
+			uks = append(uks, "("+fields(in.Names(), k)+")")
 		}
 		return fmt.Sprintf("SinkUpsertMaterializer: input %s sends [%s] keyed by %s, not by the sink's PRIMARY KEY (%s); "+
-			"it keeps each key's rows to emit them in order", Label(in), in.Mode, strings.Join(uks, " or "), pk)
+			"it keeps each key's rows to emit them in order", Label(in), in.Mode(), strings.Join(uks, " or "), pk)
 	}
 	return ""
 }

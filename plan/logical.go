@@ -1,0 +1,218 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// The logical nodes: the tree binding builds and EXPLAIN prints as the
+// Abstract Syntax Tree, shaped as Calcite's SqlToRelConverter shapes it.
+
+// LogicalTableScan reads a table.
+type LogicalTableScan struct {
+	base
+	Table *TableRef
+}
+
+// LogicalProject computes Exprs over its input.
+type LogicalProject struct {
+	base
+	Exprs []Expr
+}
+
+// LogicalFilter keeps the rows where Cond is true.
+type LogicalFilter struct {
+	base
+	Cond Expr
+}
+
+// LogicalAggregate groups by Group (input fields) and computes Aggs.
+type LogicalAggregate struct {
+	base
+	Group []int
+	Aggs  []AggCall
+}
+
+// LogicalValues is a literal relation.
+type LogicalValues struct {
+	base
+	Rows [][]Expr
+}
+
+// LogicalUnion concatenates its inputs (All: UNION ALL).
+type LogicalUnion struct {
+	base
+	All bool
+}
+
+// LogicalSort orders, offsets and limits (Fetch < 0: no limit).
+type LogicalSort struct {
+	base
+	Order  []SortKey
+	Offset int64
+	Fetch  int64
+}
+
+// LogicalSink writes its input into a table.
+type LogicalSink struct {
+	base
+	Table *TableRef
+	// TargetColumns are the sink positions of an explicit INSERT column
+	// list.
+	TargetColumns []int
+	// SinkHints are the OPTIONS hint pairs written after the sink table.
+	SinkHints []ast.Option
+}
+
+// LogicalJoin joins two inputs on Cond (over the concatenated row).
+type LogicalJoin struct {
+	base
+	Cond     Expr
+	JoinType ast.JoinKind
+}
+
+func (*LogicalTableScan) Name() string { return "LogicalTableScan" }
+func (*LogicalProject) Name() string   { return "LogicalProject" }
+func (*LogicalFilter) Name() string    { return "LogicalFilter" }
+func (*LogicalAggregate) Name() string { return "LogicalAggregate" }
+func (*LogicalValues) Name() string    { return "LogicalValues" }
+func (*LogicalUnion) Name() string     { return "LogicalUnion" }
+func (*LogicalSort) Name() string      { return "LogicalSort" }
+func (*LogicalSink) Name() string      { return "LogicalSink" }
+func (*LogicalJoin) Name() string      { return "LogicalJoin" }
+
+func (n *LogicalTableScan) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalProject) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalFilter) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalValues) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalUnion) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalSort) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalSink) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalJoin) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalSink) describe(Format) string {
+	return "LogicalSink(table=[" + n.Table.ID.String() + "], " + targetCols(n.TargetColumns) + "fields=[" +
+		strings.Join(n.names, ", ") + "]" + sinkHintText(n.SinkHints) + ")"
+}
+
+func (n *LogicalProject) describe(f Format) string {
+	in := n.input().Names()
+	parts := make([]string, len(n.Exprs))
+	for i, e := range n.Exprs {
+		parts[i] = n.names[i] + "=[" + FormatExpr(e, in, f) + "]"
+	}
+	return "LogicalProject(" + strings.Join(parts, ", ") + ")"
+}
+
+func (n *LogicalFilter) describe(f Format) string {
+	return "LogicalFilter(condition=[" + FormatExpr(n.Cond, n.input().Names(), f) + "])"
+}
+
+func (n *LogicalAggregate) describe(Format) string {
+	g := make([]string, len(n.Group))
+	for i, x := range n.Group {
+		g[i] = strconv.Itoa(x)
+	}
+	s := "LogicalAggregate(group=[{" + strings.Join(g, ", ") + "}]"
+	for _, a := range n.Aggs {
+		args := make([]string, len(a.Args))
+		for i, x := range a.Args {
+			args[i] = "$" + strconv.Itoa(x)
+		}
+		d := ""
+		if a.Distinct {
+			d = "DISTINCT "
+		}
+		s += ", " + a.Name + "=[" + a.Func + "(" + d + strings.Join(args, ", ") + ")]"
+	}
+	return s + ")"
+}
+
+func (n *LogicalTableScan) describe(Format) string {
+	s := "LogicalTableScan(table=[[" + tablePath(n.Table) + "]]"
+	if len(n.Table.Hints) > 0 {
+		s += ", hints=[[[OPTIONS inheritPath:[] options:" + hintMap(n.Table.Hints) + "]]]"
+	}
+	return s + ")"
+}
+
+func (n *LogicalValues) describe(f Format) string {
+	return "LogicalValues(tuples=[" + tuples(n.Rows, f) + "])"
+}
+
+func (n *LogicalJoin) describe(f Format) string {
+	return "LogicalJoin(condition=[" + FormatExpr(n.Cond, nil, f) + "], joinType=[" + strings.ToLower(string(n.JoinType)) + "])"
+}
+
+func (n *LogicalUnion) describe(Format) string {
+	return "LogicalUnion(all=[" + strconv.FormatBool(n.All) + "])"
+}
+
+func (n *LogicalSort) describe(Format) string {
+	var parts []string
+	for i, k := range n.Order {
+		parts = append(parts, fmt.Sprintf("sort%d=[$%d]", i, k.Field))
+	}
+	for i, k := range n.Order {
+		d := "ASC"
+		if k.Desc {
+			d = "DESC"
+		}
+		parts = append(parts, fmt.Sprintf("dir%d=[%s]", i, d))
+	}
+	if n.Offset > 0 {
+		parts = append(parts, fmt.Sprintf("offset=[%d]", n.Offset))
+	}
+	if n.Fetch >= 0 {
+		parts = append(parts, fmt.Sprintf("fetch=[%d]", n.Fetch))
+	}
+	return "LogicalSort(" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,444 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// The physical nodes: the Optimized Physical Plan, named as Flink prints
+// them (StreamPhysical*/BatchPhysical* without the prefix). exec/compile
+// turns each into runtime operators.
+
+// TableSourceScan reads a table through its connector's source.
+type TableSourceScan struct {
+	base
+	Table *TableRef
+	// Project is the projection pushed into the source (nil: all columns
+	// in order).
+	Project []int
+	// FilterDigest is the filter=[...] digest of a scan whose source
+	// accepted the query's filters.
+	FilterDigest string
+	// FilterPushed marks a scan whose source was offered the filters above
+	// it (Flink's SupportsFilterPushDown): it prints filter=[FilterDigest]
+	// even when the source accepted none.
+	FilterPushed bool
+}
+
+// Values is a literal relation. Batch marks one planned in batch mode:
+// BatchPhysicalValues prints values=[names], StreamPhysicalValues does
+// not.
+type Values struct {
+	base
+	Rows  [][]Expr
+	Batch bool
+}
+
+// Calc is a projection (Exprs) and an optional condition (Cond) over its
+// input.
+type Calc struct {
+	base
+	Exprs []Expr
+	Cond  Expr
+}
+
+// Exchange redistributes rows: by a hash of Keys, or all to one task
+// (Single).
+type Exchange struct {
+	base
+	Keys   []int
+	Single bool
+}
+
+// ChangelogNormalize keeps the last row per Keys and turns an upsert or
+// duplicated changelog into a retracting one.
+type ChangelogNormalize struct {
+	base
+	Keys []int
+}
+
+// DropUpdateBefore drops -U rows for a consumer that needs +U only.
+type DropUpdateBefore struct{ base }
+
+// GroupAggregate is a streaming (or one-phase batch) aggregate over a hash
+// Exchange on Group.
+type GroupAggregate struct {
+	base
+	Group []int
+	Aggs  []AggCall
+}
+
+// LocalAggregate is the first phase of a batch two-phase aggregate
+// (LocalHashAggregate or, with Hash false, LocalSortAggregate): partial
+// accumulators per input subtask.
+type LocalAggregate struct {
+	base
+	Group []int
+	Aggs  []AggCall
+	Hash  bool
+}
+
+// FinalAggregate merges LocalAggregate's accumulators after the Exchange
+// (HashAggregate or SortAggregate with isMerge=[true]). Group are the
+// original input's group fields, the local phase's first fields.
+type FinalAggregate struct {
+	base
+	Group []int
+	Aggs  []AggCall
+	Hash  bool
+}
+
+// Sort orders a batch input (below a sort aggregate).
+type Sort struct {
+	base
+	Order []SortKey
+}
+
+// Union merges its inputs (UNION ALL).
+type Union struct{ base }
+
+// Limit passes Fetch rows after Offset (Fetch < 0: unlimited).
+type Limit struct {
+	base
+	Offset int64
+	Fetch  int64
+}
+
+// SortLimit is ORDER BY with a limit (or a batch ORDER BY without one,
+// Fetch < 0).
+type SortLimit struct {
+	base
+	Order  []SortKey
+	Offset int64
+	Fetch  int64
+}
+
+// Join is a regular join; LeftKeys and RightKeys are the equi-join fields
+// of each input, Cond the whole condition over the concatenated row.
+type Join struct {
+	base
+	Cond      Expr
+	JoinType  ast.JoinKind
+	LeftKeys  []int
+	RightKeys []int
+}
+
+// Sink writes into a table, or for a query into the client's collect sink
+// (Collect), which EXPLAIN does not print.
+type Sink struct {
+	base
+	Table         *TableRef
+	TargetColumns []int
+	SinkHints     []ast.Option
+	// UpsertMaterialize is the sink's SinkUpsertMaterializer.
+	UpsertMaterialize bool
+	Collect           bool
+}
+
+func (*TableSourceScan) Name() string    { return "TableSourceScan" }
+func (*Values) Name() string             { return "Values" }
+func (*Calc) Name() string               { return "Calc" }
+func (*Exchange) Name() string           { return "Exchange" }
+func (*ChangelogNormalize) Name() string { return "ChangelogNormalize" }
+func (*DropUpdateBefore) Name() string   { return "DropUpdateBefore" }
+func (*GroupAggregate) Name() string     { return "GroupAggregate" }
+func (*Sort) Name() string               { return "Sort" }
+func (*Union) Name() string              { return "Union" }
+func (*Limit) Name() string              { return "Limit" }
+func (*SortLimit) Name() string          { return "SortLimit" }
+func (*Join) Name() string               { return "Join" }
+func (*Sink) Name() string               { return "Sink" }
+
+func (n *LocalAggregate) Name() string {
+	if n.Hash {
+		return "LocalHashAggregate"
+	}
+	return "LocalSortAggregate"
+}
+
+func (n *FinalAggregate) Name() string {
+	if n.Hash {
+		return "HashAggregate"
+	}
+	return "SortAggregate"
+}
+
+func (n *TableSourceScan) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Values) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Calc) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Exchange) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *ChangelogNormalize) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *DropUpdateBefore) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *GroupAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LocalAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *FinalAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Sort) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Union) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Limit) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *SortLimit) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Join) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Sink) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *TableSourceScan) describe(Format) string {
+	s := "TableSourceScan(table=[[" + tablePath(n.Table)
+	if n.FilterDigest != "" || n.FilterPushed {
+		s += ", filter=[" + n.FilterDigest + "]"
+	}
+	if n.Project != nil {
+		s += ", project=[" + strings.Join(n.names, ", ") + "]"
+		if m, ok := n.Table.Source.(connectors.MetadataReader); ok && m.ReadsMetadata() {
+			s += ", metadata=[]"
+		}
+	}
+	if d, ok := n.Table.Source.(connectors.SupportsExplainDigest); ok {
+		for _, x := range d.ExplainDigests() {
+			s += ", " + x
+		}
+	}
+	s += "]], fields=[" + strings.Join(n.names, ", ") + "]"
+	if len(n.Table.Hints) > 0 {
+		s += ", hints=[[[OPTIONS options:" + hintMap(n.Table.Hints) + "]]]"
+	}
+	return s + ")"
+}
+
+func (n *Values) describe(f Format) string {
+	if !n.Batch {
+		return "Values(tuples=[" + tuples(n.Rows, f) + "])"
+	}
+	return "Values(tuples=[" + tuples(n.Rows, f) + "], values=[" + strings.Join(n.names, ", ") + "])"
+}
+
+func (n *Calc) describe(f Format) string {
+	in := n.input().Names()
+	parts := make([]string, len(n.Exprs))
+	for i, e := range n.Exprs {
+		s := FormatExpr(e, in, f)
+		if r, ok := e.(*InputRef); !ok || in[r.Index] != n.names[i] {
+			s += " AS " + n.names[i]
+		}
+		parts[i] = s
+	}
+	s := "Calc(select=[" + strings.Join(parts, ", ") + "]"
+	if n.Cond != nil {
+		s += ", where=[" + FormatExpr(n.Cond, in, f) + "]"
+	}
+	return s + ")"
+}
+
+func (n *Exchange) describe(Format) string {
+	if n.Single {
+		return "Exchange(distribution=[single])"
+	}
+	return "Exchange(distribution=[hash[" + names(n.input().Names(), n.Keys) + "]])"
+}
+
+func (n *ChangelogNormalize) describe(Format) string {
+	return "ChangelogNormalize(key=[" + names(n.input().Names(), n.Keys) + "])"
+}
+
+func (n *DropUpdateBefore) describe(Format) string { return "DropUpdateBefore" }
+
+func (n *GroupAggregate) describe(Format) string {
+	in := n.input().Names()
+	var sel []string
+	for _, g := range n.Group {
+		sel = append(sel, in[g])
+	}
+	for _, a := range n.Aggs {
+		sel = append(sel, aggString(a, in)+" AS "+a.Name)
+	}
+	s := "GroupAggregate("
+	if len(n.Group) > 0 {
+		s += "groupBy=[" + names(in, n.Group) + "], "
+	}
+	return s + "select=[" + strings.Join(sel, ", ") + "])"
+}
+
+func (n *LocalAggregate) describe(Format) string {
+	in := n.input().Names()
+	bufs, _ := accBuffers(n.Aggs, func(a AggCall) sql.DataType { return n.input().Types()[a.Args[0]] })
+	var sel []string
+	for _, g := range n.Group {
+		sel = append(sel, in[g])
+	}
+	for i, a := range n.Aggs {
+		args := "*"
+		if len(a.Args) > 0 {
+			args = names(in, a.Args)
+		}
+		as := bufs[i][0]
+		if len(bufs[i]) > 1 {
+			as = "(" + strings.Join(bufs[i], ", ") + ")"
+		}
+		sel = append(sel, "Partial_"+a.Func+"("+args+") AS "+as)
+	}
+	s := n.Name() + "("
+	if len(n.Group) > 0 {
+		s += "groupBy=[" + names(in, n.Group) + "], "
+	}
+	return s + "select=[" + strings.Join(sel, ", ") + "])"
+}
+
+// Local is the aggregate's local phase below its Exchange and Sorts.
+func (n *FinalAggregate) Local() *LocalAggregate {
+	in := n.input()
+	for {
+		switch x := in.(type) {
+		case *Exchange, *Sort:
+			in = x.input()
+		case *LocalAggregate:
+			return x
+		default:
+			return nil
+		}
+	}
+}
+
+func (n *FinalAggregate) describe(Format) string {
+	local := n.Local()
+	bufs, _ := accBuffers(n.Aggs, func(a AggCall) sql.DataType { return local.input().Types()[a.Args[0]] })
+	var sel []string
+	groupNames := local.names[:len(n.Group)]
+	sel = append(sel, groupNames...)
+	for i, a := range n.Aggs {
+		sel = append(sel, "Final_"+a.Func+"("+strings.Join(bufs[i], ", ")+") AS "+a.Name)
+	}
+	s := n.Name() + "(isMerge=[true], "
+	if len(n.Group) > 0 {
+		s += "groupBy=[" + strings.Join(groupNames, ", ") + "], "
+	}
+	return s + "select=[" + strings.Join(sel, ", ") + "])"
+}
+
+func orderText(order []SortKey, in []string) string {
+	var parts []string
+	for _, k := range order {
+		d := "ASC"
+		if k.Desc {
+			d = "DESC"
+		}
+		parts = append(parts, in[k.Field]+" "+d)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (n *Sort) describe(Format) string {
+	return "Sort(orderBy=[" + orderText(n.Order, n.input().Names()) + "])"
+}
+
+func (n *Union) describe(Format) string {
+	return "Union(all=[true], union=[" + strings.Join(n.names, ", ") + "])"
+}
+
+func (n *Limit) describe(Format) string {
+	return fmt.Sprintf("Limit(offset=[%d], fetch=[%s])", n.Offset, fetchText(n.Fetch))
+}
+
+func (n *SortLimit) describe(Format) string {
+	order := orderText(n.Order, n.input().Names())
+	if n.Fetch < 0 {
+		return fmt.Sprintf("Sort(orderBy=[%s])", order)
+	}
+	strategy := "AppendFastStrategy"
+	if m := n.input().Mode(); !m.IsInsertOnly() && m != sql.NoChanges {
+		strategy = "RetractStrategy"
+	}
+	return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%s], strategy=[%s])", order, n.Offset, fetchText(n.Fetch), strategy)
+}
+
+func (n *Join) describe(f Format) string {
+	return "Join(joinType=[" + joinTypeName(n.JoinType) + "], where=[" + FormatExpr(n.Cond, n.names, f) + "], select=[" +
+		strings.Join(n.names, ", ") + "], leftInputSpec=[" + inputSpec(n.inputs[0], n.LeftKeys) +
+		"], rightInputSpec=[" + inputSpec(n.inputs[1], n.RightKeys) + "])"
+}
+
+func (n *Sink) describe(Format) string {
+	if n.Collect {
+		return "Sink(table=[*anonymous_collect$1*], fields=[" + strings.Join(n.names, ", ") + "])"
+	}
+	s := "Sink(table=[" + n.Table.ID.String() + "], " + targetCols(n.TargetColumns) + "fields=[" + strings.Join(n.names, ", ") + "]"
+	s += sinkHintText(n.SinkHints)
+	if n.UpsertMaterialize {
+		s += ", upsertMaterialize=[true]"
+	}
+	return s + ")"
+}
