@@ -26,35 +26,47 @@
 //     projection below every aggregate, trivial projections dropped, a
 //     casting projection below the sink when a column type differs).
 //
-//  2. Physical planning (physical.go) applies, in one recursive pass, what
-//     Flink's logical and physical programs do to the plans users see (the
-//     Calcite/Flink rule each stands for in brackets):
-//     - Project/Filter chains become one Calc (CalcMergeRule, ProjectMerge);
-//     - a Calc above UNION ALL goes into each input
-//     (ProjectSetOpTransposeRule, FilterSetOpTransposeRule);
-//     - LIMIT 0 and an always-false filter become Values(tuples=[[]])
-//     (PruneEmptyRules);
-//     - WHERE conjuncts over both sides of an inner or comma join join its
-//     condition, one-side conjuncts go below it, and a WHERE that rejects
-//     an outer side's nulls narrows the join (FilterJoinRule,
-//     RelOptUtil.simplifyJoin); equalities become the inputs' hash keys;
-//     - projections go into sources that take them, fields in Flink's order
-//     (PushProjectIntoTableSourceScanRule), honouring
-//     'enable-projection-push-down'; sources in Flink's filter push-down
-//     print filter=[...], metadata-capable ones metadata=[]
-//     (PushFilterIntoTableSourceScanRule);
-//     - a Calc that only reorders a scan's fields merges into the aggregate
-//     above (AggregateProjectMergeRule); every GroupAggregate gets its hash
-//     Exchange;
-//     - upsert sources get Exchange(hash[pk]) → ChangelogNormalize, exactly
-//     where DynamicSourceUtils.changelogNormalizeEnabled says, with the
-//     source validation errors of validateScanSourceForStreaming; key-only
-//     filter conjuncts go below the normalize
-//     (PushCalcPastChangelogNormalizeRule).
-//     These are functions of physical.go, not yet a named rule list with a
-//     golden per rule (issue 16 item 1); testdata/explain has a golden per
-//     behaviour and ../testdata/flinksuite measures them against Flink's
-//     own planner tests (TestFlinkSuites).
+//  2. Optimization (rules.go, physical.go) is a list of named rewrite
+//     rules, each run in one top-down pass over the whole tree, in the
+//     order Flink's programs (FlinkStreamProgram, with the rule sets of
+//     FlinkStreamRuleSets) apply the rules they stand for. Each has a
+//     golden in ../testdata/rules/<name> with the tree just before and
+//     just after it (TestRules):
+//     - CalcMerge: Project/Filter chains become one FlinkLogicalCalc
+//     (DEFAULT_REWRITE .. LOGICAL: FILTER_MERGE, FlinkFilterProjectTransposeRule,
+//     FlinkProjectMergeRule, FILTER_TO_CALC, PROJECT_TO_CALC, FlinkCalcMergeRule);
+//     - PruneEmpty: LIMIT 0 and an always-false condition become
+//     Values(tuples=[[]]) (DEFAULT_REWRITE, PREDICATE_PUSHDOWN:
+//     PruneEmptyRules.SORT_FETCH_ZERO_INSTANCE, ReduceExpressionsRule);
+//     - UnionTranspose: a Calc above UNION ALL goes into each input
+//     (PREDICATE_PUSHDOWN, PROJECT_REWRITE: FILTER_SET_OP_TRANSPOSE,
+//     PROJECT_SET_OP_TRANSPOSE);
+//     - JoinPushDown: WHERE conjuncts over both sides of an inner or comma
+//     join join its condition, one-side conjuncts go below it, a WHERE that
+//     rejects an outer side's nulls narrows the join, and each side
+//     projects the fields used (PREDICATE_PUSHDOWN, PROJECT_REWRITE:
+//     FlinkFilterJoinRule with RelOptUtil.simplifyJoin,
+//     FlinkProjectJoinTransposeRule; sqlrun does both in one rule, so it
+//     runs before FilterIntoScan);
+//     - FilterIntoScan: sources in Flink's filter push-down print
+//     filter=[...] (PREDICATE_PUSHDOWN: PushFilterIntoTableSourceScanRule);
+//     - ProjectIntoScan: projections go into sources that take them,
+//     fields in Flink's order, honouring 'enable-projection-push-down';
+//     metadata-capable sources print metadata=[] (LOGICAL:
+//     PushProjectIntoTableSourceScanRule);
+//     - AggregateProjectMerge: a Calc that only reorders a scan's fields
+//     merges into the aggregate above (LOGICAL: FlinkAggregateProjectMergeRule);
+//     - then convert turns the logical tree into physical nodes (PHYSICAL:
+//     every GroupAggregate gets its hash Exchange, joins their input
+//     Exchanges with the equi-keys, upsert sources Exchange(hash[pk]) →
+//     ChangelogNormalize exactly where DynamicSourceUtils.changelogNormalizeEnabled
+//     says, with the source validation errors of validateScanSourceForStreaming;
+//     StreamPhysicalTableSourceScanRule);
+//     - PushCalcPastChangelogNormalize: key-only filter conjuncts (and a
+//     projection the source could not take) go below the normalize
+//     (PHYSICAL_REWRITE: PushCalcPastChangelogNormalizeRule).
+//     ../testdata/flinksuite measures the result against Flink's own
+//     planner tests (TestFlinkSuites).
 //
 //  3. Changelog inference (changelog.go) is FlinkChangelogModeInferenceProgram
 //     in its two passes, modify kinds up and required update kinds down,

@@ -11,10 +11,16 @@ import (
 // The logical nodes: the tree binding builds and EXPLAIN prints as the
 // Abstract Syntax Tree, shaped as Calcite's SqlToRelConverter shapes it.
 
-// LogicalTableScan reads a table.
+// LogicalTableScan reads a table. In the AST it has only Table; the
+// FilterIntoScan and ProjectIntoScan rules give it Flink's push-down specs
+// (it is then Flink's FlinkLogicalTableSourceScan): the projected fields
+// and the filter digest, as TableSourceScan prints them.
 type LogicalTableScan struct {
 	base
-	Table *TableRef
+	Table        *TableRef
+	Project      []int
+	FilterDigest string
+	FilterPushed bool
 }
 
 // LogicalProject computes Exprs over its input.
@@ -72,6 +78,18 @@ type LogicalJoin struct {
 	base
 	Cond     Expr
 	JoinType ast.JoinKind
+	// pushed marks a join the JoinPushDown rule has made (its inputs
+	// project and filter what the join needs).
+	pushed bool
+}
+
+// LogicalCalc is Flink's FlinkLogicalCalc: a projection and an optional
+// condition. The CalcMerge rule makes it from LogicalProject /
+// LogicalFilter chains; it never appears in the AST.
+type LogicalCalc struct {
+	base
+	Exprs []Expr
+	Cond  Expr
 }
 
 func (*LogicalTableScan) Name() string { return "LogicalTableScan" }
@@ -83,6 +101,17 @@ func (*LogicalUnion) Name() string     { return "LogicalUnion" }
 func (*LogicalSort) Name() string      { return "LogicalSort" }
 func (*LogicalSink) Name() string      { return "LogicalSink" }
 func (*LogicalJoin) Name() string      { return "LogicalJoin" }
+func (*LogicalCalc) Name() string      { return "FlinkLogicalCalc" }
+
+func (n *LogicalCalc) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalCalc) describe(f Format) string {
+	return calcDigest("FlinkLogicalCalc", n.Exprs, n.Cond, n.input().Names(), n.names, f)
+}
 
 func (n *LogicalTableScan) WithInputs(in ...Node) Node {
 	c := *n
@@ -177,6 +206,9 @@ func (n *LogicalAggregate) describe(Format) string {
 }
 
 func (n *LogicalTableScan) describe(Format) string {
+	if n.Project != nil || n.FilterPushed {
+		return scanDigest("FlinkLogicalTableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.names)
+	}
 	s := "LogicalTableScan(table=[[" + tablePath(n.Table) + "]]"
 	if len(n.Table.Hints) > 0 {
 		s += ", hints=[[[OPTIONS inheritPath:[] options:" + hintMap(n.Table.Hints) + "]]]"

@@ -258,24 +258,28 @@ func (n *Sink) WithInputs(in ...Node) Node {
 }
 
 func (n *TableSourceScan) describe(Format) string {
-	s := "TableSourceScan(table=[[" + tablePath(n.Table)
-	if n.FilterDigest != "" || n.FilterPushed {
-		s += ", filter=[" + n.FilterDigest + "]"
+	return scanDigest("TableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.names)
+}
+
+func scanDigest(name string, t *TableRef, project []int, filterDigest string, filterPushed bool, fields []string) string {
+	s := name + "(table=[[" + tablePath(t)
+	if filterDigest != "" || filterPushed {
+		s += ", filter=[" + filterDigest + "]"
 	}
-	if n.Project != nil {
-		s += ", project=[" + strings.Join(n.names, ", ") + "]"
-		if m, ok := n.Table.Source.(connectors.MetadataReader); ok && m.ReadsMetadata() {
+	if project != nil {
+		s += ", project=[" + strings.Join(fields, ", ") + "]"
+		if m, ok := t.Source.(connectors.MetadataReader); ok && m.ReadsMetadata() {
 			s += ", metadata=[]"
 		}
 	}
-	if d, ok := n.Table.Source.(connectors.SupportsExplainDigest); ok {
+	if d, ok := t.Source.(connectors.SupportsExplainDigest); ok {
 		for _, x := range d.ExplainDigests() {
 			s += ", " + x
 		}
 	}
-	s += "]], fields=[" + strings.Join(n.names, ", ") + "]"
-	if len(n.Table.Hints) > 0 {
-		s += ", hints=[[[OPTIONS options:" + hintMap(n.Table.Hints) + "]]]"
+	s += "]], fields=[" + strings.Join(fields, ", ") + "]"
+	if len(t.Hints) > 0 {
+		s += ", hints=[[[OPTIONS options:" + hintMap(t.Hints) + "]]]"
 	}
 	return s + ")"
 }
@@ -288,18 +292,21 @@ func (n *Values) describe(f Format) string {
 }
 
 func (n *Calc) describe(f Format) string {
-	in := n.input().Names()
-	parts := make([]string, len(n.Exprs))
-	for i, e := range n.Exprs {
+	return calcDigest("Calc", n.Exprs, n.Cond, n.input().Names(), n.names, f)
+}
+
+func calcDigest(name string, exprs []Expr, cond Expr, in, out []string, f Format) string {
+	parts := make([]string, len(exprs))
+	for i, e := range exprs {
 		s := FormatExpr(e, in, f)
-		if r, ok := e.(*InputRef); !ok || in[r.Index] != n.names[i] {
-			s += " AS " + n.names[i]
+		if r, ok := e.(*InputRef); !ok || in[r.Index] != out[i] {
+			s += " AS " + out[i]
 		}
 		parts[i] = s
 	}
-	s := "Calc(select=[" + strings.Join(parts, ", ") + "]"
-	if n.Cond != nil {
-		s += ", where=[" + FormatExpr(n.Cond, in, f) + "]"
+	s := name + "(select=[" + strings.Join(parts, ", ") + "]"
+	if cond != nil {
+		s += ", where=[" + FormatExpr(cond, in, f) + "]"
 	}
 	return s + ")"
 }

@@ -1,9 +1,7 @@
 package plan
 
 import (
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
@@ -11,68 +9,55 @@ import (
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
 
-// physical translates a logical tree into Flink's physical nodes: Project
-// and Filter chains become one Calc, projections are pushed into sources
-// that support it, aggregates get their hash Exchange, and upsert sources
-// get ChangelogNormalize (StreamPhysicalTableSourceScanRule).
-func (b *binder) physical(r Node) (Node, error) {
+// convert translates the rewritten logical tree into Flink's physical
+// nodes, as the converter rules of Flink's PHYSICAL program do: a Calc per
+// LogicalCalc (none when it is the identity; CalcMerge already merged
+// chains), a hash Exchange below every GroupAggregate and on both join
+// inputs (single without keys), batch aggregates in two phases, and a
+// ChangelogNormalize over upsert sources (StreamPhysicalTableSourceScanRule).
+func (b *binder) convert(r Node) (Node, error) {
 	switch r := r.(type) {
 	case *LogicalSink:
-		in, err := b.physical(r.input())
+		in, err := b.convert(r.input())
 		if err != nil {
 			return nil, err
 		}
 		return &Sink{base: row(r.names, r.types, in), Table: r.Table, TargetColumns: r.TargetColumns, SinkHints: r.SinkHints}, nil
 	case *LogicalTableScan:
-		return b.finishScan(b.scan(r), nil)
+		return b.finishScan(&TableSourceScan{base: row(r.names, r.types), Table: r.Table, Project: r.Project,
+			FilterDigest: r.FilterDigest, FilterPushed: r.FilterPushed}, nil)
+	case *LogicalCalc:
+		in, err := b.convert(r.input())
+		if err != nil {
+			return nil, err
+		}
+		return newCalc(in, r.Exprs, r.Cond, r.names), nil
 	case *LogicalJoin:
-		return b.calcOverJoin(r, identity(r.types), nil, r.names)
-	case *LogicalProject, *LogicalFilter:
-		// Collapse the chain into one program over the chain's input.
-		exprs, cond, base := flattenCalc(r)
-		if cond != nil && isFalseLiteral(fold(cond)) {
-			// PruneEmptyRules: an always-false filter yields empty Values.
-			return b.emptyValues(r), nil
-		}
-		switch x := base.(type) {
-		case *LogicalTableScan:
-			return b.calcOverScan(b.scan(x), exprs, cond, r.Names())
-		case *LogicalJoin:
-			return b.calcOverJoin(x, exprs, cond, r.Names())
-		case *LogicalUnion:
-			if u, ok := calcIntoUnion(x, exprs, cond, r.Names()); ok {
-				return b.physical(u)
-			}
-		}
-		in, err := b.physical(base)
+		l, err := b.convert(r.inputs[0])
 		if err != nil {
 			return nil, err
 		}
-		return newCalc(in, exprs, cond, r.Names()), nil
+		rt, err := b.convert(r.inputs[1])
+		if err != nil {
+			return nil, err
+		}
+		return newJoin(l, rt, r.Cond, r.JoinType), nil
 	case *LogicalAggregate:
-		in, err := b.physical(r.input())
+		in, err := b.convert(r.input())
 		if err != nil {
 			return nil, err
 		}
-		group, aggs := r.Group, r.Aggs
-		if m, ok := permutationOverScan(in); ok {
-			if g, a, ok := remapAggregate(group, aggs, m); ok {
-				// AggregateProjectMergeRule: a projection that only
-				// reorders the scan's fields merges into the aggregate.
-				group, aggs, in = g, a, in.input()
-			}
+		if !b.streaming && twoPhaseEligible(r.Aggs) {
+			return batchAggregate(in, r.Group, r.Aggs, r.names, r.types), nil
 		}
-		if !b.streaming && twoPhaseEligible(aggs) {
-			return batchAggregate(in, group, aggs, r.names, r.types), nil
-		}
-		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), group...), Single: len(group) == 0}
-		return &GroupAggregate{base: row(r.names, r.types, ex), Group: group, Aggs: append([]AggCall(nil), aggs...)}, nil
+		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0}
+		return &GroupAggregate{base: row(r.names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...)}, nil
 	case *LogicalValues:
 		return &Values{base: row(r.names, r.types), Rows: r.Rows, Batch: !b.streaming}, nil
 	case *LogicalUnion:
 		var ins []Node
 		for _, in := range r.inputs {
-			p, err := b.physical(in)
+			p, err := b.convert(in)
 			if err != nil {
 				return nil, err
 			}
@@ -80,12 +65,7 @@ func (b *binder) physical(r Node) (Node, error) {
 		}
 		return &Union{base: row(r.names, r.types, ins...)}, nil
 	case *LogicalSort:
-		if r.Fetch == 0 {
-			// Calcite's PruneEmptyRules (SORT_FETCH_ZERO): LIMIT 0 reads
-			// nothing and plans as empty Values.
-			return b.emptyValues(r), nil
-		}
-		in, err := b.physical(r.input())
+		in, err := b.convert(r.input())
 		if err != nil {
 			return nil, err
 		}
@@ -99,72 +79,6 @@ func (b *binder) physical(r Node) (Node, error) {
 		return &Limit{base: row(r.names, r.types, ex), Offset: r.Offset, Fetch: r.Fetch}, nil
 	}
 	return nil, sql.Errorf(sql.TableException, "cannot plan %s", r.Name())
-}
-
-// calcIntoUnion pushes a projection and condition over a UNION ALL into
-// each of its inputs, as Flink's logical program does with Calcite's
-// ProjectSetOpTransposeRule and FilterSetOpTransposeRule: each branch gets
-// its own Calc (which then merges with the branch's own and is pushed into
-// its source), and the Union carries the projection's names. It applies
-// when every branch has the union's types, so no cast is lost.
-func calcIntoUnion(u *LogicalUnion, exprs []Expr, cond Expr, names []string) (Node, bool) {
-	if !u.All {
-		return nil, false
-	}
-	for _, in := range u.inputs {
-		if len(in.Types()) != len(u.Types()) {
-			return nil, false
-		}
-		for i, t := range in.Types() {
-			if !t.Equal(u.Types()[i]) {
-				return nil, false
-			}
-		}
-	}
-	types := make([]sql.DataType, len(exprs))
-	for i, e := range exprs {
-		types[i] = e.Type()
-	}
-	ins := make([]Node, len(u.inputs))
-	for i, in := range u.inputs {
-		top := in
-		if cond != nil {
-			top = &LogicalFilter{base: sameRow(in), Cond: cond}
-		}
-		ins[i] = &LogicalProject{base: row(names, types, top), Exprs: exprs}
-	}
-	return &LogicalUnion{base: row(names, types, ins...), All: true}, true
-}
-
-// flattenCalc merges a chain of LogicalProject/LogicalFilter into one
-// projection and condition over the chain's base input.
-func flattenCalc(r Node) ([]Expr, Expr, Node) {
-	switch r := r.(type) {
-	case *LogicalProject:
-		exprs, cond, base := flattenCalc(r.input())
-		if exprs == nil {
-			return r.Exprs, cond, base
-		}
-		out := make([]Expr, len(r.Exprs))
-		for i, e := range r.Exprs {
-			out[i] = inline(e, exprs)
-		}
-		return out, cond, base
-	case *LogicalFilter:
-		exprs, cond, base := flattenCalc(r.input())
-		c := r.Cond
-		if exprs != nil {
-			c = inline(c, exprs)
-		}
-		if cond != nil {
-			c = and(append(conjuncts(cond), conjuncts(c)...))
-		}
-		if exprs == nil {
-			exprs = identity(r.Types())
-		}
-		return exprs, c, base
-	}
-	return nil, nil, r
 }
 
 func identity(types []sql.DataType) []Expr {
@@ -215,10 +129,6 @@ func newCalc(in Node, exprs []Expr, cond Expr, names []string) Node {
 	return &Calc{base: row(names, types, in), Exprs: folded, Cond: cond}
 }
 
-func (b *binder) scan(r *LogicalTableScan) *TableSourceScan {
-	return &TableSourceScan{base: row(r.names, r.types), Table: r.Table}
-}
-
 // needsNormalize is DynamicSourceUtils.changelogNormalizeEnabled, with the
 // source validation of validateScanSourceForStreaming.
 func (b *binder) needsNormalize(ref *TableRef) (bool, error) {
@@ -246,10 +156,13 @@ func (b *binder) needsNormalize(ref *TableRef) (bool, error) {
 }
 
 // pkIndexes returns the primary key's positions among the scan's fields.
-func pkIndexes(scan *TableSourceScan) []int {
+func pkIndexes(scan *TableSourceScan) []int { return scanPK(scan.Table, scan.names) }
+
+// scanPK returns the primary key's positions among a scan's fields.
+func scanPK(t *TableRef, fields []string) []int {
 	var out []int
-	for _, k := range scan.Table.Schema.PrimaryKey {
-		for i, n := range scan.names {
+	for _, k := range t.Schema.PrimaryKey {
+		for i, n := range fields {
 			if n == k {
 				out = append(out, i)
 			}
@@ -284,159 +197,6 @@ func (b *binder) finishScan(scan *TableSourceScan, below func(*TableSourceScan) 
 	}
 	ex := &Exchange{base: sameRow(in), Keys: key}
 	return &ChangelogNormalize{base: sameRow(ex), Keys: key}, nil
-}
-
-// calcOverScan plans a Calc directly over a table scan: projection
-// push-down into the source (keeping the primary key when a normalize
-// follows), PK-only filter conjuncts below ChangelogNormalize
-// (PushCalcPastChangelogNormalizeRule), the rest above.
-func (b *binder) calcOverScan(scan *TableSourceScan, exprs []Expr, cond Expr, names []string) (Node, error) {
-	// The expressions may be the logical tree's own slice; the AST must
-	// keep its field numbers.
-	exprs = append([]Expr(nil), exprs...)
-	cn, err := b.needsNormalize(scan.Table)
-	if err != nil {
-		return nil, err
-	}
-	used := map[int]bool{}
-	for _, e := range exprs {
-		refs(e, used)
-	}
-	if cond != nil {
-		refs(cond, used)
-	}
-	if fp, ok := scan.Table.Source.(connectors.FilterPushDownSource); ok && fp.FilterPushDown() && cond != nil {
-		scan.FilterPushed = true
-	}
-	if fd, ok := scan.Table.Source.(connectors.FilterDigestSource); ok && fd.AcceptsFilters() && cond != nil {
-		var accepted []Expr
-		for _, c := range conjuncts(cond) {
-			if pushableFilter(c) {
-				accepted = append(accepted, c)
-			}
-		}
-		if len(accepted) > 0 {
-			parts := make([]string, len(accepted))
-			for i, c := range accepted {
-				parts[i] = FormatExpr(c, scan.Names(), FormatPrefix)
-			}
-			digest := parts[0]
-			if len(parts) > 1 {
-				digest = "and(" + strings.Join(parts, ", ") + ")"
-			}
-			scan.FilterDigest, scan.FilterPushed = digest, true
-		}
-	}
-	pk := pkIndexes(scan)
-	if cn {
-		for _, k := range pk {
-			used[k] = true
-		}
-	}
-	// The pushed projection's field order is Flink's: with no condition,
-	// PushProjectIntoTableSourceScanRule takes the fields in the order the
-	// projection first uses them, then the primary key a normalize needs;
-	// below a filter, Calcite's ProjectFilterTransposeRule has already made
-	// the projection the sorted set of the fields both use.
-	var fields []int
-	if cond == nil {
-		seen := map[int]bool{}
-		for _, e := range exprs {
-			refsInOrder(e, seen, &fields)
-		}
-		if cn {
-			for _, k := range pk {
-				if !seen[k] {
-					seen[k] = true
-					fields = append(fields, k)
-				}
-			}
-		}
-	} else {
-		for i := range scan.Names() {
-			if used[i] {
-				fields = append(fields, i)
-			}
-		}
-		sort.Ints(fields)
-	}
-	m := map[int]int{}
-	for i, f := range fields {
-		m[f] = i
-	}
-	pushed := false
-	if pp, ok := projector(scan.Table.Source); ok && len(fields) < len(scan.Names()) && len(fields) > 0 {
-		pushed = true
-		pp.ApplyProjection(fields)
-		ns := make([]string, len(fields))
-		ts := make([]sql.DataType, len(fields))
-		for i, f := range fields {
-			ns[i], ts[i] = scan.Names()[f], scan.Types()[f]
-		}
-		scan = &TableSourceScan{base: row(ns, ts), Table: scan.Table, Project: fields, FilterDigest: scan.FilterDigest, FilterPushed: scan.FilterPushed}
-		for i := range exprs {
-			exprs[i] = remap(exprs[i], m)
-		}
-		if cond != nil {
-			cond = remap(cond, m)
-		}
-	}
-	if !cn {
-		return newCalc(scan, exprs, cond, names), nil
-	}
-	// Split PK-only conjuncts below the normalize.
-	pkSet := map[int]bool{}
-	for _, k := range pkIndexes(scan) {
-		pkSet[k] = true
-	}
-	var low, high []Expr
-	if cond != nil {
-		for _, c := range conjuncts(cond) {
-			r := map[int]bool{}
-			refs(c, r)
-			onlyPK := len(r) > 0
-			for f := range r {
-				if !pkSet[f] {
-					onlyPK = false
-				}
-			}
-			if onlyPK {
-				low = append(low, c)
-			} else {
-				high = append(high, c)
-			}
-		}
-	}
-	var belowFn func(*TableSourceScan) Node
-	needProj := !pushed && len(fields) < len(scan.Names())
-	if len(low) > 0 || needProj {
-		belowFn = func(s *TableSourceScan) Node {
-			var pe []Expr
-			var pn []string
-			if needProj {
-				for _, f := range fields {
-					pe = append(pe, &InputRef{Index: f, T: s.Types()[f]})
-					pn = append(pn, s.Names()[f])
-				}
-			} else {
-				pe, pn = identity(s.Types()), s.Names()
-			}
-			return newCalc(s, pe, and(low), pn)
-		}
-		if needProj {
-			for i := range exprs {
-				exprs[i] = remap(exprs[i], m)
-			}
-			for i := range high {
-				high[i] = remap(high[i], m)
-			}
-		}
-	}
-	top, err := b.finishScan(scan, belowFn)
-	if err != nil {
-		return nil, err
-	}
-	return newCalc(top, exprs, and(high), names), nil
 }
 
 func projector(src connectors.TableSource) (connectors.SupportsProjectionPushDown, bool) {
@@ -590,127 +350,6 @@ func batchAggregate(in Node, group []int, aggs []AggCall, outNames []string, out
 	return &FinalAggregate{base: row(outNames, outTypes, ex), Group: group, Aggs: append([]AggCall(nil), aggs...), Hash: hash}
 }
 
-// calcOverJoin plans a Calc over a join as Flink's rules leave it: the
-// fields each side needs are projected below the join (into the scans
-// where they push), filter conjuncts that read one side of an inner join
-// go below it, equi-conjuncts become the hash keys of both inputs'
-// Exchanges, and the rest stays in the Calc above.
-func (b *binder) calcOverJoin(join *LogicalJoin, exprs []Expr, cond Expr, names []string) (Node, error) {
-	nl := len(join.Inputs()[0].Names())
-	kind := simplifyOuterJoin(join.JoinType, cond, nl)
-	inner := kind == ast.InnerJoin || kind == ast.CrossJoin
-	if inner {
-		kind = ast.InnerJoin
-	}
-	used := map[int]bool{}
-	for _, e := range exprs {
-		refs(e, used)
-	}
-	refs(join.Cond, used)
-	var leftConds, rightConds, rest []Expr
-	// An inner join's WHERE conjuncts over both sides join its condition
-	// (Calcite's FilterJoinRule in Flink's predicate push-down), so an
-	// equality becomes the join key instead of a filter over a cross join.
-	joinCond := join.Cond
-	if inner {
-		var jc []Expr
-		for _, c := range conjuncts(join.Cond) {
-			if c != nil && !isTrueLiteral(c) {
-				jc = append(jc, c)
-			}
-		}
-		joinCond = and(jc)
-	}
-	if cond != nil {
-		for _, c := range conjuncts(cond) {
-			r := map[int]bool{}
-			refs(c, r)
-			onlyLeft, onlyRight := len(r) > 0, len(r) > 0
-			for f := range r {
-				onlyLeft = onlyLeft && f < nl
-				onlyRight = onlyRight && f >= nl
-			}
-			switch {
-			case inner && onlyLeft:
-				leftConds = append(leftConds, c)
-			case inner && onlyRight:
-				rightConds = append(rightConds, c)
-			case inner && len(r) > 0:
-				if joinCond == nil {
-					joinCond = c
-				} else {
-					joinCond = and(append(conjuncts(joinCond), c))
-				}
-				refs(c, used)
-			default:
-				rest = append(rest, c)
-				refs(c, used)
-			}
-		}
-	}
-	if joinCond == nil {
-		joinCond = &Literal{Value: true, T: sql.Boolean().NotNull()}
-	}
-	var lf, rf []int
-	for i := range join.Names() {
-		if !used[i] {
-			continue
-		}
-		if i < nl {
-			lf = append(lf, i)
-		} else {
-			rf = append(rf, i-nl)
-		}
-	}
-	if len(lf) == 0 {
-		lf = []int{0}
-	}
-	if len(rf) == 0 {
-		rf = []int{0}
-	}
-	m := map[int]int{}
-	for i, f := range lf {
-		m[f] = i
-	}
-	for i, f := range rf {
-		m[f+nl] = len(lf) + i
-	}
-	shift := map[int]int{}
-	for i := nl; i < len(join.Names()); i++ {
-		shift[i] = i - nl
-	}
-	left, err := b.joinSide(join.Inputs()[0], lf, and(leftConds))
-	if err != nil {
-		return nil, err
-	}
-	var rc Expr
-	if len(rightConds) > 0 {
-		shifted := make([]Expr, len(rightConds))
-		for i, c := range rightConds {
-			shifted[i] = remap(c, shift)
-		}
-		rc = and(shifted)
-	}
-	right, err := b.joinSide(join.Inputs()[1], rf, rc)
-	if err != nil {
-		return nil, err
-	}
-	j := newJoin(left, right, remap(joinCond, m), kind)
-	top := make([]Expr, len(exprs))
-	for i, e := range exprs {
-		top[i] = remap(e, m)
-	}
-	var topCond Expr
-	if len(rest) > 0 {
-		rc := make([]Expr, len(rest))
-		for i, c := range rest {
-			rc[i] = remap(c, m)
-		}
-		topCond = and(rc)
-	}
-	return newCalc(j, top, topCond, names), nil
-}
-
 // simplifyOuterJoin turns an outer join into a narrower one when a WHERE
 // conjunct rejects the nulls an outer side would add, as Calcite's
 // RelOptUtil.simplifyJoin does under FilterJoinRule: LEFT with a
@@ -798,57 +437,6 @@ func strongOperand(e Expr) bool {
 	return false
 }
 
-// permutationOverScan reports a Calc without condition whose expressions
-// are every field of the scan below it, reordered: m maps the Calc's
-// fields to the scan's.
-func permutationOverScan(in Node) ([]int, bool) {
-	calc, ok := in.(*Calc)
-	if !ok || calc.Cond != nil || len(calc.Exprs) != len(calc.input().Names()) {
-		return nil, false
-	}
-	if _, ok := calc.input().(*TableSourceScan); !ok {
-		return nil, false
-	}
-	m := make([]int, len(calc.Exprs))
-	seen := map[int]bool{}
-	for i, e := range calc.Exprs {
-		ref, ok := e.(*InputRef)
-		if !ok || seen[ref.Index] || in.Names()[i] != in.input().Names()[ref.Index] {
-			return nil, false
-		}
-		seen[ref.Index] = true
-		m[i] = ref.Index
-	}
-	return m, true
-}
-
-// remapAggregate rewrites an aggregate's group and arguments through m; the
-// group must stay in ascending order, as Calcite's group set keeps it (else
-// the merge would need a projection on top, which Flink's plans then show).
-func remapAggregate(group []int, aggs []AggCall, m []int) ([]int, []AggCall, bool) {
-	g := make([]int, len(group))
-	for i, f := range group {
-		g[i] = m[f]
-		if i > 0 && g[i] <= g[i-1] {
-			return nil, nil, false
-		}
-	}
-	out := make([]AggCall, len(aggs))
-	for i, a := range aggs {
-		a.Args = append([]int(nil), a.Args...)
-		for j, f := range a.Args {
-			a.Args[j] = m[f]
-		}
-		out[i] = a
-	}
-	return g, out, true
-}
-
-// emptyValues is Flink's Values(tuples=[[]]) with r's row type.
-func (b *binder) emptyValues(r Node) Node {
-	return &Values{base: row(r.Names(), r.Types()), Rows: [][]Expr{}, Batch: !b.streaming}
-}
-
 func isFalseLiteral(e Expr) bool {
 	l, ok := e.(*Literal)
 	return ok && l.Value == false
@@ -857,47 +445,6 @@ func isFalseLiteral(e Expr) bool {
 func isTrueLiteral(e Expr) bool {
 	l, ok := e.(*Literal)
 	return ok && l.Value == true
-}
-
-// joinSide plans one join input restricted to fields, with cond (over the
-// input's own fields) applied below the join.
-func (b *binder) joinSide(r Node, fields []int, cond Expr) (Node, error) {
-	exprs := make([]Expr, len(fields))
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		exprs[i] = &InputRef{Index: f, T: r.Types()[f]}
-		names[i] = r.Names()[f]
-	}
-	base := r
-	switch r.(type) {
-	case *LogicalProject, *LogicalFilter:
-		below, belowCond, bb := flattenCalc(r)
-		for i := range exprs {
-			exprs[i] = inline(exprs[i], below)
-		}
-		if cond != nil {
-			cond = inline(cond, below)
-		}
-		switch {
-		case belowCond == nil:
-		case cond == nil:
-			cond = belowCond
-		default:
-			cond = and(append(conjuncts(belowCond), conjuncts(cond)...))
-		}
-		base = bb
-	}
-	switch x := base.(type) {
-	case *LogicalTableScan:
-		return b.calcOverScan(b.scan(x), exprs, cond, names)
-	case *LogicalJoin:
-		return b.calcOverJoin(x, exprs, cond, names)
-	}
-	in, err := b.physical(base)
-	if err != nil {
-		return nil, err
-	}
-	return newCalc(in, exprs, cond, names), nil
 }
 
 // newJoin builds Exchange(hash[keys]) on both inputs (single without

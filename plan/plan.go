@@ -89,7 +89,7 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 	}
 	pl.Logical = roots
 	for _, r := range roots {
-		phys, err := b.physical(r)
+		phys, err := b.optimize(r, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,651 @@
+package plan
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// Rule is one named rewrite of the optimizer. The rules run in the order
+// of rules below, each in one top-down pass over the whole tree: the
+// logical ones over the logical tree, then the tree is converted into
+// physical nodes (convert, Flink's PHYSICAL program), then the physical
+// ones. Changelog inference (changelog.go) follows.
+type Rule struct {
+	// Name is sqlrun's name for the rule (its golden is
+	// testdata/rules/<Name>).
+	Name string
+	// Program is the FlinkStreamProgram phase Flink applies it in, and
+	// Flink the Flink / Calcite rules it stands for.
+	Program, Flink string
+	// Physical rules run over the physical tree.
+	Physical bool
+	// apply rewrites n when the rule matches it; nil, nil when it does not.
+	apply func(b *binder, n Node) (Node, error)
+}
+
+// rules are the optimizer's rewrites in the order Flink's programs
+// (FlinkStreamProgram, FlinkStreamRuleSets) apply the rules they stand for.
+var rules = []Rule{
+	{Name: "CalcMerge", Program: "DEFAULT_REWRITE .. LOGICAL",
+		Flink: "CoreRules.FILTER_MERGE, FlinkFilterProjectTransposeRule, FlinkProjectMergeRule, FILTER_TO_CALC, PROJECT_TO_CALC, FlinkCalcMergeRule",
+		apply: calcMerge},
+	{Name: "PruneEmpty", Program: "DEFAULT_REWRITE, PREDICATE_PUSHDOWN",
+		Flink: "PruneEmptyRules.SORT_FETCH_ZERO_INSTANCE, ReduceExpressionsRule.FILTER (always-false filter to empty Values)",
+		apply: pruneEmpty},
+	{Name: "UnionTranspose", Program: "PREDICATE_PUSHDOWN, PROJECT_REWRITE",
+		Flink: "CoreRules.FILTER_SET_OP_TRANSPOSE, CoreRules.PROJECT_SET_OP_TRANSPOSE",
+		apply: unionTranspose},
+	{Name: "JoinPushDown", Program: "PREDICATE_PUSHDOWN, PROJECT_REWRITE",
+		Flink: "FlinkFilterJoinRule.FILTER_INTO_JOIN / JOIN_CONDITION_PUSH (with RelOptUtil.simplifyJoin), FlinkProjectJoinTransposeRule",
+		apply: joinPushDown},
+	{Name: "FilterIntoScan", Program: "PREDICATE_PUSHDOWN",
+		Flink: "PushFilterIntoTableSourceScanRule",
+		apply: filterIntoScan},
+	{Name: "ProjectIntoScan", Program: "LOGICAL",
+		Flink: "PushProjectIntoTableSourceScanRule",
+		apply: projectIntoScan},
+	{Name: "AggregateProjectMerge", Program: "LOGICAL",
+		Flink: "FlinkAggregateProjectMergeRule",
+		apply: aggregateProjectMerge},
+	{Name: "PushCalcPastChangelogNormalize", Program: "PHYSICAL_REWRITE", Physical: true,
+		Flink: "PushCalcPastChangelogNormalizeRule (CHANGELOG_NORMALIZE_TRANSPOSE_RULES)",
+		apply: pushCalcPastChangelogNormalize},
+}
+
+// optimize runs the rules over a bound statement and returns its physical
+// plan. trace, when set, sees the tree before and after every rule (and
+// the conversion, named "convert").
+func (b *binder) optimize(root Node, trace func(step string, before, after Node)) (Node, error) {
+	n := root
+	converted := false
+	for _, r := range rules {
+		if r.Physical && !converted {
+			p, err := b.convert(n)
+			if err != nil {
+				return nil, err
+			}
+			if trace != nil {
+				trace("convert", n, p)
+			}
+			n, converted = p, true
+		}
+		out, err := b.applyRule(r, n)
+		if err != nil {
+			return nil, err
+		}
+		if trace != nil {
+			trace(r.Name, n, out)
+		}
+		n = out
+	}
+	return n, nil
+}
+
+// applyRule applies r to n, then to the inputs of the result, top down.
+func (b *binder) applyRule(r Rule, n Node) (Node, error) {
+	out, err := r.apply(b, n)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = n
+	}
+	ins := out.Inputs()
+	var changed []Node
+	for i, in := range ins {
+		c, err := b.applyRule(r, in)
+		if err != nil {
+			return nil, err
+		}
+		if c != in {
+			if changed == nil {
+				changed = append([]Node(nil), ins...)
+			}
+			changed[i] = c
+		}
+	}
+	if changed != nil {
+		out = out.WithInputs(changed...)
+	}
+	return out, nil
+}
+
+// calcMerge collapses a LogicalProject / LogicalFilter chain into one
+// LogicalCalc over the chain's input: projections inlined, conditions
+// ANDed, lower ones first.
+func calcMerge(_ *binder, n Node) (Node, error) {
+	switch n.(type) {
+	case *LogicalProject, *LogicalFilter:
+	default:
+		return nil, nil
+	}
+	exprs, cond, in := flattenCalc(n)
+	return &LogicalCalc{base: row(n.Names(), exprTypes(exprs), in), Exprs: exprs, Cond: cond}, nil
+}
+
+// flattenCalc merges a chain of LogicalProject/LogicalFilter into one
+// projection and condition over the chain's base input.
+func flattenCalc(r Node) ([]Expr, Expr, Node) {
+	switch r := r.(type) {
+	case *LogicalProject:
+		exprs, cond, base := flattenCalc(r.input())
+		if exprs == nil {
+			return r.Exprs, cond, base
+		}
+		out := make([]Expr, len(r.Exprs))
+		for i, e := range r.Exprs {
+			out[i] = inline(e, exprs)
+		}
+		return out, cond, base
+	case *LogicalFilter:
+		exprs, cond, base := flattenCalc(r.input())
+		c := r.Cond
+		if exprs != nil {
+			c = inline(c, exprs)
+		}
+		if cond != nil {
+			c = and(append(conjuncts(cond), conjuncts(c)...))
+		}
+		if exprs == nil {
+			exprs = identity(r.Types())
+		}
+		return exprs, c, base
+	}
+	return nil, nil, r
+}
+
+func exprTypes(exprs []Expr) []sql.DataType {
+	types := make([]sql.DataType, len(exprs))
+	for i, e := range exprs {
+		types[i] = e.Type()
+	}
+	return types
+}
+
+// mergeCalc merges c into a LogicalCalc below it, if there is one.
+func mergeCalc(c *LogicalCalc) *LogicalCalc {
+	below, ok := c.input().(*LogicalCalc)
+	if !ok {
+		return c
+	}
+	exprs := make([]Expr, len(c.Exprs))
+	for i, e := range c.Exprs {
+		exprs[i] = inline(e, below.Exprs)
+	}
+	cond := below.Cond
+	if c.Cond != nil {
+		upper := inline(c.Cond, below.Exprs)
+		if cond == nil {
+			cond = upper
+		} else {
+			cond = and(append(conjuncts(cond), conjuncts(upper)...))
+		}
+	}
+	return &LogicalCalc{base: row(c.names, exprTypes(exprs), below.input()), Exprs: exprs, Cond: cond}
+}
+
+// pruneEmpty turns LIMIT 0 and an always-false condition into empty
+// Values of the same row type.
+func pruneEmpty(_ *binder, n Node) (Node, error) {
+	switch x := n.(type) {
+	case *LogicalSort:
+		if x.Fetch == 0 {
+			return emptyValues(x), nil
+		}
+	case *LogicalCalc:
+		if x.Cond != nil && isFalseLiteral(fold(x.Cond)) {
+			return emptyValues(x), nil
+		}
+	}
+	return nil, nil
+}
+
+// emptyValues is Flink's Values(tuples=[[]]) with r's row type.
+func emptyValues(r Node) *LogicalValues {
+	return &LogicalValues{base: row(r.Names(), r.Types()), Rows: [][]Expr{}}
+}
+
+// unionTranspose pushes a Calc over a UNION ALL into each of its inputs:
+// each branch gets its own Calc (merged with the branch's own), and the
+// Union carries the Calc's names. It applies when every branch has the
+// union's types, so no cast is lost.
+func unionTranspose(_ *binder, n Node) (Node, error) {
+	c, ok := n.(*LogicalCalc)
+	if !ok {
+		return nil, nil
+	}
+	u, ok := c.input().(*LogicalUnion)
+	if !ok || !u.All {
+		return nil, nil
+	}
+	for _, in := range u.inputs {
+		if len(in.Types()) != len(u.types) {
+			return nil, nil
+		}
+		for i, t := range in.Types() {
+			if !t.Equal(u.types[i]) {
+				return nil, nil
+			}
+		}
+	}
+	ins := make([]Node, len(u.inputs))
+	for i, in := range u.inputs {
+		branch := mergeCalc(&LogicalCalc{base: row(c.names, c.types, in), Exprs: c.Exprs, Cond: c.Cond})
+		ins[i] = branch
+		if e, _ := pruneEmpty(nil, branch); e != nil {
+			ins[i] = e
+		}
+	}
+	return &LogicalUnion{base: row(c.names, c.types, ins...), All: true}, nil
+}
+
+// joinPushDown plans a Calc over a join (or a join alone) as Flink's rules
+// leave it: the fields each side needs are projected below the join,
+// filter conjuncts that read one side of an inner join go below it,
+// conjuncts over both sides join its condition (so an equality becomes
+// the join key instead of a filter over a cross join), a WHERE that
+// rejects an outer side's nulls narrows the join, and the rest stays in
+// the Calc above.
+func joinPushDown(_ *binder, n Node) (Node, error) {
+	var join *LogicalJoin
+	var exprs []Expr
+	var cond Expr
+	switch x := n.(type) {
+	case *LogicalCalc:
+		j, ok := x.input().(*LogicalJoin)
+		if !ok || j.pushed {
+			return nil, nil
+		}
+		join, exprs, cond = j, x.Exprs, x.Cond
+	case *LogicalJoin:
+		if x.pushed {
+			return nil, nil
+		}
+		join, exprs = x, identity(x.types)
+	default:
+		return nil, nil
+	}
+	names := n.Names()
+	nl := len(join.inputs[0].Names())
+	kind := simplifyOuterJoin(join.JoinType, cond, nl)
+	inner := kind == ast.InnerJoin || kind == ast.CrossJoin
+	if inner {
+		kind = ast.InnerJoin
+	}
+	used := map[int]bool{}
+	for _, e := range exprs {
+		refs(e, used)
+	}
+	refs(join.Cond, used)
+	var leftConds, rightConds, rest []Expr
+	joinCond := join.Cond
+	if inner {
+		var jc []Expr
+		for _, c := range conjuncts(join.Cond) {
+			if c != nil && !isTrueLiteral(c) {
+				jc = append(jc, c)
+			}
+		}
+		joinCond = and(jc)
+	}
+	if cond != nil {
+		for _, c := range conjuncts(cond) {
+			r := map[int]bool{}
+			refs(c, r)
+			onlyLeft, onlyRight := len(r) > 0, len(r) > 0
+			for f := range r {
+				onlyLeft = onlyLeft && f < nl
+				onlyRight = onlyRight && f >= nl
+			}
+			switch {
+			case inner && onlyLeft:
+				leftConds = append(leftConds, c)
+			case inner && onlyRight:
+				rightConds = append(rightConds, c)
+			case inner && len(r) > 0:
+				if joinCond == nil {
+					joinCond = c
+				} else {
+					joinCond = and(append(conjuncts(joinCond), c))
+				}
+				refs(c, used)
+			default:
+				rest = append(rest, c)
+				refs(c, used)
+			}
+		}
+	}
+	if joinCond == nil {
+		joinCond = &Literal{Value: true, T: sql.Boolean().NotNull()}
+	}
+	var lf, rf []int
+	for i := range join.names {
+		if !used[i] {
+			continue
+		}
+		if i < nl {
+			lf = append(lf, i)
+		} else {
+			rf = append(rf, i-nl)
+		}
+	}
+	if len(lf) == 0 {
+		lf = []int{0}
+	}
+	if len(rf) == 0 {
+		rf = []int{0}
+	}
+	m := map[int]int{}
+	for i, f := range lf {
+		m[f] = i
+	}
+	for i, f := range rf {
+		m[f+nl] = len(lf) + i
+	}
+	shift := map[int]int{}
+	for i := nl; i < len(join.names); i++ {
+		shift[i] = i - nl
+	}
+	var rc Expr
+	if len(rightConds) > 0 {
+		shifted := make([]Expr, len(rightConds))
+		for i, c := range rightConds {
+			shifted[i] = remap(c, shift)
+		}
+		rc = and(shifted)
+	}
+	left := joinSide(join.inputs[0], lf, and(leftConds))
+	right := joinSide(join.inputs[1], rf, rc)
+	var types []sql.DataType
+	for _, t := range left.types {
+		types = append(types, t.WithNullable(t.Nullable || kind == ast.RightJoin || kind == ast.FullJoin))
+	}
+	for _, t := range right.types {
+		types = append(types, t.WithNullable(t.Nullable || kind == ast.LeftJoin || kind == ast.FullJoin))
+	}
+	jnames := uniquify(append(append([]string(nil), left.names...), right.names...))
+	j := &LogicalJoin{base: row(jnames, types, left, right), Cond: remap(joinCond, m), JoinType: kind, pushed: true}
+	top := make([]Expr, len(exprs))
+	for i, e := range exprs {
+		top[i] = remap(e, m)
+	}
+	var topCond Expr
+	if len(rest) > 0 {
+		rc := make([]Expr, len(rest))
+		for i, c := range rest {
+			rc[i] = remap(c, m)
+		}
+		topCond = and(rc)
+	}
+	return &LogicalCalc{base: row(names, exprTypes(top), j), Exprs: top, Cond: topCond}, nil
+}
+
+// joinSide is one join input restricted to fields, with cond (over the
+// input's own fields) applied below the join.
+func joinSide(in Node, fields []int, cond Expr) *LogicalCalc {
+	exprs := make([]Expr, len(fields))
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		exprs[i] = &InputRef{Index: f, T: in.Types()[f]}
+		names[i] = in.Names()[f]
+	}
+	return mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs, Cond: cond})
+}
+
+// scanBelow returns the Calc over an unpushed table scan that n is.
+func scanBelow(n Node) (*LogicalCalc, *LogicalTableScan, bool) {
+	c, ok := n.(*LogicalCalc)
+	if !ok {
+		return nil, nil, false
+	}
+	s, ok := c.input().(*LogicalTableScan)
+	return c, s, ok
+}
+
+// filterIntoScan offers the Calc's condition to the source below it:
+// sources in Flink's filter push-down print filter=[...] (the conjuncts
+// they accept), and the Calc keeps evaluating the condition.
+func filterIntoScan(_ *binder, n Node) (Node, error) {
+	c, scan, ok := scanBelow(n)
+	if !ok || c.Cond == nil || scan.FilterPushed {
+		return nil, nil
+	}
+	out := *scan
+	if fp, ok := scan.Table.Source.(connectors.FilterPushDownSource); ok && fp.FilterPushDown() {
+		out.FilterPushed = true
+	}
+	if fd, ok := scan.Table.Source.(connectors.FilterDigestSource); ok && fd.AcceptsFilters() {
+		var accepted []Expr
+		for _, x := range conjuncts(c.Cond) {
+			if pushableFilter(x) {
+				accepted = append(accepted, x)
+			}
+		}
+		if len(accepted) > 0 {
+			parts := make([]string, len(accepted))
+			for i, x := range accepted {
+				parts[i] = FormatExpr(x, scan.names, FormatPrefix)
+			}
+			digest := parts[0]
+			if len(parts) > 1 {
+				digest = "and(" + strings.Join(parts, ", ") + ")"
+			}
+			out.FilterDigest, out.FilterPushed = digest, true
+		}
+	}
+	if !out.FilterPushed {
+		return nil, nil
+	}
+	return c.WithInputs(&out), nil
+}
+
+// scanFields are the scan fields a Calc over it needs, in Flink's order:
+// with no condition, PushProjectIntoTableSourceScanRule takes the fields
+// in the order the projection first uses them, then the primary key a
+// normalize needs (pk, when cn); below a filter, Calcite's
+// ProjectFilterTransposeRule has already made the projection the sorted
+// set of the fields both use.
+func scanFields(exprs []Expr, cond Expr, nfields int, pk []int, cn bool) []int {
+	var fields []int
+	if cond == nil {
+		seen := map[int]bool{}
+		for _, e := range exprs {
+			refsInOrder(e, seen, &fields)
+		}
+		if cn {
+			for _, k := range pk {
+				if !seen[k] {
+					seen[k] = true
+					fields = append(fields, k)
+				}
+			}
+		}
+		return fields
+	}
+	used := map[int]bool{}
+	for _, e := range exprs {
+		refs(e, used)
+	}
+	refs(cond, used)
+	if cn {
+		for _, k := range pk {
+			used[k] = true
+		}
+	}
+	for i := 0; i < nfields; i++ {
+		if used[i] {
+			fields = append(fields, i)
+		}
+	}
+	sort.Ints(fields)
+	return fields
+}
+
+// projectIntoScan pushes the fields a Calc needs into a source that takes
+// projections (keeping the primary key when a normalize follows),
+// honouring 'enable-projection-push-down'.
+func projectIntoScan(b *binder, n Node) (Node, error) {
+	c, scan, ok := scanBelow(n)
+	if !ok || scan.Project != nil {
+		return nil, nil
+	}
+	cn, err := b.needsNormalize(scan.Table)
+	if err != nil {
+		return nil, err
+	}
+	pk := scanPK(scan.Table, scan.names)
+	fields := scanFields(c.Exprs, c.Cond, len(scan.names), pk, cn)
+	pp, ok := projector(scan.Table.Source)
+	if !ok || len(fields) >= len(scan.names) || len(fields) == 0 {
+		return nil, nil
+	}
+	pp.ApplyProjection(fields)
+	m := map[int]int{}
+	ns := make([]string, len(fields))
+	ts := make([]sql.DataType, len(fields))
+	for i, f := range fields {
+		m[f] = i
+		ns[i], ts[i] = scan.names[f], scan.types[f]
+	}
+	out := *scan
+	out.base = row(ns, ts)
+	out.Project = fields
+	exprs := make([]Expr, len(c.Exprs))
+	for i, e := range c.Exprs {
+		exprs[i] = remap(e, m)
+	}
+	var cond Expr
+	if c.Cond != nil {
+		cond = remap(c.Cond, m)
+	}
+	return &LogicalCalc{base: row(c.names, c.types, &out), Exprs: exprs, Cond: cond}, nil
+}
+
+// aggregateProjectMerge merges a Calc that only reorders a scan's fields
+// into the aggregate above it. The group must stay in ascending order, as
+// Calcite's group set keeps it (else the merge would need a projection on
+// top, which Flink's plans then show).
+func aggregateProjectMerge(b *binder, n Node) (Node, error) {
+	agg, ok := n.(*LogicalAggregate)
+	if !ok {
+		return nil, nil
+	}
+	c, scan, ok := scanBelow(agg.input())
+	if !ok || c.Cond != nil || len(c.Exprs) != len(scan.names) {
+		return nil, nil
+	}
+	if cn, err := b.needsNormalize(scan.Table); err != nil || cn {
+		return nil, nil
+	}
+	m := make([]int, len(c.Exprs))
+	seen := map[int]bool{}
+	for i, e := range c.Exprs {
+		ref, ok := e.(*InputRef)
+		if !ok || seen[ref.Index] || c.names[i] != scan.names[ref.Index] {
+			return nil, nil
+		}
+		seen[ref.Index] = true
+		m[i] = ref.Index
+	}
+	g := make([]int, len(agg.Group))
+	for i, f := range agg.Group {
+		g[i] = m[f]
+		if i > 0 && g[i] <= g[i-1] {
+			return nil, nil
+		}
+	}
+	aggs := make([]AggCall, len(agg.Aggs))
+	for i, a := range agg.Aggs {
+		a.Args = append([]int(nil), a.Args...)
+		for j, f := range a.Args {
+			a.Args[j] = m[f]
+		}
+		aggs[i] = a
+	}
+	return &LogicalAggregate{base: row(agg.names, agg.types, scan), Group: g, Aggs: aggs}, nil
+}
+
+// pushCalcPastChangelogNormalize moves the conjuncts of a Calc over
+// ChangelogNormalize that read only the primary key below the normalize,
+// with the projection when the source could not take it.
+func pushCalcPastChangelogNormalize(b *binder, n Node) (Node, error) {
+	calc, ok := n.(*Calc)
+	if !ok {
+		return nil, nil
+	}
+	cn, ok := calc.input().(*ChangelogNormalize)
+	if !ok {
+		return nil, nil
+	}
+	ex, ok := cn.input().(*Exchange)
+	if !ok {
+		return nil, nil
+	}
+	scan, ok := ex.input().(*TableSourceScan)
+	if !ok {
+		return nil, nil
+	}
+	pk := pkIndexes(scan)
+	pkSet := map[int]bool{}
+	for _, k := range pk {
+		pkSet[k] = true
+	}
+	var low, high []Expr
+	if calc.Cond != nil {
+		for _, c := range conjuncts(calc.Cond) {
+			r := map[int]bool{}
+			refs(c, r)
+			onlyPK := len(r) > 0
+			for f := range r {
+				if !pkSet[f] {
+					onlyPK = false
+				}
+			}
+			if onlyPK {
+				low = append(low, c)
+			} else {
+				high = append(high, c)
+			}
+		}
+	}
+	fields := scanFields(calc.Exprs, calc.Cond, len(scan.names), pk, true)
+	needProj := scan.Project == nil && len(fields) < len(scan.names)
+	if len(low) == 0 && !needProj {
+		return nil, nil
+	}
+	exprs := append([]Expr(nil), calc.Exprs...)
+	if needProj {
+		m := map[int]int{}
+		for i, f := range fields {
+			m[f] = i
+		}
+		for i := range exprs {
+			exprs[i] = remap(exprs[i], m)
+		}
+		for i := range high {
+			high[i] = remap(high[i], m)
+		}
+	}
+	below := func(s *TableSourceScan) Node {
+		var pe []Expr
+		var pn []string
+		if needProj {
+			for _, f := range fields {
+				pe = append(pe, &InputRef{Index: f, T: s.types[f]})
+				pn = append(pn, s.names[f])
+			}
+		} else {
+			pe, pn = identity(s.types), s.names
+		}
+		return newCalc(s, pe, and(low), pn)
+	}
+	top, err := b.finishScan(scan, below)
+	if err != nil {
+		return nil, err
+	}
+	return newCalc(top, exprs, and(high), calc.names), nil
+}
