@@ -395,7 +395,7 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 			retract := hasUpdates(inf.mk[x.input()]) || inf.mk[x.input()].Contains(sql.Delete)
 			agg.Aggs = append([]AggCall(nil), agg.Aggs...)
 			for i := range agg.Aggs {
-				agg.Aggs[i].Retract = retract
+				agg.Aggs[i].Retract = retract && needsRetraction(agg, i)
 			}
 		}
 		setMode(req)

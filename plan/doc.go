@@ -35,6 +35,9 @@
 //     - CalcMerge: Project/Filter chains become one FlinkLogicalCalc
 //     (DEFAULT_REWRITE .. LOGICAL: FILTER_MERGE, FlinkFilterProjectTransposeRule,
 //     FlinkProjectMergeRule, FILTER_TO_CALC, PROJECT_TO_CALC, FlinkCalcMergeRule);
+//     - AggregateConstantKeys: group keys computed as literals leave the
+//     group and come back in a Calc above (DEFAULT_REWRITE:
+//     AGGREGATE_PROJECT_PULL_UP_CONSTANTS);
 //     - PruneEmpty: LIMIT 0 and an always-false condition become
 //     Values(tuples=[[]]) (DEFAULT_REWRITE, PREDICATE_PUSHDOWN:
 //     PruneEmptyRules.SORT_FETCH_ZERO_INSTANCE, ReduceExpressionsRule);
@@ -51,7 +54,8 @@
 //     - FilterIntoScan: sources in Flink's filter push-down print
 //     filter=[...] (PREDICATE_PUSHDOWN: PushFilterIntoTableSourceScanRule);
 //     - ProjectIntoScan: projections go into sources that take them,
-//     fields in Flink's order, honouring 'enable-projection-push-down';
+//     fields in Flink's order, honouring 'enable-projection-push-down'
+//     (a Calc that reads no field, COUNT(*)'s, keeps the first);
 //     metadata-capable sources print metadata=[] (LOGICAL:
 //     PushProjectIntoTableSourceScanRule);
 //     - AggregateProjectMerge: a Calc that only reorders a scan's fields
@@ -71,7 +75,9 @@
 //  3. Changelog inference (changelog.go) is FlinkChangelogModeInferenceProgram
 //     in its two passes, modify kinds up and required update kinds down,
 //     with upsert keys per node; it inserts DropUpdateBefore, marks
-//     aggregates as retracting, and decides the sink's upsert materializer.
+//     aggregates as retracting (MIN/MAX not over an argument that only
+//     grows or only shrinks: FlinkRelMdModifiedMonotonicity, monotonicity.go),
+//     and decides the sink's upsert materializer.
 //     Batch mode skips it and only checks that every source is
 //     insert-only.
 //

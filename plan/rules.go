@@ -33,6 +33,9 @@ var rules = []Rule{
 	{Name: "CalcMerge", Program: "DEFAULT_REWRITE .. LOGICAL",
 		Flink: "CoreRules.FILTER_MERGE, FlinkFilterProjectTransposeRule, FlinkProjectMergeRule, FILTER_TO_CALC, PROJECT_TO_CALC, FlinkCalcMergeRule",
 		apply: calcMerge},
+	{Name: "AggregateConstantKeys", Program: "DEFAULT_REWRITE",
+		Flink: "CoreRules.AGGREGATE_PROJECT_PULL_UP_CONSTANTS (with the field trimming of PROJECT_RULES)",
+		apply: aggregateConstantKeys},
 	{Name: "PruneEmpty", Program: "DEFAULT_REWRITE, PREDICATE_PUSHDOWN",
 		Flink: "PruneEmptyRules.SORT_FETCH_ZERO_INSTANCE, ReduceExpressionsRule.FILTER (always-false filter to empty Values)",
 		apply: pruneEmpty},
@@ -499,8 +502,13 @@ func projectIntoScan(b *binder, n Node) (Node, error) {
 	}
 	pk := scanPK(scan.Table, scan.names)
 	fields := scanFields(c.Exprs, c.Cond, len(scan.names), pk, cn)
+	if len(fields) == 0 {
+		// A Calc that reads no field (COUNT(*)'s 0 AS $f0) still needs
+		// the rows: Flink projects the first field.
+		fields = []int{0}
+	}
 	pp, ok := projector(scan.Table.Source)
-	if !ok || len(fields) >= len(scan.names) || len(fields) == 0 {
+	if !ok || len(fields) >= len(scan.names) {
 		return nil, nil
 	}
 	pp.ApplyProjection(fields)
@@ -648,4 +656,84 @@ func pushCalcPastChangelogNormalize(b *binder, n Node) (Node, error) {
 		return nil, err
 	}
 	return newCalc(top, exprs, and(high), calc.names), nil
+}
+
+// aggregateConstantKeys removes the group keys a Calc below an aggregate
+// computes as literals (at least one key stays, as Calcite keeps one):
+// the aggregate groups by the others over a Calc of only the fields it
+// still reads, and a Calc above puts the constants back in their places.
+func aggregateConstantKeys(_ *binder, n Node) (Node, error) {
+	agg, ok := n.(*LogicalAggregate)
+	if !ok {
+		return nil, nil
+	}
+	c, ok := agg.input().(*LogicalCalc)
+	if !ok {
+		return nil, nil
+	}
+	konst := map[int]*Literal{}
+	for i, g := range agg.Group {
+		if l, ok := c.Exprs[g].(*Literal); ok && l.Value != nil {
+			konst[i] = l
+		}
+	}
+	if len(konst) == 0 {
+		return nil, nil
+	}
+	if len(konst) == len(agg.Group) {
+		delete(konst, 0)
+		if len(konst) == 0 {
+			return nil, nil
+		}
+	}
+	// The fields the aggregate still reads, in input order.
+	used := map[int]bool{}
+	for i, g := range agg.Group {
+		if konst[i] == nil {
+			used[g] = true
+		}
+	}
+	for _, a := range agg.Aggs {
+		for _, f := range a.Args {
+			used[f] = true
+		}
+	}
+	m := map[int]int{}
+	var exprs []Expr
+	var names []string
+	for f := range c.Exprs {
+		if used[f] {
+			m[f] = len(exprs)
+			exprs = append(exprs, c.Exprs[f])
+			names = append(names, c.names[f])
+		}
+	}
+	below := &LogicalCalc{base: row(names, exprTypes(exprs), c.input()), Exprs: exprs, Cond: c.Cond}
+	var group []int
+	var outNames []string
+	var outTypes []sql.DataType
+	top := make([]Expr, len(agg.names))
+	for i, g := range agg.Group {
+		if l := konst[i]; l != nil {
+			top[i] = l
+			continue
+		}
+		top[i] = &InputRef{Index: len(group), T: agg.types[i]}
+		group = append(group, m[g])
+		outNames = append(outNames, agg.names[i])
+		outTypes = append(outTypes, agg.types[i])
+	}
+	aggs := make([]AggCall, len(agg.Aggs))
+	for i, a := range agg.Aggs {
+		a.Args = append([]int(nil), a.Args...)
+		for j, f := range a.Args {
+			a.Args[j] = m[f]
+		}
+		aggs[i] = a
+		top[len(agg.Group)+i] = &InputRef{Index: len(group) + i, T: a.T}
+		outNames = append(outNames, agg.names[len(agg.Group)+i])
+		outTypes = append(outTypes, agg.types[len(agg.Group)+i])
+	}
+	newAgg := &LogicalAggregate{base: row(outNames, outTypes, below), Group: group, Aggs: aggs}
+	return &LogicalCalc{base: row(agg.names, agg.types, newAgg), Exprs: top}, nil
 }

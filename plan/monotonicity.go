@@ -1,0 +1,91 @@
+package plan
+
+// Modified monotonicity is Flink's FlinkRelMdModifiedMonotonicity, in the
+// part that decides whether MIN and MAX need retraction: how a field of a
+// node's output changes when the node updates a row it emitted before. A
+// field of an insert-only input never changes (constant); an aggregate's
+// group keys are constant; MAX over a constant or increasing field only
+// increases, MIN only decreases. AggregateUtil.getNeedRetractions then
+// drops the retraction of a MAX over an increasing and of a MIN over a
+// decreasing field: an older value is never the result again, so the -U
+// need not be undone (MaxWithRetractAggFunction becomes MaxAggFunction,
+// printed MAX instead of MAX_RETRACT).
+
+type monotonicity int
+
+const (
+	notMonotonic monotonicity = iota
+	constant
+	increasing
+	decreasing
+)
+
+// fieldMonotonicity is the modified monotonicity of field f of n.
+func fieldMonotonicity(n Node, f int) monotonicity {
+	switch x := n.(type) {
+	case *TableSourceScan:
+		if x.Table.Source.ChangelogMode().IsInsertOnly() {
+			return constant
+		}
+	case *Values:
+		return constant
+	case *Exchange:
+		return fieldMonotonicity(x.input(), f)
+	case *Calc:
+		if x.Cond != nil && !insertOnlyBelow(x.input()) {
+			// A filter can turn an update into a delete.
+			return notMonotonic
+		}
+		switch e := x.Exprs[f].(type) {
+		case *InputRef:
+			return fieldMonotonicity(x.input(), e.Index)
+		case *Literal:
+			return constant
+		}
+	case *GroupAggregate:
+		if f < len(x.Group) {
+			return constant
+		}
+		return aggMonotonicity(x, f-len(x.Group))
+	}
+	return notMonotonic
+}
+
+// insertOnlyBelow reports a subtree whose every field is constant: one
+// that only inserts.
+func insertOnlyBelow(n Node) bool {
+	for f := range n.Names() {
+		if fieldMonotonicity(n, f) != constant {
+			return false
+		}
+	}
+	return true
+}
+
+// aggMonotonicity is the monotonicity of aggregate call i's result.
+func aggMonotonicity(agg *GroupAggregate, i int) monotonicity {
+	a := agg.Aggs[i]
+	if a.Distinct || len(a.Args) != 1 {
+		return notMonotonic
+	}
+	arg := fieldMonotonicity(agg.input(), a.Args[0])
+	switch {
+	case a.Func == "MAX" && (arg == constant || arg == increasing):
+		return increasing
+	case a.Func == "MIN" && (arg == constant || arg == decreasing):
+		return decreasing
+	}
+	return notMonotonic
+}
+
+// needsRetraction reports whether aggregate call i of an aggregate over an
+// updating input consumes retractions (AggregateUtil.getNeedRetractions).
+func needsRetraction(agg *GroupAggregate, i int) bool {
+	switch aggMonotonicity(agg, i) {
+	case increasing:
+		return agg.Aggs[i].Func != "MAX"
+	case decreasing:
+		return agg.Aggs[i].Func != "MIN"
+	}
+	return true
+}
