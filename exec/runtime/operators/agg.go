@@ -254,7 +254,13 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 		}
 		if spec.simple() {
 			if !add {
-				return fmt.Errorf("%s received a retraction (%s) but was planned for insert-only input", spec.Kind, r.Kind)
+				// The planner chose MIN/MAX without retraction: the input is
+				// insert-only, or this argument only moves the extreme's way
+				// (FlinkRelMdModifiedMonotonicity), so a retracted value is
+				// never the extreme's last holder. Flink generates no retract
+				// code for such a call (AggregateUtil.getNeedRetractions):
+				// the retraction leaves the accumulator as it is.
+				continue
 			}
 			a.n++
 			if a.best != nil {
