@@ -29,15 +29,19 @@ type Connection struct {
 // so it also hides passwords in URLs that do not parse or lack "jdbc:".
 func RedactURL(jdbcURL string) string {
 	s := passwordParam.ReplaceAllString(jdbcURL, "${1}******")
-	return userInfo.ReplaceAllString(s, "${1}******@")
+	return userInfo.ReplaceAllString(s, "${1}${2}******@")
 }
 
 var (
 	// password=..., up to the next parameter separator.
 	passwordParam = regexp.MustCompile(`(?i)(password\s*=)[^&;]*`)
 	// The credentials before the host, user:secret@ after // (or
-	// Oracle's thin:user/secret@), hidden whole.
-	userInfo = regexp.MustCompile(`(//|thin:)[^@/?]+(/[^@/?]*)?@`)
+	// Oracle's thin:user/secret@), hidden whole. ParseURL takes everything
+	// up to the first '/' as the authority, so an '@' after a '?' in it is
+	// hidden too: better a masked parameter than a shown password.
+	// The userinfo ends at the authority's last '@' (RFC 3986), so every
+	// '@' before the first '/' is taken in.
+	userInfo = regexp.MustCompile(`(//)[^/]*@|(thin:)[^@/?]+(?:/[^@/?]*)?@`)
 )
 
 // ignoredParams are Connector/J parameters that only tune Connector/J
@@ -128,6 +132,11 @@ func ParseURL(jdbcURL, username, password string, hasCredentials bool) (*Connect
 		v := params[k]
 		if strings.Contains(strings.ToLower(k), "password") {
 			v = "******"
+		}
+		if strings.Contains(k+v, "@") {
+			// user:secret@host written after the '?': not a parameter
+			// to echo.
+			k, v = "******", "******"
 		}
 		// The parameter is shown as the URL is: redacted the same way, so
 		// a "password=" inside another parameter's value stays hidden.
