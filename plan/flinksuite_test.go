@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,8 +60,9 @@ func TestFlinkSuites(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%-40s %s\n", "total", total)
 		if run := total.runnable(); run > 0 {
-			fmt.Fprintf(&b, "of the runnable cases: %d%% exact, %d%% same changelog semantics or better\n",
-				100*total.n[verdictExact]/run, 100*(total.n[verdictExact]+total.n[verdictSame])/run)
+			ex, sc, same := total.n[verdictExact], total.n[verdictScan], total.n[verdictSame]
+			fmt.Fprintf(&b, "of the %d runnable cases: %d%% exact, %d%% exact but for the scan's spelling or better, %d%% same changelog semantics or better\n",
+				run, 100*ex/run, 100*(ex+sc)/run, 100*(ex+sc+same)/run)
 		}
 		b.WriteString(details.String())
 		return b.String()
@@ -71,13 +73,14 @@ type verdict string
 
 const (
 	verdictExact       verdict = "exact"
+	verdictScan        verdict = "exact-but-scan"
 	verdictSame        verdict = "same-changelog"
 	verdictDiffers     verdict = "differs"
 	verdictUnsupported verdict = "unsupported"
 	verdictError       verdict = "error"
 )
 
-var verdictOrder = []verdict{verdictExact, verdictSame, verdictDiffers, verdictError, verdictUnsupported}
+var verdictOrder = []verdict{verdictExact, verdictScan, verdictSame, verdictDiffers, verdictError, verdictUnsupported}
 
 type tally struct{ n map[verdict]int }
 
@@ -207,12 +210,12 @@ func (c *flinkCase) run() (verdict, string) {
 		}
 		// The expected text is Flink's message, or (where Flink's test
 		// checks only the exception) its class.
-		msg := rootMsg(err)
-		if rc := sql.RootCause(err); rc != nil {
-			msg = string(rc.Class) + ": " + msg
-		}
-		if strings.Contains(msg, c.want) {
-			return verdictExact, ""
+		// its class: Flink's assertThatExceptionOfType looks at the
+		// outermost exception, withMessageContaining at its message.
+		for e := err; e != nil; e = errors.Unwrap(e) {
+			if se, ok := e.(*sql.Error); ok && strings.Contains(string(se.Class)+": "+se.Msg, c.want) {
+				return verdictExact, ""
+			}
 		}
 		return verdictDiffers, "error text: " + firstLine(err)
 	}
@@ -232,6 +235,9 @@ func (c *flinkCase) run() (verdict, string) {
 	got := planSection(out, section)
 	if got == c.want {
 		return verdictExact, ""
+	}
+	if sameAboveScans(got, c.want) {
+		return verdictScan, firstDiff(got, c.want)
 	}
 	if semantics(got) == semantics(c.want) {
 		return verdictSame, firstDiff(got, c.want)
@@ -341,4 +347,30 @@ func clip(s string) string {
 		return s[:160] + "..."
 	}
 	return s
+}
+
+// sameAboveScans reports whether two plans differ only in their scan
+// lines: the case spells a Java-only test source (a legacy TestTableSource,
+// Flink's COLLECTION connector, a TableFactoryHarness source) as a sqlrun
+// table whose scan prints differently, and every operator above it is
+// Flink's text.
+func sameAboveScans(got, want string) bool {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	if len(g) != len(w) {
+		return false
+	}
+	for i := range g {
+		if g[i] == w[i] {
+			continue
+		}
+		gm, wm := nodeRe.FindStringSubmatch(g[i]), nodeRe.FindStringSubmatch(w[i])
+		if gm == nil || wm == nil || gm[1] != wm[1] ||
+			!strings.HasSuffix(gm[2], "Scan") || !strings.HasSuffix(wm[2], "Scan") {
+			return false
+		}
+		if gc, wc := changelogRe.FindString(g[i]), changelogRe.FindString(w[i]); gc != wc {
+			return false
+		}
+	}
+	return true
 }
