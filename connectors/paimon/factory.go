@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/stream"
@@ -55,7 +56,7 @@ func (Factory) Identifier() string { return Identifier }
 // Options are Paimon's table options. Paimon's Flink factory does not use
 // FactoryUtil's validation, so unknown keys are accepted (and kept); see
 // CheckOptions.
-func (Factory) Options() []connectors.Option { return TableOptions() }
+func (Factory) Options() []connectors.Option { return coreoptions.Known() }
 
 // CheckOptions validates a Paimon table's options as Paimon does: known
 // options must parse as their type (Paimon fails on first use otherwise)
@@ -63,7 +64,7 @@ func (Factory) Options() []connectors.Option { return TableOptions() }
 // validateStartupMode). Unknown keys are not an error: Paimon's
 // FlinkTableFactory bypasses Flink's FactoryUtil validation and keeps them.
 func CheckOptions(opts map[string]string) error {
-	for _, o := range tableOptions {
+	for _, o := range coreoptions.Known() {
 		if o.Prefix {
 			continue
 		}
@@ -85,16 +86,16 @@ func illegalArg(format string, args ...any) error {
 // validateStartupMode is Paimon 1.4's SchemaValidation.validateStartupMode,
 // with its messages.
 func validateStartupMode(opts map[string]string) error {
-	mode := stream.ResolveMode(opts)
+	mode := coreoptions.ResolveMode(opts)
 	notIn := func(key string) error {
 		if has(opts, key) {
-			return illegalArg("%s must be null when you use %s for %s", key, mode, OptScanMode)
+			return illegalArg("%s must be null when you use %s for %s", key, mode, coreoptions.OptScanMode)
 		}
 		return nil
 	}
 	mustIn := func(key string) error {
 		if !has(opts, key) {
-			return illegalArg("%s can not be null when you use %s for %s", key, mode, OptScanMode)
+			return illegalArg("%s can not be null when you use %s for %s", key, mode, coreoptions.OptScanMode)
 		}
 		return nil
 	}
@@ -106,7 +107,7 @@ func validateStartupMode(opts map[string]string) error {
 			}
 		}
 		if n != 1 {
-			return illegalArg("must set only one key in [%s] when you use %s for %s", strings.Join(keys, ","), mode, OptScanMode)
+			return illegalArg("must set only one key in [%s] when you use %s for %s", strings.Join(keys, ","), mode, coreoptions.OptScanMode)
 		}
 		return nil
 	}
@@ -120,27 +121,27 @@ func validateStartupMode(opts map[string]string) error {
 	}
 	var err error
 	switch mode {
-	case ScanFromTimestamp:
-		if err = exactlyOne(OptScanTimestampMillis, OptScanTimestamp); err == nil {
-			err = conflicts([]string{OptScanSnapshotID, OptScanTagName, OptIncrementalBetween}, OptScanTimestampMillis, OptScanTimestamp)
+	case coreoptions.ScanFromTimestamp:
+		if err = exactlyOne(coreoptions.OptScanTimestampMillis, coreoptions.OptScanTimestamp); err == nil {
+			err = conflicts([]string{coreoptions.OptScanSnapshotID, coreoptions.OptScanTagName, coreoptions.OptIncrementalBetween}, coreoptions.OptScanTimestampMillis, coreoptions.OptScanTimestamp)
 		}
-	case ScanFromSnapshot:
-		if err = exactlyOne(OptScanSnapshotID, OptScanTagName, OptScanWatermark); err == nil {
-			err = conflicts([]string{OptScanTimestampMillis, OptScanTimestamp, OptIncrementalBetween}, OptScanSnapshotID, OptScanTagName, OptScanWatermark)
+	case coreoptions.ScanFromSnapshot:
+		if err = exactlyOne(coreoptions.OptScanSnapshotID, coreoptions.OptScanTagName, coreoptions.OptScanWatermark); err == nil {
+			err = conflicts([]string{coreoptions.OptScanTimestampMillis, coreoptions.OptScanTimestamp, coreoptions.OptIncrementalBetween}, coreoptions.OptScanSnapshotID, coreoptions.OptScanTagName, coreoptions.OptScanWatermark)
 		}
-	case ScanIncremental:
+	case coreoptions.ScanIncremental:
 		if !has(opts, "incremental-between-timestamp") {
-			err = mustIn(OptIncrementalBetween)
+			err = mustIn(coreoptions.OptIncrementalBetween)
 		}
 		if err == nil {
-			err = conflicts([]string{OptScanSnapshotID, OptScanTimestampMillis, OptScanTimestamp, OptScanTagName}, OptIncrementalBetween)
+			err = conflicts([]string{coreoptions.OptScanSnapshotID, coreoptions.OptScanTimestampMillis, coreoptions.OptScanTimestamp, coreoptions.OptScanTagName}, coreoptions.OptIncrementalBetween)
 		}
-	case ScanFromSnapshotFull:
-		if err = mustIn(OptScanSnapshotID); err == nil {
-			err = conflicts([]string{OptScanTimestampMillis, OptScanTimestamp, OptScanTagName, OptIncrementalBetween}, OptScanSnapshotID)
+	case coreoptions.ScanFromSnapshotFull:
+		if err = mustIn(coreoptions.OptScanSnapshotID); err == nil {
+			err = conflicts([]string{coreoptions.OptScanTimestampMillis, coreoptions.OptScanTimestamp, coreoptions.OptScanTagName, coreoptions.OptIncrementalBetween}, coreoptions.OptScanSnapshotID)
 		}
 	default:
-		for _, k := range []string{OptScanTimestampMillis, OptScanTimestamp, OptScanSnapshotID, OptScanTagName, OptIncrementalBetween} {
+		for _, k := range []string{coreoptions.OptScanTimestampMillis, coreoptions.OptScanTimestamp, coreoptions.OptScanSnapshotID, coreoptions.OptScanTagName, coreoptions.OptIncrementalBetween} {
 			if err = notIn(k); err != nil {
 				break
 			}
@@ -170,7 +171,7 @@ func newConfig(ctx *connectors.Context) (*tableConfig, error) {
 	if err := CheckOptions(opts); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
-	return &tableConfig{id: ctx.Table, schema: ctx.Schema, partition: ctx.PartitionKeys, opts: connectors.NewOptions(tableOptions, opts),
+	return &tableConfig{id: ctx.Table, schema: ctx.Schema, partition: ctx.PartitionKeys, opts: connectors.NewOptions(coreoptions.Known(), opts),
 		raw: opts, streaming: ctx.Streaming}, nil
 }
 
@@ -284,11 +285,11 @@ func withoutComments(t sql.DataType) sql.DataType {
 func javaList(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }
 
 func (c *tableConfig) producer() string {
-	return strings.ToLower(strings.TrimSpace(c.opts.Get(OptChangelogProducer)))
+	return strings.ToLower(strings.TrimSpace(c.opts.Get(coreoptions.OptChangelogProducer)))
 }
 
 func (c *tableConfig) mergeEngine() string {
-	return strings.ToLower(strings.TrimSpace(c.opts.Get(OptMergeEngine)))
+	return strings.ToLower(strings.TrimSpace(c.opts.Get(coreoptions.OptMergeEngine)))
 }
 
 // CreateSource describes a Paimon table as a scan source.
@@ -303,7 +304,7 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 	s := &Source{cfg: cfg}
 	// AbstractFlinkTableFactory: unbounded iff streaming runtime mode and
 	// not 'scan.bounded' = true.
-	s.bounded = !ctx.Streaming || cfg.opts.Bool(OptScanBounded)
+	s.bounded = !ctx.Streaming || cfg.opts.Bool(coreoptions.OptScanBounded)
 	if !s.bounded {
 		if err := s.validateStreaming(); err != nil {
 			return nil, err
@@ -345,17 +346,17 @@ func (s *Source) Projection() []int { return s.projection }
 
 func (s *Source) validateStreaming() error {
 	cfg := s.cfg
-	if stream.ResolveMode(cfg.raw) == ScanIncremental {
+	if coreoptions.ResolveMode(cfg.raw) == coreoptions.ScanIncremental {
 		return sql.Errorf(sql.IllegalArgumentException, "Cannot read incremental in streaming mode.")
 	}
-	if cfg.schema.HasPrimaryKey() && cfg.producer() == ProducerNone {
+	if cfg.schema.HasPrimaryKey() && cfg.producer() == coreoptions.ProducerNone {
 		var what string
 		switch cfg.mergeEngine() {
-		case EnginePartialUpdate:
+		case coreoptions.EnginePartialUpdate:
 			what = "Partial update"
-		case EngineAggregation:
+		case coreoptions.EngineAggregation:
 			what = "Pre-aggregate"
-		case EngineFirstRow:
+		case coreoptions.EngineFirstRow:
 			what = "First row"
 		}
 		if what != "" {
@@ -363,13 +364,13 @@ func (s *Source) validateStreaming() error {
 				"%s streaming reading is not supported. You can use 'lookup' or 'full-compaction' changelog producer to support streaming reading. ('input' changelog producer is also supported, but only returns input records.)", what)
 		}
 	}
-	if cfg.opts.Has(OptConsumerID) {
+	if cfg.opts.Has(coreoptions.OptConsumerID) {
 		// The id names a file under <table>/consumer/: one path element.
-		if err := fs.CheckName(fs.KindConsumer, cfg.opts.Get(OptConsumerID)); err != nil {
+		if err := fs.CheckName(fs.KindConsumer, cfg.opts.Get(coreoptions.OptConsumerID)); err != nil {
 			return err
 		}
 	}
-	if cfg.opts.Has(OptConsumerID) && !cfg.opts.Has(OptConsumerExpirationTime) {
+	if cfg.opts.Has(coreoptions.OptConsumerID) && !cfg.opts.Has(coreoptions.OptConsumerExpirationTime) {
 		return sql.Errorf(sql.IllegalArgumentException,
 			"You need to configure 'consumer.expiration-time' (ALTER TABLE) and restart your write job for it to take effect, when you need consumer-id feature. This is to prevent consumers from leaving too many snapshots that could pose a risk to the file system.")
 	}
@@ -385,11 +386,11 @@ func (s *Source) validateStreaming() error {
 func (s *Source) ChangelogMode() sql.ChangelogMode {
 	cfg := s.cfg
 	switch {
-	case s.bounded || !cfg.schema.HasPrimaryKey() || cfg.mergeEngine() == EngineFirstRow:
+	case s.bounded || !cfg.schema.HasPrimaryKey() || cfg.mergeEngine() == coreoptions.EngineFirstRow:
 		return sql.InsertOnly
-	case cfg.opts.Bool(OptScanRemoveNormalize):
+	case cfg.opts.Bool(coreoptions.OptScanRemoveNormalize):
 		return sql.All
-	case cfg.producer() != ProducerNone:
+	case cfg.producer() != coreoptions.ProducerNone:
 		return sql.All
 	}
 	return sql.Upsert
@@ -399,10 +400,10 @@ func (s *Source) ChangelogMode() sql.ChangelogMode {
 func (s *Source) Bounded() bool { return s.bounded }
 
 // Parallelism is 'scan.parallelism', 0 when unset.
-func (s *Source) Parallelism() int { return s.cfg.opts.Int(OptScanParallelism) }
+func (s *Source) Parallelism() int { return s.cfg.opts.Int(coreoptions.OptScanParallelism) }
 
 // StartupMode is the effective scan mode.
-func (s *Source) StartupMode() string { return stream.ResolveMode(s.cfg.raw) }
+func (s *Source) StartupMode() string { return coreoptions.ResolveMode(s.cfg.raw) }
 
 // Options are the table's options with hints applied.
 func (s *Source) Options() connectors.Options { return s.cfg.opts }
@@ -479,8 +480,8 @@ func (s *Sink) RefuseMaterializer() error {
 // and take it without UPDATE_BEFORE.
 func (s *Sink) ChangelogMode(requested sql.ChangelogMode) (sql.ChangelogMode, error) {
 	cfg := s.cfg
-	if !cfg.schema.HasPrimaryKey() || cfg.producer() == ProducerInput || cfg.mergeEngine() == EngineAggregation ||
-		(cfg.mergeEngine() == EnginePartialUpdate && s.hasAggFunctions()) {
+	if !cfg.schema.HasPrimaryKey() || cfg.producer() == coreoptions.ProducerInput || cfg.mergeEngine() == coreoptions.EngineAggregation ||
+		(cfg.mergeEngine() == coreoptions.EnginePartialUpdate && s.hasAggFunctions()) {
 		return requested, nil
 	}
 	return requested.Without(sql.UpdateBefore), nil
@@ -488,7 +489,7 @@ func (s *Sink) ChangelogMode(requested sql.ChangelogMode) (sql.ChangelogMode, er
 
 func (s *Sink) hasAggFunctions() bool {
 	for k := range s.cfg.raw {
-		if strings.HasPrefix(k, OptPartialUpdateAggPrefix) && strings.HasSuffix(k, ".aggregate-function") ||
+		if strings.HasPrefix(k, coreoptions.OptPartialUpdateAggPrefix) && strings.HasSuffix(k, ".aggregate-function") ||
 			k == "fields.default-aggregate-function" {
 			return true
 		}
@@ -509,7 +510,7 @@ func (s *Sink) ApplyOverwrite(staticPartition map[string]string) error {
 // Parallelism is 'sink.parallelism' (0: the input's parallelism). With
 // more than one writer the planner routes rows by Channel, so two writers
 // never share a bucket (both would compact it).
-func (s *Sink) Parallelism() int { return s.cfg.opts.Int(OptSinkParallelism) }
+func (s *Sink) Parallelism() int { return s.cfg.opts.Int(coreoptions.OptSinkParallelism) }
 
 // Channel is the writer subtask owning r's bucket: Paimon's channel
 // computer (partition hash plus bucket, modulo parallelism).
@@ -557,12 +558,12 @@ const (
 
 // batchEngines are the merge engines that take batch DELETE and UPDATE
 // (MergeEngine.supportBatchDelete / supportBatchUpdate).
-var batchEngines = []string{EngineDeduplicate, EnginePartialUpdate}
+var batchEngines = []string{coreoptions.EngineDeduplicate, coreoptions.EnginePartialUpdate}
 
 func (s *Sink) engine() string {
 	e := s.cfg.mergeEngine()
 	if e == "" {
-		e = EngineDeduplicate
+		e = coreoptions.EngineDeduplicate
 	}
 	return e
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/systable"
 	"github.com/sqlrun/sqlrun/sql"
@@ -87,7 +88,7 @@ func (s *SystemSource) ChangelogMode() sql.ChangelogMode { return sql.InsertOnly
 
 // Bounded is false only for $audit_log read in streaming mode.
 func (s *SystemSource) Bounded() bool {
-	return !(s.sys == systable.AuditLog && s.cfg.streaming && !s.cfg.opts.Bool(OptScanBounded))
+	return !(s.sys == systable.AuditLog && s.cfg.streaming && !s.cfg.opts.Bool(coreoptions.OptScanBounded))
 }
 
 // ApplyProjection records the system table's fields the query reads.

@@ -1354,8 +1354,3 @@ func (w *AppendWriter) Close() (*Result, error) {
 	}
 	return r, nil
 }
-
-// OptStringEncoding is the table option that selects
-// WriterOptions.StringEncoding. It is sqlrun's own (Paimon writes PLAIN
-// and keeps the option in the schema without reading it).
-const OptStringEncoding = "sqlrun.parquet.string-encoding"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -54,7 +55,7 @@ const (
 // a CASE expression), so "count" is rejected with Paimon's own message, as
 // is any other unknown name. opts carries fields.<f>.list-agg-delimiter and
 // fields.<f>.distinct for listagg.
-func newAggregator(name, field string, t sql.DataType, opts map[string]string) (aggregator, error) {
+func newAggregator(name, field string, t sql.DataType, o *coreoptions.Options) (aggregator, error) {
 	switch name {
 	case AggSum, AggProduct:
 		if !t.IsNumeric() {
@@ -87,11 +88,11 @@ func newAggregator(name, field string, t sql.DataType, opts map[string]string) (
 		if !t.IsString() {
 			return nil, fmt.Errorf("Data type for list agg column must be 'VarCharType' but was '%s'.", t)
 		}
-		delim, ok := opts["fields."+field+".list-agg-delimiter"]
+		delim, ok := o.Field(field, "list-agg-delimiter")
 		if !ok {
 			delim = ","
 		}
-		return listaggAgg{noRetract{name}, delim, opts["fields."+field+".distinct"] == "true"}, nil
+		return listaggAgg{noRetract{name}, delim, o.FieldFlag(field, "distinct")}, nil
 	case aggPrimaryKey:
 		return primaryKeyAgg{}, nil
 	}

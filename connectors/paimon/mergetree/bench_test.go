@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -18,7 +19,7 @@ func benchSpec(b *testing.B, opts map[string]string) *Spec {
 		names = append(names, fmt.Sprintf("f%d", i))
 		types = append(types, sql.String())
 	}
-	spec, err := NewSpec(names, types, []string{"k"}, opts)
+	spec, err := newSpec(names, types, []string{"k"}, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func BenchmarkWriteBuffer(b *testing.B) {
 // compaction, in-memory files) per changelog producer; comparing none and
 // lookup gives the cost of lookup.
 func BenchmarkWriter(b *testing.B) {
-	for _, producer := range []string{ProducerNone, ProducerLookup} {
+	for _, producer := range []string{coreoptions.ProducerNone, coreoptions.ProducerLookup} {
 		b.Run(producer, func(b *testing.B) {
 			spec := benchSpec(b, map[string]string{"changelog-producer": producer,
 				"write-buffer-size": "16 mb", "target-file-size": "8 mb"})

@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/shopspring/decimal"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -125,7 +126,7 @@ func (h *ddHarness) defineSchema(d *datadriven.TestData) (string, error) {
 		h.names = append(h.names, f[0])
 		h.types = append(h.types, typ)
 	}
-	spec, err := NewSpec(h.names, h.types, h.pk, h.opts)
+	spec, err := newSpec(h.names, h.types, h.pk, h.opts)
 	if err != nil {
 		return "", err
 	}
@@ -278,7 +279,7 @@ func (h *ddHarness) runWrapper(d *datadriven.TestData) (string, error) {
 	var w ChangelogWrapper
 	if d.Cmd == "lookup-changelog" {
 		lookup := func([]any) (*KV, error) { return found, nil }
-		if h.spec.Engine == EngineFirstRow {
+		if h.spec.Engine == coreoptions.EngineFirstRow {
 			w = NewFirstRowChangelogWrapper(h.spec, func([]any) (bool, error) { return found != nil, nil })
 		} else {
 			w = NewLookupChangelogWrapper(h.spec, lookup, true)
@@ -383,7 +384,7 @@ func (h *ddHarness) runRead() (string, error) {
 	if len(recs) == 0 {
 		b.WriteString("empty\n")
 	}
-	if h.spec.Producer == ProducerLookup || h.spec.Producer == ProducerFullCompaction {
+	if h.spec.Producer == coreoptions.ProducerLookup || h.spec.Producer == coreoptions.ProducerFullCompaction {
 		keys := make([]string, 0, len(h.state))
 		for k := range h.state {
 			keys = append(keys, k)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -392,7 +393,7 @@ func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int, st *mmStats) 
 	for k, v := range e.opts {
 		opts[k] = v
 	}
-	spec, err := NewSpec(mmNames, mmTypes, []string{"id"}, opts)
+	spec, err := newSpec(mmNames, mmTypes, []string{"id"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +420,7 @@ func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int, st *mmStats) 
 			m.commit(wait, false)
 			committed, committedFiles = model.clone(), m.w.Levels().AllFiles()
 			m.checkRead(model)
-			if wait && e.changelogComplete == "commit" && (spec.NeedLookup || spec.Producer == ProducerInput) {
+			if wait && e.changelogComplete == "commit" && (spec.NeedLookup || spec.Producer == coreoptions.ProducerInput) {
 				m.checkChangelog(model)
 			}
 		case c < 96:

@@ -3,6 +3,8 @@ package mergetree
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 )
 
 // CompactResult is what a compaction changed: files removed (Before), files
@@ -38,7 +40,7 @@ func NewRewriter(spec *Spec, store RunStore, lookup LookupLevels, maxLevel int) 
 }
 
 func (s *Spec) describeLookup() string {
-	if s.Engine == EngineFirstRow {
+	if s.Engine == coreoptions.EngineFirstRow {
 		return "merge-engine first-row"
 	}
 	return "changelog-producer " + s.Producer
@@ -63,14 +65,14 @@ func (rw *Rewriter) changelogRewrite(outputLevel int, sections [][]SortedRun) bo
 			}
 		}
 		return false
-	case rw.spec.Producer == ProducerFullCompaction:
+	case rw.spec.Producer == coreoptions.ProducerFullCompaction:
 		return outputLevel == rw.maxLevel
 	}
 	return false
 }
 
 func (rw *Rewriter) produceChangelog() bool {
-	return rw.spec.Producer == ProducerLookup || rw.spec.Producer == ProducerFullCompaction
+	return rw.spec.Producer == coreoptions.ProducerLookup || rw.spec.Producer == coreoptions.ProducerFullCompaction
 }
 
 // Rewrite merges the sections into files at outputLevel.
@@ -97,11 +99,11 @@ func (rw *Rewriter) upgradeStrategy(outputLevel int, f *FileMeta) upgradeStrateg
 		}
 		// Deduplicate keeps the newest record, so a level-0 file can move up
 		// unchanged; other engines must merge with the looked-up value.
-		if rw.spec.Engine == EngineDeduplicate && rw.spec.Order.user == nil {
+		if rw.spec.Engine == coreoptions.EngineDeduplicate && rw.spec.Order.user == nil {
 			return upgradeStrategy{changelog: true}
 		}
 		return upgradeStrategy{changelog: true, rewrite: true}
-	case rw.spec.Producer == ProducerFullCompaction:
+	case rw.spec.Producer == coreoptions.ProducerFullCompaction:
 		if outputLevel == rw.maxLevel {
 			return upgradeStrategy{changelog: true}
 		}
@@ -172,7 +174,7 @@ func (rw *Rewriter) rewriteCompaction(outputLevel int, dropDelete bool, sections
 
 func (rw *Rewriter) wrapper(outputLevel int) ChangelogWrapper {
 	if rw.spec.NeedLookup {
-		if rw.spec.Engine == EngineFirstRow {
+		if rw.spec.Engine == coreoptions.EngineFirstRow {
 			return NewFirstRowChangelogWrapper(rw.spec, func(key []any) (bool, error) {
 				r, err := rw.lookup.Lookup(key, outputLevel+1)
 				return r != nil, err
@@ -180,7 +182,7 @@ func (rw *Rewriter) wrapper(outputLevel int) ChangelogWrapper {
 		}
 		return NewLookupChangelogWrapper(rw.spec, func(key []any) (*KV, error) {
 			return rw.lookup.Lookup(key, outputLevel+1)
-		}, rw.spec.Producer == ProducerLookup)
+		}, rw.spec.Producer == coreoptions.ProducerLookup)
 	}
 	return NewFullChangelogWrapper(rw.spec, rw.maxLevel)
 }

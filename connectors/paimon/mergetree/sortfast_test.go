@@ -14,7 +14,7 @@ import (
 // many versions per key; shapes it does not handle fall back.
 func TestSortIntKeysMatchesComparator(t *testing.T) {
 	for _, kt := range []sql.DataType{sql.Int().NotNull(), sql.BigInt().NotNull()} {
-		spec, err := NewSpec([]string{"k", "v"}, []sql.DataType{kt, sql.String()}, []string{"k"}, nil)
+		spec, err := newSpec([]string{"k", "v"}, []sql.DataType{kt, sql.String()}, []string{"k"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestSortIntKeysMatchesComparator(t *testing.T) {
 	}
 
 	// STRING keys and sequence.field keep the generic sort.
-	spec, err := NewSpec([]string{"k", "v"}, []sql.DataType{sql.String().NotNull(), sql.Int()}, []string{"k"}, nil)
+	spec, err := newSpec([]string{"k", "v"}, []sql.DataType{sql.String().NotNull(), sql.Int()}, []string{"k"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestSortIntKeysMatchesComparator(t *testing.T) {
 	if b.sortIntKeys() {
 		t.Fatal("fast path taken for a STRING key")
 	}
-	spec, err = NewSpec([]string{"k", "v"}, []sql.DataType{sql.Int().NotNull(), sql.Int()}, []string{"k"}, map[string]string{"sequence.field": "v"})
+	spec, err = newSpec([]string{"k", "v"}, []sql.DataType{sql.Int().NotNull(), sql.Int()}, []string{"k"}, map[string]string{"sequence.field": "v"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,29 +5,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
 
-	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
-)
-
-// Merge engines (`merge-engine`).
-const (
-	EngineDeduplicate   = "deduplicate"
-	EnginePartialUpdate = "partial-update"
-	EngineAggregation   = "aggregation"
-	EngineFirstRow      = "first-row"
-)
-
-// Changelog producers (`changelog-producer`).
-const (
-	ProducerNone           = "none"
-	ProducerInput          = "input"
-	ProducerLookup         = "lookup"
-	ProducerFullCompaction = "full-compaction"
 )
 
 // Spec is everything the merge tree of one table needs to know, derived once
@@ -87,9 +70,9 @@ type Spec struct {
 }
 
 // NewSpec derives a Spec. names/types are the table's columns in schema
-// order; trimmedPK the primary key minus partition keys; options the table
-// options (unknown keys are ignored: they belong to other layers).
-func NewSpec(names []string, types []sql.DataType, trimmedPK []string, options map[string]string) (*Spec, error) {
+// order; trimmedPK the primary key minus partition keys; o the table's
+// parsed options (coreoptions.Parse).
+func NewSpec(names []string, types []sql.DataType, trimmedPK []string, o *coreoptions.Options) (*Spec, error) {
 	if len(names) != len(types) {
 		return nil, fmt.Errorf("mergetree: %d field names but %d types", len(names), len(types))
 	}
@@ -120,124 +103,82 @@ func NewSpec(names []string, types []sql.DataType, trimmedPK []string, options m
 	if s.Key, err = NewComparator(s.KeyTypes); err != nil {
 		return nil, fmt.Errorf("primary key: %w", err)
 	}
-	o := opts(options)
 
 	var seqFields []int
-	if v := o.str("sequence.field", ""); v != "" {
-		for _, n := range strings.Split(v, ",") {
+	if len(o.SequenceFields) > 0 {
+		for _, n := range o.SequenceFields {
 			i, err := field(n)
 			if err != nil {
 				return nil, fmt.Errorf("sequence.field: %w", err)
 			}
 			seqFields = append(seqFields, i)
 		}
-		desc := false
-		switch strings.ToLower(o.str("sequence.field.sort-order", "ascending")) {
-		case "ascending":
-		case "descending":
-			desc = true
-		default:
-			return nil, fmt.Errorf("mergetree: invalid sequence.field.sort-order %q (ascending or descending)", options["sequence.field.sort-order"])
-		}
-		user, err := NewFieldComparator(types, seqFields, desc)
+		user, err := NewFieldComparator(types, seqFields, o.SequenceDesc)
 		if err != nil {
 			return nil, fmt.Errorf("sequence.field: %w", err)
 		}
 		s.Order = SeqOrder{user: user}
 	}
 
-	s.Engine = strings.ToLower(o.str("merge-engine", EngineDeduplicate))
-	if s.IgnoreDelete, err = o.boolean("ignore-delete", false, "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"); err != nil {
-		return nil, err
-	}
-	s.Producer = strings.ToLower(o.str("changelog-producer", ProducerNone))
+	s.Engine = o.MergeEngine
+	s.IgnoreDelete = o.IgnoreDelete
+	s.Producer = o.ChangelogProducer
 	switch s.Producer {
-	case ProducerNone, ProducerInput, ProducerLookup, ProducerFullCompaction:
+	case coreoptions.ProducerNone, coreoptions.ProducerInput, coreoptions.ProducerLookup, coreoptions.ProducerFullCompaction:
 	default:
 		return nil, fmt.Errorf("mergetree: invalid changelog-producer %q (none, input, lookup or full-compaction)", s.Producer)
 	}
-	forceLookup, err := o.boolean("force-lookup", false)
-	if err != nil {
-		return nil, err
-	}
-	s.NeedLookup = s.Producer == ProducerLookup || s.Engine == EngineFirstRow || forceLookup
-	if s.LookupWait, err = o.boolean("lookup-wait", true, "changelog-producer.lookup-wait"); err != nil {
-		return nil, err
-	}
-	rowDedup, err := o.boolean("changelog-producer.row-deduplicate", false)
-	if err != nil {
-		return nil, err
-	}
-	if rowDedup {
+	s.NeedLookup = s.Producer == coreoptions.ProducerLookup || s.Engine == coreoptions.EngineFirstRow || o.ForceLookup
+	s.LookupWait = o.LookupWait
+	if o.RowDeduplicate {
 		ignore := map[int]bool{}
-		if v := o.str("changelog-producer.row-deduplicate-ignore-fields", ""); v != "" {
-			for _, n := range strings.Split(v, ",") {
-				i, err := field(n)
-				if err != nil {
-					return nil, fmt.Errorf("changelog-producer.row-deduplicate-ignore-fields: %w", err)
-				}
-				ignore[i] = true
+		for _, n := range o.RowDeduplicateIgnoreFields {
+			i, err := field(n)
+			if err != nil {
+				return nil, fmt.Errorf("changelog-producer.row-deduplicate-ignore-fields: %w", err)
 			}
+			ignore[i] = true
 		}
 		s.ValueEqual = newValueEqualiser(types, ignore)
 	}
 
-	if s.WriteBufferSize, err = o.memory("write-buffer-size", 256<<20); err != nil {
-		return nil, err
-	}
-	if s.TargetFileSize, err = o.memory("target-file-size", 128<<20); err != nil {
-		return nil, err
-	}
+	s.WriteBufferSize = o.WriteBufferSize
+	s.TargetFileSize = o.TargetFileSize(true)
 	s.CompactionFileSize = s.TargetFileSize / 10 * 7
-	if s.CompactionTrigger, err = o.integer("num-sorted-run.compaction-trigger", 5); err != nil {
-		return nil, err
-	}
-	if s.StopTrigger, err = o.integer("num-sorted-run.stop-trigger", s.CompactionTrigger+3); err != nil {
-		return nil, err
+	s.CompactionTrigger = o.CompactionTrigger
+	s.StopTrigger = o.StopTrigger
+	if s.StopTrigger == 0 && !o.Has("num-sorted-run.stop-trigger") {
+		s.StopTrigger = s.CompactionTrigger + 3
 	}
 	s.StopTrigger = max(s.StopTrigger, s.CompactionTrigger)
-	if s.NumLevels, err = o.integer("num-levels", s.CompactionTrigger+1); err != nil {
-		return nil, err
+	s.NumLevels = o.NumLevels
+	if !o.Has("num-levels") {
+		s.NumLevels = s.CompactionTrigger + 1
 	}
 	if s.NumLevels < 2 {
 		return nil, fmt.Errorf("mergetree: Number of levels must be at least 2.")
 	}
-	if s.MaxSizeAmp, err = o.integer("compaction.max-size-amplification-percent", 200); err != nil {
-		return nil, err
-	}
-	if s.SizeRatio, err = o.integer("compaction.size-ratio", 1); err != nil {
-		return nil, err
-	}
-	deltaCommits := -1
-	if _, ok := o.get("full-compaction.delta-commits"); ok {
-		if deltaCommits, err = o.integer("full-compaction.delta-commits", 0); err != nil {
-			return nil, err
-		}
-	}
-	if s.WriteOnly, err = o.boolean("write-only", false); err != nil {
-		return nil, err
-	}
+	s.MaxSizeAmp = o.MaxSizeAmplification
+	s.SizeRatio = o.SizeRatio
+	s.WriteOnly = o.WriteOnly
 	// Paimon's FlinkSink: a full-compaction producer, or any table with
 	// full-compaction.delta-commits, gets GlobalFullCompactionSinkWrite
 	// with Math.max(deltaCommits, 1), so without the option every commit
 	// compacts fully. The deprecated changelog-producer.compaction-interval
 	// (deltaCommits from time) is handled by the table's writer.
-	_, interval := o.get("changelog-producer.compaction-interval")
-	if !s.WriteOnly && (deltaCommits >= 0 || (s.Producer == ProducerFullCompaction && !interval)) {
+	deltaCommits := o.FullCompactionDeltaCommits
+	interval := o.Has("changelog-producer.compaction-interval")
+	if !s.WriteOnly && (deltaCommits >= 0 || (s.Producer == coreoptions.ProducerFullCompaction && !interval)) {
 		s.FullCompactionDeltaCommits = max(deltaCommits, 1)
 	}
-	if strings.EqualFold(o.str("lookup-compact", "radical"), "gentle") {
-		if s.LookupCompactMaxInterval, err = o.integer("lookup-compact.max-interval", 2*s.CompactionTrigger); err != nil {
-			return nil, err
+	if o.LookupCompactGentle {
+		s.LookupCompactMaxInterval = o.LookupCompactMaxInterval
+		if !o.Has("lookup-compact.max-interval") {
+			s.LookupCompactMaxInterval = 2 * s.CompactionTrigger
 		}
 	}
-
-	if s.LookupCacheMaxMemory, err = o.memory("lookup.cache-max-memory-size", 256<<20); err != nil {
-		return nil, err
-	}
-	if s.LookupCacheMaxDisk, err = o.memory("lookup.cache-max-disk-size", 0); err != nil {
-		return nil, err
-	}
+	s.LookupCacheMaxMemory = o.LookupCacheMaxMemory
+	s.LookupCacheMaxDisk = o.LookupCacheMaxDisk
 	if s.newEngine, err = s.engineFactory(o, seqFields, field); err != nil {
 		return nil, err
 	}
@@ -248,7 +189,7 @@ func NewSpec(names []string, types []sql.DataType, trimmedPK []string, options m
 // the merge engine, wrapped in LookupMergeFunction when the table needs
 // lookup (except first-row, which Paimon never wraps).
 func (s *Spec) NewMergeFunction() MergeFunction {
-	if s.NeedLookup && s.Engine != EngineFirstRow {
+	if s.NeedLookup && s.Engine != coreoptions.EngineFirstRow {
 		return &lookupMerge{inner: s.newEngine()}
 	}
 	return s.newEngine()
@@ -280,30 +221,28 @@ func (s *Spec) KeyOf(value []any) []any {
 	return k
 }
 
-func (s *Spec) engineFactory(o opts, seqFields []int, field func(string) (int, error)) (MergeFactory, error) {
+func (s *Spec) engineFactory(o *coreoptions.Options, seqFields []int, field func(string) (int, error)) (MergeFactory, error) {
 	nullable := make([]bool, len(s.FieldTypes))
 	for i, t := range s.FieldTypes {
 		nullable[i] = t.Nullable
 	}
 	switch s.Engine {
-	case EngineDeduplicate:
+	case coreoptions.EngineDeduplicate:
 		ig := s.IgnoreDelete
 		return func() MergeFunction { return &deduplicate{ignoreDelete: ig} }, nil
-	case EngineFirstRow:
+	case coreoptions.EngineFirstRow:
 		ig := s.IgnoreDelete
 		return func() MergeFunction { return &firstRow{ignoreDelete: ig} }, nil
-	case EngineAggregation:
-		removeOnDel, err := o.boolean("aggregation.remove-record-on-delete", false)
-		if err != nil {
-			return nil, err
-		}
+	case coreoptions.EngineAggregation:
+		removeOnDel := o.AggregationRemoveOnDelete
+		var err error
 		names := make([]string, len(s.FieldNames))
 		for i, n := range s.FieldNames {
 			names[i], err = s.aggName(o, n, i, seqFields)
 			if err != nil {
 				return nil, err
 			}
-			if removeOnDel && o.str("fields."+n+".ignore-retract", "") == "true" {
+			if removeOnDel && o.FieldFlag(n, "ignore-retract") {
 				return nil, fmt.Errorf("aggregation.remove-record-on-delete and fields.%s.ignore-retract have conflicting behavior so should not be enabled at the same time.", n)
 			}
 		}
@@ -317,7 +256,7 @@ func (s *Spec) engineFactory(o opts, seqFields []int, field func(string) (int, e
 			a.Reset()
 			return a
 		}, nil
-	case EnginePartialUpdate:
+	case coreoptions.EnginePartialUpdate:
 		return s.partialUpdateFactory(o, nullable, field)
 	}
 	return nil, fmt.Errorf("mergetree: unknown merge-engine %q (deduplicate, partial-update, aggregation or first-row)", s.Engine)
@@ -327,7 +266,7 @@ func (s *Spec) engineFactory(o opts, seqFields []int, field func(string) (int, e
 // sequence fields last_value, primary-key fields keep their value, then
 // fields.<f>.aggregate-function, fields.default-aggregate-function,
 // last_non_null_value.
-func (s *Spec) aggName(o opts, name string, i int, seqFields []int) (string, error) {
+func (s *Spec) aggName(o *coreoptions.Options, name string, i int, seqFields []int) (string, error) {
 	for _, f := range seqFields {
 		if f == i {
 			return AggLastValue, nil
@@ -338,23 +277,20 @@ func (s *Spec) aggName(o opts, name string, i int, seqFields []int) (string, err
 			return aggPrimaryKey, nil
 		}
 	}
-	if v := o.str("fields."+name+".aggregate-function", ""); v != "" {
-		return strings.ToLower(v), nil
-	}
-	if v := o.str("fields.default-aggregate-function", ""); v != "" {
-		return strings.ToLower(v), nil
+	if v := o.AggregateFunction(name); v != "" {
+		return v, nil
 	}
 	return AggLastNonNullValue, nil
 }
 
-func (s *Spec) newAggs(o opts, names []string) ([]aggregator, error) {
+func (s *Spec) newAggs(o *coreoptions.Options, names []string) ([]aggregator, error) {
 	aggs := make([]aggregator, len(names))
 	for i, n := range names {
 		g, err := newAggregator(n, s.FieldNames[i], s.FieldTypes[i], o)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", s.FieldNames[i], err)
 		}
-		if o.str("fields."+s.FieldNames[i]+".ignore-retract", "") == "true" {
+		if o.FieldFlag(s.FieldNames[i], "ignore-retract") {
 			g = ignoreRetract{g}
 		}
 		aggs[i] = g
@@ -362,22 +298,18 @@ func (s *Spec) newAggs(o opts, names []string) ([]aggregator, error) {
 	return aggs, nil
 }
 
-func (s *Spec) partialUpdateFactory(o opts, nullable []bool, field func(string) (int, error)) (MergeFactory, error) {
-	removeOnDel, err := o.boolean("partial-update.remove-record-on-delete", false)
-	if err != nil {
-		return nil, err
-	}
+func (s *Spec) partialUpdateFactory(o *coreoptions.Options, nullable []bool, field func(string) (int, error)) (MergeFactory, error) {
+	removeOnDel := o.PartialUpdateRemoveOnDel
 	n := len(s.FieldNames)
 	groupOf := make([]*seqGroup, n)
 	protected := map[int]bool{}
 	hasGroups := false
-	for k, v := range o {
-		if !strings.HasPrefix(k, "fields.") || !strings.HasSuffix(k, ".sequence-group") {
-			continue
-		}
+	for _, sg := range o.SequenceGroups {
+		k := sg.Key
 		hasGroups = true
 		g := &seqGroup{}
-		for _, sf := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(k, "fields."), ".sequence-group"), ",") {
+		var err error
+		for _, sf := range sg.SeqFields {
 			i, err := field(sf)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
@@ -387,7 +319,7 @@ func (s *Spec) partialUpdateFactory(o opts, nullable []bool, field func(string) 
 		if g.cmp, err = NewFieldComparator(s.FieldTypes, g.seqFields, false); err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		for _, f := range strings.Split(v, ",") {
+		for _, f := range sg.Fields {
 			i, err := field(f)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
@@ -403,8 +335,9 @@ func (s *Spec) partialUpdateFactory(o opts, nullable []bool, field func(string) 
 		}
 	}
 	removeOnGroup := map[int]bool{}
-	if v := o.str("partial-update.remove-record-on-sequence-group", ""); v != "" {
-		for _, f := range strings.Split(v, ",") {
+	if fs := o.PartialUpdateRemoveOnSequenceGroup; len(fs) > 0 {
+		v := strings.Join(fs, ",")
+		for _, f := range fs {
 			i, err := field(f)
 			if err != nil || groupOf[i] == nil || !isSeqField(groupOf[i], i) {
 				return nil, fmt.Errorf("field '%s' defined in 'partial-update.remove-record-on-sequence-group' option must be part of sequence groups", v)
@@ -427,10 +360,7 @@ func (s *Spec) partialUpdateFactory(o opts, nullable []bool, field func(string) 
 		if slices.Contains(s.KeyIndex, i) || (groupOf[i] != nil && isSeqField(groupOf[i], i)) {
 			continue
 		}
-		v := strings.ToLower(o.str("fields."+name+".aggregate-function", ""))
-		if v == "" {
-			v = strings.ToLower(o.str("fields.default-aggregate-function", ""))
-		}
+		v := o.AggregateFunction(name)
 		if v == "" {
 			continue
 		}
@@ -448,7 +378,7 @@ func (s *Spec) partialUpdateFactory(o opts, nullable []bool, field func(string) 
 		for i, v := range aggNames {
 			if v != "" {
 				g, _ := newAggregator(v, s.FieldNames[i], s.FieldTypes[i], o)
-				if o.str("fields."+s.FieldNames[i]+".ignore-retract", "") == "true" {
+				if o.FieldFlag(s.FieldNames[i], "ignore-retract") {
 					g = ignoreRetract{g}
 				}
 				aggs[i] = g
@@ -501,64 +431,4 @@ func newValueEqualiser(types []sql.DataType, ignore map[int]bool) func(a, b []an
 		}
 		return true
 	}
-}
-
-// opts reads table options with Paimon's defaults and fallback keys.
-type opts map[string]string
-
-func (o opts) get(key string, fallback ...string) (string, bool) {
-	if v, ok := o[key]; ok {
-		return v, true
-	}
-	for _, k := range fallback {
-		if v, ok := o[k]; ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-func (o opts) str(key, def string) string {
-	if v, ok := o.get(key); ok {
-		return v
-	}
-	return def
-}
-
-func (o opts) boolean(key string, def bool, fallback ...string) (bool, error) {
-	v, ok := o.get(key, fallback...)
-	if !ok {
-		return def, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("mergetree: option '%s' must be true or false, got '%s'", key, v)
-}
-
-func (o opts) integer(key string, def int) (int, error) {
-	v, ok := o.get(key)
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return 0, fmt.Errorf("mergetree: option '%s' must be an integer, got '%s'", key, v)
-	}
-	return n, nil
-}
-
-func (o opts) memory(key string, def int64) (int64, error) {
-	v, ok := o.get(key)
-	if !ok {
-		return def, nil
-	}
-	n, err := connectors.ParseMemorySize(v)
-	if err != nil {
-		return 0, fmt.Errorf("mergetree: option '%s': %w", key, err)
-	}
-	return n, nil
 }

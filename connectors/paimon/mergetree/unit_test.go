@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -79,25 +80,25 @@ func TestSpecErrors(t *testing.T) {
 		{map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "count"}, "Use unsupported aggregation: count"},
 		{map[string]string{"merge-engine": "partial-update", "ignore-delete": "true", "partial-update.remove-record-on-delete": "true"}, "conflicting behavior"},
 		{map[string]string{"changelog-producer.row-deduplicate": "true", "changelog-producer.row-deduplicate-ignore-fields": "x"}, "row-deduplicate-ignore-fields"},
-		{map[string]string{"ignore-delete": "maybe"}, "must be true or false"},
+		{map[string]string{"ignore-delete": "maybe"}, "Could not parse value 'maybe' for key 'ignore-delete'"},
 	} {
-		_, err := NewSpec(names, types, []string{"id"}, c.opts)
+		_, err := newSpec(names, types, []string{"id"}, c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got %v, want an error containing %q", c.opts, err, c.want)
 		}
 	}
-	s, err := NewSpec(names, types, []string{"id"}, map[string]string{"num-sorted-run.compaction-trigger": "3"})
+	s, err := newSpec(names, types, []string{"id"}, map[string]string{"num-sorted-run.compaction-trigger": "3"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.NumLevels != 4 || s.StopTrigger != 6 || s.CompactionFileSize != 128<<20/10*7 || s.WriteBufferSize != 256<<20 {
 		t.Errorf("defaults: levels %d stop %d compaction file size %d buffer %d", s.NumLevels, s.StopTrigger, s.CompactionFileSize, s.WriteBufferSize)
 	}
-	s, _ = NewSpec(names, types, []string{"id"}, map[string]string{"merge-engine": "first-row"})
+	s, _ = newSpec(names, types, []string{"id"}, map[string]string{"merge-engine": "first-row"})
 	if !s.NeedLookup {
 		t.Error("first-row must need lookup")
 	}
-	s, _ = NewSpec(names, types, []string{"id"}, map[string]string{"changelog-producer.lookup-wait": "false", "changelog-producer": "lookup"})
+	s, _ = newSpec(names, types, []string{"id"}, map[string]string{"changelog-producer.lookup-wait": "false", "changelog-producer": "lookup"})
 	if s.LookupWait {
 		t.Error("changelog-producer.lookup-wait is a fallback key of lookup-wait")
 	}
@@ -160,7 +161,7 @@ func TestPartitionIntervals(t *testing.T) {
 // TestWriteBufferSpill checks that spilling sorted runs gives the same
 // flush as keeping everything in memory.
 func TestWriteBufferSpill(t *testing.T) {
-	spec, err := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"}, nil)
+	spec, err := newSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,9 +211,9 @@ func TestWriteBufferSpill(t *testing.T) {
 // surfaces, the levels stay as they were, and a fresh writer restored from
 // the committed files reads the same data.
 func TestCompactionFault(t *testing.T) {
-	for _, producer := range []string{ProducerNone, ProducerLookup, ProducerFullCompaction} {
+	for _, producer := range []string{coreoptions.ProducerNone, coreoptions.ProducerLookup, coreoptions.ProducerFullCompaction} {
 		t.Run(producer, func(t *testing.T) {
-			spec, err := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
+			spec, err := newSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
 				map[string]string{"changelog-producer": producer})
 			if err != nil {
 				t.Fatal(err)
@@ -269,7 +270,7 @@ func TestLookupIndexes(t *testing.T) {
 }
 
 func testLookupIndex(t *testing.T, kind string) {
-	spec, _ := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"}, nil)
+	spec, _ := newSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"}, nil)
 	store := NewMemStore(spec.Key, 0)
 	write := func(level int, kind sql.RowKind, ids ...int32) *FileMeta {
 		w, _ := store.NewWriter(level, CompactFile)
@@ -423,7 +424,7 @@ func TestRecordCodec(t *testing.T) {
 // TestStopTrigger checks the back-pressure signal: with compaction blocked
 // (write-only), sorted runs pile up beyond num-sorted-run.stop-trigger.
 func TestStopTrigger(t *testing.T) {
-	spec, _ := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
+	spec, _ := newSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
 		map[string]string{"write-only": "true", "num-sorted-run.compaction-trigger": "2"})
 	w, _ := NewWriter(spec, NewMemStore(spec.Key, 0), nil, WriterOptions{})
 	defer w.Close()
@@ -448,7 +449,7 @@ func TestStopTrigger(t *testing.T) {
 // TestWrongGoTypeIsAnError checks that a value of the wrong Go type for its
 // column surfaces as an error, not a panic.
 func TestWrongGoTypeIsAnError(t *testing.T) {
-	spec, err := NewSpec([]string{"id", "total"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
+	spec, err := newSpec([]string{"id", "total"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
 		map[string]string{"merge-engine": "aggregation", "fields.total.aggregate-function": "sum"})
 	if err != nil {
 		t.Fatal(err)
@@ -476,7 +477,7 @@ func TestGentleLookupCompaction(t *testing.T) {
 	if fmt.Sprint(got) != "[false false true false false true]" {
 		t.Errorf("picks: %v", got)
 	}
-	spec, _ := NewSpec([]string{"id"}, []sql.DataType{sql.Int()}, []string{"id"},
+	spec, _ := newSpec([]string{"id"}, []sql.DataType{sql.Int()}, []string{"id"},
 		map[string]string{"changelog-producer": "lookup", "lookup-compact": "gentle"})
 	if spec.LookupCompactMaxInterval != 10 {
 		t.Errorf("gentle default interval %d, want 2 × trigger", spec.LookupCompactMaxInterval)
@@ -487,7 +488,7 @@ func TestGentleLookupCompaction(t *testing.T) {
 // lookup compaction; its changelog arrives with a later commit, and all of
 // it together is complete.
 func TestLookupNoWait(t *testing.T) {
-	spec, _ := NewSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
+	spec, _ := newSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.BigInt()}, []string{"id"},
 		map[string]string{"changelog-producer": "lookup", "lookup-wait": "false"})
 	store := NewMemStore(spec.Key, 0)
 	w, _ := NewWriter(spec, store, nil, WriterOptions{})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -145,7 +146,7 @@ func (w *Writer) flush(waitForLatest, forceFull bool) error {
 		}
 		var changelog FileWriter
 		var raw func(*KV) error
-		if w.spec.Producer == ProducerInput {
+		if w.spec.Producer == coreoptions.ProducerInput {
 			if changelog, err = w.store.NewWriter(0, ChangelogFile); err != nil {
 				data.Abort()
 				return w.fail(fmt.Errorf("mergetree: flush: %w", err))

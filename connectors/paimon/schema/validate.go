@@ -92,7 +92,7 @@ func (s *TableSchema) ValidateTable() error {
 	if e, _ := opt("merge-engine"); strings.EqualFold(e, "first-row") && producer != "lookup" && producer != "none" {
 		return sql.Errorf(sql.IllegalArgumentException, "Only support 'none' and 'lookup' changelog-producer on FIRST_ROW merge engine")
 	}
-	// sqlrun's own option (format.OptStringEncoding), checked here so that
+	// sqlrun's own option (coreoptions.OptStringEncoding), checked here so that
 	// a bad value fails at CREATE/ALTER, not at the first write.
 	if v, ok := opt("sqlrun.parquet.string-encoding"); ok && v != "plain" && v != "delta-length-byte-array" {
 		return sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key 'sqlrun.parquet.string-encoding' (plain, delta-length-byte-array).", v)

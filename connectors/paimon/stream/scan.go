@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
@@ -50,12 +51,12 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 	}
 	full := func(id int64) *StartPlan { return &StartPlan{Full: id, Next: id + 1} }
 	switch c.Mode {
-	case ModeLatestFull:
+	case coreoptions.ScanLatestFull:
 		if !hasLatest {
 			return &StartPlan{NoSnapshot: true}, nil
 		}
 		return full(latest), nil
-	case ModeLatest:
+	case coreoptions.ScanLatest:
 		if !c.Streaming {
 			if !hasLatest {
 				return &StartPlan{NoSnapshot: true}, nil
@@ -66,7 +67,7 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 			return &StartPlan{Next: 1}, nil
 		}
 		return &StartPlan{Next: latest + 1}, nil
-	case ModeCompactedFull:
+	case coreoptions.ScanCompactedFull:
 		if !hasLatest {
 			return &StartPlan{NoSnapshot: true}, nil
 		}
@@ -83,7 +84,7 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 			}
 		}
 		return &StartPlan{NoSnapshot: true}, nil
-	case ModeFromTimestamp:
+	case coreoptions.ScanFromTimestamp:
 		ts := *c.TimestampMillis
 		if !hasLatest {
 			return &StartPlan{NoSnapshot: true}, nil
@@ -108,7 +109,7 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 			return &StartPlan{Next: earliest}, nil
 		}
 		return &StartPlan{Next: s.ID + 1}, nil
-	case ModeFromSnapshot, ModeFromSnapshotFull:
+	case coreoptions.ScanFromSnapshot, coreoptions.ScanFromSnapshotFull:
 		if c.TagName != "" {
 			tag, err := sm.ReadTag(c.TagName)
 			if err != nil {
@@ -134,14 +135,14 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 		if hasLatest && id < earliest {
 			id = earliest
 		}
-		if c.Mode == ModeFromSnapshotFull {
+		if c.Mode == coreoptions.ScanFromSnapshotFull {
 			if !hasLatest || id > latest {
 				return &StartPlan{NoSnapshot: true}, nil
 			}
 			return full(id), nil
 		}
 		return &StartPlan{Next: id}, nil
-	case ModeIncremental:
+	case coreoptions.ScanIncremental:
 		if c.IncrementalBetween == nil { // incremental-between-timestamp
 			at := func(ms int64) (int64, error) {
 				s, err := sm.EarlierOrEqualTime(ms)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
@@ -54,7 +55,7 @@ func NewSourceFS(fio fs.FileIO, tablePath string, opts map[string]string, stream
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := ParseConfig(t.Schema.Options, streaming)
+	cfg, err := ParseConfig(t.TT.Options, streaming)
 	if err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", tablePath, err)
 	}
@@ -454,7 +455,7 @@ func (r *Reader) step() (wait bool, err error) {
 			}
 			r.nextCheck = r.now().Add(r.cfg.DiscoveryInterval)
 			return true, nil
-		case r.cfg.Mode == ModeIncremental:
+		case r.cfg.Mode == coreoptions.ScanIncremental:
 			r.pos = Position{Phase: phaseBatch, From: plan.IncrementalFrom, Snapshot: plan.IncrementalTo}
 		case plan.Full > 0:
 			r.pos = Position{Phase: phaseFull, Snapshot: plan.Full, Tag: plan.FullTag}

@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
@@ -48,7 +47,7 @@ func OpenTable(fio fs.FileIO, root string, options map[string]string) (*Table, e
 		return nil, err
 	}
 	ts := *tt.Schema
-	ts.Options = tt.Options
+	ts.Options = tt.Options.Raw()
 	return &Table{TT: tt, FIO: fio, Root: root, Snapshots: tt.Snapshots, Schemas: tt.Schemas, Manifests: tt.Manifests,
 		Schema: &ts, Spec: tt.Spec}, nil
 }
@@ -58,7 +57,7 @@ func (t *Table) HasPrimaryKey() bool { return t.Spec != nil }
 
 // Producer is the table's changelog-producer (none by default).
 func (t *Table) Producer() string {
-	return strings.ToLower(strings.TrimSpace(t.Schema.Option("changelog-producer", "none")))
+	return t.TT.Options.ChangelogProducer
 }
 
 // PartitionPath is the partition directory prefix ("dt=1/" or "") of a

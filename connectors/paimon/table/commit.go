@@ -217,7 +217,7 @@ func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[st
 			}
 			return true, nil
 		}
-	case len(c.t.PartNames) > 0 && c.t.optBool("dynamic-partition-overwrite", true):
+	case len(c.t.PartNames) > 0 && c.t.Options.DynamicPartitionOverwr:
 		p.overwrite = func(part []byte) (bool, error) { return touched[string(part)], nil }
 	default:
 		p.overwrite = func([]byte) (bool, error) { return true, nil }
@@ -237,8 +237,8 @@ func appendEntries(dst []manifest.ManifestEntry, kind manifest.FileKind, m Commi
 }
 
 func (c *Commit) maxRetries() int {
-	n, err := c.t.optInt("commit.max-retries", 10)
-	if err != nil || n < 0 {
+	n := c.t.Options.CommitMaxRetries
+	if n < 0 {
 		return 10
 	}
 	return n
@@ -594,8 +594,8 @@ func checkConflicts(live, entries []manifest.ManifestEntry) error {
 // merge), folding ADD/DELETE pairs away. It returns the new metas and the
 // manifest files it wrote.
 func (c *Commit) mergeManifests(metas []manifest.ManifestFileMeta) ([]manifest.ManifestFileMeta, []string, error) {
-	minCount, err := c.t.optInt("manifest.merge-min-count", 30)
-	if err != nil || minCount < 1 {
+	minCount := c.t.Options.ManifestMergeMinCount
+	if minCount < 1 {
 		minCount = 30
 	}
 	if len(metas) < minCount {
@@ -613,8 +613,8 @@ func (c *Commit) mergeManifests(metas []manifest.ManifestFileMeta) ([]manifest.M
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge manifests: %w", err)
 	}
-	target, err := c.t.optMemory("manifest.target-file-size", 8<<20)
-	if err != nil || target <= 0 {
+	target := c.t.Options.ManifestTargetFileSize
+	if target <= 0 {
 		target = 8 << 20
 	}
 	// About 200 bytes per compressed entry is conservative for sizing.

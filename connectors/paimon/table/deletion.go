@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/dv"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
-	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 )
 
@@ -111,14 +111,14 @@ func (t *Table) attachDeletionFiles(s *snapshot.Snapshot, splits []Split) error 
 var ErrDeletionVectors = errors.New("deletion vectors are not supported")
 
 // DeletionVectorsEnabled is 'deletion-vectors.enabled'.
-func (t *Table) DeletionVectorsEnabled() bool { return t.optBool("deletion-vectors.enabled", false) }
+func (t *Table) DeletionVectorsEnabled() bool { return t.Options.DeletionVectors }
 
 // BatchSkipLevel0 reports whether a batch scan reads only files above
 // level 0: primary-key tables with deletion vectors or the first-row merge
 // engine (Paimon's DataTableBatchScan: withLevelFilter(level -> level > 0)),
 // whose level-0 files are not visible until compacted.
 func (t *Table) BatchSkipLevel0() bool {
-	return t.PrimaryKey() && (t.DeletionVectorsEnabled() || t.Spec.Engine == mergetree.EngineFirstRow)
+	return t.PrimaryKey() && (t.DeletionVectorsEnabled() || t.Spec.Engine == coreoptions.EngineFirstRow)
 }
 
 // NeedLookup is Paimon's CoreOptions.needLookup: changelog-producer

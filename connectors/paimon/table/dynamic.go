@@ -3,13 +3,12 @@ package table
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/index"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
-	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -27,26 +26,12 @@ import (
 // sets how many assigner tasks Flink runs.
 func (t *Table) assignerOptions() (index.Options, error) {
 	o := index.Options{TargetRows: 2_000_000, MaxBuckets: -1, NumAssigners: 1}
-	if v, ok := t.Options["dynamic-bucket.target-row-num"]; ok {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return o, fmt.Errorf("Could not parse value '%s' for key 'dynamic-bucket.target-row-num'.", v)
-		}
-		o.TargetRows = n
-	}
-	n, err := t.optInt("dynamic-bucket.max-buckets", -1)
-	if err != nil {
-		return o, err
-	}
+	o.TargetRows = t.Options.DynamicBucketTargetRows
+	n := t.Options.DynamicBucketMaxBuckets
 	if n != -1 && n < 1 {
 		return o, sql.Errorf(sql.IllegalArgumentException, "'dynamic-bucket.max-buckets' = %d: it should either be equal to -1 (unlimited), or it must be greater than 0 (fixed upper bound).", n)
 	}
 	o.MaxBuckets = n
-	for _, k := range []string{"dynamic-bucket.initial-buckets", "dynamic-bucket.assigner-parallelism"} {
-		if _, err := t.optInt(k, 1); err != nil {
-			return o, err
-		}
-	}
 	return o, nil
 }
 
@@ -228,5 +213,5 @@ func (t *Table) RealBucketsOnly(streaming bool) bool {
 	if !t.PrimaryKey() || t.NumBuckets != -2 {
 		return false
 	}
-	return !streaming || t.Spec.Producer != mergetree.ProducerNone
+	return !streaming || t.Spec.Producer != coreoptions.ProducerNone
 }

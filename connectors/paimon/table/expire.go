@@ -3,7 +3,6 @@ package table
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -35,20 +34,8 @@ func (c *Commit) expire() {
 // data, changelog, index and manifest files. A crash leaves at worst orphan
 // files, never a snapshot whose files are gone.
 func (t *Table) ExpireSnapshots(now time.Time) (int, error) {
-	minRetain, err := t.optInt("snapshot.num-retained.min", 10)
-	if err != nil {
-		return 0, err
-	}
-	maxRetain, err := t.optInt("snapshot.num-retained.max", math.MaxInt32)
-	if err != nil {
-		return 0, err
-	}
-	retained := time.Hour
-	if v, ok := t.Options["snapshot.time-retained"]; ok {
-		if retained, err = parseDuration(v); err != nil {
-			return 0, fmt.Errorf("Could not parse value '%s' for key 'snapshot.time-retained'.", v)
-		}
-	}
+	minRetain, maxRetain := t.Options.SnapshotNumRetainedMin, t.Options.SnapshotNumRetainedMax
+	retained := t.Options.SnapshotTimeRetained
 	latest, ok, err := t.Snapshots.LatestID()
 	if err != nil || !ok {
 		return 0, err
@@ -283,13 +270,9 @@ func (t *Table) entryPath(e manifest.ManifestEntry) string {
 // consumer.expiration-time (when set), so an abandoned streaming job stops
 // pinning snapshots (Paimon's ConsumerManager.expire).
 func (t *Table) expireConsumers(now time.Time) error {
-	v, ok := t.Options["consumer.expiration-time"]
-	if !ok {
+	d := t.Options.ConsumerExpiration
+	if d == 0 {
 		return nil
-	}
-	d, err := parseDuration(v)
-	if err != nil {
-		return fmt.Errorf("Could not parse value '%s' for key 'consumer.expiration-time'.", v)
 	}
 	ents, err := t.FIO.List(fs.Join(t.Root, "consumer"))
 	if err != nil {

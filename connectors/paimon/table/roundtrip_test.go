@@ -41,7 +41,7 @@ func row(k sql.RowKind, vals ...any) sql.Row { return sql.Row{Kind: k, Values: v
 
 func mustRead(t *testing.T, tbl *Table) string {
 	t.Helper()
-	fresh, err := Open(tbl.FIO, tbl.Root, tbl.Options)
+	fresh, err := Open(tbl.FIO, tbl.Root, tbl.Options.Raw())
 	if err != nil {
 		t.Fatal(err)
 	}

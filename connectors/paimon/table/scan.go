@@ -84,11 +84,8 @@ var ErrSnapshotNotFound = errors.New("snapshot not found")
 // options: scan.snapshot-id, scan.tag-name, scan.timestamp-millis, else the
 // latest. It returns (nil, nil) for a table without snapshots.
 func (t *Table) ResolveSnapshot() (*snapshot.Snapshot, error) {
-	if v := strings.TrimSpace(t.Options["scan.snapshot-id"]); v != "" {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("Could not parse value '%s' for key 'scan.snapshot-id'.", v)
-		}
+	if t.Options.Scan.SnapshotID != nil {
+		id := *t.Options.Scan.SnapshotID
 		s, err := t.Snapshots.Read(id)
 		if err != nil {
 			if errors.Is(err, snapshot.ErrNotFound) {
@@ -98,7 +95,7 @@ func (t *Table) ResolveSnapshot() (*snapshot.Snapshot, error) {
 		}
 		return s, nil
 	}
-	if v := strings.TrimSpace(t.Options["scan.tag-name"]); v != "" {
+	if v := t.Options.Scan.TagName; v != "" {
 		tag, err := t.Snapshots.ReadTag(v)
 		if err != nil {
 			if errors.Is(err, snapshot.ErrNotFound) {
@@ -109,12 +106,8 @@ func (t *Table) ResolveSnapshot() (*snapshot.Snapshot, error) {
 		s := tag.Snapshot
 		return &s, nil
 	}
-	if v := strings.TrimSpace(t.Options["scan.timestamp-millis"]); v != "" {
-		ms, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("Could not parse value '%s' for key 'scan.timestamp-millis'.", v)
-		}
-		return t.Snapshots.EarlierOrEqualTime(ms)
+	if ms := t.Options.Raw()["scan.timestamp-millis"]; strings.TrimSpace(ms) != "" {
+		return t.Snapshots.EarlierOrEqualTime(*t.Options.Scan.TimestampMillis)
 	}
 	return t.Snapshots.Latest()
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -49,36 +48,18 @@ func (t *Table) newBucketStore(part []byte, bucket int) (*bucketStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := int64(128 << 20)
-	if !t.PrimaryKey() {
-		def = 256 << 20
-	}
-	if s.target, err = t.optMemory("target-file-size", def); err != nil {
-		return nil, err
-	}
+	s.target = t.Options.TargetFileSize(t.PrimaryKey())
 	return s, nil
 }
 
-func (t *Table) fileFormat() string {
-	if f, ok := t.Options["file.format"]; ok && f != "" {
-		return f
-	}
-	return "parquet"
-}
+func (t *Table) fileFormat() string { return t.Options.FileFormat }
 
 func (t *Table) writerOptions() (format.WriterOptions, error) {
-	o := format.WriterOptions{Compression: t.Options["file.compression"], StringEncoding: t.Options[format.OptStringEncoding]}
+	o := format.WriterOptions{Compression: t.Options.FileCompression, StringEncoding: t.Options.StringEncoding, ZstdLevel: t.Options.ZstdLevel}
 	if f := t.fileFormat(); f != "parquet" {
 		return o, fmt.Errorf("paimon table %s: 'file.format' = %q: sqlrun writes parquet data files only", t.Root, f)
 	}
-	if l := t.Options["file.compression.zstd-level"]; l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil {
-			return o, fmt.Errorf("paimon table %s: 'file.compression.zstd-level' = %q: not an integer", t.Root, l)
-		}
-		o.ZstdLevel = n
-	}
-	switch m := t.Options["metadata.stats-mode"]; {
+	switch m := t.Options.StatsMode; {
 	case m == "" || m == "truncate(16)":
 	case m == "none":
 		o.NoValueStats = true

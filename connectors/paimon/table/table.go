@@ -16,7 +16,7 @@ import (
 
 	"errors"
 	"fmt"
-	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,9 +50,9 @@ type Table struct {
 	// column order.
 	Schema *schema.TableSchema
 	// Options are the schema options overlaid with dynamic options (the
-	// SQL table's WITH options, hints); Paimon's defaults apply to unset
-	// keys.
-	Options map[string]string
+	// SQL table's WITH options, hints), parsed once when the table is
+	// opened; Paimon's defaults apply to unset keys.
+	Options *coreoptions.Options
 
 	Snapshots *snapshot.Manager
 	Schemas   *schema.Manager
@@ -117,9 +117,13 @@ func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[str
 		}
 		opts[k] = v
 	}
-	t := &Table{FIO: fio, Root: path, Schema: s, Options: opts,
+	o, err := coreoptions.Parse(opts)
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", path, err)
+	}
+	t := &Table{FIO: fio, Root: path, Schema: s, Options: o,
 		Snapshots: snapshot.NewManager(fio, path), Schemas: schema.NewManager(fio, path),
-		Manifests: &manifest.Store{FIO: fio, Root: path, Codec: manifestCodec(opts)},
+		Manifests: &manifest.Store{FIO: fio, Root: path, Codec: manifestCodec(o.ManifestCompression)},
 		schemas:   map[int64]*schema.TableSchema{s.ID: s}}
 	for _, p := range s.PartitionKeys {
 		i := s.FieldIndex(p)
@@ -130,14 +134,7 @@ func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[str
 		t.PartNames = append(t.PartNames, p)
 		t.PartTypes = append(t.PartTypes, s.Fields[i].Type)
 	}
-	t.NumBuckets = -1
-	if v, ok := opts["bucket"]; ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return nil, fmt.Errorf("paimon table %s: option 'bucket' = %q is not an integer", path, v)
-		}
-		t.NumBuckets = n
-	}
+	t.NumBuckets = o.Bucket
 	for _, k := range s.BucketKeys() {
 		i := s.FieldIndex(k)
 		if i < 0 {
@@ -157,7 +154,7 @@ func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[str
 			t.keyIdx = append(t.keyIdx, s.FieldIndex(f.Name))
 			t.keyTypes = append(t.keyTypes, f.Type)
 		}
-		spec, err := mergetree.NewSpec(s.Names(), s.Types(), trimmed, opts)
+		spec, err := mergetree.NewSpec(s.Names(), s.Types(), trimmed, o)
 		if err != nil {
 			return nil, fmt.Errorf("paimon table %s: %w", path, err)
 		}
@@ -166,8 +163,8 @@ func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[str
 	return t, nil
 }
 
-func manifestCodec(opts map[string]string) string {
-	if c, ok := opts["manifest.compression"]; ok {
+func manifestCodec(c string) string {
+	if c != "" {
 		if codec, err := manifest.AvroCodec(c); err == nil {
 			return codec
 		}
@@ -342,53 +339,11 @@ func (t *Table) PartitionPath(part []byte) (string, error) {
 	if len(t.PartNames) == 0 {
 		return "", nil
 	}
-	legacy := true
-	if v, ok := t.Options["partition.legacy-name"]; ok {
-		legacy = strings.EqualFold(strings.TrimSpace(v), "true")
-	}
-	return binrow.PartitionPathOf(t.PartNames, t.PartTypes, part, t.Options["partition.default-name"], legacy)
+	return binrow.PartitionPathOf(t.PartNames, t.PartTypes, part, t.Options.PartitionDefaultName, t.Options.PartitionLegacyName)
 }
 
 // TotalBuckets is _TOTAL_BUCKETS of the table's manifest entries.
 func (t *Table) TotalBuckets() int32 { return int32(t.NumBuckets) }
-
-// option helpers
-
-func (t *Table) optInt(key string, def int) (int, error) {
-	v, ok := t.Options[key]
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return 0, fmt.Errorf("Could not parse value '%s' for key '%s'.", v, key)
-	}
-	return n, nil
-}
-
-func (t *Table) optBool(key string, def bool) bool {
-	v, ok := t.Options[key]
-	if !ok {
-		return def
-	}
-	return strings.EqualFold(strings.TrimSpace(v), "true")
-}
-
-func (t *Table) optMemory(key string, def int64) (int64, error) {
-	v, ok := t.Options[key]
-	if !ok {
-		return def, nil
-	}
-	n, err := parseMemory(v)
-	if err != nil {
-		return 0, fmt.Errorf("Could not parse value '%s' for key '%s'.", v, key)
-	}
-	return n, nil
-}
-
-func parseMemory(v string) (int64, error) { return connectors.ParseMemorySize(v) }
-
-func parseDuration(v string) (time.Duration, error) { return connectors.ParseDuration(v) }
 
 // OpenForSQL opens the table behind a SQL table declared with
 // 'connector' = 'paimon' and 'path' (Flink's default catalog): the table

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/index"
@@ -109,20 +110,14 @@ func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) 
 	if _, err := t.writerOptions(); err != nil {
 		return nil, err
 	}
-	if t.PrimaryKey() && t.optBool("deletion-vectors.enabled", false) {
+	if t.PrimaryKey() && t.Options.DeletionVectors {
 		// Java reads such tables' upper levels without merging, trusting
 		// the writers' deletion vectors, which sqlrun does not write.
 		return nil, fmt.Errorf("paimon table %s: %w: writing tables with 'deletion-vectors.enabled' = true", t.Root, ErrDeletionVectors)
 	}
 	w := &TableWrite{t: t, tmp: o.TempDir, writers: map[bucketKey]*bucketWriter{},
-		ignoreDelete: t.optBool("ignore-delete", false) || t.optBool("first-row.ignore-delete", false) ||
-			t.optBool("deduplicate.ignore-delete", false) || t.optBool("partial-update.ignore-delete", false),
-		ignoreUB: t.optBool("ignore-update-before", false), now: time.Now}
-	if v, ok := t.Options["changelog-producer.compaction-interval"]; ok && t.PrimaryKey() && t.Spec.Producer == mergetree.ProducerFullCompaction {
-		d, err := parseDuration(v)
-		if err != nil {
-			return nil, fmt.Errorf("Could not parse value '%s' for key 'changelog-producer.compaction-interval'.", v)
-		}
+		ignoreDelete: t.Options.IgnoreDelete, ignoreUB: t.Options.IgnoreUpdateBefore, now: time.Now}
+	if d := t.Options.ChangelogCompactionInterval; t.Options.Has("changelog-producer.compaction-interval") && t.PrimaryKey() && t.Spec.Producer == coreoptions.ProducerFullCompaction {
 		w.fullEvery, w.lastFull = d, w.now()
 	}
 	if t.DynamicBucket() && !compactOnly {
@@ -325,7 +320,7 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 		if w.t.Spec.NeedLookup {
 			opts.NewLookup = w.t.Spec.NewDiskLookup(filepath.Join(dir, "lookup"), st)
 		}
-		if w.t.optBool("write-buffer-spillable", false) {
+		if w.t.Options.WriteBufferSpillable {
 			opts.Spiller = &diskSpiller{t: w.t, dir: filepath.Join(dir, "spill")}
 		}
 		mt, err := mergetree.NewWriter(w.t.Spec, st, metas, opts)

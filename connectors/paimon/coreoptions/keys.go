@@ -1,4 +1,10 @@
-package paimon
+// Package coreoptions is Paimon's CoreOptions for sqlrun: the option keys
+// sqlrun knows with Paimon 1.4's names and defaults (keys.go), and Options,
+// the typed value parsed once per table from its option map (the schema's
+// options overlaid with the SQL table's WITH options and hints). The table
+// layer parses it when it opens a table and hands it to the merge tree and
+// the stream reader, so no layer reads the raw map again.
+package coreoptions
 
 import (
 	"github.com/sqlrun/sqlrun/connectors"
@@ -41,6 +47,10 @@ const (
 	OptWriteBufferSize         = "write-buffer-size"
 	OptTargetFileSize          = "target-file-size"
 	OptFullCompactionDeltaCmts = "full-compaction.delta-commits"
+	OptDeletionVectors         = "deletion-vectors.enabled"
+	// OptStringEncoding is sqlrun's own option selecting the Parquet
+	// encoding of string columns (see format.WriterOptions.StringEncoding).
+	OptStringEncoding = "sqlrun.parquet.string-encoding"
 )
 
 // Changelog producers (CoreOptions.ChangelogProducer).
@@ -121,7 +131,7 @@ var tableOptions = []connectors.Option{
 	opt("dynamic-bucket.initial-buckets", "", connectors.Int, "Initial buckets for a partition in assigner operator for dynamic bucket mode (sqlrun runs one assigner, so it has no effect)."),
 	opt("dynamic-bucket.max-buckets", "-1", connectors.Int, "Max buckets for a partition in dynamic bucket mode, It should either be equal to -1 (unlimited), or it must be greater than 0 (fixed upper bound)."),
 	opt("dynamic-bucket.assigner-parallelism", "", connectors.Int, "Parallelism of assigner operator for dynamic bucket mode (sqlrun runs one assigner)."),
-	opt("deletion-vectors.enabled", "false", connectors.Bool, "Whether to enable deletion vectors mode."),
+	opt(OptDeletionVectors, "false", connectors.Bool, "Whether to enable deletion vectors mode."),
 	opt("data-file.thin-mode", "false", connectors.Bool, "Enable data file thin mode to avoid duplicate columns storage."),
 	opt("metadata.stats-mode", "truncate(16)", connectors.String, "The mode of metadata stats collection."),
 	opt("metadata.stats-dense-store", "true", connectors.Bool, "Whether to store statistic densely in metadata."),
@@ -222,8 +232,8 @@ var tableOptions = []connectors.Option{
 	opt("partition.mark-done-action", "success-file", connectors.String, "Action to mark a partition done."),
 }
 
-// TableOptions returns the Paimon table options sqlrun knows, with
-// Paimon's names and defaults.
-func TableOptions() []connectors.Option {
+// Known returns the Paimon table options sqlrun knows, with Paimon's names
+// and defaults.
+func Known() []connectors.Option {
 	return append([]connectors.Option(nil), tableOptions...)
 }

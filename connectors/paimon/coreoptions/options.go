@@ -1,0 +1,464 @@
+package coreoptions
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Options is a table's options, parsed once (Parse) into typed fields with
+// Paimon 1.4.2's defaults and fallback keys. It is immutable after Parse
+// and shared by every reader and writer of the table.
+type Options struct {
+	raw map[string]string
+
+	// Layout and write path.
+	Bucket                  int    // bucket (-1: dynamic for primary-key tables, unaware for append)
+	FileFormat              string // file.format
+	FileCompression         string // file.compression ("" leaves the writer's default)
+	ZstdLevel               int    // file.compression.zstd-level (0: unset)
+	StatsMode               string // metadata.stats-mode
+	StringEncoding          string // sqlrun.parquet.string-encoding (sqlrun's own)
+	WriteBufferSize         int64  // write-buffer-size
+	WriteBufferSpillable    bool   // write-buffer-spillable
+	WriteOnly               bool   // write-only
+	IgnoreDelete            bool   // ignore-delete (fallbacks: first-row., deduplicate., partial-update.ignore-delete)
+	IgnoreUpdateBefore      bool   // ignore-update-before
+	CommitMaxRetries        int    // commit.max-retries
+	DynamicPartitionOverwr  bool   // dynamic-partition-overwrite
+	ManifestCompression     string // manifest.compression
+	ManifestMergeMinCount   int    // manifest.merge-min-count
+	ManifestTargetFileSize  int64  // manifest.target-file-size
+	DeletionVectors         bool   // deletion-vectors.enabled
+	DynamicBucketTargetRows int64  // dynamic-bucket.target-row-num
+	DynamicBucketMaxBuckets int    // dynamic-bucket.max-buckets
+	PartitionDefaultName    string // partition.default-name
+	PartitionLegacyName     bool   // partition.legacy-name
+	targetFileSize          int64  // target-file-size (see TargetFileSize)
+	targetFileSizeSet       bool
+
+	// Snapshots and consumers.
+	SnapshotNumRetainedMin int           // snapshot.num-retained.min
+	SnapshotNumRetainedMax int           // snapshot.num-retained.max
+	SnapshotTimeRetained   time.Duration // snapshot.time-retained
+	// ConsumerExpiration is consumer.expiration-time (0: unset, consumers
+	// never expire).
+	ConsumerExpiration time.Duration
+
+	// Merge semantics (primary-key tables).
+	MergeEngine       string   // merge-engine, lower case
+	SequenceFields    []string // sequence.field, split at commas
+	SequenceDesc      bool     // sequence.field.sort-order = descending
+	ChangelogProducer string   // changelog-producer, lower case
+	ForceLookup       bool     // force-lookup
+	LookupWait        bool     // lookup-wait (fallback changelog-producer.lookup-wait)
+	RowDeduplicate    bool     // changelog-producer.row-deduplicate
+	// RowDeduplicateIgnoreFields is
+	// changelog-producer.row-deduplicate-ignore-fields split at commas.
+	RowDeduplicateIgnoreFields []string
+	// ChangelogCompactionInterval is the deprecated
+	// changelog-producer.compaction-interval (0: unset).
+	ChangelogCompactionInterval time.Duration
+	// FullCompactionDeltaCommits is full-compaction.delta-commits (-1: unset).
+	FullCompactionDeltaCommits int
+	CompactionTrigger          int // num-sorted-run.compaction-trigger
+	StopTrigger                int // num-sorted-run.stop-trigger (0: compaction-trigger + 3)
+	NumLevels                  int // num-levels (0: compaction-trigger + 1)
+	MaxSizeAmplification       int // compaction.max-size-amplification-percent
+	SizeRatio                  int // compaction.size-ratio
+	LookupCompactGentle        bool
+	LookupCompactMaxInterval   int   // lookup-compact.max-interval (0: 2 * compaction-trigger)
+	LookupCacheMaxMemory       int64 // lookup.cache-max-memory-size
+	LookupCacheMaxDisk         int64 // lookup.cache-max-disk-size (0: unbounded)
+	AggregationRemoveOnDelete  bool  // aggregation.remove-record-on-delete
+	PartialUpdateRemoveOnDel   bool  // partial-update.remove-record-on-delete
+	// PartialUpdateRemoveOnSequenceGroup is
+	// partial-update.remove-record-on-sequence-group split at commas.
+	PartialUpdateRemoveOnSequenceGroup []string
+	// DefaultAggregateFunction is fields.default-aggregate-function, lower case.
+	DefaultAggregateFunction string
+	// SequenceGroups are the fields.<seq fields>.sequence-group options, by
+	// key order.
+	SequenceGroups []SequenceGroup
+
+	// Scan.
+	Scan Scan
+}
+
+// SequenceGroup is one 'fields.<a,b>.sequence-group' = 'c,d' option.
+type SequenceGroup struct {
+	Key       string   // the option key, for messages
+	SeqFields []string // a, b
+	Fields    []string // c, d
+}
+
+// Scan are the read options.
+type Scan struct {
+	// Mode is the effective scan.mode (ResolveMode).
+	Mode string
+	// Bounded is scan.bounded = true.
+	Bounded          bool
+	SnapshotID       *int64 // scan.snapshot-id
+	TimestampMillis  *int64 // scan.timestamp-millis, or scan.timestamp in local time
+	TagName          string // scan.tag-name
+	BoundedWatermark *int64 // scan.bounded.watermark
+	// IncrementalBetween is incremental-between split at the comma.
+	IncrementalBetween []string
+	// IncrementalBetweenTimestamp is incremental-between-timestamp (epoch
+	// millis, start exclusive).
+	IncrementalBetweenTimestamp []int64
+	// IncrementalScanMode is incremental-between-scan-mode, lower case.
+	IncrementalScanMode    string
+	DiscoveryInterval      time.Duration // continuous.discovery-interval
+	ReadOverwrite          bool          // streaming-read-overwrite
+	ConsumerID             string        // consumer-id
+	ConsumerAtLeastOnce    bool          // consumer.mode = at-least-once
+	ConsumerIgnoreProgress bool          // consumer.ignore-progress
+}
+
+// Raw returns the option map the value was parsed from (do not modify it).
+func (o *Options) Raw() map[string]string { return o.raw }
+
+// Has reports whether key is set.
+func (o *Options) Has(key string) bool { _, ok := o.raw[key]; return ok }
+
+// Field returns the per-field option fields.<field>.<name>.
+func (o *Options) Field(field, name string) (string, bool) {
+	v, ok := o.raw["fields."+field+"."+name]
+	return v, ok
+}
+
+// FieldFlag reports whether fields.<field>.<name> is 'true'.
+func (o *Options) FieldFlag(field, name string) bool {
+	v, _ := o.Field(field, name)
+	return strings.EqualFold(strings.TrimSpace(v), "true")
+}
+
+// AggregateFunction is fields.<field>.aggregate-function, else
+// fields.default-aggregate-function, in lower case ("" when neither).
+func (o *Options) AggregateFunction(field string) string {
+	if v, _ := o.Field(field, "aggregate-function"); v != "" {
+		return strings.ToLower(v)
+	}
+	return o.DefaultAggregateFunction
+}
+
+// TargetFileSize is CoreOptions.targetFileSize(hasPrimaryKey):
+// target-file-size, else 128 mb for primary-key tables and 256 mb for
+// append tables.
+func (o *Options) TargetFileSize(primaryKey bool) int64 {
+	switch {
+	case o.targetFileSizeSet:
+		return o.targetFileSize
+	case primaryKey:
+		return 128 << 20
+	}
+	return 256 << 20
+}
+
+// Parse parses raw into Options. A value that does not parse fails with
+// Flink's message naming the option ("Could not parse value 'x' for key
+// 'k'."); keys sqlrun does not read are kept in Raw and not checked here
+// (the connector factory checks every known key while planning).
+func Parse(raw map[string]string) (*Options, error) {
+	if raw == nil {
+		raw = map[string]string{}
+	}
+	p := parser{raw: raw}
+	o := &Options{raw: raw}
+
+	o.Bucket = p.integer(OptBucket, -1)
+	o.FileFormat = strings.ToLower(strings.TrimSpace(p.str(OptFileFormat, "")))
+	if o.FileFormat == "" {
+		o.FileFormat = "parquet"
+	}
+	o.FileCompression = p.str(OptFileCompression, "")
+	o.ZstdLevel = p.integer("file.compression.zstd-level", 0)
+	o.StatsMode = p.str("metadata.stats-mode", "")
+	o.StringEncoding = p.str(OptStringEncoding, "")
+	o.WriteBufferSize = p.memory(OptWriteBufferSize, 256<<20)
+	o.WriteBufferSpillable = p.boolean("write-buffer-spillable", false)
+	o.WriteOnly = p.boolean(OptWriteOnly, false)
+	o.IgnoreDelete = p.boolean(OptIgnoreDelete, false, "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete")
+	o.IgnoreUpdateBefore = p.boolean(OptIgnoreUpdateBefore, false)
+	o.CommitMaxRetries = p.integer("commit.max-retries", 10)
+	o.DynamicPartitionOverwr = p.boolean("dynamic-partition-overwrite", true)
+	o.ManifestCompression = p.str("manifest.compression", "")
+	o.ManifestMergeMinCount = p.integer("manifest.merge-min-count", 30)
+	o.ManifestTargetFileSize = p.memory("manifest.target-file-size", 8<<20)
+	o.DeletionVectors = p.boolean(OptDeletionVectors, false)
+	o.DynamicBucketTargetRows = p.long("dynamic-bucket.target-row-num", 2_000_000)
+	o.DynamicBucketMaxBuckets = p.integer("dynamic-bucket.max-buckets", -1)
+	p.integer("dynamic-bucket.initial-buckets", 1)      // checked only: one assigner
+	p.integer("dynamic-bucket.assigner-parallelism", 1) // checked only: one assigner
+	o.PartitionDefaultName = p.str("partition.default-name", "")
+	o.PartitionLegacyName = p.boolean("partition.legacy-name", true)
+	if _, ok := raw[OptTargetFileSize]; ok {
+		o.targetFileSize, o.targetFileSizeSet = p.memory(OptTargetFileSize, 0), true
+	}
+
+	o.SnapshotNumRetainedMin = p.integer("snapshot.num-retained.min", 10)
+	o.SnapshotNumRetainedMax = p.integer("snapshot.num-retained.max", math.MaxInt32)
+	o.SnapshotTimeRetained = p.duration("snapshot.time-retained", time.Hour)
+	o.ConsumerExpiration = p.duration(OptConsumerExpirationTime, 0)
+
+	o.MergeEngine = strings.ToLower(p.str(OptMergeEngine, EngineDeduplicate))
+	o.SequenceFields = p.list(OptSequenceField)
+	switch v := strings.ToLower(p.str("sequence.field.sort-order", "ascending")); v {
+	case "ascending":
+	case "descending":
+		o.SequenceDesc = true
+	default:
+		p.fail("sequence.field.sort-order")
+	}
+	o.ChangelogProducer = strings.ToLower(p.str(OptChangelogProducer, ProducerNone))
+	o.ForceLookup = p.boolean("force-lookup", false)
+	o.LookupWait = p.boolean("lookup-wait", true, "changelog-producer.lookup-wait")
+	o.RowDeduplicate = p.boolean(OptRowDeduplicate, false)
+	o.RowDeduplicateIgnoreFields = p.list("changelog-producer.row-deduplicate-ignore-fields")
+	o.ChangelogCompactionInterval = p.duration("changelog-producer.compaction-interval", 0)
+	o.FullCompactionDeltaCommits = p.integer(OptFullCompactionDeltaCmts, -1)
+	o.CompactionTrigger = p.integer("num-sorted-run.compaction-trigger", 5)
+	o.StopTrigger = p.integer("num-sorted-run.stop-trigger", 0)
+	o.NumLevels = p.integer("num-levels", 0)
+	o.MaxSizeAmplification = p.integer("compaction.max-size-amplification-percent", 200)
+	o.SizeRatio = p.integer("compaction.size-ratio", 1)
+	o.LookupCompactGentle = strings.EqualFold(strings.TrimSpace(p.str("lookup-compact", "radical")), "gentle")
+	o.LookupCompactMaxInterval = p.integer("lookup-compact.max-interval", 0)
+	o.LookupCacheMaxMemory = p.memory("lookup.cache-max-memory-size", 256<<20)
+	o.LookupCacheMaxDisk = p.memory("lookup.cache-max-disk-size", 0)
+	o.AggregationRemoveOnDelete = p.boolean("aggregation.remove-record-on-delete", false)
+	o.PartialUpdateRemoveOnDel = p.boolean("partial-update.remove-record-on-delete", false)
+	o.PartialUpdateRemoveOnSequenceGroup = p.list("partial-update.remove-record-on-sequence-group")
+	o.DefaultAggregateFunction = strings.ToLower(p.str("fields.default-aggregate-function", ""))
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if !strings.HasPrefix(k, OptPartialUpdateAggPrefix) || !strings.HasSuffix(k, ".sequence-group") {
+			continue
+		}
+		seq := strings.TrimSuffix(strings.TrimPrefix(k, OptPartialUpdateAggPrefix), ".sequence-group")
+		o.SequenceGroups = append(o.SequenceGroups, SequenceGroup{Key: k, SeqFields: strings.Split(seq, ","), Fields: strings.Split(raw[k], ",")})
+	}
+
+	o.Scan = p.scan()
+	if p.err != nil {
+		return nil, p.err
+	}
+	return o, nil
+}
+
+func (p *parser) scan() Scan {
+	s := Scan{Mode: ResolveMode(p.raw), DiscoveryInterval: 10 * time.Second}
+	s.Bounded = p.boolean(OptScanBounded, false)
+	s.SnapshotID = p.optLong(OptScanSnapshotID)
+	s.TimestampMillis = p.optLong(OptScanTimestampMillis)
+	if v, ok := p.raw[OptScanTimestamp]; ok && s.TimestampMillis == nil {
+		ms, err := parseLocalTimestamp(v)
+		if err != nil {
+			p.fail(OptScanTimestamp)
+		}
+		s.TimestampMillis = &ms
+	}
+	s.BoundedWatermark = p.optLong("scan.bounded.watermark")
+	s.TagName = strings.TrimSpace(p.raw[OptScanTagName])
+	if v, ok := p.raw[OptIncrementalBetween]; ok {
+		parts := strings.Split(v, ",")
+		if len(parts) != 2 {
+			p.setErr(sql.Errorf(sql.IllegalArgumentException, "The incremental-between or incremental-between-timestamp must specific start(exclusive) and end timestamp or snapshot or tag, but is: %s", v))
+		} else {
+			s.IncrementalBetween = []string{strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1])}
+		}
+	}
+	if v, ok := p.raw["incremental-between-timestamp"]; ok {
+		parts := strings.Split(v, ",")
+		if len(parts) != 2 {
+			p.setErr(sql.Errorf(sql.IllegalArgumentException, "The incremental-between or incremental-between-timestamp must specific start(exclusive) and end timestamp or snapshot or tag, but is: %s", v))
+		}
+		for _, part := range parts {
+			n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64)
+			if err != nil {
+				p.fail("incremental-between-timestamp")
+			}
+			s.IncrementalBetweenTimestamp = append(s.IncrementalBetweenTimestamp, n)
+		}
+	}
+	s.IncrementalScanMode = strings.ToLower(strings.TrimSpace(p.str("incremental-between-scan-mode", "auto")))
+	s.DiscoveryInterval = p.duration(OptDiscoveryInterval, 10*time.Second)
+	s.ReadOverwrite = p.boolean(OptStreamingReadOverwrite, false)
+	s.ConsumerID = p.raw[OptConsumerID]
+	s.ConsumerIgnoreProgress = p.boolean(OptConsumerIgnoreProgress, false)
+	switch strings.ToLower(strings.TrimSpace(p.raw[OptConsumerMode])) {
+	case "", "exactly-once":
+	case "at-least-once":
+		s.ConsumerAtLeastOnce = true
+	default:
+		p.fail(OptConsumerMode)
+	}
+	return s
+}
+
+// ResolveMode is CoreOptions.startupMode(): 'default' becomes
+// from-timestamp, from-snapshot, incremental or latest-full depending on
+// which scan options are set; 'full' is latest-full. Any other value is
+// returned as given (lower case), for the caller to refuse.
+func ResolveMode(raw map[string]string) string {
+	m := strings.ToLower(strings.TrimSpace(raw[OptScanMode]))
+	switch m {
+	case "", ScanDefault:
+	case ScanFull:
+		return ScanLatestFull
+	default:
+		return m
+	}
+	has := func(k string) bool { _, ok := raw[k]; return ok }
+	switch {
+	case has(OptScanTimestampMillis) || has(OptScanTimestamp):
+		return ScanFromTimestamp
+	case has(OptScanSnapshotID) || has(OptScanTagName) || has(OptScanWatermark) || has(OptScanVersion):
+		return ScanFromSnapshot
+	case has(OptIncrementalBetween) || has("incremental-between-timestamp"):
+		return ScanIncremental
+	}
+	return ScanLatestFull
+}
+
+// parseLocalTimestamp parses 'scan.timestamp' ("yyyy-MM-dd HH:mm:ss" and
+// variants) in the local time zone, as Paimon's DateTimeUtils does.
+func parseLocalTimestamp(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t.UnixMilli(), nil
+		}
+	}
+	return 0, fmt.Errorf("bad timestamp %q", s)
+}
+
+// parser reads typed values from raw, keeping the first error.
+type parser struct {
+	raw map[string]string
+	err error
+}
+
+func (p *parser) setErr(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// fail records Flink's message for a value of key that does not parse.
+func (p *parser) fail(key string) {
+	p.setErr(sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key '%s'.", p.raw[key], key))
+}
+
+// get returns key's value, else the first fallback key's that is set.
+func (p *parser) get(key string, fallback ...string) (string, string, bool) {
+	if v, ok := p.raw[key]; ok {
+		return key, v, true
+	}
+	for _, k := range fallback {
+		if v, ok := p.raw[k]; ok {
+			return k, v, true
+		}
+	}
+	return key, "", false
+}
+
+func (p *parser) str(key, def string) string {
+	if _, v, ok := p.get(key); ok {
+		return v
+	}
+	return def
+}
+
+func (p *parser) list(key string) []string {
+	v := strings.TrimSpace(p.raw[key])
+	if v == "" {
+		return nil
+	}
+	out := strings.Split(v, ",")
+	for i := range out {
+		out[i] = strings.TrimSpace(out[i])
+	}
+	return out
+}
+
+func (p *parser) boolean(key string, def bool, fallback ...string) bool {
+	k, v, ok := p.get(key, fallback...)
+	if !ok {
+		return def
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	p.fail(k)
+	return def
+}
+
+func (p *parser) integer(key string, def int) int {
+	v, ok := p.raw[key]
+	if !ok {
+		return def
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+	if err != nil {
+		p.fail(key)
+		return def
+	}
+	return int(n)
+}
+
+func (p *parser) long(key string, def int64) int64 {
+	if n := p.optLong(key); n != nil {
+		return *n
+	}
+	return def
+}
+
+func (p *parser) optLong(key string) *int64 {
+	v, ok := p.raw[key]
+	if !ok {
+		return nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		p.fail(key)
+		return nil
+	}
+	return &n
+}
+
+func (p *parser) memory(key string, def int64) int64 {
+	v, ok := p.raw[key]
+	if !ok {
+		return def
+	}
+	n, err := connectors.ParseMemorySize(v)
+	if err != nil {
+		p.fail(key)
+		return def
+	}
+	return n
+}
+
+func (p *parser) duration(key string, def time.Duration) time.Duration {
+	v, ok := p.raw[key]
+	if !ok {
+		return def
+	}
+	d, err := connectors.ParseDuration(v)
+	if err != nil {
+		p.fail(key)
+		return def
+	}
+	return d
+}
