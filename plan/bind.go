@@ -738,6 +738,11 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 	for i, c := range agg.calls {
 		c.Args = nil
 		for _, a := range agg.callArgs[i] {
+			if c.Func == "COUNT" && !c.Distinct && !a.Type().Nullable {
+				// Calcite's RelBuilder drops the NOT NULL operands of a
+				// non-distinct COUNT: COUNT(x) of a NOT NULL x is COUNT(*).
+				continue
+			}
 			c.Args = append(c.Args, indexOf(a))
 		}
 		if c.Name == "" {

@@ -542,18 +542,27 @@ func aggregateProjectMerge(b *binder, n Node) (Node, error) {
 	if !ok {
 		return nil, nil
 	}
-	c, scan, ok := scanBelow(agg.input())
-	if !ok || c.Cond != nil || len(c.Exprs) != len(scan.names) {
+	c, ok := agg.input().(*LogicalCalc)
+	if !ok || c.Cond != nil {
 		return nil, nil
 	}
-	if cn, err := b.needsNormalize(scan.Table); err != nil || cn {
+	// Over a scan or any other input (an aggregate's output, as in Flink's
+	// TableSinkTest.testRetractSink2), a Calc that only permutes all the
+	// input's fields under their own names merges into the aggregate.
+	in := c.input()
+	if len(c.Exprs) != len(in.Names()) {
 		return nil, nil
+	}
+	if scan, ok := in.(*LogicalTableScan); ok {
+		if cn, err := b.needsNormalize(scan.Table); err != nil || cn {
+			return nil, nil
+		}
 	}
 	m := make([]int, len(c.Exprs))
 	seen := map[int]bool{}
 	for i, e := range c.Exprs {
 		ref, ok := e.(*InputRef)
-		if !ok || seen[ref.Index] || c.names[i] != scan.names[ref.Index] {
+		if !ok || seen[ref.Index] || c.names[i] != in.Names()[ref.Index] {
 			return nil, nil
 		}
 		seen[ref.Index] = true
@@ -574,7 +583,7 @@ func aggregateProjectMerge(b *binder, n Node) (Node, error) {
 		}
 		aggs[i] = a
 	}
-	return &LogicalAggregate{base: row(agg.names, agg.types, scan), Group: g, Aggs: aggs}, nil
+	return &LogicalAggregate{base: row(agg.names, agg.types, in), Group: g, Aggs: aggs}, nil
 }
 
 // pushCalcPastChangelogNormalize moves the conjuncts of a Calc over
