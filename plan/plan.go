@@ -197,10 +197,6 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 				names[j] = "EXPR$" + strconv.Itoa(j)
 			}
 		}
-		// Flink names the rewritten select list after the sink's columns.
-		for j, c := range cols {
-			names[j] = c.Name
-		}
 		q = mergeProject(q, exprs, names)
 	}
 	if len(q.Names()) != len(cols) {
@@ -219,7 +215,14 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 		}
 	}
 	if needCast {
-		q = mergeProject(q, casted, q.Names())
+		// DynamicSinkUtils.validateSchemaAndApplyImplicitCast casts with
+		// RelOptUtil.createCastRel(query, sinkRowType, rename=true): the
+		// casting projection takes the sink's column names.
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.Name
+		}
+		q = mergeProject(q, casted, names)
 	}
 	return &LogicalSink{base: sameRow(q), Table: ref, TargetColumns: target, SinkHints: sinkHints(x.Hints)}, nil
 }
