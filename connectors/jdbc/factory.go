@@ -57,6 +57,13 @@ const (
 	OptSinkInterval        = "sink.buffer-flush.interval"
 	OptSinkMaxRetries      = "sink.max-retries"
 	OptSinkParallelism     = "sink.parallelism"
+	// OptDeliveryGuarantee is Flink's option name (the Kafka sink's); the
+	// JDBC connector has no such option, so 'exactly-once' is sqlrun's own.
+	OptDeliveryGuarantee = "sink.delivery-guarantee"
+	// sqlrun's own sink options (see guarantees.md).
+	OptTransactionalFlush = "sink.transactional-flush"
+	OptProgressTable      = "sink.exactly-once.progress-table"
+	OptVersionColumn      = "sink.version-column"
 )
 
 var options = []connectors.Option{
@@ -87,6 +94,10 @@ var options = []connectors.Option{
 	{Key: OptSinkInterval, Default: "1s", Type: connectors.Duration, Description: "The flush interval mills, over this time, asynchronous threads will flush data. Can be set to '0' to disable it. "},
 	{Key: OptSinkMaxRetries, Default: "3", Type: connectors.Int, Description: "The max retry times if writing records to database failed."},
 	{Key: OptSinkParallelism, Type: connectors.Int, Description: "Defines a custom parallelism for the sink."},
+	{Key: OptDeliveryGuarantee, Default: "at-least-once", Type: connectors.Enum, Enum: []string{"at-least-once", "exactly-once"}, Description: "at-least-once (flink-connector-jdbc's behaviour) or, sqlrun only, exactly-once: each checkpoint's rows are written in one MySQL transaction with a progress row when the checkpoint completes, and never twice."},
+	{Key: OptTransactionalFlush, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Write each flush's upserts and deletes in one transaction, so readers never see part of a flush."},
+	{Key: OptProgressTable, Default: "_sqlrun_sink_progress", Type: connectors.String, Description: "sqlrun only. The table, in the URL's database, where exactly-once sinks record the last committed checkpoint."},
+	{Key: OptVersionColumn, Type: connectors.String, Description: "sqlrun only. A column whose value orders a key's versions: an upsert or delete never replaces a row whose stored version is newer."},
 	{Key: OptAllowOtherUniqueKeys, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Open the sink even when the MySQL table has unique keys besides the declared primary key; an upsert that collides on one of them overwrites that other row."},
 }
 
@@ -177,7 +188,44 @@ func validate(ctx *connectors.Context) (*config, error) {
 			return nil, sql.Errorf(sql.ValidationException, "Primary key column '%s' is not a column of table %s.", k, ctx.Table)
 		}
 	}
+	if err := validateVersionColumn(o, ctx); err != nil {
+		return nil, err
+	}
+	if o.Has(OptProgressTable) && strings.TrimSpace(o.Get(OptProgressTable)) == "" {
+		return nil, sql.Errorf(sql.ValidationException, "'%s' must not be empty.", OptProgressTable)
+	}
 	return &config{opts: o, table: o.Get(OptTableName), conn: conn, schema: ctx.Schema, ident: ctx.Table}, nil
+}
+
+// validateVersionColumn checks 'sink.version-column': a column of the
+// table, not part of the primary key (it versions the key's row), of a
+// type MySQL compares by value.
+func validateVersionColumn(o connectors.Options, ctx *connectors.Context) error {
+	if !o.Has(OptVersionColumn) {
+		return nil
+	}
+	name := o.Get(OptVersionColumn)
+	i := ctx.Schema.Index(name)
+	if i < 0 {
+		return sql.Errorf(sql.ValidationException, "Unknown column '%s' in '%s' of table %s.", name, OptVersionColumn, ctx.Table)
+	}
+	if !ctx.Schema.HasPrimaryKey() {
+		return sql.Errorf(sql.ValidationException,
+			"'%s' needs a primary key: table %s has none, so its rows are appended, never replaced.", OptVersionColumn, ctx.Table)
+	}
+	for _, k := range ctx.Schema.PrimaryKey {
+		if strings.EqualFold(k, name) {
+			return sql.Errorf(sql.ValidationException, "'%s' = '%s' is a primary key column of table %s; it must version the key's row.",
+				OptVersionColumn, name, ctx.Table)
+		}
+	}
+	switch ctx.Schema.Columns[i].Type.Root {
+	case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt, sql.TypeDecimal, sql.TypeFloat, sql.TypeDouble,
+		sql.TypeDate, sql.TypeTime, sql.TypeTimestamp, sql.TypeTimestampLTZ, sql.TypeChar, sql.TypeVarChar:
+		return nil
+	}
+	return sql.Errorf(sql.ValidationException, "'%s' = '%s' has type %s; a version column must be numeric, a date/time or a string.",
+		OptVersionColumn, name, ctx.Schema.Columns[i].Type)
 }
 
 // allOrNone is JdbcDynamicTableFactory.checkAllOrNone.
@@ -202,7 +250,10 @@ func (Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Sink{cfg: c}, nil
+	// Flink's execution.checkpointing.interval (config.KeyCheckpointInterval;
+	// connectors sit below config).
+	interval, _ := connectors.ParseDuration(ctx.Config["execution.checkpointing.interval"])
+	return &Sink{cfg: c, runID: newRunID(), noCheckpoints: ctx.Streaming && interval <= 0}, nil
 }
 
 // CreateSource validates the table and returns the bounded scan source.

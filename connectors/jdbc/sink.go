@@ -1,19 +1,57 @@
 package jdbc
 
 import (
+	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/jdbc/dialect"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// Sink is JdbcDynamicTableSink.
+// Sink is JdbcDynamicTableSink. With 'sink.delivery-guarantee' =
+// 'exactly-once' it is also the job's committer (see txn.go).
 type Sink struct {
 	cfg *config
+	// runID is the lineage a fresh start's exactly-once writers take.
+	runID string
+	// noCheckpoints: streaming without execution.checkpointing.interval,
+	// where an exactly-once sink would never commit.
+	noCheckpoints bool
+	// retryUnit shortens the committer's back-off in tests.
+	retryUnit time.Duration
+	commitMu  sync.Mutex
+	stats     struct{ committed, skipped, rows atomic.Int64 }
 }
 
-var _ connectors.TableSink = (*Sink)(nil)
+var (
+	_ connectors.TableSink = (*Sink)(nil)
+	_ connectors.Committer = (*Sink)(nil)
+)
+
+// CommitStats are an exactly-once sink's commits: epochs written, epochs
+// found already committed (re-commits after recovery) and rows written.
+type CommitStats struct {
+	Committed, Skipped, Rows int64
+}
+
+// CommitStats returns the sink's commit counters.
+func (s *Sink) CommitStats() CommitStats {
+	return CommitStats{Committed: s.stats.committed.Load(), Skipped: s.stats.skipped.Load(), Rows: s.stats.rows.Load()}
+}
+
+// Commit is connectors.Committer: checkpoint checkpointID is durable, so
+// the exactly-once writers' rows of that checkpoint go to MySQL, once.
+// At-least-once writers hand over no committables and Commit is not
+// called for them.
+func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]byte) error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	return s.commitEpochs(ctx, checkpointID, committables)
+}
 
 // ChangelogMode is JdbcDynamicTableSink.getChangelogMode: a sink with a
 // primary key takes [I, UA, D] (it upserts by key and never needs the -U
@@ -46,6 +84,10 @@ func (s *Sink) ExecutionOptions() ExecutionOptions {
 		MaxRetries:    o.Int(OptSinkMaxRetries),
 
 		AllowOtherUniqueKeys: o.Bool(OptAllowOtherUniqueKeys),
+		Transactional:        o.Bool(OptTransactionalFlush),
+		ExactlyOnce:          o.Get(OptDeliveryGuarantee) == "exactly-once",
+		ProgressTable:        o.Get(OptProgressTable),
+		VersionColumn:        o.Get(OptVersionColumn),
 	}
 }
 
@@ -59,12 +101,28 @@ func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error
 // NewJDBCWriter is NewWriter with explicit execution options (tests shorten
 // the retry back-off) and the concrete type, whose Stats tests read.
 func (s *Sink) NewJDBCWriter(subtask, parallelism int, opts ExecutionOptions) (*Writer, error) {
+	if opts.ExactlyOnce && s.noCheckpoints {
+		return nil, sql.Errorf(sql.ValidationException,
+			"'%s' = 'exactly-once' writes a checkpoint's rows when the checkpoint completes, and this streaming job takes no checkpoints: "+
+				"set 'execution.checkpointing.interval' (table %s)", OptDeliveryGuarantee, s.cfg.ident)
+	}
+	return s.newWriter(subtask, parallelism, opts)
+}
+
+// newWriter creates a writer with its own session; subtask -1 is the
+// exactly-once committer.
+func (s *Sink) newWriter(subtask, parallelism int, opts ExecutionOptions) (*Writer, error) {
 	conn, err := newConn(s.cfg.conn, s.cfg.opts.Duration(OptMaxRetryTimeout))
 	if err != nil {
 		return nil, err
 	}
 	connStr := fmt.Sprintf("%s, subtask %d/%d", s.cfg.conn, subtask, parallelism)
-	return newWriter(conn, connStr, s.cfg.table, s.cfg.schema, opts), nil
+	if subtask < 0 {
+		connStr = fmt.Sprintf("%s, committer", s.cfg.conn)
+	}
+	w := newWriter(conn, connStr, s.cfg.table, s.cfg.schema, opts)
+	w.subtask, w.runID = subtask, s.runID
+	return w, nil
 }
 
 func dialectOf() dialect.MySQL { return dialect.MySQL{} }

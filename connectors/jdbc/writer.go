@@ -3,6 +3,7 @@ package jdbc
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,17 @@ type ExecutionOptions struct {
 	// AllowOtherUniqueKeys is sink.allow-other-unique-keys: open even
 	// when the MySQL table has unique keys besides the declared one.
 	AllowOtherUniqueKeys bool
+	// Transactional is sink.transactional-flush: each flush is one
+	// transaction.
+	Transactional bool
+	// ExactlyOnce is sink.delivery-guarantee = exactly-once: rows wait in
+	// the checkpoint until it completes, and the sink's Commit writes them
+	// in one transaction with a progress row (see Sink.Commit).
+	ExactlyOnce bool
+	// ProgressTable is sink.exactly-once.progress-table.
+	ProgressTable string
+	// VersionColumn is sink.version-column, or "".
+	VersionColumn string
 }
 
 // Stats are a writer's counters, for tests and metrics. Rows count
@@ -44,10 +56,11 @@ type Stats struct {
 	InsertRows     int64 // rows sent in append-mode inserts
 	Failures       int64 // failed flush attempts
 	Reconnects     int64 // sessions re-established after a failure
+	Transactions   int64 // transactions committed (transactional flushes, exactly-once epochs)
 }
 
 type counters struct {
-	input, flushes, lastBatch, statements, upserts, deletes, inserts, failures atomic.Int64
+	input, flushes, lastBatch, statements, upserts, deletes, inserts, failures, txns atomic.Int64
 }
 
 // Writer is one sink subtask: Flink's JdbcOutputFormat with a
@@ -69,6 +82,7 @@ type Writer struct {
 	cols    []string
 	types   []sql.DataType
 	keys    []int // primary-key positions; empty = append mode
+	version int   // sink.version-column's position, or -1
 	opts    ExecutionOptions
 	conn    *conn
 	connStr string
@@ -100,6 +114,14 @@ type Writer struct {
 	// onStatement, when set (tests), sees every statement before it is sent.
 	onStatement func(kind byte, text string, args []any)
 	closed      bool
+	// runID names an exactly-once writer's lineage in the progress table
+	// (txn.go).
+	runID   string
+	subtask int
+	// epoch, set while the sink's committer flushes, makes the flush's
+	// transaction check and advance the progress row.
+	epoch *epoch
+
 	stop        chan struct{}
 	timerWG     sync.WaitGroup
 	c           counters
@@ -121,7 +143,7 @@ func newWriter(conn *conn, connStr, table string, schema sql.Schema, opts Execut
 	}
 	w := &Writer{
 		table: table, cols: schema.Names(), types: schema.Types(),
-		opts: opts, conn: conn, connStr: connStr,
+		opts: opts, conn: conn, connStr: connStr, version: -1,
 	}
 	if schema.HasPrimaryKey() {
 		w.keys = schema.PrimaryKeyIndexes()
@@ -129,11 +151,15 @@ func newWriter(conn *conn, connStr, table string, schema sql.Schema, opts Execut
 	d := w.d
 	w.insertHead = []byte(strings.TrimSuffix(d.InsertSQL(table, w.cols), "("+placeholderList(len(w.cols))+")"))
 	w.upsertTail = []byte(d.UpsertClause(w.cols))
+	if opts.VersionColumn != "" && len(w.keys) > 0 {
+		w.version = schema.Index(opts.VersionColumn)
+		w.upsertTail = []byte(d.GuardedUpsertClause(w.cols, w.cols[w.version]))
+	}
 	w.deleteHead = []byte("DELETE FROM " + d.Quote(table) + " WHERE ")
 	for _, k := range w.keys {
 		w.quotedKeys = append(w.quotedKeys, d.Quote(w.cols[k]))
 	}
-	if len(w.keys) == 1 {
+	if len(w.keys) == 1 && w.version < 0 {
 		w.keySingle = true
 		switch w.types[w.keys[0]].Root {
 		case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt:
@@ -163,6 +189,7 @@ func (w *Writer) Stats() Stats {
 		InputRows: w.c.input.Load(), Flushes: w.c.flushes.Load(), LastBatchCount: w.c.lastBatch.Load(),
 		Statements: w.c.statements.Load(), UpsertRows: w.c.upserts.Load(), DeleteRows: w.c.deletes.Load(),
 		InsertRows: w.c.inserts.Load(), Failures: w.c.failures.Load(), Reconnects: max(w.conn.opens.Load()-1, 0),
+		Transactions: w.c.txns.Load(),
 	}
 }
 
@@ -174,8 +201,10 @@ func (w *Writer) BatchCount() int {
 }
 
 // Open connects (Flink: "unable to open JDBC writer" on failure) and starts
-// the interval timer. The JDBC sink keeps no state of its own: what a
-// checkpoint needs is already in MySQL, because Snapshot flushes.
+// the interval timer. An at-least-once sink keeps no state of its own:
+// what a checkpoint needs is already in MySQL, because Snapshot flushes. An
+// exactly-once sink keeps none either: its rows travel in
+// the checkpoint as committables (txn.go).
 //
 // With a declared primary key it also checks that the MySQL table has a
 // PRIMARY KEY or UNIQUE index on exactly those columns: without one,
@@ -193,6 +222,17 @@ func (w *Writer) Open(ctx context.Context, _ []byte) error {
 		if err := w.checkKeys(ctx, sc); err != nil {
 			return err
 		}
+	}
+	if w.opts.Transactional || w.opts.ExactlyOnce {
+		if err := w.checkTransactional(ctx, sc); err != nil {
+			return err
+		}
+	}
+	if w.opts.ExactlyOnce {
+		if err := w.openExactlyOnce(ctx, sc); err != nil {
+			return err
+		}
+		return nil // rows wait for the checkpoint: no max-rows or interval flushes
 	}
 	if w.opts.BatchInterval > 0 && w.opts.BatchSize != 1 {
 		w.stop = make(chan struct{})
@@ -256,7 +296,7 @@ func (w *Writer) Write(ctx context.Context, rows []sql.Row) error {
 		}
 		w.batchCount++
 		w.c.input.Add(1)
-		if w.opts.BatchSize > 0 && w.batchCount >= w.opts.BatchSize {
+		if w.opts.BatchSize > 0 && w.batchCount >= w.opts.BatchSize && !w.opts.ExactlyOnce {
 			if err := w.flush(ctx); err != nil {
 				// As JdbcOutputFormat.writeRecord wraps it; the root cause
 				// still names the table and the statement kind.
@@ -337,12 +377,17 @@ func intValue(v any) (int64, bool) {
 
 // Snapshot flushes before the checkpoint is acknowledged, as Flink's
 // GenericJdbcSinkFunction.snapshotState does, so a completed checkpoint
-// never covers rows that are only in memory.
-func (w *Writer) Snapshot(ctx context.Context, _ int64) ([]byte, []byte, error) {
+// never covers rows that are only in memory. An exactly-once writer
+// instead hands the checkpoint's rows over as its committable (see
+// Sink.Commit).
+func (w *Writer) Snapshot(ctx context.Context, checkpointID int64) ([]byte, []byte, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.checkFlushErr(); err != nil {
 		return nil, nil, err
+	}
+	if w.opts.ExactlyOnce {
+		return w.snapshotEpoch(checkpointID)
 	}
 	if err := w.flush(ctx); err != nil {
 		return nil, nil, err
@@ -371,6 +416,13 @@ func (w *Writer) Close(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	err := w.checkFlushErr()
+	if w.opts.ExactlyOnce {
+		// Rows after the last checkpoint are not written: the restored
+		// job reads them again (a bounded job's last rows went with its
+		// final checkpoint).
+		w.resetBuffer()
+		w.batchCount = 0
+	}
 	if err == nil && w.batchCount > 0 {
 		if ferr := w.flush(ctx); ferr != nil {
 			err = &sql.Error{Class: sql.RuntimeException, Msg: "Writing records to JDBC failed.", Err: ferr}
@@ -514,6 +566,14 @@ func (w *Writer) attemptFlush(ctx context.Context) (string, error) {
 		}
 		return "UPSERT", err
 	}
+	if w.opts.Transactional || w.epoch != nil {
+		return w.inTransaction(ctx, w.send)
+	}
+	return w.send(ctx)
+}
+
+// send writes the buffer; the statement kind names what failed.
+func (w *Writer) send(ctx context.Context) (string, error) {
 	if len(w.keys) == 0 {
 		return "INSERT", w.sendRows(ctx, 'I', w.appendRows, nil)
 	}
@@ -553,6 +613,11 @@ func (w *Writer) deleteText(n int) string {
 		b.WriteString(w.quotedKeys[0] + " IN (" + placeholderList(n) + ")")
 		return b.String()
 	}
+	guard := ""
+	if w.version >= 0 { // never delete a row a newer version replaced
+		v := w.d.Quote(w.cols[w.version])
+		guard = " AND (" + v + " IS NULL OR " + v + " <= ?)"
+	}
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteString(" OR ")
@@ -564,6 +629,7 @@ func (w *Writer) deleteText(n int) string {
 			}
 			b.WriteString(k + " = ?")
 		}
+		b.WriteString(guard)
 		b.WriteByte(')')
 	}
 	return b.String()
@@ -691,12 +757,16 @@ func (w *Writer) sendRows(ctx context.Context, kind byte, rows []sql.Row, entrie
 // A key deleted twice (a replay) affects 0 rows the second time and
 // changes nothing.
 func (w *Writer) sendDeletes(ctx context.Context) error {
-	b := w.newBatcher('D', len(w.keys), 16*len(w.keys), w.deleteText, func(n int) { w.c.deletes.Add(int64(n)) })
+	idx := w.keys
+	if w.version >= 0 {
+		idx = append(slices.Clip(w.keys), w.version)
+	}
+	b := w.newBatcher('D', len(idx), 16*len(idx)+40, w.deleteText, func(n int) { w.c.deletes.Add(int64(n)) })
 	for _, e := range w.entries {
 		if e.upsert {
 			continue
 		}
-		if err := b.add(ctx, e.row.Values, w.keys); err != nil {
+		if err := b.add(ctx, e.row.Values, idx); err != nil {
 			return err
 		}
 	}

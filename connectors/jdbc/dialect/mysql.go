@@ -57,6 +57,26 @@ func (d MySQL) UpsertClause(cols []string) string {
 	return " ON DUPLICATE KEY UPDATE " + strings.Join(parts, ", ")
 }
 
+// GuardedUpsertClause is sqlrun's upsert tail for a versioned table
+// ('sink.version-column'): every column is replaced only when the incoming
+// version is not older than the stored one, or the stored one is NULL.
+// MySQL applies ON DUPLICATE KEY UPDATE assignments left to right, each
+// seeing the columns already assigned, so the version column goes last.
+func (d MySQL) GuardedUpsertClause(cols []string, version string) string {
+	q := d.Quote(version)
+	newer := "(" + q + " IS NULL OR VALUES(" + q + ") >= " + q + ")"
+	parts := make([]string, 0, len(cols))
+	for _, c := range cols {
+		if c == version {
+			continue
+		}
+		qc := d.Quote(c)
+		parts = append(parts, qc+"=IF("+newer+", VALUES("+qc+"), "+qc+")")
+	}
+	parts = append(parts, q+"=IF("+newer+", VALUES("+q+"), "+q+")")
+	return " ON DUPLICATE KEY UPDATE " + strings.Join(parts, ", ")
+}
+
 // UpsertSQL is MySqlDialect.getUpsertStatement.
 func (d MySQL) UpsertSQL(table string, cols []string) string {
 	return d.InsertSQL(table, cols) + d.UpsertClause(cols)
