@@ -487,6 +487,22 @@ func joinTypeName(k ast.JoinKind) string {
 // key lies within its join key (state can be one row per join key), it has
 // some other unique key, or none.
 func inputSpec(in Node, joinKeys []int) string {
+	s, _ := joinInputSide(in, joinKeys)
+	return s
+}
+
+// JoinInputSide is the JoinInputSideSpec of the join's left (or right)
+// input and the unique key its state is keyed by: as Flink's
+// JoinUtil.analyzeJoinInput, the smallest unique key within the join key,
+// else the smallest unique key.
+func (n *Join) JoinInputSide(right bool) (spec string, uniqueKey []int) {
+	if right {
+		return joinInputSide(n.inputs[1], n.RightKeys)
+	}
+	return joinInputSide(n.inputs[0], n.LeftKeys)
+}
+
+func joinInputSide(in Node, joinKeys []int) (string, []int) {
 	// Unique keys, unlike upsert keys, survive the hash Exchange.
 	for {
 		ex, ok := in.(*Exchange)
@@ -496,14 +512,21 @@ func inputSpec(in Node, joinKeys []int) string {
 		in = ex.input()
 	}
 	if len(in.UpsertKeys()) == 0 {
-		return "NoUniqueKey"
+		return "NoUniqueKey", nil
 	}
+	var within, smallest []int
 	for _, k := range in.UpsertKeys() {
-		if len(k) > 0 && containsAll(joinKeys, k) {
-			return "JoinKeyContainsUniqueKey"
+		if len(k) > 0 && containsAll(joinKeys, k) && (within == nil || len(k) < len(within)) {
+			within = k
+		}
+		if smallest == nil || len(k) < len(smallest) {
+			smallest = k
 		}
 	}
-	return "HasUniqueKey"
+	if within != nil {
+		return "JoinKeyContainsUniqueKey", within
+	}
+	return "HasUniqueKey", smallest
 }
 
 // fetchText is a physical Limit's fetch as Flink prints it: "unlimited"

@@ -126,6 +126,12 @@ func parseRow(t testing.TB, line string, ts []sql.DataType) sql.Row {
 // With lsmDir set the state lives in the LSM backend (state.backend.type
 // rocksdb) and the snapshot is a checkpoint of its files under lsmDir.
 func drive(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, restart int, finish bool, lsmDir string) []sql.Row {
+	return driveInputs(t, f, rows, nil, restart, finish, lsmDir)
+}
+
+// driveInputs is drive for an operator with several inputs: row i goes to
+// input inputs[i] (nil: all to input 0).
+func driveInputs(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, inputs []int, restart int, finish bool, lsmDir string) []sql.Row {
 	ctx := func(i int, restoreDir string) *runtime.Context {
 		if lsmDir == "" {
 			return &runtime.Context{}
@@ -171,7 +177,11 @@ func drive(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, restart int,
 				t.Fatalf("restore: %v", err)
 			}
 		}
-		if err := op.ProcessBatch(0, []sql.Row{r}, &out); err != nil {
+		input := 0
+		if inputs != nil {
+			input = inputs[i]
+		}
+		if err := op.ProcessBatch(input, []sql.Row{r}, &out); err != nil {
 			return append(out.Rows(), sql.Row{Kind: 255, Values: []any{err.Error()}})
 		}
 	}
@@ -250,6 +260,9 @@ func parseAggs(t testing.TB, td *datadriven.TestData, in []sql.DataType) []AggSp
 func TestOperators(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			if td.Cmd == "join" {
+				return runJoin(t, td)
+			}
 			in := types(t, td, "in")
 			outT := types(t, td, "out")
 			var rows []sql.Row

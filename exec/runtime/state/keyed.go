@@ -248,8 +248,17 @@ func (t *MemTable[V]) RestoreFiltered(blobs [][]byte, keep func(key string) bool
 }
 
 // SnapshotAll concatenates several states into one blob (an operator with
-// more than one table).
+// more than one table). Every disk table writes its cached changes before
+// the first one snapshots: the store's checkpoint, taken once for all its
+// tables, must hold them all.
 func SnapshotAll(parts ...Snapshotter) ([]byte, error) {
+	for i, p := range parts {
+		if f, ok := p.(interface{ flush() error }); ok {
+			if err := f.flush(); err != nil {
+				return nil, fmt.Errorf("snapshot state %d: %w", i, err)
+			}
+		}
+	}
 	var e Encoder
 	e.Uvarint(uint64(len(parts)))
 	for i, p := range parts {

@@ -1,0 +1,117 @@
+package operators
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// runJoin drives StreamingJoin from a golden: input lines "L +I[...]" go to
+// the left input, "R -D[...]" to the right. Arguments: kind=inner|left|
+// right|full; left=(types) right=(types); lkeys/rkeys the join keys;
+// lspec/rspec the JoinInputSideSpec (no, jk, or uk:<fields> for
+// HasUniqueKey); lt=(i,j) adds the non-equi condition $i < $j over the
+// joined row. Like every operator golden, the output must not change when
+// the operator is snapshotted and restored after any row, on either state
+// backend.
+func runJoin(t *testing.T, td *datadriven.TestData) string {
+	lt, rt := types(t, td, "left"), types(t, td, "right")
+	var rows []sql.Row
+	var inputs []int
+	for _, line := range strings.Split(td.Input, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		side, body, _ := strings.Cut(line, " ")
+		switch side {
+		case "L":
+			rows, inputs = append(rows, parseRow(t, body, lt)), append(inputs, 0)
+		case "R":
+			rows, inputs = append(rows, parseRow(t, body, rt)), append(inputs, 1)
+		default:
+			t.Fatalf("%q: a join input line starts with L or R", line)
+		}
+	}
+	kind, _ := td.Arg("kind")
+	spec := JoinSpec{
+		Left:  JoinSideSpec{Keys: ints(t, td, "lkeys"), Arity: len(lt)},
+		Right: JoinSideSpec{Keys: ints(t, td, "rkeys"), Arity: len(rt)},
+	}
+	switch kind.Vals[0] {
+	case "inner":
+	case "left":
+		spec.Left.Outer = true
+	case "right":
+		spec.Right.Outer = true
+	case "full":
+		spec.Left.Outer, spec.Right.Outer = true, true
+	default:
+		t.Fatalf("kind %q", kind.Vals[0])
+	}
+	sideSpec(t, td, "lspec", &spec.Left)
+	sideSpec(t, td, "rspec", &spec.Right)
+	if lt := ints(t, td, "lt"); len(lt) == 2 {
+		a, b := lt[0], lt[1]
+		spec.Cond = func(v []any) (any, error) {
+			if v[a] == nil || v[b] == nil {
+				return nil, nil
+			}
+			return asInt(v[a]) < asInt(v[b]), nil
+		}
+	}
+	f := StreamingJoin(spec)
+	outT := append(append([]sql.DataType(nil), lt...), rt...)
+	got := format(driveInputs(t, f, rows, inputs, 0, false, ""), outT)
+	dir := t.TempDir()
+	if again := format(driveInputs(t, f, rows, inputs, 0, false, dir), outT); again != got {
+		t.Fatalf("the LSM backend changed the output:\n%s\nvs\n%s", again, got)
+	}
+	for r := 1; r < len(rows); r++ {
+		if again := format(driveInputs(t, f, rows, inputs, r, false, ""), outT); again != got {
+			t.Fatalf("restart after %d rows changed the output:\n%s\nvs\n%s", r, again, got)
+		}
+		if again := format(driveInputs(t, f, rows, inputs, r, false, dir), outT); again != got {
+			t.Fatalf("LSM backend: restart after %d rows changed the output:\n%s\nvs\n%s", r, again, got)
+		}
+	}
+	return got
+}
+
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	}
+	return 0
+}
+
+func sideSpec(t *testing.T, td *datadriven.TestData, key string, s *JoinSideSpec) {
+	arg, ok := td.Arg(key)
+	if !ok {
+		return
+	}
+	v := arg.Vals[0]
+	switch {
+	case v == "no":
+	case v == "jk":
+		s.Kind = JoinKeyContainsUniqueKey
+	case strings.HasPrefix(v, "uk:"):
+		s.Kind = HasUniqueKey
+		for _, f := range strings.Split(strings.TrimPrefix(v, "uk:"), "+") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatalf("%s: %v", key, err)
+			}
+			s.UniqueKey = append(s.UniqueKey, n)
+		}
+	default:
+		t.Fatalf("%s=%s", key, v)
+	}
+}
