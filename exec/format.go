@@ -210,6 +210,20 @@ func FormatCell(v any, t sql.DataType) string {
 			}
 			return "(" + strings.Join(parts, ", ") + ")"
 		}
+		if t.Root == sql.TypeArray && t.Elem != nil {
+			// An ARRAY prints as its CAST to STRING does
+			// (ArrayToStringCastRule): each element cast to STRING,
+			// NULL for a null element: [TRUE, NULL], [(1, a)].
+			parts := make([]string, len(x))
+			for i, e := range x {
+				if e == nil {
+					parts[i] = "NULL"
+				} else {
+					parts[i] = FormatCell(e, *t.Elem)
+				}
+			}
+			return "[" + strings.Join(parts, ", ") + "]"
+		}
 	}
 	return sql.FormatValue(v, t)
 }

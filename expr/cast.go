@@ -195,10 +195,65 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 		}
 	case sql.TypeNull:
 		return nil, nil
+	case sql.TypeArray, sql.TypeRow, sql.TypeMap:
+		if from.Root == to.Root {
+			return castNested(v, from, to)
+		}
 	default:
 		if from.Root == to.Root {
 			return v, nil
 		}
+	}
+	return nil, castErr(v, to)
+}
+
+// castNested casts an ARRAY, ROW or MAP value member by member, so that an
+// ARRAY<INT> written as ARRAY<BIGINT> holds int64 elements (Flink's
+// ArrayToArrayCastRule, RowToRowCastRule, MapToMapAndMultisetToMultisetCastRule).
+func castNested(v any, from, to sql.DataType) (any, error) {
+	member := func(x any, f, t sql.DataType) (any, error) {
+		if x == nil || f.WithNullable(false).Equal(t.WithNullable(false)) {
+			return x, nil
+		}
+		return castValue(x, f, t)
+	}
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			var f, t sql.DataType
+			switch {
+			case to.Root == sql.TypeArray && from.Elem != nil && to.Elem != nil:
+				f, t = *from.Elem, *to.Elem
+			case to.Root == sql.TypeRow && i < len(from.Fields) && i < len(to.Fields):
+				f, t = from.Fields[i].Type, to.Fields[i].Type
+			default:
+				return nil, castErr(v, to)
+			}
+			c, err := member(e, f, t)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case *sql.Map:
+		if from.Elem == nil || to.Elem == nil || from.Value == nil || to.Value == nil {
+			return nil, castErr(v, to)
+		}
+		out := &sql.Map{Keys: make([]any, len(x.Keys)), Values: make([]any, len(x.Values))}
+		for i := range x.Keys {
+			k, err := member(x.Keys[i], *from.Elem, *to.Elem)
+			if err != nil {
+				return nil, err
+			}
+			val, err := member(x.Values[i], *from.Value, *to.Value)
+			if err != nil {
+				return nil, err
+			}
+			out.Keys[i], out.Values[i] = k, val
+		}
+		return out, nil
 	}
 	return nil, castErr(v, to)
 }

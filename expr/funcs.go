@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -207,6 +208,10 @@ func builtins() []*Func {
 		{Name: "CURRENT_DATE", Infer: inferNiladic(sql.Date().NotNull(), false), Eval: evalCurrentDate, Dynamic: true},
 		{Name: "DATE_FORMAT", Infer: inferDateFormat, Eval: evalDateFormat},
 		{Name: "TO_TIMESTAMP", Infer: inferToTimestamp, Eval: evalToTimestamp},
+		// Value constructors (Calcite's SqlArrayValueConstructor and
+		// SqlRowOperator; the MAP constructor is not supported yet).
+		{Name: "ARRAY", Infer: inferArray, Eval: evalArray, Internal: true},
+		{Name: "ROW", Infer: inferRow, Eval: evalRow, Internal: true},
 		// Aggregates (evaluated by the runtime's aggregate operators).
 		{Name: "COUNT", Kind: Aggregate, Infer: inferCount},
 		{Name: "SUM", Kind: Aggregate, Infer: inferNumericAgg},
@@ -918,4 +923,94 @@ func evalToTimestamp(c *Call, args []Eval) (Eval, error) {
 		}
 		return ts, nil
 	}), nil
+}
+
+// inferArray types ARRAY[e1, ...] as Calcite's SqlArrayValueConstructor
+// does: ARRAY<T> NOT NULL, T the least restrictive type of the elements.
+// Elements of nested types (ARRAY, MAP, ROW, MULTISET) must all have the
+// same type: sqlrun does not unify them.
+func inferArray(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if len(args) == 0 {
+		return nil, sql.DataType{}, &OperandError{Msg: "Require at least 1 argument", WholeCall: true}
+	}
+	t := args[0].Type()
+	for _, a := range args[1:] {
+		at := a.Type()
+		if nested(t) || nested(at) {
+			if !t.WithNullable(false).Equal(at.WithNullable(false)) {
+				return nil, sql.DataType{}, &OperandError{Msg: "Parameters must be of the same type", WholeCall: true}
+			}
+			t = t.WithNullable(t.Nullable || at.Nullable)
+			continue
+		}
+		ct, ok := CommonType(t, at)
+		if !ok {
+			return nil, sql.DataType{}, &OperandError{Msg: "Parameters must be of the same type", WholeCall: true}
+		}
+		t = ct
+	}
+	return args, sql.ArrayOf(t).NotNull(), nil
+}
+
+func nested(t sql.DataType) bool {
+	switch t.Root {
+	case sql.TypeArray, sql.TypeMap, sql.TypeRow:
+		return true
+	}
+	return false
+}
+
+// evalArray builds the []any of an ARRAY value, each element converted to
+// the element type (ARRAY[1, 2.5] holds DECIMAL 1.0 and 2.5), except
+// strings and bytes, which a wider CHAR/VARCHAR type does not change (Flink
+// writes them into the array unpadded).
+func evalArray(c *Call, args []Eval) (Eval, error) {
+	et := *c.T.Elem
+	return func(row []any) (any, error) {
+		out := make([]any, len(args))
+		for i, a := range args {
+			v, err := a(row)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				continue
+			}
+			at := c.Args[i].Type()
+			if !at.WithNullable(false).Equal(et.WithNullable(false)) && !at.IsString() && !at.IsBinary() {
+				if v, err = castValue(v, at, et); err != nil {
+					return nil, err
+				}
+			}
+			out[i] = v
+		}
+		return out, nil
+	}, nil
+}
+
+// inferRow types ROW(e1, ...) as Calcite's SqlRowOperator does: a NOT NULL
+// row whose fields are named EXPR$0, EXPR$1, ... with the elements' types.
+func inferRow(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if len(args) == 0 {
+		return nil, sql.DataType{}, &OperandError{Msg: "Require at least 1 argument", WholeCall: true}
+	}
+	fields := make([]sql.Field, len(args))
+	for i, a := range args {
+		fields[i] = sql.Field{Name: "EXPR$" + strconv.Itoa(i), Type: a.Type()}
+	}
+	return args, sql.RowOf(fields...).NotNull(), nil
+}
+
+func evalRow(_ *Call, args []Eval) (Eval, error) {
+	return func(row []any) (any, error) {
+		out := make([]any, len(args))
+		for i, a := range args {
+			v, err := a(row)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}, nil
 }

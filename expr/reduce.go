@@ -19,6 +19,16 @@ func Reduce(e Expr) Expr {
 	if f, ok := byOp[c.Op]; ok && f.Dynamic {
 		return e
 	}
+	if nested(c.T) {
+		// Flink's ExpressionReducer keeps calls whose result has no
+		// literal form (ARRAY, MAP, ROW, MULTISET) unreduced; their
+		// arguments may still fold.
+		args := make([]Expr, len(c.Args))
+		for i, a := range c.Args {
+			args[i] = Reduce(a)
+		}
+		return &Call{Op: c.Op, Args: args, T: c.T}
+	}
 	args := make([]Expr, len(c.Args))
 	allConst := true
 	for i, a := range c.Args {

@@ -912,6 +912,11 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 			op = "TRY_CAST"
 		}
 		t := x.Type.WithNullable(a.Type().Nullable || x.Try)
+		if at := a.Type(); (isNested(at) || isNested(t)) && at.Root != t.Root && !t.IsString() && at.Root != sql.TypeNull {
+			// Flink casts an ARRAY, MAP or ROW only to its own kind or
+			// to a string (CastRuleProvider); Calcite refuses the rest.
+			return nil, validationErr(x.At, len(x.String()), "Cast function cannot convert value of type %s to type %s", at, t)
+		}
 		return &Call{Op: op, Args: []Expr{a}, T: t}, nil
 	case *ast.Case:
 		var args []Expr
@@ -996,6 +1001,9 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 			v, err := rec(it)
 			if err != nil {
 				return nil, err
+			}
+			if isNested(a.Type()) || isNested(v.Type()) {
+				return nil, sql.Errorf(sql.TableException, "sqlrun does not support comparing ARRAY, MAP or ROW values yet")
 			}
 			if !comparable(a.Type(), v.Type()) {
 				return nil, validationErr(x.At, 1, "Values passed to IN operator must have compatible types")
@@ -1219,6 +1227,9 @@ func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 		}
 		return &Call{Op: op, Args: []Expr{l, r}, T: t}, nil
 	case ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe, ast.OpIsDistinct, ast.OpIsNotDistinct:
+		if isNested(lt) || isNested(rt) {
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support comparing ARRAY, MAP or ROW values yet")
+		}
 		if !comparable(lt, rt) {
 			return nil, cannotApply(x.At, string(x.Op), l, r)
 		}
@@ -1277,6 +1288,11 @@ func bindLiteral(x *ast.Literal) (Expr, error) {
 // adding the call's position to the table's operand errors.
 func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
 	f, ok := expr.Lookup(x.Name)
+	if !ok && strings.EqualFold(x.Name, "MAP") {
+		// Flink's MAP[k, v, ...] constructor: its duplicate keys and the
+		// order a MAP prints in (a Java HashMap's) are not reproduced yet.
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support the MAP value constructor MAP[...] yet")
+	}
 	if !ok || f.Kind != expr.Function || f.Infer == nil {
 		sig := make([]string, len(args))
 		for i, a := range args {
@@ -1399,4 +1415,9 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 	names := uniquify(append(append([]string(nil), l.Names()...), r.Names()...))
 	j := &LogicalJoin{base: row(names, types, l, r), Cond: cond, JoinType: kind}
 	return j, sc, nil
+}
+
+// isNested reports the types whose values are composite (ARRAY, MAP, ROW).
+func isNested(t sql.DataType) bool {
+	return t.Root == sql.TypeArray || t.Root == sql.TypeMap || t.Root == sql.TypeRow
 }
