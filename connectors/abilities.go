@@ -105,3 +105,37 @@ type SystemTableFactory interface {
 	// table declared with options (its 'path' says where it lives).
 	SystemTableSchema(sys string, options map[string]string) (sql.Schema, error)
 }
+
+// Metric is one value a source reader or sink writer reports about itself
+// (flushes, retries, latencies), beyond the runtime's own records and
+// back-pressure counters. The runtime sums a vertex's subtasks (samples
+// with the same Name and Labels), exports the sums in Prometheus' text
+// format with the operator's labels, and shows the ones with a Short name
+// in the job's status line.
+type Metric struct {
+	// Name is the Prometheus metric name; counters end in _total.
+	Name string
+	Help string
+	// Labels are the sample's own labels, e.g. {"trigger", "interval"}.
+	Labels [][2]string
+	// Value is a counter's or gauge's value.
+	Value float64
+	// Bounds, when set, make the metric a histogram: Buckets[i] counts the
+	// observations ≤ Bounds[i] (cumulative, as Prometheus' buckets are),
+	// Count and Sum are over all observations.
+	Bounds  []float64
+	Buckets []uint64
+	Count   uint64
+	Sum     float64
+	// Short, when set, names the metric in the status line: a counter
+	// shows its value summed over labels, a histogram its mean.
+	Short string
+}
+
+// ReportsMetrics is implemented by readers and writers with metrics of
+// their own (the JDBC sink's flushes). Metrics is called from other
+// goroutines than the one running the reader or writer, so it must only
+// read what is safe to read concurrently (atomics, a locked copy).
+type ReportsMetrics interface {
+	Metrics() []Metric
+}

@@ -253,7 +253,9 @@ func (Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, error)
 	// Flink's execution.checkpointing.interval (config.KeyCheckpointInterval;
 	// connectors sit below config).
 	interval, _ := connectors.ParseDuration(ctx.Config["execution.checkpointing.interval"])
-	return &Sink{cfg: c, runID: newRunID(), noCheckpoints: ctx.Streaming && interval <= 0}, nil
+	sink := &Sink{cfg: c, runID: newRunID(), noCheckpoints: ctx.Streaming && interval <= 0}
+	sink.stats.latency = newLatencyHistogram()
+	return sink, nil
 }
 
 // CreateSource validates the table and returns the bounded scan source.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
@@ -24,7 +23,7 @@ type Sink struct {
 	// retryUnit shortens the committer's back-off in tests.
 	retryUnit time.Duration
 	commitMu  sync.Mutex
-	stats     struct{ committed, skipped, rows atomic.Int64 }
+	stats     commitCounters
 }
 
 var (
@@ -122,6 +121,9 @@ func (s *Sink) newWriter(subtask, parallelism int, opts ExecutionOptions) (*Writ
 	}
 	w := newWriter(conn, connStr, s.cfg.table, s.cfg.schema, opts)
 	w.subtask, w.runID = subtask, s.runID
+	if subtask == 0 && opts.ExactlyOnce {
+		w.commits = &s.stats
+	}
 	return w, nil
 }
 

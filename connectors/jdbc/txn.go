@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
 	sqlrun "github.com/sqlrun/sqlrun/sql"
 )
@@ -265,6 +266,7 @@ func (s *Sink) commitEpoch(ctx context.Context, id int64, runID string, rows []s
 		return err
 	}
 	w.epoch = &epoch{runID: runID, checkpoint: id}
+	start := time.Now()
 	if err := w.Open(ctx, nil); err != nil {
 		_ = w.Close(ctx)
 		return err
@@ -277,7 +279,7 @@ func (s *Sink) commitEpoch(ctx context.Context, id int64, runID string, rows []s
 		w.batchCount++
 	}
 	w.mu.Lock()
-	err = w.flush(ctx)
+	err = w.flush(ctx, byCommit)
 	w.mu.Unlock()
 	st := w.Stats()
 	if cerr := w.Close(ctx); err == nil && cerr != nil {
@@ -291,6 +293,7 @@ func (s *Sink) commitEpoch(ctx context.Context, id int64, runID string, rows []s
 	} else {
 		s.stats.committed.Add(1)
 		s.stats.rows.Add(st.UpsertRows + st.DeleteRows + st.InsertRows)
+		s.stats.latency.observe(int64(time.Since(start)))
 	}
 	return nil
 }

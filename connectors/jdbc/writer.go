@@ -113,6 +113,10 @@ type Writer struct {
 	failed chan error
 	// onStatement, when set (tests), sees every statement before it is sent.
 	onStatement func(kind byte, text string, args []any)
+	m           *writerMetrics
+	// commits, when set (subtask 0 of an exactly-once sink), are the sink
+	// committer's counters, which this writer reports.
+	commits *commitCounters
 	closed      bool
 	// runID names an exactly-once writer's lineage in the progress table
 	// (txn.go).
@@ -166,6 +170,7 @@ func newWriter(conn *conn, connStr, table string, schema sql.Schema, opts Execut
 			w.intKey = true
 		}
 	}
+	w.m = newWriterMetrics()
 	w.byInt = map[int64]int{}
 	w.byString = map[string]int{}
 	w.failed = make(chan error, 1)
@@ -263,7 +268,7 @@ func (w *Writer) timer(every time.Duration) {
 		}
 		w.mu.Lock()
 		if !w.closed && w.flushErr == nil {
-			if err := w.flush(ctx); err != nil && ctx.Err() == nil {
+			if err := w.flush(ctx, byInterval); err != nil && ctx.Err() == nil {
 				w.flushErr = err
 				w.failed <- w.checkFlushErr() // buffered; sent once
 			}
@@ -297,7 +302,7 @@ func (w *Writer) Write(ctx context.Context, rows []sql.Row) error {
 		w.batchCount++
 		w.c.input.Add(1)
 		if w.opts.BatchSize > 0 && w.batchCount >= w.opts.BatchSize && !w.opts.ExactlyOnce {
-			if err := w.flush(ctx); err != nil {
+			if err := w.flush(ctx, byMaxRows); err != nil {
 				// As JdbcOutputFormat.writeRecord wraps it; the root cause
 				// still names the table and the statement kind.
 				return &sql.Error{Class: sql.IOException, Msg: "Writing records to JDBC failed.", Err: err}
@@ -389,7 +394,7 @@ func (w *Writer) Snapshot(ctx context.Context, checkpointID int64) ([]byte, []by
 	if w.opts.ExactlyOnce {
 		return w.snapshotEpoch(checkpointID)
 	}
-	if err := w.flush(ctx); err != nil {
+	if err := w.flush(ctx, byCheckpoint); err != nil {
 		return nil, nil, err
 	}
 	return nil, nil, nil
@@ -424,7 +429,7 @@ func (w *Writer) Close(ctx context.Context) error {
 		w.batchCount = 0
 	}
 	if err == nil && w.batchCount > 0 {
-		if ferr := w.flush(ctx); ferr != nil {
+		if ferr := w.flush(ctx, byClose); ferr != nil {
 			err = &sql.Error{Class: sql.RuntimeException, Msg: "Writing records to JDBC failed.", Err: ferr}
 		}
 	}
@@ -439,10 +444,11 @@ func (w *Writer) Close(ctx context.Context) error {
 // the writer sleeps i seconds. The buffer is kept until an attempt
 // succeeds, so a retry resends all of it; that is safe because upserts and
 // deletes by key are idempotent. Callers hold w.mu.
-func (w *Writer) flush(ctx context.Context) error {
+func (w *Writer) flush(ctx context.Context, trigger flushTrigger) error {
 	if w.batchCount == 0 && len(w.entries) == 0 && len(w.appendRows) == 0 {
 		return nil
 	}
+	start := time.Now()
 	var lastErr error
 	var kind string
 	attempts := 0
@@ -451,6 +457,9 @@ func (w *Writer) flush(ctx context.Context) error {
 		kind, lastErr = w.attemptFlush(ctx)
 		if lastErr == nil {
 			w.c.flushes.Add(1)
+			w.m.flushes[trigger].Add(1)
+			w.m.rows.observe(int64(w.batchCount))
+			w.m.latency.observe(int64(time.Since(start)))
 			w.c.lastBatch.Store(int64(w.batchCount))
 			w.batchCount = 0
 			w.resetBuffer()

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
 )
 
 // CheckpointStats summarizes a job's checkpoints.
@@ -37,6 +39,9 @@ type VertexMetrics struct {
 	// Flushes counts a sink's writer snapshots: every checkpoint flushes
 	// each writer (JDBC buffers, Paimon files).
 	Flushes int64
+	// Connector are the metrics the vertex's readers or writers report
+	// themselves (connectors.ReportsMetrics), summed over subtasks.
+	Connector []connectors.Metric
 }
 
 // Metrics is a point-in-time snapshot of a job, for the shell's status line
@@ -66,7 +71,8 @@ func (j *Job) Metrics() Metrics {
 		}
 		m.Vertices = append(m.Vertices, VertexMetrics{UID: v.UID, Name: v.Name, Kind: kind, Parallelism: v.Parallelism,
 			RecordsIn: vm.recordsIn.Load(), RecordsOut: vm.recordsOut.Load(),
-			BackPressured: time.Duration(vm.backpressureNanos.Load()), Flushes: vm.flushes.Load()})
+			BackPressured: time.Duration(vm.backpressureNanos.Load()), Flushes: vm.flushes.Load(),
+			Connector: vm.connectorMetrics()})
 	}
 	j.mu.Lock()
 	m.Checkpoints = j.cpStats
@@ -80,13 +86,15 @@ func (j *Job) Metrics() Metrics {
 // with Flink's metric names as the Prometheus reporter spells them.
 func WritePrometheus(w io.Writer, jobs []*Job) error {
 	type sample struct {
+		suffix string // _bucket, _sum, _count of a histogram
 		labels string
 		value  float64
 	}
 	families := map[string][]sample{}
 	help := map[string]string{}
+	histograms := map[string]bool{}
 	add := func(name, h, labels string, v float64) {
-		families[name] = append(families[name], sample{labels, v})
+		families[name] = append(families[name], sample{labels: labels, value: v})
 		help[name] = h
 	}
 	for _, j := range jobs {
@@ -109,6 +117,24 @@ func WritePrometheus(w io.Writer, jobs []*Job) error {
 			if v.Kind == "sink" {
 				add("sqlrun_sink_flushes_total", "Sink writer flushes (one per subtask per checkpoint).", ol, float64(v.Flushes))
 			}
+			for _, c := range v.Connector {
+				l := ol
+				for _, kv := range c.Labels {
+					l += fmt.Sprintf(`,%s="%s"`, kv[0], escapeLabel(kv[1]))
+				}
+				if c.Bounds == nil {
+					add(c.Name, c.Help, l, c.Value)
+					continue
+				}
+				histograms[c.Name] = true
+				help[c.Name] = c.Help
+				for i, b := range c.Bounds {
+					families[c.Name] = append(families[c.Name], sample{"_bucket", fmt.Sprintf(`%s,le="%g"`, l, b), float64(c.Buckets[i])})
+				}
+				families[c.Name] = append(families[c.Name],
+					sample{"_bucket", l + `,le="+Inf"`, float64(c.Count)},
+					sample{"_sum", l, c.Sum}, sample{"_count", l, float64(c.Count)})
+			}
 		}
 	}
 	names := make([]string, 0, len(families))
@@ -118,14 +144,17 @@ func WritePrometheus(w io.Writer, jobs []*Job) error {
 	sort.Strings(names)
 	for _, n := range names {
 		kind := "gauge"
-		if strings.HasPrefix(n, "flink_taskmanager") || strings.Contains(n, "numberOf") || strings.HasSuffix(n, "_total") {
+		switch {
+		case histograms[n]:
+			kind = "histogram"
+		case strings.HasPrefix(n, "flink_taskmanager") || strings.Contains(n, "numberOf") || strings.HasSuffix(n, "_total"):
 			kind = "counter"
 		}
 		if _, err := fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", n, help[n], n, kind); err != nil {
 			return err
 		}
 		for _, s := range families[n] {
-			if _, err := fmt.Fprintf(w, "%s{%s} %g\n", n, s.labels, s.value); err != nil {
+			if _, err := fmt.Fprintf(w, "%s%s{%s} %g\n", n, s.suffix, s.labels, s.value); err != nil {
 				return err
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
 )
 
 // DefaultJobName is Flink's default name of an INSERT job,
@@ -54,8 +56,57 @@ func StatusLine(prev, cur Metrics, dt time.Duration) string {
 	if pressure < 0 {
 		pressure = 0
 	}
-	return fmt.Sprintf("%s %s: in %.0f rows/s, out %.0f rows/s, %s, backpressure %.0f%%",
+	line := fmt.Sprintf("%s %s: in %.0f rows/s, out %.0f rows/s, %s, backpressure %.0f%%",
 		cur.JobID, cur.Status, float64(srcOut-pSrcOut)/secs, float64(sinkIn-pSinkIn)/secs, cp, pressure)
+	for _, v := range cur.Vertices {
+		if s := connectorStatus(v.Connector); s != "" {
+			line += ", " + s
+		}
+	}
+	return line
+}
+
+// connectorStatus shows a vertex's connector metrics that have a Short
+// name: counters summed over their labels, histograms as their mean (in
+// milliseconds for a _seconds histogram).
+func connectorStatus(ms []connectors.Metric) string {
+	var parts []string
+	seen := map[string]int{}
+	type agg struct {
+		value, sum float64
+		count      uint64
+		seconds    bool
+		histogram  bool
+	}
+	var aggs []agg
+	for _, m := range ms {
+		if m.Short == "" {
+			continue
+		}
+		i, ok := seen[m.Short]
+		if !ok {
+			i = len(aggs)
+			seen[m.Short] = i
+			parts = append(parts, m.Short)
+			aggs = append(aggs, agg{seconds: strings.HasSuffix(m.Name, "_seconds"), histogram: m.Bounds != nil})
+		}
+		aggs[i].value += m.Value
+		aggs[i].sum += m.Sum
+		aggs[i].count += m.Count
+	}
+	for i, a := range aggs {
+		switch {
+		case !a.histogram:
+			parts[i] = fmt.Sprintf("%s %.0f", parts[i], a.value)
+		case a.count == 0:
+			parts[i] = parts[i] + " -"
+		case a.seconds:
+			parts[i] = fmt.Sprintf("%s %.1f ms", parts[i], a.sum/float64(a.count)*1000)
+		default:
+			parts[i] = fmt.Sprintf("%s %.1f", parts[i], a.sum/float64(a.count))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func byteSize(n int64) string {

@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -215,6 +218,9 @@ func (t *task) open(ctx context.Context) error {
 			return err
 		}
 		t.reader = r
+		if m, ok := r.(connectors.ReportsMetrics); ok {
+			t.metrics.report(t.subtask, m)
+		}
 		return r.Open(ctx, t.restored)
 	case roleSink:
 		w, err := v.Sink.NewWriter(t.subtask, v.Parallelism)
@@ -222,6 +228,9 @@ func (t *task) open(ctx context.Context) error {
 			return err
 		}
 		t.writer = w
+		if r, ok := w.(connectors.ReportsMetrics); ok {
+			t.metrics.report(t.subtask, r)
+		}
 		return w.Open(ctx, t.restored)
 	default:
 		op, err := v.Operator(t.subtask, v.Parallelism)
@@ -716,4 +725,60 @@ type vertexMetrics struct {
 	backpressureNanos atomic.Int64
 	flushes           atomic.Int64 // sink writer snapshots (each flushes the writer)
 	alignBuffered     atomic.Int64 // batches held by barrier alignment now
+
+	// reporters are the subtasks' readers or writers that report metrics of
+	// their own, by subtask; a restarted subtask replaces its entry, whose
+	// counters start again (as Flink's do after a restart).
+	mu        sync.Mutex
+	reporters map[int]connectors.ReportsMetrics
+}
+
+func (m *vertexMetrics) report(subtask int, r connectors.ReportsMetrics) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reporters == nil {
+		m.reporters = map[int]connectors.ReportsMetrics{}
+	}
+	m.reporters[subtask] = r
+}
+
+// connectorMetrics sums the reporters' metrics over subtasks: samples with
+// the same name and labels add up, in the order they first appear.
+func (m *vertexMetrics) connectorMetrics() []connectors.Metric {
+	m.mu.Lock()
+	subtasks := make([]int, 0, len(m.reporters))
+	for s := range m.reporters {
+		subtasks = append(subtasks, s)
+	}
+	sort.Ints(subtasks)
+	reporters := make([]connectors.ReportsMetrics, len(subtasks))
+	for i, s := range subtasks {
+		reporters[i] = m.reporters[s]
+	}
+	m.mu.Unlock()
+	var out []connectors.Metric
+	index := map[string]int{}
+	for _, r := range reporters {
+		for _, x := range r.Metrics() {
+			k := x.Name
+			for _, l := range x.Labels {
+				k += "\x00" + l[0] + "=" + l[1]
+			}
+			i, ok := index[k]
+			if !ok {
+				index[k] = len(out)
+				x.Buckets = slices.Clone(x.Buckets)
+				out = append(out, x)
+				continue
+			}
+			y := &out[i]
+			y.Value += x.Value
+			y.Count += x.Count
+			y.Sum += x.Sum
+			for b := range min(len(y.Buckets), len(x.Buckets)) {
+				y.Buckets[b] += x.Buckets[b]
+			}
+		}
+	}
+	return out
 }
