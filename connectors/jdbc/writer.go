@@ -117,7 +117,7 @@ type Writer struct {
 	// commits, when set (subtask 0 of an exactly-once sink), are the sink
 	// committer's counters, which this writer reports.
 	commits *commitCounters
-	closed      bool
+	closed  bool
 	// runID names an exactly-once writer's lineage in the progress table
 	// (txn.go).
 	runID   string
@@ -126,9 +126,9 @@ type Writer struct {
 	// transaction check and advance the progress row.
 	epoch *epoch
 
-	stop        chan struct{}
-	timerWG     sync.WaitGroup
-	c           counters
+	stop    chan struct{}
+	timerWG sync.WaitGroup
+	c       counters
 }
 
 type entry struct {

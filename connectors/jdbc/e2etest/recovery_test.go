@@ -40,9 +40,9 @@ const (
 	// modeEnv, when "exactly-once", runs the sink with
 	// 'sink.delivery-guarantee' = 'exactly-once'.
 	modeEnv = "SQLRUN_JDBC_E2E_MODE"
-	jobName  = "insert-into-mysql_orders"
-	changes  = 20000
-	keys     = 500
+	jobName = "insert-into-mysql_orders"
+	changes = 20000
+	keys    = 500
 )
 
 func TestMain(m *testing.M) {
