@@ -37,9 +37,7 @@ const (
 	KeyStateBackendOld      = "state.backend"
 	KeyStateLocalDir        = "state.backend.rocksdb.localdir"
 	KeyProcessMemory        = "taskmanager.memory.process.size"
-
-	// Read by the runtime but not in Options (SET does not check it).
-	KeyCheckpointTimeout = "execution.checkpointing.timeout"
+	KeyCheckpointTimeout    = "execution.checkpointing.timeout"
 )
 
 // Options are the keys sqlrun knows, with Flink's names, types and
@@ -54,6 +52,8 @@ var Options = []connectors.Option{
 		Description: "Interval between checkpoints; checkpointing is off when unset."},
 	{Key: KeyExecutionCheckpointM, Type: connectors.Enum, Default: "EXACTLY_ONCE", Enum: []string{"EXACTLY_ONCE", "AT_LEAST_ONCE"},
 		Description: "Checkpointing mode (sqlrun always aligns barriers)."},
+	{Key: KeyCheckpointTimeout, Type: connectors.Duration, Default: "10 min",
+		Description: "The maximum time that a checkpoint may take before being discarded (the job then fails: sqlrun tolerates no failed checkpoint)."},
 	{Key: KeyNumRetained, Type: connectors.Int, Default: "1", Description: "Number of completed checkpoints to retain."},
 	{Key: KeyCheckpointDir, Type: connectors.String,
 		Description: "Directory for checkpoints; default $XDG_DATA_HOME/sqlrun/checkpoints or ~/.local/share/sqlrun/checkpoints."},

@@ -92,12 +92,11 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 		return c, err
 	}
 	c.CheckpointInterval = d
-	if v, ok := get(config.KeyCheckpointTimeout); ok && v != "" {
-		d, err := connectors.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return c, bad(config.KeyCheckpointTimeout, v)
-		}
-		c.CheckpointTimeout = d
+	if c.CheckpointTimeout, err = config.Duration(m, config.KeyCheckpointTimeout); err != nil {
+		return c, err
+	} else if c.CheckpointTimeout <= 0 {
+		v, _ := get(config.KeyCheckpointTimeout)
+		return c, bad(config.KeyCheckpointTimeout, v)
 	}
 	if v, ok := get(config.KeyCheckpointDir); ok && v != "" {
 		c.CheckpointDir = stripFileScheme(v)
