@@ -34,6 +34,10 @@ const Identifier = "paimon"
 // need it.
 var ErrNoPath = errors.New("paimon table has no 'path' option")
 
+// localFS is the file system Paimon tables outside a catalog live on; a
+// test swaps it for a counting or failing one (fs.Injecting).
+var localFS = func() fs.FileIO { return fs.NewLocal() }
+
 // Factory is the Paimon table factory (Paimon's FlinkTableFactory).
 type Factory struct{}
 
@@ -158,21 +162,22 @@ type tableConfig struct {
 	opts      connectors.Options
 	raw       map[string]string
 	streaming bool
+	// stored is the table's latest schema, read once while planning (nil
+	// when the reference has no path, or no readable table is there yet).
+	stored *schema.TableSchema
 }
 
 func newConfig(ctx *connectors.Context) (*tableConfig, error) {
-	opts, err := withStoredOptions(ctx.Options)
-	if err != nil {
-		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
-	}
-	if err := checkDeclaredSchema(ctx); err != nil {
+	stored := readStored(ctx.Options)
+	opts := withStoredOptions(ctx.Options, stored)
+	if err := checkDeclaredSchema(ctx, stored); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
 	if err := CheckOptions(opts); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
 	return &tableConfig{id: ctx.Table, schema: ctx.Schema, partition: ctx.PartitionKeys, opts: connectors.NewOptions(coreoptions.Known(), opts),
-		raw: opts, streaming: ctx.Streaming}, nil
+		raw: opts, streaming: ctx.Streaming, stored: stored}, nil
 }
 
 // withStoredOptions returns the options a Paimon table really has: those
@@ -182,16 +187,9 @@ func newConfig(ctx *connectors.Context) (*tableConfig, error) {
 // created with 'changelog-producer' = 'input' keeps that producer — and
 // its changelog mode in the plan — when declared by path without it. A
 // table that does not exist yet has no stored options.
-func withStoredOptions(decl map[string]string) (map[string]string, error) {
-	path := strings.TrimPrefix(strings.TrimSpace(decl["path"]), "file://")
-	if path == "" {
-		return decl, nil
-	}
-	ts, err := schema.NewManager(fs.NewLocal(), path).Latest()
-	if err != nil || ts == nil || len(ts.Options) == 0 {
-		// Missing or unreadable: opening the table reports it with
-		// Paimon's message and the file at fault.
-		return decl, nil
+func withStoredOptions(decl map[string]string, ts *schema.TableSchema) map[string]string {
+	if ts == nil || len(ts.Options) == 0 {
+		return decl
 	}
 	merged := make(map[string]string, len(ts.Options)+len(decl))
 	for k, v := range ts.Options {
@@ -200,7 +198,24 @@ func withStoredOptions(decl map[string]string) (map[string]string, error) {
 	for k, v := range decl {
 		merged[k] = v
 	}
-	return merged, nil
+	return merged
+}
+
+// readStored reads the latest schema of the table at the reference's
+// 'path', once per reference: the stored options, the declared-schema
+// check and the reader or writer all use it. A missing or unreadable
+// table gives nil: opening it reports it with Paimon's message and the
+// file at fault.
+func readStored(decl map[string]string) *schema.TableSchema {
+	path := strings.TrimPrefix(strings.TrimSpace(decl["path"]), "file://")
+	if path == "" {
+		return nil
+	}
+	ts, err := schema.NewManager(localFS(), path).Latest()
+	if err != nil {
+		return nil
+	}
+	return ts
 }
 
 // checkDeclaredSchema compares a 'path' table's declaration with the
@@ -209,14 +224,9 @@ func withStoredOptions(decl map[string]string) (map[string]string, error) {
 // (comments aside), the same partition keys and primary keys, else the
 // statement fails with Paimon's message while planning — not at the first
 // write, with the job already running. A table not created yet passes.
-func checkDeclaredSchema(ctx *connectors.Context) error {
-	path := strings.TrimPrefix(strings.TrimSpace(ctx.Options["path"]), "file://")
-	if _, _, sys := SystemTable(ctx.Table.Name); path == "" || sys {
+func checkDeclaredSchema(ctx *connectors.Context, ts *schema.TableSchema) error {
+	if _, _, sys := SystemTable(ctx.Table.Name); ts == nil || sys {
 		return nil // a system table (t$snapshots) has a schema of its own
-	}
-	ts, err := schema.NewManager(fs.NewLocal(), path).Latest()
-	if err != nil || ts == nil {
-		return nil // opening the table reports a broken one with the file at fault
 	}
 	store := make([]sql.Field, len(ts.Fields))
 	for i, f := range ts.Fields {
@@ -417,10 +427,12 @@ func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, e
 			s.openErr = err
 			return
 		}
-		if s.openErr = s.cfg.autoCreate(path); s.openErr != nil {
+		t, err := s.cfg.openForRead(path)
+		if err != nil {
+			s.openErr = err
 			return
 		}
-		s.rt, s.openErr = stream.NewSource(path, s.cfg.dynamic(), s.cfg.streaming, s.projection)
+		s.rt, s.openErr = stream.NewSourceTable(t, s.cfg.streaming, s.projection)
 	})
 	if s.openErr != nil {
 		return nil, fmt.Errorf("read paimon table %s: %w", s.cfg.id, s.openErr)
@@ -636,7 +648,7 @@ func (s *Sink) runtime() (*table.Sink, error) {
 			s.openErr = err
 			return
 		}
-		t, err := table.OpenForSQL(fs.NewLocal(), path, s.cfg.schema, s.cfg.partition, s.cfg.dynamic(), s.cfg.opts.Bool("auto-create"))
+		t, err := table.OpenForSQL(localFS(), path, s.cfg.stored, s.cfg.schema, s.cfg.partition, s.cfg.dynamic(), s.cfg.opts.Bool("auto-create"))
 		if err != nil {
 			s.openErr = err
 			return
@@ -650,16 +662,15 @@ func (s *Sink) runtime() (*table.Sink, error) {
 	return s.rt, nil
 }
 
-// autoCreate creates the table at path from its declaration when
-// 'auto-create' is true and no table is there yet, as Paimon's
-// FlinkTableFactory does; without it a missing table fails with Paimon's
-// "Schema file not found" message when it is opened.
-func (c *tableConfig) autoCreate(path string) error {
-	if !c.opts.Bool("auto-create") {
-		return nil
+// openForRead opens the table at path for a read, with the schema read
+// while planning (so a statement reads it once). A table that was not there
+// then is created from its declaration when 'auto-create' is true, as
+// Paimon's FlinkTableFactory does; otherwise opening reports it missing.
+func (c *tableConfig) openForRead(path string) (*table.Table, error) {
+	if c.stored == nil && c.opts.Bool("auto-create") {
+		return table.OpenForSQL(localFS(), path, nil, c.schema, c.partition, c.dynamic(), true)
 	}
-	_, err := table.OpenForSQL(fs.NewLocal(), path, c.schema, c.partition, c.dynamic(), true)
-	return err
+	return table.OpenSchema(localFS(), path, c.stored, c.dynamic())
 }
 
 // path is the table's directory, from the 'path' option (a file: URI or a

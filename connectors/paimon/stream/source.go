@@ -55,6 +55,17 @@ func NewSourceFS(fio fs.FileIO, tablePath string, opts map[string]string, stream
 	if err != nil {
 		return nil, err
 	}
+	return newSource(t, streaming, projection)
+}
+
+// NewSourceTable is NewSource on a table already opened (the connector
+// opens it with the schema it read while planning).
+func NewSourceTable(tt *table.Table, streaming bool, projection []int) (*Source, error) {
+	return newSource(tableOf(tt), streaming, projection)
+}
+
+func newSource(t *Table, streaming bool, projection []int) (*Source, error) {
+	tablePath := t.Root
 	cfg, err := ParseConfig(t.TT.Options, streaming)
 	if err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", tablePath, err)

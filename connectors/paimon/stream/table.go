@@ -46,10 +46,16 @@ func OpenTable(fio fs.FileIO, root string, options map[string]string) (*Table, e
 	if err != nil {
 		return nil, err
 	}
+	return tableOf(tt), nil
+}
+
+// tableOf is the read side of an opened table.
+func tableOf(tt *table.Table) *Table {
+	fio, root := tt.FIO, tt.Root
 	ts := *tt.Schema
 	ts.Options = tt.Options.Raw()
 	return &Table{TT: tt, FIO: fio, Root: root, Snapshots: tt.Snapshots, Schemas: tt.Schemas, Manifests: tt.Manifests,
-		Schema: &ts, Spec: tt.Spec}, nil
+		Schema: &ts, Spec: tt.Spec}
 }
 
 // HasPrimaryKey reports a primary-key (KeyValue) table.

@@ -101,6 +101,18 @@ func Open(fio fs.FileIO, path string, dynamic map[string]string) (*Table, error)
 	return newTable(fio, path, s, dynamic)
 }
 
+// OpenSchema is Open with the latest schema already read (s, by the
+// planner); a nil s reads it.
+func OpenSchema(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[string]string) (*Table, error) {
+	if s == nil {
+		return Open(fio, path, dynamic)
+	}
+	if fio == nil {
+		fio = fs.NewLocal()
+	}
+	return newTable(fio, path, s, dynamic)
+}
+
 func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[string]string) (*Table, error) {
 	opts := map[string]string{}
 	for k, v := range s.Options {
@@ -349,9 +361,10 @@ func (t *Table) TotalBuckets() int32 { return int32(t.NumBuckets) }
 // 'connector' = 'paimon' and 'path' (Flink's default catalog): the table
 // at path with the SQL options as dynamic options. A missing table is
 // created from the declaration when create is true (Paimon's 'auto-create'
-// or sqlrun's CREATE TABLE), else it fails with Paimon's message.
-func OpenForSQL(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, options map[string]string, create bool) (*Table, error) {
-	t, err := Open(fio, path, options)
+// or sqlrun's CREATE TABLE), else it fails with Paimon's message. stored
+// is the table's latest schema when the caller has read it (nil: read it).
+func OpenForSQL(fio fs.FileIO, path string, stored *schema.TableSchema, s sql.Schema, partitionKeys []string, options map[string]string, create bool) (*Table, error) {
+	t, err := OpenSchema(fio, path, stored, options)
 	if err == nil || !errors.Is(err, ErrTableNotExist) {
 		return t, err
 	}
