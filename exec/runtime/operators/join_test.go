@@ -4,9 +4,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/state"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -113,5 +116,75 @@ func sideSpec(t *testing.T, td *datadriven.TestData, key string, s *JoinSideSpec
 		}
 	default:
 		t.Fatalf("%s=%s", key, v)
+	}
+}
+
+func joinStep(t *testing.T, op runtime.Operator, input int, r sql.Row) []string {
+	t.Helper()
+	var out runtime.Collector
+	if err := op.ProcessBatch(input, []sql.Row{r}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range out.Rows() {
+		got = append(got, sql.FormatRow(o, nil))
+	}
+	return got
+}
+
+// TestJoinStateTTL: with table.exec.state.ttl a join key's rows expire
+// when none was written for the TTL (Flink's StateTtlConfig on the join's
+// record state), so a late partner finds nothing to join.
+func TestJoinStateTTL(t *testing.T) {
+	now := int64(1000)
+	ctx := &runtime.Context{State: &state.Backend{TTL: 10 * time.Millisecond, Now: func() int64 { return now }}}
+	op, _ := StreamingJoin(JoinSpec{Left: JoinSideSpec{Keys: []int{0}, Arity: 2, Outer: true}, Right: JoinSideSpec{Keys: []int{0}, Arity: 2}})(0, 1)
+	if err := op.Open(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	joinStep(t, op, 0, sql.Row{Kind: sql.Insert, Values: []any{int32(1), "a"}})
+	if got := joinStep(t, op, 1, sql.Row{Kind: sql.Insert, Values: []any{int32(1), "x"}}); strings.Join(got, " ") != "-D[1, a, null, null] +I[1, a, 1, x]" {
+		t.Fatalf("before the TTL: %v", got)
+	}
+	now += 11
+	if got := joinStep(t, op, 1, sql.Row{Kind: sql.Insert, Values: []any{int32(1), "y"}}); len(got) != 0 {
+		t.Fatalf("after the TTL the left row should be gone, got %v", got)
+	}
+}
+
+// TestJoinRescale: state taken at parallelism 2 restores at parallelism 1
+// (each side keyed by the join key its Hash edge routes by), and the
+// restored subtask goes on joining as if it had seen every row.
+func TestJoinRescale(t *testing.T) {
+	spec := JoinSpec{Left: JoinSideSpec{Keys: []int{0}, Arity: 2, Outer: true}, Right: JoinSideSpec{Keys: []int{0}, Arity: 2}}
+	var blobs [][]byte
+	for sub := 0; sub < 2; sub++ {
+		op, _ := StreamingJoin(spec)(sub, 2)
+		if err := op.Open(&runtime.Context{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for k := int32(1); k <= 6; k++ {
+			r := sql.Row{Kind: sql.Insert, Values: []any{k, "l"}}
+			key, _ := state.KeyOf(r, []int{0})
+			if runtime.OwnsKey(key, sub, 2) {
+				joinStep(t, op, 0, r)
+			}
+		}
+		b, err := op.Snapshot(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blobs = append(blobs, b)
+	}
+	op, _ := StreamingJoin(spec)(0, 1)
+	if err := op.(runtime.Rescalable).OpenRescaled(&runtime.Context{}, blobs, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for k := int32(1); k <= 6; k++ {
+		got = append(got, joinStep(t, op, 1, sql.Row{Kind: sql.Insert, Values: []any{k, "r"}})...)
+	}
+	if len(got) != 12 {
+		t.Fatalf("every left row should be restored and joined once, got %v", got)
 	}
 }
