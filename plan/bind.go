@@ -518,16 +518,27 @@ func (b *binder) bindSelect(x *ast.Select) (Node, error) {
 			return nil, validationErr(it.At, len(it.StarQualifier), "Unknown identifier '%s'", it.StarQualifier)
 		}
 	}
-	if x.Where != nil {
-		if hasAgg(x.Where) {
-			return nil, validationErr(x.Where.Pos(), 1, "Aggregate expression is illegal in WHERE clause")
+	where := x.Where
+	if where != nil {
+		var subs []ast.Expr
+		where, subs = splitSubqueries(where)
+		for _, s := range subs {
+			var err error
+			if input, err = b.bindSubqueryJoin(input, sc, s); err != nil {
+				return nil, err
+			}
 		}
-		cond, err := b.bindExpr(x.Where, sc, nil)
+	}
+	if where != nil {
+		if hasAgg(where) {
+			return nil, validationErr(where.Pos(), 1, "Aggregate expression is illegal in WHERE clause")
+		}
+		cond, err := b.bindExpr(where, sc, nil)
 		if err != nil {
 			return nil, err
 		}
 		if cond.Type().Root != sql.TypeBoolean && cond.Type().Root != sql.TypeNull {
-			return nil, validationErr(x.Where.Pos(), 1, "WHERE clause must be a condition")
+			return nil, validationErr(where.Pos(), 1, "WHERE clause must be a condition")
 		}
 		input = &LogicalFilter{base: sameRow(input), Cond: cond}
 	}

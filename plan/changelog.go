@@ -84,8 +84,9 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 		for _, in := range n.inputs {
 			k = k.Union(modifyKinds(in, mk))
 		}
-		if n.JoinType != ast.InnerJoin {
-			// An outer join retracts its null-padded rows.
+		if n.JoinType != ast.InnerJoin && n.JoinType != semiJoin {
+			// An outer join retracts its null-padded rows, an anti join the
+			// rows a new match hides (FlinkChangelogModeInferenceProgram).
 			k = kindsOf(sql.All)
 		}
 	case *Sink:
@@ -488,6 +489,9 @@ func uniqueKeyContains(keys [][]int, joinKey []int) bool {
 // side is the null-padded one of an outer join.
 func joinUpsertKeys(n *Join) [][]int {
 	l, r := n.inputs[0], n.inputs[1]
+	if isSemiAnti(n.JoinType) {
+		return l.UpsertKeys()
+	}
 	nl := len(l.Names())
 	uniqueOn := func(keys [][]int, joinKey []int) bool {
 		for _, k := range keys {

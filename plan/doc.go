@@ -100,7 +100,8 @@
 // closures and never sees the AST. exec/compile turns a Plan into the
 // runtime's job graph.
 //
-// Regular joins (inner, left, right, full) are planned
+// Regular joins (inner, left, right, full; semi and anti from IN / EXISTS
+// subqueries in WHERE, see subquery.go) are planned
 // with their hash Exchanges, input specs and upsert keys.
 //
 // What sqlrun's plans leave out compared with Flink: windows, temporal

@@ -479,6 +479,10 @@ func joinTypeName(k ast.JoinKind) string {
 		return "RightOuterJoin"
 	case ast.FullJoin:
 		return "FullOuterJoin"
+	case semiJoin:
+		return "LeftSemiJoin"
+	case antiJoin:
+		return "LeftAntiJoin"
 	}
 	return "InnerJoin"
 }

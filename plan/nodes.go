@@ -433,7 +433,10 @@ func (n *SortLimit) describe(Format) string {
 }
 
 func (n *Join) describe(f Format) string {
-	return "Join(joinType=[" + joinTypeName(n.JoinType) + "], where=[" + FormatExpr(n.Cond, n.names, f) + "], select=[" +
+	// The condition reads both inputs' fields, which a semi or anti join's
+	// select does not show.
+	both := uniquify(append(append([]string(nil), n.inputs[0].Names()...), n.inputs[1].Names()...))
+	return "Join(joinType=[" + joinTypeName(n.JoinType) + "], where=[" + FormatExpr(n.Cond, both, f) + "], select=[" +
 		strings.Join(n.names, ", ") + "], leftInputSpec=[" + inputSpec(n.inputs[0], n.LeftKeys) +
 		"], rightInputSpec=[" + inputSpec(n.inputs[1], n.RightKeys) + "])"
 }

@@ -476,9 +476,12 @@ func newJoin(left, right Node, cond Expr, kind ast.JoinKind) Node {
 	for _, t := range left.Types() {
 		types = append(types, t.WithNullable(t.Nullable || kind == ast.RightJoin || kind == ast.FullJoin))
 	}
-	for _, t := range right.Types() {
-		types = append(types, t.WithNullable(t.Nullable || kind == ast.LeftJoin || kind == ast.FullJoin))
+	names := append([]string(nil), left.Names()...)
+	if !isSemiAnti(kind) { // a semi or anti join's row is its left input's
+		for _, t := range right.Types() {
+			types = append(types, t.WithNullable(t.Nullable || kind == ast.LeftJoin || kind == ast.FullJoin))
+		}
+		names = uniquify(append(names, right.Names()...))
 	}
-	names := uniquify(append(append([]string(nil), left.Names()...), right.Names()...))
 	return &Join{base: row(names, types, ex(left, lk), ex(right, rk)), Cond: cond, JoinType: kind, LeftKeys: lk, RightKeys: rk}
 }

@@ -326,7 +326,8 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		joinCond = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	}
 	var lf, rf []int
-	for i := range join.names {
+	width := nl + len(join.inputs[1].Names()) // the condition's row: both inputs
+	for i := 0; i < width; i++ {
 		if !used[i] {
 			continue
 		}
@@ -350,7 +351,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		m[f+nl] = len(lf) + i
 	}
 	shift := map[int]int{}
-	for i := nl; i < len(join.names); i++ {
+	for i := nl; i < width; i++ {
 		shift[i] = i - nl
 	}
 	var rc Expr
@@ -367,10 +368,13 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	for _, t := range left.types {
 		types = append(types, t.WithNullable(t.Nullable || kind == ast.RightJoin || kind == ast.FullJoin))
 	}
-	for _, t := range right.types {
-		types = append(types, t.WithNullable(t.Nullable || kind == ast.LeftJoin || kind == ast.FullJoin))
+	jnames := append([]string(nil), left.names...)
+	if !isSemiAnti(kind) { // a semi or anti join's row is its left input's
+		for _, t := range right.types {
+			types = append(types, t.WithNullable(t.Nullable || kind == ast.LeftJoin || kind == ast.FullJoin))
+		}
+		jnames = uniquify(append(jnames, right.names...))
 	}
-	jnames := uniquify(append(append([]string(nil), left.names...), right.names...))
 	j := &LogicalJoin{base: row(jnames, types, left, right), Cond: remap(joinCond, m), JoinType: kind, pushed: true}
 	top := make([]Expr, len(exprs))
 	for i, e := range exprs {

@@ -418,8 +418,8 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 		return edge{}, err
 	}
 	nl := len(n.Inputs()[0].Names())
-	nr := len(n.Names()) - nl
-	spec := operators.JoinSpec{Cond: cond,
+	nr := len(n.Inputs()[1].Names())
+	spec := operators.JoinSpec{Cond: cond, Semi: n.IsSemi(), Anti: n.IsAnti(),
 		Left:  operators.JoinSideSpec{Keys: n.LeftKeys, Arity: nl, Outer: n.JoinType == ast.LeftJoin || n.JoinType == ast.FullJoin},
 		Right: operators.JoinSideSpec{Keys: n.RightKeys, Arity: nr, Outer: n.JoinType == ast.RightJoin || n.JoinType == ast.FullJoin}}
 	for i, side := range []*operators.JoinSideSpec{&spec.Left, &spec.Right} {
@@ -446,7 +446,7 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 	for i := 0; i < nl; i++ {
 		keep = append(keep, i)
 	}
-	for i := 0; i < nr; i++ {
+	for i := 0; i < nr && !spec.Semi && !spec.Anti; i++ {
 		keep = append(keep, spec.Left.Arity+i)
 	}
 	c := b.g.AddOperator(path+"-JoinProject", "Calc", operators.ProjectFilter(keep, nil), p)

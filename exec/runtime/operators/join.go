@@ -44,6 +44,9 @@ type JoinSpec struct {
 	// It includes the equi-conjuncts, which rows in one bucket satisfy
 	// unless a key is NULL.
 	Cond func([]any) (any, error)
+	// Semi and Anti make a LeftSemiJoin / LeftAntiJoin: the output is the
+	// left row alone (StreamingSemiAntiJoinOperator).
+	Semi, Anti bool
 }
 
 // StreamingJoin is Flink's StreamingJoinOperator (INNER, LEFT, RIGHT and
@@ -317,6 +320,9 @@ func put(t state.Table[[]joinRecord], key string, recs []joinRecord) error {
 }
 
 func (j *streamingJoin) process(r sql.Row, inIsLeft bool, out *runtime.Collector) error {
+	if j.spec.Semi || j.spec.Anti {
+		return j.processSemiAnti(r, inIsLeft, out)
+	}
 	inSpec, otherSpec, inT, otherT := j.side(inIsLeft)
 	inKey, ok, err := j.stateKey(r.Values, inSpec.Keys)
 	if err != nil {
@@ -424,6 +430,111 @@ func (j *streamingJoin) process(r sql.Row, inIsLeft bool, out *runtime.Collector
 	}
 	if otherChanged {
 		return put(otherT, inKey, otherRecs)
+	}
+	return nil
+}
+
+// processSemiAnti is Flink's StreamingSemiAntiJoinOperator
+// (flink-table-runtime .../join/stream/StreamingSemiAntiJoinOperator.java):
+//
+//   - a left row is emitted as it came (its own kind) when it has a match
+//     (semi) or none (anti), and is stored with its number of matches;
+//   - a right accumulate is stored; every matching left row that had no
+//     match yet is emitted: semi with the input's kind (+I/+U), anti as -D;
+//   - a right retraction leaves the state; every matching left row whose
+//     last match it was is emitted: semi with the input's kind (-D/-U),
+//     anti as +I.
+//
+// A right accumulate that replaces a row of the same unique key does not
+// count its matches again (as for outer joins, see StreamingJoin).
+func (j *streamingJoin) processSemiAnti(r sql.Row, inIsLeft bool, out *runtime.Collector) error {
+	inSpec, _, inT, otherT := j.side(inIsLeft)
+	key, ok, err := j.stateKey(r.Values, inSpec.Keys)
+	if err != nil {
+		return err
+	}
+	var inRecs, otherRecs []joinRecord
+	if ok {
+		if inRecs, _, err = inT.Get(key); err != nil {
+			return err
+		}
+		if otherRecs, _, err = otherT.Get(key); err != nil {
+			return err
+		}
+	}
+	var matched []int
+	total := int64(0)
+	for i, o := range otherRecs {
+		m, err := j.matches(r.Values, o.vals, inIsLeft)
+		if err != nil {
+			return err
+		}
+		if m {
+			matched = append(matched, i)
+			total += o.count
+		}
+	}
+	emit := func(kind sql.RowKind, vals []any, n int64) {
+		for c := int64(0); c < n; c++ {
+			out.Emit(sql.Row{Kind: kind, Values: vals})
+		}
+	}
+	if inIsLeft {
+		if (len(matched) == 0) == j.spec.Anti {
+			out.Emit(r)
+		}
+		if !ok {
+			return nil
+		}
+		if r.Kind.IsAdd() {
+			inRecs, _ = add(inRecs, append([]any(nil), r.Values...), total, inSpec)
+		} else {
+			inRecs = retract(inRecs, r.Values, inSpec)
+		}
+		return put(inT, key, inRecs)
+	}
+	if !ok {
+		return nil
+	}
+	otherChanged := len(matched) > 0
+	if otherChanged {
+		otherRecs = append([]joinRecord(nil), otherRecs...)
+	}
+	if r.Kind.IsAdd() {
+		replaces := find(inRecs, r.Values, inSpec) >= 0 && inSpec.Kind != NoUniqueKey
+		for _, i := range matched {
+			o := &otherRecs[i]
+			if o.assoc == 0 {
+				kind := r.Kind
+				if j.spec.Anti {
+					kind = sql.Delete
+				}
+				emit(kind, o.vals, o.count)
+			}
+			if o.assoc == 0 || !replaces {
+				o.assoc++
+			}
+		}
+		inRecs, _ = add(inRecs, append([]any(nil), r.Values...), 0, inSpec)
+	} else {
+		inRecs = retract(inRecs, r.Values, inSpec)
+		for _, i := range matched {
+			o := &otherRecs[i]
+			if o.assoc == 1 {
+				kind := r.Kind
+				if j.spec.Anti {
+					kind = sql.Insert
+				}
+				emit(kind, o.vals, o.count)
+			}
+			o.assoc--
+		}
+	}
+	if err := put(inT, key, inRecs); err != nil {
+		return err
+	}
+	if otherChanged {
+		return put(otherT, key, otherRecs)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 // the left input, "R -D[...]" to the right. Arguments: kind=inner|left|
 // right|full; left=(types) right=(types); lkeys/rkeys the join keys;
 // lspec/rspec the JoinInputSideSpec (no, jk, or uk:<fields> for
-// HasUniqueKey); lt=(i,j) adds the non-equi condition $i < $j over the
+// HasUniqueKey); kind=semi|anti is a LeftSemiJoin / LeftAntiJoin; lt=(i,j) adds the non-equi condition $i < $j over the
 // joined row. Like every operator golden, the output must not change when
 // the operator is snapshotted and restored after any row, on either state
 // backend.
@@ -53,6 +53,10 @@ func runJoin(t *testing.T, td *datadriven.TestData) string {
 		spec.Right.Outer = true
 	case "full":
 		spec.Left.Outer, spec.Right.Outer = true, true
+	case "semi":
+		spec.Semi = true
+	case "anti":
+		spec.Anti = true
 	default:
 		t.Fatalf("kind %q", kind.Vals[0])
 	}
@@ -69,6 +73,9 @@ func runJoin(t *testing.T, td *datadriven.TestData) string {
 	}
 	f := StreamingJoin(spec)
 	outT := append(append([]sql.DataType(nil), lt...), rt...)
+	if spec.Semi || spec.Anti {
+		outT = lt
+	}
 	got := format(driveInputs(t, f, rows, inputs, 0, false, ""), outT)
 	dir := t.TempDir()
 	if again := format(driveInputs(t, f, rows, inputs, 0, false, dir), outT); again != got {

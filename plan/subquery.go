@@ -1,0 +1,167 @@
+package plan
+
+import (
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// The semi and anti joins that IN / EXISTS subqueries in WHERE become
+// (Calcite's SubQueryRemoveRule and Flink's FlinkSubQueryRemoveRule plan
+// them as LogicalJoin with joinType semi / anti). Their output is the left
+// input's row.
+const (
+	semiJoin ast.JoinKind = "SEMI"
+	antiJoin ast.JoinKind = "ANTI"
+)
+
+// isSemiAnti reports a join whose output is its left input's row.
+func isSemiAnti(k ast.JoinKind) bool { return k == semiJoin || k == antiJoin }
+
+// splitSubqueries takes the top-level conjuncts of a WHERE that are
+// [NOT] IN (subquery) or [NOT] EXISTS (subquery) out of it; rest is what
+// remains (nil when nothing does).
+func splitSubqueries(e ast.Expr) (rest ast.Expr, subs []ast.Expr) {
+	if b, ok := e.(*ast.Binary); ok && b.Op == ast.OpAnd {
+		lr, ls := splitSubqueries(b.L)
+		rr, rs := splitSubqueries(b.R)
+		subs = append(ls, rs...)
+		switch {
+		case lr == nil:
+			return rr, subs
+		case rr == nil:
+			return lr, subs
+		}
+		return &ast.Binary{Node: b.Node, Op: ast.OpAnd, L: lr, R: rr}, subs
+	}
+	switch x := e.(type) {
+	case *ast.In:
+		if x.Query != nil {
+			return nil, []ast.Expr{e}
+		}
+	case *ast.Exists:
+		return nil, []ast.Expr{e}
+	}
+	return e, nil
+}
+
+// bindSubqueryJoin joins input (whose columns sc names) with the subquery
+// of an IN or EXISTS conjunct: a semi join, or for NOT an anti join. An
+// uncorrelated subquery is bound on its own; a correlated one must be a
+// plain SELECT ... FROM ... WHERE, whose WHERE (over the outer and the
+// subquery's columns) joins the join condition.
+func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, error) {
+	var q ast.QueryExpr
+	var inX ast.Expr
+	not := false
+	switch x := e.(type) {
+	case *ast.In:
+		q, inX, not = x.Query, x.X, x.Not
+	case *ast.Exists:
+		q, not = x.Query, x.Not
+	}
+	nl := len(input.Names())
+	var right Node
+	var conds []Expr
+	var inner Expr // the IN subquery's value, over the joined row
+	if r, err := b.bindQuery(q); err == nil {
+		right = r
+		if inX != nil {
+			if len(r.Names()) != 1 {
+				return nil, validationErr(e.Pos(), 1, "Values passed to IN operator must have compatible types")
+			}
+			inner = &InputRef{Index: nl, T: r.Types()[0]}
+		}
+	} else {
+		sel, ok := q.(*ast.Select)
+		if !ok || sel.From == nil {
+			return nil, err
+		}
+		if sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Limit != nil ||
+			sel.Offset != nil || len(sel.OrderBy) > 0 || hasAgg(sel.Where) || selectsAgg(sel) {
+			if _, rs, ferr := b.bindFrom(sel.From); ferr == nil && sel.Where != nil && !hasAgg(sel.Where) {
+				both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...)}
+				if _, werr := b.bindExpr(sel.Where, both, nil); werr == nil {
+					return nil, sql.Errorf(sql.TableException, "sqlrun does not support a correlated subquery with DISTINCT, GROUP BY, aggregates, HAVING, ORDER BY or LIMIT yet")
+				}
+			}
+			return nil, err
+		}
+		r, rs, ferr := b.bindFrom(sel.From)
+		if ferr != nil {
+			return nil, ferr
+		}
+		right = r
+		both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...)}
+		if sel.Where != nil {
+			c, werr := b.bindExpr(sel.Where, both, nil)
+			if werr != nil {
+				return nil, err // the subquery's own error names what it could not resolve
+			}
+			conds = append(conds, conjuncts(c)...)
+		}
+		if inX != nil {
+			if len(sel.Items) != 1 || sel.Items[0].Star {
+				return nil, validationErr(e.Pos(), 1, "Values passed to IN operator must have compatible types")
+			}
+			v, verr := b.bindExpr(sel.Items[0].Expr, rs, nil)
+			if verr != nil {
+				return nil, err
+			}
+			inner = remap(v, shiftMap(len(r.Names()), nl))
+		}
+	}
+	if inX != nil {
+		outer, err := b.bindExpr(inX, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, outer, inner)
+		if err != nil {
+			return nil, err
+		}
+		if not {
+			if len(conds) > 0 {
+				return nil, sql.Errorf(sql.TableException, "sqlrun does not support NOT IN with a correlated subquery yet")
+			}
+			// NOT IN is null-aware: a row is kept only if no subquery value
+			// equals it or is unknown against it (x = NULL, NULL = y).
+			isNull := func(e Expr) Expr { return &Call{Op: "IS NULL", Args: []Expr{e}, T: sql.Boolean().NotNull()} }
+			eq = &Call{Op: "OR", Args: []Expr{isNull(outer), isNull(inner), eq}, T: sql.Boolean().NotNull()}
+		}
+		conds = append([]Expr{eq}, conds...)
+	}
+	var cond Expr = &Literal{Value: true, T: sql.Boolean().NotNull()}
+	if len(conds) > 0 {
+		cond = and(conds)
+	}
+	kind := semiJoin
+	if not {
+		kind = antiJoin
+	}
+	return &LogicalJoin{base: row(input.Names(), input.Types(), input, right), Cond: cond, JoinType: kind}, nil
+}
+
+// shiftMap maps fields 0..n-1 to off..off+n-1.
+func shiftMap(n, off int) map[int]int {
+	m := map[int]int{}
+	for i := 0; i < n; i++ {
+		m[i] = i + off
+	}
+	return m
+}
+
+// IsSemi reports a LeftSemiJoin (IN / EXISTS), IsAnti a LeftAntiJoin (NOT
+// IN / NOT EXISTS).
+func (n *Join) IsSemi() bool { return n.JoinType == semiJoin }
+
+// IsAnti reports a LeftAntiJoin.
+func (n *Join) IsAnti() bool { return n.JoinType == antiJoin }
+
+func selectsAgg(sel *ast.Select) bool {
+	for _, it := range sel.Items {
+		if !it.Star && hasAgg(it.Expr) {
+			return true
+		}
+	}
+	return false
+}
