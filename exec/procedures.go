@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -14,8 +15,11 @@ import (
 // (catalog.Procedures), and prints its result as Flink prints a
 // procedure's result: a one-column `result` table.
 // Procedures run synchronously, as Paimon's do with table.dml-sync.
-func (s *Session) call(st *ast.Call, out io.Writer) error {
+func (s *Session) call(ctx context.Context, st *ast.Call, out io.Writer) error {
 	p := st.Procedure
+	if isReconcile(p) {
+		return s.reconcile(ctx, st, out)
+	}
 	// Procedures belong to the catalog (Paimon's catalog has them, the
 	// in-memory default_catalog has none), as in Flink.
 	var proc catalog.Procedure

@@ -303,7 +303,7 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 	case *ast.Delete, *ast.Update:
 		return s.rowLevel(ctx, st, out)
 	case *ast.Call:
-		return s.call(st, out)
+		return s.call(ctx, st, out)
 	case *ast.Quit:
 		return ErrQuit
 	case *ast.Help:

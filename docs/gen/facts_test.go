@@ -59,7 +59,7 @@ func TestDocsNameRealOptions(t *testing.T) {
 		var bad []string
 		for _, m := range dottedKey.FindAllStringSubmatch(string(text), -1) {
 			k := m[1]
-			if known[k] || notOptions[k] || strings.HasPrefix(k, "sys.") || strings.HasSuffix(k, ".sql") || strings.HasSuffix(k, ".md") ||
+			if known[k] || notOptions[k] || strings.HasPrefix(k, "sys.") || strings.HasPrefix(k, "sqlrun.") || strings.HasSuffix(k, ".sql") || strings.HasSuffix(k, ".md") ||
 				strings.HasSuffix(k, ".json") || hasPrefix(k, prefixes) {
 				continue
 			}
