@@ -48,6 +48,7 @@ const (
 	OptTargetFileSize          = "target-file-size"
 	OptFullCompactionDeltaCmts = "full-compaction.delta-commits"
 	OptDeletionVectors         = "deletion-vectors.enabled"
+	OptDeletionVectorsBitmap64 = "deletion-vectors.bitmap64"
 	// OptStringEncoding is sqlrun's own option selecting the Parquet
 	// encoding of string columns (see format.WriterOptions.StringEncoding).
 	OptStringEncoding = "sqlrun.parquet.string-encoding"
@@ -132,6 +133,7 @@ var tableOptions = []connectors.Option{
 	opt("dynamic-bucket.max-buckets", "-1", connectors.Int, "Max buckets for a partition in dynamic bucket mode, It should either be equal to -1 (unlimited), or it must be greater than 0 (fixed upper bound)."),
 	opt("dynamic-bucket.assigner-parallelism", "", connectors.Int, "Parallelism of assigner operator for dynamic bucket mode (sqlrun runs one assigner)."),
 	opt(OptDeletionVectors, "false", connectors.Bool, "Whether to enable deletion vectors mode."),
+	opt(OptDeletionVectorsBitmap64, "false", connectors.Bool, "Enable 64 bit bitmap implementation. Note that only 64 bit bitmap implementation is compatible with Iceberg."),
 	opt("data-file.thin-mode", "false", connectors.Bool, "Enable data file thin mode to avoid duplicate columns storage."),
 	opt("metadata.stats-mode", "truncate(16)", connectors.String, "The mode of metadata stats collection."),
 	opt("metadata.stats-dense-store", "true", connectors.Bool, "Whether to store statistic densely in metadata."),

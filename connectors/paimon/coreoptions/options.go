@@ -37,6 +37,7 @@ type Options struct {
 	ManifestMergeMinCount   int    // manifest.merge-min-count
 	ManifestTargetFileSize  int64  // manifest.target-file-size
 	DeletionVectors         bool   // deletion-vectors.enabled
+	DeletionVectorsBitmap64 bool   // deletion-vectors.bitmap64
 	DynamicBucketTargetRows int64  // dynamic-bucket.target-row-num
 	DynamicBucketMaxBuckets int    // dynamic-bucket.max-buckets
 	PartitionDefaultName    string // partition.default-name
@@ -194,6 +195,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.ManifestMergeMinCount = p.integer("manifest.merge-min-count", 30)
 	o.ManifestTargetFileSize = p.memory("manifest.target-file-size", 8<<20)
 	o.DeletionVectors = p.boolean(OptDeletionVectors, false)
+	o.DeletionVectorsBitmap64 = p.boolean(OptDeletionVectorsBitmap64, false)
 	o.DynamicBucketTargetRows = p.long("dynamic-bucket.target-row-num", 2_000_000)
 	o.DynamicBucketMaxBuckets = p.integer("dynamic-bucket.max-buckets", -1)
 	p.integer("dynamic-bucket.initial-buckets", 1)      // checked only: one assigner

@@ -178,7 +178,7 @@ func BenchmarkLookup(b *testing.B) {
 			lk.Lookup([]any{int32(0)}, 1) // build the index outside the timing
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := lk.Lookup([]any{int32(r.Intn(200_000))}, 1); err != nil {
+				if _, _, err := lk.Lookup([]any{int32(r.Intn(200_000))}, 1); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -531,7 +531,7 @@ func (h *ddHarness) runCompactFiles(t *testing.T, d *datadriven.TestData) (strin
 	if h.spec.NeedLookup {
 		lookup = NewMemLookup(levels, store, h.spec.Key)
 	}
-	rw, err := NewRewriter(h.spec, store, lookup, levels.MaxLevel())
+	rw, err := NewRewriter(h.spec, store, lookup, nil, levels.MaxLevel())
 	if err != nil {
 		return "", err
 	}

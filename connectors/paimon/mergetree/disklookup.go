@@ -54,6 +54,7 @@ type lookupFile struct {
 	f     *os.File
 	first [][]any // first key of each block
 	offs  []int64 // block offsets, plus the end offset
+	pos   []int64 // row position (in the data file) of each block's first record
 	size  int64
 	elem  *list.Element
 }
@@ -86,47 +87,47 @@ func NewDiskLookup(dir string, levels *Levels, store RunStore, key *Comparator) 
 }
 
 // Lookup implements LookupLevels.
-func (d *DiskLookup) Lookup(key []any, startLevel int) (*KV, error) {
+func (d *DiskLookup) Lookup(key []any, startLevel int) (*KV, FilePos, error) {
 	return lookupLevels(d.levels, d.key, d, key, startLevel)
 }
 
-func (d *DiskLookup) find(f *FileMeta, key []any) (*KV, error) {
+func (d *DiskLookup) find(f *FileMeta, key []any) (*KV, int64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return nil, errors.New("mergetree: lookup index is closed")
+		return nil, 0, errors.New("mergetree: lookup index is closed")
 	}
 	lf, ok := d.files[f.Name]
 	if !ok {
 		var err error
 		if lf, err = d.build(f); err != nil {
-			return nil, fmt.Errorf("mergetree: building lookup file for %s: %w", f.Name, err)
+			return nil, 0, fmt.Errorf("mergetree: building lookup file for %s: %w", f.Name, err)
 		}
 	}
 	d.fileLRU.MoveToFront(lf.elem)
 	// The last block whose first key is ≤ key.
 	b := sort.Search(len(lf.first), func(i int) bool { return d.key.Compare(lf.first[i], key) > 0 }) - 1
 	if b < 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	cb, err := d.block(lf, b)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	i := sort.Search(len(cb.keys), func(i int) bool { return d.key.Compare(cb.keys[i], key) >= 0 })
 	if i == len(cb.keys) || d.key.Compare(cb.keys[i], key) != 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	dec := &decoder{b: cb.raw[cb.offs[i]:]}
 	r := dec.record()
 	if dec.err != nil {
-		return nil, fmt.Errorf("%w in %s", dec.err, lf.path)
+		return nil, 0, fmt.Errorf("%w in %s", dec.err, lf.path)
 	}
 	if d.key.Compare(r.Key, key) != 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	r.Level = f.Level
-	return r, nil
+	return r, lf.pos[b] + int64(i), nil
 }
 
 // build copies a data file into a local block file. Called with d.mu held.
@@ -151,6 +152,7 @@ func (d *DiskLookup) build(f *FileMeta) (lf *lookupFile, err error) {
 	}()
 	var buf []byte
 	var firstInBlock []any
+	var rows, blockPos int64
 	flush := func() error {
 		if len(buf) == 0 {
 			return nil
@@ -160,14 +162,16 @@ func (d *DiskLookup) build(f *FileMeta) (lf *lookupFile, err error) {
 		}
 		lf.first = append(lf.first, firstInBlock)
 		lf.offs = append(lf.offs, lf.size)
+		lf.pos = append(lf.pos, blockPos)
 		lf.size += int64(len(buf))
 		buf, firstInBlock = buf[:0], nil
 		return nil
 	}
 	for r := it.Next(); r != nil; r = it.Next() {
 		if firstInBlock == nil {
-			firstInBlock = r.Key
+			firstInBlock, blockPos = r.Key, rows
 		}
+		rows++
 		if buf, err = appendRecord(buf, r); err != nil {
 			it.Close()
 			return nil, err

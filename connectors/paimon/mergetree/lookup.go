@@ -10,21 +10,29 @@ import (
 // holding the key wins, whatever its kind (a -D found there means the key is
 // deleted). It is the lookup index the lookup changelog producer and
 // first-row use for keys whose older versions are not in the compaction.
+// It also reports the file and row position of what it found, which
+// deletion-vector tables mark deleted (Paimon's PositionedKeyValue).
 type LookupLevels interface {
-	Lookup(key []any, startLevel int) (*KV, error)
+	Lookup(key []any, startLevel int) (*KV, FilePos, error)
 	// Forget drops cached data of files that are gone (after compaction).
 	Forget(names []string)
 }
 
-// fileFinder finds a key in one data file.
+// FilePos is a row of a data file: its name and 0-based position.
+type FilePos struct {
+	File string
+	Pos  int64
+}
+
+// fileFinder finds a key in one data file and its row position there.
 type fileFinder interface {
-	find(f *FileMeta, key []any) (*KV, error)
+	find(f *FileMeta, key []any) (*KV, int64, error)
 }
 
 // lookupLevels walks the levels from startLevel and asks a fileFinder for
 // the one file per level whose key range holds the key (all overlapping
 // files, newest first, in level 0).
-func lookupLevels(levels *Levels, cmp *Comparator, ff fileFinder, key []any, startLevel int) (*KV, error) {
+func lookupLevels(levels *Levels, cmp *Comparator, ff fileFinder, key []any, startLevel int) (*KV, FilePos, error) {
 	snap := levels.snapshot()
 	for lv := startLevel; lv < snap.numberOfLevels(); lv++ {
 		var files []*FileMeta
@@ -41,28 +49,31 @@ func lookupLevels(levels *Levels, cmp *Comparator, ff fileFinder, key []any, sta
 			if cmp.Compare(f.MinKey, key) > 0 || cmp.Compare(f.MaxKey, key) < 0 {
 				continue
 			}
-			r, err := ff.find(f, key)
-			if err != nil || r != nil {
-				return r, err
+			r, pos, err := ff.find(f, key)
+			if err != nil {
+				return nil, FilePos{}, err
+			}
+			if r != nil {
+				return r, FilePos{File: f.Name, Pos: pos}, nil
 			}
 		}
 	}
-	return nil, nil
+	return nil, FilePos{}, nil
 }
 
 // searchRecords binary-searches records sorted by key; with repeated keys
-// the last (newest) version wins.
-func searchRecords(recs []*KV, cmp *Comparator, key []any, level int) *KV {
+// the last (newest) version wins. It returns the record's index too.
+func searchRecords(recs []*KV, cmp *Comparator, key []any, level int) (*KV, int64) {
 	i := sort.Search(len(recs), func(i int) bool { return cmp.Compare(recs[i].Key, key) >= 0 })
 	if i >= len(recs) || cmp.Compare(recs[i].Key, key) != 0 {
-		return nil
+		return nil, 0
 	}
 	for i+1 < len(recs) && cmp.Compare(recs[i+1].Key, key) == 0 {
 		i++
 	}
 	r := *recs[i]
 	r.Level = level
-	return &r
+	return &r, int64(i)
 }
 
 // MemLookup is an in-memory LookupLevels: it loads a file's records on the
@@ -90,16 +101,17 @@ func NewMemLookup(levels *Levels, store RunStore, key *Comparator) *MemLookup {
 }
 
 // Lookup implements LookupLevels.
-func (m *MemLookup) Lookup(key []any, startLevel int) (*KV, error) {
+func (m *MemLookup) Lookup(key []any, startLevel int) (*KV, FilePos, error) {
 	return lookupLevels(m.levels, m.key, m, key, startLevel)
 }
 
-func (m *MemLookup) find(f *FileMeta, key []any) (*KV, error) {
+func (m *MemLookup) find(f *FileMeta, key []any) (*KV, int64, error) {
 	recs, err := m.load(f)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return searchRecords(recs, m.key, key, f.Level), nil
+	r, pos := searchRecords(recs, m.key, key, f.Level)
+	return r, pos, nil
 }
 
 func (m *MemLookup) load(f *FileMeta) ([]*KV, error) {

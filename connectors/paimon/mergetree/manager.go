@@ -15,6 +15,7 @@ type CompactManager struct {
 	strategy CompactStrategy
 	rw       *Rewriter
 	lookup   LookupLevels
+	dvs      DeletionVectors
 
 	mu      sync.Mutex
 	running *compactRun
@@ -22,16 +23,20 @@ type CompactManager struct {
 
 type compactRun struct {
 	unit *CompactUnit
-	done chan struct{}
-	res  *CompactResult
-	err  error
+	// fileRewrite: a full compaction of max-level files that have deletion
+	// vectors, each rewritten alone (FileRewriteCompactTask).
+	fileRewrite bool
+	done        chan struct{}
+	res         *CompactResult
+	err         error
 }
 
 // NewCompactManager sets up compaction for a bucket. The strategy is
 // universal compaction, or ForceUpLevel0Compaction for tables that need
-// lookup; lookup may be nil when the table does not need it.
-func NewCompactManager(spec *Spec, levels *Levels, store RunStore, lookup LookupLevels) (*CompactManager, error) {
-	rw, err := NewRewriter(spec, store, lookup, levels.MaxLevel())
+// lookup; lookup may be nil when the table does not need it, dvs when it
+// has no deletion vectors.
+func NewCompactManager(spec *Spec, levels *Levels, store RunStore, lookup LookupLevels, dvs DeletionVectors) (*CompactManager, error) {
+	rw, err := NewRewriter(spec, store, lookup, dvs, levels.MaxLevel())
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +45,7 @@ func NewCompactManager(spec *Spec, levels *Levels, store RunStore, lookup Lookup
 	if spec.NeedLookup {
 		st = &ForceUpLevel0Compaction{Universal: uni, MaxInterval: spec.LookupCompactMaxInterval}
 	}
-	return &CompactManager{spec: spec, levels: levels, strategy: st, rw: rw, lookup: lookup}, nil
+	return &CompactManager{spec: spec, levels: levels, strategy: st, rw: rw, lookup: lookup, dvs: rw.dvs}, nil
 }
 
 // Levels returns the managed levels.
@@ -65,11 +70,31 @@ func (m *CompactManager) AddNewFile(f *FileMeta) error { return m.levels.Update(
 // Pick chooses a compaction without running it: with full, every run to the
 // max level; otherwise the strategy's pick, skipping picks that would only
 // leave a single file where it is. dropDelete is true when the output is
-// the highest non-empty level (nothing older can be shadowed by a delete).
+// the highest non-empty level (nothing older can be shadowed by a delete),
+// and for every output above level 0 with deletion vectors (older versions
+// are marked deleted instead).
 func (m *CompactManager) Pick(full bool) (unit *CompactUnit, dropDelete bool) {
+	unit, dropDelete, _ = m.pick(full)
+	return unit, dropDelete
+}
+
+func (m *CompactManager) pick(full bool) (unit *CompactUnit, dropDelete, fileRewrite bool) {
 	runs := m.levels.LevelSortedRuns()
 	if full {
 		unit = PickFullCompaction(m.levels.NumberOfLevels(), runs)
+		if unit == nil && m.dvs != nil && len(runs) == 1 {
+			// CompactStrategy.pickFullCompaction: only the max level is
+			// left; its files with deletion vectors are rewritten.
+			u := &CompactUnit{OutputLevel: runs[0].Level}
+			for _, f := range runs[0].Run.Files {
+				if m.dvs.Has(f.Name) {
+					u.Files = append(u.Files, f)
+				}
+			}
+			if len(u.Files) > 0 {
+				unit, fileRewrite = u, true
+			}
+		}
 	} else {
 		unit = m.strategy.Pick(m.levels.NumberOfLevels(), runs)
 		if unit != nil && (len(unit.Files) == 0 || (len(unit.Files) == 1 && unit.Files[0].Level == unit.OutputLevel)) {
@@ -77,10 +102,10 @@ func (m *CompactManager) Pick(full bool) (unit *CompactUnit, dropDelete bool) {
 		}
 	}
 	if unit == nil {
-		return nil, false
+		return nil, false, false
 	}
-	dropDelete = unit.OutputLevel != 0 && unit.OutputLevel >= m.levels.NonEmptyHighestLevel()
-	return unit, dropDelete
+	dropDelete = unit.OutputLevel != 0 && (unit.OutputLevel >= m.levels.NonEmptyHighestLevel() || m.dvs != nil)
+	return unit, dropDelete, fileRewrite
 }
 
 // Trigger starts a compaction if none is running and one is due (full:
@@ -95,11 +120,11 @@ func (m *CompactManager) Trigger(full bool) (bool, error) {
 		}
 		return false, nil
 	}
-	unit, dropDelete := m.Pick(full)
+	unit, dropDelete, fileRewrite := m.pick(full)
 	if unit == nil {
 		return false, nil
 	}
-	run := &compactRun{unit: unit, done: make(chan struct{})}
+	run := &compactRun{unit: unit, fileRewrite: fileRewrite, done: make(chan struct{})}
 	m.running = run
 	task := &compactTask{rw: m.rw, key: m.spec.Key, minFileSize: m.spec.CompactionFileSize,
 		outputLevel: unit.OutputLevel, maxLevel: m.levels.MaxLevel(), dropDelete: dropDelete}
@@ -111,7 +136,16 @@ func (m *CompactManager) Trigger(full bool) (bool, error) {
 				run.err = fmt.Errorf("mergetree: compaction panicked: %v", p)
 			}
 		}()
-		run.res, run.err = task.run(unit.Files)
+		if fileRewrite {
+			run.res, run.err = task.rewriteFiles(unit.Files)
+		} else {
+			run.res, run.err = task.run(unit.Files)
+		}
+		if run.err == nil && m.dvs != nil {
+			// CompactDeletionFile.generateFiles: the vectors as they are
+			// after this compaction, written when they changed.
+			run.res.DeletionIndex, run.err = m.dvs.WriteIndex()
+		}
 	}()
 	return true, nil
 }
@@ -182,6 +216,9 @@ func (m *CompactManager) Discard() []*FileMeta {
 	<-run.done
 	if run.err != nil || run.res == nil {
 		return nil
+	}
+	if run.res.DeletionIndex != nil {
+		run.res.DeletionIndex.Discard()
 	}
 	before := map[string]bool{}
 	for _, f := range run.res.Before {

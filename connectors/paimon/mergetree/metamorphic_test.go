@@ -335,7 +335,22 @@ func mmEngines() []mmEngine {
 		{name: "deduplicate-lookup-disk", opts: map[string]string{"changelog-producer": "lookup"}, model: newDedup(false), changelogComplete: "commit", disk: true},
 		{name: "aggregation-lookup-disk", opts: aggOpts("lookup"), model: agg, changelogComplete: "commit", disk: true},
 		{name: "first-row-lookup", opts: map[string]string{"merge-engine": "first-row", "ignore-delete": "true", "changelog-producer": "lookup"}, model: first, changelogComplete: "commit"},
+		// deletion-vectors.enabled with the producers Paimon allows on it
+		// (SchemaValidation.validateForDeletionVectors: none, input, lookup).
+		{name: "deduplicate-dv", opts: withDV(map[string]string{}), model: newDedup(false)},
+		{name: "deduplicate-dv-input", opts: withDV(map[string]string{"changelog-producer": "input"}), model: newDedup(false), changelogComplete: "commit"},
+		{name: "deduplicate-dv-lookup", opts: withDV(map[string]string{"changelog-producer": "lookup"}), model: newDedup(false), changelogComplete: "commit"},
+		{name: "deduplicate-dv-lookup-disk", opts: withDV(map[string]string{"changelog-producer": "lookup", "changelog-producer.row-deduplicate": "true"}), model: newDedup(false), changelogComplete: "commit", disk: true},
+		{name: "sequence-field-dv-lookup", opts: withDV(map[string]string{"sequence.field": "ts", "changelog-producer": "lookup"}), model: newDedup(true), changelogComplete: "commit"},
+		{name: "partial-update-dv-lookup", opts: withDV(partialOpts("lookup")), model: partial, changelogComplete: "commit"},
+		{name: "aggregation-dv", opts: withDV(aggOpts("none")), model: agg},
+		{name: "aggregation-dv-lookup", opts: withDV(aggOpts("lookup")), model: agg, changelogComplete: "commit"},
 	}
+}
+
+func withDV(o map[string]string) map[string]string {
+	o["deletion-vectors.enabled"] = "true"
+	return o
 }
 
 func TestMetamorphic(t *testing.T) {
@@ -361,6 +376,9 @@ func TestMetamorphic(t *testing.T) {
 			if e.changelogComplete != "" && st.ChangelogChecks == 0 {
 				t.Errorf("changelog never checked: %+v", st)
 			}
+			if strings.Contains(e.name, "-dv") && (st.DVReads == 0 || st.DVIndexes == 0) {
+				t.Errorf("deletion vectors never exercised: %+v", st)
+			}
 		})
 	}
 }
@@ -368,6 +386,9 @@ func TestMetamorphic(t *testing.T) {
 // mmStats counts what a metamorphic run exercised.
 type mmStats struct {
 	Commits, Restarts, Rewritten, Upgraded, ChangelogRecords, ChangelogChecks, ReadChecks int
+	// DVReads counts reads checked as a deletion-vector reader reads;
+	// DVIndexes the deletion vector index files committed.
+	DVReads, DVIndexes int
 }
 
 type mmRun struct {
@@ -381,6 +402,10 @@ type mmRun struct {
 	cl     map[int32]string // changelog applied to a map
 	events []string
 	st     *mmStats
+	// dvs is the writer's deletion vector maintainer (deletion vector
+	// tables); committedDVs the vectors of the last committed index file.
+	dvs          *memDVs
+	committedDVs map[string]map[int64]bool
 }
 
 func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int, st *mmStats) {
@@ -460,6 +485,10 @@ func (m *mmRun) fatalf(format string, args ...any) {
 
 func (m *mmRun) restart(files []*FileMeta) {
 	opts := WriterOptions{Spiller: m.spill}
+	if m.spec.DeletionVectors {
+		m.dvs = newMemDVs(m.committedDVs)
+		opts.DeletionVectors = m.dvs
+	}
 	if m.e.disk {
 		dir := m.t.TempDir()
 		opts.NewLookup = func(levels *Levels) (LookupLevels, error) {
@@ -490,6 +519,14 @@ func (m *mmRun) commit(wait, full bool) {
 		m.fatalf("prepare commit: %v", err)
 	}
 	m.st.Commits++
+	if inc.DeletionIndex != nil {
+		idx := inc.DeletionIndex.(*memIndex)
+		if idx.discarded {
+			m.fatalf("commit carries a discarded deletion vector index")
+		}
+		m.committedDVs = idx.vecs
+		m.st.DVIndexes++
+	}
 	before := map[string]bool{}
 	for _, f := range inc.CompactBefore {
 		before[f.Name] = true
@@ -518,6 +555,11 @@ func (m *mmRun) commit(wait, full bool) {
 
 func (m *mmRun) checkRead(model mmModel) {
 	m.t.Helper()
+	if m.spec.DeletionVectors && m.w.CompactManager().Running() {
+		// The running compaction marks deletion vectors of rows whose new
+		// versions are not in the levels until it is collected.
+		return
+	}
 	m.st.ReadChecks++
 	recs, err := Collect(m.w.NewReader())
 	if err != nil {
@@ -534,6 +576,16 @@ func (m *mmRun) checkRead(model mmModel) {
 	}
 	if d := diffMaps(model.rows(), got); d != "" {
 		m.fatalf("read differs from model (want/got):\n%s", d)
+	}
+	if m.spec.DeletionVectors && len(m.w.Levels().Level0()) == 0 {
+		m.st.DVReads++
+		got, err := dvRead(m.store, m.w.Levels(), m.dvs)
+		if err != nil {
+			m.fatalf("deletion vector read: %v", err)
+		}
+		if d := diffMaps(model.rows(), got); d != "" {
+			m.fatalf("deletion vector read differs from model (want/got):\n%s", d)
+		}
 	}
 }
 

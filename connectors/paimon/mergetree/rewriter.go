@@ -9,9 +9,12 @@ import (
 
 // CompactResult is what a compaction changed: files removed (Before), files
 // added (After; an upgraded file appears in both, at its old and new level)
-// and changelog files produced.
+// and changelog files produced. DeletionIndex is the bucket's deletion
+// vector index file written at the end of the compaction when the vectors
+// changed (CompactDeletionFile.generateFiles), nil otherwise.
 type CompactResult struct {
 	Before, After, Changelog []*FileMeta
+	DeletionIndex            IndexFile
 }
 
 func (r *CompactResult) merge(o *CompactResult) {
@@ -20,30 +23,114 @@ func (r *CompactResult) merge(o *CompactResult) {
 	r.Changelog = append(r.Changelog, o.Changelog...)
 }
 
+// DeletionVectors is the deletion-vector maintainer of one bucket as the
+// merge tree uses it (Paimon's BucketedDvMaintainer); the table layer keeps
+// the vectors and writes their index files. Only the compaction goroutine
+// calls it while a compaction runs.
+type DeletionVectors interface {
+	// IsDeleted reports whether row pos of data file is marked deleted.
+	IsDeleted(file string, pos int64) bool
+	// Has reports whether data file has a deletion vector.
+	Has(file string) bool
+	// Delete marks row pos of data file deleted (notifyNewDeletion).
+	Delete(file string, pos int64) error
+	// Remove drops the vector of a data file compaction rewrote
+	// (removeDeletionVectorOf).
+	Remove(file string)
+	// WriteIndex writes all vectors as a new index file if they changed
+	// since the last call (writeDeletionVectorsIndex); nil when unchanged.
+	WriteIndex() (IndexFile, error)
+}
+
+// IndexFile is a deletion-vector index file written by a compaction and
+// not yet committed. Discard deletes it: a later compaction's file
+// superseded it before the commit, or the writer closed without
+// committing it.
+type IndexFile interface {
+	Discard()
+}
+
 // Rewriter rewrites compaction sections into new files, producing changelog
 // as the table's producer requires (Paimon's MergeTreeCompactRewriter and
 // its Lookup/FullChangelog subclasses).
 type Rewriter struct {
 	spec     *Spec
 	store    RunStore
-	lookup   LookupLevels // nil unless spec.NeedLookup
+	lookup   LookupLevels    // nil unless spec.NeedLookup
+	dvs      DeletionVectors // nil unless spec.DeletionVectors
 	maxLevel int
 }
 
 // NewRewriter creates the rewriter of a bucket. lookup must be non-nil when
-// spec.NeedLookup.
-func NewRewriter(spec *Spec, store RunStore, lookup LookupLevels, maxLevel int) (*Rewriter, error) {
+// spec.NeedLookup, dvs when spec.DeletionVectors.
+func NewRewriter(spec *Spec, store RunStore, lookup LookupLevels, dvs DeletionVectors, maxLevel int) (*Rewriter, error) {
 	if spec.NeedLookup && lookup == nil {
 		return nil, fmt.Errorf("mergetree: %s needs a lookup index", spec.describeLookup())
 	}
-	return &Rewriter{spec: spec, store: store, lookup: lookup, maxLevel: maxLevel}, nil
+	if spec.DeletionVectors && dvs == nil {
+		return nil, fmt.Errorf("mergetree: deletion-vectors.enabled needs a deletion vector maintainer")
+	}
+	if !spec.DeletionVectors {
+		dvs = nil
+	}
+	return &Rewriter{spec: spec, store: store, lookup: lookup, dvs: dvs, maxLevel: maxLevel}, nil
 }
 
 func (s *Spec) describeLookup() string {
-	if s.Engine == coreoptions.EngineFirstRow {
+	switch {
+	case s.Engine == coreoptions.EngineFirstRow:
 		return "merge-engine first-row"
+	case s.DeletionVectors && s.Producer != coreoptions.ProducerLookup:
+		return "deletion-vectors.enabled"
 	}
 	return "changelog-producer " + s.Producer
+}
+
+// open reads a data file for compaction: rows its deletion vector marks
+// are skipped (RunStore.Open returns every row, in file order, so a row's
+// position is its ordinal).
+func (rw *Rewriter) open(f *FileMeta) (Iterator, error) {
+	it, err := rw.store.Open(f)
+	if err != nil || rw.dvs == nil || !rw.dvs.Has(f.Name) {
+		return it, err
+	}
+	return &dvFilterIter{it: it, file: f.Name, dvs: rw.dvs}, nil
+}
+
+// dvFilterIter drops the rows of one file its deletion vector marks.
+type dvFilterIter struct {
+	it   Iterator
+	file string
+	dvs  DeletionVectors
+	pos  int64
+}
+
+func (d *dvFilterIter) Next() *KV {
+	for {
+		r := d.it.Next()
+		if r == nil {
+			return nil
+		}
+		p := d.pos
+		d.pos++
+		if !d.dvs.IsDeleted(d.file, p) {
+			return r
+		}
+	}
+}
+
+func (d *dvFilterIter) Error() error { return d.it.Error() }
+func (d *dvFilterIter) Close() error { return d.it.Close() }
+
+// rewritten drops the deletion vectors of files a rewrite consumed
+// (LookupMergeTreeCompactRewriter.notifyRewriteCompactBefore).
+func (rw *Rewriter) rewritten(before []*FileMeta) {
+	if rw.dvs == nil {
+		return
+	}
+	for _, f := range before {
+		rw.dvs.Remove(f.Name)
+	}
 }
 
 // changelogRewrite decides whether a rewrite goes through a changelog
@@ -89,10 +176,14 @@ type upgradeStrategy struct{ changelog, rewrite bool }
 func (rw *Rewriter) upgradeStrategy(outputLevel int, f *FileMeta) upgradeStrategy {
 	switch {
 	case rw.spec.NeedLookup:
-		// LookupMergeTreeCompactRewriter.upgradeStrategy (one file format,
-		// no deletion vectors).
+		// LookupMergeTreeCompactRewriter.upgradeStrategy (one file format).
 		if f.Level != 0 {
 			return upgradeStrategy{}
+		}
+		if rw.dvs != nil && f.mayContainDeletes() {
+			// Deletion vector mode drops retractions, so a file that may
+			// hold some is rewritten.
+			return upgradeStrategy{changelog: true, rewrite: true}
 		}
 		if outputLevel == rw.maxLevel {
 			return upgradeStrategy{changelog: true}
@@ -117,7 +208,9 @@ func (rw *Rewriter) upgradeStrategy(outputLevel int, f *FileMeta) upgradeStrateg
 func (rw *Rewriter) Upgrade(outputLevel int, f *FileMeta) (*CompactResult, error) {
 	st := rw.upgradeStrategy(outputLevel, f)
 	if st.changelog {
-		return rw.rewriteWithChangelog(outputLevel, [][]SortedRun{{{Files: []*FileMeta{f}}}}, false, st.rewrite)
+		// ChangelogMergeTreeRewriter.upgrade: forceDropDelete in deletion
+		// vector mode.
+		return rw.rewriteWithChangelog(outputLevel, [][]SortedRun{{{Files: []*FileMeta{f}}}}, rw.dvs != nil, st.rewrite)
 	}
 	return &CompactResult{Before: []*FileMeta{f}, After: []*FileMeta{f.Upgrade(outputLevel)}}, nil
 }
@@ -126,7 +219,7 @@ func (rw *Rewriter) Upgrade(outputLevel int, f *FileMeta) (*CompactResult, error
 // runs are merged. Sections are disjoint and in key order, so the
 // concatenation is sorted.
 func (rw *Rewriter) sectionsIter(sections [][]SortedRun) Iterator {
-	open := func(f *FileMeta) (Iterator, error) { return rw.store.Open(f) }
+	open := rw.open
 	var its []func() Iterator
 	for _, sec := range sections {
 		sec := sec
@@ -169,19 +262,34 @@ func (rw *Rewriter) rewriteCompaction(outputLevel int, dropDelete bool, sections
 	if err != nil {
 		return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
 	}
-	return &CompactResult{Before: sectionFiles(sections), After: after}, nil
+	before := sectionFiles(sections)
+	rw.rewritten(before)
+	return &CompactResult{Before: before, After: after}, nil
 }
 
 func (rw *Rewriter) wrapper(outputLevel int) ChangelogWrapper {
 	if rw.spec.NeedLookup {
 		if rw.spec.Engine == coreoptions.EngineFirstRow {
 			return NewFirstRowChangelogWrapper(rw.spec, func(key []any) (bool, error) {
-				r, err := rw.lookup.Lookup(key, outputLevel+1)
+				r, _, err := rw.lookup.Lookup(key, outputLevel+1)
 				return r != nil, err
 			})
 		}
 		return NewLookupChangelogWrapper(rw.spec, func(key []any) (*KV, error) {
-			return rw.lookup.Lookup(key, outputLevel+1)
+			r, at, err := rw.lookup.Lookup(key, outputLevel+1)
+			if err != nil || r == nil || rw.dvs == nil {
+				return r, err
+			}
+			// The older version moves out of sight: mark it in its file's
+			// deletion vector (LookupChangelogMergeFunctionWrapper). A hit
+			// already marked is a key deleted since that file was
+			// written (its retraction was dropped): the key is absent,
+			// deeper levels only hold older versions. Paimon 1.4 uses such
+			// a hit as the changelog's before image (apache/paimon#8204).
+			if rw.dvs.IsDeleted(at.File, at.Pos) {
+				return nil, nil
+			}
+			return r, rw.dvs.Delete(at.File, at.Pos)
 		}, rw.spec.Producer == coreoptions.ProducerLookup)
 	}
 	return NewFullChangelogWrapper(rw.spec, rw.maxLevel)
@@ -249,6 +357,7 @@ func (rw *Rewriter) rewriteWithChangelog(outputLevel int, sections [][]SortedRun
 			return nil, fmt.Errorf("mergetree: compaction to level %d: %w", outputLevel, err)
 		}
 		res.After = after
+		rw.rewritten(before)
 	} else {
 		for _, f := range before {
 			res.After = append(res.After, f.Upgrade(outputLevel))
@@ -351,6 +460,20 @@ func (t *compactTask) run(files []*FileMeta) (*CompactResult, error) {
 	}
 	if err := t.rewrite(&candidate, res); err != nil {
 		return nil, err
+	}
+	return res, nil
+}
+
+// rewriteFiles rewrites each file alone at the output level
+// (FileRewriteCompactTask).
+func (t *compactTask) rewriteFiles(files []*FileMeta) (*CompactResult, error) {
+	res := &CompactResult{}
+	for _, f := range files {
+		r, err := t.rw.Rewrite(t.outputLevel, t.dropDelete, [][]SortedRun{{{Files: []*FileMeta{f}}}})
+		if err != nil {
+			return nil, err
+		}
+		res.merge(r)
 	}
 	return res, nil
 }

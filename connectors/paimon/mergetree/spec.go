@@ -32,10 +32,15 @@ type Spec struct {
 	IgnoreDelete bool
 	// Producer is the changelog producer.
 	Producer string
-	// NeedLookup is Paimon's LookupStrategy.needLookup: lookup producer or
-	// first-row engine (force-lookup too). Such tables compact level 0 after
-	// every write (ForceUpLevel0Compaction) and merge with LookupMergeFunction.
+	// NeedLookup is Paimon's LookupStrategy.needLookup: lookup producer,
+	// first-row engine, deletion vectors or force-lookup. Such tables compact
+	// level 0 after every write (ForceUpLevel0Compaction) and merge with
+	// LookupMergeFunction.
 	NeedLookup bool
+	// DeletionVectors is deletion-vectors.enabled: compaction marks the
+	// older version of a key it moves up in its file's deletion vector
+	// (WriterOptions.DeletionVectors) and always drops retractions.
+	DeletionVectors bool
 	// LookupWait (`lookup-wait`, fallback `changelog-producer.lookup-wait`):
 	// the commit waits for the lookup compaction.
 	LookupWait bool
@@ -128,7 +133,8 @@ func NewSpec(names []string, types []sql.DataType, trimmedPK []string, o *coreop
 	default:
 		return nil, fmt.Errorf("mergetree: invalid changelog-producer %q (none, input, lookup or full-compaction)", s.Producer)
 	}
-	s.NeedLookup = s.Producer == coreoptions.ProducerLookup || s.Engine == coreoptions.EngineFirstRow || o.ForceLookup
+	s.DeletionVectors = o.DeletionVectors
+	s.NeedLookup = s.Producer == coreoptions.ProducerLookup || s.Engine == coreoptions.EngineFirstRow || s.DeletionVectors || o.ForceLookup
 	s.LookupWait = o.LookupWait
 	if o.RowDeduplicate {
 		ignore := map[int]bool{}

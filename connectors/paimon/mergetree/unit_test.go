@@ -312,7 +312,7 @@ func testLookupIndex(t *testing.T, kind string) {
 		{2, 1, "+I 1"}, {2, 2, "-D 2"}, {3, 1, "-D 2"}, {3, 3, "+I 3"}, {5, 1, "+I 3"}, {9, 1, "none"}, {1, 2, "none"},
 		{0, 1, "none"}, {100, 1, "+I 3"}, {101, 1, "none"}, {1098, 1, "+I 3"}, {1099, 3, "none"}, {5000, 1, "none"},
 	} {
-		r, err := lk.Lookup([]any{c.key}, int(c.start))
+		r, _, err := lk.Lookup([]any{c.key}, int(c.start))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +335,7 @@ func testLookupIndex(t *testing.T, kind string) {
 		// by the block cache only as far as memory allows.
 		for pass := 0; pass < 2; pass++ {
 			for _, k := range many {
-				r, err := disk.Lookup([]any{k}, 3)
+				r, _, err := disk.Lookup([]any{k}, 3)
 				if err != nil || r == nil {
 					t.Fatalf("lookup(%d): %v %v", k, r, err)
 				}
@@ -358,7 +358,7 @@ func testLookupIndex(t *testing.T, kind string) {
 		if entries, _ = os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("close left %d local files", len(entries))
 		}
-		if _, err := disk.Lookup([]any{int32(1)}, 1); err == nil {
+		if _, _, err := disk.Lookup([]any{int32(1)}, 1); err == nil {
 			t.Error("lookup after close must fail")
 		}
 		return

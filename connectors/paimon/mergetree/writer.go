@@ -12,18 +12,22 @@ import (
 // CommitIncrement is what a bucket writer hands to the commit since the last
 // one (Paimon's CommitIncrement): the APPEND part (new level-0 files and the
 // input producer's changelog) and the COMPACT part (files removed and added
-// by compaction, upgrades included, and the compaction changelog).
+// by compaction, upgrades included, and the compaction changelog, with the
+// deletion vector index file of the latest compaction that changed the
+// vectors, nil if none did).
 type CommitIncrement struct {
 	NewFiles         []*FileMeta
 	NewChangelog     []*FileMeta
 	CompactBefore    []*FileMeta
 	CompactAfter     []*FileMeta
 	CompactChangelog []*FileMeta
+	DeletionIndex    IndexFile
 }
 
 // Empty reports an increment with nothing to commit.
 func (c *CommitIncrement) Empty() bool {
-	return len(c.NewFiles)+len(c.NewChangelog)+len(c.CompactBefore)+len(c.CompactAfter)+len(c.CompactChangelog) == 0
+	return len(c.NewFiles)+len(c.NewChangelog)+len(c.CompactBefore)+len(c.CompactAfter)+len(c.CompactChangelog) == 0 &&
+		c.DeletionIndex == nil
 }
 
 // WriterOptions are the parts of a bucket writer the table layer provides.
@@ -39,6 +43,9 @@ type WriterOptions struct {
 	// DeleteFile removes a file that compaction made obsolete before it was
 	// ever committed; nil leaves it (the table's orphan cleanup will).
 	DeleteFile func(*FileMeta)
+	// DeletionVectors is the bucket's deletion-vector maintainer, restored
+	// from the committed index; required when Spec.DeletionVectors.
+	DeletionVectors DeletionVectors
 }
 
 // Writer is the merge-tree writer of one (partition, bucket) (Paimon's
@@ -59,6 +66,7 @@ type Writer struct {
 	newFiles, newChangelog         []*FileMeta
 	compactBefore                  map[string]*FileMeta
 	compactAfter, compactChangelog []*FileMeta
+	deletionIndex                  IndexFile
 	err                            error
 }
 
@@ -79,7 +87,7 @@ func NewWriter(spec *Spec, store RunStore, restored []*FileMeta, opts WriterOpti
 			lookup = NewMemLookup(levels, store, spec.Key)
 		}
 	}
-	mgr, err := NewCompactManager(spec, levels, store, lookup)
+	mgr, err := NewCompactManager(spec, levels, store, lookup, opts.DeletionVectors)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +232,14 @@ func (w *Writer) updateCompactResult(res *CompactResult) {
 	}
 	w.compactAfter = append(w.compactAfter, res.After...)
 	w.compactChangelog = append(w.compactChangelog, res.Changelog...)
+	if res.DeletionIndex != nil {
+		// GeneratedDeletionFile.mergeOldFile: the newer file holds every
+		// vector; the older, uncommitted one goes.
+		if w.deletionIndex != nil {
+			w.deletionIndex.Discard()
+		}
+		w.deletionIndex = res.DeletionIndex
+	}
 }
 
 func indexFile(fs []*FileMeta, f *FileMeta) int {
@@ -280,7 +296,8 @@ func (w *Writer) PrepareCommit(waitCompaction bool) (*CommitIncrement, error) {
 
 func (w *Writer) drain() *CommitIncrement {
 	inc := &CommitIncrement{NewFiles: w.newFiles, NewChangelog: w.newChangelog,
-		CompactAfter: w.compactAfter, CompactChangelog: w.compactChangelog}
+		CompactAfter: w.compactAfter, CompactChangelog: w.compactChangelog, DeletionIndex: w.deletionIndex}
+	w.deletionIndex = nil
 	for _, f := range w.compactBefore {
 		inc.CompactBefore = append(inc.CompactBefore, f)
 	}
@@ -318,6 +335,10 @@ func (w *Writer) Compact(full bool) error {
 // its result is discarded and the files it wrote are deleted (through
 // WriterOptions.DeleteFile), since only committed files survive a restart.
 func (w *Writer) Close() error {
+	if w.deletionIndex != nil {
+		w.deletionIndex.Discard()
+		w.deletionIndex = nil
+	}
 	for _, f := range w.mgr.Discard() {
 		if w.opts.DeleteFile != nil {
 			w.opts.DeleteFile(f)
@@ -331,14 +352,18 @@ func (w *Writer) Close() error {
 
 // NewReader is merge-on-read over the bucket's current files: every
 // level-0 file and every level is a sorted run, merged by key with the
-// table's merge function; retracted keys are dropped.
+// table's merge function; retracted keys are dropped, and so are rows the
+// deletion vectors mark.
 func (w *Writer) NewReader() Iterator {
-	return NewLevelsReader(w.spec, w.store, w.levels.LevelSortedRuns())
+	return newLevelsReader(w.spec, w.mgr.rw.open, w.levels.LevelSortedRuns())
 }
 
 // NewLevelsReader is merge-on-read over the given sorted runs.
 func NewLevelsReader(spec *Spec, store RunStore, runs []LevelSortedRun) Iterator {
-	open := func(f *FileMeta) (Iterator, error) { return store.Open(f) }
+	return newLevelsReader(spec, store.Open, runs)
+}
+
+func newLevelsReader(spec *Spec, open func(*FileMeta) (Iterator, error), runs []LevelSortedRun) Iterator {
 	its := make([]Iterator, 0, len(runs))
 	for _, r := range runs {
 		its = append(its, newConcatIter(r.Run.Files, open))

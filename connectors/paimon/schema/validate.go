@@ -92,10 +92,29 @@ func (s *TableSchema) ValidateTable() error {
 	if e, _ := opt("merge-engine"); strings.EqualFold(e, "first-row") && producer != "lookup" && producer != "none" {
 		return sql.Errorf(sql.IllegalArgumentException, "Only support 'none' and 'lookup' changelog-producer on FIRST_ROW merge engine")
 	}
+	if err := validateForDeletionVectors(opt, producer); err != nil {
+		return err
+	}
 	// sqlrun's own option (coreoptions.OptStringEncoding), checked here so that
 	// a bad value fails at CREATE/ALTER, not at the first write.
 	if v, ok := opt("sqlrun.parquet.string-encoding"); ok && v != "plain" && v != "delta-length-byte-array" {
 		return sql.Errorf(sql.IllegalArgumentException, "Could not parse value '%s' for key 'sqlrun.parquet.string-encoding' (plain, delta-length-byte-array).", v)
+	}
+	return nil
+}
+
+// validateForDeletionVectors is SchemaValidation.validateForDeletionVectors:
+// deletion vectors work with the none, input and lookup producers, and not
+// with the first-row engine.
+func validateForDeletionVectors(opt func(string) (string, bool), producer string) error {
+	if v, _ := opt("deletion-vectors.enabled"); !strings.EqualFold(v, "true") {
+		return nil
+	}
+	if producer != "none" && producer != "input" && producer != "lookup" {
+		return sql.Errorf(sql.IllegalArgumentException, "Deletion vectors mode is only supported for NONE/INPUT/LOOKUP changelog producer now.")
+	}
+	if e, _ := opt("merge-engine"); strings.EqualFold(e, "first-row") {
+		return sql.Errorf(sql.IllegalArgumentException, "First row merge engine does not need deletion vectors because there is no deletion of old data in this merge engine.")
 	}
 	return nil
 }

@@ -138,13 +138,14 @@ func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64
 		cmp.entries = appendEntries(cmp.entries, manifest.Delete, m, m.CompactBefore)
 		cmp.entries = appendEntries(cmp.entries, manifest.Add, m, m.CompactAfter)
 		cmp.changelog = appendEntries(cmp.changelog, manifest.Add, m, m.CompactChangelog)
+		cmp.index = append(cmp.index, m.CompactIndexFiles...)
 	}
 	if len(app.entries)+len(app.changelog)+len(app.index) > 0 && !appendDone {
 		if err := c.tryCommit(identifier, &app); err != nil {
 			return err
 		}
 	}
-	if len(cmp.entries)+len(cmp.changelog) > 0 {
+	if len(cmp.entries)+len(cmp.changelog)+len(cmp.index) > 0 {
 		if err := c.tryCommit(identifier, &cmp); err != nil {
 			if !appendDone || !errors.Is(err, ErrCommitConflict) {
 				return err
@@ -180,10 +181,18 @@ func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[st
 		return nil
 	}
 	p := pendingCommit{kind: snapshot.Overwrite}
+	// The writers' compactions follow as a COMPACT snapshot, without their
+	// changelog (FileStoreCommitImpl.overwritePartition's withCompact):
+	// a deletion-vector table's rows are only visible once compacted out
+	// of level 0.
+	cmp := pendingCommit{kind: snapshot.Compact}
 	touched := map[string]bool{}
 	for _, m := range msgs {
 		p.entries = appendEntries(p.entries, manifest.Add, m, m.NewFiles)
 		p.index = append(p.index, m.NewIndexFiles...)
+		cmp.entries = appendEntries(cmp.entries, manifest.Delete, m, m.CompactBefore)
+		cmp.entries = appendEntries(cmp.entries, manifest.Add, m, m.CompactAfter)
+		cmp.index = append(cmp.index, m.CompactIndexFiles...)
 		touched[string(m.Partition)] = true
 	}
 	switch {
@@ -224,6 +233,11 @@ func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[st
 	}
 	if err := c.tryCommit(identifier, &p); err != nil {
 		return err
+	}
+	if len(cmp.entries)+len(cmp.index) > 0 {
+		if err := c.tryCommit(identifier, &cmp); err != nil {
+			return err
+		}
 	}
 	c.expire()
 	return nil

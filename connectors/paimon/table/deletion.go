@@ -1,14 +1,16 @@
 package table
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/dv"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/index"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/mergetree"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // DeletionFile locates one data file's deletion vector (Paimon's
@@ -106,10 +108,6 @@ func (t *Table) attachDeletionFiles(s *snapshot.Snapshot, splits []Split) error 
 	return nil
 }
 
-// ErrDeletionVectors is wrapped when a write would have to maintain
-// deletion vectors, which sqlrun reads but does not write.
-var ErrDeletionVectors = errors.New("deletion vectors are not supported")
-
 // DeletionVectorsEnabled is 'deletion-vectors.enabled'.
 func (t *Table) DeletionVectorsEnabled() bool { return t.Options.DeletionVectors }
 
@@ -126,4 +124,117 @@ func (t *Table) BatchSkipLevel0() bool {
 // streaming read's full phase of such a table skips level 0.
 func (t *Table) NeedLookup() bool {
 	return t.PrimaryKey() && (t.Spec.NeedLookup || t.DeletionVectorsEnabled())
+}
+
+// readDeletionVectors reads every vector of a bucket's DELETION_VECTORS
+// index files into bitmaps a writer can extend
+// (BucketedDvMaintainer.Factory.create).
+func (t *Table) readDeletionVectors(entries []manifest.IndexManifestEntry) (map[string]*dv.Bitmap, error) {
+	out := map[string]*dv.Bitmap{}
+	for _, e := range entries {
+		p := t.indexFilePath(e)
+		b, err := t.FIO.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: read deletion vectors: %w", t.Root, err)
+		}
+		if len(b) == 0 || b[0] != dv.IndexFileVersion {
+			v := -1
+			if len(b) > 0 {
+				v = int(b[0])
+			}
+			return nil, fmt.Errorf("paimon table %s: %s: %w: Version not match, actual version: %d, expected version: %d", t.Root, p, dv.ErrCorrupt, v, dv.IndexFileVersion)
+		}
+		for _, r := range e.DVRanges {
+			if r.Offset < 0 || int64(r.Offset) >= int64(len(b)) {
+				return nil, fmt.Errorf("paimon table %s: %s: %w: vector of %s at offset %d beyond the file", t.Root, p, dv.ErrCorrupt, r.DataFile, r.Offset)
+			}
+			v, err := dv.Decode(b[r.Offset:], int64(r.Length), p)
+			if err != nil {
+				return nil, fmt.Errorf("paimon table %s: deletion vector of %s: %w", t.Root, r.DataFile, err)
+			}
+			bm, err := dv.ToBitmap(v)
+			if err != nil {
+				return nil, err
+			}
+			out[r.DataFile] = bm
+		}
+	}
+	return out, nil
+}
+
+// bucketDVs is a bucket writer's deletion-vector maintainer: dv.Maintainer
+// plus the index files it writes (mergetree.DeletionVectors).
+type bucketDVs struct {
+	*dv.Maintainer
+	t      *Table
+	part   []byte
+	bucket int
+	names  *index.Names
+}
+
+// dvIndexFile is a DELETION_VECTORS index file not committed yet.
+type dvIndexFile struct {
+	t     *Table
+	entry manifest.IndexManifestEntry
+}
+
+// Discard implements mergetree.IndexFile.
+func (f *dvIndexFile) Discard() { _ = f.t.FIO.Delete(f.t.indexFilePath(f.entry)) }
+
+// WriteIndex implements mergetree.DeletionVectors: when the vectors
+// changed, all of them go into a new index file under index/
+// (DeletionVectorsIndexFile.writeSingleFile), whose manifest entry
+// replaces the bucket's previous one at commit.
+func (d *bucketDVs) WriteIndex() (mergetree.IndexFile, error) {
+	b, ranges, ok, err := d.Encode()
+	if err != nil || !ok {
+		return nil, err
+	}
+	name := d.names.Next()
+	p := fs.Join(d.t.Root, "index", name)
+	if err := writeWhole(d.t.FIO, p, b); err != nil {
+		return nil, fmt.Errorf("paimon table %s: write deletion vectors %s: %w", d.t.Root, name, err)
+	}
+	e := manifest.IndexManifestEntry{Kind: manifest.Add, Partition: d.part, Bucket: int32(d.bucket),
+		IndexType: manifest.IndexDeletionVectors, FileName: name, FileSize: int64(len(b)), RowCount: int64(len(ranges)),
+		DVRanges: make([]manifest.DVRange, 0, len(ranges))}
+	for _, r := range ranges {
+		c := r.Cardinality
+		e.DVRanges = append(e.DVRanges, manifest.DVRange{DataFile: r.DataFile, Offset: int32(r.Offset), Length: int32(r.Length), Cardinality: &c})
+	}
+	return &dvIndexFile{t: d.t, entry: e}, nil
+}
+
+// writeWhole creates path with b, deleting it again on failure.
+func writeWhole(fio fs.FileIO, path string, b []byte) error {
+	w, err := fio.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		_ = fio.Delete(path)
+		return err
+	}
+	if err := w.Close(); err != nil {
+		_ = fio.Delete(path)
+		return err
+	}
+	return nil
+}
+
+// checkDeletionVectorOptions is SchemaValidation.validateForDeletionVectors
+// for a write (a table created before sqlrun validated it): the producers
+// and merge engines Paimon allows with deletion vectors.
+func (t *Table) checkDeletionVectorOptions() error {
+	if !t.PrimaryKey() || !t.DeletionVectorsEnabled() {
+		return nil
+	}
+	if t.Spec.Producer == coreoptions.ProducerFullCompaction {
+		return fmt.Errorf("paimon table %s: %w", t.Root, sql.Errorf(sql.IllegalArgumentException, "Deletion vectors mode is only supported for NONE/INPUT/LOOKUP changelog producer now."))
+	}
+	if t.Spec.Engine == coreoptions.EngineFirstRow {
+		return fmt.Errorf("paimon table %s: %w", t.Root, sql.Errorf(sql.IllegalArgumentException, "First row merge engine does not need deletion vectors because there is no deletion of old data in this merge engine."))
+	}
+	return nil
 }

@@ -23,11 +23,14 @@ type CommitMessage struct {
 	// NewIndexFiles are the index files of the APPEND part (the bucket's
 	// new HASH index file in dynamic bucket mode), ADD entries.
 	NewIndexFiles []manifest.IndexManifestEntry `json:"newIndexFiles,omitempty"`
+	// CompactIndexFiles are the index files of the COMPACT part (the
+	// bucket's new DELETION_VECTORS index file), ADD entries.
+	CompactIndexFiles []manifest.IndexManifestEntry `json:"compactIndexFiles,omitempty"`
 }
 
 // Empty reports a message with nothing to commit.
 func (m *CommitMessage) Empty() bool {
-	return len(m.NewFiles)+len(m.NewChangelog)+len(m.CompactBefore)+len(m.CompactAfter)+len(m.CompactChangelog)+len(m.NewIndexFiles) == 0
+	return len(m.NewFiles)+len(m.NewChangelog)+len(m.CompactBefore)+len(m.CompactAfter)+len(m.CompactChangelog)+len(m.NewIndexFiles)+len(m.CompactIndexFiles) == 0
 }
 
 // messagesVersion guards the committable encoding: a checkpoint written by

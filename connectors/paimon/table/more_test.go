@@ -376,16 +376,6 @@ func TestConsumerExpiration(t *testing.T) {
 	}
 }
 
-func TestDeletionVectorTablesRefuseWrites(t *testing.T) {
-	tbl, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true"}, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tbl.NewWrite(WriteOptions{}); !errors.Is(err, ErrDeletionVectors) {
-		t.Fatalf("got %v", err)
-	}
-}
-
 func TestIgnoreDeleteAndUpdateBefore(t *testing.T) {
 	pk, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"bucket": "1", "ignore-delete": "true"}, "", 0)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/connectors/paimon/dv"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/index"
@@ -66,15 +67,19 @@ type TableWrite struct {
 	restoreID    int64
 	restoreFiles map[bucketKey][]manifest.DataFileMeta
 	restoreIndex map[bucketKey]manifest.IndexManifestEntry
+	restoreDVs   map[bucketKey][]manifest.IndexManifestEntry
 	restoreKnown bool
 
 	// ignorePrevious: buckets start empty (INSERT OVERWRITE).
 	ignorePrevious bool
 	// dynamic bucket mode: the assigner, the key hash's scratch buffer and
-	// the index file names.
+	// the index file names (deletion vector index files too).
 	assigner   index.BucketAssigner
 	keyScratch []byte
 	indexNames *index.Names
+	// dvs: the table has deletion vectors (primary key,
+	// deletion-vectors.enabled).
+	dvs bool
 }
 
 type bucketWriter struct {
@@ -110,10 +115,8 @@ func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) 
 	if _, err := t.writerOptions(); err != nil {
 		return nil, err
 	}
-	if t.PrimaryKey() && t.Options.DeletionVectors {
-		// Java reads such tables' upper levels without merging, trusting
-		// the writers' deletion vectors, which sqlrun does not write.
-		return nil, fmt.Errorf("paimon table %s: %w: writing tables with 'deletion-vectors.enabled' = true", t.Root, ErrDeletionVectors)
+	if err := t.checkDeletionVectorOptions(); err != nil {
+		return nil, err
 	}
 	w := &TableWrite{t: t, tmp: o.TempDir, writers: map[bucketKey]*bucketWriter{},
 		ignoreDelete: t.Options.IgnoreDelete, ignoreUB: t.Options.IgnoreUpdateBefore, now: time.Now}
@@ -133,6 +136,12 @@ func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) 
 		w.indexNames = index.NewNames()
 	} else if o.IgnorePrevious {
 		w.ignorePrevious = true
+	}
+	if t.PrimaryKey() && t.DeletionVectorsEnabled() {
+		w.dvs = true
+		if w.indexNames == nil {
+			w.indexNames = index.NewNames()
+		}
 	}
 	if w.tmp == "" {
 		w.tmp = newTempDir()
@@ -233,9 +242,18 @@ func rowKindName(k sql.RowKind) string {
 	return k.String()
 }
 
-// restored returns the committed files of a bucket in the latest snapshot
-// and, in dynamic bucket mode, its HASH index file (nil: none).
-func (w *TableWrite) restored(k bucketKey) ([]manifest.DataFileMeta, *manifest.IndexManifestEntry, error) {
+// restored returns the committed files of a bucket in the latest snapshot,
+// in dynamic bucket mode its HASH index file (nil: none) and with deletion
+// vectors its DELETION_VECTORS index files.
+func (w *TableWrite) restored(k bucketKey) ([]manifest.DataFileMeta, *manifest.IndexManifestEntry, []manifest.IndexManifestEntry, error) {
+	files, idx, err := w.restoredFiles(k)
+	if err != nil || !w.dvs || w.ignorePrevious {
+		return files, idx, nil, err
+	}
+	return files, idx, w.restoreDVs[k], nil
+}
+
+func (w *TableWrite) restoredFiles(k bucketKey) ([]manifest.DataFileMeta, *manifest.IndexManifestEntry, error) {
 	if w.ignorePrevious {
 		return nil, nil, nil
 	}
@@ -274,7 +292,18 @@ func (w *TableWrite) restored(k bucketKey) ([]manifest.DataFileMeta, *manifest.I
 				idx[bk] = e
 			}
 		}
-		w.restoreID, w.restoreFiles, w.restoreIndex, w.restoreKnown = id, m, idx, true
+		dvs := map[bucketKey][]manifest.IndexManifestEntry{}
+		if w.dvs {
+			es, err := w.t.indexEntries(s, manifest.IndexDeletionVectors)
+			if err != nil {
+				return nil, nil, fmt.Errorf("paimon table %s: restore writer: %w", w.t.Root, err)
+			}
+			for _, e := range es {
+				bk := bucketKey{string(e.Partition), int(e.Bucket)}
+				dvs[bk] = append(dvs[bk], e)
+			}
+		}
+		w.restoreID, w.restoreFiles, w.restoreIndex, w.restoreDVs, w.restoreKnown = id, m, idx, dvs, true
 	}
 	if e, ok := w.restoreIndex[k]; ok {
 		return w.restoreFiles[k], &e, nil
@@ -287,7 +316,7 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 	if bw, ok := w.writers[k]; ok {
 		return bw, nil
 	}
-	files, idx, err := w.restored(k)
+	files, idx, dvIdx, err := w.restored(k)
 	if err != nil {
 		return nil, err
 	}
@@ -316,6 +345,14 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 			metas = append(metas, fm)
 		}
 		opts := mergetree.WriterOptions{DeleteFile: st.deleteFile}
+		if w.dvs {
+			vecs, err := w.t.readDeletionVectors(dvIdx)
+			if err != nil {
+				return nil, err
+			}
+			opts.DeletionVectors = &bucketDVs{Maintainer: dv.NewMaintainer(vecs, w.t.Options.DeletionVectorsBitmap64),
+				t: w.t, part: part, bucket: bucket, names: w.indexNames}
+		}
 		dir := filepath.Join(w.tmp, fmt.Sprintf("b%d-%d", len(w.order), bucket))
 		if w.t.Spec.NeedLookup {
 			opts.NewLookup = w.t.Spec.NewDiskLookup(filepath.Join(dir, "lookup"), st)
@@ -366,6 +403,11 @@ func (w *TableWrite) PrepareCommit(endOfInput bool) ([]CommitMessage, error) {
 			}
 			if err := m.fill(bw.store, inc); err != nil {
 				return nil, err
+			}
+			if inc.DeletionIndex != nil {
+				// The compaction's deletion vectors, in the COMPACT part
+				// (AbstractFileStoreWrite.prepareCommit).
+				m.CompactIndexFiles = append(m.CompactIndexFiles, inc.DeletionIndex.(*dvIndexFile).entry)
 			}
 		} else {
 			files, err := bw.app.prepareCommit()
