@@ -74,12 +74,15 @@ func checkIntegrity(t *testing.T, tbl *Table) {
 // commit also carries HASH index files: the index manifest must land with
 // the data or not at all, and always cover every key.
 func TestCommitCrashEveryStep(t *testing.T) {
-	for _, mode := range []string{"fixed", "dynamic"} {
-		t.Run(mode, func(t *testing.T) { runCommitCrash(t, mode == "dynamic") })
+	for _, mode := range []string{"fixed", "dynamic", "deletion-vectors"} {
+		t.Run(mode, func(t *testing.T) { runCommitCrash(t, mode == "dynamic", mode == "deletion-vectors") })
 	}
 }
 
-func runCommitCrash(t *testing.T, dynamic bool) {
+// runCommitCrash with dvs commits a DELETION_VECTORS index file in the
+// COMPACT snapshot; every outcome must read, as Paimon's deletion-vector
+// readers do, each key once (checkDeletionVectors).
+func runCommitCrash(t *testing.T, dynamic, dvs bool) {
 	base := t.TempDir()
 	// A size amplification of 1% compacts any bucket with two sorted runs,
 	// whatever the files' sizes.
@@ -88,6 +91,13 @@ func runCommitCrash(t *testing.T, dynamic bool) {
 	if dynamic {
 		delete(opts, "bucket")
 		opts["dynamic-bucket.target-row-num"] = "4"
+	}
+	if dvs {
+		// Level 0 is compacted up by every commit (lookup compaction);
+		// without the size amplification trigger the older versions stay
+		// in a higher level and are marked in deletion vectors.
+		opts["deletion-vectors.enabled"] = "true"
+		delete(opts, "compaction.max-size-amplification-percent")
 	}
 	tbl, err := Create(fs.NewLocal(), base, pkSchema(), []string{"dt"}, opts, "", 0)
 	if err != nil {
@@ -113,13 +123,14 @@ func runCommitCrash(t *testing.T, dynamic bool) {
 		t.Fatal(err)
 	}
 	w.Close()
-	hasCompact, indexFiles := false, 0
+	hasCompact, indexFiles, dvFiles := false, 0, 0
 	for _, m := range msgs {
 		hasCompact = hasCompact || len(m.CompactAfter) > 0
 		indexFiles += len(m.NewIndexFiles)
+		dvFiles += len(m.CompactIndexFiles)
 	}
-	if dynamic != (indexFiles > 0) {
-		t.Fatalf("the commit under test has %d index files", indexFiles)
+	if dynamic != (indexFiles > 0) || dvs != (dvFiles > 0) {
+		t.Fatalf("the commit under test has %d index files and %d deletion vector files", indexFiles, dvFiles)
 	}
 	if !hasCompact {
 		t.Fatal("the commit under test has no compaction")
@@ -172,6 +183,9 @@ func runCommitCrash(t *testing.T, dynamic bool) {
 		if dynamic {
 			checkHashIndex(t, lt)
 		}
+		if dvs {
+			checkDeletionVectors(t, lt)
+		}
 		got := mustRead(t, lt)
 		switch got {
 		case before:
@@ -188,6 +202,9 @@ func runCommitCrash(t *testing.T, dynamic bool) {
 		checkIntegrity(t, lt)
 		if dynamic {
 			checkHashIndex(t, lt)
+		}
+		if dvs {
+			checkDeletionVectors(t, lt)
 		}
 		if got := mustRead(t, lt); got != after {
 			t.Fatalf("step %d: after retry:\n%s\nwant\n%s", n, got, after)

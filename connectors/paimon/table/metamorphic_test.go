@@ -501,14 +501,14 @@ func checkDeletionVectors(t *testing.T, tbl *Table) {
 			}
 			for kv := it.Next(); kv != nil; kv = it.Next() {
 				if !kv.Kind.IsAdd() {
-					t.Fatalf("retraction %s visible in %s at level %d", sql.FormatRow(sql.Row{Kind: kv.Kind, Values: kv.Value}, tmTypes), f.FileName, f.Level)
+					t.Fatalf("retraction %s visible in %s at level %d", sql.FormatRow(sql.Row{Kind: kv.Kind, Values: kv.Value}, tbl.Spec.FieldTypes), f.FileName, f.Level)
 				}
-				k := tmKey(kv.Value)
+				k := fmt.Sprintf("%x/%v", sp.Partition, kv.Key)
 				if seen[k] {
 					t.Fatalf("key %s visible twice (again in %s at level %d)", k, f.FileName, f.Level)
 				}
 				seen[k] = true
-				rows = append(rows, sql.FormatRow(sql.Row{Values: kv.Value}, tmTypes))
+				rows = append(rows, sql.FormatRow(sql.Row{Values: kv.Value}, tbl.Spec.FieldTypes))
 			}
 			if err := it.Close(); err != nil {
 				t.Fatal(err)
