@@ -34,6 +34,10 @@ func TestValidateTable(t *testing.T) {
 		{nil, nil, map[string]string{"record-level.time-field": "nope"}, "java.lang.IllegalArgumentException: Can not find time field nope for record level expire."},
 		{nil, nil, map[string]string{"record-level.time-field": "ts"}, "java.lang.IllegalArgumentException: The record level time field type should be one of INT, BIGINT, or TIMESTAMP, but field type is STRING."},
 		{[]string{"id"}, nil, map[string]string{"bucket": "1", "merge-engine": "first-row", "changelog-producer": "input"}, "java.lang.IllegalArgumentException: Only support 'none' and 'lookup' changelog-producer on FIRST_ROW merge engine"},
+		// SchemaValidation.validateForDeletionVectors.
+		{[]string{"id"}, nil, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "changelog-producer": "full-compaction"}, "java.lang.IllegalArgumentException: Deletion vectors mode is only supported for NONE/INPUT/LOOKUP changelog producer now."},
+		{[]string{"id"}, nil, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "merge-engine": "first-row"}, "java.lang.IllegalArgumentException: First row merge engine does not need deletion vectors because there is no deletion of old data in this merge engine."},
+		{[]string{"id"}, nil, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "changelog-producer": "lookup"}, ""},
 		{nil, nil, map[string]string{"sqlrun.parquet.string-encoding": "delta"}, "java.lang.IllegalArgumentException: Could not parse value 'delta' for key 'sqlrun.parquet.string-encoding' (plain, delta-length-byte-array)."},
 		{nil, nil, map[string]string{"sqlrun.parquet.string-encoding": "delta-length-byte-array"}, ""},
 	} {

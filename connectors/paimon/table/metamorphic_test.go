@@ -156,7 +156,7 @@ func TestMetamorphic(t *testing.T) {
 			// versions of a key it shows within a commit depends on when
 			// the background compactions ran.)
 			modes := []string{"fixed", "dynamic"}
-			if dvAllowed(e) {
+			if dvAllowed(e) && seed <= 2 {
 				modes = append(modes, "fixed-dv", "dynamic-dv")
 			}
 			logs := make([]map[string][]string, len(modes))
