@@ -90,6 +90,7 @@ step stream    180 ./connectors/paimon/stream/       '^Benchmark(FollowChangelog
 step latency   120 ./connectors/paimon/stream/       '^BenchmarkCommitToRow$' 200x
 step e2elat    180 ./bench/                          '^Benchmark(CommitToSink|LookupWait)$' 50x
 step jdbc      300 ./connectors/jdbc/                '^BenchmarkUpsert$' 300000x
+step jdbcmodes 240 ./connectors/jdbc/                '^BenchmarkDeliveryModes$' 200000x
 step parser    120 ./sql/parser/                     '^BenchmarkParseSeed(Insert|DDL)$' 2000x
 
 # End to end through the binary: bounded jobs run by `sqlrun -e`, timed with
@@ -229,6 +230,10 @@ for n in 100 1000 5000; do
 	sink[$n]=$(val jdbc "max-rows=$n" sink-rows/s)
 	pct[$n]=$(val jdbc "max-rows=$n" sink/driver-%)
 done
+jm_def=$(val jdbcmodes 'DeliveryModes' default-rows/s)
+jm_tx=$(val jdbcmodes 'DeliveryModes' transactional/default)
+jm_ver=$(val jdbcmodes 'DeliveryModes' version/default)
+jm_eo=$(val jdbcmodes 'DeliveryModes' exactly-once/default)
 pins=$(val parser 'ParseSeedInsert' ns/op)
 pddl=$(val parser 'ParseSeedDDL' ns/op)
 # rate NAME ROWS: rows per wall second of e2e run NAME, or "- (why)".
@@ -276,6 +281,8 @@ row "  commit p50 with lookup-wait true / false" "$(pp "$lw_wc" "$lw_nc")" "-" "
 for n in 100 1000 5000; do
 	row "JDBC upsert max-rows=$n: sink / driver alone, rows/s" "$(m "${sink[$n]}" "$(why jdbc)") / $(fmtn "${drv[$n]}")" "sink >= 90%" "$( [ "${pct[$n]}" = "-" ] && echo "-" || printf 'measured %.1f%%' "${pct[$n]}")"
 done
+row "JDBC opt-in modes vs default ($(m "$jm_def" "$(why jdbcmodes)") rows/s): transactional-flush" "$jm_tx x" "-" "sqlrun only"
+row "  sink.version-column / exactly-once (commit per checkpoint)" "$jm_ver x / $jm_eo x" "-" "sqlrun only"
 row "parser: seed INSERT with hints, us/statement" "$( [ "$pins" = "-" ] && echo "- ($(why parser))" || awk -v n="$pins" 'BEGIN{printf "%.1f", n/1000}')" "-" "-"
 row "parser: seed JDBC CREATE TABLE, us/statement" "$( [ "$pddl" = "-" ] && echo "- ($(why parser))" || awk -v n="$pddl" 'BEGIN{printf "%.1f", n/1000}')" "-" "-"
 row "sqlrun -e: datagen->Calc->blackhole $(fmtn $E2E_ROWS) rows, rows/s" "$(rate blackhole $E2E_ROWS)" "-" "-"

@@ -133,3 +133,80 @@ func sinkWrite(b *testing.B, w *Writer, lo, hi int) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkDeliveryModes measures the opt-in sink modes side by side with
+// the default (flink-connector-jdbc's at-least-once) on the same server:
+// sink.transactional-flush, sink.version-column and
+// sink.delivery-guarantee = exactly-once (whose rows are written when the
+// checkpoint completes, by the sink's committer). max-rows is 1000 and a
+// checkpoint ends every round of 20 000 rows; the modes take turns round
+// by round, so load from other processes hits them alike. One op is one
+// row written by EACH mode; the ratios are the figures to read.
+//
+//	go test -run '^$' -bench DeliveryModes -benchtime 200000x ./connectors/jdbc/
+func BenchmarkDeliveryModes(b *testing.B) {
+	s := shared(b)
+	type mode struct {
+		name  string
+		opts  []string
+		sink  *Sink
+		w     *Writer
+		db    string
+		spent time.Duration
+	}
+	modes := []*mode{
+		{name: "default"},
+		{name: "transactional", opts: []string{OptTransactionalFlush, "true"}},
+		{name: "version", opts: []string{OptVersionColumn, "amount"}},
+		{name: "exactly-once", opts: []string{OptDeliveryGuarantee, "exactly-once"}},
+	}
+	for _, m := range modes {
+		m.db = ordersDB(b, s)
+		m.sink = newSink(b, ordersSchema(true), tableOptions(s, m.db,
+			append([]string{OptSinkMaxRows, "1000", OptSinkInterval, "0"}, m.opts...)...))
+		m.w = openWriter(b, m.sink, nil)
+	}
+	ctx := context.Background()
+	const round = 20000
+	b.ResetTimer()
+	for lo, r := 0, 0; lo < b.N; lo, r = lo+round, r+1 {
+		hi := min(lo+round, b.N)
+		for i := range modes {
+			m := modes[(i+r)%len(modes)]
+			m.spent += timed(func() {
+				if m.name != "exactly-once" {
+					sinkWrite(b, m.w, lo, hi)
+					return
+				}
+				rows := make([]sqlrun.Row, 0, 256)
+				for i := lo; i < hi; i++ {
+					id, amount, status := benchValues(i)
+					rows = append(rows, sqlrun.Row{Kind: sqlrun.Insert, Values: []any{id, amount, status}})
+					if len(rows) == cap(rows) || i == hi-1 {
+						if err := m.w.Write(ctx, rows); err != nil {
+							b.Fatal(err)
+						}
+						rows = rows[:0]
+					}
+				}
+				_, c, err := m.w.Snapshot(ctx, int64(r+1))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := m.sink.Commit(ctx, int64(r+1), [][]byte{c}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+	b.StopTimer()
+	base := float64(b.N) / modes[0].spent.Seconds()
+	for _, m := range modes {
+		eq(b, m.name+" rows", s.Query(b, "SELECT COUNT(*) FROM `"+m.db+"`.orders_rt")[0][0], fmt.Sprint(b.N))
+		rate := float64(b.N) / m.spent.Seconds()
+		b.ReportMetric(rate, m.name+"-rows/s")
+		if m != modes[0] {
+			b.ReportMetric(rate/base, m.name+"/default")
+		}
+	}
+}

@@ -266,6 +266,10 @@ func (s *Sink) commitEpoch(ctx context.Context, id int64, runID string, rows []s
 		return err
 	}
 	w.epoch = &epoch{runID: runID, checkpoint: id}
+	w.stmtRows = s.ExecutionOptions().BatchSize
+	if w.stmtRows <= 0 {
+		w.stmtRows = 1000
+	}
 	start := time.Now()
 	if err := w.Open(ctx, nil); err != nil {
 		_ = w.Close(ctx)

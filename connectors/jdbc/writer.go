@@ -125,6 +125,10 @@ type Writer struct {
 	// epoch, set while the sink's committer flushes, makes the flush's
 	// transaction check and advance the progress row.
 	epoch *epoch
+	// stmtRows caps the rows of one statement (0: only the packet and
+	// placeholder limits): a committer writes a whole checkpoint's rows in
+	// statements of sink.buffer-flush.max-rows, as the writers would have.
+	stmtRows int
 
 	stop    chan struct{}
 	timerWG sync.WaitGroup
@@ -697,7 +701,7 @@ func (b *batcher) add(ctx context.Context, vals []any, idx []int) error {
 		b.args = b.args[:mark]
 		return &PacketError{Table: w.table, RowBytes: size, MaxPacket: w.conn.maxP}
 	}
-	if b.n > 0 && (b.size+size > b.limit || len(b.args) > maxPlaceholders) {
+	if b.n > 0 && (b.size+size > b.limit || len(b.args) > maxPlaceholders || (w.stmtRows > 0 && b.n >= w.stmtRows)) {
 		row := append(w.rowScratch[:0], b.args[mark:]...)
 		w.rowScratch = row
 		b.args = b.args[:mark]
