@@ -3,6 +3,7 @@ package jdbc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -257,6 +258,51 @@ func TestVersionColumnGuardsReplays(t *testing.T) {
 		o := tableOptions(s, db, "table-name", "items", OptVersionColumn, bad.col)
 		if _, err := (Factory{}).CreateSink(ctxFor(schema, o)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Fatalf("%s: want %q, got %v", bad.col, bad.want, err)
+		}
+	}
+}
+
+// TestReaderNeverSeesPartialFlush: every flush moves the table's one row
+// to a new key (-D of the old key, +I of the new one). A reader polling
+// COUNT(*) meanwhile sees 1 every time when flushes are transactions; with
+// the default sink the upsert lands before the delete (two statements in
+// autocommit), so a reader can see 2 — logged, as it depends on timing.
+func TestReaderNeverSeesPartialFlush(t *testing.T) {
+	s := shared(t)
+	for _, transactional := range []bool{true, false} {
+		db := ordersDB(t, s)
+		s.Exec(t, "INSERT INTO `"+db+"`.orders_rt VALUES (0, 0.00, 'TOKEN')")
+		w := openWriter(t, newSink(t, ordersSchema(true), tableOptions(s, db,
+			OptTransactionalFlush, fmt.Sprint(transactional), OptSinkInterval, "0")), nil)
+		reader := s.DB(t, db)
+		stop := make(chan struct{})
+		seen := make(chan map[string]int, 1)
+		go func() {
+			counts := map[string]int{}
+			for {
+				select {
+				case <-stop:
+					seen <- counts
+					return
+				default:
+				}
+				var n string
+				if err := reader.QueryRow("SELECT COUNT(*) FROM orders_rt").Scan(&n); err != nil {
+					counts["error: "+err.Error()]++
+					continue
+				}
+				counts[n]++
+			}
+		}()
+		for i := int64(1); i <= 300; i++ {
+			write(t, w, order(sql.Delete, i-1, "0.00", "TOKEN"), order(sql.Insert, i, "0.00", "TOKEN"))
+			snapshot(t, w, i)
+		}
+		close(stop)
+		counts := <-seen
+		t.Logf("transactional=%v: the reader saw row counts %v", transactional, counts)
+		if transactional && (len(counts) != 1 || counts["1"] == 0) {
+			t.Fatalf("a reader saw a partial transactional flush: counts %v", counts)
 		}
 	}
 }
