@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"testing"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // memDVs is an in-memory DeletionVectors: positions per data file, and the
@@ -107,4 +110,72 @@ func dvRead(store *MemStore, levels *Levels, dvs *memDVs) (map[int32]string, err
 		}
 	}
 	return got, nil
+}
+
+// TestLookupHitMarkedDeleted: a lookup compaction of a deletion-vector
+// table finds the key's row in a higher-level file, but that row is
+// already marked deleted (the key was deleted since; its retraction was
+// dropped). The key is absent: the lookup producer emits +I for the
+// re-insert, even with row-deduplicate and identical content. Paimon 1.4's
+// LookupChangelogMergeFunctionWrapper uses the marked row as the before
+// image and emits nothing (apache/paimon#8204). An unmarked hit is
+// marked and gives -U/+U (or nothing, when row-deduplicate finds it
+// equal).
+func TestLookupHitMarkedDeleted(t *testing.T) {
+	spec, err := newSpec(mmNames, mmTypes, []string{"id"}, map[string]string{"changelog-producer": "lookup",
+		"deletion-vectors.enabled": "true", "changelog-producer.row-deduplicate": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := []any{int32(1), int64(80), "CREATED", int64(0)}
+	for _, marked := range []bool{true, false} {
+		store := NewMemStore(spec.Key, 0)
+		file := func(level int, kind FileKind, seq int64) []*FileMeta {
+			w, err := store.NewWriter(level, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(&KV{Key: []any{int32(1)}, Seq: seq, Kind: sql.Insert, Value: v, Level: level}); err != nil {
+				t.Fatal(err)
+			}
+			fs, err := w.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fs
+		}
+		high, low := file(2, CompactFile, 1), file(0, FlushFile, 5)
+		levels, err := NewLevels(spec.Key, append(append([]*FileMeta{}, high...), low...), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dvs := newMemDVs(nil)
+		if marked {
+			dvs.Delete(high[0].Name, 0)
+		}
+		rw, err := NewRewriter(spec, store, NewMemLookup(levels, store, spec.Key), dvs, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := rw.Rewrite(1, true, [][]SortedRun{{{Files: low}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cl []string
+		for _, f := range res.Changelog {
+			for _, r := range store.Records(f.Name) {
+				cl = append(cl, r.Kind.String())
+			}
+		}
+		want := "[+I]"
+		if !marked {
+			want = "[]" // equal to the before image: row-deduplicate emits nothing
+		}
+		if fmt.Sprint(cl) != want {
+			t.Errorf("marked=%v: changelog %v, want %s", marked, cl, want)
+		}
+		if !dvs.IsDeleted(high[0].Name, 0) {
+			t.Errorf("marked=%v: the older version is not marked deleted", marked)
+		}
+	}
 }

@@ -120,6 +120,24 @@ func TestSinkStory(t *testing.T) {
 				var from int64
 				d.ScanArgs(t, "from", &from)
 				return streamRead(t, tbl, from)
+			case "vectors":
+				// The latest snapshot's deletion vectors, after checking
+				// that the table reads as Paimon's deletion-vector readers
+				// read it (checkDeletionVectors).
+				checkDeletionVectors(t, tbl)
+				s, _ := tbl.Snapshots.Latest()
+				es, err := tbl.indexEntries(s, "DELETION_VECTORS")
+				if err != nil {
+					t.Fatal(err)
+				}
+				files, rows := 0, int64(0)
+				for _, e := range es {
+					for _, r := range e.DVRanges {
+						files++
+						rows += *r.Cardinality
+					}
+				}
+				return fmt.Sprintf("%d index files, %d vectors, %d rows deleted\n", len(es), files, rows)
 			case "read":
 				rows, err := readAll(tbl, nil, ReadOptions{})
 				if err != nil {
