@@ -146,17 +146,42 @@ func readAboveLevel0(t *testing.T, tbl *Table) []string {
 
 // TestSigkillWhileCommitting kills a child that commits in a loop at
 // random moments, then checks that the table is intact and reads exactly
-// the state of some commit at or after the last one the child reported.
+// the state of some commit at or after the last one the child reported;
+// with deletion vectors (each commit's compaction marks the hot key's
+// older version and commits an index file), also that the table reads as
+// Paimon's deletion-vector readers read it (checkDeletionVectors).
 func TestSigkillWhileCommitting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns subprocesses")
 	}
+	for _, dvs := range []bool{false, true} {
+		t.Run(fmt.Sprintf("deletion-vectors=%v", dvs), func(t *testing.T) { runSigkillWhileCommitting(t, dvs) })
+	}
+}
+
+func runSigkillWhileCommitting(t *testing.T, dvs bool) {
 	dir := t.TempDir()
-	tbl, err := Create(fs.NewLocal(), dir, pkSchema(), []string{"dt"},
-		map[string]string{"bucket": "2", "num-sorted-run.compaction-trigger": "3", "snapshot.num-retained.min": "3",
-			"snapshot.time-retained": "1 ms", "changelog-producer": "lookup"}, "", 0)
+	opts := map[string]string{"bucket": "2", "num-sorted-run.compaction-trigger": "3", "snapshot.num-retained.min": "3",
+		"snapshot.time-retained": "1 ms", "changelog-producer": "lookup"}
+	if dvs {
+		opts["deletion-vectors.enabled"] = "true"
+	}
+	tbl, err := Create(fs.NewLocal(), dir, pkSchema(), []string{"dt"}, opts, "", 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// With deletion vectors a large first commit keeps the hot key's first
+	// version in a file that later compactions leave alone (size ratio):
+	// each update marks the older version there instead of rewriting it.
+	var base []string
+	if dvs {
+		var rows []sql.Row
+		for i := int64(1_000_000); i < 1_000_400; i++ {
+			rows = append(rows, row(sql.Insert, i, "d", int32(i%1000), "base"))
+			base = append(base, fmt.Sprintf("+I[%d, d, %d, base]", i, i%1000))
+		}
+		rows = append(rows, row(sql.Insert, int64(0), "d", int32(0), "hot"))
+		writeCommit(t, tbl, "setup", 1, rows...)
 	}
 	var acked int64
 	// A streaming reader with a consumer-id follows the changelog; it must
@@ -175,7 +200,11 @@ func TestSigkillWhileCommitting(t *testing.T) {
 			t.Fatal(err)
 		}
 		sc := bufio.NewScanner(out)
-		deadline := time.After(time.Duration(150+round*70) * time.Millisecond)
+		wait := time.Duration(150+round*70) * time.Millisecond
+		if dvs {
+			wait *= 3 // more commits per round, so that vectors accumulate
+		}
+		deadline := time.After(wait)
 		lines := make(chan string)
 		go func() {
 			for sc.Scan() {
@@ -209,6 +238,9 @@ func TestSigkillWhileCommitting(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkIntegrity(t, tbl)
+		if dvs {
+			checkDeletionVectors(t, tbl)
+		}
 		k, _, err := tbl.NewCommit("killer").LatestCommitted()
 		if err != nil {
 			t.Fatal(err)
@@ -216,8 +248,8 @@ func TestSigkillWhileCommitting(t *testing.T) {
 		if k < acked {
 			t.Fatalf("round %d: child reported commit %d, table has %d", round, acked, k)
 		}
-		var want []string
-		if k > 0 {
+		want := append([]string(nil), base...)
+		if k > 0 || dvs {
 			want = append(want, fmt.Sprintf("+I[0, d, %d, hot]", k))
 		}
 		for i := int64(1); i <= k; i++ {
@@ -269,7 +301,7 @@ func TestSigkillWhileCommitting(t *testing.T) {
 		if s, _ := tbl.Snapshots.Latest(); s != nil && s.CommitKind == snapshot.Compact && strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("round %d: changelog replay\n%s\nwant\n%s", round, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
-		t.Logf("round %d: killed after commit %d (reported %d), latest snapshot %d", round, k, acked, latest)
+		t.Logf("round %d: killed after commit %d (reported %d), latest snapshot %d; data files with a deletion vector seen so far: %d", round, k, acked, latest, dvSeen[tbl.Root])
 	}
 }
 
