@@ -305,7 +305,9 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 				onlyRight = onlyRight && f >= nl
 			}
 			switch {
-			case inner && onlyLeft:
+			case (inner || isSemiAnti(kind)) && onlyLeft:
+				// A semi or anti join keeps or drops whole left rows, so a
+				// filter on them goes below it as below an inner join.
 				leftConds = append(leftConds, c)
 			case inner && onlyRight:
 				rightConds = append(rightConds, c)
