@@ -139,3 +139,23 @@ type Metric struct {
 type ReportsMetrics interface {
 	Metrics() []Metric
 }
+
+// FlinkConnector is what a table of this connector needs on Apache Flink
+// 1.20 (`sqlrun check --target flink-1.20`).
+type FlinkConnector struct {
+	// Jars are the Maven artifacts (group:artifact:version) to put in
+	// Flink's lib/; none for connectors in Flink's distribution.
+	Jars []string
+	// RejectsUnknownOptions is true when Flink's factory fails on options
+	// it does not declare (FactoryUtil's "Unsupported options found"), as
+	// most do; Paimon keeps unknown keys as table options.
+	RejectsUnknownOptions bool
+	// Missing, when set, says why Flink has no such connector.
+	Missing string
+}
+
+// FlinkPortable is implemented by factories: the connector's counterpart
+// on Apache Flink 1.20.
+type FlinkPortable interface {
+	FlinkConnector() FlinkConnector
+}

@@ -41,6 +41,10 @@ type Option struct {
 	Prefix bool
 	// FallbackKeys are deprecated names accepted for this option.
 	FallbackKeys []string
+	// SqlrunOnly marks an option the connector's Java implementation does
+	// not have (sqlrun's own, opt-in behaviour): `sqlrun check --target
+	// flink-1.20` reports it, and docs/connectors.md marks it.
+	SqlrunOnly bool
 }
 
 // sensitiveKeys are the fragments Flink's GlobalConfiguration.isSensitive

@@ -55,6 +55,7 @@ const usage = `Usage:
   sqlrun explain [--dot] -f job.sql      print the plan of the script's INSERT/SELECT statements
   sqlrun compact --warehouse W --database D --table T [--full] [--continuous --interval 10s]
   sqlrun compact --path P [...]          compact a Paimon table (see sqlrun compact --help)
+  sqlrun check --target flink-1.20 job.sql   what Flink 1.20 would reject or run differently
 
 Options:
   -f, --file FILE     run the statements of FILE (a final ';' may be omitted)
@@ -154,6 +155,9 @@ const (
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "explain" {
 		return runExplain(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "check" {
+		return runCheck(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "compact" {
 		sigs, stop := watchSignals(false, stderr)

@@ -15,8 +15,9 @@ func init() { connectors.Register(Factory{}) }
 type Factory struct{}
 
 var (
-	_ connectors.SinkFactory = Factory{}
-	_ connectors.TableSink   = Sink{}
+	_ connectors.SinkFactory   = Factory{}
+	_ connectors.FlinkPortable = Factory{}
+	_ connectors.TableSink     = Sink{}
 )
 
 // Identifier is "blackhole".
@@ -55,3 +56,8 @@ func (writer) Write(context.Context, []sql.Row) error                  { return 
 func (writer) Snapshot(context.Context, int64) ([]byte, []byte, error) { return nil, nil, nil }
 func (writer) NotifyCheckpointComplete(context.Context, int64) error   { return nil }
 func (writer) Close(context.Context) error                             { return nil }
+
+// FlinkConnector: 'blackhole' is in Flink's distribution.
+func (Factory) FlinkConnector() connectors.FlinkConnector {
+	return connectors.FlinkConnector{RejectsUnknownOptions: true}
+}

@@ -35,6 +35,7 @@ type Factory struct{}
 
 var (
 	_ connectors.SourceFactory       = Factory{}
+	_ connectors.FlinkPortable       = Factory{}
 	_ connectors.TableSource         = (*Source)(nil)
 	_ connectors.SupportsParallelism = (*Source)(nil)
 )
@@ -223,3 +224,8 @@ func (r *Reader) NotifyCheckpointComplete(context.Context, int64) error { return
 
 // Close does nothing.
 func (r *Reader) Close() error { return nil }
+
+// FlinkConnector: 'datagen' is in Flink's distribution.
+func (Factory) FlinkConnector() connectors.FlinkConnector {
+	return connectors.FlinkConnector{RejectsUnknownOptions: true}
+}

@@ -38,6 +38,7 @@ type Factory struct{}
 
 var (
 	_ connectors.SourceFactory              = Factory{}
+	_ connectors.FlinkPortable              = Factory{}
 	_ connectors.SinkFactory                = Factory{}
 	_ connectors.TableSource                = (*Source)(nil)
 	_ connectors.SupportsProjectionPushDown = (*Source)(nil)
@@ -540,4 +541,10 @@ func (w *writer) Close(context.Context) error {
 		return w.cur.Close()
 	}
 	return nil
+}
+
+// FlinkConnector: 'filesystem' and its csv, json and debezium-json formats
+// (flink-csv, flink-json) are in Flink's distribution.
+func (Factory) FlinkConnector() connectors.FlinkConnector {
+	return connectors.FlinkConnector{RejectsUnknownOptions: true}
 }

@@ -94,11 +94,11 @@ var options = []connectors.Option{
 	{Key: OptSinkInterval, Default: "1s", Type: connectors.Duration, Description: "The flush interval mills, over this time, asynchronous threads will flush data. Can be set to '0' to disable it. "},
 	{Key: OptSinkMaxRetries, Default: "3", Type: connectors.Int, Description: "The max retry times if writing records to database failed."},
 	{Key: OptSinkParallelism, Type: connectors.Int, Description: "Defines a custom parallelism for the sink."},
-	{Key: OptDeliveryGuarantee, Default: "at-least-once", Type: connectors.Enum, Enum: []string{"at-least-once", "exactly-once"}, Description: "at-least-once (flink-connector-jdbc's behaviour) or, sqlrun only, exactly-once: each checkpoint's rows are written in one MySQL transaction with a progress row when the checkpoint completes, and never twice."},
-	{Key: OptTransactionalFlush, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Write each flush's upserts and deletes in one transaction, so readers never see part of a flush."},
-	{Key: OptProgressTable, Default: "_sqlrun_sink_progress", Type: connectors.String, Description: "sqlrun only. The table, in the URL's database, where exactly-once sinks record the last committed checkpoint."},
-	{Key: OptVersionColumn, Type: connectors.String, Description: "sqlrun only. A column whose value orders a key's versions: an upsert or delete never replaces a row whose stored version is newer."},
-	{Key: OptAllowOtherUniqueKeys, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Open the sink even when the MySQL table has unique keys besides the declared primary key; an upsert that collides on one of them overwrites that other row."},
+	{Key: OptDeliveryGuarantee, SqlrunOnly: true, Default: "at-least-once", Type: connectors.Enum, Enum: []string{"at-least-once", "exactly-once"}, Description: "sqlrun only (Flink's Kafka sink has this option, flink-connector-jdbc does not). at-least-once (flink-connector-jdbc's behaviour) or exactly-once: each checkpoint's rows are written in one MySQL transaction with a progress row when the checkpoint completes, and never twice."},
+	{Key: OptTransactionalFlush, SqlrunOnly: true, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Write each flush's upserts and deletes in one transaction, so readers never see part of a flush."},
+	{Key: OptProgressTable, SqlrunOnly: true, Default: "_sqlrun_sink_progress", Type: connectors.String, Description: "sqlrun only. The table, in the URL's database, where exactly-once sinks record the last committed checkpoint."},
+	{Key: OptVersionColumn, SqlrunOnly: true, Type: connectors.String, Description: "sqlrun only. A column whose value orders a key's versions: an upsert or delete never replaces a row whose stored version is newer."},
+	{Key: OptAllowOtherUniqueKeys, SqlrunOnly: true, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Open the sink even when the MySQL table has unique keys besides the declared primary key; an upsert that collides on one of them overwrites that other row."},
 }
 
 // Factory is the 'jdbc' table factory.
@@ -109,7 +109,15 @@ func init() { connectors.Register(Factory{}) }
 var (
 	_ connectors.SourceFactory = Factory{}
 	_ connectors.SinkFactory   = Factory{}
+	_ connectors.FlinkPortable = Factory{}
 )
+
+// FlinkConnector is flink-connector-jdbc 3.3 for Flink 1.20 with MySQL's
+// Connector/J.
+func (Factory) FlinkConnector() connectors.FlinkConnector {
+	return connectors.FlinkConnector{RejectsUnknownOptions: true,
+		Jars: []string{"org.apache.flink:flink-connector-jdbc:3.3.0-1.20", "com.mysql:mysql-connector-j:8.4.0"}}
+}
 
 // Identifier returns "jdbc".
 func (Factory) Identifier() string { return Identifier }

@@ -44,6 +44,7 @@ type Factory struct{}
 var (
 	_ connectors.SourceFactory      = Factory{}
 	_ connectors.SinkFactory        = Factory{}
+	_ connectors.FlinkPortable      = Factory{}
 	_ connectors.RowLevelFactory    = Factory{}
 	_ connectors.SystemTableFactory = Factory{}
 )
@@ -686,3 +687,9 @@ func (c *tableConfig) path() (string, error) {
 // dynamic are the options that override the stored schema options: the
 // table options and hints, without the connector's own keys.
 func (c *tableConfig) dynamic() map[string]string { return dynamicOf(c.raw) }
+
+// FlinkConnector is Paimon's Flink connector for Flink 1.20 (Paimon 1.4),
+// which keeps options it does not know as table options.
+func (Factory) FlinkConnector() connectors.FlinkConnector {
+	return connectors.FlinkConnector{Jars: []string{"org.apache.paimon:paimon-flink-1.20:1.4.0"}}
+}

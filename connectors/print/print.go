@@ -40,8 +40,9 @@ func SetOutput(out, errOut io.Writer) {
 type Factory struct{}
 
 var (
-	_ connectors.SinkFactory = Factory{}
-	_ connectors.TableSink   = (*Sink)(nil)
+	_ connectors.SinkFactory   = Factory{}
+	_ connectors.FlinkPortable = Factory{}
+	_ connectors.TableSink     = (*Sink)(nil)
 )
 
 // Identifier is "print".
@@ -148,3 +149,8 @@ func (w *writer) Snapshot(context.Context, int64) ([]byte, []byte, error) { retu
 func (w *writer) NotifyCheckpointComplete(context.Context, int64) error { return nil }
 
 func (w *writer) Close(context.Context) error { return nil }
+
+// FlinkConnector: 'print' is in Flink's distribution.
+func (Factory) FlinkConnector() connectors.FlinkConnector {
+	return connectors.FlinkConnector{RejectsUnknownOptions: true}
+}

@@ -31,6 +31,7 @@ type Factory struct{}
 
 var (
 	_ connectors.SourceFactory              = Factory{}
+	_ connectors.FlinkPortable              = Factory{}
 	_ connectors.SinkFactory                = Factory{}
 	_ connectors.TableSource                = (*Source)(nil)
 	_ connectors.SupportsProjectionPushDown = (*Source)(nil)
@@ -348,3 +349,12 @@ func (w *writer) Write(_ context.Context, rows []sql.Row) error {
 func (w *writer) Snapshot(context.Context, int64) ([]byte, []byte, error) { return nil, nil, nil }
 func (w *writer) NotifyCheckpointComplete(context.Context, int64) error   { return nil }
 func (w *writer) Close(context.Context) error                             { return nil }
+
+// FlinkConnector: Flink's 'values' connector is a test connector
+// (TestValuesTableFactory in flink-table-planner's test jar), whose rows
+// come from Java (data-id), not from the 'rows' option.
+func (Factory) FlinkConnector() connectors.FlinkConnector {
+	return connectors.FlinkConnector{Missing: "Flink's 'values' connector is TestValuesTableFactory from flink-table-planner's " +
+		"test jar, not in Flink's distribution, and its rows come from Java ('data-id'), not from 'rows'; " +
+		"use a 'filesystem' table (format 'csv' or 'json') or 'datagen' instead"}
+}

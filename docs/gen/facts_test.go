@@ -137,3 +137,21 @@ func TestDocsSystemTablesExist(t *testing.T) {
 		}
 	}
 }
+
+// TestSqlrunOnlyOptionsMarked: an option's description says "sqlrun only"
+// exactly when the option is declared SqlrunOnly, the flag `sqlrun check`
+// reports from; docs/connectors.md prints the descriptions, so the page
+// and the check agree.
+func TestSqlrunOnlyOptionsMarked(t *testing.T) {
+	for _, id := range connectors.Identifiers() {
+		f, err := connectors.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range f.Options() {
+			if said := strings.HasPrefix(o.Description, "sqlrun only"); said != o.SqlrunOnly {
+				t.Errorf("%s option %s: SqlrunOnly=%v but its description starts %q", id, o.Key, o.SqlrunOnly, o.Description[:min(len(o.Description), 30)])
+			}
+		}
+	}
+}
