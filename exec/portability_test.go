@@ -9,8 +9,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"github.com/sqlrun/sqlrun/exec"
 	_ "github.com/sqlrun/sqlrun/connectors/all"
+	"github.com/sqlrun/sqlrun/exec"
 )
 
 // TestPortability runs `sqlrun check --target flink-1.20` over scripts:
