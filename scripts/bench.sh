@@ -83,7 +83,7 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser
 # benchmarks (b.N rows or statements) but whole-table passes for the read
 # benchmarks (ReadPK, ReadKV*, FollowChangelog, FullPhase), hence two units.
-step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic)$' 100000x
+step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic|WritePKDeletionVectors)$' 100000x
 step tableread 120 ./connectors/paimon/table/        '^BenchmarkReadPK$' 3x
 step mergetree 180 ./connectors/paimon/mergetree/    '^BenchmarkMergeRead$' 100000x
 step stream    180 ./connectors/paimon/stream/       '^Benchmark(FollowChangelog|FullPhase)$' 3x
@@ -211,6 +211,7 @@ frp=$(val format 'ReadKVProjected' rows/cpu-s)
 tw_none=$(val table 'WritePK$' rows/cpu-s)
 tw_look=$(val table 'WritePKLookup' rows/cpu-s)
 tw_dyn=$(val table 'WritePKDynamic' rows/cpu-s)
+tw_dv=$(val table 'WritePKDeletionVectors' rows/cpu-s)
 tr_cpu=$(val tableread 'ReadPK' rows/cpu-s)
 mr=$(val mergetree 'MergeRead' rows/s)
 follow=$(val stream 'FollowChangelog' rows/s)
@@ -262,6 +263,8 @@ row "Paimon table write, PK, producer lookup, rows/cpu-s" "$(m "$tw_look" "$(why
 row "  lookup / none write ratio (same run)" "$(ratio "$tw_look" "$tw_none")" "-" "Paimon: lookup costs throughput"
 row "Paimon table write, PK, dynamic bucket (bucket = -1), rows/cpu-s" "$(m "$tw_dyn" "$(why table)")" "-" "-"
 row "  dynamic / fixed bucket write ratio (same run)" "$(ratio "$tw_dyn" "$tw_none")" ">= 0.70" "issue 15"
+row "Paimon table write, PK, deletion vectors, rows/cpu-s" "$(m "$tw_dv" "$(why table)")" "-" "-"
+row "  deletion vectors / fixed bucket write ratio (same run)" "$(ratio "$tw_dv" "$tw_none")" "-" "issue 15"
 row "Paimon parquet KV file write, rows/cpu-s (100k rows)" "$(m "$fw" "$(why format)")" "-" "-"
 row "Paimon parquet KV file read, rows/cpu-s" "$(m "$fr" "$(why format)")" "-" "-"
 row "Paimon parquet KV file read, key + 2 of 20 cols, rows/cpu-s" "$(m "$frp" "$(why format)")" "-" "-"

@@ -145,6 +145,13 @@ func BenchmarkWritePK(b *testing.B) { benchWrite(b, nil) }
 // bucket, as in BenchmarkWritePK.
 func BenchmarkWritePKDynamic(b *testing.B) { benchWrite(b, map[string]string{"bucket": "-1"}) }
 
+// BenchmarkWritePKDeletionVectors: the same with deletion-vectors.enabled
+// (every commit's lookup compaction moves level 0 up and marks older
+// versions in deletion vectors).
+func BenchmarkWritePKDeletionVectors(b *testing.B) {
+	benchWrite(b, map[string]string{"deletion-vectors.enabled": "true"})
+}
+
 // BenchmarkWritePKLookup: the same with changelog-producer lookup.
 func BenchmarkWritePKLookup(b *testing.B) {
 	benchWrite(b, map[string]string{"changelog-producer": "lookup"})
