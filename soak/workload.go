@@ -254,7 +254,7 @@ func paimonLines(path string) ([]string, error) {
 			st, _ := row.Values[2].(string)
 			out = append(out, line(row.Values[0].(int64), order{amount: row.Values[1].(decimal.Decimal), status: st}))
 		}
-		if err := r.Err(); err != nil {
+		if err := r.Error(); err != nil {
 			r.Close()
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}

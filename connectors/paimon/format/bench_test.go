@@ -111,8 +111,8 @@ func BenchmarkReadKV(b *testing.B) {
 		for r := it.Next(); r != nil; r = it.Next() {
 			n++
 		}
-		if it.Err() != nil || n != benchN {
-			b.Fatal(n, it.Err())
+		if it.Error() != nil || n != benchN {
+			b.Fatal(n, it.Error())
 		}
 		it.Close()
 	}

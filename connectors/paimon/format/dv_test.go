@@ -53,7 +53,7 @@ func TestDeletionVector(t *testing.T) {
 	for r := it.Next(); r != nil; r = it.Next() {
 		got = append(got, r[0].(int32))
 	}
-	if len(got) != 96 || got[0] != 1 || got[1] != 2 || got[2] != 5 || got[95] != 98 || it.Err() != nil {
-		t.Fatalf("rows after DV: %d %v %v", len(got), got[:3], it.Err())
+	if len(got) != 96 || got[0] != 1 || got[1] != 2 || got[2] != 5 || got[95] != 98 || it.Error() != nil {
+		t.Fatalf("rows after DV: %d %v %v", len(got), got[:3], it.Error())
 	}
 }

@@ -208,7 +208,7 @@ func TestEvolveReadOldFile(t *testing.T) {
 	for r := it.Next(); r != nil; r = it.Next() {
 		got = append(got, append([]any(nil), r...))
 	}
-	if err := it.Err(); err != nil {
+	if err := it.Error(); err != nil {
 		t.Fatal(err)
 	}
 	want := [][]any{
@@ -268,7 +268,7 @@ func TestEvolveRenamedPrimaryKey(t *testing.T) {
 	for r := it.Next(); r != nil; r = it.Next() {
 		got = append(got, fmt.Sprintf("%T=%v %T=%v %T=%v", r.Key[0], r.Key[0], r.Value[0], r.Value[0], r.Value[1], r.Value[1]))
 	}
-	if err := it.Err(); err != nil {
+	if err := it.Error(); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"int64=1 int64=1 string=-1", "int64=2 int64=2 string=-2"}

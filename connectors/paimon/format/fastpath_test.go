@@ -89,8 +89,8 @@ func TestFastPathsRoundTrip(t *testing.T) {
 	for r := it.Next(); r != nil; r = it.Next() {
 		got = append(got, r)
 	}
-	if it.Err() != nil {
-		t.Fatal(it.Err())
+	if it.Error() != nil {
+		t.Fatal(it.Error())
 	}
 	it.Close()
 	runtime.GC() // records must survive a collection (slab- and arena-backed values)
@@ -132,8 +132,8 @@ func TestFastPathsRoundTrip(t *testing.T) {
 		}
 		i++
 	}
-	if rows.Err() != nil || i != n {
-		t.Fatalf("projected read: %d rows, %v", i, rows.Err())
+	if rows.Error() != nil || i != n {
+		t.Fatalf("projected read: %d rows, %v", i, rows.Error())
 	}
 	rows.Close()
 }
@@ -189,8 +189,8 @@ func TestFastPathDictionary(t *testing.T) {
 		}
 		i++
 	}
-	if it.Err() != nil || i != n {
-		t.Fatalf("%d rows, %v", i, it.Err())
+	if it.Error() != nil || i != n {
+		t.Fatalf("%d rows, %v", i, it.Error())
 	}
 	it.Close()
 }
@@ -249,8 +249,8 @@ func TestWriterDictionaryChoice(t *testing.T) {
 			}
 			i++
 		}
-		if it.Err() != nil || i != n {
-			t.Fatalf("%d rows, %v", i, it.Err())
+		if it.Error() != nil || i != n {
+			t.Fatalf("%d rows, %v", i, it.Error())
 		}
 		it.Close()
 	}

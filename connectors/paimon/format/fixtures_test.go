@@ -176,8 +176,8 @@ func (r *tableReader) readPK(merge func(vs []*kv.KeyValue) []any) []string {
 			k := fmt.Sprint(e.Partition, v.Key)
 			byKey[k] = append(byKey[k], v)
 		}
-		if it.Err() != nil {
-			t.Fatal(it.Err())
+		if it.Error() != nil {
+			t.Fatal(it.Error())
 		}
 		it.Close()
 		// Stats Java wrote agree with the file's content.
@@ -245,8 +245,8 @@ func (r *tableReader) readAppend() []string {
 		for row := it.Next(); row != nil; row = it.Next() {
 			rows = append(rows, sql.FormatRow(sql.Row{Kind: sql.Insert, Values: row}, r.cur.Types()))
 		}
-		if it.Err() != nil {
-			r.t.Fatal(it.Err())
+		if it.Error() != nil {
+			r.t.Fatal(it.Error())
 		}
 		it.Close()
 		fmt.Fprintf(&r.out, "file %s schema %d: ok\n", e.File.FileName, e.File.SchemaID)

@@ -100,8 +100,8 @@ func TestKVRoundTrip(t *testing.T) {
 		assertRow(t, n, r.Value, w.Value)
 		n++
 	}
-	if it.Err() != nil || n != 100 {
-		t.Fatalf("read %d rows: %v", n, it.Err())
+	if it.Error() != nil || n != 100 {
+		t.Fatalf("read %d rows: %v", n, it.Error())
 	}
 }
 
@@ -177,8 +177,8 @@ func TestAppendRoundTripProjectionEvolution(t *testing.T) {
 		}
 		n++
 	}
-	if it.Err() != nil || n != 50 {
-		t.Fatal(n, it.Err())
+	if it.Error() != nil || n != 50 {
+		t.Fatal(n, it.Error())
 	}
 	// All columns read back.
 	it, _ = f.Rows(Projection{FileFields: vals, Fields: vals})
@@ -189,8 +189,8 @@ func TestAppendRoundTripProjectionEvolution(t *testing.T) {
 		}
 		assertRow(t, n, r, sampleRow(n))
 	}
-	if n != 50 || it.Err() != nil {
-		t.Fatal(n, it.Err())
+	if n != 50 || it.Error() != nil {
+		t.Fatal(n, it.Error())
 	}
 }
 
@@ -322,7 +322,7 @@ func TestThinModeRead(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		r := it.Next()
 		if r == nil || r.Key[0] != int32(i*10) || r.Seq != int64(i) || r.Value[1] != fmt.Sprint(i) {
-			t.Fatalf("row %d: %+v %v", i, r, it.Err())
+			t.Fatalf("row %d: %+v %v", i, r, it.Error())
 		}
 	}
 }

@@ -90,15 +90,15 @@ func TestNestedRoundTrip(t *testing.T) {
 		}
 		i++
 	}
-	if it.Err() != nil || i != n {
-		t.Fatal(i, it.Err())
+	if it.Error() != nil || i != n {
+		t.Fatal(i, it.Error())
 	}
 	// Only the flat column: nested leaves are not even opened.
 	it2, _ := f.Rows(Projection{FileFields: vals, Fields: vals[7:8]})
 	for i = 0; it2.Next() != nil; i++ {
 	}
-	if it2.Err() != nil || i != n {
-		t.Fatal(i, it2.Err())
+	if it2.Error() != nil || i != n {
+		t.Fatal(i, it2.Error())
 	}
 }
 

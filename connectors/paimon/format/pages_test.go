@@ -170,8 +170,8 @@ func TestPageWriterRoundTrip(t *testing.T) {
 				}
 				i++
 			}
-			if it.Err() != nil || i != n {
-				t.Fatalf("page decoder %v: read %d rows: %v", decoder, i, it.Err())
+			if it.Error() != nil || i != n {
+				t.Fatalf("page decoder %v: read %d rows: %v", decoder, i, it.Error())
 			}
 			it.Close()
 		}
@@ -225,8 +225,8 @@ func TestPageWriterAbortRow(t *testing.T) {
 	for r := it.Next(); r != nil; r = it.Next() {
 		got = append(got, r)
 	}
-	if it.Err() != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("read %d rows (want %d): %v", len(got), len(want), it.Err())
+	if it.Error() != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read %d rows (want %d): %v", len(got), len(want), it.Error())
 	}
 	it.Close()
 }

@@ -78,8 +78,8 @@ func TestRandomRoundTrip(t *testing.T) {
 			}
 			i++
 		}
-		if it.Err() != nil || i != len(rows) {
-			t.Fatalf("iter %d: %d of %d rows: %v", iter, i, len(rows), it.Err())
+		if it.Error() != nil || i != len(rows) {
+			t.Fatalf("iter %d: %d of %d rows: %v", iter, i, len(rows), it.Error())
 		}
 		af, _ := Open(bytes.NewReader(abuf.Bytes()), int64(abuf.Len()), "data-r-1.parquet")
 		// Read a random projection in random order.
@@ -101,8 +101,8 @@ func TestRandomRoundTrip(t *testing.T) {
 			}
 			i++
 		}
-		if rit.Err() != nil || i != len(rows) {
-			t.Fatalf("iter %d append: %d of %d: %v", iter, i, len(rows), rit.Err())
+		if rit.Error() != nil || i != len(rows) {
+			t.Fatalf("iter %d append: %d of %d: %v", iter, i, len(rows), rit.Error())
 		}
 	}
 }

@@ -637,7 +637,7 @@ func (r *rowReader) assemble(n *asmNode) (any, error) {
 
 // KVIterator iterates the KeyValues of a primary-key file in file order
 // (ascending key). Contract, as pebble's iterators: Next returns the next
-// record or nil when exhausted or on error; Err reports the error; Close
+// record or nil when exhausted or on error; Error reports the error; Close
 // is mandatory. Returned records are freshly allocated and may be
 // retained.
 type KVIterator struct {
@@ -750,8 +750,8 @@ func (it *KVIterator) next() *kv.KeyValue {
 	return r
 }
 
-// Err returns the error that stopped iteration, if any.
-func (it *KVIterator) Err() error { return it.err }
+// Error returns the error that stopped iteration, if any.
+func (it *KVIterator) Error() error { return it.err }
 
 // Close releases the iterator.
 func (it *KVIterator) Close() error { it.rr.closeCursors(); return nil }
@@ -794,8 +794,8 @@ func (it *RowIterator) next() []any {
 	return it.rr.row()
 }
 
-// Err returns the error that stopped iteration, if any.
-func (it *RowIterator) Err() error { return it.err }
+// Error returns the error that stopped iteration, if any.
+func (it *RowIterator) Error() error { return it.err }
 
 // Close releases the iterator.
 func (it *RowIterator) Close() error { it.rr.closeCursors(); return nil }

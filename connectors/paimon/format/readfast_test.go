@@ -161,7 +161,7 @@ func readAll(t *testing.T, data []byte, fields []schema.Field, decoder bool) [][
 	for r := it.Next(); r != nil; r = it.Next() {
 		out = append(out, r)
 	}
-	if err := it.Err(); err != nil {
+	if err := it.Error(); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -269,7 +269,7 @@ func TestPageDecoderCorruptPages(t *testing.T) {
 					t.Fatal("read does not end")
 				}
 			}
-			if it.Err() != nil {
+			if it.Error() != nil {
 				bad++
 			}
 			it.Close()
@@ -401,8 +401,8 @@ func BenchmarkReadPlainStrings(b *testing.B) {
 		for row := it.Next(); row != nil; row = it.Next() {
 			n++
 		}
-		if it.Err() != nil || n != benchN {
-			b.Fatal(n, it.Err())
+		if it.Error() != nil || n != benchN {
+			b.Fatal(n, it.Error())
 		}
 		it.Close()
 	}
@@ -428,8 +428,8 @@ func TestReadAllocations(t *testing.T) {
 		for r := it.Next(); r != nil; r = it.Next() {
 			got++
 		}
-		if it.Err() != nil || got != n {
-			t.Fatal(got, it.Err())
+		if it.Error() != nil || got != n {
+			t.Fatal(got, it.Error())
 		}
 		it.Close()
 	}
@@ -501,7 +501,7 @@ func TestPageDecoderJavaFiles(t *testing.T) {
 			for r := it.Next(); r != nil; r = it.Next() {
 				out = append(out, r)
 			}
-			if err := it.Err(); err != nil {
+			if err := it.Error(); err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
 			return out

@@ -85,8 +85,8 @@ func TestRewriteMatchesJavaMeta(t *testing.T) {
 				for i := 0; ; i++ {
 					v := it2.Next()
 					if v == nil {
-						if i != len(kvs) || it2.Err() != nil {
-							t.Fatalf("reread %d of %d: %v", i, len(kvs), it2.Err())
+						if i != len(kvs) || it2.Error() != nil {
+							t.Fatalf("reread %d of %d: %v", i, len(kvs), it2.Error())
 						}
 						break
 					}

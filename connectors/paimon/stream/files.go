@@ -41,7 +41,7 @@ func (s *splitIter) next() (sql.Row, bool) {
 		return r, true
 	}
 }
-func (s *splitIter) err() error   { return s.it.Err() }
+func (s *splitIter) err() error   { return s.it.Error() }
 func (s *splitIter) close() error { return s.it.Close() }
 
 // tableSplit converts a split of manifest entries to the table layer's.

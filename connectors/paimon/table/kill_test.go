@@ -135,7 +135,7 @@ func readAboveLevel0(t *testing.T, tbl *Table) []string {
 			}
 			out = append(out, sql.FormatRow(row, tbl.Schema.Types()))
 		}
-		if err := r.Err(); err != nil {
+		if err := r.Error(); err != nil {
 			t.Fatal(err)
 		}
 		r.Close()

@@ -11,12 +11,14 @@ import (
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// RowIterator yields rows of a split. Contract as the format and mergetree
-// iterators: Next returns false when exhausted or failed (Err tells which);
-// Close is mandatory. Rows are freshly allocated and may be retained.
+// RowIterator yields rows of a split. The contract is the one every
+// iterator of the store keeps (mergetree.Iterator, format.KVIterator and
+// format.RowIterator, pebble's style): Next returns no row (here false)
+// when exhausted or failed, Error tells which, Close is mandatory. Rows are
+// freshly allocated and may be retained.
 type RowIterator interface {
 	Next() (sql.Row, bool)
-	Err() error
+	Error() error
 	Close() error
 }
 
@@ -263,7 +265,7 @@ func project(v []any, proj []int) []any {
 	return out
 }
 
-func (k *kvRows) Err() error { return k.err }
+func (k *kvRows) Error() error { return k.err }
 
 func (k *kvRows) Close() error {
 	if err := k.it.Close(); err != nil && k.err == nil {
@@ -338,7 +340,7 @@ func (r *rawRows) Next() (sql.Row, bool) {
 		if v := r.it.Next(); v != nil {
 			return sql.Row{Kind: sql.Insert, Values: v}, true
 		}
-		r.err = r.it.Err()
+		r.err = r.it.Error()
 		r.closeCur()
 	}
 	return sql.Row{}, false
@@ -354,7 +356,7 @@ func (r *rawRows) closeCur() {
 	}
 }
 
-func (r *rawRows) Err() error { return r.err }
+func (r *rawRows) Error() error { return r.err }
 
 func (r *rawRows) Close() error {
 	r.closeCur()

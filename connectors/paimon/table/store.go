@@ -145,7 +145,7 @@ func (k *kvIter) Next() *kv.KeyValue {
 	}
 	r := k.it.Next()
 	if r == nil {
-		k.err = k.it.Err()
+		k.err = k.it.Error()
 	}
 	return r
 }
