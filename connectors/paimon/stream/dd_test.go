@@ -349,7 +349,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) (out string) {
 			s.BatchRows = n
 		}
 		if d.Cmd == "start" {
-			p, err := s.T.Start(s.Cfg)
+			p, err := Start(s.T, s.Cfg)
 			if err != nil {
 				return fail(err)
 			}

@@ -6,13 +6,10 @@ import (
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// rowIter yields rows; ok=false when exhausted or failed (see err). Rows
-// are fresh and may be retained.
-type rowIter interface {
-	next() (sql.Row, bool)
-	err() error
-	close() error
-}
+var (
+	_ table.RowIterator = (*splitIter)(nil)
+	_ table.RowIterator = (*multiIter)(nil)
+)
 
 // splitIter reads one split through the table layer's split reader:
 // SplitFull is merge-on-read (+I, retracted keys dropped), SplitDelta the
@@ -26,7 +23,7 @@ type splitIter struct {
 	insertOnly bool
 }
 
-func (s *splitIter) next() (sql.Row, bool) {
+func (s *splitIter) Next() (sql.Row, bool) {
 	for {
 		r, ok := s.it.Next()
 		if !ok {
@@ -41,25 +38,13 @@ func (s *splitIter) next() (sql.Row, bool) {
 		return r, true
 	}
 }
-func (s *splitIter) err() error   { return s.it.Error() }
-func (s *splitIter) close() error { return s.it.Close() }
-
-// tableSplit converts a split of manifest entries to the table layer's.
-func tableSplit(snapshotID int64, kind table.SplitKind, sp *Split) table.Split {
-	out := table.Split{SnapshotID: snapshotID, Kind: kind, Partition: []byte(sp.Key.Partition), Bucket: int(sp.Key.Bucket)}
-	if kind != table.SplitChangelog {
-		out.DeletionFiles = sp.DVs
-	}
-	for i := range sp.Files {
-		out.Files = append(out.Files, sp.Files[i].File)
-		out.TotalBuckets = sp.Files[i].TotalBuckets
-	}
-	return out
-}
+func (s *splitIter) Error() error { return s.it.Error() }
+func (s *splitIter) Close() error { return s.it.Close() }
 
 // keepLevel returns the split without the files keep rejects.
-func keepLevel(sp Split, keep func(*manifest.ManifestEntry) bool) Split {
-	out := Split{Key: sp.Key, DVs: sp.DVs}
+func keepLevel(sp table.Split, keep func(*manifest.DataFileMeta) bool) table.Split {
+	out := sp
+	out.Files = nil
 	for i := range sp.Files {
 		if keep(&sp.Files[i]) {
 			out.Files = append(out.Files, sp.Files[i])
@@ -70,13 +55,13 @@ func keepLevel(sp Split, keep func(*manifest.ManifestEntry) bool) Split {
 
 // multiIter chains the iterators of several splits, opening each lazily.
 type multiIter struct {
-	open func(i int) (rowIter, error)
+	open func(i int) (table.RowIterator, error)
 	n, i int
-	cur  rowIter
+	cur  table.RowIterator
 	e    error
 }
 
-func (m *multiIter) next() (sql.Row, bool) {
+func (m *multiIter) Next() (sql.Row, bool) {
 	for m.e == nil {
 		if m.cur == nil {
 			if m.i >= m.n {
@@ -87,20 +72,20 @@ func (m *multiIter) next() (sql.Row, bool) {
 			}
 			m.i++
 		}
-		if r, ok := m.cur.next(); ok {
+		if r, ok := m.cur.Next(); ok {
 			return r, true
 		}
-		m.e = m.cur.err()
-		m.cur.close()
+		m.e = m.cur.Error()
+		m.cur.Close()
 		m.cur = nil
 	}
 	return sql.Row{}, false
 }
 
-func (m *multiIter) err() error { return m.e }
-func (m *multiIter) close() error {
+func (m *multiIter) Error() error { return m.e }
+func (m *multiIter) Close() error {
 	if m.cur != nil {
-		m.cur.close()
+		m.cur.Close()
 		m.cur = nil
 	}
 	return nil

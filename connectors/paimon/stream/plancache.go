@@ -21,7 +21,7 @@ type planCache struct {
 
 type plan struct {
 	once   sync.Once
-	splits []Split
+	splits []table.Split
 	kind   table.SplitKind
 	read   bool
 	err    error
@@ -29,7 +29,7 @@ type plan struct {
 
 const planCacheSize = 16
 
-func (c *planCache) followUp(t *Table, cfg *Config, s *snapshot.Snapshot) ([]Split, table.SplitKind, bool, error) {
+func (c *planCache) followUp(t *table.Table, cfg *Config, s *snapshot.Snapshot) ([]table.Split, table.SplitKind, bool, error) {
 	c.mu.Lock()
 	if c.plans == nil {
 		c.plans = map[int64]*plan{}
@@ -45,7 +45,7 @@ func (c *planCache) followUp(t *Table, cfg *Config, s *snapshot.Snapshot) ([]Spl
 		}
 	}
 	c.mu.Unlock()
-	p.once.Do(func() { p.splits, p.kind, p.read, p.err = t.FollowUp(cfg, s) })
+	p.once.Do(func() { p.splits, p.kind, p.read, p.err = FollowUp(t, cfg, s) })
 	if p.err != nil { // do not cache failures: the next look retries
 		c.mu.Lock()
 		if c.plans[s.ID] == p {

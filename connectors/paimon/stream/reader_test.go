@@ -98,7 +98,7 @@ func TestRandomRestoreExactlyOnce(t *testing.T) {
 							recs = append(recs, streamtest.Ins(key, streamtest.Dec("1.00"), fmt.Sprint("s", step)))
 						}
 						files = append(files, streamtest.FileSpec{Bucket: b, Changelog: true, Recs: recs})
-						owner := SplitKey{Partition: string([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}), Bucket: b}.Owner(par)
+						owner := owner([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, b, par)
 						for _, r := range recs {
 							want[owner] = append(want[owner], sql.FormatRow(sql.Row{Kind: r.Kind, Values: r.Vals}, nil))
 						}

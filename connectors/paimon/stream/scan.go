@@ -39,7 +39,7 @@ type StartPlan struct {
 //	from-snapshot      snapshot/tag N          changes from N (tag: its rows, then follow)
 //	from-snapshot-full snapshot N              snapshot N, then follow
 //	incremental        (s, e] deltas           (rejected)
-func (t *Table) Start(c *Config) (*StartPlan, error) {
+func Start(t *table.Table, c *Config) (*StartPlan, error) {
 	sm := t.Snapshots
 	latest, hasLatest, err := sm.LatestID()
 	if err != nil {
@@ -164,11 +164,11 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 			}
 			return &StartPlan{IncrementalFrom: from, IncrementalTo: to}, nil
 		}
-		from, err := t.resolveBound(c.IncrementalBetween[0])
+		from, err := resolveBound(t, c.IncrementalBetween[0])
 		if err != nil {
 			return nil, err
 		}
-		to, err := t.resolveBound(c.IncrementalBetween[1])
+		to, err := resolveBound(t, c.IncrementalBetween[1])
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +181,7 @@ func (t *Table) Start(c *Config) (*StartPlan, error) {
 }
 
 // resolveBound is a snapshot id or a tag name of 'incremental-between'.
-func (t *Table) resolveBound(s string) (int64, error) {
+func resolveBound(t *table.Table, s string) (int64, error) {
 	if id, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return id, nil
 	}
@@ -198,7 +198,7 @@ func (t *Table) resolveBound(s string) (int64, error) {
 // changes have already been published as changelog are read: lookup skips
 // level 0, full-compaction reads only the top level (Paimon's
 // withLevelFilter in the streaming full phase).
-func (t *Table) FullEntries(id int64, tag string, streaming bool) ([]Split, error) {
+func FullEntries(t *table.Table, id int64, tag string, streaming bool) ([]table.Split, error) {
 	var s *snapshot.Snapshot
 	if tag != "" {
 		tg, err := t.Snapshots.ReadTag(tag)
@@ -219,26 +219,26 @@ func (t *Table) FullEntries(id int64, tag string, streaming bool) ([]Split, erro
 	var keep func(*manifest.ManifestEntry) bool
 	above0 := func(e *manifest.ManifestEntry) bool { return e.File.Level > 0 }
 	switch {
-	case !t.HasPrimaryKey():
-	case streaming && t.TT.NeedLookup():
+	case !t.PrimaryKey():
+	case streaming && t.NeedLookup():
 		// DataTableStreamScan.tryFirstPlan: options.needLookup().
 		keep = above0
-	case streaming && t.Producer() == "full-compaction":
+	case streaming && t.Options.ChangelogProducer == "full-compaction":
 		top := int32(t.Spec.NumLevels - 1)
 		keep = func(e *manifest.ManifestEntry) bool { return e.File.Level == top }
-	case !streaming && t.TT.BatchSkipLevel0():
+	case !streaming && t.BatchSkipLevel0():
 		// DataTableBatchScan: deletion vectors and first-row.
 		keep = above0
 	}
-	return t.withDeletionFiles(s, groupSplits(live, keep, t.TT.RealBucketsOnly(streaming)))
+	return withDeletionFiles(t, s, groupSplits(live, keep, t.RealBucketsOnly(streaming)))
 }
 
 // FollowUp is the follow-up scanner's decision for one snapshot: the
 // splits it contributes and how they are read (SplitDelta: the added files
 // merged by key with RowKinds kept; SplitChangelog: raw), or read=false
 // when the snapshot is skipped.
-func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, kind table.SplitKind, read bool, err error) {
-	list, kind, ok := t.followList(c.ReadOverwrite, s)
+func FollowUp(t *table.Table, c *Config, s *snapshot.Snapshot) (splits []table.Split, kind table.SplitKind, read bool, err error) {
+	list, kind, ok := followList(t, c.ReadOverwrite, s)
 	if !ok {
 		return nil, kind, false, nil
 	}
@@ -246,9 +246,9 @@ func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, kind 
 	if err != nil {
 		return nil, kind, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
 	}
-	splits, err = groupSplits(es, nil, t.TT.RealBucketsOnly(true)), nil
+	splits, err = groupSplits(es, nil, t.RealBucketsOnly(true)), nil
 	if kind != table.SplitChangelog {
-		if splits, err = t.withDeletionFiles(s, splits); err != nil {
+		if splits, err = withDeletionFiles(t, s, splits); err != nil {
 			return nil, kind, false, fmt.Errorf("snapshot %d: %w", s.ID, err)
 		}
 	}
@@ -260,11 +260,11 @@ func (t *Table) FollowUp(c *Config, s *snapshot.Snapshot) (splits []Split, kind 
 //   - OVERWRITE: skipped unless streaming-read-overwrite (then its delta);
 //   - append tables and producer none: the delta of APPEND snapshots;
 //   - other producers: the changelog list, when the snapshot has one.
-func (t *Table) followList(readOverwrite bool, s *snapshot.Snapshot) (string, table.SplitKind, bool) {
+func followList(t *table.Table, readOverwrite bool, s *snapshot.Snapshot) (string, table.SplitKind, bool) {
 	if s.CommitKind == snapshot.Overwrite {
 		return s.DeltaManifestList, table.SplitDelta, readOverwrite
 	}
-	if !t.HasPrimaryKey() || t.Producer() == "none" {
+	if !t.PrimaryKey() || t.Options.ChangelogProducer == "none" {
 		return s.DeltaManifestList, table.SplitDelta, s.CommitKind == snapshot.Append
 	}
 	if s.ChangelogManifestList == nil || *s.ChangelogManifestList == "" {
@@ -280,9 +280,9 @@ func (t *Table) followList(readOverwrite bool, s *snapshot.Snapshot) (string, ta
 // after another, never merged per key: Paimon's
 // IncrementalDeltaStartingScanner plans streaming splits, so an $audit_log
 // read sees every change (an insert and a later delete both).
-func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, err error) {
+func IncrementalSplits(t *table.Table, c *Config, from, to int64) (splits []table.Split, err error) {
 	useChangelog := c.IncrementalScanMode == "changelog" ||
-		(c.IncrementalScanMode == "auto" && t.HasPrimaryKey() && t.Producer() != "none")
+		(c.IncrementalScanMode == "auto" && t.PrimaryKey() && t.Options.ChangelogProducer != "none")
 	var all []manifest.ManifestEntry
 	for id := from + 1; id <= to; id++ {
 		s, err := t.Snapshots.Read(id)
@@ -310,5 +310,5 @@ func (t *Table) IncrementalSplits(c *Config, from, to int64) (splits []Split, er
 		}
 		all = append(all, es...)
 	}
-	return groupSplits(all, nil, t.TT.RealBucketsOnly(false)), nil
+	return groupSplits(all, nil, t.RealBucketsOnly(false)), nil
 }

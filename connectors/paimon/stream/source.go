@@ -22,7 +22,7 @@ import (
 // factory owns planning (ChangelogMode, option validation); it calls
 // NewSource once per scan and NewReader per subtask.
 type Source struct {
-	T   *Table
+	T   *table.Table
 	Cfg *Config
 	// Projection are the table field indexes produced (nil: all).
 	Projection []int
@@ -51,22 +51,21 @@ func NewSource(tablePath string, opts map[string]string, streaming bool, project
 
 // NewSourceFS is NewSource on a given FileIO.
 func NewSourceFS(fio fs.FileIO, tablePath string, opts map[string]string, streaming bool, projection []int) (*Source, error) {
-	t, err := OpenTable(fio, tablePath, opts)
+	if fio == nil {
+		fio = fs.NewLocal()
+	}
+	t, err := table.Open(fio, tablePath, opts)
 	if err != nil {
 		return nil, err
 	}
-	return newSource(t, streaming, projection)
+	return NewSourceTable(t, streaming, projection)
 }
 
 // NewSourceTable is NewSource on a table already opened (the connector
 // opens it with the schema it read while planning).
-func NewSourceTable(tt *table.Table, streaming bool, projection []int) (*Source, error) {
-	return newSource(tableOf(tt), streaming, projection)
-}
-
-func newSource(t *Table, streaming bool, projection []int) (*Source, error) {
+func NewSourceTable(t *table.Table, streaming bool, projection []int) (*Source, error) {
 	tablePath := t.Root
-	cfg, err := ParseConfig(t.TT.Options, streaming)
+	cfg, err := ParseConfig(t.Options, streaming)
 	if err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", tablePath, err)
 	}
@@ -213,14 +212,14 @@ type Position struct {
 // Reader is one subtask's reader (connectors.SourceReader).
 type Reader struct {
 	src                  *Source
-	t                    *Table
+	t                    *table.Table
 	cfg                  *Config
 	subtask, parallelism int
 	batch                int
 	now                  func() time.Time
 
 	pos Position
-	cur rowIter
+	cur table.RowIterator
 	// peek is a row read from cur but not emitted yet (peeked=true); it is
 	// not counted in pos.Offset, so a restore reads it again.
 	peek      sql.Row
@@ -311,7 +310,7 @@ func (r *Reader) NotifyCheckpointComplete(ctx context.Context, checkpointID int6
 // Close releases open files.
 func (r *Reader) Close() error {
 	if r.cur != nil {
-		r.cur.close()
+		r.cur.Close()
 		r.cur = nil
 	}
 	return nil
@@ -359,11 +358,11 @@ func (r *Reader) drain() ([]sql.Row, error) {
 		if ok {
 			row, r.peeked = r.peek, false
 		} else {
-			row, ok = r.cur.next()
+			row, ok = r.cur.Next()
 		}
 		if !ok {
-			err := r.cur.err()
-			r.cur.close()
+			err := r.cur.Error()
+			r.cur.Close()
 			r.cur = nil
 			if err != nil {
 				return nil, fmt.Errorf("paimon source: %s snapshot %d: %w", r.pos.Phase, r.pos.Snapshot, err)
@@ -408,10 +407,10 @@ func (r *Reader) advance() {
 }
 
 // mine keeps the splits of this subtask.
-func (r *Reader) mine(splits []Split) []Split {
+func (r *Reader) mine(splits []table.Split) []table.Split {
 	out := splits[:0:0]
 	for _, sp := range splits {
-		if sp.Key.Owner(r.parallelism) == r.subtask {
+		if owner(sp.Partition, int32(sp.Bucket), r.parallelism) == r.subtask {
 			out = append(out, sp)
 		}
 	}
@@ -420,11 +419,11 @@ func (r *Reader) mine(splits []Split) []Split {
 
 // setIter installs the iterator of the current position, skipping the
 // rows emitted before a restore.
-func (r *Reader) setIter(it rowIter) error {
+func (r *Reader) setIter(it table.RowIterator) error {
 	for i := int64(0); i < r.pos.Offset; i++ {
-		if _, ok := it.next(); !ok {
-			if err := it.err(); err != nil {
-				it.close()
+		if _, ok := it.Next(); !ok {
+			if err := it.Error(); err != nil {
+				it.Close()
 				return fmt.Errorf("paimon source: restore %s snapshot %d offset %d: %w", r.pos.Phase, r.pos.Snapshot, r.pos.Offset, err)
 			}
 			break
@@ -434,11 +433,16 @@ func (r *Reader) setIter(it rowIter) error {
 	return nil
 }
 
-func (r *Reader) splitIter(id int64, kind table.SplitKind, splits []Split, insertOnly bool) rowIter {
-	return &multiIter{n: len(splits), open: func(i int) (rowIter, error) {
+func (r *Reader) splitIter(id int64, kind table.SplitKind, splits []table.Split, insertOnly bool) table.RowIterator {
+	return &multiIter{n: len(splits), open: func(i int) (table.RowIterator, error) {
 		// $audit_log keeps deletes and RowKinds in full reads too
 		// (AuditLogRead.forceKeepDelete).
-		it, err := r.t.TT.NewSplitReader(tableSplit(id, kind, &splits[i]), table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit})
+		sp := splits[i] // a copy: the plan cache shares splits between subtasks
+		sp.SnapshotID, sp.Kind = id, kind
+		if kind == table.SplitChangelog {
+			sp.DeletionFiles = nil // changelog files carry no deletion vectors
+		}
+		it, err := r.t.NewSplitReader(sp, table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit})
 		if err != nil {
 			return nil, err
 		}
@@ -454,7 +458,7 @@ func (r *Reader) step() (wait bool, err error) {
 		if r.now().Before(r.nextCheck) {
 			return true, nil
 		}
-		plan, err := r.t.Start(r.cfg)
+		plan, err := Start(r.t, r.cfg)
 		if err != nil {
 			return false, fmt.Errorf("paimon source: %w", err)
 		}
@@ -475,7 +479,7 @@ func (r *Reader) step() (wait bool, err error) {
 		}
 		return false, nil
 	case phaseFull:
-		splits, err := r.t.FullEntries(r.pos.Snapshot, r.pos.Tag, r.cfg.Streaming)
+		splits, err := FullEntries(r.t, r.pos.Snapshot, r.pos.Tag, r.cfg.Streaming)
 		if err != nil {
 			if errors.Is(err, snapshot.ErrNotFound) {
 				return false, ExpiredError(r.pos.Snapshot)
@@ -483,17 +487,17 @@ func (r *Reader) step() (wait bool, err error) {
 			return false, fmt.Errorf("paimon source: %w", err)
 		}
 		splits = r.mine(splits)
-		if r.src.ReadOptimized && r.t.HasPrimaryKey() {
+		if r.src.ReadOptimized && r.t.PrimaryKey() {
 			// $ro: only the top level, which is one sorted run without
 			// retractions, so the table layer reads it raw.
 			top := int32(r.t.Spec.NumLevels - 1)
 			for i := range splits {
-				splits[i] = keepLevel(splits[i], func(e *manifest.ManifestEntry) bool { return e.File.Level == top })
+				splits[i] = keepLevel(splits[i], func(f *manifest.DataFileMeta) bool { return f.Level == top })
 			}
 		}
 		return false, r.setIter(r.splitIter(r.pos.Snapshot, table.SplitFull, splits, false))
 	case phaseBatch:
-		splits, err := r.t.IncrementalSplits(r.cfg, r.pos.From, r.pos.Snapshot)
+		splits, err := IncrementalSplits(r.t, r.cfg, r.pos.From, r.pos.Snapshot)
 		if err != nil {
 			return false, fmt.Errorf("paimon source: %w", err)
 		}

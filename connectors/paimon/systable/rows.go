@@ -13,7 +13,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
-	"github.com/sqlrun/sqlrun/connectors/paimon/stream"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -32,7 +32,7 @@ func optI64(p *int64) any {
 }
 
 // snapshotRows lists every existing snapshot, ascending.
-func snapshotRows(t *stream.Table) ([][]any, error) {
+func snapshotRows(t *table.Table) ([][]any, error) {
 	ids, err := t.Snapshots.ListIDs()
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func snapshotRows(t *stream.Table) ([][]any, error) {
 
 // schemaRows lists every schema version with its fields, keys and options
 // as flat JSON.
-func schemaRows(t *stream.Table) ([][]any, error) {
+func schemaRows(t *table.Table) ([][]any, error) {
 	ids, err := t.Schemas.ListIDs()
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func nonNil(s []string) []string {
 }
 
 // optionRows are the latest schema's options (what was set, not defaults).
-func optionRows(t *stream.Table) ([][]any, error) {
+func optionRows(t *table.Table) ([][]any, error) {
 	s, err := t.Schemas.Latest()
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func optionRows(t *stream.Table) ([][]any, error) {
 }
 
 // consumerRows lists consumer files, by id.
-func consumerRows(t *stream.Table) ([][]any, error) {
+func consumerRows(t *table.Table) ([][]any, error) {
 	cs, err := t.Snapshots.Consumers()
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func consumerRows(t *stream.Table) ([][]any, error) {
 }
 
 // partitionString is Paimon's cast of a partition row to STRING: "{v1, v2}".
-func partitionString(t *stream.Table, part []byte) (any, error) {
+func partitionString(t *table.Table, part []byte) (any, error) {
 	if len(part) == 0 {
 		return nil, nil
 	}
@@ -150,7 +150,7 @@ func partitionString(t *stream.Table, part []byte) (any, error) {
 	return "{" + strings.Join(parts, ", ") + "}", nil
 }
 
-func partTypes(t *stream.Table) []sql.DataType {
+func partTypes(t *table.Table) []sql.DataType {
 	var out []sql.DataType
 	for _, p := range t.Schema.PartitionKeys {
 		out = append(out, t.Schema.Fields[t.Schema.FieldIndex(p)].Type)
@@ -159,7 +159,7 @@ func partTypes(t *stream.Table) []sql.DataType {
 }
 
 // manifestRows lists the manifests of the latest snapshot (base + delta).
-func manifestRows(t *stream.Table) ([][]any, error) {
+func manifestRows(t *table.Table) ([][]any, error) {
 	s, err := t.Snapshots.Latest()
 	if err != nil || s == nil {
 		return nil, err
@@ -192,7 +192,7 @@ func manifestRows(t *stream.Table) ([][]any, error) {
 // fileRows lists the live data files of the latest snapshot by partition,
 // bucket and level, with keys and value stats rendered as Paimon does:
 // min_key "[1001]", null_value_counts "{amount=0, order_id=0}".
-func fileRows(t *stream.Table) ([][]any, error) {
+func fileRows(t *table.Table) ([][]any, error) {
 	s, err := t.Snapshots.Latest()
 	if err != nil || s == nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/stream"
+	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -89,11 +90,11 @@ func Lookup(fio fs.FileIO, tablePath, name string, opts map[string]string, strea
 	if !ok {
 		return nil, false, nil
 	}
-	t, err := stream.OpenTable(fio, tablePath, opts)
+	t, err := table.Open(fio, tablePath, opts)
 	if err != nil {
 		return nil, true, err
 	}
-	rows := map[string]func(*stream.Table) ([][]any, error){
+	rows := map[string]func(*table.Table) ([][]any, error){
 		Snapshots: snapshotRows, Schemas: schemaRows, Options: optionRows,
 		Files: fileRows, Manifests: manifestRows, Consumers: consumerRows,
 	}[name]
@@ -151,8 +152,8 @@ func FixedSchema(name string) (sql.Schema, bool) {
 // metaReader reads a metadata table once: all rows in the first Next of
 // subtask 0, then io.EOF.
 type metaReader struct {
-	t     *stream.Table
-	rows  func(*stream.Table) ([][]any, error)
+	t     *table.Table
+	rows  func(*table.Table) ([][]any, error)
 	name  string
 	first bool
 	proj  []int

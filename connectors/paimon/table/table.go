@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"strconv"
 	"strings"
 	"sync"
@@ -352,6 +353,26 @@ func (t *Table) PartitionPath(part []byte) (string, error) {
 		return "", nil
 	}
 	return binrow.PartitionPathOf(t.PartNames, t.PartTypes, part, t.Options.PartitionDefaultName, t.Options.PartitionLegacyName)
+}
+
+// PartitionValues decodes a serialized partition row.
+func (t *Table) PartitionValues(part []byte) ([]any, error) {
+	if len(t.PartTypes) == 0 {
+		return nil, nil
+	}
+	return binrow.Deserialize(t.PartTypes, part)
+}
+
+// FilePath is where a manifest entry's data file lives.
+func (t *Table) FilePath(e *manifest.ManifestEntry) (string, error) {
+	if e.File.ExternalPath != nil && *e.File.ExternalPath != "" {
+		return *e.File.ExternalPath, nil
+	}
+	pp, err := t.PartitionPath(e.Partition)
+	if err != nil {
+		return "", err
+	}
+	return fs.Join(format.BucketDir(t.Root, pp, int(e.Bucket)), e.File.FileName), nil
 }
 
 // TotalBuckets is _TOTAL_BUCKETS of the table's manifest entries.
