@@ -21,7 +21,11 @@ const (
 
 // Table describes one table: what CREATE TABLE declared.
 type Table struct {
+	// Schema holds the physical columns (what connectors read and write)
+	// and the primary key; NonPhysical the computed and metadata columns
+	// declared between them (Columns lists all in order).
 	Schema        sql.Schema
+	NonPhysical   []NonPhysicalColumn
 	PartitionKeys []string
 	// Options are the WITH options, in the user's spelling. Tables of a
 	// catalog with a DefaultConnector may lack 'connector'.
@@ -46,6 +50,7 @@ func (t *Table) Clone() *Table {
 	c.Schema.Columns = append([]sql.Column(nil), t.Schema.Columns...)
 	c.Schema.PrimaryKey = append([]string(nil), t.Schema.PrimaryKey...)
 	c.PartitionKeys = append([]string(nil), t.PartitionKeys...)
+	c.NonPhysical = append([]NonPhysicalColumn(nil), t.NonPhysical...)
 	if t.Watermark != nil {
 		w := *t.Watermark
 		c.Watermark = &w

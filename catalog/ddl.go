@@ -40,24 +40,12 @@ func javaStringHash(s string) int32 {
 // connectors.Validate).
 func TableFromDDL(st *ast.CreateTable, source *Table) (*Table, error) {
 	t := &Table{Comment: st.Comment, Options: map[string]string{}}
-	for _, c := range st.Columns {
-		if c.Expr != nil {
-			return nil, sql.Errorf(sql.TableException,
-				"Computed column '%s' is not supported by sqlrun yet.", c.Name)
-		}
-		if c.Metadata {
-			return nil, sql.Errorf(sql.TableException,
-				"Metadata column '%s' is not supported by sqlrun yet.", c.Name)
-		}
-	}
 	if st.Like != nil && source != nil {
 		if err := mergeLike(t, st, source); err != nil {
 			return nil, err
 		}
 	} else {
-		for _, c := range st.Columns {
-			t.Schema.Columns = append(t.Schema.Columns, sql.Column{Name: c.Name, Type: c.Type, Comment: c.Comment})
-		}
+		t.SetColumns(declared(st.Columns))
 		for _, o := range st.Options {
 			t.Options[o.Key] = o.Value
 		}
@@ -76,11 +64,27 @@ func TableFromDDL(st *ast.CreateTable, source *Table) (*Table, error) {
 	return t, nil
 }
 
+// declared turns CREATE TABLE's column definitions into table columns.
+func declared(defs []ast.ColumnDef) []TableColumn {
+	out := make([]TableColumn, len(defs))
+	for i, c := range defs {
+		tc := TableColumn{Column: sql.Column{Name: c.Name, Type: c.Type, Comment: c.Comment}}
+		switch {
+		case c.Expr != nil:
+			tc.Kind, tc.Expr = Computed, c.Expr
+		case c.Metadata:
+			tc.Kind, tc.MetadataKey, tc.Virtual = Metadata, c.MetadataKey, c.Virtual
+		}
+		out[i] = tc
+	}
+	return out
+}
+
 // resolve checks the schema as Flink's DefaultSchemaResolver does and makes
 // key columns NOT NULL.
 func (t *Table) resolve() error {
 	seen := map[string]bool{}
-	for _, c := range t.Schema.Columns {
+	for _, c := range t.Columns() {
 		if seen[c.Name] {
 			return sql.Errorf(sql.ValidationException, "Schema must not contain duplicate column names. Found duplicates: [%s]", c.Name)
 		}
@@ -93,10 +97,33 @@ func (t *Table) resolve() error {
 		for _, k := range t.Schema.PrimaryKey {
 			i := t.Schema.Index(k)
 			if i < 0 || t.Schema.Columns[i].Name != k {
+				for _, np := range t.NonPhysical {
+					if np.Name == k {
+						return sql.Errorf(sql.ValidationException,
+							"Invalid primary key '%s'. Column '%s' is not a physical column.", t.Schema.PrimaryKeyName, k)
+					}
+				}
 				return sql.Errorf(sql.ValidationException,
 					"Invalid primary key '%s'. Column '%s' does not exist.", t.Schema.PrimaryKeyName, k)
 			}
 			t.Schema.Columns[i].Type = t.Schema.Columns[i].Type.NotNull()
+		}
+	}
+	all := t.Columns()
+	metaKeys := map[string]string{}
+	for i, c := range all {
+		switch c.Kind {
+		case Computed:
+			t.NonPhysical[nonPhysicalIndex(t, c.Name)].ExprSQL = quoteColumns(c.Expr.String(), seen)
+			all[i].ExprSQL = t.NonPhysical[nonPhysicalIndex(t, c.Name)].ExprSQL
+		case Metadata:
+			// DefaultSchemaResolver.validateDuplicatedMetadataKeys.
+			if other, dup := metaKeys[c.Key()]; dup {
+				return sql.Errorf(sql.ValidationException,
+					"The column `%s` and `%s` in the table are both from the same metadata key '%s'. Please specify one of the columns as the metadata column and use the computed column syntax to specify the others.",
+					other, c.Name, c.Key())
+			}
+			metaKeys[c.Key()] = c.Name
 		}
 	}
 	for _, p := range t.PartitionKeys {
@@ -110,14 +137,27 @@ func (t *Table) resolve() error {
 		}
 	}
 	if t.Watermark != nil && !seen[t.Watermark.Column] {
+		names := make([]string, len(all))
+		for i, c := range all {
+			names[i] = c.Name
+		}
 		return sql.Errorf(sql.ValidationException,
 			"Invalid column name '%s' for rowtime attribute in watermark declaration. Available columns are: %v",
-			t.Watermark.Column, t.Schema.Names())
+			t.Watermark.Column, names)
 	}
 	if t.Watermark != nil {
 		t.Watermark.Expr = quoteColumns(t.Watermark.Expr, seen)
 	}
 	return nil
+}
+
+func nonPhysicalIndex(t *Table, name string) int {
+	for i, c := range t.NonPhysical {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // quoteColumns backticks the column names in an expression's text
@@ -214,14 +254,27 @@ func mergeLike(t *Table, st *ast.CreateTable, src *Table) error {
 	if err != nil {
 		return err
 	}
-	// Columns: the source's physical columns first, then the new ones.
-	t.Schema.Columns = append(t.Schema.Columns, src.Schema.Columns...)
-	for _, c := range st.Columns {
-		if src.Schema.Index(c.Name) >= 0 {
+	// Columns: the source's columns first (its computed and metadata
+	// ones as the GENERATED and METADATA strategies say), then the new
+	// ones.
+	var all []TableColumn
+	srcNames := map[string]bool{}
+	for _, c := range src.Columns() {
+		switch {
+		case c.Kind == Computed && strat["GENERATED"] == excluding,
+			c.Kind == Metadata && strat["METADATA"] == excluding:
+			continue
+		}
+		all = append(all, c)
+		srcNames[c.Name] = true
+	}
+	for _, c := range declared(st.Columns) {
+		if srcNames[c.Name] {
 			return sql.Errorf(sql.ValidationException, "A column named '%s' already exists in the base table.", c.Name)
 		}
-		t.Schema.Columns = append(t.Schema.Columns, sql.Column{Name: c.Name, Type: c.Type, Comment: c.Comment})
+		all = append(all, c)
 	}
+	t.SetColumns(all)
 	// Primary key.
 	if strat["CONSTRAINTS"] == including && len(src.Schema.PrimaryKey) > 0 {
 		if len(st.PrimaryKey) > 0 {

@@ -159,3 +159,23 @@ type FlinkConnector struct {
 type FlinkPortable interface {
 	FlinkConnector() FlinkConnector
 }
+
+// MetadataKey is one metadata key a source can read and its type, an
+// entry of Flink's SupportsReadingMetadata.listReadableMetadata.
+type MetadataKey struct {
+	Key  string
+	Type sql.DataType
+}
+
+// MetadataSource is implemented by sources that read metadata columns
+// (Flink's SupportsReadingMetadata). ReadableMetadata lists the keys in
+// the connector's order (the order Flink's map iterates); after
+// ApplyReadableMetadata the source produces its physical columns followed
+// by the values of keys, in that order, before any projection (whose
+// indexes then count the metadata fields after the physical ones).
+type MetadataSource interface {
+	ReadableMetadata() []MetadataKey
+	ApplyReadableMetadata(keys []string)
+	// SourceClass is the Java class Flink's messages name for the source.
+	SourceClass() string
+}

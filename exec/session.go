@@ -37,6 +37,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/expr"
+	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 	"github.com/sqlrun/sqlrun/sql/parser"
@@ -357,6 +358,9 @@ func (s *Session) createTable(st *ast.CreateTable) error {
 	if err != nil {
 		return err
 	}
+	if err := plan.ResolveComputedColumns(t); err != nil {
+		return err
+	}
 	// EXPLAIN of a script (a dry run) plans without touching the path,
 	// so a job meant for a cluster's hdfs:// can still be explained.
 	if !s.DryRun {
@@ -444,7 +448,7 @@ type sysTableFound struct{ t *catalog.Table }
 func (*sysTableFound) Error() string { return "system table" }
 
 func hasComments(t *catalog.Table) bool {
-	for _, c := range t.Schema.Columns {
+	for _, c := range t.Columns() {
 		if c.Comment != "" {
 			return true
 		}
@@ -471,12 +475,15 @@ func describeRows(t *catalog.Table) [][]string {
 	}
 	comments := hasComments(t)
 	var rows [][]string
-	for _, c := range t.Schema.Columns {
+	for _, c := range t.Columns() {
 		typ := c.Type.WithNullable(true).String()
 		wm := ""
-		if t.Watermark != nil && t.Watermark.Column == c.Name {
+		switch {
+		case t.Watermark != nil && t.Watermark.Column == c.Name:
 			typ += " *ROWTIME*"
 			wm = t.Watermark.Expr
+		case c.IsProctime():
+			typ += " *PROCTIME*"
 		}
 		null := "TRUE"
 		if !c.Type.Nullable {
@@ -486,7 +493,7 @@ func describeRows(t *catalog.Table) [][]string {
 		if inPK[c.Name] {
 			key = pk
 		}
-		r := []string{c.Name, typ, null, key, "", wm}
+		r := []string{c.Name, typ, null, key, c.Extras(), wm}
 		if comments {
 			r = append(r, c.Comment)
 		}
@@ -628,11 +635,19 @@ func ShowCreateTable(rt *catalog.ResolvedTable) string {
 		b.WriteString("TEMPORARY ")
 	}
 	b.WriteString("TABLE " + catalog.Serializable(rt.ID) + " (\n")
-	for i, c := range t.Schema.Columns {
+	for i, c := range t.Columns() {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		b.WriteString("  " + sql.QuoteIdentifier(c.Name) + " " + SerializableType(c.Type))
+		if c.Kind == catalog.Computed {
+			// ShowCreateUtil: a computed column prints as `c` AS expr.
+			b.WriteString("  " + sql.QuoteIdentifier(c.Name) + " " + c.Extras())
+		} else {
+			b.WriteString("  " + sql.QuoteIdentifier(c.Name) + " " + SerializableType(c.Type))
+			if c.Kind == catalog.Metadata {
+				b.WriteString(" " + c.Extras())
+			}
+		}
 		if c.Comment != "" {
 			b.WriteString(" COMMENT " + ast.QuoteString(c.Comment))
 		}

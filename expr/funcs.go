@@ -204,6 +204,12 @@ func builtins() []*Func {
 		{Name: "CURRENT_TIMESTAMP", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
 		{Name: "NOW", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
 		{Name: "CURRENT_ROW_TIMESTAMP", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
+		// PROCTIME() is a processing-time attribute: as a computed column
+		// (pt AS PROCTIME()) its value is the time a row is read;
+		// PROCTIME_MATERIALIZE is what Flink's planner wraps around it
+		// where the attribute becomes a plain value.
+		{Name: "PROCTIME", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true, Internal: true},
+		{Name: "PROCTIME_MATERIALIZE", Infer: inferMaterialize, Eval: evalMaterialize, Internal: true},
 		{Name: "LOCALTIMESTAMP", Infer: inferNiladic(sql.Timestamp(3).NotNull(), false), Eval: evalLocalTimestamp, Dynamic: true},
 		{Name: "CURRENT_DATE", Infer: inferNiladic(sql.Date().NotNull(), false), Eval: evalCurrentDate, Dynamic: true},
 		{Name: "DATE_FORMAT", Infer: inferDateFormat, Eval: evalDateFormat},
@@ -434,6 +440,15 @@ func inferNiladic(t sql.DataType, checked bool) func(string, []Expr) ([]Expr, sq
 		return args, t, nil
 	}
 }
+
+func inferMaterialize(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 1); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	return args, args[0].Type(), nil
+}
+
+func evalMaterialize(_ *Call, args []Eval) (Eval, error) { return args[0], nil }
 
 func inferDateFormat(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err := arity(name, args, 2, 2); err != nil {

@@ -236,6 +236,10 @@ func serializable(t sql.DataType) string {
 		s = "VARCHAR(2147483647)"
 	case t.Root == sql.TypeVarBinary && t.Length == sql.MaxLength:
 		s = "VARBINARY(2147483647)"
+	case t.Root == sql.TypeInt:
+		// Calcite's SqlTypeName: CAST(x AS INTEGER), as Flink prints it
+		// (TableScanTest.testDDLWithMetadataColumn).
+		s = "INTEGER"
 	default:
 		return t.String()
 	}

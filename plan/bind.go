@@ -226,7 +226,12 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		if err := b.createSource(ref); err != nil {
 			return nil, nil, err
 		}
-		rel := &LogicalTableScan{base: row(ref.Schema.Names(), ref.Schema.Types()), Table: ref}
+		var rel Node = &LogicalTableScan{base: row(ref.Schema.Names(), ref.Schema.Types()), Table: ref}
+		if len(ref.Table.NonPhysical) > 0 {
+			if rel, err = b.expandScan(ref); err != nil {
+				return nil, nil, err
+			}
+		}
 		q := ref.ID.Name
 		if x.Alias != "" {
 			q = x.Alias

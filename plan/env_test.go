@@ -69,15 +69,12 @@ func (e *testEnv) exec(text string, dot bool) (string, error) {
 	}
 	switch x := stmt.(type) {
 	case *ast.CreateTable:
-		t := &catalog.Table{Schema: sql.Schema{PrimaryKey: x.PrimaryKey}, PartitionKeys: x.PartitionedBy, Options: map[string]string{}}
-		for _, c := range x.Columns {
-			if c.Expr != nil || c.Metadata {
-				return "", fmt.Errorf("test env: computed and metadata columns are not supported")
-			}
-			t.Schema.Columns = append(t.Schema.Columns, sql.Column{Name: c.Name, Type: c.Type, Comment: c.Comment})
+		t, err := catalog.TableFromDDL(x, nil)
+		if err != nil {
+			return "", err
 		}
-		for _, o := range x.Options {
-			t.Options[o.Key] = o.Value
+		if err := plan.ResolveComputedColumns(t); err != nil {
+			return "", err
 		}
 		return "", e.cat.CreateTable(catalog.DefaultDatabase, x.Name.Table, t, x.IfNotExists)
 	case *ast.Set:

@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 	"github.com/sqlrun/sqlrun/sql/parser"
@@ -255,6 +256,9 @@ func (e *testEnv) execDDL(text string) error {
 	if ct, ok := stmt.(*ast.CreateTable); ok {
 		t, err := catalog.TableFromDDL(ct, nil)
 		if err != nil {
+			return err
+		}
+		if err := plan.ResolveComputedColumns(t); err != nil {
 			return err
 		}
 		return e.cat.CreateTable(catalog.DefaultDatabase, ct.Name.Table, t, ct.IfNotExists)

@@ -209,7 +209,11 @@ func (n *LogicalTableScan) describe(Format) string {
 	if n.Project != nil || n.FilterPushed {
 		return scanDigest("FlinkLogicalTableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.names)
 	}
-	s := "LogicalTableScan(table=[[" + tablePath(n.Table) + "]]"
+	s := "LogicalTableScan(table=[[" + tablePath(n.Table)
+	if len(n.Table.MetadataKeys) > 0 {
+		s += ", metadata=[" + strings.Join(n.Table.MetadataKeys, ", ") + "]"
+	}
+	s += "]]"
 	if len(n.Table.Hints) > 0 {
 		s += ", hints=[[[OPTIONS inheritPath:[] options:" + hintMap(n.Table.Hints) + "]]]"
 	}

@@ -266,11 +266,27 @@ func scanDigest(name string, t *TableRef, project []int, filterDigest string, fi
 	if filterDigest != "" || filterPushed {
 		s += ", filter=[" + filterDigest + "]"
 	}
-	if project != nil {
+	switch {
+	case project != nil && len(t.MetadataKeys) > 0:
+		// Flink's ProjectPushDownSpec names the physical fields,
+		// ReadingMetadataSpec the metadata keys still read.
+		np := len(t.Schema.Columns)
+		var pf, keys []string
+		for i, f := range project {
+			if f < np {
+				pf = append(pf, fields[i])
+			} else {
+				keys = append(keys, t.MetadataKeys[f-np])
+			}
+		}
+		s += ", project=[" + strings.Join(pf, ", ") + "], metadata=[" + strings.Join(keys, ", ") + "]"
+	case project != nil:
 		s += ", project=[" + strings.Join(fields, ", ") + "]"
 		if m, ok := t.Source.(connectors.MetadataReader); ok && m.ReadsMetadata() {
 			s += ", metadata=[]"
 		}
+	case len(t.MetadataKeys) > 0:
+		s += ", metadata=[" + strings.Join(t.MetadataKeys, ", ") + "]"
 	}
 	if d, ok := t.Source.(connectors.SupportsExplainDigest); ok {
 		for _, x := range d.ExplainDigests() {

@@ -93,6 +93,7 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 		if err != nil {
 			return nil, err
 		}
+		phys = materializeProctime(phys)
 		sink, ok := phys.(*Sink)
 		if pl.Query {
 			sink, ok = &Sink{base: sameRow(phys), Collect: true}, true
@@ -124,6 +125,15 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 	}
 	if err := b.createSink(ref); err != nil {
 		return nil, err
+	}
+	// Computed and virtual metadata columns are not written (Flink's
+	// sink schema is the persisted columns); no sqlrun sink writes
+	// metadata (SupportsWritingMetadata).
+	for _, c := range ref.Table.MetadataColumns() {
+		if !c.Virtual {
+			return nil, sql.Errorf(sql.ValidationException,
+				"Table '%s' declares persistable metadata columns, but the underlying DynamicTableSink doesn't implement the SupportsWritingMetadata interface. If the column should not be persisted, it can be declared with the VIRTUAL keyword.", ref.ID)
+		}
 	}
 	static := map[string]string{}
 	for _, pv := range x.Partition {

@@ -85,8 +85,11 @@ type TableRef struct {
 	// Hints are the OPTIONS hint pairs in the order written.
 	Hints   []ast.Option
 	Factory connectors.Factory
-	Source  connectors.TableSource
-	Sink    connectors.TableSink
+	// MetadataKeys are the metadata keys the source reads after the
+	// physical columns (metadata=[...] of the scan's digest).
+	MetadataKeys []string
+	Source       connectors.TableSource
+	Sink         connectors.TableSink
 }
 
 // AggCall is one aggregate call of an Aggregate.

@@ -517,6 +517,19 @@ func projectIntoScan(b *binder, n Node) (Node, error) {
 	if !ok || len(fields) >= len(scan.names) {
 		return nil, nil
 	}
+	if np := len(scan.Table.Schema.Columns); len(scan.Table.MetadataKeys) > 0 {
+		// Metadata fields follow the physical ones, in key order.
+		var ph, md []int
+		for _, f := range fields {
+			if f < np {
+				ph = append(ph, f)
+			} else {
+				md = append(md, f)
+			}
+		}
+		sort.Ints(md)
+		fields = append(ph, md...)
+	}
 	pp.ApplyProjection(fields)
 	m := map[int]int{}
 	ns := make([]string, len(fields))

@@ -117,6 +117,29 @@ type Source struct {
 	format  *format
 	proj    []int
 	monitor time.Duration
+	// meta are the metadata keys read after the physical columns.
+	meta []string
+}
+
+var _ connectors.MetadataSource = (*Source)(nil)
+
+// ReadableMetadata lists what Flink's FileSystemTableSource reads
+// (ReadableFileInfo): the file's path, name, size and modification time.
+func (s *Source) ReadableMetadata() []connectors.MetadataKey {
+	return []connectors.MetadataKey{
+		{Key: "file.path", Type: sql.String().NotNull()},
+		{Key: "file.name", Type: sql.String().NotNull()},
+		{Key: "file.size", Type: sql.BigInt().NotNull()},
+		{Key: "file.modification-time", Type: sql.TimestampLTZ(3).NotNull()},
+	}
+}
+
+// ApplyReadableMetadata appends the keys' values to every row.
+func (s *Source) ApplyReadableMetadata(keys []string) { s.meta = append([]string(nil), keys...) }
+
+// SourceClass is Flink's filesystem source class.
+func (s *Source) SourceClass() string {
+	return "org.apache.flink.connector.file.table.FileSystemTableSource"
 }
 
 // ChangelogMode is insert-only for csv/json, all kinds for debezium-json.
@@ -206,6 +229,8 @@ type reader struct {
 	pos         position
 	f           *os.File
 	dec         *decoder
+	// metaVals are the metadata values of the file being read.
+	metaVals []any
 }
 
 // mine assigns a file to a subtask by a hash of its path, so files that
@@ -281,6 +306,11 @@ func (r *reader) Next(ctx context.Context) ([]sql.Row, error) {
 				return nil, sql.Errorf(sql.IOException, "Cannot open file '%s': %w", path, err)
 			}
 			r.f, r.dec = f, r.src.format.newDecoder(bufio.NewReaderSize(f, 256<<10))
+			if len(r.src.meta) > 0 {
+				if r.metaVals, err = fileMetadata(f, path, r.src.meta); err != nil {
+					return nil, err
+				}
+			}
 			if path != r.pos.Current {
 				r.pos.Current, r.pos.Records = path, 0
 			}
@@ -306,9 +336,41 @@ func (r *reader) Next(ctx context.Context) ([]sql.Row, error) {
 			return nil, fmt.Errorf("%s: %w", r.pos.Current, err)
 		}
 		r.pos.Records++
+		if len(r.metaVals) > 0 {
+			for i := range rows {
+				rows[i].Values = append(rows[i].Values[:len(rows[i].Values):len(rows[i].Values)], r.metaVals...)
+			}
+		}
 		out = append(out, rows...)
 	}
 	return r.project(out), nil
+}
+
+// fileMetadata is the value of each key for the open file f.
+func fileMetadata(f *os.File, path string, keys []string) ([]any, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, sql.Errorf(sql.IOException, "Cannot read file '%s': %w", path, err)
+	}
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		switch k {
+		case "file.path":
+			// Flink's split.path().getPath(): the absolute path, no scheme.
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = filepath.ToSlash(abs)
+		case "file.name":
+			out[i] = filepath.Base(path)
+		case "file.size":
+			out[i] = st.Size()
+		case "file.modification-time":
+			out[i] = sql.TimestampFromTime(st.ModTime().Truncate(time.Millisecond))
+		}
+	}
+	return out, nil
 }
 
 func (r *reader) project(rows []sql.Row) []sql.Row {

@@ -321,6 +321,12 @@ func (c *Catalog) CreateTable(db, name string, t *catalog.Table, ignoreIfExists 
 		return &sql.Error{Class: sql.ValidationException,
 			Msg: fmt.Sprintf("Paimon catalog only supports paimon tables, but you specify 'connector'='%s' when using Paimon catalog", conn)}
 	}
+	if len(t.NonPhysical) > 0 {
+		// Paimon's FlinkCatalog keeps them as schema.N.* options, which
+		// sqlrun does not write yet: refuse rather than drop them.
+		return &sql.Error{Class: sql.UnsupportedOperation,
+			Msg: fmt.Sprintf("Computed and metadata columns ('%s') of tables in a Paimon catalog are not supported by sqlrun yet.", t.NonPhysical[0].Name)}
+	}
 	if _, ok := t.Options["path"]; ok {
 		// Paimon's AbstractCatalog.validateCustomTablePath: a filesystem
 		// catalog decides where its tables live.

@@ -1,0 +1,229 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// This file binds the computed and metadata columns of a table, as
+// Flink's DynamicSourceUtils.convertSourceToRel does: the scan produces
+// the physical columns followed by the metadata columns the source reads
+// (in the source's key order), and one LogicalProject above it puts the
+// columns into declaration order, casts metadata to the declared types
+// and computes the computed columns.
+
+// readScope is the scope a computed column's expression sees: the
+// physical and metadata columns in declaration order.
+func readScope(t *catalog.Table) *scope {
+	s := &scope{}
+	for _, c := range t.Columns() {
+		if c.Kind != catalog.Computed {
+			s.cols = append(s.cols, column{name: c.Name, t: c.Type})
+		}
+	}
+	return s
+}
+
+// ResolveComputedColumns types a new table's computed columns as Flink's
+// schema resolver does at CREATE TABLE: each expression is bound over the
+// physical and metadata columns, and its type is the column's.
+func ResolveComputedColumns(t *catalog.Table) error {
+	if !t.HasComputed() {
+		return nil
+	}
+	b := &binder{config: map[string]string{}, streaming: true}
+	sc := readScope(t)
+	for i, c := range t.NonPhysical {
+		if c.Kind != catalog.Computed {
+			continue
+		}
+		e, err := b.bindExpr(c.Expr, sc, nil)
+		if err != nil {
+			return err
+		}
+		t.NonPhysical[i].Type = e.Type()
+	}
+	return nil
+}
+
+// sourceSummary names a source in Flink's messages (asSummaryString).
+func sourceSummary(ref *TableRef) string {
+	if s, ok := ref.Source.(interface{ SummaryString() string }); ok {
+		return s.SummaryString()
+	}
+	return ref.Factory.Identifier()
+}
+
+// expandScan binds the scan of a table with computed or metadata columns:
+// the LogicalTableScan of what the source produces and the projection
+// above it.
+func (b *binder) expandScan(ref *TableRef) (Node, error) {
+	t := ref.Table
+	phys := ref.Schema.Columns
+	names, types := ref.Schema.Names(), ref.Schema.Types()
+	metaPos := map[string]int{} // metadata column name -> produced field
+	if metas := t.MetadataColumns(); len(metas) > 0 {
+		ms, ok := ref.Source.(connectors.MetadataSource)
+		if !ok {
+			return nil, sql.Errorf(sql.ValidationException,
+				"Table '%s' declares metadata columns, but the underlying DynamicTableSource doesn't implement the SupportsReadingMetadata interface. Therefore, metadata cannot be read from the given source.",
+				sourceSummary(ref))
+		}
+		readable := ms.ReadableMetadata()
+		byKey := map[string]catalog.TableColumn{}
+		for _, c := range metas {
+			found := false
+			for _, k := range readable {
+				if k.Key == c.Key() {
+					found = true
+				}
+			}
+			if !found {
+				keys := make([]string, len(readable))
+				for i, k := range readable {
+					keys[i] = k.Key
+				}
+				return nil, sql.Errorf(sql.ValidationException,
+					"Invalid metadata key '%s' in column '%s' of table '%s'. The DynamicTableSource class '%s' supports the following metadata keys for reading:\n%s",
+					c.Key(), c.Name, ref.ID, ms.SourceClass(), strings.Join(keys, "\n"))
+			}
+			byKey[c.Key()] = c
+		}
+		var keys []string
+		for _, k := range readable {
+			c, ok := byKey[k.Key]
+			if !ok {
+				continue
+			}
+			keys = append(keys, k.Key)
+			metaPos[c.Name] = len(names)
+			names = append(names, c.Name)
+			types = append(types, k.Type)
+		}
+		ms.ApplyReadableMetadata(keys)
+		ref.MetadataKeys = keys
+	}
+	scan := &LogicalTableScan{base: row(names, types), Table: ref}
+	// The metadata projection: declaration order, metadata cast to the
+	// declared type.
+	var readExprs []Expr
+	physIdx := 0
+	for _, c := range t.Columns() {
+		switch c.Kind {
+		case catalog.Physical:
+			readExprs = append(readExprs, &InputRef{Index: physIdx, T: phys[physIdx].Type})
+			physIdx++
+		case catalog.Metadata:
+			i := metaPos[c.Name]
+			var e Expr = &InputRef{Index: i, T: types[i]}
+			if !types[i].WithNullable(true).Equal(c.Type.WithNullable(true)) {
+				// makeAbstractCast to the declared type, nullability
+				// included.
+				e = &Call{Op: "CAST", Args: []Expr{e}, T: c.Type}
+			}
+			readExprs = append(readExprs, e)
+		}
+	}
+	sc := readScope(t)
+	var exprs []Expr
+	var outNames []string
+	var outTypes []sql.DataType
+	r := 0
+	for _, c := range t.Columns() {
+		var e Expr
+		if c.Kind == catalog.Computed {
+			be, err := b.bindExpr(c.Expr, sc, nil)
+			if err != nil {
+				return nil, fmt.Errorf("computed column '%s' of table %s: %w", c.Name, ref.ID, err)
+			}
+			e = inline(be, readExprs)
+		} else {
+			e = readExprs[r]
+			r++
+		}
+		exprs = append(exprs, e)
+		outNames = append(outNames, c.Name)
+		outTypes = append(outTypes, e.Type())
+	}
+	identity := len(exprs) == len(names)
+	for i, e := range exprs {
+		if x, ok := e.(*InputRef); !ok || x.Index != i {
+			identity = false
+		}
+	}
+	if identity {
+		return scan, nil
+	}
+	return &LogicalProject{base: row(outNames, outTypes, scan), Exprs: exprs}, nil
+}
+
+// materializeProctime wraps every PROCTIME() a Calc computes in
+// PROCTIME_MATERIALIZE, as Flink's RelTimeIndicatorConverter does where a
+// processing-time attribute becomes a plain value (a Calc that feeds a
+// sink or another operator: every Calc in sqlrun's plans, which have no
+// operator that keeps a time attribute).
+func materializeProctime(n Node) Node {
+	ins := n.Inputs()
+	if len(ins) > 0 {
+		changed := false
+		out := make([]Node, len(ins))
+		for i, in := range ins {
+			out[i] = materializeProctime(in)
+			changed = changed || out[i] != in
+		}
+		if changed {
+			n = n.WithInputs(out...)
+		}
+	}
+	c, ok := n.(*Calc)
+	if !ok {
+		return n
+	}
+	exprs := make([]Expr, len(c.Exprs))
+	changed := false
+	for i, e := range c.Exprs {
+		exprs[i] = materialize(e)
+		changed = changed || exprs[i] != e
+	}
+	cond := c.Cond
+	if cond != nil {
+		cond = materialize(cond)
+		changed = changed || cond != c.Cond
+	}
+	if !changed {
+		return n
+	}
+	out := *c
+	out.Exprs, out.Cond = exprs, cond
+	return &out
+}
+
+func materialize(e Expr) Expr {
+	c, ok := e.(*Call)
+	if !ok {
+		return e
+	}
+	if c.Op == "PROCTIME" {
+		return &Call{Op: "PROCTIME_MATERIALIZE", Args: []Expr{c}, T: c.T}
+	}
+	var args []Expr
+	for i, a := range c.Args {
+		m := materialize(a)
+		if m != a && args == nil {
+			args = append([]Expr(nil), c.Args...)
+		}
+		if args != nil {
+			args[i] = m
+		}
+	}
+	if args == nil {
+		return e
+	}
+	out := *c
+	out.Args = args
+	return &out
+}
