@@ -34,6 +34,8 @@ type Table struct {
 	// Watermark is the WATERMARK FOR clause, nil when absent. The planner
 	// reads it; DESCRIBE and SHOW CREATE TABLE print it.
 	Watermark *Watermark
+	// View is set for a view (CREATE VIEW), nil for a table.
+	View *View
 }
 
 // Watermark is "WATERMARK FOR column AS expr": the rowtime column and the

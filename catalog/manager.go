@@ -487,45 +487,8 @@ func (m *Manager) dbNotExistForCreate(id connectors.ObjectIdentifier) error {
 			Err: ErrDatabaseNotExist}}
 }
 
-// DropTable is DROP [TEMPORARY] TABLE [IF EXISTS].
-func (m *Manager) DropTable(id connectors.ObjectIdentifier, ignoreIfNotExists, temporary bool) error {
-	m.mu.Lock()
-	_, isTemp := m.temporary[id]
-	if temporary {
-		defer m.mu.Unlock()
-		if !isTemp {
-			if ignoreIfNotExists {
-				return nil
-			}
-			return &sql.Error{Class: sql.ValidationException,
-				Msg: fmt.Sprintf("Temporary table with identifier '%s' does not exist.", id.String()), Err: ErrTableNotExist}
-		}
-		delete(m.temporary, id)
-		return nil
-	}
-	m.mu.Unlock()
-	if isTemp {
-		return sql.Errorf(sql.ValidationException,
-			"Temporary table with identifier '%s' exists. Drop it first before removing the permanent table.", id.String())
-	}
-	notExist := func() error {
-		if ignoreIfNotExists {
-			return nil
-		}
-		return &sql.Error{Class: sql.ValidationException,
-			Msg: fmt.Sprintf("Table with identifier '%s' does not exist.", id.String()), Err: ErrTableNotExist}
-	}
-	c, err := m.Catalog(id.Catalog)
-	if err != nil {
-		return notExist()
-	}
-	if err := c.DropTable(id.Database, id.Name, ignoreIfNotExists); err != nil {
-		if errors.Is(err, ErrTableNotExist) || errors.Is(err, ErrDatabaseNotExist) {
-			return notExist()
-		}
-		return fmt.Errorf("drop table %s: %w", id, err)
-	}
-	return nil
+func errorsIsNotExist(err error) bool {
+	return errors.Is(err, ErrTableNotExist) || errors.Is(err, ErrDatabaseNotExist)
 }
 
 // AlterTable replaces a permanent table's descriptor. Temporary tables

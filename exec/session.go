@@ -214,6 +214,10 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 		return s.ok(out, s.createTable(st))
 	case *ast.DropTable:
 		return s.ok(out, s.Catalogs.DropTable(s.Catalogs.Qualify(st.Name), st.IfExists, st.Temporary))
+	case *ast.CreateView:
+		return s.ok(out, s.createView(st))
+	case *ast.DropView:
+		return s.ok(out, s.Catalogs.DropView(s.Catalogs.Qualify(st.Name), st.IfExists, st.Temporary))
 	case *ast.AlterTableSet:
 		return s.ok(out, s.alterTable(st.Name, func(t *catalog.Table) error {
 			for _, o := range st.Options {
@@ -526,7 +530,7 @@ func (s *Session) show(ctx context.Context, st *ast.Show, out io.Writer) error {
 		}
 		Box(out, []string{"table name"}, filterLike(tables, st), 0)
 	case ast.ShowViews:
-		Box(out, []string{"view name"}, nil, 0)
+		return s.showViews(st, out)
 	case ast.ShowFunctions:
 		if st.User {
 			Box(out, []string{"function name"}, nil, 0)
@@ -558,6 +562,10 @@ func (s *Session) show(ctx context.Context, st *ast.Show, out io.Writer) error {
 		})
 		if err != nil {
 			return err
+		}
+		if rt.Table.IsView() {
+			return sql.Errorf(sql.TableException,
+				"SHOW CREATE TABLE is only supported for tables, but %s is a view. Please use SHOW CREATE VIEW instead.", catalog.Serializable(rt.ID))
 		}
 		fmt.Fprint(out, ShowCreateTable(rt))
 	case ast.ShowJobs:

@@ -100,6 +100,8 @@ type binder struct {
 	config    map[string]string
 	streaming bool
 	ctes      map[string]Node
+	// viewDepth counts the views being expanded.
+	viewDepth int
 }
 
 func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef, error) {
@@ -218,6 +220,17 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		}
 		if x.SystemTimeAsOf != nil {
 			return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support FOR SYSTEM_TIME AS OF yet")
+		}
+		if id, t, err := b.env.LookupTable(x.Name); err == nil && t.IsView() {
+			rel, err := b.bindView(id.String(), t.View)
+			if err != nil {
+				return nil, nil, err
+			}
+			q := id.Name
+			if x.Alias != "" {
+				q = x.Alias
+			}
+			return rel, scopeOf(rel, q), nil
 		}
 		ref, err := b.resolveTable(x.Name, x.Hints)
 		if err != nil {

@@ -77,6 +77,13 @@ func (e *testEnv) exec(text string, dot bool) (string, error) {
 			return "", err
 		}
 		return "", e.cat.CreateTable(catalog.DefaultDatabase, x.Name.Table, t, x.IfNotExists)
+	case *ast.CreateView:
+		schema, err := plan.New(e).ViewSchema(x.Query, x.Columns)
+		if err != nil {
+			return "", err
+		}
+		t := &catalog.Table{Schema: schema, Options: map[string]string{}, View: &catalog.View{Query: x.Query, Columns: x.Columns}}
+		return "", e.cat.CreateTable(catalog.DefaultDatabase, x.Name.Table, t, x.IfNotExists)
 	case *ast.Set:
 		e.config[x.Key] = x.Value
 		return "", nil

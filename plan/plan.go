@@ -119,6 +119,9 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 
 // bindInsert binds INSERT INTO t [(cols)] query into LogicalSink.
 func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
+	if id, t, err := b.env.LookupTable(x.Table); err == nil && t.IsView() {
+		return nil, sql.Errorf(sql.ValidationException, "View '%s' cannot be written: INSERT needs a table.", id)
+	}
 	ref, err := b.resolveTable(x.Table, x.Hints)
 	if err != nil {
 		return nil, err

@@ -17,11 +17,13 @@ import (
 var handWritten = []string{"../sql.md", "../guarantees.md", "../oncall.md", "../differences.md", "../performance.md"}
 
 // notOptions are dotted words in backquotes that are not option keys:
-// file names, procedures (sys.*), and Flink options named because sqlrun
+// file names, procedures (sys.*), metadata keys, and Flink options named because sqlrun
 // does NOT accept them.
 var notOptions = map[string]bool{
 	"sink.rolling-policy.rollover-interval": true,
 	"sink.rolling-policy.check-interval":    true,
+	// The filesystem source's metadata keys (METADATA FROM 'file.path').
+	"file.path": true, "file.name": true, "file.size": true, "file.modification-time": true,
 }
 
 var dottedKey = regexp.MustCompile("`([a-z][a-z0-9-]*(?:\\.[a-z0-9-]+)+)`")

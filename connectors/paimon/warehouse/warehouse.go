@@ -321,6 +321,10 @@ func (c *Catalog) CreateTable(db, name string, t *catalog.Table, ignoreIfExists 
 		return &sql.Error{Class: sql.ValidationException,
 			Msg: fmt.Sprintf("Paimon catalog only supports paimon tables, but you specify 'connector'='%s' when using Paimon catalog", conn)}
 	}
+	if t.IsView() {
+		return &sql.Error{Class: sql.UnsupportedOperation,
+			Msg: fmt.Sprintf("Views in a Paimon catalog are not supported by sqlrun yet (view %s.%s): use CREATE TEMPORARY VIEW.", db, name)}
+	}
 	if len(t.NonPhysical) > 0 {
 		// Paimon's FlinkCatalog keeps them as schema.N.* options, which
 		// sqlrun does not write yet: refuse rather than drop them.
