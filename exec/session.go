@@ -893,8 +893,9 @@ const HelpText = `The following commands are available:
 CLEAR		Clears the current terminal.
 CREATE TABLE		Create table under current catalog and database.
 DROP TABLE		Drop table with optional catalog and database. Syntax: "DROP TABLE [IF EXISTS] <name>;"
-CREATE VIEW		(not supported by sqlrun)
+CREATE VIEW		Creates a virtual table from a SQL query. Syntax: "CREATE VIEW <name> AS <query>;"
 DESCRIBE		Describes the schema of a table with the given name.
+DROP VIEW		Deletes a previously created virtual table. Syntax: "DROP VIEW <name>;"
 EXIT		Exits the SQL CLI client.
 EXPLAIN		Describes the execution plan of a query or table with the given name.
 HELP		Prints the available commands.
