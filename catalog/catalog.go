@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
 )
 
 // Default names, as Flink's.
@@ -43,6 +44,9 @@ type Table struct {
 type Watermark struct {
 	Column string
 	Expr   string
+	// ExprAST is the parsed expression the planner binds; nil for a
+	// watermark read back from storage that keeps only the text.
+	ExprAST ast.Expr
 }
 
 // Clone returns a deep copy, so callers may change options without

@@ -51,7 +51,7 @@ func TableFromDDL(st *ast.CreateTable, source *Table) (*Table, error) {
 		}
 		t.PartitionKeys = append([]string(nil), st.PartitionedBy...)
 		if st.Watermark != nil {
-			t.Watermark = &Watermark{Column: st.Watermark.Column, Expr: st.Watermark.Expr.String()}
+			t.Watermark = &Watermark{Column: st.Watermark.Column, Expr: st.Watermark.Expr.String(), ExprAST: st.Watermark.Expr}
 		}
 		if len(st.PrimaryKey) > 0 {
 			t.Schema.PrimaryKey = append([]string(nil), st.PrimaryKey...)
@@ -304,7 +304,7 @@ func mergeLike(t *Table, st *ast.CreateTable, src *Table) error {
 			"There already exists a watermark spec for column '%s' in the base table. You might want to specify EXCLUDING WATERMARKS or OVERWRITING WATERMARKS.",
 			src.Watermark.Column)
 	case st.Watermark != nil:
-		t.Watermark = &Watermark{Column: st.Watermark.Column, Expr: st.Watermark.Expr.String()}
+		t.Watermark = &Watermark{Column: st.Watermark.Column, Expr: st.Watermark.Expr.String(), ExprAST: st.Watermark.Expr}
 	case src.Watermark != nil && strat["WATERMARKS"] != excluding:
 		w := *src.Watermark
 		t.Watermark = &w

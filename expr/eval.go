@@ -232,6 +232,22 @@ func Negate(v any) (any, error) {
 // it first; integer overflow wraps as in Java).
 func arith(op string, a, b any, t sql.DataType) (any, error) {
 	switch t.Root {
+	case sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		// datetime +/- day-time interval (the binder allows no other).
+		if iv, ok := a.(Interval); ok {
+			a, b = b, iv
+		}
+		ts, ok1 := a.(sql.TimestampData)
+		iv, ok2 := b.(Interval)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("cannot apply %s to %T and %T", op, a, b)
+		}
+		if op == "-" {
+			ts.Millis -= iv.Millis
+		} else {
+			ts.Millis += iv.Millis
+		}
+		return ts, nil
 	case sql.TypeDecimal:
 		x, _ := toDecimal(a)
 		y, _ := toDecimal(b)

@@ -102,7 +102,18 @@ func String(e Expr, names []string, f Format) string {
 // type is appended unless it is the literal's natural one (INT, BOOLEAN,
 // CHAR); strings carry Calcite's _UTF-16LE charset prefix except in the
 // execution plan, which also drops the type.
+// Interval is the value of a day-time INTERVAL literal: its length in
+// milliseconds and the qualifier Calcite prints ("SECOND", "MINUTE",
+// "DAY TO SECOND"): INTERVAL '5' SECOND is 5000:INTERVAL SECOND.
+type Interval struct {
+	Millis int64
+	Unit   string
+}
+
 func formatLiteral(l *Literal, f Format) string {
+	if iv, ok := l.Value.(Interval); ok {
+		return strconv.FormatInt(iv.Millis, 10) + ":INTERVAL " + iv.Unit
+	}
 	if l.Flag {
 		if f == FormatInfix {
 			return fmt.Sprint(l.Value)

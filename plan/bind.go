@@ -102,6 +102,8 @@ type binder struct {
 	ctes      map[string]Node
 	// viewDepth counts the views being expanded.
 	viewDepth int
+	// exprDepth counts the nested bindExpr calls.
+	exprDepth int
 }
 
 func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef, error) {
@@ -244,6 +246,9 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 			if rel, err = b.expandScan(ref); err != nil {
 				return nil, nil, err
 			}
+		}
+		if rel, err = b.assignWatermark(ref, rel); err != nil {
+			return nil, nil, err
 		}
 		q := ref.ID.Name
 		if x.Alias != "" {
@@ -841,6 +846,18 @@ func (b *binder) bindOrderLimit(r Node, order []ast.OrderItem, limit, offset *in
 // bindExpr binds an AST expression over sc. With agg set, group
 // expressions and aggregate calls become aggregate output references.
 func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error) {
+	b.exprDepth++
+	x, err := b.bindExprIn(e, sc, agg)
+	b.exprDepth--
+	if err == nil && b.exprDepth == 0 && x.Type().Root == sql.TypeIntervalDayTime {
+		// An INTERVAL is only an operand of datetime arithmetic here: no
+		// column, sink or function takes one.
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support INTERVAL values here yet")
+	}
+	return x, err
+}
+
+func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error) {
 	if f, ok := e.(*ast.FuncCall); ok && f.Filter != nil {
 		// Parsed (sql/parser) but not planned: refuse rather than drop it.
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support FILTER (WHERE ...) on aggregate %s yet", f.Name)
@@ -1235,6 +1252,14 @@ func cannotApply(at ast.Pos, op string, args ...Expr) error {
 func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	nullable := lt.Nullable || rt.Nullable
+	isTS := func(t sql.DataType) bool { return t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ }
+	isIv := func(t sql.DataType) bool { return t.Root == sql.TypeIntervalDayTime }
+	switch {
+	case (x.Op == ast.OpAdd || x.Op == ast.OpSub) && isTS(lt) && isIv(rt):
+		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: lt.WithNullable(nullable)}, nil
+	case x.Op == ast.OpAdd && isIv(lt) && isTS(rt):
+		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: rt.WithNullable(nullable)}, nil
+	}
 	switch x.Op {
 	case ast.OpAdd, ast.OpSub, ast.OpMul, ast.OpDiv, ast.OpMod:
 		if !lt.IsNumeric() && lt.Root != sql.TypeNull || !rt.IsNumeric() && rt.Root != sql.TypeNull {
@@ -1304,7 +1329,11 @@ func bindLiteral(x *ast.Literal) (Expr, error) {
 	case ast.LitNull:
 		return &Literal{T: sql.Null()}, nil
 	case ast.LitInterval:
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support INTERVAL values here yet")
+		iv, ok := x.Value.(ast.IntervalValue)
+		if !ok || iv.Months != 0 || strings.Contains(iv.Unit, "YEAR") || strings.Contains(iv.Unit, "MONTH") {
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support year-month INTERVAL values yet")
+		}
+		return &Literal{Value: expr.Interval{Millis: iv.Millis, Unit: iv.Unit}, T: sql.DataType{Root: sql.TypeIntervalDayTime}}, nil
 	case ast.LitDecimal:
 		if d, ok := x.Value.(decimal.Decimal); ok {
 			return &Literal{Value: d, T: x.Type}, nil

@@ -159,7 +159,7 @@ func upsertKeys(n Node) [][]int {
 			g[i] = i
 		}
 		keys = [][]int{g}
-	case *DropUpdateBefore, *Limit, *SortLimit:
+	case *DropUpdateBefore, *Limit, *SortLimit, *WatermarkAssigner:
 		keys = n.input().UpsertKeys()
 	case *Join:
 		keys = joinUpsertKeys(n)

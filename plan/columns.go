@@ -30,10 +30,11 @@ func readScope(t *catalog.Table) *scope {
 
 // ResolveComputedColumns types a new table's computed columns as Flink's
 // schema resolver does at CREATE TABLE: each expression is bound over the
-// physical and metadata columns, and its type is the column's.
+// physical and metadata columns, and its type is the column's. It checks
+// the WATERMARK FOR clause too.
 func ResolveComputedColumns(t *catalog.Table) error {
 	if !t.HasComputed() {
-		return nil
+		return checkWatermark(t)
 	}
 	b := &binder{config: map[string]string{}, streaming: true}
 	sc := readScope(t)
@@ -47,7 +48,7 @@ func ResolveComputedColumns(t *catalog.Table) error {
 		}
 		t.NonPhysical[i].Type = e.Type()
 	}
-	return nil
+	return checkWatermark(t)
 }
 
 // sourceSummary names a source in Flink's messages (asSummaryString).
@@ -161,45 +162,116 @@ func (b *binder) expandScan(ref *TableRef) (Node, error) {
 	return &LogicalProject{base: row(outNames, outTypes, scan), Exprs: exprs}, nil
 }
 
-// materializeProctime wraps every PROCTIME() a Calc computes in
-// PROCTIME_MATERIALIZE, as Flink's RelTimeIndicatorConverter does where a
-// processing-time attribute becomes a plain value (a Calc that feeds a
-// sink or another operator: every Calc in sqlrun's plans, which have no
-// operator that keeps a time attribute).
+// materializeProctime wraps every PROCTIME() a Calc computes, and every
+// reference to a processing-time attribute, in PROCTIME_MATERIALIZE, as
+// Flink's RelTimeIndicatorConverter does where the attribute becomes a
+// plain value. A Calc below a WatermarkAssigner keeps its PROCTIME() (the
+// attribute passes through the assigner), and the Calc above materializes
+// the field (TableScanTest.testDDLWithComputedColumnReferRowtime).
 func materializeProctime(n Node) Node {
+	out, _ := matProc(n, false)
+	return out
+}
+
+// matProc rewrites n's subtree; attrs are n's output fields that still
+// carry an unmaterialized processing-time attribute. keep is set for the
+// input of a WatermarkAssigner.
+func matProc(n Node, keep bool) (Node, map[int]bool) {
 	ins := n.Inputs()
+	_, isWM := n.(*WatermarkAssigner)
+	var inAttrs map[int]bool
 	if len(ins) > 0 {
 		changed := false
 		out := make([]Node, len(ins))
 		for i, in := range ins {
-			out[i] = materializeProctime(in)
+			var a map[int]bool
+			out[i], a = matProc(in, isWM)
+			if i == 0 {
+				inAttrs = a
+			}
 			changed = changed || out[i] != in
 		}
 		if changed {
 			n = n.WithInputs(out...)
 		}
 	}
-	c, ok := n.(*Calc)
-	if !ok {
-		return n
+	switch c := n.(type) {
+	case *WatermarkAssigner:
+		return n, inAttrs
+	case *Calc:
+		fix := func(e Expr) Expr {
+			e = materializeRefs(e, inAttrs)
+			if !keep {
+				e = materialize(e)
+			}
+			return e
+		}
+		var attrs map[int]bool
+		exprs := make([]Expr, len(c.Exprs))
+		changed := false
+		for i, e := range c.Exprs {
+			if keep {
+				if x, ok := e.(*Call); ok && x.Op == "PROCTIME" {
+					if attrs == nil {
+						attrs = map[int]bool{}
+					}
+					attrs[i] = true
+				}
+				if x, ok := e.(*InputRef); ok && inAttrs[x.Index] {
+					if attrs == nil {
+						attrs = map[int]bool{}
+					}
+					attrs[i] = true
+					exprs[i] = e
+					continue
+				}
+			}
+			exprs[i] = fix(e)
+			changed = changed || exprs[i] != e
+		}
+		cond := c.Cond
+		if cond != nil {
+			cond = fix(cond)
+			changed = changed || cond != c.Cond
+		}
+		if !changed {
+			return n, attrs
+		}
+		out := *c
+		out.Exprs, out.Cond = exprs, cond
+		return &out, attrs
 	}
-	exprs := make([]Expr, len(c.Exprs))
-	changed := false
-	for i, e := range c.Exprs {
-		exprs[i] = materialize(e)
-		changed = changed || exprs[i] != e
+	return n, nil
+}
+
+// materializeRefs wraps the references to the fields of attrs.
+func materializeRefs(e Expr, attrs map[int]bool) Expr {
+	if len(attrs) == 0 {
+		return e
 	}
-	cond := c.Cond
-	if cond != nil {
-		cond = materialize(cond)
-		changed = changed || cond != c.Cond
+	switch x := e.(type) {
+	case *InputRef:
+		if attrs[x.Index] {
+			return &Call{Op: "PROCTIME_MATERIALIZE", Args: []Expr{x}, T: x.T}
+		}
+	case *Call:
+		var args []Expr
+		for i, a := range x.Args {
+			m := materializeRefs(a, attrs)
+			if m != a && args == nil {
+				args = append([]Expr(nil), x.Args...)
+			}
+			if args != nil {
+				args[i] = m
+			}
+		}
+		if args != nil {
+			out := *x
+			out.Args = args
+			return &out
+		}
 	}
-	if !changed {
-		return n
-	}
-	out := *c
-	out.Exprs, out.Cond = exprs, cond
-	return &out
+	return e
 }
 
 func materialize(e Expr) Expr {

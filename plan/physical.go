@@ -52,6 +52,12 @@ func (b *binder) convert(r Node) (Node, error) {
 		}
 		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0}
 		return &GroupAggregate{base: row(r.names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...)}, nil
+	case *LogicalWatermarkAssigner:
+		in, err := b.convert(r.input())
+		if err != nil {
+			return nil, err
+		}
+		return &WatermarkAssigner{base: row(r.names, r.types, in), Rowtime: r.Rowtime, Expr: r.Expr}, nil
 	case *LogicalValues:
 		return &Values{base: row(r.names, r.types), Rows: r.Rows, Batch: !b.streaming}, nil
 	case *LogicalUnion:

@@ -30,6 +30,9 @@ const (
 	TypeArray
 	TypeMap
 	TypeRow
+	// TypeIntervalDayTime is a day-time INTERVAL: only an expression's
+	// type (INTERVAL '5' SECOND), never a column's.
+	TypeIntervalDayTime
 )
 
 // MaxLength is the length Flink gives STRING (VARCHAR) and BYTES (VARBINARY).
@@ -207,6 +210,8 @@ func (t DataType) baseString() string {
 		return fmt.Sprintf("TIMESTAMP(%d)", t.Precision)
 	case TypeTimestampLTZ:
 		return fmt.Sprintf("TIMESTAMP_LTZ(%d)", t.Precision)
+	case TypeIntervalDayTime:
+		return "INTERVAL SECOND(3)"
 	case TypeArray:
 		return "ARRAY<" + t.Elem.String() + ">"
 	case TypeMap:
