@@ -229,15 +229,34 @@ func unionTranspose(_ *binder, n Node) (Node, error) {
 		if len(in.Types()) != len(u.types) {
 			return nil, nil
 		}
-		for i, t := range in.Types() {
-			if !t.Equal(u.types[i]) {
-				return nil, nil
-			}
-		}
 	}
 	ins := make([]Node, len(u.inputs))
 	for i, in := range u.inputs {
-		branch := mergeCalc(&LogicalCalc{base: row(c.names, c.types, in), Exprs: c.Exprs, Cond: c.Cond})
+		// An input whose field types differ from the union's (a type or
+		// only a nullability) reads them through a CAST to the union's
+		// type, as Flink's plans show after ProjectSetOpTransposeRule
+		// (ChangelogModeInferenceTest.testGroupByWithUnion:
+		// CAST(cnt AS BIGINT) of a NOT NULL COUNT in one branch).
+		exprs, cond := c.Exprs, c.Cond
+		below := make([]Expr, len(u.types))
+		cast := false
+		for j, t := range in.Types() {
+			below[j] = &InputRef{Index: j, T: t}
+			if !t.Equal(u.types[j]) {
+				below[j] = &Call{Op: "CAST", Args: []Expr{below[j]}, T: u.types[j]}
+				cast = true
+			}
+		}
+		if cast {
+			exprs = make([]Expr, len(c.Exprs))
+			for j, e := range c.Exprs {
+				exprs[j] = inline(e, below)
+			}
+			if cond != nil {
+				cond = inline(cond, below)
+			}
+		}
+		branch := mergeCalc(&LogicalCalc{base: row(c.names, c.types, in), Exprs: exprs, Cond: cond})
 		ins[i] = branch
 		if e, _ := pruneEmpty(nil, branch); e != nil {
 			ins[i] = e
