@@ -268,6 +268,20 @@ func CalciteType(t sql.DataType) string {
 		s = "FLOAT"
 	case sql.TypeTimestampLTZ:
 		s = "TIMESTAMP_WITH_LOCAL_TIME_ZONE(" + itoa(t.Precision) + ")"
+	case sql.TypeArray, sql.TypeMap:
+		// Calcite's ArraySqlType and MapSqlType: "E ARRAY", "(K, V) MAP",
+		// the members without their nullability (TableSinkTest.
+		// testInsertPartColumn prints MAP<STRING NOT NULL, BIGINT NOT NULL>
+		// as (VARCHAR(2147483647), BIGINT) MAP).
+		if t.Elem == nil || (t.Root == sql.TypeMap && t.Value == nil) {
+			s = t.WithNullable(true).String()
+			break
+		}
+		if t.Root == sql.TypeArray {
+			s = CalciteType(t.Elem.WithNullable(true)) + " ARRAY"
+		} else {
+			s = "(" + CalciteType(t.Elem.WithNullable(true)) + ", " + CalciteType(t.Value.WithNullable(true)) + ") MAP"
+		}
 	default:
 		s = t.WithNullable(true).String()
 	}
