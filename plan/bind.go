@@ -828,7 +828,10 @@ func (b *binder) bindOrderLimit(r Node, order []ast.OrderItem, limit, offset *in
 				return nil, sql.Errorf(sql.TableException, "sqlrun supports ORDER BY on output columns only")
 			}
 		}
-		nf := o.Desc // Flink: NULLS LAST for DESC? Calcite default is NULLS FIRST for DESC
+		// Flink's validator collates NULLs low (NullCollation.LOW): NULLS
+		// FIRST for ASC, NULLS LAST for DESC, as its plans print
+		// (SortLimitTest: dir0=[ASC-nulls-first], dir0=[DESC-nulls-last]).
+		nf := !o.Desc
 		if o.NullsFirst != nil {
 			nf = *o.NullsFirst
 		}

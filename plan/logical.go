@@ -238,9 +238,18 @@ func (n *LogicalSort) describe(Format) string {
 		parts = append(parts, fmt.Sprintf("sort%d=[$%d]", i, k.Field))
 	}
 	for i, k := range n.Order {
+		// Calcite's RelFieldCollation.shortString: the null direction is
+		// printed when it is not the direction's default (NULLS LAST for
+		// ASC, NULLS FIRST for DESC).
 		d := "ASC"
+		if k.NullsFirst {
+			d += "-nulls-first"
+		}
 		if k.Desc {
 			d = "DESC"
+			if !k.NullsFirst {
+				d += "-nulls-last"
+			}
 		}
 		parts = append(parts, fmt.Sprintf("dir%d=[%s]", i, d))
 	}

@@ -51,6 +51,9 @@ var rules = []Rule{
 	{Name: "ProjectIntoScan", Program: "LOGICAL",
 		Flink: "PushProjectIntoTableSourceScanRule",
 		apply: projectIntoScan},
+	{Name: "SortProjectTranspose", Program: "LOGICAL",
+		Flink: "CoreRules.SORT_PROJECT_TRANSPOSE",
+		apply: sortProjectTranspose},
 	{Name: "AggregateProjectMerge", Program: "LOGICAL",
 		Flink: "FlinkAggregateProjectMergeRule",
 		apply: aggregateProjectMerge},
@@ -622,6 +625,38 @@ func aggregateProjectMerge(b *binder, n Node) (Node, error) {
 		aggs[i] = a
 	}
 	return &LogicalAggregate{base: row(agg.names, agg.types, in), Group: g, Aggs: aggs}, nil
+}
+
+// sortProjectTranspose moves a sort or limit below a Calc that only picks
+// fields of a scan which took no projection, so that the Calc reads the
+// few rows the limit keeps: Flink's LimitTest and SortLimitTest plan
+// SELECT a, c FROM t LIMIT 10 as Calc(select=[a, c]) over Limit over the
+// scan. (Over a source that prunes its fields ProjectIntoScan has already
+// removed such a Calc.)
+func sortProjectTranspose(_ *binder, n Node) (Node, error) {
+	s, ok := n.(*LogicalSort)
+	if !ok {
+		return nil, nil
+	}
+	c, scan, ok := scanBelow(s.input())
+	if !ok || c.Cond != nil {
+		return nil, nil
+	}
+	refs := make([]int, len(c.Exprs))
+	for i, e := range c.Exprs {
+		r, ok := e.(*InputRef)
+		if !ok {
+			return nil, nil
+		}
+		refs[i] = r.Index
+	}
+	order := make([]SortKey, len(s.Order))
+	for i, k := range s.Order {
+		k.Field = refs[k.Field]
+		order[i] = k
+	}
+	below := &LogicalSort{base: sameRow(scan), Order: order, Offset: s.Offset, Fetch: s.Fetch}
+	return &LogicalCalc{base: row(c.names, c.types, below), Exprs: c.Exprs}, nil
 }
 
 // pushCalcPastChangelogNormalize moves the conjuncts of a Calc over
