@@ -41,7 +41,8 @@
 //     - PruneEmpty: LIMIT 0 and an always-false condition become
 //     Values(tuples=[[]]) (DEFAULT_REWRITE, PREDICATE_PUSHDOWN:
 //     PruneEmptyRules.SORT_FETCH_ZERO_INSTANCE, ReduceExpressionsRule);
-//     - UnionTranspose: a Calc above UNION ALL goes into each input
+//     - UnionTranspose: a Calc above UNION ALL goes into each input,
+//     through a CAST where an input's type differs from the union's
 //     (PREDICATE_PUSHDOWN, PROJECT_REWRITE: FILTER_SET_OP_TRANSPOSE,
 //     PROJECT_SET_OP_TRANSPOSE);
 //     - JoinPushDown: WHERE conjuncts over both sides of an inner or comma
@@ -58,7 +59,9 @@
 //     (a Calc that reads no field, COUNT(*)'s, keeps the first);
 //     metadata-capable sources print metadata=[] (LOGICAL:
 //     PushProjectIntoTableSourceScanRule);
-//     - AggregateProjectMerge: a Calc that only reorders a scan's fields
+//     - SortProjectTranspose: a LIMIT or ORDER BY ... LIMIT goes below a
+//     Calc that only picks a scan's fields (LOGICAL: SORT_PROJECT_TRANSPOSE);
+//     - AggregateProjectMerge: a Calc that only reorders its input's fields
 //     merges into the aggregate above (LOGICAL: FlinkAggregateProjectMergeRule);
 //     - then convert turns the logical tree into physical nodes (PHYSICAL:
 //     every GroupAggregate gets its hash Exchange, joins their input
@@ -107,8 +110,9 @@
 // What sqlrun's plans leave out compared with Flink: windows, temporal
 // and lookup joins, batch HashJoin/SortMergeJoin naming, watermarks,
 // computed and metadata columns, DISTINCT aggregates in batch
-// mode (planned as one GroupAggregate), the Calc above a
-// Limit (SortProjectTranspose), and a real cost model (ESTIMATED_COST prints a fixed estimate).
+// mode (planned as one GroupAggregate), removing a GROUP BY on a unique
+// key (FlinkAggregateRemoveRule), and a real cost model (ESTIMATED_COST
+// prints a fixed estimate).
 // Batch aggregates are planned two-phase as Flink does (Local and final
 // Hash- or SortAggregate).
 package plan
