@@ -108,10 +108,23 @@ func (p *ptySession) waitIdle() {
 // typeKeys sends keystrokes, slowly enough for the line editor.
 func (p *ptySession) typeKeys(s string) {
 	p.t.Helper()
-	for _, r := range s {
-		if _, err := p.tty.Write([]byte(string(r))); err != nil {
+	for len(s) > 0 {
+		// A key is one rune, or a whole escape sequence (ESC [ ... final
+		// byte) written at once, as a terminal sends it: liner takes an ESC
+		// followed by nothing within its escape timeout for a lone Escape
+		// key, which a loaded machine's scheduling gap between single-byte
+		// writes could otherwise trigger (the up arrow then typed "[A").
+		n := len(string([]rune(s)[0]))
+		if s[0] == '\x1b' {
+			n = 1
+			for n < len(s) && (n == 1 || !(s[n-1] >= 'A' && s[n-1] <= 'Z' || s[n-1] >= 'a' && s[n-1] <= 'z' || s[n-1] == '~')) {
+				n++
+			}
+		}
+		if _, err := p.tty.Write([]byte(s[:n])); err != nil {
 			p.t.Fatal(err)
 		}
+		s = s[n:]
 		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -172,6 +172,20 @@ func runChild(dir string) int {
 	return 0
 }
 
+// checkpointed is closed when the job in dir has completed a checkpoint
+// (or after a minute, when the test's own check then fails).
+func checkpointed(t *testing.T, dir string) <-chan time.Time {
+	c := make(chan time.Time, 1)
+	go func() {
+		deadline := time.Now().Add(time.Minute)
+		for checkpointID(t, dir) == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		c <- time.Now()
+	}()
+	return c
+}
+
 func deliveryGuarantee() string {
 	if os.Getenv(modeEnv) == "exactly-once" {
 		return "exactly-once"
@@ -321,6 +335,13 @@ func killLoop(t *testing.T, s *mariadb.Server, mode string, rounds int) (repeats
 		cmd := startChild(t, s, db, dir, modeEnv+"="+mode)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
+		// The first kill waits for a completed checkpoint (so that later
+		// runs restore and re-commit, whatever the machine's load); the
+		// others land at a random moment.
+		wait := time.After(time.Duration(20+rnd.Intn(300)) * time.Millisecond)
+		if round == 0 {
+			wait = checkpointed(t, dir)
+		}
 		select {
 		case err := <-done: // finished before the kill
 			if err != nil {
@@ -328,7 +349,7 @@ func killLoop(t *testing.T, s *mariadb.Server, mode string, rounds int) (repeats
 			}
 			round = rounds
 			continue
-		case <-time.After(time.Duration(20+rnd.Intn(300)) * time.Millisecond):
+		case <-wait:
 		}
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		<-done
