@@ -319,39 +319,56 @@ func put(t state.Table[[]joinRecord], key string, recs []joinRecord) error {
 	return t.Put(key, recs)
 }
 
+// association is an input row's join-key bucket on both sides and the rows
+// of the other side it matches (Flink's AssociatedRecords).
+type association struct {
+	key               string
+	keyed             bool // false when the row's join key has a NULL
+	inRecs, otherRecs []joinRecord
+	matched           []int // indexes into otherRecs
+	total             int64 // the matched rows' counts, summed
+}
+
+// associate reads the input row's key bucket of both sides and finds the
+// other side's rows that satisfy the join condition with it.
+func (j *streamingJoin) associate(r sql.Row, inIsLeft bool) (association, error) {
+	inSpec, _, inT, otherT := j.side(inIsLeft)
+	var a association
+	var err error
+	if a.key, a.keyed, err = j.stateKey(r.Values, inSpec.Keys); err != nil || !a.keyed {
+		return a, err
+	}
+	if a.inRecs, _, err = inT.Get(a.key); err != nil {
+		return a, err
+	}
+	// Both sides' keys encode alike: the planner gives paired key fields
+	// one type.
+	if a.otherRecs, _, err = otherT.Get(a.key); err != nil {
+		return a, err
+	}
+	for i, o := range a.otherRecs {
+		m, err := j.matches(r.Values, o.vals, inIsLeft)
+		if err != nil {
+			return a, err
+		}
+		if m {
+			a.matched = append(a.matched, i)
+			a.total += o.count
+		}
+	}
+	return a, nil
+}
+
 func (j *streamingJoin) process(r sql.Row, inIsLeft bool, out *runtime.Collector) error {
 	if j.spec.Semi || j.spec.Anti {
 		return j.processSemiAnti(r, inIsLeft, out)
 	}
 	inSpec, otherSpec, inT, otherT := j.side(inIsLeft)
-	inKey, ok, err := j.stateKey(r.Values, inSpec.Keys)
+	a, err := j.associate(r, inIsLeft)
 	if err != nil {
 		return err
 	}
-	var inRecs, otherRecs []joinRecord
-	if ok {
-		if inRecs, _, err = inT.Get(inKey); err != nil {
-			return err
-		}
-		// Both sides' keys encode alike: the planner gives paired key
-		// fields one type.
-		if otherRecs, _, err = otherT.Get(inKey); err != nil {
-			return err
-		}
-	}
-	// The matching rows of the other side (Flink's AssociatedRecords).
-	var matched []int
-	total := int64(0)
-	for i, o := range otherRecs {
-		m, err := j.matches(r.Values, o.vals, inIsLeft)
-		if err != nil {
-			return err
-		}
-		if m {
-			matched = append(matched, i)
-			total += o.count
-		}
-	}
+	inKey, ok, inRecs, otherRecs, matched, total := a.key, a.keyed, a.inRecs, a.otherRecs, a.matched, a.total
 	otherChanged := false
 	if r.Kind.IsAdd() {
 		replaces := false
@@ -449,31 +466,11 @@ func (j *streamingJoin) process(r sql.Row, inIsLeft bool, out *runtime.Collector
 // count its matches again (as for outer joins, see StreamingJoin).
 func (j *streamingJoin) processSemiAnti(r sql.Row, inIsLeft bool, out *runtime.Collector) error {
 	inSpec, _, inT, otherT := j.side(inIsLeft)
-	key, ok, err := j.stateKey(r.Values, inSpec.Keys)
+	a, err := j.associate(r, inIsLeft)
 	if err != nil {
 		return err
 	}
-	var inRecs, otherRecs []joinRecord
-	if ok {
-		if inRecs, _, err = inT.Get(key); err != nil {
-			return err
-		}
-		if otherRecs, _, err = otherT.Get(key); err != nil {
-			return err
-		}
-	}
-	var matched []int
-	total := int64(0)
-	for i, o := range otherRecs {
-		m, err := j.matches(r.Values, o.vals, inIsLeft)
-		if err != nil {
-			return err
-		}
-		if m {
-			matched = append(matched, i)
-			total += o.count
-		}
-	}
+	key, ok, inRecs, otherRecs, matched, total := a.key, a.keyed, a.inRecs, a.otherRecs, a.matched, a.total
 	emit := func(kind sql.RowKind, vals []any, n int64) {
 		for c := int64(0); c < n; c++ {
 			out.Emit(sql.Row{Kind: kind, Values: vals})
