@@ -57,6 +57,9 @@ var rules = []Rule{
 	{Name: "AggregateProjectMerge", Program: "LOGICAL",
 		Flink: "FlinkAggregateProjectMergeRule",
 		apply: aggregateProjectMerge},
+	{Name: "PruneAggregateCall", Program: "LOGICAL",
+		Flink: "PruneAggregateCallRule.CALC_ON_AGGREGATE",
+		apply: pruneAggregateCall},
 	{Name: "PushCalcPastChangelogNormalize", Program: "PHYSICAL_REWRITE", Physical: true,
 		Flink: "PushCalcPastChangelogNormalizeRule (CHANGELOG_NORMALIZE_TRANSPOSE_RULES)",
 		apply: pushCalcPastChangelogNormalize},
@@ -818,4 +821,72 @@ func aggregateConstantKeys(_ *binder, n Node) (Node, error) {
 	}
 	newAgg := &LogicalAggregate{base: row(outNames, outTypes, below), Group: group, Aggs: aggs}
 	return &LogicalCalc{base: row(agg.names, agg.types, newAgg), Exprs: top}, nil
+}
+
+// pruneAggregateCall drops the aggregate calls no field of the Calc above
+// reads, as Flink's PruneAggregateCallRule does: at least one output
+// column stays (a global aggregate keeps its first call), the aggregate's
+// input is left as it is, and the Calc goes when it has become the
+// identity under the aggregate's own names (JoinTest.testInnerJoinWithEqualPk:
+// GroupAggregate(groupBy=[a1], select=[a1]) over Calc(select=[a1, a2])).
+func pruneAggregateCall(_ *binder, n Node) (Node, error) {
+	c, ok := n.(*LogicalCalc)
+	if !ok {
+		return nil, nil
+	}
+	agg, ok := c.input().(*LogicalAggregate)
+	if !ok || len(agg.Aggs) == 0 || (len(agg.Group) == 0 && len(agg.Aggs) == 1) {
+		return nil, nil
+	}
+	used := map[int]bool{}
+	for _, e := range c.Exprs {
+		refs(e, used)
+	}
+	if c.Cond != nil {
+		refs(c.Cond, used)
+	}
+	ng := len(agg.Group)
+	var keep []AggCall
+	drop := map[int]bool{}
+	for i, a := range agg.Aggs {
+		if used[ng+i] {
+			keep = append(keep, a)
+		} else {
+			drop[ng+i] = true
+		}
+	}
+	if len(drop) == 0 {
+		return nil, nil
+	}
+	if len(keep) == 0 && ng == 0 {
+		keep = agg.Aggs[:1]
+		delete(drop, 0)
+	}
+	m := map[int]int{}
+	var names []string
+	var types []sql.DataType
+	for i := range agg.names {
+		if !drop[i] {
+			m[i] = len(names)
+			names = append(names, agg.names[i])
+			types = append(types, agg.types[i])
+		}
+	}
+	newAgg := &LogicalAggregate{base: row(names, types, agg.input()), Group: agg.Group, Aggs: keep}
+	exprs := make([]Expr, len(c.Exprs))
+	trivial := c.Cond == nil && len(exprs) == len(names)
+	for i, e := range c.Exprs {
+		exprs[i] = remap(e, m)
+		if r, ok := exprs[i].(*InputRef); !ok || r.Index != i || c.names[i] != names[i] {
+			trivial = false
+		}
+	}
+	if trivial {
+		return newAgg, nil
+	}
+	var cond Expr
+	if c.Cond != nil {
+		cond = remap(c.Cond, m)
+	}
+	return &LogicalCalc{base: row(c.names, c.types, newAgg), Exprs: exprs, Cond: cond}, nil
 }
