@@ -264,6 +264,12 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		// Calcite's SqlToRelConverter drops the ORDER BY of a subquery
+		// that has neither LIMIT nor OFFSET (removeSortInSubQuery): its
+		// order is not observable (Flink's JoinTest.testJoinWithSort).
+		if s, ok := rel.(*LogicalSort); ok && s.Fetch < 0 && s.Offset == 0 {
+			rel = s.input()
+		}
 		if len(x.Columns) > 0 {
 			if len(x.Columns) != len(rel.Names()) {
 				return nil, nil, validationErr(x.At, 1, "List of column aliases must have same degree as table; table has %d columns %s, whereas alias list has %d columns",
@@ -660,7 +666,17 @@ func (b *binder) bindSelect(x *ast.Select) (Node, error) {
 	if x.Distinct {
 		out = distinct(out)
 	}
-	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, scopeOf(out, ""))
+	// ORDER BY sees the output columns; one that is a FROM column keeps
+	// its table's name, so that ORDER BY t.a finds it.
+	osc := scopeOf(out, "")
+	if !aggregated {
+		for i, e := range exprs {
+			if r, ok := e.(*InputRef); ok && r.Index < len(sc.cols) {
+				osc.cols[i].qualifier = sc.cols[r.Index].qualifier
+			}
+		}
+	}
+	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, osc)
 }
 
 // uniquify renames duplicate output names as Calcite does (a, a0, a1).

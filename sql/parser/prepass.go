@@ -65,6 +65,7 @@ type tableInfo struct {
 type aliasInfo struct {
 	name string
 	cols []string
+	full bool // the subquery is the right side of a FULL JOIN
 }
 
 // distinctOp records an "<=>" written for IS [NOT] DISTINCT FROM: the
@@ -776,8 +777,10 @@ func (r *rewriter) fullJoin(j int) int {
 	if k >= r.to || !r.tok(k).is("JOIN") {
 		return r.failAt(r.p.toks[min(k, len(r.p.toks)-1)])
 	}
-	if k+1 < r.to && !r.tok(k+1).isIdent() {
-		return r.failHere(j) // FULL JOIN of a subquery: not supported by the pre-pass
+	// The right side is a table name or a subquery (whose alias then
+	// carries the mark, see derivedAlias).
+	if k+1 < r.to && !r.tok(k+1).isIdent() && !(r.tok(k+1).isOp("(") && r.p.isQueryAhead(k+2)) {
+		return r.failHere(j)
 	}
 	r.synth("LEFT", r.tok(j).off)
 	r.emit(r.tok(k))
@@ -1077,14 +1080,29 @@ func asOfEnd(toks []token, from, to int) int {
 // derivedAlias handles "[AS] alias (c1, c2)" after a subquery in FROM: TiDB
 // has no derived column lists, so the alias becomes a placeholder. It
 // returns the index of the first token not consumed.
+//
+// A subquery on the right of a FULL JOIN always gets a placeholder alias,
+// marked full (the join is handed to TiDB as a LEFT JOIN).
 func (r *rewriter) derivedAlias(j int) int {
 	p, to := r.p, r.to
+	f := r.cur()
+	full := f.fullNext
+	f.fullNext = false
 	k := j
 	if k < to && p.toks[k].is("AS") {
 		k++
 	}
-	if k+1 < to && p.toks[k].isIdent() && !joinWords[strings.ToUpper(p.toks[k].text)] &&
-		!isClauseEnd(p.toks[k]) && p.toks[k+1].isOp("(") {
+	named := k < to && p.toks[k].isIdent() && !joinWords[strings.ToUpper(p.toks[k].text)] && !isClauseEnd(p.toks[k])
+	if full && !(named && k+1 < to && p.toks[k+1].isOp("(")) {
+		at, end, name := p.toks[j-1].off, j, ""
+		if named {
+			at, end, name = p.toks[k].off, k+1, p.toks[k].name()
+		}
+		r.aliases = append(r.aliases, aliasInfo{name: name, full: true})
+		r.synth("AS "+aliasPrefix+strconv.Itoa(len(r.aliases)-1), at)
+		return end
+	}
+	if named && k+1 < to && p.toks[k+1].isOp("(") {
 		save := p.i
 		p.i = k + 1
 		cols := p.identList()
@@ -1093,7 +1111,7 @@ func (r *rewriter) derivedAlias(j int) int {
 		if end > to {
 			return r.failAt(p.toks[to])
 		}
-		r.aliases = append(r.aliases, aliasInfo{name: p.toks[k].name(), cols: cols})
+		r.aliases = append(r.aliases, aliasInfo{name: p.toks[k].name(), cols: cols, full: full})
 		r.synth("AS "+aliasPrefix+strconv.Itoa(len(r.aliases)-1), p.toks[k].off)
 		return end
 	}

@@ -39,6 +39,8 @@ type conv struct {
 	// lastOff is where the last call converted starts: offset-less
 	// numbers inside it are searched from there.
 	lastOff int
+	// fullSubs are the subqueries on the right of a FULL JOIN.
+	fullSubs map[*ast.SubqueryRef]bool
 }
 
 // queryRange parses tokens [from, to) as a query body.
@@ -483,6 +485,9 @@ func (c *conv) tableRefs(j *tast.Join) ast.TableExpr {
 		if tr, ok := right.(*ast.TableRef); ok && c.isFull(tr) {
 			out.Kind = ast.FullJoin
 		}
+		if sr, ok := right.(*ast.SubqueryRef); ok && c.fullSubs[sr] {
+			out.Kind = ast.FullJoin
+		}
 	case tast.RightJoin:
 		out.Kind = ast.RightJoin
 	default:
@@ -518,8 +523,9 @@ func (c *conv) tableNode(n tast.ResultSetNode) ast.TableExpr {
 	case *tast.TableSource:
 		alias := n.AsName.O
 		var cols []string
+		full := false
 		if i, ok := placeholder(alias, aliasPrefix, len(c.r.aliases)); ok {
-			alias, cols = c.r.aliases[i].name, c.r.aliases[i].cols
+			alias, cols, full = c.r.aliases[i].name, c.r.aliases[i].cols, c.r.aliases[i].full
 		}
 		switch src := n.Source.(type) {
 		case *tast.TableName:
@@ -546,7 +552,14 @@ func (c *conv) tableNode(n tast.ResultSetNode) ast.TableExpr {
 				SystemTimeAsOf: ti.asOf}
 		case *tast.SelectStmt, *tast.SetOprStmt:
 			q := c.resultSet(src)
-			return &ast.SubqueryRef{Node: ast.Node{At: q.Pos()}, Query: q, Alias: alias, Columns: cols, Lateral: n.Lateral}
+			sr := &ast.SubqueryRef{Node: ast.Node{At: q.Pos()}, Query: q, Alias: alias, Columns: cols, Lateral: n.Lateral}
+			if full {
+				if c.fullSubs == nil {
+					c.fullSubs = map[*ast.SubqueryRef]bool{}
+				}
+				c.fullSubs[sr] = true
+			}
+			return sr
 		case *tast.Join:
 			return c.tableRefs(src)
 		}
