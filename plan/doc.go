@@ -63,6 +63,9 @@
 //     Calc that only picks a scan's fields (LOGICAL: SORT_PROJECT_TRANSPOSE);
 //     - AggregateProjectMerge: a Calc that only reorders its input's fields
 //     merges into the aggregate above (LOGICAL: FlinkAggregateProjectMergeRule);
+//     - PruneAggregateCall: aggregate calls no field of the Calc above
+//     reads are dropped, and a Calc left as the identity goes (LOGICAL:
+//     PruneAggregateCallRule.CALC_ON_AGGREGATE);
 //     - then convert turns the logical tree into physical nodes (PHYSICAL:
 //     every GroupAggregate gets its hash Exchange, joins their input
 //     Exchanges with the equi-keys, upsert sources Exchange(hash[pk]) →
