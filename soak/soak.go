@@ -514,8 +514,8 @@ func (r *run) recover(after string) error {
 	for stable < 2 {
 		if time.Now().After(deadline) {
 			got, _ := r.mariaLines()
-			return fmt.Errorf("the job did not catch up within 90 s (MariaDB %d rows, checksum %d; Paimon %d rows, checksum %d; last error %v): %s\njob output:\n%s",
-				count, sum, wantCount, wantSum, lastErr, diff(want, got), tail(r.job.output()))
+			return fmt.Errorf("the job did not catch up within 90 s (MariaDB %d rows, checksum %d; Paimon %d rows, checksum %d; last error %v): %s\njob output:\n%s\nMariaDB error log:\n%s",
+				count, sum, wantCount, wantSum, lastErr, diff(want, got), tail(r.job.output()), r.srv.ErrorLogTail())
 		}
 		if r.job.exited() {
 			if exits++; exits > 3 {
