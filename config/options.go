@@ -38,6 +38,8 @@ const (
 	KeyStateLocalDir        = "state.backend.rocksdb.localdir"
 	KeyProcessMemory        = "taskmanager.memory.process.size"
 	KeyCheckpointTimeout    = "execution.checkpointing.timeout"
+	KeyWatermarkInterval    = "pipeline.auto-watermark-interval"
+	KeyIdleTimeout          = "table.exec.source.idle-timeout"
 )
 
 // Options are the keys sqlrun knows, with Flink's names, types and
@@ -90,5 +92,9 @@ var Options = []connectors.Option{
 	{Key: KeyRestartAttempts, Type: connectors.Int, Default: "1", Description: "Restarts before a job fails."},
 	{Key: KeyRestartDelay, Type: connectors.Duration, Default: "1 s", Description: "Delay between restarts."},
 	{Key: KeyPromPort, Type: connectors.String, Description: "Port (or range) of the Prometheus metrics endpoint."},
+	{Key: KeyWatermarkInterval, Type: connectors.Duration, Default: "200 ms",
+		Description: "How often a WatermarkAssigner emits its watermark (0: every time it advances)."},
+	{Key: KeyIdleTimeout, Type: connectors.Duration, Default: "0 ms",
+		Description: "A source subtask that sees no row for this long is marked idle, so it does not hold back the watermark downstream (0: never)."},
 	{Key: KeyLocalTimeZone, Type: connectors.String, Default: "default", Description: "Session time zone."},
 }

@@ -257,10 +257,7 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 	case *plan.FinalAggregate:
 		return b.batchAggregate(n, path)
 	case *plan.WatermarkAssigner:
-		// No sqlrun operator uses event time yet: the assigner passes
-		// rows through, and its input keeps the path (and so the state
-		// uids) it had before watermarks were planned.
-		return b.build(n.Inputs()[0], path)
+		return b.watermarkAssigner(n, path)
 	}
 	in, err := b.build(n.Inputs()[0], path+".0")
 	if err != nil {

@@ -504,6 +504,7 @@ func (co *coordinator) build(restore *Checkpoint) error {
 			}
 			r.blocked = make([]bool, r.numChan)
 			r.ended = make([]bool, r.numChan)
+			r.valve = newValve(r.numChan)
 		}
 	}
 	// Senders: one outEdge per output edge, with the receivers' channel

@@ -18,6 +18,7 @@ package runtime
 
 import (
 	"context"
+	"time"
 
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
 	"github.com/sqlrun/sqlrun/internal/fnv1a"
@@ -67,6 +68,17 @@ type Context struct {
 	// State is the job's keyed-state backend for this subtask
 	// (state.backend.type, table.exec.state.ttl); nil keeps state in memory.
 	State *state.Backend
+	// Now is the processing-time clock (time.Now when nil; tests set a
+	// fake one).
+	Now func() time.Time
+}
+
+// Clock is ctx.Now, or time.Now when the context sets none.
+func (ctx *Context) Clock() func() time.Time {
+	if ctx == nil || ctx.Now == nil {
+		return time.Now
+	}
+	return ctx.Now
 }
 
 // Base gives no-op defaults for the optional Operator methods; embed it.
@@ -90,7 +102,8 @@ func (Base) Close() error { return nil }
 // Collector gathers an operator's output rows; the runtime sends them on as
 // one batch (per destination) after the call that produced them.
 type Collector struct {
-	rows []sql.Row
+	rows  []sql.Row
+	marks []Mark
 }
 
 // Emit appends one row to the output. The row's Values must not be
@@ -134,8 +147,9 @@ func (c *Collector) take() []sql.Row {
 	return r
 }
 
-// Reset drops emitted rows (for tests that drive an operator by hand).
-func (c *Collector) Reset() { c.rows = nil }
+// Reset drops emitted rows and marks (for tests that drive an operator by
+// hand).
+func (c *Collector) Reset() { c.rows, c.marks = nil, nil }
 
 // Rescalable is implemented by operators whose whole state is keyed by the
 // key of the Hash edge feeding them: state keys are state.AppendKey over

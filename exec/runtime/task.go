@@ -28,6 +28,8 @@ type envelope struct {
 	kind envKind
 	rows []sql.Row
 	cp   int64 // barrier: checkpoint id
+	wm   int64 // watermark
+	idle bool  // watermark status: IDLE (true) or ACTIVE
 	// drain is set on end of input when the data really ended (run Finish);
 	// it is false when a graceful stop ended the input.
 	drain bool
@@ -39,6 +41,8 @@ const (
 	envData envKind = iota
 	envBarrier
 	envEnd
+	envWatermark
+	envStatus
 )
 
 // command is what the coordinator tells a task outside the data flow.
@@ -170,6 +174,7 @@ type task struct {
 	closed    bool
 	lastAcked int64
 	out       Collector
+	valve     *valve // event time across the input channels
 }
 
 func (t *task) name() string {
@@ -373,12 +378,26 @@ func (t *task) runConsumer(ctx context.Context) error {
 	if b, ok := t.writer.(connectors.BackgroundFailer); ok {
 		failed = b.Failed()
 	}
+	var tick <-chan time.Time
+	timers, _ := t.op.(ProcessingTimeOperator)
+	if timers != nil && timers.TimerInterval() > 0 {
+		ticker := time.NewTicker(timers.TimerInterval())
+		defer ticker.Stop()
+		tick = ticker.C
+	}
 	for {
 		in := t.in
 		if t.finished {
-			in = nil
+			in, tick = nil, nil
 		}
 		select {
+		case now := <-tick:
+			if err := timers.OnProcessingTime(now, &t.out); err != nil {
+				return fmt.Errorf("%s: %w", t.name(), err)
+			}
+			if err := t.flushOut(ctx); err != nil {
+				return err
+			}
 		case err := <-failed:
 			return fmt.Errorf("%s: write: %w", t.name(), err)
 		case m := <-in:
@@ -485,6 +504,10 @@ func (t *task) handle(ctx context.Context, m envelope) error {
 		t.blocked[m.ch] = true
 		t.nBlocked++
 		return t.maybeAligned(ctx)
+	case envWatermark:
+		return t.onWatermark(ctx, m)
+	case envStatus:
+		return t.onStatus(ctx, m)
 	case envEnd:
 		if !t.ended[m.ch] {
 			t.ended[m.ch] = true
@@ -513,10 +536,7 @@ func (t *task) process(ctx context.Context, m envelope) error {
 		if err := t.op.ProcessBatch(t.inputIndex(m.ch), m.rows, &t.out); err != nil {
 			return fmt.Errorf("%s: %w", t.name(), err)
 		}
-		if t.out.Len() > 0 {
-			return t.send(ctx, t.out.take())
-		}
-		return nil
+		return t.flushOut(ctx)
 	}
 }
 
@@ -562,19 +582,21 @@ func (t *task) finish(ctx context.Context) error {
 		if err := t.op.Finish(&t.out); err != nil {
 			return fmt.Errorf("%s: finish: %w", t.name(), err)
 		}
-		rows := t.out.take()
-		for len(rows) > 0 { // large results (sorts) go out in bounded batches
-			n := min(len(rows), 4096)
-			if err := t.send(ctx, rows[:n:n]); err != nil {
-				return err
-			}
-			rows = rows[n:]
+		// Large results (sorts) go out in bounded batches.
+		if err := t.flushOut(ctx); err != nil {
+			return err
 		}
 	}
 	return t.endOutputs(ctx, t.drainAll)
 }
 
 func (t *task) endOutputs(ctx context.Context, drain bool) error {
+	if drain && t.role == roleSource {
+		// The end of a bounded input is the end of event time.
+		if err := t.broadcast(ctx, envelope{kind: envWatermark, wm: MaxWatermark}); err != nil {
+			return err
+		}
+	}
 	if err := t.broadcast(ctx, envelope{kind: envEnd, drain: drain}); err != nil {
 		return err
 	}
