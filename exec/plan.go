@@ -56,7 +56,13 @@ func resultSchema(pl *plan.Plan) sql.Schema {
 	var schema sql.Schema
 	if len(pl.Physical) > 0 && len(pl.Physical[0].Inputs()) > 0 {
 		in := pl.Physical[0].Inputs()[0]
-		for i, n := range in.Names() {
+		names := in.Names()
+		if len(pl.Logical) > 0 && len(pl.Logical[0].Names()) == len(names) {
+			// The validated names, as Flink's result schema: the optimizer
+			// may rename a field (a rank number is w0$o0 in the plan).
+			names = pl.Logical[0].Names()
+		}
+		for i, n := range names {
 			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: in.Types()[i]})
 		}
 	}

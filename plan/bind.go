@@ -104,6 +104,9 @@ type binder struct {
 	viewDepth int
 	// exprDepth counts the nested bindExpr calls.
 	exprDepth int
+	// overAllowed is set while binding a SELECT item that is a ranking
+	// call with OVER (rank.go).
+	overAllowed bool
 }
 
 func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef, error) {
@@ -596,6 +599,7 @@ func (b *binder) bindSelect(x *ast.Select) (Node, error) {
 		// expressions and aggregate calls become references.
 		out := make([]Expr, len(items))
 		for i, it := range items {
+			b.overAllowed = isOverCall(it.Expr)
 			e, err := b.bindExpr(it.Expr, sc, agg)
 			if err != nil {
 				return nil, err
@@ -635,6 +639,7 @@ func (b *binder) bindSelect(x *ast.Select) (Node, error) {
 		exprs = out
 	} else {
 		for _, it := range items {
+			b.overAllowed = isOverCall(it.Expr)
 			e, err := b.bindExpr(it.Expr, sc, nil)
 			if err != nil {
 				return nil, err
@@ -728,7 +733,7 @@ func forcedProject(input Node, exprs []Expr, names []string) Node {
 // mergeProject puts exprs (over r's output) on top of r, merged into r
 // when r is a projection, as RelBuilder merges consecutive projects.
 func mergeProject(r Node, exprs []Expr, names []string) Node {
-	if p, ok := r.(*LogicalProject); ok {
+	if p, ok := r.(*LogicalProject); ok && !hasOver(p.Exprs) {
 		merged := make([]Expr, len(exprs))
 		for i, e := range exprs {
 			merged[i] = inline(e, p.Exprs)
@@ -751,6 +756,8 @@ func fixAggRefs(e Expr, agg Node) Expr {
 	switch x := e.(type) {
 	case *aggPlaceholder:
 		return &InputRef{Index: x.i, T: agg.Types()[x.i]}
+	case *OverCall:
+		return fixOverAggRefs(x, agg)
 	case *Call:
 		args := make([]Expr, len(x.Args))
 		for i, a := range x.Args {
@@ -877,6 +884,13 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 }
 
 func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error) {
+	if f, ok := e.(*ast.FuncCall); ok && f.Over != nil {
+		if !b.overAllowed {
+			return nil, sql.Errorf(sql.TableException, "sqlrun supports %s() OVER only as a whole SELECT item yet", f.Name)
+		}
+		b.overAllowed = false
+		return b.bindOver(f, sc, agg)
+	}
 	if f, ok := e.(*ast.FuncCall); ok && f.Filter != nil {
 		// Parsed (sql/parser) but not planned: refuse rather than drop it.
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support FILTER (WHERE ...) on aggregate %s yet", f.Name)

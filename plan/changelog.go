@@ -67,9 +67,17 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 		if !in.IsInsertOnly() {
 			k = k.With(sql.Delete)
 		}
-	case *SortLimit:
+	case *SortLimit, *Rank:
 		modifyKinds(n.input(), mk)
 		k = kindsOf(sql.All)
+	case *Deduplicate:
+		modifyKinds(n.input(), mk)
+		// Only the first row on processing time never changes
+		// (ProcTimeDeduplicateKeepFirstRowFunction).
+		k = sql.ModeOf(sql.Insert, sql.UpdateAfter)
+		if !n.KeepLast && !n.Rowtime {
+			k = sql.InsertOnly
+		}
 	case *Limit:
 		in := modifyKinds(n.input(), mk)
 		k = sql.InsertOnly
@@ -161,6 +169,10 @@ func upsertKeys(n Node) [][]int {
 		keys = [][]int{g}
 	case *DropUpdateBefore, *Limit, *SortLimit, *WatermarkAssigner:
 		keys = n.input().UpsertKeys()
+	case *Rank:
+		keys = rankUpsertKeys(n)
+	case *Deduplicate:
+		keys = [][]int{append([]int{}, n.Keys...)}
 	case *Join:
 		keys = joinUpsertKeys(n)
 	}
@@ -398,6 +410,18 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 			for i := range agg.Aggs {
 				agg.Aggs[i].Retract = retract && needsRetraction(agg, i)
 			}
+		}
+		setMode(req)
+		return out, true
+	case *Deduplicate:
+		if !child(0, ukNone) {
+			return nil, false
+		}
+		setMode(req)
+		return out, true
+	case *Rank:
+		if !inf.visitRank(x, out.(*Rank), req, child) {
+			return nil, false
 		}
 		setMode(req)
 		return out, true

@@ -179,6 +179,10 @@ func materializeProctime(n Node) Node {
 func matProc(n Node, keep bool) (Node, map[int]bool) {
 	ins := n.Inputs()
 	_, isWM := n.(*WatermarkAssigner)
+	_, isEx := n.(*Exchange)
+	// A Deduplicate or a Rank ordered by processing time, and the Exchange
+	// below it, keep the attribute too (rank.go).
+	isWM = isWM || keepsProctime(n) || isEx && keep
 	var inAttrs map[int]bool
 	if len(ins) > 0 {
 		changed := false
@@ -196,7 +200,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 		}
 	}
 	switch c := n.(type) {
-	case *WatermarkAssigner:
+	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank:
 		return n, inAttrs
 	case *Calc:
 		fix := func(e Expr) Expr {

@@ -65,6 +65,11 @@ func insertOnlyBelow(n Node) bool {
 // aggMonotonicity is the monotonicity of aggregate call i's result.
 func aggMonotonicity(agg *GroupAggregate, i int) monotonicity {
 	a := agg.Aggs[i]
+	if a.Func == "COUNT" && insertOnlyBelow(agg.input()) {
+		// A count over rows that are never retracted only grows (what
+		// lets a Top-N over it take UpdateFastStrategy).
+		return increasing
+	}
 	if a.Distinct || len(a.Args) != 1 {
 		return notMonotonic
 	}

@@ -30,9 +30,15 @@ type Rule struct {
 // rules are the optimizer's rewrites in the order Flink's programs
 // (FlinkStreamProgram, FlinkStreamRuleSets) apply the rules they stand for.
 var rules = []Rule{
+	{Name: "Rank", Program: "PROJECT_TO_WINDOW, LOGICAL",
+		Flink: "CoreRules.PROJECT_TO_LOGICAL_PROJECT_AND_WINDOW, FlinkLogicalRankRule (constant rank range)",
+		apply: rankRule},
 	{Name: "CalcMerge", Program: "DEFAULT_REWRITE .. LOGICAL",
 		Flink: "CoreRules.FILTER_MERGE, FlinkFilterProjectTransposeRule, FlinkProjectMergeRule, FILTER_TO_CALC, PROJECT_TO_CALC, FlinkCalcMergeRule",
 		apply: calcMerge},
+	{Name: "RankProjectTranspose", Program: "LOGICAL, LOGICAL_REWRITE",
+		Flink: "ProjectRankTransposeRule, RankNumberColumnRemoveRule",
+		apply: rankProjectTranspose},
 	{Name: "AggregateConstantKeys", Program: "DEFAULT_REWRITE",
 		Flink: "CoreRules.AGGREGATE_PROJECT_PULL_UP_CONSTANTS (with the field trimming of PROJECT_RULES)",
 		apply: aggregateConstantKeys},

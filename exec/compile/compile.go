@@ -299,6 +299,14 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			spec.Aggs = append(spec.Aggs, s)
 		}
 		f = operators.GroupAggregate(spec)
+	case *plan.Deduplicate:
+		f = operators.Deduplicate(operators.DeduplicateSpec{Keys: n.Keys, KeepLast: n.KeepLast,
+			GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore), GenerateInsert: true,
+			Rowtime: n.Rowtime, TimeField: n.TimeField})
+	case *plan.Rank:
+		if f, err = rankOperator(n); err != nil {
+			return edge{}, err
+		}
 	case *plan.Limit:
 		f = operators.Limit(n.Offset, n.Fetch)
 	case *plan.SortLimit:
@@ -550,4 +558,25 @@ func remapExpr(e plan.Expr, m map[int]int) plan.Expr {
 		return &plan.Call{Op: x.Op, Args: args, T: x.T}
 	}
 	return e
+}
+
+// rankOperator is StreamExecRank: only ROW_NUMBER runs on a stream.
+func rankOperator(n *plan.Rank) (runtime.OperatorFactory, error) {
+	if n.Func != "ROW_NUMBER" {
+		return nil, sql.Errorf(sql.TableException, "%s() on streaming table is not supported currently", n.Func)
+	}
+	spec := operators.RankSpec{Partition: n.Partition, Start: n.Start, End: n.End, OutputNumber: n.OutputNumber,
+		GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore)}
+	for _, k := range n.Order {
+		spec.Order = append(spec.Order, operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
+	switch n.Strategy {
+	case "AppendFastStrategy":
+		spec.Strategy = operators.AppendFast
+	case "UpdateFastStrategy":
+		spec.Strategy, spec.RowKey = operators.UpdateFast, n.StrategyKey
+	default:
+		spec.Strategy = operators.Retract
+	}
+	return operators.TopN(spec), nil
 }

@@ -23,11 +23,21 @@ type DeduplicateSpec struct {
 	// emits every row as +U (Flink's generateInsert, off only when the
 	// consumer is an upsert sink that needs no +I).
 	GenerateInsert bool
+	// Rowtime orders by the event-time attribute in field TimeField
+	// (RowTimeDeduplicateFunction): the row with the smallest (keep first)
+	// or the largest, latest on ties (keep last), rowtime wins, whatever
+	// the order rows arrive in; a row that replaces the kept one is
+	// emitted as an update of it. Otherwise rows are ordered by arrival
+	// (processing time).
+	Rowtime   bool
+	TimeField int
 }
 
 // Deduplicate keeps the first or last row per key of an insert-only input,
-// as Flink's ProcTimeDeduplicateKeepFirstRowFunction and
-// ProcTimeDeduplicateKeepLastRowFunction.
+// as Flink's ProcTimeDeduplicateKeepFirstRowFunction,
+// ProcTimeDeduplicateKeepLastRowFunction and RowTimeDeduplicateFunction
+// (without mini-batch: a row is decided when it arrives, no watermark
+// waited for).
 func Deduplicate(spec DeduplicateSpec) runtime.OperatorFactory {
 	return func(int, int) (runtime.Operator, error) {
 		return &dedup{spec: spec, rows: state.NewMemTable(state.RowCodec)}, nil
@@ -75,6 +85,20 @@ func (d *dedup) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) erro
 		if err != nil {
 			return err
 		}
+		if d.spec.Rowtime {
+			replace, err := d.rowtimeReplaces(prev, ok, r)
+			if err != nil {
+				return err
+			}
+			if !replace {
+				continue
+			}
+			d.emitReplace(prev, ok, r, out)
+			if err := d.rows.Put(key, sql.Row{Kind: sql.Insert, Values: box.Compact(r.Values)}); err != nil {
+				return err
+			}
+			continue
+		}
 		if !d.spec.KeepLast {
 			if ok {
 				continue
@@ -85,17 +109,7 @@ func (d *dedup) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) erro
 			}
 			continue
 		}
-		switch {
-		case !ok && d.spec.GenerateInsert:
-			out.Emit(r)
-		case !ok:
-			out.Emit(sql.Row{Kind: sql.UpdateAfter, Values: r.Values})
-		default:
-			if d.spec.GenerateUpdateBefore {
-				out.Emit(sql.Row{Kind: sql.UpdateBefore, Values: prev.Values})
-			}
-			out.Emit(sql.Row{Kind: sql.UpdateAfter, Values: r.Values})
-		}
+		d.emitReplace(prev, ok, r, out)
 		if err := d.rows.Put(key, sql.Row{Kind: sql.Insert, Values: box.Compact(r.Values)}); err != nil {
 			return err
 		}
@@ -107,4 +121,40 @@ func (d *dedup) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) erro
 func (d *dedup) open(ctx *runtime.Context) (err error) {
 	d.rows, err = newTable(ctx, "rows", state.RowCodec)
 	return err
+}
+
+// emitReplace emits r replacing prev (none when !ok), as Flink's
+// DeduplicateFunctionHelper.updateDeduplicateResult.
+func (d *dedup) emitReplace(prev sql.Row, ok bool, r sql.Row, out *runtime.Collector) {
+	switch {
+	case !ok && d.spec.GenerateInsert:
+		out.Emit(sql.Row{Kind: sql.Insert, Values: r.Values})
+	case !ok:
+		out.Emit(sql.Row{Kind: sql.UpdateAfter, Values: r.Values})
+	default:
+		if d.spec.GenerateUpdateBefore {
+			out.Emit(sql.Row{Kind: sql.UpdateBefore, Values: prev.Values})
+		}
+		out.Emit(sql.Row{Kind: sql.UpdateAfter, Values: r.Values})
+	}
+}
+
+// rowtimeReplaces is DeduplicateFunctionHelper.isDuplicate: whether r
+// replaces the kept row prev.
+func (d *dedup) rowtimeReplaces(prev sql.Row, ok bool, r sql.Row) (bool, error) {
+	cur := r.Values[d.spec.TimeField]
+	if cur == nil {
+		return false, fmt.Errorf("Deduplicate: the rowtime attribute (field %d) of a row is NULL", d.spec.TimeField)
+	}
+	if !ok {
+		return true, nil
+	}
+	c, err := Compare(prev.Values[d.spec.TimeField], cur)
+	if err != nil {
+		return false, fmt.Errorf("Deduplicate: %w", err)
+	}
+	if d.spec.KeepLast {
+		return c <= 0, nil
+	}
+	return c > 0, nil
 }

@@ -286,8 +286,14 @@ func TestOperators(t *testing.T) {
 			case "not-null":
 				f = NotNullEnforcer(ints(t, td, "cols"), []string{"status"}, boolArg(td, "drop"))
 			case "dedup":
-				f = Deduplicate(DeduplicateSpec{Keys: ints(t, td, "keys"), KeepLast: boolArg(td, "last"),
-					GenerateUpdateBefore: boolArg(td, "ub"), GenerateInsert: boolArg(td, "insert")})
+				spec := DeduplicateSpec{Keys: ints(t, td, "keys"), KeepLast: boolArg(td, "last"),
+					GenerateUpdateBefore: boolArg(td, "ub"), GenerateInsert: boolArg(td, "insert")}
+				if rt := ints(t, td, "rowtime"); len(rt) == 1 {
+					spec.Rowtime, spec.TimeField = true, rt[0]
+				}
+				f = Deduplicate(spec)
+			case "rank":
+				f = TopN(rankSpec(t, td))
 			case "union":
 				f = Union()
 			case "drop-ub":
@@ -329,4 +335,30 @@ func TestOperators(t *testing.T) {
 			return got
 		})
 	})
+}
+
+// rankSpec reads "rank partition=(0) order=(2) desc start=1 end=3 number
+// strategy=retract rowkey=(0) ub".
+func rankSpec(t *testing.T, td *datadriven.TestData) RankSpec {
+	spec := RankSpec{Partition: ints(t, td, "partition"), Start: 1, RowKey: ints(t, td, "rowkey"),
+		OutputNumber: boolArg(td, "number"), GenerateUpdateBefore: boolArg(td, "ub")}
+	for _, k := range ints(t, td, "order") {
+		spec.Order = append(spec.Order, SortKey{Index: k, Desc: boolArg(td, "desc"), NullsFirst: !boolArg(td, "desc")})
+	}
+	if v := ints(t, td, "start"); len(v) == 1 {
+		spec.Start = int64(v[0])
+	}
+	spec.End = int64(ints(t, td, "end")[0])
+	arg, _ := td.Arg("strategy")
+	switch {
+	case len(arg.Vals) == 0 || arg.Vals[0] == "append":
+		spec.Strategy = AppendFast
+	case arg.Vals[0] == "update":
+		spec.Strategy = UpdateFast
+	case arg.Vals[0] == "retract":
+		spec.Strategy = Retract
+	default:
+		t.Fatalf("strategy %v", arg.Vals)
+	}
+	return spec
 }

@@ -1,0 +1,834 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// Deduplication and Top-N: ROW_NUMBER() / RANK() / DENSE_RANK() OVER
+// (PARTITION BY ... ORDER BY ...) in a SELECT list, filtered on the rank
+// number by the query around it, as Flink plans them:
+//
+//   - binding keeps the ranking call in the LogicalProject (OverCall, printed
+//     as Calcite's RexOver) under the LogicalFilter on its number;
+//   - the Rank rule (Flink's ProjectToWindowRule and FlinkLogicalRankRule)
+//     turns that pair into a LogicalRank with a constant rank range;
+//   - RankProjectTranspose (ProjectRankTransposeRule,
+//     RankNumberColumnRemoveRule) prunes the rank's input to the fields used
+//     above it, drops the rank number when nothing reads it and replaces it
+//     by a literal when the range is one row;
+//   - convert makes it a Deduplicate (StreamPhysicalDeduplicateRule: ROW_NUMBER,
+//     rank 1 to 1, ordered by one time attribute, insert-only input) or a
+//     Rank, each over a hash Exchange on the partition keys;
+//   - changelog inference picks the Rank's strategy as Flink's
+//     RankProcessStrategy.analyzeRankProcessStrategies and
+//     FlinkChangelogModeInferenceProgram's visitRankStrategies do:
+//     AppendFastStrategy for insert-only input, UpdateFastStrategy[key]
+//     when the input has an upsert key containing the partition keys and
+//     the sort keys are monotonic and the input can leave out -U,
+//     RetractStrategy otherwise.
+
+// OverCall is a ranking function with its window, Calcite's RexOver in a
+// LogicalProject: ROW_NUMBER() OVER (PARTITION BY $0 ORDER BY $2 DESC
+// NULLS LAST). It exists only between binding and the Rank rule.
+type OverCall struct {
+	// Func is ROW_NUMBER, RANK or DENSE_RANK.
+	Func      string
+	Partition []Expr
+	Order     []OverKey
+}
+
+// OverKey is one ORDER BY key of a window.
+type OverKey struct {
+	Expr       Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Type is BIGINT NOT NULL, the ranking functions' type.
+func (*OverCall) Type() sql.DataType { return sql.BigInt().NotNull() }
+
+// String is Calcite's RexOver digest (expr.String prints it so).
+func (o *OverCall) String() string {
+	var parts []string
+	if len(o.Partition) > 0 {
+		ps := make([]string, len(o.Partition))
+		for i, p := range o.Partition {
+			ps[i] = FormatExpr(p, nil, FormatAST)
+		}
+		parts = append(parts, "PARTITION BY "+strings.Join(ps, ", "))
+	}
+	if len(o.Order) > 0 {
+		os := make([]string, len(o.Order))
+		for i, k := range o.Order {
+			s := FormatExpr(k.Expr, nil, FormatAST)
+			if k.Desc {
+				s += " DESC"
+			}
+			if k.NullsFirst {
+				s += " NULLS FIRST"
+			} else {
+				s += " NULLS LAST"
+			}
+			os[i] = s
+		}
+		parts = append(parts, "ORDER BY "+strings.Join(os, ", "))
+	}
+	return o.Func + "() OVER (" + strings.Join(parts, " ") + ")"
+}
+
+func isOverCall(e ast.Expr) bool {
+	f, ok := e.(*ast.FuncCall)
+	return ok && f.Over != nil
+}
+
+func isRankingFunc(name string) bool {
+	return name == "ROW_NUMBER" || name == "RANK" || name == "DENSE_RANK"
+}
+
+// bindOver binds a call with OVER. Only the ranking functions are
+// planned; OVER aggregates are not.
+func (b *binder) bindOver(x *ast.FuncCall, sc *scope, agg *aggCollector) (Expr, error) {
+	if !isRankingFunc(x.Name) {
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support OVER aggregates (%s ... OVER) yet", x.Name)
+	}
+	if len(x.Args) > 0 || x.Star || x.Distinct {
+		return nil, validationErr(x.At, len(x.Name), "Invalid number of arguments to function '%s'. Was expecting 0 arguments", x.Name)
+	}
+	w := x.Over
+	if w.Frame != nil {
+		return nil, validationErr(x.At, len(x.Name), "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
+	}
+	if len(w.OrderBy) == 0 {
+		return nil, validationErr(x.At, len(x.Name), "Function '%s' requires an ORDER BY clause", x.Name)
+	}
+	o := &OverCall{Func: x.Name}
+	for _, p := range w.PartitionBy {
+		e, err := b.bindExpr(p, sc, agg)
+		if err != nil {
+			return nil, err
+		}
+		o.Partition = append(o.Partition, e)
+	}
+	for _, k := range w.OrderBy {
+		e, err := b.bindExpr(k.Expr, sc, agg)
+		if err != nil {
+			return nil, err
+		}
+		// NULLs collate low, as ORDER BY (bindOrderLimit).
+		nf := !k.Desc
+		if k.NullsFirst != nil {
+			nf = *k.NullsFirst
+		}
+		o.Order = append(o.Order, OverKey{Expr: e, Desc: k.Desc, NullsFirst: nf})
+	}
+	return o, nil
+}
+
+// fixOverAggRefs is fixAggRefs inside a window's keys.
+func fixOverAggRefs(o *OverCall, agg Node) *OverCall {
+	out := &OverCall{Func: o.Func}
+	for _, p := range o.Partition {
+		out.Partition = append(out.Partition, fixAggRefs(p, agg))
+	}
+	for _, k := range o.Order {
+		k.Expr = fixAggRefs(k.Expr, agg)
+		out.Order = append(out.Order, k)
+	}
+	return out
+}
+
+func hasOver(exprs []Expr) bool {
+	for _, e := range exprs {
+		if _, ok := e.(*OverCall); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// timeKind tells the time attributes apart.
+type timeKind int
+
+const (
+	notTime timeKind = iota
+	procTime
+	rowTime
+)
+
+// timeAttr is the kind of time attribute field f of a logical node carries:
+// a rowtime column with a WATERMARK, a PROCTIME() computed column, passed
+// on by projections and filters as Flink's time indicator types are.
+func timeAttr(n Node, f int) timeKind {
+	switch x := n.(type) {
+	case *LogicalProject:
+		switch e := x.Exprs[f].(type) {
+		case *InputRef:
+			return timeAttr(x.input(), e.Index)
+		case *Call:
+			if e.Op == "PROCTIME" {
+				return procTime
+			}
+		}
+	case *LogicalCalc:
+		switch e := x.Exprs[f].(type) {
+		case *InputRef:
+			return timeAttr(x.input(), e.Index)
+		case *Call:
+			if e.Op == "PROCTIME" {
+				return procTime
+			}
+		}
+	case *LogicalFilter:
+		return timeAttr(x.input(), f)
+	case *LogicalWatermarkAssigner:
+		if f == x.Rowtime {
+			return rowTime
+		}
+		return timeAttr(x.input(), f)
+	case *LogicalRank:
+		if f < len(x.input().Names()) {
+			return timeAttr(x.input(), f)
+		}
+	}
+	return notTime
+}
+
+func exprTimeAttr(n Node, e Expr) timeKind {
+	switch x := e.(type) {
+	case *InputRef:
+		return timeAttr(n, x.Index)
+	case *Call:
+		if x.Op == "PROCTIME" {
+			return procTime
+		}
+	}
+	return notTime
+}
+
+// LogicalRank is Flink's FlinkLogicalRank: the rows of each partition
+// ranked by Order, those ranked Start to End kept. Its row is the input's,
+// plus the rank number when OutputNumber.
+type LogicalRank struct {
+	base
+	Func      string
+	Partition []int
+	Order     []SortKey
+	// OrderTime is the time attribute kind of each order key's field.
+	OrderTime    []timeKind
+	Start, End   int64
+	OutputNumber bool
+	// Calcite names the rank number w0$o0 when the projection that held
+	// the call was the window's own (its input fields in order, the call
+	// last); then a plain reference above keeps that name. Otherwise the
+	// number has the alias and a constant replacing it is named $i.
+	windowNamed bool
+	constName   string
+}
+
+// Rank is Flink's StreamPhysicalRank.
+type Rank struct {
+	base
+	Func         string
+	Partition    []int
+	Order        []SortKey
+	OrderTime    []timeKind
+	Start, End   int64
+	OutputNumber bool
+	// Strategy is set by changelog inference: AppendFastStrategy,
+	// UpdateFastStrategy (with StrategyKey, the input's upsert key) or
+	// RetractStrategy.
+	Strategy    string
+	StrategyKey []int
+}
+
+// Deduplicate is Flink's StreamPhysicalDeduplicate: the first (or, with
+// KeepLast, the last) row of each key in processing-time or event-time
+// order.
+type Deduplicate struct {
+	base
+	Keys     []int
+	KeepLast bool
+	Rowtime  bool
+	// TimeField is the input field of the time attribute ordered by.
+	TimeField int
+}
+
+// The strategies as Flink prints them.
+const (
+	appendFastStrategy = "AppendFastStrategy"
+	updateFastStrategy = "UpdateFastStrategy"
+	retractStrategy    = "RetractStrategy"
+)
+
+func (*LogicalRank) Name() string { return "FlinkLogicalRank" }
+func (*Rank) Name() string        { return "Rank" }
+func (*Deduplicate) Name() string { return "Deduplicate" }
+
+func (n *LogicalRank) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Rank) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *Deduplicate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func rankOrderText(order []SortKey, times []timeKind, in []string) string {
+	parts := make([]string, len(order))
+	for i, k := range order {
+		d := "ASC"
+		if k.Desc {
+			d = "DESC"
+		}
+		s := in[k.Field] + " " + d
+		if i < len(times) && times[i] == rowTime {
+			s = "ROWTIME " + s
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, ", ")
+}
+
+func rankDigest(name, strategy, fn string, start, end int64, partition []int, order []SortKey, times []timeKind, in, out []string) string {
+	s := name + "("
+	if strategy != "" {
+		s += "strategy=[" + strategy + "], "
+	}
+	return s + fmt.Sprintf("rankType=[%s], rankRange=[rankStart=%d, rankEnd=%d], partitionBy=[%s], orderBy=[%s], select=[%s])",
+		fn, start, end, names(in, partition), rankOrderText(order, times, in), strings.Join(out, ", "))
+}
+
+func (n *LogicalRank) describe(Format) string {
+	return rankDigest("FlinkLogicalRank", "", n.Func, n.Start, n.End, n.Partition, n.Order, n.OrderTime, n.input().Names(), n.names)
+}
+
+func (n *Rank) describe(Format) string {
+	strategy := n.Strategy
+	if strategy == updateFastStrategy {
+		ks := make([]string, len(n.StrategyKey))
+		for i, k := range n.StrategyKey {
+			ks[i] = strconv.Itoa(k)
+		}
+		strategy += "[" + strings.Join(ks, ",") + "]"
+	}
+	return rankDigest("Rank", strategy, n.Func, n.Start, n.End, n.Partition, n.Order, n.OrderTime, n.input().Names(), n.names)
+}
+
+func (n *Deduplicate) describe(Format) string {
+	keep := "FirstRow"
+	if n.KeepLast {
+		keep = "LastRow"
+	}
+	order := "PROCTIME"
+	if n.Rowtime {
+		order = "ROWTIME"
+	}
+	return "Deduplicate(keep=[" + keep + "], key=[" + names(n.input().Names(), n.Keys) + "], order=[" + order + "])"
+}
+
+// rankRule is the Rank rule: a LogicalFilter over a LogicalProject with a
+// ranking call becomes the filter's other conjuncts over the projection
+// (the call replaced by the rank number) over a LogicalRank.
+func rankRule(_ *binder, n Node) (Node, error) {
+	switch x := n.(type) {
+	case *LogicalFilter:
+		p, ok := x.input().(*LogicalProject)
+		if !ok || !hasOver(p.Exprs) {
+			return nil, nil
+		}
+		return planRank(x, p)
+	case *LogicalProject:
+		if hasOver(x.Exprs) {
+			return nil, sql.Errorf(sql.TableException,
+				"sqlrun does not support %s without a filter on its number (WHERE rn <= N) yet: Flink plans it as an OVER aggregate", overOf(x.Exprs).Func+"() OVER")
+		}
+	}
+	return nil, nil
+}
+
+func overOf(exprs []Expr) *OverCall {
+	for _, e := range exprs {
+		if o, ok := e.(*OverCall); ok {
+			return o
+		}
+	}
+	return nil
+}
+
+// planRank builds the rank of filter f over the window projection p.
+func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
+	w := -1
+	for i, e := range p.Exprs {
+		if _, ok := e.(*OverCall); ok {
+			if w >= 0 {
+				return nil, sql.Errorf(sql.TableException, "sqlrun does not support more than one ranking function in one SELECT yet")
+			}
+			w = i
+		}
+	}
+	o := p.Exprs[w].(*OverCall)
+	start, end := int64(1), int64(-1)
+	var rest []Expr
+	for _, c := range conjuncts(f.Cond) {
+		used := map[int]bool{}
+		refs(c, used)
+		if !used[w] {
+			rest = append(rest, c)
+			continue
+		}
+		if !rankBound(c, w, &start, &end) {
+			return nil, sql.Errorf(sql.TableException,
+				"sqlrun supports only constant bounds on a rank number (rn = N, rn <= N, rn < N, rn >= N, rn > N, BETWEEN): %s", FormatExpr(c, p.Names(), FormatInfix))
+		}
+	}
+	if end < 0 {
+		return nil, sql.Errorf(sql.TableException,
+			"sqlrun does not support %s() OVER without an upper bound on its number (WHERE rn <= N) yet: Flink plans it as an OVER aggregate", o.Func)
+	}
+	if end < start {
+		return emptyValues(f), nil
+	}
+	in := p.input()
+	nIn := len(in.Names())
+	// Window keys that are not fields are computed below the rank.
+	var extra []Expr
+	field := func(e Expr) int {
+		if r, ok := e.(*InputRef); ok {
+			return r.Index
+		}
+		for i, x := range extra {
+			if exprKey(x) == exprKey(e) {
+				return nIn + i
+			}
+		}
+		extra = append(extra, e)
+		return nIn + len(extra) - 1
+	}
+	r := &LogicalRank{Func: o.Func, Start: start, End: end, OutputNumber: true}
+	for _, e := range o.Partition {
+		r.Partition = append(r.Partition, field(e))
+	}
+	for _, k := range o.Order {
+		r.Order = append(r.Order, SortKey{Field: field(k.Expr), Desc: k.Desc, NullsFirst: k.NullsFirst})
+		r.OrderTime = append(r.OrderTime, exprTimeAttr(in, k.Expr))
+	}
+	below := in
+	if len(extra) > 0 {
+		exprs := identity(in.Types())
+		names := append([]string(nil), in.Names()...)
+		for i, e := range extra {
+			exprs = append(exprs, e)
+			names = append(names, "$"+strconv.Itoa(nIn+i))
+		}
+		below = &LogicalProject{base: row(names, exprTypes(exprs), in), Exprs: exprs}
+	}
+	// The window's own projection: its input fields in order, the call last.
+	r.windowNamed = len(extra) == 0 && w == len(p.Exprs)-1
+	last := -1
+	cover := map[int]bool{}
+	for _, e := range p.Exprs[:w] {
+		ref, ok := e.(*InputRef)
+		if !ok || ref.Index <= last {
+			r.windowNamed = false
+			break
+		}
+		last = ref.Index
+		cover[ref.Index] = true
+	}
+	for _, k := range append(append([]int(nil), r.Partition...), sortFields(r.Order)...) {
+		if !cover[k] {
+			r.windowNamed = false
+		}
+	}
+	numName := p.Names()[w]
+	if r.windowNamed {
+		numName = uniqueName("w0$o0", below.Names())
+	}
+	r.constName = "$" + strconv.Itoa(w)
+	r.base = row(append(append([]string(nil), below.Names()...), numName),
+		append(append([]sql.DataType(nil), below.Types()...), o.Type()), below)
+	numField := len(below.Names())
+	exprs := make([]Expr, len(p.Exprs))
+	names := append([]string(nil), p.Names()...)
+	for i, e := range p.Exprs {
+		if i == w {
+			exprs[i] = &InputRef{Index: numField, T: o.Type()}
+			if r.windowNamed {
+				names[i] = numName
+			}
+			continue
+		}
+		exprs[i] = e
+	}
+	var out Node = &LogicalProject{base: row(names, exprTypes(exprs), r), Exprs: exprs}
+	if len(rest) > 0 {
+		out = &LogicalFilter{base: sameRow(out), Cond: and(rest)}
+	}
+	return out, nil
+}
+
+func sortFields(order []SortKey) []int {
+	out := make([]int, len(order))
+	for i, k := range order {
+		out[i] = k.Field
+	}
+	return out
+}
+
+// uniqueName is Calcite's SqlValidatorUtil.uniquify with the _N suffix.
+func uniqueName(name string, taken []string) string {
+	seen := map[string]bool{}
+	for _, t := range taken {
+		seen[t] = true
+	}
+	cand := name
+	for i := 0; seen[cand]; i++ {
+		cand = name + "_" + strconv.Itoa(i)
+	}
+	return cand
+}
+
+// rankBound narrows [start, end] by one comparison of the rank number
+// (field w) with an integer literal; false when c is not one.
+func rankBound(c Expr, w int, start, end *int64) bool {
+	call, ok := c.(*Call)
+	if !ok || len(call.Args) != 2 {
+		return false
+	}
+	op := call.Op
+	l, r := call.Args[0], call.Args[1]
+	if ref, ok := r.(*InputRef); ok && ref.Index == w {
+		l, r = r, l
+		switch op {
+		case "<":
+			op = ">"
+		case "<=":
+			op = ">="
+		case ">":
+			op = "<"
+		case ">=":
+			op = "<="
+		}
+	}
+	if ref, ok := unwrapCast(l).(*InputRef); !ok || ref.Index != w {
+		return false
+	}
+	lit, ok := unwrapCast(r).(*Literal)
+	if !ok {
+		return false
+	}
+	v, ok := toInt(lit.Value)
+	if !ok {
+		return false
+	}
+	switch op {
+	case "=":
+		*start, *end = max(*start, v), minEnd(*end, v)
+	case "<=":
+		*end = minEnd(*end, v)
+	case "<":
+		*end = minEnd(*end, v-1)
+	case ">=":
+		*start = max(*start, v)
+	case ">":
+		*start = max(*start, v+1)
+	default:
+		return false
+	}
+	return true
+}
+
+func minEnd(end, v int64) int64 {
+	if end < 0 || v < end {
+		return v
+	}
+	return end
+}
+
+func unwrapCast(e Expr) Expr {
+	if c, ok := e.(*Call); ok && c.Op == "CAST" && len(c.Args) == 1 {
+		return c.Args[0]
+	}
+	return e
+}
+
+// rankProjectTranspose is the RankProjectTranspose rule on a LogicalCalc
+// over a LogicalRank: the rank number goes when nothing above reads it, or
+// becomes a literal for a one-row range of ROW_NUMBER; the rank's input is
+// narrowed to the fields read above it and its keys.
+func rankProjectTranspose(_ *binder, n Node) (Node, error) {
+	c, ok := n.(*LogicalCalc)
+	if !ok {
+		return nil, nil
+	}
+	r, ok := c.input().(*LogicalRank)
+	if !ok {
+		return nil, nil
+	}
+	nIn := len(r.input().Names())
+	used := map[int]bool{}
+	for _, e := range c.Exprs {
+		refs(e, used)
+	}
+	if c.Cond != nil {
+		refs(c.Cond, used)
+	}
+	exprs := append([]Expr(nil), c.Exprs...)
+	names := append([]string(nil), c.names...)
+	cond := c.Cond
+	number := &InputRef{Index: nIn, T: sql.BigInt().NotNull()}
+	outputNumber := r.OutputNumber && used[nIn]
+	if outputNumber && r.Func == "ROW_NUMBER" && r.Start == r.End {
+		lit := &Literal{Value: r.Start, T: sql.BigInt().NotNull()}
+		for i, e := range exprs {
+			if ref, ok := e.(*InputRef); ok && ref.Index == nIn {
+				if r.windowNamed {
+					names[i] = r.names[nIn]
+				} else {
+					names[i] = r.constName
+				}
+			}
+			exprs[i] = substitute(e, number, lit)
+		}
+		if cond != nil {
+			cond = substitute(cond, number, lit)
+		}
+		outputNumber = false
+	} else if outputNumber && r.windowNamed {
+		for i, e := range exprs {
+			if ref, ok := e.(*InputRef); ok && ref.Index == nIn {
+				names[i] = r.names[nIn]
+			}
+		}
+	}
+	// The input fields the rank keeps: those read above and its keys.
+	keep := map[int]bool{}
+	for f := range used {
+		if f < nIn {
+			keep[f] = true
+		}
+	}
+	for _, f := range r.Partition {
+		keep[f] = true
+	}
+	for _, k := range r.Order {
+		keep[k.Field] = true
+	}
+	if len(keep) == nIn && outputNumber == r.OutputNumber {
+		if sameNames(names, c.names) {
+			return nil, nil
+		}
+		out := *c
+		out.names = names
+		return &out, nil
+	}
+	var fields []int
+	m := map[int]int{}
+	for f := 0; f < nIn; f++ {
+		if keep[f] {
+			m[f] = len(fields)
+			fields = append(fields, f)
+		}
+	}
+	in := r.input()
+	below := in
+	if len(fields) < nIn {
+		pe := make([]Expr, len(fields))
+		pn := make([]string, len(fields))
+		for i, f := range fields {
+			pe[i] = &InputRef{Index: f, T: in.Types()[f]}
+			pn[i] = in.Names()[f]
+		}
+		pc := &LogicalCalc{base: row(pn, exprTypes(pe), in), Exprs: pe}
+		below = mergeCalc(pc)
+	}
+	nr := *r
+	nr.OutputNumber = outputNumber
+	nr.Partition = remapInts(r.Partition, m)
+	nr.Order = make([]SortKey, len(r.Order))
+	for i, k := range r.Order {
+		k.Field = m[k.Field]
+		nr.Order[i] = k
+	}
+	rn, rt := append([]string(nil), below.Names()...), append([]sql.DataType(nil), below.Types()...)
+	if outputNumber {
+		m[nIn] = len(fields)
+		rn, rt = append(rn, r.names[nIn]), append(rt, r.types[nIn])
+	}
+	nr.base = row(rn, rt, below)
+	for i, e := range exprs {
+		exprs[i] = remap(e, m)
+	}
+	if cond != nil {
+		cond = remap(cond, m)
+	}
+	return &LogicalCalc{base: row(names, exprTypes(exprs), &nr), Exprs: exprs, Cond: cond}, nil
+}
+
+func sameNames(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func remapInts(fs []int, m map[int]int) []int {
+	out := make([]int, len(fs))
+	for i, f := range fs {
+		out[i] = m[f]
+	}
+	return out
+}
+
+// substitute replaces references equal to ref by with.
+func substitute(e Expr, ref *InputRef, with Expr) Expr {
+	switch x := e.(type) {
+	case *InputRef:
+		if x.Index == ref.Index {
+			return with
+		}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = substitute(a, ref, with)
+		}
+		out := *x
+		out.Args = args
+		return &out
+	}
+	return e
+}
+
+// convertRank is StreamPhysicalDeduplicateRule / StreamPhysicalRankRule.
+func (b *binder) convertRank(r *LogicalRank) (Node, error) {
+	if !b.streaming {
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s() OVER in batch mode yet", r.Func)
+	}
+	in, err := b.convert(r.input())
+	if err != nil {
+		return nil, err
+	}
+	ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Partition...), Single: len(r.Partition) == 0}
+	if r.Func == "ROW_NUMBER" && r.Start == 1 && r.End == 1 && !r.OutputNumber && len(r.Order) == 1 &&
+		r.OrderTime[0] != notTime && modifyKinds(in, map[Node]sql.ChangelogMode{}).IsInsertOnly() {
+		return &Deduplicate{base: sameRow(ex), Keys: r.Partition, KeepLast: r.Order[0].Desc,
+			Rowtime: r.OrderTime[0] == rowTime, TimeField: r.Order[0].Field}, nil
+	}
+	return &Rank{base: row(r.names, r.types, ex), Func: r.Func, Partition: r.Partition, Order: r.Order,
+		OrderTime: r.OrderTime, Start: r.Start, End: r.End, OutputNumber: r.OutputNumber}, nil
+}
+
+// rankUpsertKeys is FlinkRelMdUpsertKeys for a Rank (getRankUniqueKeys).
+func rankUpsertKeys(n *Rank) [][]int {
+	var inKeys [][]int
+	for _, k := range n.input().UpsertKeys() {
+		if containsAll(k, n.Partition) {
+			inKeys = append(inKeys, k)
+		}
+	}
+	if n.Func == "ROW_NUMBER" && n.Start == 1 && n.End == 1 {
+		return [][]int{append([]int{}, n.Partition...)}
+	}
+	if !n.OutputNumber {
+		return inKeys
+	}
+	var out [][]int
+	if n.Func == "ROW_NUMBER" {
+		out = append(out, append(append([]int{}, n.Partition...), len(n.input().Names())))
+	}
+	return append(out, inKeys...)
+}
+
+// visitRank is visitRankStrategies: the strategies in Flink's order, the
+// first whose input requirement the input can meet.
+func (inf *inference) visitRank(n *Rank, out *Rank, req updateKind, child func(int, updateKind) bool) bool {
+	in := n.input()
+	if inf.mk[in].IsInsertOnly() {
+		out.Strategy, out.StrategyKey = appendFastStrategy, nil
+		return child(0, ukNone)
+	}
+	for _, k := range in.UpsertKeys() {
+		if !containsAll(k, n.Partition) {
+			continue
+		}
+		if rankSortMonotonic(in, n.Order) {
+			out.Strategy, out.StrategyKey = updateFastStrategy, sortedInts(k)
+			if child(0, ukOnlyUA) {
+				return true
+			}
+		}
+		break
+	}
+	out.Strategy, out.StrategyKey = retractStrategy, nil
+	return child(0, ukBA)
+}
+
+// rankSortMonotonic: every sort key only moves toward the top as rows
+// update (RankProcessStrategy's isMonotonic).
+func rankSortMonotonic(in Node, order []SortKey) bool {
+	if len(order) == 0 {
+		return false
+	}
+	for _, k := range order {
+		switch fieldMonotonicity(in, k.Field) {
+		case constant:
+		case increasing:
+			if !k.Desc {
+				return false
+			}
+		case decreasing:
+			if k.Desc {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func sortedInts(k []int) []int {
+	out := append([]int(nil), k...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// keepsProctime reports a node that orders by a processing-time attribute:
+// its input keeps the attribute unmaterialized, the Calc above materializes
+// it (RelTimeIndicatorConverter).
+func keepsProctime(n Node) bool {
+	switch x := n.(type) {
+	case *Deduplicate:
+		return !x.Rowtime
+	case *Rank:
+		for _, t := range x.OrderTime {
+			if t == procTime {
+				return true
+			}
+		}
+	}
+	return false
+}
