@@ -9,7 +9,7 @@
 // LogicalValues, LogicalUnion, LogicalSort and LogicalJoin; the physical
 // ones (nodes.go) TableSourceScan, Values, Calc, Exchange,
 // ChangelogNormalize, DropUpdateBefore, GroupAggregate, Union, Limit,
-// SortLimit, Join, Sink, and batch mode's LocalAggregate / FinalAggregate
+// SortLimit, Join, Rank, Deduplicate (rank.go), Sink, and batch mode's LocalAggregate / FinalAggregate
 // (Local- and final Hash- or SortAggregate) and Sort. Consumers (explain,
 // changelog inference, plan/dot, exec/compile) switch on the node's type.
 //
@@ -32,9 +32,16 @@
 //     FlinkStreamRuleSets) apply the rules they stand for. Each has a
 //     golden in ../testdata/rules/<name> with the tree just before and
 //     just after it (TestRules):
+//     - Rank: a filter on the number of ROW_NUMBER() / RANK() /
+//     DENSE_RANK() OVER (...) over the projection computing it becomes a
+//     FlinkLogicalRank with a constant range (PROJECT_TO_WINDOW, LOGICAL:
+//     ProjectToWindowRule, FlinkLogicalRankRule; rank.go);
 //     - CalcMerge: Project/Filter chains become one FlinkLogicalCalc
 //     (DEFAULT_REWRITE .. LOGICAL: FILTER_MERGE, FlinkFilterProjectTransposeRule,
 //     FlinkProjectMergeRule, FILTER_TO_CALC, PROJECT_TO_CALC, FlinkCalcMergeRule);
+//     - RankProjectTranspose: the Calc above a rank prunes the rank's
+//     input and number, a one-row ROW_NUMBER range becomes the literal
+//     (ProjectRankTransposeRule, RankNumberColumnRemoveRule);
 //     - AggregateConstantKeys: group keys computed as literals leave the
 //     group and come back in a Calc above (DEFAULT_REWRITE:
 //     AGGREGATE_PROJECT_PULL_UP_CONSTANTS);
@@ -67,6 +74,9 @@
 //     reads are dropped, and a Calc left as the identity goes (LOGICAL:
 //     PruneAggregateCallRule.CALC_ON_AGGREGATE);
 //     - then convert turns the logical tree into physical nodes (PHYSICAL:
+//     a rank ordered by one time attribute over insert-only input is a
+//     Deduplicate, StreamPhysicalDeduplicateRule; other ranks a Rank whose
+//     strategy changelog inference picks;
 //     every GroupAggregate gets its hash Exchange, joins their input
 //     Exchanges with the equi-keys, upsert sources Exchange(hash[pk]) →
 //     ChangelogNormalize exactly where DynamicSourceUtils.changelogNormalizeEnabled

@@ -42,6 +42,8 @@ func fieldMonotonicity(n Node, f int) monotonicity {
 		case *Literal:
 			return constant
 		}
+	case *Rank:
+		return rankMonotonicity(x, f)
 	case *GroupAggregate:
 		if f < len(x.Group) {
 			return constant

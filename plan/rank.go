@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -104,7 +105,11 @@ func (b *binder) bindOver(x *ast.FuncCall, sc *scope, agg *aggCollector) (Expr, 
 		return nil, validationErr(x.At, len(x.Name), "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
 	}
 	if len(w.OrderBy) == 0 {
-		return nil, validationErr(x.At, len(x.Name), "Function '%s' requires an ORDER BY clause", x.Name)
+		if x.Name == "ROW_NUMBER" {
+			// Calcite accepts it; Flink's OverAggregateUtil refuses it.
+			return nil, sql.Errorf(sql.TableException, "Over Agg: The window rank function requires order by clause with non-constant fields. please re-check the over window statement.")
+		}
+		return nil, validationErr(x.At, len(x.Name), "RANK or DENSE_RANK functions require ORDER BY clause in window specification")
 	}
 	o := &OverCall{Func: x.Name}
 	for _, p := range w.PartitionBy {
@@ -228,6 +233,10 @@ type LogicalRank struct {
 	// number has the alias and a constant replacing it is named $i.
 	windowNamed bool
 	constName   string
+	// equality marks a range written as rn = N: Calcite's
+	// ReduceExpressionsRule has put the literal in place of the number
+	// before the rank is made, so the literal is named $i.
+	equality bool
 }
 
 // Rank is Flink's StreamPhysicalRank.
@@ -381,8 +390,9 @@ func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
 		}
 	}
 	o := p.Exprs[w].(*OverCall)
-	start, end := int64(1), int64(-1)
+	start, end := int64(1), noEnd
 	var rest []Expr
+	equality := false
 	for _, c := range conjuncts(f.Cond) {
 		used := map[int]bool{}
 		refs(c, used)
@@ -390,14 +400,21 @@ func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
 			rest = append(rest, c)
 			continue
 		}
+		if call, ok := c.(*Call); ok && call.Op == "=" {
+			equality = true
+		}
 		if !rankBound(c, w, &start, &end) {
 			return nil, sql.Errorf(sql.TableException,
 				"sqlrun supports only constant bounds on a rank number (rn = N, rn <= N, rn < N, rn >= N, rn > N, BETWEEN): %s", FormatExpr(c, p.Names(), FormatInfix))
 		}
 	}
-	if end < 0 {
+	if end == noEnd {
+		// RankUtil's ConstantRankRangeWithoutEnd (FlinkLogicalRankRuleForRangeEnd).
 		return nil, sql.Errorf(sql.TableException,
-			"sqlrun does not support %s() OVER without an upper bound on its number (WHERE rn <= N) yet: Flink plans it as an OVER aggregate", o.Func)
+			"Rank end is not specified. Currently rank only support TopN, which means the rank end must be specified.")
+	}
+	if end <= 0 {
+		return nil, sql.Errorf(sql.TableException, "Rank end should not less than zero, but now is %d", end)
 	}
 	if end < start {
 		return emptyValues(f), nil
@@ -418,7 +435,7 @@ func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
 		extra = append(extra, e)
 		return nIn + len(extra) - 1
 	}
-	r := &LogicalRank{Func: o.Func, Start: start, End: end, OutputNumber: true}
+	r := &LogicalRank{Func: o.Func, Start: start, End: end, OutputNumber: true, equality: equality}
 	for _, e := range o.Partition {
 		r.Partition = append(r.Partition, field(e))
 	}
@@ -456,7 +473,19 @@ func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
 	}
 	numName := p.Names()[w]
 	if r.windowNamed {
-		numName = uniqueName("w0$o0", below.Names())
+		taken := append([]string(nil), below.Names()...)
+		// Ranks below (not planned yet: the rule runs top down) name
+		// theirs first.
+		below := 0
+		Walk(in, func(n Node) {
+			if lp, ok := n.(*LogicalProject); ok && hasOver(lp.Exprs) {
+				below++
+			}
+		})
+		for i := 0; i < below; i++ {
+			taken = append(taken, uniqueName("w0$o0", taken))
+		}
+		numName = uniqueName("w0$o0", taken)
 	}
 	r.constName = "$" + strconv.Itoa(w)
 	r.base = row(append(append([]string(nil), below.Names()...), numName),
@@ -552,8 +581,11 @@ func rankBound(c Expr, w int, start, end *int64) bool {
 	return true
 }
 
+// noEnd marks a rank range without an upper bound yet.
+const noEnd = int64(math.MinInt64)
+
 func minEnd(end, v int64) int64 {
-	if end < 0 || v < end {
+	if end == noEnd || v < end {
 		return v
 	}
 	return end
@@ -590,13 +622,14 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 	exprs := append([]Expr(nil), c.Exprs...)
 	names := append([]string(nil), c.names...)
 	cond := c.Cond
+	rename := ""
 	number := &InputRef{Index: nIn, T: sql.BigInt().NotNull()}
 	outputNumber := r.OutputNumber && used[nIn]
 	if outputNumber && r.Func == "ROW_NUMBER" && r.Start == r.End {
 		lit := &Literal{Value: r.Start, T: sql.BigInt().NotNull()}
 		for i, e := range exprs {
 			if ref, ok := e.(*InputRef); ok && ref.Index == nIn {
-				if r.windowNamed {
+				if r.windowNamed && !r.equality {
 					names[i] = r.names[nIn]
 				} else {
 					names[i] = r.constName
@@ -608,6 +641,17 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 			cond = substitute(cond, number, lit)
 		}
 		outputNumber = false
+	} else if outputNumber && r.windowNamed && c.Cond != nil {
+		// FlinkLogicalRankRule names the number after the Calc field that
+		// outputs it; a Calc without a condition is pushed into the rank
+		// again later (CalcRankTransposeRule), which brings back the
+		// window's w0$o0.
+		for i, e := range exprs {
+			if ref, ok := e.(*InputRef); ok && ref.Index == nIn {
+				rename = names[i]
+				break
+			}
+		}
 	} else if outputNumber && r.windowNamed {
 		for i, e := range exprs {
 			if ref, ok := e.(*InputRef); ok && ref.Index == nIn {
@@ -628,12 +672,18 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 	for _, k := range r.Order {
 		keep[k.Field] = true
 	}
+	if rename != "" && rename != r.names[nIn] {
+		nr := *r
+		nr.names = append(append([]string(nil), r.names[:nIn]...), rename)
+		r = &nr
+	}
 	if len(keep) == nIn && outputNumber == r.OutputNumber {
-		if sameNames(names, c.names) {
+		if sameNames(names, c.names) && rename == "" {
 			return nil, nil
 		}
 		out := *c
 		out.names = names
+		out.base = row(names, c.types, r)
 		return &out, nil
 	}
 	var fields []int
@@ -751,11 +801,13 @@ func rankUpsertKeys(n *Rank) [][]int {
 	if !n.OutputNumber {
 		return inKeys
 	}
-	var out [][]int
+	// Flink keeps them in a hash set; the input's keys come first in the
+	// plans its tests print (RankTest.testNestedTopN).
+	out := inKeys
 	if n.Func == "ROW_NUMBER" {
 		out = append(out, append(append([]int{}, n.Partition...), len(n.input().Names())))
 	}
-	return append(out, inKeys...)
+	return out
 }
 
 // visitRank is visitRankStrategies: the strategies in Flink's order, the
@@ -831,4 +883,35 @@ func keepsProctime(n Node) bool {
 		}
 	}
 	return false
+}
+
+// rankMonotonicity is FlinkRelMdModifiedMonotonicity for a Rank: its
+// partition keys and rank number are constant, its first sort key moves
+// as the rank moves it, the rest are not monotonic (nor is anything when
+// a partition key of the input changes).
+func rankMonotonicity(n *Rank, f int) monotonicity {
+	in := n.input()
+	for _, p := range n.Partition {
+		if fieldMonotonicity(in, p) != constant {
+			return notMonotonic
+		}
+	}
+	for _, p := range n.Partition {
+		if p == f {
+			return constant
+		}
+	}
+	if n.OutputNumber && f == len(in.Names()) {
+		return constant
+	}
+	if len(n.Order) > 0 && n.Order[0].Field == f {
+		k := n.Order[0]
+		switch m := fieldMonotonicity(in, f); {
+		case (m == increasing || m == constant) && k.Desc:
+			return increasing
+		case (m == decreasing || m == constant) && !k.Desc:
+			return decreasing
+		}
+	}
+	return notMonotonic
 }
