@@ -22,6 +22,7 @@ const (
 	KeyMaxColumnWidth       = "table.display.max-column-width"
 	KeyUpsertMaterialize    = "table.exec.sink.upsert-materialize"
 	KeyCDCDuplicate         = "table.exec.source.cdc-events-duplicate"
+	KeyPredicatePushdown    = "table.optimizer.source.predicate-pushdown-enabled"
 	KeyNotNullEnforcer      = "table.exec.sink.not-null-enforcer"
 	KeyPipelineName         = "pipeline.name"
 	KeyRestartStrategy      = "restart-strategy.type"
@@ -75,6 +76,8 @@ var Options = []connectors.Option{
 		Description: "Add a SinkUpsertMaterializer in front of upsert sinks."},
 	{Key: KeyCDCDuplicate, Type: connectors.Bool, Default: "false",
 		Description: "CDC sources may produce duplicate events (adds ChangelogNormalize)."},
+	{Key: KeyPredicatePushdown, Type: connectors.Bool, Default: "true",
+		Description: "When it is true, the optimizer will push down predicates into the FilterableTableSource. Default value is true."},
 	{Key: KeyStateTTL, Type: connectors.Duration, Default: "0 ms",
 		Description: "Keyed state not written for this long expires and is never read again (0: kept forever); when set, ChangelogNormalize also forwards duplicates, as Flink does."},
 	{Key: KeyStateBackend, Type: connectors.Enum, Default: "hashmap", Enum: []string{"hashmap", "rocksdb"}, FallbackKeys: []string{KeyStateBackendOld},

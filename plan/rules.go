@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -449,9 +450,16 @@ func scanBelow(n Node) (*LogicalCalc, *LogicalTableScan, bool) {
 // filterIntoScan offers the Calc's condition to the source below it:
 // sources in Flink's filter push-down print filter=[...] (the conjuncts
 // they accept), and the Calc keeps evaluating the condition.
-func filterIntoScan(_ *binder, n Node) (Node, error) {
+//
+// With 'table.optimizer.source.predicate-pushdown-enabled' false no source
+// is offered a filter (PushFilterIntoSourceScanRuleBase.matches), so no
+// scan prints filter=[...].
+func filterIntoScan(b *binder, n Node) (Node, error) {
 	c, scan, ok := scanBelow(n)
 	if !ok || c.Cond == nil || scan.FilterPushed {
+		return nil, nil
+	}
+	if on, err := config.Bool(b.config, config.KeyPredicatePushdown); err == nil && !on {
 		return nil, nil
 	}
 	out := *scan
