@@ -54,8 +54,10 @@
 //     PROJECT_SET_OP_TRANSPOSE);
 //     - JoinPushDown: WHERE conjuncts over both sides of an inner or comma
 //     join join its condition, one-side conjuncts go below it, a WHERE that
-//     rejects an outer side's nulls narrows the join, and each side
+//     rejects an outer side's nulls narrows the join, an inner join's OR
+//     condition yields the filter it implies on each side, and each side
 //     projects the fields used (PREDICATE_PUSHDOWN, PROJECT_REWRITE:
+//     JoinDependentConditionDerivationRule,
 //     FlinkFilterJoinRule with RelOptUtil.simplifyJoin,
 //     FlinkProjectJoinTransposeRule; sqlrun does both in one rule, so it
 //     runs before FilterIntoScan);

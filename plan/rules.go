@@ -356,6 +356,15 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 			}
 		}
 	}
+	if inner && joinCond != nil {
+		// An inner join's OR conditions imply a filter on each side
+		// (JoinDependentConditionDerivationRule); the side's own
+		// conjuncts go below the join with the rest.
+		joinCond = dropTrueTerms(joinCond)
+		l, r := dependentConditions(joinCond, nl)
+		leftConds = append(leftConds, l...)
+		rightConds = append(rightConds, r...)
+	}
 	if joinCond == nil {
 		joinCond = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	}
@@ -903,4 +912,97 @@ func pruneAggregateCall(_ *binder, n Node) (Node, error) {
 		cond = remap(c.Cond, m)
 	}
 	return &LogicalCalc{base: row(c.names, c.types, newAgg), Exprs: exprs, Cond: cond}, nil
+}
+
+// dependentConditions derives, from each OR conjunct of an inner join's
+// condition, the filter it implies on the left and on the right input,
+// as Flink's JoinDependentConditionDerivationRule does: OR over the
+// disjuncts of the AND of each disjunct's conjuncts that read only that
+// side (a conjunct reading no field counts as the left's); a disjunct with
+// none makes the side's filter TRUE, and no filter is derived. The right
+// side's filters are over the join's row (the caller shifts them).
+func dependentConditions(cond Expr, nl int) (left, right []Expr) {
+	for _, c := range conjuncts(cond) {
+		ds := disjuncts(c)
+		if len(ds) < 2 {
+			continue
+		}
+		var lds, rds []Expr
+		lTrue, rTrue := false, false
+		for _, d := range ds {
+			var lc, rc []Expr
+			for _, x := range conjuncts(d) {
+				r := map[int]bool{}
+				refs(x, r)
+				allLeft, noneLeft := true, true
+				for f := range r {
+					if f < nl {
+						noneLeft = false
+					} else {
+						allLeft = false
+					}
+				}
+				switch {
+				case allLeft:
+					lc = append(lc, x)
+				case noneLeft:
+					rc = append(rc, x)
+				}
+			}
+			lTrue = lTrue || len(lc) == 0
+			rTrue = rTrue || len(rc) == 0
+			lds = append(lds, and(lc))
+			rds = append(rds, and(rc))
+		}
+		if !lTrue {
+			left = append(left, or(lds))
+		}
+		if !rTrue {
+			right = append(right, or(rds))
+		}
+	}
+	return left, right
+}
+
+// disjuncts splits e at its top-level ORs.
+func disjuncts(e Expr) []Expr {
+	if c, ok := e.(*Call); ok && c.Op == "OR" {
+		var out []Expr
+		for _, a := range c.Args {
+			out = append(out, disjuncts(a)...)
+		}
+		return out
+	}
+	return []Expr{e}
+}
+
+func or(es []Expr) Expr {
+	if len(es) == 1 {
+		return es[0]
+	}
+	return &Call{Op: "OR", Args: es, T: es[0].Type()}
+}
+
+// dropTrueTerms removes TRUE literals from the ANDs of e (Calcite's
+// RexSimplify: x AND TRUE is x), where they are not the whole condition.
+func dropTrueTerms(e Expr) Expr {
+	c, ok := e.(*Call)
+	if !ok || (c.Op != "AND" && c.Op != "OR") {
+		return e
+	}
+	var args []Expr
+	for _, a := range c.Args {
+		a = dropTrueTerms(a)
+		if c.Op == "AND" && isTrueLiteral(a) {
+			continue
+		}
+		args = append(args, a)
+	}
+	switch len(args) {
+	case 0:
+		return &Literal{Value: true, T: c.T}
+	case 1:
+		return args[0]
+	}
+	return &Call{Op: c.Op, Args: args, T: c.T}
 }
