@@ -61,6 +61,8 @@
 //     FlinkFilterJoinRule with RelOptUtil.simplifyJoin,
 //     FlinkProjectJoinTransposeRule; sqlrun does both in one rule, so it
 //     runs before FilterIntoScan);
+//     - FilterAggregateTranspose: conjuncts over an aggregate's group keys
+//     go below it (PREDICATE_PUSHDOWN: FILTER_AGGREGATE_TRANSPOSE);
 //     - FilterIntoScan: sources in Flink's filter push-down print
 //     filter=[...] (PREDICATE_PUSHDOWN: PushFilterIntoTableSourceScanRule);
 //     - ProjectIntoScan: projections go into sources that take them,

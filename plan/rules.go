@@ -6,6 +6,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -52,6 +53,9 @@ var rules = []Rule{
 	{Name: "JoinPushDown", Program: "PREDICATE_PUSHDOWN, PROJECT_REWRITE",
 		Flink: "FlinkFilterJoinRule.FILTER_INTO_JOIN / JOIN_CONDITION_PUSH (with RelOptUtil.simplifyJoin), FlinkProjectJoinTransposeRule",
 		apply: joinPushDown},
+	{Name: "FilterAggregateTranspose", Program: "PREDICATE_PUSHDOWN",
+		Flink: "CoreRules.FILTER_AGGREGATE_TRANSPOSE",
+		apply: filterAggregateTranspose},
 	{Name: "FilterIntoScan", Program: "PREDICATE_PUSHDOWN",
 		Flink: "PushFilterIntoTableSourceScanRule",
 		apply: filterIntoScan},
@@ -1005,4 +1009,51 @@ func dropTrueTerms(e Expr) Expr {
 		return args[0]
 	}
 	return &Call{Op: c.Op, Args: args, T: c.T}
+}
+
+// filterAggregateTranspose moves the conjuncts of a Calc's condition that
+// read only an aggregate's group keys below the aggregate, as Calcite's
+// FilterAggregateTransposeRule does: a group's rows are kept or dropped
+// whole, so filtering them before aggregating gives the same groups
+// (JoinTest.testInnerJoinWithFilterPushDown: where=[(b1 = 2)] under
+// GroupAggregate(groupBy=[b1])). A global aggregate (no group) keeps its
+// filter above: over no rows it still yields a row.
+func filterAggregateTranspose(_ *binder, n Node) (Node, error) {
+	c, ok := n.(*LogicalCalc)
+	if !ok || c.Cond == nil {
+		return nil, nil
+	}
+	agg, ok := c.input().(*LogicalAggregate)
+	if !ok || len(agg.Group) == 0 {
+		return nil, nil
+	}
+	ng := len(agg.Group)
+	var push, keep []Expr
+	for _, x := range conjuncts(c.Cond) {
+		r := map[int]bool{}
+		refs(x, r)
+		onKeys := len(r) > 0 && expr.Deterministic(x)
+		for f := range r {
+			onKeys = onKeys && f < ng
+		}
+		if onKeys {
+			push = append(push, x)
+		} else {
+			keep = append(keep, x)
+		}
+	}
+	if len(push) == 0 {
+		return nil, nil
+	}
+	m := map[int]int{}
+	for i, g := range agg.Group {
+		m[i] = g
+	}
+	below := make([]Expr, len(push))
+	for i, x := range push {
+		below[i] = remap(x, m)
+	}
+	in := agg.input()
+	filtered := mergeCalc(&LogicalCalc{base: sameRow(in), Exprs: identity(in.Types()), Cond: and(below)})
+	return &LogicalCalc{base: row(c.names, c.types, agg.WithInputs(filtered)), Exprs: c.Exprs, Cond: and(keep)}, nil
 }
