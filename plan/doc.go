@@ -54,10 +54,14 @@
 //     PROJECT_SET_OP_TRANSPOSE);
 //     - JoinPushDown: WHERE conjuncts over both sides of an inner or comma
 //     join join its condition, one-side conjuncts go below it, a WHERE that
-//     rejects an outer side's nulls narrows the join, an inner join's OR
-//     condition yields the filter it implies on each side, and each side
-//     projects the fields used (PREDICATE_PUSHDOWN, PROJECT_REWRITE:
-//     JoinDependentConditionDerivationRule,
+//     rejects an outer side's nulls narrows the join (the Calc above reads
+//     the fields that became NOT NULL through a CAST), an inner join's OR
+//     condition yields the filter it implies on each side, a one-side filter
+//     crosses the join's equalities to the other side, the WHERE's
+//     field = literal fixes the field above, and each side projects the
+//     fields used (PREDICATE_PUSHDOWN, PROJECT_REWRITE:
+//     JoinDependentConditionDerivationRule, JoinPushTransitivePredicatesRule,
+//     ReduceExpressionsRule.PROJECT,
 //     FlinkFilterJoinRule with RelOptUtil.simplifyJoin,
 //     FlinkProjectJoinTransposeRule; sqlrun does both in one rule, so it
 //     runs before FilterIntoScan);

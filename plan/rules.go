@@ -2,6 +2,7 @@ package plan
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sqlrun/sqlrun/config"
@@ -368,6 +369,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		l, r := dependentConditions(joinCond, nl)
 		leftConds = append(leftConds, l...)
 		rightConds = append(rightConds, r...)
+		leftConds, rightConds = transitiveConditions(joinCond, leftConds, rightConds, nl, len(join.inputs[1].Names()))
 	}
 	if joinCond == nil {
 		joinCond = &Literal{Value: true, T: sql.Boolean().NotNull()}
@@ -423,9 +425,30 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		jnames = uniquify(append(jnames, right.names...))
 	}
 	j := &LogicalJoin{base: row(jnames, types, left, right), Cond: remap(joinCond, m), JoinType: kind, pushed: true}
+	if cond != nil {
+		// The WHERE's field = literal conjuncts fix those fields in the
+		// projection above (ReduceExpressionsRule.PROJECT with the
+		// filter's predicates, before the filter moves into the join).
+		exprs = substituteConstants(exprs, cond)
+	}
+	// Where narrowing an outer join made a field NOT NULL, the Calc reads
+	// it through a CAST to the type it had (FlinkFilterJoinRule converts
+	// the new join to the old row type with RelBuilder.convert).
+	below := make([]Expr, width)
+	for f, to := range m {
+		if to >= len(j.types) {
+			continue // a semi or anti join's right fields are not in its row
+		}
+		t := j.types[to]
+		var e Expr = &InputRef{Index: to, T: t}
+		if f < len(join.types) && !join.types[f].Equal(t) {
+			e = &Call{Op: "CAST", Args: []Expr{e}, T: join.types[f]}
+		}
+		below[f] = e
+	}
 	top := make([]Expr, len(exprs))
 	for i, e := range exprs {
-		top[i] = remap(e, m)
+		top[i] = inline(e, below)
 	}
 	var topCond Expr
 	if len(rest) > 0 {
@@ -1056,4 +1079,73 @@ func filterAggregateTranspose(_ *binder, n Node) (Node, error) {
 	in := agg.input()
 	filtered := mergeCalc(&LogicalCalc{base: sameRow(in), Exprs: identity(in.Types()), Cond: and(below)})
 	return &LogicalCalc{base: row(c.names, c.types, agg.WithInputs(filtered)), Exprs: c.Exprs, Cond: and(keep)}, nil
+}
+
+// transitiveConditions copies each one-side filter of an inner join to
+// the other side through the join's field = field equalities, as Calcite's
+// JoinPushTransitivePredicatesRule does (a1 = b1 AND b1 = 2 filters the
+// left input on a1 = 2: JoinTest.testInnerJoinWithFilterPushDown). Filters
+// are over the join's row; only equalities of fields of the same type
+// carry one, and a filter the other side has already is not repeated.
+func transitiveConditions(joinCond Expr, leftConds, rightConds []Expr, nl, nr int) ([]Expr, []Expr) {
+	toRight, toLeft := map[int]int{}, map[int]int{}
+	for _, c := range conjuncts(joinCond) {
+		call, ok := c.(*Call)
+		if !ok || call.Op != "=" || len(call.Args) != 2 {
+			continue
+		}
+		a, ok1 := call.Args[0].(*InputRef)
+		b, ok2 := call.Args[1].(*InputRef)
+		if !ok1 || !ok2 || !a.T.WithNullable(false).Equal(b.T.WithNullable(false)) {
+			continue
+		}
+		if a.Index >= nl {
+			a, b = b, a
+		}
+		if a.Index >= nl || b.Index < nl {
+			continue
+		}
+		if _, dup := toRight[a.Index]; !dup {
+			toRight[a.Index] = b.Index
+		}
+		if _, dup := toLeft[b.Index]; !dup {
+			toLeft[b.Index] = a.Index
+		}
+	}
+	if len(toRight) == 0 {
+		return leftConds, rightConds
+	}
+	names := make([]string, nl+nr)
+	for i := range names {
+		names[i] = "$" + strconv.Itoa(i)
+	}
+	carry := func(from, to []Expr, m map[int]int) []Expr {
+		have := map[string]bool{}
+		for _, c := range to {
+			have[FormatExpr(c, names, FormatPrefix)] = true
+		}
+		out := to
+		for _, c := range from {
+			r := map[int]bool{}
+			refs(c, r)
+			ok := len(r) > 0 && expr.Deterministic(c)
+			for f := range r {
+				_, mapped := m[f]
+				ok = ok && mapped
+			}
+			if !ok {
+				continue
+			}
+			d := remap(c, m)
+			if k := FormatExpr(d, names, FormatPrefix); !have[k] {
+				have[k] = true
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	origLeft := leftConds
+	leftConds = carry(rightConds, leftConds, toLeft)
+	rightConds = carry(origLeft, rightConds, toRight)
+	return leftConds, rightConds
 }
