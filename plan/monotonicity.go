@@ -67,13 +67,16 @@ func insertOnlyBelow(n Node) bool {
 // aggMonotonicity is the monotonicity of aggregate call i's result.
 func aggMonotonicity(agg *GroupAggregate, i int) monotonicity {
 	a := agg.Aggs[i]
-	if a.Func == "COUNT" && insertOnlyBelow(agg.input()) {
+	if a.Func == "COUNT" && insertOnlyInput(agg) {
 		// A count over rows that are never retracted only grows (what
 		// lets a Top-N over it take UpdateFastStrategy).
 		return increasing
 	}
 	if a.Distinct || len(a.Args) != 1 {
 		return notMonotonic
+	}
+	if (a.Func == "SUM" || a.Func == "SUM0") && insertOnlyInput(agg) && nonNegative(agg.input(), a.Args[0]) {
+		return increasing // rank_interval.go
 	}
 	arg := fieldMonotonicity(agg.input(), a.Args[0])
 	switch {
