@@ -14,6 +14,7 @@ require (
 	github.com/mattn/go-runewidth v0.0.31
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/peterh/liner v1.2.3
+	github.com/pierrec/lz4/v4 v4.1.21
 	github.com/pingcap/tidb/pkg/parser v0.0.0-20260418072757-ce92298d1124
 	github.com/shopspring/decimal v1.4.0
 	golang.org/x/sys v0.48.0
@@ -51,7 +52,6 @@ require (
 	github.com/mschoch/smat v0.2.0 // indirect
 	github.com/parquet-go/bitpack v1.0.0 // indirect
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
-	github.com/pierrec/lz4/v4 v4.1.21 // indirect
 	github.com/pingcap/errors v0.11.5-0.20250523034308-74f78ae071ee // indirect
 	github.com/pingcap/failpoint v0.0.0-20240528011301-b51a646c7c86 // indirect
 	github.com/pingcap/log v1.1.0 // indirect

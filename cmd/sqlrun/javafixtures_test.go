@@ -15,15 +15,16 @@ func TestJavaFixturesRead(t *testing.T) {
 	for _, c := range []struct {
 		fixture, db, table, cols string
 		want                     []string
+		order                    string // ORDER BY, when not cols
 	}{
 		{"pk_mor_partitioned", "pk_table_scan_and_read_mor", "pk_table_scan_and_read_mor", "f0, f1, f2, f3", []string{
 			"Alice | 10 | 1 | 19.1", "Bob | 10 | 0 | 12.1", "David | 10 | 0 | 17.1", "Emily | 10 | 0 | 13.1",
 			"Lucy | 20 | 1 | 14.1", "Marco | 10 | 0 | 21.1", "Marco2 | 10 | 0 | 31.1", "Paul | 20 | 1 | 18.1",
 			"Skye | 10 | 0 | 21.0", "Skye2 | 10 | 0 | 31.0",
-			"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference. | 10 | 1 | 11.0"}},
+			"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference. | 10 | 1 | 11.0"}, ""},
 		// merge-engine partial-update with ignore-delete.
 		{"pk_partial_update", "pk_table_partial_update", "pk_table_partial_update", "k0, k1, v0, v1, v2", []string{
-			"0 | 1 | 100.0 | TRUE | new_apple", "1 | 0 | 2.0 | FALSE | <NULL>", "1 | 1 | 133.3 | FALSE | banana", "2 | 1 | 144.4 | TRUE | orange"}},
+			"0 | 1 | 100.0 | TRUE | new_apple", "1 | 0 | 2.0 | FALSE | <NULL>", "1 | 1 | 133.3 | FALSE | banana", "2 | 1 | 144.4 | TRUE | orange"}, ""},
 		// Schema evolution: old files' columns mapped by field id (b → c,
 		// d → a), columns added later read as NULL (UPSTREAM_README's
 		// "Recall with schema-1, result").
@@ -31,10 +32,77 @@ func TestJavaFixturesRead(t *testing.T) {
 			"0 | 1 | 16 | 13 | <NULL> | 15 | <NULL>", "0 | 1 | 26 | 23 | <NULL> | 25 | <NULL>", "0 | 1 | 36 | 33 | <NULL> | 35 | <NULL>",
 			"0 | 1 | 66 | 63 | 517 | 65 | 618", "0 | 1 | 76 | 73 | 527 | 75 | 628", "0 | 1 | 86 | 83 | 537 | 85 | 638",
 			"1 | 1 | 46 | 43 | <NULL> | 45 | <NULL>", "1 | 1 | 56 | 53 | <NULL> | 55 | <NULL>",
-			"1 | 1 | 96 | 93 | 547 | 95 | 648", "1 | 1 | 106 | 103 | 557 | 105 | 658"}},
+			"1 | 1 | 96 | 93 | 547 | 95 | 648", "1 | 1 | 106 | 103 | 557 | 105 | 658"}, ""},
 		// deletion-vectors.enabled (DataTableBatchScan reads above level 0).
 		{"pk_dv_golden_java21", "default", "test_pk_global_index_golden", "id, name, category", []string{
-			"1 | name-1 | odd", "2 | name-2 | even", "3 | name-3 | odd", "4 | name-4 | even", "5 | name-5 | odd", "6 | name-6 | even"}},
+			"1 | name-1 | odd", "2 | name-2 | even", "3 | name-3 | odd", "4 | name-4 | even", "5 | name-5 | odd", "6 | name-6 | even"}, ""},
+		// ORC data files and ORC manifests ('file.format' = 'manifest.format'
+		// = 'orc', zstd): the PK table above in ORC (paimon-cpp's
+		// TestWithPKWithMorBatchScanLatestSnapshot asserts the same rows).
+		{"orc_pk_mor", "pk_table_scan_and_read_mor", "pk_table_scan_and_read_mor", "f0, f1, f2, f3", []string{
+			"Alice | 10 | 1 | 19.1", "Bob | 10 | 0 | 12.1", "David | 10 | 0 | 17.1", "Emily | 10 | 0 | 13.1",
+			"Lucy | 20 | 1 | 14.1", "Marco | 10 | 0 | 21.1", "Marco2 | 10 | 0 | 31.1", "Paul | 20 | 1 | 18.1",
+			"Skye | 10 | 0 | 21.0", "Skye2 | 10 | 0 | 31.0",
+			"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference. | 10 | 1 | 11.0"}, ""},
+		// ORC ROW/ARRAY/MAP columns in a PK table with DELETE and
+		// UPDATE_BEFORE rows (TestWithPKWithNestedType).
+		{"orc_pk_nested", "pk_table_nested_type", "pk_table_nested_type", "shopId, dt, hr, col0, col1, col2", []string{
+			"1001 | 2025-04-14 | 10 | 10 | (str-1, 100, [1, NULL, 2]) | {1=1, 101=101}",
+			"1004 | 2025-04-14 | 10 | 40 | (str-4, 400, [4, NULL, 5]) | {4=4, 104=104}",
+			"1005 | 2025-04-14 | 10 | 50 | (str-5, 500, [5, NULL, 6]) | {5=5, 105=105}",
+			"1006 | 2025-04-14 | 10 | 60 | (str-6, 600, [6, NULL, 7]) | {6=6, 106=106}",
+			"1007 | 2025-04-14 | 10 | 70 | (str-7, 700, [7, NULL, 8]) | {7=7, 107=107}"}, "shopId"},
+		// ORC STRING/INT/DOUBLE, partitions (UPSTREAM_README's snapshot-1).
+		{"orc_append_10", "append_10", "append_10", "f0, f1, f2, f3", []string{
+			"Alice | 10 | 1 | 11.1", "Bob | 10 | 0 | 12.1", "Emily | 10 | 0 | 13.1", "Lucy | 20 | 1 | 14.1", "Tony | 10 | 0 | 14.1"}, ""},
+		// ORC DATE, TIMESTAMP(9) before 1900 with nanoseconds, DECIMAL(23,5)
+		// (more than 18 digits), BYTES; four snapshots with a full
+		// compaction (UPSTREAM_README; read_inte_test.cpp asserts a subset).
+		{"orc_append_complex", "append_complex_data", "append_complex_data", "f1, f2, f3, f4, f5, f6", []string{
+			"10 | 1 | <NULL> | 1899-01-01 00:59:20.001001001 | 0.00000 | x'666174'",
+			"10 | 1 | 1970-01-01 | 2008-12-28 00:00:00.000123456 | <NULL> | x'646164'",
+			"10 | 1 | 1970-04-11 | 2008-12-28 00:00:00.000123450 | -123.45000 | x'656174'",
+			"10 | 1 | 1973-05-19 | 2033-05-18 03:33:20.000000000 | 123456789987654321.45678 | x'616464'",
+			"10 | 1 | 2024-07-05 | 2033-05-18 03:33:20.000001001 | 12.30000 | x'636174'",
+			"10 | 1 | 2024-10-10 | 2024-10-10 10:10:10.100100100 | 1728551410100.10010 | <NULL>",
+			"20 | 0 | 1969-09-23 | <NULL> | 0.00000 | x'676574'",
+			"20 | 1 | 1966-08-16 | 1899-01-01 00:59:20.001001001 | -123456789987654321.45678 | x'626164'"}, ""},
+		// ORC MAP<TINYINT, SMALLINT>, ARRAY<FLOAT>, ROW<BOOLEAN, BIGINT>,
+		// TIMESTAMP(9), DATE, DECIMAL(2,2) written in Asia/Shanghai with
+		// Paimon's field ids as ORC attributes (UPSTREAM_README).
+		{"orc_append_nested", "append_complex_build_in_fieldid", "append_complex_build_in_fieldid", "f1, f2, f3, f4, f5, f6", []string{
+			"{1=64, 2=32} | [2.2, 3.2] | (TRUE, 2) | 1970-01-01 00:00:00.000000000 | 1970-01-25 | <NULL>",
+			"{127=32767, -128=-32768} | [1.1, 1.2] | (FALSE, 2222) | 1970-01-01 00:02:03.123123000 | 1970-09-03 | 0.12",
+			"{0=0} | [0.1, 0.2] | (TRUE, 2) | 1970-01-01 00:02:03.123123000 | 1976-09-22 | 0.22"}, "f5"},
+		// TIMESTAMP(0/3/6/9) and TIMESTAMP_LTZ(0/3/6/9) in ORC (LTZ as
+		// 'timestamp with local time zone'), written in Asia/Shanghai
+		// (UPSTREAM_README; scan_and_read_inte_test.cpp
+		// TestAppendWithMultipleTsPrecisionAndTimezone).
+		{"orc_timestamps", "append_with_multiple_ts_precision_and_timezone", "append_with_multiple_ts_precision_and_timezone",
+			"ts_sec, ts_milli, ts_micro, ts_nano, ts_tz_sec, ts_tz_milli, ts_tz_micro, ts_tz_nano", []string{
+				"1970-01-01 00:00:01 | 1970-01-01 00:00:00.001 | 1970-01-01 00:00:00.000001 | 1970-01-01 00:00:00.000000001 | 1970-01-01 00:00:02 | 1970-01-01 00:00:00.002 | 1970-01-01 00:00:00.000002 | 1970-01-01 00:00:00.000000002",
+				"1970-01-01 00:00:03 | 1970-01-01 00:00:00.003 | <NULL> | 1970-01-01 00:00:00.000000003 | 1970-01-01 00:00:04 | 1970-01-01 00:00:00.004 | 1970-01-01 00:00:00.000004 | 1970-01-01 00:00:00.000000004",
+				"1970-01-01 00:00:05 | 1970-01-01 00:00:00.005 | <NULL> | <NULL> | 1970-01-01 00:00:06 | <NULL> | 1970-01-01 00:00:00.000006 | <NULL>"}, "ts_tz_sec"},
+		// The same columns with Paimon's default 'orc.timestamp-ltz.legacy.type'
+		// = 'true': the legacy writer shifted the LTZ instants by its zone
+		// (Asia/Shanghai); the values are those UPSTREAM_README lists.
+		{"orc_timestamps_legacy", "timestamp_index", "timestamp_index",
+			"ts_sec, ts_milli, ts_micro, ts_nano, ts_tz_sec, ts_tz_milli, ts_tz_micro, ts_tz_nano", []string{
+				"<NULL> | <NULL> | <NULL> | <NULL> | <NULL> | <NULL> | <NULL> | <NULL>",
+				"1969-12-31 23:30:35 | 1969-12-31 23:30:34.999 | 1969-12-31 23:30:34.999001 | 1969-12-31 23:30:34.999001001 | 1969-12-31 23:30:35 | 1969-12-31 23:30:34.999 | 1969-12-31 23:30:34.999001 | 1969-12-31 23:30:34.999001001",
+				"1969-12-31 23:30:55 | 1969-12-31 23:30:54.999 | 1969-12-31 23:30:54.999001 | 1969-12-31 23:30:54.999001001 | 1969-12-31 23:30:55 | 1969-12-31 23:30:54.999 | 1969-12-31 23:30:54.999001 | 1969-12-31 23:30:54.999001001",
+				"1969-12-31 23:31:15 | 1969-12-31 23:31:14.999 | 1969-12-31 23:31:14.999001 | 1969-12-31 23:31:14.999001001 | 1969-12-31 23:31:15 | 1969-12-31 23:31:14.999 | 1969-12-31 23:31:14.999001 | 1969-12-31 23:31:14.999001001",
+				"2025-04-25 00:56:42 | 2025-04-25 00:56:42.001 | 2025-04-25 00:56:42.001001 | 2025-04-25 00:56:42.001001001 | 2025-04-25 00:56:42 | 2025-04-25 00:56:42.001 | 2025-04-25 00:56:42.001001 | 2025-04-25 00:56:42.001001001",
+				"2025-04-25 01:00:02 | 2025-04-25 01:00:02.001 | 2025-04-25 01:00:02.001001 | 2025-04-25 01:00:02.001001001 | 2025-04-25 01:00:02 | 2025-04-25 01:00:02.001 | 2025-04-25 01:00:02.001001 | 2025-04-25 01:00:02.001001001",
+				"2025-04-25 01:00:02 | 2025-04-25 01:00:02.001 | 2025-04-25 01:00:02.001001 | 2025-04-25 01:00:02.001001001 | 2025-04-25 01:00:02 | 2025-04-25 01:00:02.001 | 2025-04-25 01:00:02.001001 | 2025-04-25 01:00:02.001001001",
+				"2025-04-25 01:01:42 | 2025-04-25 01:01:42.001 | 2025-04-25 01:01:42.001001 | 2025-04-25 01:01:42.001001001 | 2025-04-25 01:01:42 | 2025-04-25 01:01:42.001 | 2025-04-25 01:01:42.001001 | 2025-04-25 01:01:42.001001001"}, "ts_nano"},
+		// Avro data files ('file.format' = 'avro', zstandard):
+		// timestamp-millis/-micros and local-timestamp-millis/-micros.
+		{"avro_timestamps", "append_with_multiple_ts_precision_and_timezone", "append_with_multiple_ts_precision_and_timezone",
+			"ts_sec, ts_milli, ts_micro, ts_tz_sec, ts_tz_milli, ts_tz_micro", []string{
+				"1970-01-01 00:00:05 | <NULL> | 1970-01-01 00:00:00.000005 | 1970-01-01 00:00:06 | <NULL> | 1970-01-01 00:00:00.000006",
+				"1970-01-01 00:00:01 | 1970-01-01 00:00:00.001 | 1970-01-01 00:00:00.000001 | 1970-01-01 00:00:02 | 1970-01-01 00:00:00.002 | 1970-01-01 00:00:00.000002",
+				"<NULL> | 1970-01-01 00:00:00.003 | <NULL> | <NULL> | 1970-01-01 00:00:00.004 | <NULL>"}, "ts_milli"},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
 			// Read a copy: a read must not depend on writing, and the
@@ -43,12 +111,17 @@ func TestJavaFixturesRead(t *testing.T) {
 			if err := os.CopyFS(wh, os.DirFS(filepath.Join("..", "..", "testdata", "paimon", "java", c.fixture))); err != nil {
 				t.Fatal(err)
 			}
+			order := c.order
+			if order == "" {
+				order = c.cols
+			}
 			script := writeScript(t, `SET 'execution.runtime-mode' = 'batch';
 SET 'sql-client.execution.result-mode' = 'tableau';
 SET 'table.display.max-column-width' = '200';
+SET 'table.local-time-zone' = 'UTC';
 CREATE CATALOG j WITH ('type' = 'paimon', 'warehouse' = 'file://`+wh+`');
 USE CATALOG j;
-SELECT `+c.cols+` FROM `+"`"+c.db+"`.`"+c.table+"`"+` ORDER BY `+c.cols+`;
+SELECT `+c.cols+` FROM `+"`"+c.db+"`.`"+c.table+"`"+` ORDER BY `+order+`;
 `)
 			code, out, errOut := runCLI(t, "-f", script)
 			if code != 0 {

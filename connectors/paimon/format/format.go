@@ -1,6 +1,7 @@
-// Package format reads and writes Paimon data files. Parquet is the
-// supported format (Paimon's default); ORC and Avro data files are detected
-// by name and rejected with an error naming the file and the format.
+// Package format reads and writes Paimon data files. Parquet (Paimon's
+// default) is read and written; ORC ('file.format' = 'orc', the default
+// before Paimon 0.9, decoded by the orc subpackage) and Avro data files are
+// read (foreign.go, orcdata.go, avrodata.go).
 //
 // Two file layouts exist (paimon-format.md §7):
 //
@@ -49,7 +50,8 @@ const (
 )
 
 // ErrUnsupportedFormat is wrapped when a data file is in a format sqlrun
-// cannot read (orc, avro).
+// cannot read (csv, json, ...) or uses a feature of ORC or Avro that it
+// does not read (the error names the feature).
 var ErrUnsupportedFormat = errors.New("unsupported data file format")
 
 // FormatOf returns the file format of a data file name from its extension
@@ -63,16 +65,14 @@ func FormatOf(fileName string) string {
 	return strings.ToLower(fileName[i+1:])
 }
 
-// CheckReadable returns nil for Parquet files and a clear error otherwise.
+// CheckReadable returns nil for Parquet, ORC and Avro files and a clear
+// error otherwise.
 func CheckReadable(fileName string) error {
 	switch f := FormatOf(fileName); f {
-	case "parquet":
+	case "parquet", "orc", "avro":
 		return nil
-	case "orc", "avro":
-		return fmt.Errorf("%w: data file %s is in %s format; sqlrun reads only parquet data files (set 'file.format'='parquet' for tables sqlrun should read)",
-			ErrUnsupportedFormat, fileName, f)
 	default:
-		return fmt.Errorf("%w: data file %s has unknown format %q", ErrUnsupportedFormat, fileName, f)
+		return fmt.Errorf("%w: data file %s has format %q; sqlrun reads parquet, orc and avro data files ('file.format')", ErrUnsupportedFormat, fileName, f)
 	}
 }
 

@@ -231,9 +231,16 @@ func TestParquetSchema(t *testing.T) {
 }
 
 func TestUnsupportedFormats(t *testing.T) {
-	for _, name := range []string{"data-1-0.orc", "data-1-0.avro"} {
+	for _, name := range []string{"data-1-0.csv", "data-1-0.json"} {
 		_, err := Open(bytes.NewReader(nil), 0, name)
-		if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), FormatOf(name)+" format") {
+		if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "'file.format'") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// ORC and Avro files are read; a damaged one is corrupt, named.
+	for _, name := range []string{"data-1-0.orc", "data-1-0.avro"} {
+		_, err := Open(bytes.NewReader([]byte("garbage")), 7, name)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -15,9 +15,11 @@ import (
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// File is an open Parquet data file.
+// File is an open data file: Parquet, or ORC or Avro (alien, see
+// foreign.go).
 type File struct {
 	name     string
+	alien    foreign
 	pf       *parquet.File
 	index    map[string]int // top-level field position by name
 	leafBase []int          // first leaf column of each top-level field
@@ -41,6 +43,12 @@ func Open(r io.ReaderAt, size int64, name string) (f *File, err error) {
 	if err := CheckReadable(name); err != nil {
 		return nil, err
 	}
+	switch FormatOf(name) {
+	case "orc":
+		return openORC(r, size, name)
+	case "avro":
+		return openAvro(r, size, name)
+	}
 	defer recoverCorrupt(name, &err)
 	if err := checkFooter(r, size); err != nil {
 		return nil, fmt.Errorf("open parquet file %s: %w", name, err)
@@ -61,10 +69,18 @@ func Open(r io.ReaderAt, size int64, name string) (f *File, err error) {
 }
 
 // NumRows is the row count from the footer.
-func (f *File) NumRows() int64 { return f.pf.NumRows() }
+func (f *File) NumRows() int64 {
+	if f.alien != nil {
+		return f.alien.numRows()
+	}
+	return f.pf.NumRows()
+}
 
 // ColumnNames lists the file's columns in file order.
 func (f *File) ColumnNames() []string {
+	if f.alien != nil {
+		return append([]string(nil), f.alien.columns()...)
+	}
 	out := make([]string, 0, len(f.index))
 	for _, fl := range f.pf.Schema().Fields() {
 		out = append(out, fl.Name())
@@ -76,10 +92,29 @@ func (f *File) ColumnNames() []string {
 // absent).
 func (f *File) FieldIDs() map[string]int {
 	out := map[string]int{}
+	if f.alien != nil {
+		for i, n := range f.alien.columns() {
+			out[n] = f.alien.fieldIDs()[i]
+		}
+		return out
+	}
 	for _, fl := range f.pf.Schema().Fields() {
 		out[fl.Name()] = fl.ID()
 	}
 	return out
+}
+
+func (f *File) hasColumn(name string) bool {
+	if f.alien != nil {
+		for _, n := range f.alien.columns() {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := f.index[name]
+	return ok
 }
 
 // colReader converts one file column to the wanted type.
@@ -106,6 +141,11 @@ type Projection struct {
 	// Deleted, if set, drops the rows at the positions it marks (Paimon's
 	// deletion vectors, see ReadDeletionVector).
 	Deleted DeletionVector
+	// ORCInstantLTZ is the table option 'orc.timestamp-ltz.legacy.type' =
+	// 'false': ORC TIMESTAMP_LTZ values are the instants stored. With
+	// Paimon's default (legacy) they are the stored instants' wall clock
+	// in the writer's time zone (orcdata.go).
+	ORCInstantLTZ bool
 }
 
 func (f *File) column(name string, target sql.DataType) (_ colReader, err error) {
@@ -648,7 +688,9 @@ type KVIterator struct {
 	level     int
 	err       error
 	deleted   DeletionVector
-	slab      []kv.KeyValue // records are cut from it, one allocation per batch
+	slab      []kv.KeyValue  // records are cut from it, one allocation per batch
+	alt       *foreignReader // ORC and Avro files (foreign.go)
+	nkeys     int            // with alt: the number of key columns
 }
 
 // KeyValues reads a primary-key file. keys and p map by field id: keys are
@@ -658,10 +700,28 @@ type KVIterator struct {
 func (f *File) KeyValues(fileKeys []schema.Field, wantKeys []schema.Field, p Projection, level int) (*KVIterator, error) {
 	prefix := KeyPrefix
 	if len(fileKeys) > 0 {
-		if _, ok := f.index[KeyPrefix+fileKeys[0].Name]; !ok {
+		if !f.hasColumn(KeyPrefix + fileKeys[0].Name) {
 			// data-file.thin-mode: no _KEY_ columns, keys are the value columns.
 			prefix = ""
 		}
+	}
+	if f.alien != nil {
+		var srcs []int
+		var types []sql.DataType
+		keys, err := f.foreignProjected(Projection{FileFields: fileKeys, Fields: wantKeys}, prefix, &srcs, &types)
+		if err != nil {
+			return nil, err
+		}
+		for i, k := range keys {
+			if k.src < 0 {
+				return nil, fmt.Errorf("%s file %s: key field %s not in the file's schema", FormatOf(f.name), f.name, wantKeys[i].Name)
+			}
+		}
+		vals, err := f.foreignProjected(p, "", &srcs, &types)
+		if err != nil {
+			return nil, err
+		}
+		return f.foreignKeyValues(keys, vals, srcs, types, level, p)
 	}
 	keys, err := f.projected(Projection{FileFields: fileKeys, Fields: wantKeys}, prefix)
 	if err != nil {
@@ -713,6 +773,9 @@ func leavesOf(cs []colReader) (all, flat []int) {
 
 // Next returns the next KeyValue or nil.
 func (it *KVIterator) Next() *kv.KeyValue {
+	if it.alt != nil {
+		return it.nextForeign()
+	}
 	for {
 		r := it.next()
 		if r == nil || it.deleted == nil || !it.deleted.IsDeleted(it.rr.pos-1) {
@@ -754,12 +817,18 @@ func (it *KVIterator) next() *kv.KeyValue {
 func (it *KVIterator) Error() error { return it.err }
 
 // Close releases the iterator.
-func (it *KVIterator) Close() error { it.rr.closeCursors(); return nil }
+func (it *KVIterator) Close() error {
+	if it.rr != nil {
+		it.rr.closeCursors()
+	}
+	return nil
+}
 
 // RowIterator iterates the rows of an append file (same contract as
 // KVIterator).
 type RowIterator struct {
 	rr      *rowReader
+	alt     *foreignReader // ORC and Avro files (foreign.go)
 	vals    []colReader
 	err     error
 	deleted DeletionVector
@@ -767,6 +836,19 @@ type RowIterator struct {
 
 // Rows reads an append file (or the value columns of a primary-key file).
 func (f *File) Rows(p Projection) (*RowIterator, error) {
+	if f.alien != nil {
+		var srcs []int
+		var types []sql.DataType
+		vals, err := f.foreignProjected(p, "", &srcs, &types)
+		if err != nil {
+			return nil, err
+		}
+		fr, err := f.foreignReader(srcs, types, vals, p)
+		if err != nil {
+			return nil, err
+		}
+		return &RowIterator{alt: fr, deleted: p.Deleted}, nil
+	}
 	vals, err := f.projected(p, "")
 	if err != nil {
 		return nil, err
@@ -776,6 +858,9 @@ func (f *File) Rows(p Projection) (*RowIterator, error) {
 
 // Next returns the next row or nil.
 func (it *RowIterator) Next() []any {
+	if it.alt != nil {
+		return it.nextForeign()
+	}
 	for {
 		r := it.next()
 		if r == nil || it.deleted == nil || !it.deleted.IsDeleted(it.rr.pos-1) {
@@ -798,7 +883,12 @@ func (it *RowIterator) next() []any {
 func (it *RowIterator) Error() error { return it.err }
 
 // Close releases the iterator.
-func (it *RowIterator) Close() error { it.rr.closeCursors(); return nil }
+func (it *RowIterator) Close() error {
+	if it.rr != nil {
+		it.rr.closeCursors()
+	}
+	return nil
+}
 
 // timeUnit returns the unit of an INT64 TIMESTAMP column, or 0 if the
 // column has no timestamp annotation.

@@ -197,6 +197,9 @@ func (w *ocfWriter) finish() ([]byte, error) {
 // (hamba/avro's generic form, with the writer's schema: fields are then
 // looked up by name, which is how Java reads files of other versions).
 func readOCF(data []byte) ([]map[string]any, error) {
+	if len(data) >= 3 && string(data[:3]) == "ORC" {
+		return readORCRecords(data)
+	}
 	d, meta, sync, err := readHeader(data)
 	if err != nil {
 		return nil, err
@@ -253,14 +256,11 @@ func Header(data []byte) (schema, codec string, err error) {
 	return string(meta["avro.schema"]), string(meta["avro.codec"]), nil
 }
 
-// ErrUnsupportedFormat is wrapped when a metadata file is in a format
-// sqlrun does not read (an ORC manifest: 'manifest.format' = 'orc').
+// ErrUnsupportedFormat is wrapped when a metadata file uses a feature
+// sqlrun does not read (an ORC manifest with LZO compression, say).
 var ErrUnsupportedFormat = errors.New("unsupported manifest format")
 
 func readHeader(data []byte) (*dec, map[string][]byte, []byte, error) {
-	if len(data) >= 3 && string(data[:3]) == "ORC" {
-		return nil, nil, nil, fmt.Errorf("%w: the file is ORC, written with 'manifest.format' = 'orc'; sqlrun reads Avro manifests only (Paimon's default 'manifest.format' = 'avro')", ErrUnsupportedFormat)
-	}
 	if len(data) < 4 || !bytes.Equal(data[:4], magic) {
 		return nil, nil, nil, errors.New("not an Avro object container file (bad magic)")
 	}

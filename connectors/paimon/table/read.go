@@ -313,7 +313,7 @@ func (r *rawRows) openNext() bool {
 		r.err = err
 		return false
 	}
-	proj := format.Projection{FileFields: fileSchema.Fields, Fields: want}
+	proj := format.Projection{FileFields: fileSchema.Fields, Fields: want, ORCInstantLTZ: r.t.orcInstantLTZ()}
 	if deleted != nil {
 		proj.Deleted = deleted
 	}

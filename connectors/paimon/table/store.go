@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,13 +24,14 @@ import (
 // file it knows, restored or written, because FileMeta carries only what
 // the merge tree needs and the commit needs the rest (stats, schema id).
 type bucketStore struct {
-	t      *Table
-	dir    string
-	part   []byte
-	bucket int
-	names  *format.FileNames
-	wopts  format.WriterOptions
-	target int64
+	t        *Table
+	dir      string
+	part     []byte
+	bucket   int
+	names    *format.FileNames
+	wopts    format.WriterOptions
+	woptsErr error
+	target   int64
 
 	mu    sync.Mutex
 	metas map[string]manifest.DataFileMeta
@@ -44,15 +46,22 @@ func (t *Table) newBucketStore(part []byte, bucket int) (*bucketStore, error) {
 	}
 	s := &bucketStore{t: t, dir: format.BucketDir(t.Root, pp, bucket), part: part, bucket: bucket,
 		names: format.NewFileNames(t.fileFormat()), metas: map[string]manifest.DataFileMeta{}}
-	s.wopts, err = t.writerOptions()
-	if err != nil {
-		return nil, err
-	}
+	// A table whose data files are ORC or Avro is read here too; its
+	// writes fail on the options (newWrite checks them first, and the
+	// writers again).
+	s.wopts, s.woptsErr = t.writerOptions()
 	s.target = t.Options.TargetFileSize(t.PrimaryKey())
 	return s, nil
 }
 
 func (t *Table) fileFormat() string { return t.Options.FileFormat }
+
+// orcInstantLTZ is 'orc.timestamp-ltz.legacy.type' = 'false' (Paimon's
+// OrcOptions; the default, true, stores TIMESTAMP_LTZ values shifted by
+// the writer's zone).
+func (t *Table) orcInstantLTZ() bool {
+	return strings.EqualFold(t.Options.Raw()["orc.timestamp-ltz.legacy.type"], "false")
+}
 
 func (t *Table) writerOptions() (format.WriterOptions, error) {
 	o := format.WriterOptions{Compression: t.Options.FileCompression, StringEncoding: t.Options.StringEncoding, ZstdLevel: t.Options.ZstdLevel}
@@ -175,7 +184,7 @@ func (t *Table) openKV(dir string, m manifest.DataFileMeta, level int, deleted f
 	if err != nil {
 		return nil, err
 	}
-	proj := format.Projection{FileFields: fileSchema.Fields, Fields: t.Schema.Fields}
+	proj := format.Projection{FileFields: fileSchema.Fields, Fields: t.Schema.Fields, ORCInstantLTZ: t.orcInstantLTZ()}
 	if deleted != nil {
 		proj.Deleted = deleted
 	}
@@ -231,6 +240,9 @@ func (r *rollingKV) open() error {
 		r.name = r.s.names.Changelog()
 	} else {
 		r.name = r.s.names.Data()
+	}
+	if r.s.woptsErr != nil {
+		return r.s.woptsErr
 	}
 	out, err := r.s.t.FIO.Create(fs.Join(r.s.dir, r.name))
 	if err != nil {

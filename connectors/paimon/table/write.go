@@ -513,6 +513,9 @@ type appendWriter struct {
 
 func (a *appendWriter) write(row []any) error {
 	if a.w == nil {
+		if a.s.woptsErr != nil {
+			return a.s.woptsErr
+		}
 		a.name = a.s.names.Data()
 		out, err := a.s.t.FIO.Create(fs.Join(a.s.dir, a.name))
 		if err != nil {
