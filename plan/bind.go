@@ -283,6 +283,8 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		return rel, scopeOf(rel, x.Alias), nil
 	case *ast.Join:
 		return b.bindJoin(x)
+	case *ast.TableFunctionRef:
+		return b.bindWindowTVF(x)
 	}
 	return nil, nil, fmt.Errorf("bind: unknown FROM item %T", t)
 }

@@ -67,6 +67,11 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 		if !in.IsInsertOnly() {
 			k = k.With(sql.Delete)
 		}
+	case *WindowAggregate:
+		k = modifyKinds(n.input(), mk)
+		if n.Phase != 1 {
+			k = sql.InsertOnly
+		}
 	case *SortLimit, *Rank:
 		modifyKinds(n.input(), mk)
 		k = kindsOf(sql.All)

@@ -43,6 +43,11 @@ func (b *binder) convert(r Node) (Node, error) {
 		}
 		return newJoin(l, rt, r.Cond, r.JoinType), nil
 	case *LogicalAggregate:
+		if b.streaming {
+			if w, ok, err := b.convertWindowAggregate(r); err != nil || ok {
+				return w, err
+			}
+		}
 		in, err := b.convert(r.input())
 		if err != nil {
 			return nil, err
@@ -52,6 +57,8 @@ func (b *binder) convert(r Node) (Node, error) {
 		}
 		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0}
 		return &GroupAggregate{base: row(r.names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...)}, nil
+	case *LogicalWindowTableFunction:
+		return nil, sql.Errorf(sql.TableException, "sqlrun cannot run a window table function without a window aggregate (GROUP BY window_start, window_end) yet")
 	case *LogicalWatermarkAssigner:
 		in, err := b.convert(r.input())
 		if err != nil {

@@ -258,6 +258,8 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		return b.batchAggregate(n, path)
 	case *plan.WatermarkAssigner:
 		return b.watermarkAssigner(n, path)
+	case *plan.WindowAggregate:
+		return b.windowAggregate(n, path)
 	}
 	in, err := b.build(n.Inputs()[0], path+".0")
 	if err != nil {

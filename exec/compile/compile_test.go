@@ -56,6 +56,9 @@ func (e *env) ddl(t *testing.T, text string) {
 		for _, o := range x.Options {
 			tb.Options[o.Key] = o.Value
 		}
+		if w := x.Watermark; w != nil {
+			tb.Watermark = &catalog.Watermark{Column: w.Column, Expr: w.Expr.String(), ExprAST: w.Expr}
+		}
 		if err := e.cat.CreateTable(catalog.DefaultDatabase, x.Name.Table, tb, false); err != nil {
 			t.Fatal(err)
 		}

@@ -263,6 +263,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "join" {
 				return runJoin(t, td)
 			}
+			if td.Cmd == "window" {
+				return runWindow(t, td)
+			}
 			in := types(t, td, "in")
 			outT := types(t, td, "out")
 			var rows []sql.Row

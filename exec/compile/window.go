@@ -1,0 +1,59 @@
+package compile
+
+import (
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/operators"
+	"github.com/sqlrun/sqlrun/plan"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// windowAggregate runs a WindowAggregate, or a GlobalWindowAggregate with
+// its LocalWindowAggregate, as one event-time window operator behind the
+// plan's Exchange (the local phase is a pre-aggregation the result does
+// not need, as for batch aggregates).
+func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, error) {
+	one := n
+	if n.Phase == 2 {
+		one = n.Local()
+	}
+	var exchange *plan.Exchange
+	src := one.Inputs()[0]
+	if n.Phase == 2 {
+		exchange, _ = n.Inputs()[0].(*plan.Exchange)
+	} else if ex, ok := src.(*plan.Exchange); ok {
+		exchange, src = ex, ex.Inputs()[0]
+	}
+	in, err := b.build(src, path+".0")
+	if err != nil {
+		return edge{}, err
+	}
+	in.exchanged = true
+	p := b.defaultP
+	if exchange == nil || exchange.Single || len(one.Group) == 0 {
+		in.part = runtime.Partitioning{Kind: runtime.Global}
+		p = 1
+	} else {
+		in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: one.Group}
+	}
+	spec := operators.WindowSpec{TimeCol: one.TimeCol, GroupKeys: one.Group, WindowTime: n.WindowTime,
+		Size: one.Window.Size, Slide: one.Window.Slide, Step: one.Window.Step, Offset: one.Window.Offset}
+	switch one.Window.Func {
+	case "HOP":
+		spec.Kind = operators.Hop
+	case "CUMULATE":
+		spec.Kind = operators.Cumulate
+	}
+	for _, a := range one.Aggs {
+		s, err := aggSpec(a)
+		if err != nil {
+			return edge{}, err
+		}
+		if a.Distinct || a.Retract {
+			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a window aggregate yet", a.Func)
+		}
+		spec.Aggs = append(spec.Aggs, s)
+	}
+	v := b.g.AddOperator(uid(path, n), n.Name(), operators.WindowAggregate(spec), p)
+	b.connect(in, v, p)
+	return edge{vertex: v, p: p}, nil
+}

@@ -1,0 +1,239 @@
+package operators
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/internal/box"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// WindowKind is a window table-valued function.
+type WindowKind uint8
+
+const (
+	// Tumble is TUMBLE(size [, offset]).
+	Tumble WindowKind = iota
+	// Hop is HOP(slide, size [, offset]).
+	Hop
+	// Cumulate is CUMULATE(step, max size [, offset]).
+	Cumulate
+)
+
+// WindowSpec configures WindowAggregate. Durations are milliseconds.
+type WindowSpec struct {
+	Kind WindowKind
+	// Size is the window size (CUMULATE: the max size); Slide is HOP's
+	// slide, Step CUMULATE's step.
+	Size, Slide, Step, Offset int64
+	// TimeCol is the rowtime column (a TIMESTAMP(3)).
+	TimeCol   int
+	GroupKeys []int
+	Aggs      []AggSpec
+	// WindowTime also emits window_time (window_end - 1 ms).
+	WindowTime bool
+}
+
+// sliceSize is the unit a row's lateness is judged by, as Flink's
+// SliceAssigners: the window (TUMBLE), the slide (HOP) or the step
+// (CUMULATE).
+func (s *WindowSpec) sliceSize() int64 {
+	switch s.Kind {
+	case Hop:
+		return s.Slide
+	case Cumulate:
+		return s.Step
+	}
+	return s.Size
+}
+
+// windowStart is Flink's TimeWindow.getWindowStartWithOffset.
+func windowStart(ts, offset, size int64) int64 {
+	return ts - (ts-offset+size)%size
+}
+
+// windows calls fn with every window [start, end) a row at ts belongs to.
+func (s *WindowSpec) windows(ts int64, fn func(start, end int64) error) error {
+	switch s.Kind {
+	case Hop:
+		for start := windowStart(ts, s.Offset, s.Slide); start > ts-s.Size; start -= s.Slide {
+			if err := fn(start, start+s.Size); err != nil {
+				return err
+			}
+		}
+	case Cumulate:
+		start := windowStart(ts, s.Offset, s.Size)
+		for end := windowStart(ts, s.Offset, s.Step) + s.Step; end <= start+s.Size; end += s.Step {
+			if err := fn(start, end); err != nil {
+				return err
+			}
+		}
+	default:
+		start := windowStart(ts, s.Offset, s.Size)
+		return fn(start, start+s.Size)
+	}
+	return nil
+}
+
+// WindowAggregate is Flink's event-time window aggregation over a window
+// TVF (WindowAggregate / SlicingWindowOperator): rows are added to every
+// window their rowtime falls in, per group key; when the watermark reaches
+// a window's end - 1 the window fires once, emitting one insert row per
+// group (keys, aggregates, window_start, window_end[, window_time]) and
+// dropping its state. A row whose slice has already fired is late and
+// dropped, as Flink drops it. Pending windows are keyed state, so they
+// survive checkpoints and restores and fire after a restore.
+func WindowAggregate(spec WindowSpec) runtime.OperatorFactory {
+	return func(int, int) (runtime.Operator, error) {
+		w := &windowAgg{spec: spec, agg: groupAgg{spec: AggregateSpec{GroupKeys: spec.GroupKeys, Aggs: spec.Aggs}}}
+		return w, nil
+	}
+}
+
+type windowAgg struct {
+	runtime.Base
+	spec WindowSpec
+	agg  groupAgg // the accumulators, keyed by window and group
+	// pending indexes the windows in state by end (Flink's timers): the
+	// state keys of each end, rebuilt from the state on restore.
+	pending map[int64]map[string]struct{}
+	ends    []int64 // sorted ends of pending
+	wm      int64   // current watermark
+	enc     state.Encoder
+}
+
+// windowKey is the state key: window end and start (big-endian, sign bit
+// flipped, so keys sort by end) and the group key.
+func (w *windowAgg) windowKey(start, end int64, group []byte) string {
+	b := make([]byte, 16, 16+len(group))
+	binary.BigEndian.PutUint64(b, uint64(end)^(1<<63))
+	binary.BigEndian.PutUint64(b[8:], uint64(start)^(1<<63))
+	return string(append(b, group...))
+}
+
+func parseWindowKey(k string) (start, end int64) {
+	return int64(binary.BigEndian.Uint64([]byte(k[8:16])) ^ (1 << 63)), int64(binary.BigEndian.Uint64([]byte(k[:8])) ^ (1 << 63))
+}
+
+func (w *windowAgg) Open(ctx *runtime.Context, restored []byte) error {
+	w.wm = runtime.MinWatermark
+	w.pending = map[int64]map[string]struct{}{}
+	// Window state is cleaned up by its timers, never by
+	// table.exec.state.ttl (Flink's window aggregate ignores it).
+	var b *state.Backend
+	if ctx != nil && ctx.State != nil {
+		b = &state.Backend{Store: ctx.State.Store}
+	}
+	var err error
+	if w.agg.groups, err = state.NewTable(b, "windows", groupCodec(w.spec.Aggs)); err != nil {
+		return err
+	}
+	if restored == nil {
+		return nil
+	}
+	if err := w.agg.groups.Restore(restored); err != nil {
+		return err
+	}
+	return w.agg.groups.Range(func(k string, _ *group) error {
+		_, end := parseWindowKey(k)
+		w.track(end, k)
+		return nil
+	})
+}
+
+func (w *windowAgg) track(end int64, k string) {
+	keys := w.pending[end]
+	if keys == nil {
+		keys = map[string]struct{}{}
+		w.pending[end] = keys
+		i := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= end })
+		w.ends = append(w.ends, 0)
+		copy(w.ends[i+1:], w.ends[i:])
+		w.ends[i] = end
+	}
+	keys[k] = struct{}{}
+}
+
+func (w *windowAgg) Snapshot(int64) ([]byte, error) { return w.agg.groups.Snapshot() }
+
+func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) error {
+	slice := w.spec.sliceSize()
+	for _, r := range rows {
+		if r.Kind != sql.Insert {
+			return fmt.Errorf("WindowAggregate expects insert-only input, got %s", r.Kind)
+		}
+		ts, ok := r.Values[w.spec.TimeCol].(sql.TimestampData)
+		if !ok {
+			return fmt.Errorf("WindowAggregate: rowtime is %T, not a TIMESTAMP", r.Values[w.spec.TimeCol])
+		}
+		// Late: the row's slice has fired (Flink's isWindowFired).
+		if sliceEnd := windowStart(ts.Millis, w.spec.Offset, slice) + slice; w.wm >= sliceEnd-1 {
+			continue
+		}
+		w.enc.Buf = w.enc.Buf[:0]
+		if err := state.AppendKey(&w.enc, r, w.spec.GroupKeys); err != nil {
+			return fmt.Errorf("WindowAggregate key: %w", err)
+		}
+		err := w.spec.windows(ts.Millis, func(start, end int64) error {
+			k := w.windowKey(start, end, w.enc.Buf)
+			grp, ok, err := w.agg.groups.Get(k)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				grp = &group{key: box.Compact(project(r, w.spec.GroupKeys)), accs: make([]acc, len(w.spec.Aggs))}
+				w.track(end, k)
+			}
+			if err := w.agg.apply(grp, r, true); err != nil {
+				return err
+			}
+			return w.agg.groups.Put(k, grp)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ProcessWatermark fires the windows whose end - 1 the watermark reached,
+// in the order of their ends, each window's groups in key order.
+func (w *windowAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
+	w.wm = wm
+	for len(w.ends) > 0 && w.ends[0]-1 <= wm {
+		end := w.ends[0]
+		keys := make([]string, 0, len(w.pending[end]))
+		for k := range w.pending[end] {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			grp, ok, err := w.agg.groups.Get(k)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			vals, err := w.agg.result(grp)
+			if err != nil {
+				return err
+			}
+			start, _ := parseWindowKey(k)
+			vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end})
+			if w.spec.WindowTime {
+				vals = append(vals, sql.TimestampData{Millis: end - 1})
+			}
+			out.Emit(sql.Row{Kind: sql.Insert, Values: vals})
+			if err := w.agg.groups.Delete(k); err != nil {
+				return err
+			}
+		}
+		delete(w.pending, end)
+		w.ends = w.ends[1:]
+	}
+	return nil
+}

@@ -1,0 +1,552 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/expr"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+const keyAggPhaseStrategy = "table.optimizer.agg-phase-strategy"
+
+// Windowing is a window TVF's window: TUMBLE(size [, offset]),
+// HOP(slide, size [, offset]) or CUMULATE(step, max size [, offset]), in
+// milliseconds.
+type Windowing struct {
+	Func                      string // TUMBLE, HOP, CUMULATE
+	Size, Slide, Step, Offset int64
+}
+
+// spec is Flink's WindowSpec.toSummaryString after the time column part.
+func (w Windowing) spec() string {
+	var s string
+	switch w.Func {
+	case "HOP":
+		s = "size=[" + formatDuration(w.Size) + "], slide=[" + formatDuration(w.Slide) + "]"
+	case "CUMULATE":
+		s = "max_size=[" + formatDuration(w.Size) + "], step=[" + formatDuration(w.Step) + "]"
+	default:
+		s = "size=[" + formatDuration(w.Size) + "]"
+	}
+	if w.Offset != 0 {
+		s += ", offset=[" + formatDuration(w.Offset) + "]"
+	}
+	return s
+}
+
+// formatDuration is Flink's TimeUtils.formatWithHighestUnit: the largest
+// unit that divides the duration ("15 min", "1 h", "500 ms").
+func formatDuration(ms int64) string {
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{86400000, "d"}, {3600000, "h"}, {60000, "min"}, {1000, "s"}} {
+		if ms != 0 && ms%u.n == 0 {
+			return strconv.FormatInt(ms/u.n, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(ms, 10) + " ms"
+}
+
+// LogicalWindowTableFunction is a window TVF in FROM (Calcite's
+// LogicalTableFunctionScan of TUMBLE/HOP/CUMULATE): its input's row plus
+// window_start, window_end and window_time.
+type LogicalWindowTableFunction struct {
+	base
+	TimeCol int
+	Window  Windowing
+}
+
+func (*LogicalWindowTableFunction) Name() string { return "LogicalTableFunctionScan" }
+
+func (n *LogicalWindowTableFunction) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *LogicalWindowTableFunction) describe(f Format) string {
+	args := []string{"$" + strconv.Itoa(len(n.input().Names())-1), "DESCRIPTOR($" + strconv.Itoa(n.TimeCol) + ")"}
+	lit := func(ms int64) string { return strconv.FormatInt(ms, 10) + ":INTERVAL " + intervalUnit(ms) }
+	switch n.Window.Func {
+	case "HOP":
+		args = append(args, lit(n.Window.Slide), lit(n.Window.Size))
+	case "CUMULATE":
+		args = append(args, lit(n.Window.Step), lit(n.Window.Size))
+	default:
+		args = append(args, lit(n.Window.Size))
+	}
+	if n.Window.Offset != 0 {
+		args = append(args, lit(n.Window.Offset))
+	}
+	var fields []string
+	in := n.input().Names()
+	for i, name := range n.names {
+		t := strings.NewReplacer(" CHARACTER SET \"UTF-16LE\"", "", "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "TIMESTAMP_LTZ").Replace(calciteType(n.types[i].WithNullable(true)))
+		switch {
+		case i == n.TimeCol || i == len(in)+2:
+			t += " *ROWTIME*"
+		case i < len(in) && timeAttribute(n.input(), i) == "proctime":
+			t += " *PROCTIME*"
+		}
+		fields = append(fields, t+" "+name)
+	}
+	return "LogicalTableFunctionScan(invocation=[" + n.Window.Func + "(" + strings.Join(args, ", ") +
+		")], rowType=[RecordType(" + strings.Join(fields, ", ") + ")])"
+}
+
+func intervalUnit(ms int64) string {
+	switch {
+	case ms%86400000 == 0:
+		return "DAY"
+	case ms%3600000 == 0:
+		return "HOUR"
+	case ms%60000 == 0:
+		return "MINUTE"
+	}
+	return "SECOND"
+}
+
+// WindowAggregate is Flink's StreamPhysicalWindowAggregate (Phase 0), or
+// its two phases LocalWindowAggregate (1) and GlobalWindowAggregate (2).
+// One-phase and local read the window from TimeCol; the output of
+// one-phase and global is the group keys, the aggregates, window_start,
+// window_end (and window_time); local's is the keys, the accumulators
+// and $slice_end.
+type WindowAggregate struct {
+	base
+	Group      []int
+	Aggs       []AggCall
+	TimeCol    int
+	Window     Windowing
+	WindowTime bool
+	Phase      int
+}
+
+func (n *WindowAggregate) Name() string {
+	switch n.Phase {
+	case 1:
+		return "LocalWindowAggregate"
+	case 2:
+		return "GlobalWindowAggregate"
+	}
+	return "WindowAggregate"
+}
+
+func (n *WindowAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+// Local is a global phase's LocalWindowAggregate below its Exchange.
+func (n *WindowAggregate) Local() *WindowAggregate {
+	in := n.input()
+	if ex, ok := in.(*Exchange); ok {
+		in = ex.input()
+	}
+	l, _ := in.(*WindowAggregate)
+	return l
+}
+
+func (n *WindowAggregate) describe(Format) string {
+	in := n.input().Names()
+	var sel []string
+	window := n.Window.Func + "(time_col=[" + in[max(n.TimeCol, 0)] + "], " + n.Window.spec() + ")"
+	switch n.Phase {
+	case 1:
+		bufs, _ := accBuffers(n.Aggs, func(a AggCall) sql.DataType { return n.input().Types()[a.Args[0]] })
+		for _, g := range n.Group {
+			sel = append(sel, in[g])
+		}
+		for i, a := range n.Aggs {
+			as := bufs[i][0]
+			if len(bufs[i]) > 1 {
+				as = "(" + strings.Join(bufs[i], ", ") + ")"
+			}
+			sel = append(sel, aggString(a, in)+" AS "+as)
+		}
+		sel = append(sel, "slice_end('w$) AS $slice_end")
+	case 2:
+		local := n.Local()
+		window = n.Window.Func + "(slice_end=[$slice_end], " + n.Window.spec() + ")"
+		bufs, _ := accBuffers(local.Aggs, func(a AggCall) sql.DataType { return local.input().Types()[a.Args[0]] })
+		for i := range n.Group {
+			sel = append(sel, in[i])
+		}
+		for i, a := range n.Aggs {
+			arg := strings.Join(bufs[i], ", ")
+			if len(bufs[i]) > 1 {
+				arg = "(" + arg + ")"
+			}
+			sel = append(sel, a.Func+"("+arg+") AS "+a.Name)
+		}
+	default:
+		for _, g := range n.Group {
+			sel = append(sel, in[g])
+		}
+		for _, a := range n.Aggs {
+			sel = append(sel, aggString(a, in)+" AS "+a.Name)
+		}
+	}
+	if n.Phase != 1 {
+		k := len(n.Group) + len(n.Aggs)
+		sel = append(sel, "start('w$) AS "+n.names[k], "end('w$) AS "+n.names[k+1])
+		if n.WindowTime {
+			sel = append(sel, "rowtime('w$) AS "+n.names[k+2])
+		}
+	}
+	s := n.Name() + "("
+	if len(n.Group) > 0 {
+		if n.Phase == 2 {
+			s += "groupBy=[" + strings.Join(in[:len(n.Group)], ", ") + "], "
+		} else {
+			s += "groupBy=[" + names(in, n.Group) + "], "
+		}
+	}
+	return s + "window=[" + window + "], select=[" + strings.Join(sel, ", ") + "])"
+}
+
+// bindWindowTVF binds TABLE(TUMBLE|HOP|CUMULATE(TABLE t, DESCRIPTOR(col),
+// interval, ...)) as Flink's SqlWindowTableFunction validates it.
+func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
+	var params []string
+	switch x.Name {
+	case "TUMBLE":
+		params = []string{"DATA", "TIMECOL", "SIZE", "OFFSET"}
+	case "HOP":
+		params = []string{"DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"}
+	case "CUMULATE":
+		params = []string{"DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"}
+	case "SESSION":
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support SESSION windows yet")
+	default:
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support the table function %s yet", x.Name)
+	}
+	sig := x.Name + "(TABLE table_name, DESCRIPTOR(timecol), datetime interval[, datetime interval])"
+	if x.Name != "TUMBLE" {
+		sig = x.Name + "(TABLE table_name, DESCRIPTOR(timecol), datetime interval, datetime interval[, datetime interval])"
+	}
+	args := map[string]ast.TableFuncArg{}
+	for i, a := range x.Args {
+		name := strings.ToUpper(a.Name)
+		if name == "" && i < len(params) {
+			name = params[i]
+		}
+		args[name] = a
+	}
+	signatureErr := func() error {
+		return validationErr(x.At, len(x.Name), "Invalid number of arguments to function '%s'. Was expecting %d arguments", x.Name, len(params)-1)
+	}
+	if len(x.Args) < len(params)-1 || len(x.Args) > len(params) {
+		return nil, nil, signatureErr()
+	}
+	data, ok := args["DATA"]
+	if !ok || data.Table == nil {
+		return nil, nil, sql.Errorf(sql.ValidationException, "Illegal first argument to Window TVF: Note that the DATA param must be the first")
+	}
+	in, sc, err := b.bindFrom(&ast.TableRef{Node: data.Node, Name: *data.Table})
+	if err != nil {
+		return nil, nil, err
+	}
+	tc, ok := args["TIMECOL"]
+	if !ok || len(tc.Descriptor) != 1 {
+		return nil, nil, sql.Errorf(sql.ValidationException, "Illegal second argument to Window TVF: Expecting TIMECOL")
+	}
+	timeCol := -1
+	for i, n := range in.Names() {
+		if strings.EqualFold(n, tc.Descriptor[0]) {
+			timeCol = i
+		}
+	}
+	if timeCol < 0 {
+		return nil, nil, validationErr(tc.At, len(tc.Descriptor[0]), "Unknown identifier '%s'", tc.Descriptor[0])
+	}
+	tt := in.Types()[timeCol]
+	if tt.Root != sql.TypeTimestamp && tt.Root != sql.TypeTimestampLTZ {
+		return nil, nil, sql.Errorf(sql.ValidationException,
+			"The window function %s requires the timecol to be TIMESTAMP or TIMESTAMP_LTZ, but is %s.\nBesides, the timecol must be a time attribute type in streaming mode.",
+			sig, tt.WithNullable(true))
+	}
+	if !b.streaming {
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support window table functions in batch mode yet")
+	}
+	switch timeAttribute(in, timeCol) {
+	case "rowtime":
+	case "proctime":
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support windows on processing time yet")
+	default:
+		return nil, nil, sql.Errorf(sql.ValidationException, "Window can only be defined on a time attribute column, but is type of %s", tt.WithNullable(true))
+	}
+	if tt.Root == sql.TypeTimestampLTZ {
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support windows on a TIMESTAMP_LTZ rowtime yet")
+	}
+	interval := func(name string) (int64, error) {
+		a, ok := args[name]
+		if !ok {
+			return 0, nil
+		}
+		if a.Expr == nil {
+			return 0, signatureErr()
+		}
+		// An INTERVAL is a TVF operand (bindExpr refuses INTERVAL values).
+		b.exprDepth++
+		e, err := b.bindExprIn(a.Expr, &scope{}, nil)
+		b.exprDepth--
+		if err != nil {
+			return 0, err
+		}
+		ev, err := Compile(e)
+		if err != nil {
+			return 0, err
+		}
+		v, err := ev(nil)
+		if err != nil {
+			return 0, err
+		}
+		iv, ok := v.(expr.Interval)
+		if !ok {
+			return 0, sql.Errorf(sql.ValidationException, "Cannot apply '%s' to arguments: the window %s must be a day-time INTERVAL", x.Name, strings.ToLower(name))
+		}
+		return iv.Millis, nil
+	}
+	w := Windowing{Func: x.Name}
+	if w.Size, err = interval("SIZE"); err != nil {
+		return nil, nil, err
+	}
+	if w.Slide, err = interval("SLIDE"); err != nil {
+		return nil, nil, err
+	}
+	if w.Step, err = interval("STEP"); err != nil {
+		return nil, nil, err
+	}
+	if w.Offset, err = interval("OFFSET"); err != nil {
+		return nil, nil, err
+	}
+	if w.Size <= 0 || (x.Name == "HOP" && w.Slide <= 0) || (x.Name == "CUMULATE" && w.Step <= 0) {
+		return nil, nil, sql.Errorf(sql.ValidationException, "The window size, slide and step of %s must be positive", x.Name)
+	}
+	// Flink's SliceAssigners.
+	if x.Name == "HOP" && w.Size%w.Slide != 0 {
+		return nil, nil, sql.Errorf(sql.TableException,
+			"HOP table function based aggregate requires size must be an integral multiple of slide, but got size %dms and slide %dms", w.Size, w.Slide)
+	}
+	if x.Name == "CUMULATE" && w.Size%w.Step != 0 {
+		return nil, nil, sql.Errorf(sql.TableException,
+			"CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %dms and step %dms", w.Size, w.Step)
+	}
+	names := append(append([]string(nil), in.Names()...), "window_start", "window_end", "window_time")
+	types := append(append([]sql.DataType(nil), in.Types()...), sql.Timestamp(3).NotNull(), sql.Timestamp(3).NotNull(), tt.NotNull())
+	n := &LogicalWindowTableFunction{base: row(names, types, in), TimeCol: timeCol, Window: w}
+	q := ""
+	if len(sc.cols) > 0 {
+		q = sc.cols[0].qualifier
+	}
+	if x.Alias != "" {
+		q = x.Alias
+	}
+	return n, scopeOf(n, q), nil
+}
+
+// timeAttribute reports whether field i of n is a rowtime (a
+// WATERMARK FOR column) or proctime (PROCTIME()) attribute, following it
+// through projections and filters.
+func timeAttribute(n Node, i int) string {
+	switch x := n.(type) {
+	case *LogicalWatermarkAssigner:
+		if i == x.Rowtime {
+			return "rowtime"
+		}
+		return timeAttribute(x.input(), i)
+	case *LogicalProject:
+		switch e := x.Exprs[i].(type) {
+		case *InputRef:
+			return timeAttribute(x.input(), e.Index)
+		case *Call:
+			if e.Op == "PROCTIME" {
+				return "proctime"
+			}
+		}
+	case *LogicalFilter:
+		return timeAttribute(x.input(), i)
+	case *LogicalWindowTableFunction:
+		if i < len(x.input().Names()) {
+			return timeAttribute(x.input(), i)
+		}
+		if i == len(x.input().Names())+2 {
+			return timeAttribute(x.input(), x.TimeCol)
+		}
+	}
+	return ""
+}
+
+// convertWindowAggregate plans an aggregate grouped by window_start and
+// window_end of a window TVF below it (through a Calc) as Flink's
+// StreamPhysicalWindowAggregateRule: the TVF merges into the aggregate,
+// the Calc below keeps the fields the aggregate reads plus the time
+// column, and a Calc above restores the aggregate's field order. With
+// table.optimizer.agg-phase-strategy other than ONE_PHASE and mergeable
+// aggregates it is split into LocalWindowAggregate and
+// GlobalWindowAggregate (TwoStageOptimizedWindowAggregateRule). ok is
+// false when r is not such an aggregate.
+func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error) {
+	var exprs []Expr
+	var cond Expr
+	var tvf *LogicalWindowTableFunction
+	var calcNames []string
+	switch x := r.input().(type) {
+	case *LogicalCalc:
+		if tvf, _ = x.input().(*LogicalWindowTableFunction); tvf == nil {
+			return nil, false, nil
+		}
+		exprs, cond, calcNames = x.Exprs, x.Cond, x.names
+	case *LogicalWindowTableFunction:
+		tvf, exprs, calcNames = x, identity(x.types), x.names
+	default:
+		return nil, false, nil
+	}
+	nIn := len(tvf.input().Names())
+	windowRef := func(e Expr) int {
+		if ref, ok := e.(*InputRef); ok && ref.Index >= nIn {
+			return ref.Index - nIn
+		}
+		return -1
+	}
+	var hasStart, hasEnd, hasTime bool
+	for _, g := range r.Group {
+		switch windowRef(exprs[g]) {
+		case 0:
+			hasStart = true
+		case 1:
+			hasEnd = true
+		case 2:
+			hasTime = true
+		}
+	}
+	if !hasStart || !hasEnd {
+		return nil, false, nil
+	}
+	uses := func(e Expr) bool {
+		used := map[int]bool{}
+		refs(e, used)
+		for f := range used {
+			if f >= nIn {
+				return true
+			}
+		}
+		return false
+	}
+	if cond != nil && uses(cond) {
+		return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot filter on window columns below a window aggregate yet")
+	}
+	in, err := b.convert(tvf.input())
+	if err != nil {
+		return nil, false, err
+	}
+	// The Calc below: the calc's fields that are not window columns, in
+	// order, then the time column.
+	var below []Expr
+	var belowNames []string
+	pos := map[int]int{}
+	for i, e := range exprs {
+		if windowRef(e) >= 0 {
+			continue
+		}
+		if uses(e) {
+			return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot aggregate window columns in a window aggregate yet")
+		}
+		pos[i] = len(below)
+		below = append(below, e)
+		belowNames = append(belowNames, calcNames[i])
+	}
+	timeCol := len(below)
+	below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
+	belowNames = append(belowNames, uniquify(append(append([]string(nil), belowNames...), tvf.names[tvf.TimeCol]))[len(belowNames)])
+	calc := newCalc(in, below, cond, belowNames)
+	var group []int
+	var outNames []string
+	var outTypes []sql.DataType
+	var windowCols []int // the aggregate's fields of window_start, window_end, window_time
+	for gi, g := range r.Group {
+		if windowRef(exprs[g]) >= 0 {
+			continue
+		}
+		group = append(group, pos[g])
+		outNames = append(outNames, r.names[gi])
+		outTypes = append(outTypes, r.types[gi])
+	}
+	aggs := make([]AggCall, len(r.Aggs))
+	for i, a := range r.Aggs {
+		a.Args = append([]int(nil), a.Args...)
+		for j, x := range a.Args {
+			p, ok := pos[x]
+			if !ok {
+				return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot aggregate window columns in a window aggregate yet")
+			}
+			a.Args[j] = p
+		}
+		aggs[i] = a
+		outNames = append(outNames, a.Name)
+		outTypes = append(outTypes, a.T)
+	}
+	for _, which := range []int{0, 1, 2} {
+		for gi, g := range r.Group {
+			if windowRef(exprs[g]) == which {
+				windowCols = append(windowCols, gi)
+				outNames = append(outNames, r.names[gi])
+				outTypes = append(outTypes, r.types[gi])
+				break
+			}
+		}
+	}
+	ex := &Exchange{base: sameRow(calc), Keys: append([]int(nil), group...), Single: len(group) == 0}
+	var agg Node
+	if strings.ToUpper(strings.TrimSpace(b.config[keyAggPhaseStrategy])) != "ONE_PHASE" && twoPhaseEligible(aggs) {
+		local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: timeCol, Window: tvf.Window, Phase: 1}
+		bufs, btypes := accBuffers(aggs, func(a AggCall) sql.DataType { return calc.Types()[a.Args[0]] })
+		var ln []string
+		var lt []sql.DataType
+		for _, g := range group {
+			ln = append(ln, calc.Names()[g])
+			lt = append(lt, calc.Types()[g])
+		}
+		for i := range bufs {
+			ln = append(ln, bufs[i]...)
+			lt = append(lt, btypes[i]...)
+		}
+		ln = append(ln, "$slice_end")
+		lt = append(lt, sql.BigInt().NotNull())
+		local.base = row(ln, lt, calc)
+		keys := make([]int, len(group))
+		for i := range keys {
+			keys[i] = i
+		}
+		gex := &Exchange{base: sameRow(local), Keys: keys, Single: len(group) == 0}
+		agg = &WindowAggregate{base: row(outNames, outTypes, gex), Group: keys, Aggs: aggs, TimeCol: -1,
+			Window: tvf.Window, WindowTime: hasTime, Phase: 2}
+	} else {
+		agg = &WindowAggregate{base: row(outNames, outTypes, ex), Group: group, Aggs: aggs, TimeCol: timeCol,
+			Window: tvf.Window, WindowTime: hasTime}
+	}
+	// Back to the aggregate's field order.
+	reorder := make([]Expr, len(r.names))
+	k := 0
+	for gi, g := range r.Group {
+		if windowRef(exprs[g]) >= 0 {
+			continue
+		}
+		reorder[gi] = &InputRef{Index: k, T: outTypes[k]}
+		k++
+	}
+	for i := range aggs {
+		reorder[len(r.Group)+i] = &InputRef{Index: k, T: outTypes[k]}
+		k++
+	}
+	for _, gi := range windowCols {
+		reorder[gi] = &InputRef{Index: k, T: outTypes[k]}
+		k++
+	}
+	return newCalc(agg, reorder, nil, r.names), true, nil
+}
