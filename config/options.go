@@ -41,6 +41,7 @@ const (
 	KeyCheckpointTimeout    = "execution.checkpointing.timeout"
 	KeyWatermarkInterval    = "pipeline.auto-watermark-interval"
 	KeyIdleTimeout          = "table.exec.source.idle-timeout"
+	KeyAggPhaseStrategy     = "table.optimizer.agg-phase-strategy"
 )
 
 // Options are the keys sqlrun knows, with Flink's names, types and
@@ -99,5 +100,7 @@ var Options = []connectors.Option{
 		Description: "How often a WatermarkAssigner emits its watermark (0: every time it advances)."},
 	{Key: KeyIdleTimeout, Type: connectors.Duration, Default: "0 ms",
 		Description: "A source subtask that sees no row for this long is marked idle, so it does not hold back the watermark downstream (0: never)."},
+	{Key: KeyAggPhaseStrategy, Type: connectors.Enum, Default: "AUTO", Enum: []string{"AUTO", "ONE_PHASE", "TWO_PHASE"},
+		Description: "Whether the planner splits aggregates into a local and a global phase (EXPLAIN of window aggregates; sqlrun runs them as one operator)."},
 	{Key: KeyLocalTimeZone, Type: connectors.String, Default: "default", Description: "Session time zone."},
 }

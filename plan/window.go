@@ -4,12 +4,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
-
-const keyAggPhaseStrategy = "table.optimizer.agg-phase-strategy"
 
 // Windowing is a window TVF's window: TUMBLE(size [, offset]),
 // HOP(slide, size [, offset]) or CUMULATE(step, max size [, offset]), in
@@ -503,7 +502,11 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	}
 	ex := &Exchange{base: sameRow(calc), Keys: append([]int(nil), group...), Single: len(group) == 0}
 	var agg Node
-	if strings.ToUpper(strings.TrimSpace(b.config[keyAggPhaseStrategy])) != "ONE_PHASE" && twoPhaseEligible(aggs) {
+	strategy, err := config.Enum(b.config, config.KeyAggPhaseStrategy)
+	if err != nil {
+		return nil, false, err
+	}
+	if strategy != "ONE_PHASE" && twoPhaseEligible(aggs) {
 		local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: timeCol, Window: tvf.Window, Phase: 1}
 		bufs, btypes := accBuffers(aggs, func(a AggCall) sql.DataType { return calc.Types()[a.Args[0]] })
 		var ln []string
