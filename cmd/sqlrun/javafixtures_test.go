@@ -44,6 +44,12 @@ func TestJavaFixturesRead(t *testing.T) {
 			"Lucy | 20 | 1 | 14.1", "Marco | 10 | 0 | 21.1", "Marco2 | 10 | 0 | 31.1", "Paul | 20 | 1 | 18.1",
 			"Skye | 10 | 0 | 21.0", "Skye2 | 10 | 0 | 31.0",
 			"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference. | 10 | 1 | 11.0"}, ""},
+		// ORC with deletion vectors: the batch scan reads above level 0 and
+		// drops the rows the vectors mark (TestWithPKWithDvBatchScanSnapshot6).
+		{"orc_pk_dv", "pk_table_scan_and_read_dv", "pk_table_scan_and_read_dv", "f0, f1, f2, f3", []string{
+			"Alex | 10 | 0 | 16.1", "Alice | 10 | 1 | 19.1", "Bob | 10 | 0 | 12.1", "David | 10 | 0 | 17.1", "Emily | 10 | 0 | 13.1",
+			"Lucy | 20 | 1 | 14.1", "Paul | 20 | 1 | 18.1",
+			"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference. | 10 | 1 | 11.0"}, ""},
 		// ORC ROW/ARRAY/MAP columns in a PK table with DELETE and
 		// UPDATE_BEFORE rows (TestWithPKWithNestedType).
 		{"orc_pk_nested", "pk_table_nested_type", "pk_table_nested_type", "shopId, dt, hr, col0, col1, col2", []string{
