@@ -18,11 +18,13 @@ build:
 	$(GO) build -o bin/sqlrun ./cmd/sqlrun
 
 # test installs mariadb-server when it is missing and we may (root + apt-get),
+# the S3-compatible server of the object-store tests (scripts/ensure-s3.sh)
 # and the Paimon compatibility test's readers (scripts/compat/install.sh);
 # the Go tests start their own throwaway mariadbd on a temp dir and a
 # loopback port, so nothing here needs a running service.
 test:
 	@bash scripts/ensure-mariadb.sh || echo "make test: MariaDB unavailable; tests that need it will skip and say so"
+	@bash scripts/ensure-s3.sh || echo "make test: no S3-compatible server; the object-store tests will skip and say so"
 	@bash scripts/compat/install.sh || echo "make test: compat readers unavailable; connectors/paimon/compat will skip and say so"
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 30m $(PKGS)

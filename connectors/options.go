@@ -48,9 +48,11 @@ type Option struct {
 }
 
 // sensitiveKeys are the fragments Flink's GlobalConfiguration.isSensitive
-// looks for; options whose key contains one are shown as ******.
+// looks for, and the object store's access key (s3.access-key: Flink shows
+// it; sqlrun treats both halves of an S3 credential as secret); options
+// whose key contains one are shown as ******.
 var sensitiveKeys = []string{"password", "secret", "fs.azure.account.key", "apikey",
-	"auth-params", "service-key", "token", "basic-auth", "jaas.config", "http-headers"}
+	"auth-params", "service-key", "token", "basic-auth", "jaas.config", "http-headers", "access-key"}
 
 // Mask is what a sensitive value is shown as.
 const Mask = "******"

@@ -29,3 +29,24 @@ func LocalPath(p string) (string, error) {
 	}
 	return filepath.FromSlash(p), nil
 }
+
+// objectStoreSchemes are the URI schemes of S3 paths, as Hadoop names them.
+var objectStoreSchemes = []string{"s3://", "s3a://", "s3n://"}
+
+// ObjectStoreKey splits an S3 path (s3://bucket/key, s3a://, s3n://) into
+// its bucket and key; ok is false for any other path.
+func ObjectStoreKey(p string) (bucket, key string, ok bool) {
+	for _, scheme := range objectStoreSchemes {
+		if len(p) >= len(scheme) && strings.EqualFold(p[:len(scheme)], scheme) {
+			bucket, key, _ = strings.Cut(p[len(scheme):], "/")
+			return bucket, strings.Trim(key, "/"), true
+		}
+	}
+	return "", "", false
+}
+
+// IsObjectStorePath reports whether p is an S3 path with a bucket.
+func IsObjectStorePath(p string) bool {
+	b, _, ok := ObjectStoreKey(strings.TrimSpace(p))
+	return ok && b != ""
+}

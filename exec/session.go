@@ -240,7 +240,9 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 	case *ast.CreateCatalog:
 		opts := optionMap(st.Options)
 		if opts["type"] == "paimon" {
-			if err := checkPathScheme(opts["warehouse"], "option 'warehouse' of catalog "+st.Name); err != nil {
+			if connectors.IsObjectStorePath(opts["warehouse"]) {
+				// An S3 warehouse: the catalog's file system checks it.
+			} else if err := checkPathScheme(opts["warehouse"], "option 'warehouse' of catalog "+st.Name); err != nil {
 				return err
 			}
 		}

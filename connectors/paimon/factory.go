@@ -34,9 +34,10 @@ const Identifier = "paimon"
 // need it.
 var ErrNoPath = errors.New("paimon table has no 'path' option")
 
-// localFS is the file system Paimon tables outside a catalog live on; a
-// test swaps it for a counting or failing one (fs.Injecting).
-var localFS = func() fs.FileIO { return fs.NewLocal() }
+// tableFS is the file system a table path lives on: the local one, or the
+// object store its catalog's warehouse is on (fs.For); a test swaps it for
+// a counting or failing one (fs.Injecting).
+var tableFS = func(path string) fs.FileIO { return fs.For(path) }
 
 // Factory is the Paimon table factory (Paimon's FlinkTableFactory).
 type Factory struct{}
@@ -212,7 +213,7 @@ func readStored(decl map[string]string) *schema.TableSchema {
 	if path == "" {
 		return nil
 	}
-	ts, err := schema.NewManager(localFS(), path).Latest()
+	ts, err := schema.NewManager(tableFS(path), path).Latest()
 	if err != nil {
 		return nil
 	}
@@ -649,7 +650,7 @@ func (s *Sink) runtime() (*table.Sink, error) {
 			s.openErr = err
 			return
 		}
-		t, err := table.OpenForSQL(localFS(), path, s.cfg.stored, s.cfg.schema, s.cfg.partition, s.cfg.dynamic(), s.cfg.opts.Bool("auto-create"))
+		t, err := table.OpenForSQL(tableFS(path), path, s.cfg.stored, s.cfg.schema, s.cfg.partition, s.cfg.dynamic(), s.cfg.opts.Bool("auto-create"))
 		if err != nil {
 			s.openErr = err
 			return
@@ -669,9 +670,9 @@ func (s *Sink) runtime() (*table.Sink, error) {
 // Paimon's FlinkTableFactory does; otherwise opening reports it missing.
 func (c *tableConfig) openForRead(path string) (*table.Table, error) {
 	if c.stored == nil && c.opts.Bool("auto-create") {
-		return table.OpenForSQL(localFS(), path, nil, c.schema, c.partition, c.dynamic(), true)
+		return table.OpenForSQL(tableFS(path), path, nil, c.schema, c.partition, c.dynamic(), true)
 	}
-	return table.OpenSchema(localFS(), path, c.stored, c.dynamic())
+	return table.OpenSchema(tableFS(path), path, c.stored, c.dynamic())
 }
 
 // path is the table's directory, from the 'path' option (a file: URI or a

@@ -72,7 +72,7 @@ func ParseKV(s string) (map[string]string, error) {
 
 func openTable(path string, dyn map[string]string) (*table.Table, error) {
 	// table.Open's errors name the path already.
-	return table.Open(localFS(), trimFileScheme(path), dynamicOf(dyn))
+	return table.Open(tableFS(path), trimFileScheme(path), dynamicOf(dyn))
 }
 
 // Compact runs one compaction of the Paimon table at path and commits it

@@ -18,8 +18,8 @@ import (
 // files (schema/schema-N) until the test ends.
 func countSchemaReads(t *testing.T) *int {
 	n := new(int)
-	old := localFS
-	localFS = func() fs.FileIO {
+	old := tableFS
+	tableFS = func(string) fs.FileIO {
 		return fs.NewInjecting(fs.NewLocal(), fs.InjectorFunc(func(op fs.Op, p string) error {
 			if op == fs.OpRead && strings.Contains(filepath.ToSlash(p), "/schema/schema-") {
 				*n++
@@ -27,7 +27,7 @@ func countSchemaReads(t *testing.T) *int {
 			return nil
 		}))
 	}
-	t.Cleanup(func() { localFS = old })
+	t.Cleanup(func() { tableFS = old })
 	return n
 }
 

@@ -41,7 +41,7 @@ func (Factory) SystemTableSchema(sys string, opts map[string]string) (sql.Schema
 	if path == "" {
 		return sql.Schema{}, ErrNoPath
 	}
-	return SystemTableSchema(localFS(), path, sys, opts)
+	return SystemTableSchema(tableFS(path), path, sys, opts)
 }
 
 // SystemTableSchema opens the Paimon table at path through fio and
@@ -114,7 +114,7 @@ func (s *SystemSource) NewReader(subtask, parallelism int) (connectors.SourceRea
 			// column; project the audit row here instead.
 			proj = nil
 		}
-		t, ok, err := systable.Lookup(localFS(), path, s.sys, s.cfg.dynamic(), s.cfg.streaming, proj)
+		t, ok, err := systable.Lookup(tableFS(path), path, s.sys, s.cfg.dynamic(), s.cfg.streaming, proj)
 		switch {
 		case err != nil:
 			s.openErr = err

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sqlrun/sqlrun/internal/testutil/s3server"
 )
 
 // TestConformance runs the same behaviour checks against every FileIO.
@@ -15,6 +17,15 @@ func TestConformance(t *testing.T) {
 		"mem":   func(t *testing.T) (FileIO, string) { return NewMem(), "file:///warehouse" },
 		"injecting": func(t *testing.T) (FileIO, string) {
 			return NewInjecting(NewMem(), nil), "/w"
+		},
+		"s3": func(t *testing.T) (FileIO, string) {
+			srv := s3server.Start(t)
+			srv.Bucket(t, "conformance")
+			fio, err := ForPath("s3://conformance/warehouse", srv.Options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fio, "s3://conformance/warehouse"
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

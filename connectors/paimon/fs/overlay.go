@@ -31,8 +31,12 @@ func NewOverlay(base FileIO) *Overlay {
 var _ FileIO = (*Overlay)(nil)
 
 // clean turns a path or file: URI into the overlay's key: a cleaned
-// slash path. Other schemes fail as the local file system fails them.
+// slash path (an s3:// path is its own key). Other schemes fail as the
+// local file system fails them.
 func (o *Overlay) clean(p string) (string, error) {
+	if IsObjectStorePath(p) {
+		return strings.TrimRight(p, "/"), nil
+	}
 	lp, err := LocalPath(p)
 	if err != nil {
 		return "", err

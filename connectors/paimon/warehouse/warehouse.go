@@ -35,7 +35,11 @@ func init() {
 	// The dry run of `sqlrun explain`: reads fall through to the disk,
 	// writes and deletes stay in memory.
 	catalog.RegisterScratchFactory("paimon", func(name string, options map[string]string) (catalog.Catalog, error) {
-		return New(fs.NewOverlay(fs.NewLocal()), options)
+		base, err := fs.ForPath(strings.TrimSpace(options["warehouse"]), options)
+		if err != nil {
+			return nil, warehouseErr(options, err)
+		}
+		return New(fs.NewOverlay(base), options)
 	})
 }
 
@@ -64,7 +68,13 @@ func New(fio fs.FileIO, options map[string]string) (*Catalog, error) {
 		return nil, &sql.Error{Class: sql.ValidationException, Msg: "Paimon 'warehouse' path must be set"}
 	}
 	if fio == nil {
-		fio = fs.NewLocal()
+		var err error
+		if fio, err = fs.ForPath(wh, options); err != nil {
+			return nil, warehouseErr(options, err)
+		}
+		if fs.IsObjectStorePath(wh) {
+			fs.Mount(wh, fio)
+		}
 	}
 	c := &Catalog{FIO: fio, Warehouse: strings.TrimRight(wh, "/"), defaultDB: DefaultDatabase, Now: time.Now}
 	if d := strings.TrimSpace(options["default-database"]); d != "" {
@@ -453,4 +463,11 @@ func sameColumns(a, b sql.Schema) bool {
 		}
 	}
 	return true
+}
+
+// warehouseErr names the catalog's warehouse in a file system setup error
+// (a bad s3.* option, an unsupported scheme).
+func warehouseErr(options map[string]string, err error) error {
+	return &sql.Error{Class: sql.ValidationException,
+		Msg: fmt.Sprintf("Paimon catalog 'warehouse' %s: %v", strings.TrimSpace(options["warehouse"]), err)}
 }

@@ -1,0 +1,470 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/sqlrun/sqlrun/connectors"
+)
+
+// S3Config is how to reach an S3-compatible object store, from the `s3.`
+// options Paimon's S3 file system reads (paimon-s3 hands them to Hadoop's
+// S3A as `fs.s3a.*`): a catalog's WITH options carry them.
+type S3Config struct {
+	// Endpoint is host[:port] or a URL (http://127.0.0.1:9000); empty
+	// means AWS (s3.amazonaws.com).
+	Endpoint string
+	// Secure is https (s3.connection.ssl.enabled, true by default; an
+	// endpoint URL's scheme decides instead when it has one).
+	Secure bool
+	// Region is s3.region (optional for most S3-compatible servers).
+	Region string
+	// AccessKey and SecretKey are the static credentials (s3.access-key,
+	// s3.secret-key). Both empty: anonymous requests.
+	AccessKey, SecretKey string
+	// PathStyle is s3.path.style.access: bucket in the path, not the host
+	// name, as MinIO and most self-hosted servers need.
+	PathStyle bool
+}
+
+// S3ConfigFromOptions reads Paimon's `s3.` options. Unknown `s3.` keys are
+// left alone (Paimon passes them to S3A, which ignores most of them here).
+func S3ConfigFromOptions(opts map[string]string) (S3Config, error) {
+	c := S3Config{Secure: true}
+	get := func(k string) string { return strings.TrimSpace(opts[k]) }
+	c.Endpoint = get("s3.endpoint")
+	if v := get("s3.connection.ssl.enabled"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("option 's3.connection.ssl.enabled': %q is not a boolean", v)
+		}
+		c.Secure = b
+	}
+	if v := get("s3.path.style.access"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("option 's3.path.style.access': %q is not a boolean", v)
+		}
+		c.PathStyle = b
+	}
+	c.Region = get("s3.region")
+	c.AccessKey, c.SecretKey = opts["s3.access-key"], opts["s3.secret-key"]
+	if (c.AccessKey == "") != (c.SecretKey == "") {
+		return c, errors.New("options 's3.access-key' and 's3.secret-key' must be set together")
+	}
+	if strings.Contains(c.Endpoint, "://") {
+		u, err := url.Parse(c.Endpoint)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return c, fmt.Errorf("option 's3.endpoint': %q is not host[:port] or an http(s) URL", c.Endpoint)
+		}
+		c.Endpoint, c.Secure = u.Host, u.Scheme == "https"
+	}
+	return c, nil
+}
+
+// S3 is a FileIO over an S3-compatible object store. Paths are
+// s3://bucket/key (s3a:// and s3n:// too, as Hadoop names them).
+//
+// Directories do not exist in S3: MkdirAll writes an empty "dir/" marker
+// object, as Hadoop's S3A does, so that an empty database still lists; List
+// shows common prefixes as directories.
+//
+// WriteFileAtomic is a conditional put (If-None-Match: *), which AWS S3 and
+// current S3-compatible servers honour: two committers racing for
+// snapshot-N, in one process or in several, get one winner. Within one
+// process a lock per path decides the race too, so a server that ignores the
+// condition still gives one winner here.
+type S3 struct {
+	client *minio.Client
+	mu     sync.Mutex
+	locks  map[string]*sync.Mutex
+}
+
+// NewS3 connects to the store cfg names (no request is sent yet).
+func NewS3(cfg S3Config) (*S3, error) {
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		endpoint = "s3.amazonaws.com"
+	}
+	var creds *credentials.Credentials
+	if cfg.AccessKey != "" {
+		creds = credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, "")
+	} else {
+		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
+	}
+	lookup := minio.BucketLookupAuto
+	if cfg.PathStyle {
+		lookup = minio.BucketLookupPath
+	}
+	client, err := minio.New(endpoint, &minio.Options{
+		Creds: creds, Secure: cfg.Secure, Region: cfg.Region, BucketLookup: lookup,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("s3 endpoint %s: %w", endpoint, err)
+	}
+	return &S3{client: client, locks: map[string]*sync.Mutex{}}, nil
+}
+
+var _ FileIO = (*S3)(nil)
+
+// IsObjectStorePath reports whether p names an S3 object (s3://, s3a://,
+// s3n://).
+func IsObjectStorePath(p string) bool { return connectors.IsObjectStorePath(p) }
+
+// splitS3 splits s3://bucket/key into bucket and key (no leading or
+// trailing slash).
+func splitS3(p string) (bucket, key string, err error) {
+	bucket, key, ok := connectors.ObjectStoreKey(p)
+	if !ok {
+		return "", "", fmt.Errorf("%q is not an s3:// path", p)
+	}
+	if bucket == "" {
+		return "", "", fmt.Errorf("%q names no bucket", p)
+	}
+	return bucket, key, nil
+}
+
+// s3Err maps the store's "no such key" to ErrNotExist and names the path.
+func s3Err(op, p string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound {
+		return fmt.Errorf("%s %s: %w", op, p, ErrNotExist)
+	}
+	return fmt.Errorf("%s %s: %w", op, p, err)
+}
+
+// Open stats the object (its size is needed up front) and reads it with
+// ranged GETs.
+func (s *S3) Open(p string) (File, error) {
+	bucket, key, err := splitS3(p)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.client.StatObject(context.Background(), bucket, key, minio.StatObjectOptions{})
+	if err != nil {
+		return nil, s3Err("open", p, err)
+	}
+	return &s3File{s: s, path: p, bucket: bucket, key: key, size: info.Size, etag: info.ETag}, nil
+}
+
+// ReadFile reads a whole object.
+func (s *S3) ReadFile(p string) ([]byte, error) {
+	bucket, key, err := splitS3(p)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.client.GetObject(context.Background(), bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, s3Err("read", p, err)
+	}
+	defer obj.Close()
+	b, err := io.ReadAll(obj)
+	if err != nil {
+		return nil, s3Err("read", p, err)
+	}
+	return b, nil
+}
+
+// Create streams into a multipart upload; the object appears only when
+// Close returns nil (an upload that fails is aborted and leaves nothing).
+func (s *S3) Create(p string) (io.WriteCloser, error) {
+	bucket, key, err := splitS3(p)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	w := &s3Writer{pw: pw, done: make(chan error, 1)}
+	go func() {
+		_, err := s.client.PutObject(context.Background(), bucket, key, pr, -1,
+			minio.PutObjectOptions{PartSize: 16 << 20, ContentType: "application/octet-stream"})
+		pr.CloseWithError(err) // unblocks a writer when the upload fails early
+		w.done <- s3Err("create", p, err)
+	}()
+	return w, nil
+}
+
+type s3Writer struct {
+	pw     *io.PipeWriter
+	done   chan error
+	closed bool
+	err    error
+}
+
+func (w *s3Writer) Write(b []byte) (int, error) { return w.pw.Write(b) }
+
+func (w *s3Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	w.pw.Close()
+	w.err = <-w.done
+	return w.err
+}
+
+// lock is the in-process lock for one path's conditional put.
+func (s *S3) lock(p string) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.locks[p]
+	if !ok {
+		m = &sync.Mutex{}
+		s.locks[p] = m
+	}
+	return m
+}
+
+// WriteFileAtomic puts the object only if it does not exist.
+func (s *S3) WriteFileAtomic(p string, data []byte) error {
+	bucket, key, err := splitS3(p)
+	if err != nil {
+		return err
+	}
+	m := s.lock(p)
+	m.Lock()
+	defer m.Unlock()
+	if ok, err := s.Exists(p); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("create %s: %w", p, ErrExist)
+	}
+	opts := minio.PutObjectOptions{ContentType: "application/octet-stream"}
+	opts.SetMatchETagExcept("*")
+	_, err = s.client.PutObject(context.Background(), bucket, key, strings.NewReader(string(data)), int64(len(data)), opts)
+	if err != nil {
+		if r := minio.ToErrorResponse(err); r.StatusCode == http.StatusPreconditionFailed || r.Code == "PreconditionFailed" {
+			return fmt.Errorf("create %s: %w", p, ErrExist)
+		}
+		return s3Err("create", p, err)
+	}
+	return nil
+}
+
+// Overwrite puts the object; a PUT replaces an object at once.
+func (s *S3) Overwrite(p string, data []byte) error {
+	bucket, key, err := splitS3(p)
+	if err != nil {
+		return err
+	}
+	_, err = s.client.PutObject(context.Background(), bucket, key, strings.NewReader(string(data)), int64(len(data)),
+		minio.PutObjectOptions{ContentType: "application/octet-stream"})
+	return s3Err("overwrite", p, err)
+}
+
+// Exists reports whether the object, or a directory of that name (a marker
+// or any object under it), exists.
+func (s *S3) Exists(p string) (bool, error) {
+	bucket, key, err := splitS3(p)
+	if err != nil {
+		return false, err
+	}
+	if key != "" {
+		_, err = s.client.StatObject(context.Background(), bucket, key, minio.StatObjectOptions{})
+		if err == nil {
+			return true, nil
+		}
+		if e := s3Err("stat", p, err); !errors.Is(e, ErrNotExist) {
+			return false, e
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for obj := range s.client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: dirPrefix(key), MaxKeys: 1}) {
+		if obj.Err != nil {
+			return false, s3Err("list", p, obj.Err)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+func dirPrefix(key string) string {
+	if key == "" {
+		return ""
+	}
+	return key + "/"
+}
+
+// List lists one level under dir: objects as files, common prefixes as
+// directories; the directory's own marker is not an entry.
+func (s *S3) List(dir string) ([]FileStatus, error) {
+	bucket, key, err := splitS3(dir)
+	if err != nil {
+		return nil, err
+	}
+	prefix := dirPrefix(key)
+	var out []FileStatus
+	for obj := range s.client.ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: prefix}) {
+		if obj.Err != nil {
+			if e := s3Err("list", dir, obj.Err); errors.Is(e, ErrNotExist) {
+				return nil, nil
+			} else {
+				return nil, e
+			}
+		}
+		name := strings.TrimPrefix(obj.Key, prefix)
+		if name == "" {
+			continue // the marker of dir itself
+		}
+		st := FileStatus{Name: strings.TrimSuffix(name, "/"), Size: obj.Size, ModTime: obj.LastModified}
+		st.IsDir = strings.HasSuffix(name, "/")
+		if st.IsDir {
+			st.Size = 0
+		}
+		st.Path = Join(dir, st.Name)
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Delete removes an object, or the marker of an empty directory.
+func (s *S3) Delete(p string) error {
+	bucket, key, err := splitS3(p)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if err := s.client.RemoveObject(ctx, bucket, key, minio.RemoveObjectOptions{}); err != nil {
+		if e := s3Err("delete", p, err); !errors.Is(e, ErrNotExist) {
+			return e
+		}
+	}
+	if err := s.client.RemoveObject(ctx, bucket, key+"/", minio.RemoveObjectOptions{}); err != nil {
+		if e := s3Err("delete", p, err); !errors.Is(e, ErrNotExist) {
+			return e
+		}
+	}
+	return nil
+}
+
+// DeleteAll removes every object under p and p's marker.
+func (s *S3) DeleteAll(p string) error {
+	bucket, key, err := splitS3(p)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	objs := make(chan minio.ObjectInfo)
+	var listErr error
+	go func() {
+		defer close(objs)
+		for obj := range s.client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: dirPrefix(key), Recursive: true}) {
+			if obj.Err != nil {
+				listErr = obj.Err
+				return
+			}
+			objs <- obj
+		}
+	}()
+	for r := range s.client.RemoveObjects(ctx, bucket, objs, minio.RemoveObjectsOptions{}) {
+		if r.Err != nil {
+			return s3Err("delete", Join(p, strings.TrimPrefix(r.ObjectName, dirPrefix(key))), r.Err)
+		}
+	}
+	if listErr != nil {
+		return s3Err("list", p, listErr)
+	}
+	return s.Delete(p)
+}
+
+// MkdirAll writes the directory's marker object (parents are implied by
+// the key).
+func (s *S3) MkdirAll(dir string) error {
+	bucket, key, err := splitS3(dir)
+	if err != nil {
+		return err
+	}
+	if key == "" {
+		return nil
+	}
+	_, err = s.client.PutObject(context.Background(), bucket, key+"/", strings.NewReader(""), 0, minio.PutObjectOptions{})
+	return s3Err("mkdir", dir, err)
+}
+
+// Rename copies src to dst and deletes src: not atomic (S3 has no rename);
+// the table store renames nothing a reader depends on.
+func (s *S3) Rename(src, dst string) error {
+	sb, sk, err := splitS3(src)
+	if err != nil {
+		return err
+	}
+	db, dk, err := splitS3(dst)
+	if err != nil {
+		return err
+	}
+	_, err = s.client.CopyObject(context.Background(),
+		minio.CopyDestOptions{Bucket: db, Object: dk}, minio.CopySrcOptions{Bucket: sb, Object: sk})
+	if err != nil {
+		return s3Err("rename", src, err)
+	}
+	return s.Delete(src)
+}
+
+// s3File reads an object with ranged GETs; the ETag pins the version the
+// size was taken from (a replaced object fails the read instead of mixing
+// two versions).
+type s3File struct {
+	s           *S3
+	path        string
+	bucket, key string
+	size        int64
+	etag        string
+	off         int64
+}
+
+func (f *s3File) Size() int64 { return f.size }
+
+func (f *s3File) ReadAt(b []byte, off int64) (int, error) {
+	if off >= f.size {
+		return 0, io.EOF
+	}
+	want := len(b)
+	if rem := f.size - off; int64(want) > rem {
+		want = int(rem)
+	}
+	if want == 0 {
+		return 0, nil
+	}
+	opts := minio.GetObjectOptions{}
+	if err := opts.SetRange(off, off+int64(want)-1); err != nil {
+		return 0, err
+	}
+	if f.etag != "" {
+		_ = opts.SetMatchETag(f.etag)
+	}
+	obj, err := f.s.client.GetObject(context.Background(), f.bucket, f.key, opts)
+	if err != nil {
+		return 0, s3Err("read", f.path, err)
+	}
+	defer obj.Close()
+	n, err := io.ReadFull(obj, b[:want])
+	if err != nil {
+		return n, s3Err("read", f.path, err)
+	}
+	if want < len(b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *s3File) Read(b []byte) (int, error) {
+	n, err := f.ReadAt(b, f.off)
+	f.off += int64(n)
+	return n, err
+}
+
+func (f *s3File) Close() error { return nil }

@@ -1,0 +1,127 @@
+package fs
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sqlrun/sqlrun/internal/testutil/s3server"
+)
+
+// Two FileIOs on one bucket stand for two processes committing to one
+// table: the conditional put gives snapshot-N to exactly one of them (the
+// in-process lock of each cannot see the other).
+func TestS3WriteFileAtomicAcrossClients(t *testing.T) {
+	srv := s3server.Start(t)
+	srv.Bucket(t, "race")
+	var fios []FileIO
+	for i := 0; i < 4; i++ {
+		fio, err := ForPath("s3://race/t", srv.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fios = append(fios, fio)
+	}
+	for round := 0; round < 5; round++ {
+		p := Join("s3://race/t/snapshot", "snapshot-"+string(rune('1'+round)))
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins, lost := 0, 0
+		for i, fio := range fios {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := fio.WriteFileAtomic(p, []byte{byte('a' + i)})
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					wins++
+				case errors.Is(err, ErrExist):
+					lost++
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if wins != 1 || lost != len(fios)-1 {
+			t.Fatalf("round %d: %d winners, %d lost", round, wins, lost)
+		}
+	}
+}
+
+// An empty directory (a database without tables) lists, as S3A's markers
+// make it do; a file read through Open is the bytes written.
+func TestS3DirectoriesAndRanges(t *testing.T) {
+	srv := s3server.Start(t)
+	srv.Bucket(t, "whs")
+	fio, err := ForPath("s3a://whs/root", srv.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fio.MkdirAll("s3a://whs/root/default.db"); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := fio.List("s3a://whs/root")
+	if err != nil || len(ls) != 1 || ls[0].Name != "default.db" || !ls[0].IsDir {
+		t.Fatalf("list: %+v %v", ls, err)
+	}
+	if ls, err := fio.List("s3a://whs/root/default.db"); err != nil || len(ls) != 0 {
+		t.Fatalf("empty dir lists its own marker: %+v %v", ls, err)
+	}
+	w, _ := fio.Create("s3a://whs/root/default.db/f")
+	big := strings.Repeat("0123456789", 100_000)
+	w.Write([]byte(big))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fio.Open("s3a://whs/root/default.db/f")
+	if err != nil || f.Size() != int64(len(big)) {
+		t.Fatalf("open: %v", err)
+	}
+	buf := make([]byte, 10)
+	if n, err := f.ReadAt(buf, int64(len(big))-5); n != 5 || string(buf[:5]) != "56789" || err == nil {
+		t.Fatalf("ReadAt at the end: %d %q %v", n, buf[:n], err)
+	}
+}
+
+// A refused request names the path and never the secret key.
+func TestS3ErrorsKeepTheSecret(t *testing.T) {
+	srv := s3server.Start(t)
+	srv.Bucket(t, "sec")
+	opts := srv.Options()
+	opts["s3.secret-key"] = "wrong-" + srv.SecretKey
+	fio, err := ForPath("s3://sec/t", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fio.ReadFile("s3://sec/t/x")
+	if err == nil || errors.Is(err, ErrNotExist) {
+		t.Fatalf("a wrong secret read: %v", err)
+	}
+	if strings.Contains(err.Error(), srv.SecretKey) || !strings.Contains(err.Error(), "s3://sec/t/x") {
+		t.Fatalf("error: %v", err)
+	}
+}
+
+func TestS3Options(t *testing.T) {
+	for _, tc := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"s3.endpoint": "http://127.0.0.1:9000"}, ""},
+		{map[string]string{"s3.endpoint": "ftp://x"}, "option 's3.endpoint'"},
+		{map[string]string{"s3.access-key": "a"}, "must be set together"},
+		{map[string]string{"s3.path.style.access": "yes"}, "option 's3.path.style.access'"},
+	} {
+		_, err := S3ConfigFromOptions(tc.opts)
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%v: %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+	if _, err := ForPath("hdfs://nn/w", nil); err == nil || !strings.Contains(err.Error(), `"hdfs"`) {
+		t.Errorf("hdfs: %v", err)
+	}
+}
