@@ -281,13 +281,11 @@ func (s *S3) Exists(p string) (bool, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	for obj := range s.client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: dirPrefix(key), MaxKeys: 1}) {
-		if obj.Err != nil {
-			return false, s3Err("list", p, obj.Err)
-		}
-		return true, nil
+	obj, ok := <-s.client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: dirPrefix(key), MaxKeys: 1})
+	if ok && obj.Err != nil {
+		return false, s3Err("list", p, obj.Err)
 	}
-	return false, nil
+	return ok, nil
 }
 
 func dirPrefix(key string) string {
