@@ -145,6 +145,7 @@ var tableOptions = []connectors.Option{
 	opt("partial-update.remove-record-on-delete", "false", connectors.Bool, "Whether to remove the whole row in partial-update engine when -D records are received."),
 	opt("ignore-retract", "false", connectors.Bool, "Whether to ignore retract messages (aggregation engine)."),
 	prefix(OptPartialUpdateAggPrefix, "Per-field options: fields.<f>.aggregate-function, fields.<f>.ignore-retract, fields.<f>.sequence-group, fields.default-aggregate-function."),
+	prefix("orc.", "ORC format options, passed by Paimon to its ORC writer (orc.stripe.size, orc.timestamp-ltz.legacy.type, ...); sqlrun reads ORC data files and writes Parquet, so they are kept and have no effect on writes."),
 	prefix("s3.", "S3 file system of a catalog whose 'warehouse' is s3://bucket/path, set in CREATE CATALOG ... WITH: s3.endpoint (host[:port] or http(s) URL), s3.access-key, s3.secret-key, s3.path.style.access, s3.region, s3.connection.ssl.enabled (Paimon's S3 FileIO; keys are shown as ******)."),
 
 	// Changelog producers.
