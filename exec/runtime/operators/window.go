@@ -37,22 +37,17 @@ type WindowSpec struct {
 	WindowTime bool
 }
 
-// sliceSize is the unit a row's lateness is judged by, as Flink's
-// SliceAssigners: the window (TUMBLE), the slide (HOP) or the step
-// (CUMULATE).
-func (s *WindowSpec) sliceSize() int64 {
-	switch s.Kind {
-	case Hop:
-		return s.Slide
-	case Cumulate:
-		return s.Step
-	}
-	return s.Size
-}
-
 // windowStart is Flink's TimeWindow.getWindowStartWithOffset.
 func windowStart(ts, offset, size int64) int64 {
 	return ts - (ts-offset+size)%size
+}
+
+// lastWindowEnd is the end of the last window a row at ts belongs to.
+func (s *WindowSpec) lastWindowEnd(ts int64) int64 {
+	if s.Kind == Hop {
+		return windowStart(ts, s.Offset, s.Slide) + s.Size
+	}
+	return windowStart(ts, s.Offset, s.Size) + s.Size
 }
 
 // windows calls fn with every window [start, end) a row at ts belongs to.
@@ -83,8 +78,10 @@ func (s *WindowSpec) windows(ts int64, fn func(start, end int64) error) error {
 // window their rowtime falls in, per group key; when the watermark reaches
 // a window's end - 1 the window fires once, emitting one insert row per
 // group (keys, aggregates, window_start, window_end[, window_time]) and
-// dropping its state. A row whose slice has already fired is late and
-// dropped, as Flink drops it. Pending windows are keyed state, so they
+// dropping its state. A row is late when every window it belongs to has
+// fired, and dropped, as Flink drops it; a row whose slice has fired but
+// not its last window still counts in the windows that have not fired
+// (Flink's sliceStateMergeTarget). Pending windows are keyed state, so they
 // survive checkpoints and restores and fire after a restore.
 func WindowAggregate(spec WindowSpec) runtime.OperatorFactory {
 	return func(int, int) (runtime.Operator, error) {
@@ -160,7 +157,6 @@ func (w *windowAgg) track(end int64, k string) {
 func (w *windowAgg) Snapshot(int64) ([]byte, error) { return w.agg.groups.Snapshot() }
 
 func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) error {
-	slice := w.spec.sliceSize()
 	for _, r := range rows {
 		if r.Kind != sql.Insert {
 			return fmt.Errorf("WindowAggregate expects insert-only input, got %s", r.Kind)
@@ -169,8 +165,10 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 		if !ok {
 			return fmt.Errorf("WindowAggregate: rowtime is %T, not a TIMESTAMP", r.Values[w.spec.TimeCol])
 		}
-		// Late: the row's slice has fired (Flink's isWindowFired).
-		if sliceEnd := windowStart(ts.Millis, w.spec.Offset, slice) + slice; w.wm >= sliceEnd-1 {
+		// Late: the last window holding the row has fired (Flink's
+		// isWindowFired on getLastWindowEnd); a row whose slice has
+		// fired still counts in the windows holding it that have not.
+		if w.wm >= w.spec.lastWindowEnd(ts.Millis)-1 {
 			continue
 		}
 		w.enc.Buf = w.enc.Buf[:0]
@@ -178,6 +176,9 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 			return fmt.Errorf("WindowAggregate key: %w", err)
 		}
 		err := w.spec.windows(ts.Millis, func(start, end int64) error {
+			if w.wm >= end-1 {
+				return nil // fired already
+			}
 			k := w.windowKey(start, end, w.enc.Buf)
 			grp, ok, err := w.agg.groups.Get(k)
 			if err != nil {
