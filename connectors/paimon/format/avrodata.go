@@ -251,6 +251,9 @@ func (a *avroFile) block(b avroBlock) ([]byte, error) {
 		if len(raw) < 4 {
 			return nil, errors.New("snappy block too short")
 		}
+		if n, err := s2.DecodedLen(raw[:len(raw)-4]); err != nil || n > maxAvroBlock {
+			return nil, fmt.Errorf("snappy block of %d bytes: %v", n, err)
+		}
 		return s2.Decode(nil, raw[:len(raw)-4])
 	}
 }
@@ -287,6 +290,10 @@ func (a *avroFile) open(cols []int, ts []sql.DataType, _ Projection) (func() ([]
 			raw, err := a.block(b)
 			if err != nil {
 				return nil, 0, fmt.Errorf("%w: block %d: %v", ErrCorrupt, next-1, err)
+			}
+			if b.count > int64(len(raw))+1 {
+				// Every record of a Paimon schema takes at least a byte.
+				return nil, 0, fmt.Errorf("%w: block %d: %d records in %d bytes", ErrCorrupt, next-1, b.count, len(raw))
 			}
 			n := int(b.count)
 			out := make([][]any, len(cols))
@@ -362,7 +369,7 @@ func (d *avroDec) blockCount() int64 {
 		n = -n
 		d.long()
 	}
-	if n > int64(len(d.b))+1 && n > 1<<20 {
+	if n > int64(len(d.b))+16 {
 		d.fail(fmt.Errorf("block of %d items", n))
 		return 0
 	}
@@ -375,6 +382,17 @@ type avroFn func(d *avroDec) any
 // avroDecoder builds the decoder of writer schema s into Paimon type *pt;
 // a nil pt only skips the value.
 func avroDecoder(s avro.Schema, pt *sql.DataType) (avroFn, error) {
+	return avroDecoderAt(s, pt, 0)
+}
+
+// maxAvroDepth bounds the nesting of a writer schema (a recursive record
+// would otherwise recurse without end).
+const maxAvroDepth = 64
+
+func avroDecoderAt(s avro.Schema, pt *sql.DataType, depth int) (avroFn, error) {
+	if depth > maxAvroDepth {
+		return nil, fmt.Errorf("avro schema nested deeper than %d levels", maxAvroDepth)
+	}
 	skip := pt == nil
 	var t sql.DataType
 	if !skip {
@@ -403,7 +421,7 @@ func avroDecoder(s avro.Schema, pt *sql.DataType) (avroFn, error) {
 				continue
 			}
 			var err error
-			if branches[i], err = avroDecoder(b, pt); err != nil {
+			if branches[i], err = avroDecoderAt(b, pt, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -430,7 +448,7 @@ func avroDecoder(s avro.Schema, pt *sql.DataType) (avroFn, error) {
 				ft = &t.Fields[i].Type
 			}
 			var err error
-			if decs[i], err = avroDecoder(f.Type(), ft); err != nil {
+			if decs[i], err = avroDecoderAt(f.Type(), ft, depth+1); err != nil {
 				return nil, fmt.Errorf("field %s: %w", f.Name(), err)
 			}
 		}
@@ -451,11 +469,11 @@ func avroDecoder(s avro.Schema, pt *sql.DataType) (avroFn, error) {
 			if !ok || len(rec.Fields()) != 2 {
 				return nil, bad
 			}
-			kd, err := avroDecoder(rec.Fields()[0].Type(), t.Elem)
+			kd, err := avroDecoderAt(rec.Fields()[0].Type(), t.Elem, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			vd, err := avroDecoder(rec.Fields()[1].Type(), t.Value)
+			vd, err := avroDecoderAt(rec.Fields()[1].Type(), t.Value, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -477,7 +495,7 @@ func avroDecoder(s avro.Schema, pt *sql.DataType) (avroFn, error) {
 		if !skip {
 			et = t.Elem
 		}
-		ed, err := avroDecoder(x.Items(), et)
+		ed, err := avroDecoderAt(x.Items(), et, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -501,7 +519,7 @@ func avroDecoder(s avro.Schema, pt *sql.DataType) (avroFn, error) {
 		if !skip {
 			vt = t.Value
 		}
-		vd, err := avroDecoder(x.Values(), vt)
+		vd, err := avroDecoderAt(x.Values(), vt, depth+1)
 		if err != nil {
 			return nil, err
 		}

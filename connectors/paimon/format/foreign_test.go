@@ -217,3 +217,17 @@ func TestAvroFileRows(t *testing.T) {
 		t.Errorf("row 2: %v", rows[1])
 	}
 }
+
+// TestAvroRecursiveSchema: a recursive writer schema (Paimon never writes
+// one) fails with an error instead of recursing without end.
+func TestAvroRecursiveSchema(t *testing.T) {
+	av := avroHeader(`{"type":"record","name":"n","fields":[{"name":"a","type":"int"},{"name":"next","type":["null","n"]}]}`, "null")
+	f, err := Open(bytes.NewReader(av), int64(len(av)), "data-r-0.avro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := []schema.Field{{ID: 0, Name: "a", Type: sql.Int()}}
+	if _, err := f.Rows(Projection{FileFields: a, Fields: a}); err == nil || !strings.Contains(err.Error(), "data-r-0.avro") || !strings.Contains(err.Error(), "nested deeper") {
+		t.Fatalf("got %v", err)
+	}
+}
