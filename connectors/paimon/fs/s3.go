@@ -2,6 +2,8 @@ package fs
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -85,9 +87,13 @@ func S3ConfigFromOptions(opts map[string]string) (S3Config, error) {
 // process a lock per path decides the race too, so a server that ignores the
 // condition still gives one winner here.
 type S3 struct {
-	client *minio.Client
-	mu     sync.Mutex
-	locks  map[string]*sync.Mutex
+	client   *minio.Client
+	endpoint string
+	mu       sync.Mutex
+	locks    map[string]*sync.Mutex
+	// probed holds, per bucket, whether the server refuses a second
+	// conditional put of one key (nil: it does).
+	probed map[string]error
 }
 
 // NewS3 connects to the store cfg names (no request is sent yet).
@@ -100,7 +106,13 @@ func NewS3(cfg S3Config) (*S3, error) {
 	if cfg.AccessKey != "" {
 		creds = credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, "")
 	} else {
-		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
+		// The standard AWS places, as the AWS SDK and Hadoop's default
+		// provider chain read them: AWS_ACCESS_KEY_ID /
+		// AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, then the shared
+		// credentials and config files (AWS_PROFILE); anonymous when none
+		// has a key. No instance-metadata lookup.
+		creds = credentials.NewChainCredentials([]credentials.Provider{
+			&credentials.EnvAWS{}, &credentials.FileAWSCredentials{}})
 	}
 	lookup := minio.BucketLookupAuto
 	if cfg.PathStyle {
@@ -112,7 +124,7 @@ func NewS3(cfg S3Config) (*S3, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3 endpoint %s: %w", endpoint, err)
 	}
-	return &S3{client: client, locks: map[string]*sync.Mutex{}}, nil
+	return &S3{client: client, endpoint: endpoint, locks: map[string]*sync.Mutex{}, probed: map[string]error{}}, nil
 }
 
 var _ FileIO = (*S3)(nil)
@@ -226,11 +238,64 @@ func (s *S3) lock(p string) *sync.Mutex {
 	return m
 }
 
+// ErrNoConditionalWrites is returned (wrapped) by WriteFileAtomic when the
+// store accepts a conditional put of an object that exists: a snapshot
+// commit there could overwrite another writer's snapshot, so none is made.
+var ErrNoConditionalWrites = errors.New("the S3 server does not honour conditional writes (If-None-Match: *)")
+
+// conditionalWrites checks once per bucket, next to the first object
+// written atomically, that the server refuses to put an object twice
+// under If-None-Match: * (AWS S3 since 2024, MinIO, versitygw do; an
+// older server ignores the header and would let two committers both
+// "win" snapshot-N).
+func (s *S3) conditionalWrites(bucket, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err, ok := s.probed[bucket]; ok {
+		return err
+	}
+	dir := key
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		dir = dir[:i+1]
+	} else {
+		dir = ""
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	probe := dir + ".sqlrun-conditional-write-probe-" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	put := func() error {
+		opts := minio.PutObjectOptions{}
+		opts.SetMatchETagExcept("*")
+		_, err := s.client.PutObject(ctx, bucket, probe, strings.NewReader("probe"), 5, opts)
+		return err
+	}
+	if err := put(); err != nil {
+		return s3Err("probe conditional writes", "s3://"+bucket+"/"+probe, err)
+	}
+	err := put()
+	s.client.RemoveObject(ctx, bucket, probe, minio.RemoveObjectOptions{})
+	var verdict error
+	switch r := minio.ToErrorResponse(err); {
+	case err == nil:
+		verdict = fmt.Errorf("%w: %s accepted a second conditional put of s3://%s/%s, so two writers could both commit one snapshot; sqlrun commits to S3 only where the server refuses it (AWS S3, MinIO, versitygw)",
+			ErrNoConditionalWrites, s.endpoint, bucket, probe)
+	case r.StatusCode == http.StatusPreconditionFailed || r.Code == "PreconditionFailed":
+	default:
+		return s3Err("probe conditional writes", "s3://"+bucket+"/"+probe, err)
+	}
+	s.probed[bucket] = verdict
+	return verdict
+}
+
 // WriteFileAtomic puts the object only if it does not exist.
 func (s *S3) WriteFileAtomic(p string, data []byte) error {
 	bucket, key, err := splitS3(p)
 	if err != nil {
 		return err
+	}
+	if err := s.conditionalWrites(bucket, key); err != nil {
+		return fmt.Errorf("create %s: %w", p, err)
 	}
 	m := s.lock(p)
 	m.Lock()

@@ -2,8 +2,11 @@ package fs
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sqlrun/sqlrun/internal/testutil/s3server"
@@ -123,5 +126,37 @@ func TestS3Options(t *testing.T) {
 	}
 	if _, err := ForPath("hdfs://nn/w", nil); err == nil || !strings.Contains(err.Error(), `"hdfs"`) {
 		t.Errorf("hdfs: %v", err)
+	}
+}
+
+// A server that ignores If-None-Match (here: one that answers every PUT
+// with 200) gets no snapshot: the first atomic write probes the bucket and
+// refuses, naming the reason.
+func TestS3RefusesServerWithoutConditionalWrites(t *testing.T) {
+	var puts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodPut:
+			puts.Add(1)
+			w.Header().Set("ETag", `"d41d8cd98f00b204e9800998ecf8427e"`)
+		case http.MethodDelete:
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	fio, err := ForPath("s3://bkt/t", map[string]string{"s3.endpoint": srv.URL, "s3.path.style.access": "true", "s3.region": "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		err = fio.WriteFileAtomic("s3://bkt/t/snapshot/snapshot-1", []byte("{}"))
+		if !errors.Is(err, ErrNoConditionalWrites) {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	if puts.Load() != 2 {
+		t.Fatalf("%d PUTs: the probe runs once per bucket and nothing else is written", puts.Load())
 	}
 }
