@@ -14,34 +14,53 @@ import (
 
 // TestPaimonS3Warehouse is the catalog story of TestPaimonCatalogStory on
 // an S3 warehouse served by a real S3-compatible server (versitygw's POSIX
-// gateway): the seed's order 1001 through a lookup-producer table, a
-// streaming read with a consumer, a batch read; the table's snapshot,
-// schema and data files land in the bucket, and the secret key appears in
-// no output and no local file.
+// gateway), once per changelog producer: the seed's order 1001 (80.00,
+// then the -D/+I update to 100.00) through a Paimon table in an S3
+// catalog, a streaming read with a consumer printing each producer's
+// changelog as on local disk (TestPaimonProducers), a batch read; the
+// table's snapshot, schema and data files land in the bucket, and the
+// secret key appears in no output and no local file.
 func TestPaimonS3Warehouse(t *testing.T) {
 	needPaimonCatalog(t)
 	srv := s3server.Start(t)
-	srv.Bucket(t, "lake")
 	addSecret(srv.SecretKey)
+	dc := []string{dbzD80, dbzC100}
+	for i, c := range []struct {
+		name, opts string
+		want       []string
+	}{
+		{"input", ", 'changelog-producer' = 'input'", []string{i80, d80, i100}},
+		{"none", ", 'changelog-producer' = 'none'", []string{i80, ub80, ua00}},
+		{"lookup", ", 'changelog-producer' = 'lookup'", []string{i80, ub80, ua00}},
+		{"full-compaction", ", 'changelog-producer' = 'full-compaction', 'full-compaction.delta-commits' = '1'", []string{i80, ub80, ua00}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // mostly waiting on discovery and checkpoints
+			s3Story(t, srv, srv.Bucket(t, fmt.Sprintf("lake%d", i)), c.opts, dc, c.want)
+		})
+	}
+}
+
+func s3Story(t *testing.T, srv *s3server.Server, bucket, tableOpts string, update, want []string) {
 	e := newEnv(t)
-	e.Write("upd/changes.json", dbzD80+"\n"+dbzC100+"\n")
+	e.Write("upd/changes.json", strings.Join(update, "\n")+"\n")
 	head := fmt.Sprintf(`
 CREATE TABLE print_orders (id BIGINT, amount DECIMAL(10, 2), status STRING) WITH ('connector' = 'print');
 CREATE TABLE changes (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
   WITH ('connector' = 'filesystem', 'path' = '$DIR/upd', 'format' = 'debezium-json');
 CREATE CATALOG p WITH (
   'type' = 'paimon',
-  'warehouse' = 's3://lake/warehouse',
+  'warehouse' = 's3://%s/warehouse',
   's3.endpoint' = '%s',
   's3.access-key' = '%s',
   's3.secret-key' = '%s',
   's3.path.style.access' = 'true'
 );
 USE CATALOG p;
-`, srv.Endpoint, srv.AccessKey, srv.SecretKey)
+`, bucket, srv.Endpoint, srv.AccessKey, srv.SecretKey)
 	if r := e.runScript("setup.sql", "SET 'table.dml-sync' = 'true';\n"+head+`
 CREATE TABLE orders (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
-  WITH ('changelog-producer' = 'lookup', 'consumer.expiration-time' = '1 d');
+  WITH ('consumer.expiration-time' = '1 d'` + tableOpts + `);
 INSERT INTO orders VALUES (1001, 80.00, 'CREATED');
 `, time.Minute); r.code != 0 {
 		t.Fatalf("setup: exit %d\n%s", r.code, r.all())
@@ -56,7 +75,6 @@ INSERT INTO orders SELECT * FROM default_catalog.default_database.changes;
 `, time.Minute); r.code != 0 {
 		t.Fatalf("update: exit %d\n%s", r.code, r.all())
 	}
-	want := []string{i80, ub80, ua00}
 	p.waitFor(fmt.Sprintf("changelog %v", want), 30*time.Second, func() bool { return len(changelogOf(p.output())) >= len(want) })
 	p.signal(syscall.SIGTERM)
 	if code := p.wait(30 * time.Second); code != 0 {
@@ -82,7 +100,7 @@ SELECT consumer_id FROM orders$consumers;
 	}
 
 	// The table lives in the bucket, laid out as Paimon lays it out.
-	tbl := filepath.Join(srv.Dir, "lake", "warehouse", "default.db", "orders")
+	tbl := filepath.Join(srv.Dir, bucket, "warehouse", "default.db", "orders")
 	for _, f := range []string{"schema/schema-0", "snapshot/LATEST", "snapshot/snapshot-1", "consumer/consumer-print-v1"} {
 		if _, err := os.Stat(filepath.Join(tbl, f)); err != nil {
 			t.Errorf("bucket: %v", err)
