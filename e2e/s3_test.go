@@ -60,7 +60,7 @@ USE CATALOG p;
 `, bucket, srv.Endpoint, srv.AccessKey, srv.SecretKey)
 	if r := e.runScript("setup.sql", "SET 'table.dml-sync' = 'true';\n"+head+`
 CREATE TABLE orders (id BIGINT, amount DECIMAL(10, 2), status STRING, PRIMARY KEY (id) NOT ENFORCED)
-  WITH ('consumer.expiration-time' = '1 d'` + tableOpts + `);
+  WITH ('consumer.expiration-time' = '1 d'`+tableOpts+`);
 INSERT INTO orders VALUES (1001, 80.00, 'CREATED');
 `, time.Minute); r.code != 0 {
 		t.Fatalf("setup: exit %d\n%s", r.code, r.all())
