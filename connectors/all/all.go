@@ -1,6 +1,6 @@
 // Package all links every built-in connector into a binary: importing it
 // for its side effects registers the factories of blackhole, datagen,
-// filesystem, jdbc, paimon, print and values, so that 'connector' = 'x'
+// filesystem, jdbc, mysql-cdc, paimon, print and values, so that 'connector' = 'x'
 // resolves, and the Paimon warehouse catalog ('type' = 'paimon' in CREATE
 // CATALOG). cmd/sqlrun imports it; tests that need real connectors may too.
 package all
@@ -10,6 +10,7 @@ import (
 	_ "github.com/sqlrun/sqlrun/connectors/datagen"
 	_ "github.com/sqlrun/sqlrun/connectors/filesystem"
 	_ "github.com/sqlrun/sqlrun/connectors/jdbc"
+	_ "github.com/sqlrun/sqlrun/connectors/mysqlcdc"
 	_ "github.com/sqlrun/sqlrun/connectors/paimon"
 	_ "github.com/sqlrun/sqlrun/connectors/paimon/warehouse"
 	_ "github.com/sqlrun/sqlrun/connectors/print"

@@ -229,6 +229,10 @@ var scenarios = map[string][]scenario{
 		{"no primary key", map[string]string{"url": "jdbc:mysql://localhost:3306/db", "table-name": "t"}, false, true},
 		{"primary key", map[string]string{"url": "jdbc:mysql://localhost:3306/db", "table-name": "t"}, true, true},
 	},
+	"mysql-cdc": {
+		{"primary key", map[string]string{"hostname": "localhost", "username": "u", "password": "p", "database-name": "db", "table-name": "t"}, true, true},
+		{"no primary key", map[string]string{"hostname": "localhost", "username": "u", "password": "p", "database-name": "db", "table-name": "t"}, false, true},
+	},
 	"paimon": {
 		{"primary key, `changelog-producer` none (default), streaming", map[string]string{"path": "/nonexistent", "bucket": "1"}, true, true},
 		{"primary key, `changelog-producer` `input`, streaming", map[string]string{"path": "/nonexistent", "bucket": "1", "changelog-producer": "input"}, true, true},

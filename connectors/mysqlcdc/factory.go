@@ -1,0 +1,349 @@
+// Package mysqlcdc is Flink CDC 3.x's 'mysql-cdc' table source: an initial
+// snapshot of the captured tables read in primary-key chunks, then the
+// binary log, with the hand-over of Flink CDC's incremental snapshot
+// algorithm so that no change is lost or doubled.
+//
+// Per chunk the reader notes the binlog position before its SELECT (the low
+// watermark) and after it (the high watermark); the binlog events between
+// the two that touch the chunk's key range are merged into the chunk's rows
+// (upsert by key), so a chunk is the table's content at its high watermark.
+// The binlog phase then starts at the smallest high watermark and skips a
+// change whose row lies in a chunk whose high watermark is later than the
+// change. The reader's position (the snapshot's finished chunks, then the
+// binlog file, position, MariaDB GTID and the rows already emitted of the
+// transaction in progress) is its checkpoint state, so a restored job
+// continues exactly where its checkpoint left off.
+//
+// The binlog is read over a replication connection with vitess.io/vitess's
+// go/mysql (COM_BINLOG_DUMP, event and row-image decoding); snapshot
+// queries go through github.com/go-sql-driver/mysql.
+//
+// The options, their defaults and the validation messages are Flink CDC's
+// (MySqlSourceOptions, MySqlTableSourceFactory).
+package mysqlcdc
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Identifier is the 'connector' value.
+const Identifier = "mysql-cdc"
+
+// Option keys (MySqlSourceOptions).
+const (
+	OptHostname           = "hostname"
+	OptPort               = "port"
+	OptUsername           = "username"
+	OptPassword           = "password"
+	OptDatabaseName       = "database-name"
+	OptTableName          = "table-name"
+	OptServerTimeZone     = "server-time-zone"
+	OptServerID           = "server-id"
+	OptIncremental        = "scan.incremental.snapshot.enabled"
+	OptChunkSize          = "scan.incremental.snapshot.chunk.size"
+	OptChunkKeyColumn     = "scan.incremental.snapshot.chunk.key-column"
+	OptFetchSize          = "scan.snapshot.fetch.size"
+	OptConnectTimeout     = "connect.timeout"
+	OptConnectMaxRetries  = "connect.max-retries"
+	OptPoolSize           = "connection.pool.size"
+	OptChunkMetaGroupSize = "chunk-meta.group.size"
+	OptStartupMode        = "scan.startup.mode"
+	OptOffsetFile         = "scan.startup.specific-offset.file"
+	OptOffsetPos          = "scan.startup.specific-offset.pos"
+	OptOffsetGTID         = "scan.startup.specific-offset.gtid-set"
+	OptOffsetSkipEvents   = "scan.startup.specific-offset.skip-events"
+	OptOffsetSkipRows     = "scan.startup.specific-offset.skip-rows"
+	OptStartupTimestamp   = "scan.startup.timestamp-millis"
+	OptHeartbeat          = "heartbeat.interval"
+	OptFactorUpper        = "chunk-key.even-distribution.factor.upper-bound"
+	OptFactorLower        = "chunk-key.even-distribution.factor.lower-bound"
+	OptNewlyAdded         = "scan.newly-added-table.enabled"
+	OptCloseIdleReader    = "scan.incremental.close-idle-reader.enabled"
+	OptBackfillSkip       = "scan.incremental.snapshot.backfill.skip"
+)
+
+// Startup modes.
+const (
+	ModeInitial  = "initial"
+	ModeLatest   = "latest-offset"
+	ModeEarliest = "earliest-offset"
+	ModeSpecific = "specific-offset"
+	ModeTime     = "timestamp"
+	ModeSnapshot = "snapshot"
+)
+
+var options = []connectors.Option{
+	{Key: OptHostname, Type: connectors.String, Required: true, Description: "IP address or hostname of the MySQL database server."},
+	{Key: OptPort, Default: "3306", Type: connectors.Int, Description: "Integer port number of the MySQL database server."},
+	{Key: OptUsername, Type: connectors.String, Required: true, Description: "Name of the MySQL database to use when connecting to the MySQL database server."},
+	{Key: OptPassword, Type: connectors.String, Required: true, Description: "Password to use when connecting to the MySQL database server."},
+	{Key: OptDatabaseName, Type: connectors.String, Required: true, Description: "Database name of the MySQL server to monitor (a regular expression)."},
+	{Key: OptTableName, Type: connectors.String, Required: true, Description: "Table name of the MySQL database to monitor (a regular expression)."},
+	{Key: OptServerTimeZone, Type: connectors.String, Description: "The session time zone in database server, e.g. \"Asia/Shanghai\". sqlrun reads TIMESTAMP columns as instants in UTC in the snapshot and the binlog alike, so the zone only has to be valid."},
+	{Key: OptServerID, Type: connectors.String, Description: "A numeric ID or a numeric ID range of this database client, e.g. '5400' or '5400-5408'. A random ID between 5400 and 6400 when unset. sqlrun reads with one reader and uses the range's first ID."},
+	{Key: OptIncremental, Default: "true", Type: connectors.Bool, Description: "Incremental snapshot is a new mechanism to read snapshot of a table. sqlrun implements only the incremental snapshot: 'false' is refused."},
+	{Key: OptChunkSize, Default: "8096", Type: connectors.Int, Description: "The chunk size (number of rows) of table snapshot, captured tables are split into multiple chunks when read the snapshot of table."},
+	{Key: OptChunkKeyColumn, Type: connectors.String, Description: "The chunk key of table snapshot, captured tables are split into multiple chunks by a chunk key when read the snapshot of table. A primary-key column; the first one by default."},
+	{Key: OptFetchSize, Default: "1024", Type: connectors.Int, Description: "The maximum fetch size for per poll when read table snapshot."},
+	{Key: OptConnectTimeout, Default: "30s", Type: connectors.Duration, Description: "The maximum time that the connector should wait after trying to connect to the MySQL database server before timing out."},
+	{Key: OptConnectMaxRetries, Default: "3", Type: connectors.Int, Description: "The max retry times that the connector should retry to build MySQL database server connection."},
+	{Key: OptPoolSize, Default: "20", Type: connectors.Int, Description: "The connection pool size."},
+	{Key: OptChunkMetaGroupSize, Default: "1000", Type: connectors.Int, Description: "The group size of chunk meta, if the meta size exceeds the group size, the meta will be divided into multiple groups."},
+	{Key: OptStartupMode, Default: ModeInitial, Type: connectors.String, Description: "Optional startup mode for MySQL CDC consumer, valid enumerations are \"initial\", \"earliest-offset\", \"latest-offset\", \"specific-offset\" and \"timestamp\" (refused by sqlrun)."},
+	{Key: OptOffsetFile, Type: connectors.String, Description: "Optional binlog file name used in case of \"specific-offset\" startup mode."},
+	{Key: OptOffsetPos, Type: connectors.Long, Description: "Optional binlog file position used in case of \"specific-offset\" startup mode."},
+	{Key: OptOffsetGTID, Type: connectors.String, Description: "Optional GTID set used in case of \"specific-offset\" startup mode (refused by sqlrun: give the file and position)."},
+	{Key: OptOffsetSkipEvents, Type: connectors.Long, Description: "Optional number of events to skip after the specific starting offset."},
+	{Key: OptOffsetSkipRows, Type: connectors.Long, Description: "Optional number of rows to skip after the specific starting offset."},
+	{Key: OptStartupTimestamp, Type: connectors.Long, Description: "Optional timestamp used in case of \"timestamp\" startup mode."},
+	{Key: OptHeartbeat, Default: "30s", Type: connectors.Duration, Description: "Optional interval of sending heartbeat event for tracing the latest available binlog offsets."},
+	{Key: OptFactorUpper, Default: "1000.0", Type: connectors.Double, Description: "The upper bound of chunk key distribution factor."},
+	{Key: OptFactorLower, Default: "0.05", Type: connectors.Double, Description: "The lower bound of chunk key distribution factor."},
+	{Key: OptNewlyAdded, Default: "false", Type: connectors.Bool, Description: "Whether capture the scan the newly added tables or not (refused by sqlrun when 'true')."},
+	{Key: OptCloseIdleReader, Default: "false", Type: connectors.Bool, Description: "Whether to close idle readers at the end of the snapshot phase."},
+	{Key: OptBackfillSkip, Default: "false", Type: connectors.Bool, Description: "Whether to skip backfill in snapshot reading phase (refused by sqlrun when 'true')."},
+	{Key: "debezium.", Prefix: true, Description: "Pass-through Debezium's properties; sqlrun accepts and ignores them."},
+	{Key: "jdbc.properties.", Prefix: true, Description: "Pass-through custom JDBC URL properties; sqlrun accepts and ignores them."},
+}
+
+// Factory is the 'mysql-cdc' table factory.
+type Factory struct{}
+
+func init() { connectors.Register(Factory{}) }
+
+var (
+	_ connectors.SourceFactory = Factory{}
+	_ connectors.FlinkPortable = Factory{}
+)
+
+// FlinkConnector is Flink CDC 3.2's MySQL connector.
+func (Factory) FlinkConnector() connectors.FlinkConnector {
+	return connectors.FlinkConnector{RejectsUnknownOptions: true,
+		Jars: []string{"org.apache.flink:flink-sql-connector-mysql-cdc:3.2.1"}}
+}
+
+// Identifier returns "mysql-cdc".
+func (Factory) Identifier() string { return Identifier }
+
+// Options declares the options of MySqlTableSourceFactory.
+func (Factory) Options() []connectors.Option { return options }
+
+// config is a validated table definition.
+type config struct {
+	host, user, password string
+	port                 int
+	dbRegex, tableRegex  *regexp.Regexp
+	serverID             uint32
+	mode                 string
+	offset               position // specific-offset start
+	chunkSize            int
+	fetchSize            int
+	chunkKey             string
+	heartbeat            time.Duration
+	connectTimeout       time.Duration
+	maxRetries           int
+	schema               sql.Schema
+	ident                connectors.ObjectIdentifier
+}
+
+// CreateSource validates the table as MySqlTableSourceFactory does, in its
+// order and wording.
+func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, error) {
+	if err := connectors.Validate(Factory{}, ctx.Options); err != nil {
+		return nil, err
+	}
+	o := connectors.NewOptions(options, ctx.Options)
+	c := &config{host: o.Get(OptHostname), user: o.Get(OptUsername), password: o.Get(OptPassword),
+		port: o.Int(OptPort), chunkSize: o.Int(OptChunkSize), fetchSize: o.Int(OptFetchSize),
+		heartbeat: o.Duration(OptHeartbeat), connectTimeout: o.Duration(OptConnectTimeout), maxRetries: o.Int(OptConnectMaxRetries),
+		schema: ctx.Schema, ident: ctx.Table}
+	var err error
+	if c.dbRegex, err = compileRegex(OptDatabaseName, o.Get(OptDatabaseName)); err != nil {
+		return nil, err
+	}
+	if c.tableRegex, err = compileRegex(OptTableName, o.Get(OptTableName)); err != nil {
+		return nil, err
+	}
+	if o.Has(OptServerTimeZone) {
+		if _, err := time.LoadLocation(o.Get(OptServerTimeZone)); err != nil {
+			return nil, sql.Errorf(sql.ValidationException, "Invalid value for option '%s': '%s' is not a valid time zone id.",
+				OptServerTimeZone, o.Get(OptServerTimeZone))
+		}
+	}
+	if c.serverID, err = serverID(o); err != nil {
+		return nil, err
+	}
+	if err := c.startup(o); err != nil {
+		return nil, err
+	}
+	if !o.Bool(OptIncremental) {
+		return nil, sql.Errorf(sql.ValidationException,
+			"'%s' = 'false' (the legacy Debezium snapshot with a global read lock) is not supported by sqlrun; use the incremental snapshot (the default).", OptIncremental)
+	}
+	for _, k := range []string{OptNewlyAdded, OptBackfillSkip} {
+		if o.Bool(k) {
+			return nil, sql.Errorf(sql.ValidationException, "'%s' = 'true' is not supported by sqlrun yet.", k)
+		}
+	}
+	// MySqlTableSourceFactory: with the incremental snapshot (always on
+	// here) the table needs a primary key, and the sizes must be positive.
+	if len(ctx.Schema.PrimaryKey) == 0 {
+		return nil, sql.Errorf(sql.ValidationException, "The primary key is necessary when enable '%s' to 'true'",
+			fmt.Sprintf("Key: '%s' , default: true (fallback keys: [])", OptIncremental))
+	}
+	for _, k := range []struct {
+		key string
+		min int
+	}{{OptChunkSize, 1}, {OptChunkMetaGroupSize, 1}, {OptFetchSize, 1}, {OptPoolSize, 1}, {OptConnectMaxRetries, 0}} {
+		if v := o.Int(k.key); v <= k.min {
+			return nil, sql.Errorf(sql.IllegalStateException, "The value of option '%s' must larger than %d, but is %d", k.key, k.min, v)
+		}
+	}
+	if up := o.Get(OptFactorUpper); parseFloat(up) < 1 {
+		return nil, sql.Errorf(sql.IllegalStateException, "The value of option '%s' must larger than or equals %s, but is %s", OptFactorUpper, "1.0", up)
+	}
+	if lo := o.Get(OptFactorLower); parseFloat(lo) < 0 || parseFloat(lo) > 1 {
+		return nil, sql.Errorf(sql.IllegalStateException, "The value of option '%s' must between %s and %s inclusively, but is %s", OptFactorLower, "0.0", "1.0", lo)
+	}
+	c.chunkKey = ctx.Schema.PrimaryKey[0]
+	if o.Has(OptChunkKeyColumn) {
+		k := o.Get(OptChunkKeyColumn)
+		found := false
+		for _, pk := range ctx.Schema.PrimaryKey {
+			found = found || pk == k
+		}
+		if !found {
+			return nil, sql.Errorf(sql.ValidationException,
+				"Chunk key column '%s' doesn't exist in the primary key [%s] of the table %s.",
+				k, strings.Join(ctx.Schema.PrimaryKey, ","), ctx.Table)
+		}
+		c.chunkKey = k
+	}
+	for _, col := range ctx.Schema.Columns {
+		if err := checkDeclaredType(col); err != nil {
+			return nil, err
+		}
+	}
+	return &Source{cfg: c}, nil
+}
+
+func parseFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return f
+}
+
+// compileRegex is MySqlTableSourceFactory.validateRegex; the pattern must
+// match a whole name, as Debezium's include lists do.
+func compileRegex(key, pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile("^(?:" + pattern + ")$")
+	if err != nil {
+		return nil, sql.Errorf(sql.ValidationException, "The %s '%s' is not a valid regular expression", key, pattern)
+	}
+	return re, nil
+}
+
+// serverID is MySqlTableSourceFactory.validateAndGetServerId and
+// ServerIdRange.from: 'n' or 'n-m'; unset, a random ID in [5400, 6400].
+func serverID(o connectors.Options) (uint32, error) {
+	if !o.Has(OptServerID) {
+		return uint32(5400 + rand.IntN(1001)), nil
+	}
+	v := strings.TrimSpace(o.Get(OptServerID))
+	bad := sql.Errorf(sql.ValidationException, "The value of option 'server-id' is invalid: '%s'", o.Get(OptServerID))
+	lo, hi, isRange := strings.Cut(v, "-")
+	start, err := strconv.ParseUint(strings.TrimSpace(lo), 10, 32)
+	if err != nil || start == 0 {
+		return 0, bad
+	}
+	if isRange {
+		end, err := strconv.ParseUint(strings.TrimSpace(hi), 10, 32)
+		if err != nil || end < start {
+			return 0, bad
+		}
+	}
+	return uint32(start), nil
+}
+
+// startup is MySqlTableSourceFactory.getStartupOptions, with the modes
+// sqlrun does not implement refused by name.
+func (c *config) startup(o connectors.Options) error {
+	mode := strings.ToLower(o.Get(OptStartupMode))
+	switch mode {
+	case ModeInitial, ModeLatest, ModeEarliest:
+	case ModeSpecific:
+		if !o.Has(OptOffsetGTID) && !(o.Has(OptOffsetFile) && o.Has(OptOffsetPos)) {
+			return sql.Errorf(sql.ValidationException, "Unable to find a valid binlog offset. Either %s, or %s and %s are required.",
+				OptOffsetGTID, OptOffsetFile, OptOffsetPos)
+		}
+		if !o.Has(OptOffsetFile) {
+			return sql.Errorf(sql.ValidationException,
+				"'%s' = '%s' with only '%s' is not supported by sqlrun yet; give '%s' and '%s'.",
+				OptStartupMode, ModeSpecific, OptOffsetGTID, OptOffsetFile, OptOffsetPos)
+		}
+		if o.Has(OptOffsetSkipEvents) || o.Has(OptOffsetSkipRows) {
+			return sql.Errorf(sql.ValidationException, "'%s' and '%s' are not supported by sqlrun yet.", OptOffsetSkipEvents, OptOffsetSkipRows)
+		}
+		c.offset = position{File: o.Get(OptOffsetFile), Pos: uint64(o.Int64(OptOffsetPos))}
+	case ModeTime, ModeSnapshot:
+		return sql.Errorf(sql.ValidationException, "'%s' = '%s' is not supported by sqlrun yet; use '%s', '%s', '%s' or '%s'.",
+			OptStartupMode, mode, ModeInitial, ModeLatest, ModeEarliest, ModeSpecific)
+	default:
+		return sql.Errorf(sql.ValidationException, "Invalid value for option '%s'. Supported values are [%s, %s, %s, %s, %s, %s], but was: %s",
+			OptStartupMode, ModeInitial, ModeSnapshot, ModeLatest, ModeEarliest, ModeSpecific, ModeTime, o.Get(OptStartupMode))
+	}
+	c.mode = mode
+	return nil
+}
+
+// Source is the mysql-cdc table source.
+type Source struct {
+	cfg  *config
+	meta []string
+}
+
+var (
+	_ connectors.TableSource         = (*Source)(nil)
+	_ connectors.SupportsParallelism = (*Source)(nil)
+	_ connectors.MetadataSource      = (*Source)(nil)
+)
+
+// ReadableMetadata is MySqlReadableMetadata, in its order. op_ts is 0 for
+// rows of the snapshot, as Flink CDC's.
+func (s *Source) ReadableMetadata() []connectors.MetadataKey {
+	return []connectors.MetadataKey{
+		{Key: "table_name", Type: sql.String().NotNull()},
+		{Key: "database_name", Type: sql.String().NotNull()},
+		{Key: "op_ts", Type: sql.TimestampLTZ(3).NotNull()},
+		{Key: "row_kind", Type: sql.String().NotNull()},
+	}
+}
+
+// ApplyReadableMetadata appends the keys' values to every row.
+func (s *Source) ApplyReadableMetadata(keys []string) { s.meta = append([]string(nil), keys...) }
+
+// SourceClass is Flink CDC's table source class.
+func (s *Source) SourceClass() string {
+	return "org.apache.flink.cdc.connectors.mysql.table.MySqlTableSource"
+}
+
+// ChangelogMode is all kinds: +I, -U, +U, -D, as MySqlTableSource.
+func (s *Source) ChangelogMode() sql.ChangelogMode { return sql.All }
+
+// Bounded is false: the binlog never ends.
+func (s *Source) Bounded() bool { return false }
+
+// Parallelism is 1: sqlrun reads with a single reader.
+func (s *Source) Parallelism() int { return 1 }
+
+// NewReader creates the reader; only subtask 0 reads.
+func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, error) {
+	return newReader(s.cfg, subtask, s.meta), nil
+}

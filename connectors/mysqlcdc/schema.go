@@ -1,0 +1,451 @@
+package mysqlcdc
+
+import (
+	"context"
+	gosql "database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// cell is one MySQL value in its text form (what the text protocol sends;
+// binlog images are decoded to the same form); null marks SQL NULL.
+type cell struct {
+	b    []byte
+	null bool
+}
+
+// mysqlColumn is one column of a captured MySQL table.
+type mysqlColumn struct {
+	name       string
+	dataType   string // information_schema DATA_TYPE, lower case: int, varchar, ...
+	columnType string // COLUMN_TYPE: int(10) unsigned, enum('a','b'), ...
+	charset    string
+	unsigned   bool
+	enum       []string // ENUM and SET members
+}
+
+// table is a captured MySQL table and how its columns map to the declared
+// schema.
+type table struct {
+	db, name string
+	cols     []mysqlColumn
+	pk       []int // MySQL primary-key column indexes
+	chunkKey int   // the chunk key's index in cols
+	// chunkable is false when the chunk key's type cannot be compared
+	// outside MySQL (strings under a collation): the table is one chunk.
+	chunkable bool
+	// declared[i] is the cols index of declared column i.
+	declared []int
+}
+
+func (t *table) String() string { return t.db + "." + t.name }
+
+// quoted is the table's name for SQL.
+func (t *table) quoted() string { return quoteIdent(t.db) + "." + quoteIdent(t.name) }
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// discover lists the tables the regular expressions capture, with their
+// columns, in name order.
+func discover(ctx context.Context, db *gosql.DB, cfg *config) ([]*table, error) {
+	rows, err := db.QueryContext(ctx, "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME")
+	if err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	var out []*table
+	for rows.Next() {
+		var d, n string
+		if err := rows.Scan(&d, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list tables: %w", err)
+		}
+		switch strings.ToLower(d) {
+		case "mysql", "information_schema", "performance_schema", "sys":
+			continue
+		}
+		if cfg.dbRegex.MatchString(d) && cfg.tableRegex.MatchString(n) {
+			out = append(out, &table{db: d, name: n})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, sql.Errorf(sql.ValidationException,
+			"No tables of MySQL server %s:%d match '%s' = '%s' and '%s' = '%s' (table %s).",
+			cfg.host, cfg.port, OptDatabaseName, cfg.dbRegex.String()[4:len(cfg.dbRegex.String())-2],
+			OptTableName, cfg.tableRegex.String()[4:len(cfg.tableRegex.String())-2], cfg.ident)
+	}
+	for _, t := range out {
+		if err := t.load(ctx, db, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// load reads a table's columns and primary key and maps the declared
+// columns onto them by name.
+func (t *table) load(ctx context.Context, db *gosql.DB, cfg *config) error {
+	rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COALESCE(CHARACTER_SET_NAME, ''), COLUMN_KEY
+FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, t.db, t.name)
+	if err != nil {
+		return fmt.Errorf("read columns of %s: %w", t, err)
+	}
+	t.cols, t.pk = nil, nil
+	var keys []string
+	for rows.Next() {
+		var c mysqlColumn
+		var key string
+		if err := rows.Scan(&c.name, &c.dataType, &c.columnType, &c.charset, &key); err != nil {
+			rows.Close()
+			return fmt.Errorf("read columns of %s: %w", t, err)
+		}
+		c.dataType = strings.ToLower(c.dataType)
+		c.unsigned = strings.Contains(strings.ToLower(c.columnType), "unsigned")
+		if c.dataType == "enum" || c.dataType == "set" {
+			c.enum = parseMembers(c.columnType)
+		}
+		t.cols = append(t.cols, c)
+		keys = append(keys, key)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read columns of %s: %w", t, err)
+	}
+	pkRows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
+WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`, t.db, t.name)
+	if err != nil {
+		return fmt.Errorf("read primary key of %s: %w", t, err)
+	}
+	for pkRows.Next() {
+		var n string
+		if err := pkRows.Scan(&n); err != nil {
+			pkRows.Close()
+			return fmt.Errorf("read primary key of %s: %w", t, err)
+		}
+		t.pk = append(t.pk, t.index(n))
+	}
+	pkRows.Close()
+	if len(t.pk) == 0 {
+		// ChunkUtils.getChunkKeyColumn.
+		return sql.Errorf(sql.ValidationException,
+			"Incremental snapshot for tables requires primary key, but table %s doesn't have primary key.", t)
+	}
+	for _, c := range t.cols {
+		switch c.charset {
+		case "", "utf8mb4", "utf8", "utf8mb3", "ascii", "binary":
+		default:
+			return sql.Errorf(sql.ValidationException,
+				"Column '%s' of MySQL table %s has character set %s: sqlrun's mysql-cdc reads utf8mb4, utf8mb3, ascii and binary columns only.",
+				c.name, t, c.charset)
+		}
+	}
+	t.chunkKey = t.pk[0]
+	if cfg.chunkKey != "" && t.index(cfg.chunkKey) >= 0 {
+		t.chunkKey = t.index(cfg.chunkKey)
+	}
+	switch t.cols[t.chunkKey].dataType {
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal", "numeric",
+		"date", "datetime", "timestamp":
+		t.chunkable = true
+	}
+	t.declared = make([]int, len(cfg.schema.Columns))
+	for i, dc := range cfg.schema.Columns {
+		j := t.index(dc.Name)
+		if j < 0 {
+			return sql.Errorf(sql.ValidationException,
+				"Column '%s' of table %s does not exist in MySQL table %s.", dc.Name, cfg.ident, t)
+		}
+		t.declared[i] = j
+	}
+	return nil
+}
+
+// index finds a column by name, exactly, then case-insensitively as MySQL
+// column names are.
+func (t *table) index(name string) int {
+	for i, c := range t.cols {
+		if c.name == name {
+			return i
+		}
+	}
+	for i, c := range t.cols {
+		if strings.EqualFold(c.name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseMembers reads the members of enum('a','b') or set('x','y').
+func parseMembers(colType string) []string {
+	open := strings.IndexByte(colType, '(')
+	if open < 0 {
+		return nil
+	}
+	s := colType[open+1:]
+	var out []string
+	for len(s) > 0 && s[0] == '\'' {
+		var b strings.Builder
+		i := 1
+		for i < len(s) {
+			if s[i] == '\'' {
+				if i+1 < len(s) && s[i+1] == '\'' {
+					b.WriteByte('\'')
+					i += 2
+					continue
+				}
+				break
+			}
+			if s[i] == '\\' && i+1 < len(s) {
+				i++
+			}
+			b.WriteByte(s[i])
+			i++
+		}
+		out = append(out, b.String())
+		s = s[min(i+1, len(s)):]
+		s = strings.TrimPrefix(s, ",")
+	}
+	return out
+}
+
+// keyOf is a row's primary key as a map key.
+func (t *table) keyOf(r []cell) string {
+	var b strings.Builder
+	for _, i := range t.pk {
+		if r[i].null {
+			b.WriteString("\x01N")
+		} else {
+			b.WriteByte(0)
+			b.Write(r[i].b)
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// compareKey orders two chunk-key values of a chunkable table as MySQL
+// does: numerically for numbers, as text for the fixed-width date forms.
+func (t *table) compareKey(a, b []byte) int {
+	switch t.cols[t.chunkKey].dataType {
+	case "date", "datetime", "timestamp":
+		return strings.Compare(string(a), string(b))
+	}
+	x, ok1 := new(big.Rat).SetString(string(a))
+	y, ok2 := new(big.Rat).SetString(string(b))
+	if !ok1 || !ok2 {
+		return strings.Compare(string(a), string(b))
+	}
+	return x.Cmp(y)
+}
+
+// row converts a MySQL row to the declared columns' values.
+func (t *table) row(r []cell, types []sql.DataType) ([]any, error) {
+	out := make([]any, len(t.declared))
+	for i, j := range t.declared {
+		v, err := convert(r[j], &t.cols[j], types[i])
+		if err != nil {
+			return nil, sql.Errorf(sql.IOException, "mysql-cdc: table %s column '%s' (%s) to %s: %w",
+				t, t.cols[j].name, t.cols[j].columnType, types[i], err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// checkDeclaredType refuses declared types the MySQL type mapping has no
+// counterpart for.
+func checkDeclaredType(c sql.Column) error {
+	switch c.Type.Root {
+	case sql.TypeBoolean, sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt,
+		sql.TypeFloat, sql.TypeDouble, sql.TypeDecimal, sql.TypeChar, sql.TypeVarChar,
+		sql.TypeBinary, sql.TypeVarBinary, sql.TypeDate, sql.TypeTime, sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		return nil
+	case sql.TypeArray:
+		if c.Type.Elem != nil && (c.Type.Elem.Root == sql.TypeVarChar || c.Type.Elem.Root == sql.TypeChar) {
+			return nil // MySQL SET
+		}
+	}
+	return sql.Errorf(sql.ValidationException, "Column '%s' has type %s, which no MySQL type maps to in mysql-cdc.", c.Name, c.Type)
+}
+
+// convert is Flink CDC's RowDataDebeziumDeserializeSchema converter for
+// one value: the MySQL value in its text form to the declared type.
+func convert(c cell, col *mysqlColumn, t sql.DataType) (any, error) {
+	if c.null {
+		return nil, nil
+	}
+	s := string(c.b)
+	switch col.dataType {
+	case "date", "datetime", "timestamp":
+		if strings.HasPrefix(s, "0000-00-00") {
+			return nil, nil // a zero date reads as NULL, as Debezium's
+		}
+	case "bit":
+		// BIT(n) arrives as big-endian bytes.
+		var n uint64
+		for _, x := range c.b {
+			n = n<<8 | uint64(x)
+		}
+		switch t.Root {
+		case sql.TypeBoolean:
+			return n != 0, nil
+		case sql.TypeBinary, sql.TypeVarBinary:
+			// Debezium gives BIT(n>1) as little-endian bytes.
+			b := make([]byte, len(c.b))
+			for i := range c.b {
+				b[i] = c.b[len(c.b)-1-i]
+			}
+			return b, nil
+		}
+		s = strconv.FormatUint(n, 10)
+	}
+	switch t.Root {
+	case sql.TypeBoolean:
+		switch s {
+		case "0":
+			return false, nil
+		case "1":
+			return true, nil
+		}
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n != 0, nil
+		}
+		return nil, fmt.Errorf("%q is not a BOOLEAN", s)
+	case sql.TypeTinyInt:
+		n, err := strconv.ParseInt(s, 10, 8)
+		return int8(n), err
+	case sql.TypeSmallInt:
+		n, err := strconv.ParseInt(s, 10, 16)
+		return int16(n), err
+	case sql.TypeInt:
+		n, err := strconv.ParseInt(s, 10, 32)
+		return int32(n), err
+	case sql.TypeBigInt:
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err
+	case sql.TypeFloat:
+		f, err := strconv.ParseFloat(s, 32)
+		return float32(f), err
+	case sql.TypeDouble:
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err
+	case sql.TypeDecimal:
+		d, err := decimal.NewFromString(s)
+		if err != nil {
+			return nil, err
+		}
+		d = d.Round(int32(t.Scale))
+		if len(d.Coefficient().String()) > t.Precision && !d.IsZero() {
+			return nil, nil // does not fit: NULL, as Flink's DecimalData.fromBigDecimal
+		}
+		return d, nil
+	case sql.TypeChar, sql.TypeVarChar:
+		return s, nil
+	case sql.TypeBinary, sql.TypeVarBinary:
+		return append([]byte(nil), c.b...), nil
+	case sql.TypeDate:
+		d, err := time.Parse("2006-01-02", s)
+		if err != nil {
+			return nil, err
+		}
+		return int32(d.Unix() / 86400), nil
+	case sql.TypeTime:
+		return parseTime(s)
+	case sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		// DATETIME is a wall clock; TIMESTAMP is read in UTC in the
+		// snapshot (session time_zone '+00:00') and in the binlog.
+		layout := "2006-01-02 15:04:05.999999999"
+		if col.dataType == "date" {
+			layout = "2006-01-02"
+		}
+		d, err := time.Parse(layout, s)
+		if err != nil {
+			return nil, err
+		}
+		return sql.TimestampFromTime(d), nil
+	case sql.TypeArray:
+		if s == "" {
+			return []any{}, nil
+		}
+		parts := strings.Split(s, ",")
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unsupported type %s", t)
+}
+
+// parseTime reads [-]HH:MM:SS[.ffffff] as milliseconds of the day.
+func parseTime(s string) (any, error) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	hms, frac, _ := strings.Cut(s, ".")
+	parts := strings.Split(hms, ":")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("%q is not a TIME", s)
+	}
+	var v [3]int64
+	for i, p := range parts {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a TIME", s)
+		}
+		v[i] = n
+	}
+	ms := (v[0]*3600+v[1]*60+v[2])*1000 + fracMillis(frac)
+	if neg {
+		ms = -ms
+	}
+	if ms > math.MaxInt32 || ms < math.MinInt32 {
+		return nil, fmt.Errorf("%q is out of TIME's range", s)
+	}
+	return int32(ms), nil
+}
+
+func fracMillis(frac string) int64 {
+	for len(frac) < 3 {
+		frac += "0"
+	}
+	n, _ := strconv.ParseInt(frac[:3], 10, 64)
+	return n
+}
+
+// enumText turns a binlog ENUM index or SET bitmask into the member text
+// the text protocol would send.
+func enumText(col *mysqlColumn, raw []byte) []byte {
+	n, err := strconv.ParseUint(string(raw), 10, 64)
+	if err != nil {
+		// Some servers send the little-endian bytes.
+		var buf [8]byte
+		copy(buf[:], raw)
+		n = binary.LittleEndian.Uint64(buf[:])
+	}
+	if col.dataType == "enum" {
+		if n == 0 || int(n) > len(col.enum) {
+			return []byte{}
+		}
+		return []byte(col.enum[n-1])
+	}
+	var parts []string
+	for i, m := range col.enum {
+		if n&(1<<uint(i)) != 0 {
+			parts = append(parts, m)
+		}
+	}
+	return []byte(strings.Join(parts, ","))
+}
