@@ -97,17 +97,15 @@ func discover(ctx context.Context, db *gosql.DB, cfg *config) ([]*table, error) 
 // load reads a table's columns and primary key and maps the declared
 // columns onto them by name.
 func (t *table) load(ctx context.Context, db *gosql.DB, cfg *config) error {
-	rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COALESCE(CHARACTER_SET_NAME, ''), COLUMN_KEY
+	rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COALESCE(CHARACTER_SET_NAME, '')
 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, t.db, t.name)
 	if err != nil {
 		return fmt.Errorf("read columns of %s: %w", t, err)
 	}
 	t.cols, t.pk = nil, nil
-	var keys []string
 	for rows.Next() {
 		var c mysqlColumn
-		var key string
-		if err := rows.Scan(&c.name, &c.dataType, &c.columnType, &c.charset, &key); err != nil {
+		if err := rows.Scan(&c.name, &c.dataType, &c.columnType, &c.charset); err != nil {
 			rows.Close()
 			return fmt.Errorf("read columns of %s: %w", t, err)
 		}
@@ -117,7 +115,6 @@ FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER 
 			c.enum = parseMembers(c.columnType)
 		}
 		t.cols = append(t.cols, c)
-		keys = append(keys, key)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
