@@ -57,7 +57,8 @@
 //     rejects an outer side's nulls narrows the join (the Calc above reads
 //     the fields that became NOT NULL through a CAST), an inner join's OR
 //     condition yields the filter it implies on each side, a one-side filter
-//     crosses the join's equalities to the other side, the WHERE's
+//     crosses the join's equalities to the other side, an outer join's ON
+//     conjuncts over its null-padded side go below it, the WHERE's
 //     field = literal fixes the field above, and each side projects the
 //     fields used (PREDICATE_PUSHDOWN, PROJECT_REWRITE:
 //     JoinDependentConditionDerivationRule, JoinPushTransitivePredicatesRule,

@@ -90,6 +90,12 @@ type LogicalCalc struct {
 	base
 	Exprs []Expr
 	Cond  Expr
+	// fresh marks a projection made after Flink's expression reduction
+	// (FlinkProjectJoinTransposeRule's over a join input that had none):
+	// the fields its condition fixes stay references, not constants
+	// (JoinTest.testLeftJoinWithJoinConditionPushDown:
+	// Calc(select=[b1, b2], where=[(b2 = 1)])).
+	fresh bool
 }
 
 func (*LogicalTableScan) Name() string { return "LogicalTableScan" }

@@ -31,7 +31,13 @@ func (b *binder) convert(r Node) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newCalc(in, r.Exprs, r.Cond, r.names), nil
+		n := newCalc(in, r.Exprs, r.Cond, r.names)
+		if c, ok := n.(*Calc); ok && r.fresh && c.input() == in {
+			for i, e := range r.Exprs {
+				c.Exprs[i] = fold(e)
+			}
+		}
+		return n, nil
 	case *LogicalJoin:
 		l, err := b.convert(r.inputs[0])
 		if err != nil {

@@ -332,6 +332,22 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		}
 		joinCond = and(jc)
 	}
+	if kind == ast.LeftJoin || kind == ast.RightJoin {
+		var pushed []Expr
+		joinCond, pushed = pushOnIntoPaddedSide(join, kind, nl)
+		if len(pushed) > 0 {
+			if kind == ast.LeftJoin {
+				rightConds = append(rightConds, pushed...)
+			} else {
+				leftConds = append(leftConds, pushed...)
+			}
+			used = map[int]bool{}
+			for _, e := range exprs {
+				refs(e, used)
+			}
+			refs(joinCond, used)
+		}
+	}
 	if cond != nil {
 		for _, c := range conjuncts(cond) {
 			r := map[int]bool{}
@@ -470,7 +486,8 @@ func joinSide(in Node, fields []int, cond Expr) *LogicalCalc {
 		exprs[i] = &InputRef{Index: f, T: in.Types()[f]}
 		names[i] = in.Names()[f]
 	}
-	return mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs, Cond: cond})
+	_, projected := in.(*LogicalCalc)
+	return mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs, Cond: cond, fresh: !projected})
 }
 
 // scanBelow returns the Calc over an unpushed table scan that n is.
@@ -1078,7 +1095,7 @@ func filterAggregateTranspose(_ *binder, n Node) (Node, error) {
 	}
 	in := agg.input()
 	filtered := mergeCalc(&LogicalCalc{base: sameRow(in), Exprs: identity(in.Types()), Cond: and(below)})
-	return &LogicalCalc{base: row(c.names, c.types, agg.WithInputs(filtered)), Exprs: c.Exprs, Cond: and(keep)}, nil
+	return &LogicalCalc{base: row(c.names, c.types, agg.WithInputs(filtered)), Exprs: c.Exprs, Cond: and(keep), fresh: c.fresh}, nil
 }
 
 // transitiveConditions copies each one-side filter of an inner join to
@@ -1148,4 +1165,107 @@ func transitiveConditions(joinCond Expr, leftConds, rightConds []Expr, nl, nr in
 	leftConds = carry(rightConds, leftConds, toLeft)
 	rightConds = carry(origLeft, rightConds, toRight)
 	return leftConds, rightConds
+}
+
+// pushOnIntoPaddedSide splits an outer join's ON condition: the conjuncts
+// that read only the side the join pads with nulls (the right of a LEFT
+// JOIN, the left of a RIGHT JOIN) filter that input below the join, as
+// Flink's FlinkFilterJoinRule (JOIN_CONDITION_PUSH) does; the preserved
+// side's are kept, since its unmatched rows are still emitted. The
+// field = literal conjuncts pushed fix those fields in what stays
+// (ReduceExpressionsRule.JOIN with the input's predicates:
+// JoinTest.testLeftJoinWithJoinConditionPushDown turns a2 = b2 into
+// a2 = 1 under b2 = 1), unless the field is a group key of an aggregate
+// below, where the filter goes under the aggregate and Calcite's
+// predicates no longer see it. It returns the kept condition and the
+// pushed conjuncts, over the join's row.
+func pushOnIntoPaddedSide(join *LogicalJoin, kind ast.JoinKind, nl int) (Expr, []Expr) {
+	var keep, pushed []Expr
+	for _, c := range conjuncts(join.Cond) {
+		r := map[int]bool{}
+		refs(c, r)
+		padded := len(r) > 0 && expr.Deterministic(c)
+		for f := range r {
+			padded = padded && (f >= nl) == (kind == ast.LeftJoin)
+		}
+		if padded {
+			pushed = append(pushed, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	if len(pushed) == 0 {
+		return join.Cond, nil
+	}
+	side, off := join.inputs[1], nl
+	if kind == ast.RightJoin {
+		side, off = join.inputs[0], 0
+	}
+	for i, c := range pushed {
+		// Below the join the fields have the input's types, not the
+		// join row's nullable ones.
+		r := map[int]bool{}
+		refs(c, r)
+		for f := range r {
+			c = retype(c, f, side.Types()[f-off])
+		}
+		pushed[i] = c
+	}
+	var fixes []Expr
+	for _, c := range pushed {
+		r := map[int]bool{}
+		refs(c, r)
+		for f := range r {
+			if len(r) == 1 && !groupKeyBelow(side, f-off) {
+				// The input's predicate, in the input's own field type
+				// (not the join row's nullable one).
+				fixes = append(fixes, c)
+			}
+		}
+	}
+	if len(fixes) > 0 && len(keep) > 0 {
+		keep = substituteConstants(keep, and(fixes))
+		var kept []Expr
+		for _, c := range keep {
+			if !isTrueLiteral(c) {
+				kept = append(kept, c)
+			}
+		}
+		keep = kept
+	}
+	if len(keep) == 0 {
+		return &Literal{Value: true, T: sql.Boolean().NotNull()}, pushed
+	}
+	return and(keep), pushed
+}
+
+// groupKeyBelow reports whether field f of n is a group key of an
+// aggregate n is (or a Calc over one passes through).
+func groupKeyBelow(n Node, f int) bool {
+	if c, ok := n.(*LogicalCalc); ok {
+		r, ok := c.Exprs[f].(*InputRef)
+		if !ok {
+			return false
+		}
+		n, f = c.input(), r.Index
+	}
+	a, ok := n.(*LogicalAggregate)
+	return ok && f < len(a.Group)
+}
+
+// retype gives the references to field f in e the type t.
+func retype(e Expr, f int, t sql.DataType) Expr {
+	switch x := e.(type) {
+	case *InputRef:
+		if x.Index == f {
+			return &InputRef{Index: f, T: t}
+		}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = retype(a, f, t)
+		}
+		return &Call{Op: x.Op, Args: args, T: x.T}
+	}
+	return e
 }
