@@ -68,6 +68,9 @@
 //     runs before FilterIntoScan);
 //     - FilterAggregateTranspose: conjuncts over an aggregate's group keys
 //     go below it (PREDICATE_PUSHDOWN: FILTER_AGGREGATE_TRANSPOSE);
+//     - PruneEmptyJoin: a join with an input that yields no row is empty,
+//     or its kept side padded with typed NULLs (PREDICATE_PUSHDOWN:
+//     PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE);
 //     - FilterIntoScan: sources in Flink's filter push-down print
 //     filter=[...] (PREDICATE_PUSHDOWN: PushFilterIntoTableSourceScanRule);
 //     - ProjectIntoScan: projections go into sources that take them,

@@ -57,6 +57,9 @@ var rules = []Rule{
 	{Name: "FilterAggregateTranspose", Program: "PREDICATE_PUSHDOWN",
 		Flink: "CoreRules.FILTER_AGGREGATE_TRANSPOSE",
 		apply: filterAggregateTranspose},
+	{Name: "PruneEmptyJoin", Program: "PREDICATE_PUSHDOWN",
+		Flink: "PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE (with ReduceExpressionsRule.FILTER's always-false filter)",
+		apply: pruneEmptyJoin},
 	{Name: "FilterIntoScan", Program: "PREDICATE_PUSHDOWN",
 		Flink: "PushFilterIntoTableSourceScanRule",
 		apply: filterIntoScan},
@@ -1268,4 +1271,67 @@ func retype(e Expr, f int, t sql.DataType) Expr {
 		return &Call{Op: x.Op, Args: args, T: x.T}
 	}
 	return e
+}
+
+// pruneEmptyJoin plans a join with an input that can produce no row (an
+// empty Values, or a filter that is always false once simplified, as
+// ReduceExpressionsRule.FILTER makes it) as Calcite's PruneEmptyRules and
+// Flink's FlinkPruneEmptyRules do: a join that needs rows from the empty
+// side is empty; an outer join that keeps the other side's rows pads them
+// with typed NULLs (JoinTest.testSelfJoinPlan: a LEFT JOIN whose right
+// side is filtered by key = 0 AND key > 10); an anti join keeps its left.
+func pruneEmptyJoin(_ *binder, n Node) (Node, error) {
+	j, ok := n.(*LogicalJoin)
+	if !ok {
+		return nil, nil
+	}
+	le, re := isEmptyRel(j.inputs[0]), isEmptyRel(j.inputs[1])
+	if !le && !re {
+		return nil, nil
+	}
+	nl := len(j.inputs[0].Names())
+	pad := func(keep Node, keepLeft bool) Node {
+		exprs := make([]Expr, len(j.types))
+		for i, t := range j.types {
+			if (i < nl) == keepLeft {
+				f := i
+				if !keepLeft {
+					f = i - nl
+				}
+				exprs[i] = &InputRef{Index: f, T: keep.Types()[f]}
+				if !keep.Types()[f].Equal(t) {
+					exprs[i] = &Call{Op: "CAST", Args: []Expr{exprs[i]}, T: t}
+				}
+			} else {
+				exprs[i] = &Literal{Value: nil, T: t}
+			}
+		}
+		return &LogicalCalc{base: row(j.names, j.types, keep), Exprs: exprs}
+	}
+	switch {
+	case j.JoinType == antiJoin && re && !le:
+		return j.inputs[0], nil
+	case j.JoinType == ast.LeftJoin && re && !le:
+		return pad(j.inputs[0], true), nil
+	case j.JoinType == ast.RightJoin && le && !re:
+		return pad(j.inputs[1], false), nil
+	case j.JoinType == ast.FullJoin && (le != re):
+		if re {
+			return pad(j.inputs[0], true), nil
+		}
+		return pad(j.inputs[1], false), nil
+	}
+	return emptyValues(j), nil
+}
+
+// isEmptyRel reports an input that yields no row: an empty Values or a
+// Calc whose condition simplifies to FALSE.
+func isEmptyRel(n Node) bool {
+	switch x := n.(type) {
+	case *LogicalValues:
+		return len(x.Rows) == 0
+	case *LogicalCalc:
+		return x.Cond != nil && isFalseLiteral(simplifyFilter(fold(x.Cond)))
+	}
+	return false
 }
