@@ -217,6 +217,9 @@ func SimplifyFilter(e Expr) Expr {
 				terms = append(terms, s)
 			}
 		}
+		if c.Op == "OR" {
+			terms = isNullFirst(terms)
+		}
 		terms = collectSargs(terms, c.Op == "AND")
 		if len(terms) == 1 {
 			return terms[0]
@@ -474,4 +477,22 @@ func wrap(x Bound, t sql.DataType) Bound {
 		x.Value = typed{x.Value, t}
 	}
 	return x
+}
+
+// isNullFirst moves the IS NULL terms of an OR to its head, keeping the
+// order within each part, as RexSimplify.simplifyOr does
+// (Util.moveToHead: y IS NULL OR x = 1).
+func isNullFirst(terms []Expr) []Expr {
+	var head, tail []Expr
+	for _, t := range terms {
+		if c, ok := t.(*Call); ok && c.Op == "IS NULL" {
+			head = append(head, t)
+		} else {
+			tail = append(tail, t)
+		}
+	}
+	if len(head) == 0 || len(tail) == 0 {
+		return terms
+	}
+	return append(head, tail...)
 }
