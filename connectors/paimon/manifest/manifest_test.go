@@ -537,6 +537,26 @@ func TestORCManifests(t *testing.T) {
 	}
 }
 
+// TestParquetManifestNamed: a manifest Paimon wrote with
+// 'manifest.format' = 'parquet' fails naming the file, the format and the
+// option, not as a damaged Avro file.
+func TestParquetManifestNamed(t *testing.T) {
+	st := &Store{FIO: fs.NewMem(), Root: "/t"}
+	if err := st.FIO.MkdirAll("/t/manifest"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := st.FIO.Create("/t/manifest/manifest-list-p-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("PAR1\x15\x04PAR1"))
+	f.Close()
+	_, err = st.ReadManifestList("manifest-list-p-0")
+	if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "manifest-list-p-0") || !strings.Contains(err.Error(), "'manifest.format' = 'parquet'") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 // TestManifestListOlderWriterSchemas: a manifest list is read by its
 // writer's schema, fields resolved by name, missing optional fields
 // defaulted: here a 0.8-style list (no bucket/level/row-id ranges), in

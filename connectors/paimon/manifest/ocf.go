@@ -200,6 +200,9 @@ func readOCF(data []byte) ([]map[string]any, error) {
 	if len(data) >= 3 && string(data[:3]) == "ORC" {
 		return readORCRecords(data)
 	}
+	if len(data) >= 4 && string(data[:4]) == "PAR1" {
+		return nil, fmt.Errorf("%w: the file is Parquet, written with 'manifest.format' = 'parquet'; sqlrun reads Avro and ORC manifests", ErrUnsupportedFormat)
+	}
 	d, meta, sync, err := readHeader(data)
 	if err != nil {
 		return nil, err

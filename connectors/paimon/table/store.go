@@ -68,6 +68,11 @@ func (t *Table) writerOptions() (format.WriterOptions, error) {
 	if f := t.fileFormat(); f != "parquet" {
 		return o, fmt.Errorf("paimon table %s: 'file.format' = %q: sqlrun writes parquet data files only", t.Root, f)
 	}
+	// sqlrun writes Avro manifests; Java reads a table's manifests in its
+	// 'manifest.format', so a table asking for another is not written.
+	if f, ok := t.Options.Raw()["manifest.format"]; ok && !strings.EqualFold(f, "avro") {
+		return o, fmt.Errorf("paimon table %s: 'manifest.format' = %q: sqlrun writes avro manifests only", t.Root, f)
+	}
 	switch m := t.Options.StatsMode; {
 	case m == "" || m == "truncate(16)":
 	case m == "none":
