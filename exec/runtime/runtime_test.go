@@ -841,3 +841,36 @@ func TestBoundedJobTakesNoOperatorSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreRefusesChangedAggregate: a savepoint restored into a job whose
+// GroupAggregate now computes another aggregate fails, naming the
+// checkpoint and the aggregate (Flink: StateMigrationException), instead
+// of reading SUM's accumulators as AVG's.
+func TestRestoreRefusesChangedAggregate(t *testing.T) {
+	dir := t.TempDir()
+	cfg := runtime.Config{Streaming: true, CheckpointDir: dir}
+	job, err := runtime.Start(context.Background(), modGraph(datagenSource(t, 1<<30, 1000), &memSink{}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := job.Stop(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := modGraph(datagenSource(t, 1<<30, 1000), &memSink{})
+	for _, v := range g.Vertices {
+		if v.UID == "agg" {
+			v.Operator = operators.GroupAggregate(operators.AggregateSpec{GroupKeys: []int{0},
+				Aggs: []operators.AggSpec{{Kind: operators.Avg, Arg: 1}, {Kind: operators.CountStar}}})
+		}
+	}
+	cfg.RestorePath = sp
+	job2, err := runtime.Start(context.Background(), g, cfg)
+	if err == nil {
+		err = job2.Wait(context.Background())
+	}
+	if err == nil || !strings.Contains(err.Error(), "restore from checkpoint "+sp) ||
+		!strings.Contains(err.Error(), "aggregate 1 was SUM, is now AVG($1)") {
+		t.Fatalf("got %v", err)
+	}
+}

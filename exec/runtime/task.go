@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -254,9 +255,15 @@ func (t *task) open(ctx context.Context) error {
 				return fmt.Errorf("%s cannot restore state taken at another parallelism", t.name())
 			}
 			sub, par := t.subtask, v.Parallelism
-			return r.OpenRescaled(octx, t.rescaled, func(key string) bool { return OwnsKey(key, sub, par) })
+			err = r.OpenRescaled(octx, t.rescaled, func(key string) bool { return OwnsKey(key, sub, par) })
+		} else {
+			err = op.Open(octx, t.restored)
 		}
-		return op.Open(octx, t.restored)
+		if errors.Is(err, state.ErrIncompatible) {
+			// Name the checkpoint: the plan changed since it was taken.
+			err = fmt.Errorf("restore from checkpoint %s: %w", t.restoreDir, err)
+		}
+		return err
 	}
 }
 

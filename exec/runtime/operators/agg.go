@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 
@@ -127,10 +128,14 @@ func (g *groupAgg) Open(ctx *runtime.Context, restored []byte) error {
 	if err := g.open(ctx); err != nil {
 		return err
 	}
-	if restored != nil {
-		return g.groups.Restore(restored)
+	if restored == nil {
+		return nil
 	}
-	return nil
+	body, err := g.checkLayout(restored)
+	if err != nil {
+		return err
+	}
+	return g.groups.Restore(body)
 }
 
 // OpenRescaled restores at a new parallelism: the keys this subtask owns
@@ -139,10 +144,117 @@ func (g *groupAgg) OpenRescaled(ctx *runtime.Context, blobs [][]byte, owns func(
 	if err := g.open(ctx); err != nil {
 		return err
 	}
-	return g.groups.RestoreFiltered(blobs, owns)
+	bodies := make([][]byte, len(blobs))
+	for i, b := range blobs {
+		if len(b) == 0 {
+			continue
+		}
+		body, err := g.checkLayout(b)
+		if err != nil {
+			return fmt.Errorf("state of old subtask %d: %w", i, err)
+		}
+		bodies[i] = body
+	}
+	return g.groups.RestoreFiltered(bodies, owns)
 }
 
-func (g *groupAgg) Snapshot(int64) ([]byte, error) { return g.groups.Snapshot() }
+// Snapshot writes the accumulator layout, then the groups: a restore
+// checks the layout once, before any group decodes (Flink keeps the state
+// serializer's snapshot in the checkpoint for the same check).
+func (g *groupAgg) Snapshot(int64) ([]byte, error) {
+	body, err := g.groups.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	e := state.Encoder{Buf: append(make([]byte, 0, len(layoutMagic)+1+2*len(g.spec.Aggs)+len(body)), layoutMagic...)}
+	e.Uvarint(uint64(len(g.spec.Aggs)))
+	for i := range g.spec.Aggs {
+		a := &g.spec.Aggs[i]
+		e.Buf = append(e.Buf, byte(a.Kind), a.layoutFlags())
+	}
+	return append(e.Buf, body...), nil
+}
+
+// layoutMagic starts a GroupAggregate snapshot that holds its accumulator
+// layout. A keyed-state snapshot starts with its entry count, and a count
+// of 0 is the whole snapshot (or the LSM backend's "\x00LSM"), so these
+// bytes start no snapshot of earlier versions, which restore unchecked.
+var layoutMagic = []byte("\x00AGG")
+
+const (
+	layoutDistinct   = 1 << 0
+	layoutInsertOnly = 1 << 1 // MIN/MAX keeps only the extreme
+)
+
+func (s *AggSpec) layoutFlags() byte {
+	var f byte
+	if s.Distinct {
+		f |= layoutDistinct
+	}
+	if s.simple() {
+		f |= layoutInsertOnly
+	}
+	return f
+}
+
+// name is the call as an error names it: MAX($1), COUNT(DISTINCT $2).
+func (s *AggSpec) name() string {
+	if s.Kind == CountStar {
+		return s.Kind.String()
+	}
+	d := ""
+	if s.Distinct {
+		d = "DISTINCT "
+	}
+	return fmt.Sprintf("%s(%s$%d)", s.Kind, d, s.Arg)
+}
+
+// checkLayout compares a snapshot's accumulator layout with the plan's and
+// returns the keyed state after it. The plan may change what does not
+// touch the state (an argument's column, the output), and a retracting
+// MIN/MAX may become insert-only (its multiset gives the extreme); any
+// other change fails, as Flink's restore fails on an incompatible state
+// serializer, instead of continuing with accumulators read in the wrong
+// layout.
+func (g *groupAgg) checkLayout(b []byte) ([]byte, error) {
+	if !bytes.HasPrefix(b, layoutMagic) {
+		return b, nil // an earlier version's snapshot: no layout to check
+	}
+	d := state.Decoder{Buf: b, Off: len(layoutMagic)}
+	n, err := d.Uvarint()
+	if err != nil || n > uint64(len(b)) || d.Off+2*int(n) > len(b) {
+		return nil, fmt.Errorf("GroupAggregate state: %w", state.ErrCorrupt)
+	}
+	layout := d.Buf[d.Off : d.Off+2*int(n)]
+	body := b[d.Off+2*int(n):]
+	incompatible := func(format string, args ...any) error {
+		return fmt.Errorf("cannot restore GroupAggregate state (Flink: StateMigrationException): %w: %s; "+
+			"start the job without --resume, or restore a checkpoint of the same query",
+			state.ErrIncompatible, fmt.Sprintf(format, args...))
+	}
+	if int(n) != len(g.spec.Aggs) {
+		return nil, incompatible("the checkpoint holds the state of %d aggregates, the job now has %d", n, len(g.spec.Aggs))
+	}
+	for i := range g.spec.Aggs {
+		a := &g.spec.Aggs[i]
+		kind, flags := AggKind(layout[2*i]), layout[2*i+1]
+		if kind > Avg {
+			return nil, fmt.Errorf("GroupAggregate state: %w: aggregate kind %d", state.ErrCorrupt, kind)
+		}
+		if kind != a.Kind || flags&layoutDistinct != a.layoutFlags()&layoutDistinct {
+			was := kind.String()
+			if flags&layoutDistinct != 0 {
+				was += " DISTINCT"
+			}
+			return nil, incompatible("aggregate %d was %s, is now %s", i+1, was, a.name())
+		}
+		if flags&layoutInsertOnly != 0 && !a.simple() {
+			return nil, incompatible("its %s state was kept without retraction (insert-only input: only the extreme) "+
+				"and the job now needs retraction (every distinct value)", a.name())
+		}
+	}
+	return body, nil
+}
 
 func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
 	if !g.spec.EmitOnFinish {
@@ -551,6 +663,15 @@ func decodeGroup(specs []AggSpec, d *state.Decoder) (*group, error) {
 				return nil, err
 			}
 			a.vals[k] = &counted{v: v, cnt: c}
+		}
+		if !simple && i < len(specs) && (specs[i].Kind == Min || specs[i].Kind == Max) && !specs[i].Distinct &&
+			a.n > 0 && len(a.vals) == 0 {
+			// An insert-only extreme in a snapshot of an earlier version,
+			// which held no layout for checkLayout (the retracting form
+			// never counts a.n).
+			return nil, fmt.Errorf("GroupAggregate (Flink: StateMigrationException): %w: its %s state was kept "+
+				"without retraction and the job now needs retraction; start the job without --resume",
+				state.ErrIncompatible, specs[i].name())
 		}
 		if simple && len(a.vals) > 0 {
 			// A checkpoint of the retracting form: keep its extreme.

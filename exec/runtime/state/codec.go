@@ -4,6 +4,8 @@
 package state
 
 import (
+	"errors"
+
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -37,3 +39,8 @@ func AppendKey(e *Encoder, r sql.Row, idx []int) error {
 	}
 	return nil
 }
+
+// ErrIncompatible marks a checkpoint whose state an operator of the
+// current plan cannot take over (Flink's StateMigrationException: the new
+// state serializer is incompatible with the old one).
+var ErrIncompatible = errors.New("the new state must not be incompatible with the old state")
