@@ -301,8 +301,24 @@ func TestResumeEverywhere(t *testing.T) {
 		u.log, u.tables = log, tables
 		restarts++
 		// Read in small batches so restores land inside transactions.
+		// A fresh binlog connection may deliver nothing within one Next's
+		// 50 ms wait on a loaded machine, so read until this reader has
+		// moved (rows out, or its position changed): each restore then
+		// lands at a new place instead of starting over where the last one
+		// did.
 		u.r.batchLimit = 7
-		u.step()
+		for deadline := time.Now().Add(20 * time.Second); ; {
+			if u.step() > 0 {
+				break
+			}
+			now, err := u.r.Snapshot(int64(step))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(now) != string(state) || time.Now().After(deadline) {
+				break
+			}
+		}
 		if step > 3 && u.snapshotDone() && u.content() == s.Table(t, db, "orders") {
 			break
 		}
