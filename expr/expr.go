@@ -121,9 +121,8 @@ func formatLiteral(l *Literal, f Format) string {
 		return "FLAG(" + fmt.Sprint(l.Value) + ")"
 	}
 	if l.Value == nil {
-		if f == FormatInfix {
-			return "null"
-		}
+		// Typed in every form, as Calcite's RexLiteral digest: CASE((c >
+		// 10), 1, null:INTEGER) (a Values tuple prints the bare value).
 		return "null:" + literalType(l.T, f)
 	}
 	if sarg, ok := l.Value.(*Sarg); ok {

@@ -466,7 +466,7 @@ func isAggName(n string) bool {
 func hasAgg(e ast.Expr) bool {
 	found := false
 	walkAST(e, func(x ast.Expr) {
-		if f, ok := x.(*ast.FuncCall); ok && isAggName(f.Name) {
+		if f, ok := x.(*ast.FuncCall); ok && f.Over == nil && isAggName(f.Name) {
 			found = true
 		}
 	})
@@ -735,7 +735,7 @@ func forcedProject(input Node, exprs []Expr, names []string) Node {
 // mergeProject puts exprs (over r's output) on top of r, merged into r
 // when r is a projection, as RelBuilder merges consecutive projects.
 func mergeProject(r Node, exprs []Expr, names []string) Node {
-	if p, ok := r.(*LogicalProject); ok && !hasOver(p.Exprs) {
+	if p, ok := r.(*LogicalProject); ok && !hasOverAgg(p.Exprs) {
 		merged := make([]Expr, len(exprs))
 		for i, e := range exprs {
 			merged[i] = inline(e, p.Exprs)
@@ -760,6 +760,8 @@ func fixAggRefs(e Expr, agg Node) Expr {
 		return &InputRef{Index: x.i, T: agg.Types()[x.i]}
 	case *OverCall:
 		return fixOverAggRefs(x, agg)
+	case *OverAgg:
+		return fixOverAggAggRefs(x, agg)
 	case *Call:
 		args := make([]Expr, len(x.Args))
 		for i, a := range x.Args {

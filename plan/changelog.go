@@ -172,7 +172,7 @@ func upsertKeys(n Node) [][]int {
 			g[i] = i
 		}
 		keys = [][]int{g}
-	case *DropUpdateBefore, *Limit, *SortLimit, *WatermarkAssigner:
+	case *DropUpdateBefore, *Limit, *SortLimit, *WatermarkAssigner, *OverAggregate:
 		keys = n.input().UpsertKeys()
 	case *Rank:
 		keys = rankUpsertKeys(n)

@@ -200,7 +200,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 		}
 	}
 	switch c := n.(type) {
-	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank:
+	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate:
 		return n, inAttrs
 	case *Calc:
 		fix := func(e Expr) Expr {

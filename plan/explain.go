@@ -208,6 +208,9 @@ func tuples(rows [][]Expr, f Format) string {
 		vals := make([]string, len(row))
 		for j, e := range row {
 			vals[j] = FormatExpr(e, nil, f)
+			if l, ok := e.(*Literal); ok && l.Value == nil && f == FormatInfix {
+				vals[j] = "null"
+			}
 		}
 		out[i] = "{ " + strings.Join(vals, ", ") + " }"
 	}

@@ -73,6 +73,8 @@ func (b *binder) convert(r Node) (Node, error) {
 		return &WatermarkAssigner{base: row(r.names, r.types, in), Rowtime: r.Rowtime, Expr: r.Expr}, nil
 	case *LogicalRank:
 		return b.convertRank(r)
+	case *LogicalOverAggregate:
+		return b.convertOver(r)
 	case *LogicalValues:
 		return &Values{base: row(r.names, r.types), Rows: r.Rows, Batch: !b.streaming}, nil
 	case *LogicalUnion:

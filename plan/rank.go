@@ -95,7 +95,7 @@ func isRankingFunc(name string) bool {
 // planned; OVER aggregates are not.
 func (b *binder) bindOver(x *ast.FuncCall, sc *scope, agg *aggCollector) (Expr, error) {
 	if !isRankingFunc(x.Name) {
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support OVER aggregates (%s ... OVER) yet", x.Name)
+		return b.bindOverAgg(x, sc, agg)
 	}
 	if len(x.Args) > 0 || x.Star || x.Distinct {
 		return nil, validationErr(x.At, len(x.Name), "Invalid number of arguments to function '%s'. Was expecting 0 arguments", x.Name)
@@ -195,6 +195,10 @@ func timeAttr(n Node, f int) timeKind {
 			return rowTime
 		}
 		return timeAttr(x.input(), f)
+	case *LogicalOverAggregate:
+		if f < len(x.input().Names()) {
+			return timeAttr(x.input(), f)
+		}
 	case *LogicalRank:
 		if f < len(x.input().Names()) {
 			return timeAttr(x.input(), f)
@@ -360,22 +364,8 @@ func rankRule(_ *binder, n Node) (Node, error) {
 			return nil, nil
 		}
 		return planRank(x, p)
-	case *LogicalProject:
-		if hasOver(x.Exprs) {
-			return nil, sql.Errorf(sql.TableException,
-				"sqlrun does not support %s without a filter on its number (WHERE rn <= N) yet: Flink plans it as an OVER aggregate", overOf(x.Exprs).Func+"() OVER")
-		}
 	}
 	return nil, nil
-}
-
-func overOf(exprs []Expr) *OverCall {
-	for _, e := range exprs {
-		if o, ok := e.(*OverCall); ok {
-			return o
-		}
-	}
-	return nil
 }
 
 // planRank builds the rank of filter f over the window projection p.
@@ -874,6 +864,8 @@ func sortedInts(k []int) []int {
 func keepsProctime(n Node) bool {
 	switch x := n.(type) {
 	case *Deduplicate:
+		return !x.Rowtime
+	case *OverAggregate:
 		return !x.Rowtime
 	case *Rank:
 		for _, t := range x.OrderTime {

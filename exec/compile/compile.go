@@ -309,6 +309,10 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		if f, err = rankOperator(n); err != nil {
 			return edge{}, err
 		}
+	case *plan.OverAggregate:
+		if f, err = overOperator(n); err != nil {
+			return edge{}, err
+		}
 	case *plan.Limit:
 		f = operators.Limit(n.Offset, n.Fetch)
 	case *plan.SortLimit:

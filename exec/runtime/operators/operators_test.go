@@ -266,6 +266,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "window" {
 				return runWindow(t, td)
 			}
+			if td.Cmd == "over" {
+				return runOver(t, td)
+			}
 			in := types(t, td, "in")
 			outT := types(t, td, "out")
 			var rows []sql.Row

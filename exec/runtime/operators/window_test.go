@@ -41,6 +41,15 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 	if o := ints(t, td, "offset"); len(o) == 1 {
 		spec.Offset = int64(o[0])
 	}
+	return replayTimed(t, td, WindowAggregate(spec), spec.TimeCol, in, outT, false)
+}
+
+// replayTimed runs the rows (the time column given in milliseconds) and
+// "wm N" lines of td's input through the operator f makes; the output lists
+// the rows emitted, each watermark's after a "-- wm N" line (and, with
+// onRow, each row's after it). The case is replayed with a snapshot and
+// restore after every line, on both state backends, and must not change.
+func replayTimed(t *testing.T, td *datadriven.TestData, f runtime.OperatorFactory, timeCol int, in, outT []sql.DataType, onRow bool) string {
 	var lines []string
 	for _, l := range strings.Split(td.Input, "\n") {
 		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
@@ -66,7 +75,6 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 			stores = append(stores, s)
 			return &runtime.Context{State: &state.Backend{Store: s}}
 		}
-		f := WindowAggregate(spec)
 		op, _ := f(0, 1)
 		if err := op.Open(ctx(0, ""), nil); err != nil {
 			t.Fatal(err)
@@ -117,13 +125,16 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 				continue
 			}
 			r := parseRow(t, l, in)
-			r.Values[spec.TimeCol] = sql.TimestampData{Millis: r.Values[spec.TimeCol].(int64)}
+			r.Values[timeCol] = sql.TimestampData{Millis: r.Values[timeCol].(int64)}
 			if err := op.ProcessBatch(0, []sql.Row{r}, &out); err != nil {
 				fmt.Fprintf(&b, "error: %v\n", err)
 				break
 			}
-			if len(out.Rows()) > 0 {
+			if !onRow && len(out.Rows()) > 0 {
 				t.Fatalf("rows emitted before a watermark")
+			}
+			for _, r := range out.Rows() {
+				b.WriteString(sql.FormatRow(r, outT) + "\n")
 			}
 		}
 		_ = op.Close()
