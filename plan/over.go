@@ -370,6 +370,13 @@ func overRule(_ *binder, n Node) (Node, error) {
 	if !ok || !hasOverAgg(p.Exprs) {
 		return nil, nil
 	}
+	// Calcite's HepPlanner splits the innermost window first: a window
+	// above names its calls after the fields below (w0$o0_0).
+	if in, err := applyOverBelow(p.input()); err != nil {
+		return nil, err
+	} else if in != p.input() {
+		p = &LogicalProject{base: row(p.names, p.types, in), Exprs: p.Exprs}
+	}
 	// ROW_NUMBER() without a filter on its number is an OVER aggregate
 	// over ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
 	exprs := make([]Expr, len(p.Exprs))
@@ -505,8 +512,10 @@ func overRule(_ *binder, n Node) (Node, error) {
 			j := seen[o.String()+"|"+o.T.String()]
 			return &InputRef{Index: nb + j, T: o.T}
 		})
-		if strings.HasPrefix(topNames[i], "EXPR$") {
-			topNames[i] = "$" + strings.TrimPrefix(topNames[i], "EXPR$")
+		// A window of one call names the field that reads it by its
+		// position (the projection Calcite's CalcRelSplitter leaves).
+		if r, ok := top[i].(*InputRef); ok && len(calls) == 1 && r.Index == nb {
+			topNames[i] = "$" + strconv.Itoa(i)
 		}
 	}
 	// A projection of the window's fields in order is dropped, as Calcite
@@ -572,4 +581,26 @@ func fixOverAggAggRefs(o *OverAgg, agg Node) *OverAgg {
 		out.Order = append(out.Order, k)
 	}
 	return &out
+}
+
+// applyOverBelow applies the OverAggregate rule to n's subtree, bottom up.
+func applyOverBelow(n Node) (Node, error) {
+	ins := n.Inputs()
+	changed := false
+	out := make([]Node, len(ins))
+	for i, in := range ins {
+		c, err := applyOverBelow(in)
+		if err != nil {
+			return nil, err
+		}
+		out[i], changed = c, changed || c != in
+	}
+	if changed {
+		n = n.WithInputs(out...)
+	}
+	r, err := overRule(nil, n)
+	if err != nil || r == nil {
+		return n, err
+	}
+	return r, nil
 }
