@@ -524,7 +524,35 @@ func (s *Sink) ApplyOverwrite(staticPartition map[string]string) error {
 // Parallelism is 'sink.parallelism' (0: the input's parallelism). With
 // more than one writer the planner routes rows by Channel, so two writers
 // never share a bucket (both would compact it).
-func (s *Sink) Parallelism() int { return s.cfg.opts.Int(coreoptions.OptSinkParallelism) }
+//
+// A table with cross-partition upserts (KEY_DYNAMIC) gets one writer
+// whatever 'sink.parallelism' says: it holds the key index (Paimon runs
+// its GlobalIndexAssigner tasks in front of parallel writers instead).
+func (s *Sink) Parallelism() int {
+	if s.cfg.keyDynamic() {
+		return 1
+	}
+	return s.cfg.opts.Int(coreoptions.OptSinkParallelism)
+}
+
+// keyDynamic reports Paimon's KEY_DYNAMIC bucket mode for the table as
+// stored (or, before it exists, as declared): a primary key without every
+// partition field and 'bucket' = -1.
+func (c *tableConfig) keyDynamic() bool {
+	pk, part, bucket := c.schema.PrimaryKey, c.partition, c.raw[coreoptions.OptBucket]
+	if c.stored != nil {
+		pk, part, bucket = c.stored.PrimaryKeys, c.stored.PartitionKeys, c.stored.Options[coreoptions.OptBucket]
+	}
+	if len(pk) == 0 || len(part) == 0 || (strings.TrimSpace(bucket) != "" && strings.TrimSpace(bucket) != "-1") {
+		return false
+	}
+	for _, p := range part {
+		if !slices.Contains(pk, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // Channel is the writer subtask owning r's bucket: Paimon's channel
 // computer (partition hash plus bucket, modulo parallelism).

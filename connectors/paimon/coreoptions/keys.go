@@ -132,6 +132,8 @@ var tableOptions = []connectors.Option{
 	opt("dynamic-bucket.initial-buckets", "", connectors.Int, "Initial buckets for a partition in assigner operator for dynamic bucket mode (sqlrun runs one assigner, so it has no effect)."),
 	opt("dynamic-bucket.max-buckets", "-1", connectors.Int, "Max buckets for a partition in dynamic bucket mode, It should either be equal to -1 (unlimited), or it must be greater than 0 (fixed upper bound)."),
 	opt("dynamic-bucket.assigner-parallelism", "", connectors.Int, "Parallelism of assigner operator for dynamic bucket mode (sqlrun runs one assigner)."),
+	opt("cross-partition-upsert.index-ttl", "", connectors.Duration, "The TTL in rocksdb index for cross partition upsert (primary keys not contain all partition fields), this can avoid maintaining too many indexes and lead to worse and worse performance, but please note that this may also cause data duplication. (sqlrun keeps the index in memory: an entry older than the TTL is gone at its next read.)"),
+	opt("cross-partition-upsert.bootstrap-parallelism", "10", connectors.Int, "The parallelism for bootstrap in a single task for cross partition upsert (sqlrun reads the table's keys one split at a time)."),
 	opt(OptDeletionVectors, "false", connectors.Bool, "Whether to enable deletion vectors mode."),
 	opt(OptDeletionVectorsBitmap64, "false", connectors.Bool, "Enable 64 bit bitmap implementation. Note that only 64 bit bitmap implementation is compatible with Iceberg."),
 	opt("data-file.thin-mode", "false", connectors.Bool, "Enable data file thin mode to avoid duplicate columns storage."),

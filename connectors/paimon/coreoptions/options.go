@@ -40,10 +40,12 @@ type Options struct {
 	DeletionVectorsBitmap64 bool   // deletion-vectors.bitmap64
 	DynamicBucketTargetRows int64  // dynamic-bucket.target-row-num
 	DynamicBucketMaxBuckets int    // dynamic-bucket.max-buckets
-	PartitionDefaultName    string // partition.default-name
-	PartitionLegacyName     bool   // partition.legacy-name
-	targetFileSize          int64  // target-file-size (see TargetFileSize)
-	targetFileSizeSet       bool
+	// CrossPartitionIndexTTL is cross-partition-upsert.index-ttl (0: none).
+	CrossPartitionIndexTTL time.Duration
+	PartitionDefaultName   string // partition.default-name
+	PartitionLegacyName    bool   // partition.legacy-name
+	targetFileSize         int64  // target-file-size (see TargetFileSize)
+	targetFileSizeSet      bool
 
 	// Snapshots and consumers.
 	SnapshotNumRetainedMin int           // snapshot.num-retained.min
@@ -200,6 +202,8 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.DynamicBucketMaxBuckets = p.integer("dynamic-bucket.max-buckets", -1)
 	p.integer("dynamic-bucket.initial-buckets", 1)      // checked only: one assigner
 	p.integer("dynamic-bucket.assigner-parallelism", 1) // checked only: one assigner
+	o.CrossPartitionIndexTTL = p.duration("cross-partition-upsert.index-ttl", 0)
+	p.integer("cross-partition-upsert.bootstrap-parallelism", 10) // checked only: one reader
 	o.PartitionDefaultName = p.str("partition.default-name", "")
 	o.PartitionLegacyName = p.boolean("partition.legacy-name", true)
 	if _, ok := raw[OptTargetFileSize]; ok {

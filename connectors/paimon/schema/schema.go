@@ -108,8 +108,8 @@ func containsAll(all, sub []string) bool {
 
 // ValidateCreate checks what Paimon checks when a table is created, with
 // its messages (java.lang.IllegalStateException / RuntimeException):
-// key columns exist, the primary key includes the partition keys but is
-// not only them, and bucket-key columns are primary-key, non-partition
+// key columns exist, the primary key is not only partition keys (it may
+// lack some: Paimon 1.x's cross-partition upsert), and bucket-key columns are primary-key, non-partition
 // columns.
 func (s *TableSchema) ValidateCreate() error {
 	names := s.Names()
@@ -119,9 +119,6 @@ func (s *TableSchema) ValidateCreate() error {
 	if len(s.PrimaryKeys) > 0 {
 		if !containsAll(names, s.PrimaryKeys) {
 			return sql.Errorf(sql.IllegalStateException, "Table column %s should include all primary key constraint %s", javaList(names), javaList(s.PrimaryKeys))
-		}
-		if !containsAll(s.PrimaryKeys, s.PartitionKeys) {
-			return sql.Errorf(sql.IllegalStateException, "Primary key constraint %s should include all partition fields %s", javaList(s.PrimaryKeys), javaList(s.PartitionKeys))
 		}
 		if len(s.PartitionKeys) > 0 && containsAll(s.PartitionKeys, s.PrimaryKeys) {
 			return sql.Errorf(sql.IllegalStateException, "Primary key constraint %s should not be same with partition fields %s, this will result in only one record in a partition",

@@ -92,6 +92,11 @@ func (s *TableSchema) ValidateTable() error {
 	if e, _ := opt("merge-engine"); strings.EqualFold(e, "first-row") && producer != "lookup" && producer != "none" {
 		return sql.Errorf(sql.IllegalArgumentException, "Only support 'none' and 'lookup' changelog-producer on FIRST_ROW merge engine")
 	}
+	if sf, _ := opt("sequence.field"); strings.TrimSpace(sf) != "" && len(s.PrimaryKeys) > 0 && len(s.PartitionKeys) > 0 && !containsAll(s.PrimaryKeys, s.PartitionKeys) {
+		// SchemaValidation.validateSequenceField (TableSchema.crossPartitionUpdate).
+		return sql.Errorf(sql.IllegalArgumentException, "You can not use sequence.field in cross partition update case (Primary key constraint '%s' not include all partition fields '%s').",
+			javaList(s.PrimaryKeys), javaList(s.PartitionKeys))
+	}
 	if err := validateForDeletionVectors(opt, producer); err != nil {
 		return err
 	}

@@ -38,6 +38,11 @@ func TestValidateTable(t *testing.T) {
 		{[]string{"id"}, nil, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "changelog-producer": "full-compaction"}, "java.lang.IllegalArgumentException: Deletion vectors mode is only supported for NONE/INPUT/LOOKUP changelog producer now."},
 		{[]string{"id"}, nil, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "merge-engine": "first-row"}, "java.lang.IllegalArgumentException: First row merge engine does not need deletion vectors because there is no deletion of old data in this merge engine."},
 		{[]string{"id"}, nil, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "changelog-producer": "lookup"}, ""},
+		// SchemaValidation.validateSequenceField: no sequence.field with a
+		// cross-partition primary key (TableSchema.crossPartitionUpdate).
+		{[]string{"id"}, []string{"ts"}, map[string]string{"sequence.field": "id"}, "java.lang.IllegalArgumentException: You can not use sequence.field in cross partition update case (Primary key constraint '[id]' not include all partition fields '[ts]')."},
+		{[]string{"id"}, []string{"ts"}, nil, ""},
+		{[]string{"id", "ts"}, []string{"ts"}, map[string]string{"sequence.field": "id"}, ""},
 		{nil, nil, map[string]string{"sqlrun.parquet.string-encoding": "delta"}, "java.lang.IllegalArgumentException: Could not parse value 'delta' for key 'sqlrun.parquet.string-encoding' (plain, delta-length-byte-array)."},
 		{nil, nil, map[string]string{"sqlrun.parquet.string-encoding": "delta-length-byte-array"}, ""},
 	} {

@@ -258,41 +258,6 @@ func TestDynamicBucketOverwrite(t *testing.T) {
 }
 
 func TestDynamicBucketRefusals(t *testing.T) {
-	// Cross-partition upsert: KEY_DYNAMIC bucket mode. sqlrun's CREATE
-	// refuses a primary key without the partition fields (Paimon 1.4
-	// allows it), so the table is made as Java would make it: schema-1
-	// with primary key [id] over partition dt.
-	dir := t.TempDir()
-	base, err := Create(nil, dir, pkSchema(), []string{"dt"}, nil, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	next := *base.Schema
-	next.PrimaryKeys = []string{"id"}
-	if _, err := schema.NewManager(fs.NewLocal(), dir).CommitNext(&next); err != nil {
-		t.Fatal(err)
-	}
-	cross, err := Open(nil, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cross.NewWrite(WriteOptions{}); !errors.Is(err, ErrCrossPartition) || !strings.Contains(err.Error(), "KEY_DYNAMIC") {
-		t.Fatalf("got %v", err)
-	}
-	if _, err := NewSink(cross, SinkOptions{}); !errors.Is(err, ErrCrossPartition) {
-		t.Fatalf("got %v", err)
-	}
-	// The same key with a fixed bucket count writes.
-	fixed, err := Open(nil, dir, map[string]string{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixed.NumBuckets = 2
-	if w, err := fixed.NewWrite(WriteOptions{}); err != nil {
-		t.Fatal(err)
-	} else {
-		w.Close()
-	}
 	// Postpone bucket mode.
 	post, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"bucket": "-2"}, "", 0)
 	if err != nil {

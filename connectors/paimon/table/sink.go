@@ -63,8 +63,11 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
+	if t.KeyDynamic() && o.Overwrite {
+		return nil, fmt.Errorf("paimon table %s: %w", t.Root, ErrCrossPartitionOverwrite)
+	}
 	s := &Sink{t: t, o: o, user: uuid.NewString()}
-	if t.DynamicBucket() {
+	if t.DynamicBucket() && !t.KeyDynamic() {
 		a, err := t.NewAssigner(o.Overwrite)
 		if err != nil {
 			return nil, err
@@ -90,6 +93,11 @@ type committable struct {
 // owning their bucket (the planner partitions by bucket, or runs one
 // writer): two writers of one bucket would both compact it.
 func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error) {
+	if s.t.KeyDynamic() && parallelism > 1 {
+		// One writer holds the cross-partition key index; the planner
+		// gives such a table one writer (Parallelism).
+		return nil, fmt.Errorf("paimon table %s: a table with cross-partition upserts is written by one writer, not %d", s.t.Root, parallelism)
+	}
 	return &SinkWriter{s: s, user: s.user}, nil
 }
 
@@ -266,6 +274,9 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 func (s *Sink) Channel(r sql.Row, parallelism int) (int, error) {
 	if parallelism <= 1 {
 		return 0, nil
+	}
+	if s.t.KeyDynamic() {
+		return 0, fmt.Errorf("paimon table %s: a table with cross-partition upserts is written by one writer, not %d", s.t.Root, parallelism)
 	}
 	_, part, err := s.t.Partition(r.Values)
 	if err != nil {

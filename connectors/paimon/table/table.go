@@ -34,12 +34,9 @@ import (
 // ErrTableNotExist is wrapped when a path holds no table (no schema file).
 var ErrTableNotExist = errors.New("paimon table does not exist")
 
-// ErrCrossPartition is wrapped when a primary-key table in dynamic bucket
-// mode whose primary key does not include every partition field is
-// written: Paimon's KEY_DYNAMIC mode (cross-partition upsert) keeps a
-// key → (partition, bucket) index that sqlrun does not maintain, and
-// writing without it would leave a key in two partitions.
-var ErrCrossPartition = errors.New("cross-partition upsert is not supported")
+// ErrCrossPartitionOverwrite is wrapped when INSERT OVERWRITE writes a
+// table with cross-partition upserts.
+var ErrCrossPartitionOverwrite = errors.New("INSERT OVERWRITE of a table with cross-partition upserts (a primary key without every partition field in dynamic bucket mode, Paimon's KEY_DYNAMIC bucket mode) is not supported by sqlrun")
 
 // Table is one opened Paimon table at a fixed schema (the latest when
 // opened). It is safe for concurrent use; writers, commits and scans
@@ -276,9 +273,6 @@ func (t *Table) checkWritable() error {
 	switch {
 	case t.NumBuckets == -2:
 		return fmt.Errorf("paimon table %s: %w: 'bucket' = -2 (postpone bucket mode) is not supported for writing; Paimon writes such tables into bucket-postpone directories that only its compaction moves into buckets. Recreate the table with 'bucket' = N (N >= 1) or without 'bucket' (dynamic bucket mode)", t.Root, ErrPostponeBucket)
-	case t.DynamicBucket() && t.CrossPartitionUpdate():
-		return fmt.Errorf("paimon table %s: %w: primary key %v does not include all partition fields %v, which in dynamic bucket mode ('bucket' = -1) is Paimon's cross-partition upsert (KEY_DYNAMIC bucket mode); sqlrun does not write it. Add the partition fields to the primary key, or set 'bucket' = N (N >= 1)",
-			t.Root, ErrCrossPartition, t.Schema.PrimaryKeys, t.PartNames)
 	case t.NumBuckets < -2 || t.NumBuckets == 0:
 		return fmt.Errorf("paimon table %s: The number of buckets needs to be greater than 0.", t.Root)
 	}

@@ -80,6 +80,10 @@ type TableWrite struct {
 	// dvs: the table has deletion vectors (primary key,
 	// deletion-vectors.enabled).
 	dvs bool
+	// keyDynamic: cross-partition upserts (KEY_DYNAMIC); global is their
+	// key index, bootstrapped from the table at the first row.
+	keyDynamic bool
+	global     *index.GlobalIndex
 }
 
 type bucketWriter struct {
@@ -123,7 +127,12 @@ func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) 
 	if d := t.Options.ChangelogCompactionInterval; t.Options.Has("changelog-producer.compaction-interval") && t.PrimaryKey() && t.Spec.Producer == coreoptions.ProducerFullCompaction {
 		w.fullEvery, w.lastFull = d, w.now()
 	}
-	if t.DynamicBucket() && !compactOnly {
+	if t.KeyDynamic() && !compactOnly {
+		if o.IgnorePrevious {
+			return nil, fmt.Errorf("paimon table %s: %w", t.Root, ErrCrossPartitionOverwrite)
+		}
+		w.keyDynamic = true
+	} else if t.DynamicBucket() && !compactOnly {
 		w.ignorePrevious = o.IgnorePrevious
 		w.assigner = o.Assigner
 		if w.assigner == nil {
@@ -163,7 +172,7 @@ func (w *TableWrite) Write(row sql.Row) error {
 	case sql.UpdateBefore:
 		drop = w.ignoreDelete || w.ignoreUB
 	}
-	if drop && w.assigner == nil {
+	if drop && w.assigner == nil && !w.keyDynamic {
 		return nil
 	}
 	if !w.t.PrimaryKey() && row.Kind.IsRetract() {
@@ -177,6 +186,11 @@ func (w *TableWrite) Write(row sql.Row) error {
 	_, part, err := w.t.Partition(vals)
 	if err != nil {
 		return err
+	}
+	if w.keyDynamic {
+		// GlobalIndexAssignerOperator sees every row; the writer then
+		// drops the ignored retractions among what it emits.
+		return w.crossPartitionRoute(row, part, w.writeTo)
 	}
 	var bucket int
 	var hash int32
@@ -209,6 +223,29 @@ func (w *TableWrite) Write(row sql.Row) error {
 		return nil
 	}
 	return bw.app.write(vals)
+}
+
+// writeTo writes one row the cross-partition assigner routed to (part,
+// bucket), unless ignore-delete / ignore-update-before drop its kind.
+func (w *TableWrite) writeTo(row sql.Row, part []byte, bucket int) error {
+	switch row.Kind {
+	case sql.Delete:
+		if w.ignoreDelete {
+			return nil
+		}
+	case sql.UpdateBefore:
+		if w.ignoreDelete || w.ignoreUB {
+			return nil
+		}
+	}
+	bw, err := w.writer(part, bucket)
+	if err != nil {
+		return err
+	}
+	if err := bw.mt.Write(row.Kind, row.Values); err != nil {
+		return fmt.Errorf("paimon table %s bucket %d: %w", w.t.Root, bucket, err)
+	}
+	return nil
 }
 
 // keyHash is the hashCode of the row's trimmed primary key BinaryRow, the
