@@ -42,7 +42,7 @@ func TestPaimonCrossPartitionMove(t *testing.T) {
 				t.Fatalf("create: exit %d\n%s", r.code, r.all())
 			}
 			job := e.Write("job.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+crossTables+`
-INSERT INTO print_orders SELECT * FROM p.` + "`default`" + `.orders /*+ OPTIONS('scan.mode' = 'latest-full',
+INSERT INTO print_orders SELECT * FROM p.`+"`default`"+`.orders /*+ OPTIONS('scan.mode' = 'latest-full',
   'continuous.discovery-interval' = '100ms') */;
 `)
 			p := e.start("-f", job)

@@ -310,4 +310,3 @@ func TestCrossPartitionRefusals(t *testing.T) {
 		t.Fatal("channel of 2 writers")
 	}
 }
-
