@@ -1,6 +1,10 @@
 package connectors
 
-import "github.com/sqlrun/sqlrun/sql"
+import (
+	"context"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
 
 // This file declares the abilities a planner or runtime asks of a
 // connector beyond the TableSource/TableSink/Factory contracts: each is
@@ -82,6 +86,29 @@ type RowLevelUpdater interface {
 // (Paimon's FlinkSinkBuilder partitions by its bucket ChannelComputer).
 type BucketRouter interface {
 	Channel(r sql.Row, parallelism int) (int, error)
+}
+
+// LookupSource is implemented by sources a lookup join can read by key
+// (Flink's LookupTableSource): the dimension table of
+// `JOIN dim FOR SYSTEM_TIME AS OF o.proc_time ON o.k = dim.id`. The
+// planner refuses FOR SYSTEM_TIME AS OF a processing-time attribute on any
+// other source, as Flink does.
+type LookupSource interface {
+	// NewLookuper opens a lookup by the table's physical fields keys (their
+	// indexes in the table's physical columns), for one subtask of the
+	// join. The caller closes it.
+	NewLookuper(ctx context.Context, keys []int) (Lookuper, error)
+}
+
+// Lookuper finds the rows of a lookup source whose key fields equal key
+// (the values in NewLookuper's order, never NULL: a NULL key matches
+// nothing and is not asked). Rows hold the table's physical columns in
+// schema order; the caller does not modify them. Lookup is called from the
+// join's goroutine only, one key at a time (Flink's synchronous
+// LookupFunction).
+type Lookuper interface {
+	Lookup(ctx context.Context, key []any) ([][]any, error)
+	Close() error
 }
 
 // MaterializerRefuser is implemented by sinks that reconcile changes

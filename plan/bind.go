@@ -224,7 +224,9 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 			}
 		}
 		if x.SystemTimeAsOf != nil {
-			return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support FOR SYSTEM_TIME AS OF yet")
+			// Only the right side of a join may be read AS OF a time
+			// (bindLookupJoin).
+			return nil, nil, asOfError(x.SystemTimeAsOf)
 		}
 		if id, t, err := b.env.LookupTable(x.Name); err == nil && t.IsView() {
 			rel, err := b.bindView(id.String(), t.View)
@@ -1443,6 +1445,9 @@ func familyName(t sql.DataType) string {
 // bindJoin binds "l [kind] JOIN r ON cond" into LogicalJoin; the outer
 // side's opposite columns become nullable.
 func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
+	if tr, ok := x.Right.(*ast.TableRef); ok && tr.SystemTimeAsOf != nil {
+		return b.bindLookupJoin(x, tr)
+	}
 	l, ls, err := b.bindFrom(x.Left)
 	if err != nil {
 		return nil, nil, err

@@ -180,6 +180,8 @@ func upsertKeys(n Node) [][]int {
 		keys = [][]int{append([]int{}, n.Keys...)}
 	case *Join:
 		keys = joinUpsertKeys(n)
+	case *LookupJoin:
+		keys = lookupUpsertKeys(n)
 	}
 	n.head().upsertKeys = keys
 	return keys

@@ -169,8 +169,22 @@ func (b *binder) expandScan(ref *TableRef) (Node, error) {
 // attribute passes through the assigner), and the Calc above materializes
 // the field (TableScanTest.testDDLWithComputedColumnReferRowtime).
 func materializeProctime(n Node) Node {
-	out, _ := matProc(n, false)
-	return out
+	out, attrs := matProc(n, false)
+	return materializeAbove(out, attrs)
+}
+
+// materializeAbove puts a Calc materializing the processing-time
+// attributes a lookup join passes on above it, where nothing above does
+// (the sink or the query's result reads plain values).
+func materializeAbove(n Node, attrs map[int]bool) Node {
+	if _, ok := n.(*LookupJoin); !ok || len(attrs) == 0 {
+		return n
+	}
+	exprs := identity(n.Types())
+	for i := range exprs {
+		exprs[i] = materializeRefs(exprs[i], attrs)
+	}
+	return &Calc{base: sameRow(n), Exprs: exprs}
 }
 
 // matProc rewrites n's subtree; attrs are n's output fields that still
@@ -182,7 +196,8 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	_, isEx := n.(*Exchange)
 	// A Deduplicate or a Rank ordered by processing time, and the Exchange
 	// below it, keep the attribute too (rank.go).
-	isWM = isWM || keepsProctime(n) || isEx && keep
+	_, isLookup := n.(*LookupJoin) // its input keeps the attribute it passes on
+	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup
 	var inAttrs map[int]bool
 	if len(ins) > 0 {
 		changed := false
@@ -200,8 +215,12 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 		}
 	}
 	switch c := n.(type) {
-	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate:
+	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin:
 		return n, inAttrs
+	case *Sink:
+		if in := materializeAbove(c.input(), inAttrs); in != c.input() {
+			return n.WithInputs(in), nil
+		}
 	case *Calc:
 		fix := func(e Expr) Expr {
 			e = materializeRefs(e, inAttrs)

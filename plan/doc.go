@@ -132,8 +132,12 @@
 // subqueries in WHERE, see subquery.go) are planned
 // with their hash Exchanges, input specs and upsert keys.
 //
-// What sqlrun's plans leave out compared with Flink: windows, temporal
-// and lookup joins, batch HashJoin/SortMergeJoin naming, watermarks,
+// Lookup joins (FOR SYSTEM_TIME AS OF a processing-time attribute) are
+// planned in lookup.go: a LogicalCorrelate in the AST, the LookupJoin and
+// LookupJoinPushDown rules, then Flink's LookupJoin node.
+//
+// What sqlrun's plans leave out compared with Flink: windows, event-time
+// temporal joins, batch HashJoin/SortMergeJoin naming, watermarks,
 // computed and metadata columns, DISTINCT aggregates in batch
 // mode (planned as one GroupAggregate), removing a GROUP BY on a unique
 // key (FlinkAggregateRemoveRule), and a real cost model (ESTIMATED_COST

@@ -48,6 +48,8 @@ func (b *binder) convert(r Node) (Node, error) {
 			return nil, err
 		}
 		return newJoin(l, rt, r.Cond, r.JoinType), nil
+	case *LogicalLookupJoin:
+		return b.convertLookupJoin(r)
 	case *LogicalAggregate:
 		if b.streaming {
 			if w, ok, err := b.convertWindowAggregate(r); err != nil || ok {

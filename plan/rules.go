@@ -33,6 +33,9 @@ type Rule struct {
 // rules are the optimizer's rewrites in the order Flink's programs
 // (FlinkStreamProgram, FlinkStreamRuleSets) apply the rules they stand for.
 var rules = []Rule{
+	{Name: "LookupJoin", Program: "TEMPORAL_JOIN_REWRITE",
+		Flink: "LogicalCorrelateToJoinFromTemporalTableRule (lookup join, lookup.go)",
+		apply: lookupJoinRule},
 	{Name: "Rank", Program: "PROJECT_TO_WINDOW, LOGICAL",
 		Flink: "CoreRules.PROJECT_TO_LOGICAL_PROJECT_AND_WINDOW, FlinkLogicalRankRule (constant rank range)",
 		apply: rankRule},
@@ -42,6 +45,9 @@ var rules = []Rule{
 	{Name: "CalcMerge", Program: "DEFAULT_REWRITE .. LOGICAL",
 		Flink: "CoreRules.FILTER_MERGE, FlinkFilterProjectTransposeRule, FlinkProjectMergeRule, FILTER_TO_CALC, PROJECT_TO_CALC, FlinkCalcMergeRule",
 		apply: calcMerge},
+	{Name: "LookupJoinPushDown", Program: "PREDICATE_PUSHDOWN, PROJECT_REWRITE",
+		Flink: "FlinkFilterJoinRule, FlinkProjectJoinTransposeRule over a temporal join (lookup.go)",
+		apply: lookupPushDown},
 	{Name: "RankProjectTranspose", Program: "LOGICAL, LOGICAL_REWRITE",
 		Flink: "ProjectRankTransposeRule, RankNumberColumnRemoveRule",
 		apply: rankProjectTranspose},

@@ -272,6 +272,9 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 	if err != nil {
 		return nil, err
 	}
+	if _, err := lookupOptions(c.opts); err != nil {
+		return nil, err
+	}
 	s := &Source{cfg: c, fields: allFields(len(c.schema.Columns))}
 	if c.opts.Has(OptScanPartitionColumn) {
 		col := c.opts.Get(OptScanPartitionColumn)

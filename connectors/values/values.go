@@ -39,6 +39,12 @@ var (
 	_ connectors.FilterPushDownSource       = (*Source)(nil)
 	_ connectors.MetadataReader             = (*Source)(nil)
 	_ connectors.TableSink                  = (*Sink)(nil)
+	_ connectors.LookupSource               = (*Source)(nil)
+	_ connectors.TableSource                = (*ScanOnlySource)(nil)
+	_ connectors.SupportsProjectionPushDown = (*ScanOnlySource)(nil)
+	_ connectors.ProjectionPushDownToggle   = (*ScanOnlySource)(nil)
+	_ connectors.FilterPushDownSource       = (*ScanOnlySource)(nil)
+	_ connectors.MetadataReader             = (*ScanOnlySource)(nil)
 )
 
 // Identifier is "values".
@@ -58,7 +64,7 @@ func (Factory) Options() []connectors.Option {
 		s("runtime-source", "SourceFunction", connectors.String, "Accepted, no effect."),
 		s("table-source-class", "DEFAULT", connectors.String, "Accepted, no effect."),
 		s("failing-source", "false", connectors.Bool, "Accepted, no effect."),
-		s("disable-lookup", "false", connectors.Bool, "Accepted, no effect."),
+		s("disable-lookup", "false", connectors.Bool, "Whether the table refuses lookup joins (FOR SYSTEM_TIME AS OF)."),
 		s("async", "false", connectors.Bool, "Accepted, no effect."),
 		s("lookup-function-class", "", connectors.String, "Accepted, no effect."),
 		s("sink-insert-only", "true", connectors.Bool, "Whether the sink accepts only inserts."),
@@ -98,8 +104,89 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 				"Table %s has a %s row but its changelog-mode is [%s].", ctx.Table, r.Kind, mode)
 		}
 	}
-	return &Source{rows: rows, mode: mode, bounded: o.Bool("bounded"),
-		projectable: o.Bool("enable-projection-push-down")}, nil
+	src := &Source{rows: rows, mode: mode, bounded: o.Bool("bounded"),
+		projectable: o.Bool("enable-projection-push-down")}
+	if o.Bool("disable-lookup") {
+		return &ScanOnlySource{src}, nil
+	}
+	return src, nil
+}
+
+// ScanOnlySource is a values table with 'disable-lookup': Flink's values
+// source without LookupTableSource, so a lookup join refuses it.
+type ScanOnlySource struct{ s *Source }
+
+func (s *ScanOnlySource) ChangelogMode() sql.ChangelogMode { return s.s.ChangelogMode() }
+func (s *ScanOnlySource) Bounded() bool                    { return s.s.Bounded() }
+func (s *ScanOnlySource) ProjectionPushDownEnabled() bool  { return s.s.ProjectionPushDownEnabled() }
+func (s *ScanOnlySource) FilterPushDown() bool             { return true }
+func (s *ScanOnlySource) ReadsMetadata() bool              { return true }
+func (s *ScanOnlySource) ApplyProjection(fields []int)     { s.s.ApplyProjection(fields) }
+func (s *ScanOnlySource) NewReader(subtask, p int) (connectors.SourceReader, error) {
+	return s.s.NewReader(subtask, p)
+}
+
+// NewLookuper indexes the table's rows by keys: Flink's values source is
+// a LookupTableSource (unless 'disable-lookup' is set), and the lookup
+// sees the table's rows after its changelog is applied.
+func (s *Source) NewLookuper(_ context.Context, keys []int) (connectors.Lookuper, error) {
+	var live [][]any
+	for _, r := range s.rows {
+		switch r.Kind {
+		case sql.Insert, sql.UpdateAfter:
+			live = append(live, r.Values)
+		default:
+			gone, _ := lookupKey(r.Values, nil)
+			for i, v := range live {
+				if k, _ := lookupKey(v, nil); k == gone {
+					live = append(live[:i], live[i+1:]...)
+					break
+				}
+			}
+		}
+	}
+	idx := map[string][][]any{}
+	for _, v := range live {
+		k, ok := lookupKey(v, keys)
+		if ok {
+			idx[k] = append(idx[k], v)
+		}
+	}
+	return &lookuper{idx: idx}, nil
+}
+
+type lookuper struct{ idx map[string][][]any }
+
+func (l *lookuper) Lookup(_ context.Context, key []any) ([][]any, error) {
+	k, _ := lookupKey(key, nil)
+	return l.idx[k], nil
+}
+
+func (l *lookuper) Close() error { return nil }
+
+// lookupKey is the map key of the fields (all of row, NULLs included,
+// when fields is nil); ok is false when a key field is NULL.
+func lookupKey(row []any, fields []int) (string, bool) {
+	var b strings.Builder
+	n := len(fields)
+	if fields == nil {
+		n = len(row)
+	}
+	for i := 0; i < n; i++ {
+		v := row[i]
+		if fields != nil {
+			v = row[fields[i]]
+		}
+		if v == nil {
+			if fields != nil {
+				return "", false
+			}
+			b.WriteString("\x01")
+			continue
+		}
+		fmt.Fprintf(&b, "%T:%v\x00", v, v)
+	}
+	return b.String(), true
 }
 
 // ParseRows reads the 'rows' option: a JSON array of arrays or CSV lines,

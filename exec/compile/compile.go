@@ -313,6 +313,10 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		if f, err = overOperator(n); err != nil {
 			return edge{}, err
 		}
+	case *plan.LookupJoin:
+		if f, err = lookupJoin(n); err != nil {
+			return edge{}, err
+		}
 	case *plan.Limit:
 		f = operators.Limit(n.Offset, n.Fetch)
 	case *plan.SortLimit:
@@ -585,4 +589,50 @@ func rankOperator(n *plan.Rank) (runtime.OperatorFactory, error) {
 		spec.Strategy = operators.Retract
 	}
 	return operators.TopN(spec), nil
+}
+
+// lookupJoin compiles a LookupJoin: the dim's row and its condition as
+// one Calc over the source's physical row, the join condition over the
+// output row.
+func lookupJoin(n *plan.LookupJoin) (runtime.OperatorFactory, error) {
+	src, ok := n.Table.Source.(connectors.LookupSource)
+	if !ok {
+		return nil, sql.Errorf(sql.TableException, "table %s cannot be looked up", n.Table.ID)
+	}
+	dim, err := plan.CompileCalc(n.DimExprs, n.Where)
+	if err != nil {
+		return nil, err
+	}
+	spec := operators.LookupJoinSpec{Source: src, Dim: operators.CalcFunc(dim), Select: n.Select,
+		Left: n.JoinType == ast.LeftJoin, Table: n.Table.ID.String()}
+	for _, k := range n.Keys {
+		spec.KeyFields = append(spec.KeyFields, k.DimField)
+		lk := operators.LookupKey{Field: k.Left}
+		switch {
+		case k.Expr != nil:
+			ev, err := plan.Compile(k.Expr)
+			if err != nil {
+				return nil, err
+			}
+			lk.Eval = ev
+		case k.Left < 0:
+			lk.Const = k.Const.Value
+		}
+		spec.Keys = append(spec.Keys, lk)
+	}
+	if n.JoinCond != nil {
+		ev, err := plan.Compile(n.JoinCond)
+		if err != nil {
+			return nil, err
+		}
+		spec.JoinCond = func(r sql.Row) (bool, error) {
+			v, err := ev(r.Values)
+			if err != nil {
+				return false, err
+			}
+			b, _ := v.(bool)
+			return b, nil
+		}
+	}
+	return operators.LookupJoin(spec), nil
 }
