@@ -515,6 +515,39 @@ func (m *Manager) AlterTable(id connectors.ObjectIdentifier, t *Table) error {
 	return nil
 }
 
+// AlterColumns applies the column changes of one ALTER TABLE to a
+// permanent table: a catalog that keeps its own schema history
+// (ColumnAlterer) applies changes, others store the new descriptor nt.
+func (m *Manager) AlterColumns(id connectors.ObjectIdentifier, nt *Table, changes []TableChange) error {
+	ca, ok := m.catalogOf(id).(ColumnAlterer)
+	if !ok {
+		return m.AlterTable(id, nt)
+	}
+	m.mu.RLock()
+	_, isTemp := m.temporary[id]
+	m.mu.RUnlock()
+	if isTemp {
+		return m.AlterTable(id, nt) // refused there, with Flink's message
+	}
+	if err := ca.AlterColumns(id.Database, id.Name, changes); err != nil {
+		if errors.Is(err, ErrTableNotExist) || errors.Is(err, ErrDatabaseNotExist) {
+			return &sql.Error{Class: sql.ValidationException,
+				Msg: fmt.Sprintf("Table %s doesn't exist or is a temporary table.", Serializable(id)), Err: ErrTableNotExist}
+		}
+		return fmt.Errorf("alter table %s: %w", id, err)
+	}
+	return nil
+}
+
+// catalogOf returns id's catalog, nil when there is none.
+func (m *Manager) catalogOf(id connectors.ObjectIdentifier) Catalog {
+	c, err := m.Catalog(id.Catalog)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
 // AllTableNames lists every table of the current database (temporary
 // included) plus qualified names of other catalogs' current-database
 // tables; the shell's completer uses it. Errors are ignored: completion

@@ -237,6 +237,14 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 		}))
 	case *ast.AlterTableRename:
 		return s.ok(out, s.renameTable(st))
+	case *ast.AlterTableAddColumns:
+		return s.ok(out, s.alterColumns(st.Name, st))
+	case *ast.AlterTableModifyColumns:
+		return s.ok(out, s.alterColumns(st.Name, st))
+	case *ast.AlterTableDropColumns:
+		return s.ok(out, s.alterColumns(st.Name, st))
+	case *ast.AlterTableRenameColumn:
+		return s.ok(out, s.alterColumns(st.Name, st))
 	case *ast.CreateCatalog:
 		opts := optionMap(st.Options)
 		if opts["type"] == "paimon" {
@@ -390,6 +398,25 @@ func (s *Session) alterTable(name ast.ObjectName, change func(*catalog.Table) er
 		return err
 	}
 	return s.Catalogs.AlterTable(id, rt.Table)
+}
+
+// alterColumns runs ALTER TABLE ADD / MODIFY / DROP / RENAME of columns:
+// Flink's checks (catalog.AlterColumns), then the catalog applies the
+// changes (a Paimon table gets a new schema version).
+func (s *Session) alterColumns(name ast.ObjectName, st ast.Statement) error {
+	id := s.Catalogs.Qualify(name)
+	rt, err := s.Catalogs.GetTable(id)
+	if err != nil || rt.Temporary || rt.Table.IsView() {
+		if err != nil && !errors.Is(err, catalog.ErrTableNotExist) {
+			return err
+		}
+		return sql.Errorf(sql.ValidationException, "Table %s doesn't exist or is a temporary table.", catalog.Serializable(id))
+	}
+	nt, changes, err := catalog.AlterColumns(rt.Table, st)
+	if err != nil {
+		return err
+	}
+	return s.Catalogs.AlterColumns(id, nt, changes)
 }
 
 func (s *Session) renameTable(st *ast.AlterTableRename) error {

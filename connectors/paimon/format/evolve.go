@@ -579,3 +579,11 @@ func formatPaimonTime(ms int32, precision int) string {
 	}
 	return s
 }
+
+// CanEvolve reports whether a file column of type from can be read as type
+// to (Paimon's CastExecutors.resolve(from, to) != null): ALTER TABLE
+// MODIFY refuses a type change the reader could not follow.
+func CanEvolve(from, to sql.DataType) bool {
+	_, err := evolveCast(from, to)
+	return err == nil
+}

@@ -116,3 +116,30 @@ func (m *Manager) CommitNext(s *TableSchema) (*TableSchema, error) {
 		}
 	}
 }
+
+// CommitChanges applies changes to the latest schema and commits the
+// result as the next schema file, as SchemaManager.commitChanges does:
+// when another writer committed that id first, it starts again from the
+// new latest schema (up to 10 times).
+func (m *Manager) CommitChanges(a Alter, changes ...Change) (*TableSchema, error) {
+	for attempt := 0; ; attempt++ {
+		cur, err := m.Latest()
+		if err != nil {
+			return nil, err
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("table %s has no schema", m.root)
+		}
+		next, err := cur.Apply(a, changes...)
+		if err != nil {
+			return nil, err
+		}
+		err = m.Commit(next)
+		if err == nil {
+			return next, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt >= 10 {
+			return nil, err
+		}
+	}
+}

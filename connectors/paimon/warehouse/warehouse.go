@@ -16,6 +16,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/connectors/paimon"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
@@ -448,6 +449,56 @@ func (c *Catalog) AlterTable(db, name string, nt *catalog.Table) error {
 	}
 	next.TimeMillis = c.Now().UnixMilli()
 	if _, err := schema.NewManager(c.FIO, t.Root).CommitNext(&next); err != nil {
+		return fmt.Errorf("alter table %s.%s: %w", db, name, err)
+	}
+	return nil
+}
+
+// AlterColumns applies the column changes of ALTER TABLE ADD / MODIFY /
+// DROP / RENAME as Paimon's FlinkCatalog.alterTable converts them
+// (toSchemaChange, NestedSchemaUtils for a type change) and its
+// SchemaManager.commitChanges applies them: the next schema file, created
+// atomically, with new field ids for added columns.
+func (c *Catalog) AlterColumns(db, name string, changes []catalog.TableChange) error {
+	t, err := c.open(db, name)
+	if err != nil {
+		return err
+	}
+	var sc []schema.Change
+	for _, ch := range changes {
+		switch ch := ch.(type) {
+		case catalog.AddColumn:
+			f := schema.Field{Name: ch.Column.Name, Type: ch.Column.Type}
+			if ch.Column.Comment != "" {
+				cm := ch.Column.Comment
+				f.Description = &cm
+			}
+			sc = append(sc, schema.AddColumn{Field: f, First: ch.First, After: ch.After})
+		case catalog.DropColumn:
+			sc = append(sc, schema.DropColumn{Name: ch.Name})
+		case catalog.RenameColumn:
+			sc = append(sc, schema.RenameColumn{From: ch.Old, To: ch.New})
+		case catalog.ModifyColumnType:
+			if !ch.Old.WithNullable(true).Equal(ch.New.WithNullable(true)) {
+				sc = append(sc, schema.UpdateColumnType{Name: ch.Name, Type: ch.New})
+			}
+			if ch.Old.Nullable != ch.New.Nullable {
+				sc = append(sc, schema.UpdateColumnNullability{Name: ch.Name, Nullable: ch.New.Nullable})
+			}
+		case catalog.ModifyColumnComment:
+			var cm *string
+			if ch.Comment != "" {
+				cm = &ch.Comment
+			}
+			sc = append(sc, schema.UpdateColumnComment{Name: ch.Name, Comment: cm})
+		case catalog.ModifyColumnPosition:
+			sc = append(sc, schema.MoveColumn{Name: ch.Name, First: ch.First, After: ch.After})
+		default:
+			return fmt.Errorf("alter table %s.%s: unsupported change %T", db, name, ch)
+		}
+	}
+	a := schema.Alter{Table: db + "." + name, TimeMillis: c.Now().UnixMilli(), CanCast: format.CanEvolve}
+	if _, err := schema.NewManager(c.FIO, t.Root).CommitChanges(a, sc...); err != nil {
 		return fmt.Errorf("alter table %s.%s: %w", db, name, err)
 	}
 	return nil
