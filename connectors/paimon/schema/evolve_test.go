@@ -69,22 +69,22 @@ func TestApplyPaimonRules(t *testing.T) {
 		explicit bool
 		ok       bool
 	}{
-		{sql.Int(), sql.BigInt(), false, true},          // implicit widening
-		{sql.BigInt(), sql.Int(), false, false},         // narrowing is explicit
-		{sql.BigInt(), sql.Int(), true, true},           //
-		{sql.String(), sql.Bytes(), true, true},         // VARBINARY explicitly from CHARACTER_STRING
-		{sql.Int(), sql.Date(), true, false},            // DATE: no numeric source
-		{sql.Boolean(), sql.String(), false, false},     // to VARCHAR only explicitly from non-strings
-		{sql.Date(), sql.Timestamp(3), false, false},    // TIMESTAMP implicitly only from timestamps
-		{sql.Timestamp(6), sql.Date(), false, true},     // DATE implicitly from TIMESTAMP
-		{sql.Decimal(10, 2), sql.Float(), false, true},  // FLOAT implicitly from DECIMAL
-		{sql.Double(), sql.Float(), false, false},       //
-		{sql.Int().NotNull(), sql.Int(), false, true},   // same type, nullability aside
-		{sql.Int(), sql.Int().NotNull(), false, false},  // nullable to NOT NULL needs explicit
-		{sql.Bytes(), sql.Binary(4), true, true},        // BINARY explicitly from VARBINARY
-		{sql.Time(0), sql.Timestamp(3), true, true},     // TIMESTAMP explicitly from DATETIME
-		{sql.Boolean(), sql.Decimal(5, 0), true, true},  //
-		{sql.Boolean(), sql.Timestamp(3), true, false},  //
+		{sql.Int(), sql.BigInt(), false, true},         // implicit widening
+		{sql.BigInt(), sql.Int(), false, false},        // narrowing is explicit
+		{sql.BigInt(), sql.Int(), true, true},          //
+		{sql.String(), sql.Bytes(), true, true},        // VARBINARY explicitly from CHARACTER_STRING
+		{sql.Int(), sql.Date(), true, false},           // DATE: no numeric source
+		{sql.Boolean(), sql.String(), false, false},    // to VARCHAR only explicitly from non-strings
+		{sql.Date(), sql.Timestamp(3), false, false},   // TIMESTAMP implicitly only from timestamps
+		{sql.Timestamp(6), sql.Date(), false, true},    // DATE implicitly from TIMESTAMP
+		{sql.Decimal(10, 2), sql.Float(), false, true}, // FLOAT implicitly from DECIMAL
+		{sql.Double(), sql.Float(), false, false},      //
+		{sql.Int().NotNull(), sql.Int(), false, true},  // same type, nullability aside
+		{sql.Int(), sql.Int().NotNull(), false, false}, // nullable to NOT NULL needs explicit
+		{sql.Bytes(), sql.Binary(4), true, true},       // BINARY explicitly from VARBINARY
+		{sql.Time(0), sql.Timestamp(3), true, true},    // TIMESTAMP explicitly from DATETIME
+		{sql.Boolean(), sql.Decimal(5, 0), true, true}, //
+		{sql.Boolean(), sql.Timestamp(3), true, false}, //
 	} {
 		if got := supportsCast(c.from, c.to, c.explicit); got != c.ok {
 			t.Errorf("supportsCast(%s, %s, %v) = %v", c.from, c.to, c.explicit, got)
