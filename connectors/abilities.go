@@ -206,3 +206,44 @@ type MetadataSource interface {
 	// SourceClass is the Java class Flink's messages name for the source.
 	SourceClass() string
 }
+
+// Orphan policies of OrphanCleanup (the sqlrun-only option
+// 'sink.orphans-on-full-start').
+const (
+	OrphansKeep   = "keep"   // Flink's behaviour: never look
+	OrphansReport = "report" // list them before the job starts
+	OrphansDelete = "delete" // delete them before the job starts
+)
+
+// OrphanCleanup is implemented by keyed sinks that can be asked to deal
+// with orphan rows when a job starts with a full read of its sources (seed
+// 003's limit of a stateless `latest-full` re-sync: a row the target has
+// and the source no longer has is never mentioned, so it stays).
+// OrphansOnFullStart is one of OrphansKeep, OrphansReport, OrphansDelete.
+type OrphanCleanup interface {
+	OrphansOnFullStart() string
+}
+
+// PinnedStart is what FullStartPinner.PinFullStart answers.
+type PinnedStart struct {
+	// Resumes is set, saying from what, when the read continues saved
+	// progress instead of starting with a full read (a Paimon consumer):
+	// there is nothing to reconcile.
+	Resumes string
+	// Stream are OPTIONS that make the job's read start with a full read
+	// of exactly the state a batch read with Batch reads; At names that
+	// state in messages ("snapshot 7"). Empty is set when the table has
+	// no state yet: a full read is empty, and Stream may be nil.
+	Stream, Batch map[string]string
+	At            string
+	Empty         bool
+}
+
+// FullStartPinner is implemented by sources whose unbounded read begins
+// with a full read of the table's current state (Paimon's latest-full).
+// PinFullStart fixes that state, so that the keys a job will produce can
+// be read in batch mode first; it fails, naming the scan mode, when the
+// read does not start with a full read.
+type FullStartPinner interface {
+	PinFullStart() (PinnedStart, error)
+}

@@ -55,7 +55,11 @@ var DefaultPlanner Planner = PlanPlanner{}
 
 // sessionEnv adapts a Session to Env: the catalog manager resolves
 // tables, system tables, default connectors and table paths.
-type sessionEnv struct{ s *Session }
+type sessionEnv struct {
+	s *Session
+	// pinned are the options of a pinned full start, by table.
+	pinned map[connectors.ObjectIdentifier]map[string]string
+}
 
 func (e sessionEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
 	return e.s.Catalogs.LookupTable(n)
@@ -69,4 +73,8 @@ func (e sessionEnv) DefaultConnector(id connectors.ObjectIdentifier) string {
 
 func (e sessionEnv) TablePath(id connectors.ObjectIdentifier) string {
 	return e.s.Catalogs.TablePath(id)
+}
+
+func (e sessionEnv) PinnedOptions(id connectors.ObjectIdentifier) map[string]string {
+	return e.pinned[id]
 }

@@ -134,6 +134,34 @@ type reconciler struct {
 	keyTypes           []sql.DataType
 	targetSchema       sql.Schema
 	dir                string
+	// sourceKeys, when set, is the query of the source's keys (a pinned
+	// full start's), planned in sourceEnv; otherwise the source table's
+	// key columns are read.
+	sourceKeys *ast.Query
+	sourceEnv  Env
+	// emptySource, when set, is the error for a source without rows.
+	emptySource func(targetRows int64) error
+}
+
+// quoteIdent quotes one identifier with backticks.
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// quoteID quotes a full table identifier.
+func quoteID(id connectors.ObjectIdentifier) string {
+	return quoteIdent(id.Catalog) + "." + quoteIdent(id.Database) + "." + quoteIdent(id.Name)
+}
+
+// parseQuery parses an internal query's text.
+func parseQuery(text string) (*ast.Query, error) {
+	stmt, err := parser.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := stmt.(*ast.Query)
+	if !ok {
+		return nil, fmt.Errorf("not a query: %s", text)
+	}
+	return q, nil
 }
 
 func (s *Session) newReconciler(ctx context.Context, source, target string) (*reconciler, error) {
@@ -166,10 +194,19 @@ func (s *Session) newReconciler(ctx context.Context, source, target string) (*re
 		r.keyNames = append(r.keyNames, k)
 		r.keyTypes = append(r.keyTypes, tt.Schema.Columns[tt.Schema.Index(k)].Type)
 	}
-	if r.dir, err = os.MkdirTemp("", "sqlrun-reconcile-"); err != nil {
-		return nil, fmt.Errorf("sqlrun.reconcile: spill directory: %w", err)
+	if r.dir, err = mkReconcileDir(); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// mkReconcileDir makes the spill directory of one reconcile.
+func mkReconcileDir() (string, error) {
+	dir, err := os.MkdirTemp("", "sqlrun-reconcile-")
+	if err != nil {
+		return "", fmt.Errorf("sqlrun.reconcile: spill directory: %w", err)
+	}
+	return dir, nil
 }
 
 func (r *reconciler) close() { _ = os.RemoveAll(r.dir) }
@@ -201,25 +238,35 @@ type reconcileResult struct {
 // run spills both key sets, diffs them partition by partition and deletes
 // (or lists) the orphans.
 func (r *reconciler) run(ctx context.Context, dryRun, allowEmpty bool) (*reconcileResult, error) {
-	quote := func(id connectors.ObjectIdentifier) string {
-		return "`" + strings.ReplaceAll(id.Catalog, "`", "``") + "`.`" + strings.ReplaceAll(id.Database, "`", "``") + "`.`" +
-			strings.ReplaceAll(id.Name, "`", "``") + "`"
-	}
 	var srcCols, tgtCols []string
 	for i, k := range r.keyNames {
-		q := "`" + strings.ReplaceAll(k, "`", "``") + "`"
+		q := quoteIdent(k)
 		srcCols = append(srcCols, fmt.Sprintf("CAST(%s AS %s)", q, r.keyTypes[i].NotNull()))
 		tgtCols = append(tgtCols, q)
 	}
-	res := &reconcileResult{}
-	var err error
-	if res.sourceKeys, err = r.spill(ctx, "source", "SELECT "+strings.Join(srcCols, ", ")+" FROM "+quote(r.sourceID)); err != nil {
+	src := r.sourceKeys
+	if src == nil {
+		q, err := parseQuery("SELECT " + strings.Join(srcCols, ", ") + " FROM " + quoteID(r.sourceID))
+		if err != nil {
+			return nil, err
+		}
+		src = q
+	}
+	tgt, err := parseQuery("SELECT " + strings.Join(tgtCols, ", ") + " FROM " + quoteID(r.targetID))
+	if err != nil {
 		return nil, err
 	}
-	if res.targetKeys, err = r.spill(ctx, "target", "SELECT "+strings.Join(tgtCols, ", ")+" FROM "+quote(r.targetID)); err != nil {
+	res := &reconcileResult{}
+	if res.sourceKeys, err = r.spill(ctx, "source", src, r.sourceEnv); err != nil {
+		return nil, err
+	}
+	if res.targetKeys, err = r.spill(ctx, "target", tgt, nil); err != nil {
 		return nil, err
 	}
 	if res.sourceKeys == 0 && res.targetKeys > 0 && !allowEmpty {
+		if r.emptySource != nil {
+			return nil, r.emptySource(res.targetKeys)
+		}
 		return nil, sql.Errorf(sql.ValidationException,
 			"sqlrun.reconcile: source %s has no rows, so every one of the %d rows of %s would be deleted; "+
 				"if that is meant, pass allow_empty_source => true", r.sourceID, res.targetKeys, r.targetID)
@@ -292,9 +339,10 @@ func (r *reconciler) path(side string, p int) string {
 	return filepath.Join(r.dir, fmt.Sprintf("%s-%02d", side, p))
 }
 
-// spill runs query in batch mode and writes its rows (the key values) to
-// reconcilePartitions files by the hash of their normalized key.
-func (r *reconciler) spill(ctx context.Context, side, query string) (int64, error) {
+// spill runs query in batch mode (planned in env, or the session's when
+// nil) and writes its rows (the key values) to reconcilePartitions files
+// by the hash of their normalized key.
+func (r *reconciler) spill(ctx context.Context, side string, query *ast.Query, env Env) (int64, error) {
 	files := make([]*bufio.Writer, reconcilePartitions)
 	handles := make([]*os.File, reconcilePartitions)
 	defer func() {
@@ -314,7 +362,7 @@ func (r *reconciler) spill(ctx context.Context, side, query string) (int64, erro
 	}
 	var n int64
 	var key, rec sql.Encoder
-	err := r.s.batchRows(ctx, query, func(rows []sql.Row) error {
+	err := r.s.batchRows(ctx, query, env, func(rows []sql.Row) error {
 		for _, row := range rows {
 			if row.Kind != sql.Insert {
 				continue // a batch scan is insert-only
@@ -402,20 +450,15 @@ func readSpill(path string, fn func(key string, vals []any) error) error {
 	}
 }
 
-// batchRows runs query in batch mode and hands its result to fn batch by
-// batch.
-func (s *Session) batchRows(ctx context.Context, query string, fn func([]sql.Row) error) error {
-	stmt, err := parser.Parse(query)
-	if err != nil {
-		return err
-	}
-	q, ok := stmt.(*ast.Query)
-	if !ok {
-		return fmt.Errorf("not a query: %s", query)
+// batchRows runs q in batch mode, planned in env (the session's when
+// nil), and hands its result to fn batch by batch.
+func (s *Session) batchRows(ctx context.Context, q *ast.Query, env Env, fn func([]sql.Row) error) error {
+	if env == nil {
+		env = s.Env()
 	}
 	restore := s.withConfig(config.KeyRuntimeMode, "batch")
 	defer restore()
-	qj, err := s.Planner.CompileQuery(ctx, s.Env(), q, "sqlrun-reconcile")
+	qj, err := s.Planner.CompileQuery(ctx, env, q, "sqlrun-reconcile")
 	if err != nil {
 		return err
 	}

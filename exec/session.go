@@ -114,7 +114,7 @@ func NewSession() *Session {
 }
 
 // Env returns the session as the planner's environment.
-func (s *Session) Env() Env { return sessionEnv{s} }
+func (s *Session) Env() Env { return sessionEnv{s: s} }
 
 // EchoPrompts are the prompts ExecuteScript echoes statements with: the
 // first line after Prompt, the others after Continuation.
@@ -842,7 +842,11 @@ func (s *Session) runtimeConfig(name string, resume bool, out io.Writer) (runtim
 // insert plans and submits an INSERT or a statement set.
 func (s *Session) insert(ctx context.Context, stmt ast.Statement, out io.Writer) error {
 	return s.runGraph(ctx, stmt, out, func(name string) (*runtime.Graph, error) {
-		return s.Planner.CompileInsert(ctx, s.Env(), stmt, name)
+		env, err := s.fullStartEnv(ctx, stmt, name, out)
+		if err != nil {
+			return nil, err
+		}
+		return s.Planner.CompileInsert(ctx, env, stmt, name)
 	})
 }
 

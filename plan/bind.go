@@ -31,6 +31,10 @@ type Env interface {
 	// none (catalog.Manager.TablePath). The planner passes it to the
 	// connector as the 'path' option of tables that have no 'connector'.
 	TablePath(id connectors.ObjectIdentifier) string
+	// PinnedOptions are options the session sets on a table for one
+	// statement over its options and hints (a full start pinned to a
+	// snapshot for 'sink.orphans-on-full-start'), or nil.
+	PinnedOptions(id connectors.ObjectIdentifier) map[string]string
 }
 
 // validationErr builds Flink's two-level validation failure: "SQL
@@ -133,6 +137,9 @@ func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef,
 			ref.Options[o.Key] = o.Value
 			ref.Hints = append(ref.Hints, o)
 		}
+	}
+	for k, v := range b.env.PinnedOptions(id) {
+		ref.Options[k] = v
 	}
 	conn := ref.Options["connector"]
 	if conn == "" {

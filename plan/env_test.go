@@ -36,7 +36,8 @@ func (e *testEnv) Config() map[string]string { return e.config }
 
 func (e *testEnv) DefaultConnector(connectors.ObjectIdentifier) string { return "" }
 
-func (e *testEnv) TablePath(connectors.ObjectIdentifier) string { return "" }
+func (e *testEnv) TablePath(connectors.ObjectIdentifier) string                { return "" }
+func (e *testEnv) PinnedOptions(connectors.ObjectIdentifier) map[string]string { return nil }
 
 func (e *testEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
 	id := connectors.ObjectIdentifier{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Name: n.Table}

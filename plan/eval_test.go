@@ -30,7 +30,8 @@ func (evalEnv) Config() map[string]string { return map[string]string{} }
 
 func (evalEnv) DefaultConnector(connectors.ObjectIdentifier) string { return "" }
 
-func (evalEnv) TablePath(connectors.ObjectIdentifier) string { return "" }
+func (evalEnv) TablePath(connectors.ObjectIdentifier) string                { return "" }
+func (evalEnv) PinnedOptions(connectors.ObjectIdentifier) map[string]string { return nil }
 
 // evalTable is the row every eval case reads:
 // a=7 b=-3 d=12.50 s='Order-1001' n=NULL f=2.5 ts=2024-01-02 10:00:00.123 dt=2024-01-02.

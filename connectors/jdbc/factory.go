@@ -64,6 +64,7 @@ const (
 	OptTransactionalFlush = "sink.transactional-flush"
 	OptProgressTable      = "sink.exactly-once.progress-table"
 	OptVersionColumn      = "sink.version-column"
+	OptOrphans            = "sink.orphans-on-full-start"
 )
 
 var options = []connectors.Option{
@@ -98,6 +99,7 @@ var options = []connectors.Option{
 	{Key: OptTransactionalFlush, SqlrunOnly: true, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Write each flush's upserts and deletes in one transaction, so readers never see part of a flush."},
 	{Key: OptProgressTable, SqlrunOnly: true, Default: "_sqlrun_sink_progress", Type: connectors.String, Description: "sqlrun only. The table, in the URL's database, where exactly-once sinks record the last committed checkpoint."},
 	{Key: OptVersionColumn, SqlrunOnly: true, Type: connectors.String, Description: "sqlrun only. A column whose value orders a key's versions: an upsert or delete never replaces a row whose stored version is newer."},
+	{Key: OptOrphans, SqlrunOnly: true, Default: connectors.OrphansKeep, Type: connectors.Enum, Enum: []string{connectors.OrphansKeep, connectors.OrphansReport, connectors.OrphansDelete}, Description: "sqlrun only. When a job starts with a full read of its sources (latest-full, no state restored): keep (flink-connector-jdbc's behaviour) leaves rows whose key the full read does not produce, report lists them, delete deletes them before the job starts."},
 	{Key: OptAllowOtherUniqueKeys, SqlrunOnly: true, Default: "false", Type: connectors.Bool, Description: "sqlrun only. Open the sink even when the MySQL table has unique keys besides the declared primary key; an upsert that collides on one of them overwrites that other row."},
 }
 
@@ -199,6 +201,11 @@ func validate(ctx *connectors.Context) (*config, error) {
 	if err := validateVersionColumn(o, ctx); err != nil {
 		return nil, err
 	}
+	if orphansPolicy(o) != connectors.OrphansKeep && !ctx.Schema.HasPrimaryKey() {
+		return nil, sql.Errorf(sql.ValidationException,
+			"'%s' = '%s' needs a primary key: table %s has none, so its rows cannot be matched with the source's.",
+			OptOrphans, o.Get(OptOrphans), ctx.Table)
+	}
 	if o.Has(OptProgressTable) && strings.TrimSpace(o.Get(OptProgressTable)) == "" {
 		return nil, sql.Errorf(sql.ValidationException, "'%s' must not be empty.", OptProgressTable)
 	}
@@ -234,6 +241,11 @@ func validateVersionColumn(o connectors.Options, ctx *connectors.Context) error 
 	}
 	return sql.Errorf(sql.ValidationException, "'%s' = '%s' has type %s; a version column must be numeric, a date/time or a string.",
 		OptVersionColumn, name, ctx.Schema.Columns[i].Type)
+}
+
+// orphansPolicy is 'sink.orphans-on-full-start' (an enum, case-insensitive).
+func orphansPolicy(o connectors.Options) string {
+	return strings.ToLower(strings.TrimSpace(o.Get(OptOrphans)))
 }
 
 // allOrNone is JdbcDynamicTableFactory.checkAllOrNone.

@@ -27,9 +27,13 @@ type Sink struct {
 }
 
 var (
-	_ connectors.TableSink = (*Sink)(nil)
-	_ connectors.Committer = (*Sink)(nil)
+	_ connectors.TableSink     = (*Sink)(nil)
+	_ connectors.Committer     = (*Sink)(nil)
+	_ connectors.OrphanCleanup = (*Sink)(nil)
 )
+
+// OrphansOnFullStart is 'sink.orphans-on-full-start'.
+func (s *Sink) OrphansOnFullStart() string { return orphansPolicy(s.cfg.opts) }
 
 // CommitStats are an exactly-once sink's commits: epochs written, epochs
 // found already committed (re-commits after recovery) and rows written.

@@ -34,7 +34,8 @@ func (e *env) Config() map[string]string { return e.config }
 
 func (e *env) DefaultConnector(connectors.ObjectIdentifier) string { return "" }
 
-func (e *env) TablePath(connectors.ObjectIdentifier) string { return "" }
+func (e *env) TablePath(connectors.ObjectIdentifier) string                { return "" }
+func (e *env) PinnedOptions(connectors.ObjectIdentifier) map[string]string { return nil }
 
 func (e *env) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
 	id := connectors.ObjectIdentifier{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Name: n.Table}
