@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,4 +122,86 @@ SELECT consumer_id FROM orders$consumers;
 		}
 		return nil
 	})
+}
+
+// TestPaimonS3KillResumeToMariaDB is TestPaimonToPaimonKillResume's crash
+// story with the warehouse on S3 and the seed's MariaDB sink: a writer job
+// (datagen → GROUP BY → orders, producer input, in an S3 catalog) and the
+// sync job (orders → MariaDB by JDBC, latest-full with a consumer) are
+// killed with kill -9 at random points and restarted with --resume; in the
+// end MariaDB holds exactly the writer's result. Checkpoints are local,
+// the table's commits are conditional puts on the S3 server.
+func TestPaimonS3KillResumeToMariaDB(t *testing.T) {
+	needPaimonCatalog(t)
+	db := needMariaDB(t)
+	srv := s3server.Start(t)
+	addSecret(srv.SecretKey)
+	bucket := srv.Bucket(t, "crash")
+	mdb := db.NewDatabase(t)
+	db.Exec(t, "CREATE TABLE `"+mdb+"`.totals (k INT NOT NULL PRIMARY KEY, c BIGINT, s BIGINT) ENGINE = InnoDB")
+	e := newEnv(t)
+	catalog := fmt.Sprintf(`
+CREATE CATALOG p WITH (
+  'type' = 'paimon',
+  'warehouse' = 's3://%s/warehouse',
+  's3.endpoint' = '%s',
+  's3.access-key' = '%s',
+  's3.secret-key' = '%s',
+  's3.path.style.access' = 'true'
+);
+`, bucket, srv.Endpoint, srv.AccessKey, srv.SecretKey)
+	if r := e.runScript("create.sql", catalog+"CREATE TABLE p.`default`.src (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)\n"+
+		"  WITH ('bucket' = '2', 'changelog-producer' = 'input', 'consumer.expiration-time' = '1 d');\n", time.Minute); r.code != 0 {
+		t.Fatalf("create: exit %d\n%s", r.code, r.all())
+	}
+	writerScript := e.Write("writer.sql", "SET 'execution.checkpointing.interval' = '300ms';\n"+catalog+`
+CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '400',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '2400');
+INSERT INTO p.`+"`default`"+`.src SELECT id % 50, COUNT(*), SUM(id) FROM gen GROUP BY id % 50;
+`)
+	syncJob := e.Write("sync.sql", "SET 'execution.checkpointing.interval' = '200ms';\n"+catalog+fmt.Sprintf(`
+CREATE TABLE totals (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+  'connector' = 'jdbc', 'url' = '%s', 'table-name' = 'totals',
+  'username' = '%s', 'password' = '%s');
+INSERT INTO totals SELECT * FROM p.`+"`default`"+`.src /*+ OPTIONS('scan.mode' = 'latest-full',
+  'consumer-id' = 'sync', 'continuous.discovery-interval' = '100ms') */;
+`, db.JDBCURL(mdb), db.User, db.Password))
+	writer := e.start("-f", writerScript)
+	p := e.start("-f", syncJob)
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for i := 0; i < 3; i++ {
+		d := time.Duration(300+rng.Intn(1500)) * time.Millisecond
+		time.Sleep(d) // a random crash point, not a wait for something
+		p.signal(syscall.SIGKILL)
+		if code := p.wait(10 * time.Second); code != -1 {
+			t.Fatalf("kill -9 #%d: exit %d\n%s", i+1, code, p.output())
+		}
+		t.Logf("kill -9 of the sync job #%d after %s", i+1, d)
+		p = e.start("-f", syncJob, "--resume", "--allow-fresh") // the kill may precede the first checkpoint
+		if i == 1 {
+			writer.signal(syscall.SIGKILL)
+			t.Logf("kill -9 of the writer: exit %d", writer.wait(10*time.Second))
+			writer = e.start("-f", writerScript, "--resume", "--allow-fresh")
+		}
+	}
+	if code := writer.wait(2 * time.Minute); code != 0 {
+		t.Fatalf("writer: exit %d\n%s", code, writer.output())
+	}
+	// ids 1..2400: key k holds the 48 ids ≡ k (mod 50).
+	var want strings.Builder
+	for k := 0; k < 50; k++ {
+		sum := 0
+		for id := 1; id <= 2400; id++ {
+			if id%50 == k {
+				sum += id
+			}
+		}
+		fmt.Fprintf(&want, "%d, 48, %d\n", k, sum)
+	}
+	p.waitFor("MariaDB totals = the writer's result", time.Minute, func() bool { return db.Table(t, mdb, "totals") == want.String() })
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Errorf("sync job SIGTERM: exit %d\n%s", code, p.output())
+	}
+	assertNoSecret(t, p.output()+writer.output())
 }
