@@ -85,6 +85,7 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 # benchmarks (ReadPK, ReadKV*, FollowChangelog, FullPhase), hence two units.
 step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic|WritePKDeletionVectors)$' 100000x
 step tableread 120 ./connectors/paimon/table/        '^BenchmarkReadPK$' 3x
+step s3commit  300 ./connectors/paimon/table/        '^BenchmarkCommitS3$' 100x
 step mergetree 180 ./connectors/paimon/mergetree/    '^BenchmarkMergeRead$' 100000x
 step stream    180 ./connectors/paimon/stream/       '^Benchmark(FollowChangelog|FullPhase)$' 3x
 step latency   120 ./connectors/paimon/stream/       '^BenchmarkCommitToRow$' 200x
@@ -232,6 +233,8 @@ for n in 100 1000 5000; do
 	sink[$n]=$(val jdbc "max-rows=$n" sink-rows/s)
 	pct[$n]=$(val jdbc "max-rows=$n" sink/driver-%)
 done
+s3_local=$(val s3commit 'CommitS3/local' ms/commit); s3_s3=$(val s3commit 'CommitS3/s3' ms/commit)
+s3_req=$(val s3commit 'CommitS3/s3' requests/commit)
 join_cpu=$(val join 'RegularJoin' rows/cpu-s)
 join_ck=$(val join 'RegularJoin' checkpoint-B/key)
 join_heap=$(val join 'RegularJoin' heap-B/key)
@@ -276,6 +279,8 @@ row "Paimon table batch read (compacted), rows/cpu-s" "$(m "$tr_cpu" "$(why tabl
 row "Paimon merge-on-read, 5 sorted runs, rows/s (wall)" "$(m "$mr" "$(why mergetree)")" "-" "-"
 row "Paimon streaming changelog read (input), rows/s (wall)" "$(m "$follow" "$(why stream)")" "-" "-"
 row "Paimon streaming full phase (5 L0 files), rows/s (wall)" "$(m "$full" "$(why stream)")" "-" "-"
+row "Paimon commit of 1,000 rows, ms: local disk / S3 (loopback server)" "$s3_local / $s3_s3$( [ "$s3_s3" = "-" ] && echo " ($(why s3commit))")" "-" "-"
+row "  S3 HTTP requests per commit (PUT, GET, HEAD, LIST)" "$s3_req" "-" "-"
 row "Paimon commit -> row at reader, mean us" "$(m "$lat" "$(why latency)")" "-" "-"
 # pp P50 P99: "p50 / p99 ms", or "- (why)" when the e2elat step gave nothing.
 pp() { if [ "$1" = "-" ]; then echo "- ($(why e2elat))"; else echo "$1 / $2 ms"; fi; }

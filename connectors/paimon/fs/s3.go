@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -37,6 +38,9 @@ type S3Config struct {
 	// PathStyle is s3.path.style.access: bucket in the path, not the host
 	// name, as MinIO and most self-hosted servers need.
 	PathStyle bool
+	// Transport, when set, sends the client's HTTP requests (tests and
+	// benchmarks count them); nil is minio-go's default transport.
+	Transport http.RoundTripper
 }
 
 // S3ConfigFromOptions reads Paimon's `s3.` options. Unknown `s3.` keys are
@@ -119,7 +123,7 @@ func NewS3(cfg S3Config) (*S3, error) {
 		lookup = minio.BucketLookupPath
 	}
 	client, err := minio.New(endpoint, &minio.Options{
-		Creds: creds, Secure: cfg.Secure, Region: cfg.Region, BucketLookup: lookup,
+		Creds: creds, Secure: cfg.Secure, Region: cfg.Region, BucketLookup: lookup, Transport: cfg.Transport,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3 endpoint %s: %w", endpoint, err)
@@ -189,38 +193,71 @@ func (s *S3) ReadFile(p string) ([]byte, error) {
 	return b, nil
 }
 
-// Create streams into a multipart upload; the object appears only when
-// Close returns nil (an upload that fails is aborted and leaves nothing).
+// s3PartSize is the multipart upload's part size; an object smaller than
+// one part is sent with one PUT when its writer closes.
+const s3PartSize = 16 << 20
+
+// Create writes an object: one PUT when it stays under one part (Paimon's
+// manifests, snapshots and most data files of a streaming job), otherwise
+// a multipart upload streamed as it is written. The object appears only
+// when Close returns nil (an upload that fails is aborted and leaves
+// nothing).
 func (s *S3) Create(p string) (io.WriteCloser, error) {
 	bucket, key, err := splitS3(p)
 	if err != nil {
 		return nil, err
 	}
-	pr, pw := io.Pipe()
-	w := &s3Writer{pw: pw, done: make(chan error, 1)}
-	go func() {
-		_, err := s.client.PutObject(context.Background(), bucket, key, pr, -1,
-			minio.PutObjectOptions{PartSize: 16 << 20, ContentType: "application/octet-stream"})
-		pr.CloseWithError(err) // unblocks a writer when the upload fails early
-		w.done <- s3Err("create", p, err)
-	}()
-	return w, nil
+	return &s3Writer{s: s, path: p, bucket: bucket, key: key}, nil
 }
 
+// s3Writer buffers up to one part; past that it streams the rest into a
+// multipart upload through a pipe.
 type s3Writer struct {
-	pw     *io.PipeWriter
-	done   chan error
-	closed bool
-	err    error
+	s                 *S3
+	path, bucket, key string
+	buf               []byte
+	pw                *io.PipeWriter // set once streaming
+	done              chan error
+	closed            bool
+	err               error
 }
 
-func (w *s3Writer) Write(b []byte) (int, error) { return w.pw.Write(b) }
+func (w *s3Writer) Write(b []byte) (int, error) {
+	if w.closed {
+		return 0, fmt.Errorf("create %s: write after close", w.path)
+	}
+	if w.pw != nil {
+		return w.pw.Write(b)
+	}
+	if len(w.buf)+len(b) < s3PartSize {
+		w.buf = append(w.buf, b...)
+		return len(b), nil
+	}
+	pr, pw := io.Pipe()
+	w.pw, w.done = pw, make(chan error, 1)
+	head := w.buf
+	w.buf = nil
+	go func() {
+		_, err := w.s.client.PutObject(context.Background(), w.bucket, w.key, io.MultiReader(bytes.NewReader(head), pr), -1,
+			minio.PutObjectOptions{PartSize: s3PartSize, ContentType: "application/octet-stream"})
+		pr.CloseWithError(err) // unblocks a writer when the upload fails early
+		w.done <- s3Err("create", w.path, err)
+	}()
+	return w.pw.Write(b)
+}
 
 func (w *s3Writer) Close() error {
 	if w.closed {
 		return w.err
 	}
 	w.closed = true
+	if w.pw == nil {
+		_, err := w.s.client.PutObject(context.Background(), w.bucket, w.key, bytes.NewReader(w.buf), int64(len(w.buf)),
+			minio.PutObjectOptions{ContentType: "application/octet-stream"})
+		w.buf = nil
+		w.err = s3Err("create", w.path, err)
+		return w.err
+	}
 	w.pw.Close()
 	w.err = <-w.done
 	return w.err
@@ -477,9 +514,15 @@ func (s *S3) Rename(src, dst string) error {
 	return s.Delete(src)
 }
 
-// s3File reads an object with ranged GETs; the ETag pins the version the
-// size was taken from (a replaced object fails the read instead of mixing
-// two versions).
+// s3ReadAhead is how much of an object one ranged GET fetches: a
+// Parquet file's column chunks are read one after another, so a window
+// answers a row group's chunks with one request, and an object this small
+// is fetched whole by its first read.
+const s3ReadAhead = 4 << 20
+
+// s3File reads an object with ranged GETs of at least s3ReadAhead bytes,
+// keeping the last window; the ETag pins the version the size was taken
+// from (a replaced object fails the read instead of mixing two versions).
 type s3File struct {
 	s           *S3
 	path        string
@@ -487,6 +530,10 @@ type s3File struct {
 	size        int64
 	etag        string
 	off         int64
+
+	mu     sync.Mutex
+	window []byte
+	winOff int64
 }
 
 func (f *s3File) Size() int64 { return f.size }
@@ -502,8 +549,45 @@ func (f *s3File) ReadAt(b []byte, off int64) (int, error) {
 	if want == 0 {
 		return 0, nil
 	}
+	var n int
+	var err error
+	if want > s3ReadAhead {
+		n, err = f.get(b[:want], off) // past a window: straight into b
+	} else {
+		f.mu.Lock()
+		if off < f.winOff || off+int64(want) > f.winOff+int64(len(f.window)) {
+			start := off
+			if f.size <= s3ReadAhead {
+				start = 0 // the whole object in one GET
+			}
+			size := min(int64(s3ReadAhead), f.size-start)
+			if cap(f.window) < int(size) {
+				f.window = make([]byte, size)
+			}
+			f.window = f.window[:size]
+			if _, err = f.get(f.window, start); err != nil {
+				f.window = f.window[:0]
+			}
+			f.winOff = start
+		}
+		if err == nil {
+			n = copy(b[:want], f.window[off-f.winOff:])
+		}
+		f.mu.Unlock()
+	}
+	if err != nil {
+		return n, err
+	}
+	if want < len(b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// get reads len(b) bytes at off with one ranged GET.
+func (f *s3File) get(b []byte, off int64) (int, error) {
 	opts := minio.GetObjectOptions{}
-	if err := opts.SetRange(off, off+int64(want)-1); err != nil {
+	if err := opts.SetRange(off, off+int64(len(b))-1); err != nil {
 		return 0, err
 	}
 	if f.etag != "" {
@@ -514,12 +598,13 @@ func (f *s3File) ReadAt(b []byte, off int64) (int, error) {
 		return 0, s3Err("read", f.path, err)
 	}
 	defer obj.Close()
-	n, err := io.ReadFull(obj, b[:want])
+	n, err := io.ReadFull(obj, b)
 	if err != nil {
 		return n, s3Err("read", f.path, err)
 	}
-	if want < len(b) {
-		return n, io.EOF
+	// A server that ignores If-Match still names the version it sent.
+	if info, err := obj.Stat(); err == nil && f.etag != "" && info.ETag != "" && info.ETag != f.etag {
+		return 0, fmt.Errorf("read %s: the object was replaced while it was read (ETag %s, opened as %s)", f.path, info.ETag, f.etag)
 	}
 	return n, nil
 }
@@ -530,4 +615,9 @@ func (f *s3File) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func (f *s3File) Close() error { return nil }
+func (f *s3File) Close() error {
+	f.mu.Lock()
+	f.window = nil
+	f.mu.Unlock()
+	return nil
+}

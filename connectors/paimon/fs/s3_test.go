@@ -1,7 +1,9 @@
 package fs
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -158,5 +160,114 @@ func TestS3RefusesServerWithoutConditionalWrites(t *testing.T) {
 	}
 	if puts.Load() != 2 {
 		t.Fatalf("%d PUTs: the probe runs once per bucket and nothing else is written", puts.Load())
+	}
+}
+
+// countingRT counts a client's HTTP requests by method.
+type countingRT struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countingRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.n[r.Method]++
+	c.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (c *countingRT) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.n
+	c.n = map[string]int{}
+	return n
+}
+
+// Objects under one part go up with one PUT and come back with one GET
+// (the read window, s3ReadAhead); objects over a part stream as a
+// multipart upload; every byte reads back at any offset, across windows
+// and in reads larger than one; a replaced object fails a read of the
+// open file (the ETag pin) instead of mixing versions.
+func TestS3RequestsAndWindows(t *testing.T) {
+	srv := s3server.Start(t)
+	srv.Bucket(t, "win")
+	cfg, err := S3ConfigFromOptions(srv.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &countingRT{n: map[string]int{}}
+	cfg.Transport = rt
+	fio, err := NewS3(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := func(n int, seed byte) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7) ^ seed ^ byte(i>>13)
+		}
+		return b
+	}
+	write := func(p string, b []byte) {
+		t.Helper()
+		w, err := fio.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for len(b) > 0 { // in pieces, as the Parquet writer writes
+			k := min(len(b), 100_000)
+			if _, err := w.Write(b[:k]); err != nil {
+				t.Fatal(err)
+			}
+			b = b[k:]
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	small := data(1<<20, 1)
+	write("s3://win/small", small)
+	if got := rt.take(); got["PUT"] != 1 || got["POST"] != 0 {
+		t.Fatalf("a 1 MiB object: requests %v, want one PUT", got)
+	}
+	f, err := fio.Open("s3://win/small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.take()
+	buf := make([]byte, 1000)
+	for _, off := range []int64{int64(len(small)) - 1000, 0, 500_000, 123} {
+		if _, err := f.ReadAt(buf, off); err != nil || !bytes.Equal(buf, small[off:off+1000]) {
+			t.Fatalf("small ReadAt %d: %v", off, err)
+		}
+	}
+	if got := rt.take(); got["GET"] != 1 {
+		t.Fatalf("four reads of a 1 MiB object: requests %v, want one GET", got)
+	}
+
+	big := data(s3PartSize+3<<20, 2)
+	write("s3://win/big", big)
+	if got := rt.take(); got["POST"] < 2 {
+		t.Fatalf("a %d-byte object: requests %v, want a multipart upload", len(big), got)
+	}
+	f, err = fio.Open("s3://win/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ off, n int64 }{
+		{int64(len(big)) - 8, 8}, {0, 10}, {s3ReadAhead - 5, 10}, {1, s3ReadAhead + 100}, {s3PartSize - 3, 7},
+		{int64(len(big)) - 100, 200},
+	} {
+		b := make([]byte, c.n)
+		n, err := f.ReadAt(b, c.off)
+		end := min(c.off+c.n, int64(len(big)))
+		if int64(n) != end-c.off || !bytes.Equal(b[:n], big[c.off:end]) || (end < c.off+c.n) != (err == io.EOF) {
+			t.Fatalf("big ReadAt(%d, %d) = %d, %v", c.off, c.n, n, err)
+		}
+	}
+	write("s3://win/big", data(len(big), 3)) // replaced under the open file
+	if _, err := f.ReadAt(make([]byte, 10), 0); err == nil { // outside the window it holds
+		t.Fatal("a read of a replaced object succeeded")
 	}
 }
