@@ -266,7 +266,7 @@ func TestS3RequestsAndWindows(t *testing.T) {
 			t.Fatalf("big ReadAt(%d, %d) = %d, %v", c.off, c.n, n, err)
 		}
 	}
-	write("s3://win/big", data(len(big), 3)) // replaced under the open file
+	write("s3://win/big", data(len(big), 3))                 // replaced under the open file
 	if _, err := f.ReadAt(make([]byte, 10), 0); err == nil { // outside the window it holds
 		t.Fatal("a read of a replaced object succeeded")
 	}
