@@ -238,16 +238,37 @@ func readOCF(data []byte) ([]map[string]any, error) {
 			return nil, fmt.Errorf("avro block (%s): %w", codec, err)
 		}
 		r := avro.NewReader(bytes.NewReader(raw), 4096, avro.WithReaderConfig(avroAPI))
+		_, nullable := schema.(*avro.UnionSchema)
 		for i := int64(0); i < count; i++ {
 			var m map[string]any
 			r.ReadVal(schema, &m)
 			if r.Error != nil {
 				return nil, fmt.Errorf("avro record %d: %w", len(out), r.Error)
 			}
+			if nullable {
+				// Older Paimon writes the row as ["null", record] (a nullable
+				// RowType): the generic form names the branch taken.
+				if m, err = unionRecord(m); err != nil {
+					return nil, fmt.Errorf("avro record %d: %w", len(out), err)
+				}
+			}
 			out = append(out, m)
 		}
 	}
 	return out, nil
+}
+
+// unionRecord returns the record of a ["null", record] top-level union
+// in hamba/avro's generic form ({"<record name>": {...}}).
+func unionRecord(m map[string]any) (map[string]any, error) {
+	if len(m) == 1 {
+		for _, v := range m {
+			if rec, ok := v.(map[string]any); ok {
+				return rec, nil
+			}
+		}
+	}
+	return nil, errors.New("the writer's schema is a union and the record is null or not a record")
 }
 
 // Header returns the writer schema and codec of an Avro container file.
