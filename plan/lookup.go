@@ -610,6 +610,15 @@ func (b *binder) convertLookupJoin(r *LogicalLookupJoin) (Node, error) {
 				for _, o := range [][2]Expr{{call.Args[0], call.Args[1]}, {call.Args[1], call.Args[0]}} {
 					p, ok := physOf(o[0])
 					lit, isLit := o[1].(*Literal)
+					if ok && isLit && lit.Value != nil && !keyed[p] {
+						// An integer literal looks up a wider integer field
+						// as that type (id = 1 on a BIGINT id).
+						if v, ok := keyValue(lit, o[0].Type(), -1); ok {
+							if l, ok := v.(*Literal); ok {
+								lit = l
+							}
+						}
+					}
 					if ok && isLit && lit.Value != nil && !keyed[p] && (sameKeyType(o[0].Type(), lit.Type()) || isCharType(o[0].Type()) && isCharType(lit.Type())) {
 						keyed[p] = true
 						constKeys = append(constKeys, LookupKey{DimField: p, Left: -1, Const: lit})
@@ -686,14 +695,14 @@ func (b *binder) convertLookupJoin(r *LogicalLookupJoin) (Node, error) {
 		Select: sel, JoinCond: joinCond}, nil
 }
 
-// keyValue is the expression over the left input (fields below nl) that
-// gives a lookup key of type t: e itself when its type is t's, or e cast
+// keyValue is the expression over the left input (fields below nl; a
+// constant when nl < 0) that gives a lookup key of type t: e itself when its type is t's, or e cast
 // to t when t is a wider integer type; ok is false when e reads the dim or
 // nothing, or its type cannot be looked up as t without a lossy cast.
 func keyValue(e Expr, t sql.DataType, nl int) (Expr, bool) {
 	m := map[int]bool{}
 	refs(e, m)
-	if len(m) == 0 {
+	if len(m) == 0 && nl >= 0 {
 		return nil, false
 	}
 	for f := range m {
