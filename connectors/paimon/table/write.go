@@ -488,8 +488,8 @@ func (m *CommitMessage) fill(st *bucketStore, inc *mergetree.CommitIncrement) er
 	return nil
 }
 
-// Compact compacts the buckets of the latest snapshot whose partition
-// passes filter (nil: all), full or normal (CALL sys.compact, sqlrun
+// Compact compacts the buckets of the latest snapshot and those this write
+// has opened since, whose partition passes filter (nil: all), full or normal (CALL sys.compact, sqlrun
 // compact); works for write-only tables too. Call PrepareCommit afterwards
 // and commit the messages.
 func (w *TableWrite) Compact(full bool, partition func([]any) bool) error {
@@ -504,13 +504,34 @@ func (w *TableWrite) Compact(full bool, partition func([]any) bool) error {
 	if err != nil {
 		return err
 	}
+	done := map[bucketKey]bool{}
 	for _, sp := range splits {
 		bw, err := w.writer(sp.Partition, sp.Bucket)
 		if err != nil {
 			return err
 		}
+		done[bucketKey{string(sp.Partition), sp.Bucket}] = true
 		if err := bw.mt.Compact(full); err != nil {
 			return fmt.Errorf("paimon table %s bucket %d: compact: %w", w.t.Root, sp.Bucket, err)
+		}
+	}
+	// Buckets this write opened since (new keys, dynamic bucket mode) too.
+	for _, k := range append([]bucketKey(nil), w.order...) {
+		bw := w.writers[k]
+		if done[k] || bw.mt == nil {
+			continue
+		}
+		if partition != nil && len(w.t.PartTypes) > 0 {
+			vals, err := w.t.PartitionValues(bw.part)
+			if err != nil {
+				return err
+			}
+			if !partition(vals) {
+				continue
+			}
+		}
+		if err := bw.mt.Compact(full); err != nil {
+			return fmt.Errorf("paimon table %s bucket %d: compact: %w", w.t.Root, bw.bucket, err)
 		}
 	}
 	return nil
