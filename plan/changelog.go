@@ -93,6 +93,11 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 		for _, in := range n.inputs {
 			k = k.Union(modifyKinds(in, mk))
 		}
+	case *IntervalJoin:
+		for _, in := range n.inputs {
+			modifyKinds(in, mk)
+		}
+		k = sql.InsertOnly
 	case *Join:
 		for _, in := range n.inputs {
 			k = k.Union(modifyKinds(in, mk))
@@ -439,6 +444,14 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 				r = ukNone
 			}
 			if !child(i, r) {
+				return nil, false
+			}
+		}
+		setMode(req)
+		return out, true
+	case *IntervalJoin:
+		for i := range x.inputs {
+			if !child(i, ukNone) {
 				return nil, false
 			}
 		}

@@ -395,14 +395,10 @@ func dropDataStreamWatermark(plan string) string {
 		if m == nil || next == nil || m[2] != "WatermarkAssigner" || !strings.HasSuffix(next[2], "Scan") {
 			continue
 		}
-		indent := len(next[1]) - len(m[1])
+		// The scan takes the assigner's place (a leaf: nothing below it
+		// to re-indent).
 		lines[i+1] = m[1] + strings.TrimLeft(lines[i+1], ":| +-")
-		for j := i + 2; j < len(lines) && indent > 0; j++ {
-			if len(lines[j]) >= indent {
-				lines[j] = lines[j][indent:]
-			}
-		}
-		return strings.Join(append(lines[:i], lines[i+1:]...), "\n")
+		lines = append(lines[:i], lines[i+1:]...)
 	}
 	// Its proctime attribute, spelled as a PROCTIME() computed column, is
 	// computed by the Calc right above the scan.

@@ -47,6 +47,11 @@ func (b *binder) convert(r Node) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if b.streaming {
+			if ij, err := newIntervalJoin(r, l, rt); err != nil || ij != nil {
+				return ij, err
+			}
+		}
 		return newJoin(l, rt, r.Cond, r.JoinType), nil
 	case *LogicalLookupJoin:
 		return b.convertLookupJoin(r)

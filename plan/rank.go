@@ -867,6 +867,8 @@ func keepsProctime(n Node) bool {
 		return !x.Rowtime
 	case *OverAggregate:
 		return !x.Rowtime
+	case *IntervalJoin:
+		return !x.Rowtime
 	case *Rank:
 		for _, t := range x.OrderTime {
 			if t == procTime {

@@ -243,6 +243,8 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		return edge{vertex: v, p: 1}, nil
 	case *plan.Join:
 		return b.join(n, path)
+	case *plan.IntervalJoin:
+		return b.intervalJoin(n, path)
 	case *plan.Union:
 		p := b.defaultP
 		v := b.g.AddOperator(uid(path, n), "Union", func(int, int) (runtime.Operator, error) { return &union{}, nil }, p)

@@ -269,6 +269,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "over" {
 				return runOver(t, td)
 			}
+			if td.Cmd == "interval-join" {
+				return runIntervalJoin(t, td)
+			}
 			in := types(t, td, "in")
 			outT := types(t, td, "out")
 			var rows []sql.Row

@@ -25,5 +25,23 @@ func runOver(t *testing.T, td *datadriven.TestData) string {
 		spec.Unbounded = true
 	}
 	outT := append(append([]sql.DataType(nil), in...), types(t, td, "out")...)
-	return replayTimed(t, td, OverAggregate(spec), spec.TimeCol, in, outT, !spec.Rowtime)
+	return replayTimed(t, td, OverAggregate(spec), []int{spec.TimeCol}, [][]sql.DataType{in}, outT, !spec.Rowtime)
+}
+
+// runIntervalJoin runs an "interval-join" case: "L row" / "R row" lines
+// (time columns in milliseconds) and "wm N" lines go to an IntervalJoin
+// (lower and upper: the bounds of left time - right time; type=inner,
+// left, right or full; keys the equi-join fields of each side).
+func runIntervalJoin(t *testing.T, td *datadriven.TestData) string {
+	lt, rt := types(t, td, "left"), types(t, td, "right")
+	kind, _ := td.Arg("type")
+	outer := kind.Vals[0]
+	times := ints(t, td, "time")
+	bounds := ints(t, td, "bounds")
+	spec := IntervalJoinSpec{LeftTime: times[0], RightTime: times[1], Rowtime: !boolArg(td, "proctime"),
+		LowerBound: int64(bounds[0]), UpperBound: int64(bounds[1]),
+		Left:  JoinSideSpec{Keys: ints(t, td, "lkeys"), Arity: len(lt), Outer: outer == "left" || outer == "full"},
+		Right: JoinSideSpec{Keys: ints(t, td, "rkeys"), Arity: len(rt), Outer: outer == "right" || outer == "full"}}
+	outT := append(append([]sql.DataType(nil), lt...), rt...)
+	return replayTimed(t, td, IntervalJoin(spec), times, [][]sql.DataType{lt, rt}, outT, true)
 }

@@ -41,15 +41,16 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 	if o := ints(t, td, "offset"); len(o) == 1 {
 		spec.Offset = int64(o[0])
 	}
-	return replayTimed(t, td, WindowAggregate(spec), spec.TimeCol, in, outT, false)
+	return replayTimed(t, td, WindowAggregate(spec), []int{spec.TimeCol}, [][]sql.DataType{in}, outT, false)
 }
 
 // replayTimed runs the rows (the time column given in milliseconds) and
-// "wm N" lines of td's input through the operator f makes; the output lists
-// the rows emitted, each watermark's after a "-- wm N" line (and, with
-// onRow, each row's after it). The case is replayed with a snapshot and
+// "wm N" lines of td's input through the operator f makes (with two
+// inputs, a row line starts with L or R); the output lists the rows
+// emitted, each watermark's after a "-- wm N" line (and, with onRow, each
+// row's after it). The case is replayed with a snapshot and
 // restore after every line, on both state backends, and must not change.
-func replayTimed(t *testing.T, td *datadriven.TestData, f runtime.OperatorFactory, timeCol int, in, outT []sql.DataType, onRow bool) string {
+func replayTimed(t *testing.T, td *datadriven.TestData, f runtime.OperatorFactory, timeCols []int, ins [][]sql.DataType, outT []sql.DataType, onRow bool) string {
 	var lines []string
 	for _, l := range strings.Split(td.Input, "\n") {
 		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
@@ -124,9 +125,17 @@ func replayTimed(t *testing.T, td *datadriven.TestData, f runtime.OperatorFactor
 				}
 				continue
 			}
-			r := parseRow(t, l, in)
-			r.Values[timeCol] = sql.TimestampData{Millis: r.Values[timeCol].(int64)}
-			if err := op.ProcessBatch(0, []sql.Row{r}, &out); err != nil {
+			input := 0
+			if len(ins) > 1 {
+				side, rest, _ := strings.Cut(l, " ")
+				if side == "R" {
+					input = 1
+				}
+				l = rest
+			}
+			r := parseRow(t, l, ins[input])
+			r.Values[timeCols[input]] = sql.TimestampData{Millis: r.Values[timeCols[input]].(int64)}
+			if err := op.ProcessBatch(input, []sql.Row{r}, &out); err != nil {
 				fmt.Fprintf(&b, "error: %v\n", err)
 				break
 			}
