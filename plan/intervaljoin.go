@@ -169,10 +169,9 @@ func newIntervalJoin(r *LogicalJoin, left, right Node) (*IntervalJoin, error) {
 			lk, rk = append(lk, y.Index), append(rk, x.Index-nl)
 		}
 	}
-	for i, in := range []Node{left, right} {
+	for _, in := range []Node{left, right} {
 		mk := map[Node]sql.ChangelogMode{}
 		if k := modifyKinds(in, mk); !k.IsInsertOnly() {
-			_ = i
 			return nil, (&inference{mk: mk}).consumeError("IntervalJoin", in, k.Without(sql.Insert))
 		}
 	}

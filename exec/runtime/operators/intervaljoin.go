@@ -195,11 +195,10 @@ func (j *intervalJoin) joined(l, r []any) []any {
 
 func (j *intervalJoin) ProcessBatch(input int, rows []sql.Row, out *runtime.Collector) error {
 	right := input == 1
-	side, other := j.spec.Left, j.spec.Right
-	col := j.spec.LeftTime
+	side, col := j.spec.Left, j.spec.LeftTime
 	tag, otherTag := byte('L'), byte('R')
 	if right {
-		side, other, col, tag, otherTag = other, side, j.spec.RightTime, 'R', 'L'
+		side, col, tag, otherTag = j.spec.Right, j.spec.RightTime, 'R', 'L'
 	}
 	for _, r := range rows {
 		if r.Kind != sql.Insert {
