@@ -87,7 +87,9 @@ func (s *Session) RunInput(ctx context.Context, text string, out io.Writer) (qui
 			return false
 		}
 		stmt, err := parser.Parse(p.Text)
-		if err == nil {
+		if s.remote != nil && (err != nil || !remoteLocal(stmt)) {
+			err = s.executeRemote(ctx, p.Text, stmt, out)
+		} else if err == nil {
 			err = s.Execute(ctx, stmt, out)
 		}
 		if errors.Is(err, ErrQuit) {

@@ -44,3 +44,28 @@ func RedactSQL(text string) string {
 		return sub[1] + sub[2] + "'" + connectors.Mask + "'"
 	})
 }
+
+// SecretsIn returns the secret values a statement's text holds: the
+// values of sensitive 'key' = 'value' pairs and credentials embedded in
+// any value, as RedactSQL finds them, so that text coming back from
+// elsewhere (a SQL Gateway's errors and results) can be masked too.
+func SecretsIn(text string) []string {
+	var out []string
+	for _, m := range optionPair.FindAllStringSubmatch(text, -1) {
+		key := strings.ReplaceAll(m[1][1:len(m[1])-1], "''", "'")
+		if !connectors.IsSensitive(key) {
+			continue
+		}
+		v := m[0][len(m[1])+len(m[2]):]
+		if v = strings.ReplaceAll(v[1:len(v)-1], "''", "'"); v != "" {
+			out = append(out, v)
+		}
+	}
+	for _, m := range textParamSecret.FindAllStringSubmatch(text, -1) {
+		out = append(out, strings.TrimPrefix(m[0], m[1]))
+	}
+	for _, m := range textUserinfoSecret.FindAllStringSubmatch(text, -1) {
+		out = append(out, strings.TrimSuffix(strings.TrimPrefix(m[0], m[1]), "@"))
+	}
+	return out
+}

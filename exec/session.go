@@ -35,6 +35,7 @@ import (
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/exec/gateway"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/plan"
@@ -51,6 +52,12 @@ var ErrQuit = errors.New("quit")
 // at a time (Execute holds a lock); the jobs they start run in the
 // background until they finish or are stopped.
 type Session struct {
+	// remote, when set, is the Flink SQL Gateway every statement goes to
+	// (remote.go); secrets are the secret values sent to it, masked in
+	// what it answers.
+	remote  *gateway.Client
+	secrets []string
+
 	Catalogs *catalog.Manager
 	Config   *Config
 	Jobs     *Jobs
@@ -164,7 +171,9 @@ func (s *Session) ExecuteScript(ctx context.Context, text, file string, out io.W
 		}
 		s.echo(out, p.Text)
 		stmt, err := parser.Parse(p.Text)
-		if err == nil {
+		if s.remote != nil && (err != nil || !remoteLocal(stmt)) {
+			err = s.executeRemote(ctx, p.Text, stmt, out)
+		} else if err == nil {
 			s.origin = fmt.Sprintf("%s:%d", file, p.StartLine)
 			err = s.Execute(ctx, stmt, out)
 			s.origin = ""

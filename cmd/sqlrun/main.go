@@ -64,6 +64,9 @@ Options:
   --resume            restore each job from its latest checkpoint or savepoint (it says
                       which); a job with none is refused (exit 1) unless --allow-fresh
   --allow-fresh       with --resume: a job that has nothing to resume starts from scratch
+  --gateway URL       run the statements on a Flink cluster through its SQL Gateway
+                      (REST API v2+, e.g. http://host:8083), printing what the SQL client
+                      prints; sqlrun runs nothing itself
   --progress          while -f/-e waits for its jobs, print a status line per job every
                       10 s (rows in/out per second, last checkpoint, backpressure); on a
                       terminal a one-line status is redrawn every second without it
@@ -87,6 +90,7 @@ type options struct {
 	progress            bool
 	progressEvery       time.Duration
 	help                bool
+	gateway             string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
@@ -104,6 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 		fs.StringVar(&o.init, n, "", "")
 	}
 	fs.BoolVar(&o.resume, "resume", false, "")
+	fs.StringVar(&o.gateway, "gateway", "", "")
 	fs.BoolVar(&o.allowFresh, "allow-fresh", false, "")
 	fs.BoolVar(&o.progress, "progress", false, "")
 	fs.DurationVar(&o.progressEvery, "progress-interval", 10*time.Second, "")
@@ -188,6 +193,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case o.file != "" && o.execute != "":
 		fmt.Fprintln(stderr, "sqlrun: -f and -e cannot be used together")
 		return exitUsage
+	case o.gateway != "" && (o.resume || o.init != ""):
+		fmt.Fprintln(stderr, "sqlrun: --gateway runs statements on a Flink cluster; --resume and -i are for local jobs")
+		return exitUsage
 	}
 
 	s := exec.NewSession()
@@ -202,6 +210,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sigs, stopSignals := watchSignals(o.file == "" && o.execute == "", stderr)
 	defer stopSignals()
 
+	if o.gateway != "" {
+		if err := s.UseGateway(context.Background(), o.gateway); err != nil {
+			fmt.Fprintf(stderr, "sqlrun: %v\n", err)
+			return exitFailed
+		}
+		defer func() {
+			if err := s.CloseGateway(context.Background()); err != nil {
+				fmt.Fprintf(stderr, "sqlrun: close the SQL Gateway session: %v\n", err)
+			}
+		}()
+	}
 	if o.init != "" {
 		if code := runInit(s, o.init, stdout, stderr); code != exitOK {
 			return code

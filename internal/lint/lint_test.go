@@ -93,6 +93,7 @@ var rules = []rule{
 	// The runtime and the session: plan and below.
 	{"exec/runtime/...", []string{"sql", "internal/box", "internal/fnv1a", "config", "connectors", "exec/runtime/..."}},
 	{"exec/compile", []string{"sql", "sql/ast", "internal/box", "internal/fnv1a", "config", "catalog", "connectors", "expr", "plan/...", "exec/runtime/..."}},
+	{"exec/gateway", nil}, // Flink's SQL Gateway REST API: the protocol only
 	{"exec", []string{"sql", "sql/ast", "sql/parser", "internal/box", "config", "catalog", "connectors", "expr", "plan/...", "exec/..."}},
 
 	// The binary: exec's API and its vocabulary (sql), and connectors/all to
