@@ -3,6 +3,7 @@ package table
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -109,5 +110,91 @@ func TestS3TwoWritersCommit(t *testing.T) {
 	}
 	if appends["writer-0"] != rounds || appends["writer-1"] != rounds {
 		t.Fatalf("APPEND commits per writer: %v", appends)
+	}
+}
+
+// A writer on S3 with Paimon's maintenance turned up: compaction after two
+// sorted runs and one retained snapshot. Twelve commits upsert the same 50
+// keys; afterwards the bucket holds only the retained snapshots (EARLIEST
+// moved), no data or manifest file that no snapshot names (expiration
+// deleted them through the S3 FileIO, ExpireSnapshotsImpl's order), and
+// the table reads the last round's values.
+func TestS3CompactionAndExpiration(t *testing.T) {
+	srv := s3server.Start(t)
+	srv.Bucket(t, "maint")
+	const path, rounds = "s3://maint/wh/default.db/t", 12
+	fio, err := fs.ForPath(path, srv.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt()}, {Name: "v", Type: sql.String()}}, PrimaryKey: []string{"id"}}
+	if _, err := Create(fio, path, schema, nil, map[string]string{"bucket": "1", "num-sorted-run.compaction-trigger": "2",
+		"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1"}, "", 1); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := Open(fio, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := int64(1); r <= rounds; r++ {
+		w, err := tbl.NewWrite(WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id := int64(1); id <= 50; id++ {
+			if err := w.Write(sql.Row{Kind: sql.Insert, Values: []any{id, fmt.Sprintf("round-%d", r)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msgs, err := w.PrepareCommit(true)
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tbl.NewCommit("w").Commit(r, msgs, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, err := tbl.Snapshots.ListIDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	earliest, _, _ := tbl.Snapshots.EarliestID()
+	latest, _, _ := tbl.Snapshots.LatestID()
+	if len(ids) != 1 || ids[0] != latest || earliest != latest || latest < rounds {
+		t.Fatalf("snapshots %v, EARLIEST %d, LATEST %d: want only the latest retained", ids, earliest, latest)
+	}
+	s, err := tbl.Snapshots.Read(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits, err := tbl.PlanFull(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := map[string]bool{}
+	for _, sp := range splits {
+		for _, f := range sp.Files {
+			live[f.FileName] = true
+		}
+	}
+	files, err := fio.List(path + "/bucket-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !live[f.Name] {
+			t.Errorf("bucket-0/%s: no retained snapshot names it, expiration left it", f.Name)
+		}
+	}
+	if len(files) > 2 {
+		t.Errorf("%d data files after %d commits with compaction every 2 sorted runs", len(files), rounds)
+	}
+	rows, err := readAll(tbl, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 50 || !strings.Contains(rows[0], fmt.Sprintf("round-%d", rounds)) {
+		t.Fatalf("%d rows, first %q", len(rows), rows[0])
 	}
 }
