@@ -86,6 +86,7 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic|WritePKDeletionVectors)$' 100000x
 step tableread 120 ./connectors/paimon/table/        '^BenchmarkReadPK$' 3x
 step s3commit  300 ./connectors/paimon/table/        '^BenchmarkCommitS3$' 100x
+step s3read    300 ./connectors/paimon/table/        '^BenchmarkReadS3$' 5x
 step mergetree 180 ./connectors/paimon/mergetree/    '^BenchmarkMergeRead$' 100000x
 step stream    180 ./connectors/paimon/stream/       '^Benchmark(FollowChangelog|FullPhase)$' 3x
 step latency   120 ./connectors/paimon/stream/       '^BenchmarkCommitToRow$' 200x
@@ -235,6 +236,7 @@ for n in 100 1000 5000; do
 done
 s3_local=$(val s3commit 'CommitS3/local' ms/commit); s3_s3=$(val s3commit 'CommitS3/s3' ms/commit)
 s3_req=$(val s3commit 'CommitS3/s3' requests/commit)
+s3r_local=$(val s3read 'ReadS3/local' rows/s); s3r_s3=$(val s3read 'ReadS3/s3' rows/s); s3r_req=$(val s3read 'ReadS3/s3' requests/read)
 join_cpu=$(val join 'RegularJoin' rows/cpu-s)
 join_ck=$(val join 'RegularJoin' checkpoint-B/key)
 join_heap=$(val join 'RegularJoin' heap-B/key)
@@ -281,6 +283,8 @@ row "Paimon streaming changelog read (input), rows/s (wall)" "$(m "$follow" "$(w
 row "Paimon streaming full phase (5 L0 files), rows/s (wall)" "$(m "$full" "$(why stream)")" "-" "-"
 row "Paimon commit of 1,000 rows, ms: local disk / S3 (loopback server)" "$s3_local / $s3_s3$( [ "$s3_s3" = "-" ] && echo " ($(why s3commit))")" "-" "-"
 row "  S3 HTTP requests per commit (PUT, GET, HEAD, LIST)" "$s3_req" "-" "-"
+row "Paimon batch read, 100k rows in 10 files, rows/s: local / S3" "$(fmtn "$s3r_local") / $(fmtn "$s3r_s3")$( [ "$s3r_s3" = "-" ] && echo " ($(why s3read))")" "-" "-"
+row "  S3 HTTP requests per full read" "$s3r_req" "-" "-"
 row "Paimon commit -> row at reader, mean us" "$(m "$lat" "$(why latency)")" "-" "-"
 # pp P50 P99: "p50 / p99 ms", or "- (why)" when the e2elat step gave nothing.
 pp() { if [ "$1" = "-" ]; then echo "- ($(why e2elat))"; else echo "$1 / $2 ms"; fi; }

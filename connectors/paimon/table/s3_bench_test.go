@@ -87,3 +87,96 @@ func BenchmarkCommitS3(b *testing.B) {
 		run(b, fio, "s3://bench/wh/default.db/t", ct.n.Load)
 	})
 }
+
+// BenchmarkReadS3 reads a 100,000-row table (TableWriterBenchmark's shape,
+// one bucket, written in 10 commits, so merge-on-read over several files)
+// in batch mode per op, on local disk and on the S3 server: rows/s and, on
+// S3, HTTP requests per full read.
+func BenchmarkReadS3(b *testing.B) {
+	const rows, commits = 100_000, 10
+	run := func(b *testing.B, fio fs.FileIO, path string, requests func() int64) {
+		if _, err := Create(fio, path, benchSchema(), nil, map[string]string{"bucket": "1", "num-sorted-run.compaction-trigger": "100"}, "", 0); err != nil {
+			b.Fatal(err)
+		}
+		tbl, err := Open(fio, path, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := tbl.NewWrite(WriteOptions{TempDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		gen := newRowGen(1 << 30)
+		c := tbl.NewCommit("bench")
+		for i := 0; i < commits; i++ {
+			for j := 0; j < rows/commits; j++ {
+				if err := w.Write(gen.next()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			msgs, err := w.PrepareCommit(false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.Commit(int64(i+1), msgs, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.Close()
+		productGC(b)
+		req0 := requests()
+		b.ResetTimer()
+		var n int
+		for i := 0; i < b.N; i++ {
+			s, err := tbl.Snapshots.Latest() // a batch read plans from the snapshot each time
+			if err != nil {
+				b.Fatal(err)
+			}
+			splits, err := tbl.PlanFull(s, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, sp := range splits {
+				r, err := tbl.NewSplitReader(sp, ReadOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for {
+					if _, ok := r.Next(); !ok {
+						break
+					}
+					n++
+				}
+				if err := r.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.StopTimer()
+		if n != b.N*rows {
+			b.Fatalf("read %d rows, want %d", n, b.N*rows)
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
+		if k := requests() - req0; k > 0 {
+			b.ReportMetric(float64(k)/float64(b.N), "requests/read")
+		}
+	}
+	b.Run("local", func(b *testing.B) {
+		run(b, fs.NewLocal(), b.TempDir(), func() int64 { return 0 })
+	})
+	b.Run("s3", func(b *testing.B) {
+		srv := s3server.Start(b)
+		srv.Bucket(b, "bench")
+		cfg, err := fs.S3ConfigFromOptions(srv.Options())
+		if err != nil {
+			b.Fatal(err)
+		}
+		ct := &countingTransport{next: http.DefaultTransport}
+		cfg.Transport = ct
+		fio, err := fs.NewS3(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, fio, "s3://bench/wh/default.db/r", ct.n.Load)
+	})
+}
