@@ -79,3 +79,50 @@ func RemoveScratchDirs() {
 		s.RemoveOwn()
 	}
 }
+
+// JobAction is a connector's command-line action that runs as a streaming
+// job (Paimon's CDC action mysql-sync-table): Prepare parses the command
+// line and prepares what the job needs (creating or evolving tables), and
+// returns the SQL script the binary runs as it runs `sqlrun -f`, with
+// checkpoints, savepoints and --resume.
+type JobAction interface {
+	// Prepare returns the job to run, or a non-zero exit code (2 for a
+	// bad command line, 1 when preparing failed). A zero code with an
+	// empty script means there is nothing to run (--help). again is true
+	// when the previous run of the script ended by itself, which an
+	// action's source does to have the job prepared anew (a schema
+	// change); the job then resumes from that run's final checkpoint.
+	Prepare(args []string, again bool, stdout, stderr io.Writer) (ActionJob, int)
+}
+
+// ActionJob is what a JobAction runs.
+type ActionJob struct {
+	// Script is the SQL script.
+	Script string
+	// Resume and AllowFresh are `sqlrun --resume` and `--allow-fresh`.
+	Resume, AllowFresh bool
+}
+
+var jobActions = map[string]JobAction{}
+
+// RegisterJobAction adds a job action under name; a second action of that
+// name is a programming error.
+func RegisterJobAction(name string, a JobAction) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := jobActions[name]; dup {
+		panic("connectors: duplicate action " + name)
+	}
+	if _, dup := actions[name]; dup {
+		panic("connectors: duplicate action " + name)
+	}
+	jobActions[name] = a
+}
+
+// LookupJobAction finds a job action by name.
+func LookupJobAction(name string) (JobAction, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	a, ok := jobActions[name]
+	return a, ok
+}

@@ -30,6 +30,19 @@ func RunAction(name string, args []string, stdout, stderr io.Writer, stop <-chan
 	return a.Run(args, stdout, stderr, stop), true
 }
 
+// PrepareJobAction runs the Prepare step of the job action name (a
+// connector's action that runs as a streaming job, `sqlrun action
+// mysql-sync-table`): the script to run, or an exit code. ok is false when
+// no connector offers such an action.
+func PrepareJobAction(name string, args []string, again bool, stdout, stderr io.Writer) (job connectors.ActionJob, code int, ok bool) {
+	a, ok := connectors.LookupJobAction(name)
+	if !ok {
+		return connectors.ActionJob{}, 0, false
+	}
+	job, code = a.Prepare(args, again, stdout, stderr)
+	return job, code, true
+}
+
 // RemoveStaleScratchDirs removes the scratch directories that killed
 // sqlrun processes left in the temp directory (kill -9 cannot be caught).
 func RemoveStaleScratchDirs() { connectors.RemoveStaleScratchDirs() }

@@ -56,6 +56,8 @@ const usage = `Usage:
   sqlrun compact --warehouse W --database D --table T [--full] [--continuous --interval 10s]
   sqlrun compact --path P [...]          compact a Paimon table (see sqlrun compact --help)
   sqlrun check --target flink-1.20 job.sql   what Flink 1.20 would reject or run differently
+  sqlrun action mysql-sync-table --warehouse W --database D --table T --mysql-conf K=V ...
+                                         Paimon's MySQL CDC action (see sqlrun action mysql-sync-table --help)
 
 Options:
   -f, --file FILE     run the statements of FILE (a final ';' may be omitted)
@@ -163,6 +165,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "check" {
 		return runCheck(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "action" {
+		sigs, stop := watchSignals(false, stderr)
+		defer stop()
+		return runAction(args[1:], stdout, stderr, sigs)
 	}
 	if len(args) > 0 && args[0] == "compact" {
 		sigs, stop := watchSignals(false, stderr)

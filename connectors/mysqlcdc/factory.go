@@ -68,6 +68,9 @@ const (
 	OptNewlyAdded         = "scan.newly-added-table.enabled"
 	OptCloseIdleReader    = "scan.incremental.close-idle-reader.enabled"
 	OptBackfillSkip       = "scan.incremental.snapshot.backfill.skip"
+	// OptSyncAction is set by `sqlrun action mysql-sync-table` (Paimon's
+	// MySQL CDC action) on the source it declares.
+	OptSyncAction = "sqlrun.paimon-sync-action"
 )
 
 // Startup modes.
@@ -110,6 +113,7 @@ var options = []connectors.Option{
 	{Key: OptNewlyAdded, Default: "false", Type: connectors.Bool, Description: "Whether capture the scan the newly added tables or not (refused by sqlrun when 'true')."},
 	{Key: OptCloseIdleReader, Default: "false", Type: connectors.Bool, Description: "Whether to close idle readers at the end of the snapshot phase."},
 	{Key: OptBackfillSkip, Default: "false", Type: connectors.Bool, Description: "Whether to skip backfill in snapshot reading phase (refused by sqlrun when 'true')."},
+	{Key: OptSyncAction, Default: "false", Type: connectors.Bool, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-table` on the source it runs (Paimon's MySQL CDC action): an UPDATE is emitted as -D[before] and +I[after] (Paimon's MySqlRecordParser), and an ALTER TABLE of the captured table ends the input past the statement, so that the action evolves the Paimon table and resumes."},
 	{Key: "debezium.", Prefix: true, Description: "Pass-through Debezium's properties; sqlrun accepts and ignores them."},
 	{Key: "jdbc.properties.", Prefix: true, Description: "Pass-through custom JDBC URL properties; sqlrun accepts and ignores them."},
 }
@@ -152,6 +156,7 @@ type config struct {
 	maxRetries           int
 	schema               sql.Schema
 	ident                connectors.ObjectIdentifier
+	syncAction           bool
 }
 
 // CreateSource validates the table as MySqlTableSourceFactory does, in its
@@ -164,7 +169,7 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 	c := &config{host: o.Get(OptHostname), user: o.Get(OptUsername), password: o.Get(OptPassword),
 		port: o.Int(OptPort), chunkSize: o.Int(OptChunkSize), fetchSize: o.Int(OptFetchSize),
 		heartbeat: o.Duration(OptHeartbeat), connectTimeout: o.Duration(OptConnectTimeout), maxRetries: o.Int(OptConnectMaxRetries),
-		schema: ctx.Schema, ident: ctx.Table}
+		schema: ctx.Schema, ident: ctx.Table, syncAction: o.Bool(OptSyncAction)}
 	var err error
 	if c.dbRegex, err = compileRegex(OptDatabaseName, o.Get(OptDatabaseName)); err != nil {
 		return nil, err
@@ -334,8 +339,14 @@ func (s *Source) SourceClass() string {
 	return "org.apache.flink.cdc.connectors.mysql.table.MySqlTableSource"
 }
 
-// ChangelogMode is all kinds: +I, -U, +U, -D, as MySqlTableSource.
-func (s *Source) ChangelogMode() sql.ChangelogMode { return sql.All }
+// ChangelogMode is all kinds: +I, -U, +U, -D, as MySqlTableSource; +I and
+// -D for Paimon's CDC action (OptSyncAction), whose updates are -D/+I.
+func (s *Source) ChangelogMode() sql.ChangelogMode {
+	if s.cfg.syncAction {
+		return sql.ModeOf(sql.Insert, sql.Delete)
+	}
+	return sql.All
+}
 
 // Bounded is false: the binlog never ends.
 func (s *Source) Bounded() bool { return false }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -77,6 +78,16 @@ type Reader struct {
 	// batchLimit caps the rows of one binlog batch (tests: small batches
 	// put checkpoints inside transactions).
 	batchLimit int
+	// schemaChange is the ALTER TABLE that ended the input of Paimon's
+	// CDC action (OptSyncAction); the state is past it.
+	schemaChange *schemaChange
+}
+
+// schemaChange is an ALTER TABLE of a captured table in the binlog.
+type schemaChange struct {
+	Table string
+	At    position
+	DDL   string
 }
 
 // afterSelect, when set by a test, runs between a chunk's SELECT and its
@@ -270,6 +281,11 @@ func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 			}
 		}
 		return rows, nil
+	}
+	if r.schemaChange != nil {
+		// Paimon's CDC action: the input ends past the ALTER TABLE; the
+		// final checkpoint holds the position after it.
+		return nil, io.EOF
 	}
 	if r.stream == nil {
 		return nil, r.reconnect(ctx)
@@ -544,6 +560,9 @@ func (r *Reader) nextBinlog(ctx context.Context) ([]sql.Row, error) {
 		if out, err = r.handle(e, out); err != nil {
 			return nil, err
 		}
+		if r.schemaChange != nil {
+			return out, nil
+		}
 	}
 	return out, nil
 }
@@ -705,6 +724,15 @@ func (r *Reader) emit(out []sql.Row, t *table, ch rowChange, at position, ts int
 		if err = add(sql.Delete, ch.before); err == nil {
 			err = add(sql.Insert, ch.after)
 		}
+	case r.cfg.syncAction:
+		// Paimon's MySqlRecordParser: an update is a delete of the
+		// before image and an insert of the after image.
+		if covered(ch.after) {
+			return out, nil
+		}
+		if err = add(sql.Delete, ch.before); err == nil {
+			err = add(sql.Insert, ch.after)
+		}
 	default:
 		if covered(ch.after) {
 			return out, nil
@@ -716,30 +744,30 @@ func (r *Reader) emit(out []sql.Row, t *table, ch rowChange, at position, ts int
 	return out, err
 }
 
-// checkDDL fails on a statement that changes a captured table: its rows
+// checkDDL handles a statement that changes a captured table: its rows
 // would no longer decode as the job's schema, and TRUNCATE has no row
-// events at all.
+// events at all, so the job fails naming the statement. The table the
+// statement is about is read from the statement itself (parseDDL), so a
+// DDL on another table whose name merely contains a captured table's
+// does not matter. For Paimon's CDC action (OptSyncAction) an ALTER TABLE
+// of a captured table ends the input instead, past the statement, and
+// the action evolves the Paimon table and resumes.
 func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
-	stmt := strings.ToUpper(q.SQL)
-	fields := strings.Fields(stmt)
-	if len(fields) < 2 {
-		return nil
-	}
-	switch fields[0] {
-	case "ALTER", "DROP", "TRUNCATE", "RENAME", "CREATE":
-	default:
+	d := parseDDL(q.SQL)
+	if d.kind == ddlNone {
 		return nil
 	}
 	for _, t := range r.tables {
-		name := strings.ToUpper(t.name)
-		if strings.Contains(stmt, name) && (strings.EqualFold(q.Database, t.db) || strings.Contains(stmt, strings.ToUpper(t.db))) {
-			if fields[0] == "CREATE" && !strings.Contains(stmt, " AS ") && !strings.HasPrefix(stmt, "CREATE OR REPLACE") {
-				continue
-			}
-			return sql.Errorf(sql.IOException,
-				"mysql-cdc: table %s changed at binlog position %s (%s): schema changes of captured tables are not supported yet; re-create the job with a new snapshot",
-				t, e.start, firstLine(q.SQL))
+		if !d.names(q.Database, t) {
+			continue
 		}
+		if d.kind == ddlAlter && r.cfg.syncAction {
+			r.schemaChange = &schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)}
+			return nil
+		}
+		return sql.Errorf(sql.IOException,
+			"mysql-cdc: table %s changed at binlog position %s (%s): schema changes of captured tables are not supported yet; re-create the job with a new snapshot",
+			t, e.start, firstLine(q.SQL))
 	}
 	return nil
 }

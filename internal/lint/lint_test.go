@@ -72,11 +72,13 @@ var rules = []rule{
 	{"internal/testutil/...", []string{"sql", "internal/testutil/..."}},
 
 	// Connectors: the SPI, and each connector its own subtree. The Paimon
-	// warehouse is also a catalog (catalog.Catalog); connectors/all links
-	// every connector into a binary.
+	// warehouse is also a catalog (catalog.Catalog); Paimon's CDC action
+	// (paimon/cdc) reads MySQL through mysql-cdc and creates tables through
+	// the warehouse; connectors/all links every connector into a binary.
 	{"connectors", []string{"sql", "internal/box"}},
 	{"connectors/all", []string{"connectors/..."}},
 	{"connectors/paimon/warehouse", []string{"sql", "internal/box", "connectors", "connectors/paimon/...", "catalog"}},
+	{"connectors/paimon/cdc", []string{"sql", "internal/box", "connectors", "connectors/paimon/...", "catalog", "connectors/mysqlcdc"}},
 	{"connectors/paimon/...", []string{"sql", "internal/box", "connectors", "connectors/paimon/..."}},
 	{"connectors/jdbc/...", []string{"sql", "internal/box", "connectors", "connectors/jdbc/..."}},
 	{"connectors/*", []string{"sql", "internal/box", "internal/fnv1a", "connectors"}}, // print, datagen, blackhole, filesystem, values

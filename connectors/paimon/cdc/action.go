@@ -1,0 +1,632 @@
+// Package cdc is Paimon's MySQL CDC action (paimon-flink-cdc's
+// MySqlSyncTableAction) as `sqlrun action mysql-sync-table`: it creates
+// the Paimon table from the MySQL table's schema (or checks an existing
+// one), then runs a streaming job, the 'mysql-cdc' source into the table,
+// with checkpoints and --resume. An UPDATE reaches Paimon as -D[before]
+// and +I[after] (MySqlRecordParser). An ALTER TABLE of the MySQL table
+// ends the job's input past the statement; the action then applies the
+// schema changes Paimon's action applies (added columns, widened types)
+// and resumes the job from its final checkpoint.
+package cdc
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/mysqlcdc"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/connectors/paimon/warehouse"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// ActionName is the action's name on the command line.
+const ActionName = "mysql-sync-table"
+
+func init() { connectors.RegisterJobAction(ActionName, mysqlSyncTable{}) }
+
+var _ connectors.JobAction = mysqlSyncTable{}
+
+type mysqlSyncTable struct{}
+
+const usage = `Usage:
+  sqlrun action mysql-sync-table --warehouse W --database D --table T
+      --mysql-conf hostname=H --mysql-conf username=U --mysql-conf password=P
+      --mysql-conf database-name=DB --mysql-conf table-name=TBL [options]
+
+Paimon's MySQL CDC action (mysql_sync_table): creates the Paimon table D.T
+from the MySQL table's schema when it does not exist (or checks that an
+existing one is compatible), then synchronizes the MySQL table into it,
+snapshot then binlog, until Ctrl-C or SIGTERM (a final savepoint). An
+UPDATE arrives as -D[before] and +I[after]. ADD COLUMN and type widening of
+the MySQL table are applied to the Paimon table as the job runs.
+
+Options (Paimon's argument names; --a_b and --a-b are the same):
+  --warehouse W             the Paimon warehouse (file:///... , a local path, s3://...)
+  --database D              the Paimon database (created when missing)
+  --table T                 the Paimon table
+  --partition-keys K1,K2    the Paimon table's partition keys
+  --primary-keys K1,K2      its primary keys (default: the MySQL table's)
+  --type-mapping M1,M2      tinyint1-not-bool, to-nullable, to-string,
+                            char-to-string, longtext-to-bytes,
+                            bigint-unsigned-to-bigint
+  --computed-column 'c=f(args)'  a computed column: year, month, day, hour,
+                            minute, second, date_format, substring (repeatable)
+  --mysql-conf K=V          a 'mysql-cdc' source option (repeatable)
+  --catalog-conf K=V        a Paimon catalog option (repeatable)
+  --table-conf K=V          a Paimon table option (repeatable)
+  -D K=V                    a SET option of the job, e.g.
+                            execution.checkpointing.interval=10s (default 3 min,
+                            as Paimon's action)
+  --resume                  restore the job from its latest checkpoint or savepoint
+  --allow-fresh             with --resume: start from scratch when there is none
+`
+
+// multi is a repeatable flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+type syncArgs struct {
+	warehouse, database, table string
+	partitionKeys, primaryKeys []string
+	typeMapping                typeMapping
+	computed                   []computedColumn
+	computedArgs               []string
+	mysqlConf                  map[string]string
+	catalogConf                map[string]string
+	tableConf                  map[string]string
+	sets                       [][2]string
+	resume, allowFresh         bool
+}
+
+// parseArgs reads the command line; a non-nil error is a usage error.
+func parseArgs(args []string, stderr io.Writer) (*syncArgs, bool, error) {
+	fset := flag.NewFlagSet("sqlrun action "+ActionName, flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	var (
+		a                                 syncArgs
+		partition, primary, mapping       string
+		computed, mysqlC, catalogC, table multi
+		sets                              multi
+		help                              bool
+	)
+	str := func(p *string, names ...string) {
+		for _, n := range names {
+			fset.StringVar(p, n, "", "")
+		}
+	}
+	list := func(p *multi, names ...string) {
+		for _, n := range names {
+			fset.Var(p, n, "")
+		}
+	}
+	str(&a.warehouse, "warehouse")
+	str(&a.database, "database")
+	str(&a.table, "table")
+	str(&partition, "partition_keys", "partition-keys")
+	str(&primary, "primary_keys", "primary-keys")
+	str(&mapping, "type_mapping", "type-mapping")
+	list(&computed, "computed_column", "computed-column")
+	list(&mysqlC, "mysql_conf", "mysql-conf")
+	list(&catalogC, "catalog_conf", "catalog-conf")
+	list(&table, "table_conf", "table-conf")
+	list(&sets, "D")
+	fset.BoolVar(&a.resume, "resume", false, "")
+	fset.BoolVar(&a.allowFresh, "allow-fresh", false, "")
+	fset.BoolVar(&help, "h", false, "")
+	fset.BoolVar(&help, "help", false, "")
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	if help {
+		return nil, true, nil
+	}
+	if fset.NArg() > 0 {
+		return nil, false, fmt.Errorf("unexpected argument %q", fset.Arg(0))
+	}
+	var err error
+	for _, kv := range []struct {
+		name string
+		in   multi
+		out  *map[string]string
+	}{{"mysql_conf", mysqlC, &a.mysqlConf}, {"catalog_conf", catalogC, &a.catalogConf}, {"table_conf", table, &a.tableConf}} {
+		*kv.out = map[string]string{}
+		for _, s := range kv.in {
+			k, v, ok := strings.Cut(s, "=")
+			if !ok || strings.TrimSpace(k) == "" {
+				return nil, false, fmt.Errorf("--%s %q: expected key=value", kv.name, s)
+			}
+			(*kv.out)[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, false, fmt.Errorf("-D %q: expected key=value", s)
+		}
+		a.sets = append(a.sets, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+	}
+	if a.warehouse == "" {
+		a.warehouse = a.catalogConf["warehouse"]
+	}
+	switch {
+	case a.warehouse == "":
+		return nil, false, errors.New("--warehouse is required")
+	case a.database == "":
+		return nil, false, errors.New("--database is required")
+	case a.table == "":
+		return nil, false, errors.New("--table is required")
+	case a.allowFresh && !a.resume:
+		return nil, false, errors.New("--allow-fresh only makes sense with --resume")
+	}
+	a.partitionKeys, a.primaryKeys = splitList(partition), splitList(primary)
+	if a.typeMapping, err = parseTypeMapping(mapping); err != nil {
+		return nil, false, err
+	}
+	a.computedArgs = computed
+	return &a, false, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Prepare parses the command line, reads the MySQL table's schema,
+// creates, checks or evolves the Paimon table, and returns the job's
+// script.
+func (mysqlSyncTable) Prepare(args []string, again bool, stdout, stderr io.Writer) (connectors.ActionJob, int) {
+	a, help, err := parseArgs(args, stderr)
+	if help {
+		fmt.Fprint(stdout, usage)
+		return connectors.ActionJob{}, 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlrun action %s: %v\n%s", ActionName, err, usage)
+		return connectors.ActionJob{}, 2
+	}
+	script, msgs, err := prepare(context.Background(), a, again)
+	for _, m := range msgs {
+		fmt.Fprintln(stdout, m)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlrun action %s: %v\n", ActionName, err)
+		return connectors.ActionJob{}, 1
+	}
+	return connectors.ActionJob{Script: script, Resume: a.resume, AllowFresh: a.allowFresh}, 0
+}
+
+// prepare is the action's work before the job: MySqlSyncTableAction.build
+// (SyncTableActionBase.beforeBuildingSourceSink). It returns the job's
+// script and the [INFO] lines to print.
+func prepare(ctx context.Context, a *syncArgs, again bool) (string, []string, error) {
+	// SyncJobHandler.checkRequiredOption.
+	for _, k := range []string{mysqlcdc.OptHostname, mysqlcdc.OptUsername, mysqlcdc.OptPassword, mysqlcdc.OptDatabaseName, mysqlcdc.OptTableName} {
+		if _, ok := a.mysqlConf[k]; !ok {
+			return "", nil, fmt.Errorf("mysql_conf [%s] must be specified.", k)
+		}
+	}
+	if _, ok := a.mysqlConf["connector"]; ok {
+		return "", nil, errors.New("mysql_conf [connector] is set by the action; remove it")
+	}
+	tables, err := mysqlcdc.Describe(ctx, a.mysqlConf)
+	if err != nil {
+		return "", nil, err
+	}
+	var noPK []string
+	for _, t := range tables {
+		if len(t.PrimaryKey) == 0 {
+			noPK = append(noPK, t.Database+"."+t.Name)
+		}
+	}
+	if len(noPK) > 0 {
+		return "", nil, fmt.Errorf("Source tables of MySQL table synchronization job cannot contain table which doesn't have primary keys.\nThey are: %s", strings.Join(noPK, ","))
+	}
+	if len(tables) == 0 {
+		return "", nil, errors.New("No table satisfies the given database name and table name.")
+	}
+	if len(tables) > 1 {
+		names := make([]string, len(tables))
+		for i, t := range tables {
+			names[i] = t.Database + "." + t.Name
+		}
+		return "", nil, fmt.Errorf("'database-name' and 'table-name' capture %d MySQL tables (%s): merging several MySQL tables into one Paimon table is not supported by sqlrun yet; capture one table",
+			len(tables), strings.Join(names, ", "))
+	}
+	src := tables[0]
+	fields := make([]sql.Column, len(src.Columns))
+	for i, c := range src.Columns {
+		t, err := paimonType(c, a.typeMapping)
+		if err != nil {
+			return "", nil, fmt.Errorf("column %s of MySQL table %s.%s: %w", c.Name, src.Database, src.Name, err)
+		}
+		fields[i] = sql.Column{Name: c.Name, Type: t, Comment: c.Comment}
+	}
+	if a.computed, err = buildComputedColumns(a.computedArgs, fields); err != nil {
+		return "", nil, err
+	}
+	want, err := buildSchema(a, src, fields)
+	if err != nil {
+		return "", nil, err
+	}
+	opts := map[string]string{"warehouse": a.warehouse}
+	for k, v := range a.catalogConf {
+		opts[k] = v
+	}
+	cat, err := warehouse.New(nil, opts)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cat.CreateDatabase(a.database, true); err != nil {
+		return "", nil, err
+	}
+	root := cat.TablePath(a.database, a.table)
+	if root == "" {
+		_, err := cat.GetTable(a.database, a.table)
+		return "", nil, err
+	}
+	mgr := schema.NewManager(cat.FIO, root)
+	cur, err := mgr.Latest()
+	if err != nil {
+		return "", nil, fmt.Errorf("read the schema of Paimon table %s.%s: %w", a.database, a.table, err)
+	}
+	var msgs []string
+	ident := a.database + "." + a.table
+	if cur == nil {
+		if err := cat.CreateTable(a.database, a.table, want, false); err != nil {
+			return "", nil, err
+		}
+		if cur, err = mgr.Latest(); err != nil {
+			return "", nil, err
+		}
+		msgs = append(msgs, fmt.Sprintf("[INFO] Created Paimon table %s from MySQL table %s.%s.", ident, src.Database, src.Name))
+	} else {
+		if again || a.resume {
+			// The job follows the MySQL table's changes: what the binlog
+			// brought since (or while the job was down) is applied as
+			// Paimon's CDC sink applies a changed record schema.
+			var changes []schema.Change
+			if changes, err = extractSchemaChanges(cur, want.Schema.Columns, ident); err != nil {
+				return "", nil, err
+			}
+			if len(changes) > 0 {
+				if cur, err = commitChanges(mgr, cur, changes); err != nil {
+					return "", nil, fmt.Errorf("evolve Paimon table %s: %w", ident, err)
+				}
+				msgs = append(msgs, fmt.Sprintf("[INFO] Paimon table %s follows the schema of MySQL table %s.%s: %s.",
+					ident, src.Database, src.Name, describeChanges(changes)))
+			}
+		} else {
+			if err := checkExisting(cur, want, a); err != nil {
+				return "", nil, err
+			}
+		}
+		// SynchronizationActionBase.alterTableOptions: the table options
+		// given are stored, but for 'bucket' and the immutable ones.
+		var changes []schema.Change
+		for _, k := range slices.Sorted(maps.Keys(a.tableConf)) {
+			switch k {
+			case "bucket", "primary-key", "partition", "bucket-key", "merge-engine":
+				continue
+			}
+			if v, ok := cur.Options[k]; !ok || v != a.tableConf[k] {
+				changes = append(changes, schema.SetOption{Key: k, Value: a.tableConf[k]})
+			}
+		}
+		if len(changes) > 0 {
+			if cur, err = commitChanges(mgr, cur, changes); err != nil {
+				return "", nil, fmt.Errorf("alter the options of Paimon table %s: %w", ident, err)
+			}
+		}
+	}
+	script, err := buildScript(a, src, fields, cur)
+	return script, msgs, err
+}
+
+// buildSchema is CdcActionCommonUtils.buildPaimonSchema: the MySQL
+// columns, then the computed ones; the primary key given or the MySQL
+// table's; the partition keys given; the table options given; the MySQL
+// table's comment.
+func buildSchema(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column) (*catalog.Table, error) {
+	cols := slices.Clone(fields)
+	for _, c := range a.computed {
+		cols = append(cols, sql.Column{Name: c.name, Type: c.typ})
+	}
+	names := make([]string, len(cols))
+	seen := map[string]int{}
+	for i, c := range cols {
+		names[i] = c.Name
+		seen[c.Name]++
+	}
+	var dups []string
+	for _, n := range names {
+		if seen[n] > 1 {
+			dups = append(dups, n)
+		}
+	}
+	if len(dups) > 0 {
+		return nil, fmt.Errorf("Table %s contains duplicate columns: [%s].\nPossible causes are: 1. computed columns or metadata columns contain duplicate fields; 2. the catalog is case-insensitive and the table columns duplicate after they are all converted to lower-case.",
+			a.table, strings.Join(dups, ", "))
+	}
+	pk := src.PrimaryKey
+	if len(a.primaryKeys) > 0 {
+		for _, k := range a.primaryKeys {
+			if !slices.Contains(names, k) {
+				return nil, fmt.Errorf("For sink table %s, not all specified primary keys '[%s]' exist in source tables or computed columns '[%s]'.",
+					a.table, strings.Join(a.primaryKeys, ", "), strings.Join(names, ", "))
+			}
+		}
+		pk = a.primaryKeys
+	}
+	for _, k := range a.partitionKeys {
+		if !slices.Contains(names, k) {
+			return nil, fmt.Errorf("For sink table %s, not all specified partition keys '[%s]' exist in source tables or computed columns '[%s]'.",
+				a.table, strings.Join(a.partitionKeys, ", "), strings.Join(names, ", "))
+		}
+	}
+	for i := range cols {
+		if slices.Contains(pk, cols[i].Name) {
+			cols[i].Type = cols[i].Type.NotNull()
+		}
+	}
+	return &catalog.Table{Schema: sql.Schema{Columns: cols, PrimaryKey: slices.Clone(pk)},
+		PartitionKeys: slices.Clone(a.partitionKeys), Options: maps.Clone(a.tableConf), Comment: src.Comment}, nil
+}
+
+// checkExisting is what MySqlSyncTableAction checks of a table that
+// exists: its computed columns, then CdcActionCommonUtils.
+// assertSchemaCompatible.
+func checkExisting(cur *schema.TableSchema, want *catalog.Table, a *syncArgs) error {
+	names := cur.Names()
+	if len(a.computed) > 0 {
+		var comp []string
+		missing := false
+		for _, c := range a.computed {
+			comp = append(comp, c.name)
+			missing = missing || !slices.Contains(names, c.name)
+		}
+		if missing {
+			return fmt.Errorf(" Exists Table should contain all computed columns [%s], but are [%s].",
+				strings.Join(comp, ", "), strings.Join(names, ", "))
+		}
+	}
+	for _, f := range want.Schema.Columns {
+		i := cur.FieldIndex(f.Name)
+		if i < 0 || canConvert(f.Type, cur.Fields[i].Type) != convert {
+			return fmt.Errorf("Paimon schema and source table schema are not compatible.\nPaimon fields are: %s.\nSource table fields are: %s",
+				fieldList(cur.Fields), columnList(want.Schema.Columns))
+		}
+	}
+	return nil
+}
+
+// fieldList prints fields as Java's List<DataField>.toString.
+func fieldList(fs []schema.Field) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = dataField(f.ID, f.Name, f.Type, f.Description)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func columnList(cols []sql.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		var d *string
+		if c.Comment != "" {
+			d = &c.Comment
+		}
+		parts[i] = dataField(i, c.Name, c.Type, d)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// dataField is DataField.toString: `name` TYPE[ 'description'].
+func dataField(id int, name string, t sql.DataType, desc *string) string {
+	ts, err := schema.TypeString(t)
+	if err != nil {
+		ts = t.String()
+	}
+	s := fmt.Sprintf("`%s` %s", name, ts)
+	if desc != nil {
+		s += fmt.Sprintf(" '%s'", *desc)
+	}
+	return s
+}
+
+// extractSchemaChanges is UpdatedDataFieldsProcessFunctionBase.
+// extractSchemaChanges with applySchemaChange's rules: a new column is
+// added; a column whose type changed is converted when the new type is
+// wider in its family, kept when it is narrower, and fails otherwise. A
+// column the MySQL table no longer has stays (null from now on).
+func extractSchemaChanges(cur *schema.TableSchema, cols []sql.Column, ident string) ([]schema.Change, error) {
+	var out []schema.Change
+	for _, c := range cols {
+		i := cur.FieldIndex(c.Name)
+		if i < 0 {
+			f := schema.Field{Name: c.Name, Type: c.Type.WithNullable(true)}
+			if c.Comment != "" {
+				cm := c.Comment
+				f.Description = &cm
+			}
+			out = append(out, schema.AddColumn{Field: f})
+			continue
+		}
+		old := cur.Fields[i].Type
+		if old.WithNullable(true).Equal(c.Type.WithNullable(true)) {
+			continue
+		}
+		switch canConvert(old, c.Type) {
+		case convert:
+			ch, err := updateColumnType(c.Name, old, c.Type.WithNullable(old.Nullable), ident)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ch)
+		case exception:
+			os, _ := schema.TypeString(old)
+			ns, _ := schema.TypeString(c.Type)
+			return nil, fmt.Errorf("Cannot convert field %s from type %s to %s of Paimon table %s.", c.Name, os, ns, ident)
+		}
+	}
+	return out, nil
+}
+
+// commitChanges commits the schema after changes.
+func commitChanges(mgr *schema.Manager, cur *schema.TableSchema, changes []schema.Change) (*schema.TableSchema, error) {
+	next, err := applyChanges(cur, time.Now().UnixMilli(), changes)
+	if err != nil {
+		return nil, err
+	}
+	return mgr.CommitNext(next)
+}
+
+func describeChanges(changes []schema.Change) string {
+	var parts []string
+	for _, c := range changes {
+		switch c := c.(type) {
+		case schema.AddColumn:
+			ts, _ := schema.TypeString(c.Field.Type)
+			parts = append(parts, fmt.Sprintf("added column %s %s", c.Field.Name, ts))
+		default:
+			parts = append(parts, describeChange(c))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// buildScript is the job: the catalog, the 'mysql-cdc' source with the
+// MySQL table's columns, and the INSERT into the Paimon table in its
+// current schema's column order (computed columns computed, columns the
+// MySQL table no longer has as NULL).
+func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *schema.TableSchema) (string, error) {
+	var b strings.Builder
+	set := map[string]bool{}
+	for _, kv := range a.sets {
+		set[kv[0]] = true
+	}
+	fmt.Fprintf(&b, "SET 'pipeline.name' = %s;\n", quote(fmt.Sprintf("MySQL-Paimon Table Sync: %s.%s", a.database, a.table)))
+	if !set["execution.checkpointing.interval"] {
+		// SynchronizationActionBase.DEFAULT_CHECKPOINT_INTERVAL.
+		b.WriteString("SET 'execution.checkpointing.interval' = '3 min';\n")
+	}
+	for _, kv := range a.sets {
+		fmt.Fprintf(&b, "SET %s = %s;\n", quote(kv[0]), quote(kv[1]))
+	}
+	catOpts := map[string]string{"type": "paimon", "warehouse": a.warehouse}
+	for k, v := range a.catalogConf {
+		if k != "type" {
+			catOpts[k] = v
+		}
+	}
+	fmt.Fprintf(&b, "CREATE CATALOG %s WITH (%s);\n", ident(syncCatalog), withList(catOpts))
+	b.WriteString("CREATE TEMPORARY TABLE " + ident(sourceTable) + " (\n")
+	pk := map[string]bool{}
+	for _, k := range src.PrimaryKey {
+		pk[k] = true
+	}
+	for _, f := range fields {
+		ts, err := sqlType(f.Type)
+		if err != nil {
+			return "", fmt.Errorf("column %s: %w", f.Name, err)
+		}
+		fmt.Fprintf(&b, "  %s %s,\n", ident(f.Name), ts)
+	}
+	keys := make([]string, len(src.PrimaryKey))
+	for i, k := range src.PrimaryKey {
+		keys[i] = ident(k)
+	}
+	fmt.Fprintf(&b, "  PRIMARY KEY (%s) NOT ENFORCED\n", strings.Join(keys, ", "))
+	srcOpts := map[string]string{"connector": mysqlcdc.Identifier, mysqlcdc.OptSyncAction: "true"}
+	for k, v := range a.mysqlConf {
+		srcOpts[k] = v
+	}
+	fmt.Fprintf(&b, ") WITH (%s);\n", withList(srcOpts))
+	byName := map[string]sql.Column{}
+	for _, f := range fields {
+		byName[f.Name] = f
+	}
+	comp := map[string]computedColumn{}
+	for _, c := range a.computed {
+		comp[c.name] = c
+	}
+	sel := make([]string, len(cur.Fields))
+	for i, f := range cur.Fields {
+		ts, err := sqlType(f.Type)
+		if err != nil {
+			return "", fmt.Errorf("column %s: %w", f.Name, err)
+		}
+		switch {
+		case comp[f.Name].name != "":
+			sel[i] = fmt.Sprintf("CAST(%s AS %s)", comp[f.Name].expr, ts)
+		case byName[f.Name].Name != "":
+			if byName[f.Name].Type.WithNullable(true).Equal(f.Type.WithNullable(true)) {
+				sel[i] = ident(f.Name)
+			} else {
+				sel[i] = fmt.Sprintf("CAST(%s AS %s)", ident(f.Name), ts)
+			}
+		default:
+			sel[i] = fmt.Sprintf("CAST(NULL AS %s)", ts)
+		}
+		sel[i] += " AS " + ident(f.Name)
+	}
+	hint := ""
+	dyn := map[string]string{}
+	for k, v := range a.tableConf {
+		if k != "bucket" {
+			dyn[k] = v
+		}
+	}
+	if len(dyn) > 0 {
+		hint = " /*+ OPTIONS(" + withList(dyn) + ") */"
+	}
+	fmt.Fprintf(&b, "INSERT INTO %s.%s.%s%s\nSELECT %s\nFROM %s;\n", ident(syncCatalog), ident(a.database), ident(a.table), hint,
+		strings.Join(sel, ", "), ident(sourceTable))
+	return b.String(), nil
+}
+
+const (
+	syncCatalog = "paimon_sync"
+	sourceTable = "mysql_source"
+)
+
+// sqlType is a type in Flink SQL, nullable (keys are NOT NULL by the
+// PRIMARY KEY clause).
+func sqlType(t sql.DataType) (string, error) {
+	return schema.TypeString(t.WithNullable(true))
+}
+
+func ident(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func withList(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = quote(k) + " = " + quote(m[k])
+	}
+	return strings.Join(parts, ", ")
+}
