@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -250,64 +248,5 @@ func fromDriver(v any, t sql.DataType) (any, error) {
 	default:
 		return nil, fmt.Errorf("unexpected driver value %T", v)
 	}
-	switch t.Root {
-	case sql.TypeBoolean:
-		switch s {
-		case "1", "true", "TRUE":
-			return true, nil
-		case "0", "false", "FALSE":
-			return false, nil
-		}
-		if len(s) == 1 { // BIT(1) arrives as one byte
-			return s[0] != 0, nil
-		}
-		return nil, fmt.Errorf("%q is not a BOOLEAN", s)
-	case sql.TypeTinyInt:
-		n, err := strconv.ParseInt(s, 10, 8)
-		return int8(n), err
-	case sql.TypeSmallInt:
-		n, err := strconv.ParseInt(s, 10, 16)
-		return int16(n), err
-	case sql.TypeInt:
-		n, err := strconv.ParseInt(s, 10, 32)
-		return int32(n), err
-	case sql.TypeBigInt:
-		n, err := strconv.ParseInt(s, 10, 64)
-		return n, err
-	case sql.TypeFloat:
-		f, err := strconv.ParseFloat(s, 32)
-		return float32(f), err
-	case sql.TypeDouble:
-		f, err := strconv.ParseFloat(s, 64)
-		return f, err
-	case sql.TypeDecimal:
-		d, err := decimal.NewFromString(s)
-		if err != nil {
-			return nil, err
-		}
-		return d.Round(int32(t.Scale)), nil
-	case sql.TypeChar, sql.TypeVarChar:
-		return s, nil
-	case sql.TypeBinary, sql.TypeVarBinary:
-		return []byte(s), nil
-	case sql.TypeDate:
-		d, err := time.Parse("2006-01-02", s)
-		if err != nil {
-			return nil, err
-		}
-		return int32(d.Unix() / 86400), nil
-	case sql.TypeTime:
-		d, err := time.Parse("15:04:05.999999999", s)
-		if err != nil {
-			return nil, err
-		}
-		return int32(d.Hour()*3600000 + d.Minute()*60000 + d.Second()*1000 + d.Nanosecond()/1e6), nil
-	case sql.TypeTimestamp:
-		d, err := time.Parse("2006-01-02 15:04:05.999999999", s)
-		if err != nil {
-			return nil, err
-		}
-		return sql.TimestampFromTime(d), nil
-	}
-	return nil, fmt.Errorf("unsupported type %s", t)
+	return connectors.ParseMySQLText(s, t)
 }

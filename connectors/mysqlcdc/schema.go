@@ -5,14 +5,11 @@ import (
 	gosql "database/sql"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/shopspring/decimal"
-
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -309,117 +306,7 @@ func convert(c cell, col *mysqlColumn, t sql.DataType) (any, error) {
 		}
 		s = strconv.FormatUint(n, 10)
 	}
-	switch t.Root {
-	case sql.TypeBoolean:
-		switch s {
-		case "0":
-			return false, nil
-		case "1":
-			return true, nil
-		}
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return n != 0, nil
-		}
-		return nil, fmt.Errorf("%q is not a BOOLEAN", s)
-	case sql.TypeTinyInt:
-		n, err := strconv.ParseInt(s, 10, 8)
-		return int8(n), err
-	case sql.TypeSmallInt:
-		n, err := strconv.ParseInt(s, 10, 16)
-		return int16(n), err
-	case sql.TypeInt:
-		n, err := strconv.ParseInt(s, 10, 32)
-		return int32(n), err
-	case sql.TypeBigInt:
-		n, err := strconv.ParseInt(s, 10, 64)
-		return n, err
-	case sql.TypeFloat:
-		f, err := strconv.ParseFloat(s, 32)
-		return float32(f), err
-	case sql.TypeDouble:
-		f, err := strconv.ParseFloat(s, 64)
-		return f, err
-	case sql.TypeDecimal:
-		d, err := decimal.NewFromString(s)
-		if err != nil {
-			return nil, err
-		}
-		d = d.Round(int32(t.Scale))
-		if len(d.Coefficient().String()) > t.Precision && !d.IsZero() {
-			return nil, nil // does not fit: NULL, as Flink's DecimalData.fromBigDecimal
-		}
-		return d, nil
-	case sql.TypeChar, sql.TypeVarChar:
-		return s, nil
-	case sql.TypeBinary, sql.TypeVarBinary:
-		return append([]byte(nil), c.b...), nil
-	case sql.TypeDate:
-		d, err := time.Parse("2006-01-02", s)
-		if err != nil {
-			return nil, err
-		}
-		return int32(d.Unix() / 86400), nil
-	case sql.TypeTime:
-		return parseTime(s)
-	case sql.TypeTimestamp, sql.TypeTimestampLTZ:
-		// DATETIME is a wall clock; TIMESTAMP is read in UTC in the
-		// snapshot (session time_zone '+00:00') and in the binlog.
-		layout := "2006-01-02 15:04:05.999999999"
-		if col.dataType == "date" {
-			layout = "2006-01-02"
-		}
-		d, err := time.Parse(layout, s)
-		if err != nil {
-			return nil, err
-		}
-		return sql.TimestampFromTime(d), nil
-	case sql.TypeArray:
-		if s == "" {
-			return []any{}, nil
-		}
-		parts := strings.Split(s, ",")
-		out := make([]any, len(parts))
-		for i, p := range parts {
-			out[i] = p
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unsupported type %s", t)
-}
-
-// parseTime reads [-]HH:MM:SS[.ffffff] as milliseconds of the day.
-func parseTime(s string) (any, error) {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	hms, frac, _ := strings.Cut(s, ".")
-	parts := strings.Split(hms, ":")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("%q is not a TIME", s)
-	}
-	var v [3]int64
-	for i, p := range parts {
-		n, err := strconv.ParseInt(p, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a TIME", s)
-		}
-		v[i] = n
-	}
-	ms := (v[0]*3600+v[1]*60+v[2])*1000 + fracMillis(frac)
-	if neg {
-		ms = -ms
-	}
-	if ms > math.MaxInt32 || ms < math.MinInt32 {
-		return nil, fmt.Errorf("%q is out of TIME's range", s)
-	}
-	return int32(ms), nil
-}
-
-func fracMillis(frac string) int64 {
-	for len(frac) < 3 {
-		frac += "0"
-	}
-	n, _ := strconv.ParseInt(frac[:3], 10, 64)
-	return n
+	return connectors.ParseMySQLText(s, t)
 }
 
 // enumText turns a binlog ENUM index or SET bitmask into the member text
