@@ -40,7 +40,8 @@ type table struct {
 	// chunkable is false when the chunk key's type cannot be compared
 	// outside MySQL (strings under a collation): the table is one chunk.
 	chunkable bool
-	// declared[i] is the cols index of declared column i.
+	// declared[i] is the cols index of declared column i (-1: a column
+	// the MySQL table no longer has, NULL for Paimon's CDC action).
 	declared []int
 }
 
@@ -157,6 +158,12 @@ WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER 
 	t.declared = make([]int, len(cfg.schema.Columns))
 	for i, dc := range cfg.schema.Columns {
 		j := t.index(dc.Name)
+		if j < 0 && cfg.syncAction {
+			// Paimon's CDC action keeps a column the MySQL table dropped:
+			// NULL from then on.
+			t.declared[i] = -1
+			continue
+		}
 		if j < 0 {
 			return sql.Errorf(sql.ValidationException,
 				"Column '%s' of table %s does not exist in MySQL table %s.", dc.Name, cfg.ident, t)
@@ -249,6 +256,9 @@ func (t *table) compareKey(a, b []byte) int {
 func (t *table) row(r []cell, types []sql.DataType) ([]any, error) {
 	out := make([]any, len(t.declared))
 	for i, j := range t.declared {
+		if j < 0 {
+			continue
+		}
 		v, err := convert(r[j], &t.cols[j], types[i])
 		if err != nil {
 			return nil, sql.Errorf(sql.IOException, "mysql-cdc: table %s column '%s' (%s) to %s: %w",

@@ -229,6 +229,13 @@ func prepare(ctx context.Context, a *syncArgs, again bool) (string, []string, er
 		return "", nil, errors.New("mysql_conf [connector] is set by the action; remove it")
 	}
 	tables, err := mysqlcdc.Describe(ctx, a.mysqlConf)
+	// After an ALTER TABLE the job stopped at, a later one may be copying
+	// the table: MariaDB renames it into place at the end, and for that
+	// moment information_schema has no such table. Read again for a while.
+	for wait := 0; again && err == nil && len(tables) == 0 && wait < 300; wait++ {
+		time.Sleep(100 * time.Millisecond)
+		tables, err = mysqlcdc.Describe(ctx, a.mysqlConf)
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -309,7 +316,7 @@ func prepare(ctx context.Context, a *syncArgs, again bool) (string, []string, er
 				return "", nil, err
 			}
 			if len(changes) > 0 {
-				if cur, err = commitChanges(mgr, cur, changes); err != nil {
+				if cur, err = commitChanges(mgr, ident, changes); err != nil {
 					return "", nil, fmt.Errorf("evolve Paimon table %s: %w", ident, err)
 				}
 				msgs = append(msgs, fmt.Sprintf("[INFO] Paimon table %s follows the schema of MySQL table %s.%s: %s.",
@@ -333,7 +340,7 @@ func prepare(ctx context.Context, a *syncArgs, again bool) (string, []string, er
 			}
 		}
 		if len(changes) > 0 {
-			if cur, err = commitChanges(mgr, cur, changes); err != nil {
+			if cur, err = commitChanges(mgr, ident, changes); err != nil {
 				return "", nil, fmt.Errorf("alter the options of Paimon table %s: %w", ident, err)
 			}
 		}
@@ -453,67 +460,6 @@ func dataField(id int, name string, t sql.DataType, desc *string) string {
 	return s
 }
 
-// extractSchemaChanges is UpdatedDataFieldsProcessFunctionBase.
-// extractSchemaChanges with applySchemaChange's rules: a new column is
-// added; a column whose type changed is converted when the new type is
-// wider in its family, kept when it is narrower, and fails otherwise. A
-// column the MySQL table no longer has stays (null from now on).
-func extractSchemaChanges(cur *schema.TableSchema, cols []sql.Column, ident string) ([]schema.Change, error) {
-	var out []schema.Change
-	for _, c := range cols {
-		i := cur.FieldIndex(c.Name)
-		if i < 0 {
-			f := schema.Field{Name: c.Name, Type: c.Type.WithNullable(true)}
-			if c.Comment != "" {
-				cm := c.Comment
-				f.Description = &cm
-			}
-			out = append(out, schema.AddColumn{Field: f})
-			continue
-		}
-		old := cur.Fields[i].Type
-		if old.WithNullable(true).Equal(c.Type.WithNullable(true)) {
-			continue
-		}
-		switch canConvert(old, c.Type) {
-		case convert:
-			ch, err := updateColumnType(c.Name, old, c.Type.WithNullable(old.Nullable), ident)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ch)
-		case exception:
-			os, _ := schema.TypeString(old)
-			ns, _ := schema.TypeString(c.Type)
-			return nil, fmt.Errorf("Cannot convert field %s from type %s to %s of Paimon table %s.", c.Name, os, ns, ident)
-		}
-	}
-	return out, nil
-}
-
-// commitChanges commits the schema after changes.
-func commitChanges(mgr *schema.Manager, cur *schema.TableSchema, changes []schema.Change) (*schema.TableSchema, error) {
-	next, err := applyChanges(cur, time.Now().UnixMilli(), changes)
-	if err != nil {
-		return nil, err
-	}
-	return mgr.CommitNext(next)
-}
-
-func describeChanges(changes []schema.Change) string {
-	var parts []string
-	for _, c := range changes {
-		switch c := c.(type) {
-		case schema.AddColumn:
-			ts, _ := schema.TypeString(c.Field.Type)
-			parts = append(parts, fmt.Sprintf("added column %s %s", c.Field.Name, ts))
-		default:
-			parts = append(parts, describeChange(c))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 // buildScript is the job: the catalog, the 'mysql-cdc' source with the
 // MySQL table's columns, and the INSERT into the Paimon table in its
 // current schema's column order (computed columns computed, columns the
@@ -529,6 +475,13 @@ func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *
 		// SynchronizationActionBase.DEFAULT_CHECKPOINT_INTERVAL.
 		b.WriteString("SET 'execution.checkpointing.interval' = '3 min';\n")
 	}
+	if !set["table.exec.sink.upsert-materialize"] {
+		// Paimon's CDC sink writes the records as they come, keyed by the
+		// Paimon table's primary key: no materializer, also where the
+		// planner would see the key change type (a narrowed MySQL column
+		// cast to the wider Paimon one).
+		b.WriteString("SET 'table.exec.sink.upsert-materialize' = 'NONE';\n")
+	}
 	for _, kv := range a.sets {
 		fmt.Fprintf(&b, "SET %s = %s;\n", quote(kv[0]), quote(kv[1]))
 	}
@@ -539,12 +492,21 @@ func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *
 		}
 	}
 	fmt.Fprintf(&b, "CREATE CATALOG %s WITH (%s);\n", ident(syncCatalog), withList(catOpts))
-	b.WriteString("CREATE TEMPORARY TABLE " + ident(sourceTable) + " (\n")
-	pk := map[string]bool{}
-	for _, k := range src.PrimaryKey {
-		pk[k] = true
+	// The source declares the Paimon table's columns (but the computed
+	// ones) with the Paimon types: the source converts MySQL's values to
+	// them, and a column the MySQL table dropped reads as NULL. The query
+	// is then the same shape whatever the schema changes were, so the job
+	// restores its checkpoint after one (vertex ids follow the plan's
+	// shape).
+	comp := map[string]computedColumn{}
+	for _, c := range a.computed {
+		comp[c.name] = c
 	}
-	for _, f := range fields {
+	b.WriteString("CREATE TEMPORARY TABLE " + ident(sourceTable) + " (\n")
+	for _, f := range cur.Fields {
+		if comp[f.Name].name != "" {
+			continue
+		}
 		ts, err := sqlType(f.Type)
 		if err != nil {
 			return "", fmt.Errorf("column %s: %w", f.Name, err)
@@ -561,33 +523,17 @@ func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *
 		srcOpts[k] = v
 	}
 	fmt.Fprintf(&b, ") WITH (%s);\n", withList(srcOpts))
-	byName := map[string]sql.Column{}
-	for _, f := range fields {
-		byName[f.Name] = f
-	}
-	comp := map[string]computedColumn{}
-	for _, c := range a.computed {
-		comp[c.name] = c
-	}
 	sel := make([]string, len(cur.Fields))
 	for i, f := range cur.Fields {
-		ts, err := sqlType(f.Type)
-		if err != nil {
-			return "", fmt.Errorf("column %s: %w", f.Name, err)
-		}
-		switch {
-		case comp[f.Name].name != "":
-			sel[i] = fmt.Sprintf("CAST(%s AS %s)", comp[f.Name].expr, ts)
-		case byName[f.Name].Name != "":
-			if byName[f.Name].Type.WithNullable(true).Equal(f.Type.WithNullable(true)) {
-				sel[i] = ident(f.Name)
-			} else {
-				sel[i] = fmt.Sprintf("CAST(%s AS %s)", ident(f.Name), ts)
+		if c := comp[f.Name]; c.name != "" {
+			ts, err := sqlType(f.Type)
+			if err != nil {
+				return "", fmt.Errorf("column %s: %w", f.Name, err)
 			}
-		default:
-			sel[i] = fmt.Sprintf("CAST(NULL AS %s)", ts)
+			sel[i] = fmt.Sprintf("CAST(%s AS %s) AS %s", c.expr, ts, ident(f.Name))
+		} else {
+			sel[i] = ident(f.Name)
 		}
-		sel[i] += " AS " + ident(f.Name)
 	}
 	hint := ""
 	dyn := map[string]string{}
