@@ -195,20 +195,7 @@ func (s *Session) fullStartEnv(ctx context.Context, stmt ast.Statement, jobName 
 	fmt.Fprintf(out, "[INFO] 'sink.orphans-on-full-start' of %s: the job starts from %s; %d orphan row(s) %s (%d keys in the query, %d in %s).\n",
 		target, strings.Join(at, ", "), res.orphans, verb, res.sourceKeys, res.targetKeys, target)
 	if dryRun && len(res.orphanKeys) > 0 {
-		slices.SortFunc(res.orphanKeys, compareKeys)
-		shown := res.orphanKeys[:min(len(res.orphanKeys), maxReportedOrphans)]
-		rows := make([][]string, len(shown))
-		for i, k := range shown {
-			cells := make([]string, len(k))
-			for j, v := range k {
-				cells[j] = sql.FormatValue(v, keyTypes[j])
-			}
-			rows[i] = cells
-		}
-		Box(out, keyNames, rows, 0)
-		if n := len(res.orphanKeys) - len(shown); n > 0 {
-			fmt.Fprintf(out, "... and %d more\n", n)
-		}
+		printKeys(out, keyNames, keyTypes, res.orphanKeys, maxReportedOrphans)
 	}
 	return sessionEnv{s: s, pinned: streamPins}, nil
 }

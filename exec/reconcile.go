@@ -107,16 +107,7 @@ func (s *Session) reconcile(ctx context.Context, st *ast.Call, out io.Writer) er
 		return err
 	}
 	if dryRun {
-		slices.SortFunc(res.orphanKeys, compareKeys)
-		rows := make([][]string, len(res.orphanKeys))
-		for i, k := range res.orphanKeys {
-			cells := make([]string, len(k))
-			for j, v := range k {
-				cells[j] = sql.FormatValue(v, r.keyTypes[j])
-			}
-			rows[i] = cells
-		}
-		Box(out, r.keyNames, rows, 0)
+		printKeys(out, r.keyNames, r.keyTypes, res.orphanKeys, len(res.orphanKeys))
 	}
 	verb := "deleted from"
 	if dryRun {
@@ -307,6 +298,25 @@ func (r *reconciler) run(ctx context.Context, dryRun, allowEmpty bool) (*reconci
 		}
 	}
 	return res, nil
+}
+
+// printKeys prints keys, sorted, as a box of at most max rows, and how many
+// more there are.
+func printKeys(out io.Writer, names []string, types []sql.DataType, keys [][]any, max int) {
+	slices.SortFunc(keys, compareKeys)
+	shown := keys[:min(len(keys), max)]
+	rows := make([][]string, len(shown))
+	for i, k := range shown {
+		cells := make([]string, len(k))
+		for j, v := range k {
+			cells[j] = sql.FormatValue(v, types[j])
+		}
+		rows[i] = cells
+	}
+	Box(out, names, rows, 0)
+	if n := len(keys) - len(shown); n > 0 {
+		fmt.Fprintf(out, "... and %d more\n", n)
+	}
 }
 
 // compareKeys orders dry-run keys: numbers and strings by value, other
