@@ -95,7 +95,7 @@ step latency   120 ./connectors/paimon/stream/       '^BenchmarkCommitToRow$' 20
 step e2elat    180 ./bench/                          '^Benchmark(CommitToSink|LookupWait)$' 50x
 step jdbc      300 ./connectors/jdbc/                '^BenchmarkUpsert$' 300000x
 step jdbcmodes 240 ./connectors/jdbc/                '^BenchmarkDeliveryModes$' 200000x
-step join      180 ./exec/runtime/operators/         '^BenchmarkRegularJoin$' 300000x
+step join      300 ./exec/runtime/operators/         '^BenchmarkRegularJoin$' 1000000x
 step parser    120 ./sql/parser/                     '^BenchmarkParseSeed(Insert|DDL)$' 2000x
 
 # End to end through the binary: bounded jobs run by `sqlrun -e`, timed with
@@ -299,7 +299,7 @@ row "  commit p50 with lookup-wait true / false" "$(pp "$lw_wc" "$lw_nc")" "-" "
 for n in 100 1000 5000; do
 	row "JDBC upsert max-rows=$n: sink / driver alone, rows/s" "$(m "${sink[$n]}" "$(why jdbc)") / $(fmtn "${drv[$n]}")" "sink >= 90%" "$( [ "${pct[$n]}" = "-" ] && echo "-" || printf 'measured %.1f%%' "${pct[$n]}")"
 done
-row "regular join, 300k keys per side: rows/cpu-s" "$(m "$join_cpu" "$(why join)")" "-" "-"
+row "regular join, 1M keys per side: rows/cpu-s" "$(m "$join_cpu" "$(why join)")" "-" "-"
 row "  state per key: checkpoint bytes / Go heap bytes" "$join_ck / $join_heap" "-" "-"
 row "JDBC opt-in modes vs default ($(m "$jm_def" "$(why jdbcmodes)") rows/s): transactional-flush" "$jm_tx x" "-" "sqlrun only"
 row "  sink.version-column / exactly-once (commit per checkpoint)" "$jm_ver x / $jm_eo x" "-" "sqlrun only"
