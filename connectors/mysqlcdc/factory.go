@@ -90,7 +90,7 @@ var options = []connectors.Option{
 	{Key: OptPassword, Type: connectors.String, Required: true, Description: "Password to use when connecting to the MySQL database server."},
 	{Key: OptDatabaseName, Type: connectors.String, Required: true, Description: "Database name of the MySQL server to monitor (a regular expression)."},
 	{Key: OptTableName, Type: connectors.String, Required: true, Description: "Table name of the MySQL database to monitor (a regular expression)."},
-	{Key: OptServerTimeZone, Type: connectors.String, Description: "The session time zone in database server, e.g. \"Asia/Shanghai\". sqlrun reads TIMESTAMP columns as instants in UTC in the snapshot and the binlog alike, so the zone only has to be valid."},
+	{Key: OptServerTimeZone, Type: connectors.String, Description: "The session time zone in database server, e.g. \"Asia/Shanghai\"; the system's time zone when unset. A MySQL TIMESTAMP read into a TIMESTAMP column is its wall clock in this zone (into TIMESTAMP_LTZ, the instant itself)."},
 	{Key: OptServerID, Type: connectors.String, Description: "A numeric ID or a numeric ID range of this database client, e.g. '5400' or '5400-5408'. A random ID between 5400 and 6400 when unset. sqlrun reads with one reader and uses the range's first ID."},
 	{Key: OptIncremental, Default: "true", Type: connectors.Bool, Description: "Incremental snapshot is a new mechanism to read snapshot of a table. sqlrun implements only the incremental snapshot: 'false' is refused."},
 	{Key: OptChunkSize, Default: "8096", Type: connectors.Int, Description: "The chunk size (number of rows) of table snapshot, captured tables are split into multiple chunks when read the snapshot of table."},
@@ -157,6 +157,10 @@ type config struct {
 	schema               sql.Schema
 	ident                connectors.ObjectIdentifier
 	syncAction           bool
+	// serverZone is 'server-time-zone' (the system's zone when unset, as
+	// Flink CDC's MySqlSourceConfigFactory defaults it): a MySQL TIMESTAMP
+	// read into a TIMESTAMP (not TIMESTAMP_LTZ) column is its wall clock there.
+	serverZone *time.Location
 }
 
 // CreateSource validates the table as MySqlTableSourceFactory does, in its
@@ -177,8 +181,9 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 	if c.tableRegex, err = compileRegex(OptTableName, o.Get(OptTableName)); err != nil {
 		return nil, err
 	}
+	c.serverZone = time.Local
 	if o.Has(OptServerTimeZone) {
-		if _, err := time.LoadLocation(o.Get(OptServerTimeZone)); err != nil {
+		if c.serverZone, err = time.LoadLocation(o.Get(OptServerTimeZone)); err != nil {
 			return nil, sql.Errorf(sql.ValidationException, "Invalid value for option '%s': '%s' is not a valid time zone id.",
 				OptServerTimeZone, o.Get(OptServerTimeZone))
 		}

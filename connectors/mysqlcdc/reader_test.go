@@ -437,3 +437,34 @@ func TestPurgedBinlogFails(t *testing.T) {
 		}
 	}
 }
+
+// TestTimestampServerTimeZone: a MySQL TIMESTAMP is an instant. Read into
+// a TIMESTAMP column it becomes its wall clock in 'server-time-zone' (Flink
+// CDC's RowDataDebeziumDeserializeSchema.convertToTimestamp, and Paimon's
+// DebeziumSchemaUtils for its MySQL action: Instant.atZone(serverTimeZone));
+// into TIMESTAMP_LTZ it stays the instant; a DATETIME has no zone. The
+// same in the snapshot and the binlog.
+func TestTimestampServerTimeZone(t *testing.T) {
+	s := needServer(t)
+	db := s.NewDatabase(t)
+	s.Exec(t, "CREATE TABLE `"+db+"`.tz (id INT PRIMARY KEY, ts TIMESTAMP NULL, ltz TIMESTAMP NULL, dtm DATETIME)")
+	// 1704038400 is 2023-12-31 16:00:00 UTC, 2024-01-01 00:00:00 in Shanghai.
+	row := func(id int) string {
+		return fmt.Sprintf("INSERT INTO `%s`.tz VALUES (%d, FROM_UNIXTIME(1704038400), FROM_UNIXTIME(1704038400), '2024-01-01 00:00:00')", db, id)
+	}
+	s.Exec(t, row(1))
+	schema := sql.Schema{Columns: []sql.Column{
+		{Name: "id", Type: sql.Int().NotNull()}, {Name: "ts", Type: sql.Timestamp(0)},
+		{Name: "ltz", Type: sql.TimestampLTZ(0)}, {Name: "dtm", Type: sql.Timestamp(0)},
+	}, PrimaryKey: []string{"id"}}
+	u := start(t, newSource(t, s, db, "tz", schema, map[string]string{"server-time-zone": "Asia/Shanghai"}), nil)
+	u.until("the snapshot", u.snapshotDone)
+	s.Exec(t, row(2))
+	u.until("the binlog row", func() bool { return len(u.log) >= 2 })
+	for i, l := range u.log {
+		_, rest, _ := strings.Cut(l, ", ")
+		if want := "2024-01-01T00:00, 2023-12-31T16:00Z, 2024-01-01T00:00]"; rest != want {
+			t.Errorf("row %d (%s): got %s, want %s", i+1, []string{"snapshot", "binlog"}[i], rest, want)
+		}
+	}
+}

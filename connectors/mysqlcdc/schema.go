@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
@@ -43,6 +44,8 @@ type table struct {
 	// declared[i] is the cols index of declared column i (-1: a column
 	// the MySQL table no longer has, NULL for Paimon's CDC action).
 	declared []int
+	// zone is the source's server-time-zone (convert).
+	zone *time.Location
 }
 
 func (t *table) String() string { return t.db + "." + t.name }
@@ -71,7 +74,7 @@ func discover(ctx context.Context, db *gosql.DB, cfg *config) ([]*table, error) 
 			continue
 		}
 		if cfg.dbRegex.MatchString(d) && cfg.tableRegex.MatchString(n) {
-			out = append(out, &table{db: d, name: n})
+			out = append(out, &table{db: d, name: n, zone: cfg.serverZone})
 		}
 	}
 	rows.Close()
@@ -259,7 +262,7 @@ func (t *table) row(r []cell, types []sql.DataType) ([]any, error) {
 		if j < 0 {
 			continue
 		}
-		v, err := convert(r[j], &t.cols[j], types[i])
+		v, err := convert(r[j], &t.cols[j], types[i], t.zone)
 		if err != nil {
 			return nil, sql.Errorf(sql.IOException, "mysql-cdc: table %s column '%s' (%s) to %s: %w",
 				t, t.cols[j].name, t.cols[j].columnType, types[i], err)
@@ -287,7 +290,12 @@ func checkDeclaredType(c sql.Column) error {
 
 // convert is Flink CDC's RowDataDebeziumDeserializeSchema converter for
 // one value: the MySQL value in its text form to the declared type.
-func convert(c cell, col *mysqlColumn, t sql.DataType) (any, error) {
+//
+// A MySQL TIMESTAMP (an instant; the session reads it in UTC) into a
+// TIMESTAMP column becomes its wall clock in zone, as convertToTimestamp
+// does with a ZonedTimestamp (Instant.atZone(serverTimeZone)); into
+// TIMESTAMP_LTZ it stays the instant. DATETIME has no zone.
+func convert(c cell, col *mysqlColumn, t sql.DataType, zone *time.Location) (any, error) {
 	if c.null {
 		return nil, nil
 	}
@@ -316,7 +324,12 @@ func convert(c cell, col *mysqlColumn, t sql.DataType) (any, error) {
 		}
 		s = strconv.FormatUint(n, 10)
 	}
-	return connectors.ParseMySQLText(s, t)
+	v, err := connectors.ParseMySQLText(s, t)
+	if ts, ok := v.(sql.TimestampData); ok && err == nil && col.dataType == "timestamp" && t.Root == sql.TypeTimestamp && zone != nil {
+		l := ts.Time().In(zone)
+		return sql.TimestampFromTime(time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)), nil
+	}
+	return v, err
 }
 
 // enumText turns a binlog ENUM index or SET bitmask into the member text
