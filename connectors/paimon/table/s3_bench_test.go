@@ -72,19 +72,8 @@ func BenchmarkCommitS3(b *testing.B) {
 		run(b, fs.NewLocal(), b.TempDir(), func() int64 { return 0 })
 	})
 	b.Run("s3", func(b *testing.B) {
-		srv := s3server.Start(b)
-		srv.Bucket(b, "bench")
-		cfg, err := fs.S3ConfigFromOptions(srv.Options())
-		if err != nil {
-			b.Fatal(err)
-		}
-		ct := &countingTransport{next: http.DefaultTransport}
-		cfg.Transport = ct
-		fio, err := fs.NewS3(cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		run(b, fio, "s3://bench/wh/default.db/t", ct.n.Load)
+		fio, requests := s3BenchFS(b)
+		run(b, fio, "s3://bench/wh/default.db/t", requests)
 	})
 }
 
@@ -165,18 +154,25 @@ func BenchmarkReadS3(b *testing.B) {
 		run(b, fs.NewLocal(), b.TempDir(), func() int64 { return 0 })
 	})
 	b.Run("s3", func(b *testing.B) {
-		srv := s3server.Start(b)
-		srv.Bucket(b, "bench")
-		cfg, err := fs.S3ConfigFromOptions(srv.Options())
-		if err != nil {
-			b.Fatal(err)
-		}
-		ct := &countingTransport{next: http.DefaultTransport}
-		cfg.Transport = ct
-		fio, err := fs.NewS3(cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		run(b, fio, "s3://bench/wh/default.db/r", ct.n.Load)
+		fio, requests := s3BenchFS(b)
+		run(b, fio, "s3://bench/wh/default.db/r", requests)
 	})
+}
+
+// s3BenchFS starts the S3 server with a bucket "bench" and returns a FileIO
+// on it and the count of HTTP requests it has sent.
+func s3BenchFS(b *testing.B) (fs.FileIO, func() int64) {
+	srv := s3server.Start(b)
+	srv.Bucket(b, "bench")
+	cfg, err := fs.S3ConfigFromOptions(srv.Options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ct := &countingTransport{next: http.DefaultTransport}
+	cfg.Transport = ct
+	fio, err := fs.NewS3(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fio, ct.n.Load
 }
