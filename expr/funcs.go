@@ -225,6 +225,8 @@ func builtins() []*Func {
 		{Name: "AVG", Kind: Aggregate, Infer: inferNumericAgg},
 		{Name: "MIN", Kind: Aggregate, Infer: inferMinMax},
 		{Name: "MAX", Kind: Aggregate, Infer: inferMinMax},
+		{Name: "FIRST_VALUE", Kind: Aggregate, Infer: inferMinMax},
+		{Name: "LAST_VALUE", Kind: Aggregate, Infer: inferMinMax},
 	}
 }
 

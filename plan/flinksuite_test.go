@@ -214,7 +214,11 @@ func (c *flinkCase) run() (verdict, string) {
 		// its class: Flink's assertThatExceptionOfType looks at the
 		// outermost exception, withMessageContaining at its message.
 		for e := err; e != nil; e = errors.Unwrap(e) {
-			if se, ok := e.(*sql.Error); ok && strings.Contains(string(se.Class)+": "+se.Msg, c.want) {
+			se, ok := e.(*sql.Error)
+			if !ok {
+				continue
+			}
+			if strings.Contains(string(se.Class)+": "+se.Msg, c.want) || isJavaSubclass(se.Class, c.want) {
 				return verdictExact, ""
 			}
 		}
@@ -409,4 +413,26 @@ func dropDataStreamWatermark(plan string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// javaRuntimeExceptions are the exception classes sqlrun raises whose Java
+// counterparts extend java.lang.RuntimeException (Flink's ValidationException,
+// TableException and SqlParserException, CatalogException, and the
+// java.lang ones); SqlValidatorException, IOException and AssertionError do not.
+var javaRuntimeExceptions = map[sql.ExceptionClass]bool{
+	sql.ValidationException:      true,
+	sql.TableException:           true,
+	sql.SqlParserException:       true,
+	sql.CatalogException:         true,
+	sql.IllegalStateException:    true,
+	sql.IllegalArgumentException: true,
+	sql.UnsupportedOperation:     true,
+}
+
+// isJavaSubclass reports whether want names only an exception class that
+// class is an instance of in Java: Flink's tests that expect a class alone
+// (assertThatExceptionOfType(classOf[RuntimeException])) accept its
+// subclasses, as AssertJ's isInstanceOf does.
+func isJavaSubclass(class sql.ExceptionClass, want string) bool {
+	return want == "RuntimeException" && javaRuntimeExceptions[class]
 }

@@ -89,14 +89,16 @@ var funcCases = map[string][]funcCase{
 	"DATE_FORMAT":           {{sql: "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", value: "2024-01-02 10:00", prefix: "DATE_FORMAT(ts, _UTF-16LE'yyyy-MM-dd HH:mm')"}},
 	"TO_TIMESTAMP":          {{sql: "TO_TIMESTAMP(s)", value: "null", prefix: "TO_TIMESTAMP(s)"}, {sql: "TO_TIMESTAMP('2024-01-02 10:00:00')", value: "2024-01-02T10:00"}},
 	// Aggregates bind here; the runtime's aggregate operators compute them.
-	"ARRAY": {{sql: "ARRAY[a, b, 1]", value: "[7, -3, 1]", prefix: "ARRAY(a, b, 1)"}, {sql: "ARRAY[d, 1]", value: "[12.50, 1.00]"}},
-	"ROW":   {{sql: "ROW(a, s)", value: "+I[7, Order-1001]", prefix: "ROW(a, s)"}},
-	"COUNT": {{sql: "COUNT(a)"}},
-	"SUM":   {{sql: "SUM(d)"}},
-	"SUM0":  {{sql: "SUM0(a)"}},
-	"AVG":   {{sql: "AVG(a)"}},
-	"MIN":   {{sql: "MIN(s)"}},
-	"MAX":   {{sql: "MAX(s)"}},
+	"ARRAY":       {{sql: "ARRAY[a, b, 1]", value: "[7, -3, 1]", prefix: "ARRAY(a, b, 1)"}, {sql: "ARRAY[d, 1]", value: "[12.50, 1.00]"}},
+	"ROW":         {{sql: "ROW(a, s)", value: "+I[7, Order-1001]", prefix: "ROW(a, s)"}},
+	"COUNT":       {{sql: "COUNT(a)"}},
+	"SUM":         {{sql: "SUM(d)"}},
+	"SUM0":        {{sql: "SUM0(a)"}},
+	"AVG":         {{sql: "AVG(a)"}},
+	"MIN":         {{sql: "MIN(s)"}},
+	"MAX":         {{sql: "MAX(s)"}},
+	"FIRST_VALUE": {{sql: "FIRST_VALUE(s)"}},
+	"LAST_VALUE":  {{sql: "LAST_VALUE(s)"}},
 }
 
 // TestFunctionTable walks expr's function table: every entry binds from

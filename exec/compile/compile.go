@@ -358,6 +358,10 @@ func aggSpec(a plan.AggCall) (operators.AggSpec, error) {
 		s.Kind = operators.Max
 	case "AVG":
 		s.Kind = operators.Avg
+	case "FIRST_VALUE":
+		s.Kind = operators.FirstValue
+	case "LAST_VALUE":
+		s.Kind = operators.LastValue
 	default:
 		return s, sql.Errorf(sql.TableException, "sqlrun cannot run aggregate %s yet", a.Func)
 	}

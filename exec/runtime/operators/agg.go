@@ -24,10 +24,12 @@ const (
 	Min
 	Max
 	Avg
+	FirstValue // FIRST_VALUE(x): the first non-null x
+	LastValue  // LAST_VALUE(x): the last non-null x
 )
 
 func (k AggKind) String() string {
-	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG"}[k]
+	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG", "FIRST_VALUE", "LAST_VALUE"}[k]
 }
 
 // AggSpec is one aggregate call of a GroupAggregate.
@@ -40,8 +42,10 @@ type AggSpec struct {
 	// InsertOnly says the input never retracts (the planner's aggregate is
 	// MIN/MAX, not MIN_RETRACT/MAX_RETRACT): MIN and MAX then keep only the
 	// current extreme, as Flink's MinAggFunction/MaxAggFunction, instead of
-	// a multiset of every distinct value (MinWithRetractAggFunction). A
-	// retraction reaching such an aggregate fails the job.
+	// a multiset of every distinct value (MinWithRetractAggFunction);
+	// FIRST_VALUE and LAST_VALUE keep only their value
+	// (FirstValueAggFunction), instead of every value in arrival order
+	// (FirstValueWithRetractAggFunction).
 	InsertOnly bool
 	// ResultType is the planner's result type; DECIMAL AVG uses its scale
 	// (Flink: DECIMAL(38, max(6, s))). Integer SUM/AVG results take the
@@ -110,14 +114,30 @@ type acc struct {
 	d    decimal.Decimal
 	typ  byte // Go type of the sum's inputs: 'b' int8, 's' int16, 'i' int32, 'l' int64, 'f' float32, 'd' float64, 'm' decimal
 	vals map[string]*counted
-	// best is an insert-only MIN/MAX's extreme (n counts its inputs).
+	// best is an insert-only MIN/MAX's extreme or FIRST_VALUE/LAST_VALUE's
+	// value (n counts its inputs).
 	best any
+	// ord holds a retracting FIRST_VALUE/LAST_VALUE's values in arrival
+	// order (i numbers them).
+	ord []ordered
 }
 
-// simple reports an insert-only MIN or MAX (no multiset).
-func (s *AggSpec) simple() bool {
-	return s.InsertOnly && !s.Distinct && (s.Kind == Min || s.Kind == Max)
+// ordered is one value a retracting FIRST_VALUE/LAST_VALUE accumulated:
+// seq is its arrival number in the group, key its encoding (for equality).
+type ordered struct {
+	seq int64
+	key string
+	v   any
 }
+
+// simple reports an insert-only MIN, MAX, FIRST_VALUE or LAST_VALUE: one
+// value, no multiset or arrival list.
+func (s *AggSpec) simple() bool {
+	return s.InsertOnly && !s.Distinct && (s.Kind == Min || s.Kind == Max || s.Kind == FirstValue || s.Kind == LastValue)
+}
+
+// ordering reports FIRST_VALUE and LAST_VALUE.
+func (s *AggSpec) ordering() bool { return s.Kind == FirstValue || s.Kind == LastValue }
 
 type counted struct {
 	v   any
@@ -238,7 +258,7 @@ func (g *groupAgg) checkLayout(b []byte) ([]byte, error) {
 	for i := range g.spec.Aggs {
 		a := &g.spec.Aggs[i]
 		kind, flags := AggKind(layout[2*i]), layout[2*i+1]
-		if kind > Avg {
+		if kind > LastValue {
 			return nil, fmt.Errorf("GroupAggregate state: %w: aggregate kind %d", state.ErrCorrupt, kind)
 		}
 		if kind != a.Kind || flags&layoutDistinct != a.layoutFlags()&layoutDistinct {
@@ -376,11 +396,11 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 			}
 			a.n++
 			if a.best != nil {
-				d, err := Compare(v, a.best)
+				keep, err := keepBest(spec.Kind, v, a.best)
 				if err != nil {
-					return fmt.Errorf("%s: %w", spec.Kind, err)
+					return err
 				}
-				if (spec.Kind == Min && d >= 0) || (spec.Kind == Max && d <= 0) {
+				if keep {
 					continue
 				}
 			}
@@ -412,8 +432,58 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 				continue
 			}
 		}
+		if spec.ordering() {
+			if err := a.order(v, add); err != nil {
+				return fmt.Errorf("%s: %w", spec.Kind, err)
+			}
+			continue
+		}
 		if err := a.accumulate(spec.Kind, v, sign); err != nil {
 			return fmt.Errorf("%s: %w", spec.Kind, err)
+		}
+	}
+	return nil
+}
+
+// keepBest reports whether an insert-only aggregate keeps its value best
+// when v arrives: MIN and MAX keep the extreme, FIRST_VALUE the first.
+func keepBest(kind AggKind, v, best any) (bool, error) {
+	switch kind {
+	case FirstValue:
+		return true, nil
+	case LastValue:
+		return false, nil
+	}
+	d, err := Compare(v, best)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", kind, err)
+	}
+	return (kind == Min && d >= 0) || (kind == Max && d <= 0), nil
+}
+
+// order accumulates (add) or retracts v for a retracting FIRST_VALUE or
+// LAST_VALUE, as Flink's FirstValueWithRetractAggFunction and
+// LastValueWithRetractAggFunction: every value is kept with its arrival
+// order (Flink's order is the arrival's processing time, its ties kept in
+// arrival order; a counter gives the same order); a retraction removes the
+// oldest occurrence of an equal value; the result is the value with the
+// smallest (FIRST_VALUE) or largest (LAST_VALUE) order left.
+func (a *acc) order(v any, add bool) error {
+	k, err := state.KeyOf(sql.Row{Values: []any{v}}, []int{0})
+	if err != nil {
+		return err
+	}
+	if add {
+		a.i++
+		a.n++
+		a.ord = append(a.ord, ordered{seq: a.i, key: k, v: box.Compact([]any{v})[0]})
+		return nil
+	}
+	for j := range a.ord {
+		if a.ord[j].key == k {
+			a.ord = append(a.ord[:j], a.ord[j+1:]...)
+			a.n--
+			break
 		}
 	}
 	return nil
@@ -475,6 +545,17 @@ func (g *groupAgg) result(grp *group) ([]any, error) {
 			out = append(out, a.sum(spec.ResultType))
 		case Avg:
 			out = append(out, a.avg(spec.ResultType))
+		case FirstValue, LastValue:
+			switch {
+			case spec.simple():
+				out = append(out, a.best)
+			case len(a.ord) == 0:
+				out = append(out, nil)
+			case spec.Kind == FirstValue:
+				out = append(out, a.ord[0].v)
+			default:
+				out = append(out, a.ord[len(a.ord)-1].v)
+			}
 		case Min, Max:
 			if spec.simple() {
 				out = append(out, a.best)
@@ -597,6 +678,15 @@ func encodeGroup(specs []AggSpec, e *state.Encoder, g *group) error {
 			}
 			e.Varint(c.cnt)
 		}
+		if i < len(specs) && specs[i].ordering() && !specs[i].simple() {
+			e.Uvarint(uint64(len(a.ord)))
+			for _, o := range a.ord {
+				e.Varint(o.seq)
+				if err := e.Value(o.v); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -664,6 +754,11 @@ func decodeGroup(specs []AggSpec, d *state.Decoder) (*group, error) {
 			}
 			a.vals[k] = &counted{v: v, cnt: c}
 		}
+		if i < len(specs) && specs[i].ordering() && !specs[i].simple() {
+			if a.ord, err = decodeOrdered(d); err != nil {
+				return nil, err
+			}
+		}
 		if !simple && i < len(specs) && (specs[i].Kind == Min || specs[i].Kind == Max) && !specs[i].Distinct &&
 			a.n > 0 && len(a.vals) == 0 {
 			// An insert-only extreme in a snapshot of an earlier version,
@@ -681,6 +776,31 @@ func decodeGroup(specs []AggSpec, d *state.Decoder) (*group, error) {
 		}
 	}
 	return g, nil
+}
+
+// decodeOrdered reads a retracting FIRST_VALUE/LAST_VALUE's values.
+func decodeOrdered(d *state.Decoder) ([]ordered, error) {
+	m, err := d.Uvarint()
+	if err != nil || m > uint64(len(d.Buf)) {
+		return nil, state.ErrCorrupt
+	}
+	ord := make([]ordered, 0, m)
+	for j := uint64(0); j < m; j++ {
+		seq, err := d.Varint()
+		if err != nil {
+			return nil, err
+		}
+		v, err := d.Value()
+		if err != nil {
+			return nil, err
+		}
+		k, err := state.KeyOf(sql.Row{Values: []any{v}}, []int{0})
+		if err != nil {
+			return nil, err
+		}
+		ord = append(ord, ordered{seq: seq, key: k, v: v})
+	}
+	return ord, nil
 }
 
 // fromMultiset turns a retracting MIN/MAX's multiset into the insert-only

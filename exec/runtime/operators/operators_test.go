@@ -236,6 +236,10 @@ func parseAggs(t testing.TB, td *datadriven.TestData, in []sql.DataType) []AggSp
 			s.Kind = Max
 		case "avg":
 			s.Kind = Avg
+		case "first":
+			s.Kind = FirstValue
+		case "last":
+			s.Kind = LastValue
 		default:
 			t.Fatalf("agg %q", name)
 		}
