@@ -320,7 +320,7 @@ func (inf *inference) consumeError(requester string, n Node, missing sql.Changel
 	for {
 		var next Node
 		switch c := culprit.(type) {
-		case *Calc, *Exchange, *DropUpdateBefore:
+		case *Calc, *Exchange, *DropUpdateBefore, *WatermarkAssigner:
 			next = c.input()
 		case *Union:
 			for _, in := range c.inputs {

@@ -172,7 +172,7 @@ func newIntervalJoin(r *LogicalJoin, left, right Node) (*IntervalJoin, error) {
 	for _, in := range []Node{left, right} {
 		mk := map[Node]sql.ChangelogMode{}
 		if k := modifyKinds(in, mk); !k.IsInsertOnly() {
-			return nil, (&inference{mk: mk}).consumeError("IntervalJoin", in, k.Without(sql.Insert))
+			return nil, (&inference{mk: mk}).consumeError("StreamPhysicalIntervalJoin", in, k.Without(sql.Insert))
 		}
 	}
 	j := newJoin(left, right, r.Cond, r.JoinType).(*Join)

@@ -546,7 +546,7 @@ func (b *binder) convertOver(r *LogicalOverAggregate) (Node, error) {
 	}
 	mk := map[Node]sql.ChangelogMode{}
 	if k := modifyKinds(in, mk); !k.IsInsertOnly() {
-		return nil, (&inference{mk: mk}).consumeError("OverAggregate", in, k.Without(sql.Insert))
+		return nil, (&inference{mk: mk}).consumeError("StreamPhysicalOverAggregate", in, k.Without(sql.Insert))
 	}
 	if len(r.Order) != 1 {
 		return nil, sql.Errorf(sql.TableException, "The window can only be ordered by a single time column.")

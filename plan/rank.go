@@ -331,6 +331,11 @@ func (n *LogicalRank) describe(Format) string {
 
 func (n *Rank) describe(Format) string {
 	strategy := n.Strategy
+	if strategy == "" {
+		// Before changelog inference picks one (RankProcessStrategy's
+		// UNDEFINED_STRATEGY), as Flink's errors of that pass print it.
+		strategy = "UndefinedStrategy"
+	}
 	if strategy == updateFastStrategy {
 		ks := make([]string, len(n.StrategyKey))
 		for i, k := range n.StrategyKey {

@@ -444,6 +444,13 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	if err != nil {
 		return nil, false, err
 	}
+	// FlinkChangelogModeInferenceProgram: WindowAggregate (and window
+	// Top-N / deduplication) consume insert-only input; Flink names the
+	// requester by its class (getNodeName of StreamPhysicalWindowAggregate).
+	mk := map[Node]sql.ChangelogMode{}
+	if k := modifyKinds(in, mk); !k.IsInsertOnly() {
+		return nil, false, (&inference{mk: mk}).consumeError("StreamPhysicalWindowAggregate", in, k.Without(sql.Insert))
+	}
 	// The Calc below: the calc's fields that are not window columns, in
 	// order, then the time column.
 	var below []Expr
