@@ -96,6 +96,7 @@ step e2elat    180 ./bench/                          '^Benchmark(CommitToSink|Lo
 step jdbc      300 ./connectors/jdbc/                '^BenchmarkUpsert$' 300000x
 step jdbcmodes 240 ./connectors/jdbc/                '^BenchmarkDeliveryModes$' 200000x
 step join      300 ./exec/runtime/operators/         '^BenchmarkRegularJoin$' 1000000x
+step window    240 ./exec/runtime/operators/         '^BenchmarkWindowAggregate$' 10000000x
 step parser    120 ./sql/parser/                     '^BenchmarkParseSeed(Insert|DDL)$' 2000x
 
 # End to end through the binary: bounded jobs run by `sqlrun -e`, timed with
@@ -242,6 +243,9 @@ s3r_local=$(val s3read 'ReadS3/local' rows/s); s3r_s3=$(val s3read 'ReadS3/s3' r
 join_cpu=$(val join 'RegularJoin' rows/cpu-s)
 join_ck=$(val join 'RegularJoin' checkpoint-B/key)
 join_heap=$(val join 'RegularJoin' heap-B/key)
+win_cpu=$(val window 'WindowAggregate' rows/cpu-s)
+win_ck=$(val window 'WindowAggregate' checkpoint-B/key)
+win_heap=$(val window 'WindowAggregate' heap-B/key)
 jm_def=$(val jdbcmodes 'DeliveryModes' default-rows/s)
 jm_tx=$(val jdbcmodes 'DeliveryModes' transactional/default)
 jm_ver=$(val jdbcmodes 'DeliveryModes' version/default)
@@ -301,6 +305,8 @@ for n in 100 1000 5000; do
 done
 row "regular join, 1M keys per side: rows/cpu-s" "$(m "$join_cpu" "$(why join)")" "-" "-"
 row "  state per key: checkpoint bytes / Go heap bytes" "$join_ck / $join_heap" "-" "-"
+row "TUMBLE window agg, 10M rows, 100k keys: rows/cpu-s" "$(m "$win_cpu" "$(why window)")" "-" "-"
+row "  open window per key: checkpoint bytes / Go heap bytes" "$win_ck / $win_heap" "-" "-"
 row "JDBC opt-in modes vs default ($(m "$jm_def" "$(why jdbcmodes)") rows/s): transactional-flush" "$jm_tx x" "-" "sqlrun only"
 row "  sink.version-column / exactly-once (commit per checkpoint)" "$jm_ver x / $jm_eo x" "-" "sqlrun only"
 row "parser: seed INSERT with hints, us/statement" "$( [ "$pins" = "-" ] && echo "- ($(why parser))" || awk -v n="$pins" 'BEGIN{printf "%.1f", n/1000}')" "-" "-"
