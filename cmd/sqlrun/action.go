@@ -10,7 +10,8 @@ import (
 )
 
 // runAction is `sqlrun action NAME args...`: a connector's action, Paimon's
-// action names with dashes (mysql-sync-table, compact). An action that runs
+// action names with dashes (mysql-sync-table, mysql-sync-database,
+// compact). An action that runs
 // as a job (exec.PrepareJobAction) is run as `sqlrun -f` runs a script: its
 // job checkpoints, stops with a savepoint on Ctrl-C / SIGTERM and restores
 // with --resume. When the job ends by itself (its source ended the input
@@ -63,6 +64,7 @@ func runAction(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) i
 
 const actionUsage = `Usage:
   sqlrun action mysql-sync-table --warehouse W --database D --table T --mysql-conf K=V ... [options]
+  sqlrun action mysql-sync-database --warehouse W --database D --mysql-conf K=V ... [options]
   sqlrun action compact --warehouse W --database D --table T [options]
 
 Paimon's actions, by Paimon's action names (with dashes). See

@@ -71,6 +71,10 @@ const (
 	// OptSyncAction is set by `sqlrun action mysql-sync-table` (Paimon's
 	// MySQL CDC action) on the source it declares.
 	OptSyncAction = "sqlrun.paimon-sync-action"
+	// OptSyncTables is set by `sqlrun action mysql-sync-database` on each
+	// of its sources: the job's MySQL tables (db.table, comma-separated),
+	// an ALTER TABLE of any of which ends every source's input.
+	OptSyncTables = "sqlrun.paimon-sync-tables"
 )
 
 // Startup modes.
@@ -114,6 +118,7 @@ var options = []connectors.Option{
 	{Key: OptCloseIdleReader, Default: "false", Type: connectors.Bool, Description: "Whether to close idle readers at the end of the snapshot phase."},
 	{Key: OptBackfillSkip, Default: "false", Type: connectors.Bool, Description: "Whether to skip backfill in snapshot reading phase (refused by sqlrun when 'true')."},
 	{Key: OptSyncAction, Default: "false", Type: connectors.Bool, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-table` on the source it runs (Paimon's MySQL CDC action): an UPDATE is emitted as -D[before] and +I[after] (Paimon's MySqlRecordParser), and an ALTER TABLE of the captured table ends the input past the statement, so that the action evolves the Paimon table and resumes."},
+	{Key: OptSyncTables, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs (one per MySQL table): the job's MySQL tables as db.table, comma-separated. With 'sqlrun.paimon-sync-action', an ALTER TABLE of any of them ends this source's input too, so that the whole job stops past the statement and the action evolves the table and resumes."},
 	{Key: "debezium.", Prefix: true, Description: "Pass-through Debezium's properties; sqlrun accepts and ignores them."},
 	{Key: "jdbc.properties.", Prefix: true, Description: "Pass-through custom JDBC URL properties; sqlrun accepts and ignores them."},
 }
@@ -157,6 +162,8 @@ type config struct {
 	schema               sql.Schema
 	ident                connectors.ObjectIdentifier
 	syncAction           bool
+	// syncTables are OptSyncTables: [db, table] pairs.
+	syncTables [][2]string
 	// serverZone is 'server-time-zone' (the system's zone when unset, as
 	// Flink CDC's MySqlSourceConfigFactory defaults it): a MySQL TIMESTAMP
 	// read into a TIMESTAMP (not TIMESTAMP_LTZ) column is its wall clock there.
@@ -180,6 +187,11 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 	}
 	if c.tableRegex, err = compileRegex(OptTableName, o.Get(OptTableName)); err != nil {
 		return nil, err
+	}
+	for _, n := range strings.Split(o.Get(OptSyncTables), ",") {
+		if db, tb, ok := strings.Cut(strings.TrimSpace(n), "."); ok {
+			c.syncTables = append(c.syncTables, [2]string{db, tb})
+		}
 	}
 	c.serverZone = time.Local
 	if o.Has(OptServerTimeZone) {

@@ -757,6 +757,16 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 	if d.kind == ddlNone {
 		return nil
 	}
+	if d.kind == ddlAlter && r.cfg.syncAction {
+		// The other tables of `sqlrun action mysql-sync-database`'s job:
+		// every source ends past the same statement.
+		for _, n := range r.cfg.syncTables {
+			if t := (&table{db: n[0], name: n[1]}); d.names(q.Database, t) {
+				r.schemaChange = &schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)}
+				return nil
+			}
+		}
+	}
 	for _, t := range r.tables {
 		if !d.names(q.Database, t) {
 			continue

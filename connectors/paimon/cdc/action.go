@@ -138,31 +138,10 @@ func parseArgs(args []string, stderr io.Writer) (*syncArgs, bool, error) {
 	if fset.NArg() > 0 {
 		return nil, false, fmt.Errorf("unexpected argument %q", fset.Arg(0))
 	}
+	if err := a.setConf(mysqlC, catalogC, table, sets); err != nil {
+		return nil, false, err
+	}
 	var err error
-	for _, kv := range []struct {
-		name string
-		in   multi
-		out  *map[string]string
-	}{{"mysql_conf", mysqlC, &a.mysqlConf}, {"catalog_conf", catalogC, &a.catalogConf}, {"table_conf", table, &a.tableConf}} {
-		*kv.out = map[string]string{}
-		for _, s := range kv.in {
-			k, v, ok := strings.Cut(s, "=")
-			if !ok || strings.TrimSpace(k) == "" {
-				return nil, false, fmt.Errorf("--%s %q: expected key=value", kv.name, s)
-			}
-			(*kv.out)[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, false, fmt.Errorf("-D %q: expected key=value", s)
-		}
-		a.sets = append(a.sets, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
-	}
-	if a.warehouse == "" {
-		a.warehouse = a.catalogConf["warehouse"]
-	}
 	switch {
 	case a.warehouse == "":
 		return nil, false, errors.New("--warehouse is required")
@@ -179,6 +158,36 @@ func parseArgs(args []string, stderr io.Writer) (*syncArgs, bool, error) {
 	}
 	a.computedArgs = computed
 	return &a, false, nil
+}
+
+// setConf reads the key=value options and -D; --warehouse defaults to
+// --catalog-conf warehouse=.
+func (a *syncArgs) setConf(mysqlC, catalogC, table, sets multi) error {
+	for _, kv := range []struct {
+		name string
+		in   multi
+		out  *map[string]string
+	}{{"mysql_conf", mysqlC, &a.mysqlConf}, {"catalog_conf", catalogC, &a.catalogConf}, {"table_conf", table, &a.tableConf}} {
+		*kv.out = map[string]string{}
+		for _, s := range kv.in {
+			k, v, ok := strings.Cut(s, "=")
+			if !ok || strings.TrimSpace(k) == "" {
+				return fmt.Errorf("--%s %q: expected key=value", kv.name, s)
+			}
+			(*kv.out)[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return fmt.Errorf("-D %q: expected key=value", s)
+		}
+		a.sets = append(a.sets, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+	}
+	if a.warehouse == "" {
+		a.warehouse = a.catalogConf["warehouse"]
+	}
+	return nil
 }
 
 func splitList(s string) []string {
@@ -275,78 +284,101 @@ func prepare(ctx context.Context, a *syncArgs, again bool) (string, []string, er
 	if err != nil {
 		return "", nil, err
 	}
+	cat, err := openCatalog(a)
+	if err != nil {
+		return "", nil, err
+	}
+	cur, msgs, err := ensureTable(cat, a, src, want, again, func(cur *schema.TableSchema) error {
+		return checkExisting(cur, want, a)
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	script, err := buildScript(a, src, fields, cur)
+	return script, msgs, err
+}
+
+// openCatalog opens the warehouse with --catalog-conf and creates the
+// database when missing.
+func openCatalog(a *syncArgs) (*warehouse.Catalog, error) {
 	opts := map[string]string{"warehouse": a.warehouse}
 	for k, v := range a.catalogConf {
 		opts[k] = v
 	}
 	cat, err := warehouse.New(nil, opts)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	if err := cat.CreateDatabase(a.database, true); err != nil {
-		return "", nil, err
+		return nil, err
 	}
+	return cat, nil
+}
+
+// ensureTable creates the Paimon table a.database.a.table from want when
+// it does not exist; otherwise, on a run after a schema change (again) or
+// --resume it applies the MySQL table's changes, else it checks the table
+// with check; then it stores the --table-conf options. It returns the
+// table's schema and the [INFO] lines to print.
+func ensureTable(cat *warehouse.Catalog, a *syncArgs, src mysqlcdc.TableInfo, want *catalog.Table, again bool, check func(*schema.TableSchema) error) (*schema.TableSchema, []string, error) {
 	root := cat.TablePath(a.database, a.table)
 	if root == "" {
 		_, err := cat.GetTable(a.database, a.table)
-		return "", nil, err
+		return nil, nil, err
 	}
 	mgr := schema.NewManager(cat.FIO, root)
 	cur, err := mgr.Latest()
 	if err != nil {
-		return "", nil, fmt.Errorf("read the schema of Paimon table %s.%s: %w", a.database, a.table, err)
+		return nil, nil, fmt.Errorf("read the schema of Paimon table %s.%s: %w", a.database, a.table, err)
 	}
 	var msgs []string
 	ident := a.database + "." + a.table
 	if cur == nil {
 		if err := cat.CreateTable(a.database, a.table, want, false); err != nil {
-			return "", nil, err
+			return nil, nil, err
 		}
 		if cur, err = mgr.Latest(); err != nil {
-			return "", nil, err
+			return nil, nil, err
 		}
 		msgs = append(msgs, fmt.Sprintf("[INFO] Created Paimon table %s from MySQL table %s.%s.", ident, src.Database, src.Name))
-	} else {
-		if again || a.resume {
-			// The job follows the MySQL table's changes: what the binlog
-			// brought since (or while the job was down) is applied as
-			// Paimon's CDC sink applies a changed record schema.
-			var changes []schema.Change
-			if changes, err = extractSchemaChanges(cur, want.Schema.Columns, ident); err != nil {
-				return "", nil, err
-			}
-			if len(changes) > 0 {
-				if cur, err = commitChanges(mgr, ident, changes); err != nil {
-					return "", nil, fmt.Errorf("evolve Paimon table %s: %w", ident, err)
-				}
-				msgs = append(msgs, fmt.Sprintf("[INFO] Paimon table %s follows the schema of MySQL table %s.%s: %s.",
-					ident, src.Database, src.Name, describeChanges(changes)))
-			}
-		} else {
-			if err := checkExisting(cur, want, a); err != nil {
-				return "", nil, err
-			}
-		}
-		// SynchronizationActionBase.alterTableOptions: the table options
-		// given are stored, but for 'bucket' and the immutable ones.
+		return cur, msgs, nil
+	}
+	if again || a.resume {
+		// The job follows the MySQL table's changes: what the binlog
+		// brought since (or while the job was down) is applied as
+		// Paimon's CDC sink applies a changed record schema.
 		var changes []schema.Change
-		for _, k := range slices.Sorted(maps.Keys(a.tableConf)) {
-			switch k {
-			case "bucket", "primary-key", "partition", "bucket-key", "merge-engine":
-				continue
-			}
-			if v, ok := cur.Options[k]; !ok || v != a.tableConf[k] {
-				changes = append(changes, schema.SetOption{Key: k, Value: a.tableConf[k]})
-			}
+		if changes, err = extractSchemaChanges(cur, want.Schema.Columns, ident); err != nil {
+			return nil, nil, err
 		}
 		if len(changes) > 0 {
 			if cur, err = commitChanges(mgr, ident, changes); err != nil {
-				return "", nil, fmt.Errorf("alter the options of Paimon table %s: %w", ident, err)
+				return nil, nil, fmt.Errorf("evolve Paimon table %s: %w", ident, err)
 			}
+			msgs = append(msgs, fmt.Sprintf("[INFO] Paimon table %s follows the schema of MySQL table %s.%s: %s.",
+				ident, src.Database, src.Name, describeChanges(changes)))
+		}
+	} else if err := check(cur); err != nil {
+		return nil, nil, err
+	}
+	// SynchronizationActionBase.alterTableOptions: the table options
+	// given are stored, but for 'bucket' and the immutable ones.
+	var changes []schema.Change
+	for _, k := range slices.Sorted(maps.Keys(a.tableConf)) {
+		switch k {
+		case "bucket", "primary-key", "partition", "bucket-key", "merge-engine":
+			continue
+		}
+		if v, ok := cur.Options[k]; !ok || v != a.tableConf[k] {
+			changes = append(changes, schema.SetOption{Key: k, Value: a.tableConf[k]})
 		}
 	}
-	script, err := buildScript(a, src, fields, cur)
-	return script, msgs, err
+	if len(changes) > 0 {
+		if cur, err = commitChanges(mgr, ident, changes); err != nil {
+			return nil, nil, fmt.Errorf("alter the options of Paimon table %s: %w", ident, err)
+		}
+	}
+	return cur, msgs, nil
 }
 
 // buildSchema is CdcActionCommonUtils.buildPaimonSchema: the MySQL
@@ -466,11 +498,22 @@ func dataField(id int, name string, t sql.DataType, desc *string) string {
 // MySQL table no longer has as NULL).
 func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *schema.TableSchema) (string, error) {
 	var b strings.Builder
+	writeHeader(&b, a, fmt.Sprintf("MySQL-Paimon Table Sync: %s.%s", a.database, a.table))
+	insert, err := writeSync(&b, a, src, cur, sourceTable, nil)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString(insert)
+	return b.String(), nil
+}
+
+// writeHeader writes the job's SET statements and its Paimon catalog.
+func writeHeader(b *strings.Builder, a *syncArgs, name string) {
 	set := map[string]bool{}
 	for _, kv := range a.sets {
 		set[kv[0]] = true
 	}
-	fmt.Fprintf(&b, "SET 'pipeline.name' = %s;\n", quote(fmt.Sprintf("MySQL-Paimon Table Sync: %s.%s", a.database, a.table)))
+	fmt.Fprintf(b, "SET 'pipeline.name' = %s;\n", quote(name))
 	if !set["execution.checkpointing.interval"] {
 		// SynchronizationActionBase.DEFAULT_CHECKPOINT_INTERVAL.
 		b.WriteString("SET 'execution.checkpointing.interval' = '3 min';\n")
@@ -483,7 +526,7 @@ func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *
 		b.WriteString("SET 'table.exec.sink.upsert-materialize' = 'NONE';\n")
 	}
 	for _, kv := range a.sets {
-		fmt.Fprintf(&b, "SET %s = %s;\n", quote(kv[0]), quote(kv[1]))
+		fmt.Fprintf(b, "SET %s = %s;\n", quote(kv[0]), quote(kv[1]))
 	}
 	catOpts := map[string]string{"type": "paimon", "warehouse": a.warehouse}
 	for k, v := range a.catalogConf {
@@ -491,7 +534,13 @@ func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *
 			catOpts[k] = v
 		}
 	}
-	fmt.Fprintf(&b, "CREATE CATALOG %s WITH (%s);\n", ident(syncCatalog), withList(catOpts))
+	fmt.Fprintf(b, "CREATE CATALOG %s WITH (%s);\n", ident(syncCatalog), withList(catOpts))
+}
+
+// writeSync writes the 'mysql-cdc' source of one MySQL table, named
+// source, and returns the INSERT of it into the Paimon table a.table;
+// srcOpts are more source options.
+func writeSync(b *strings.Builder, a *syncArgs, src mysqlcdc.TableInfo, cur *schema.TableSchema, source string, more map[string]string) (string, error) {
 	// The source declares the Paimon table's columns (but the computed
 	// ones) with the Paimon types: the source converts MySQL's values to
 	// them, and a column the MySQL table dropped reads as NULL. The query
@@ -502,7 +551,7 @@ func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *
 	for _, c := range a.computed {
 		comp[c.name] = c
 	}
-	b.WriteString("CREATE TEMPORARY TABLE " + ident(sourceTable) + " (\n")
+	b.WriteString("CREATE TEMPORARY TABLE " + ident(source) + " (\n")
 	for _, f := range cur.Fields {
 		if comp[f.Name].name != "" {
 			continue
@@ -511,18 +560,21 @@ func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *
 		if err != nil {
 			return "", fmt.Errorf("column %s: %w", f.Name, err)
 		}
-		fmt.Fprintf(&b, "  %s %s,\n", ident(f.Name), ts)
+		fmt.Fprintf(b, "  %s %s,\n", ident(f.Name), ts)
 	}
 	keys := make([]string, len(src.PrimaryKey))
 	for i, k := range src.PrimaryKey {
 		keys[i] = ident(k)
 	}
-	fmt.Fprintf(&b, "  PRIMARY KEY (%s) NOT ENFORCED\n", strings.Join(keys, ", "))
+	fmt.Fprintf(b, "  PRIMARY KEY (%s) NOT ENFORCED\n", strings.Join(keys, ", "))
 	srcOpts := map[string]string{"connector": mysqlcdc.Identifier, mysqlcdc.OptSyncAction: "true"}
 	for k, v := range a.mysqlConf {
 		srcOpts[k] = v
 	}
-	fmt.Fprintf(&b, ") WITH (%s);\n", withList(srcOpts))
+	for k, v := range more {
+		srcOpts[k] = v
+	}
+	fmt.Fprintf(b, ") WITH (%s);\n", withList(srcOpts))
 	sel := make([]string, len(cur.Fields))
 	for i, f := range cur.Fields {
 		if c := comp[f.Name]; c.name != "" {
@@ -545,9 +597,8 @@ func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *
 	if len(dyn) > 0 {
 		hint = " /*+ OPTIONS(" + withList(dyn) + ") */"
 	}
-	fmt.Fprintf(&b, "INSERT INTO %s.%s.%s%s\nSELECT %s\nFROM %s;\n", ident(syncCatalog), ident(a.database), ident(a.table), hint,
-		strings.Join(sel, ", "), ident(sourceTable))
-	return b.String(), nil
+	return fmt.Sprintf("INSERT INTO %s.%s.%s%s\nSELECT %s\nFROM %s;\n", ident(syncCatalog), ident(a.database), ident(a.table), hint,
+		strings.Join(sel, ", "), ident(source)), nil
 }
 
 const (

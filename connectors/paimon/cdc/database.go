@@ -1,0 +1,466 @@
+package cdc
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/connectors/mysqlcdc"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// DatabaseActionName is Paimon's mysql_sync_database on the command line.
+const DatabaseActionName = "mysql-sync-database"
+
+func init() { connectors.RegisterJobAction(DatabaseActionName, mysqlSyncDatabase{}) }
+
+var _ connectors.JobAction = mysqlSyncDatabase{}
+
+type mysqlSyncDatabase struct{}
+
+const databaseUsage = `Usage:
+  sqlrun action mysql-sync-database --warehouse W --database D
+      --mysql-conf hostname=H --mysql-conf username=U --mysql-conf password=P
+      --mysql-conf database-name=DB [options]
+
+Paimon's MySQL CDC database action (mysql_sync_database): one Paimon table
+in D for every MySQL table of DB ('database-name', a regular expression)
+that has a primary key and that --including-tables and not
+--excluding-tables name, created from the MySQL table's schema when it does
+not exist (an existing one must be compatible), then one streaming job
+synchronizes them all, snapshot then binlog, until Ctrl-C or SIGTERM (a
+final savepoint). An UPDATE arrives as -D[before] and +I[after]. ADD COLUMN
+and type widening of a MySQL table are applied to its Paimon table as the
+job runs. MySQL tables created after the job started are not synchronized
+(mode 'divided').
+
+Options (Paimon's argument names; --a_b and --a-b are the same):
+  --warehouse W             the Paimon warehouse (file:///... , a local path, s3://...)
+  --database D              the Paimon database (created when missing)
+  --including-tables RE     the MySQL tables to synchronize (a regular
+                            expression matching whole names; default .*)
+  --excluding-tables RE     the MySQL tables not to synchronize (wins over
+                            --including-tables)
+  --table-prefix P          the Paimon tables' name prefix
+  --table-suffix S          the Paimon tables' name suffix
+  --merge-shards B          true (default): a Paimon table is named after the
+                            MySQL table; false: database_table
+  --mode divided            one sink per table (the only mode sqlrun has;
+                            'combined' is refused)
+  --ignore-incompatible B   true: skip a table whose existing Paimon table is
+                            incompatible instead of failing
+  --partition-keys K1,K2    the partition keys of the tables that have them all
+  --primary-keys K1,K2      the primary keys of the tables that have them all
+                            (others keep the MySQL table's)
+  --type-mapping M1,M2      tinyint1-not-bool, to-nullable, to-string,
+                            char-to-string, longtext-to-bytes,
+                            bigint-unsigned-to-bigint
+  --mysql-conf K=V          a 'mysql-cdc' source option (repeatable; no
+                            'table-name')
+  --catalog-conf K=V        a Paimon catalog option (repeatable)
+  --table-conf K=V          a Paimon table option of every table (repeatable)
+  -D K=V                    a SET option of the job, e.g.
+                            execution.checkpointing.interval=10s (default 3 min,
+                            as Paimon's action)
+  --resume                  restore the job from its latest checkpoint or savepoint
+  --allow-fresh             with --resume: start from scratch when there is none
+
+Every MySQL table is read by its own 'mysql-cdc' source of the one job, with
+its own server id: the 'server-id' given (or a random one) plus the table's
+index in name order.
+`
+
+type databaseArgs struct {
+	syncArgs
+	including, excluding            *regexp.Regexp
+	prefix, suffix                  string
+	mergeShards, ignoreIncompatible bool
+}
+
+// parseDatabaseArgs reads the command line; a non-nil error is a usage
+// error. It is MySqlSyncDatabaseActionFactory.withParams.
+func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
+	fset := flag.NewFlagSet("sqlrun action "+DatabaseActionName, flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	var (
+		a                                          databaseArgs
+		partition, primary, mapping                string
+		including, excluding, mode                 string
+		merge, ignore                              string
+		mysqlC, catalogC, table, sets, computedArg multi
+		help                                       bool
+	)
+	str := func(p *string, names ...string) {
+		for _, n := range names {
+			fset.StringVar(p, n, "", "")
+		}
+	}
+	list := func(p *multi, names ...string) {
+		for _, n := range names {
+			fset.Var(p, n, "")
+		}
+	}
+	str(&a.warehouse, "warehouse")
+	str(&a.database, "database")
+	str(&partition, "partition_keys", "partition-keys")
+	str(&primary, "primary_keys", "primary-keys")
+	str(&mapping, "type_mapping", "type-mapping")
+	str(&including, "including_tables", "including-tables")
+	str(&excluding, "excluding_tables", "excluding-tables")
+	str(&a.prefix, "table_prefix", "table-prefix")
+	str(&a.suffix, "table_suffix", "table-suffix")
+	str(&mode, "mode")
+	str(&merge, "merge_shards", "merge-shards")
+	str(&ignore, "ignore_incompatible", "ignore-incompatible")
+	list(&computedArg, "computed_column", "computed-column")
+	list(&mysqlC, "mysql_conf", "mysql-conf")
+	list(&catalogC, "catalog_conf", "catalog-conf")
+	list(&table, "table_conf", "table-conf")
+	list(&sets, "D")
+	fset.BoolVar(&a.resume, "resume", false, "")
+	fset.BoolVar(&a.allowFresh, "allow-fresh", false, "")
+	fset.BoolVar(&help, "h", false, "")
+	fset.BoolVar(&help, "help", false, "")
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	if help {
+		return nil, true, nil
+	}
+	if fset.NArg() > 0 {
+		return nil, false, fmt.Errorf("unexpected argument %q", fset.Arg(0))
+	}
+	if err := a.syncArgs.setConf(mysqlC, catalogC, table, sets); err != nil {
+		return nil, false, err
+	}
+	switch {
+	case a.warehouse == "":
+		return nil, false, errors.New("--warehouse is required")
+	case a.database == "":
+		return nil, false, errors.New("--database is required")
+	case a.allowFresh && !a.resume:
+		return nil, false, errors.New("--allow-fresh only makes sense with --resume")
+	case len(computedArg) > 0:
+		// SyncDatabaseActionBase creates the tables without them and
+		// its record parser adds them: not built in sqlrun.
+		return nil, false, errors.New("--computed_column of mysql_sync_database is not supported by sqlrun yet")
+	}
+	// MultiTablesSinkMode.fromString.
+	switch strings.ToLower(mode) {
+	case "", "divided":
+	case "combined":
+		return nil, false, errors.New("--mode combined (one sink for all tables, new tables synchronized as they appear) is not supported by sqlrun yet; use --mode divided")
+	default:
+		return nil, false, fmt.Errorf("Unsupported mode: %s", mode)
+	}
+	var err error
+	if including == "" {
+		including = ".*"
+	}
+	// Java's Pattern.matcher(name).matches(): the whole name.
+	if a.including, err = regexp.Compile("^(?:" + including + ")$"); err != nil {
+		return nil, false, fmt.Errorf("--including_tables %q: %w", including, err)
+	}
+	if excluding != "" {
+		if a.excluding, err = regexp.Compile("^(?:" + excluding + ")$"); err != nil {
+			return nil, false, fmt.Errorf("--excluding_tables %q: %w", excluding, err)
+		}
+	}
+	// Boolean.parseBoolean: "true" in any case is true, anything else false.
+	a.mergeShards = merge == "" || strings.EqualFold(merge, "true")
+	a.ignoreIncompatible = strings.EqualFold(ignore, "true")
+	a.partitionKeys, a.primaryKeys = splitList(partition), splitList(primary)
+	if a.typeMapping, err = parseTypeMapping(mapping); err != nil {
+		return nil, false, err
+	}
+	return &a, false, nil
+}
+
+// Prepare parses the command line, reads the MySQL tables' schemas,
+// creates, checks or evolves the Paimon tables, and returns the job's
+// script.
+func (mysqlSyncDatabase) Prepare(args []string, again bool, stdout, stderr io.Writer) (connectors.ActionJob, int) {
+	a, help, err := parseDatabaseArgs(args)
+	if help {
+		fmt.Fprint(stdout, databaseUsage)
+		return connectors.ActionJob{}, 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlrun action %s: %v\n%s", DatabaseActionName, err, databaseUsage)
+		return connectors.ActionJob{}, 2
+	}
+	script, msgs, err := prepareDatabase(context.Background(), a, again)
+	for _, m := range msgs {
+		fmt.Fprintln(stdout, m)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlrun action %s: %v\n", DatabaseActionName, err)
+		return connectors.ActionJob{}, 1
+	}
+	return connectors.ActionJob{Script: script, Resume: a.resume, AllowFresh: a.allowFresh}, 0
+}
+
+// synced are the MySQL tables (db.table) of this process's last prepared
+// database job: after a schema change the job stopped at, the action
+// waits for all of them (an ALTER that copies a table renames it into
+// place at its end).
+var synced struct {
+	sync.Mutex
+	tables []string
+}
+
+// syncedTable is one MySQL table of the job and its Paimon table.
+type syncedTable struct {
+	src    mysqlcdc.TableInfo
+	paimon string
+	cur    *schema.TableSchema
+}
+
+// prepareDatabase is MySqlSyncDatabaseAction.beforeBuildingSourceSink and
+// the job: one 'mysql-cdc' source per MySQL table, one INSERT into its
+// Paimon table each, in one statement set.
+func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, []string, error) {
+	// SyncJobHandler.checkRequiredOption.
+	for _, k := range []string{mysqlcdc.OptHostname, mysqlcdc.OptUsername, mysqlcdc.OptPassword, mysqlcdc.OptDatabaseName} {
+		if _, ok := a.mysqlConf[k]; !ok {
+			return "", nil, fmt.Errorf("mysql_conf [%s] must be specified.", k)
+		}
+	}
+	if _, ok := a.mysqlConf[mysqlcdc.OptTableName]; ok {
+		return "", nil, errors.New("table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead.")
+	}
+	for _, k := range []string{"connector", mysqlcdc.OptSyncAction, mysqlcdc.OptSyncTables} {
+		if _, ok := a.mysqlConf[k]; ok {
+			return "", nil, fmt.Errorf("mysql_conf [%s] is set by the action; remove it", k)
+		}
+	}
+	conf := map[string]string{}
+	for k, v := range a.mysqlConf {
+		conf[k] = v
+	}
+	conf[mysqlcdc.OptTableName] = ".*"
+	all, err := mysqlcdc.Describe(ctx, conf)
+	synced.Lock()
+	last := synced.tables
+	synced.Unlock()
+	for wait := 0; again && err == nil && !hasAll(all, last) && wait < 300; wait++ {
+		time.Sleep(100 * time.Millisecond)
+		all, err = mysqlcdc.Describe(ctx, conf)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	// MySqlActionUtils.getMySqlTableInfos with shouldMonitorTable, then
+	// logNonPkTables: a table without a primary key is not synchronized.
+	var tables []mysqlcdc.TableInfo
+	var noPK []string
+	for _, t := range all {
+		if !a.including.MatchString(t.Name) || a.excluding != nil && a.excluding.MatchString(t.Name) {
+			continue
+		}
+		if len(t.PrimaryKey) == 0 {
+			noPK = append(noPK, t.Database+"."+t.Name)
+			continue
+		}
+		tables = append(tables, t)
+	}
+	var msgs []string
+	if len(noPK) > 0 {
+		msgs = append(msgs, fmt.Sprintf("[INFO] Didn't find primary keys for tables '%s'. These tables won't be synchronized.", strings.Join(noPK, ",")))
+	}
+	if len(tables) == 0 {
+		return "", msgs, fmt.Errorf("No tables found in MySQL database %s, or MySQL database does not exist.", a.mysqlConf[mysqlcdc.OptDatabaseName])
+	}
+	// JdbcSchemasInfo.toMySqlTableInfos: with merge_shards the Paimon table
+	// is named after the MySQL table, and tables of that name in several
+	// databases are merged into it (not built in sqlrun); without, it is
+	// database_table.
+	names := map[string][]string{}
+	for _, t := range tables {
+		n := t.Name
+		if !a.mergeShards {
+			n = t.Database + "_" + t.Name
+		}
+		names[n] = append(names[n], t.Database+"."+t.Name)
+	}
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if len(names[n]) > 1 {
+			return "", msgs, fmt.Errorf("MySQL tables %s would be merged into the one Paimon table %s (--merge_shards true): merging shards is not supported by sqlrun yet; use --merge_shards false or narrow 'database-name'",
+				strings.Join(names[n], ", "), n)
+		}
+	}
+	cat, err := openCatalog(&a.syncArgs)
+	if err != nil {
+		return "", msgs, err
+	}
+	var jobs []syncedTable
+	for _, t := range tables {
+		n := t.Name
+		if !a.mergeShards {
+			n = t.Database + "_" + t.Name
+		}
+		ta := a.syncArgs
+		ta.table = a.prefix + n + a.suffix
+		fields := make([]sql.Column, len(t.Columns))
+		for i, c := range t.Columns {
+			typ, err := paimonType(c, a.typeMapping)
+			if err != nil {
+				return "", msgs, fmt.Errorf("column %s of MySQL table %s.%s: %w", c.Name, t.Database, t.Name, err)
+			}
+			fields[i] = sql.Column{Name: c.Name, Type: typ, Comment: c.Comment}
+		}
+		// CdcActionCommonUtils.buildPaimonSchema with strictlyCheckSpecified
+		// false: keys a table does not have all of are not applied to it.
+		colNames := make([]string, len(fields))
+		for i, f := range fields {
+			colNames[i] = f.Name
+		}
+		if !containsAll(colNames, ta.primaryKeys) {
+			ta.primaryKeys = nil
+		}
+		if !containsAll(colNames, ta.partitionKeys) {
+			ta.partitionKeys = nil
+		}
+		want, err := buildSchema(&ta, t, fields)
+		if err != nil {
+			return "", msgs, err
+		}
+		skip := false
+		cur, more, err := ensureTable(cat, &ta, t, want, again, func(cur *schema.TableSchema) error {
+			// MySqlSyncDatabaseAction.shouldMonitorTable.
+			for _, f := range want.Schema.Columns {
+				i := cur.FieldIndex(f.Name)
+				if i >= 0 && canConvert(f.Type, cur.Fields[i].Type) == convert {
+					continue
+				}
+				msg := fmt.Sprintf("Incompatible schema found.\nPaimon table is: %s.%s, fields are: %s.\nMySQL table is: %s.%s, fields are: %s.\n",
+					ta.database, ta.table, fieldList(cur.Fields), t.Database, t.Name, columnList(fields))
+				if a.ignoreIncompatible {
+					skip = true
+					msgs = append(msgs, "[WARN] "+msg+"This table will be ignored.")
+					return errSkip
+				}
+				return errors.New(msg + "If you want to ignore the incompatible tables, please specify --ignore-incompatible to true.")
+			}
+			return nil
+		})
+		if skip {
+			continue
+		}
+		if err != nil {
+			return "", msgs, err
+		}
+		msgs = append(msgs, more...)
+		jobs = append(jobs, syncedTable{src: t, paimon: ta.table, cur: cur})
+	}
+	if len(jobs) == 0 {
+		return "", msgs, errors.New("No tables to be synchronized. Possible cause is the schemas of all tables in specified MySQL database are not compatible with those of existed Paimon tables. Please check the log.")
+	}
+	script, err := buildDatabaseScript(a, jobs)
+	if err != nil {
+		return "", msgs, err
+	}
+	synced.Lock()
+	synced.tables = synced.tables[:0]
+	for _, j := range jobs {
+		synced.tables = append(synced.tables, j.src.Database+"."+j.src.Name)
+	}
+	synced.Unlock()
+	return script, msgs, nil
+}
+
+var errSkip = errors.New("skip")
+
+// buildDatabaseScript is the job: the catalog, a 'mysql-cdc' source per
+// MySQL table (its exact database and table name, a server id of its own,
+// all the job's tables as the ones whose ALTER TABLE ends the input), and
+// a statement set of the INSERTs.
+func buildDatabaseScript(a *databaseArgs, jobs []syncedTable) (string, error) {
+	var b strings.Builder
+	writeHeader(&b, &a.syncArgs, fmt.Sprintf("MySQL-Paimon Database Sync: %s", a.database))
+	base, err := serverIDBase(a.mysqlConf[mysqlcdc.OptServerID])
+	if err != nil {
+		return "", err
+	}
+	all := make([]string, len(jobs))
+	for i, j := range jobs {
+		all[i] = j.src.Database + "." + j.src.Name
+	}
+	var inserts []string
+	for i, j := range jobs {
+		ta := a.syncArgs
+		ta.table = j.paimon
+		more := map[string]string{
+			mysqlcdc.OptDatabaseName: regexp.QuoteMeta(j.src.Database),
+			mysqlcdc.OptTableName:    regexp.QuoteMeta(j.src.Name),
+			mysqlcdc.OptServerID:     strconv.FormatUint(base+uint64(i), 10),
+			mysqlcdc.OptSyncTables:   strings.Join(all, ","),
+		}
+		insert, err := writeSync(&b, &ta, j.src, j.cur, fmt.Sprintf("%s_%d", sourceTable, i), more)
+		if err != nil {
+			return "", fmt.Errorf("MySQL table %s.%s: %w", j.src.Database, j.src.Name, err)
+		}
+		inserts = append(inserts, insert)
+	}
+	b.WriteString("EXECUTE STATEMENT SET BEGIN\n")
+	for _, s := range inserts {
+		b.WriteString(s)
+	}
+	b.WriteString("END;\n")
+	return b.String(), nil
+}
+
+// serverIDBase is the first server id of the job's sources: the
+// 'server-id' given ('n' or the start of 'n-m'), or a random one in
+// [5400, 6400] as MySqlSourceConfigFactory picks it. The random one is
+// picked once per process, so a run after a schema change keeps it.
+func serverIDBase(v string) (uint64, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return randomServerID, nil
+	}
+	lo, _, _ := strings.Cut(v, "-")
+	n, err := strconv.ParseUint(strings.TrimSpace(lo), 10, 32)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("The value of option 'server-id' is invalid: '%s'", v)
+	}
+	return n, nil
+}
+
+var randomServerID = uint64(5400 + time.Now().UnixNano()%1001)
+
+func hasAll(tables []mysqlcdc.TableInfo, names []string) bool {
+	have := map[string]bool{}
+	for _, t := range tables {
+		have[t.Database+"."+t.Name] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			return false
+		}
+	}
+	return true
+}
+
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
