@@ -220,8 +220,13 @@ func FullEntries(t *table.Table, id int64, tag string, streaming bool) ([]table.
 	above0 := func(e *manifest.ManifestEntry) bool { return e.File.Level > 0 }
 	switch {
 	case !t.PrimaryKey():
-	case streaming && t.NeedLookup():
-		// DataTableStreamScan.tryFirstPlan: options.needLookup().
+	case streaming && t.Options.ChangelogProducer == "lookup":
+		// DataTableStreamScan.tryFirstPlan (Paimon 1.3+, apache/paimon#5866):
+		// only the lookup producer's level 0 is left out, since its
+		// compaction will produce the changelog for it. Deletion-vector and
+		// first-row tables are read whole, level 0 merged in (Paimon 1.0-1.2
+		// filtered them on needLookup() and re-read level 0 in the next
+		// plan, sqlrun only filtered: their uncompacted rows were lost).
 		keep = above0
 	case streaming && t.Options.ChangelogProducer == "full-compaction":
 		top := int32(t.Spec.NumLevels - 1)

@@ -119,13 +119,6 @@ func (t *Table) BatchSkipLevel0() bool {
 	return t.PrimaryKey() && (t.DeletionVectorsEnabled() || t.Spec.Engine == coreoptions.EngineFirstRow)
 }
 
-// NeedLookup is Paimon's CoreOptions.needLookup: changelog-producer
-// lookup, merge-engine first-row, deletion vectors or force-lookup. A
-// streaming read's full phase of such a table skips level 0.
-func (t *Table) NeedLookup() bool {
-	return t.PrimaryKey() && (t.Spec.NeedLookup || t.DeletionVectorsEnabled())
-}
-
 // readDeletionVectors reads every vector of a bucket's DELETION_VECTORS
 // index files into bitmaps a writer can extend
 // (BucketedDvMaintainer.Factory.create).
