@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,8 +15,12 @@ import (
 // HOP(slide, size [, offset]) or CUMULATE(step, max size [, offset]), in
 // milliseconds.
 type Windowing struct {
-	Func                      string // TUMBLE, HOP, CUMULATE
-	Size, Slide, Step, Offset int64
+	Func                      string // TUMBLE, HOP, CUMULATE, SESSION
+	Size, Slide, Step, Offset int64  // SESSION: Size is the gap
+	// Partition is SESSION's PARTITION BY keys (fields of the TVF's
+	// input); PartitionNames their names in the aggregate's input.
+	Partition      []int
+	PartitionNames []string
 }
 
 // spec is Flink's WindowSpec.toSummaryString after the time column part.
@@ -26,6 +31,13 @@ func (w Windowing) spec() string {
 		s = "size=[" + formatDuration(w.Size) + "], slide=[" + formatDuration(w.Slide) + "]"
 	case "CUMULATE":
 		s = "max_size=[" + formatDuration(w.Size) + "], step=[" + formatDuration(w.Step) + "]"
+	case "SESSION":
+		// SessionWindowSpec.toSummaryString.
+		s = "gap=[" + formatDuration(w.Size) + "]"
+		if len(w.PartitionNames) > 0 {
+			s += ", partition keys=[" + strings.Join(w.PartitionNames, ", ") + "]"
+		}
+		return s
 	default:
 		s = "size=[" + formatDuration(w.Size) + "]"
 	}
@@ -220,12 +232,15 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	case "CUMULATE":
 		params = []string{"DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"}
 	case "SESSION":
-		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support SESSION windows yet")
+		params = []string{"DATA", "TIMECOL", "GAP"}
 	default:
 		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support the table function %s yet", x.Name)
 	}
 	sig := x.Name + "(TABLE table_name, DESCRIPTOR(timecol), datetime interval[, datetime interval])"
-	if x.Name != "TUMBLE" {
+	switch x.Name {
+	case "SESSION":
+		sig = "SESSION(TABLE table_name [PARTITION BY (keycols, ...)], DESCRIPTOR(timecol), datetime interval)"
+	case "HOP", "CUMULATE":
 		sig = x.Name + "(TABLE table_name, DESCRIPTOR(timecol), datetime interval, datetime interval[, datetime interval])"
 	}
 	args := map[string]ast.TableFuncArg{}
@@ -249,6 +264,25 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	in, sc, err := b.bindFrom(&ast.TableRef{Node: data.Node, Name: *data.Table})
 	if err != nil {
 		return nil, nil, err
+	}
+	var partition []int
+	if len(data.Partition) > 0 && x.Name != "SESSION" {
+		// Calcite's invalidPartitionKeys: TUMBLE, HOP and CUMULATE take
+		// their table with row semantics.
+		return nil, nil, sql.Errorf(sql.ValidationException,
+			"Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the 0-th operand of table function '%s'", x.Name)
+	}
+	for _, k := range data.Partition {
+		i := -1
+		for j, n := range in.Names() {
+			if strings.EqualFold(n, k) {
+				i = j
+			}
+		}
+		if i < 0 {
+			return nil, nil, validationErr(data.At, len(k), "Column '%s' not found in any table", k)
+		}
+		partition = append(partition, i)
 	}
 	tc, ok := args["TIMECOL"]
 	if !ok || len(tc.Descriptor) != 1 {
@@ -311,9 +345,14 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 		}
 		return iv.Millis, nil
 	}
-	w := Windowing{Func: x.Name}
+	w := Windowing{Func: x.Name, Partition: partition}
 	if w.Size, err = interval("SIZE"); err != nil {
 		return nil, nil, err
+	}
+	if x.Name == "SESSION" {
+		if w.Size, err = interval("GAP"); err != nil {
+			return nil, nil, err
+		}
 	}
 	if w.Slide, err = interval("SLIDE"); err != nil {
 		return nil, nil, err
@@ -323,6 +362,13 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	}
 	if w.Offset, err = interval("OFFSET"); err != nil {
 		return nil, nil, err
+	}
+	if x.Name == "SESSION" && w.Size < 0 {
+		// SessionWindowSpec's checkArgument.
+		return nil, nil, sql.Errorf(sql.ValidationException, "Session Window parameters must satisfy gap > 0")
+	}
+	if x.Name == "SESSION" && w.Size == 0 {
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support a SESSION window with a zero gap yet")
 	}
 	if w.Size <= 0 || (x.Name == "HOP" && w.Slide <= 0) || (x.Name == "CUMULATE" && w.Step <= 0) {
 		return nil, nil, sql.Errorf(sql.ValidationException, "The window size, slide and step of %s must be positive", x.Name)
@@ -467,6 +513,25 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		below = append(below, e)
 		belowNames = append(belowNames, calcNames[i])
 	}
+	// SESSION's partition keys: their fields in the Calc below (added
+	// when the aggregate does not read them).
+	window := tvf.Window
+	window.PartitionNames = nil
+	var partPos []int
+	for _, k := range window.Partition {
+		at := -1
+		for i, e := range below {
+			if ref, ok := e.(*InputRef); ok && ref.Index == k {
+				at = i
+			}
+		}
+		if at < 0 {
+			at = len(below)
+			below = append(below, &InputRef{Index: k, T: tvf.types[k]})
+			belowNames = append(belowNames, uniquify(append(append([]string(nil), belowNames...), tvf.names[k]))[len(belowNames)])
+		}
+		partPos = append(partPos, at)
+	}
 	timeCol := len(below)
 	below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
 	belowNames = append(belowNames, uniquify(append(append([]string(nil), belowNames...), tvf.names[tvf.TimeCol]))[len(belowNames)])
@@ -507,14 +572,25 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 			}
 		}
 	}
+	for _, p := range partPos {
+		window.PartitionNames = append(window.PartitionNames, belowNames[p])
+		if !slices.Contains(group, p) {
+			// The operator merges sessions per group key: a partition key
+			// outside the GROUP BY would be ignored.
+			return nil, false, sql.Errorf(sql.TableException,
+				"sqlrun does not support a SESSION window whose PARTITION BY key %s is not a GROUP BY key yet", belowNames[p])
+		}
+	}
 	ex := &Exchange{base: sameRow(calc), Keys: append([]int(nil), group...), Single: len(group) == 0}
 	var agg Node
 	strategy, err := config.Enum(b.config, config.KeyAggPhaseStrategy)
 	if err != nil {
 		return nil, false, err
 	}
-	if strategy != "ONE_PHASE" && twoPhaseEligible(aggs) {
-		local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: timeCol, Window: tvf.Window, Phase: 1}
+	// TwoStageOptimizedWindowAggregateRule: a session window is never
+	// split (its windows depend on all of a key's rows).
+	if strategy != "ONE_PHASE" && window.Func != "SESSION" && twoPhaseEligible(aggs) {
+		local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: timeCol, Window: window, Phase: 1}
 		bufs, btypes := accBuffers(aggs, func(a AggCall) sql.DataType { return calc.Types()[a.Args[0]] })
 		var ln []string
 		var lt []sql.DataType
@@ -535,10 +611,10 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		}
 		gex := &Exchange{base: sameRow(local), Keys: keys, Single: len(group) == 0}
 		agg = &WindowAggregate{base: row(outNames, outTypes, gex), Group: keys, Aggs: aggs, TimeCol: -1,
-			Window: tvf.Window, WindowTime: hasTime, Phase: 2}
+			Window: window, WindowTime: hasTime, Phase: 2}
 	} else {
 		agg = &WindowAggregate{base: row(outNames, outTypes, ex), Group: group, Aggs: aggs, TimeCol: timeCol,
-			Window: tvf.Window, WindowTime: hasTime}
+			Window: window, WindowTime: hasTime}
 	}
 	// Back to the aggregate's field order.
 	reorder := make([]Expr, len(r.names))

@@ -42,6 +42,8 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 		spec.Kind = operators.Hop
 	case "CUMULATE":
 		spec.Kind = operators.Cumulate
+	case "SESSION":
+		spec.Kind = operators.Session
 	}
 	for _, a := range one.Aggs {
 		s, err := aggSpec(a)
@@ -50,6 +52,10 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 		}
 		if a.Distinct || a.Retract {
 			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a window aggregate yet", a.Func)
+		}
+		if spec.Kind == operators.Session && (s.Kind == operators.FirstValue || s.Kind == operators.LastValue) {
+			// Merging sessions merges accumulators; these keep no order.
+			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a SESSION window aggregate yet", a.Func)
 		}
 		spec.Aggs = append(spec.Aggs, s)
 	}

@@ -153,8 +153,10 @@ type TableFunctionRef struct {
 // (DATA => TABLE t).
 type TableFuncArg struct {
 	Node
-	Name       string
-	Table      *ObjectName
+	Name  string
+	Table *ObjectName
+	// Partition is TABLE t PARTITION BY's keys.
+	Partition  []string
 	Descriptor []string
 	Expr       Expr
 }

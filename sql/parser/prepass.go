@@ -998,6 +998,18 @@ func (p *parser) tableFuncArg() ast.TableFuncArg {
 		p.next()
 		n := p.objectName()
 		arg.Table = &n
+		// TABLE t PARTITION BY k | (k, ...) (a set-semantics table
+		// argument, as SESSION takes it).
+		if p.peek().is("PARTITION") && p.peekAt(1).is("BY") {
+			p.next()
+			p.next()
+			if p.peek().isOp("(") {
+				arg.Partition = p.identList()
+			} else {
+				k, _ := p.ident()
+				arg.Partition = []string{k}
+			}
+		}
 	case t.is("DESCRIPTOR") && p.peekAt(1).isOp("("):
 		p.next()
 		arg.Descriptor = p.identList()

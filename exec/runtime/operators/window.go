@@ -21,6 +21,10 @@ const (
 	Hop
 	// Cumulate is CUMULATE(step, max size [, offset]).
 	Cumulate
+	// Session is SESSION(gap) (Size is the gap): per group key, a row
+	// opens [ts, ts + gap) and merges with the pending windows it
+	// intersects, as Flink's SessionWindowAssigner / MergingWindowSet.
+	Session
 )
 
 // WindowSpec configures WindowAggregate. Durations are milliseconds.
@@ -93,7 +97,10 @@ func WindowAggregate(spec WindowSpec) runtime.OperatorFactory {
 type windowAgg struct {
 	runtime.Base
 	spec WindowSpec
-	agg  groupAgg // the accumulators, keyed by window and group
+	// sessions indexes the pending session windows of each group key
+	// (Session only), rebuilt from the state on restore.
+	sessions map[string][]span
+	agg      groupAgg // the accumulators, keyed by window and group
 	// pending indexes the windows in state by end (Flink's timers): the
 	// state keys of each end, rebuilt from the state on restore.
 	pending map[int64]map[string]struct{}
@@ -115,9 +122,13 @@ func parseWindowKey(k string) (start, end int64) {
 	return int64(binary.BigEndian.Uint64([]byte(k[8:16])) ^ (1 << 63)), int64(binary.BigEndian.Uint64([]byte(k[:8])) ^ (1 << 63))
 }
 
+// span is a session window [start, end).
+type span struct{ start, end int64 }
+
 func (w *windowAgg) Open(ctx *runtime.Context, restored []byte) error {
 	w.wm = runtime.MinWatermark
 	w.pending = map[int64]map[string]struct{}{}
+	w.sessions = map[string][]span{}
 	// Window state is cleaned up by its timers, never by
 	// table.exec.state.ttl (Flink's window aggregate ignores it).
 	var b *state.Backend
@@ -135,10 +146,136 @@ func (w *windowAgg) Open(ctx *runtime.Context, restored []byte) error {
 		return err
 	}
 	return w.agg.groups.Range(func(k string, _ *group) error {
-		_, end := parseWindowKey(k)
+		start, end := parseWindowKey(k)
 		w.track(end, k)
+		if w.spec.Kind == Session {
+			w.sessions[k[16:]] = append(w.sessions[k[16:]], span{start, end})
+		}
 		return nil
 	})
+}
+
+// untrack removes state key k of the window ending at end from pending.
+func (w *windowAgg) untrack(end int64, k string) {
+	keys := w.pending[end]
+	delete(keys, k)
+	if len(keys) > 0 {
+		return
+	}
+	delete(w.pending, end)
+	i := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= end })
+	if i < len(w.ends) && w.ends[i] == end {
+		w.ends = append(w.ends[:i], w.ends[i+1:]...)
+	}
+}
+
+// addSession adds row r (rowtime ts) to its group's session windows, as
+// Flink's UnsliceWindowAggProcessor with a merging SessionWindowAssigner:
+// the row's window [ts, ts + gap) and every pending window of the group it
+// intersects (TimeWindow.intersects: start <= other end and end >= other
+// start) merge into one window covering them all, whose accumulators are
+// the merged ones'. A row whose window merges with none and has fired
+// (end - 1 <= watermark) is late and dropped.
+func (w *windowAgg) addSession(r sql.Row, ts int64) error {
+	gk := string(w.enc.Buf)
+	start, end := ts, ts+w.spec.Size
+	var keep, merged []span
+	for _, s := range w.sessions[gk] {
+		if s.start <= end && s.end >= start {
+			merged = append(merged, s)
+			start, end = min(start, s.start), max(end, s.end)
+		} else {
+			keep = append(keep, s)
+		}
+	}
+	if len(merged) == 0 && w.wm >= end-1 {
+		return nil
+	}
+	var grp *group
+	for _, s := range merged {
+		k := w.windowKey(s.start, s.end, w.enc.Buf)
+		g, ok, err := w.agg.groups.Get(k)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("WindowAggregate: session window [%d, %d) missing from state", s.start, s.end)
+		}
+		if grp == nil {
+			grp = g
+		} else if err := mergeGroup(w.spec.Aggs, grp, g); err != nil {
+			return err
+		}
+		if err := w.agg.groups.Delete(k); err != nil {
+			return err
+		}
+		w.untrack(s.end, k)
+	}
+	if grp == nil {
+		grp = &group{key: box.Compact(project(r, w.spec.GroupKeys)), accs: make([]acc, len(w.spec.Aggs))}
+	}
+	if err := w.agg.apply(grp, r, true); err != nil {
+		return err
+	}
+	k := w.windowKey(start, end, w.enc.Buf)
+	if err := w.agg.groups.Put(k, grp); err != nil {
+		return err
+	}
+	w.track(end, k)
+	w.sessions[gk] = append(keep, span{start, end})
+	return nil
+}
+
+// mergeGroup adds src's accumulators to dst's (Flink's merge of the
+// aggregate functions' accumulators when session windows merge).
+func mergeGroup(specs []AggSpec, dst, src *group) error {
+	dst.rows += src.rows
+	for i, spec := range specs {
+		a, b := &dst.accs[i], &src.accs[i]
+		switch {
+		case spec.simple():
+			if b.best == nil {
+				continue
+			}
+			if a.best != nil {
+				if spec.ordering() {
+					return fmt.Errorf("%s cannot merge session windows", spec.Kind)
+				}
+				keep, err := keepBest(spec.Kind, b.best, a.best)
+				if err != nil {
+					return err
+				}
+				if !keep {
+					a.best = b.best
+				}
+			} else {
+				a.best = b.best
+			}
+			a.n += b.n
+		case spec.Distinct || spec.ordering():
+			return fmt.Errorf("%s cannot merge session windows", spec.Kind)
+		case spec.Kind == Min || spec.Kind == Max:
+			if a.vals == nil {
+				a.vals = map[string]*counted{}
+			}
+			for k, c := range b.vals {
+				if x := a.vals[k]; x != nil {
+					x.cnt += c.cnt
+				} else {
+					a.vals[k] = c
+				}
+			}
+		default: // COUNT(*), COUNT, SUM, AVG
+			a.n += b.n
+			a.i += b.i
+			a.f += b.f
+			a.d = a.d.Add(b.d)
+			if a.typ == 0 {
+				a.typ = b.typ
+			}
+		}
+	}
+	return nil
 }
 
 func (w *windowAgg) track(end int64, k string) {
@@ -168,12 +305,18 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 		// Late: the last window holding the row has fired (Flink's
 		// isWindowFired on getLastWindowEnd); a row whose slice has
 		// fired still counts in the windows holding it that have not.
-		if w.wm >= w.spec.lastWindowEnd(ts.Millis)-1 {
+		if w.spec.Kind != Session && w.wm >= w.spec.lastWindowEnd(ts.Millis)-1 {
 			continue
 		}
 		w.enc.Buf = w.enc.Buf[:0]
 		if err := state.AppendKey(&w.enc, r, w.spec.GroupKeys); err != nil {
 			return fmt.Errorf("WindowAggregate key: %w", err)
+		}
+		if w.spec.Kind == Session {
+			if err := w.addSession(r, ts.Millis); err != nil {
+				return err
+			}
+			continue
 		}
 		err := w.spec.windows(ts.Millis, func(start, end int64) error {
 			if w.wm >= end-1 {
@@ -198,6 +341,22 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 		}
 	}
 	return nil
+}
+
+// dropSession removes the fired session starting at start from gk's index.
+func (w *windowAgg) dropSession(gk string, start int64) {
+	ss := w.sessions[gk]
+	for i, s := range ss {
+		if s.start == start {
+			ss = append(ss[:i], ss[i+1:]...)
+			break
+		}
+	}
+	if len(ss) == 0 {
+		delete(w.sessions, gk)
+	} else {
+		w.sessions[gk] = ss
+	}
 }
 
 // ProcessWatermark fires the windows whose end - 1 the watermark reached,
@@ -231,6 +390,9 @@ func (w *windowAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 			out.Emit(sql.Row{Kind: sql.Insert, Values: vals})
 			if err := w.agg.groups.Delete(k); err != nil {
 				return err
+			}
+			if w.spec.Kind == Session {
+				w.dropSession(k[16:], start)
 			}
 		}
 		delete(w.pending, end)

@@ -37,6 +37,8 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 		spec.Kind, spec.Slide, spec.Size = Hop, int64(sizes[0]), int64(sizes[1])
 	case "cumulate":
 		spec.Kind, spec.Step, spec.Size = Cumulate, int64(sizes[0]), int64(sizes[1])
+	case "session":
+		spec.Kind, spec.Size = Session, int64(sizes[0])
 	}
 	if o := ints(t, td, "offset"); len(o) == 1 {
 		spec.Offset = int64(o[0])
