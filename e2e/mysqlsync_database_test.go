@@ -151,3 +151,63 @@ func TestMySQLSyncDatabaseAction(t *testing.T) {
 	}
 	assertNoSecret(t, p.output())
 }
+
+// TestMySQLSyncMetadataColumns: --metadata-column of Paimon's CDC actions
+// (CdcMetadataProcessor's MySQL converters): table_name and database_name
+// as STRING NOT NULL, op_ts as TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL,
+// the binlog event's time (0 for rows of the snapshot, OpTsConverter's
+// doc), appended after the table's columns; with the table action
+// (--metadata-column-prefix) and the database action.
+func TestMySQLSyncMetadataColumns(t *testing.T) {
+	needPaimon(t)
+	srv := needMariaDB(t)
+	addSecret(srv.Password)
+	src := srv.NewDatabase(t)
+	srv.Exec(t, "CREATE TABLE `"+src+"`.orders (id BIGINT NOT NULL PRIMARY KEY, amount DECIMAL(10, 2), status VARCHAR(32)) ENGINE = InnoDB")
+	srv.Exec(t, "INSERT INTO `"+src+"`.orders VALUES (1001, 80.00, 'CREATED')")
+	e := newEnv(t)
+	table := e.start(syncArgs(e, srv, src, "--metadata-column", "table_name,database_name,op_ts", "--metadata-column-prefix", "src_")...)
+	table.waitFor("the snapshot", time.Minute, func() bool {
+		return e.paimonSelect("SELECT id FROM orders") == "1001\n"
+	})
+	before := time.Now().Add(-time.Second).UTC().Truncate(time.Second)
+	srv.Exec(t, "INSERT INTO `"+src+"`.orders VALUES (1002, 5.00, 'NEW')")
+	// op_ts printed in UTC: an instant.
+	q := "SET 'table.local-time-zone' = 'UTC';\nSELECT id, src_table_name, src_database_name, src_op_ts FROM orders ORDER BY id"
+	var got string
+	table.waitFor("the binlog row", time.Minute, func() bool {
+		got = e.paimonSelect(q)
+		return strings.Count(got, "\n") == 2
+	})
+	lines := strings.Split(got, "\n")
+	if want := "1001, orders, " + src + ", 1970-01-01 00:00:00.000"; lines[0] != want {
+		t.Errorf("snapshot row: %q, want %q", lines[0], want)
+	}
+	f := strings.Split(lines[1], ", ")
+	at, err := time.Parse("2006-01-02 15:04:05.000", f[len(f)-1])
+	if strings.Join(f[:3], ", ") != "1002, orders, "+src || err != nil || at.Before(before) || at.After(time.Now().Add(time.Second)) {
+		t.Errorf("binlog row: %q (%v), want op_ts between %s and now", lines[1], err, before)
+	}
+	if s := e.schemaFile(0); !strings.Contains(s, `"name" : "src_table_name",
+    "type" : "STRING NOT NULL"`) || !strings.Contains(s, `"name" : "src_op_ts",
+    "type" : "TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL"`) {
+		t.Errorf("Paimon schema 0:\n%s", s)
+	}
+	table.signal(syscall.SIGTERM)
+	if code := table.wait(30 * time.Second); code != 0 {
+		t.Fatalf("SIGTERM: exit %d\n%s", code, table.output())
+	}
+	db := e.start(syncDatabaseArgs(e, srv, src, "--metadata-column", "table_name")...)
+	db.waitFor("the database action's table", time.Minute, func() bool {
+		return e.paimonSelect("SELECT id, table_name FROM ods_orders ORDER BY id") == "1001, orders\n1002, orders\n"
+	})
+	db.signal(syscall.SIGTERM)
+	if code := db.wait(30 * time.Second); code != 0 {
+		t.Fatalf("SIGTERM: exit %d\n%s", code, db.output())
+	}
+	r := e.run(time.Minute, syncArgs(e, srv, src, "--metadata-column", "row_kind")...)
+	if r.code != 2 || !strings.Contains(r.stderr, `--metadata_column "row_kind": MySQL's metadata columns are database_name, table_name and op_ts`) {
+		t.Errorf("unknown metadata column: exit %d\n%s", r.code, r.all())
+	}
+	assertNoSecret(t, table.output()+db.output())
+}

@@ -61,6 +61,9 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
                             bigint-unsigned-to-bigint
   --computed-column 'c=f(args)'  a computed column: year, month, day, hour,
                             minute, second, date_format, substring (repeatable)
+  --metadata-column C1,C2   metadata columns: table_name, database_name,
+                            op_ts (the change's time, 0 for snapshot rows)
+  --metadata-column-prefix P  the metadata columns' name prefix
   --mysql-conf K=V          a 'mysql-cdc' source option (repeatable)
   --catalog-conf K=V        a Paimon catalog option (repeatable)
   --table-conf K=V          a Paimon table option (repeatable)
@@ -83,6 +86,7 @@ type syncArgs struct {
 	typeMapping                typeMapping
 	computed                   []computedColumn
 	computedArgs               []string
+	metadata                   []metadataColumn
 	mysqlConf                  map[string]string
 	catalogConf                map[string]string
 	tableConf                  map[string]string
@@ -98,7 +102,8 @@ func parseArgs(args []string, stderr io.Writer) (*syncArgs, bool, error) {
 		a                                 syncArgs
 		partition, primary, mapping       string
 		computed, mysqlC, catalogC, table multi
-		sets                              multi
+		sets, metaC                       multi
+		metaPrefix                        string
 		help                              bool
 	)
 	str := func(p *string, names ...string) {
@@ -118,6 +123,8 @@ func parseArgs(args []string, stderr io.Writer) (*syncArgs, bool, error) {
 	str(&primary, "primary_keys", "primary-keys")
 	str(&mapping, "type_mapping", "type-mapping")
 	list(&computed, "computed_column", "computed-column")
+	list(&metaC, "metadata_column", "metadata-column")
+	str(&metaPrefix, "metadata_column_prefix", "metadata-column-prefix")
 	list(&mysqlC, "mysql_conf", "mysql-conf")
 	list(&catalogC, "catalog_conf", "catalog-conf")
 	list(&table, "table_conf", "table-conf")
@@ -157,6 +164,9 @@ func parseArgs(args []string, stderr io.Writer) (*syncArgs, bool, error) {
 		return nil, false, err
 	}
 	a.computedArgs = computed
+	if a.metadata, err = parseMetadataColumns(metaC, metaPrefix); err != nil {
+		return nil, false, err
+	}
 	return &a, false, nil
 }
 
@@ -390,6 +400,9 @@ func buildSchema(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column) (*cat
 	for _, c := range a.computed {
 		cols = append(cols, sql.Column{Name: c.name, Type: c.typ})
 	}
+	for _, m := range a.metadata {
+		cols = append(cols, sql.Column{Name: m.name, Type: m.typ})
+	}
 	names := make([]string, len(cols))
 	seen := map[string]int{}
 	for i, c := range cols {
@@ -551,9 +564,22 @@ func writeSync(b *strings.Builder, a *syncArgs, src mysqlcdc.TableInfo, cur *sch
 	for _, c := range a.computed {
 		comp[c.name] = c
 	}
+	meta := map[string]metadataColumn{}
+	for _, m := range a.metadata {
+		meta[m.name] = m
+	}
 	b.WriteString("CREATE TEMPORARY TABLE " + ident(source) + " (\n")
 	for _, f := range cur.Fields {
 		if comp[f.Name].name != "" {
+			continue
+		}
+		if m := meta[f.Name]; m.name != "" {
+			// CdcMetadataConverter: the source's metadata key.
+			ts, err := schema.TypeString(m.typ)
+			if err != nil {
+				return "", fmt.Errorf("column %s: %w", f.Name, err)
+			}
+			fmt.Fprintf(b, "  %s %s METADATA FROM %s VIRTUAL,\n", ident(f.Name), ts, quote(m.key))
 			continue
 		}
 		ts, err := sqlType(f.Type)

@@ -139,3 +139,35 @@ func computed(name, fn string, f *sql.Column, lits []string) (computedColumn, er
 	}
 	return computedColumn{}, fmt.Errorf("Unsupported expression: %s. Supported expressions are: year,month,day,hour,minute,second,date_format,substring,truncate", fn)
 }
+
+// metadataColumn is a --metadata-column: Paimon's CdcMetadataConverter
+// of MySQL (CdcMetadataProcessor.MYSQL_METADATA_PROCESSOR), read from the
+// 'mysql-cdc' source's metadata key of the same name.
+type metadataColumn struct {
+	name, key string
+	typ       sql.DataType
+}
+
+// parseMetadataColumns is SyncTableActionFactoryBase's --metadata_column:
+// one value is a comma-separated list; the prefix goes before each name
+// (PrefixedMetadataConverter).
+func parseMetadataColumns(args []string, prefix string) ([]metadataColumn, error) {
+	if len(args) == 1 {
+		args = strings.Split(args[0], ",")
+	}
+	var out []metadataColumn
+	for _, k := range args {
+		k = strings.TrimSpace(k)
+		var t sql.DataType
+		switch k {
+		case "database_name", "table_name":
+			t = sql.String().NotNull()
+		case "op_ts":
+			t = sql.TimestampLTZ(3).NotNull()
+		default:
+			return nil, fmt.Errorf("--metadata_column %q: MySQL's metadata columns are database_name, table_name and op_ts", k)
+		}
+		out = append(out, metadataColumn{name: prefix + k, key: k, typ: t})
+	}
+	return out, nil
+}

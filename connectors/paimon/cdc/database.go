@@ -66,6 +66,8 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
   --type-mapping M1,M2      tinyint1-not-bool, to-nullable, to-string,
                             char-to-string, longtext-to-bytes,
                             bigint-unsigned-to-bigint
+  --metadata-column C1,C2   metadata columns: table_name, database_name,
+                            op_ts (the change's time, 0 for snapshot rows)
   --mysql-conf K=V          a 'mysql-cdc' source option (repeatable; no
                             'table-name')
   --catalog-conf K=V        a Paimon catalog option (repeatable)
@@ -99,6 +101,7 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		including, excluding, mode                 string
 		merge, ignore                              string
 		mysqlC, catalogC, table, sets, computedArg multi
+		metaC                                      multi
 		help                                       bool
 	)
 	str := func(p *string, names ...string) {
@@ -124,6 +127,7 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 	str(&merge, "merge_shards", "merge-shards")
 	str(&ignore, "ignore_incompatible", "ignore-incompatible")
 	list(&computedArg, "computed_column", "computed-column")
+	list(&metaC, "metadata_column", "metadata-column")
 	list(&mysqlC, "mysql_conf", "mysql-conf")
 	list(&catalogC, "catalog_conf", "catalog-conf")
 	list(&table, "table_conf", "table-conf")
@@ -183,6 +187,12 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 	// Boolean.parseBoolean: "true" in any case is true, anything else false.
 	a.mergeShards = merge == "" || strings.EqualFold(merge, "true")
 	a.ignoreIncompatible = strings.EqualFold(ignore, "true")
+	if len(metaC) > 0 {
+		// MySqlSyncDatabaseActionFactory: params.get(METADATA_COLUMN).split(",").
+		if a.metadata, err = parseMetadataColumns(strings.Split(strings.Join(metaC, ","), ","), ""); err != nil {
+			return nil, false, err
+		}
+	}
 	a.partitionKeys, a.primaryKeys = splitList(partition), splitList(primary)
 	if a.typeMapping, err = parseTypeMapping(mapping); err != nil {
 		return nil, false, err
@@ -328,6 +338,9 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		colNames := make([]string, len(fields))
 		for i, f := range fields {
 			colNames[i] = f.Name
+		}
+		for _, m := range a.metadata {
+			colNames = append(colNames, m.name)
 		}
 		if !containsAll(colNames, ta.primaryKeys) {
 			ta.primaryKeys = nil
