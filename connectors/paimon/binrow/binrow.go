@@ -494,6 +494,23 @@ func DecodeInto(out []any, types []sql.DataType, b []byte) error {
 	return nil
 }
 
+// DecodeField decodes field i of BinaryRow bytes of arity fields, nil
+// when it is null.
+func DecodeField(b []byte, arity, i int, t sql.DataType) (any, error) {
+	nb := NullBitsSize(arity)
+	if i < 0 || i >= arity || len(b) < nb+8*arity {
+		return nil, fmt.Errorf("%w: field %d of %d in %d bytes", ErrCorrupt, i, arity, len(b))
+	}
+	if IsNullAt(b, i) {
+		return nil, nil
+	}
+	v, err := decodeField(b, nb+8*i, t)
+	if err != nil {
+		return nil, fmt.Errorf("field %d (%s): %w", i, t, err)
+	}
+	return v, nil
+}
+
 func varBytes(b []byte, slot int) ([]byte, error) {
 	s := binary.LittleEndian.Uint64(b[slot:])
 	if s&(1<<63) != 0 { // inline

@@ -1,16 +1,22 @@
 package mergetree
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // Spiller stores a sorted run of the write buffer outside memory when the
 // buffer is full (Paimon's spillable sort buffer). The table layer backs it
 // with local files; MemSpiller keeps runs in memory for tests.
 type Spiller interface {
-	Spill(sorted []*KV) (SpilledRun, error)
+	// Spill stores the records sorted yields, in that order, until it
+	// returns nil (then its Error tells whether it ended early).
+	Spill(sorted Iterator) (SpilledRun, error)
 }
 
 // SpilledRun is one spilled sorted run.
@@ -26,9 +32,13 @@ type SpilledRun interface {
 type MemSpiller struct{ Spilled int }
 
 // Spill implements Spiller.
-func (m *MemSpiller) Spill(sorted []*KV) (SpilledRun, error) {
+func (m *MemSpiller) Spill(sorted Iterator) (SpilledRun, error) {
 	m.Spilled++
-	return memRun(slices.Clone(sorted)), nil
+	var run memRun
+	for r := sorted.Next(); r != nil; r = sorted.Next() {
+		run = append(run, r)
+	}
+	return run, sorted.Error()
 }
 
 type memRun []*KV
@@ -36,67 +46,205 @@ type memRun []*KV
 func (r memRun) Open() (Iterator, error) { return NewSliceIter(r), nil }
 func (r memRun) Discard()                {}
 
-// WriteBuffer is the in-memory buffer of one (partition, bucket): records
-// are kept until the buffer reaches write-buffer-size, then either spilled
-// as a sorted run (with a Spiller) or reported full so the writer flushes a
-// level-0 file. Flush sorts by key then SeqOrder and merges each key's
-// versions with the merge engine, so a flushed file has unique keys.
+// WriteBuffer is the in-memory buffer of one (partition, bucket) (Paimon's
+// SortBufferWriteBuffer): records are kept serialized in Paimon's
+// BinaryRow layout in pages outside the Go heap, with an index entry each
+// (also outside the heap), until their bytes reach write-buffer-size; then
+// they are either spilled as a sorted run (with a Spiller) or reported full
+// so the writer flushes a level-0 file. Flush sorts by key then SeqOrder
+// and merges each key's versions with the merge engine, so a flushed file
+// has unique keys. What the buffer holds is its limit plus one page chunk
+// (1 MiB) and a third of its index (32 bytes a record): a record is
+// decoded again only when it is flushed or spilled.
 type WriteBuffer struct {
 	spec    *Spec
 	limit   int64
 	spill   Spiller
-	recs    []*KV
-	bytes   int64
+	pages   recordPages
+	idx     entryIndex
+	scratch []byte
+	// generic is set once a record's key does not fit the integer-key
+	// fast path (intKeys): the buffer then sorts with the comparators.
+	generic bool
 	spilled []SpilledRun
 }
 
-// NewWriteBuffer creates a buffer bounded by limit bytes (EstimateSize);
-// spill may be nil.
+// NewWriteBuffer creates a buffer bounded by limit bytes (serialized
+// records and their index entries); spill may be nil.
 func NewWriteBuffer(spec *Spec, limit int64, spill Spiller) *WriteBuffer {
-	return &WriteBuffer{spec: spec, limit: limit, spill: spill}
+	return &WriteBuffer{spec: spec, limit: limit, spill: spill, generic: !intKeys(spec)}
+}
+
+// intKeys reports whether the spec's records sort on one INT or BIGINT key
+// field and their sequence number alone (no sequence.field): the common
+// primary-key shape, whose sort compares plain integers in the index.
+func intKeys(spec *Spec) bool {
+	if spec.Order.user != nil || len(spec.Key.fields) != 1 || spec.Key.fields[0].desc || len(spec.KeyIndex) != 1 {
+		return false
+	}
+	r := spec.FieldTypes[spec.KeyIndex[0]].Root
+	return r == sql.TypeInt || r == sql.TypeBigInt
 }
 
 // Len counts buffered records (spilled ones included).
-func (b *WriteBuffer) Len() int { return len(b.recs) + len(b.spilled) }
+func (b *WriteBuffer) Len() int { return len(b.idx.ents) + len(b.spilled) }
 
 // Empty reports whether nothing is buffered.
-func (b *WriteBuffer) Empty() bool { return len(b.recs) == 0 && len(b.spilled) == 0 }
+func (b *WriteBuffer) Empty() bool { return len(b.idx.ents) == 0 && len(b.spilled) == 0 }
 
-// MemoryBytes is the estimated size of the records held in memory.
-func (b *WriteBuffer) MemoryBytes() int64 { return b.bytes }
+// MemoryBytes is the size of the records held in memory and their index
+// entries, what the limit bounds.
+func (b *WriteBuffer) MemoryBytes() int64 { return b.pages.bytes + int64(len(b.idx.ents)*entrySize) }
 
-// Put adds a record. full reports that the buffer reached its limit and
-// could not spill: the caller must Flush before the next Put.
+// MappedBytes is the memory the buffer holds outside the Go heap: its
+// pages and index, used or not.
+func (b *WriteBuffer) MappedBytes() int64 { return b.pages.mapped() + b.idx.mapped() }
+
+// Put adds a record; the buffer keeps a serialized copy, not r. full
+// reports that the buffer reached its limit and could not spill: the
+// caller must Flush before the next Put.
 func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
-	b.recs = append(b.recs, r)
-	b.bytes += EstimateSize(r)
-	if b.bytes < b.limit {
+	b.scratch, err = binrow.AppendEncode(b.scratch[:0], b.spec.FieldTypes, r.Value)
+	if err != nil {
+		return false, fmt.Errorf("mergetree: write buffer: %w", err)
+	}
+	e := bufEntry{seq: r.Seq, size: uint32(len(b.scratch)), kind: int8(r.Kind)}
+	if !b.generic {
+		switch x := r.Value[b.spec.KeyIndex[0]].(type) {
+		case int32:
+			e.key = int64(x)
+		case int64:
+			e.key = x
+		default:
+			b.generic = true // a NULL key: keep the comparators' order
+		}
+	}
+	if e.ref, err = b.pages.add(b.scratch); err != nil {
+		return false, err
+	}
+	if err := b.idx.append(e); err != nil {
+		return false, err
+	}
+	if b.MemoryBytes() < b.limit {
 		return false, nil
 	}
 	if b.spill == nil {
 		return true, nil
 	}
-	b.sort()
-	run, err := b.spill.Spill(b.recs)
+	if err := b.sort(); err != nil {
+		return true, err
+	}
+	it := b.memIter()
+	run, err := b.spill.Spill(it)
+	if err == nil {
+		err = it.Error()
+	}
 	if err != nil {
 		return true, fmt.Errorf("mergetree: spilling write buffer: %w", err)
 	}
 	b.spilled = append(b.spilled, run)
-	b.recs, b.bytes = b.recs[:0:0], 0
+	b.release()
 	return false, nil
 }
 
-func (b *WriteBuffer) sort() {
-	if b.sortIntKeys() {
-		return
+func (b *WriteBuffer) release() {
+	b.pages.release()
+	b.idx.release()
+}
+
+// sort orders the index by key, then SeqOrder.
+func (b *WriteBuffer) sort() error {
+	if !b.generic {
+		slices.SortFunc(b.idx.ents, func(x, y bufEntry) int {
+			if x.key != y.key {
+				if x.key < y.key {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(x.seq, y.seq)
+		})
+		return nil
 	}
-	slices.SortFunc(b.recs, func(x, y *KV) int {
-		if c := b.spec.Key.Compare(x.Key, y.Key); c != 0 {
+	// The comparators work on decoded values: decode what they read (the
+	// key and the sequence.field values) for the duration of the sort.
+	type keyed struct {
+		kv KV
+		e  bufEntry
+	}
+	ks := make([]keyed, len(b.idx.ents))
+	arity := len(b.spec.FieldTypes)
+	var seqIdx []int
+	if b.spec.Order.user != nil {
+		for _, f := range b.spec.Order.user.fields {
+			seqIdx = append(seqIdx, f.idx)
+		}
+	}
+	for i, e := range b.idx.ents {
+		rec := b.pages.at(e.ref, int(e.size))
+		key := make([]any, len(b.spec.KeyIndex))
+		for j, fi := range b.spec.KeyIndex {
+			v, err := binrow.DecodeField(rec, arity, fi, b.spec.FieldTypes[fi])
+			if err != nil {
+				return fmt.Errorf("mergetree: write buffer: %w", err)
+			}
+			key[j] = v
+		}
+		var value []any
+		if len(seqIdx) > 0 {
+			value = make([]any, arity)
+			for _, fi := range seqIdx {
+				v, err := binrow.DecodeField(rec, arity, fi, b.spec.FieldTypes[fi])
+				if err != nil {
+					return fmt.Errorf("mergetree: write buffer: %w", err)
+				}
+				value[fi] = v
+			}
+		}
+		ks[i] = keyed{kv: KV{Key: key, Seq: e.seq, Value: value}, e: e}
+	}
+	slices.SortFunc(ks, func(x, y keyed) int {
+		if c := b.spec.Key.Compare(x.kv.Key, y.kv.Key); c != 0 {
 			return c
 		}
-		return b.spec.Order.Compare(x, y)
+		return b.spec.Order.Compare(&x.kv, &y.kv)
 	})
+	for i := range ks {
+		b.idx.ents[i] = ks[i].e
+	}
+	return nil
 }
+
+// memIter reads the sorted in-memory records, decoding each as it goes.
+func (b *WriteBuffer) memIter() *bufIter { return &bufIter{b: b} }
+
+// bufIter iterates over the buffer's index in its current order.
+type bufIter struct {
+	b   *WriteBuffer
+	pos int
+	err error
+}
+
+// Next implements Iterator.
+func (it *bufIter) Next() *KV {
+	if it.err != nil || it.pos >= len(it.b.idx.ents) {
+		return nil
+	}
+	e := it.b.idx.ents[it.pos]
+	it.pos++
+	value, err := binrow.Decode(it.b.spec.FieldTypes, it.b.pages.at(e.ref, int(e.size)))
+	if err != nil {
+		it.err = fmt.Errorf("mergetree: write buffer: %w", err)
+		return nil
+	}
+	return &KV{Key: it.b.spec.KeyOf(value), Seq: e.seq, Kind: sql.RowKind(e.kind), Value: value, Level: -1}
+}
+
+// Error implements Iterator.
+func (it *bufIter) Error() error { return it.err }
+
+// Close implements Iterator.
+func (it *bufIter) Close() error { return nil }
 
 // Flush hands every buffered record to raw (if not nil; the input
 // changelog producer writes them to changelog files), in key and sequence
@@ -104,8 +252,10 @@ func (b *WriteBuffer) sort() {
 // afterwards, also when a callback fails.
 func (b *WriteBuffer) Flush(merged, raw func(*KV) error) (err error) {
 	defer b.clear()
-	b.sort()
-	its := []Iterator{NewSliceIter(b.recs)}
+	if err := b.sort(); err != nil {
+		return err
+	}
+	its := []Iterator{b.memIter()}
 	for _, s := range b.spilled {
 		it, err := s.Open()
 		if err != nil {
@@ -149,68 +299,6 @@ func (b *WriteBuffer) clear() {
 		s.Discard()
 	}
 	b.spilled = nil
-	clear(b.recs)
-	b.recs, b.bytes = b.recs[:0], 0
-}
-
-// intSortEntry is one record of the integer-key fast path: key and sequence
-// number copied next to the record pointer, so the sort compares plain
-// integers in a contiguous slice instead of chasing two pointers and two
-// interface values per comparison.
-type intSortEntry struct {
-	key, seq int64
-	r        *KV
-}
-
-// sortIntKeys sorts the buffer when the key is one INT or BIGINT field and
-// versions are ordered by sequence number alone (no sequence.field) — the
-// common primary-key shape. It yields the order of the generic comparator
-// (key, then sequence number) and reports false, leaving the buffer
-// untouched, when the fast path does not apply (other key types, a NULL or
-// unexpected key value).
-func (b *WriteBuffer) sortIntKeys() bool {
-	if b.spec.Order.user != nil || len(b.spec.Key.fields) != 1 || len(b.recs) < 2 {
-		return false
-	}
-	f := b.spec.Key.fields[0]
-	ents := make([]intSortEntry, len(b.recs))
-	for i, r := range b.recs {
-		if f.idx >= len(r.Key) {
-			return false
-		}
-		var k int64
-		switch x := r.Key[f.idx].(type) {
-		case int32:
-			k = int64(x)
-		case int64:
-			k = x
-		default:
-			return false
-		}
-		if f.desc {
-			// desc is only set for sequence fields; keep the generic path
-			// honest should that change.
-			return false
-		}
-		ents[i] = intSortEntry{key: k, seq: r.Seq, r: r}
-	}
-	slices.SortFunc(ents, func(x, y intSortEntry) int {
-		if x.key != y.key {
-			if x.key < y.key {
-				return -1
-			}
-			return 1
-		}
-		if x.seq < y.seq {
-			return -1
-		}
-		if x.seq > y.seq {
-			return 1
-		}
-		return 0
-	})
-	for i := range ents {
-		b.recs[i] = ents[i].r
-	}
-	return true
+	b.release()
+	b.generic = !intKeys(b.spec)
 }

@@ -232,3 +232,57 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkCommitHistory measures whether a commit costs more as the
+// table's history grows (issue 24's goal: commit CPU after 1,000 commits
+// within 1.5× of a fresh table): 1,000 streaming checkpoints of 100 rows of
+// the TableWriterBenchmark shape into one bucket, with the table's default
+// manifest merging (manifest.merge-min-count 30, manifest.target-file-size
+// 8 MB, manifest.full-compaction-threshold-size 16 MB) and snapshot
+// expiration (snapshot.num-retained.min 10, snapshot.time-retained 1 h, so
+// all 1,000 snapshots stay). It reports the CPU of PrepareCommit + Commit
+// for the first 50 commits and for the last 50, per commit, and the ratio.
+// Run it once: -bench CommitHistory -benchtime 1x.
+func BenchmarkCommitHistory(b *testing.B) {
+	const commits, rowsPerCommit, window = 1000, 100, 50
+	for range b.N {
+		productGC(b)
+		tbl, err := Create(fs.NewLocal(), b.TempDir(), benchSchema(), nil, map[string]string{"bucket": "1"}, "", 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := tbl.NewWrite(WriteOptions{TempDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := tbl.NewCommit("bench")
+		gen := newRowGen(1 << 30)
+		var first, last time.Duration
+		for i := 0; i < commits; i++ {
+			for j := 0; j < rowsPerCommit; j++ {
+				if err := w.Write(gen.next()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu0 := cpuTime()
+			msgs, err := w.PrepareCommit(false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.Commit(int64(i+1), msgs, nil); err != nil {
+				b.Fatal(err)
+			}
+			d := cpuTime() - cpu0
+			switch {
+			case i < window:
+				first += d
+			case i >= commits-window:
+				last += d
+			}
+		}
+		w.Close()
+		b.ReportMetric(float64(first.Microseconds())/1000/window, "first-cpu-ms/commit")
+		b.ReportMetric(float64(last.Microseconds())/1000/window, "last-cpu-ms/commit")
+		b.ReportMetric(float64(last)/float64(first), "last/first")
+	}
+}

@@ -364,7 +364,7 @@ type diskSpiller struct {
 	mu  sync.Mutex
 }
 
-func (d *diskSpiller) Spill(sorted []*mergetree.KV) (mergetree.SpilledRun, error) {
+func (d *diskSpiller) Spill(sorted mergetree.Iterator) (mergetree.SpilledRun, error) {
 	d.mu.Lock()
 	d.n++
 	name := filepath.Join(d.dir, fmt.Sprintf("spill-%d.parquet", d.n))
@@ -379,10 +379,11 @@ func (d *diskSpiller) Spill(sorted []*mergetree.KV) (mergetree.SpilledRun, error
 	w, err := format.NewKVWriter(f, d.t.KeyFields, d.t.Schema.Fields, format.WriterOptions{Compression: "none", NoValueStats: true})
 	if err == nil {
 		w.AllowDuplicateKeys = true
-		for _, r := range sorted {
-			if err = w.Write(r); err != nil {
-				break
-			}
+		for r := sorted.Next(); r != nil && err == nil; r = sorted.Next() {
+			err = w.Write(r)
+		}
+		if err == nil {
+			err = sorted.Error()
 		}
 		if err == nil {
 			_, err = w.Close()
