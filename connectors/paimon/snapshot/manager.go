@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 )
@@ -26,6 +27,9 @@ var ErrNotFound = errors.New("not found")
 type Manager struct {
 	fio  fs.FileIO
 	root string
+	// listedEarliest is the earliest id the last listing found (0: none
+	// yet): EarliestID's candidate when there is no EARLIEST hint.
+	listedEarliest atomic.Int64
 }
 
 // NewManager returns the manager of the table at root.
@@ -123,7 +127,15 @@ func (m *Manager) LatestID() (id int64, ok bool, err error) {
 }
 
 // EarliestID returns the earliest snapshot id: EARLIEST if that snapshot
-// exists, else the smallest listed.
+// exists, else the smallest listed (Paimon's HintFileUtils.findEarliest).
+// EARLIEST is only written by expiration, so until a table's first
+// expiration every call listed the snapshot directory, a cost that grew with
+// every commit (each commit asks twice: for its own latest snapshot and for
+// expiration). The id a listing found is kept: while snapshot id exists and
+// id-1 does not, id is still the earliest, since snapshot ids are
+// contiguous from the earliest to the latest (expiration deletes from the
+// oldest up, rollback from the newest down, and either writes EARLIEST
+// when it moves the bottom).
 func (m *Manager) EarliestID() (id int64, ok bool, err error) {
 	if h, found := m.readHint(EarliestHint); found {
 		if ex, err := m.Exists(h); err != nil {
@@ -132,10 +144,26 @@ func (m *Manager) EarliestID() (id int64, ok bool, err error) {
 			return h, true, nil
 		}
 	}
+	if c := m.listedEarliest.Load(); c > 0 {
+		ex, err := m.Exists(c)
+		if err != nil {
+			return 0, false, err
+		}
+		below := false
+		if ex && c > 1 {
+			if below, err = m.Exists(c - 1); err != nil {
+				return 0, false, err
+			}
+		}
+		if ex && !below {
+			return c, true, nil
+		}
+	}
 	ids, err := m.ListIDs()
 	if err != nil || len(ids) == 0 {
 		return 0, false, err
 	}
+	m.listedEarliest.Store(ids[0])
 	return ids[0], true, nil
 }
 

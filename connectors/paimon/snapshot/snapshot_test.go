@@ -255,3 +255,61 @@ func TestCommitUnderInjectedFailures(t *testing.T) {
 		}
 	}
 }
+
+// listCounter counts the directory listings of a FileIO.
+type listCounter struct {
+	fs.FileIO
+	lists int
+}
+
+func (l *listCounter) List(dir string) ([]fs.FileStatus, error) {
+	l.lists++
+	return l.FileIO.List(dir)
+}
+
+// TestEarliestWithoutHintListsOnce: until a table's first expiration there
+// is no EARLIEST hint, and EarliestID listed the snapshot directory on every
+// call (twice per commit), so a commit's cost grew with the number of
+// snapshots (issue 24: 1,000 commits). Now a listing's answer is kept while
+// it is still the bottom of the contiguous ids; a bottom moved without a
+// hint (snapshots deleted by hand) is found by listing again, and the hint
+// wins when there is one (HintFileUtils.findEarliest).
+func TestEarliestWithoutHintListsOnce(t *testing.T) {
+	fio := &listCounter{FileIO: fs.NewMem()}
+	m := NewManager(fio, "/t")
+	for id := int64(1); id <= 100; id++ {
+		if err := fio.WriteFileAtomic(m.Path(id), []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	earliest := func(want int64) {
+		t.Helper()
+		id, ok, err := m.EarliestID()
+		if err != nil || !ok || id != want {
+			t.Fatalf("EarliestID = %d, %v, %v; want %d", id, ok, err, want)
+		}
+	}
+	for range 10 {
+		earliest(1)
+	}
+	if fio.lists != 1 {
+		t.Fatalf("%d listings for 10 calls", fio.lists)
+	}
+	for id := int64(1); id <= 10; id++ {
+		if err := fio.Delete(m.Path(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	earliest(11)
+	earliest(11)
+	if fio.lists != 2 {
+		t.Fatalf("%d listings after the bottom moved", fio.lists)
+	}
+	if err := fio.Overwrite(fs.Join(m.Dir(), EarliestHint), []byte("50")); err != nil {
+		t.Fatal(err)
+	}
+	earliest(50)
+	if fio.lists != 2 {
+		t.Fatalf("%d listings with a hint", fio.lists)
+	}
+}
