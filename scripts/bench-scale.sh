@@ -18,7 +18,11 @@
 # and writer: CPU per row (user + system of the whole process, the row
 # generator included on both sides), peak RSS, and bytes on disk.
 #
-# Env: SIZES (keys), OPS (write normalize groupby), BACKENDS (hashmap
+# Then the commit's cost as history grows (OPS commits): table's
+# BenchmarkCommitHistory, 1,000 checkpoints of 100 rows into one bucket, the
+# CPU of a commit in the first 50 and in the last 50 (goal: within 1.5x).
+#
+# Env: SIZES (keys), OPS (write commits normalize groupby), BACKENDS (hashmap
 #      rocksdb), INTERVAL (checkpoint interval, default 5s), TMPDIR
 #      (checkpoints, tables), WRITE_SIZES (rows, default 1M 4M 16M),
 #      WRITE_BUFFER (write-buffer-size, default 256 mb).
@@ -26,7 +30,7 @@ set -u
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 SIZES=${SIZES:-"1000000 5000000"}
-OPS=${OPS:-"write normalize groupby"}
+OPS=${OPS:-"write commits normalize groupby"}
 WRITE_SIZES=${WRITE_SIZES:-"1000000 4000000 16000000"}
 WRITE_BUFFER=${WRITE_BUFFER:-"256 mb"}
 BACKENDS=${BACKENDS:-"hashmap rocksdb"}
@@ -104,11 +108,16 @@ if [[ " $OPS " == *" write "* ]]; then
 		write_bench "$n"
 	done
 fi
+if [[ " $OPS " == *" commits "* ]]; then
+	echo "# Paimon commits: 1,000 checkpoints of 100 rows (5,000 keys) into one bucket, CPU per commit (BenchmarkCommitHistory)"
+	$GO test ./connectors/paimon/table -run '^$' -bench 'CommitHistory$' -benchtime 1x 2>&1 | grep -E '^Benchmark|FAIL' || fail=1
+	echo "#   load average $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
 [[ " $OPS " == *" normalize "* || " $OPS " == *" groupby "* ]] &&
 	echo "# checkpoint interval $INTERVAL; input = keys rows + keys/5 updates; one source, one operator, one sink subtask"
 for n in $SIZES; do
 	for op in $OPS; do
-		[ "$op" = write ] && continue
+		[ "$op" = write ] || [ "$op" = commits ] && continue
 		for b in $BACKENDS; do
 			"$BIN/scale" -op "$op" -keys "$n" -backend "$b" -interval "$INTERVAL" || fail=1
 		done

@@ -79,7 +79,8 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          Reader20Columns (datagen's reader alone; the runtime steps include it),
 #          ReadPlainStrings (format: PLAIN string pages, which sqlrun does not write),
 #          SnapshotAndCatchUp (mysql-cdc next to mysqldump, wall clock against a
-#          local MariaDB; its figures are in docs/performance.md).
+#          local MariaDB; its figures are in docs/performance.md),
+#          CommitHistory (1,000 Paimon commits; scripts/bench-scale.sh runs it).
 #          docs/gen's test fails when a benchmark is neither run here nor named
 #          on this list.
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser
