@@ -376,11 +376,11 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	// Flink's SliceAssigners.
 	if x.Name == "HOP" && w.Size%w.Slide != 0 {
 		return nil, nil, sql.Errorf(sql.TableException,
-			"HOP table function based aggregate requires size must be an integral multiple of slide, but got size %dms and slide %dms", w.Size, w.Slide)
+			"HOP table function based aggregate requires size must be an integral multiple of slide, but got size %d ms and slide %d ms", w.Size, w.Slide)
 	}
 	if x.Name == "CUMULATE" && w.Size%w.Step != 0 {
 		return nil, nil, sql.Errorf(sql.TableException,
-			"CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %dms and step %dms", w.Size, w.Step)
+			"CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %d ms and step %d ms", w.Size, w.Step)
 	}
 	names := append(append([]string(nil), in.Names()...), "window_start", "window_end", "window_time")
 	types := append(append([]sql.DataType(nil), in.Types()...), sql.Timestamp(3).NotNull(), sql.Timestamp(3).NotNull(), tt.NotNull())
@@ -423,8 +423,31 @@ func timeAttribute(n Node, i int) string {
 		if i == len(x.input().Names())+2 {
 			return timeAttribute(x.input(), x.TimeCol)
 		}
+	case *LogicalAggregate:
+		// A window aggregate's window_time stays a time attribute (Flink's
+		// cascading windows); any other grouped time column is
+		// materialized.
+		if i < len(x.Group) && isWindowTime(x.input(), x.Group[i]) {
+			return timeAttribute(x.input(), x.Group[i])
+		}
 	}
 	return ""
+}
+
+// isWindowTime reports whether field i of n is a window TVF's window_time,
+// followed through projections and filters.
+func isWindowTime(n Node, i int) bool {
+	switch x := n.(type) {
+	case *LogicalProject:
+		if e, ok := x.Exprs[i].(*InputRef); ok {
+			return isWindowTime(x.input(), e.Index)
+		}
+	case *LogicalFilter:
+		return isWindowTime(x.input(), i)
+	case *LogicalWindowTableFunction:
+		return i == len(x.input().Names())+2
+	}
+	return false
 }
 
 // convertWindowAggregate plans an aggregate grouped by window_start and
