@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,11 @@ func TestGolden(t *testing.T) {
 						fmt.Fprintf(&out, "-- %v\n", err)
 					}
 				}
-				return strings.ReplaceAll(scrub(out.String()), tmp, "$TMP")
+				res := strings.ReplaceAll(scrub(out.String()), tmp, "$TMP")
+				if d.HasArg("sort-rows") {
+					res = sortTableauRows(res)
+				}
+				return res
 			case "result":
 				return runResult(t, s, d)
 			}
@@ -309,4 +314,25 @@ func (p testPlanner) CompileQuery(_ context.Context, env Env, st *ast.Query, nam
 	b := g.AddSink("collect", "Sink: Collect", c, 1)
 	g.Connect(a, b, runtime.Partitioning{Kind: runtime.Forward})
 	return &QueryJob{Graph: g, Collect: c, Schema: schema, Bounded: src.Bounded()}, nil
+}
+
+// sortTableauRows sorts the rows of each tableau result ("| +I | ..."
+// lines between its borders): for queries whose inputs interleave as the
+// scheduler runs them (two sources into one join), where only the set of
+// rows is defined, as in Flink.
+func sortTableauRows(out string) string {
+	lines := strings.Split(out, "\n")
+	for i := 0; i < len(lines); {
+		if !strings.HasPrefix(lines[i], "| +") && !strings.HasPrefix(lines[i], "| -") {
+			i++
+			continue
+		}
+		j := i
+		for j < len(lines) && (strings.HasPrefix(lines[j], "| +") || strings.HasPrefix(lines[j], "| -")) {
+			j++
+		}
+		sort.Strings(lines[i:j])
+		i = j
+	}
+	return strings.Join(lines, "\n")
 }

@@ -78,6 +78,9 @@ var rules = []Rule{
 	{Name: "SortProjectTranspose", Program: "LOGICAL",
 		Flink: "CoreRules.SORT_PROJECT_TRANSPOSE",
 		apply: sortProjectTranspose},
+	{Name: "AggregateRemove", Program: "LOGICAL",
+		Flink: "FlinkAggregateRemoveRule",
+		apply: aggregateRemove},
 	{Name: "AggregateProjectMerge", Program: "LOGICAL",
 		Flink: "FlinkAggregateProjectMergeRule",
 		apply: aggregateProjectMerge},
@@ -1343,4 +1346,126 @@ func isEmptyRel(n Node) bool {
 		return x.Cond != nil && isFalseLiteral(simplifyFilter(fold(x.Cond)))
 	}
 	return false
+}
+
+// aggregateRemove replaces an aggregate whose input is already unique on
+// its group keys, and whose calls are all SUM, MIN or MAX of one argument,
+// by a projection of the keys and the arguments: each group holds one row
+// (Flink's FlinkAggregateRemoveRule, in its LOGICAL_OPT_RULES; as
+// PushCalcPastChangelogNormalizeRuleTest.testWithMultipleFilters plans
+// GROUP BY on the primary key). The projection casts an argument whose type
+// is not the call's (SUM of a DECIMAL widens it), not for nullability
+// alone (RelBuilder.convert); a Calc directly above merges into it.
+func aggregateRemove(_ *binder, n Node) (Node, error) {
+	if c, ok := n.(*LogicalCalc); ok {
+		agg, ok := c.input().(*LogicalAggregate)
+		if !ok {
+			return nil, nil
+		}
+		p := removeAggregate(agg)
+		if p == nil {
+			return nil, nil
+		}
+		return mergeCalc(&LogicalCalc{base: row(c.names, c.types, p), Exprs: c.Exprs, Cond: c.Cond}), nil
+	}
+	agg, ok := n.(*LogicalAggregate)
+	if !ok {
+		return nil, nil
+	}
+	if p := removeAggregate(agg); p != nil {
+		return p, nil
+	}
+	return nil, nil
+}
+
+func removeAggregate(agg *LogicalAggregate) *LogicalCalc {
+	if len(agg.Group) == 0 {
+		return nil
+	}
+	for _, a := range agg.Aggs {
+		switch a.Func {
+		case "SUM", "MIN", "MAX":
+		default:
+			return nil
+		}
+		if len(a.Args) != 1 {
+			return nil
+		}
+	}
+	in := agg.input()
+	if !uniqueOn(logicalUniqueKeys(in), agg.Group) {
+		return nil
+	}
+	fields := append(append([]int(nil), agg.Group...), make([]int, 0, len(agg.Aggs))...)
+	for _, a := range agg.Aggs {
+		fields = append(fields, a.Args[0])
+	}
+	exprs := make([]Expr, len(fields))
+	for i, f := range fields {
+		var e Expr = &InputRef{Index: f, T: in.Types()[f]}
+		if want := agg.types[i]; !want.WithNullable(true).Equal(e.Type().WithNullable(true)) {
+			e = castExpr(e, want)
+		}
+		exprs[i] = e
+	}
+	return mergeCalc(&LogicalCalc{base: row(agg.names, exprTypes(exprs), in), Exprs: exprs})
+}
+
+// uniqueOn reports whether one of keys lies within cols
+// (RelMetadataQuery.areColumnsUnique).
+func uniqueOn(keys [][]int, cols []int) bool {
+	for _, k := range keys {
+		if len(k) > 0 && containsAll(cols, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// logicalUniqueKeys are the column sets a logical node's rows are unique
+// on, as far as sqlrun derives them (FlinkRelMdUniqueKeys for a scan of a
+// table with a primary key, a Calc keeping a key's fields, an aggregate's
+// group keys); anything else has none, so that a rule relying on them does
+// not fire.
+func logicalUniqueKeys(n Node) [][]int {
+	switch n := n.(type) {
+	case *LogicalTableScan:
+		if pk := scanPK(n.Table, n.Names()); len(pk) > 0 && len(pk) == len(n.Table.Schema.PrimaryKey) {
+			return [][]int{pk}
+		}
+	case *LogicalCalc:
+		return projectKeys(logicalUniqueKeys(n.input()), n.Exprs)
+	case *LogicalProject:
+		return projectKeys(logicalUniqueKeys(n.input()), n.Exprs)
+	case *LogicalFilter:
+		return logicalUniqueKeys(n.input())
+	case *LogicalAggregate:
+		g := make([]int, len(n.Group))
+		for i := range g {
+			g[i] = i
+		}
+		return [][]int{g}
+	}
+	return nil
+}
+
+// projectKeys maps keys through a projection that keeps each key field as
+// a plain reference.
+func projectKeys(keys [][]int, exprs []Expr) [][]int {
+	var out [][]int
+	for _, k := range keys {
+		mapped := make([]int, 0, len(k))
+		for _, f := range k {
+			for i, e := range exprs {
+				if r, ok := e.(*InputRef); ok && r.Index == f {
+					mapped = append(mapped, i)
+					break
+				}
+			}
+		}
+		if len(mapped) == len(k) {
+			out = append(out, mapped)
+		}
+	}
+	return out
 }
