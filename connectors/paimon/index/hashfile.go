@@ -10,12 +10,13 @@ package index
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 
 	"github.com/google/uuid"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // TypeHash is the index type of hash index files (HashIndexFile.HASH_INDEX),
@@ -24,7 +25,7 @@ const TypeHash = "HASH"
 
 // ErrCorrupt is wrapped when a hash index file is not a whole number of
 // 4-byte ints.
-var ErrCorrupt = errors.New("corrupt hash index file")
+var ErrCorrupt = sql.Corrupt("corrupt hash index file") // matches sql.ErrCorrupt
 
 // EncodeHashes is a HASH index file: each key hash as a 4-byte big-endian
 // int, nothing else (IntFileUtils.writeInts, as HashIndexFile.write calls

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // IntFileUtils.writeInts: each int as 4 big-endian bytes, nothing else.
@@ -17,8 +19,8 @@ func TestHashFileFormat(t *testing.T) {
 	if err != nil || fmt.Sprint(got) != "[16909060 -1 0]" {
 		t.Fatalf("%v %v", got, err)
 	}
-	if _, err := DecodeHashes(b[:5], "index-x-0"); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("got %v", err)
+	if _, err := DecodeHashes(b[:5], "index-x-0"); !errors.Is(err, ErrCorrupt) || !errors.Is(err, sql.ErrCorrupt) {
+		t.Fatalf("got %v, want an error matching index.ErrCorrupt and sql.ErrCorrupt (issue 21: one corruption marker)", err)
 	}
 }
 

@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // Kind is an ORC type kind (orc_proto.Type.Kind).
@@ -117,7 +119,7 @@ type MapValue struct {
 }
 
 // ErrCorrupt is wrapped when a file cannot be decoded.
-var ErrCorrupt = errors.New("corrupt ORC file")
+var ErrCorrupt = sql.Corrupt("corrupt ORC file") // matches sql.ErrCorrupt
 
 // ErrUnsupported is wrapped when a file uses a feature this package does
 // not read; the message names it.

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // The encodings' worked examples of the ORC specification (ORCv1,
@@ -138,4 +140,20 @@ func FuzzOpenRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCorruptIsSQLCorrupt: a damaged ORC file fails with the one
+// corruption marker (issue 21 item 4), so callers need not know this
+// package's own error to tell corruption from an I/O failure.
+func TestCorruptIsSQLCorrupt(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "apache-orc", "TestOrcFile.test1.orc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append([]byte(nil), b...)
+	b[len(b)-1] = 0xff // the postscript's length: beyond the file
+	_, err = Open(bytes.NewReader(b), int64(len(b)))
+	if !errors.Is(err, ErrCorrupt) || !errors.Is(err, sql.ErrCorrupt) {
+		t.Fatalf("got %v, want an error matching orc.ErrCorrupt and sql.ErrCorrupt", err)
+	}
 }
