@@ -37,6 +37,13 @@ type Table struct {
 	Watermark *Watermark
 	// View is set for a view (CREATE VIEW), nil for a table.
 	View *View
+	// Stored is what a catalog that owns its tables' storage read to
+	// describe the table (a Paimon catalog: the table's latest schema), or
+	// nil. The planner hands it to the table's connector
+	// (connectors.Context.Stored), so the connector does not read it again
+	// in the same statement, as Paimon's FlinkCatalog hands its
+	// FileStoreTable to the table factory inside a DataCatalogTable.
+	Stored any
 }
 
 // Watermark is "WATERMARK FOR column AS expr": the rowtime column and the
@@ -50,9 +57,12 @@ type Watermark struct {
 }
 
 // Clone returns a deep copy, so callers may change options without
-// touching the catalog's copy.
+// touching the catalog's copy. Stored belongs to the one read that
+// described the table: a copy, which may be kept (an in-memory catalog's
+// table, CREATE TABLE LIKE), does not carry it.
 func (t *Table) Clone() *Table {
 	c := *t
+	c.Stored = nil
 	c.Schema.Columns = append([]sql.Column(nil), t.Schema.Columns...)
 	c.Schema.PrimaryKey = append([]string(nil), t.Schema.PrimaryKey...)
 	c.PartitionKeys = append([]string(nil), t.PartitionKeys...)

@@ -39,6 +39,11 @@ type Context struct {
 	Streaming bool
 	// Temporary is true for CREATE TEMPORARY TABLE tables.
 	Temporary bool
+	// Stored is what the table's catalog read to describe it
+	// (catalog.Table.Stored: a Paimon catalog's table schema), or nil; a
+	// connector that recognises it need not read the table's metadata
+	// again.
+	Stored any
 }
 
 // Factory creates sources and/or sinks for one connector identifier.

@@ -37,7 +37,8 @@ import (
 const maxReportedOrphans = 100
 
 // fullStartEnv returns the env the INSERT stmt is compiled in: the
-// session's, or, when its sink asks for orphan cleanup at a full start
+// session's, holding the plan made here so the job does not plan the
+// statement again, or, when its sink asks for orphan cleanup at a full start
 // and the job starts fresh, one whose sources are pinned, after the
 // orphans were reported or deleted.
 func (s *Session) fullStartEnv(ctx context.Context, stmt ast.Statement, jobName string, out io.Writer) (Env, error) {
@@ -45,6 +46,10 @@ func (s *Session) fullStartEnv(ctx context.Context, stmt ast.Statement, jobName 
 	pl, err := s.Planner.PhysicalPlan(ctx, env, stmt)
 	if err != nil || pl == nil {
 		return env, nil // the job's own compile reports it
+	}
+	// The job compiles this plan unless a full start is pinned below.
+	if e, ok := env.(sessionEnv); ok {
+		e.memo.stmt, e.memo.plan = stmt, pl
 	}
 	var sink *plan.Sink
 	policy := connectors.OrphansKeep

@@ -24,9 +24,12 @@ func (PlanPlanner) PhysicalPlan(_ context.Context, env Env, stmt ast.Statement) 
 }
 
 func (PlanPlanner) CompileInsert(_ context.Context, env Env, stmt ast.Statement, name string) (*runtime.Graph, error) {
-	pl, err := plan.New(env).PlanStatement(stmt)
-	if err != nil {
-		return nil, err
+	pl := planned(env, stmt) // an INSERT's plan is the same for EXPLAIN
+	if pl == nil {
+		var err error
+		if pl, err = plan.New(env).PlanStatement(stmt); err != nil {
+			return nil, err
+		}
 	}
 	return compile.Graph(pl, compile.Options{JobName: name, Config: env.Config()})
 }

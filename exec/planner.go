@@ -59,10 +59,51 @@ type sessionEnv struct {
 	s *Session
 	// pinned are the options of a pinned full start, by table.
 	pinned map[connectors.ObjectIdentifier]map[string]string
+	// memo is what one statement has already resolved (nil: nothing is
+	// kept); Session.Env makes a new one for each statement.
+	memo *statementMemo
+}
+
+// statementMemo keeps what planning one statement resolved, so a
+// statement resolves each table name once however often the binder asks
+// (a view check, then the table; a self-join) and a statement planned
+// before it is run (fullStartEnv) is not planned again: a Paimon
+// catalog's table is read from storage once per statement (issue 21).
+type statementMemo struct {
+	tables map[[3]string]resolved
+	// plan is the plan of stmt, made in this env by fullStartEnv.
+	stmt ast.Statement
+	plan *plan.Plan
+}
+
+type resolved struct {
+	id connectors.ObjectIdentifier
+	t  *catalog.Table
 }
 
 func (e sessionEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error) {
-	return e.s.Catalogs.LookupTable(n)
+	key := [3]string{n.Catalog, n.Database, n.Table}
+	if e.memo != nil {
+		if r, ok := e.memo.tables[key]; ok {
+			return r.id, r.t, nil
+		}
+	}
+	id, t, err := e.s.Catalogs.LookupTable(n)
+	if err == nil && e.memo != nil {
+		if e.memo.tables == nil {
+			e.memo.tables = map[[3]string]resolved{}
+		}
+		e.memo.tables[key] = resolved{id, t}
+	}
+	return id, t, err
+}
+
+// planned is the plan fullStartEnv made of stmt in env, if any.
+func planned(env Env, stmt ast.Statement) *plan.Plan {
+	if e, ok := env.(sessionEnv); ok && e.memo != nil && e.memo.stmt == stmt {
+		return e.memo.plan
+	}
+	return nil
 }
 
 func (e sessionEnv) Config() map[string]string { return e.s.Config.Map() }

@@ -120,8 +120,9 @@ func NewSession() *Session {
 	}
 }
 
-// Env returns the session as the planner's environment.
-func (s *Session) Env() Env { return sessionEnv{s: s} }
+// Env returns the session as the planner's environment for one
+// statement: the tables it resolves are kept for that statement.
+func (s *Session) Env() Env { return sessionEnv{s: s, memo: &statementMemo{}} }
 
 // EchoPrompts are the prompts ExecuteScript echoes statements with: the
 // first line after Prompt, the others after Continuation.

@@ -184,7 +184,7 @@ func formatOptions(opts map[string]string) string {
 
 func (b *binder) ctx(ref *TableRef) *connectors.Context {
 	return &connectors.Context{Table: ref.ID, Schema: ref.Schema, PartitionKeys: ref.Table.PartitionKeys,
-		Options: ref.Options, Config: b.config, Streaming: b.streaming}
+		Options: ref.Options, Config: b.config, Streaming: b.streaming, Stored: ref.Table.Stored}
 }
 
 func (b *binder) createSource(ref *TableRef) error {

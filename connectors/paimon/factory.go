@@ -170,7 +170,10 @@ type tableConfig struct {
 }
 
 func newConfig(ctx *connectors.Context) (*tableConfig, error) {
-	stored := readStored(ctx.Options)
+	stored, _ := ctx.Stored.(*schema.TableSchema) // a Paimon catalog read it
+	if stored == nil {
+		stored = readStored(ctx.Options)
+	}
 	opts := withStoredOptions(ctx.Options, stored)
 	if err := checkDeclaredSchema(ctx, stored); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
@@ -204,7 +207,7 @@ func withStoredOptions(decl map[string]string, ts *schema.TableSchema) map[strin
 }
 
 // readStored reads the latest schema of the table at the reference's
-// 'path', once per reference: the stored options, the declared-schema
+// 'path' (unless its Paimon catalog handed it over), once per reference: the stored options, the declared-schema
 // check and the reader or writer all use it. A missing or unreadable
 // table gives nil: opening it reports it with Paimon's message and the
 // file at fault.

@@ -302,7 +302,9 @@ func (c *Catalog) GetTable(db, name string) (*catalog.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Describe(t.Schema), nil
+	d := Describe(t.Schema)
+	d.Stored = t.Schema // the factory opens the table from it (no second read)
+	return d, nil
 }
 
 // Describe maps a Paimon schema to a catalog table.
