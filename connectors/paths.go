@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // LocalPath converts a plain path or file: URI to an OS path. Other schemes
@@ -28,6 +30,28 @@ func LocalPath(p string) (string, error) {
 		return "", errors.New("empty path")
 	}
 	return filepath.FromSlash(p), nil
+}
+
+// CheckPathScheme fails for a path the local file system cannot reach
+// (hdfs://, s3://, oss://): sqlrun reads and writes local paths and file:
+// URIs only, and says so when the table or catalog is created rather than
+// at the first INSERT. what names the option ("option 'path' of table
+// ...").
+func CheckPathScheme(p, what string) error {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return nil
+	}
+	if _, err := LocalPath(p); err != nil {
+		scheme := p
+		if i := strings.Index(p, ":"); i > 0 {
+			scheme = p[:i]
+		}
+		return sql.Errorf(sql.ValidationException,
+			"Unsupported file system scheme '%s' in %s ('%s'): sqlrun reads and writes local paths and file: URIs (file:///path) only.",
+			scheme, what, p)
+	}
+	return nil
 }
 
 // objectStoreSchemes are the URI schemes of S3 paths, as Hadoop names them.

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -44,7 +45,7 @@ func (s *Session) createTableAs(ctx context.Context, st *ast.CreateTable, out io
 	t := &catalog.Table{Schema: resultSchema(pl), Comment: st.Comment, Options: optionMap(st.Options)}
 	id := s.Catalogs.Qualify(st.Name)
 	if !s.DryRun {
-		if err := checkPathScheme(t.Options["path"], "option 'path' of table "+id.String()); err != nil {
+		if err := connectors.CheckPathScheme(t.Options["path"], "option 'path' of table "+id.String()); err != nil {
 			return err
 		}
 	}

@@ -1,11 +1,8 @@
 package exec
 
 import (
-	"strings"
-
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/config"
-	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -34,34 +31,12 @@ func openDryRunCatalog(name string, options map[string]string) (catalog.Catalog,
 	case "generic_in_memory", "":
 		return catalog.NewCatalog(name, options)
 	}
-	// The session has checked the 'warehouse' path's scheme already.
+	// A scratch factory checks the 'warehouse' path's scheme (Paimon's does).
 	if c, ok, err := catalog.NewScratchCatalog(name, options); ok {
 		return c, err
 	}
 	return nil, sql.Errorf(sql.ValidationException,
 		"EXPLAIN of a script cannot open catalog type '%s' without changing it; only 'paimon' and 'generic_in_memory' catalogs are opened (over a scratch copy)", options["type"])
-}
-
-// checkPathScheme fails for a path the local file system cannot reach
-// (hdfs://, s3://, oss://): sqlrun reads and writes local paths and file:
-// URIs only, and says so when the table or catalog is created rather than
-// at the first INSERT. what names the option ("option 'path' of table
-// ...").
-func checkPathScheme(p, what string) error {
-	p = strings.TrimSpace(p)
-	if p == "" {
-		return nil
-	}
-	if _, err := connectors.LocalPath(p); err != nil {
-		scheme := p
-		if i := strings.Index(p, ":"); i > 0 {
-			scheme = p[:i]
-		}
-		return sql.Errorf(sql.ValidationException,
-			"Unsupported file system scheme '%s' in %s ('%s'): sqlrun reads and writes local paths and file: URIs (file:///path) only.",
-			scheme, what, p)
-	}
-	return nil
 }
 
 // dryRunSkips reports whether a statement only acts (runs a job, calls a

@@ -256,15 +256,7 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Statement, out io.Writer
 	case *ast.AlterTableRenameColumn:
 		return s.ok(out, s.alterColumns(st.Name, st))
 	case *ast.CreateCatalog:
-		opts := optionMap(st.Options)
-		if opts["type"] == "paimon" {
-			if connectors.IsObjectStorePath(opts["warehouse"]) {
-				// An S3 warehouse: the catalog's file system checks it.
-			} else if err := checkPathScheme(opts["warehouse"], "option 'warehouse' of catalog "+st.Name); err != nil {
-				return err
-			}
-		}
-		return s.ok(out, s.Catalogs.CreateCatalog(st.Name, opts, st.IfNotExists))
+		return s.ok(out, s.Catalogs.CreateCatalog(st.Name, optionMap(st.Options), st.IfNotExists))
 	case *ast.DropCatalog:
 		return s.ok(out, s.Catalogs.DropCatalog(st.Name, st.IfExists))
 	case *ast.UseCatalog:
@@ -388,7 +380,7 @@ func (s *Session) createTable(st *ast.CreateTable) error {
 	// EXPLAIN of a script (a dry run) plans without touching the path,
 	// so a job meant for a cluster's hdfs:// can still be explained.
 	if !s.DryRun {
-		if err := checkPathScheme(t.Options["path"], "option 'path' of table "+id.String()); err != nil {
+		if err := connectors.CheckPathScheme(t.Options["path"], "option 'path' of table "+id.String()); err != nil {
 			return err
 		}
 	}

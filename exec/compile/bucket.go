@@ -20,7 +20,7 @@ func (b *builder) bucketRoute(in edge, router connectors.BucketRouter, path stri
 	f := func(r sql.Row) (sql.Row, bool, error) {
 		ch, err := router.Channel(r, p)
 		if err != nil {
-			return r, false, fmt.Errorf("paimon bucket of row %v: %w", r.Values, err)
+			return r, false, fmt.Errorf("bucket channel of row %v: %w", r.Values, err)
 		}
 		vals := make([]any, len(r.Values)+1)
 		copy(vals, r.Values)

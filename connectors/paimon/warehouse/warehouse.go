@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
@@ -31,17 +32,33 @@ const DefaultDatabase = "default"
 
 func init() {
 	catalog.RegisterFactory("paimon", func(name string, options map[string]string) (catalog.Catalog, error) {
+		if err := checkWarehouseScheme(name, options); err != nil {
+			return nil, err
+		}
 		return New(nil, options)
 	})
 	// The dry run of `sqlrun explain`: reads fall through to the disk,
 	// writes and deletes stay in memory.
 	catalog.RegisterScratchFactory("paimon", func(name string, options map[string]string) (catalog.Catalog, error) {
+		if err := checkWarehouseScheme(name, options); err != nil {
+			return nil, err
+		}
 		base, err := fs.ForPath(strings.TrimSpace(options["warehouse"]), options)
 		if err != nil {
 			return nil, warehouseErr(options, err)
 		}
 		return New(fs.NewOverlay(base), options)
 	})
+}
+
+// checkWarehouseScheme refuses, naming the catalog, a 'warehouse' that is
+// neither local nor on S3 (hdfs://, oss://) when the catalog is created.
+func checkWarehouseScheme(name string, options map[string]string) error {
+	wh := options["warehouse"]
+	if fs.IsObjectStorePath(wh) {
+		return nil // the S3 file system checks it
+	}
+	return connectors.CheckPathScheme(wh, "option 'warehouse' of catalog "+name)
 }
 
 // Catalog is a Paimon filesystem catalog over one warehouse directory.
