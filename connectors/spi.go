@@ -12,6 +12,7 @@ package connectors
 
 import (
 	"context"
+	"time"
 
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -37,6 +38,10 @@ type Context struct {
 	Config map[string]string
 	// Streaming is true in streaming runtime mode.
 	Streaming bool
+	// CheckpointInterval is execution.checkpointing.interval, read typed
+	// by the planner from the session's option spec (config); 0 when
+	// checkpointing is off.
+	CheckpointInterval time.Duration
 	// Temporary is true for CREATE TEMPORARY TABLE tables.
 	Temporary bool
 	// Stored is what the table's catalog read to describe it

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
@@ -183,8 +184,10 @@ func formatOptions(opts map[string]string) string {
 }
 
 func (b *binder) ctx(ref *TableRef) *connectors.Context {
+	interval, _ := config.Duration(b.config, config.KeyCheckpointInterval) // SET checked it
 	return &connectors.Context{Table: ref.ID, Schema: ref.Schema, PartitionKeys: ref.Table.PartitionKeys,
-		Options: ref.Options, Config: b.config, Streaming: b.streaming, Stored: ref.Table.Stored}
+		Options: ref.Options, Config: b.config, Streaming: b.streaming, CheckpointInterval: interval,
+		Stored: ref.Table.Stored}
 }
 
 func (b *binder) createSource(ref *TableRef) error {

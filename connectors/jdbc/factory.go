@@ -270,10 +270,7 @@ func (Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, error)
 	if err != nil {
 		return nil, err
 	}
-	// Flink's execution.checkpointing.interval (config.KeyCheckpointInterval;
-	// connectors sit below config).
-	interval, _ := connectors.ParseDuration(ctx.Config["execution.checkpointing.interval"])
-	sink := &Sink{cfg: c, runID: newRunID(), noCheckpoints: ctx.Streaming && interval <= 0}
+	sink := &Sink{cfg: c, runID: newRunID(), noCheckpoints: ctx.Streaming && ctx.CheckpointInterval <= 0}
 	sink.stats.latency = newLatencyHistogram()
 	return sink, nil
 }

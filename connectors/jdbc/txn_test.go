@@ -204,9 +204,9 @@ func TestExactlyOnceNeedsCheckpoints(t *testing.T) {
 	s := shared(t)
 	db := ordersDB(t, s)
 	opts := tableOptions(s, db, OptDeliveryGuarantee, "exactly-once")
-	mk := func(cfg map[string]string) error {
+	mk := func(interval time.Duration) error {
 		ts, err := Factory{}.CreateSink(&connectors.Context{Table: ctxFor(ordersSchema(true), opts).Table,
-			Schema: ordersSchema(true), Options: opts, Config: cfg, Streaming: true})
+			Schema: ordersSchema(true), Options: opts, CheckpointInterval: interval, Streaming: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,10 +216,10 @@ func TestExactlyOnceNeedsCheckpoints(t *testing.T) {
 		}
 		return err
 	}
-	if err := mk(nil); err == nil || !strings.Contains(err.Error(), "execution.checkpointing.interval") {
+	if err := mk(0); err == nil || !strings.Contains(err.Error(), "execution.checkpointing.interval") {
 		t.Fatalf("want the missing checkpoint interval named, got %v", err)
 	}
-	if err := mk(map[string]string{"execution.checkpointing.interval": "10 s"}); err != nil {
+	if err := mk(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
 }

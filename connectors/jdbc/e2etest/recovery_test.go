@@ -146,8 +146,9 @@ func runChild(dir string) int {
 			"sink.buffer-flush.max-rows": "100", "sink.buffer-flush.interval": "1s", "sink.max-retries": "3",
 			"sink.parallelism": "2", "sink.delivery-guarantee": deliveryGuarantee(),
 		},
-		Config:    map[string]string{"execution.checkpointing.interval": "150 ms"},
-		Streaming: true,
+		Config:             map[string]string{"execution.checkpointing.interval": "150 ms"},
+		CheckpointInterval: 150 * time.Millisecond,
+		Streaming:          true,
 	})
 	if err != nil {
 		return fail(err)
