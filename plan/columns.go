@@ -51,11 +51,9 @@ func ResolveComputedColumns(t *catalog.Table) error {
 	return checkWatermark(t)
 }
 
-// sourceSummary names a source in Flink's messages (asSummaryString).
+// sourceSummary names a source in Flink's messages (asSummaryString): its
+// connector's identifier.
 func sourceSummary(ref *TableRef) string {
-	if s, ok := ref.Source.(interface{ SummaryString() string }); ok {
-		return s.SummaryString()
-	}
 	return ref.Factory.Identifier()
 }
 
