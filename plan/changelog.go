@@ -98,6 +98,11 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 			modifyKinds(in, mk)
 		}
 		k = sql.InsertOnly
+	case *TemporalJoin:
+		// The left input's changes pass through; the right input is a
+		// versioned table in any changelog mode.
+		k = modifyKinds(n.inputs[0], mk)
+		modifyKinds(n.inputs[1], mk)
 	case *Join:
 		for _, in := range n.inputs {
 			k = k.Union(modifyKinds(in, mk))
@@ -187,6 +192,9 @@ func upsertKeys(n Node) [][]int {
 		keys = joinUpsertKeys(n)
 	case *LookupJoin:
 		keys = lookupUpsertKeys(n)
+	case *TemporalJoin:
+		// One output row per left row.
+		keys = n.input().UpsertKeys()
 	}
 	n.head().upsertKeys = keys
 	return keys
@@ -454,6 +462,17 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 			if !child(i, ukNone) {
 				return nil, false
 			}
+		}
+		setMode(req)
+		return out, true
+	case *TemporalJoin:
+		// The left input gives what the parent asks for; the right one
+		// only +U if it can (FlinkChangelogModeInferenceProgram).
+		if !child(0, req) {
+			return nil, false
+		}
+		if !child(1, ukOnlyUA) && !child(1, ukBA) {
+			return nil, false
 		}
 		setMode(req)
 		return out, true

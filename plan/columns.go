@@ -175,14 +175,59 @@ func materializeProctime(n Node) Node {
 // attributes a lookup join passes on above it, where nothing above does
 // (the sink or the query's result reads plain values).
 func materializeAbove(n Node, attrs map[int]bool) Node {
-	if _, ok := n.(*LookupJoin); !ok || len(attrs) == 0 {
+	_, isLookup := n.(*LookupJoin)
+	_, isTemporal := n.(*TemporalJoin)
+	rt := temporalRightTime(n)
+	if !isLookup && !isTemporal || len(attrs) == 0 && rt < 0 {
 		return n
 	}
 	exprs := identity(n.Types())
 	for i := range exprs {
-		exprs[i] = materializeRefs(exprs[i], attrs)
+		exprs[i] = castRowtimeRefs(materializeRefs(exprs[i], attrs), rt)
 	}
 	return &Calc{base: sameRow(n), Exprs: exprs}
+}
+
+// temporalRightTime is the field of a TemporalJoin's output that holds the
+// versioned side's rowtime, which is a plain TIMESTAMP above the join
+// (RelTimeIndicatorConverter casts it); -1 for other nodes.
+func temporalRightTime(n Node) int {
+	tj, ok := n.(*TemporalJoin)
+	if !ok || tj.rightRowtime < 0 {
+		return -1
+	}
+	return len(tj.inputs[0].Names()) + tj.rightRowtime
+}
+
+// castRowtimeRefs casts the references to field rt (when rt >= 0) to
+// their plain type.
+func castRowtimeRefs(e Expr, rt int) Expr {
+	if rt < 0 {
+		return e
+	}
+	switch x := e.(type) {
+	case *InputRef:
+		if x.Index == rt {
+			return &Call{Op: "CAST", Args: []Expr{x}, T: x.T}
+		}
+	case *Call:
+		var args []Expr
+		for i, a := range x.Args {
+			m := castRowtimeRefs(a, rt)
+			if m != a && args == nil {
+				args = append([]Expr(nil), x.Args...)
+			}
+			if args != nil {
+				args[i] = m
+			}
+		}
+		if args != nil {
+			out := *x
+			out.Args = args
+			return &out
+		}
+	}
+	return e
 }
 
 // matProc rewrites n's subtree; attrs are n's output fields that still
@@ -195,7 +240,8 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	// A Deduplicate or a Rank ordered by processing time, and the Exchange
 	// below it, keep the attribute too (rank.go).
 	_, isLookup := n.(*LookupJoin) // its input keeps the attribute it passes on
-	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup
+	_, isTemporal := n.(*TemporalJoin)
+	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup || isTemporal
 	var inAttrs map[int]bool
 	if len(ins) > 0 {
 		changed := false
@@ -213,15 +259,16 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 		}
 	}
 	switch c := n.(type) {
-	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin:
+	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin:
 		return n, inAttrs
 	case *Sink:
 		if in := materializeAbove(c.input(), inAttrs); in != c.input() {
 			return n.WithInputs(in), nil
 		}
 	case *Calc:
+		rt := temporalRightTime(c.input())
 		fix := func(e Expr) Expr {
-			e = materializeRefs(e, inAttrs)
+			e = castRowtimeRefs(materializeRefs(e, inAttrs), rt)
 			if !keep {
 				e = materialize(e)
 			}

@@ -42,6 +42,8 @@ type LogicalCorrelate struct {
 	dim      *lookupDim
 	Cond     Expr // over the left fields, then the dim's
 	Required []int
+	// temporal is set for an event-time temporal join (temporaljoin.go).
+	temporal *temporalVersioned
 }
 
 // LogicalSnapshot is the dim table AS OF the period (AST only).
@@ -187,10 +189,15 @@ func (b *binder) bindLookupJoin(x *ast.Join, tr *ast.TableRef) (Node, *scope, er
 	}
 	switch timeAttr(l, pref.Index) {
 	case procTime:
+		if isLookup, err := b.lookupSourceRef(tr); err != nil {
+			return nil, nil, err
+		} else if !isLookup {
+			// Flink plans a processing-time temporal join, which
+			// StreamExecTemporalJoin refuses to run (compile does).
+			return b.bindTemporalJoin(x, tr, l, ls, pref.Index, false)
+		}
 	case rowTime:
-		return nil, nil, sql.Errorf(sql.TableException,
-			"sqlrun does not support event-time temporal joins yet (FOR SYSTEM_TIME AS OF the rowtime attribute %s): it has no versioned-table join operator. Join FOR SYSTEM_TIME AS OF a processing-time attribute (a column AS PROCTIME()) to look the table up instead.",
-			tr.SystemTimeAsOf.String())
+		return b.bindTemporalJoin(x, tr, l, ls, pref.Index, true)
 	default:
 		return nil, nil, sql.Errorf(sql.ValidationException,
 			"Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' left table's time attribute field")
@@ -208,20 +215,12 @@ func (b *binder) bindLookupJoin(x *ast.Join, tr *ast.TableRef) (Node, *scope, er
 			return nil, nil, sql.Errorf(sql.TableException, "sqlrun supports FOR SYSTEM_TIME AS OF on a table only, not on the WITH query '%s'", tr.Name.Table)
 		}
 	}
-	if id, t, err := b.env.LookupTable(tr.Name); err == nil && t.IsView() {
-		return nil, nil, sql.Errorf(sql.TableException, "sqlrun supports FOR SYSTEM_TIME AS OF on a table only, not on the view '%s'", id)
-	}
 	ref, err := b.resolveTable(tr.Name, tr.Hints)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := b.createSource(ref); err != nil {
 		return nil, nil, err
-	}
-	if _, ok := ref.Source.(connectors.LookupSource); !ok {
-		// Flink plans it as a processing-time temporal join, which
-		// StreamExecTemporalJoin refuses.
-		return nil, nil, sql.Errorf(sql.TableException, "Processing-time temporal join is not supported yet.")
 	}
 	if len(ref.Table.MetadataColumns()) > 0 {
 		return nil, nil, sql.Errorf(sql.TableException, "sqlrun cannot look up table '%s' yet: it declares metadata columns", ref.ID)
@@ -288,6 +287,28 @@ func (b *binder) bindLookupJoin(x *ast.Join, tr *ast.TableRef) (Node, *scope, er
 	return c, sc, nil
 }
 
+// lookupSourceRef reports whether tr names a table whose source can be
+// looked up (not a view, nor a WITH query).
+func (b *binder) lookupSourceRef(tr *ast.TableRef) (bool, error) {
+	if tr.Name.Catalog == "" && tr.Name.Database == "" {
+		if _, ok := b.ctes[tr.Name.Table]; ok {
+			return false, sql.Errorf(sql.TableException, "sqlrun supports FOR SYSTEM_TIME AS OF on a table only, not on the WITH query '%s'", tr.Name.Table)
+		}
+	}
+	if _, t, err := b.env.LookupTable(tr.Name); err == nil && t.IsView() {
+		return false, nil
+	}
+	ref, err := b.resolveTable(tr.Name, tr.Hints)
+	if err != nil {
+		return false, err
+	}
+	if err := b.createSource(ref); err != nil {
+		return false, err
+	}
+	_, ok := ref.Source.(connectors.LookupSource)
+	return ok, nil
+}
+
 // asOfError is Flink's refusal of a period that is not a field of the
 // left input.
 func asOfError(e ast.Expr) error {
@@ -298,7 +319,7 @@ func asOfError(e ast.Expr) error {
 		if v == "" {
 			v = x.String()
 		}
-		return sql.Errorf(sql.TableException, "%sa constant timestamp '%s' is not supported yet", head, strings.Trim(strings.TrimPrefix(v, "TIMESTAMP "), "'"))
+		return sql.Errorf(sql.TableException, "%sa constant timestamp '%s' is not supported yet.", head, strings.Trim(strings.TrimPrefix(v, "TIMESTAMP "), "'"))
 	case *ast.FuncCall:
 		return sql.Errorf(sql.TableException, "%san expression call '%s' is not supported yet.", head, x.String())
 	}
@@ -335,6 +356,9 @@ func lookupJoinRule(_ *binder, n Node) (Node, error) {
 	c, ok := n.(*LogicalCorrelate)
 	if !ok {
 		return nil, nil
+	}
+	if t := c.temporal; t != nil {
+		return temporalJoinRule(c, t), nil
 	}
 	return &LogicalLookupJoin{base: row(c.names, c.types, c.inputs[0]), dim: c.dim, Cond: c.Cond}, nil
 }

@@ -47,6 +47,9 @@ func (b *binder) convert(r Node) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t := temporalCall(r.Cond); t != nil {
+			return b.convertTemporalJoin(r, t, l, rt)
+		}
 		if b.streaming {
 			if ij, err := newIntervalJoin(r, l, rt); err != nil || ij != nil {
 				return ij, err

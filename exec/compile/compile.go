@@ -245,6 +245,8 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		return b.join(n, path)
 	case *plan.IntervalJoin:
 		return b.intervalJoin(n, path)
+	case *plan.TemporalJoin:
+		return b.temporalJoin(n, path)
 	case *plan.Union:
 		p := b.defaultP
 		v := b.g.AddOperator(uid(path, n), "Union", func(int, int) (runtime.Operator, error) { return &union{}, nil }, p)

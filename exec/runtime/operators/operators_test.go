@@ -276,6 +276,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "interval-join" {
 				return runIntervalJoin(t, td)
 			}
+			if td.Cmd == "temporal-join" {
+				return runTemporalJoin(t, td)
+			}
 			in := types(t, td, "in")
 			outT := types(t, td, "out")
 			var rows []sql.Row
