@@ -134,11 +134,14 @@
 //
 // Lookup joins (FOR SYSTEM_TIME AS OF a processing-time attribute) are
 // planned in lookup.go: a LogicalCorrelate in the AST, the LookupJoin and
-// LookupJoinPushDown rules, then Flink's LookupJoin node.
+// LookupJoinPushDown rules, then Flink's LookupJoin node. Temporal joins
+// against versioned tables (FOR SYSTEM_TIME AS OF a rowtime attribute, or
+// a processing-time one on a table that is not a lookup source) are
+// planned in temporaljoin.go: the same correlate, made a LogicalJoin with
+// Flink's temporal join condition, then Flink's TemporalJoin node.
 //
-// What sqlrun's plans leave out compared with Flink: windows, event-time
-// temporal joins, batch HashJoin/SortMergeJoin naming, watermarks,
-// computed and metadata columns, DISTINCT aggregates in batch
+// What sqlrun's plans leave out compared with Flink: windows, batch
+// HashJoin/SortMergeJoin naming, watermarks, computed and metadata columns, DISTINCT aggregates in batch
 // mode (planned as one GroupAggregate), removing a GROUP BY on a unique
 // key (FlinkAggregateRemoveRule), and a real cost model (ESTIMATED_COST
 // prints a fixed estimate).
