@@ -7,6 +7,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
@@ -152,6 +153,16 @@ var scratchFactories = map[string]Factory{}
 // catalog over a copy-on-write view of its storage, whose writes stay in
 // memory (the dry run of `sqlrun explain` opens catalogs this way).
 func RegisterScratchFactory(typ string, f Factory) { scratchFactories[typ] = f }
+
+// ScratchTypes are the catalog types with a scratch form, sorted.
+func ScratchTypes() []string {
+	types := make([]string, 0, len(scratchFactories))
+	for t := range scratchFactories {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	return types
+}
 
 // NewScratchCatalog opens the scratch form of the catalog type named in
 // options['type']; ok is false when the type has none.

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"strings"
+
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/sql"
@@ -35,8 +37,13 @@ func openDryRunCatalog(name string, options map[string]string) (catalog.Catalog,
 	if c, ok, err := catalog.NewScratchCatalog(name, options); ok {
 		return c, err
 	}
+	var types []string
+	for _, t := range catalog.ScratchTypes() {
+		types = append(types, "'"+t+"'")
+	}
 	return nil, sql.Errorf(sql.ValidationException,
-		"EXPLAIN of a script cannot open catalog type '%s' without changing it; only 'paimon' and 'generic_in_memory' catalogs are opened (over a scratch copy)", options["type"])
+		"EXPLAIN of a script cannot open catalog type '%s' without changing it; only %s and 'generic_in_memory' catalogs are opened (over a scratch copy)",
+		options["type"], strings.Join(types, ", "))
 }
 
 // dryRunSkips reports whether a statement only acts (runs a job, calls a

@@ -354,3 +354,16 @@ func TestTableViewPagingKeys(t *testing.T) {
 		t.Errorf("Q did not end with the final table:\n%s", final)
 	}
 }
+
+// The dry run of `sqlrun explain` names the catalog types it can open over
+// a scratch copy from the catalogs' registrations (exec names no catalog
+// type itself, issue 21 item 1).
+func TestDryRunNamesScratchCatalogTypes(t *testing.T) {
+	s := NewDryRunSession()
+	var out bytes.Buffer
+	err := s.ExecuteScript(context.Background(), "CREATE CATALOG h WITH ('type' = 'hive');", "t.sql", &out)
+	want := "cannot open catalog type 'hive' without changing it; only 'paimon' and 'generic_in_memory' catalogs are opened (over a scratch copy)"
+	if err == nil || !strings.Contains(out.String(), want) {
+		t.Fatalf("err %v, output:\n%s\nwant %q", err, out.String(), want)
+	}
+}
