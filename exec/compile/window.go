@@ -50,12 +50,17 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 		if err != nil {
 			return edge{}, err
 		}
-		if a.Distinct || a.Retract {
+		if a.Retract {
 			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a window aggregate yet", a.Func)
 		}
-		if spec.Kind == operators.Session && (s.Kind == operators.FirstValue || s.Kind == operators.LastValue) {
-			// Merging sessions merges accumulators; these keep no order.
-			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a SESSION window aggregate yet", a.Func)
+		if spec.Kind == operators.Session && (a.Distinct || s.Kind == operators.FirstValue || s.Kind == operators.LastValue) {
+			// Merging sessions merges accumulators; sqlrun merges neither
+			// DISTINCT value sets nor arrival orders yet.
+			name := a.Func
+			if a.Distinct {
+				name += "(DISTINCT ...)"
+			}
+			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a SESSION window aggregate yet", name)
 		}
 		spec.Aggs = append(spec.Aggs, s)
 	}
