@@ -72,6 +72,9 @@ type stream struct {
 	err    error // set before events is closed
 	once   sync.Once
 	done   chan struct{}
+	// closeFn, for a subscriber of a shared binlog (subscribe), leaves
+	// the hub instead.
+	closeFn func()
 }
 
 // openStream connects as a replica with serverID and asks for the binlog
@@ -174,6 +177,10 @@ var errStreamClosed = errors.New("mysql-cdc: binlog stream closed")
 
 // close stops the goroutine and the connection.
 func (s *stream) close() {
+	if s.closeFn != nil {
+		s.once.Do(s.closeFn)
+		return
+	}
 	s.once.Do(func() {
 		close(s.done)
 		s.conn.Close()

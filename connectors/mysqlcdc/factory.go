@@ -75,6 +75,10 @@ const (
 	// of its sources: the job's MySQL tables (db.table, comma-separated),
 	// an ALTER TABLE of any of which ends every source's input.
 	OptSyncTables = "sqlrun.paimon-sync-tables"
+	// OptSharedBinlog is set by `sqlrun action mysql-sync-database` on
+	// each of its sources: the server id of the one binlog connection
+	// they share.
+	OptSharedBinlog = "sqlrun.shared-binlog-server-id"
 )
 
 // Startup modes.
@@ -119,6 +123,7 @@ var options = []connectors.Option{
 	{Key: OptBackfillSkip, Default: "false", Type: connectors.Bool, Description: "Whether to skip backfill in snapshot reading phase (refused by sqlrun when 'true')."},
 	{Key: OptSyncAction, Default: "false", Type: connectors.Bool, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-table` on the source it runs (Paimon's MySQL CDC action): an UPDATE is emitted as -D[before] and +I[after] (Paimon's MySqlRecordParser), and an ALTER TABLE of the captured table ends the input past the statement, so that the action evolves the Paimon table and resumes."},
 	{Key: OptSyncTables, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs (one per MySQL table): the job's MySQL tables as db.table, comma-separated. With 'sqlrun.paimon-sync-action', an ALTER TABLE of any of them ends this source's input too, so that the whole job stops past the statement and the action evolves the table and resumes."},
+	{Key: OptSharedBinlog, Type: connectors.Long, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs: the sources of a job with the same value read the binlog through one replication connection with this server id (Paimon's database action reads it once for all tables), each keeping its own position; 'server-id' is then the one of this source's snapshot chunks."},
 	{Key: "debezium.", Prefix: true, Description: "Pass-through Debezium's properties; sqlrun accepts and ignores them."},
 	{Key: "jdbc.properties.", Prefix: true, Description: "Pass-through custom JDBC URL properties; sqlrun accepts and ignores them."},
 }
@@ -164,6 +169,8 @@ type config struct {
 	syncAction           bool
 	// syncTables are OptSyncTables: [db, table] pairs.
 	syncTables [][2]string
+	// sharedServerID is OptSharedBinlog (0: the source's own connection).
+	sharedServerID uint32
 	// serverZone is 'server-time-zone' (the system's zone when unset, as
 	// Flink CDC's MySqlSourceConfigFactory defaults it): a MySQL TIMESTAMP
 	// read into a TIMESTAMP (not TIMESTAMP_LTZ) column is its wall clock there.
@@ -192,6 +199,13 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 		if db, tb, ok := strings.Cut(strings.TrimSpace(n), "."); ok {
 			c.syncTables = append(c.syncTables, [2]string{db, tb})
 		}
+	}
+	if o.Has(OptSharedBinlog) {
+		n := o.Int64(OptSharedBinlog)
+		if n <= 0 || n > 1<<32-1 {
+			return nil, sql.Errorf(sql.ValidationException, "The value of option '%s' is invalid: '%s'", OptSharedBinlog, o.Get(OptSharedBinlog))
+		}
+		c.sharedServerID = uint32(n)
 	}
 	c.serverZone = time.Local
 	if o.Has(OptServerTimeZone) {

@@ -252,7 +252,13 @@ func (r *Reader) openBinlog(ctx context.Context) error {
 	if r.stream != nil {
 		r.stream.close()
 	}
-	s, err := openStream(ctx, r.cfg, r.st.Pos)
+	var s *stream
+	var err error
+	if r.cfg.sharedServerID != 0 {
+		s, err = subscribe(ctx, r.cfg, r.st.Pos)
+	} else {
+		s, err = openStream(ctx, r.cfg, r.st.Pos)
+	}
 	if err != nil {
 		return err
 	}

@@ -78,9 +78,10 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
   --resume                  restore the job from its latest checkpoint or savepoint
   --allow-fresh             with --resume: start from scratch when there is none
 
-Every MySQL table is read by its own 'mysql-cdc' source of the one job, with
-its own server id: the 'server-id' given (or a random one) plus the table's
-index in name order.
+Every MySQL table is read by its own 'mysql-cdc' source of the one job; the
+sources read the binlog through one shared replication connection. Server
+ids: the 'server-id' given (or a random one) plus the table's index in name
+order for each table's snapshot, plus the number of tables for the binlog.
 `
 
 type databaseArgs struct {
@@ -253,7 +254,7 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 	if _, ok := a.mysqlConf[mysqlcdc.OptTableName]; ok {
 		return "", nil, errors.New("table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead.")
 	}
-	for _, k := range []string{"connector", mysqlcdc.OptSyncAction, mysqlcdc.OptSyncTables} {
+	for _, k := range []string{"connector", mysqlcdc.OptSyncAction, mysqlcdc.OptSyncTables, mysqlcdc.OptSharedBinlog} {
 		if _, ok := a.mysqlConf[k]; ok {
 			return "", nil, fmt.Errorf("mysql_conf [%s] is set by the action; remove it", k)
 		}
@@ -399,9 +400,10 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 var errSkip = errors.New("skip")
 
 // buildDatabaseScript is the job: the catalog, a 'mysql-cdc' source per
-// MySQL table (its exact database and table name, a server id of its own,
-// all the job's tables as the ones whose ALTER TABLE ends the input), and
-// a statement set of the INSERTs.
+// MySQL table (its exact database and table name, a server id of its own
+// for its snapshot, the shared binlog connection's, all the job's tables
+// as the ones whose ALTER TABLE ends the input), and a statement set of
+// the INSERTs.
 func buildDatabaseScript(a *databaseArgs, jobs []syncedTable) (string, error) {
 	var b strings.Builder
 	writeHeader(&b, &a.syncArgs, fmt.Sprintf("MySQL-Paimon Database Sync: %s", a.database))
@@ -422,6 +424,9 @@ func buildDatabaseScript(a *databaseArgs, jobs []syncedTable) (string, error) {
 			mysqlcdc.OptTableName:    regexp.QuoteMeta(j.src.Name),
 			mysqlcdc.OptServerID:     strconv.FormatUint(base+uint64(i), 10),
 			mysqlcdc.OptSyncTables:   strings.Join(all, ","),
+			// One binlog connection for all the tables, as Paimon's one
+			// MySqlSource; its server id follows the tables' own.
+			mysqlcdc.OptSharedBinlog: strconv.FormatUint(base+uint64(len(jobs)), 10),
 		}
 		insert, err := writeSync(&b, &ta, j.src, j.cur, fmt.Sprintf("%s_%d", sourceTable, i), more)
 		if err != nil {
