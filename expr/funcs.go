@@ -214,6 +214,7 @@ func builtins() []*Func {
 		{Name: "CURRENT_DATE", Infer: inferNiladic(sql.Date().NotNull(), false), Eval: evalCurrentDate, Dynamic: true},
 		{Name: "DATE_FORMAT", Infer: inferDateFormat, Eval: evalDateFormat},
 		{Name: "TO_TIMESTAMP", Infer: inferToTimestamp, Eval: evalToTimestamp},
+		{Name: "TO_TIMESTAMP_LTZ", Infer: inferToTimestampLtz, Eval: evalToTimestampLtz},
 		// Value constructors (Calcite's SqlArrayValueConstructor and
 		// SqlRowOperator; the MAP constructor is not supported yet).
 		{Name: "ARRAY", Infer: inferArray, Eval: evalArray, Internal: true},
@@ -469,6 +470,41 @@ func inferToTimestamp(name string, args []Expr) ([]Expr, sql.DataType, error) {
 		return nil, sql.DataType{}, err
 	}
 	return args, sql.Timestamp(3).WithNullable(true), nil
+}
+
+// inferToTimestampLtz: TO_TIMESTAMP_LTZ(numeric, precision) is a nullable
+// TIMESTAMP_LTZ(3) (Flink's FlinkSqlOperatorTable.TO_TIMESTAMP_LTZ:
+// operands NUMERIC and INTEGER, the result forced nullable).
+func inferToTimestampLtz(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 2, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	v, p := args[0].Type(), args[1].Type()
+	if !(v.IsNumeric() || v.Root == sql.TypeNull) || !(isIntegerType(p) || p.Root == sql.TypeNull) {
+		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
+			"Cannot apply '%s' to arguments of type '%s(<%s>, <%s>)'. Supported form(s): '%s(<NUMERIC>, <INTEGER>)'",
+			name, name, signatureType(v), signatureType(p), name)}
+	}
+	return args, sql.TimestampLTZ(3).WithNullable(true), nil
+}
+
+// signatureType is an operand's type as Calcite's call signature prints
+// it in "Cannot apply" messages: with its precision, without nullability or
+// character set (SqlCallBinding.getCallSignature: CHAR(16), INTEGER).
+func signatureType(t sql.DataType) string {
+	s := CalciteType(t.WithNullable(true))
+	if i := strings.Index(s, " CHARACTER SET "); i > 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func isIntegerType(t sql.DataType) bool {
+	switch t.Root {
+	case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt:
+		return true
+	}
+	return false
 }
 
 // inferCount: COUNT(*) and COUNT(x) are BIGINT NOT NULL.
@@ -939,6 +975,47 @@ func evalToTimestamp(c *Call, args []Eval) (Eval, error) {
 			return nil, nil
 		}
 		return ts, nil
+	}), nil
+}
+
+// The instants TO_TIMESTAMP_LTZ accepts (Flink's DateTimeUtils
+// MIN_EPOCH_MILLS / MAX_EPOCH_MILLS: 0000-01-01 to 9999-12-31 23:59:59.999);
+// outside them it returns NULL.
+const (
+	minEpochMillis = -62167219200000
+	maxEpochMillis = 253402300799999
+)
+
+// evalToTimestampLtz converts epoch seconds (precision 0) or milliseconds
+// (precision 3) to an instant, as Flink's DateTimeUtils.toTimestampData:
+// NULL outside the years 0000-9999, a fraction truncated to the
+// millisecond, any other precision a TableException.
+func evalToTimestampLtz(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) {
+		p, _ := ToInt(vs[1])
+		var scale float64
+		switch p {
+		case 0:
+			scale = 1000
+		case 3:
+			scale = 1
+		default:
+			return nil, sql.Errorf(sql.TableException, "The precision value '%d' for function TO_TIMESTAMP_LTZ(numeric, precision) is unsupported, the supported value is '0' for second or '3' for millisecond.", p)
+		}
+		if n, ok := ToInt(vs[0]); ok {
+			if n < minEpochMillis/int64(scale) || n > maxEpochMillis/int64(scale) {
+				return nil, nil
+			}
+			return sql.TimestampData{Millis: n * int64(scale)}, nil
+		}
+		f, ok := toFloat(vs[0])
+		if !ok {
+			return nil, fmt.Errorf("TO_TIMESTAMP_LTZ: unsupported argument %T", vs[0])
+		}
+		if math.IsNaN(f) || f < minEpochMillis/scale || f > maxEpochMillis/scale {
+			return nil, nil
+		}
+		return sql.TimestampData{Millis: int64(f * scale)}, nil
 	}), nil
 }
 

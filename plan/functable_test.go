@@ -88,6 +88,10 @@ var funcCases = map[string][]funcCase{
 	"CURRENT_DATE":          {{sql: "CURRENT_DATE", value: "*", prefix: "CURRENT_DATE()"}},
 	"DATE_FORMAT":           {{sql: "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", value: "2024-01-02 10:00", prefix: "DATE_FORMAT(ts, _UTF-16LE'yyyy-MM-dd HH:mm')"}},
 	"TO_TIMESTAMP":          {{sql: "TO_TIMESTAMP(s)", value: "null", prefix: "TO_TIMESTAMP(s)"}, {sql: "TO_TIMESTAMP('2024-01-02 10:00:00')", value: "2024-01-02T10:00"}},
+	// TemporalTypesTest.testToTimestampLtz / testBoundaryForToTimestampLtz.
+	"TO_TIMESTAMP_LTZ": {{sql: "TO_TIMESTAMP_LTZ(a, 0)", value: "1970-01-01T00:00:07Z", prefix: "TO_TIMESTAMP_LTZ(a, 0)"},
+		{sql: "TO_TIMESTAMP_LTZ(-100, 0)", value: "1969-12-31T23:58:20Z"}, {sql: "TO_TIMESTAMP_LTZ(253402300799999, 3)", value: "9999-12-31T23:59:59.999Z"},
+		{sql: "TO_TIMESTAMP_LTZ(253402300800000, 3)", value: "null"}},
 	// Aggregates bind here; the runtime's aggregate operators compute them.
 	"ARRAY":       {{sql: "ARRAY[a, b, 1]", value: "[7, -3, 1]", prefix: "ARRAY(a, b, 1)"}, {sql: "ARRAY[d, 1]", value: "[12.50, 1.00]"}},
 	"ROW":         {{sql: "ROW(a, s)", value: "+I[7, Order-1001]", prefix: "ROW(a, s)"}},
