@@ -18,8 +18,6 @@ import (
 	"fmt"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
@@ -202,13 +200,6 @@ func Create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, op
 		opts[k] = v
 	}
 	if len(s.PrimaryKey) > 0 {
-		if b, ok := opts["bucket"]; ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(b)); err != nil {
-				return nil, fmt.Errorf("create paimon table %s: option 'bucket' = %q is not an integer", path, b)
-			} else if n == 0 || n < -2 {
-				return nil, fmt.Errorf("create paimon table %s: The number of buckets needs to be greater than 0.", path)
-			}
-		}
 		part := map[string]bool{}
 		for _, p := range partitionKeys {
 			part[p] = true
