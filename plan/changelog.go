@@ -154,20 +154,7 @@ func upsertKeys(n Node) [][]int {
 	case *ChangelogNormalize:
 		keys = [][]int{n.Keys}
 	case *Calc:
-		for _, k := range n.input().UpsertKeys() {
-			mapped := make([]int, 0, len(k))
-			for _, f := range k {
-				for i, e := range n.Exprs {
-					if r, ok := e.(*InputRef); ok && r.Index == f {
-						mapped = append(mapped, i)
-						break
-					}
-				}
-			}
-			if len(mapped) == len(k) {
-				keys = append(keys, mapped)
-			}
-		}
+		keys = projectKeys(n.input().UpsertKeys(), n.Exprs)
 	case *Exchange:
 		for _, k := range n.input().UpsertKeys() {
 			if n.Single || containsAll(k, n.Keys) {

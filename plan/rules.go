@@ -1396,7 +1396,7 @@ func removeAggregate(agg *LogicalAggregate) *LogicalCalc {
 	if !uniqueOn(logicalUniqueKeys(in), agg.Group) {
 		return nil
 	}
-	fields := append(append([]int(nil), agg.Group...), make([]int, 0, len(agg.Aggs))...)
+	fields := append([]int(nil), agg.Group...)
 	for _, a := range agg.Aggs {
 		fields = append(fields, a.Args[0])
 	}
