@@ -96,57 +96,22 @@ type syncArgs struct {
 
 // parseArgs reads the command line; a non-nil error is a usage error.
 func parseArgs(args []string, stderr io.Writer) (*syncArgs, bool, error) {
-	fset := flag.NewFlagSet("sqlrun action "+ActionName, flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
 	var (
-		a                                 syncArgs
-		partition, primary, mapping       string
-		computed, mysqlC, catalogC, table multi
-		sets, metaC                       multi
-		metaPrefix                        string
-		help                              bool
+		a                           syncArgs
+		partition, primary, mapping string
+		computed, metaC             multi
+		metaPrefix                  string
 	)
-	str := func(p *string, names ...string) {
-		for _, n := range names {
-			fset.StringVar(p, n, "", "")
-		}
-	}
-	list := func(p *multi, names ...string) {
-		for _, n := range names {
-			fset.Var(p, n, "")
-		}
-	}
-	str(&a.warehouse, "warehouse")
-	str(&a.database, "database")
-	str(&a.table, "table")
-	str(&partition, "partition_keys", "partition-keys")
-	str(&primary, "primary_keys", "primary-keys")
-	str(&mapping, "type_mapping", "type-mapping")
-	list(&computed, "computed_column", "computed-column")
-	list(&metaC, "metadata_column", "metadata-column")
-	str(&metaPrefix, "metadata_column_prefix", "metadata-column-prefix")
-	list(&mysqlC, "mysql_conf", "mysql-conf")
-	list(&catalogC, "catalog_conf", "catalog-conf")
-	list(&table, "table_conf", "table-conf")
-	list(&sets, "D")
-	fset.BoolVar(&a.resume, "resume", false, "")
-	fset.BoolVar(&a.allowFresh, "allow-fresh", false, "")
-	fset.BoolVar(&help, "h", false, "")
-	fset.BoolVar(&help, "help", false, "")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, true, nil
-		}
-		return nil, false, err
-	}
-	if help {
-		return nil, true, nil
-	}
-	if fset.NArg() > 0 {
-		return nil, false, fmt.Errorf("unexpected argument %q", fset.Arg(0))
-	}
-	if err := a.setConf(mysqlC, catalogC, table, sets); err != nil {
-		return nil, false, err
+	f := newActionFlags(ActionName, &a)
+	f.str(&a.table, "table")
+	f.str(&partition, "partition_keys", "partition-keys")
+	f.str(&primary, "primary_keys", "primary-keys")
+	f.str(&mapping, "type_mapping", "type-mapping")
+	f.list(&computed, "computed_column", "computed-column")
+	f.list(&metaC, "metadata_column", "metadata-column")
+	f.str(&metaPrefix, "metadata_column_prefix", "metadata-column-prefix")
+	if help, err := f.parse(args, &a); help || err != nil {
+		return nil, help, err
 	}
 	var err error
 	switch {
@@ -168,6 +133,61 @@ func parseArgs(args []string, stderr io.Writer) (*syncArgs, bool, error) {
 		return nil, false, err
 	}
 	return &a, false, nil
+}
+
+// actionFlags is the command line both sync actions share: each of
+// Paimon's argument names in both spellings (--a_b and --a-b), and the
+// options every action takes.
+type actionFlags struct {
+	set                           *flag.FlagSet
+	mysqlC, catalogC, table, sets multi
+	help                          bool
+}
+
+func newActionFlags(name string, a *syncArgs) *actionFlags {
+	f := &actionFlags{set: flag.NewFlagSet("sqlrun action "+name, flag.ContinueOnError)}
+	f.set.SetOutput(io.Discard)
+	f.str(&a.warehouse, "warehouse")
+	f.str(&a.database, "database")
+	f.list(&f.mysqlC, "mysql_conf", "mysql-conf")
+	f.list(&f.catalogC, "catalog_conf", "catalog-conf")
+	f.list(&f.table, "table_conf", "table-conf")
+	f.list(&f.sets, "D")
+	f.set.BoolVar(&a.resume, "resume", false, "")
+	f.set.BoolVar(&a.allowFresh, "allow-fresh", false, "")
+	f.set.BoolVar(&f.help, "h", false, "")
+	f.set.BoolVar(&f.help, "help", false, "")
+	return f
+}
+
+func (f *actionFlags) str(p *string, names ...string) {
+	for _, n := range names {
+		f.set.StringVar(p, n, "", "")
+	}
+}
+
+func (f *actionFlags) list(p *multi, names ...string) {
+	for _, n := range names {
+		f.set.Var(p, n, "")
+	}
+}
+
+// parse reads args into a (help: -h was asked for) and the key=value
+// options into its maps.
+func (f *actionFlags) parse(args []string, a *syncArgs) (help bool, err error) {
+	if err := f.set.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, err
+	}
+	if f.help {
+		return true, nil
+	}
+	if f.set.NArg() > 0 {
+		return false, fmt.Errorf("unexpected argument %q", f.set.Arg(0))
+	}
+	return false, a.setConf(f.mysqlC, f.catalogC, f.table, f.sets)
 }
 
 // setConf reads the key=value options and -D; --warehouse defaults to

@@ -3,7 +3,6 @@ package cdc
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -94,63 +93,28 @@ type databaseArgs struct {
 // parseDatabaseArgs reads the command line; a non-nil error is a usage
 // error. It is MySqlSyncDatabaseActionFactory.withParams.
 func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
-	fset := flag.NewFlagSet("sqlrun action "+DatabaseActionName, flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
 	var (
-		a                                          databaseArgs
-		partition, primary, mapping                string
-		including, excluding, mode                 string
-		merge, ignore                              string
-		mysqlC, catalogC, table, sets, computedArg multi
-		metaC                                      multi
-		help                                       bool
+		a                           databaseArgs
+		partition, primary, mapping string
+		including, excluding, mode  string
+		merge, ignore               string
+		computedArg, metaC          multi
 	)
-	str := func(p *string, names ...string) {
-		for _, n := range names {
-			fset.StringVar(p, n, "", "")
-		}
-	}
-	list := func(p *multi, names ...string) {
-		for _, n := range names {
-			fset.Var(p, n, "")
-		}
-	}
-	str(&a.warehouse, "warehouse")
-	str(&a.database, "database")
-	str(&partition, "partition_keys", "partition-keys")
-	str(&primary, "primary_keys", "primary-keys")
-	str(&mapping, "type_mapping", "type-mapping")
-	str(&including, "including_tables", "including-tables")
-	str(&excluding, "excluding_tables", "excluding-tables")
-	str(&a.prefix, "table_prefix", "table-prefix")
-	str(&a.suffix, "table_suffix", "table-suffix")
-	str(&mode, "mode")
-	str(&merge, "merge_shards", "merge-shards")
-	str(&ignore, "ignore_incompatible", "ignore-incompatible")
-	list(&computedArg, "computed_column", "computed-column")
-	list(&metaC, "metadata_column", "metadata-column")
-	list(&mysqlC, "mysql_conf", "mysql-conf")
-	list(&catalogC, "catalog_conf", "catalog-conf")
-	list(&table, "table_conf", "table-conf")
-	list(&sets, "D")
-	fset.BoolVar(&a.resume, "resume", false, "")
-	fset.BoolVar(&a.allowFresh, "allow-fresh", false, "")
-	fset.BoolVar(&help, "h", false, "")
-	fset.BoolVar(&help, "help", false, "")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, true, nil
-		}
-		return nil, false, err
-	}
-	if help {
-		return nil, true, nil
-	}
-	if fset.NArg() > 0 {
-		return nil, false, fmt.Errorf("unexpected argument %q", fset.Arg(0))
-	}
-	if err := a.syncArgs.setConf(mysqlC, catalogC, table, sets); err != nil {
-		return nil, false, err
+	f := newActionFlags(DatabaseActionName, &a.syncArgs)
+	f.str(&partition, "partition_keys", "partition-keys")
+	f.str(&primary, "primary_keys", "primary-keys")
+	f.str(&mapping, "type_mapping", "type-mapping")
+	f.str(&including, "including_tables", "including-tables")
+	f.str(&excluding, "excluding_tables", "excluding-tables")
+	f.str(&a.prefix, "table_prefix", "table-prefix")
+	f.str(&a.suffix, "table_suffix", "table-suffix")
+	f.str(&mode, "mode")
+	f.str(&merge, "merge_shards", "merge-shards")
+	f.str(&ignore, "ignore_incompatible", "ignore-incompatible")
+	f.list(&computedArg, "computed_column", "computed-column")
+	f.list(&metaC, "metadata_column", "metadata-column")
+	if help, err := f.parse(args, &a.syncArgs); help || err != nil {
+		return nil, help, err
 	}
 	switch {
 	case a.warehouse == "":
