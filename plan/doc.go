@@ -73,6 +73,15 @@
 //     PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE);
 //     - FilterIntoScan: sources in Flink's filter push-down print
 //     filter=[...] (PREDICATE_PUSHDOWN: PushFilterIntoTableSourceScanRule);
+//     - ProjectWindowTableFunctionTranspose: a Calc over a window table
+//     function projects the input fields it reads, the time column and
+//     SESSION's partition keys below the function (PROJECT_REWRITE:
+//     ProjectWindowTableFunctionTransposeRule);
+//     - ProjectWatermarkAssignerTranspose: a Calc over a WatermarkAssigner
+//     projects the fields it and the watermark read (and the rowtime)
+//     below the assigner, so that they reach the source; the Calc goes
+//     when the identity is left (PROJECT_REWRITE:
+//     ProjectWatermarkAssignerTransposeRule);
 //     - ProjectIntoScan: projections go into sources that take them,
 //     fields in Flink's order, honouring 'enable-projection-push-down'
 //     (a Calc that reads no field, COUNT(*)'s, keeps the first);

@@ -387,21 +387,37 @@ func sameAboveScans(got, want string) bool {
 }
 
 // dropDataStreamWatermark undoes the spelling of a Scala DataStream's time
-// attributes (no plan node of their own in Flink) as DDL: it removes the
-// WatermarkAssigner right above the scan (WATERMARK FOR rowtime AS
-// rowtime) and prints the Calc right above the scan reading proctime
-// instead of computing it (proctime AS PROCTIME()); the scan line then
-// differs as for any Java-only source.
+// attributes (no plan node of their own in Flink) as DDL: it removes a
+// WatermarkAssigner (WATERMARK FOR rowtime AS rowtime) over a chain of
+// Calcs ending at the scan (ProjectWatermarkAssignerTransposeRule leaves
+// the projections below it), and prints the Calc right above the scan
+// reading proctime instead of computing it (proctime AS PROCTIME()); the
+// scan line then differs as for any Java-only source.
 func dropDataStreamWatermark(plan string) string {
 	lines := strings.Split(plan, "\n")
 	for i := 0; i+1 < len(lines); i++ {
-		m, next := nodeRe.FindStringSubmatch(lines[i]), nodeRe.FindStringSubmatch(lines[i+1])
-		if m == nil || next == nil || m[2] != "WatermarkAssigner" || !strings.HasSuffix(next[2], "Scan") {
+		m := nodeRe.FindStringSubmatch(lines[i])
+		if m == nil || m[2] != "WatermarkAssigner" {
 			continue
 		}
-		// The scan takes the assigner's place (a leaf: nothing below it
-		// to re-indent).
-		lines[i+1] = m[1] + strings.TrimLeft(lines[i+1], ":| +-")
+		// The chain below: Calcs (one input each, so each is the line
+		// after its parent), then the scan.
+		j := i + 1
+		for ; j < len(lines); j++ {
+			next := nodeRe.FindStringSubmatch(lines[j])
+			if next == nil || next[2] != "Calc" {
+				break
+			}
+		}
+		if next := nodeRe.FindStringSubmatch(lines[min(j, len(lines)-1)]); j == len(lines) || next == nil || !strings.HasSuffix(next[2], "Scan") {
+			continue
+		}
+		// Each line of the chain moves up one level: the three
+		// characters of indentation the assigner added go.
+		at := max(len(m[1])-3, 0)
+		for k := i + 1; k <= j; k++ {
+			lines[k] = lines[k][:at] + lines[k][at+3:]
+		}
 		lines = append(lines[:i], lines[i+1:]...)
 	}
 	// Its proctime attribute, spelled as a PROCTIME() computed column, is

@@ -116,3 +116,74 @@ func (b *binder) assignWatermark(ref *TableRef, r Node) (Node, error) {
 	}
 	return &LogicalWatermarkAssigner{base: sameRow(r), Rowtime: rowtime, Expr: e}, nil
 }
+
+// projectWatermarkTranspose is Flink's ProjectWatermarkAssignerTransposeRule
+// (PROJECT_RULES): a Calc over a WatermarkAssigner that reads only some of
+// its fields gets a projection of those fields (and of the ones the
+// watermark expression reads, and the rowtime) below the assigner, which
+// prunes what the source need not produce. The Calc above keeps its
+// computation and filter; it is dropped when only the identity is left.
+// The pushed fields are in the order scanFields gives the projection the
+// Calc needs, then the watermark's fields, then the rowtime.
+func projectWatermarkTranspose(_ *binder, n Node) (Node, error) {
+	c, ok := n.(*LogicalCalc)
+	if !ok {
+		return nil, nil
+	}
+	wa, ok := c.input().(*LogicalWatermarkAssigner)
+	if !ok {
+		return nil, nil
+	}
+	in := wa.input()
+	fields := scanFields(c.Exprs, c.Cond, len(wa.names), nil, false)
+	seen := map[int]bool{}
+	for _, f := range fields {
+		seen[f] = true
+	}
+	refsInOrder(wa.Expr, seen, &fields)
+	if !seen[wa.Rowtime] {
+		fields = append(fields, wa.Rowtime)
+	}
+	if len(fields) == len(wa.names) {
+		return nil, nil
+	}
+	m := map[int]int{}
+	exprs := make([]Expr, len(fields))
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		m[f] = i
+		exprs[i] = &InputRef{Index: f, T: in.Types()[f]}
+		names[i] = in.Names()[f]
+	}
+	var below Node = mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs})
+	if isIdentityCalc(below) {
+		below = below.Inputs()[0]
+	}
+	w := &LogicalWatermarkAssigner{base: row(names, exprTypes(exprs), below), Rowtime: m[wa.Rowtime], Expr: remap(wa.Expr, m)}
+	top := &LogicalCalc{base: c.base.with([]Node{w}), Exprs: make([]Expr, len(c.Exprs)), fresh: c.fresh}
+	for i, e := range c.Exprs {
+		top.Exprs[i] = remap(e, m)
+	}
+	if c.Cond != nil {
+		top.Cond = remap(c.Cond, m)
+	}
+	if isIdentityCalc(top) {
+		return w, nil
+	}
+	return top, nil
+}
+
+// isIdentityCalc reports a LogicalCalc without a condition that returns
+// its input's fields, in order and under the same names.
+func isIdentityCalc(n Node) bool {
+	c, ok := n.(*LogicalCalc)
+	if !ok || c.Cond != nil || len(c.Exprs) != len(c.input().Names()) {
+		return false
+	}
+	for i, e := range c.Exprs {
+		if r, ok := e.(*InputRef); !ok || r.Index != i || c.names[i] != c.input().Names()[i] {
+			return false
+		}
+	}
+	return true
+}

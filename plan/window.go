@@ -414,6 +414,15 @@ func timeAttribute(n Node, i int) string {
 				return "proctime"
 			}
 		}
+	case *LogicalCalc:
+		switch e := x.Exprs[i].(type) {
+		case *InputRef:
+			return timeAttribute(x.input(), e.Index)
+		case *Call:
+			if e.Op == "PROCTIME" {
+				return "proctime"
+			}
+		}
 	case *LogicalFilter:
 		return timeAttribute(x.input(), i)
 	case *LogicalWindowTableFunction:
@@ -658,4 +667,68 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		k++
 	}
 	return newCalc(agg, reorder, nil, r.names), true, nil
+}
+
+// projectWindowTableFunctionTranspose is Flink's
+// ProjectWindowTableFunctionTransposeRule: a Calc over a window table
+// function gets a projection of the input fields it reads, the time column
+// and SESSION's partition keys (in input order) below the function.
+func projectWindowTableFunctionTranspose(_ *binder, n Node) (Node, error) {
+	c, ok := n.(*LogicalCalc)
+	if !ok {
+		return nil, nil
+	}
+	tvf, ok := c.input().(*LogicalWindowTableFunction)
+	if !ok {
+		return nil, nil
+	}
+	in := tvf.input()
+	nIn := len(in.Names())
+	used := map[int]bool{tvf.TimeCol: true}
+	for _, e := range c.Exprs {
+		refs(e, used)
+	}
+	if c.Cond != nil {
+		refs(c.Cond, used)
+	}
+	for _, k := range tvf.Window.Partition {
+		used[k] = true
+	}
+	var fields []int
+	for i := 0; i < nIn; i++ {
+		if used[i] {
+			fields = append(fields, i)
+		}
+	}
+	if len(fields) == nIn {
+		return nil, nil
+	}
+	m := map[int]int{}
+	exprs := make([]Expr, len(fields))
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		m[f] = i
+		exprs[i] = &InputRef{Index: f, T: in.Types()[f]}
+		names[i] = in.Names()[f]
+	}
+	for i := nIn; i < len(tvf.names); i++ {
+		m[i] = len(fields) + i - nIn
+	}
+	inner := mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs})
+	outNames := append(append([]string(nil), names...), tvf.names[nIn:]...)
+	outTypes := append(exprTypes(exprs), tvf.types[nIn:]...)
+	window := tvf.Window
+	window.Partition = nil
+	for _, k := range tvf.Window.Partition {
+		window.Partition = append(window.Partition, m[k])
+	}
+	nt := &LogicalWindowTableFunction{base: row(outNames, outTypes, inner), TimeCol: m[tvf.TimeCol], Window: window}
+	top := &LogicalCalc{base: c.base.with([]Node{nt}), Exprs: make([]Expr, len(c.Exprs)), fresh: c.fresh}
+	for i, e := range c.Exprs {
+		top.Exprs[i] = remap(e, m)
+	}
+	if c.Cond != nil {
+		top.Cond = remap(c.Cond, m)
+	}
+	return top, nil
 }
