@@ -74,10 +74,13 @@ func (f *File) foreignProjected(p Projection, prefix string, srcs *[]int, types 
 		c := foreignCol{src: len(*srcs)}
 		*srcs = append(*srcs, col)
 		*types = append(*types, ff.Type)
-		if !ff.Type.WithNullable(true).Equal(want.Type.WithNullable(true)) {
-			if isNested(ff.Type) || isNested(want.Type) {
-				return nil, fmt.Errorf("%s file %s: changing nested column %s from %s to %s is not supported yet", FormatOf(f.name), f.name, want.Name, ff.Type, want.Type)
+		if isNested(ff.Type) && isNested(want.Type) {
+			cast, err := nestedEvolution(ff.Type, ff.NestedIDs, want.Type, want.NestedIDs)
+			if err != nil {
+				return nil, fmt.Errorf("%s file %s column %s: %w", FormatOf(f.name), f.name, want.Name, err)
 			}
+			c.cast = cast
+		} else if !ff.Type.WithNullable(true).Equal(want.Type.WithNullable(true)) {
 			cast, err := evolveCast(ff.Type, want.Type)
 			if err != nil {
 				return nil, fmt.Errorf("%s file %s column %s: %w", FormatOf(f.name), f.name, want.Name, err)

@@ -123,6 +123,7 @@ type colReader struct {
 	target sql.DataType
 	conv   func(parquet.Value) (any, error)
 	asm    *asmNode // nested columns: reassembly tree
+	post   caster   // nested columns: schema evolution of the assembled value (evolve_nested.go)
 	bulk   bulkKind // flat columns: columnar fast path (bulkNone: use conv)
 	maxDef byte     // flat columns: 1 when optional
 }
@@ -296,10 +297,13 @@ func (f *File) projected(p Projection, prefix string) ([]colReader, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !ff.Type.WithNullable(true).Equal(want.Type.WithNullable(true)) {
-			if c.asm != nil {
-				return nil, fmt.Errorf("parquet file %s: changing nested column %s from %s to %s is not supported yet", f.name, want.Name, ff.Type, want.Type)
+		if c.asm != nil {
+			post, err := nestedEvolution(ff.Type, ff.NestedIDs, want.Type, want.NestedIDs)
+			if err != nil {
+				return nil, fmt.Errorf("parquet file %s column %s: %w", f.name, want.Name, err)
 			}
+			c.post, c.target = post, want.Type
+		} else if !ff.Type.WithNullable(true).Equal(want.Type.WithNullable(true)) {
 			inner := c.conv
 			from, to := ff.Type, want.Type
 			cast, err := evolveCast(from, to)
@@ -484,6 +488,9 @@ func (r *rowReader) advance() (ok bool) {
 		row := r.row()
 		for _, i := range r.nested {
 			v, err := r.assemble(r.cols[i].asm)
+			if err == nil && v != nil && r.cols[i].post != nil {
+				v, err = r.cols[i].post(v)
+			}
 			if err != nil {
 				r.err = err
 				return false
