@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -16,104 +17,35 @@ import (
 // converted by their own executor, a MAP's key type must not change, and a
 // leaf is converted by its CastExecutors rule (evolveCast).
 
-// idType is a type with the ids of its ROW fields at every depth, as
-// Paimon's DataField tree holds them.
-type idType struct {
-	t    sql.DataType
-	ids  []int     // ROW: one id per field
-	kids []*idType // ROW: one per field; ARRAY: the element; MAP: key, value
-}
-
-// withIDs pairs t with ids, the ids of its nested ROW fields in pre-order
-// (schema.Field.NestedIDs). It reports false when ids does not cover t.
-func withIDs(t sql.DataType, ids []int) (*idType, bool) {
-	n, rest, ok := pairIDs(t, ids)
-	return n, ok && len(rest) == 0
-}
-
-func pairIDs(t sql.DataType, ids []int) (*idType, []int, bool) {
-	n := &idType{t: t}
-	switch t.Root {
-	case sql.TypeRow:
-		for _, f := range t.Fields {
-			if len(ids) == 0 {
-				return nil, nil, false
-			}
-			n.ids = append(n.ids, ids[0])
-			k, rest, ok := pairIDs(f.Type, ids[1:])
-			if !ok {
-				return nil, nil, false
-			}
-			n.kids, ids = append(n.kids, k), rest
-		}
-	case sql.TypeArray:
-		k, rest, ok := pairIDs(*t.Elem, ids)
-		if !ok {
-			return nil, nil, false
-		}
-		n.kids, ids = []*idType{k}, rest
-	case sql.TypeMap:
-		k, rest, ok := pairIDs(*t.Elem, ids)
-		if !ok {
-			return nil, nil, false
-		}
-		v, rest, ok := pairIDs(*t.Value, rest)
-		if !ok {
-			return nil, nil, false
-		}
-		n.kids, ids = []*idType{k, v}, rest
-	}
-	return n, ids, true
-}
-
-// sameIgnoringNullable is DataType.equalsIgnoreNullable with ids: the
-// types equal but for the outer nullability, and every ROW field's id the
-// same (DataField.equals compares ids).
-func (n *idType) sameIgnoringNullable(o *idType) bool {
-	return n.t.WithNullable(true).Equal(o.t.WithNullable(true)) && n.sameIDs(o)
-}
-
-func (n *idType) sameIDs(o *idType) bool {
-	if !slices.Equal(n.ids, o.ids) || len(n.kids) != len(o.kids) {
-		return false
-	}
-	for i := range n.kids {
-		if !n.kids[i].sameIDs(o.kids[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // nestedEvolution returns the conversion of a nested column's values from
 // the file's type (with its ROW field ids) to the table's, nil when none is
 // needed. Without ids for every nested field on both sides (a hand-made
 // schema), only equal types are accepted.
-func nestedEvolution(from sql.DataType, fromIDs []int, to sql.DataType, toIDs []int) (caster, error) {
-	f, okf := withIDs(from, fromIDs)
-	t, okt := withIDs(to, toIDs)
+func nestedEvolution(from, to schema.Field) (caster, error) {
+	f, okf := from.Tree()
+	t, okt := to.Tree()
 	if !okf || !okt {
-		if from.WithNullable(true).Equal(to.WithNullable(true)) {
+		if from.Type.WithNullable(true).Equal(to.Type.WithNullable(true)) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("%w: nested type %s to %s without field ids", ErrCast, from, to)
+		return nil, fmt.Errorf("%w: nested type %s to %s without field ids", ErrCast, from.Type, to.Type)
 	}
-	if f.sameIgnoringNullable(t) {
+	if f.SameIgnoringNullable(t) {
 		return nil, nil
 	}
 	return castNested(f, t)
 }
 
 // castNested is SchemaEvolutionUtil.createCastExecutor for one pair.
-func castNested(from, to *idType) (caster, error) {
-	if from.sameIgnoringNullable(to) {
+func castNested(from, to *schema.Node) (caster, error) {
+	if from.SameIgnoringNullable(to) {
 		return func(x any) (any, error) { return x, nil }, nil
 	}
 	switch {
-	case from.t.Root == sql.TypeRow && to.t.Root == sql.TypeRow:
+	case from.Type.Root == sql.TypeRow && to.Type.Root == sql.TypeRow:
 		return castRow(from, to)
-	case from.t.Root == sql.TypeArray && to.t.Root == sql.TypeArray:
-		elem, err := castNested(from.kids[0], to.kids[0])
+	case from.Type.Root == sql.TypeArray && to.Type.Root == sql.TypeArray:
+		elem, err := castNested(from.Kids[0], to.Kids[0])
 		if err != nil {
 			return nil, err
 		}
@@ -132,11 +64,11 @@ func castNested(from, to *idType) (caster, error) {
 			}
 			return out, nil
 		}, nil
-	case from.t.Root == sql.TypeMap && to.t.Root == sql.TypeMap:
-		if !from.kids[0].t.Equal(to.kids[0].t) || !from.kids[0].sameIDs(to.kids[0]) {
-			return nil, fmt.Errorf("%w: Cannot cast map type %s to map type %s, because they have different key types.", ErrCast, from.t, to.t)
+	case from.Type.Root == sql.TypeMap && to.Type.Root == sql.TypeMap:
+		if !from.Kids[0].Type.Equal(to.Kids[0].Type) || !slices.Equal(from.Kids[0].NestedIDs(), to.Kids[0].NestedIDs()) {
+			return nil, fmt.Errorf("%w: Cannot cast map type %s to map type %s, because they have different key types.", ErrCast, from.Type, to.Type)
 		}
-		val, err := castNested(from.kids[1], to.kids[1])
+		val, err := castNested(from.Kids[1], to.Kids[1])
 		if err != nil {
 			return nil, err
 		}
@@ -155,24 +87,24 @@ func castNested(from, to *idType) (caster, error) {
 			}
 			return out, nil
 		}, nil
-	case isNested(from.t) || isNested(to.t):
-		return nil, fmt.Errorf("%w: Cannot cast from type %s to type %s", ErrCast, from.t, to.t)
+	case isNested(from.Type) || isNested(to.Type):
+		return nil, fmt.Errorf("%w: Cannot cast from type %s to type %s", ErrCast, from.Type, to.Type)
 	}
-	return evolveCast(from.t, to.t)
+	return evolveCast(from.Type, to.Type)
 }
 
 // castRow is SchemaEvolutionUtil.createRowCastExecutor: the table's fields
 // taken from the file's by id (createIndexMapping), each converted
 // (createCastFieldGetterMapping).
-func castRow(from, to *idType) (caster, error) {
-	src := make([]int, len(to.ids))
-	casts := make([]caster, len(to.ids))
-	for i, id := range to.ids {
-		src[i] = slices.Index(from.ids, id)
+func castRow(from, to *schema.Node) (caster, error) {
+	src := make([]int, len(to.IDs))
+	casts := make([]caster, len(to.IDs))
+	for i, id := range to.IDs {
+		src[i] = slices.Index(from.IDs, id)
 		if src[i] < 0 {
 			continue
 		}
-		c, err := castNested(from.kids[src[i]], to.kids[i])
+		c, err := castNested(from.Kids[src[i]], to.Kids[i])
 		if err != nil {
 			return nil, err
 		}

@@ -75,7 +75,7 @@ func (f *File) foreignProjected(p Projection, prefix string, srcs *[]int, types 
 		*srcs = append(*srcs, col)
 		*types = append(*types, ff.Type)
 		if isNested(ff.Type) && isNested(want.Type) {
-			cast, err := nestedEvolution(ff.Type, ff.NestedIDs, want.Type, want.NestedIDs)
+			cast, err := nestedEvolution(ff, want)
 			if err != nil {
 				return nil, fmt.Errorf("%s file %s column %s: %w", FormatOf(f.name), f.name, want.Name, err)
 			}

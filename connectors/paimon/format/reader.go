@@ -298,7 +298,7 @@ func (f *File) projected(p Projection, prefix string) ([]colReader, error) {
 			return nil, err
 		}
 		if c.asm != nil {
-			post, err := nestedEvolution(ff.Type, ff.NestedIDs, want.Type, want.NestedIDs)
+			post, err := nestedEvolution(ff, want)
 			if err != nil {
 				return nil, fmt.Errorf("parquet file %s column %s: %w", f.name, want.Name, err)
 			}

@@ -193,14 +193,22 @@ func (s *TableSchema) Apply(a Alter, changes ...Change) (*TableSchema, error) {
 				return nil, notExist(c.Name)
 			}
 			from := n.Fields[i].Type
+			if isComposite(from) {
+				// Flink's ALTER TABLE MODIFY of a composite column becomes
+				// nested changes (FlinkCatalog.generateNestedColumnUpdates).
+				m := nestedModify{highest: &n.HighestFieldID, table: a.Table, disableNullToNotNull: disableNullToNotNull,
+					allowExplicit: allowExplicit, canCast: a.CanCast}
+				f, err := m.modify(n.Fields[i], c.Type)
+				if err != nil {
+					return nil, err
+				}
+				n.Fields[i] = f
+				continue
+			}
 			if err := nullabilityChange(from.Nullable, c.Type.Nullable, c.Name, disableNullToNotNull); err != nil {
 				return nil, err
 			}
-			if isComposite(from) || isComposite(c.Type) {
-				if !from.WithNullable(true).Equal(c.Type.WithNullable(true)) {
-					return nil, sql.Errorf(sql.UnsupportedOperation, "Changing the type of column %s of table %s from %s to %s is not supported by sqlrun yet (nested types).", c.Name, a.Table, from, c.Type)
-				}
-			} else if !supportsCast(from, c.Type, allowExplicit) || (a.CanCast != nil && !a.CanCast(from, c.Type)) {
+			if !supportsCast(from, c.Type, allowExplicit) || (a.CanCast != nil && !a.CanCast(from, c.Type)) {
 				fs, _ := TypeString(from)
 				ts, _ := TypeString(c.Type)
 				return nil, sql.Errorf(sql.IllegalStateException, "Column type %s[%s] cannot be converted to %s without loosing information.", n.Fields[i].Name, fs, ts)
