@@ -42,6 +42,9 @@ const (
 	KeyWatermarkInterval    = "pipeline.auto-watermark-interval"
 	KeyIdleTimeout          = "table.exec.source.idle-timeout"
 	KeyAggPhaseStrategy     = "table.optimizer.agg-phase-strategy"
+	KeyDisabledOperators    = "table.exec.disabled-operators"
+	KeyBroadcastThreshold   = "table.optimizer.join.broadcast-threshold"
+	KeyJoinReorder          = "table.optimizer.join-reorder-enabled"
 )
 
 // Options are the keys sqlrun knows, with Flink's names, types and
@@ -102,5 +105,11 @@ var Options = []connectors.Option{
 		Description: "A source subtask that sees no row for this long is marked idle, so it does not hold back the watermark downstream (0: never)."},
 	{Key: KeyAggPhaseStrategy, Type: connectors.Enum, Default: "AUTO", Enum: []string{"AUTO", "ONE_PHASE", "TWO_PHASE"},
 		Description: "Whether the planner splits aggregates into a local and a global phase (EXPLAIN of window aggregates; sqlrun runs them as one operator)."},
+	{Key: KeyDisabledOperators, Type: connectors.String,
+		Description: "Mainly for testing. A comma-separated list of operator names, each name represents a kind of disabled operator. Operators that can be disabled include \"NestedLoopJoin\", \"ShuffleHashJoin\", \"BroadcastHashJoin\", \"SortMergeJoin\", \"HashAgg\", \"SortAgg\". By default no operator is disabled (sqlrun reads the join names)."},
+	{Key: KeyBroadcastThreshold, Type: connectors.Long, Default: "1048576",
+		Description: "Configures the maximum size in bytes for a table that will be broadcast to all worker nodes when performing a join. By setting this value to -1 to disable broadcasting."},
+	{Key: KeyJoinReorder, Type: connectors.Bool, Default: "false",
+		Description: "Enables join reorder in optimizer. Default is disabled (sqlrun keeps the written join order either way)."},
 	{Key: KeyLocalTimeZone, Type: connectors.String, Default: "default", Description: "Session time zone."},
 }

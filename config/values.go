@@ -52,7 +52,7 @@ func Check(key, value string) error {
 func parse(o connectors.Option, value string) (any, error) {
 	v := strings.TrimSpace(value)
 	switch o.Type {
-	case connectors.Int:
+	case connectors.Int, connectors.Long:
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return nil, badValue(o.Key, value)
@@ -124,6 +124,15 @@ func Int(m map[string]string, key string) (int, error) {
 		return 0, err
 	}
 	return v.(int), nil
+}
+
+// String is key's value in m, trimmed ("" when unset without default).
+func String(m map[string]string, key string) (string, error) {
+	v, ok, err := value(m, key)
+	if !ok {
+		return "", err
+	}
+	return v.(string), nil
 }
 
 // Duration is key's value in m (0 when unset without default).

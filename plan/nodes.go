@@ -52,6 +52,9 @@ type Exchange struct {
 	base
 	Keys   []int
 	Single bool
+	// Broadcast sends every row to every task (a batch join's build
+	// side).
+	Broadcast bool
 }
 
 // ChangelogNormalize keeps the last row per Keys and turns an upsert or
@@ -125,6 +128,12 @@ type Join struct {
 	JoinType  ast.JoinKind
 	LeftKeys  []int
 	RightKeys []int
+	// Strategy is a batch join's (batchjoin.go): HashJoin, SortMergeJoin
+	// or NestedLoopJoin; empty for the streaming Join.
+	Strategy string
+	// LeftIsBuild: the left input is the hash table or the nested loop's
+	// inner (buffered) side. Broadcast: a broadcast hash join.
+	LeftIsBuild, Broadcast bool
 }
 
 // Sink writes into a table, or for a query into the client's collect sink
@@ -150,7 +159,12 @@ func (*Sort) Name() string               { return "Sort" }
 func (*Union) Name() string              { return "Union" }
 func (*Limit) Name() string              { return "Limit" }
 func (*SortLimit) Name() string          { return "SortLimit" }
-func (*Join) Name() string               { return "Join" }
+func (n *Join) Name() string {
+	if n.Strategy != "" {
+		return n.Strategy
+	}
+	return "Join"
+}
 func (*Sink) Name() string               { return "Sink" }
 
 func (n *LocalAggregate) Name() string {
@@ -328,6 +342,9 @@ func calcDigest(name string, exprs []Expr, cond Expr, in, out []string, f Format
 }
 
 func (n *Exchange) describe(Format) string {
+	if n.Broadcast {
+		return "Exchange(distribution=[broadcast])"
+	}
 	if n.Single {
 		return "Exchange(distribution=[single])"
 	}
@@ -449,6 +466,9 @@ func (n *SortLimit) describe(Format) string {
 }
 
 func (n *Join) describe(f Format) string {
+	if n.Strategy != "" {
+		return n.batchJoinDigest(f)
+	}
 	// The condition reads both inputs' fields, which a semi or anti join's
 	// select does not show.
 	both := uniquify(append(append([]string(nil), n.inputs[0].Names()...), n.inputs[1].Names()...))

@@ -50,10 +50,11 @@ func (b *binder) convert(r Node) (Node, error) {
 		if t := temporalCall(r.Cond); t != nil {
 			return b.convertTemporalJoin(r, t, l, rt)
 		}
-		if b.streaming {
-			if ij, err := newIntervalJoin(r, l, rt); err != nil || ij != nil {
-				return ij, err
-			}
+		if !b.streaming {
+			return b.batchJoin(l, rt, r.Cond, r.JoinType)
+		}
+		if ij, err := newIntervalJoin(r, l, rt); err != nil || ij != nil {
+			return ij, err
 		}
 		return newJoin(l, rt, r.Cond, r.JoinType), nil
 	case *LogicalLookupJoin:

@@ -347,7 +347,24 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	if inner {
 		var jc []Expr
 		for _, c := range conjuncts(join.Cond) {
-			if c != nil && !isTrueLiteral(c) {
+			if c == nil || isTrueLiteral(c) {
+				continue
+			}
+			// An inner join's ON conjunct over one input goes below it
+			// (FilterJoinRule.JOIN_CONDITION_PUSH).
+			r := map[int]bool{}
+			refs(c, r)
+			onlyLeft, onlyRight := len(r) > 0, len(r) > 0
+			for f := range r {
+				onlyLeft = onlyLeft && f < nl
+				onlyRight = onlyRight && f >= nl
+			}
+			switch {
+			case onlyLeft:
+				leftConds = append(leftConds, c)
+			case onlyRight:
+				rightConds = append(rightConds, c)
+			default:
 				jc = append(jc, c)
 			}
 		}

@@ -1,0 +1,347 @@
+package plan
+
+import (
+	"math"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/config"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// Batch join strategies, as Flink 1.20's batch planner picks them: the
+// join rules BatchPhysicalHashJoinRule, BatchPhysicalSortMergeJoinRule and
+// BatchPhysicalNestedLoopJoinRule (with BatchPhysicalJoinRuleBase's checks)
+// each offer their strategy unless table.exec.disabled-operators names it,
+// and the cost model keeps the cheapest. With the table statistics sqlrun
+// has (none: every source is Flink's unknown 10^8 rows), that is a hash
+// join for an equi-join (broadcast when one side's estimated size is under
+// table.optimizer.join.broadcast-threshold, else hash-shuffled), then a
+// sort-merge join, then a nested-loop join, which is the only strategy for
+// a join without an equality between the two inputs.
+
+// Batch join strategies (Join.Strategy); the empty strategy is the
+// streaming Join.
+const (
+	StrategyHash       = "HashJoin"
+	StrategySortMerge  = "SortMergeJoin"
+	StrategyNestedLoop = "NestedLoopJoin"
+)
+
+// Flink's OperatorType names that table.exec.disabled-operators takes
+// (TableConfigUtils.isOperatorDisabled; "HashJoin" disables both hash
+// joins).
+var operatorTypes = map[string]bool{"NestedLoopJoin": true, "ShuffleHashJoin": true, "BroadcastHashJoin": true,
+	"SortMergeJoin": true, "HashAgg": true, "SortAgg": true}
+
+// disabledOperators parses table.exec.disabled-operators.
+func disabledOperators(cfg map[string]string) (map[string]bool, error) {
+	v, err := config.String(cfg, config.KeyDisabledOperators)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, op := range strings.Split(v, ",") {
+		op = strings.TrimSpace(op)
+		switch {
+		case op == "":
+		case op == "HashJoin":
+			out["ShuffleHashJoin"], out["BroadcastHashJoin"] = true, true
+		case operatorTypes[op]:
+			out[op] = true
+		default:
+			return nil, sql.Errorf(sql.IllegalArgumentException,
+				"No enum constant org.apache.flink.table.planner.plan.utils.OperatorType.%s", op)
+		}
+	}
+	return out, nil
+}
+
+// cannotPlan is Calcite's CannotPlanException as Flink's optimizer reports
+// it when no enabled strategy can run a join.
+func cannotPlan(j *Join) error {
+	return sql.Errorf(sql.TableException,
+		"Cannot generate a valid execution plan for the given query: \n\n%s\nThis exception indicates that the query uses an unsupported SQL feature.\nPlease check the documentation for the set of currently supported SQL features.",
+		Digest(j))
+}
+
+// batchJoin chooses the join strategy of a batch join and puts the
+// exchanges under it its strategy requires.
+func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind) (Node, error) {
+	j := newJoin(left, right, cond, kind).(*Join)
+	disabled, err := disabledOperators(b.config)
+	if err != nil {
+		return nil, err
+	}
+	threshold, err := config.Int(b.config, config.KeyBroadcastThreshold)
+	if err != nil {
+		return nil, err
+	}
+	equi := len(j.LeftKeys) > 0
+	leftSize, rightSize := relSize(left), relSize(right)
+	hash := func(in Node, keys []int) Node { return &Exchange{base: sameRow(in), Keys: keys} }
+	out := *j
+	switch {
+	case equi && !disabled["ShuffleHashJoin"] || equi && !disabled["BroadcastHashJoin"]:
+		// BatchPhysicalHashJoinRule: broadcast when canBroadcast says so
+		// (and BroadcastHashJoin is enabled), else shuffled.
+		broadcast, leftBroadcast := canBroadcast(kind, leftSize, rightSize, float64(threshold))
+		if broadcast && disabled["BroadcastHashJoin"] || !broadcast && disabled["ShuffleHashJoin"] {
+			if equi && !disabled["SortMergeJoin"] {
+				return sortMergeJoin(j, left, right, hash), nil
+			}
+			if !disabled["NestedLoopJoin"] {
+				return nestedLoopJoin(j, left, right, leftSize, rightSize), nil
+			}
+			return nil, cannotPlan(j)
+		}
+		out.Strategy = StrategyHash
+		switch {
+		case broadcast:
+			out.Broadcast, out.LeftIsBuild = true, leftBroadcast
+			var l, r Node = left, right
+			if leftBroadcast {
+				l = &Exchange{base: sameRow(left), Broadcast: true}
+			} else {
+				r = &Exchange{base: sameRow(right), Broadcast: true}
+			}
+			out.base = row(j.names, j.types, l, r)
+		default:
+			if leftSize == rightSize {
+				// Equal sizes: the left builds, the right for SEMI/ANTI.
+				out.LeftIsBuild = !isSemiAnti(kind)
+			} else {
+				out.LeftIsBuild = leftSize < rightSize
+			}
+			out.base = row(j.names, j.types, hash(left, j.LeftKeys), hash(right, j.RightKeys))
+		}
+		return &out, nil
+	case equi && !disabled["SortMergeJoin"]:
+		return sortMergeJoin(j, left, right, hash), nil
+	case !disabled["NestedLoopJoin"]:
+		return nestedLoopJoin(j, left, right, leftSize, rightSize), nil
+	}
+	return nil, cannotPlan(j)
+}
+
+// sortMergeJoin is BatchPhysicalSortMergeJoinRule: both inputs hashed on
+// the join keys; the operator sorts them itself.
+func sortMergeJoin(j *Join, left, right Node, hash func(Node, []int) Node) Node {
+	out := *j
+	out.Strategy = StrategySortMerge
+	out.base = row(j.names, j.types, hash(left, j.LeftKeys), hash(right, j.RightKeys))
+	return &out
+}
+
+// nestedLoopJoin is BatchPhysicalNestedLoopJoinRule: a FULL join reads
+// both inputs on one task; otherwise the build side is broadcast to the
+// probe side's tasks. The build side is the right of a LEFT, SEMI or ANTI
+// join, the left of a RIGHT join, and the smaller input (the left on a
+// tie) of an INNER or FULL join (BatchPhysicalJoinRuleBase.checkNestLoopJoin).
+func nestedLoopJoin(j *Join, left, right Node, leftSize, rightSize float64) Node {
+	out := *j
+	out.Strategy = StrategyNestedLoop
+	switch j.JoinType {
+	case ast.LeftJoin, semiJoin, antiJoin:
+		out.LeftIsBuild = false
+	case ast.RightJoin:
+		out.LeftIsBuild = true
+	default:
+		out.LeftIsBuild = leftSize <= rightSize
+	}
+	l, r := left, right
+	switch {
+	case j.JoinType == ast.FullJoin:
+		l = &Exchange{base: sameRow(left), Single: true}
+		r = &Exchange{base: sameRow(right), Single: true}
+	case out.LeftIsBuild:
+		l = &Exchange{base: sameRow(left), Broadcast: true}
+	default:
+		r = &Exchange{base: sameRow(right), Broadcast: true}
+	}
+	out.base = row(j.names, j.types, l, r)
+	return &out
+}
+
+// canBroadcast is BatchPhysicalHashJoinRule.canBroadcast: whether a hash
+// join can broadcast one input, and whether that is the left one.
+func canBroadcast(kind ast.JoinKind, leftSize, rightSize, threshold float64) (ok, left bool) {
+	switch kind {
+	case ast.LeftJoin, semiJoin, antiJoin:
+		return rightSize <= threshold, false
+	case ast.RightJoin:
+		return leftSize <= threshold, true
+	case ast.FullJoin:
+		return false, false
+	}
+	return leftSize <= threshold || rightSize <= threshold, leftSize < rightSize
+}
+
+// unknownRowCount is the row count Flink's metadata gives a table source
+// without statistics (FlinkPreparingTableBase: TableStats.UNKNOWN).
+const unknownRowCount = 1e8
+
+// relSize is JoinUtil.binaryRowRelNodeSize: the estimated row count times
+// the average size of a row in Flink's BinaryRowData
+// (FlinkRelMdUtil.binaryRowAverageSize).
+func relSize(n Node) float64 { return rowCount(n) * binaryRowSize(n.Types()) }
+
+// binaryRowSize is a BinaryRowData's average size: 8 bytes per field in
+// the fixed-length part, plus the variable part's average (Flink's
+// FlinkRelMdSize averages: 12 bytes for a string) and the null bit set.
+func binaryRowSize(types []sql.DataType) float64 {
+	size := float64(((len(types) + 63 + 8) / 64) * 8)
+	for _, t := range types {
+		size += 8
+		if !fixedLength(t) {
+			size += varSize(t)
+		}
+	}
+	return size
+}
+
+// varSize is FlinkRelMdSize.averageTypeValueSize of a variable-length
+// type.
+func varSize(t sql.DataType) float64 {
+	switch t.Root {
+	case sql.TypeChar:
+		return float64(t.Length)
+	case sql.TypeBinary:
+		return float64(t.Length)
+	case sql.TypeVarBinary:
+		return 16
+	case sql.TypeDecimal, sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		return 12
+	}
+	return 12
+}
+
+// rowCount is Flink's row count estimate (FlinkRelMdRowCount) for the
+// nodes a batch join input is made of, with unknown statistics: 10^8 rows
+// per table, a filter's selectivity from SelectivityEstimator's defaults,
+// an aggregate's groups as RelMdUtil guesses them.
+func rowCount(n Node) float64 {
+	switch x := n.(type) {
+	case *TableSourceScan:
+		return unknownRowCount
+	case *Values:
+		return float64(len(x.Rows))
+	case *Calc:
+		in := rowCount(x.input())
+		if x.Cond == nil {
+			return in
+		}
+		return in * selectivity(x.Cond)
+	case *Join:
+		l, r := rowCount(x.inputs[0]), rowCount(x.inputs[1])
+		if isSemiAnti(x.JoinType) {
+			return l * selectivity(x.Cond)
+		}
+		return l * r * selectivity(x.Cond)
+	case *Union:
+		var s float64
+		for _, in := range x.inputs {
+			s += rowCount(in)
+		}
+		return s
+	case *FinalAggregate:
+		return groupCount(rowCount(x.Local().input()), len(x.Group))
+	case *GroupAggregate:
+		return groupCount(rowCount(x.input()), len(x.Group))
+	case *LocalAggregate:
+		return rowCount(x.input())
+	case *Limit:
+		if x.Fetch >= 0 {
+			return math.Min(rowCount(x.input()), float64(x.Fetch))
+		}
+	case *SortLimit:
+		if x.Fetch >= 0 {
+			return math.Min(rowCount(x.input()), float64(x.Fetch))
+		}
+	}
+	if len(n.Inputs()) == 0 {
+		return unknownRowCount
+	}
+	return rowCount(n.Inputs()[0])
+}
+
+// groupCount: one row without grouping, else a tenth of the input per
+// RelMdUtil.getRowCount's guess for unknown distinct counts.
+func groupCount(in float64, groups int) float64 {
+	if groups == 0 {
+		return 1
+	}
+	return in * 0.1
+}
+
+// selectivity is SelectivityEstimator's default for a condition over
+// columns without statistics: 0.15 for =, 0.5 for a comparison, 0.1 for
+// IS NULL, 0.9 for IS NOT NULL, 0.05 for LIKE, 0.25 otherwise; AND
+// multiplies, OR adds (minus the overlap), NOT complements.
+func selectivity(e Expr) float64 {
+	c, ok := e.(*Call)
+	if !ok {
+		if isTrueLiteral(e) {
+			return 1
+		}
+		if isFalseLiteral(e) {
+			return 0
+		}
+		return 0.25
+	}
+	switch c.Op {
+	case "AND":
+		s := 1.0
+		for _, a := range c.Args {
+			s *= selectivity(a)
+		}
+		return s
+	case "OR":
+		s := 0.0
+		for _, a := range c.Args {
+			t := selectivity(a)
+			s = s + t - s*t
+		}
+		return s
+	case "NOT":
+		return 1 - selectivity(c.Args[0])
+	case "=":
+		return 0.15
+	case "<>":
+		return 0.85
+	case "<", "<=", ">", ">=":
+		return 0.5
+	case "IS NULL":
+		return 0.1
+	case "IS NOT NULL":
+		return 0.9
+	case "LIKE":
+		return 0.05
+	}
+	return 0.25
+}
+
+// batchJoinDigest is BatchPhysicalHashJoin / SortMergeJoin /
+// NestedLoopJoin's explainTerms.
+func (n *Join) batchJoinDigest(f Format) string {
+	both := uniquify(append(append([]string(nil), n.inputs[0].Names()...), n.inputs[1].Names()...))
+	s := n.Strategy + "(joinType=[" + joinTypeName(n.JoinType) + "], where=[" + FormatExpr(n.Cond, both, f) +
+		"], select=[" + strings.Join(n.names, ", ") + "]"
+	switch n.Strategy {
+	case StrategyHash:
+		if n.Broadcast {
+			s += ", isBroadcast=[true]"
+		}
+		s += ", build=[" + buildSide(n.LeftIsBuild) + "]"
+	case StrategyNestedLoop:
+		s += ", build=[" + buildSide(n.LeftIsBuild) + "]"
+	}
+	return s + ")"
+}
+
+func buildSide(left bool) string {
+	if left {
+		return "left"
+	}
+	return "right"
+}
