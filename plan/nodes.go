@@ -165,7 +165,7 @@ func (n *Join) Name() string {
 	}
 	return "Join"
 }
-func (*Sink) Name() string               { return "Sink" }
+func (*Sink) Name() string { return "Sink" }
 
 func (n *LocalAggregate) Name() string {
 	if n.Hash {
