@@ -58,11 +58,12 @@ func disabledOperators(cfg map[string]string) (map[string]bool, error) {
 }
 
 // cannotPlan is Calcite's CannotPlanException as Flink's optimizer reports
-// it when no enabled strategy can run a join.
+// it when no enabled strategy can run a join (Flink prints the whole
+// logical plan; sqlrun the join).
 func cannotPlan(j *Join) error {
 	return sql.Errorf(sql.TableException,
-		"Cannot generate a valid execution plan for the given query: \n\n%s\nThis exception indicates that the query uses an unsupported SQL feature.\nPlease check the documentation for the set of currently supported SQL features.",
-		Digest(j))
+		"Cannot generate a valid execution plan for the given query: \n\nFlinkLogicalJoin(condition=[%s], joinType=[%s])\n\nThis exception indicates that the query uses an unsupported SQL feature.\nPlease check the documentation for the set of currently supported SQL features.",
+		FormatExpr(j.Cond, nil, FormatAST), strings.ToLower(string(j.JoinType)))
 }
 
 // batchJoin chooses the join strategy of a batch join and puts the

@@ -205,9 +205,12 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			return edge{}, err
 		}
 		in.exchanged = true
-		if n.Single {
+		switch {
+		case n.Broadcast:
+			in.part = runtime.Partitioning{Kind: runtime.Broadcast}
+		case n.Single:
 			in.part = runtime.Partitioning{Kind: runtime.Global}
-		} else {
+		default:
 			in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: n.Keys}
 		}
 		return in, nil
@@ -463,7 +466,17 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 	if err != nil {
 		return edge{}, err
 	}
-	v := b.g.AddOperator(uid(path, n), "Join", operators.StreamingJoin(spec), p)
+	f := operators.StreamingJoin(spec)
+	if n.Strategy != "" {
+		f = batchJoin(n, spec)
+		// The build side of a nested-loop or broadcast join reaches every
+		// task; a FULL nested-loop join reads both inputs on one task.
+		p = b.defaultP
+		if ex, ok := n.Inputs()[0].(*plan.Exchange); ok && ex.Single {
+			p = 1
+		}
+	}
+	v := b.g.AddOperator(uid(path, n), n.Name(), f, p)
 	b.connect(l, v, p)
 	b.connect(r, v, p)
 	if spec.Left.Arity == nl && spec.Right.Arity == nr {
@@ -480,6 +493,32 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 	c := b.g.AddOperator(path+"-JoinProject", "Calc", operators.ProjectFilter(keep, nil), p)
 	b.g.Connect(v, c, runtime.Partitioning{Kind: runtime.Forward})
 	return edge{vertex: c, p: p}, nil
+}
+
+// batchJoin is the operator of a batch HashJoin, SortMergeJoin or
+// NestedLoopJoin over the (possibly key-cast) inputs spec describes.
+func batchJoin(n *plan.Join, spec operators.JoinSpec) runtime.OperatorFactory {
+	bs := operators.BatchJoinSpec{Type: operators.BatchInner, LeftKeys: spec.Left.Keys, RightKeys: spec.Right.Keys,
+		LeftArity: spec.Left.Arity, RightArity: spec.Right.Arity, Cond: spec.Cond, LeftIsBuild: n.LeftIsBuild}
+	switch n.Strategy {
+	case plan.StrategySortMerge:
+		bs.Strategy = operators.SortMergeJoin
+	case plan.StrategyNestedLoop:
+		bs.Strategy = operators.NestedLoopJoin
+	}
+	switch {
+	case n.IsSemi():
+		bs.Type = operators.BatchSemi
+	case n.IsAnti():
+		bs.Type = operators.BatchAnti
+	case n.JoinType == ast.LeftJoin:
+		bs.Type = operators.BatchLeft
+	case n.JoinType == ast.RightJoin:
+		bs.Type = operators.BatchRight
+	case n.JoinType == ast.FullJoin:
+		bs.Type = operators.BatchFull
+	}
+	return operators.BatchJoin(bs)
 }
 
 // joinKeyCasts gives paired join keys of different types (INT = BIGINT)

@@ -267,6 +267,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "join" {
 				return runJoin(t, td)
 			}
+			if td.Cmd == "batch-join" {
+				return runBatchJoin(t, td)
+			}
 			if td.Cmd == "window" {
 				return runWindow(t, td)
 			}
