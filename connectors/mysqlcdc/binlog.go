@@ -201,8 +201,8 @@ func decodeRows(e event, tm *mysql.TableMap, t *table) ([]rowChange, error) {
 		return nil, fmt.Errorf("mysql-cdc: rows event of %s at %s: %w", t, e.start, err)
 	}
 	if len(tm.Types) != len(t.cols) {
-		return nil, fmt.Errorf("mysql-cdc: table %s has %d columns in the binlog at %s but %d when the job read its schema: schema changes of captured tables are not supported yet",
-			t, len(tm.Types), e.start, len(t.cols))
+		return nil, fmt.Errorf("mysql-cdc: table %s has %d columns in the binlog at %s but %d in the schema the job read (%s): the table changed in a way the job did not follow",
+			t, len(tm.Types), e.start, len(t.cols), t.columnNames())
 	}
 	out := make([]rowChange, len(rows.Rows))
 	for i := range rows.Rows {
@@ -255,4 +255,12 @@ func decodeImage(data []byte, present, nulls mysql.Bitmap, tm *mysql.TableMap, t
 		out[c] = cell{b: b}
 	}
 	return out, nil
+}
+
+func (t *table) columnNames() string {
+	names := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
 }

@@ -181,6 +181,8 @@ type token struct {
 	text   string
 	quoted bool // a `quoted` identifier: never a keyword
 	punct  bool
+	// lit is a string literal's value (its text is "'").
+	lit string
 }
 
 // tokenize splits a statement into identifiers and keywords (backticks
@@ -234,23 +236,27 @@ func tokenize(s string) []token {
 			}
 			out = append(out, token{text: b.String(), quoted: true})
 		case c == '\'' || c == '"':
+			var b strings.Builder
 			i++
 			for i < len(s) {
-				if s[i] == '\\' {
+				if s[i] == '\\' && i+1 < len(s) {
+					b.WriteByte(unescape(s[i+1]))
 					i += 2
 					continue
 				}
 				if s[i] == c {
 					if i+1 < len(s) && s[i+1] == c {
+						b.WriteByte(c)
 						i += 2
 						continue
 					}
 					i++
 					break
 				}
+				b.WriteByte(s[i])
 				i++
 			}
-			out = append(out, token{text: "'", punct: true})
+			out = append(out, token{text: "'", punct: true, lit: b.String()})
 		case isIdentByte(c):
 			j := i
 			for j < len(s) && isIdentByte(s[j]) {
@@ -264,6 +270,26 @@ func tokenize(s string) []token {
 		}
 	}
 	return out
+}
+
+// unescape is the character a backslash escape in a MySQL string
+// literal stands for.
+func unescape(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case 't':
+		return '\t'
+	case 'r':
+		return '\r'
+	case '0':
+		return 0
+	case 'Z':
+		return 26
+	case 'b':
+		return '\b'
+	}
+	return c
 }
 
 func isIdentByte(c byte) bool {

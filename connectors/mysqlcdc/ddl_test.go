@@ -3,6 +3,7 @@ package mysqlcdc
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,5 +112,57 @@ func TestSyncActionUpdatesAndAlter(t *testing.T) {
 	}
 	if u.r.schemaChange == nil || !strings.Contains(u.r.schemaChange.DDL, "ADD COLUMN note") || u.r.st.Pos.compare(u.r.schemaChange.At) <= 0 {
 		t.Errorf("state %+v is not past the ALTER TABLE %+v", u.r.st.Pos, u.r.schemaChange)
+	}
+}
+
+// TestAlterColumns: the column clauses of an ALTER TABLE applied to the
+// columns the reader follows (Debezium's MySqlAntlrDdlParser applied to
+// its table schemas, as Paimon's action reads the binlog with them):
+// positions, lists, MariaDB's IF [NOT] EXISTS, types with UNSIGNED, ENUM
+// members, synonyms; index, constraint and option clauses change nothing.
+func TestAlterColumns(t *testing.T) {
+	base := []mysqlColumn{{name: "id", dataType: "bigint", columnType: "bigint"}, {name: "amount", dataType: "decimal", columnType: "decimal(10,2)"}}
+	for _, c := range []struct {
+		stmt, want string
+	}{
+		{"ALTER TABLE orders ADD COLUMN note VARCHAR(20) COMMENT 'first'", "id bigint, amount decimal(10,2), note varchar(20)"},
+		{"alter table `shop`.`orders` add `prio` int unsigned not null default 1 after `id`", "id bigint, prio int unsigned, amount decimal(10,2)"},
+		{"ALTER TABLE orders ADD region CHAR(2) CHARACTER SET ascii NOT NULL DEFAULT 'EU' FIRST", "region char(2), id bigint, amount decimal(10,2)"},
+		{"ALTER TABLE orders ADD COLUMN (a INTEGER, b ENUM('x', 'it''s') DEFAULT 'x'), ADD INDEX i (amount)", "id bigint, amount decimal(10,2), a int, b enum('x','it''s')"},
+		{"ALTER TABLE orders ADD COLUMN IF NOT EXISTS amount INT, ADD COLUMN IF NOT EXISTS c BOOLEAN", "id bigint, amount decimal(10,2), c tinyint"},
+		{"ALTER TABLE orders DROP COLUMN amount, ADD q SMALLINT ZEROFILL AFTER id", "id bigint, q smallint unsigned"},
+		{"ALTER TABLE orders DROP IF EXISTS nope, DROP PRIMARY KEY, DROP INDEX amount", "id bigint, amount decimal(10,2)"},
+		{"ALTER TABLE orders MODIFY amount DOUBLE PRECISION FIRST", "amount double, id bigint"},
+		{"ALTER TABLE orders CHANGE COLUMN amount total DECIMAL(12, 2) NOT NULL", "id bigint, total decimal(12,2)"},
+		{"ALTER TABLE orders RENAME COLUMN amount TO total, COMMENT = 'add x', ENGINE = InnoDB, ALGORITHM = INPLACE", "id bigint, total decimal(10,2)"},
+		{"ALTER TABLE orders ADD CONSTRAINT c CHECK (amount > 0), ALTER COLUMN amount SET DEFAULT 1", "id bigint, amount decimal(10,2)"},
+		{"ALTER ONLINE TABLE IF EXISTS orders NOWAIT ADD s SET('a','b') /* after x */ AFTER amount", "id bigint, amount decimal(10,2), s set('a','b')"},
+	} {
+		got, err := alterColumns(c.stmt, base)
+		if err != nil {
+			t.Errorf("%s: %v", c.stmt, err)
+			continue
+		}
+		parts := make([]string, len(got))
+		for i, col := range got {
+			parts[i] = col.name + " " + col.columnType
+		}
+		if s := strings.Join(parts, ", "); s != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.stmt, s, c.want)
+		}
+	}
+	got, _ := alterColumns("ALTER TABLE t ADD k ENUM('x', 'y'), ADD u BIGINT UNSIGNED", base)
+	if !slices.Equal(got[2].enum, []string{"x", "y"}) || got[2].dataType != "enum" || !got[3].unsigned || got[0].unsigned {
+		t.Errorf("enum members / unsigned: %+v", got)
+	}
+	for _, stmt := range []string{
+		"ALTER TABLE orders DROP COLUMN nope",
+		"ALTER TABLE orders ADD COLUMN amount INT",
+		"ALTER TABLE orders ADD c INT AFTER nope",
+		"ALTER TABLE orders MODIFY nope INT",
+	} {
+		if _, err := alterColumns(stmt, base); err == nil {
+			t.Errorf("%s: no error, want one (the history went wrong)", stmt)
+		}
 	}
 }

@@ -31,6 +31,11 @@ type state struct {
 	// tables of that transaction already handled.
 	Pos  position `json:"pos"`
 	Skip int64    `json:"skip,omitempty"`
+	// Schemas are, for Paimon's CDC action in the binlog phase, each
+	// table's columns as of Pos (alter.go): the rows after Pos are read
+	// with them, not with information_schema's columns of when the job
+	// resumes.
+	Schemas map[string][]savedColumn `json:"schemas,omitempty"`
 }
 
 // chunk is one finished snapshot chunk: the rows of a table whose chunk key
@@ -138,6 +143,14 @@ func (r *Reader) Open(ctx context.Context, st []byte) error {
 			if r.byName[c.Table] == nil {
 				return fmt.Errorf("mysql-cdc: restore table %s: the checkpoint has chunks of %s, which '%s' and '%s' no longer capture",
 					r.cfg.ident, c.Table, OptDatabaseName, OptTableName)
+			}
+		}
+		for _, t := range r.tables {
+			if saved, ok := r.st.Schemas[t.String()]; ok && r.cfg.syncAction {
+				t.cols = restoreColumns(saved)
+				if err := t.bind(r.cfg); err != nil {
+					return err
+				}
 			}
 		}
 	} else if err := r.start(ctx); err != nil {
@@ -764,6 +777,22 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 		return nil
 	}
 	if d.kind == ddlAlter && r.cfg.syncAction {
+		// The rows after the statement are read with the columns it
+		// leaves.
+		for _, t := range r.tables {
+			if !d.names(q.Database, t) {
+				continue
+			}
+			cols, err := alterColumns(q.SQL, t.cols)
+			if err == nil {
+				t.cols = cols
+				err = t.bind(r.cfg)
+			}
+			if err != nil {
+				return sql.Errorf(sql.IOException, "mysql-cdc: table %s changed at binlog position %s (%s), and sqlrun cannot follow the statement: %v",
+					t, e.start, firstLine(q.SQL), err)
+			}
+		}
 		// The other tables of `sqlrun action mysql-sync-database`'s job:
 		// every source ends past the same statement.
 		for _, n := range r.cfg.syncTables {
@@ -817,6 +846,12 @@ func (r *Reader) withMeta(vals []any, t *table, kind sql.RowKind, ts int64) []an
 func (r *Reader) Snapshot(int64) ([]byte, error) {
 	if !r.active {
 		return nil, nil
+	}
+	if r.cfg.syncAction && r.st.Phase == phaseBinlog {
+		r.st.Schemas = map[string][]savedColumn{}
+		for _, t := range r.tables {
+			r.st.Schemas[t.String()] = saveColumns(t.cols)
+		}
 	}
 	return json.Marshal(r.st)
 }

@@ -37,7 +37,8 @@ type table struct {
 	db, name string
 	cols     []mysqlColumn
 	pk       []int // MySQL primary-key column indexes
-	chunkKey int   // the chunk key's index in cols
+	pkNames  []string
+	chunkKey int // the chunk key's index in cols
 	// chunkable is false when the chunk key's type cannot be compared
 	// outside MySQL (strings under a collation): the table is one chunk.
 	chunkable bool
@@ -103,7 +104,7 @@ FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER 
 	if err != nil {
 		return fmt.Errorf("read columns of %s: %w", t, err)
 	}
-	t.cols, t.pk = nil, nil
+	t.cols = nil
 	for rows.Next() {
 		var c mysqlColumn
 		if err := rows.Scan(&c.name, &c.dataType, &c.columnType, &c.charset); err != nil {
@@ -126,16 +127,17 @@ WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER 
 	if err != nil {
 		return fmt.Errorf("read primary key of %s: %w", t, err)
 	}
+	t.pkNames = nil
 	for pkRows.Next() {
 		var n string
 		if err := pkRows.Scan(&n); err != nil {
 			pkRows.Close()
 			return fmt.Errorf("read primary key of %s: %w", t, err)
 		}
-		t.pk = append(t.pk, t.index(n))
+		t.pkNames = append(t.pkNames, n)
 	}
 	pkRows.Close()
-	if len(t.pk) == 0 {
+	if len(t.pkNames) == 0 {
 		// ChunkUtils.getChunkKeyColumn.
 		return sql.Errorf(sql.ValidationException,
 			"Incremental snapshot for tables requires primary key, but table %s doesn't have primary key.", t)
@@ -149,10 +151,26 @@ WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER 
 				c.name, t, c.charset)
 		}
 	}
+	return t.bind(cfg)
+}
+
+// bind maps the primary key, the chunk key and the declared columns onto
+// the table's columns by name (again when the columns change: an ALTER
+// TABLE read from the binlog, or the columns restored from a checkpoint).
+func (t *table) bind(cfg *config) error {
+	t.pk = nil
+	for _, n := range t.pkNames {
+		j := t.index(n)
+		if j < 0 {
+			return sql.Errorf(sql.IOException, "mysql-cdc: table %s has no primary-key column '%s' at this place of the binlog", t, n)
+		}
+		t.pk = append(t.pk, j)
+	}
 	t.chunkKey = t.pk[0]
 	if cfg.chunkKey != "" && t.index(cfg.chunkKey) >= 0 {
 		t.chunkKey = t.index(cfg.chunkKey)
 	}
+	t.chunkable = false
 	switch t.cols[t.chunkKey].dataType {
 	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal", "numeric",
 		"date", "datetime", "timestamp":
