@@ -45,7 +45,8 @@ const usage = `Usage:
 
 Paimon's MySQL CDC action (mysql_sync_table): creates the Paimon table D.T
 from the MySQL table's schema when it does not exist (or checks that an
-existing one is compatible), then synchronizes the MySQL table into it,
+existing one is compatible; the tables 'database-name' and 'table-name'
+capture merged into one), then synchronizes the MySQL table into it,
 snapshot then binlog, until Ctrl-C or SIGTERM (a final savepoint). An
 UPDATE arrives as -D[before] and +I[after]. ADD COLUMN and type widening of
 the MySQL table are applied to the Paimon table as the job runs.
@@ -290,22 +291,16 @@ func prepare(ctx context.Context, a *syncArgs, again bool) (string, []string, er
 	if len(tables) == 0 {
 		return "", nil, errors.New("No table satisfies the given database name and table name.")
 	}
-	if len(tables) > 1 {
-		names := make([]string, len(tables))
-		for i, t := range tables {
-			names[i] = t.Database + "." + t.Name
-		}
-		return "", nil, fmt.Errorf("'database-name' and 'table-name' capture %d MySQL tables (%s): merging several MySQL tables into one Paimon table is not supported by sqlrun yet; capture one table",
-			len(tables), strings.Join(names, ", "))
+	// MySqlSyncTableAction.retrieveSchema: JdbcSchemasInfo.mergeAll.
+	m, err := mergeTables(tables, a.typeMapping, false)
+	if err != nil {
+		return "", nil, err
 	}
-	src := tables[0]
-	fields := make([]sql.Column, len(src.Columns))
-	for i, c := range src.Columns {
-		t, err := paimonType(c, a.typeMapping)
-		if err != nil {
-			return "", nil, fmt.Errorf("column %s of MySQL table %s.%s: %w", c.Name, src.Database, src.Name, err)
-		}
-		fields[i] = sql.Column{Name: c.Name, Type: t, Comment: c.Comment}
+	src, fields := m.info(), m.fields
+	if len(src.PrimaryKey) == 0 && len(a.primaryKeys) == 0 {
+		// CdcActionCommonUtils.setPrimaryKeys.
+		return "", nil, fmt.Errorf("Failed to set specified primary keys for sink table %s.%s. Also, can't infer primary keys from source table schemas because source tables have no primary keys or have different primary keys.",
+			a.database, a.table)
 	}
 	if a.computed, err = buildComputedColumns(a.computedArgs, fields); err != nil {
 		return "", nil, err
@@ -318,7 +313,7 @@ func prepare(ctx context.Context, a *syncArgs, again bool) (string, []string, er
 	if err != nil {
 		return "", nil, err
 	}
-	cur, msgs, err := ensureTable(cat, a, src, want, again, func(cur *schema.TableSchema) error {
+	cur, msgs, err := ensureTable(cat, a, m.location, want, again, func(cur *schema.TableSchema) error {
 		return checkExisting(cur, want, a)
 	})
 	if err != nil {
@@ -350,7 +345,7 @@ func openCatalog(a *syncArgs) (*warehouse.Catalog, error) {
 // --resume it applies the MySQL table's changes, else it checks the table
 // with check; then it stores the --table-conf options. It returns the
 // table's schema and the [INFO] lines to print.
-func ensureTable(cat *warehouse.Catalog, a *syncArgs, src mysqlcdc.TableInfo, want *catalog.Table, again bool, check func(*schema.TableSchema) error) (*schema.TableSchema, []string, error) {
+func ensureTable(cat *warehouse.Catalog, a *syncArgs, loc string, want *catalog.Table, again bool, check func(*schema.TableSchema) error) (*schema.TableSchema, []string, error) {
 	root := cat.TablePath(a.database, a.table)
 	if root == "" {
 		_, err := cat.GetTable(a.database, a.table)
@@ -370,7 +365,7 @@ func ensureTable(cat *warehouse.Catalog, a *syncArgs, src mysqlcdc.TableInfo, wa
 		if cur, err = mgr.Latest(); err != nil {
 			return nil, nil, err
 		}
-		msgs = append(msgs, fmt.Sprintf("[INFO] Created Paimon table %s from MySQL table %s.%s.", ident, src.Database, src.Name))
+		msgs = append(msgs, fmt.Sprintf("[INFO] Created Paimon table %s from MySQL table %s.", ident, loc))
 		return cur, msgs, nil
 	}
 	if again || a.resume {
@@ -385,8 +380,8 @@ func ensureTable(cat *warehouse.Catalog, a *syncArgs, src mysqlcdc.TableInfo, wa
 			if cur, err = commitChanges(mgr, ident, changes); err != nil {
 				return nil, nil, fmt.Errorf("evolve Paimon table %s: %w", ident, err)
 			}
-			msgs = append(msgs, fmt.Sprintf("[INFO] Paimon table %s follows the schema of MySQL table %s.%s: %s.",
-				ident, src.Database, src.Name, describeChanges(changes)))
+			msgs = append(msgs, fmt.Sprintf("[INFO] Paimon table %s follows the schema of MySQL table %s: %s.",
+				ident, loc, describeChanges(changes)))
 		}
 	} else if err := check(cur); err != nil {
 		return nil, nil, err
@@ -608,8 +603,12 @@ func writeSync(b *strings.Builder, a *syncArgs, src mysqlcdc.TableInfo, cur *sch
 		}
 		fmt.Fprintf(b, "  %s %s,\n", ident(f.Name), ts)
 	}
-	keys := make([]string, len(src.PrimaryKey))
-	for i, k := range src.PrimaryKey {
+	pk := src.PrimaryKey
+	if len(pk) == 0 {
+		pk = a.primaryKeys
+	}
+	keys := make([]string, len(pk))
+	for i, k := range pk {
 		keys[i] = ident(k)
 	}
 	fmt.Fprintf(b, "  PRIMARY KEY (%s) NOT ENFORCED\n", strings.Join(keys, ", "))

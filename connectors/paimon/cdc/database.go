@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,8 +35,9 @@ const databaseUsage = `Usage:
 Paimon's MySQL CDC database action (mysql_sync_database): one Paimon table
 in D for every MySQL table of DB ('database-name', a regular expression)
 that has a primary key and that --including-tables and not
---excluding-tables name, created from the MySQL table's schema when it does
-not exist (an existing one must be compatible), then one streaming job
+--excluding-tables name (tables of one name in several databases merged
+into one), created from the MySQL table's schema when it does not exist
+(an existing one must be compatible), then one streaming job
 synchronizes them all, snapshot then binlog, until Ctrl-C or SIGTERM (a
 final savepoint). An UPDATE arrives as -D[before] and +I[after]. ADD COLUMN
 and type widening of a MySQL table are applied to its Paimon table as the
@@ -51,10 +51,14 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
                             expression matching whole names; default .*)
   --excluding-tables RE     the MySQL tables not to synchronize (wins over
                             --including-tables)
+  --including-dbs RE        the MySQL databases to synchronize (default .*)
+  --excluding-dbs RE        the MySQL databases not to synchronize
+  --table-mapping T=P       the Paimon table of MySQL table T is P (repeatable)
   --table-prefix P          the Paimon tables' name prefix
   --table-suffix S          the Paimon tables' name suffix
   --merge-shards B          true (default): a Paimon table is named after the
-                            MySQL table; false: database_table
+                            MySQL table, same-named tables of several databases
+                            merged into it; false: database_table
   --mode divided            one sink per table (the only mode sqlrun has;
                             'combined' is refused)
   --ignore-incompatible B   true: skip a table whose existing Paimon table is
@@ -77,15 +81,17 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
   --resume                  restore the job from its latest checkpoint or savepoint
   --allow-fresh             with --resume: start from scratch when there is none
 
-Every MySQL table is read by its own 'mysql-cdc' source of the one job; the
-sources read the binlog through one shared replication connection. Server
-ids: the 'server-id' given (or a random one) plus the table's index in name
-order for each table's snapshot, plus the number of tables for the binlog.
+Every Paimon table is written from its own 'mysql-cdc' source of the one
+job; the sources read the binlog through one shared replication connection.
+Server ids: the 'server-id' given (or a random one) plus the Paimon table's
+index for each source's snapshot, plus the number of tables for the binlog.
 `
 
 type databaseArgs struct {
 	syncArgs
 	including, excluding            *regexp.Regexp
+	includingDBs, excludingDBs      *regexp.Regexp
+	tableMapping                    map[string]string
 	prefix, suffix                  string
 	mergeShards, ignoreIncompatible bool
 }
@@ -99,6 +105,9 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		including, excluding, mode  string
 		merge, ignore               string
 		computedArg, metaC          multi
+		includingDBs, excludingDBs  string
+		mapping2, multiPart         multi
+		eager                       string
 	)
 	f := newActionFlags(DatabaseActionName, &a.syncArgs)
 	f.str(&partition, "partition_keys", "partition-keys")
@@ -111,6 +120,11 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 	f.str(&mode, "mode")
 	f.str(&merge, "merge_shards", "merge-shards")
 	f.str(&ignore, "ignore_incompatible", "ignore-incompatible")
+	f.str(&includingDBs, "including_dbs", "including-dbs")
+	f.str(&excludingDBs, "excluding_dbs", "excluding-dbs")
+	f.list(&mapping2, "table_mapping", "table-mapping")
+	f.list(&multiPart, "multiple_table_partition_keys", "multiple-table-partition-keys")
+	f.str(&eager, "eager_init", "eager-init")
 	f.list(&computedArg, "computed_column", "computed-column")
 	f.list(&metaC, "metadata_column", "metadata-column")
 	if help, err := f.parse(args, &a.syncArgs); help || err != nil {
@@ -127,6 +141,12 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		// SyncDatabaseActionBase creates the tables without them and
 		// its record parser adds them: not built in sqlrun.
 		return nil, false, errors.New("--computed_column of mysql_sync_database is not supported by sqlrun yet")
+	case len(multiPart) > 0:
+		// SyncDatabaseActionBase hands them to NewTableSchemaBuilder
+		// only: the tables --mode combined creates while running.
+		return nil, false, errors.New("--multiple_table_partition_keys applies to the tables --mode combined creates while the job runs, which sqlrun does not have yet")
+	case strings.EqualFold(eager, "true"):
+		return nil, false, errors.New("--eager_init applies to --mode combined, which sqlrun does not have yet")
 	}
 	// MultiTablesSinkMode.fromString.
 	switch strings.ToLower(mode) {
@@ -148,6 +168,27 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		if a.excluding, err = regexp.Compile("^(?:" + excluding + ")$"); err != nil {
 			return nil, false, fmt.Errorf("--excluding_tables %q: %w", excluding, err)
 		}
+	}
+	if includingDBs == "" {
+		includingDBs = ".*"
+	}
+	if a.includingDBs, err = regexp.Compile("^(?:" + includingDBs + ")$"); err != nil {
+		return nil, false, fmt.Errorf("--including_dbs %q: %w", includingDBs, err)
+	}
+	if excludingDBs != "" {
+		if a.excludingDBs, err = regexp.Compile("^(?:" + excludingDBs + ")$"); err != nil {
+			return nil, false, fmt.Errorf("--excluding_dbs %q: %w", excludingDBs, err)
+		}
+	}
+	// optionalConfigMap: key=value; TableNameConverter looks the MySQL
+	// table's name up in lower case.
+	a.tableMapping = map[string]string{}
+	for _, kv := range mapping2 {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+			return nil, false, fmt.Errorf("--table_mapping %q: expected mysql_table=paimon_table", kv)
+		}
+		a.tableMapping[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
 	}
 	// Boolean.parseBoolean: "true" in any case is true, anything else false.
 	a.mergeShards = merge == "" || strings.EqualFold(merge, "true")
@@ -198,11 +239,10 @@ var synced struct {
 	tables []string
 }
 
-// syncedTable is one MySQL table of the job and its Paimon table.
+// syncedTable is one Paimon table of the job and its MySQL tables.
 type syncedTable struct {
-	src    mysqlcdc.TableInfo
-	paimon string
-	cur    *schema.TableSchema
+	m   *merged
+	cur *schema.TableSchema
 }
 
 // prepareDatabase is MySqlSyncDatabaseAction.beforeBuildingSourceSink and
@@ -247,6 +287,10 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		if !a.including.MatchString(t.Name) || a.excluding != nil && a.excluding.MatchString(t.Name) {
 			continue
 		}
+		// RichCdcMultiplexRecordEventParser.shouldSynchronizeCurrentDb.
+		if !a.includingDBs.MatchString(t.Database) || a.excludingDBs != nil && a.excludingDBs.MatchString(t.Database) {
+			continue
+		}
 		if len(t.PrimaryKey) == 0 {
 			noPK = append(noPK, t.Database+"."+t.Name)
 			continue
@@ -260,52 +304,60 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 	if len(tables) == 0 {
 		return "", msgs, fmt.Errorf("No tables found in MySQL database %s, or MySQL database does not exist.", a.mysqlConf[mysqlcdc.OptDatabaseName])
 	}
-	// JdbcSchemasInfo.toMySqlTableInfos: with merge_shards the Paimon table
-	// is named after the MySQL table, and tables of that name in several
-	// databases are merged into it (not built in sqlrun); without, it is
-	// database_table.
-	names := map[string][]string{}
+	// JdbcSchemasInfo.toMySqlTableInfos: with merge_shards the tables of
+	// one name in several databases are merged into one Paimon table
+	// named after them; without, each is database_table. Then
+	// TableNameConverter: --table_mapping, else the prefix and suffix.
+	var groups []*merged
+	byName := map[string][]mysqlcdc.TableInfo{}
+	var order []string
 	for _, t := range tables {
 		n := t.Name
 		if !a.mergeShards {
 			n = t.Database + "_" + t.Name
 		}
-		names[n] = append(names[n], t.Database+"."+t.Name)
-	}
-	for _, n := range slices.Sorted(maps.Keys(names)) {
-		if len(names[n]) > 1 {
-			return "", msgs, fmt.Errorf("MySQL tables %s would be merged into the one Paimon table %s (--merge_shards true): merging shards is not supported by sqlrun yet; use --merge_shards false or narrow 'database-name'",
-				strings.Join(names[n], ", "), n)
+		if byName[n] == nil {
+			order = append(order, n)
 		}
+		byName[n] = append(byName[n], t)
+	}
+	paimonNames := map[string]string{}
+	for _, n := range order {
+		m, err := mergeTables(byName[n], a.typeMapping, true)
+		if err != nil {
+			return "", msgs, err
+		}
+		p := a.prefix + n + a.suffix
+		if to, ok := a.tableMapping[strings.ToLower(n)]; ok {
+			p = to
+		}
+		if prev, dup := paimonNames[p]; dup {
+			return "", msgs, fmt.Errorf("MySQL tables %s and %s map to the one Paimon table %s.%s (--table_mapping): sqlrun synchronizes one Paimon table from tables of one name only",
+				prev, m.location, a.database, p)
+		}
+		paimonNames[p] = m.location
+		m.paimon = p
+		groups = append(groups, m)
 	}
 	cat, err := openCatalog(&a.syncArgs)
 	if err != nil {
 		return "", msgs, err
 	}
 	var jobs []syncedTable
-	for _, t := range tables {
-		n := t.Name
-		if !a.mergeShards {
-			n = t.Database + "_" + t.Name
-		}
+	for _, m := range groups {
 		ta := a.syncArgs
-		ta.table = a.prefix + n + a.suffix
-		fields := make([]sql.Column, len(t.Columns))
-		for i, c := range t.Columns {
-			typ, err := paimonType(c, a.typeMapping)
-			if err != nil {
-				return "", msgs, fmt.Errorf("column %s of MySQL table %s.%s: %w", c.Name, t.Database, t.Name, err)
-			}
-			fields[i] = sql.Column{Name: c.Name, Type: typ, Comment: c.Comment}
+		ta.table = m.paimon
+		t, fields := m.info(), m.fields
+		if len(t.PrimaryKey) == 0 && (len(ta.primaryKeys) == 0 || !containsAll(columnNames(fields), ta.primaryKeys)) {
+			// CdcActionCommonUtils.setPrimaryKeys.
+			return "", msgs, fmt.Errorf("Failed to set specified primary keys for sink table %s.%s. Also, can't infer primary keys from source table schemas because source tables have no primary keys or have different primary keys.",
+				a.database, ta.table)
 		}
 		// CdcActionCommonUtils.buildPaimonSchema with strictlyCheckSpecified
 		// false: keys a table does not have all of are not applied to it.
-		colNames := make([]string, len(fields))
-		for i, f := range fields {
-			colNames[i] = f.Name
-		}
-		for _, m := range a.metadata {
-			colNames = append(colNames, m.name)
+		colNames := columnNames(fields)
+		for _, md := range a.metadata {
+			colNames = append(colNames, md.name)
 		}
 		if !containsAll(colNames, ta.primaryKeys) {
 			ta.primaryKeys = nil
@@ -318,15 +370,15 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 			return "", msgs, err
 		}
 		skip := false
-		cur, more, err := ensureTable(cat, &ta, t, want, again, func(cur *schema.TableSchema) error {
+		cur, more, err := ensureTable(cat, &ta, m.location, want, again, func(cur *schema.TableSchema) error {
 			// MySqlSyncDatabaseAction.shouldMonitorTable.
 			for _, f := range want.Schema.Columns {
 				i := cur.FieldIndex(f.Name)
 				if i >= 0 && canConvert(f.Type, cur.Fields[i].Type) == convert {
 					continue
 				}
-				msg := fmt.Sprintf("Incompatible schema found.\nPaimon table is: %s.%s, fields are: %s.\nMySQL table is: %s.%s, fields are: %s.\n",
-					ta.database, ta.table, fieldList(cur.Fields), t.Database, t.Name, columnList(fields))
+				msg := fmt.Sprintf("Incompatible schema found.\nPaimon table is: %s.%s, fields are: %s.\nMySQL table is: %s, fields are: %s.\n",
+					ta.database, ta.table, fieldList(cur.Fields), m.location, columnList(fields))
 				if a.ignoreIncompatible {
 					skip = true
 					msgs = append(msgs, "[WARN] "+msg+"This table will be ignored.")
@@ -343,7 +395,7 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 			return "", msgs, err
 		}
 		msgs = append(msgs, more...)
-		jobs = append(jobs, syncedTable{src: t, paimon: ta.table, cur: cur})
+		jobs = append(jobs, syncedTable{m: m, cur: cur})
 	}
 	if len(jobs) == 0 {
 		return "", msgs, errors.New("No tables to be synchronized. Possible cause is the schemas of all tables in specified MySQL database are not compatible with those of existed Paimon tables. Please check the log.")
@@ -355,7 +407,9 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 	synced.Lock()
 	synced.tables = synced.tables[:0]
 	for _, j := range jobs {
-		synced.tables = append(synced.tables, j.src.Database+"."+j.src.Name)
+		for _, t := range j.m.srcs {
+			synced.tables = append(synced.tables, t.Database+"."+t.Name)
+		}
 	}
 	synced.Unlock()
 	return script, msgs, nil
@@ -375,26 +429,32 @@ func buildDatabaseScript(a *databaseArgs, jobs []syncedTable) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	all := make([]string, len(jobs))
-	for i, j := range jobs {
-		all[i] = j.src.Database + "." + j.src.Name
+	var all []string
+	for _, j := range jobs {
+		for _, t := range j.m.srcs {
+			all = append(all, t.Database+"."+t.Name)
+		}
 	}
 	var inserts []string
 	for i, j := range jobs {
 		ta := a.syncArgs
-		ta.table = j.paimon
+		ta.table = j.m.paimon
+		dbs := make([]string, len(j.m.srcs))
+		for k, t := range j.m.srcs {
+			dbs[k] = regexp.QuoteMeta(t.Database)
+		}
 		more := map[string]string{
-			mysqlcdc.OptDatabaseName: regexp.QuoteMeta(j.src.Database),
-			mysqlcdc.OptTableName:    regexp.QuoteMeta(j.src.Name),
+			mysqlcdc.OptDatabaseName: strings.Join(dbs, "|"),
+			mysqlcdc.OptTableName:    regexp.QuoteMeta(j.m.srcs[0].Name),
 			mysqlcdc.OptServerID:     strconv.FormatUint(base+uint64(i), 10),
 			mysqlcdc.OptSyncTables:   strings.Join(all, ","),
 			// One binlog connection for all the tables, as Paimon's one
 			// MySqlSource; its server id follows the tables' own.
 			mysqlcdc.OptSharedBinlog: strconv.FormatUint(base+uint64(len(jobs)), 10),
 		}
-		insert, err := writeSync(&b, &ta, j.src, j.cur, fmt.Sprintf("%s_%d", sourceTable, i), more)
+		insert, err := writeSync(&b, &ta, j.m.info(), j.cur, fmt.Sprintf("%s_%d", sourceTable, i), more)
 		if err != nil {
-			return "", fmt.Errorf("MySQL table %s.%s: %w", j.src.Database, j.src.Name, err)
+			return "", fmt.Errorf("MySQL table %s: %w", j.m.location, err)
 		}
 		inserts = append(inserts, insert)
 	}
@@ -436,6 +496,14 @@ func hasAll(tables []mysqlcdc.TableInfo, names []string) bool {
 		}
 	}
 	return true
+}
+
+func columnNames(cols []sql.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
 }
 
 func containsAll(have, want []string) bool {

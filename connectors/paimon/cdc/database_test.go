@@ -22,6 +22,10 @@ func TestSyncDatabaseRefusals(t *testing.T) {
 		{append(base, "--mode", "split"), "Unsupported mode: split"},
 		{append(base, "--computed_column", "y=year(ts)"), "--computed_column of mysql_sync_database is not supported by sqlrun yet"},
 		{append(base, "--including-tables", "("), "--including_tables \"(\""},
+		{append(base, "--excluding-dbs", "a["), "--excluding_dbs \"a[\""},
+		{append(base, "--table-mapping", "orders"), "--table_mapping \"orders\": expected mysql_table=paimon_table"},
+		{append(base, "--multiple-table-partition-keys", "orders:dt"), "--multiple_table_partition_keys applies to the tables --mode combined creates while the job runs, which sqlrun does not have yet"},
+		{append(base, "--eager_init", "true"), "--eager_init applies to --mode combined, which sqlrun does not have yet"},
 		{append(base, "--mysql-conf", "table-name=orders"), "table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead."},
 		{[]string{"--warehouse", "w", "--database", "d", "--mysql-conf", "hostname=h", "--mysql-conf", "username=u", "--mysql-conf", "password=p"}, "mysql_conf [database-name] must be specified."},
 	} {
@@ -33,8 +37,10 @@ func TestSyncDatabaseRefusals(t *testing.T) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
 	}
-	a, _, err := parseDatabaseArgs(append(base, "--merge_shards", "FALSE", "--ignore-incompatible", "true", "--mode", "DIVIDED"))
-	if err != nil || a.mergeShards || !a.ignoreIncompatible {
+	a, _, err := parseDatabaseArgs(append(base, "--merge_shards", "FALSE", "--ignore-incompatible", "true", "--mode", "DIVIDED",
+		"--table-mapping", "Orders=o", "--table_mapping", "items = i", "--including-dbs", "shop|ods", "--eager-init", "false"))
+	if err != nil || a.mergeShards || !a.ignoreIncompatible || a.tableMapping["orders"] != "o" || a.tableMapping["items"] != "i" ||
+		!a.includingDBs.MatchString("ods") || a.includingDBs.MatchString("shop2") {
 		t.Errorf("flags: %+v, %v", a, err)
 	}
 }
