@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"math/bits"
+	"os"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
@@ -81,7 +82,7 @@ type pageCol struct {
 	dictN     int
 
 	// The finished pages of the current column chunk.
-	chunk       [][]byte // header and compressed body of each page
+	chunk       []page // header and compressed body of each page
 	chunkValues int64
 	chunkNulls  int64
 	chunkUncomp int64
@@ -113,6 +114,26 @@ type pageCol struct {
 	lastKey   string // a dictionary entry the last put added, or ""
 	lastNew   bool
 }
+
+// page is a finished page (header and compressed body) of a column chunk:
+// in memory, or in the writer's spill file once the row group holds more
+// than pageMemory bytes of finished pages.
+type page struct {
+	b   []byte // the page, or nil when it is in the spill file
+	off int64  // where it starts in the spill file
+	n   int    // its size
+}
+
+// pageMemory bounds the finished pages a writer holds in memory. A column
+// chunk is contiguous in a Parquet file, so a row group's pages can only be
+// written once the row group is complete: parquet-java holds them in
+// memory (up to parquet.block.size, 128 MiB compressed, per file being
+// written), which is a flush's and a compaction's whole output file here.
+// Past pageMemory they go to a scratch file (WriterOptions.SpillDir) and
+// are copied into place when the row group is written, so the writer's
+// memory is its page buffers plus pageMemory, whatever the file's size.
+// Files smaller than this (most of a streaming job's) never touch the disk.
+var pageMemory int64 = 8 << 20
 
 // pageBufs are the buffers a page is built in, pooled across files: a
 // checkpoint writes a file per bucket, and growing fresh buffers up to a
@@ -179,6 +200,12 @@ func (w *pageWriter) release() {
 		fileBufs.put(&pageBufs{plain: w.scratch[:0], defs: w.comp[:0]})
 	}
 	w.scratch, w.comp = nil, nil
+	w.copyBuf = nil
+	if w.spill != nil {
+		w.spill.Close()
+		os.Remove(w.spill.Name()) // gone already where an open file can be removed
+		w.spill = nil
+	}
 }
 
 // maxPooledBuf bounds the buffers kept for reuse: a page that held a few
@@ -202,13 +229,21 @@ type pageWriter struct {
 	buffered int64
 	scratch  []byte // a page's encoded body
 	comp     []byte // a page's compressed body
+	// spillDir is where spill is created once the finished pages held in
+	// memory (held) would pass pageMemory; "" keeps them all in memory.
+	// spillEnd is the spill file's size (it restarts with each row group).
+	spillDir string
+	spill    *os.File
+	spillEnd int64
+	held     int64
+	copyBuf  []byte // a spilled page on its way to the file
 	header   bytes.Buffer
 	enc      *thrift.Encoder
 	started  bool
 }
 
 // newPageWriter prepares a writer for the flat columns cols.
-func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec, deltaStrings bool) (*pageWriter, error) {
+func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec, deltaStrings bool, spillDir string) (*pageWriter, error) {
 	sch, err := parquetSchema(cols)
 	if err != nil {
 		return nil, err
@@ -221,7 +256,7 @@ func newPageWriter(out *countingWriter, cols []Column, codec compress.Codec, del
 	if err != nil {
 		return nil, err
 	}
-	w := &pageWriter{out: out, codec: codec, meta: meta, els: els}
+	w := &pageWriter{out: out, codec: codec, meta: meta, els: els, spillDir: spillDir}
 	fb := fileBufs.get()
 	w.scratch, w.comp = fb.plain, fb.defs
 	w.enc = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&w.header))
@@ -535,7 +570,7 @@ func (w *pageWriter) flushPage(c *pageCol) error {
 		NumValues: int32(c.rows), Encoding: enc,
 		DefinitionLevelEncoding: pformat.RLE, RepetitionLevelEncoding: pformat.RLE,
 	})
-	size, err := w.appendPage(c, &hdr, body)
+	size, err := w.appendPage(c, &hdr, body, true)
 	if err != nil {
 		return err
 	}
@@ -554,8 +589,9 @@ func (w *pageWriter) flushPage(c *pageCol) error {
 }
 
 // appendPage compresses body and appends header and page to c's chunk;
-// it returns the page's size with its header.
-func (w *pageWriter) appendPage(c *pageCol, hdr *pformat.PageHeader, body []byte) (int, error) {
+// it returns the page's size with its header. A data page goes to the
+// spill file when the pages held in memory would pass pageMemory.
+func (w *pageWriter) appendPage(c *pageCol, hdr *pformat.PageHeader, body []byte, spillable bool) (int, error) {
 	comp, err := w.codec.Encode(w.comp[:0], body)
 	if err != nil {
 		return 0, fmt.Errorf("parquet compress: %w", err)
@@ -568,13 +604,48 @@ func (w *pageWriter) appendPage(c *pageCol, hdr *pformat.PageHeader, body []byte
 	if err := w.enc.Encode(hdr); err != nil {
 		return 0, fmt.Errorf("parquet page header: %w", err)
 	}
-	// One exact-size allocation per page: no copying as a chunk grows.
-	page := make([]byte, 0, w.header.Len()+len(comp))
-	page = append(append(page, w.header.Bytes()...), comp...)
-	c.chunk = append(c.chunk, page)
+	n := w.header.Len() + len(comp)
 	c.chunkUncomp += int64(w.header.Len() + len(body))
-	w.buffered += int64(w.header.Len() + len(comp))
-	return len(page), nil
+	w.buffered += int64(n)
+	if spillable && w.spillDir != "" && w.held+int64(n) > pageMemory {
+		if err := w.spillPage(c, comp); err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+	// One exact-size allocation per page: no copying as a chunk grows.
+	p := make([]byte, 0, n)
+	p = append(append(p, w.header.Bytes()...), comp...)
+	c.chunk = append(c.chunk, page{b: p, n: n})
+	w.held += int64(n)
+	return n, nil
+}
+
+// spillPage appends the page in w.header and comp to the spill file,
+// creating it on first use. The file is removed as soon as it is open
+// (where the system allows), so no run, however it ends, leaves it behind.
+func (w *pageWriter) spillPage(c *pageCol, comp []byte) error {
+	if w.spill == nil {
+		if err := os.MkdirAll(w.spillDir, 0o755); err != nil {
+			return fmt.Errorf("parquet page spill: %w", err)
+		}
+		f, err := os.CreateTemp(w.spillDir, "pages-*")
+		if err != nil {
+			return fmt.Errorf("parquet page spill: %w", err)
+		}
+		_ = os.Remove(f.Name())
+		w.spill = f
+	}
+	p := page{off: w.spillEnd, n: w.header.Len() + len(comp)}
+	if _, err := w.spill.Write(w.header.Bytes()); err != nil {
+		return fmt.Errorf("parquet page spill: %w", err)
+	}
+	if _, err := w.spill.Write(comp); err != nil {
+		return fmt.Errorf("parquet page spill: %w", err)
+	}
+	w.spillEnd += int64(p.n)
+	c.chunk = append(c.chunk, p)
+	return nil
 }
 
 // appendDefLevels appends V1 definition levels (max level 1): a 4-byte
@@ -769,7 +840,7 @@ func (w *pageWriter) flushRowGroup() error {
 			hdr := pformat.PageHeader{Type: pformat.DictionaryPage}
 			hdr.DictionaryPageHeader = thrift.New(pformat.DictionaryPageHeader{NumValues: int32(c.dictN), Encoding: pformat.Plain})
 			var dc pageCol
-			if _, err := w.appendPage(&dc, &hdr, c.dictPlain); err != nil {
+			if _, err := w.appendPage(&dc, &hdr, c.dictPlain, false); err != nil {
 				return err
 			}
 			if err := w.writePages(dc.chunk); err != nil {
@@ -810,13 +881,35 @@ func (w *pageWriter) flushRowGroup() error {
 	}
 	w.groups = append(w.groups, rg)
 	w.rows += w.rgRows
-	w.rgRows, w.buffered = 0, 0
+	w.rgRows, w.buffered, w.held = 0, 0, 0
+	if w.spill != nil && w.spillEnd > 0 {
+		// The next row group's pages reuse the file from its start.
+		if err := w.spill.Truncate(0); err != nil {
+			return fmt.Errorf("parquet page spill: %w", err)
+		}
+		if _, err := w.spill.Seek(0, 0); err != nil {
+			return fmt.Errorf("parquet page spill: %w", err)
+		}
+		w.spillEnd = 0
+	}
 	return nil
 }
 
-func (w *pageWriter) writePages(pages [][]byte) error {
+// writePages writes a column chunk's pages to the file, reading the
+// spilled ones back.
+func (w *pageWriter) writePages(pages []page) error {
 	for _, p := range pages {
-		if _, err := w.out.Write(p); err != nil {
+		b := p.b
+		if b == nil {
+			if cap(w.copyBuf) < p.n {
+				w.copyBuf = make([]byte, p.n)
+			}
+			b = w.copyBuf[:p.n]
+			if _, err := w.spill.ReadAt(b, p.off); err != nil {
+				return fmt.Errorf("parquet page spill: %w", err)
+			}
+		}
+		if _, err := w.out.Write(b); err != nil {
 			return fmt.Errorf("parquet write: %w", err)
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"os"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -232,3 +234,105 @@ func TestPageWriterAbortRow(t *testing.T) {
 }
 
 func decimalOf(unscaled int64, scale int32) decimal.Decimal { return decimal.New(unscaled, -scale) }
+
+// heldPageBytes is what a page writer holds in memory of the finished
+// pages of its current row group.
+func heldPageBytes(w *pageWriter) int64 {
+	var n int64
+	for i := range w.cols {
+		for _, p := range w.cols[i].chunk {
+			n += int64(len(p.b))
+		}
+	}
+	return n
+}
+
+// TestPageWriterSpillsPages: with a SpillDir, a writer holds at most
+// pageMemory bytes of finished pages however large its row group grows
+// (before, a flush's or a compaction's file was held whole: up to
+// parquet.block.size, 128 MiB, per file being written); the rest wait in a
+// scratch file that is gone from the directory while it is in use, and
+// the file, of one or several row groups, reads back exactly.
+func TestPageWriterSpillsPages(t *testing.T) {
+	defer func(n int64) { rowGroupBytes, pageMemory = n, pageMemory }(rowGroupBytes)
+	defer func(d bool) { usePageDecoder = d }(usePageDecoder)
+	pageMemory = 512 << 10
+	fs := []schema.Field{{ID: 0, Name: "k", Type: sql.Int().NotNull()}}
+	for i := 1; i <= 20; i++ {
+		fs = append(fs, schema.Field{ID: i, Name: fmt.Sprintf("s%d", i), Type: sql.String()})
+	}
+	for _, rg := range []int64{rowGroupSize, 2 << 20} {
+		rowGroupBytes = rg
+		dir := t.TempDir()
+		r := rand.New(rand.NewSource(2))
+		const n = 40_000
+		var buf bytes.Buffer
+		w, err := NewAppendWriter(&buf, fs, 0, WriterOptions{SpillDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows [][]any
+		var maxHeld, maxBuffered int64
+		for i := 0; i < n; i++ {
+			row := []any{int32(i)}
+			for j := 1; j <= 20; j++ {
+				row = append(row, fmt.Sprintf("%010x", r.Int63n(1<<40)))
+			}
+			rows = append(rows, row)
+			if err := w.Write(row); err != nil {
+				t.Fatal(err)
+			}
+			if i%1000 == 0 {
+				maxHeld = max(maxHeld, heldPageBytes(w.c.pages))
+				maxBuffered = max(maxBuffered, w.c.pages.buffered)
+			}
+		}
+		if rg == rowGroupSize && maxBuffered < 3*pageMemory {
+			t.Fatalf("at most %d bytes of pages buffered; the test needs more", maxBuffered)
+		}
+		if maxHeld > pageMemory {
+			t.Errorf("row group size %d: %d bytes of finished pages held in memory (limit %d, %d buffered)", rg, maxHeld, pageMemory, maxBuffered)
+		}
+		if w.c.pages.spill == nil {
+			t.Fatalf("row group size %d: no page was spilled", rg)
+		}
+		if left, _ := os.ReadDir(dir); runtime.GOOS != "windows" && len(left) != 0 {
+			t.Errorf("the spill file is visible in %s while in use: %v", dir, left)
+		}
+		res, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("left behind in %s: %v", dir, left)
+		}
+		if res.FileSize != int64(buf.Len()) || res.RowCount != n {
+			t.Fatalf("result %d bytes %d rows, file has %d bytes", res.FileSize, res.RowCount, buf.Len())
+		}
+		f, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "data-spilled.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if groups := len(f.pf.Metadata().RowGroups); (rg < rowGroupSize) != (groups > 1) {
+			t.Fatalf("row group size %d: %d row groups", rg, groups)
+		}
+		for _, decoder := range []bool{true, false} {
+			usePageDecoder = decoder
+			it, err := f.Rows(Projection{FileFields: fs, Fields: fs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := 0
+			for got := it.Next(); got != nil; got = it.Next() {
+				if !reflect.DeepEqual(got, rows[i]) {
+					t.Fatalf("row group size %d, page decoder %v, row %d:\n got %v\nwant %v", rg, decoder, i, got, rows[i])
+				}
+				i++
+			}
+			if it.Error() != nil || i != n {
+				t.Fatalf("page decoder %v: read %d rows: %v", decoder, i, it.Error())
+			}
+			it.Close()
+		}
+	}
+}

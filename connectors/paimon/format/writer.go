@@ -57,6 +57,10 @@ type WriterOptions struct {
 	// "delta-length-byte-array" is DELTA_LENGTH_BYTE_ARRAY, cheaper to
 	// compress but refused by Paimon's Parquet reader before 1.2.
 	StringEncoding string
+	// SpillDir is a local directory where a flat file's finished pages
+	// go once more than pageMemory bytes of them wait for their row group
+	// to be written (see pageMemory); "" holds them all in memory.
+	SpillDir string
 }
 
 // String encodings of WriterOptions.StringEncoding.
@@ -284,7 +288,7 @@ func newCore(w io.Writer, cols []Column, valBase int, valueTypes []sql.DataType,
 		default:
 			return nil, fmt.Errorf("unsupported string encoding %q (supported: %s, %s)", opts.StringEncoding, StringEncodingPlain, StringEncodingDeltaLength)
 		}
-		if c.pages, err = newPageWriter(c.out, cols, codec, opts.StringEncoding == StringEncodingDeltaLength); err != nil {
+		if c.pages, err = newPageWriter(c.out, cols, codec, opts.StringEncoding == StringEncodingDeltaLength, opts.SpillDir); err != nil {
 			return nil, err
 		}
 		for i, col := range cols {

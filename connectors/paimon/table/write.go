@@ -361,6 +361,10 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Data files past a few MiB (a full write buffer's flush, a
+	// compaction's output) keep their finished pages in the write's
+	// scratch directory until their row group is written, not in memory.
+	st.wopts.SpillDir = filepath.Join(w.tmp, "pages")
 	bw := &bucketWriter{part: part, bucket: bucket, store: st}
 	if w.assigner != nil {
 		var restored []int32
