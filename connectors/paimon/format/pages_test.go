@@ -254,7 +254,7 @@ func heldPageBytes(w *pageWriter) int64 {
 // scratch file that is gone from the directory while it is in use, and
 // the file, of one or several row groups, reads back exactly.
 func TestPageWriterSpillsPages(t *testing.T) {
-	defer func(n int64) { rowGroupBytes, pageMemory = n, pageMemory }(rowGroupBytes)
+	defer func(n, m int64) { rowGroupBytes, pageMemory = n, m }(rowGroupBytes, pageMemory)
 	defer func(d bool) { usePageDecoder = d }(usePageDecoder)
 	pageMemory = 512 << 10
 	fs := []schema.Field{{ID: 0, Name: "k", Type: sql.Int().NotNull()}}

@@ -16,7 +16,6 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	pformat "github.com/parquet-go/parquet-go/format"
@@ -81,7 +80,7 @@ func codecOf(name string, zstdLevel int) (compress.Codec, error) {
 		}
 		// The zstd library's levels are the nearest to zstd's own: 1 is
 		// SpeedFastest, as zstd-jni's level 1 is Paimon's default.
-		return &zstd.Codec{Level: kzstd.EncoderLevelFromZstd(zstdLevel)}, nil
+		return zstdCodecOf(kzstd.EncoderLevelFromZstd(zstdLevel)), nil
 	case "snappy":
 		return &snappy.Codec{}, nil
 	case "none", "uncompressed":

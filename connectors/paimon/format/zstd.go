@@ -1,0 +1,89 @@
+package format
+
+import (
+	"sync"
+
+	kzstd "github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	pformat "github.com/parquet-go/parquet-go/format"
+)
+
+// zstdCodec compresses data pages with zstd at one level, with encoders
+// shared by every writer of the process. parquet-go's zstd.Codec keeps its
+// encoders in a sync.Pool of its own, and each file's writer had a Codec of
+// its own, so every file written (and every file after a garbage
+// collection emptied the pool) built an encoder with the library's default
+// 8 MiB window: a 16 MiB history buffer allocated per file, several of them
+// live while a flush and a compaction write at once. A page is compressed
+// on its own (one frame), and pages are cut at about pageSize, so a window
+// of zstdWindow bytes sees all of a page: the reference zstd picks the
+// same window for an input of that size (its window log is lowered to the
+// source's size), and the history needed is twice that.
+type zstdCodec struct {
+	level kzstd.EncoderLevel
+	mu    sync.Mutex
+	free  []*kzstd.Encoder
+}
+
+// zstdWindow is the encoders' window: pageSize rounded up to a power of
+// two, so a page of up to 1 MiB is matched against all of itself.
+const zstdWindow = 1 << 20
+
+// maxFreeEncoders bounds the idle encoders kept per level: writers of a
+// flush, a compaction and a few buckets at once.
+const maxFreeEncoders = 4
+
+var (
+	zstdCodecsMu sync.Mutex
+	zstdCodecs   = map[kzstd.EncoderLevel]*zstdCodec{}
+	zstdDecoder  zstd.Codec // decoding only (the readers look codecs up by id)
+)
+
+// zstdCodecOf returns the shared codec of a level.
+func zstdCodecOf(level kzstd.EncoderLevel) *zstdCodec {
+	zstdCodecsMu.Lock()
+	defer zstdCodecsMu.Unlock()
+	c := zstdCodecs[level]
+	if c == nil {
+		c = &zstdCodec{level: level}
+		zstdCodecs[level] = c
+	}
+	return c
+}
+
+func (c *zstdCodec) String() string { return "ZSTD" }
+
+func (c *zstdCodec) CompressionCodec() pformat.CompressionCodec { return pformat.Zstd }
+
+func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	e, err := c.get()
+	if err != nil {
+		return nil, err
+	}
+	out := e.EncodeAll(src, dst[:0])
+	c.put(e)
+	return out, nil
+}
+
+func (c *zstdCodec) Decode(dst, src []byte) ([]byte, error) { return zstdDecoder.Decode(dst, src) }
+
+func (c *zstdCodec) get() (*kzstd.Encoder, error) {
+	c.mu.Lock()
+	if n := len(c.free); n > 0 {
+		e := c.free[n-1]
+		c.free = c.free[:n-1]
+		c.mu.Unlock()
+		return e, nil
+	}
+	c.mu.Unlock()
+	return kzstd.NewWriter(nil, kzstd.WithEncoderLevel(c.level), kzstd.WithEncoderConcurrency(1),
+		kzstd.WithWindowSize(zstdWindow), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+}
+
+func (c *zstdCodec) put(e *kzstd.Encoder) {
+	c.mu.Lock()
+	if len(c.free) < maxFreeEncoders {
+		c.free = append(c.free, e)
+	}
+	c.mu.Unlock()
+}

@@ -1,0 +1,69 @@
+package format
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// TestZstdEncodersShared: the writers of a process share their zstd
+// encoders, whose history is sized for a page. Before, each file's writer
+// built an encoder of its own with an 8 MiB window: 16 MiB allocated per
+// file written, however small (a streaming job writes a file per bucket
+// and checkpoint).
+func TestZstdEncodersShared(t *testing.T) {
+	fs := []schema.Field{{ID: 0, Name: "k", Type: sql.Int().NotNull()}, {ID: 1, Name: "s", Type: sql.String()}}
+	// A page past the encoder's block size (128 KiB), as a flush's or a
+	// compaction's are, is what needs the history.
+	const rows = 12_000
+	write := func() {
+		var buf bytes.Buffer
+		w, err := NewAppendWriter(&buf, fs, 0, WriterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < rows; i++ {
+			if err := w.Write([]any{int32(i), fmt.Sprintf("value %012d", i*7919)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "data-zstd.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := f.Rows(Projection{FileFields: fs, Fields: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for r := it.Next(); r != nil; r = it.Next() {
+			if r[1] != fmt.Sprintf("value %012d", n*7919) {
+				t.Fatalf("row %d: %v", n, r)
+			}
+			n++
+		}
+		if it.Error() != nil || n != rows {
+			t.Fatalf("read %d rows: %v", n, it.Error())
+		}
+		it.Close()
+	}
+	write() // the first file may build the encoder
+	const files = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < files; i++ {
+		write()
+	}
+	runtime.ReadMemStats(&after)
+	per := (after.TotalAlloc - before.TotalAlloc) / files
+	if per > 8<<20 {
+		t.Errorf("%d bytes allocated per file of %d rows", per, rows)
+	}
+}
