@@ -136,14 +136,16 @@ func main() {
 // short-lived row batches at a high rate; with Go's default GOGC of 100
 // the collector runs so often that it halves the throughput of a simple
 // projection (measured in exec/runtime's datagen → Calc → blackhole
-// benchmark), so the target is 400 unless GOGC is set. That alone lets the
-// heap grow to five times what is live; a soft memory limit bounds it:
-// GOMEMLIMIT when set, else 3/4 of the memory the machine (or the cgroup)
-// has, and `SET 'taskmanager.memory.process.size'` replaces it when a job
-// starts. Near the limit the collector runs as often as it must.
+// benchmark), so the target is 400 unless GOGC is set, lowered towards
+// 100 as the live heap grows past 64 MiB (adaptiveGC: the garbage between
+// collections is at most 256 MiB or the live heap's size, whichever is
+// larger). A soft memory limit bounds it too: GOMEMLIMIT when set, else
+// 3/4 of the memory the machine (or the cgroup) has, and `SET
+// 'taskmanager.memory.process.size'` replaces it when a job starts. Near
+// the limit the collector runs as often as it must.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		newAdaptiveGC(gcHeadroom).start()
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		if total := totalMemory(); total > 0 {
