@@ -82,6 +82,8 @@ func String(e Expr, names []string, f Format) string {
 			form = fn.Form
 		}
 		switch {
+		case form == Field && len(x.Args) == 2:
+			return args[0] + "." + FieldName(x)
 		case form == Cast:
 			if f == FormatAST {
 				return x.Op + "(" + args[0] + "):" + CalciteType(x.T)

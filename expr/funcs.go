@@ -66,6 +66,10 @@ const (
 	Infix
 	Postfix
 	Cast
+	// Field is a ROW field access (Calcite's RexFieldAccess), printed
+	// as its operand, a dot and the field's name in every form: $1.id in
+	// the Abstract Syntax Tree, after.id in the plans.
+	Field
 )
 
 // OperandError is a call Infer refuses: wrong number or types of
@@ -179,6 +183,9 @@ func builtins() []*Func {
 		{Name: "ILIKE", Kind: Operator, Eval: evalLike},
 		{Name: "CASE", Kind: Operator, Eval: evalCase},
 		{Name: "||", Kind: Operator, Form: Infix, Eval: evalConcat},
+		// DOT(row, i) is the field at index i of a ROW value (built by
+		// FieldAccess; Calcite's RexFieldAccess, not a call there).
+		{Name: "DOT", Kind: Operator, Form: Field, Eval: evalDot},
 		// Casts (typed by the binder from the syntax's target type).
 		{Name: "CAST", Form: Cast, Eval: evalCast},
 		{Name: "TRY_CAST", Form: Cast, Eval: evalCast},
@@ -1106,5 +1113,55 @@ func evalRow(_ *Call, args []Eval) (Eval, error) {
 			out[i] = v
 		}
 		return out, nil
+	}, nil
+}
+
+// FieldAccess is the field named name of a ROW-typed expression, as
+// Calcite's SqlDotOperator types it: the field's type, made nullable when
+// the row is (a NULL row has NULL fields). ok is false when x is not a ROW
+// or has no such field (names match case-sensitively, as Flink's).
+func FieldAccess(x Expr, name string) (Expr, bool) {
+	t := x.Type()
+	if t.Root != sql.TypeRow {
+		return nil, false
+	}
+	for i, f := range t.Fields {
+		if f.Name != name {
+			continue
+		}
+		ft := f.Type
+		if t.Nullable {
+			ft = ft.WithNullable(true)
+		}
+		return &Call{Op: "DOT", Args: []Expr{x, &Literal{Value: int32(i), T: sql.Int().NotNull()}}, T: ft}, true
+	}
+	return nil, false
+}
+
+// FieldName is the name of the field a DOT call reads.
+func FieldName(c *Call) string {
+	i, _ := c.Args[1].(*Literal).Value.(int32)
+	if t := c.Args[0].Type(); int(i) < len(t.Fields) {
+		return t.Fields[i].Name
+	}
+	return "$" + strconv.Itoa(int(i))
+}
+
+func evalDot(c *Call, args []Eval) (Eval, error) {
+	i, _ := c.Args[1].(*Literal).Value.(int32)
+	row := args[0]
+	return func(r []any) (any, error) {
+		v, err := row(r)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		fs, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("DOT: a %T is not a ROW value", v)
+		}
+		if int(i) >= len(fs) {
+			return nil, fmt.Errorf("DOT: field %d of a %d-field ROW value", i, len(fs))
+		}
+		return fs[i], nil
 	}, nil
 }

@@ -75,7 +75,7 @@ func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 	qualFound := ref.Qualifier == ""
 	for i, c := range s.cols {
 		if ref.Qualifier != "" {
-			if !strings.EqualFold(c.qualifier, ref.Qualifier) && !strings.HasSuffix(strings.ToLower(c.qualifier), "."+strings.ToLower(ref.Qualifier)) {
+			if !qualifies(c.qualifier, ref.Qualifier) {
 				continue
 			}
 			qualFound = true
@@ -97,6 +97,79 @@ func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 		return 0, validationErr(ref.At, len(ref.Qualifier), "Table '%s' not found", ref.Qualifier)
 	}
 	return 0, validationErr(ref.At, width, "Column '%s' not found in table '%s'", ref.Name, ref.Qualifier)
+}
+
+func qualifies(qualifier, prefix string) bool {
+	return strings.EqualFold(qualifier, prefix) || strings.HasSuffix(strings.ToLower(qualifier), "."+strings.ToLower(prefix))
+}
+
+// fieldStep is one ROW field name of a compound identifier, after its
+// column, with where it starts in the identifier (for error positions).
+type fieldStep struct {
+	name string
+	col  int
+}
+
+// resolvePath resolves a compound identifier as Calcite's
+// DelegatingScope.fullyQualify does: the longest prefix that names a table
+// of the scope, then a column of that table, then ROW fields of the column
+// (t.after.id); when no prefix names a table, the first name is a column
+// of any table and the rest are its fields (after.id). Without a match
+// for either it fails as resolve does ("Table 'after' not found").
+func (s *scope) resolvePath(ref *ast.ColumnRef) (int, []fieldStep, error) {
+	if ref.Qualifier == "" {
+		i, err := s.resolve(ref)
+		return i, nil, err
+	}
+	parts := append(strings.Split(ref.Qualifier, "."), ref.Name)
+	steps := func(from int) []fieldStep {
+		col := 0
+		for _, p := range parts[:from] {
+			col += len(p) + 1
+		}
+		var out []fieldStep
+		for _, p := range parts[from:] {
+			out = append(out, fieldStep{name: p, col: col})
+			col += len(p) + 1
+		}
+		return out
+	}
+	for k := len(parts) - 1; k >= 1; k-- {
+		prefix := strings.Join(parts[:k], ".")
+		for _, c := range s.cols {
+			if qualifies(c.qualifier, prefix) {
+				i, err := s.resolve(&ast.ColumnRef{Node: ref.Node, Qualifier: prefix, Name: parts[k]})
+				return i, steps(k + 1), err
+			}
+		}
+	}
+	n := 0
+	for _, c := range s.cols {
+		if c.name == parts[0] {
+			n++
+		}
+	}
+	if n == 0 {
+		i, err := s.resolve(ref)
+		return i, nil, err
+	}
+	i, err := s.resolve(&ast.ColumnRef{Node: ref.Node, Name: parts[0]})
+	return i, steps(1), err
+}
+
+// fieldAccess applies a compound identifier's ROW field names to x, with
+// Calcite's "Unknown field 'f'" at the first name x has no field for.
+func fieldAccess(x Expr, ref *ast.ColumnRef, path []fieldStep) (Expr, error) {
+	for _, f := range path {
+		fx, ok := expr.FieldAccess(x, f.name)
+		if !ok {
+			at := ref.At
+			at.Col += f.col
+			return nil, validationErr(at, len(f.name), "Unknown field '%s'", f.name)
+		}
+		x = fx
+	}
+	return x, nil
 }
 
 // binder turns AST queries into logical plans.
@@ -922,14 +995,15 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			}
 		}
 		if c, ok := e.(*ast.ColumnRef); ok {
-			// A column that is not grouped: match by resolved field.
-			idx, err := sc.resolve(c)
+			// A column that is not grouped: match by resolved field (a
+			// ROW field of a grouped column is read from the group's).
+			idx, path, err := sc.resolvePath(c)
 			if err != nil {
 				return nil, err
 			}
 			for i, g := range agg.groupExprs {
 				if r, ok := g.(*InputRef); ok && r.Index == idx {
-					return &aggPlaceholder{i: i, t: g.Type()}, nil
+					return fieldAccess(&aggPlaceholder{i: i, t: g.Type()}, c, path)
 				}
 			}
 			return nil, validationErr(c.At, len(c.Name), "Expression '%s' is not being grouped", c.String())
@@ -938,11 +1012,11 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 	rec := func(x ast.Expr) (Expr, error) { return b.bindExpr(x, sc, agg) }
 	switch x := e.(type) {
 	case *ast.ColumnRef:
-		i, err := sc.resolve(x)
+		i, path, err := sc.resolvePath(x)
 		if err != nil {
 			return nil, err
 		}
-		return &InputRef{Index: i, T: sc.cols[i].t}, nil
+		return fieldAccess(&InputRef{Index: i, T: sc.cols[i].t}, x, path)
 	case *ast.Literal:
 		return bindLiteral(x)
 	case *ast.TimeUnit:

@@ -34,18 +34,22 @@ func (evalEnv) TablePath(connectors.ObjectIdentifier) string                { re
 func (evalEnv) PinnedOptions(connectors.ObjectIdentifier) map[string]string { return nil }
 
 // evalTable is the row every eval case reads:
-// a=7 b=-3 d=12.50 s='Order-1001' n=NULL f=2.5 ts=2024-01-02 10:00:00.123 dt=2024-01-02.
+// a=7 b=-3 d=12.50 s='Order-1001' n=NULL f=2.5 ts=2024-01-02 10:00:00.123 dt=2024-01-02
+// r=ROW(1, 'y1') (r.x NOT NULL in a nullable ROW) rn=NULL (of r's type).
 var evalTable = &catalog.Table{
 	Schema: sql.Schema{Columns: []sql.Column{
 		{Name: "a", Type: sql.Int().NotNull()}, {Name: "b", Type: sql.BigInt()}, {Name: "d", Type: sql.Decimal(10, 2)},
 		{Name: "s", Type: sql.String()}, {Name: "n", Type: sql.Int()}, {Name: "f", Type: sql.Double()},
 		{Name: "ts", Type: sql.Timestamp(3)}, {Name: "dt", Type: sql.Date()},
+		{Name: "r", Type: evalRowType}, {Name: "rn", Type: evalRowType},
 	}},
 	Options: map[string]string{"connector": "values"},
 }
 
 var evalRow = []any{int32(7), int64(-3), decimal.RequireFromString("12.50"), "Order-1001", nil, 2.5,
-	sql.TimestampData{Millis: 1704189600123}, int32(19724)}
+	sql.TimestampData{Millis: 1704189600123}, int32(19724), []any{int32(1), "y1"}, nil}
+
+var evalRowType = sql.RowOf(sql.Field{Name: "x", Type: sql.Int().NotNull()}, sql.Field{Name: "y", Type: sql.String()})
 
 // TestEval binds each expression over evalTable, then prints its type, its
 // prefix (physical plan) and infix (execution plan) forms and its value on
