@@ -204,8 +204,8 @@ func builtins() []*Func {
 		{Name: "SUBSTRING", Aliases: []string{"SUBSTR"}, Infer: inferSubstring, Eval: evalSubstring},
 		// Numeric functions.
 		{Name: "ABS", Infer: inferAbsFloorCeil, Eval: evalAbs},
-		{Name: "FLOOR", Infer: inferAbsFloorCeil, Eval: evalRound},
-		{Name: "CEIL", Aliases: []string{"CEILING"}, Infer: inferAbsFloorCeil, Eval: evalRound},
+		{Name: "FLOOR", Infer: inferFloorCeil, Eval: evalFloorCeil},
+		{Name: "CEIL", Aliases: []string{"CEILING"}, Infer: inferFloorCeil, Eval: evalFloorCeil},
 		{Name: "ROUND", Infer: inferRound, Eval: evalRound},
 		// Time functions.
 		{Name: "CURRENT_TIMESTAMP", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
@@ -222,6 +222,10 @@ func builtins() []*Func {
 		{Name: "DATE_FORMAT", Infer: inferDateFormat, Eval: evalDateFormat},
 		{Name: "TO_TIMESTAMP", Infer: inferToTimestamp, Eval: evalToTimestamp},
 		{Name: "TO_TIMESTAMP_LTZ", Infer: inferToTimestampLtz, Eval: evalToTimestampLtz},
+		{Name: "FROM_UNIXTIME", Infer: inferFromUnixtime, Eval: evalFromUnixtime},
+		// Flink's UNIX_TIMESTAMP is not deterministic in any form
+		// (BuiltInSqlFunction.notDeterministic): never folded.
+		{Name: "UNIX_TIMESTAMP", Infer: inferUnixTimestamp, Eval: evalUnixTimestamp, Dynamic: true},
 		// Value constructors (Calcite's SqlArrayValueConstructor and
 		// SqlRowOperator; the MAP constructor is not supported yet).
 		{Name: "ARRAY", Infer: inferArray, Eval: evalArray, Internal: true},
