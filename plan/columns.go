@@ -205,15 +205,24 @@ func castRowtimeRefs(e Expr, rt int) Expr {
 	if rt < 0 {
 		return e
 	}
+	return mapRefs(e, func(x *InputRef) Expr {
+		if x.Index != rt {
+			return x
+		}
+		return &Call{Op: "CAST", Args: []Expr{x}, T: x.T}
+	})
+}
+
+// mapRefs rebuilds e with each field reference replaced by f's result,
+// sharing what does not change.
+func mapRefs(e Expr, f func(*InputRef) Expr) Expr {
 	switch x := e.(type) {
 	case *InputRef:
-		if x.Index == rt {
-			return &Call{Op: "CAST", Args: []Expr{x}, T: x.T}
-		}
+		return f(x)
 	case *Call:
 		var args []Expr
 		for i, a := range x.Args {
-			m := castRowtimeRefs(a, rt)
+			m := mapRefs(a, f)
 			if m != a && args == nil {
 				args = append([]Expr(nil), x.Args...)
 			}
@@ -317,29 +326,12 @@ func materializeRefs(e Expr, attrs map[int]bool) Expr {
 	if len(attrs) == 0 {
 		return e
 	}
-	switch x := e.(type) {
-	case *InputRef:
-		if attrs[x.Index] {
-			return &Call{Op: "PROCTIME_MATERIALIZE", Args: []Expr{x}, T: x.T}
+	return mapRefs(e, func(x *InputRef) Expr {
+		if !attrs[x.Index] {
+			return x
 		}
-	case *Call:
-		var args []Expr
-		for i, a := range x.Args {
-			m := materializeRefs(a, attrs)
-			if m != a && args == nil {
-				args = append([]Expr(nil), x.Args...)
-			}
-			if args != nil {
-				args[i] = m
-			}
-		}
-		if args != nil {
-			out := *x
-			out.Args = args
-			return &out
-		}
-	}
-	return e
+		return &Call{Op: "PROCTIME_MATERIALIZE", Args: []Expr{x}, T: x.T}
+	})
 }
 
 func materialize(e Expr) Expr {
