@@ -48,6 +48,10 @@
 //     - PruneEmpty: LIMIT 0 and an always-false condition become
 //     Values(tuples=[[]]) (DEFAULT_REWRITE, PREDICATE_PUSHDOWN:
 //     PruneEmptyRules.SORT_FETCH_ZERO_INSTANCE, ReduceExpressionsRule);
+//     - AggregateValues: a global aggregate over an input that yields no
+//     row is Values of its one result row under a Calc (SUM as
+//     CASE(COUNT = 0, NULL, $SUM0), AVG as SUM / COUNT: LOGICAL:
+//     AGGREGATE_REDUCE_FUNCTIONS, then AGGREGATE_VALUES);
 //     - UnionTranspose: a Calc above UNION ALL goes into each input,
 //     through a CAST where an input's type differs from the union's
 //     (PREDICATE_PUSHDOWN, PROJECT_REWRITE: FILTER_SET_OP_TRANSPOSE,
@@ -69,8 +73,11 @@
 //     - FilterAggregateTranspose: conjuncts over an aggregate's group keys
 //     go below it (PREDICATE_PUSHDOWN: FILTER_AGGREGATE_TRANSPOSE);
 //     - PruneEmptyJoin: a join with an input that yields no row is empty,
-//     or its kept side padded with typed NULLs (PREDICATE_PUSHDOWN:
-//     PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE);
+//     or its kept side padded with typed NULLs; an inner join whose
+//     condition is FALSE or NULL with its inputs' constants put in is
+//     empty, and so is a Calc over it (PREDICATE_PUSHDOWN:
+//     PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE,
+//     ReduceExpressionsRule.JOIN, PruneEmptyRules.PROJECT_INSTANCE);
 //     - FilterIntoScan: sources in Flink's filter push-down print
 //     filter=[...] (PREDICATE_PUSHDOWN: PushFilterIntoTableSourceScanRule);
 //     - ProjectWindowTableFunctionTranspose: a Calc over a window table
@@ -80,7 +87,7 @@
 //     - ProjectWatermarkAssignerTranspose: a Calc over a WatermarkAssigner
 //     projects the fields it and the watermark read (and the rowtime)
 //     below the assigner, so that they reach the source; the Calc goes
-//     when the identity is left (PROJECT_REWRITE:
+//     when the identity is left (LOGICAL:
 //     ProjectWatermarkAssignerTransposeRule);
 //     - ProjectIntoScan: projections go into sources that take them,
 //     fields in Flink's order, honouring 'enable-projection-push-down'

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ var rules = []Rule{
 	{Name: "PruneEmpty", Program: "DEFAULT_REWRITE, PREDICATE_PUSHDOWN",
 		Flink: "PruneEmptyRules.SORT_FETCH_ZERO_INSTANCE, ReduceExpressionsRule.FILTER (always-false filter to empty Values)",
 		apply: pruneEmpty},
+	{Name: "AggregateValues", Program: "LOGICAL, then REDUCE_EXPRESSION_RULES",
+		Flink: "CoreRules.AGGREGATE_REDUCE_FUNCTIONS, CoreRules.AGGREGATE_VALUES (a global aggregate over an always-empty input)",
+		apply: aggregateValues},
 	{Name: "UnionTranspose", Program: "PREDICATE_PUSHDOWN, PROJECT_REWRITE",
 		Flink: "CoreRules.FILTER_SET_OP_TRANSPOSE, CoreRules.PROJECT_SET_OP_TRANSPOSE",
 		apply: unionTranspose},
@@ -67,7 +71,7 @@ var rules = []Rule{
 		Flink: "CoreRules.FILTER_AGGREGATE_TRANSPOSE",
 		apply: filterAggregateTranspose},
 	{Name: "PruneEmptyJoin", Program: "PREDICATE_PUSHDOWN",
-		Flink: "PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE (with ReduceExpressionsRule.FILTER's always-false filter)",
+		Flink: "PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE (with ReduceExpressionsRule.FILTER's always-false filter; ReduceExpressionsRule.JOIN's condition made FALSE by the inputs' constants; PROJECT_INSTANCE above)",
 		apply: pruneEmptyJoin},
 	{Name: "FilterIntoScan", Program: "PREDICATE_PUSHDOWN",
 		Flink: "PushFilterIntoTableSourceScanRule",
@@ -75,7 +79,7 @@ var rules = []Rule{
 	{Name: "ProjectWindowTableFunctionTranspose", Program: "PROJECT_REWRITE",
 		Flink: "ProjectWindowTableFunctionTransposeRule (PROJECT_RULES)",
 		apply: projectWindowTableFunctionTranspose},
-	{Name: "ProjectWatermarkAssignerTranspose", Program: "PROJECT_REWRITE",
+	{Name: "ProjectWatermarkAssignerTranspose", Program: "LOGICAL",
 		Flink: "ProjectWatermarkAssignerTransposeRule (PROJECT_RULES)",
 		apply: projectWatermarkTranspose},
 	{Name: "ProjectIntoScan", Program: "LOGICAL",
@@ -1315,13 +1319,26 @@ func retype(e Expr, f int, t sql.DataType) Expr {
 // side is empty; an outer join that keeps the other side's rows pads them
 // with typed NULLs (JoinTest.testSelfJoinPlan: a LEFT JOIN whose right
 // side is filtered by key = 0 AND key > 10); an anti join keeps its left.
-func pruneEmptyJoin(_ *binder, n Node) (Node, error) {
+func pruneEmptyJoin(b *binder, n Node) (Node, error) {
+	if c, ok := n.(*LogicalCalc); ok {
+		// The rules run top down: a Calc over a join this rule empties is
+		// empty too (PruneEmptyRules.PROJECT_INSTANCE, CALC_INSTANCE).
+		if _, ok := c.input().(*LogicalJoin); ok {
+			if out, err := pruneEmptyJoin(b, c.input()); err == nil && out != nil && isEmptyRel(out) {
+				return emptyValues(c), nil
+			}
+		}
+		return nil, nil
+	}
 	j, ok := n.(*LogicalJoin)
 	if !ok {
 		return nil, nil
 	}
 	le, re := isEmptyRel(j.inputs[0]), isEmptyRel(j.inputs[1])
 	if !le && !re {
+		if j.JoinType == ast.InnerJoin && constantFalse(j) {
+			return emptyValues(j), nil
+		}
 		return nil, nil
 	}
 	nl := len(j.inputs[0].Names())
@@ -1357,6 +1374,41 @@ func pruneEmptyJoin(_ *binder, n Node) (Node, error) {
 		return pad(j.inputs[1], false), nil
 	}
 	return emptyValues(j), nil
+}
+
+// constantFalse reports an inner join whose condition is FALSE or NULL
+// once the fields its inputs compute as constants are put in: Flink's
+// ReduceExpressionsRule.JOIN simplifies the condition with the predicates
+// RelMdPredicates pulls up from the inputs (x = 12, x IS NULL), and
+// PruneEmptyRules then drops the join (IntervalJoinTest
+// .testJoinWithNullLiteral: t1.nullField = t2.nullField with NULL on one
+// side and 12 on the other).
+func constantFalse(j *LogicalJoin) bool {
+	exprs := identity(j.types)
+	off := 0
+	for _, in := range j.inputs {
+		if c, ok := in.(*LogicalCalc); ok {
+			for i, e := range c.Exprs {
+				// A literal, or a CAST of one (Reduce's form of a constant).
+				e = fold(e)
+				if x, ok := e.(*Call); ok && x.Op == "CAST" && len(x.Args) == 1 {
+					if l, ok := x.Args[0].(*Literal); ok && !l.Flag {
+						exprs[off+i] = e
+					}
+				}
+				if l, ok := e.(*Literal); ok && !l.Flag {
+					exprs[off+i] = l
+				}
+			}
+		}
+		off += len(in.Names())
+	}
+	for _, c := range conjuncts(inline(j.Cond, exprs)) {
+		if l, ok := simplifyFilter(fold(c)).(*Literal); ok && (l.Value == nil || l.Value == false) {
+			return true
+		}
+	}
+	return false
 }
 
 // isEmptyRel reports an input that yields no row: an empty Values or a
@@ -1491,4 +1543,117 @@ func projectKeys(keys [][]int, exprs []Expr) [][]int {
 		}
 	}
 	return out
+}
+
+// aggregateValues plans a global aggregate (no GROUP BY) over an input
+// that yields no row as its one result row: Calcite's
+// AggregateReduceFunctionsRule (LOGICAL: CoreRules.AGGREGATE_REDUCE_FUNCTIONS)
+// first rewrites SUM(x) as CASE(COUNT(x) = 0, NULL, $SUM0(x)) and AVG(x)
+// as CAST(SUM(x) / COUNT(x)), sharing equal calls; AggregateValuesRule
+// (CoreRules.AGGREGATE_VALUES in REDUCE_EXPRESSION_RULES) then replaces
+// the aggregate over the empty Values by Values of each call's value on
+// no rows (COUNT and $SUM0 0, the others NULL), under a Calc computing
+// the rewritten calls (AggregateTest.testGlobalAggOverEmptyInputReplacedByValues).
+// Aggregates with other calls, DISTINCT, or sums whose zero sqlrun does
+// not spell are left to run.
+func aggregateValues(_ *binder, n Node) (Node, error) {
+	agg, ok := n.(*LogicalAggregate)
+	if !ok || len(agg.Group) > 0 || !yieldsNoRow(agg.input()) {
+		return nil, nil
+	}
+	type slot struct {
+		fn   string
+		args []int
+		t    sql.DataType
+	}
+	var slots []slot
+	var names []string
+	add := func(fn string, args []int, name string, t sql.DataType) *InputRef {
+		for i, s := range slots {
+			if s.fn == fn && slices.Equal(s.args, args) {
+				return &InputRef{Index: i, T: s.t}
+			}
+		}
+		if name == "" {
+			name = "$f" + strconv.Itoa(len(slots))
+		}
+		slots = append(slots, slot{fn: fn, args: args, t: t})
+		names = append(names, name)
+		return &InputRef{Index: len(slots) - 1, T: t}
+	}
+	countT := sql.BigInt().NotNull()
+	exprs := make([]Expr, len(agg.Aggs))
+	for i, a := range agg.Aggs {
+		if a.Distinct {
+			return nil, nil
+		}
+		switch a.Func {
+		case "COUNT", "MIN", "MAX":
+			exprs[i] = add(a.Func, a.Args, a.Name, a.T)
+		case "SUM":
+			if zeroOf(a.T) == nil {
+				return nil, nil
+			}
+			sum0 := add("$SUM0", a.Args, a.Name, a.T.WithNullable(false))
+			count := add("COUNT", a.Args, "", countT)
+			exprs[i] = &Call{Op: "CASE", T: a.T, Args: []Expr{
+				&Call{Op: "=", Args: []Expr{count, &Literal{Value: int32(0), T: sql.Int().NotNull()}}, T: sql.Boolean().NotNull()},
+				&Literal{Value: nil, T: a.T},
+				sum0,
+			}}
+		case "AVG":
+			sumT := aggResultType("SUM", agg.input().Types()[a.Args[0]]).WithNullable(true)
+			sum := add("SUM", a.Args, "", sumT)
+			count := add("COUNT", a.Args, "", countT)
+			div := &Call{Op: "/", Args: []Expr{sum, count}, T: arithmeticType("/", sumT, countT)}
+			exprs[i] = castExpr(div, a.T)
+		default:
+			return nil, nil
+		}
+	}
+	tuple := make([]Expr, len(slots))
+	types := make([]sql.DataType, len(slots))
+	for i, s := range slots {
+		types[i] = s.t
+		switch s.fn {
+		case "COUNT":
+			tuple[i] = &Literal{Value: int64(0), T: s.t}
+		case "$SUM0":
+			tuple[i] = &Literal{Value: zeroOf(s.t), T: s.t}
+		default:
+			tuple[i] = &Literal{Value: nil, T: s.t}
+		}
+	}
+	values := &LogicalValues{base: row(names, types), Rows: [][]Expr{tuple}}
+	return &LogicalCalc{base: row(agg.names, agg.types, values), Exprs: exprs}, nil
+}
+
+// yieldsNoRow reports an empty input, or Calcs over one
+// (PruneEmptyRules.PROJECT_INSTANCE, FILTER_INSTANCE).
+func yieldsNoRow(n Node) bool {
+	if isEmptyRel(n) {
+		return true
+	}
+	c, ok := n.(*LogicalCalc)
+	return ok && yieldsNoRow(c.input())
+}
+
+// zeroOf is the zero of a numeric type sqlrun spells as a literal (nil
+// for the others).
+func zeroOf(t sql.DataType) any {
+	switch t.Root {
+	case sql.TypeTinyInt:
+		return int8(0)
+	case sql.TypeSmallInt:
+		return int16(0)
+	case sql.TypeInt:
+		return int32(0)
+	case sql.TypeBigInt:
+		return int64(0)
+	case sql.TypeDouble:
+		return float64(0)
+	case sql.TypeFloat:
+		return float32(0)
+	}
+	return nil
 }
