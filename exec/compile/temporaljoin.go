@@ -3,6 +3,7 @@ package compile
 import (
 	"fmt"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
 	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
@@ -39,8 +40,12 @@ func (b *builder) temporalJoin(n *plan.TemporalJoin, path string) (edge, error) 
 			return edge{}, err
 		}
 	}
+	ttl, err := config.Duration(b.opts.Config, config.KeyStateTTL)
+	if err != nil {
+		return edge{}, err
+	}
 	p := b.defaultP
-	spec := operators.TemporalJoinSpec{Cond: cond, LeftTime: n.LeftTime, RightTime: n.RightTime,
+	spec := operators.TemporalJoinSpec{Cond: cond, LeftTime: n.LeftTime, RightTime: n.RightTime, Retention: ttl,
 		Left:  operators.JoinSideSpec{Keys: n.LeftKeys, Arity: len(lt), Outer: n.JoinType == ast.LeftJoin},
 		Right: operators.JoinSideSpec{Keys: n.RightKeys, Arity: len(rt)}}
 	v := b.g.AddOperator(uid(path, n), n.Name(), operators.TemporalJoin(spec), p)

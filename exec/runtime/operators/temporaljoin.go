@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
@@ -21,6 +22,12 @@ type TemporalJoinSpec struct {
 	LeftTime, RightTime int
 	// Cond is the non-equi condition over the joined row (nil: true).
 	Cond func([]any) (any, error)
+	// Retention is table.exec.state.ttl (0: state kept for good): a key
+	// no row arrived for during between Retention and 1.5 × Retention of
+	// processing time loses its state (Flink's
+	// BaseTwoInputStreamOperatorWithStateRetention with
+	// TableConfigUtils.getMaxIdleStateRetentionTime).
+	Retention time.Duration
 }
 
 // TemporalJoin is Flink's event-time temporal join
@@ -39,8 +46,13 @@ type TemporalJoinSpec struct {
 // the left rows still waiting. Rows keep their NULL join keys: a NULL key
 // joins a NULL key, as in Flink, whose temporal join evaluates only the
 // non-equi condition. The state and the operator's watermark are
-// checkpointed on either backend. table.exec.state.ttl is not applied
-// (Flink's idle-state cleanup timers are not modelled).
+// checkpointed on either backend. With table.exec.state.ttl (Retention),
+// each key has a processing-time cleanup time as in Flink: a row of the
+// key moves it to now + 1.5 × TTL unless it is already later than now +
+// TTL; an event-time firing that leaves left rows or a version moves it
+// the same way, one that leaves nothing clears it; when processing time
+// passes it, all of the key's state (left rows, versions, event-time
+// timer) is dropped, so a later left row finds no version.
 func TemporalJoin(spec TemporalJoinSpec) runtime.OperatorFactory {
 	return func(int, int) (runtime.Operator, error) {
 		return &temporalJoin{spec: spec}, nil
@@ -54,8 +66,12 @@ type temporalJoin struct {
 	// timers indexes the keys by their timer, rebuilt on restore.
 	timers map[int64]map[string]struct{}
 	times  []int64
-	wm     int64
-	enc    state.Encoder
+	// cleanups indexes the keys by their cleanup time, rebuilt on
+	// restore.
+	cleanups map[int64]map[string]struct{}
+	now      func() time.Time
+	wm       int64
+	enc      state.Encoder
 }
 
 type tjLeft struct {
@@ -76,16 +92,28 @@ type tjKey struct {
 	right    []tjVersion // sorted by ts, one per ts
 	timer    int64
 	hasTimer bool
+	// cleanup is the processing-time cleanup time in ms (0: none).
+	cleanup int64
 }
 
 var tjKeyCodec = state.Codec[*tjKey]{
 	Encode: func(e *state.Encoder, k *tjKey) error {
 		e.Varint(k.next)
+		// Bit 0: an event-time timer follows; bit 1: a cleanup time
+		// (snapshots written before retention have neither bit 1).
+		var flags uint64
 		if k.hasTimer {
-			e.Uvarint(1)
+			flags |= 1
+		}
+		if k.cleanup != 0 {
+			flags |= 2
+		}
+		e.Uvarint(flags)
+		if k.hasTimer {
 			e.Varint(k.timer)
-		} else {
-			e.Uvarint(0)
+		}
+		if k.cleanup != 0 {
+			e.Varint(k.cleanup)
 		}
 		e.Uvarint(uint64(len(k.left)))
 		for _, l := range k.left {
@@ -113,9 +141,17 @@ var tjKeyCodec = state.Codec[*tjKey]{
 		if err != nil {
 			return nil, err
 		}
-		if has == 1 {
+		if has > 3 {
+			return nil, state.ErrCorrupt
+		}
+		if has&1 != 0 {
 			k.hasTimer = true
 			if k.timer, err = d.Varint(); err != nil {
+				return nil, err
+			}
+		}
+		if has&2 != 0 {
+			if k.cleanup, err = d.Varint(); err != nil {
 				return nil, err
 			}
 		}
@@ -158,6 +194,8 @@ func (j *temporalJoin) Open(ctx *runtime.Context, restored []byte) error {
 	j.wm = runtime.MinWatermark
 	j.timers = map[int64]map[string]struct{}{}
 	j.times = nil
+	j.cleanups = map[int64]map[string]struct{}{}
+	j.now = ctx.Clock()
 	var b *state.Backend
 	if ctx != nil && ctx.State != nil {
 		b = &state.Backend{Store: ctx.State.Store}
@@ -182,8 +220,92 @@ func (j *temporalJoin) Open(ctx *runtime.Context, restored []byte) error {
 		if s.hasTimer {
 			j.track(s.timer, k)
 		}
+		if s.cleanup != 0 {
+			addKey(j.cleanups, s.cleanup, k)
+		}
 		return nil
 	})
+}
+
+func addKey(m map[int64]map[string]struct{}, at int64, k string) {
+	keys := m[at]
+	if keys == nil {
+		keys = map[string]struct{}{}
+		m[at] = keys
+	}
+	keys[k] = struct{}{}
+}
+
+func removeKey(m map[int64]map[string]struct{}, at int64, k string) {
+	delete(m[at], k)
+	if len(m[at]) == 0 {
+		delete(m, at)
+	}
+}
+
+// registerCleanup is Flink's registerProcessingCleanupTimer: the key's
+// cleanup time moves to now + 1.5 × retention unless it is already later
+// than now + retention.
+func (j *temporalJoin) registerCleanup(s *tjKey, k string) {
+	minR := j.spec.Retention.Milliseconds()
+	if minR <= 1 { // stateCleaningEnabled is minRetentionTime > 1
+		return
+	}
+	now := j.now().UnixMilli()
+	if s.cleanup != 0 && now+minR <= s.cleanup {
+		return
+	}
+	if s.cleanup != 0 {
+		removeKey(j.cleanups, s.cleanup, k)
+	}
+	s.cleanup = now + minR*3/2
+	addKey(j.cleanups, s.cleanup, k)
+}
+
+// TimerInterval is how often OnProcessingTime looks for keys to clean up:
+// a tenth of the retention, at most a second (0 without retention).
+func (j *temporalJoin) TimerInterval() time.Duration {
+	if j.spec.Retention.Milliseconds() <= 1 {
+		return 0
+	}
+	return min(j.spec.Retention/10, time.Second)
+}
+
+// OnProcessingTime is Flink's onProcessingTime / cleanupState: every key
+// whose cleanup time has passed loses all its state.
+func (j *temporalJoin) OnProcessingTime(now time.Time, _ *runtime.Collector) error {
+	ms := now.UnixMilli()
+	var due []int64
+	for at := range j.cleanups {
+		if at <= ms {
+			due = append(due, at)
+		}
+	}
+	sort.Slice(due, func(a, b int) bool { return due[a] < due[b] })
+	for _, at := range due {
+		keys := make([]string, 0, len(j.cleanups[at]))
+		for k := range j.cleanups[at] {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		delete(j.cleanups, at)
+		for _, k := range keys {
+			s, ok, err := j.keys.Get(k)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if s.hasTimer {
+				j.untrack(s.timer, k)
+			}
+			if err := j.keys.Delete(k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (j *temporalJoin) Snapshot(int64) ([]byte, error) {
@@ -279,6 +401,7 @@ func (j *temporalJoin) ProcessBatch(input int, rows []sql.Row, _ *runtime.Collec
 			s.next++
 		}
 		j.registerSmallest(s, k, ts)
+		j.registerCleanup(s, k)
 		if err := j.keys.Put(k, s); err != nil {
 			return err
 		}
@@ -349,6 +472,14 @@ func (j *temporalJoin) fire(k string, wm int64, out *runtime.Collector) error {
 	if last < math.MaxInt64 {
 		s.timer, s.hasTimer = last, true
 		j.track(last, k)
+	}
+	// With retention, state left behind keeps (or moves) its cleanup
+	// time; a key left empty has none.
+	if len(s.left) > 0 || len(s.right) > 0 {
+		j.registerCleanup(s, k)
+	} else if s.cleanup != 0 {
+		removeKey(j.cleanups, s.cleanup, k)
+		s.cleanup = 0
 	}
 	if len(s.left) == 0 && len(s.right) == 0 && !s.hasTimer {
 		return j.keys.Delete(k)
