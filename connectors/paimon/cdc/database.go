@@ -184,9 +184,10 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 	// table's name up in lower case.
 	a.tableMapping = map[string]string{}
 	for _, kv := range mapping2 {
+		// ParameterUtils.parseKeyValueString.
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-			return nil, false, fmt.Errorf("--table_mapping %q: expected mysql_table=paimon_table", kv)
+		if !ok {
+			return nil, false, fmt.Errorf("Invalid key-value string '%s'. Please use format 'key=value'", kv)
 		}
 		a.tableMapping[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
 	}

@@ -23,7 +23,7 @@ func TestSyncDatabaseRefusals(t *testing.T) {
 		{append(base, "--computed_column", "y=year(ts)"), "--computed_column of mysql_sync_database is not supported by sqlrun yet"},
 		{append(base, "--including-tables", "("), "--including_tables \"(\""},
 		{append(base, "--excluding-dbs", "a["), "--excluding_dbs \"a[\""},
-		{append(base, "--table-mapping", "orders"), "--table_mapping \"orders\": expected mysql_table=paimon_table"},
+		{append(base, "--table-mapping", "orders"), "Invalid key-value string 'orders'. Please use format 'key=value'"},
 		{append(base, "--multiple-table-partition-keys", "orders:dt"), "--multiple_table_partition_keys applies to the tables --mode combined creates while the job runs, which sqlrun does not have yet"},
 		{append(base, "--eager_init", "true"), "--eager_init applies to --mode combined, which sqlrun does not have yet"},
 		{append(base, "--mysql-conf", "table-name=orders"), "table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead."},
