@@ -157,6 +157,18 @@ func (s *scope) resolvePath(ref *ast.ColumnRef) (int, []fieldStep, error) {
 	return i, steps(1), err
 }
 
+// isCompoundIdent: a field access the parser made of the fourth and
+// later names of a compound identifier (a.b.c.d), not of (x).f.
+func isCompoundIdent(f *ast.FieldAccess) bool {
+	switch x := f.X.(type) {
+	case *ast.ColumnRef:
+		return strings.Count(x.Qualifier, ".") == 1
+	case *ast.FieldAccess:
+		return isCompoundIdent(x)
+	}
+	return false
+}
+
 // fieldAccess applies a compound identifier's ROW field names to x, with
 // Calcite's "Unknown field 'f'" at the first name x has no field for.
 func fieldAccess(x Expr, ref *ast.ColumnRef, path []fieldStep) (Expr, error) {
@@ -601,6 +613,8 @@ func walkAST(e ast.Expr, f func(ast.Expr)) {
 	case *ast.Item:
 		walkAST(x.X, f)
 		walkAST(x.Index, f)
+	case *ast.FieldAccess:
+		walkAST(x.X, f)
 	}
 }
 
@@ -739,6 +753,10 @@ func (b *binder) bindSelect(x *ast.Select) (Node, error) {
 		if name == "" {
 			if c, ok := it.Expr.(*ast.ColumnRef); ok {
 				name = c.Name
+			} else if f, ok := it.Expr.(*ast.FieldAccess); ok && isCompoundIdent(f) {
+				// a.b.c.d is one identifier to Calcite, named by its
+				// last name (SqlValidatorUtil.getAlias); (x).f is not.
+				name = f.Field
 			} else {
 				name = "EXPR$" + strconv.Itoa(i)
 			}
@@ -1278,6 +1296,21 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support subqueries in expressions yet")
 	case *ast.Item:
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support element access yet")
+	case *ast.FieldAccess:
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		if a.Type().Root != sql.TypeRow && !isCompoundIdent(x) {
+			// SqlDotOperator.deriveType on a non-ROW operand (an
+			// identifier's name fails as an unknown field below).
+			return nil, validationErr(x.X.Pos(), 1, "Incompatible types")
+		}
+		fx, ok := expr.FieldAccess(a, x.Field)
+		if !ok {
+			return nil, validationErr(x.At, 1, "Unknown field '%s'", x.Field)
+		}
+		return fx, nil
 	}
 	return nil, fmt.Errorf("bind: unknown expression %T", e)
 }

@@ -19,6 +19,15 @@ type ColumnRef struct {
 	Name      string
 }
 
+// FieldAccess is a ROW field of an expression that is not a compound
+// identifier, Calcite's DOT: (x).f, f(x).f, x[i].f, and the fourth and
+// later names of a.b.c.d (a ColumnRef holds three at most).
+type FieldAccess struct {
+	Node
+	X     Expr
+	Field string
+}
+
 // LiteralKind is the lexical kind of a literal.
 type LiteralKind int
 
@@ -278,20 +287,21 @@ type TimeUnit struct {
 	Unit string // upper-cased: DAY, SECOND, ..., or BOTH/LEADING/TRAILING for TRIM
 }
 
-func (*TimeUnit) expr()  {}
-func (*ColumnRef) expr() {}
-func (*Literal) expr()   {}
-func (*Param) expr()     {}
-func (*Unary) expr()     {}
-func (*Binary) expr()    {}
-func (*FuncCall) expr()  {}
-func (*Cast) expr()      {}
-func (*Case) expr()      {}
-func (*In) expr()        {}
-func (*Between) expr()   {}
-func (*Like) expr()      {}
-func (*IsNull) expr()    {}
-func (*IsBool) expr()    {}
-func (*Subquery) expr()  {}
-func (*Exists) expr()    {}
-func (*Item) expr()      {}
+func (*TimeUnit) expr()    {}
+func (*ColumnRef) expr()   {}
+func (*FieldAccess) expr() {}
+func (*Literal) expr()     {}
+func (*Param) expr()       {}
+func (*Unary) expr()       {}
+func (*Binary) expr()      {}
+func (*FuncCall) expr()    {}
+func (*Cast) expr()        {}
+func (*Case) expr()        {}
+func (*In) expr()          {}
+func (*Between) expr()     {}
+func (*Like) expr()        {}
+func (*IsNull) expr()      {}
+func (*IsBool) expr()      {}
+func (*Subquery) expr()    {}
+func (*Exists) expr()      {}
+func (*Item) expr()        {}

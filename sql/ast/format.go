@@ -269,6 +269,20 @@ func (e *Exists) String() string { return not(e.Not) + "EXISTS (" + FormatQuery(
 
 func (e *Item) String() string { return paren(e.X, 10) + "[" + exprString(e.Index) + "]" }
 
+// String prints a.b.c.d for a fourth name and (x).f otherwise, the forms
+// that parse back to the same access.
+func (e *FieldAccess) String() string {
+	switch x := e.X.(type) {
+	case *ColumnRef:
+		if strings.Count(x.Qualifier, ".") == 1 {
+			return x.String() + "." + QuoteIdentIfNeeded(e.Field)
+		}
+	case *FieldAccess:
+		return x.String() + "." + QuoteIdentIfNeeded(e.Field)
+	}
+	return "(" + exprString(e.X) + ")." + QuoteIdentIfNeeded(e.Field)
+}
+
 // String prints the window's contents (without OVER and parentheses).
 func (w *WindowSpec) String() string {
 	var parts []string

@@ -161,6 +161,7 @@ var rules = []rule{
 	{keyHint, nil, func(r *rewriter, j int) int { return j + 1 }},
 	{"(", nil, (*rewriter).openParen},
 	{"[", nil, (*rewriter).openItem},
+	{".", fieldAfter, (*rewriter).fieldAccess},
 	{"]", nil, (*rewriter).closeBracket},
 	{")", nil, (*rewriter).closeParen},
 	{",", nil, (*rewriter).comma},
@@ -526,6 +527,49 @@ func (r *rewriter) closeParen(j int) int {
 	return j + 1
 }
 
+// fieldAfter: a '.' and a name after an expression that is not a column
+// reference of up to three names (TiDB's limit): (x).f, f(x).f, x[i].f,
+// and the fourth and later names of a.b.c.d.
+func fieldAfter(r *rewriter, j int) bool { return r.fieldBase(j) >= 0 }
+
+// fieldBase finds where the x of "x.f" starts, for the '.' at j, or -1.
+func (r *rewriter) fieldBase(j int) int {
+	toks, from := r.p.toks, r.from
+	if j+1 >= r.to || !toks[j+1].isIdent() || j-1 < from {
+		return -1
+	}
+	k := j - 1
+	switch {
+	case toks[k].isOp(")") || toks[k].isOp("]"):
+		return r.itemBase(j)
+	case toks[k].isIdent():
+		n := 1
+		for k-2 >= from && toks[k-1].isOp(".") && toks[k-2].isIdent() {
+			k -= 2
+			n++
+		}
+		if n >= 3 {
+			return k
+		}
+		if k-2 >= from && toks[k-1].isOp(".") && (toks[k-2].isOp(")") || toks[k-2].isOp("]")) {
+			// (x).f.g: the chain continues an access.
+			return r.itemBase(k - 1)
+		}
+	}
+	return -1
+}
+
+// fieldAccess: x.f becomes __sqlrun_field(x, 'f').
+func (r *rewriter) fieldAccess(j int) int {
+	s := r.fieldBase(j)
+	if at := r.startOf[s-r.from]; at < len(r.pieces) {
+		r.pieces[at].pre = " " + fieldFunc + "(" + r.pieces[at].pre
+	}
+	name := r.tok(j + 1).name()
+	r.synth(", '"+strings.ReplaceAll(name, "'", "''")+"')", r.tok(j).off)
+	return j + 2
+}
+
 // openItem: x[i] becomes __sqlrun_item(x, i).
 func (r *rewriter) openItem(j int) int {
 	t := r.tok(j)
@@ -883,8 +927,8 @@ func (r *rewriter) itemBase(j int) int {
 			return -1
 		}
 		k = open
-		if k-1 >= from && toks[k-1].isIdent() {
-			k--
+		if k-1 >= from && toks[k-1].isIdent() && !(toks[k-1].kind == tIdent && notOperand[strings.ToUpper(toks[k-1].text)]) {
+			k-- // a call: f(x)[i], f(x).f
 		} else {
 			return k
 		}

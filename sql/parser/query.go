@@ -454,6 +454,7 @@ const (
 	litPrefix   = "__sqlrun_lit_"
 	fnPrefix    = "__sqlrun_fn_"
 	itemFunc    = "__sqlrun_item"
+	fieldFunc   = "__sqlrun_field"
 	filterFunc  = "__sqlrun_filter"
 	unitPrefix  = "__sqlrun_unit_"
 )
@@ -858,6 +859,16 @@ func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
 		}
 		f.Filter = c.expr(e.Args[1])
 		return f
+	}
+	if strings.EqualFold(name, fieldFunc) && len(e.Args) == 2 {
+		x := c.expr(e.Args[0])
+		f, _ := c.expr(e.Args[1]).(*ast.Literal)
+		if f == nil {
+			c.p.failAtPos(node.At)
+			return badExpr(node)
+		}
+		name, _ := f.Value.(string)
+		return &ast.FieldAccess{Node: ast.Node{At: x.Pos()}, X: x, Field: name}
 	}
 	if strings.EqualFold(name, itemFunc) && len(e.Args) == 2 {
 		x := c.expr(e.Args[0])
