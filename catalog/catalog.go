@@ -132,6 +132,16 @@ type SystemTabler interface {
 	GetSystemTable(db, name string) (t *Table, ok bool, err error)
 }
 
+// TimeTraveler is implemented by catalogs whose tables have versions
+// (Flink's Catalog.getTable(ObjectPath, long timestamp), which Paimon's
+// FlinkCatalog implements): GetTableAt returns the table as it was at the
+// epoch-millisecond timestamp, with the columns it had then and the options
+// that read it then. Time travel (FOR SYSTEM_TIME AS OF a constant) in
+// other catalogs fails as the method's default does in Flink.
+type TimeTraveler interface {
+	GetTableAt(db, name string, timestampMillis int64) (*Table, error)
+}
+
 // DefaultDatabaser is implemented by catalogs that name the database USE
 // CATALOG lands in (Paimon's 'default-database', "default"). Others land
 // in default_database when they have it, else in their first database.

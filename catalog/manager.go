@@ -371,6 +371,44 @@ func (m *Manager) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, *T
 	return id, nil, m.notFound(n, id)
 }
 
+// LookupTableAt resolves a name read FOR SYSTEM_TIME AS OF a constant
+// time (Flink's CatalogManager.getTable(ObjectIdentifier, long)): a
+// catalog's table as its TimeTraveler returns it at the time at() gives
+// (epoch milliseconds; asked only of a table that has versions).
+// versioned is false, with no table, for a temporary table and for a
+// table of a catalog without versions: the planner then keeps Flink's
+// temporal-table refusal, which Flink 1.20's own tests expect for such
+// tables (TemporalJoinTest.testInvalidTemporalTablJoin_constantTimestamp).
+func (m *Manager) LookupTableAt(n ast.ObjectName, at func() (int64, error)) (id connectors.ObjectIdentifier, t *Table, versioned bool, err error) {
+	id = m.Qualify(n)
+	m.mu.RLock()
+	_, temporary := m.temporary[id]
+	m.mu.RUnlock()
+	if temporary {
+		return id, nil, false, nil
+	}
+	c, err := m.Catalog(id.Catalog)
+	if err != nil {
+		return id, nil, false, m.notFound(n, id)
+	}
+	tt, ok := c.(TimeTraveler)
+	if !ok {
+		return id, nil, false, nil
+	}
+	millis, err := at()
+	if err != nil {
+		return id, nil, true, err
+	}
+	t, err = tt.GetTableAt(id.Database, id.Name, millis)
+	if err != nil {
+		if errors.Is(err, ErrTableNotExist) || errors.Is(err, ErrDatabaseNotExist) {
+			return id, nil, false, m.notFound(n, id)
+		}
+		return id, nil, false, fmt.Errorf("get table %s: %w", id, err)
+	}
+	return id, t, true, nil
+}
+
 func (m *Manager) notFound(n ast.ObjectName, id connectors.ObjectIdentifier) error {
 	msg := fmt.Sprintf("Object '%s' not found", n.Table)
 	switch {

@@ -98,6 +98,10 @@ func (e sessionEnv) LookupTable(n ast.ObjectName) (connectors.ObjectIdentifier, 
 	return id, t, err
 }
 
+func (e sessionEnv) LookupTableAt(n ast.ObjectName, at func() (int64, error)) (connectors.ObjectIdentifier, *catalog.Table, bool, error) {
+	return e.s.Catalogs.LookupTableAt(n, at)
+}
+
 // planned is the plan fullStartEnv made of stmt in env, if any.
 func planned(env Env, stmt ast.Statement) *plan.Plan {
 	if e, ok := env.(sessionEnv); ok && e.memo != nil && e.memo.stmt == stmt {

@@ -22,6 +22,12 @@ type Env interface {
 	// LookupTable resolves a possibly partial name. A missing table is an
 	// error wrapping catalog.ErrTableNotExist with Flink's message.
 	LookupTable(name ast.ObjectName) (connectors.ObjectIdentifier, *catalog.Table, error)
+	// LookupTableAt resolves a name read FOR SYSTEM_TIME AS OF a constant
+	// time (catalog.Manager.LookupTableAt): the table as its catalog had
+	// it at the epoch milliseconds at() returns; versioned is false, and
+	// at not called, for a table without versions (temporary, or of a
+	// catalog that keeps none).
+	LookupTableAt(name ast.ObjectName, at func() (int64, error)) (id connectors.ObjectIdentifier, t *catalog.Table, versioned bool, err error)
 	Config() map[string]string
 	// DefaultConnector names the connector of a table of a catalog whose
 	// tables may lack a 'connector' option (a Paimon catalog's tables are
@@ -204,6 +210,12 @@ func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef,
 	if err != nil {
 		return nil, err
 	}
+	return b.tableRef(id, t, hints)
+}
+
+// tableRef is the reference to a resolved table with its OPTIONS hints
+// and its connector.
+func (b *binder) tableRef(id connectors.ObjectIdentifier, t *catalog.Table, hints []ast.Hint) (*TableRef, error) {
 	ref := &TableRef{ID: id, Table: t, Schema: t.Schema, Options: map[string]string{}}
 	for k, v := range t.Options {
 		ref.Options[k] = v
@@ -250,6 +262,22 @@ func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef,
 	}
 	ref.Factory = f
 	return ref, nil
+}
+
+// scanOf creates ref's source and reads it: the scan, its computed and
+// metadata columns, its watermark.
+func (b *binder) scanOf(ref *TableRef) (Node, error) {
+	if err := b.createSource(ref); err != nil {
+		return nil, err
+	}
+	var rel Node = &LogicalTableScan{base: row(ref.Schema.Names(), ref.Schema.Types()), Table: ref}
+	var err error
+	if len(ref.Table.NonPhysical) > 0 {
+		if rel, err = b.expandScan(ref); err != nil {
+			return nil, err
+		}
+	}
+	return b.assignWatermark(ref, rel)
 }
 
 // formatOptions prints table options as Flink's error messages do, one
@@ -319,7 +347,10 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 			}
 		}
 		if x.SystemTimeAsOf != nil {
-			// Only the right side of a join may be read AS OF a time
+			if !hasColumnRef(x.SystemTimeAsOf) {
+				return b.bindTimeTravel(x)
+			}
+			// Only the right side of a join may be read AS OF a column
 			// (bindLookupJoin).
 			return nil, nil, asOfError(x.SystemTimeAsOf)
 		}
@@ -338,16 +369,8 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := b.createSource(ref); err != nil {
-			return nil, nil, err
-		}
-		var rel Node = &LogicalTableScan{base: row(ref.Schema.Names(), ref.Schema.Types()), Table: ref}
-		if len(ref.Table.NonPhysical) > 0 {
-			if rel, err = b.expandScan(ref); err != nil {
-				return nil, nil, err
-			}
-		}
-		if rel, err = b.assignWatermark(ref, rel); err != nil {
+		rel, err := b.scanOf(ref)
+		if err != nil {
 			return nil, nil, err
 		}
 		q := ref.ID.Name

@@ -129,3 +129,7 @@ func outer(err error, rc *sql.Error) string {
 	}
 	return "wrapped: " + strings.SplitN(err.Error(), "\n", 2)[0] + "\n"
 }
+
+func (e *testEnv) LookupTableAt(ast.ObjectName, func() (int64, error)) (connectors.ObjectIdentifier, *catalog.Table, bool, error) {
+	return connectors.ObjectIdentifier{}, nil, false, nil // in memory: no versions
+}

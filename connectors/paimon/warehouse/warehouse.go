@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,6 +77,7 @@ var (
 	_ catalog.DefaultDatabaser = (*Catalog)(nil)
 	_ catalog.TablePather      = (*Catalog)(nil)
 	_ catalog.SystemTabler     = (*Catalog)(nil)
+	_ catalog.TimeTraveler     = (*Catalog)(nil)
 )
 
 // New opens (creating if needed) the warehouse named by options
@@ -321,6 +323,43 @@ func (c *Catalog) GetTable(db, name string) (*catalog.Table, error) {
 	}
 	d := Describe(t.Schema)
 	d.Stored = t.Schema // the factory opens the table from it (no second read)
+	return d, nil
+}
+
+// GetTableAt is Paimon's FlinkCatalog.getTable(ObjectPath, long): the
+// table copied with 'scan.timestamp-millis' = timestampMillis, which
+// AbstractFileStoreTable.tryTimeTravel turns into the schema of the
+// latest snapshot committed at or before that time (the columns the table
+// had then; rows read by field id as of that schema). Without such a
+// snapshot the latest schema stays, and the scan finds no snapshot.
+func (c *Catalog) GetTableAt(db, name string, timestampMillis int64) (*catalog.Table, error) {
+	if strings.Contains(name, "$") {
+		return nil, &sql.Error{Class: sql.UnsupportedOperation,
+			Msg: fmt.Sprintf("Time travel (FOR SYSTEM_TIME AS OF) of the system table %s.%s is not supported by sqlrun yet.", db, name)}
+	}
+	t, err := c.open(db, name)
+	if err != nil {
+		return nil, err
+	}
+	s := t.Schema
+	snap, err := t.Snapshots.EarlierOrEqualTime(timestampMillis)
+	if err != nil {
+		return nil, fmt.Errorf("time travel of %s.%s to %d: %w", db, name, timestampMillis, err)
+	}
+	if snap != nil && snap.SchemaID != s.ID {
+		old, err := t.Schemas.Read(snap.SchemaID)
+		if err != nil {
+			return nil, fmt.Errorf("time travel of %s.%s to snapshot %d: %w", db, name, snap.ID, err)
+		}
+		// TableSchema.copy(options): that schema's fields with the
+		// table's current options.
+		cp := *old
+		cp.Options = s.Options
+		s = &cp
+	}
+	d := Describe(s)
+	d.Options["scan.timestamp-millis"] = strconv.FormatInt(timestampMillis, 10)
+	d.Stored = s
 	return d, nil
 }
 
