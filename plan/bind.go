@@ -1585,7 +1585,7 @@ func familyName(t sql.DataType) string {
 // bindJoin binds "l [kind] JOIN r ON cond" into LogicalJoin; the outer
 // side's opposite columns become nullable.
 func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
-	if tr, ok := x.Right.(*ast.TableRef); ok && tr.SystemTimeAsOf != nil {
+	if tr, ok := x.Right.(*ast.TableRef); ok && tr.SystemTimeAsOf != nil && hasColumnRef(tr.SystemTimeAsOf) {
 		return b.bindLookupJoin(x, tr)
 	}
 	l, ls, err := b.bindFrom(x.Left)

@@ -130,6 +130,17 @@ func outer(err error, rc *sql.Error) string {
 	return "wrapped: " + strings.SplitN(err.Error(), "\n", 2)[0] + "\n"
 }
 
-func (e *testEnv) LookupTableAt(ast.ObjectName, func() (int64, error)) (connectors.ObjectIdentifier, *catalog.Table, bool, error) {
-	return connectors.ObjectIdentifier{}, nil, false, nil // in memory: no versions
+// LookupTableAt: the in-memory catalog keeps no versions (Flink's tests
+// expect the temporal-table refusal for its tables), unless a golden sets
+// the test-only key 'test.versioned' = 'true': then a table's one
+// version is its current one, as a time-travel catalog would return it.
+func (e *testEnv) LookupTableAt(n ast.ObjectName, at func() (int64, error)) (connectors.ObjectIdentifier, *catalog.Table, bool, error) {
+	if e.config["test.versioned"] != "true" {
+		return connectors.ObjectIdentifier{}, nil, false, nil
+	}
+	if _, err := at(); err != nil {
+		return connectors.ObjectIdentifier{}, nil, true, err
+	}
+	id, t, err := e.LookupTable(n)
+	return id, t, true, err
 }
