@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -57,13 +56,10 @@ func (b *binder) timeTravelMillis(period ast.Expr) (int64, string, error) {
 	if !ok {
 		return 0, "", unsupported()
 	}
-	zone, err := sessionZone(b.config)
-	if err != nil {
-		return 0, "", err
-	}
+	// The wall time in the session time zone, which is UTC in sqlrun
+	// ('table.local-time-zone' accepts UTC only, config.Check).
 	wall := time.UnixMilli(ts.Millis).UTC().Add(time.Duration(ts.NanoOfMilli))
-	local := time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), wall.Nanosecond(), zone)
-	return local.UnixMilli(), timestampString(wall), nil
+	return wall.UnixMilli(), timestampString(wall), nil
 }
 
 // timestampString is Calcite's TimestampString: "yyyy-MM-dd HH:mm:ss"
@@ -74,20 +70,6 @@ func timestampString(t time.Time) string {
 		s += strings.TrimRight(fmt.Sprintf(".%09d", ns), "0")
 	}
 	return s
-}
-
-// sessionZone is 'table.local-time-zone': "default" is the process's zone
-// (Flink: the JVM's).
-func sessionZone(cfg map[string]string) (*time.Location, error) {
-	z := strings.TrimSpace(cfg[config.KeyLocalTimeZone])
-	if z == "" || strings.EqualFold(z, "default") {
-		return time.Local, nil
-	}
-	loc, err := time.LoadLocation(z)
-	if err != nil {
-		return nil, sql.Errorf(sql.ValidationException, "Invalid time zone '%s' in 'table.local-time-zone'.", z)
-	}
-	return loc, nil
 }
 
 // calciteTypeName is SqlTypeName.getName of a literal's type.
