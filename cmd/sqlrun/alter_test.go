@@ -13,6 +13,29 @@ import (
 	"time"
 )
 
+// paimonHead is the head of the Paimon catalog tests' scripts.
+func paimonHead(wh string) string {
+	return `SET 'sql-client.execution.result-mode' = 'tableau';
+SET 'table.dml-sync' = 'true';
+SET 'execution.runtime-mode' = 'batch';
+CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = 'file://` + wh + `');
+USE CATALOG p;
+`
+}
+
+// paimonRunner runs script bodies through `sqlrun -f` after the head the
+// Paimon catalog tests here share: tableau results, synchronous DML, batch
+// mode, and catalog p on the warehouse wh. It returns the exit code and
+// stdout with stderr.
+func paimonRunner(wh string) func(t *testing.T, body string) (int, string) {
+	head := paimonHead(wh)
+	return func(t *testing.T, body string) (int, string) {
+		t.Helper()
+		code, out, errOut := runCLI(t, "-f", writeScript(t, head+body))
+		return code, out + errOut
+	}
+}
+
 // TestAlterTableColumnsPaimon runs ALTER TABLE ADD / MODIFY / DROP / RENAME
 // on a Paimon table through `sqlrun -f`: each change writes the next
 // schema file as Paimon's SchemaManager.commitChanges does (new field ids
@@ -21,17 +44,7 @@ import (
 // mode, and DESCRIBE / SHOW CREATE TABLE show the new columns.
 func TestAlterTableColumnsPaimon(t *testing.T) {
 	wh := filepath.Join(t.TempDir(), "wh")
-	head := `SET 'sql-client.execution.result-mode' = 'tableau';
-SET 'table.dml-sync' = 'true';
-SET 'execution.runtime-mode' = 'batch';
-CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = 'file://` + wh + `');
-USE CATALOG p;
-`
-	run := func(t *testing.T, body string) (int, string) {
-		t.Helper()
-		code, out, errOut := runCLI(t, "-f", writeScript(t, head+body))
-		return code, out + errOut
-	}
+	run := paimonRunner(wh)
 	code, out := run(t, `CREATE TABLE t (id INT, v STRING, n INT, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED)
   PARTITIONED BY (dt) WITH ('bucket' = '1', 'changelog-producer' = 'input', 'sequence.field' = 'n');
 INSERT INTO t VALUES (1, 'a', 10, 'd'), (2, 'b', 20, 'd');
@@ -75,7 +88,7 @@ SELECT schema_id, record_count FROM t$files ORDER BY schema_id;
 	// Streaming from the first snapshot: both snapshots' changelogs as
 	// written, the first read with schema 0's files mapped by field id.
 	// The query is unbounded: stop it once the last row is out.
-	stream := writeScript(t, head+`SET 'execution.runtime-mode' = 'streaming';
+	stream := writeScript(t, paimonHead(wh)+`SET 'execution.runtime-mode' = 'streaming';
 SELECT id, c, seq, w FROM t /*+ OPTIONS('scan.mode' = 'from-snapshot', 'scan.snapshot-id' = '1') */;
 `)
 	rows := []string{
@@ -198,17 +211,7 @@ func runUntilOutput(t *testing.T, want string, args ...string) string {
 // ALTER ("not supported by sqlrun yet (nested types)").
 func TestAlterTableNestedColumnsPaimon(t *testing.T) {
 	wh := filepath.Join(t.TempDir(), "wh")
-	head := `SET 'sql-client.execution.result-mode' = 'tableau';
-SET 'table.dml-sync' = 'true';
-SET 'execution.runtime-mode' = 'batch';
-CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = 'file://` + wh + `');
-USE CATALOG p;
-`
-	run := func(t *testing.T, body string) (int, string) {
-		t.Helper()
-		code, out, errOut := runCLI(t, "-f", writeScript(t, head+body))
-		return code, out + errOut
-	}
+	run := paimonRunner(wh)
 	code, out := run(t, `CREATE TABLE t (k INT, r ROW<a INT, b STRING, c ROW<x INT, q INT>>, arr ARRAY<ROW<x INT, y STRING>>,
   PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1');
 INSERT INTO t VALUES (1, ROW(1, 'bee', ROW(7, 0)), ARRAY[ROW(1, 'p'), ROW(2, 'q')]);

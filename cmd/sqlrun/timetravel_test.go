@@ -21,17 +21,7 @@ import (
 // every constant period with the temporal-join message.
 func TestTimeTravelPaimon(t *testing.T) {
 	wh := filepath.Join(t.TempDir(), "wh")
-	head := `SET 'sql-client.execution.result-mode' = 'tableau';
-SET 'table.dml-sync' = 'true';
-SET 'execution.runtime-mode' = 'batch';
-CREATE CATALOG p WITH ('type' = 'paimon', 'warehouse' = 'file://` + wh + `');
-USE CATALOG p;
-`
-	run := func(t *testing.T, body string) (int, string) {
-		t.Helper()
-		code, out, errOut := runCLI(t, "-f", writeScript(t, head+body))
-		return code, out + errOut
-	}
+	run := paimonRunner(wh)
 	if code, out := run(t, `CREATE TABLE t (id INT, name STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1');
 INSERT INTO t VALUES (1, 'a', 10);
 ALTER TABLE t ADD price DOUBLE;
