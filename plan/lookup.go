@@ -202,13 +202,9 @@ func (b *binder) bindLookupJoin(x *ast.Join, tr *ast.TableRef) (Node, *scope, er
 		return nil, nil, sql.Errorf(sql.ValidationException,
 			"Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' left table's time attribute field")
 	}
-	kind := x.Kind
-	switch kind {
-	case ast.InnerJoin, ast.LeftJoin:
-	case ast.CrossJoin, "":
-		kind = ast.InnerJoin
-	default:
-		return nil, nil, sql.Errorf(sql.TableException, "Correlate has invalid join type %s", kind)
+	kind, err := correlateKind(x)
+	if err != nil {
+		return nil, nil, err
 	}
 	if tr.Name.Catalog == "" && tr.Name.Database == "" {
 		if _, ok := b.ctes[tr.Name.Table]; ok {
@@ -239,37 +235,68 @@ func (b *binder) bindLookupJoin(x *ast.Join, tr *ast.TableRef) (Node, *scope, er
 	if tr.Alias != "" {
 		q = tr.Alias
 	}
-	ds := scopeOf(dimRel, q)
-	sc := &scope{}
-	var types []sql.DataType
-	for _, c := range ls.cols {
-		sc.cols = append(sc.cols, c)
-		types = append(types, c.t)
+	if x.On == nil && len(x.Using) > 0 {
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support USING in a lookup join yet; write ON")
 	}
-	for _, c := range ds.cols {
+	sc, cond, err := b.bindCorrelateOn(x, ls, scopeOf(dimRel, q), kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	dim := &lookupDim{Table: ref, Exprs: dimExprs, Names: dimRel.Names(), Types: dimRel.Types(), Kind: kind}
+	c := newCorrelate(l, dimRel, sc, pref.Index, cond)
+	c.dim = dim
+	return c, sc, nil
+}
+
+// correlateKind is the join type of a FOR SYSTEM_TIME AS OF join: INNER
+// (also for a comma or CROSS join) or LEFT; Flink's Correlate refuses the
+// others.
+func correlateKind(x *ast.Join) (ast.JoinKind, error) {
+	switch x.Kind {
+	case ast.InnerJoin, ast.LeftJoin:
+		return x.Kind, nil
+	case ast.CrossJoin, "":
+		return ast.InnerJoin, nil
+	}
+	return "", sql.Errorf(sql.TableException, "Correlate has invalid join type %s", x.Kind)
+}
+
+// bindCorrelateOn binds the ON clause of a FOR SYSTEM_TIME AS OF join over
+// the left scope and the right one (nullable on a LEFT join); it returns
+// the joined scope and the condition (TRUE without ON).
+func (b *binder) bindCorrelateOn(x *ast.Join, ls, rs *scope, kind ast.JoinKind) (*scope, Expr, error) {
+	sc := &scope{}
+	sc.cols = append(sc.cols, ls.cols...)
+	for _, c := range rs.cols {
 		if kind == ast.LeftJoin {
 			c.t = c.t.WithNullable(true)
 		}
 		sc.cols = append(sc.cols, c)
-		types = append(types, c.t)
 	}
 	var cond Expr = &Literal{Value: true, T: sql.Boolean().NotNull()}
-	if x.On != nil {
-		if hasAgg(x.On) {
-			return nil, nil, validationErr(x.On.Pos(), 1, "Aggregate expression is illegal in ON clause")
-		}
-		if cond, err = b.bindExpr(x.On, sc, nil); err != nil {
-			return nil, nil, err
-		}
-		if cond.Type().Root != sql.TypeBoolean {
-			return nil, nil, validationErr(x.On.Pos(), 1, "ON clause must be a condition")
-		}
-	} else if len(x.Using) > 0 {
-		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support USING in a lookup join yet; write ON")
+	if x.On == nil {
+		return sc, cond, nil
 	}
+	if hasAgg(x.On) {
+		return nil, nil, validationErr(x.On.Pos(), 1, "Aggregate expression is illegal in ON clause")
+	}
+	cond, err := b.bindExpr(x.On, sc, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cond.Type().Root != sql.TypeBoolean {
+		return nil, nil, validationErr(x.On.Pos(), 1, "ON clause must be a condition")
+	}
+	return sc, cond, nil
+}
+
+// newCorrelate is Calcite's LogicalCorrelate of a FOR SYSTEM_TIME AS OF
+// join: the left input, and the right one under a LogicalSnapshot at the
+// left's time field and the correlated filter; Required are the left
+// fields the condition and the period read.
+func newCorrelate(l, r Node, sc *scope, leftTime int, cond Expr) *LogicalCorrelate {
 	nl := len(l.Names())
-	dim := &lookupDim{Table: ref, Exprs: dimExprs, Names: dimRel.Names(), Types: dimRel.Types(), Kind: kind}
-	req := map[int]bool{pref.Index: true}
+	req := map[int]bool{leftTime: true}
 	refs(cond, req)
 	var required []int
 	for f := range req {
@@ -279,12 +306,15 @@ func (b *binder) bindLookupJoin(x *ast.Join, tr *ast.TableRef) (Node, *scope, er
 	}
 	sort.Ints(required)
 	leftNames := l.Names()
-	filter := &correlateFilter{base: row(dimRel.Names(), dimRel.Types(),
-		&LogicalSnapshot{base: sameRow(dimRel), period: "$cor0." + leftNames[pref.Index]}),
-		digest: correlatedDigest(cond, leftNames, len(dimRel.Names()))}
-	names := uniquify(append(append([]string(nil), leftNames...), dimRel.Names()...))
-	c := &LogicalCorrelate{base: row(names, types, l, filter), dim: dim, Cond: cond, Required: required}
-	return c, sc, nil
+	filter := &correlateFilter{base: row(r.Names(), r.Types(),
+		&LogicalSnapshot{base: sameRow(r), period: "$cor0." + leftNames[leftTime]}),
+		digest: correlatedDigest(cond, leftNames, len(r.Names()))}
+	names := uniquify(append(append([]string(nil), leftNames...), r.Names()...))
+	types := make([]sql.DataType, len(sc.cols))
+	for i, c := range sc.cols {
+		types[i] = c.t
+	}
+	return &LogicalCorrelate{base: row(names, types, l, filter), Cond: cond, Required: required}
 }
 
 // lookupSourceRef reports whether tr names a table whose source can be

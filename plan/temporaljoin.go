@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -112,13 +111,9 @@ func rowtimeTypeName(t sql.DataType) string {
 // OF left.rowtime ON ...` into the LogicalCorrelate the AST shows, with
 // the join it becomes.
 func (b *binder) bindTemporalJoin(x *ast.Join, tr *ast.TableRef, l Node, ls *scope, leftTime int, rowtime bool) (Node, *scope, error) {
-	kind := x.Kind
-	switch kind {
-	case ast.InnerJoin, ast.LeftJoin:
-	case ast.CrossJoin, "":
-		kind = ast.InnerJoin
-	default:
-		return nil, nil, sql.Errorf(sql.TableException, "Correlate has invalid join type %s", kind)
+	kind, err := correlateKind(x)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(x.Using) > 0 {
 		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support USING in a temporal join yet; write ON")
@@ -129,30 +124,9 @@ func (b *binder) bindTemporalJoin(x *ast.Join, tr *ast.TableRef, l Node, ls *sco
 	if err != nil {
 		return nil, nil, err
 	}
-	sc := &scope{}
-	var types []sql.DataType
-	for _, c := range ls.cols {
-		sc.cols = append(sc.cols, c)
-		types = append(types, c.t)
-	}
-	for _, c := range rs.cols {
-		if kind == ast.LeftJoin {
-			c.t = c.t.WithNullable(true)
-		}
-		sc.cols = append(sc.cols, c)
-		types = append(types, c.t)
-	}
-	var cond Expr = &Literal{Value: true, T: sql.Boolean().NotNull()}
-	if x.On != nil {
-		if hasAgg(x.On) {
-			return nil, nil, validationErr(x.On.Pos(), 1, "Aggregate expression is illegal in ON clause")
-		}
-		if cond, err = b.bindExpr(x.On, sc, nil); err != nil {
-			return nil, nil, err
-		}
-		if cond.Type().Root != sql.TypeBoolean {
-			return nil, nil, validationErr(x.On.Pos(), 1, "ON clause must be a condition")
-		}
+	sc, cond, err := b.bindCorrelateOn(x, ls, rs, kind)
+	if err != nil {
+		return nil, nil, err
 	}
 	nl := len(l.Names())
 	// The equi-join keys (LogicalCorrelateToJoinFromGeneralTemporalTableRule
@@ -210,28 +184,15 @@ func (b *binder) bindTemporalJoin(x *ast.Join, tr *ast.TableRef, l Node, ls *sco
 				"Event-Time Temporal Table Join requires same rowtime type in left table and versioned table, but the rowtime types are %s and %s.",
 				rowtimeTypeName(lt), rowtimeTypeName(rtt))
 		}
-		initial.Args = append(initial.Args[:1], append([]Expr{&InputRef{Index: nl + rightTime, T: types[nl+rightTime]}}, initial.Args[1:]...)...)
+		initial.Args = append(initial.Args[:1], append([]Expr{&InputRef{Index: nl + rightTime, T: sc.cols[nl+rightTime].t}}, initial.Args[1:]...)...)
 	}
 	var joinCond Expr = initial
 	if !isTrueLiteral(cond) {
 		joinCond = and([]Expr{cond, initial})
 	}
-	req := map[int]bool{leftTime: true}
-	refs(cond, req)
-	var required []int
-	for f := range req {
-		if f < nl {
-			required = append(required, f)
-		}
-	}
-	sort.Ints(required)
-	leftNames := l.Names()
-	filter := &correlateFilter{base: row(r.Names(), r.Types(),
-		&LogicalSnapshot{base: sameRow(r), period: "$cor0." + leftNames[leftTime]}),
-		digest: correlatedDigest(cond, leftNames, len(r.Names()))}
-	names := uniquify(append(append([]string(nil), leftNames...), r.Names()...))
-	c := &LogicalCorrelate{base: row(names, types, l, filter), dim: &lookupDim{Kind: kind}, Cond: cond, Required: required,
-		temporal: &temporalVersioned{right: r, cond: joinCond, kind: kind}}
+	c := newCorrelate(l, r, sc, leftTime, cond)
+	c.dim = &lookupDim{Kind: kind}
+	c.temporal = &temporalVersioned{right: r, cond: joinCond, kind: kind}
 	return c, sc, nil
 }
 
