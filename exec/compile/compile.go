@@ -432,27 +432,13 @@ func (b *builder) batchAggregate(n *plan.FinalAggregate, path string) (edge, err
 // join wires both inputs (through their hash or single Exchanges) into
 // the join operator: input 0 is the left side, input 1 the right.
 func (b *builder) join(n *plan.Join, path string) (edge, error) {
-	l, err := b.build(n.Inputs()[0], path+".0")
+	jp, err := b.joinParts(n, n.LeftKeys, n.RightKeys, n.JoinType, n.Cond, path)
 	if err != nil {
 		return edge{}, err
 	}
-	r, err := b.build(n.Inputs()[1], path+".1")
-	if err != nil {
-		return edge{}, err
-	}
-	p := b.defaultP
-	if len(n.LeftKeys) == 0 {
-		p = 1
-	}
-	cond, err := plan.Compile(n.Cond)
-	if err != nil {
-		return edge{}, err
-	}
-	nl := len(n.Inputs()[0].Names())
-	nr := len(n.Inputs()[1].Names())
-	spec := operators.JoinSpec{Cond: cond, Semi: n.IsSemi(), Anti: n.IsAnti(),
-		Left:  operators.JoinSideSpec{Keys: n.LeftKeys, Arity: nl, Outer: n.JoinType == ast.LeftJoin || n.JoinType == ast.FullJoin},
-		Right: operators.JoinSideSpec{Keys: n.RightKeys, Arity: nr, Outer: n.JoinType == ast.RightJoin || n.JoinType == ast.FullJoin}}
+	l, r, p := jp.l, jp.r, jp.p
+	nl, nr := jp.left.Arity, jp.right.Arity
+	spec := operators.JoinSpec{Cond: jp.cond, Semi: n.IsSemi(), Anti: n.IsAnti(), Left: jp.left, Right: jp.right}
 	for i, side := range []*operators.JoinSideSpec{&spec.Left, &spec.Right} {
 		kind, uk := n.JoinInputSide(i == 1)
 		switch kind {

@@ -9,30 +9,48 @@ import (
 // intervalJoin runs an IntervalJoin: both inputs hashed on the join keys
 // (one subtask without), one IntervalJoin operator.
 func (b *builder) intervalJoin(n *plan.IntervalJoin, path string) (edge, error) {
-	l, err := b.build(n.Inputs()[0], path+".0")
+	jp, err := b.joinParts(n, n.LeftKeys, n.RightKeys, n.JoinType, n.Cond, path)
 	if err != nil {
 		return edge{}, err
 	}
-	r, err := b.build(n.Inputs()[1], path+".1")
-	if err != nil {
-		return edge{}, err
+	spec := operators.IntervalJoinSpec{Cond: jp.cond, Rowtime: n.Rowtime, LowerBound: n.LowerBound, UpperBound: n.UpperBound,
+		LeftTime: n.LeftTime, RightTime: n.RightTime, Left: jp.left, Right: jp.right}
+	v := b.g.AddOperator(uid(path, n), n.Name(), operators.IntervalJoin(spec), jp.p)
+	b.connect(jp.l, v, jp.p)
+	b.connect(jp.r, v, jp.p)
+	return edge{vertex: v, p: jp.p}, nil
+}
+
+// joinParts are what a two-input join operator is built from: both
+// inputs, the parallelism (one subtask without equi-join keys), the
+// compiled condition, and each side's keys, arity and whether its rows
+// are kept unmatched (the outer side).
+type joinParts struct {
+	l, r        edge
+	p           int
+	cond        plan.Eval
+	left, right operators.JoinSideSpec
+}
+
+// joinParts builds the inputs of join n (input 0 the left side, 1 the
+// right) and its parts.
+func (b *builder) joinParts(n plan.Node, lk, rk []int, kind ast.JoinKind, cond plan.Expr, path string) (joinParts, error) {
+	var jp joinParts
+	var err error
+	if jp.l, err = b.build(n.Inputs()[0], path+".0"); err != nil {
+		return jp, err
 	}
-	p := b.defaultP
-	if len(n.LeftKeys) == 0 {
-		p = 1
+	if jp.r, err = b.build(n.Inputs()[1], path+".1"); err != nil {
+		return jp, err
 	}
-	cond, err := plan.Compile(n.Cond)
-	if err != nil {
-		return edge{}, err
+	jp.p = b.defaultP
+	if len(lk) == 0 {
+		jp.p = 1
 	}
-	spec := operators.IntervalJoinSpec{Cond: cond, Rowtime: n.Rowtime, LowerBound: n.LowerBound, UpperBound: n.UpperBound,
-		LeftTime: n.LeftTime, RightTime: n.RightTime,
-		Left: operators.JoinSideSpec{Keys: n.LeftKeys, Arity: len(n.Inputs()[0].Names()),
-			Outer: n.JoinType == ast.LeftJoin || n.JoinType == ast.FullJoin},
-		Right: operators.JoinSideSpec{Keys: n.RightKeys, Arity: len(n.Inputs()[1].Names()),
-			Outer: n.JoinType == ast.RightJoin || n.JoinType == ast.FullJoin}}
-	v := b.g.AddOperator(uid(path, n), n.Name(), operators.IntervalJoin(spec), p)
-	b.connect(l, v, p)
-	b.connect(r, v, p)
-	return edge{vertex: v, p: p}, nil
+	if jp.cond, err = plan.Compile(cond); err != nil {
+		return jp, err
+	}
+	jp.left = operators.JoinSideSpec{Keys: lk, Arity: len(n.Inputs()[0].Names()), Outer: kind == ast.LeftJoin || kind == ast.FullJoin}
+	jp.right = operators.JoinSideSpec{Keys: rk, Arity: len(n.Inputs()[1].Names()), Outer: kind == ast.RightJoin || kind == ast.FullJoin}
+	return jp, nil
 }
