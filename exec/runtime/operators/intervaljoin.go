@@ -2,7 +2,6 @@ package operators
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
@@ -53,8 +52,7 @@ type intervalJoin struct {
 	rows state.Table[*ijRows]
 	// expiry indexes the kept rows by the operator time after which they
 	// go (Flink's cleanup timers), rebuilt from the state on restore.
-	expiry map[int64]map[string]struct{}
-	times  []int64
+	expiry keyTimers
 	now    int64 // operator time
 	enc    state.Encoder
 }
@@ -111,8 +109,7 @@ var ijRowsCodec = state.Codec[*ijRows]{
 
 func (j *intervalJoin) Open(ctx *runtime.Context, restored []byte) error {
 	j.now = runtime.MinWatermark
-	j.expiry = map[int64]map[string]struct{}{}
-	j.times = nil
+	j.expiry = newKeyTimers()
 	// Kept rows are cleaned by the operator time, not table.exec.state.ttl
 	// (Flink's interval join ignores it).
 	var b *state.Backend
@@ -161,18 +158,7 @@ func (j *intervalJoin) expiresAt(right bool, ts int64) int64 {
 	return ts - j.spec.LowerBound + 1
 }
 
-func (j *intervalJoin) track(at int64, k string) {
-	keys := j.expiry[at]
-	if keys == nil {
-		keys = map[string]struct{}{}
-		j.expiry[at] = keys
-		i := sort.Search(len(j.times), func(i int) bool { return j.times[i] >= at })
-		j.times = append(j.times, 0)
-		copy(j.times[i+1:], j.times[i:])
-		j.times[i] = at
-	}
-	keys[k] = struct{}{}
-}
+func (j *intervalJoin) track(at int64, k string) { j.expiry.add(at, k) }
 
 func (j *intervalJoin) time(r sql.Row, col int) (int64, error) {
 	ts, ok := r.Values[col].(sql.TimestampData)
@@ -315,13 +301,11 @@ func (j *intervalJoin) advance(now int64, out *runtime.Collector) error {
 		return nil
 	}
 	j.now = now
-	for len(j.times) > 0 && j.times[0] <= now {
-		at := j.times[0]
-		keys := make([]string, 0, len(j.expiry[at]))
-		for k := range j.expiry[at] {
-			keys = append(keys, k)
+	for {
+		_, keys, ok := j.expiry.pop(now)
+		if !ok {
+			break
 		}
-		sort.Strings(keys)
 		for _, k := range keys {
 			p, ok, err := j.rows.Get(k)
 			if err != nil {
@@ -359,8 +343,6 @@ func (j *intervalJoin) advance(now int64, out *runtime.Collector) error {
 				return err
 			}
 		}
-		delete(j.expiry, at)
-		j.times = j.times[1:]
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package operators
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
@@ -63,8 +62,7 @@ type overAgg struct {
 	parts state.Table[*overPart]
 	// pending indexes the partitions with rows waiting, by timestamp
 	// (Flink's event-time timers), rebuilt from the state on restore.
-	pending map[int64]map[string]struct{}
-	times   []int64 // sorted keys of pending
+	pending keyTimers
 	wm      int64
 	enc     state.Encoder
 }
@@ -141,8 +139,7 @@ var overWatermarkCodec = state.Codec[int64]{
 
 func (o *overAgg) Open(ctx *runtime.Context, restored []byte) error {
 	o.wm = runtime.MinWatermark
-	o.pending = map[int64]map[string]struct{}{}
-	o.times = nil
+	o.pending = newKeyTimers()
 	// Like the window operators, OVER state is cleaned by the watermark
 	// and the frame, not by table.exec.state.ttl.
 	var b *state.Backend
@@ -185,18 +182,7 @@ func (o *overAgg) Snapshot(int64) ([]byte, error) {
 	return state.SnapshotAll(o.parts, wm)
 }
 
-func (o *overAgg) track(ts int64, k string) {
-	keys := o.pending[ts]
-	if keys == nil {
-		keys = map[string]struct{}{}
-		o.pending[ts] = keys
-		i := sort.Search(len(o.times), func(i int) bool { return o.times[i] >= ts })
-		o.times = append(o.times, 0)
-		copy(o.times[i+1:], o.times[i:])
-		o.times[i] = ts
-	}
-	keys[k] = struct{}{}
-}
+func (o *overAgg) track(ts int64, k string) { o.pending.add(ts, k) }
 
 func (o *overAgg) time(r sql.Row) (int64, error) {
 	ts, ok := r.Values[o.spec.TimeCol].(sql.TimestampData)
@@ -264,13 +250,11 @@ func (o *overAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 		return nil
 	}
 	o.wm = wm
-	for len(o.times) > 0 && o.times[0] <= wm {
-		ts := o.times[0]
-		keys := make([]string, 0, len(o.pending[ts]))
-		for k := range o.pending[ts] {
-			keys = append(keys, k)
+	for {
+		ts, keys, ok := o.pending.pop(wm)
+		if !ok {
+			break
 		}
-		sort.Strings(keys)
 		for _, k := range keys {
 			p, ok, err := o.parts.Get(k)
 			if err != nil {
@@ -300,8 +284,6 @@ func (o *overAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 				return err
 			}
 		}
-		delete(o.pending, ts)
-		o.times = o.times[1:]
 	}
 	return nil
 }
