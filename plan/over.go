@@ -236,6 +236,11 @@ func (b *binder) bindBound(fb ast.FrameBound, rows bool, sc *scope) (OverBound, 
 		return out, sql.Errorf(sql.TableException, "sqlrun supports only constant OVER window bounds yet")
 	}
 	out.Lit = lit
+	if isCharType(lit.T) {
+		// Calcite's SqlWindow.validateFrameBoundary (OverAggregateTest
+		// .testWindowBoundaryNotNumeric).
+		return out, sql.Errorf(sql.ValidationException, "CHARACTER type is not allowed for window boundary")
+	}
 	if iv, ok := lit.Value.(expr.Interval); ok {
 		if rows {
 			return out, sql.Errorf(sql.ValidationException, "ROWS value must be a non-negative integral constant")

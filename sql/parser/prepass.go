@@ -185,6 +185,8 @@ var rules = []rule{
 	{"MAP", nextIs("["), (*rewriter).constructor},
 	{"TO", floorTo, (*rewriter).floorUnit},
 	{"NULLS", nullsOrder, (*rewriter).nullsOrder},
+	{"PRECEDING", exprBound, (*rewriter).frameBound},
+	{"FOLLOWING", exprBound, (*rewriter).frameBound},
 	{"SIMILAR", nextWord("TO"), (*rewriter).similarTo},
 	{"IS", isDistinct, (*rewriter).isDistinct},
 	{"FILTER", aggregateFilter, (*rewriter).aggregateFilter},
@@ -1199,4 +1201,52 @@ func fetchClause(p *parser, k, to int) (string, bool) {
 		return "", false
 	}
 	return t[k+2].text, true
+}
+
+// boundStart returns the first token of the frame bound that ends at the
+// PRECEDING / FOLLOWING at j: the token after the BETWEEN, AND, ROWS or
+// RANGE before it at the same parenthesis depth (-1 when there is none).
+func (r *rewriter) boundStart(j int) int {
+	depth := 0
+	for k := j - 1; k >= r.from; k-- {
+		t := r.tok(k)
+		switch {
+		case t.isOp(")"):
+			depth++
+		case t.isOp("("):
+			if depth == 0 {
+				return -1
+			}
+			depth--
+		case depth == 0 && (t.is("BETWEEN") || t.is("AND") || t.is("ROWS") || t.is("RANGE")):
+			return k + 1
+		}
+	}
+	return -1
+}
+
+// exprBound: a frame bound other than a number, an INTERVAL literal,
+// UNBOUNDED or CURRENT ROW (Flink's grammar takes any expression there,
+// TiDB's only those).
+func exprBound(r *rewriter, j int) bool {
+	s := r.boundStart(j)
+	if s < 0 || s >= j {
+		return false
+	}
+	first := r.tok(s)
+	return !(j == s+1 && (first.kind == tNumber || first.is("UNBOUNDED"))) && !first.is("INTERVAL")
+}
+
+// frameBound: an expression bound "e PRECEDING" goes to TiDB as
+// "INTERVAL (e) SECOND PRECEDING", the one form of its grammar that takes
+// unit.
+func (r *rewriter) frameBound(j int) int {
+	s := r.boundStart(j)
+	at := r.startOf[s-r.from]
+	if at >= len(r.pieces) {
+		return r.failAt(r.tok(s))
+	}
+	r.pieces[at].pre = " INTERVAL (" + r.pieces[at].pre
+	r.synth(") SECOND", r.tok(j).off)
+	return r.plain(j)
 }
