@@ -38,30 +38,14 @@ func TestMySQLSyncAltersInBetween(t *testing.T) {
 }
 
 func altersInBetween(t *testing.T, e *env, srv *mariadb.Server, src, paimonTable string, args func(extra ...string) []string) {
-	h := srv.DB(t, src)
-	exec := func(qs ...string) {
-		t.Helper()
-		for _, q := range qs {
-			if _, err := h.Exec(q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
-	}
+	m := newMirror(t, e, srv, src)
+	exec := m.exec
 	exec("CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, amount DECIMAL(10, 2), status VARCHAR(32)) ENGINE = InnoDB",
 		"INSERT INTO orders VALUES (1001, 80.00, 'CREATED'), (1002, 35.50, 'CREATED')")
-	var got, want string
-	defer func() {
-		if t.Failed() {
-			t.Logf("last compared: got\n%s\nwant\n%s", got, want)
-		}
-	}()
 	equal := func(p *proc, what, cols string) {
 		t.Helper()
-		p.waitFor(what+": Paimon "+paimonTable+" equals MariaDB orders", 2*time.Minute, func() bool {
-			want = mysqlRows(t, srv, "SELECT "+cols+" FROM `"+src+"`.orders ORDER BY id")
-			got = e.paimonSelect("SELECT " + cols + " FROM " + paimonTable + " ORDER BY id")
-			return got == want
-		})
+		m.equal(p, what+": Paimon "+paimonTable+" equals MariaDB orders",
+			"SELECT "+cols+" FROM "+paimonTable+" ORDER BY id", "SELECT "+cols+" FROM `"+src+"`.orders ORDER BY id")
 	}
 	p := e.start(args()...)
 	equal(p, "snapshot", "id, amount, status")
@@ -94,15 +78,15 @@ func altersInBetween(t *testing.T, e *env, srv *mariadb.Server, src, paimonTable
 	// added with a DEFAULT into the rows written before (1003's region,
 	// every row's kind but 1007's), and a row written after a column was
 	// dropped has it NULL (1001's and 1006's note).
-	want = "1001, EU, <NULL>, 80.00, 3, CREATED, <NULL>, <NULL>\n" +
+	want := "1001, EU, <NULL>, 80.00, 3, CREATED, <NULL>, <NULL>\n" +
 		"1003, <NULL>, 1, 12.00, <NULL>, CREATED, <NULL>, late\n" +
 		"1004, EU, 7, 5.00, <NULL>, CREATED, <NULL>, down\n" +
 		"1005, US, 2, 9.00, <NULL>, CREATED, <NULL>, new\n" +
 		"1006, AS, <NULL>, 1.50, 65000, CREATED, <NULL>, <NULL>\n" +
 		"1007, EU, 4, 3.00, 1, BIG, a, <NULL>\n"
 	p.waitFor("ALTERs while down: the rows in Paimon", 2*time.Minute, func() bool {
-		got = e.paimonSelect("SELECT id, region, prio, amount, qty, status, kind, note FROM " + paimonTable + " ORDER BY id")
-		return got == want
+		m.got, m.want = e.paimonSelect("SELECT id, region, prio, amount, qty, status, kind, note FROM "+paimonTable+" ORDER BY id"), want
+		return m.got == want
 	})
 	p.signal(syscall.SIGTERM)
 	if code := p.wait(30 * time.Second); code != 0 {

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"context"
+	gosql "database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +41,48 @@ func mysqlRows(t *testing.T, srv *mariadb.Server, query string) string {
 	return b.String()
 }
 
+// mirror compares Paimon tables a sync action writes with their MariaDB
+// tables (of database db, whose statements exec runs); on failure the
+// test logs the last two results compared.
+type mirror struct {
+	t         *testing.T
+	e         *env
+	srv       *mariadb.Server
+	h         *gosql.DB
+	got, want string
+}
+
+func newMirror(t *testing.T, e *env, srv *mariadb.Server, db string) *mirror {
+	m := &mirror{t: t, e: e, srv: srv, h: srv.DB(t, db)}
+	t.Cleanup(func() {
+		if t.Failed() && m.got != m.want {
+			t.Logf("last compared: got\n%s\nwant\n%s", m.got, m.want)
+		}
+	})
+	return m
+}
+
+// exec runs statements in order, failing the test at the first error.
+func (m *mirror) exec(qs ...string) {
+	m.t.Helper()
+	for _, q := range qs {
+		if _, err := m.h.Exec(q); err != nil {
+			m.t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// equal waits (2 minutes at most, failing the test) until the Paimon
+// query prints what the MariaDB query does.
+func (m *mirror) equal(p *proc, what, paimon, mysql string) {
+	m.t.Helper()
+	p.waitFor(what, 2*time.Minute, func() bool {
+		m.want = mysqlRows(m.t, m.srv, mysql)
+		m.got = m.e.paimonSelect(paimon)
+		return m.got == m.want
+	})
+}
+
 // TestMySQLSyncDatabaseAction is Paimon's mysql_sync_database
 // (MySqlSyncDatabaseAction) on MariaDB: one Paimon table per MySQL table
 // with a primary key, named with --table-prefix, a table excluded by
@@ -53,15 +97,9 @@ func TestMySQLSyncDatabaseAction(t *testing.T) {
 	srv := needMariaDB(t)
 	addSecret(srv.Password)
 	src := srv.NewDatabase(t)
-	h := srv.DB(t, src)
-	exec := func(qs ...string) {
-		t.Helper()
-		for _, q := range qs {
-			if _, err := h.Exec(q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
-	}
+	e := newEnv(t)
+	m := newMirror(t, e, srv, src)
+	exec := m.exec
 	exec("CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, amount DECIMAL(10, 2), status VARCHAR(32)) ENGINE = InnoDB",
 		"CREATE TABLE items (order_id BIGINT NOT NULL, line INT NOT NULL, sku VARCHAR(16), qty INT, PRIMARY KEY (order_id, line)) ENGINE = InnoDB",
 		"CREATE TABLE customers (id INT NOT NULL PRIMARY KEY, name VARCHAR(40)) ENGINE = InnoDB",
@@ -73,7 +111,6 @@ func TestMySQLSyncDatabaseAction(t *testing.T) {
 	}
 	exec("INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Edsger')",
 		"INSERT INTO tmp_audit VALUES (1, 'boot')", "INSERT INTO events VALUES (1, 'boot')")
-	e := newEnv(t)
 	args := syncDatabaseArgs(e, srv, src, "--excluding-tables", "tmp_.*", "--table-conf", "bucket=1")
 	const jobName = "MySQL-Paimon_Database_Sync__default"
 	queries := map[string][2]string{
@@ -81,16 +118,11 @@ func TestMySQLSyncDatabaseAction(t *testing.T) {
 		"items":     {"SELECT * FROM ods_items ORDER BY order_id, line", "SELECT * FROM `" + src + "`.items ORDER BY order_id, line"},
 		"customers": {"SELECT * FROM ods_customers ORDER BY id", "SELECT * FROM `" + src + "`.customers ORDER BY id"},
 	}
-	var got, want string
 	equal := func(p *proc, what string) {
 		t.Helper()
 		for _, name := range []string{"customers", "items", "orders"} {
 			q := queries[name]
-			p.waitFor(what+": Paimon ods_"+name+" equals MariaDB "+name, 2*time.Minute, func() bool {
-				want = mysqlRows(t, srv, q[1])
-				got = e.paimonSelect(q[0])
-				return got == want
-			})
+			m.equal(p, what+": Paimon ods_"+name+" equals MariaDB "+name, q[0], q[1])
 		}
 	}
 	p := e.start(args...)
@@ -145,9 +177,6 @@ func TestMySQLSyncDatabaseAction(t *testing.T) {
 	p.signal(syscall.SIGTERM)
 	if code := p.wait(30 * time.Second); code != 0 {
 		t.Errorf("SIGTERM: exit %d\n%s", code, p.output())
-	}
-	if t.Failed() {
-		t.Logf("last compared: got\n%s\nwant\n%s", got, want)
 	}
 	assertNoSecret(t, p.output())
 }
@@ -210,4 +239,80 @@ func TestMySQLSyncMetadataColumns(t *testing.T) {
 		t.Errorf("unknown metadata column: exit %d\n%s", r.code, r.all())
 	}
 	assertNoSecret(t, table.output()+db.output())
+}
+
+// TestMySQLSyncDatabaseStopsTogether: the sources of the database
+// action's job end their input together at an ALTER TABLE, whatever
+// phase each is in. Table c is locked (LOCK TABLES ... WRITE), so its
+// source cannot read its first snapshot chunk; the ALTER of table a comes
+// once a's source reads the binlog (its replication connection, of a user
+// of this test's own, is in the process list), then writes to c, then the
+// lock ends. Before, c's source read its snapshot after the ALTER,
+// started its binlog past it and never ended, so the job never stopped
+// for the ALTER and a's Paimon table silently stopped following a. Now
+// every Paimon table equals its MariaDB table, a's with the added column,
+// within a bounded wait.
+func TestMySQLSyncDatabaseStopsTogether(t *testing.T) {
+	needPaimon(t)
+	srv := needMariaDB(t)
+	addSecret(srv.Password)
+	src := srv.NewDatabase(t)
+	e := newEnv(t)
+	m := newMirror(t, e, srv, src)
+	user, password := "u_"+src, "Pw-"+src
+	addSecret(password)
+	for _, host := range []string{"127.0.0.1", "localhost", "%"} {
+		srv.Exec(t, fmt.Sprintf("CREATE USER '%s'@'%s' IDENTIFIED BY '%s'", user, host, password))
+		srv.Exec(t, fmt.Sprintf("GRANT ALL ON *.* TO '%s'@'%s'", user, host))
+	}
+	m.exec("CREATE TABLE a (id INT NOT NULL PRIMARY KEY, v VARCHAR(20)) ENGINE = InnoDB",
+		"CREATE TABLE c (id INT NOT NULL PRIMARY KEY, v VARCHAR(20)) ENGINE = InnoDB",
+		"INSERT INTO a VALUES (1, 'a1'), (2, 'a2')")
+	var vals []string
+	for k := 0; k < 180; k++ {
+		vals = append(vals, fmt.Sprintf("(%d, 'v%d')", k, k))
+	}
+	m.exec("INSERT INTO c VALUES " + strings.Join(vals, ", "))
+	ctx := context.Background()
+	lock, err := m.h.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, "LOCK TABLES c WRITE"); err != nil {
+		t.Fatal(err)
+	}
+	args := syncDatabaseArgs(e, srv, src, "--table-conf", "bucket=1")
+	for i, a := range args {
+		switch a {
+		case "username=" + srv.User:
+			args[i] = "username=" + user
+		case "password=" + srv.Password:
+			args[i] = "password=" + password
+		}
+	}
+	p := e.start(args...)
+	p.waitFor("a's source reading the binlog", 2*time.Minute, func() bool {
+		return len(srv.Query(t, "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ? AND COMMAND = 'Binlog Dump'", user)) > 0
+	})
+	m.exec("ALTER TABLE a ADD COLUMN note VARCHAR(20)",
+		"INSERT INTO a VALUES (3, 'a3', 'new')", "UPDATE a SET note = 'x' WHERE id = 1")
+	for _, q := range []string{"UPDATE c SET v = 'locked' WHERE id % 3 = 0", "INSERT INTO c VALUES (5000, 'new')", "UNLOCK TABLES"} {
+		if _, err := lock.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	m.equal(p, "a after its ALTER", "SELECT * FROM ods_a ORDER BY id", "SELECT * FROM `"+src+"`.a ORDER BY id")
+	m.exec("UPDATE c SET v = 'later' WHERE id % 5 = 0", "INSERT INTO a VALUES (4, 'a4', 'later')", "DELETE FROM c WHERE id % 7 = 0")
+	for _, n := range []string{"a", "c"} {
+		m.equal(p, "Paimon ods_"+n+" equals MariaDB "+n, "SELECT * FROM ods_"+n+" ORDER BY id", "SELECT * FROM `"+src+"`."+n+" ORDER BY id")
+	}
+	if !strings.Contains(p.output(), "[INFO] Paimon table default.ods_a follows the schema of MySQL table "+src+".a: added column note VARCHAR(20).") {
+		t.Errorf("the action did not say it added the column:\n%s", p.output())
+	}
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Errorf("SIGTERM: exit %d\n%s", code, p.output())
+	}
+	assertNoSecret(t, p.output())
 }

@@ -48,20 +48,7 @@ func TestMySQLSyncMergeShards(t *testing.T) {
 
 	args := syncDatabaseArgs(e, srv, regex, "--excluding-dbs", db3, "--table-mapping", "CUSTOMERS=clients", "--table-conf", "bucket=1")
 	merged := "SELECT id, amount, status, NULL FROM `" + db1 + "`.orders UNION ALL SELECT id, amount, status, note FROM `" + db2 + "`.orders ORDER BY id"
-	var got, want string
-	defer func() {
-		if t.Failed() {
-			t.Logf("last compared: got\n%s\nwant\n%s", got, want)
-		}
-	}()
-	equal := func(p *proc, what, paimon, mysql string) {
-		t.Helper()
-		p.waitFor(what, 2*time.Minute, func() bool {
-			want = mysqlRows(t, srv, mysql)
-			got = e.paimonSelect(paimon)
-			return got == want
-		})
-	}
+	equal := newMirror(t, e, srv, db1).equal
 	p := e.start(args...)
 	srv.Exec(t, "UPDATE `"+db2+"`.orders SET status = 'SHIPPED TO THE CUSTOMER' WHERE id % 7 = 0")
 	srv.Exec(t, "DELETE FROM `"+db1+"`.orders WHERE id % 5 = 0")

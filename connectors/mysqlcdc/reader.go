@@ -36,6 +36,12 @@ type state struct {
 	// with them, not with information_schema's columns of when the job
 	// resumes.
 	Schemas map[string][]savedColumn `json:"schemas,omitempty"`
+	// Handled is, for Paimon's CDC action, the end of the binlog when
+	// the source last ended its input for a schema change: the action
+	// has evolved the Paimon tables since, as the MySQL tables were
+	// then, so an ALTER TABLE at or before it (read by a source whose
+	// binlog is behind it) does not end the input again.
+	Handled *position `json:"handled,omitempty"`
 }
 
 // chunk is one finished snapshot chunk: the rows of a table whose chunk key
@@ -86,6 +92,9 @@ type Reader struct {
 	// schemaChange is the ALTER TABLE that ended the input of Paimon's
 	// CDC action (OptSyncAction); the state is past it.
 	schemaChange *schemaChange
+	// job is the stop the sources of a database action's job agree on
+	// (nil for a source of its own).
+	job *jobStop
 }
 
 // schemaChange is an ALTER TABLE of a captured table in the binlog.
@@ -128,7 +137,19 @@ func (r *Reader) Open(ctx context.Context, st []byte) error {
 	if err := r.checkServer(ctx); err != nil {
 		return err
 	}
-	if r.tables, err = discover(ctx, r.db, r.cfg); err != nil {
+	if len(st) > 0 {
+		if err := json.Unmarshal(st, &r.st); err != nil {
+			return fmt.Errorf("mysql-cdc: restore table %s: bad state: %w", r.cfg.ident, err)
+		}
+	}
+	var want []string
+	for _, c := range r.st.Chunks {
+		want = append(want, c.Table)
+	}
+	for n := range r.st.Schemas {
+		want = append(want, n)
+	}
+	if r.tables, err = discover(ctx, r.db, r.cfg, want); err != nil {
 		return err
 	}
 	r.byName = map[string]*table{}
@@ -136,9 +157,6 @@ func (r *Reader) Open(ctx context.Context, st []byte) error {
 		r.byName[t.String()] = t
 	}
 	if len(st) > 0 {
-		if err := json.Unmarshal(st, &r.st); err != nil {
-			return fmt.Errorf("mysql-cdc: restore table %s: bad state: %w", r.cfg.ident, err)
-		}
 		for _, c := range r.st.Chunks {
 			if r.byName[c.Table] == nil {
 				return fmt.Errorf("mysql-cdc: restore table %s: the checkpoint has chunks of %s, which '%s' and '%s' no longer capture",
@@ -158,7 +176,12 @@ func (r *Reader) Open(ctx context.Context, st []byte) error {
 	}
 	r.noteMaxHigh()
 	if r.st.Phase == phaseBinlog {
-		return r.openBinlog(ctx)
+		if err := r.openBinlog(ctx); err != nil {
+			return err
+		}
+	}
+	if r.cfg.syncAction && r.cfg.sharedServerID != 0 {
+		r.job = joinJob(r.cfg)
 	}
 	return nil
 }
@@ -289,6 +312,21 @@ func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 			return nil, nil
 		}
 	}
+	if r.schemaChange != nil {
+		// Paimon's CDC action: the input ends past the ALTER TABLE; the
+		// final checkpoint holds the position after it.
+		return nil, r.ended(ctx)
+	}
+	if r.job != nil && r.st.Phase == phaseBinlog {
+		if at, ok := r.job.stopped(); ok && r.st.Pos.compare(at) >= 0 {
+			// Another source of the job ended at an ALTER TABLE: this
+			// one ends once it is past the statement. A source in its
+			// snapshot reads it to the end first (its chunks are read
+			// with the columns it started with; Flink CDC's binlog
+			// phase, too, starts once all snapshot chunks are read).
+			return nil, r.ended(ctx)
+		}
+	}
 	if r.st.Phase == phaseSnapshot {
 		rows, err := r.nextChunk(ctx)
 		if err != nil {
@@ -300,11 +338,6 @@ func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 			}
 		}
 		return rows, nil
-	}
-	if r.schemaChange != nil {
-		// Paimon's CDC action: the input ends past the ALTER TABLE; the
-		// final checkpoint holds the position after it.
-		return nil, io.EOF
 	}
 	if r.stream == nil {
 		return nil, r.reconnect(ctx)
@@ -794,12 +827,15 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 			}
 		}
 		// The other tables of `sqlrun action mysql-sync-database`'s job:
-		// every source ends past the same statement.
+		// every source ends past the same statement, but for one the job
+		// already ended at.
 		for _, n := range r.cfg.syncTables {
-			if t := (&table{db: n[0], name: n[1]}); d.names(q.Database, t) {
-				r.schemaChange = &schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)}
-				return nil
+			t := &table{db: n[0], name: n[1]}
+			if !d.names(q.Database, t) {
+				continue
 			}
+			r.endAt(&schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)})
+			return nil
 		}
 	}
 	for _, t := range r.tables {
@@ -807,7 +843,7 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 			continue
 		}
 		if d.kind == ddlAlter && r.cfg.syncAction {
-			r.schemaChange = &schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)}
+			r.endAt(&schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)})
 			return nil
 		}
 		return sql.Errorf(sql.IOException,
@@ -815,6 +851,32 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 			t, e.start, firstLine(q.SQL))
 	}
 	return nil
+}
+
+// endAt ends the input at an ALTER TABLE, and the job's other sources
+// with it, unless the action has evolved the Paimon tables since.
+func (r *Reader) endAt(sc *schemaChange) {
+	if r.st.Handled != nil && sc.At.compare(*r.st.Handled) <= 0 {
+		return
+	}
+	r.schemaChange = sc
+	if r.job != nil {
+		r.job.raise(sc.At)
+	}
+}
+
+// ended notes the end of the binlog as the input ends for a schema
+// change: the action prepares the job anew from the MySQL tables as they
+// are from now on.
+func (r *Reader) ended(ctx context.Context) error {
+	p, err := r.masterPosition(ctx)
+	if err != nil {
+		p = r.st.Pos
+	}
+	if r.st.Handled == nil || p.compare(*r.st.Handled) > 0 {
+		r.st.Handled = &p
+	}
+	return io.EOF
 }
 
 func firstLine(s string) string {
@@ -862,6 +924,10 @@ func (r *Reader) NotifyCheckpointComplete(context.Context, int64) error { return
 
 // Close stops the binlog stream and the connection pool.
 func (r *Reader) Close() error {
+	if r.job != nil {
+		r.job.leave(r.cfg)
+		r.job = nil
+	}
 	if r.stream != nil {
 		r.stream.close()
 	}

@@ -57,8 +57,56 @@ func (t *table) quoted() string { return quoteIdent(t.db) + "." + quoteIdent(t.n
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // discover lists the tables the regular expressions capture, with their
-// columns, in name order.
-func discover(ctx context.Context, db *gosql.DB, cfg *config) ([]*table, error) {
+// columns, in name order. want are tables (db.table) that must be among
+// them: for Paimon's CDC action (OptSyncAction) the job runs again right
+// after a schema change, and a later ALTER TABLE that copies a table
+// renames the copy into place at its end, so for that moment
+// information_schema has no such table: the list is read again for a
+// while (30 s, as the action waits before it), until it has them (or
+// any table when want is empty).
+func discover(ctx context.Context, db *gosql.DB, cfg *config, want []string) ([]*table, error) {
+	out, err := listTables(ctx, db, cfg)
+	for wait := 0; cfg.syncAction && err == nil && !hasTables(out, want) && wait < 300; wait++ {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		out, err = listTables(ctx, db, cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, sql.Errorf(sql.ValidationException,
+			"No tables of MySQL server %s:%d match '%s' = '%s' and '%s' = '%s' (table %s).",
+			cfg.host, cfg.port, OptDatabaseName, cfg.dbRegex.String()[4:len(cfg.dbRegex.String())-2],
+			OptTableName, cfg.tableRegex.String()[4:len(cfg.tableRegex.String())-2], cfg.ident)
+	}
+	for _, t := range out {
+		if err := t.load(ctx, db, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// hasTables: tables has every one of want, and some table.
+func hasTables(tables []*table, want []string) bool {
+	have := map[string]bool{}
+	for _, t := range tables {
+		have[t.String()] = true
+	}
+	for _, n := range want {
+		if !have[n] {
+			return false
+		}
+	}
+	return len(tables) > 0
+}
+
+// listTables lists the tables the regular expressions capture.
+func listTables(ctx context.Context, db *gosql.DB, cfg *config) ([]*table, error) {
 	rows, err := db.QueryContext(ctx, "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME")
 	if err != nil {
 		return nil, fmt.Errorf("list tables: %w", err)
@@ -81,17 +129,6 @@ func discover(ctx context.Context, db *gosql.DB, cfg *config) ([]*table, error) 
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list tables: %w", err)
-	}
-	if len(out) == 0 {
-		return nil, sql.Errorf(sql.ValidationException,
-			"No tables of MySQL server %s:%d match '%s' = '%s' and '%s' = '%s' (table %s).",
-			cfg.host, cfg.port, OptDatabaseName, cfg.dbRegex.String()[4:len(cfg.dbRegex.String())-2],
-			OptTableName, cfg.tableRegex.String()[4:len(cfg.tableRegex.String())-2], cfg.ident)
-	}
-	for _, t := range out {
-		if err := t.load(ctx, db, cfg); err != nil {
-			return nil, err
-		}
 	}
 	return out, nil
 }

@@ -42,7 +42,7 @@ type hub struct {
 
 // subscribe returns a stream of the shared binlog from pos.
 func subscribe(ctx context.Context, cfg *config, pos position) (*stream, error) {
-	key := hubKey{cfg.host, cfg.port, cfg.user, cfg.sharedServerID}
+	key := sharedKey(cfg)
 	for {
 		hubsMu.Lock()
 		h := hubs[key]
@@ -167,4 +167,72 @@ func (h *hub) run() {
 			}
 		}
 	}
+}
+
+// A job's stop. Paimon's CDC action ends the input of its job at an ALTER
+// TABLE of one of its tables (OptSyncAction), evolves the Paimon tables
+// and resumes the job, and a job ends when all its sources have ended.
+// Each source of `sqlrun action mysql-sync-database` sees every ALTER of
+// the job's tables (OptSyncTables) in its own binlog, but one whose
+// snapshot chunks all came after the statement starts its binlog past
+// it: it would read on, the job would never end and the others' tables
+// would no longer be synchronized. So the sources of one job (one shared
+// binlog) agree on the stop: the first to end at an ALTER raises it with
+// the statement's position, and every other source ends its input as
+// soon as its binlog is at or past that position (one behind it reads on
+// to the statement and ends there; one in its snapshot reads it to the
+// end first). The final checkpoint holds each source's place, and the
+// resumed job goes on from there with the Paimon tables evolved.
+type jobStop struct {
+	refs int
+	at   *position // the earliest ALTER TABLE a source ended at
+}
+
+var jobStops = map[hubKey]*jobStop{} // guarded by hubsMu
+
+func sharedKey(cfg *config) hubKey {
+	return hubKey{cfg.host, cfg.port, cfg.user, cfg.sharedServerID}
+}
+
+// joinJob registers a source of the job whose shared binlog cfg names.
+func joinJob(cfg *config) *jobStop {
+	hubsMu.Lock()
+	defer hubsMu.Unlock()
+	k := sharedKey(cfg)
+	j := jobStops[k]
+	if j == nil {
+		j = &jobStop{}
+		jobStops[k] = j
+	}
+	j.refs++
+	return j
+}
+
+// leave unregisters a source; the last one retires the job's stop, so
+// the job resumed after it starts without one.
+func (j *jobStop) leave(cfg *config) {
+	hubsMu.Lock()
+	defer hubsMu.Unlock()
+	if j.refs--; j.refs == 0 && jobStops[sharedKey(cfg)] == j {
+		delete(jobStops, sharedKey(cfg))
+	}
+}
+
+// raise stops the job at an ALTER TABLE at p.
+func (j *jobStop) raise(p position) {
+	hubsMu.Lock()
+	defer hubsMu.Unlock()
+	if j.at == nil || p.compare(*j.at) < 0 {
+		j.at = &p
+	}
+}
+
+// stopped returns where the job stops, if it does.
+func (j *jobStop) stopped() (position, bool) {
+	hubsMu.Lock()
+	defer hubsMu.Unlock()
+	if j.at == nil {
+		return position{}, false
+	}
+	return *j.at, true
 }

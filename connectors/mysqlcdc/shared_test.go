@@ -1,7 +1,11 @@
 package mysqlcdc
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"testing"
 )
 
@@ -98,5 +102,120 @@ func TestSharedBinlog(t *testing.T) {
 	hubsMu.Unlock()
 	if n != 1 {
 		t.Fatalf("%d shared binlog connections after the restore, want 1", n)
+	}
+}
+
+// TestJobStopsTogether: the sources of `sqlrun action mysql-sync-database`
+// end their input together when one of them reads an ALTER TABLE of a
+// job's table, so the action can evolve the Paimon tables and resume the
+// job. Table b gains a column while its source has read 3 of its 50-row
+// chunks (writes landing between them); then a's source, whose snapshot
+// came after that, reads its binlog past it and ends at the ALTER of
+// table a; c's source has read no chunk by then. b's source reads its
+// snapshot to the end and ends at its own ALTER (its binlog starts before
+// it); c's, whose chunks all come after both, ends as its binlog starts.
+// Before, c's source never ended: the job stalled with a's table no
+// longer synchronized. Resumed from their final states (the declared
+// columns as the evolved Paimon tables' would be), all end equal to their
+// tables, and b's source, whose binlog is behind a's ALTER, does not end
+// for it again: the action evolved the tables as they were when the job
+// ended.
+func TestJobStopsTogether(t *testing.T) {
+	s := needServer(t)
+	db := s.NewDatabase(t)
+	h := s.DB(t, db)
+	exec := func(qs ...string) {
+		t.Helper()
+		for _, q := range qs {
+			if _, err := h.Exec(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		exec("CREATE TABLE " + n + " (order_id BIGINT PRIMARY KEY, amount DECIMAL(10,2), status VARCHAR(16))")
+	}
+	exec("INSERT INTO a VALUES (1, 1.00, 'SNAP'), (2, 2.00, 'SNAP')")
+	for i := 0; i < 600; i += 100 {
+		var vals []string
+		for k := i; k < i+100; k++ {
+			vals = append(vals, fmt.Sprintf("(%d, %d.00, 'SNAP')", 1000+k, k))
+		}
+		exec("INSERT INTO b VALUES "+strings.Join(vals, ", "), "INSERT INTO c VALUES "+strings.Join(vals, ", "))
+	}
+	opts := func(id string) map[string]string {
+		return map[string]string{"server-id": id, OptSharedBinlog: "5440", OptSyncAction: "true",
+			OptSyncTables: db + ".a," + db + ".b," + db + ".c", OptChunkSize: "50"}
+	}
+	srcA := newSource(t, s, db, "a", ordersSchema(), opts("5441"))
+	srcB := newSource(t, s, db, "b", ordersSchema(), opts("5442"))
+	srcC := newSource(t, s, db, "c", ordersSchema(), opts("5443"))
+	a, b, c := start(t, srcA, nil), start(t, srcB, nil), start(t, srcC, nil)
+	for i := 0; i < 3; i++ {
+		b.step()
+		exec(fmt.Sprintf("UPDATE b SET status = 'U%d' WHERE order_id %% 7 = %d", i, i), fmt.Sprintf("INSERT INTO b VALUES (%d, 1.00, 'NEW')", 2000+i))
+	}
+	exec("ALTER TABLE b ADD COLUMN note VARCHAR(20)")
+	a.until("the snapshot of a", a.snapshotDone)
+	if b.r.st.Phase != phaseSnapshot || c.r.st.Chunks != nil {
+		t.Fatalf("b read its whole snapshot in 3 chunks, or c read one")
+	}
+	exec("ALTER TABLE a ADD COLUMN note VARCHAR(20)", "INSERT INTO a VALUES (3, 3.00, 'NEW', 'x')",
+		"UPDATE c SET status = 'AFTER' WHERE order_id % 3 = 0", "INSERT INTO c VALUES (3000, 1.00, 'NEW')")
+	ends := func(u *run, what string) {
+		t.Helper()
+		for i := 0; ; i++ {
+			rows, err := u.r.Next(context.Background())
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: next: %v", what, err)
+			}
+			u.apply(rows)
+			if i == 400 {
+				t.Fatalf("%s did not end its input (phase %s, at %s)", what, u.r.st.Phase, u.r.st.Pos)
+			}
+		}
+	}
+	ends(a, "a at the ALTER of a")
+	ends(b, "b, in its snapshot when a ended")
+	ends(c, "c, before its first chunk when a ended")
+	if sc := b.r.schemaChange; sc == nil || sc.Table != db+".b" {
+		t.Errorf("b ended at %+v, want the ALTER of b", sc)
+	}
+	var states [3][]byte
+	for i, u := range []*run{a, b, c} {
+		var err error
+		if states[i], err = u.r.Snapshot(1); err != nil {
+			t.Fatal(err)
+		}
+		u.r.Close()
+	}
+	exec("INSERT INTO a VALUES (4, 4.00, 'NEW', 'y')", "DELETE FROM b WHERE order_id = 1003", "UPDATE a SET status = 'RESUMED' WHERE order_id = 1",
+		"INSERT INTO b VALUES (4000, 1.00, 'NEW', 'z')")
+	a2, b2, c2 := start(t, srcA, states[0]), start(t, srcB, states[1]), start(t, srcC, states[2])
+	a2.log, a2.tables, b2.log, b2.tables, c2.log, c2.tables = a.log, a.tables, b.log, b.tables, c.log, c.tables
+	want := func(n string) string {
+		var sb strings.Builder
+		for _, r := range s.Query(t, "SELECT order_id, amount, status FROM `"+db+"`."+n+" ORDER BY 1") {
+			sb.WriteString(strings.Join(r, ", ") + "\n")
+		}
+		return sb.String()
+	}
+	for i := 0; a2.content() != want("a") || b2.content() != want("b") || c2.content() != want("c"); i++ {
+		if i > 3000 {
+			t.Fatalf("timed out after the resume:\na:\n%s\nb:\n%s\nc:\n%s", a2.content(), b2.content(), c2.content())
+		}
+		if i == 5 {
+			exec("UPDATE c SET status = 'DURING' WHERE order_id % 11 = 0", "DELETE FROM b WHERE order_id % 13 = 0")
+		}
+		for _, u := range []*run{a2, b2, c2} {
+			rows, err := u.r.Next(context.Background())
+			if err != nil {
+				t.Fatalf("next after the resume: %v (an ALTER the job stopped for ended the input again)", err)
+			}
+			u.apply(rows)
+		}
 	}
 }
