@@ -26,6 +26,8 @@ import (
 //     literals become __sqlrun_lit_N();
 //   - x[i] becomes __sqlrun_item(x, i), ARRAY[...] and MAP[...] calls;
 //   - agg(...) FILTER (WHERE cond) becomes __sqlrun_filter(agg(...), cond);
+//   - COUNT(DISTINCT ...) OVER becomes GROUP_CONCAT(DISTINCT ...) OVER,
+//     read back as COUNT;
 //   - functions MySQL's grammar reads specially (CONCAT, LEAD, DATE_ADD,
 //     ...) get the prefix __sqlrun_fn_, so that a concat coming back from
 //     TiDB is known to be "||" (PIPES_AS_CONCAT);
@@ -107,6 +109,9 @@ type rewriter struct {
 	// frameLits are INTERVAL literals of RANGE frames, by the offset of
 	// their value token.
 	frameLits map[int]*ast.Literal
+	// countOver records the offsets of COUNT(DISTINCT ...) OVER calls
+	// written as GROUP_CONCAT.
+	countOver map[int]bool
 	// nulls records NULLS FIRST (true) / LAST (false) by the offset of the
 	// ordering expression's first token.
 	nulls map[int]bool
@@ -190,6 +195,7 @@ var rules = []rule{
 	{"SIMILAR", nextWord("TO"), (*rewriter).similarTo},
 	{"IS", isDistinct, (*rewriter).isDistinct},
 	{"FILTER", aggregateFilter, (*rewriter).aggregateFilter},
+	{"COUNT", countDistinctOver, (*rewriter).countDistinctOver},
 	{"SELECT", nil, (*rewriter).selectWord},
 	{"VALUES", inQuery, (*rewriter).valuesWord},
 	{"FROM", inQuery, (*rewriter).fromWord},
@@ -254,7 +260,8 @@ func ruleKey(t token) string {
 func (p *parser) rewrite(from, to int, asQuery bool, lead string) *rewriter {
 	n := to - from
 	r := &rewriter{p: p, from: from, to: to, lastEnd: -1, startOf: make([]int, n),
-		itemStart: map[int]int{}, frameLits: map[int]*ast.Literal{}, nulls: map[int]bool{}}
+		itemStart: map[int]int{}, frameLits: map[int]*ast.Literal{}, nulls: map[int]bool{},
+		countOver: map[int]bool{}}
 	r.matchBrackets()
 	if lead != "" {
 		r.pieces = append(r.pieces, piece{text: lead, orig: p.toks[from].off})
@@ -453,6 +460,16 @@ func reservedName(r *rewriter, j int) bool {
 
 // renamedCall: a call (not a window function: TiDB reads LEAD(...) OVER
 // itself).
+// countDistinctOver: COUNT(DISTINCT ...) OVER (...), which Calcite takes
+// and TiDB's grammar does not (its COUNT(DISTINCT ...) takes no OVER).
+func countDistinctOver(r *rewriter, j int) bool {
+	if !nextIs("(")(r, j) || j+2 >= r.to || !r.tok(j+2).is("DISTINCT") {
+		return false
+	}
+	cl := r.close[j+1-r.from]
+	return cl >= 0 && cl+1 < r.to && r.tok(cl+1).is("OVER")
+}
+
 func renamedCall(r *rewriter, j int) bool {
 	if !nextIs("(")(r, j) {
 		return false
@@ -711,6 +728,17 @@ func (r *rewriter) renameCall(j int) int {
 	t := r.tok(j)
 	r.synth(fnPrefix+strings.ToUpper(t.text), t.off)
 	r.lastEnd = t.end
+	return j + 1
+}
+
+// countDistinctOver writes GROUP_CONCAT, whose TiDB rule takes DISTINCT,
+// an expression list and OVER, and records the call so that the
+// conversion reads it back as COUNT.
+func (r *rewriter) countDistinctOver(j int) int {
+	t := r.tok(j)
+	r.synth("GROUP_CONCAT", t.off)
+	r.lastEnd = t.end
+	r.countOver[t.off] = true
 	return j + 1
 }
 

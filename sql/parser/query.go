@@ -749,10 +749,16 @@ func (c *conv) window(e *tast.WindowFuncExpr, node ast.Node) ast.Expr {
 	if strings.HasPrefix(strings.ToLower(f.Name), fnPrefix) {
 		f.Name = f.Name[len(fnPrefix):]
 	}
+	args := e.Args
+	if strings.EqualFold(e.Name, "group_concat") && c.r.countOver[c.lastOff] {
+		// COUNT(DISTINCT ...) OVER, written as GROUP_CONCAT by the
+		// pre-pass: its last argument is GROUP_CONCAT's separator.
+		f.Name, args = "COUNT", args[:len(args)-1]
+	}
 	if strings.EqualFold(e.Name, "count") && c.isCountStar(e.OriginTextPosition()) {
 		f.Star = true
 	} else {
-		for _, a := range e.Args {
+		for _, a := range args {
 			f.Args = append(f.Args, c.expr(a))
 		}
 	}
