@@ -224,6 +224,23 @@ func FormatCell(v any, t sql.DataType) string {
 			}
 			return "[" + strings.Join(parts, ", ") + "]"
 		}
+	case *sql.Map:
+		if t.Root == sql.TypeMap && t.Elem != nil {
+			// A MAP prints as its CAST to STRING does
+			// (MapToStringCastRule): {k=v, ...}, NULL for a null key or
+			// value.
+			cell := func(e any, et sql.DataType) string {
+				if e == nil {
+					return "NULL"
+				}
+				return FormatCell(e, et)
+			}
+			parts := make([]string, len(x.Keys))
+			for i := range x.Keys {
+				parts[i] = cell(x.Keys[i], *t.Elem) + "=" + cell(x.Values[i], *t.Value)
+			}
+			return "{" + strings.Join(parts, ", ") + "}"
+		}
 	}
 	return sql.FormatValue(v, t)
 }

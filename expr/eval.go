@@ -143,6 +143,11 @@ func cmpResult(op string, n int) bool {
 // compareAs compares two values after converting both to ct (their common
 // type; a string meeting a number or date is cast to the other side).
 func compareAs(a any, at sql.DataType, b any, bt sql.DataType, ct sql.DataType) (int, error) {
+	if ltzAndTimestamp(at, bt) {
+		// Flink compares the two TimestampData as they are (their
+		// equals), with no time zone conversion: see evalCompare.
+		return compareValues(a, b)
+	}
 	if at.IsString() && !bt.IsString() {
 		ct = bt
 	} else if bt.IsString() && !at.IsString() {
@@ -160,6 +165,14 @@ func compareAs(a any, at sql.DataType, b any, bt sql.DataType, ct sql.DataType) 
 		return 0, err
 	}
 	return compareValues(ca, cb)
+}
+
+// ltzAndTimestamp reports a TIMESTAMP_LTZ compared with a TIMESTAMP, which
+// Calcite validates (one type family) and Flink's code generator compares
+// only for equality.
+func ltzAndTimestamp(a, b sql.DataType) bool {
+	return a.Root == sql.TypeTimestampLTZ && b.Root == sql.TypeTimestamp ||
+		a.Root == sql.TypeTimestamp && b.Root == sql.TypeTimestampLTZ
 }
 
 // compareValues orders two non-NULL values of the same Go type.

@@ -179,7 +179,9 @@ func builtins() []*Func {
 		// SEARCH(x, Sarg[...]) is what SimplifyFilter makes of comparisons
 		// (IN lists bind as ORs of =, as Calcite's SqlToRelConverter does).
 		{Name: "SEARCH", Kind: Operator, Eval: evalSearch},
-		{Name: "LIKE", Kind: Operator, Form: Infix, Eval: evalLike},
+		// Calcite's SqlLikeOperator is no SqlBinaryOperator: Flink's plans print
+		// it as a call, LIKE(name, 'Jack%') (LookupJoinTest, IntervalJoinTest).
+		{Name: "LIKE", Kind: Operator, Eval: evalLike},
 		{Name: "ILIKE", Kind: Operator, Eval: evalLike},
 		{Name: "CASE", Kind: Operator, Eval: evalCase},
 		{Name: "||", Kind: Operator, Form: Infix, Eval: evalConcat},
@@ -207,6 +209,9 @@ func builtins() []*Func {
 		{Name: "FLOOR", Infer: inferFloorCeil, Eval: evalFloorCeil},
 		{Name: "CEIL", Aliases: []string{"CEILING"}, Infer: inferFloorCeil, Eval: evalFloorCeil},
 		{Name: "ROUND", Infer: inferRound, Eval: evalRound},
+		// Calcite's SqlStdOperatorTable.POWER: NUMERIC_NUMERIC operands, a
+		// DOUBLE result (Flink evaluates Math.pow on the values as doubles).
+		{Name: "POWER", Infer: inferPower, Eval: evalPower},
 		// Time functions.
 		{Name: "CURRENT_TIMESTAMP", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
 		{Name: "NOW", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
@@ -226,10 +231,11 @@ func builtins() []*Func {
 		// Flink's UNIX_TIMESTAMP is not deterministic in any form
 		// (BuiltInSqlFunction.notDeterministic): never folded.
 		{Name: "UNIX_TIMESTAMP", Infer: inferUnixTimestamp, Eval: evalUnixTimestamp, Dynamic: true},
-		// Value constructors (Calcite's SqlArrayValueConstructor and
-		// SqlRowOperator; the MAP constructor is not supported yet).
+		// Value constructors (Calcite's SqlArrayValueConstructor,
+		// SqlRowOperator and SqlMapValueConstructor).
 		{Name: "ARRAY", Infer: inferArray, Eval: evalArray, Internal: true},
 		{Name: "ROW", Infer: inferRow, Eval: evalRow, Internal: true},
+		{Name: "MAP", Infer: inferMap, Eval: evalMap, Internal: true},
 		// Aggregates (evaluated by the runtime's aggregate operators).
 		{Name: "COUNT", Kind: Aggregate, Infer: inferCount},
 		{Name: "SUM", Kind: Aggregate, Infer: inferNumericAgg},
@@ -390,6 +396,22 @@ func inferAbsFloorCeil(name string, args []Expr) ([]Expr, sql.DataType, error) {
 		t = sql.Decimal(max(t.Precision-t.Scale+1, 1), 0).WithNullable(t.Nullable)
 	}
 	return args, t, nil
+}
+
+// inferPower: POWER(x, y) takes two numerics and returns DOUBLE
+// (ReturnTypes.DOUBLE_NULLABLE).
+func inferPower(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if len(args) != 2 {
+		return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("Invalid number of arguments to function '%s'. Was expecting 2 arguments", name)}
+	}
+	for _, a := range args {
+		if t := a.Type(); !t.IsNumeric() && t.Root != sql.TypeNull {
+			return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
+				"Cannot apply '%s' to arguments of type '%s(<%s>, <%s>)'. Supported form(s): '%s(<NUMERIC>, <NUMERIC>)'",
+				name, name, CalciteTypeName(args[0].Type()), CalciteTypeName(args[1].Type()), name)}
+		}
+	}
+	return args, sql.Double().WithNullable(anyNullable(args)), nil
 }
 
 // inferRound: ROUND(DECIMAL, r) follows roundDecimalType; other numeric
@@ -581,6 +603,11 @@ func evalCompare(c *Call, args []Eval) (Eval, error) {
 	ct, ok := CommonType(argT(0), argT(1))
 	if !ok {
 		ct = argT(0) // string vs number/date: compareAs casts the string side
+	}
+	if ltzAndTimestamp(argT(0), argT(1)) && op != "=" && op != "<>" {
+		// ScalarOperatorGens.generateComparison has no rule for the pair
+		// (= and <> fall back to TimestampData.equals).
+		return nil, sql.Errorf(sql.CodeGenException, "Incomparable types: %s and %s", argT(0), argT(1))
 	}
 	return strict(args, func(vs []any) (any, error) {
 		n, err := compareAs(vs[0], argT(0), vs[1], argT(1), ct)
@@ -878,6 +905,14 @@ func evalAbs(c *Call, args []Eval) (Eval, error) {
 	}), nil
 }
 
+func evalPower(_ *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) {
+		x, _ := toFloat(vs[0])
+		y, _ := toFloat(vs[1])
+		return math.Pow(x, y), nil
+	}), nil
+}
+
 func evalRound(c *Call, args []Eval) (Eval, error) {
 	t := c.T
 	op := c.Op
@@ -1055,6 +1090,108 @@ func inferArray(name string, args []Expr) ([]Expr, sql.DataType, error) {
 		t = ct
 	}
 	return args, sql.ArrayOf(t).NotNull(), nil
+}
+
+// elementType is the common type of a constructor's elements, as
+// SqlArrayValueConstructor and SqlMapValueConstructor derive it: nested
+// types must match but for nullability, others have a common type.
+func elementType(args []Expr) (sql.DataType, bool) {
+	t := args[0].Type()
+	for _, a := range args[1:] {
+		at := a.Type()
+		if nested(t) || nested(at) {
+			if !t.WithNullable(false).Equal(at.WithNullable(false)) {
+				return sql.DataType{}, false
+			}
+			t = t.WithNullable(t.Nullable || at.Nullable)
+			continue
+		}
+		ct, ok := CommonType(t, at)
+		if !ok {
+			return sql.DataType{}, false
+		}
+		t = ct
+	}
+	return t, true
+}
+
+// inferMap types MAP[k1, v1, ...] as Calcite's SqlMapValueConstructor: an
+// even number of at least two arguments, a NOT NULL MAP of the keys'
+// common type to the values'.
+func inferMap(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if len(args) == 0 {
+		return nil, sql.DataType{}, &OperandError{Msg: "Map requires at least 2 arguments", WholeCall: true}
+	}
+	if len(args)%2 != 0 {
+		return nil, sql.DataType{}, &OperandError{Msg: "Map requires an even number of arguments", WholeCall: true}
+	}
+	var keys, vals []Expr
+	for i := 0; i < len(args); i += 2 {
+		keys, vals = append(keys, args[i]), append(vals, args[i+1])
+	}
+	kt, ok := elementType(keys)
+	vt, ok2 := elementType(vals)
+	if !ok || !ok2 {
+		return nil, sql.DataType{}, &OperandError{Msg: "Parameters must be of the same type", WholeCall: true}
+	}
+	return args, sql.MapOf(kt, vt).NotNull(), nil
+}
+
+// evalMap builds a MAP value, keys and values cast to the map's types.
+// Flink keeps the pairs in the order written (BinaryMapData.valueOf over
+// the key and value arrays); a key written twice is refused rather than
+// guessed at.
+func evalMap(c *Call, args []Eval) (Eval, error) {
+	kt, vt := *c.T.Elem, *c.T.Value
+	conv := func(i int, v any) (any, error) {
+		want := vt
+		if i%2 == 0 {
+			want = kt
+		}
+		at := c.Args[i].Type()
+		if v == nil || at.WithNullable(false).Equal(want.WithNullable(false)) || at.IsString() || at.IsBinary() {
+			return v, nil
+		}
+		return castValue(v, at, want)
+	}
+	return func(row []any) (any, error) {
+		m := &sql.Map{Keys: make([]any, 0, len(args)/2), Values: make([]any, 0, len(args)/2)}
+		for i := 0; i < len(args); i += 2 {
+			k, err := args[i](row)
+			if err != nil {
+				return nil, err
+			}
+			if k, err = conv(i, k); err != nil {
+				return nil, err
+			}
+			v, err := args[i+1](row)
+			if err != nil {
+				return nil, err
+			}
+			if v, err = conv(i+1, v); err != nil {
+				return nil, err
+			}
+			for _, prev := range m.Keys {
+				if sameKey(prev, k, kt) {
+					return nil, sql.Errorf(sql.TableException, "sqlrun does not support a key written twice in MAP[...] yet: %s", sql.FormatValue(k, kt))
+				}
+			}
+			m.Keys, m.Values = append(m.Keys, k), append(m.Values, v)
+		}
+		return m, nil
+	}, nil
+}
+
+// sameKey reports whether two keys of a MAP of key type kt are equal.
+func sameKey(a, b any, kt sql.DataType) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if nested(kt) {
+		return sql.FormatValue(a, kt) == sql.FormatValue(b, kt)
+	}
+	c, err := compareValues(a, b)
+	return err == nil && c == 0
 }
 
 func nested(t sql.DataType) bool {

@@ -178,6 +178,10 @@ func Comparable(a, b sql.DataType) bool {
 	isTemporal := func(t sql.DataType) bool {
 		return t.Root == sql.TypeDate || t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ || t.Root == sql.TypeTime
 	}
+	if ltzAndTimestamp(a, b) {
+		// Calcite's SqlTypeFamily.TIMESTAMP holds both.
+		return true
+	}
 	if a.IsString() && (b.IsNumeric() || isTemporal(b) || b.Root == sql.TypeBoolean) ||
 		b.IsString() && (a.IsNumeric() || isTemporal(a) || a.Root == sql.TypeBoolean) {
 		return true

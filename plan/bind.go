@@ -1316,6 +1316,15 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		}
 		return &Call{Op: op, Args: []Expr{a}, T: sql.Boolean().NotNull()}, nil
 	case *ast.Subquery, *ast.Exists:
+		// Calcite validates the subquery before anything refuses it: one
+		// that cannot refer to an outer column (the outer query reads no
+		// table) fails with its own error first (CalcTest
+		// .testCoalesceOnInvalidField).
+		if q, ok := x.(*ast.Subquery); ok && (sc == nil || len(sc.cols) == 0) {
+			if _, err := b.bindQuery(q.Query); err != nil {
+				return nil, err
+			}
+		}
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support subqueries in expressions yet")
 	case *ast.Item:
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support element access yet")
@@ -1525,11 +1534,6 @@ func bindLiteral(x *ast.Literal) (Expr, error) {
 // adding the call's position to the table's operand errors.
 func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
 	f, ok := expr.Lookup(x.Name)
-	if !ok && strings.EqualFold(x.Name, "MAP") {
-		// Flink's MAP[k, v, ...] constructor: its duplicate keys and the
-		// order a MAP prints in (a Java HashMap's) are not reproduced yet.
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support the MAP value constructor MAP[...] yet")
-	}
 	if !ok || f.Kind != expr.Function || f.Infer == nil {
 		sig := make([]string, len(args))
 		for i, a := range args {

@@ -99,7 +99,9 @@ var funcCases = map[string][]funcCase{
 		// of a year ceils to itself whatever its time (as Flink's).
 		{sql: "CEIL(TIMESTAMP '2024-01-01 10:00:00' TO YEAR)", value: "2024-01-01T00:00"},
 		{sql: "CEILING(dt TO MONTH)", value: "2024-02-01"}},
-	"ROUND":                 {{sql: "ROUND(d, 1)", value: "12.5", prefix: "ROUND(d, 1)"}},
+	"ROUND": {{sql: "ROUND(d, 1)", value: "12.5", prefix: "ROUND(d, 1)"}},
+	"POWER": {{sql: "POWER(a, 2)", value: "49.0", prefix: "POWER(a, 2)"}, {sql: "POWER(d, 0.5)", value: "3.5355339059327378"},
+		{sql: "POWER(2, -1)", value: "0.5"}, {sql: "POWER(n, 2)", value: "null"}},
 	"CURRENT_TIMESTAMP":     {{sql: "CURRENT_TIMESTAMP", value: "*", prefix: "CURRENT_TIMESTAMP()"}},
 	"NOW":                   {{sql: "NOW()", value: "*", prefix: "NOW()"}},
 	"CURRENT_ROW_TIMESTAMP": {{sql: "CURRENT_ROW_TIMESTAMP()", value: "*", prefix: "CURRENT_ROW_TIMESTAMP()"}},
@@ -123,9 +125,13 @@ var funcCases = map[string][]funcCase{
 		// Long.MIN_VALUE(-9223372036854775808) will be returned."
 		{sql: "UNIX_TIMESTAMP(s)", value: "-9223372036854775808", flink: true}},
 	// Aggregates bind here; the runtime's aggregate operators compute them.
-	"ARRAY":       {{sql: "ARRAY[a, b, 1]", value: "[7, -3, 1]", prefix: "ARRAY(a, b, 1)"}, {sql: "ARRAY[d, 1]", value: "[12.50, 1.00]"}},
-	"DOT":         {{sql: "r.x", value: "1", prefix: "r.x"}, {sql: "t.r.y", value: "y1"}, {sql: "rn.x", value: "null"}},
-	"ROW":         {{sql: "ROW(a, s)", value: "+I[7, Order-1001]", prefix: "ROW(a, s)"}},
+	"ARRAY": {{sql: "ARRAY[a, b, 1]", value: "[7, -3, 1]", prefix: "ARRAY(a, b, 1)"}, {sql: "ARRAY[d, 1]", value: "[12.50, 1.00]"}},
+	"DOT":   {{sql: "r.x", value: "1", prefix: "r.x"}, {sql: "t.r.y", value: "y1"}, {sql: "rn.x", value: "null"}},
+	"ROW":   {{sql: "ROW(a, s)", value: "+I[7, Order-1001]", prefix: "ROW(a, s)"}},
+	// Calcite's SqlMapValueConstructor: the keys' and the values' common
+	// types (INT and BIGINT values of CalcTest.testPrimitiveMapType).
+	"MAP": {{sql: "MAP[s, a, 'k', b]", value: "{Order-1001=7, k=-3}", prefix: "MAP(s, a, _UTF-16LE'k', b)"},
+		{sql: "MAP['a', 0.12, 'b', 0.5]", value: "{a=0.12, b=0.50}"}, {sql: "MAP[a, n]", value: "{7=null}"}},
 	"COUNT":       {{sql: "COUNT(a)"}},
 	"SUM":         {{sql: "SUM(d)"}},
 	"SUM0":        {{sql: "SUM0(a)"}},

@@ -24,6 +24,10 @@ const (
 	RuntimeException         ExceptionClass = "java.lang.RuntimeException"
 	AssertionError           ExceptionClass = "java.lang.AssertionError"
 
+	// The planner's code generator (ScalarOperatorGens), which fails when
+	// a job is translated, after EXPLAIN has planned it.
+	CodeGenException ExceptionClass = "org.apache.flink.table.planner.codegen.CodeGenException"
+
 	// Calcite's validator (unknown columns, functions, type mismatches).
 	SqlValidatorException ExceptionClass = "org.apache.calcite.sql.validate.SqlValidatorException"
 

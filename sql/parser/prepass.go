@@ -136,7 +136,14 @@ type frame struct {
 	tableSub  bool   // this query is a subquery in FROM (may take "AS t (cols)")
 	cast      int    // for fCast: index into rewriter.casts
 	fn        string // for fExpr: the upper-cased function whose '(' opened it
+	argQuery  bool   // a query as a function's argument: f(SELECT ...)
 }
+
+// queryOperators take a parenthesized query that is not a function's
+// argument: x IN (SELECT ...), EXISTS (SELECT ...), UNNEST, ...
+var queryOperators = map[string]bool{"IN": true, "EXISTS": true, "ALL": true, "ANY": true, "SOME": true,
+	"LATERAL": true, "UNNEST": true, "ARRAY": true, "MULTISET": true, "MAP": true, "CURSOR": true, "ROW": true,
+	"JOIN": true, "FROM": true, "AS": true, "ON": true, "WITH": true, "SELECT": true, "WHERE": true, "NOT": true}
 
 // rule is one row of the pre-pass: at a token spelled key (an upper-cased
 // word, an operator, or one of the kind keys below), when holds, do
@@ -514,6 +521,10 @@ func (r *rewriter) openParen(j int) int {
 	if r.p.isQueryAhead(j + 1) {
 		nf.kind = fQuery
 		nf.tableSub = f.kind == fQuery && f.wantTable
+		// Calcite takes a query as a function's argument, f(SELECT ...)
+		// (CalcTest.testCoalesceOnInvalidField); TiDB wants f((SELECT ...)).
+		nf.argQuery = nf.fn != "" && !nf.tableSub && !reserved[nf.fn] && !queryOperators[nf.fn] &&
+			r.tok(j+1).is("SELECT")
 	} else if f.kind == fQuery && f.wantTable {
 		// a parenthesized join: FROM (a JOIN b ON ...)
 		nf.kind, nf.inFrom, nf.wantTable = fQuery, true, true
@@ -523,6 +534,9 @@ func (r *rewriter) openParen(j int) int {
 		f.wantRow = false
 	} else {
 		r.emit(t)
+	}
+	if nf.argQuery {
+		r.synth("(", t.off)
 	}
 	f.wantTable = false
 	r.stack = append(r.stack, nf)
@@ -539,6 +553,9 @@ func (r *rewriter) closeParen(j int) int {
 		return r.failAt(t) // CAST(x) without AS type
 	}
 	r.stack = r.stack[:len(r.stack)-1]
+	if closed.argQuery {
+		r.synth(")", t.off)
+	}
 	r.emit(t)
 	if closed.kind == fQuery && closed.tableSub {
 		return r.derivedAlias(j + 1)
