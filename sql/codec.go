@@ -317,6 +317,86 @@ func (d *Decoder) Value() (any, error) {
 	return nil, fmt.Errorf("%w: unknown value tag %d", ErrCorruptEncoding, tag)
 }
 
+// Byte reads one byte.
+func (d *Decoder) Byte() (byte, error) { return d.byte1() }
+
+// skipN moves past n bytes.
+func (d *Decoder) skipN(n uint64) error {
+	if uint64(len(d.Buf)-d.Off) < n {
+		return ErrCorruptEncoding
+	}
+	d.Off += int(n)
+	return nil
+}
+
+// Skip moves past one value without building it (the merge tree's lookup
+// index reads only the keys of a block's records).
+func (d *Decoder) Skip() error {
+	tag, err := d.byte1()
+	if err != nil {
+		return err
+	}
+	switch tag {
+	case tagNull, tagFalse, tagTrue:
+		return nil
+	case tagInt8:
+		return d.skipN(1)
+	case tagInt16, tagInt32, tagInt64:
+		_, err := d.Varint()
+		return err
+	case tagFloat32:
+		return d.skipN(4)
+	case tagFloat64:
+		return d.skipN(8)
+	case tagDecimal:
+		if _, err := d.Varint(); err != nil {
+			return err
+		}
+		return d.skipBytes()
+	case tagString, tagBytes:
+		return d.skipBytes()
+	case tagTimestamp:
+		if _, err := d.Varint(); err != nil {
+			return err
+		}
+		_, err := d.Varint()
+		return err
+	case tagArray:
+		return d.SkipValues()
+	case tagMap:
+		if err := d.SkipValues(); err != nil {
+			return err
+		}
+		return d.SkipValues()
+	}
+	return fmt.Errorf("%w: unknown value tag %d", ErrCorruptEncoding, tag)
+}
+
+// SkipValues moves past a count and that many values.
+func (d *Decoder) SkipValues() error {
+	n, err := d.Uvarint()
+	if err != nil {
+		return err
+	}
+	if n > uint64(len(d.Buf)-d.Off) {
+		return ErrCorruptEncoding
+	}
+	for ; n > 0; n-- {
+		if err := d.Skip(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *Decoder) skipBytes() error {
+	n, err := d.Uvarint()
+	if err != nil {
+		return err
+	}
+	return d.skipN(n)
+}
+
 // Key appends v as a key value: equal SQL values give equal bytes. DECIMAL
 // keys are normalized (80.0 and 80.00 are one key, as SQL equality says);
 // other values are encoded as Value encodes them.

@@ -112,3 +112,40 @@ func TestCorruptMatchesOneMarker(t *testing.T) {
 		t.Fatal("a plain error matched sql.ErrCorrupt")
 	}
 }
+
+// TestDecoderSkip: Skip moves past exactly the bytes Value reads, for
+// every tag, and a truncated value is a corruption error (the merge tree's
+// lookup index skips the non-key part of its records).
+func TestDecoderSkip(t *testing.T) {
+	vals := []any{nil, true, false, int8(-8), int16(300), int32(-70000), int64(-1 << 50), float32(1.5), -2.25,
+		decimal.RequireFromString("-80.00"), "héllo", []byte{0, 255}, TimestampData{Millis: -5, NanoOfMilli: 999},
+		[]any{int32(1), nil, []any{"x"}}, &Map{Keys: []any{"a", "b"}, Values: []any{int64(1), nil}}}
+	var e Encoder
+	if err := e.Values(vals); err != nil {
+		t.Fatal(err)
+	}
+	d := &Decoder{Buf: e.Buf}
+	if err := d.SkipValues(); err != nil || !d.Done() {
+		t.Fatalf("SkipValues: %v, at %d of %d", err, d.Off, len(e.Buf))
+	}
+	for _, v := range vals {
+		var one Encoder
+		if err := one.Value(v); err != nil {
+			t.Fatal(err)
+		}
+		d := &Decoder{Buf: append(one.Buf, 0xAA)}
+		if err := d.Skip(); err != nil || d.Off != len(one.Buf) {
+			t.Errorf("Skip %T(%v): %v, moved %d bytes, want %d", v, v, err, d.Off, len(one.Buf))
+		}
+		for cut := 0; cut < len(one.Buf); cut++ {
+			if cut == 0 || one.Buf[0] > tagTrue {
+				if err := (&Decoder{Buf: one.Buf[:cut]}).Skip(); !errors.Is(err, ErrCorrupt) {
+					t.Errorf("Skip %T(%v) cut at %d: %v, want a corruption error", v, v, cut, err)
+				}
+			}
+		}
+	}
+	if err := (&Decoder{Buf: []byte{200}}).Skip(); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("unknown tag: %v", err)
+	}
+}

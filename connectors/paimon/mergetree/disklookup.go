@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // DiskLookup is a LookupLevels kept on local disk, the way Paimon keeps
@@ -118,10 +120,9 @@ func (d *DiskLookup) find(f *FileMeta, key []any) (*KV, int64, error) {
 	if i == len(cb.keys) || d.key.Compare(cb.keys[i], key) != 0 {
 		return nil, 0, nil
 	}
-	dec := &decoder{b: cb.raw[cb.offs[i]:]}
-	r := dec.record()
-	if dec.err != nil {
-		return nil, 0, fmt.Errorf("%w in %s", dec.err, lf.path)
+	r, err := decodeRecord(&sql.Decoder{Buf: cb.raw, Off: int(cb.offs[i])})
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w in %s", err, lf.path)
 	}
 	if d.key.Compare(r.Key, key) != 0 {
 		return nil, 0, nil
@@ -213,18 +214,16 @@ func (d *DiskLookup) block(lf *lookupFile, b int) (*cachedBlock, error) {
 	}
 	d.Reads++
 	cb := &cachedBlock{id: id, raw: raw}
-	dec := &decoder{b: raw}
-	for len(dec.b) > 0 && dec.err == nil {
-		cb.offs = append(cb.offs, int32(len(raw)-len(dec.b)))
-		start := len(dec.b)
-		cb.keys = append(cb.keys, dec.key())
-		keyLen := start - len(dec.b)
-		dec.b = raw[int(cb.offs[len(cb.offs)-1]):]
-		dec.skipRecord()
+	dec := &sql.Decoder{Buf: raw}
+	for !dec.Done() {
+		start := dec.Off
+		cb.offs = append(cb.offs, int32(start))
+		k, keyLen, err := decodeKey(dec)
+		if err != nil {
+			return nil, fmt.Errorf("%w in %s", err, lf.path)
+		}
+		cb.keys = append(cb.keys, k)
 		cb.size += int64(keyLen)*2 + 48
-	}
-	if dec.err != nil {
-		return nil, fmt.Errorf("%w in %s", dec.err, lf.path)
 	}
 	cb.size += int64(len(raw))
 	d.blocks[id] = d.blockLRU.PushFront(cb)

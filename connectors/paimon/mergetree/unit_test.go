@@ -1,6 +1,7 @@
 package mergetree
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -384,10 +385,16 @@ func TestRecordCodec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &decoder{b: b}
-	got := d.record()
-	if d.err != nil || len(d.b) != 0 {
-		t.Fatalf("decode: %v, %d bytes left", d.err, len(d.b))
+	d := &sql.Decoder{Buf: b}
+	got, err := decodeRecord(d)
+	if err != nil || !d.Done() {
+		t.Fatalf("decode: %v, %d bytes left", err, len(b)-d.Off)
+	}
+	// The key alone, the rest skipped: the lookup index's block read.
+	d = &sql.Decoder{Buf: b}
+	key, keyLen, err := decodeKey(d)
+	if err != nil || !d.Done() || fmt.Sprint(key) != fmt.Sprint(r.Key) || keyLen >= len(b) || keyLen < 3 {
+		t.Fatalf("decodeKey: %v %v (%d key bytes), %d bytes left", key, err, keyLen, len(b)-d.Off)
 	}
 	render := func(r *KV) string {
 		var b strings.Builder
@@ -410,11 +417,18 @@ func TestRecordCodec(t *testing.T) {
 	if got.Value[12].(decimal.Decimal).StringFixed(2) != "80.00" || got.Value[12].(decimal.Decimal).Exponent() != -2 {
 		t.Error("decimal scale lost")
 	}
-	for cut := 1; cut < len(b); cut += 7 {
-		d := &decoder{b: b[:cut]}
-		if d.record() != nil && d.err == nil {
-			t.Fatalf("truncated record (%d of %d bytes) decoded without error", cut, len(b))
+	for cut := 1; cut < len(b); cut++ {
+		if _, err := decodeRecord(&sql.Decoder{Buf: b[:cut]}); !errors.Is(err, sql.ErrCorrupt) {
+			t.Fatalf("truncated record (%d of %d bytes): %v, want a corruption error", cut, len(b), err)
 		}
+		if _, _, err := decodeKey(&sql.Decoder{Buf: b[:cut]}); !errors.Is(err, sql.ErrCorrupt) {
+			t.Fatalf("truncated record's key (%d of %d bytes): %v, want a corruption error", cut, len(b), err)
+		}
+	}
+	bad := append([]byte(nil), b...)
+	bad[keyLen+len(binary.AppendVarint(nil, r.Seq))] = 9 // the row kind, after the key and Seq
+	if _, err := decodeRecord(&sql.Decoder{Buf: bad}); !errors.Is(err, sql.ErrCorrupt) {
+		t.Errorf("row kind 9 decoded: %v", err)
 	}
 	if _, err := appendRecord(nil, &KV{Value: []any{struct{}{}}}); err == nil {
 		t.Error("unknown Go type must not encode")
