@@ -23,7 +23,7 @@ func (b *builder) intervalJoin(n *plan.IntervalJoin, path string) (edge, error) 
 
 // joinParts are what a two-input join operator is built from: both
 // inputs, the parallelism (one subtask without equi-join keys), the
-// compiled condition, and each side's keys, arity and whether its rows
+// compiled condition (nil without one), and each side's keys, arity and whether its rows
 // are kept unmatched (the outer side).
 type joinParts struct {
 	l, r        edge
@@ -47,8 +47,10 @@ func (b *builder) joinParts(n plan.Node, lk, rk []int, kind ast.JoinKind, cond p
 	if len(lk) == 0 {
 		jp.p = 1
 	}
-	if jp.cond, err = plan.Compile(cond); err != nil {
-		return jp, err
+	if cond != nil {
+		if jp.cond, err = plan.Compile(cond); err != nil {
+			return jp, err
+		}
 	}
 	jp.left = operators.JoinSideSpec{Keys: lk, Arity: len(n.Inputs()[0].Names()), Outer: kind == ast.LeftJoin || kind == ast.FullJoin}
 	jp.right = operators.JoinSideSpec{Keys: rk, Arity: len(n.Inputs()[1].Names()), Outer: kind == ast.RightJoin || kind == ast.FullJoin}

@@ -7,7 +7,6 @@ import (
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
 	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
-	"github.com/sqlrun/sqlrun/sql/ast"
 )
 
 // temporalJoin runs an event-time TemporalJoin: both inputs hashed on the
@@ -26,28 +25,19 @@ func (b *builder) temporalJoin(n *plan.TemporalJoin, path string) (edge, error) 
 			return edge{}, fmt.Errorf("sqlrun cannot run a temporal join on keys of different types (%s and %s) yet: cast one side in a view", a, c)
 		}
 	}
-	l, err := b.build(n.Inputs()[0], path+".0")
-	if err != nil {
-		return edge{}, err
-	}
-	r, err := b.build(n.Inputs()[1], path+".1")
-	if err != nil {
-		return edge{}, err
-	}
-	var cond func([]any) (any, error)
-	if e := n.NonEquiCond(); e != nil {
-		if cond, err = plan.Compile(e); err != nil {
-			return edge{}, err
-		}
-	}
 	ttl, err := config.Duration(b.opts.Config, config.KeyStateTTL)
 	if err != nil {
 		return edge{}, err
 	}
-	p := b.defaultP
-	spec := operators.TemporalJoinSpec{Cond: cond, LeftTime: n.LeftTime, RightTime: n.RightTime, Retention: ttl,
-		Left:  operators.JoinSideSpec{Keys: n.LeftKeys, Arity: len(lt), Outer: n.JoinType == ast.LeftJoin},
-		Right: operators.JoinSideSpec{Keys: n.RightKeys, Arity: len(rt)}}
+	// Only the equi-join keys are the join's own: the rest of the
+	// condition is checked per matched pair.
+	jp, err := b.joinParts(n, n.LeftKeys, n.RightKeys, n.JoinType, n.NonEquiCond(), path)
+	if err != nil {
+		return edge{}, err
+	}
+	l, r, p := jp.l, jp.r, jp.p
+	spec := operators.TemporalJoinSpec{Cond: jp.cond, LeftTime: n.LeftTime, RightTime: n.RightTime, Retention: ttl,
+		Left: jp.left, Right: jp.right}
 	v := b.g.AddOperator(uid(path, n), n.Name(), operators.TemporalJoin(spec), p)
 	b.connect(l, v, p)
 	b.connect(r, v, p)
