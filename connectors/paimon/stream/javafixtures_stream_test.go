@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
@@ -54,6 +55,12 @@ func TestJavaFixturesStreamEqualsBatch(t *testing.T) {
 			switch tbl.Options.MergeEngine {
 			case coreoptions.EnginePartialUpdate, coreoptions.EngineAggregation:
 				t.Skipf("merge-engine %s: streaming changes are partial rows", tbl.Options.MergeEngine)
+			}
+			if tbl.Options.DataEvolution {
+				// A file that updates some columns of existing rows is a
+				// change of partial rows (new rows with NULL elsewhere), in
+				// a stream as in Paimon's DataEvolutionSplitRead.
+				t.Skip("data-evolution.enabled: streaming changes are partial rows")
 			}
 			earliest, ok, err := tbl.Snapshots.EarliestID()
 			if err != nil || !ok {
@@ -139,6 +146,10 @@ func readSrc(t *testing.T, dir string, opts map[string]string, streaming, audit 
 		t.Fatal(err)
 	}
 	src.Audit = audit
+	// A frozen clock: Next's 30 ms budget never runs out, so (nil, nil)
+	// means the reader waits for a snapshot, not that the machine is
+	// slow (under load the fixture reads ended early, 1 run in ~10).
+	src.Now = func() time.Time { return time.Unix(0, 0) }
 	r, err := src.NewReader(0, 1)
 	if err != nil {
 		t.Fatal(err)
