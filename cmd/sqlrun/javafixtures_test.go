@@ -164,6 +164,41 @@ func TestJavaFixturesRead(t *testing.T) {
 			"1 | Alex | 52 | 514 | 518 | 516 | 1 | 519",
 			"1 | David | 62 | 64 | <NULL> | 66 | 1 | <NULL>",
 			"1 | Whether I shall turn out to be the hero of my own life. | 72 | 74 | <NULL> | 76 | 1 | <NULL>"}, "key0, key_2", ""},
+		// Data evolution (DataEvolutionSplitRead): files of one row-id range
+		// read as one, each column from the newest file that wrote it
+		// (_WRITE_COLS), a column no file wrote NULL; new rows 4-5 have only
+		// f2, f3. Before, "parquet file ... has no column f3".
+		{"data_evolution", "data_evolution_with_index", "data_evolution_with_index", "f0, f1, f2, f3", []string{
+			"Lily | 2 | 102 | 2.1", "Alice | 4 | 104 | 3.1", "Bob | 6 | 106 | 4.1", "David | 8 | 108 | 5.1",
+			"<NULL> | <NULL> | 202 | 6.1", "<NULL> | <NULL> | 204 | 7.1"}, "f2", ""},
+		{"orc_data_evolution", "data_evolution_with_index", "data_evolution_with_index", "f0, f1, f2, f3", []string{
+			"Lily | 2 | 102 | 2.1", "Alice | 4 | 104 | 3.1", "Bob | 6 | 106 | 4.1", "David | 8 | 108 | 5.1",
+			"<NULL> | <NULL> | 202 | 6.1", "<NULL> | <NULL> | 204 | 7.1"}, "f2", ""},
+		// Data evolution across a schema change with casts: two files per
+		// row-id range, each written with its own schema (UPSTREAM_README's
+		// "Recall with schema-1").
+		{"data_evolution_alter_cast", "append_table_alter_table_with_cast_with_data_evolution", "append_table_alter_table_with_cast_with_data_evolution", "f4, key0, key1, f3, f1, f2, f0, f6", []string{
+			"1970-01-05 00:00:00.000000000 | 0 | 1 | 100 | 2024-11-26 06:38:56.001000001 | 0.020 | TRUE | <NULL>",
+			"1969-11-18 00:00:00.000000000 | 0 | 1 | 110 | 2024-11-26 06:38:56.011000011 | 11.120 | TRUE | <NULL>",
+			"1971-03-21 00:00:00.000000000 | 0 | 1 | 120 | 2024-11-26 06:38:56.021000021 | 22.220 | FALSE | <NULL>",
+			"1957-11-01 00:00:00.000000000 | 0 | 1 | 130 | 2024-11-26 06:38:56.031000031 | 333.320 | FALSE | <NULL>",
+			"2091-09-07 00:00:00.000000000 | 0 | 1 | 140 | 2024-11-26 06:38:56.041000041 | 444.420 | TRUE | <NULL>",
+			"2024-11-26 06:38:56.054000154 | 0 | 1 | 150 | 2024-11-26 15:28:31 | 55.002 | TRUE | 56",
+			"2024-11-26 06:38:56.064000164 | 0 | 1 | 160 | 2024-11-26 15:28:41 | 666.012 | FALSE | 66",
+			"2024-11-26 06:38:56.074000174 | 0 | 1 | 170 | 2024-11-26 15:28:51 | -77.022 | TRUE | 76",
+			"2024-11-26 06:38:56.084000184 | 0 | 1 | 180 | 2024-11-26 15:29:01 | 8.032 | TRUE | -86",
+			"2024-11-26 06:38:56.094000194 | 0 | 1 | 190 | I'm strange | -999.420 | FALSE | 96"}, "f3", ""},
+		// 'index-file-in-data-file-dir' = true: the deletion vectors live in
+		// the bucket directories (TestPkDvTableIndexInDataAndNoExternalPath).
+		// Before, "open .../index/index-...: no such file or directory".
+		{"pk_dv_index_in_data", "pk_dv_index_in_data_no_external", "pk_dv_index_in_data_no_external", "f0, f1, f2, f3", []string{
+			"Alex | 10 | 0 | 16.1", "Alice | 10 | 1 | 19.1", "Bob | 10 | 0 | 12.1", "David | 10 | 0 | 17.1", "Emily | 10 | 0 | 13.1",
+			"Lucy | 20 | 1 | 14.1", "Paul | 20 | 1 | 18.1",
+			"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference. | 10 | 1 | 11.0"}, "", ""},
+		// Row tracking: a compacted file that stores _ROW_ID and
+		// _SEQUENCE_NUMBER as columns (TestReadCompactFiles).
+		{"row_tracking_compacted", "append_table_row_tracking_with_compact", "append_table_row_tracking_with_compact", "f0, f1, f2, f3", []string{
+			"Lily | 2 | 12 | 2.1", "Alice | 3 | 13 | 3.1", "Bob | 4 | 14 | 4.1", "David | 5 | 15 | 5.1"}, "f1", ""},
 	} {
 		name := c.fixture
 		if c.from != "" {

@@ -44,8 +44,18 @@ type Options struct {
 	CrossPartitionIndexTTL time.Duration
 	PartitionDefaultName   string // partition.default-name
 	PartitionLegacyName    bool   // partition.legacy-name
-	targetFileSize         int64  // target-file-size (see TargetFileSize)
-	targetFileSizeSet      bool
+	// RowTracking is row-tracking.enabled: append files get first row ids
+	// at commit (RowTrackingCommitUtils) and the snapshot a nextRowId.
+	RowTracking bool
+	// DataEvolution is data-evolution.enabled: files sharing a row-id range
+	// are read as one, each column from the newest file that wrote it
+	// (DataEvolutionSplitRead).
+	DataEvolution bool
+	// IndexInDataDir is index-file-in-data-file-dir: index files live in
+	// their bucket's directory instead of <table>/index.
+	IndexInDataDir    bool
+	targetFileSize    int64 // target-file-size (see TargetFileSize)
+	targetFileSizeSet bool
 
 	// Snapshots and consumers.
 	SnapshotNumRetainedMin int           // snapshot.num-retained.min
@@ -206,6 +216,9 @@ func Parse(raw map[string]string) (*Options, error) {
 	p.integer("cross-partition-upsert.bootstrap-parallelism", 10) // checked only: one reader
 	o.PartitionDefaultName = p.str("partition.default-name", "")
 	o.PartitionLegacyName = p.boolean("partition.legacy-name", true)
+	o.RowTracking = p.boolean("row-tracking.enabled", false)
+	o.DataEvolution = p.boolean("data-evolution.enabled", false)
+	o.IndexInDataDir = p.boolean("index-file-in-data-file-dir", false)
 	if _, ok := raw[OptTargetFileSize]; ok {
 		o.targetFileSize, o.targetFileSizeSet = p.memory(OptTargetFileSize, 0), true
 	}

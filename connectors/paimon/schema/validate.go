@@ -100,6 +100,9 @@ func (s *TableSchema) ValidateTable() error {
 	if err := validateForDeletionVectors(opt, producer); err != nil {
 		return err
 	}
+	if err := s.validateRowTracking(opt, intOpt("bucket", -1)); err != nil {
+		return err
+	}
 	// sqlrun's own option (coreoptions.OptStringEncoding), checked here so that
 	// a bad value fails at CREATE/ALTER, not at the first write.
 	if v, ok := opt("sqlrun.parquet.string-encoding"); ok && v != "plain" && v != "delta-length-byte-array" {
@@ -158,6 +161,33 @@ func (s *TableSchema) onlyPrimitive(names []string, intro string) error {
 func (s *TableSchema) validationBucketKeys() []string {
 	if strings.TrimSpace(s.Options["bucket-key"]) != "" || len(s.PrimaryKeys) > 0 {
 		return s.BucketKeys()
+	}
+	return nil
+}
+
+// validateRowTracking is SchemaValidation.validateRowTracking (the parts
+// that do not concern BLOB and vector columns, which sqlrun cannot read).
+func (s *TableSchema) validateRowTracking(opt func(string) (string, bool), bucket int) error {
+	isTrue := func(k string) bool { v, _ := opt(k); return strings.EqualFold(v, "true") }
+	rowTracking := isTrue("row-tracking.enabled")
+	if rowTracking {
+		if bucket != -1 {
+			return sql.Errorf(sql.IllegalArgumentException, "Cannot define bucket for row tracking table, it only support bucket = -1")
+		}
+		if len(s.PrimaryKeys) > 0 {
+			return sql.Errorf(sql.IllegalArgumentException, "Cannot define primary-key for row tracking table.")
+		}
+	}
+	if isTrue("data-evolution.enabled") {
+		if !rowTracking {
+			return sql.Errorf(sql.IllegalArgumentException, "Data evolution config must enabled with row-tracking.enabled")
+		}
+		if isTrue("deletion-vectors.enabled") {
+			return sql.Errorf(sql.IllegalArgumentException, "Data evolution config must disabled with deletion-vectors.enabled")
+		}
+		if isTrue("clustering.incremental") {
+			return sql.Errorf(sql.IllegalArgumentException, "Data evolution config must disabled with clustering.incremental")
+		}
 	}
 	return nil
 }

@@ -43,6 +43,12 @@ func TestValidateTable(t *testing.T) {
 		{[]string{"id"}, []string{"ts"}, map[string]string{"sequence.field": "id"}, "java.lang.IllegalArgumentException: You can not use sequence.field in cross partition update case (Primary key constraint '[id]' not include all partition fields '[ts]')."},
 		{[]string{"id"}, []string{"ts"}, nil, ""},
 		{[]string{"id", "ts"}, []string{"ts"}, map[string]string{"sequence.field": "id"}, ""},
+		// SchemaValidation.validateRowTracking.
+		{nil, nil, map[string]string{"row-tracking.enabled": "true", "bucket": "2", "bucket-key": "id"}, "java.lang.IllegalArgumentException: Cannot define bucket for row tracking table, it only support bucket = -1"},
+		{[]string{"id"}, nil, map[string]string{"row-tracking.enabled": "true"}, "java.lang.IllegalArgumentException: Cannot define primary-key for row tracking table."},
+		{nil, nil, map[string]string{"data-evolution.enabled": "true"}, "java.lang.IllegalArgumentException: Data evolution config must enabled with row-tracking.enabled"},
+		{nil, nil, map[string]string{"row-tracking.enabled": "true", "data-evolution.enabled": "true", "deletion-vectors.enabled": "true"}, "java.lang.IllegalArgumentException: Data evolution config must disabled with deletion-vectors.enabled"},
+		{nil, nil, map[string]string{"row-tracking.enabled": "true", "data-evolution.enabled": "true"}, ""},
 		{nil, nil, map[string]string{"sqlrun.parquet.string-encoding": "delta"}, "java.lang.IllegalArgumentException: Could not parse value 'delta' for key 'sqlrun.parquet.string-encoding' (plain, delta-length-byte-array)."},
 		{nil, nil, map[string]string{"sqlrun.parquet.string-encoding": "delta-length-byte-array"}, ""},
 	} {

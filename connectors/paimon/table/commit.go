@@ -3,6 +3,7 @@ package table
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -426,6 +427,9 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 	if err := c.checkFilesExist(entries, p.changelog, indexChanges); err != nil {
 		return 0, nil, err
 	}
+	if c.t.Options.RowTracking {
+		entries, nextRowID = assignRowTracking(newID, nextRowID, entries)
+	}
 
 	// Base list: the previous snapshot's manifests, merged when there are
 	// many small ones.
@@ -549,7 +553,10 @@ func (c *Commit) checkFilesExist(entries, changelog []manifest.ManifestEntry, id
 		if e.Kind != manifest.Add {
 			continue
 		}
-		p := c.t.indexFilePath(e)
+		p, err := c.t.indexFilePath(e)
+		if err != nil {
+			return err
+		}
 		ok, err := c.t.FIO.Exists(p)
 		if err != nil {
 			return fmt.Errorf("paimon commit: check %s: %w", p, err)
@@ -718,4 +725,33 @@ func (t *Table) checkLevels(live, entries []manifest.ManifestEntry) error {
 		}
 	}
 	return nil
+}
+
+// assignRowTracking is RowTrackingCommitUtils.assignRowTracking (Paimon
+// 1.4) for a 'row-tracking.enabled' table: every added file whose sequence
+// numbers start at 0 gets the new snapshot's id as its min and max
+// sequence number (a row's _SEQUENCE_NUMBER is the snapshot that wrote
+// it), and every file an append wrote gets the next first row id of the
+// table (its rows' _ROW_ID), in commit order. It returns new entries (an
+// attempt that conflicts is retried from the originals) and the snapshot's
+// nextRowId.
+func assignRowTracking(snapshotID, nextRowID int64, entries []manifest.ManifestEntry) ([]manifest.ManifestEntry, int64) {
+	out := make([]manifest.ManifestEntry, len(entries))
+	for i, e := range entries {
+		out[i] = e
+		if e.Kind != manifest.Add {
+			continue
+		}
+		f := e.File
+		if f.MinSequenceNumber == 0 {
+			f.MinSequenceNumber, f.MaxSequenceNumber = snapshotID, snapshotID
+		}
+		if f.FileSource != nil && *f.FileSource == manifest.SourceAppend && f.FirstRowID == nil && !slices.Contains(f.WriteCols, "_ROW_ID") {
+			id := nextRowID
+			f.FirstRowID = &id
+			nextRowID += f.RowCount
+		}
+		out[i].File = f
+	}
+	return out, nextRowID
 }

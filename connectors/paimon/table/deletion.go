@@ -57,9 +57,9 @@ func (t *Table) DeletionFiles(s *snapshot.Snapshot) (map[string]DeletionFile, er
 		if !ok {
 			continue
 		}
-		p := fs.Join(t.Root, "index", e.FileName)
-		if e.ExternalPath != nil && *e.ExternalPath != "" {
-			p = *e.ExternalPath
+		p, err := t.indexFilePath(e)
+		if err != nil {
+			return nil, err
 		}
 		for _, r := range e.DVRanges {
 			if out == nil {
@@ -125,7 +125,10 @@ func (t *Table) BatchSkipLevel0() bool {
 func (t *Table) readDeletionVectors(entries []manifest.IndexManifestEntry) (map[string]*dv.Bitmap, error) {
 	out := map[string]*dv.Bitmap{}
 	for _, e := range entries {
-		p := t.indexFilePath(e)
+		p, err := t.indexFilePath(e)
+		if err != nil {
+			return nil, err
+		}
 		b, err := t.FIO.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("paimon table %s: read deletion vectors: %w", t.Root, err)
@@ -172,7 +175,11 @@ type dvIndexFile struct {
 }
 
 // Discard implements mergetree.IndexFile.
-func (f *dvIndexFile) Discard() { _ = f.t.FIO.Delete(f.t.indexFilePath(f.entry)) }
+func (f *dvIndexFile) Discard() {
+	if p, err := f.t.indexFilePath(f.entry); err == nil {
+		_ = f.t.FIO.Delete(p)
+	}
+}
 
 // WriteIndex implements mergetree.DeletionVectors: when the vectors
 // changed, all of them go into a new index file under index/
@@ -184,7 +191,10 @@ func (d *bucketDVs) WriteIndex() (mergetree.IndexFile, error) {
 		return nil, err
 	}
 	name := d.names.Next()
-	p := fs.Join(d.t.Root, "index", name)
+	p, err := d.t.indexPath(d.part, d.bucket, name)
+	if err != nil {
+		return nil, err
+	}
 	if err := writeWhole(d.t.FIO, p, b); err != nil {
 		return nil, fmt.Errorf("paimon table %s: write deletion vectors %s: %w", d.t.Root, name, err)
 	}

@@ -108,17 +108,35 @@ func (t *Table) indexEntries(s *snapshot.Snapshot, typ string) ([]manifest.Index
 }
 
 // indexFilePath is where an index file lives: its external path, else
-// <table>/index/<name> (index-file-in-data-file-dir is not supported).
-func (t *Table) indexFilePath(e manifest.IndexManifestEntry) string {
+// indexPath.
+func (t *Table) indexFilePath(e manifest.IndexManifestEntry) (string, error) {
 	if e.ExternalPath != nil && *e.ExternalPath != "" {
-		return *e.ExternalPath
+		return *e.ExternalPath, nil
 	}
-	return fs.Join(t.Root, "index", e.FileName)
+	return t.indexPath(e.Partition, int(e.Bucket), e.FileName)
+}
+
+// indexPath is where index file name of a partition's bucket lives:
+// <table>/index/<name> (IndexPathFactory), or with
+// 'index-file-in-data-file-dir' = true the bucket's data directory
+// (IndexInDataFileDirPathFactory.toPath, Paimon 1.3+).
+func (t *Table) indexPath(part []byte, bucket int, name string) (string, error) {
+	if !t.Options.IndexInDataDir {
+		return fs.Join(t.Root, "index", name), nil
+	}
+	dir, err := t.bucketDir(part, bucket)
+	if err != nil {
+		return "", fmt.Errorf("paimon table %s: index file %s: %w", t.Root, name, err)
+	}
+	return fs.Join(dir, name), nil
 }
 
 // readHashIndex reads the hashes of a HASH index file.
 func (t *Table) readHashIndex(e manifest.IndexManifestEntry) ([]int32, error) {
-	p := t.indexFilePath(e)
+	p, err := t.indexFilePath(e)
+	if err != nil {
+		return nil, err
+	}
 	b, err := t.FIO.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("paimon table %s: hash index: %w", t.Root, err)
@@ -136,7 +154,10 @@ func (t *Table) readHashIndex(e manifest.IndexManifestEntry) ([]int32, error) {
 // writeHashIndex writes a bucket's hashes as a new HASH index file
 // (HashIndexFile.write) and returns its index manifest entry.
 func (t *Table) writeHashIndex(name string, part []byte, bucket int, hashes []int32) (manifest.IndexManifestEntry, error) {
-	p := fs.Join(t.Root, "index", name)
+	p, err := t.indexPath(part, bucket, name)
+	if err != nil {
+		return manifest.IndexManifestEntry{}, err
+	}
 	b := index.EncodeHashes(hashes)
 	w, err := t.FIO.Create(p)
 	if err != nil {

@@ -110,7 +110,11 @@ func checkHashIndex(t *testing.T, tbl *Table) map[string]map[int]int {
 			set[h] = true
 		}
 		files[string(e.Partition)][int(e.Bucket)] = set
-		if st, err := tbl.FIO.Exists(tbl.indexFilePath(e)); err != nil || !st {
+		p, err := tbl.indexFilePath(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := tbl.FIO.Exists(p); err != nil || !st {
 			t.Fatalf("index file %s missing", e.FileName)
 		}
 	}

@@ -109,7 +109,11 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 			return err
 		}
 		for _, e := range es {
-			keepIndex[t.indexFilePath(e)] = true
+			p, err := t.indexFilePath(e)
+			if err != nil {
+				return err
+			}
+			keepIndex[p] = true
 		}
 		return nil
 	}
@@ -195,7 +199,11 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 				return 0, err
 			}
 			for _, e := range es {
-				if p := t.indexFilePath(e); !keepIndex[p] && !seenIndex[p] {
+				p, err := t.indexFilePath(e)
+				if err != nil {
+					return 0, err
+				}
+				if !keepIndex[p] && !seenIndex[p] {
 					seenIndex[p] = true
 					dataFiles = append(dataFiles, p)
 				}

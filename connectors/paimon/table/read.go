@@ -42,10 +42,14 @@ type ReadOptions struct {
 //   - SplitDelta of a primary-key table: the added files merged by key with
 //     RowKinds kept (-D/-U included);
 //   - SplitChangelog: the changelog files concatenated, RowKinds kept;
-//   - append tables: the files' rows in sequence order, +I.
+//   - append tables: the files' rows in sequence order, +I; with data
+//     evolution, files of one row-id range read as one (evolution.go).
 func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 	proj := o.Projection
 	if !t.PrimaryKey() {
+		if t.Options.DataEvolution {
+			return t.newEvolvedRows(s, proj)
+		}
 		files := append([]manifest.DataFileMeta(nil), s.Files...)
 		sort.SliceStable(files, func(i, j int) bool { return files[i].MinSequenceNumber < files[j].MinSequenceNumber })
 		dir, err := t.bucketDir(s.Partition, s.Bucket)
@@ -291,7 +295,7 @@ type rawRows struct {
 func (r *rawRows) openNext() bool {
 	m := r.files[0]
 	r.files = r.files[1:]
-	fileSchema, err := r.t.SchemaByID(m.SchemaID)
+	written, err := r.t.writtenFields(m)
 	if err != nil {
 		r.err = err
 		return false
@@ -313,7 +317,7 @@ func (r *rawRows) openNext() bool {
 		r.err = err
 		return false
 	}
-	proj := format.Projection{FileFields: fileSchema.Fields, Fields: want, ORCInstantLTZ: r.t.orcInstantLTZ()}
+	proj := format.Projection{FileFields: written, Fields: want, ORCInstantLTZ: r.t.orcInstantLTZ()}
 	if deleted != nil {
 		proj.Deleted = deleted
 	}

@@ -411,6 +411,12 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 		for _, f := range files {
 			next = max(next, f.MaxSequenceNumber+1)
 		}
+		if w.t.Options.RowTracking {
+			// AppendFileStoreWrite (bucket -1, the only mode row tracking
+			// allows) ignores previous files: sequence numbers start at 0,
+			// which the commit replaces by the snapshot id.
+			next = 0
+		}
 		bw.app = &appendWriter{s: st, nextSeq: next}
 	}
 	w.writers[k] = bw
