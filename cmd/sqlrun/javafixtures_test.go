@@ -195,6 +195,16 @@ func TestJavaFixturesRead(t *testing.T) {
 			"Alex | 10 | 0 | 16.1", "Alice | 10 | 1 | 19.1", "Bob | 10 | 0 | 12.1", "David | 10 | 0 | 17.1", "Emily | 10 | 0 | 13.1",
 			"Lucy | 20 | 1 | 14.1", "Paul | 20 | 1 | 18.1",
 			"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference. | 10 | 1 | 11.0"}, "", ""},
+		// Partition values '', ' ' and NULL share the directory
+		// f0=__DEFAULT_PARTITION__ but keep their values, also when pruned
+		// (TestWithMultipleEmptyPartitionValue).
+		{"empty_partition_values", "append_with_empty_partition_with_empty_value", "append_with_empty_partition_with_empty_value", "f0, CHAR_LENGTH(f0), f1, f2, f3", []string{
+			"<NULL> | <NULL> | 100 | 2 | 16.1", " | 0 | 50 | 1 | 14.1", " | 0 | 200 | -3 | 12.1", " | 1 | 100 | 0 | 15.1",
+			"2024 | 4 | 100 | -2 | 11.1", "2024 | 4 | 300 | 1 | 13.1", "2025 | 4 | 500 | -1 | 15.1"}, "f0, f1", ""},
+		{"empty_partition_values", "", "", "f0, CHAR_LENGTH(f0), f1", []string{" | 0 | 50", " | 0 | 200"}, "f1",
+			"`append_with_empty_partition_with_empty_value`.`append_with_empty_partition_with_empty_value` WHERE f0 = ''"},
+		{"empty_partition_values", "", "", "f1", []string{"100"}, "f1",
+			"`append_with_empty_partition_with_empty_value`.`append_with_empty_partition_with_empty_value` WHERE f0 IS NULL"},
 		// Row tracking: a compacted file that stores _ROW_ID and
 		// _SEQUENCE_NUMBER as columns (TestReadCompactFiles).
 		{"row_tracking_compacted", "append_table_row_tracking_with_compact", "append_table_row_tracking_with_compact", "f0, f1, f2, f3", []string{
