@@ -226,6 +226,14 @@ func builtins() []*Func {
 		{Name: "CURRENT_DATE", Infer: inferNiladic(sql.Date().NotNull(), false), Eval: evalCurrentDate, Dynamic: true},
 		{Name: "DATE_FORMAT", Infer: inferDateFormat, Eval: evalDateFormat},
 		{Name: "TO_TIMESTAMP", Infer: inferToTimestamp, Eval: evalToTimestamp},
+		{Name: "TO_DATE", Infer: inferToDate, Eval: evalToDate},
+		// EXTRACT(unit FROM x); YEAR(x) ... SECOND(x) are EXTRACT calls.
+		{Name: "EXTRACT", Aliases: []string{"YEAR", "QUARTER", "MONTH", "WEEK", "DAYOFYEAR", "DAYOFMONTH", "DAYOFWEEK", "HOUR", "MINUTE", "SECOND"},
+			Infer: inferExtract, Eval: evalExtract},
+		// EXPLAIN prints them as calls, where Flink prints the arithmetic
+		// Calcite's convertlets make of them (docs/differences.md).
+		{Name: "TIMESTAMPADD", Infer: inferTimestampAdd, Eval: evalTimestampAdd},
+		{Name: "TIMESTAMPDIFF", Infer: inferTimestampDiff, Eval: evalTimestampDiff},
 		{Name: "TO_TIMESTAMP_LTZ", Infer: inferToTimestampLtz, Eval: evalToTimestampLtz},
 		{Name: "FROM_UNIXTIME", Infer: inferFromUnixtime, Eval: evalFromUnixtime},
 		// Flink's UNIX_TIMESTAMP is not deterministic in any form

@@ -47,7 +47,9 @@ func inferFloorCeil(name string, args []Expr) ([]Expr, sql.DataType, error) {
 			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("sqlrun does not support %s(... TO %s) yet", name, unit)}
 		}
 	case sql.TypeDate:
-		if !calendarUnit[unit] {
+		// FLOOR(date TO DAY) is the date (julianDateFloor); CEIL's is
+		// the next day there, which sqlrun does not follow yet.
+		if !calendarUnit[unit] && !(unit == "DAY" && strings.EqualFold(name, "FLOOR")) {
 			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("sqlrun does not support %s(DATE TO %s) yet", name, unit)}
 		}
 	default:
@@ -292,4 +294,399 @@ func parsePrefix(layout, s string) (time.Time, bool) {
 	}
 	tm, err = time.Parse(layout, s[:len(s)-len(rest)])
 	return tm, err == nil
+}
+
+// The units of EXTRACT(unit FROM x) (Flink's ExtractCallGen): the units of
+// the date, read through DateTimeUtils.unixDateExtract from the day, and
+// the units of the time of day, read from the milliseconds as
+// (ms % factor) / multiplier. The date-part functions YEAR(x) ... SECOND(x)
+// are EXTRACT calls (Calcite's SqlDatePartFunction rewrites them).
+var (
+	extractDateUnit = map[string]bool{
+		"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "DOY": true, "DOW": true,
+		"ISODOW": true, "ISOYEAR": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true,
+	}
+	extractTimeUnit = map[string][2]int64{
+		"HOUR": {86400000, 3600000}, "MINUTE": {3600000, 60000}, "SECOND": {60000, 1000}, "MILLISECOND": {1000, 1},
+		"MICROSECOND": {1000, 1}, "NANOSECOND": {1000, 1},
+	}
+	datePartUnit = map[string]string{
+		"YEAR": "YEAR", "QUARTER": "QUARTER", "MONTH": "MONTH", "WEEK": "WEEK", "DAYOFYEAR": "DOY",
+		"DAYOFMONTH": "DAY", "DAYOFWEEK": "DOW", "HOUR": "HOUR", "MINUTE": "MINUTE", "SECOND": "SECOND",
+	}
+)
+
+// unitFlag reads the time unit a call's first argument names (the
+// parser's TimeUnit, bound as a flag literal).
+func unitFlag(e Expr) (string, bool) {
+	l, ok := e.(*Literal)
+	if !ok || !l.Flag {
+		return "", false
+	}
+	u, ok := l.Value.(string)
+	return u, ok
+}
+
+// inferExtract types EXTRACT(unit FROM x) and the date-part functions
+// (YEAR(x) is EXTRACT(YEAR FROM x), DAYOFWEEK(x) EXTRACT(DOW FROM x): the
+// call EXPLAIN prints) as Calcite's SqlExtractFunction: a BIGINT as
+// nullable as x, from a DATE, TIME or TIMESTAMP.
+func inferExtract(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if name = strings.ToUpper(name); name != "EXTRACT" {
+		if err := arity(name, args, 1, 1); err != nil {
+			return nil, sql.DataType{}, err
+		}
+		u := datePartUnit[name]
+		args = []Expr{&Literal{Value: u, T: sql.Char(len(u)).NotNull(), Flag: true}, args[0]}
+	}
+	unit, ok := unitFlag(args[0])
+	if len(args) != 2 || !ok {
+		return nil, sql.DataType{}, &OperandError{Msg: "Invalid number of arguments to function 'EXTRACT'. Was expecting 2 arguments"}
+	}
+	_, timeUnit := extractTimeUnit[unit]
+	t := args[1].Type()
+	switch t.Root {
+	case sql.TypeTimestamp, sql.TypeNull:
+		if !extractDateUnit[unit] && !timeUnit {
+			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("sqlrun does not support EXTRACT(%s FROM <TIMESTAMP>) yet", unit)}
+		}
+	case sql.TypeDate:
+		if !extractDateUnit[unit] {
+			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("sqlrun does not support EXTRACT(%s FROM <DATE>) yet", unit)}
+		}
+	case sql.TypeTime:
+		// ExtractCallGen's ValidationException.
+		if extractDateUnit[unit] {
+			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("unit %s can not be applied to time variable", unit)}
+		}
+		if unit == "MICROSECOND" || unit == "NANOSECOND" {
+			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("unit %s can not be applied to %s variable", unit, t)}
+		}
+	case sql.TypeTimestampLTZ:
+		return nil, sql.DataType{}, &OperandError{Msg: "sqlrun does not support EXTRACT from a TIMESTAMP_LTZ yet"}
+	default:
+		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
+			"Cannot apply 'EXTRACT' to arguments of type 'EXTRACT(<INTERVAL %s> FROM <%s>)'. Supported form(s): 'EXTRACT(<DATETIME_INTERVAL> FROM <DATETIME_INTERVAL>)'\n'EXTRACT(<DATETIME_INTERVAL> FROM <DATETIME>)'",
+			unit, CalciteTypeName(t))}
+	}
+	return args, sql.BigInt().WithNullable(t.Nullable), nil
+}
+
+// evalExtract is Flink's ExtractCallGen: the date units of a TIMESTAMP
+// from its day (milliseconds / 86400000, Java's division), the time units
+// from (ms % factor) / multiplier, Java's remainder (so a time before 1970
+// reads negative hours, as Flink's).
+func evalExtract(c *Call, args []Eval) (Eval, error) {
+	unit, _ := unitFlag(c.Args[0])
+	root := c.Args[1].Type().Root
+	x := args[1]
+	return func(row []any) (any, error) {
+		v, err := x(row)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		var ms int64
+		nano := int64(0)
+		switch v := v.(type) {
+		case sql.TimestampData:
+			ms, nano = v.Millis, int64(v.NanoOfMilli)
+		case int32:
+			if root == sql.TypeDate {
+				return unixDateExtract(unit, int(v)), nil
+			}
+			ms = int64(v)
+		}
+		if extractDateUnit[unit] {
+			return unixDateExtract(unit, int(ms/millisPerDay)), nil
+		}
+		fm := extractTimeUnit[unit]
+		r := (ms % fm[0]) / fm[1]
+		switch unit {
+		case "MICROSECOND":
+			return r*1000 + nano/1000, nil
+		case "NANOSECOND":
+			return r*1000000 + nano, nil
+		}
+		return r, nil
+	}, nil
+}
+
+// unixDateExtract is DateTimeUtils.unixDateExtract over a Unix date: the
+// proleptic Gregorian calendar of julianDateFloor's algorithm; DOW counts
+// Sunday 1 to Saturday 7, WEEK and ISOYEAR are ISO 8601's.
+func unixDateExtract(unit string, date int) int64 {
+	t := time.Unix(int64(date)*86400, 0).UTC()
+	year, month, day := t.Date()
+	switch unit {
+	case "YEAR":
+		return int64(year)
+	case "QUARTER":
+		return int64(month+2) / 3
+	case "MONTH":
+		return int64(month)
+	case "DAY":
+		return int64(day)
+	case "DOW":
+		return int64(t.Weekday()) + 1
+	case "ISODOW":
+		if t.Weekday() == time.Sunday {
+			return 7
+		}
+		return int64(t.Weekday())
+	case "DOY":
+		return int64(t.YearDay())
+	case "WEEK":
+		_, w := t.ISOWeek()
+		return int64(w)
+	case "ISOYEAR":
+		y, _ := t.ISOWeek()
+		return int64(y)
+	case "DECADE":
+		return int64(year / 10)
+	case "CENTURY":
+		if year > 0 {
+			return int64((year + 99) / 100)
+		}
+		return int64((year - 99) / 100)
+	}
+	// MILLENNIUM
+	if year > 0 {
+		return int64((year + 999) / 1000)
+	}
+	return int64((year - 999) / 1000)
+}
+
+// The units of TIMESTAMPADD and TIMESTAMPDIFF Flink documents (SECOND to
+// YEAR): milliseconds of the fixed-length ones, months of the others.
+var (
+	tsUnitMillis = map[string]int64{"SECOND": 1000, "MINUTE": 60000, "HOUR": 3600000, "DAY": millisPerDay, "WEEK": 7 * millisPerDay}
+	tsUnitMonths = map[string]int{"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+)
+
+// tsUnit checks the unit of TIMESTAMPADD/TIMESTAMPDIFF.
+func tsUnit(name string, e Expr) (string, error) {
+	unit, ok := unitFlag(e)
+	if !ok {
+		return "", &OperandError{Msg: fmt.Sprintf("Invalid number of arguments to function '%s'. Was expecting 3 arguments", name)}
+	}
+	if tsUnitMillis[unit] == 0 && tsUnitMonths[unit] == 0 {
+		return "", &OperandError{Msg: fmt.Sprintf("sqlrun does not support %s(%s, ...) yet", name, unit)}
+	}
+	return unit, nil
+}
+
+func isDatetime(t sql.DataType) bool {
+	return t.Root == sql.TypeDate || t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ
+}
+
+// inferTimestampAdd types TIMESTAMPADD(unit, n, x) as Calcite's
+// SqlTimestampAddFunction: x's own type (a DATE stays a DATE for DAY and
+// longer units), as nullable as n and x.
+func inferTimestampAdd(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 3, 3); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	unit, err := tsUnit(name, args[0])
+	if err != nil {
+		return nil, sql.DataType{}, err
+	}
+	n, x := args[1].Type(), args[2].Type()
+	if !isIntegerType(n) && n.Root != sql.TypeNull || !isDatetime(x) {
+		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
+			"Cannot apply '%s' to arguments of type '%s(<SYMBOL>, <%s>, <%s>)'. Supported form(s): '%s(<ANY>, <INTEGER>, <DATETIME>)'",
+			name, name, signatureType(n), signatureType(x), name)}
+	}
+	if x.Root == sql.TypeDate && tsUnitMillis[unit] > 0 && tsUnitMillis[unit] < millisPerDay {
+		return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("sqlrun does not support %s(%s, ..., <DATE>) yet", name, unit)}
+	}
+	return args, x.WithNullable(anyNullable(args)), nil
+}
+
+// evalTimestampAdd is the x + n * INTERVAL '1' unit Calcite's
+// TimestampAddConvertlet makes of it: fixed-length units add
+// milliseconds (days to a DATE), the others DateTimeUtils.addMonths (the
+// day clamped to the month's last: 2024-01-31 plus a month is 2024-02-29).
+func evalTimestampAdd(c *Call, args []Eval) (Eval, error) {
+	unit, _ := unitFlag(c.Args[0])
+	return strict(args[1:], func(vs []any) (any, error) {
+		n, _ := ToInt(vs[0])
+		if months := tsUnitMonths[unit]; months > 0 {
+			switch x := vs[1].(type) {
+			case int32:
+				return int32(addMonths(int(x), int(n)*months)), nil
+			case sql.TimestampData:
+				day := floorDiv(x.Millis, millisPerDay)
+				ms := x.Millis - day*millisPerDay
+				return sql.TimestampData{Millis: int64(addMonths(int(day), int(n)*months))*millisPerDay + ms, NanoOfMilli: x.NanoOfMilli}, nil
+			}
+		}
+		switch x := vs[1].(type) {
+		case int32:
+			return int32(int64(x) + n*tsUnitMillis[unit]/millisPerDay), nil
+		case sql.TimestampData:
+			return sql.TimestampData{Millis: x.Millis + n*tsUnitMillis[unit], NanoOfMilli: x.NanoOfMilli}, nil
+		}
+		return nil, fmt.Errorf("TIMESTAMPADD of %T", vs[1])
+	}), nil
+}
+
+// inferTimestampDiff types TIMESTAMPDIFF(unit, a, b) as Calcite's
+// SqlTimestampDiffFunction: an INTEGER as nullable as a and b, of two
+// values of the same datetime type.
+func inferTimestampDiff(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 3, 3); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if _, err := tsUnit(name, args[0]); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	a, b := args[1].Type(), args[2].Type()
+	if !isDatetime(a) || !isDatetime(b) {
+		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
+			"Cannot apply '%s' to arguments of type '%s(<SYMBOL>, <%s>, <%s>)'. Supported form(s): '%s(<ANY>, <DATETIME>, <DATETIME>)'",
+			name, name, signatureType(a), signatureType(b), name)}
+	}
+	if a.Root != b.Root {
+		return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("sqlrun does not support %s of a %s and a %s yet", name, CalciteTypeName(a), CalciteTypeName(b))}
+	}
+	return args, sql.Int().WithNullable(anyNullable(args)), nil
+}
+
+// evalTimestampDiff is the CAST((b - a) unit AS INTEGER) Calcite's
+// TimestampDiffConvertlet makes of it: the milliseconds between them
+// divided by the unit's (toward zero), or DateTimeUtils.subtractMonths
+// divided by the unit's months; the INTEGER cast wraps as Java's.
+func evalTimestampDiff(c *Call, args []Eval) (Eval, error) {
+	unit, _ := unitFlag(c.Args[0])
+	millis := func(v any) int64 {
+		if d, ok := v.(int32); ok {
+			return int64(d) * millisPerDay
+		}
+		return v.(sql.TimestampData).Millis
+	}
+	return strict(args[1:], func(vs []any) (any, error) {
+		a, b := millis(vs[0]), millis(vs[1])
+		if months := tsUnitMonths[unit]; months > 0 {
+			return int32(subtractMonths(b, a) / months), nil
+		}
+		return int32((b - a) / tsUnitMillis[unit]), nil
+	}), nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// addMonths is DateTimeUtils.addMonths over a Unix date.
+func addMonths(date, m int) int {
+	t := time.Unix(int64(date)*86400, 0).UTC()
+	y0, m0, d0 := t.Year(), int(t.Month()), t.Day()
+	m0 += m
+	dy := int(floorDiv(int64(m0), 12))
+	y0 += dy
+	m0 -= dy * 12
+	if m0 == 0 {
+		y0--
+		m0 = 12
+	}
+	if last := time.Date(y0, time.Month(m0)+1, 0, 0, 0, 0, 0, time.UTC).Day(); d0 > last {
+		d0 = last
+	}
+	return ymdToUnixDate(y0, m0, d0)
+}
+
+// subtractMonths is DateTimeUtils.subtractMonths(long, long): the whole
+// months from t1 to t0 (epoch milliseconds), counting a month only once
+// its day and time of day are reached.
+func subtractMonths(t0, t1 int64) int {
+	d0, d1 := floorDiv(t0, millisPerDay), floorDiv(t1, millisPerDay)
+	ms0, ms1 := t0-d0*millisPerDay, t1-d1*millisPerDay
+	x := subtractDateMonths(int(d0), int(d1))
+	if addMonths(int(d1), x) == int(d0) && ms0 < ms1 {
+		x--
+	}
+	return x
+}
+
+// subtractDateMonths is DateTimeUtils.subtractMonths(int, int).
+func subtractDateMonths(date0, date1 int) int {
+	if date0 < date1 {
+		return -subtractDateMonths(date1, date0)
+	}
+	m := (date0 - date1) / 31
+	for {
+		if addMonths(date1, m) >= date0 {
+			return m
+		}
+		if addMonths(date1, m+1) > date0 {
+			return m
+		}
+		m++
+	}
+}
+
+// inferToDate: TO_DATE(s [, format]) is a nullable DATE
+// (FlinkSqlOperatorTable.TO_DATE: STRING [, STRING] operands, DATE made
+// nullable).
+func inferToDate(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	for i := range args {
+		if err := wantString(name, args, i); err != nil {
+			return nil, sql.DataType{}, err
+		}
+	}
+	return args, sql.Date(), nil
+}
+
+// evalToDate: TO_DATE(s) is DateTimeUtils.parseDate (year[-month[-day]],
+// anything after a space ignored, NULL for what does not parse or is no
+// date); TO_DATE(s, format) reads s by the SimpleDateFormat pattern, NULL
+// when it does not parse.
+func evalToDate(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) {
+		s := vs[0].(string)
+		if len(vs) == 1 {
+			d, ok := parseDate(s)
+			if !ok {
+				return nil, nil
+			}
+			return int32(d), nil
+		}
+		tm, ok := parsePrefix(javaLayout(vs[1].(string)), s)
+		if !ok {
+			return nil, nil
+		}
+		return int32(floorDiv(tm.Unix(), 86400)), nil
+	}), nil
+}
+
+// parseDate is DateTimeUtils.parseDate.
+func parseDate(s string) (int, bool) {
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		s = s[:i]
+	}
+	parts := strings.SplitN(s, "-", 3)
+	ymd := []int{0, 1, 1}
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return 0, false
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return 0, false
+		}
+		ymd[i] = n
+	}
+	y, m, d := ymd[0], ymd[1], ymd[2]
+	if y < 0 || y > 9999 || m < 1 || m > 12 || d < 1 || time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day() < d {
+		return 0, false
+	}
+	return ymdToUnixDate(y, m, d), true
 }

@@ -88,7 +88,7 @@ var funcCases = map[string][]funcCase{
 		{sql: "FLOOR(ts TO CENTURY)", value: "2001-01-01T00:00"}, {sql: "FLOOR(ts TO MILLENNIUM)", value: "2001-01-01T00:00"},
 		{sql: "FLOOR(TIMESTAMP '1969-12-31 23:59:59.5' TO SECOND)", value: "1969-12-31T23:59:59"},
 		{sql: "FLOOR(TO_TIMESTAMP_LTZ(90061, 0) TO HOUR)", value: "1970-01-02T01:00Z"},
-		{sql: "FLOOR(dt TO MONTH)", value: "2024-01-01"}, {sql: "FLOOR(dt TO WEEK)", value: "2023-12-31"}},
+		{sql: "FLOOR(dt TO MONTH)", value: "2024-01-01"}, {sql: "FLOOR(dt TO DAY)", value: "2024-01-02"}, {sql: "FLOOR(dt TO WEEK)", value: "2023-12-31"}},
 	"CEIL": {{sql: "CEIL(d)", value: "13", prefix: "CEIL(d)"}, {sql: "CEILING(f)", value: "3.0"},
 		{sql: "CEIL(ts TO SECOND)", value: "2024-01-02T10:00:01"}, {sql: "CEIL(ts TO MINUTE)", value: "2024-01-02T10:01"},
 		{sql: "CEIL(ts TO HOUR)", value: "2024-01-02T11:00"}, {sql: "CEIL(ts TO DAY)", value: "2024-01-03T00:00"},
@@ -124,6 +124,48 @@ var funcCases = map[string][]funcCase{
 		// "If the date time string can not be parsed, the default value
 		// Long.MIN_VALUE(-9223372036854775808) will be returned."
 		{sql: "UNIX_TIMESTAMP(s)", value: "-9223372036854775808", flink: true}},
+	// EXTRACT and the date-part functions (Calcite's SqlDatePartFunction
+	// rewrites YEAR(x) to EXTRACT(YEAR FROM x)), as Flink's
+	// ExtractCallGen and DateTimeUtils.unixDateExtract compute them;
+	// cases marked flink are sql_functions.yml's examples.
+	"EXTRACT": {{sql: "EXTRACT(DAY FROM ts)", value: "2", prefix: "EXTRACT(FLAG(DAY), ts)"},
+		{sql: "EXTRACT(DAY FROM DATE '2006-06-05')", value: "5", flink: true},
+		{sql: "YEAR(DATE '1994-09-27')", value: "1994", flink: true}, {sql: "QUARTER(DATE '1994-09-27')", value: "3", flink: true},
+		{sql: "MONTH(DATE '1994-09-27')", value: "9", flink: true}, {sql: "WEEK(DATE '1994-09-27')", value: "39", flink: true},
+		{sql: "DAYOFYEAR(DATE '1994-09-27')", value: "270", flink: true}, {sql: "DAYOFMONTH(DATE '1994-09-27')", value: "27", flink: true},
+		{sql: "DAYOFWEEK(DATE '1994-09-27')", value: "3", flink: true},
+		{sql: "HOUR(TIMESTAMP '1994-09-27 13:14:15')", value: "13", flink: true}, {sql: "MINUTE(TIMESTAMP '1994-09-27 13:14:15')", value: "14", flink: true},
+		{sql: "SECOND(TIMESTAMP '1994-09-27 13:14:15')", value: "15", flink: true},
+		{sql: "YEAR(ts)", value: "2024"}, {sql: "EXTRACT(QUARTER FROM ts)", value: "1"}, {sql: "EXTRACT(WEEK FROM dt)", value: "1"},
+		{sql: "EXTRACT(WEEK FROM DATE '2021-01-01')", value: "53"}, {sql: "DAYOFWEEK(ts)", value: "3"},
+		{sql: "EXTRACT(MICROSECOND FROM ts)", value: "123000"},
+		{sql: "HOUR(TIME '13:14:15')", value: "13"}, {sql: "YEAR(CAST(NULL AS DATE))", value: "null"},
+		// ExtractCallGen divides the milliseconds as Java does: before
+		// 1970 the day rounds toward 1970 and the hour reads negative.
+		{sql: "EXTRACT(DAY FROM TIMESTAMP '1969-12-31 23:00:00')", value: "1"}, {sql: "HOUR(TIMESTAMP '1969-12-31 23:00:00')", value: "-1"}},
+	// TIMESTAMPADD is ts + n * INTERVAL '1' unit (Calcite's
+	// TimestampAddConvertlet; months through DateTimeUtils.addMonths).
+	"TIMESTAMPADD": {{sql: "TIMESTAMPADD(DAY, 1, ts)", value: "2024-01-03T10:00:00.123", prefix: "TIMESTAMPADD(FLAG(DAY), 1, ts)"},
+		{sql: "TIMESTAMPADD(WEEK, 1, DATE '2003-01-02')", value: "2003-01-09", flink: true},
+		{sql: "TIMESTAMPADD(HOUR, -11, ts)", value: "2024-01-01T23:00:00.123"}, {sql: "TIMESTAMPADD(MONTH, 1, TIMESTAMP '2024-01-31 10:00:00')", value: "2024-02-29T10:00"},
+		{sql: "TIMESTAMPADD(QUARTER, -1, dt)", value: "2023-10-02"}, {sql: "TIMESTAMPADD(YEAR, 1, DATE '2024-02-29')", value: "2025-02-28"},
+		{sql: "TIMESTAMPADD(SECOND, n, ts)", value: "null"}},
+	// TIMESTAMPDIFF is CAST((b - a) unit AS INTEGER) (Calcite's
+	// TimestampDiffConvertlet; months through DateTimeUtils.subtractMonths).
+	"TIMESTAMPDIFF": {{sql: "TIMESTAMPDIFF(HOUR, ts, TIMESTAMPADD(DAY, 1, ts))", value: "24", prefix: "TIMESTAMPDIFF(FLAG(HOUR), ts, TIMESTAMPADD(FLAG(DAY), 1, ts))"},
+		{sql: "TIMESTAMPDIFF(HOUR, TIMESTAMP '2024-01-01 00:00:00', ts)", value: "34"},
+		{sql: "TIMESTAMPDIFF(DAY, TIMESTAMP '2003-01-02 10:00:00', TIMESTAMP '2003-01-03 10:00:00')", value: "1", flink: true},
+		{sql: "TIMESTAMPDIFF(DAY, TIMESTAMP '2003-01-03 10:00:00', TIMESTAMP '2003-01-02 09:00:00')", value: "-1"},
+		{sql: "TIMESTAMPDIFF(MONTH, TIMESTAMP '2024-01-31 10:00:00', TIMESTAMP '2024-02-29 09:00:00')", value: "0"},
+		{sql: "TIMESTAMPDIFF(MONTH, TIMESTAMP '2024-01-31 10:00:00', TIMESTAMP '2024-02-29 10:00:00')", value: "1"},
+		{sql: "TIMESTAMPDIFF(YEAR, DATE '2000-03-01', dt)", value: "23"}, {sql: "TIMESTAMPDIFF(QUARTER, dt, DATE '2023-01-01')", value: "-4"},
+		{sql: "TIMESTAMPDIFF(WEEK, DATE '2023-12-18', dt)", value: "2"}, {sql: "TIMESTAMPDIFF(SECOND, ts, ts)", value: "0"},
+		{sql: "TIMESTAMPDIFF(MINUTE, ts, CAST(NULL AS TIMESTAMP(3)))", value: "null"}},
+	// TO_DATE(s) is DateTimeUtils.parseDate, NULL for what is no date.
+	"TO_DATE": {{sql: "TO_DATE('2024-03-10')", value: "2024-03-10", prefix: "TO_DATE(_UTF-16LE'2024-03-10')"},
+		{sql: "TO_DATE('2024-03-10 10:11:12')", value: "2024-03-10"}, {sql: "TO_DATE('2024-02-30')", value: "null"},
+		{sql: "TO_DATE(s)", value: "null"}, {sql: "TO_DATE('10/03/2024', 'dd/MM/yyyy')", value: "2024-03-10"},
+		{sql: "TO_DATE('x', 'dd/MM/yyyy')", value: "null"}},
 	// Aggregates bind here; the runtime's aggregate operators compute them.
 	"ARRAY": {{sql: "ARRAY[a, b, 1]", value: "[7, -3, 1]", prefix: "ARRAY(a, b, 1)"}, {sql: "ARRAY[d, 1]", value: "[12.50, 1.00]"}},
 	"DOT":   {{sql: "r.x", value: "1", prefix: "r.x"}, {sql: "t.r.y", value: "y1"}, {sql: "rn.x", value: "null"}},
