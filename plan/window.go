@@ -313,9 +313,6 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	default:
 		return nil, nil, sql.Errorf(sql.ValidationException, "Window can only be defined on a time attribute column, but is type of %s", tt.WithNullable(true))
 	}
-	if tt.Root == sql.TypeTimestampLTZ {
-		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support windows on a TIMESTAMP_LTZ rowtime yet")
-	}
 	interval := func(name string) (int64, error) {
 		a, ok := args[name]
 		if !ok {
