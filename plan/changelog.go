@@ -98,6 +98,9 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 			modifyKinds(in, mk)
 		}
 		k = sql.InsertOnly
+	case *WindowTableFunction:
+		modifyKinds(n.input(), mk)
+		k = sql.InsertOnly
 	case *TemporalJoin:
 		// The left input's changes pass through; the right input is a
 		// versioned table in any changelog mode.

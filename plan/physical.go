@@ -75,7 +75,7 @@ func (b *binder) convert(r Node) (Node, error) {
 		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0}
 		return &GroupAggregate{base: row(r.names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...)}, nil
 	case *LogicalWindowTableFunction:
-		return nil, sql.Errorf(sql.TableException, "sqlrun cannot run a window table function without a window aggregate (GROUP BY window_start, window_end) yet")
+		return b.convertWindowTableFunction(r)
 	case *LogicalWatermarkAssigner:
 		in, err := b.convert(r.input())
 		if err != nil {

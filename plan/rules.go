@@ -117,6 +117,9 @@ func (b *binder) optimize(root Node, trace func(step string, before, after Node)
 			if err != nil {
 				return nil, err
 			}
+			if err := refuseWindowTVFConsumers(p); err != nil {
+				return nil, err
+			}
 			if trace != nil {
 				trace("convert", n, p)
 			}

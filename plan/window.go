@@ -729,3 +729,82 @@ func projectWindowTableFunctionTranspose(_ *binder, n Node) (Node, error) {
 	}
 	return top, nil
 }
+
+// WindowTableFunction is Flink's StreamPhysicalWindowTableFunction: a
+// TUMBLE, HOP or CUMULATE TVF that no window aggregate, Top-N or
+// deduplication absorbs. It emits each input row once per window it falls
+// in, with window_start, window_end and window_time; insert-only in and
+// out.
+type WindowTableFunction struct {
+	base
+	TimeCol int
+	Window  Windowing
+}
+
+func (*WindowTableFunction) Name() string { return "WindowTableFunction" }
+
+func (n *WindowTableFunction) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+// describe is StreamPhysicalWindowTableFunction's explainTerms:
+// window=[TUMBLE(time_col=[rowtime], size=[15 min])].
+func (n *WindowTableFunction) describe(Format) string {
+	in := n.input().Names()
+	return "WindowTableFunction(window=[" + n.Window.Func + "(time_col=[" + in[n.TimeCol] + "], " + n.Window.spec() + ")])"
+}
+
+// convertWindowTableFunction plans a window TVF without an aggregate over
+// it; its input must be insert-only (FlinkChangelogModeInferenceProgram
+// names the class, as for a window aggregate).
+func (b *binder) convertWindowTableFunction(r *LogicalWindowTableFunction) (Node, error) {
+	if !b.streaming {
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support window table functions in batch mode yet")
+	}
+	if r.Window.Func == "SESSION" {
+		return nil, sql.Errorf(sql.TableException, "sqlrun cannot run a SESSION window table function without a window aggregate (GROUP BY window_start, window_end) yet")
+	}
+	in, err := b.convert(r.input())
+	if err != nil {
+		return nil, err
+	}
+	mk := map[Node]sql.ChangelogMode{}
+	if k := modifyKinds(in, mk); !k.IsInsertOnly() {
+		return nil, (&inference{mk: mk}).consumeError("StreamPhysicalWindowTableFunction", in, k.Without(sql.Insert))
+	}
+	return &WindowTableFunction{base: row(r.names, r.types, in), TimeCol: r.TimeCol, Window: r.Window}, nil
+}
+
+// refuseWindowTVFConsumers refuses a Top-N, deduplication, OVER aggregate
+// or join that reads a WindowTableFunction (through Calcs and Exchanges):
+// Flink plans such a query as a WindowRank, WindowDeduplicate or
+// WindowJoin (insert-only, fired by the watermark) when it partitions or
+// joins by window_start and window_end, which sqlrun does not do yet; a
+// regular Rank or Join there would emit a different changelog.
+func refuseWindowTVFConsumers(n Node) error {
+	switch n.(type) {
+	case *Rank, *Deduplicate, *OverAggregate, *Join, *IntervalJoin, *TemporalJoin, *LookupJoin:
+		for _, in := range n.Inputs() {
+			for {
+				if _, ok := in.(*WindowTableFunction); ok {
+					return sql.Errorf(sql.TableException,
+						"sqlrun does not support window Top-N, deduplication, OVER or joins over a window table function yet (%s reads TABLE(%s(...)))", n.Name(), in.(*WindowTableFunction).Window.Func)
+				}
+				if _, ok := in.(*Calc); !ok {
+					if _, ok := in.(*Exchange); !ok {
+						break
+					}
+				}
+				in = in.Inputs()[0]
+			}
+		}
+	}
+	for _, in := range n.Inputs() {
+		if err := refuseWindowTVFConsumers(in); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -297,6 +297,8 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore), EmitDuplicates: ttl > 0})
 	case *plan.DropUpdateBefore:
 		f = operators.DropUpdateBefore()
+	case *plan.WindowTableFunction:
+		f = operators.WindowTableFunction(windowSpec(n.Window, n.TimeCol))
 	case *plan.GroupAggregate:
 		spec := operators.AggregateSpec{GroupKeys: n.Group, GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore),
 			EmitOnFinish: !b.streaming}

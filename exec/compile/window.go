@@ -35,16 +35,8 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 	} else {
 		in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: one.Group}
 	}
-	spec := operators.WindowSpec{TimeCol: one.TimeCol, GroupKeys: one.Group, WindowTime: n.WindowTime,
-		Size: one.Window.Size, Slide: one.Window.Slide, Step: one.Window.Step, Offset: one.Window.Offset}
-	switch one.Window.Func {
-	case "HOP":
-		spec.Kind = operators.Hop
-	case "CUMULATE":
-		spec.Kind = operators.Cumulate
-	case "SESSION":
-		spec.Kind = operators.Session
-	}
+	spec := windowSpec(one.Window, one.TimeCol)
+	spec.GroupKeys, spec.WindowTime = one.Group, n.WindowTime
 	for _, a := range one.Aggs {
 		s, err := aggSpec(a)
 		if err != nil {
@@ -67,4 +59,18 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 	v := b.g.AddOperator(uid(path, n), n.Name(), operators.WindowAggregate(spec), p)
 	b.connect(in, v, p)
 	return edge{vertex: v, p: p}, nil
+}
+
+// windowSpec is the runtime's form of a plan's window on time column tc.
+func windowSpec(w plan.Windowing, tc int) operators.WindowSpec {
+	spec := operators.WindowSpec{TimeCol: tc, Size: w.Size, Slide: w.Slide, Step: w.Step, Offset: w.Offset}
+	switch w.Func {
+	case "HOP":
+		spec.Kind = operators.Hop
+	case "CUMULATE":
+		spec.Kind = operators.Cumulate
+	case "SESSION":
+		spec.Kind = operators.Session
+	}
+	return spec
 }

@@ -400,3 +400,39 @@ func (w *windowAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 	}
 	return nil
 }
+
+// WindowTableFunction is Flink's WindowTableFunctionOperator for TUMBLE,
+// HOP and CUMULATE on event time: each row is emitted once per window its
+// rowtime falls in (HOP's latest window first, CUMULATE's smallest first,
+// as Flink's assigners list them), followed by window_start, window_end
+// and window_time (window_end - 1 ms). A row with a NULL rowtime is
+// dropped, as Flink's operator drops it. It keeps no state, drops no late
+// row, and forwards watermarks.
+func WindowTableFunction(spec WindowSpec) runtime.OperatorFactory {
+	return func(int, int) (runtime.Operator, error) { return &windowTVF{spec: spec}, nil }
+}
+
+type windowTVF struct {
+	runtime.Base
+	spec WindowSpec
+}
+
+func (w *windowTVF) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	for _, r := range rows {
+		ts, ok := r.Values[w.spec.TimeCol].(sql.TimestampData)
+		if !ok {
+			continue
+		}
+		err := w.spec.windows(ts.Millis, func(start, end int64) error {
+			vals := make([]any, len(r.Values), len(r.Values)+3)
+			copy(vals, r.Values)
+			vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end}, sql.TimestampData{Millis: end - 1})
+			out.Emit(sql.Row{Kind: r.Kind, Values: vals})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
