@@ -70,9 +70,46 @@ type column struct {
 
 type scope struct {
 	cols []column
+	// using are the common columns of the USING joins the scope reads.
+	using []usingColumn
+	// fixed are the column references a star expanded into, each to the
+	// column it stands for (two inputs of a join may have columns of the
+	// same name and no qualifier).
+	fixed map[*ast.ColumnRef]int
+	// selected are the select items that are a bare USING column.
+	selected map[*ast.ColumnRef]bool
+}
+
+// usingColumn is a column of JOIN ... USING (name): the scope's left and
+// right columns of that name, and the join's kind.
+type usingColumn struct {
+	name        string
+	left, right int
+	kind        ast.JoinKind
+}
+
+// usingColumn returns the USING column an unqualified reference names.
+func (s *scope) usingColumn(ref *ast.ColumnRef) (usingColumn, bool) {
+	if _, ok := s.fixed[ref]; ok || ref.Qualifier != "" {
+		return usingColumn{}, false
+	}
+	for _, u := range s.using {
+		if u.name == ref.Name {
+			return u, true
+		}
+	}
+	return usingColumn{}, false
 }
 
 func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
+	if i, ok := s.fixed[ref]; ok {
+		return i, nil
+	}
+	if u, ok := s.usingColumn(ref); ok {
+		// Not ambiguous: the USING column (bindExpr reads it as
+		// COALESCE of both; the left one where a field is wanted).
+		return u.left, nil
+	}
 	width := len(ref.Name)
 	if ref.Qualifier != "" {
 		width += len(ref.Qualifier) + 1
@@ -663,15 +700,40 @@ func (b *binder) bindSelect(x *ast.Select) (Node, error) {
 			continue
 		}
 		n := 0
-		for _, c := range sc.cols {
-			if it.StarQualifier != "" && !strings.EqualFold(c.qualifier, it.StarQualifier) {
+		// A USING join's * is its common columns first, once each, then
+		// the other columns (Calcite's SqlValidatorImpl.Permute).
+		common := map[int]bool{}
+		if it.StarQualifier == "" {
+			for _, u := range sc.using {
+				items = append(items, ast.SelectItem{Node: it.Node, Expr: &ast.ColumnRef{Node: it.Node, Name: u.name}})
+				common[u.left], common[u.right] = true, true
+			}
+		}
+		for i, c := range sc.cols {
+			if it.StarQualifier != "" && !strings.EqualFold(c.qualifier, it.StarQualifier) || common[i] {
 				continue
 			}
-			items = append(items, ast.SelectItem{Node: it.Node, Expr: &ast.ColumnRef{Node: it.Node, Qualifier: c.qualifier, Name: c.name}})
+			ref := &ast.ColumnRef{Node: it.Node, Qualifier: c.qualifier, Name: c.name}
+			if sc.fixed == nil {
+				sc.fixed = map[*ast.ColumnRef]int{}
+			}
+			sc.fixed[ref] = i
+			items = append(items, ast.SelectItem{Node: it.Node, Expr: ref})
 			n++
 		}
+		n += len(common)
 		if n == 0 && it.StarQualifier != "" {
 			return nil, validationErr(it.At, len(it.StarQualifier), "Unknown identifier '%s'", it.StarQualifier)
+		}
+	}
+	for _, it := range items {
+		if c, ok := it.Expr.(*ast.ColumnRef); ok {
+			if _, ok := sc.usingColumn(c); ok {
+				if sc.selected == nil {
+					sc.selected = map[*ast.ColumnRef]bool{}
+				}
+				sc.selected[c] = true
+			}
 		}
 	}
 	where := x.Where
@@ -1053,6 +1115,22 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 	rec := func(x ast.Expr) (Expr, error) { return b.bindExpr(x, sc, agg) }
 	switch x := e.(type) {
 	case *ast.ColumnRef:
+		if u, ok := sc.usingColumn(x); ok {
+			// A USING column is the value both sides share: a select
+			// item (or *) reads COALESCE(left, right), as Calcite's
+			// SqlValidatorImpl.expandCommonColumn and Permute write it
+			// (JoinTestBase.testFullOuterWithUsing); elsewhere it is
+			// the side a join never pads with NULL, which has the same
+			// value (a FULL join pads both: COALESCE).
+			l, r := &InputRef{Index: u.left, T: sc.cols[u.left].t}, &InputRef{Index: u.right, T: sc.cols[u.right].t}
+			switch {
+			case sc.selected[x] || u.kind == ast.FullJoin:
+				return bindFunc(&ast.FuncCall{Node: x.Node, Name: "COALESCE"}, []Expr{l, r})
+			case u.kind == ast.RightJoin:
+				return r, nil
+			}
+			return l, nil
+		}
 		i, path, err := sc.resolvePath(x)
 		if err != nil {
 			return nil, err
@@ -1620,6 +1698,11 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 		sc.cols = append(sc.cols, c)
 		types = append(types, c.t)
 	}
+	// The USING columns of joins below stay common columns.
+	sc.using = append(sc.using, ls.using...)
+	for _, u := range rs.using {
+		sc.using = append(sc.using, usingColumn{name: u.name, left: len(ls.cols) + u.left, right: len(ls.cols) + u.right, kind: u.kind})
+	}
 	var cond Expr
 	switch {
 	case x.On != nil:
@@ -1645,6 +1728,7 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 			if err != nil {
 				return nil, nil, err
 			}
+			sc.using = append(sc.using, usingColumn{name: name, left: li, right: len(ls.cols) + ri, kind: kind})
 			eq, err := bindBinary(&ast.Binary{Node: x.Node, Op: ast.OpEq},
 				&InputRef{Index: li, T: types[li]}, &InputRef{Index: len(ls.cols) + ri, T: types[len(ls.cols)+ri]})
 			if err != nil {

@@ -63,8 +63,10 @@
 //     condition yields the filter it implies on each side, a one-side filter
 //     crosses the join's equalities to the other side, an outer join's ON
 //     conjuncts over its null-padded side go below it, the WHERE's
-//     field = literal fixes the field above, and each side projects the
-//     fields used (PREDICATE_PUSHDOWN, PROJECT_REWRITE:
+//     field = literal fixes the field above, an operand of a condition's
+//     equality that reads one side only is computed below the join so the
+//     equality is an equi-join key, and each side projects the
+//     fields used (PREDICATE_PUSHDOWN, PROJECT_REWRITE: JoinPushExpressionsRule,
 //     JoinDependentConditionDerivationRule, JoinPushTransitivePredicatesRule,
 //     ReduceExpressionsRule.PROJECT,
 //     FlinkFilterJoinRule with RelOptUtil.simplifyJoin,

@@ -68,7 +68,7 @@ var rules = []Rule{
 		Flink: "CoreRules.FILTER_SET_OP_TRANSPOSE, CoreRules.PROJECT_SET_OP_TRANSPOSE",
 		apply: unionTranspose},
 	{Name: "JoinPushDown", Program: "PREDICATE_PUSHDOWN, PROJECT_REWRITE",
-		Flink: "FlinkFilterJoinRule.FILTER_INTO_JOIN / JOIN_CONDITION_PUSH (with RelOptUtil.simplifyJoin), FlinkProjectJoinTransposeRule",
+		Flink: "FlinkFilterJoinRule.FILTER_INTO_JOIN / JOIN_CONDITION_PUSH (with RelOptUtil.simplifyJoin), CoreRules.JOIN_PUSH_EXPRESSIONS, FlinkProjectJoinTransposeRule",
 		apply: joinPushDown},
 	{Name: "FilterAggregateTranspose", Program: "PREDICATE_PUSHDOWN",
 		Flink: "CoreRules.FILTER_AGGREGATE_TRANSPOSE",
@@ -435,11 +435,50 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		rightConds = append(rightConds, r...)
 		leftConds, rightConds = transitiveConditions(joinCond, leftConds, rightConds, nl, len(join.inputs[1].Names()))
 	}
+	lin, rin, jtypes := join.inputs[0], join.inputs[1], join.types
+	width := nl + len(rin.Names()) // the condition's row: both inputs
+	joinCond, err := coerceJoinCondition(joinCond)
+	if err != nil {
+		return nil, err
+	}
+	if pc, le, re := pushJoinExpressions(joinCond, nl, len(rin.Names())); len(le)+len(re) > 0 {
+		// The ON's equality operands over one input are computed below
+		// it: the inputs grow by those expressions (after the left's
+		// fields, the right's fields move up by len(le)).
+		sh := map[int]int{}
+		for i := 0; i < width; i++ {
+			sh[i] = i
+			if i >= nl {
+				sh[i] = i + len(le)
+			}
+		}
+		exprs, rest, rightConds = remapAll(exprs, sh), remapAll(rest, sh), remapAll(rightConds, sh)
+		used = map[int]bool{}
+		for _, e := range exprs {
+			refs(e, used)
+		}
+		for _, c := range rest {
+			refs(c, used)
+		}
+		refs(pc, used)
+		if !inner {
+			// An outer join's conjuncts stay in the condition.
+			for _, c := range conjuncts(join.Cond) {
+				if !hasPushableOperand(c, nl, width-nl) {
+					refs(remap(c, sh), used)
+				}
+			}
+		}
+		joinCond = pc
+		jtypes = withPushedTypes(join, le, re, nl)
+		lin, rin = withExprs(lin, le), withExprs(rin, re)
+		nl += len(le)
+		width = nl + len(rin.Names())
+	}
 	if joinCond == nil {
 		joinCond = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	}
 	var lf, rf []int
-	width := nl + len(join.inputs[1].Names()) // the condition's row: both inputs
 	for i := 0; i < width; i++ {
 		if !used[i] {
 			continue
@@ -475,8 +514,19 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		}
 		rc = and(shifted)
 	}
-	left := joinSide(join.inputs[0], lf, and(leftConds))
-	right := joinSide(join.inputs[1], rf, rc)
+	left := joinSide(lin, lf, and(leftConds))
+	right := joinSide(rin, rf, rc)
+	// A side grown by pushJoinExpressions is projected as its input was.
+	for _, s := range [][2]Node{{lin, join.inputs[0]}, {rin, join.inputs[1]}} {
+		if s[0] != s[1] {
+			_, projected := s[1].(*LogicalCalc)
+			side := left
+			if s[1] == join.inputs[1] {
+				side = right
+			}
+			side.fresh = !projected
+		}
+	}
 	var types []sql.DataType
 	for _, t := range left.types {
 		types = append(types, t.WithNullable(t.Nullable || kind == ast.RightJoin || kind == ast.FullJoin))
@@ -505,8 +555,8 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		}
 		t := j.types[to]
 		var e Expr = &InputRef{Index: to, T: t}
-		if f < len(join.types) && !join.types[f].Equal(t) {
-			e = &Call{Op: "CAST", Args: []Expr{e}, T: join.types[f]}
+		if f < len(jtypes) && !jtypes[f].Equal(t) {
+			e = &Call{Op: "CAST", Args: []Expr{e}, T: jtypes[f]}
 		}
 		below[f] = e
 	}
@@ -536,6 +586,218 @@ func joinSide(in Node, fields []int, cond Expr) *LogicalCalc {
 	}
 	_, projected := in.(*LogicalCalc)
 	return mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs, Cond: cond, fresh: !projected})
+}
+
+// pushJoinExpressions is Calcite's JoinPushExpressionsRule
+// (RelOptUtil.pushDownJoinConditions, in Flink's
+// PREDICATE_SIMPLIFY_EXPRESSION_RULES): an operand of an = or IS NOT
+// DISTINCT FROM conjunct of a join condition that is neither a field nor a
+// literal (nor an OR or NOT) and reads one input only is computed by a
+// projection below the join, so that a + 1 = d becomes the equi-join
+// $f3 = d (ShuffledHashJoinTest.testInnerJoinWithNonEquiPred: a HashJoin,
+// not a NestedLoopJoin). cond is over both inputs (nl and nr fields); the
+// result is over the grown inputs, left's extra expressions (over its
+// fields) after its fields, then the right's fields and its extra
+// expressions (over the right's own fields).
+func pushJoinExpressions(cond Expr, nl, nr int) (Expr, []Expr, []Expr) {
+	if cond == nil {
+		return nil, nil, nil
+	}
+	var le, re []Expr
+	type slot struct {
+		left bool
+		i    int
+	}
+	var out []Expr
+	pushedAt := map[*Call][2]*slot{}
+	cs := conjuncts(cond)
+	for _, c := range cs {
+		call, ok := c.(*Call)
+		if !ok || !hasPushableOperand(c, nl, nr) {
+			continue
+		}
+		var at [2]*slot
+		for k, a := range call.Args {
+			left, right := exprSides(a, nl)
+			switch {
+			case !pushableOperand(a) || left == right:
+			case left:
+				le = append(le, a)
+				at[k] = &slot{true, len(le) - 1}
+			default:
+				sh := map[int]int{}
+				r := map[int]bool{}
+				refs(a, r)
+				for f := range r {
+					sh[f] = f - nl
+				}
+				re = append(re, remap(a, sh))
+				at[k] = &slot{false, len(re) - 1}
+			}
+		}
+		pushedAt[call] = at
+	}
+	if len(le)+len(re) == 0 {
+		return cond, nil, nil
+	}
+	sh := map[int]int{}
+	for i := 0; i < nl+nr; i++ {
+		sh[i] = i
+		if i >= nl {
+			sh[i] = i + len(le)
+		}
+	}
+	for _, c := range cs {
+		call, ok := c.(*Call)
+		at, pushed := pushedAt[call]
+		if !ok || !pushed {
+			out = append(out, remap(c, sh))
+			continue
+		}
+		args := make([]Expr, len(call.Args))
+		for k, a := range call.Args {
+			switch s := at[k]; {
+			case s == nil:
+				args[k] = remap(a, sh)
+			case s.left:
+				args[k] = &InputRef{Index: nl + s.i, T: a.Type()}
+			default:
+				args[k] = &InputRef{Index: nl + len(le) + nr + s.i, T: a.Type()}
+			}
+		}
+		out = append(out, &Call{Op: call.Op, Args: args, T: call.T})
+	}
+	return and(out), le, re
+}
+
+// coerceJoinCondition is Flink's JoinConditionTypeCoerceRule: an
+// equality of two fields of different types (nullability aside) compares
+// both cast to their common type, so that a hash join's two sides hash
+// equal values alike (then pushJoinExpressions computes the CAST below the
+// join); fields without a common type (INT = STRING) fail as Flink fails
+// (JoinTestBase.testJoinNonMatchingKeyTypes: TableException).
+func coerceJoinCondition(cond Expr) (Expr, error) {
+	if cond == nil {
+		return nil, nil
+	}
+	cs := conjuncts(cond)
+	changed := false
+	for i, c := range cs {
+		call, ok := c.(*Call)
+		if !ok || call.Op != "=" {
+			continue
+		}
+		a, okA := call.Args[0].(*InputRef)
+		b, okB := call.Args[1].(*InputRef)
+		if !okA || !okB || a.T.WithNullable(true).Equal(b.T.WithNullable(true)) {
+			continue
+		}
+		t, ok := commonType(a.T, b.T)
+		if !ok {
+			return nil, sql.Errorf(sql.TableException,
+				"implicit type conversion between %s and %s is not supported on join's condition now",
+				relTypeString(a.T), relTypeString(b.T))
+		}
+		ensure := func(r *InputRef) Expr {
+			if r.T.WithNullable(true).Equal(t.WithNullable(true)) {
+				return r
+			}
+			return &Call{Op: "CAST", Args: []Expr{r}, T: t.WithNullable(r.T.Nullable)}
+		}
+		cs[i] = &Call{Op: "=", Args: []Expr{ensure(a), ensure(b)}, T: call.T}
+		changed = true
+	}
+	if !changed {
+		return cond, nil
+	}
+	return and(cs), nil
+}
+
+// relTypeString is Calcite's RelDataType.toString: the digest without
+// its character set and nullability (INTEGER, VARCHAR(2147483647)).
+func relTypeString(t sql.DataType) string {
+	return strings.TrimSuffix(calciteType(t.WithNullable(true)), ` CHARACTER SET "UTF-16LE"`)
+}
+
+// remapAll is remap over each of es, into a new slice.
+func remapAll(es []Expr, m map[int]int) []Expr {
+	out := make([]Expr, len(es))
+	for i, e := range es {
+		out[i] = remap(e, m)
+	}
+	return out
+}
+
+// hasPushableOperand reports whether c is an = or IS NOT DISTINCT FROM
+// with an operand JoinPushExpressionsRule computes below the join.
+func hasPushableOperand(c Expr, nl, nr int) bool {
+	call, ok := c.(*Call)
+	if !ok || call.Op != "=" && call.Op != "IS NOT DISTINCT FROM" {
+		return false
+	}
+	for _, a := range call.Args {
+		if left, right := exprSides(a, nl); pushableOperand(a) && left != right {
+			return true
+		}
+	}
+	return false
+}
+
+// pushableOperand: not a field, literal, OR or NOT
+// (RelOptUtil.pushDownEqualJoinConditions leaves those).
+func pushableOperand(e Expr) bool {
+	c, ok := e.(*Call)
+	return ok && c.Op != "OR" && c.Op != "NOT"
+}
+
+// exprSides reports which inputs of a join (nl left fields) e reads.
+func exprSides(e Expr, nl int) (left, right bool) {
+	r := map[int]bool{}
+	refs(e, r)
+	for f := range r {
+		if f < nl {
+			left = true
+		} else {
+			right = true
+		}
+	}
+	return left, right
+}
+
+// withExprs is in with extra computed fields after its own, named as
+// Calcite's RelBuilder names unnamed projections ($f<index>).
+func withExprs(in Node, extra []Expr) Node {
+	if len(extra) == 0 {
+		return in
+	}
+	exprs := identity(in.Types())
+	names := append([]string(nil), in.Names()...)
+	for _, e := range extra {
+		names = append(names, "$f"+strconv.Itoa(len(exprs)))
+		exprs = append(exprs, e)
+	}
+	return mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs})
+}
+
+// withPushedTypes is the row of join with the expressions
+// pushJoinExpressions computes below it (le after the left's nl fields,
+// re after the right's), nullable as the join type makes them.
+func withPushedTypes(join *LogicalJoin, le, re []Expr, nl int) []sql.DataType {
+	kind := join.JoinType
+	out := append([]sql.DataType(nil), join.types[:nl]...)
+	for _, e := range le {
+		t := e.Type()
+		out = append(out, t.WithNullable(t.Nullable || kind == ast.RightJoin || kind == ast.FullJoin))
+	}
+	if isSemiAnti(kind) {
+		return out
+	}
+	out = append(out, join.types[nl:]...)
+	for _, e := range re {
+		t := e.Type()
+		out = append(out, t.WithNullable(t.Nullable || kind == ast.LeftJoin || kind == ast.FullJoin))
+	}
+	return out
 }
 
 // scanBelow returns the Calc over an unpushed table scan that n is.
