@@ -17,7 +17,6 @@ import (
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
-	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -439,7 +438,6 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 		return edge{}, err
 	}
 	l, r, p := jp.l, jp.r, jp.p
-	nl, nr := jp.left.Arity, jp.right.Arity
 	spec := operators.JoinSpec{Cond: jp.cond, Semi: n.IsSemi(), Anti: n.IsAnti(), Left: jp.left, Right: jp.right}
 	for i, side := range []*operators.JoinSideSpec{&spec.Left, &spec.Right} {
 		kind, uk := n.JoinInputSide(i == 1)
@@ -449,10 +447,6 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 		case "HasUniqueKey":
 			side.Kind, side.UniqueKey = operators.HasUniqueKey, uk
 		}
-	}
-	l, r, err = b.joinKeyCasts(n, l, r, &spec, path)
-	if err != nil {
-		return edge{}, err
 	}
 	f := operators.StreamingJoin(spec)
 	if n.Strategy != "" {
@@ -467,24 +461,11 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 	v := b.g.AddOperator(uid(path, n), n.Name(), f, p)
 	b.connect(l, v, p)
 	b.connect(r, v, p)
-	if spec.Left.Arity == nl && spec.Right.Arity == nr {
-		return edge{vertex: v, p: p}, nil
-	}
-	// Drop the cast key columns joinKeyCasts appended.
-	keep := make([]int, 0, nl+nr)
-	for i := 0; i < nl; i++ {
-		keep = append(keep, i)
-	}
-	for i := 0; i < nr && !spec.Semi && !spec.Anti; i++ {
-		keep = append(keep, spec.Left.Arity+i)
-	}
-	c := b.g.AddOperator(path+"-JoinProject", "Calc", operators.ProjectFilter(keep, nil), p)
-	b.g.Connect(v, c, runtime.Partitioning{Kind: runtime.Forward})
-	return edge{vertex: c, p: p}, nil
+	return edge{vertex: v, p: p}, nil
 }
 
 // batchJoin is the operator of a batch HashJoin, SortMergeJoin or
-// NestedLoopJoin over the (possibly key-cast) inputs spec describes.
+// NestedLoopJoin over the inputs spec describes.
 func batchJoin(n *plan.Join, spec operators.JoinSpec) runtime.OperatorFactory {
 	bs := operators.BatchJoinSpec{Type: operators.BatchInner, LeftKeys: spec.Left.Keys, RightKeys: spec.Right.Keys,
 		LeftArity: spec.Left.Arity, RightArity: spec.Right.Arity, Cond: spec.Cond, LeftIsBuild: n.LeftIsBuild}
@@ -509,101 +490,7 @@ func batchJoin(n *plan.Join, spec operators.JoinSpec) runtime.OperatorFactory {
 	return operators.BatchJoin(bs)
 }
 
-// joinKeyCasts gives paired join keys of different types (INT = BIGINT)
-// one type, as Flink's JoinConditionTypeCoerceRule does: each such key is
-// cast to the pair's common type in a column appended to its input, which
-// the Exchange hashes and the join keys its state by, so that equal values
-// meet on one subtask under one state key. (Flink prints the cast in a
-// Calc below the Exchange; sqlrun's EXPLAIN does not show it yet.)
-func (b *builder) joinKeyCasts(n *plan.Join, l, r edge, spec *operators.JoinSpec, path string) (edge, edge, error) {
-	lt, rt := n.Inputs()[0].Types(), n.Inputs()[1].Types()
-	var lx, rx []plan.Expr
-	for i := range n.LeftKeys {
-		a, c := lt[n.LeftKeys[i]], rt[n.RightKeys[i]]
-		if a.WithNullable(true).Equal(c.WithNullable(true)) || (a.Root == c.Root && a.Root != sql.TypeDecimal) ||
-			(a.Root == sql.TypeDecimal && c.Root == sql.TypeDecimal) || (isString(a) && isString(c)) {
-			continue
-		}
-		t, ok := expr.CommonType(a, c)
-		if !ok {
-			return l, r, fmt.Errorf("join key types %s and %s have no common type", a, c)
-		}
-		lx = append(lx, expr.CastExpr(&plan.InputRef{Index: n.LeftKeys[i], T: a}, t))
-		rx = append(rx, expr.CastExpr(&plan.InputRef{Index: n.RightKeys[i], T: c}, t))
-		spec.Left.Keys = replaceAt(spec.Left.Keys, i, len(lt)+len(lx)-1)
-		spec.Right.Keys = replaceAt(spec.Right.Keys, i, len(rt)+len(rx)-1)
-	}
-	if len(lx) == 0 {
-		return l, r, nil
-	}
-	widen := func(in edge, types []sql.DataType, extra []plan.Expr, keys []int, side string) (edge, error) {
-		exprs := make([]plan.Expr, 0, len(types)+len(extra))
-		for i, t := range types {
-			exprs = append(exprs, &plan.InputRef{Index: i, T: t})
-		}
-		cf, err := plan.CompileCalc(append(exprs, extra...), nil)
-		if err != nil {
-			return in, err
-		}
-		v := b.g.AddOperator(path+"-JoinKeyCast"+side, "Calc", operators.Calc(operators.CalcFunc(cf)), in.p)
-		b.connect(edge{vertex: in.vertex, p: in.p}, v, in.p)
-		out := edge{vertex: v, p: in.p, exchanged: in.exchanged, part: in.part}
-		if out.part.Kind == runtime.Hash {
-			out.part = runtime.Partitioning{Kind: runtime.Hash, Keys: keys}
-		}
-		return out, nil
-	}
-	var err error
-	if l, err = widen(l, lt, lx, spec.Left.Keys, "Left"); err != nil {
-		return l, r, err
-	}
-	if r, err = widen(r, rt, rx, spec.Right.Keys, "Right"); err != nil {
-		return l, r, err
-	}
-	spec.Left.Arity, spec.Right.Arity = len(lt)+len(lx), len(rt)+len(rx)
-	cond, err := plan.Compile(remapExpr(n.Cond, shiftRight(len(lt), len(rt), len(lx))))
-	if err != nil {
-		return l, r, err
-	}
-	spec.Cond = cond
-	return l, r, nil
-}
-
 func isString(t sql.DataType) bool { return t.Root == sql.TypeChar || t.Root == sql.TypeVarChar }
-
-func replaceAt(keys []int, i, v int) []int {
-	out := append([]int(nil), keys...)
-	out[i] = v
-	return out
-}
-
-// shiftRight maps the join condition's right-side fields past the extra
-// left columns.
-func shiftRight(nl, nr, extra int) map[int]int {
-	m := map[int]int{}
-	for i := 0; i < nl; i++ {
-		m[i] = i
-	}
-	for i := 0; i < nr; i++ {
-		m[nl+i] = nl + extra + i
-	}
-	return m
-}
-
-// remapExpr rewrites input references through m.
-func remapExpr(e plan.Expr, m map[int]int) plan.Expr {
-	switch x := e.(type) {
-	case *plan.InputRef:
-		return &plan.InputRef{Index: m[x.Index], T: x.T}
-	case *plan.Call:
-		args := make([]plan.Expr, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = remapExpr(a, m)
-		}
-		return &plan.Call{Op: x.Op, Args: args, T: x.T}
-	}
-	return e
-}
 
 // rankOperator is StreamExecRank: only ROW_NUMBER runs on a stream.
 func rankOperator(n *plan.Rank) (runtime.OperatorFactory, error) {
