@@ -2,6 +2,7 @@ package expr
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -236,6 +237,13 @@ func SupportsImplicitCast(from, to sql.DataType) bool {
 func serializable(t sql.DataType) string {
 	s := ""
 	switch {
+	case t.Root == sql.TypeRow:
+		// Calcite's RelRecordType: RecordType(INTEGER a, VARCHAR(10) b).
+		parts := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = serializable(f.Type) + " " + f.Name
+		}
+		return "RecordType(" + strings.Join(parts, ", ") + ")"
 	case t.Root == sql.TypeVarChar && t.Length == sql.MaxLength:
 		s = "VARCHAR(2147483647)"
 	case t.Root == sql.TypeVarBinary && t.Length == sql.MaxLength:

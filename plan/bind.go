@@ -1547,6 +1547,9 @@ func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 		}
 		return &Call{Op: op, Args: []Expr{l, r}, T: t}, nil
 	case ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe, ast.OpIsDistinct, ast.OpIsNotDistinct:
+		if (x.Op == ast.OpEq || x.Op == ast.OpNe) && lt.Root == sql.TypeRow && rt.Root == sql.TypeRow {
+			return bindRowEquality(x, l, r)
+		}
 		if isNested(lt) || isNested(rt) {
 			return nil, sql.Errorf(sql.TableException, "sqlrun does not support comparing ARRAY, MAP or ROW values yet")
 		}
@@ -1746,6 +1749,40 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 }
 
 // isNested reports the types whose values are composite (ARRAY, MAP, ROW).
+// bindRowEquality binds ROW = ROW (and <>): the rows have as many fields,
+// pairwise comparable, and a side whose field types are not the common
+// ones is cast to them, named as the left row's fields, as Calcite's type
+// coercion does (CalcTest.testMixedType: (a, b, c) = ('foo', 12,
+// TIMESTAMP '...') compares ROW(a, b, c) with CAST(ROW(...) AS
+// RecordType(VARCHAR(2147483647) EXPR$0, INTEGER EXPR$1, TIMESTAMP(3)
+// EXPR$2))). It plans; running it is refused (expr's evalCompare).
+func bindRowEquality(x *ast.Binary, l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	if len(lt.Fields) != len(rt.Fields) {
+		return nil, cannotApply(x.At, string(x.Op), l, r)
+	}
+	fields := make([]sql.Field, len(lt.Fields))
+	for i, lf := range lt.Fields {
+		rf := rt.Fields[i]
+		ct, ok := commonType(lf.Type, rf.Type)
+		if !ok || isNested(lf.Type) || isNested(rf.Type) {
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support comparing ARRAY, MAP or ROW values yet")
+		}
+		fields[i] = sql.Field{Name: lf.Name, Type: ct}
+	}
+	common := sql.RowOf(fields...)
+	side := func(e Expr) Expr {
+		t := e.Type()
+		for i, f := range t.Fields {
+			if !f.Type.Equal(fields[i].Type) {
+				return castExpr(e, common)
+			}
+		}
+		return e
+	}
+	return &Call{Op: string(x.Op), Args: []Expr{side(l), side(r)}, T: sql.Boolean().WithNullable(lt.Nullable || rt.Nullable)}, nil
+}
+
 func isNested(t sql.DataType) bool {
 	return t.Root == sql.TypeArray || t.Root == sql.TypeMap || t.Root == sql.TypeRow
 }
