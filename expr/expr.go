@@ -172,6 +172,15 @@ func literalText(l *Literal) string {
 	case sql.TypeDate, sql.TypeTimestamp, sql.TypeTime:
 		s = strings.Replace(s, "T", " ", 1)
 	}
+	switch l.T.Root {
+	case sql.TypeTimestamp, sql.TypeTime:
+		// Calcite's TimestampString/TimeString always print the seconds
+		// (2024-01-01 00:00:00); Java's LocalDateTime text, which
+		// FormatValue follows, drops them when they and the fraction are 0.
+		if t := s[strings.LastIndexByte(s, ' ')+1:]; strings.Count(t, ":") == 1 {
+			s += ":00"
+		}
+	}
 	return s
 }
 
