@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
@@ -776,8 +777,15 @@ func (c *pageCol) endPageStats(size int) {
 	if c.strs.ok {
 		c.stats.add(unsafeBytes(c.strs.min))
 		c.stats.add(unsafeBytes(c.strs.max))
-		c.fileStrs.add(c.strs.min)
-		c.fileStrs.add(c.strs.max)
+		// The file's bounds outlive the page: a copy, or they would keep
+		// what the values point into (a compaction reader's page) alive
+		// until the file is closed.
+		if !c.fileStrs.ok || c.strs.min < c.fileStrs.min {
+			c.fileStrs.add(strings.Clone(c.strs.min))
+		}
+		if c.strs.max > c.fileStrs.max {
+			c.fileStrs.add(strings.Clone(c.strs.max))
+		}
 	}
 	if c.ints.ok {
 		for _, x := range []int64{c.ints.min, c.ints.max} {

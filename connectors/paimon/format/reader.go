@@ -424,6 +424,12 @@ type rowReader struct {
 	tmp     []parquet.Value
 	err     error
 	pos     int64 // position of the next row in the file
+	// lean trades speed for memory (KVIterator.Lean): pages are
+	// decompressed into each column's reused buffer and strings copied
+	// out of it as they are read, and the columns share one buffer of
+	// compressed bytes.
+	lean bool
+	comp []byte
 }
 
 // batchRows is how many rows are decoded per batch.
@@ -518,6 +524,9 @@ func (r *rowReader) refill() bool {
 				b := &bulkCol{kind: r.kinds[l], maxDef: r.maxDefs[l]}
 				if md := r.f.pf.Metadata(); r.rg < len(md.RowGroups) && l < len(md.RowGroups[r.rg].Columns) {
 					b.src = newChunkReader(r.f.pf, &md.RowGroups[r.rg].Columns[l].MetaData, md.RowGroups[r.rg].NumRows, chunks[l].Type().Kind())
+					if b.src != nil && r.lean {
+						b.src.lean, b.src.shared = true, &r.comp
+					}
 				}
 				if b.src == nil {
 					b.pages = chunks[l].Pages()
@@ -698,6 +707,20 @@ type KVIterator struct {
 	slab      []kv.KeyValue  // records are cut from it, one allocation per batch
 	alt       *foreignReader // ORC and Avro files (foreign.go)
 	nkeys     int            // with alt: the number of key columns
+}
+
+// Lean makes the iterator hold less memory per column, for merges that
+// read many files at once (compaction, the write buffer's flush): a page
+// of strings is decompressed into the column's reused buffer and its
+// values copied out in small chunks as they are read, instead of into a
+// page of its own with a string header per value that the values point
+// into (twice the page's size for short strings, retained until the last
+// value read from it is dropped), and all columns share one buffer of
+// compressed bytes. Call it before the first Next.
+func (it *KVIterator) Lean() {
+	if it.rr != nil {
+		it.rr.lean = true
+	}
 }
 
 // KeyValues reads a primary-key file. keys and p map by field id: keys are

@@ -62,6 +62,11 @@ type chunkReader struct {
 	hdrBuf []byte
 	comp   []byte // compressed page, reused
 	page   []byte // decompressed page, reused
+	// lean: every page is decompressed into page, strings included (see
+	// rowReader.lean), and shared, when set, replaces comp: the chunk
+	// readers of one row reader decompress one page at a time.
+	lean   bool
+	shared *[]byte
 	hdr    pformat.PageHeader
 	tr     thrift.BytesReader
 	dec    *thrift.Decoder
@@ -175,10 +180,14 @@ func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err err
 		if size < 0 || h.UncompressedPageSize < 0 || c.off+int64(hn)+size > c.end {
 			return false, fmt.Errorf("%w: page of %d bytes past the column chunk", errPageFormat, size)
 		}
-		if int64(cap(c.comp)) < size {
-			c.comp = make([]byte, size)
+		cb := &c.comp
+		if c.shared != nil {
+			cb = c.shared
 		}
-		comp := c.comp[:size]
+		if int64(cap(*cb)) < size {
+			*cb = make([]byte, size)
+		}
+		comp := (*cb)[:size]
 		if _, err := c.ra.ReadAt(comp, c.off+int64(hn)); err != nil && !(err == io.EOF && size > 0) {
 			return false, err
 		}
@@ -267,7 +276,7 @@ func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err err
 // decompressed into memory of its own, which its strings then point into
 // (see finish); other pages reuse one buffer.
 func (c *chunkReader) reserve(n int, enc pformat.Encoding) int {
-	if c.kind != parquet.ByteArray || n < 0 || (enc != pformat.Plain && enc != pformat.DeltaLengthByteArray) {
+	if c.lean || c.kind != parquet.ByteArray || n < 0 || (enc != pformat.Plain && enc != pformat.DeltaLengthByteArray) {
 		return 0
 	}
 	return strHeader * n

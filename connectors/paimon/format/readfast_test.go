@@ -145,6 +145,11 @@ func diffFields() []schema.Field {
 
 // readAll reads every row of data, with the page decoder on or off.
 func readAll(t *testing.T, data []byte, fields []schema.Field, decoder bool) [][]any {
+	return readAllMode(t, data, fields, decoder, false)
+}
+
+// readAllMode is readAll, with the lean reader (KVIterator.Lean) if lean.
+func readAllMode(t *testing.T, data []byte, fields []schema.Field, decoder, lean bool) [][]any {
 	t.Helper()
 	defer func(old bool) { usePageDecoder = old }(usePageDecoder)
 	usePageDecoder = decoder
@@ -157,6 +162,7 @@ func readAll(t *testing.T, data []byte, fields []schema.Field, decoder bool) [][
 		t.Fatal(err)
 	}
 	defer it.Close()
+	it.rr.lean = lean
 	var out [][]any
 	for r := it.Next(); r != nil; r = it.Next() {
 		out = append(out, r)
@@ -190,12 +196,13 @@ func TestPageDecoderMatchesParquetGo(t *testing.T) {
 				}
 				fast := readAll(t, data, diffFields(), true)
 				slow := readAll(t, data, diffFields(), false)
-				if len(fast) != len(want) || len(slow) != len(want) {
-					t.Fatalf("rows: fast %d slow %d want %d", len(fast), len(slow), len(want))
+				lean := readAllMode(t, data, diffFields(), true, true)
+				if len(fast) != len(want) || len(slow) != len(want) || len(lean) != len(want) {
+					t.Fatalf("rows: fast %d slow %d lean %d want %d", len(fast), len(slow), len(lean), len(want))
 				}
 				for i := range want {
-					if !reflect.DeepEqual(fast[i], want[i]) || !reflect.DeepEqual(slow[i], want[i]) {
-						t.Fatalf("row %d:\nfast %v\nslow %v\nwant %v", i, fast[i], slow[i], want[i])
+					if !reflect.DeepEqual(fast[i], want[i]) || !reflect.DeepEqual(slow[i], want[i]) || !reflect.DeepEqual(lean[i], want[i]) {
+						t.Fatalf("row %d:\nfast %v\nslow %v\nlean %v\nwant %v", i, fast[i], slow[i], lean[i], want[i])
 					}
 				}
 				// A projection in another order, with a column twice.
@@ -217,6 +224,14 @@ func TestPageDecoderMatchesParquetGo(t *testing.T) {
 // reader moves on (callers retain them), whichever page buffer they came
 // from.
 func TestPageDecoderRowsStayValid(t *testing.T) {
+	for _, lean := range []bool{false, true} {
+		testRowsStayValid(t, lean)
+	}
+}
+
+// testRowsStayValid: with lean, pages are decoded into reused buffers
+// (KVIterator.Lean), so a value that pointed into one would change.
+func testRowsStayValid(t *testing.T, lean bool) {
 	data, want := writeDiff(t, 3000, &zstd.Codec{})
 	f, err := Open(bytes.NewReader(data), int64(len(data)), "data-d-0.parquet")
 	if err != nil {
@@ -226,6 +241,7 @@ func TestPageDecoderRowsStayValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	it.rr.lean = lean
 	var kept [][]any
 	for r := it.Next(); r != nil; r = it.Next() {
 		kept = append(kept, r)
@@ -238,7 +254,7 @@ func TestPageDecoderRowsStayValid(t *testing.T) {
 	}
 	_ = junk
 	if !reflect.DeepEqual(kept, want) {
-		t.Fatal("retained rows changed after the reader moved on")
+		t.Fatalf("retained rows changed after the reader moved on (lean %v)", lean)
 	}
 }
 
