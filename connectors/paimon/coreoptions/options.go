@@ -20,14 +20,20 @@ type Options struct {
 	raw map[string]string
 
 	// Layout and write path.
-	Bucket                  int    // bucket (-1: dynamic for primary-key tables, unaware for append)
-	FileFormat              string // file.format
-	FileCompression         string // file.compression ("" leaves the writer's default)
-	ZstdLevel               int    // file.compression.zstd-level (0: unset)
-	StatsMode               string // metadata.stats-mode
-	StringEncoding          string // sqlrun.parquet.string-encoding (sqlrun's own)
-	WriteBufferSize         int64  // write-buffer-size
-	WriteBufferSpillable    bool   // write-buffer-spillable
+	Bucket               int    // bucket (-1: dynamic for primary-key tables, unaware for append)
+	FileFormat           string // file.format
+	FileCompression      string // file.compression ("" leaves the writer's default)
+	ZstdLevel            int    // file.compression.zstd-level (0: unset)
+	StatsMode            string // metadata.stats-mode
+	StringEncoding       string // sqlrun.parquet.string-encoding (sqlrun's own)
+	WriteBufferSize      int64  // write-buffer-size
+	WriteBufferSpillable bool   // write-buffer-spillable
+	// WriteBufferSpillMaxDisk is write-buffer-spill.max-disk-size (0: no
+	// limit, Paimon's MemorySize.MAX_VALUE).
+	WriteBufferSpillMaxDisk int64
+	SortSpillThreshold      int    // sort-spill-threshold (0: unset)
+	SpillCompression        string // spill-compression: zstd or none
+	SpillZstdLevel          int    // spill-compression.zstd-level
 	WriteOnly               bool   // write-only
 	IgnoreDelete            bool   // ignore-delete (fallbacks: first-row., deduplicate., partial-update.ignore-delete)
 	IgnoreUpdateBefore      bool   // ignore-update-before
@@ -197,7 +203,17 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.StatsMode = p.str("metadata.stats-mode", "")
 	o.StringEncoding = p.str(OptStringEncoding, "")
 	o.WriteBufferSize = p.memory(OptWriteBufferSize, 256<<20)
-	o.WriteBufferSpillable = p.boolean("write-buffer-spillable", false)
+	o.WriteBufferSpillable = p.boolean("write-buffer-spillable", true)
+	o.WriteBufferSpillMaxDisk = p.memory("write-buffer-spill.max-disk-size", 0)
+	o.SortSpillThreshold = p.integer("sort-spill-threshold", 0)
+	switch o.SpillCompression = strings.ToLower(strings.TrimSpace(p.str("spill-compression", "zstd"))); o.SpillCompression {
+	case "zstd", "none":
+	default:
+		// Paimon also takes lz4 and lzo; sqlrun's spill files are its own
+		// and it refuses what it does not implement rather than guess.
+		p.setErr(fmt.Errorf("spill-compression '%s' is not supported by sqlrun (zstd or none)", o.SpillCompression))
+	}
+	o.SpillZstdLevel = p.integer("spill-compression.zstd-level", 1)
 	o.WriteOnly = p.boolean(OptWriteOnly, false)
 	o.IgnoreDelete = p.boolean(OptIgnoreDelete, false, "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete")
 	o.IgnoreUpdateBefore = p.boolean(OptIgnoreUpdateBefore, false)

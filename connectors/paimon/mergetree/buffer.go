@@ -144,6 +144,17 @@ func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
 	}
 	b.spilled = append(b.spilled, run)
 	b.release()
+	if max := b.spec.WriteBufferSpillMaxDisk; max > 0 {
+		// write-buffer-spill.max-disk-size: the buffer is full once its
+		// spilled runs take that much disk (BinaryExternalSortBuffer).
+		var disk int64
+		for _, r := range b.spilled {
+			if s, ok := r.(interface{ Size() int64 }); ok {
+				disk += s.Size()
+			}
+		}
+		return disk >= max, nil
+	}
 	return false, nil
 }
 

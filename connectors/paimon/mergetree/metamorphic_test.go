@@ -414,6 +414,9 @@ func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int, st *mmStats) 
 		"num-sorted-run.compaction-trigger": fmt.Sprint(2 + r.Intn(4)),
 		"write-buffer-size":                 fmt.Sprintf("%d b", 1000+r.Intn(3000)),
 		"target-file-size":                  fmt.Sprintf("%d b", 600+r.Intn(2000)),
+		// Merges of more runs than this spill the smallest (spillMerge).
+		"sort-spill-threshold": fmt.Sprint(2 + r.Intn(4)),
+		"spill-compression":    []string{"zstd", "none"}[r.Intn(2)],
 	}
 	for k, v := range e.opts {
 		opts[k] = v
@@ -423,8 +426,11 @@ func runMetamorphic(t *testing.T, e mmEngine, seed int64, ops int, st *mmStats) 
 		t.Fatal(err)
 	}
 	m := &mmRun{t: t, e: e, seed: seed, spec: spec, store: NewMemStore(spec.Key, spec.TargetFileSize), cl: map[int32]string{}, st: st}
-	if r.Intn(2) == 0 {
+	switch r.Intn(3) {
+	case 0:
 		m.spill = &MemSpiller{}
+	case 1:
+		m.spill = NewDiskSpiller(spec, t.TempDir())
 	}
 	m.restart(nil)
 	defer func() { m.w.Close() }()

@@ -59,6 +59,9 @@ type Rewriter struct {
 	lookup   LookupLevels    // nil unless spec.NeedLookup
 	dvs      DeletionVectors // nil unless spec.DeletionVectors
 	maxLevel int
+	// spill, when set, takes the sorted runs of a section past
+	// sort-spill-threshold (spillMerge).
+	spill Spiller
 }
 
 // NewRewriter creates the rewriter of a bucket. lookup must be non-nil when
@@ -224,14 +227,18 @@ func (rw *Rewriter) sectionsIter(sections [][]SortedRun) Iterator {
 	for _, sec := range sections {
 		sec := sec
 		its = append(its, func() Iterator {
-			runs := make([]Iterator, len(sec))
-			for i, r := range sec {
-				runs[i] = newConcatIter(r.Files, open)
+			size := func(i int) int64 {
+				var n int64
+				for _, f := range sec[i].Files {
+					n += f.Size
+				}
+				return n
 			}
-			if len(runs) == 1 {
-				return runs[0]
+			it, err := spillMerge(rw.spec, rw.spill, len(sec), size, func(i int) Iterator { return newConcatIter(sec[i].Files, open) })
+			if err != nil {
+				return &errIter{err: err}
 			}
-			return NewMergingIter(runs, rw.spec.Key, rw.spec.Order)
+			return it
 		})
 	}
 	return &lazyConcat{makers: its}

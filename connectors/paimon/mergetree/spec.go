@@ -50,7 +50,18 @@ type Spec struct {
 	ValueEqual func(a, b []any) bool
 
 	WriteBufferSize int64 // write-buffer-size
-	TargetFileSize  int64 // target-file-size
+	// WriteBufferSpillMaxDisk is write-buffer-spill.max-disk-size: a write
+	// buffer whose spilled runs reach it is flushed (0: no limit).
+	WriteBufferSpillMaxDisk int64
+	// SortSpillThreshold is sort-spill-threshold (default
+	// num-sorted-run.stop-trigger + 1, CoreOptions.sortSpillThreshold):
+	// a merge of more sorted runs spills the smallest first.
+	SortSpillThreshold int
+	// SpillCompression ("zstd" or "none") and SpillZstdLevel are
+	// spill-compression and spill-compression.zstd-level.
+	SpillCompression string
+	SpillZstdLevel   int
+	TargetFileSize   int64 // target-file-size
 	// CompactionFileSize is the size under which a non-overlapping file is
 	// rewritten rather than upgraded: target-file-size / 10 * 7.
 	CompactionFileSize int64
@@ -157,6 +168,15 @@ func NewSpec(names []string, types []sql.DataType, trimmedPK []string, o *coreop
 		s.StopTrigger = s.CompactionTrigger + 3
 	}
 	s.StopTrigger = max(s.StopTrigger, s.CompactionTrigger)
+	s.SortSpillThreshold = o.SortSpillThreshold
+	if s.SortSpillThreshold == 0 {
+		s.SortSpillThreshold = s.StopTrigger + 1
+	}
+	if s.SortSpillThreshold < 2 {
+		return nil, fmt.Errorf("mergetree: The sort spill threshold cannot be smaller than 2.")
+	}
+	s.WriteBufferSpillMaxDisk = o.WriteBufferSpillMaxDisk
+	s.SpillCompression, s.SpillZstdLevel = o.SpillCompression, o.SpillZstdLevel
 	s.NumLevels = o.NumLevels
 	if !o.Has("num-levels") {
 		s.NumLevels = s.CompactionTrigger + 1

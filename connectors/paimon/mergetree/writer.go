@@ -33,7 +33,8 @@ func (c *CommitIncrement) Empty() bool {
 // WriterOptions are the parts of a bucket writer the table layer provides.
 type WriterOptions struct {
 	// Spiller lets the write buffer spill instead of flushing when full
-	// (write-buffer-spillable); nil flushes a level-0 file when full.
+	// (write-buffer-spillable; nil flushes a level-0 file when full), and
+	// compaction spill the sorted runs past sort-spill-threshold.
 	Spiller Spiller
 	// NewLookup creates the lookup index for tables that need lookup, over
 	// the writer's levels (Spec.NewDiskLookup for a local-disk index); nil
@@ -91,6 +92,7 @@ func NewWriter(spec *Spec, store RunStore, restored []*FileMeta, opts WriterOpti
 	if err != nil {
 		return nil, err
 	}
+	mgr.rw.spill = opts.Spiller
 	w := &Writer{spec: spec, store: store, levels: levels, mgr: mgr, opts: opts, lookup: lookup,
 		buf: NewWriteBuffer(spec, spec.WriteBufferSize, opts.Spiller), compactBefore: map[string]*FileMeta{}}
 	for _, f := range restored {

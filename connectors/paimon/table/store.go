@@ -3,8 +3,6 @@ package table
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -134,6 +132,9 @@ func (s *bucketStore) Open(f *mergetree.FileMeta) (mergetree.Iterator, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Compaction and lookup read several files at once: hold little per
+	// column (KVIterator.Lean).
+	it.it.Lean()
 	return it, nil
 }
 
@@ -354,87 +355,6 @@ func (t *Table) fileMeta(m manifest.DataFileMeta) (*mergetree.FileMeta, error) {
 		MinSeq: m.MinSequenceNumber, MaxSeq: m.MaxSequenceNumber, RowCount: m.RowCount, DeleteRowCount: del,
 		CreationMillis: created}, nil
 }
-
-// diskSpiller spills sorted runs of the write buffer to local Parquet files
-// (uncompressed) under dir; write-buffer-spillable.
-type diskSpiller struct {
-	t   *Table
-	dir string
-	n   int
-	mu  sync.Mutex
-}
-
-func (d *diskSpiller) Spill(sorted mergetree.Iterator) (mergetree.SpilledRun, error) {
-	d.mu.Lock()
-	d.n++
-	name := filepath.Join(d.dir, fmt.Sprintf("spill-%d.parquet", d.n))
-	d.mu.Unlock()
-	if err := os.MkdirAll(d.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("spill: %w", err)
-	}
-	f, err := os.Create(name)
-	if err != nil {
-		return nil, fmt.Errorf("spill: %w", err)
-	}
-	w, err := format.NewKVWriter(f, d.t.KeyFields, d.t.Schema.Fields, format.WriterOptions{Compression: "none", NoValueStats: true})
-	if err == nil {
-		w.AllowDuplicateKeys = true
-		for r := sorted.Next(); r != nil && err == nil; r = sorted.Next() {
-			err = w.Write(r)
-		}
-		if err == nil {
-			err = sorted.Error()
-		}
-		if err == nil {
-			_, err = w.Close()
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(name)
-		return nil, fmt.Errorf("spill: %w", err)
-	}
-	return &spilledRun{t: d.t, path: name}, nil
-}
-
-type spilledRun struct {
-	t    *Table
-	path string
-}
-
-func (s *spilledRun) Open() (mergetree.Iterator, error) {
-	f, err := os.Open(s.path)
-	if err != nil {
-		return nil, fmt.Errorf("spilled run: %w", err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("spilled run: %w", err)
-	}
-	pf, err := format.Open(f, st.Size(), filepath.Base(s.path))
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	it, err := pf.KeyValues(s.t.KeyFields, s.t.KeyFields, format.Projection{FileFields: s.t.Schema.Fields, Fields: s.t.Schema.Fields}, -1)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &kvIter{it: it, f: osFile{f, st.Size()}}, nil
-}
-
-func (s *spilledRun) Discard() { os.Remove(s.path) }
-
-type osFile struct {
-	*os.File
-	size int64
-}
-
-func (o osFile) Size() int64 { return o.size }
 
 // schemaField shortens projections in the readers.
 type schemaField = schema.Field

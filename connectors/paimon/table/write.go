@@ -399,7 +399,7 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 			opts.NewLookup = w.t.Spec.NewDiskLookup(filepath.Join(dir, "lookup"), st)
 		}
 		if w.t.Options.WriteBufferSpillable {
-			opts.Spiller = &diskSpiller{t: w.t, dir: filepath.Join(dir, "spill")}
+			opts.Spiller = mergetree.NewDiskSpiller(w.t.Spec, filepath.Join(dir, "spill"))
 		}
 		mt, err := mergetree.NewWriter(w.t.Spec, st, metas, opts)
 		if err != nil {
