@@ -20,7 +20,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +28,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
+	"github.com/sqlrun/sqlrun/internal/gctune"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -166,10 +166,7 @@ func duSize(dir string) int64 {
 }
 
 func run(op string, keys int, backend string, interval time.Duration, dir string) error {
-	// As the binary does (cmd/sqlrun tuneGC): GOGC 400, a soft limit.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	gctune.Tune() // the binary's collector policy
 	if dir == "" {
 		d, err := os.MkdirTemp("", "bench-scale-")
 		if err != nil {

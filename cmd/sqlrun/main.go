@@ -30,6 +30,7 @@ import (
 
 	_ "github.com/sqlrun/sqlrun/connectors/all"
 	"github.com/sqlrun/sqlrun/exec"
+	"github.com/sqlrun/sqlrun/internal/gctune"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -122,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 }
 
 func main() {
-	tuneGC()
+	gctune.Tune()
 	// Scratch directories of sqlrun processes that were killed (kill -9
 	// cannot be caught) are removed by the next run; this run's own are
 	// removed on every way out.
@@ -130,28 +131,6 @@ func main() {
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	exec.RemoveScratchDirs()
 	os.Exit(code)
-}
-
-// tuneGC sets the garbage collector for a streaming job. A job allocates
-// short-lived row batches at a high rate; with Go's default GOGC of 100
-// the collector runs so often that it halves the throughput of a simple
-// projection (measured in exec/runtime's datagen → Calc → blackhole
-// benchmark), so the target is 400 unless GOGC is set, lowered towards
-// 100 as the live heap grows past 64 MiB (adaptiveGC: the garbage between
-// collections is at most 256 MiB or the live heap's size, whichever is
-// larger). A soft memory limit bounds it too: GOMEMLIMIT when set, else
-// 3/4 of the memory the machine (or the cgroup) has, and `SET
-// 'taskmanager.memory.process.size'` replaces it when a job starts. Near
-// the limit the collector runs as often as it must.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		newAdaptiveGC(gcHeadroom).start()
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		if total := totalMemory(); total > 0 {
-			debug.SetMemoryLimit(int64(total / 4 * 3))
-		}
-	}
 }
 
 // Exit codes.

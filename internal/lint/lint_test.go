@@ -68,6 +68,7 @@ var rules = []rule{
 	{"sql/parser", []string{"sql", "sql/ast"}},
 	{"internal/box", nil},
 	{"internal/fnv1a", nil},
+	{"internal/gctune", nil},
 	{"internal/lint", nil},
 	{"internal/testutil/...", []string{"sql", "internal/testutil/..."}},
 
@@ -98,9 +99,9 @@ var rules = []rule{
 	{"exec/gateway", nil}, // Flink's SQL Gateway REST API: the protocol only
 	{"exec", []string{"sql", "sql/ast", "sql/parser", "internal/box", "config", "catalog", "connectors", "expr", "plan/...", "exec/..."}},
 
-	// The binary: exec's API and its vocabulary (sql), and connectors/all to
-	// link the connectors.
-	{"cmd/...", []string{"sql", "exec", "connectors/all"}},
+	// The binary: exec's API and its vocabulary (sql), connectors/all to
+	// link the connectors, and its collector policy (internal/gctune).
+	{"cmd/...", []string{"sql", "exec", "connectors/all", "internal/gctune"}},
 
 	// Whole-program tests and tools: anything.
 	{"docs/gen", []string{"..."}},

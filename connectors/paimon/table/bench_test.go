@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"runtime/debug"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/internal/gctune"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -212,15 +211,11 @@ func BenchmarkReadPK(b *testing.B) {
 	b.ReportMetric(float64(total), "rows/table")
 }
 
-// productGC runs a benchmark under the collector setting of the sqlrun
-// binary (cmd/sqlrun's tuneGC: GOGC=400 unless GOGC is set), so the figure
-// is what a job gets; run with GOGC=100 for Go's default.
-func productGC(b *testing.B) {
-	if os.Getenv("GOGC") == "" {
-		old := debug.SetGCPercent(400)
-		b.Cleanup(func() { debug.SetGCPercent(old) })
-	}
-}
+// productGC runs a benchmark under the sqlrun binary's collector policy
+// (gctune.Tune: adaptive GOGC unless GOGC is set, a soft memory limit), so
+// the figure is what the binary would see; it stays for the rest of the
+// process.
+func productGC(testing.TB) { gctune.Tune() }
 
 // cpuTime is the process's user+system CPU time: on the shared 2-core
 // machine wall-clock rates depend on the other engineers' load, so the

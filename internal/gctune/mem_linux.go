@@ -1,4 +1,4 @@
-package main
+package gctune
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package gctune
 
 // totalMemory is unknown here: no default memory limit.
 func totalMemory() uint64 { return 0 }
