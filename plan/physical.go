@@ -440,16 +440,7 @@ func nullRejecting(c Expr, nl int) (left, right bool) {
 			return false, false
 		}
 	}
-	r := map[int]bool{}
-	refs(c, r)
-	for f := range r {
-		if f < nl {
-			left = true
-		} else {
-			right = true
-		}
-	}
-	return left, right
+	return exprSides(c, nl)
 }
 
 // strongOperand: null whenever one of its fields is null.
