@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -165,7 +166,7 @@ func (r *Reader) Open(ctx context.Context, st []byte) error {
 		}
 		for _, t := range r.tables {
 			if saved, ok := r.st.Schemas[t.String()]; ok && r.cfg.syncAction {
-				t.cols = restoreColumns(saved)
+				t.cols, t.restored = restoreColumns(saved), true
 				if err := t.bind(r.cfg); err != nil {
 					return err
 				}
@@ -374,6 +375,11 @@ func (r *Reader) nextChunk(ctx context.Context) ([]sql.Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lo == nil && r.cfg.syncAction && !t.restored {
+		if err := r.checkColumnsUnchanged(ctx, t); err != nil {
+			return nil, err
+		}
+	}
 	rows, order, err := r.selectChunk(ctx, t, &c)
 	if err != nil {
 		return nil, err
@@ -406,6 +412,38 @@ func (r *Reader) nextChunk(ctx context.Context) ([]sql.Row, error) {
 	r.st.Chunks = append(r.st.Chunks, c)
 	r.noteMaxHigh()
 	return out, nil
+}
+
+// checkColumnsUnchanged runs before a table's first snapshot chunk of a
+// sync action: an ALTER TABLE between the source's reading of the
+// table's columns and this chunk's low watermark lies before any binlog
+// position the source reads, so the source would never see it. With a
+// column count that changed the job would fail on the first binlog row;
+// with the same count (a widened type) the change would silently not be
+// followed. Refuse it instead, naming the table: a new run reads the
+// new columns. (Columns restored from a checkpoint are not checked: the
+// binlog then starts at or before the checkpoint and reads any later
+// ALTER.)
+func (r *Reader) checkColumnsUnchanged(ctx context.Context, t *table) error {
+	now := &table{db: t.db, name: t.name, zone: t.zone}
+	if err := now.load(ctx, r.db, r.cfg); err != nil {
+		return err
+	}
+	if slices.EqualFunc(t.cols, now.cols, func(a, b mysqlColumn) bool {
+		return a.name == b.name && strings.EqualFold(a.columnType, b.columnType)
+	}) {
+		return nil
+	}
+	describe := func(cs []mysqlColumn) string {
+		var parts []string
+		for _, c := range cs {
+			parts = append(parts, c.name+" "+c.columnType)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return sql.Errorf(sql.TableException,
+		"mysql-cdc: table %s changed between reading its columns (%s) and its first snapshot chunk (now %s): the ALTER TABLE lies before the binlog position the snapshot starts from and would not be followed; run the action again (it reads the new columns)",
+		t, describe(t.cols), describe(now.cols))
 }
 
 // pending names the next chunk to read: its table and lower bound, or a

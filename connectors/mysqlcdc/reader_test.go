@@ -485,3 +485,30 @@ func TestTimestampServerTimeZone(t *testing.T) {
 		}
 	}
 }
+
+// TestAlterBeforeFirstChunkRefused: an ALTER TABLE between a sync-action
+// source's reading of the columns (Open) and the table's first snapshot
+// chunk lies before every binlog position the source reads. A widened type
+// keeps the column count, so it was silently not followed (the Paimon table
+// kept DECIMAL(10,2) while MySQL held DECIMAL(12,2)); the source now refuses
+// it naming the table. Without the ALTER the same run reads the table.
+func TestAlterBeforeFirstChunkRefused(t *testing.T) {
+	s := needServer(t)
+	db := s.NewDatabase(t)
+	s.Exec(t, "CREATE TABLE `"+db+"`.orders (order_id BIGINT PRIMARY KEY, amount DECIMAL(10,2), status VARCHAR(16))")
+	s.Exec(t, "INSERT INTO `"+db+"`.orders VALUES (1, 1.00, 'CREATED')")
+	src := newSource(t, s, db, "orders", ordersSchema(), map[string]string{OptSyncAction: "true"})
+	u := start(t, src, nil)
+	s.Exec(t, "ALTER TABLE `"+db+"`.orders MODIFY amount DECIMAL(12,2)")
+	_, err := u.r.Next(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "mysql-cdc: table "+db+".orders changed between reading its columns") ||
+		!strings.Contains(err.Error(), "amount decimal(10,2)") || !strings.Contains(err.Error(), "now order_id bigint(20), amount decimal(12,2)") {
+		t.Fatalf("got %v", err)
+	}
+	// Read again from the start: the new columns, no refusal.
+	u = start(t, src, nil)
+	u.until("the snapshot", u.snapshotDone)
+	if got, want := u.content(), s.Table(t, db, "orders"); got != want {
+		t.Fatalf("table\n%s\nwant\n%s", got, want)
+	}
+}

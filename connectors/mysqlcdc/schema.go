@@ -36,6 +36,8 @@ type mysqlColumn struct {
 type table struct {
 	db, name string
 	cols     []mysqlColumn
+	// restored: cols come from a checkpoint, not from the server.
+	restored bool
 	pk       []int // MySQL primary-key column indexes
 	pkNames  []string
 	chunkKey int // the chunk key's index in cols
