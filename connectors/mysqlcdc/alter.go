@@ -50,17 +50,7 @@ func restoreColumns(saved []savedColumn) []mysqlColumn {
 // (which the server would have refused): the history went wrong.
 func alterColumns(stmt string, cols []mysqlColumn) ([]mysqlColumn, error) {
 	tk := tokenize(stmt)
-	kw := func(i int, words ...string) bool {
-		if i >= len(tk) || tk[i].quoted || tk[i].punct {
-			return false
-		}
-		for _, w := range words {
-			if strings.EqualFold(tk[i].text, w) {
-				return true
-			}
-		}
-		return false
-	}
+	kw := func(i int, words ...string) bool { return isKeyword(tk, i, words...) }
 	i := 1 // past ALTER
 	for kw(i, "ONLINE", "IGNORE") {
 		i++
@@ -93,6 +83,20 @@ func alterColumns(stmt string, cols []mysqlColumn) ([]mysqlColumn, error) {
 	return out, nil
 }
 
+// isKeyword reports whether token i is an unquoted word equal to one of
+// words, ignoring case.
+func isKeyword(tk []token, i int, words ...string) bool {
+	if i >= len(tk) || tk[i].quoted || tk[i].punct {
+		return false
+	}
+	for _, w := range words {
+		if strings.EqualFold(tk[i].text, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // splitTop splits tokens at the commas at parenthesis depth d.
 func splitTop(tk []token, d int) [][]token {
 	var out [][]token
@@ -121,17 +125,7 @@ func splitTop(tk []token, d int) [][]token {
 
 // alterSpec applies one clause.
 func alterSpec(tk []token, cols []mysqlColumn) ([]mysqlColumn, error) {
-	kw := func(i int, words ...string) bool {
-		if i >= len(tk) || tk[i].quoted || tk[i].punct {
-			return false
-		}
-		for _, w := range words {
-			if strings.EqualFold(tk[i].text, w) {
-				return true
-			}
-		}
-		return false
-	}
+	kw := func(i int, words ...string) bool { return isKeyword(tk, i, words...) }
 	find := func(name string) int {
 		for i, c := range cols {
 			if strings.EqualFold(c.name, name) {
