@@ -22,15 +22,29 @@
 # BenchmarkCommitHistory, 1,000 checkpoints of 100 rows into one bucket, the
 # CPU of a commit in the first 50 and in the last 50 (goal: within 1.5x).
 #
-# Env: SIZES (keys), OPS (write commits normalize groupby), BACKENDS (hashmap
+# The batch read (OPS read): READ_SIZES rows of the write's shape written by
+# `sqlrun -f` as above (not measured), then, alternately READ_RUNS times,
+# `sqlrun -f` in batch mode reading the table and DuckDB (one thread,
+# scripts/compat/duckdb-read.mjs) reading the latest snapshot's data files
+# (the same Parquet bytes): one query that touches every column (COUNT(*),
+# MAX(k), MAX(s1..s20)) and one that reads a key and 2 columns (COUNT(*),
+# MAX(k), MAX(s1), MAX(s2)). Rows per CPU-second net of each engine's
+# start-up (the median CPU of the same process running no scan: sqlrun
+# planning `SELECT 1`, DuckDB opening), medians, and peak RSS; the answers
+# of both must agree.
+#
+# Env: SIZES (keys), OPS (write commits read normalize groupby), BACKENDS (hashmap
 #      rocksdb), INTERVAL (checkpoint interval, default 5s), TMPDIR
 #      (checkpoints, tables), WRITE_SIZES (rows, default 1M 4M 16M),
-#      WRITE_BUFFER (write-buffer-size, default 256 mb).
+#      WRITE_BUFFER (write-buffer-size, default 256 mb), READ_SIZES (rows,
+#      default 4M), READ_RUNS (alternating runs per engine, default 3).
 set -u
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 SIZES=${SIZES:-"1000000 5000000"}
-OPS=${OPS:-"write commits normalize groupby"}
+OPS=${OPS:-"write commits read normalize groupby"}
+READ_SIZES=${READ_SIZES:-4000000}
+READ_RUNS=${READ_RUNS:-3}
 WRITE_SIZES=${WRITE_SIZES:-"1000000 4000000 16000000"}
 WRITE_BUFFER=${WRITE_BUFFER:-"256 mb"}
 BACKENDS=${BACKENDS:-"hashmap rocksdb"}
@@ -118,6 +132,106 @@ if [[ " $OPS " == *" write "* ]]; then
 		write_bench "$n"
 	done
 fi
+# median: the median of the numbers on stdin.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# read_bench N: sqlrun's batch read of an N-row table next to DuckDB's read
+# of the same data files.
+read_bench() {
+	local n=$1 cols="" opts="" all="COUNT(*) AS n, MAX(k) AS mk" i r e q dir="$BIN/r$1" files live found
+	for i in $(seq 1 20); do
+		cols="$cols, s$i STRING"
+		opts="$opts, 'fields.s$i.length' = '10'"
+		all="$all, MAX(s$i) AS m$i"
+	done
+	mkdir -p "$dir"
+	cat >"$dir/w.sql" <<EOF
+SET 'table.dml-sync' = 'true';
+CREATE TABLE src (k INT$cols) WITH ('connector' = 'datagen', 'rows-per-second' = '0', 'number-of-rows' = '$n'$opts);
+CREATE TABLE t (k INT$cols, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'paimon', 'path' = '$dir/t',
+  'bucket' = '1', 'auto-create' = 'true', 'write-buffer-size' = '$WRITE_BUFFER');
+INSERT INTO t SELECT * FROM src;
+EOF
+	for q in none three all live; do
+		cat >"$dir/$q.sql" <<EOF
+SET 'execution.runtime-mode' = 'batch';
+SET 'sql-client.execution.result-mode' = 'tableau';
+CREATE TABLE t (k INT$cols, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'paimon', 'path' = '$dir/t');
+EOF
+	done
+	echo "SELECT 1 AS one;" >>"$dir/none.sql"
+	echo "SELECT COUNT(*) AS n, MAX(k) AS mk, MAX(s1) AS m1, MAX(s2) AS m2 FROM t;" >>"$dir/three.sql"
+	echo "SELECT $all FROM t;" >>"$dir/all.sql"
+	echo "SELECT SUM(file_size_in_bytes) AS live, COUNT(*) AS files, MAX(level) AS maxlevel FROM \`t\$files\`;" >>"$dir/live.sql"
+	if ! (cd "$dir" && HOME="$dir" "$BIN/sqlrun" -f w.sql >"$dir/w.out" 2>&1); then
+		echo "#   read $n rows: the table's write failed: $(tail -3 "$dir/w.out" | tr '\n' ' ' | cut -c1-200)"
+		fail=1
+		rm -rf "$dir"
+		return
+	fi
+	live=$(cd "$dir" && HOME="$dir" "$BIN/sqlrun" -f live.sql 2>/dev/null | grep -E '^\| *[0-9]' | head -1)
+	files=$(find "$dir/t" -name 'data-*' | sort)
+	found=$(cat $files | wc -c)
+	# DuckDB reads the data files found on disk: they must be the latest
+	# snapshot's (one INSERT, one commit: no older files).
+	if [ "$(echo "$live" | awk -F'|' '{ print $2 + 0 }')" != "$found" ]; then
+		echo "#   read $n rows: data files on disk ($found bytes) are not the latest snapshot's ($live)"
+		fail=1
+		rm -rf "$dir"
+		return
+	fi
+	echo "# read $n rows: table of $(echo "$live" | awk -F'|' '{ printf "%d data files up to level %d", $3, $4 }'), $(awk -v b="$found" 'BEGIN { printf "%.1f MiB", b / 1048576 }')"
+	for r in $(seq 1 "$READ_RUNS"); do
+		for q in none three all; do
+			(cd "$dir" && HOME="$dir" measure "sq-$q-$r" "$BIN/sqlrun" -f "$q.sql") || fail=1
+			[ -f "$BIN/sq-$q-$r.time" ] && awk '{ print $1 + $2, $3 }' "$BIN/sq-$q-$r.time" >>"$dir/sq-$q"
+			if [ -d scripts/compat/node_modules/@duckdb/node-api ]; then
+				measure "dd-$q-$r" node scripts/compat/duckdb-read.mjs "$q" $files || fail=1
+				[ -f "$BIN/dd-$q-$r.time" ] && awk '{ print $1 + $2, $3 }' "$BIN/dd-$q-$r.time" >>"$dir/dd-$q"
+			fi
+		done
+	done
+	# The answers: sqlrun's tableau row and DuckDB's JSON, as value lists.
+	for q in three all; do
+		sqans=$(grep -E '^\| *[0-9]' "$BIN/sq-$q-1.out" | tr -d ' ' | tr '|' ' ' | xargs)
+		if [ -f "$BIN/dd-$q-1.out" ]; then
+			ddans=$(node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(Object.values(o).join(" "))' <"$BIN/dd-$q-1.out")
+			if [ "$sqans" != "$ddans" ]; then
+				echo "#   $q: the answers differ: sqlrun [$sqans], DuckDB [$ddans]"
+				fail=1
+			fi
+		fi
+	done
+	for e in sq dd; do
+		[ -f "$dir/$e-none" ] || continue
+		local base
+		base=$(cut -d' ' -f1 "$dir/$e-none" | median)
+		for q in three all; do
+			local c p
+			c=$(cut -d' ' -f1 "$dir/$e-$q" | median)
+			p=$(cut -d' ' -f2 "$dir/$e-$q" | sort -n | tail -1)
+			awk -v c="$c" -v b="$base" -v n="$n" 'BEGIN { if (c - b > 0) print n / (c - b); else print 0 }' >"$dir/$e-$q.rate"
+			printf 'read %9d rows  %-6s %-24s %10.0f rows/cpu-s  (CPU %5.2f s, start-up %4.2f s)  peak RSS %5.0f MiB\n' \
+				"$n" "$([ "$e" = sq ] && echo sqlrun || echo duckdb)" \
+				"$([ "$q" = all ] && echo 'every column' || echo 'key + 2 columns')" \
+				"$(cat "$dir/$e-$q.rate")" "$c" "$base" "$(awk -v p="$p" 'BEGIN { print p / 1024 }')"
+		done
+	done
+	for q in three all; do
+		[ -f "$dir/dd-$q.rate" ] && awk -v a="$(cat "$dir/sq-$q.rate")" -v b="$(cat "$dir/dd-$q.rate")" -v q="$q" \
+			'BEGIN { if (b > 0) printf "#   %s: sqlrun / DuckDB rows per CPU-second: %.2f (goal 0.8)\n", (q == "all" ? "every column" : "key + 2 columns"), a / b }'
+	done
+	echo "#   $READ_RUNS alternating runs each, medians; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	rm -rf "$dir"
+}
+if [[ " $OPS " == *" read "* ]]; then
+	[ -d scripts/compat/node_modules/@duckdb/node-api ] || bash scripts/compat/install.sh >/dev/null 2>&1
+	echo "# Batch read: the write's table (bucket 1) by sqlrun -f (batch), DuckDB $(cd scripts/compat && node -p "require('./node_modules/@duckdb/node-api/package.json').version" 2>/dev/null || echo '?') threads 1 reading its data files"
+	for n in $READ_SIZES; do
+		read_bench "$n"
+	done
+fi
 if [[ " $OPS " == *" commits "* ]]; then
 	echo "# Paimon commits: 1,000 checkpoints of 100 rows (5,000 keys) into one bucket, CPU per commit (BenchmarkCommitHistory)"
 	$GO test ./connectors/paimon/table -run '^$' -bench 'CommitHistory$' -benchtime 1x 2>&1 | grep -E '^Benchmark|FAIL' || fail=1
@@ -127,7 +241,7 @@ fi
 	echo "# checkpoint interval $INTERVAL; input = keys rows + keys/5 updates; one source, one operator, one sink subtask"
 for n in $SIZES; do
 	for op in $OPS; do
-		[ "$op" = write ] || [ "$op" = commits ] && continue
+		[ "$op" = write ] || [ "$op" = commits ] || [ "$op" = read ] && continue
 		for b in $BACKENDS; do
 			"$BIN/scale" -op "$op" -keys "$n" -backend "$b" -interval "$INTERVAL" || fail=1
 		done
