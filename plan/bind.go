@@ -612,6 +612,7 @@ type aggCollector struct {
 	groupAST   []string // their AST text, to match select items
 	calls      []AggCall
 	callArgs   [][]Expr // bound argument expressions over the FROM row
+	callFilter []Expr   // bound FILTER (WHERE ...) conditions (nil: none)
 	callText   []string
 }
 
@@ -994,6 +995,12 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 			}
 			c.Args = append(c.Args, indexOf(a))
 		}
+		if f := agg.callFilter[i]; f != nil {
+			// AggConverter: the call's filter is a field of the project,
+			// after its arguments (AggregateTest.testAggWithFilterClause:
+			// a, b, $f2, c, $f4).
+			c.Filtered, c.Filter = true, indexOf(f)
+		}
 		if c.Name == "" {
 			c.Name = "EXPR$" + strconv.Itoa(len(group)+i)
 		}
@@ -1076,16 +1083,16 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 }
 
 func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error) {
+	if f, ok := e.(*ast.FuncCall); ok && f.Filter != nil && (f.Over != nil || !isAggName(f.Name)) {
+		// Parsed (sql/parser) but not planned: refuse rather than drop it.
+		return nil, sql.Errorf(sql.TableException, "sqlrun supports FILTER (WHERE ...) only on a group or window aggregate call, not on %s", f.Name)
+	}
 	if f, ok := e.(*ast.FuncCall); ok && f.Over != nil {
 		if !b.overAllowed {
 			return nil, sql.Errorf(sql.TableException, "sqlrun supports %s() OVER only as a whole SELECT item yet", f.Name)
 		}
 		b.overAllowed = false
 		return b.bindOver(f, sc, agg)
-	}
-	if f, ok := e.(*ast.FuncCall); ok && f.Filter != nil {
-		// Parsed (sql/parser) but not planned: refuse rather than drop it.
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support FILTER (WHERE ...) on aggregate %s yet", f.Name)
 	}
 	if agg != nil {
 		if f, ok := e.(*ast.FuncCall); ok && isAggName(f.Name) {
@@ -1445,6 +1452,24 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 	if err != nil {
 		return nil, operandErr(f, err)
 	}
+	var filter Expr
+	if f.Filter != nil {
+		if hasAgg(f.Filter) {
+			return nil, validationErr(f.Filter.Pos(), 1, "Aggregate expressions cannot be nested")
+		}
+		if filter, err = b.bindExpr(f.Filter, sc, nil); err != nil {
+			return nil, err
+		}
+		if r := filter.Type().Root; r != sql.TypeBoolean {
+			// Calcite's SqlValidatorImpl.validateAggregateParams.
+			return nil, validationErr(f.Filter.Pos(), 1, "FILTER expression must be of type BOOLEAN")
+		}
+		if filter.Type().Nullable {
+			// SqlToRelConverter's AggConverter: a nullable condition is
+			// read as cond IS TRUE.
+			filter = &Call{Op: "IS TRUE", Args: []Expr{filter}, T: sql.Boolean().NotNull()}
+		}
+	}
 	txt := f.String()
 	for i, c := range agg.callText {
 		if c == txt {
@@ -1453,6 +1478,7 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 	}
 	agg.calls = append(agg.calls, AggCall{Func: name, Distinct: f.Distinct, T: t})
 	agg.callArgs = append(agg.callArgs, args)
+	agg.callFilter = append(agg.callFilter, filter)
 	agg.callText = append(agg.callText, txt)
 	return &aggPlaceholder{i: len(agg.groupExprs) + len(agg.calls) - 1, t: t}, nil
 }

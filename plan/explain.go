@@ -179,10 +179,17 @@ func aggString(a AggCall, in []string) string {
 	if a.Distinct {
 		d = "DISTINCT "
 	}
-	if len(a.Args) == 0 {
-		return fn + "(" + d + "*)"
+	args := "*"
+	if len(a.Args) > 0 {
+		args = names(in, a.Args)
 	}
-	return fn + "(" + d + names(in, a.Args) + ")"
+	s := fn + "(" + d + args + ")"
+	if a.Filtered {
+		// RelExplainUtil prints the call's filterArg by its field name
+		// (AggregateTest.testAggWithFilterClause: SUM(b) FILTER $f2).
+		s += " FILTER " + names(in, []int{a.Filter})
+	}
+	return s
 }
 
 func names(in []string, idx []int) string {

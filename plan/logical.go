@@ -206,7 +206,11 @@ func (n *LogicalAggregate) describe(Format) string {
 		if a.Distinct {
 			d = "DISTINCT "
 		}
-		s += ", " + a.Name + "=[" + a.Func + "(" + d + strings.Join(args, ", ") + ")]"
+		filter := ""
+		if a.Filtered {
+			filter = " FILTER $" + strconv.Itoa(a.Filter)
+		}
+		s += ", " + a.Name + "=[" + a.Func + "(" + d + strings.Join(args, ", ") + ")" + filter + "]"
 	}
 	return s + ")"
 }

@@ -75,8 +75,17 @@ func aggMonotonicity(agg *GroupAggregate, i int) monotonicity {
 	if a.Distinct || len(a.Args) != 1 {
 		return notMonotonic
 	}
-	if (a.Func == "SUM" || a.Func == "SUM0") && insertOnlyInput(agg) && nonNegative(agg.input(), a.Args[0]) {
-		return increasing // rank_interval.go
+	if (a.Func == "SUM" || a.Func == "SUM0") && insertOnlyInput(agg) {
+		var nonNeg, nonPos bool
+		if a.Filtered {
+			nonNeg, nonPos = filteredBounds(agg.input(), a.Args[0], a.Filter)
+		}
+		switch {
+		case nonNeg || nonNegative(agg.input(), a.Args[0]):
+			return increasing // rank_interval.go
+		case nonPos:
+			return decreasing
+		}
 	}
 	arg := fieldMonotonicity(agg.input(), a.Args[0])
 	switch {

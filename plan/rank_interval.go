@@ -82,3 +82,57 @@ func boundedBelowByNonNegative(cond Expr, field int) bool {
 func insertOnlyInput(agg *GroupAggregate) bool {
 	return modifyKinds(agg.input(), map[Node]sql.ChangelogMode{}).IsInsertOnly()
 }
+
+// filteredBounds reports whether the FILTER field g of an aggregate call
+// bounds its argument field f at zero: from below (f >= 0, f > 0 with a
+// non-negative literal) or from above (f <= 0, f < 0 with a non-positive
+// literal), as Flink's FlinkRelMdFilteredColumnInterval narrows a call's
+// argument interval by its filter before FlinkRelMdModifiedMonotonicity
+// reads it (RankTest.testTopNOrderBySumWithFilterClause and ...2).
+func filteredBounds(n Node, f, g int) (nonNeg, nonPos bool) {
+	for {
+		ex, ok := n.(*Exchange)
+		if !ok {
+			break
+		}
+		n = ex.input()
+	}
+	c, ok := n.(*Calc)
+	if !ok {
+		return false, false
+	}
+	ref, ok := c.Exprs[f].(*InputRef)
+	if !ok {
+		return false, false
+	}
+	cond := c.Exprs[g]
+	if call, ok := cond.(*Call); ok && call.Op == "IS TRUE" {
+		cond = call.Args[0]
+	}
+	nonNeg = boundedBelowByNonNegative(cond, ref.Index)
+	for _, x := range conjuncts(cond) {
+		call, ok := x.(*Call)
+		if !ok || len(call.Args) != 2 || (call.Op != "<=" && call.Op != "<") {
+			continue
+		}
+		r, ok := call.Args[0].(*InputRef)
+		lit, isLit := call.Args[1].(*Literal)
+		if ok && isLit && r.Index == ref.Index && lit.Value != nil && literalNonPositive(lit) {
+			nonPos = true
+		}
+	}
+	return nonNeg, nonPos
+}
+
+func literalNonPositive(l *Literal) bool {
+	switch v := l.Value.(type) {
+	case float32:
+		return v <= 0
+	case float64:
+		return v <= 0
+	case interface{ Sign() int }:
+		return v.Sign() <= 0
+	}
+	n, ok := toInt(l.Value)
+	return ok && n <= 0
+}

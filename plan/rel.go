@@ -103,6 +103,34 @@ type AggCall struct {
 	T    sql.DataType
 	// Retract is set on updating input (printed as SUM_RETRACT etc.).
 	Retract bool
+	// Filtered says the call reads only the rows whose BOOLEAN NOT NULL
+	// input field Filter is TRUE: AGG(...) FILTER (WHERE cond), whose cond
+	// Calcite's SqlToRelConverter (AggConverter) projects below the
+	// aggregate, wrapped in IS TRUE when nullable (Calcite's filterArg).
+	Filtered bool
+	Filter   int
+}
+
+// fields are the input fields the call reads: its arguments and its
+// FILTER field.
+func (a AggCall) fields() []int {
+	if !a.Filtered {
+		return a.Args
+	}
+	return append(append([]int(nil), a.Args...), a.Filter)
+}
+
+// remapped is the call reading field m(f) for each field f it reads.
+func (a AggCall) remapped(m func(int) int) AggCall {
+	args := make([]int, len(a.Args))
+	for i, f := range a.Args {
+		args[i] = m(f)
+	}
+	a.Args = args
+	if a.Filtered {
+		a.Filter = m(a.Filter)
+	}
+	return a
 }
 
 // SortKey is one ORDER BY key over the input fields.

@@ -998,11 +998,7 @@ func aggregateProjectMerge(b *binder, n Node) (Node, error) {
 	}
 	aggs := make([]AggCall, len(agg.Aggs))
 	for i, a := range agg.Aggs {
-		a.Args = append([]int(nil), a.Args...)
-		for j, f := range a.Args {
-			a.Args[j] = m[f]
-		}
-		aggs[i] = a
+		aggs[i] = a.remapped(func(f int) int { return m[f] })
 	}
 	return &LogicalAggregate{base: row(agg.names, agg.types, in), Group: g, Aggs: aggs}, nil
 }
@@ -1156,7 +1152,7 @@ func aggregateConstantKeys(_ *binder, n Node) (Node, error) {
 		}
 	}
 	for _, a := range agg.Aggs {
-		for _, f := range a.Args {
+		for _, f := range a.fields() {
 			used[f] = true
 		}
 	}
@@ -1187,11 +1183,7 @@ func aggregateConstantKeys(_ *binder, n Node) (Node, error) {
 	}
 	aggs := make([]AggCall, len(agg.Aggs))
 	for i, a := range agg.Aggs {
-		a.Args = append([]int(nil), a.Args...)
-		for j, f := range a.Args {
-			a.Args[j] = m[f]
-		}
-		aggs[i] = a
+		aggs[i] = a.remapped(func(f int) int { return m[f] })
 		top[len(agg.Group)+i] = &InputRef{Index: len(group) + i, T: a.T}
 		outNames = append(outNames, agg.names[len(agg.Group)+i])
 		outTypes = append(outTypes, agg.types[len(agg.Group)+i])
@@ -1726,6 +1718,9 @@ func removeAggregate(agg *LogicalAggregate) *LogicalCalc {
 		return nil
 	}
 	for _, a := range agg.Aggs {
+		if a.Filtered {
+			return nil // Calcite's AggregateRemoveRule keeps a call with a filterArg
+		}
 		switch a.Func {
 		case "SUM", "MIN", "MAX":
 		default:
@@ -1852,7 +1847,7 @@ func aggregateValues(_ *binder, n Node) (Node, error) {
 	countT := sql.BigInt().NotNull()
 	exprs := make([]Expr, len(agg.Aggs))
 	for i, a := range agg.Aggs {
-		if a.Distinct {
+		if a.Distinct || a.Filtered {
 			return nil, nil
 		}
 		switch a.Func {

@@ -579,15 +579,12 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	}
 	aggs := make([]AggCall, len(r.Aggs))
 	for i, a := range r.Aggs {
-		a.Args = append([]int(nil), a.Args...)
-		for j, x := range a.Args {
-			p, ok := pos[x]
-			if !ok {
+		for _, x := range a.fields() {
+			if _, ok := pos[x]; !ok {
 				return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot aggregate window columns in a window aggregate yet")
 			}
-			a.Args[j] = p
 		}
-		aggs[i] = a
+		aggs[i] = a.remapped(func(x int) int { return pos[x] })
 		outNames = append(outNames, a.Name)
 		outTypes = append(outTypes, a.T)
 	}

@@ -343,7 +343,7 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 
 func aggSpec(a plan.AggCall) (operators.AggSpec, error) {
 	// The plan's MIN/MAX (not MIN_RETRACT/MAX_RETRACT) keep only the extreme.
-	s := operators.AggSpec{Distinct: a.Distinct, ResultType: a.T, InsertOnly: !a.Retract}
+	s := operators.AggSpec{Distinct: a.Distinct, ResultType: a.T, InsertOnly: !a.Retract, Filtered: a.Filtered, Filter: a.Filter}
 	if len(a.Args) > 0 {
 		s.Arg = a.Args[0]
 	}

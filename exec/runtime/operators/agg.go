@@ -39,6 +39,12 @@ type AggSpec struct {
 	Arg int
 	// Distinct is AGG(DISTINCT x): each distinct non-null value counts once.
 	Distinct bool
+	// Filtered is AGG(...) FILTER (WHERE cond): the call reads only the
+	// rows whose BOOLEAN column Filter is TRUE (the planner computes cond
+	// IS TRUE there); the group's row count reads every row, as Flink's
+	// GroupAggFunction counts records apart from its filtered calls.
+	Filtered bool
+	Filter   int
 	// InsertOnly says the input never retracts (the planner's aggregate is
 	// MIN/MAX, not MIN_RETRACT/MAX_RETRACT): MIN and MAX then keep only the
 	// current extreme, as Flink's MinAggFunction/MaxAggFunction, instead of
@@ -376,6 +382,9 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 	grp.rows += sign
 	for i, spec := range g.spec.Aggs {
 		a := &grp.accs[i]
+		if spec.Filtered && r.Values[spec.Filter] != true {
+			continue
+		}
 		if spec.Kind == CountStar {
 			a.n += sign
 			continue
