@@ -14,7 +14,8 @@ const (
 	ddlDrop                    // DROP TABLE, DROP DATABASE
 	ddlTruncate                // TRUNCATE [TABLE] t: no row events at all
 	ddlRename                  // RENAME TABLE a TO b, ALTER TABLE a RENAME [TO] b
-	ddlReplace                 // CREATE OR REPLACE TABLE t, CREATE TABLE t ... AS / LIKE
+	ddlReplace                 // CREATE OR REPLACE TABLE t
+	ddlCreate                  // CREATE TABLE [IF NOT EXISTS] t ...: a table that did not exist
 )
 
 // ddl is one statement's kind and the tables it names, each as
@@ -165,13 +166,15 @@ func parseDDL(stmt string) ddl {
 		}
 		i++
 		if kw(i, "IF") && kw(i+1, "NOT") && kw(i+2, "EXISTS") {
-			i += 3
 			// A no-op when the table exists: it is only created
 			// when absent.
-			return d
+			i += 3
 		}
-		if n, _, ok := name(i); ok && replace {
-			d.kind, d.tables = ddlReplace, [][2]string{n}
+		if n, _, ok := name(i); ok {
+			d.kind, d.tables = ddlCreate, [][2]string{n}
+			if replace {
+				d.kind = ddlReplace
+			}
 		}
 	}
 	return d

@@ -75,6 +75,14 @@ const (
 	// of its sources: the job's MySQL tables (db.table, comma-separated),
 	// an ALTER TABLE of any of which ends every source's input.
 	OptSyncTables = "sqlrun.paimon-sync-tables"
+	// OptSyncNewTables and OptSyncNewTablesExcluded are set by
+	// `sqlrun action mysql-sync-database --mode combined` on each of its
+	// sources: regular expressions on db.table; a table created (or
+	// renamed into place) that the first matches and the second does not,
+	// and that is not one of OptSyncTables, ends every source's input as
+	// an ALTER TABLE does, so that the action adds it to the job.
+	OptSyncNewTables         = "sqlrun.paimon-sync-new-tables"
+	OptSyncNewTablesExcluded = "sqlrun.paimon-sync-new-tables-excluded"
 	// OptSharedBinlog is set by `sqlrun action mysql-sync-database` on
 	// each of its sources: the server id of the one binlog connection
 	// they share.
@@ -123,6 +131,8 @@ var options = []connectors.Option{
 	{Key: OptBackfillSkip, Default: "false", Type: connectors.Bool, Description: "Whether to skip backfill in snapshot reading phase (refused by sqlrun when 'true')."},
 	{Key: OptSyncAction, Default: "false", Type: connectors.Bool, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-table` on the source it runs (Paimon's MySQL CDC action): an UPDATE is emitted as -D[before] and +I[after] (Paimon's MySqlRecordParser), and an ALTER TABLE of the captured table ends the input past the statement, so that the action evolves the Paimon table and resumes."},
 	{Key: OptSyncTables, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs (one per Paimon table, reading its MySQL table or same-named shards): the job's MySQL tables as db.table, comma-separated. With 'sqlrun.paimon-sync-action', an ALTER TABLE of any of them ends this source's input too, and the sources with the same 'sqlrun.shared-binlog-server-id' stop together: once one has ended at such a statement, each other ends as soon as its binlog is at or past it (after its snapshot); the action then evolves the tables and resumes."},
+	{Key: OptSyncNewTables, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database --mode combined` on each source it runs: a regular expression on db.table. With 'sqlrun.paimon-sync-action', a CREATE TABLE, CREATE OR REPLACE TABLE or RENAME TABLE that makes a table of such a name which is not one of 'sqlrun.paimon-sync-tables' (nor matched by 'sqlrun.paimon-sync-new-tables-excluded') ends the input past the statement, as an ALTER TABLE of the job's tables does, so that the action adds the table to the job."},
+	{Key: OptSyncNewTablesExcluded, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database --mode combined`: a regular expression on db.table; the tables it matches are not the new tables of 'sqlrun.paimon-sync-new-tables'."},
 	{Key: OptSharedBinlog, Type: connectors.Long, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs: the sources of a job with the same value read the binlog through one replication connection with this server id (Paimon's database action reads it once for all tables), each keeping its own position; 'server-id' is then the one of this source's snapshot chunks."},
 	{Key: "debezium.", Prefix: true, Description: "Pass-through Debezium's properties; sqlrun accepts and ignores them."},
 	{Key: "jdbc.properties.", Prefix: true, Description: "Pass-through custom JDBC URL properties; sqlrun accepts and ignores them."},
@@ -169,6 +179,9 @@ type config struct {
 	syncAction           bool
 	// syncTables are OptSyncTables: [db, table] pairs.
 	syncTables [][2]string
+	// newTables and newExcluded are OptSyncNewTables and
+	// OptSyncNewTablesExcluded (nil: not set).
+	newTables, newExcluded *regexp.Regexp
 	// sharedServerID is OptSharedBinlog (0: the source's own connection).
 	sharedServerID uint32
 	// serverZone is 'server-time-zone' (the system's zone when unset, as
@@ -198,6 +211,16 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 	for _, n := range strings.Split(o.Get(OptSyncTables), ",") {
 		if db, tb, ok := strings.Cut(strings.TrimSpace(n), "."); ok {
 			c.syncTables = append(c.syncTables, [2]string{db, tb})
+		}
+	}
+	if o.Has(OptSyncNewTables) {
+		if c.newTables, err = compileRegex(OptSyncNewTables, o.Get(OptSyncNewTables)); err != nil {
+			return nil, err
+		}
+	}
+	if o.Has(OptSyncNewTablesExcluded) {
+		if c.newExcluded, err = compileRegex(OptSyncNewTablesExcluded, o.Get(OptSyncNewTablesExcluded)); err != nil {
+			return nil, err
 		}
 	}
 	if o.Has(OptSharedBinlog) {

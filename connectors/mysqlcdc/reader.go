@@ -143,6 +143,9 @@ func (r *Reader) Open(ctx context.Context, st []byte) error {
 			return fmt.Errorf("mysql-cdc: restore table %s: bad state: %w", r.cfg.ident, err)
 		}
 	}
+	if err := r.checkStateTables(); err != nil {
+		return err
+	}
 	var want []string
 	for _, c := range r.st.Chunks {
 		want = append(want, c.Table)
@@ -185,6 +188,28 @@ func (r *Reader) Open(ctx context.Context, st []byte) error {
 		r.job = joinJob(r.cfg)
 	}
 	return nil
+}
+
+// checkStateTables refuses a binlog state taken for other tables: one
+// whose tables this source captures none of. The action's job restores
+// each source's state by the place of its statement in the job
+// (`sqlrun action mysql-sync-database`), so a state of another table
+// would otherwise silently skip this table's binlog.
+func (r *Reader) checkStateTables() error {
+	if len(r.st.Schemas) == 0 {
+		return nil
+	}
+	var names []string
+	for n := range r.st.Schemas {
+		db, tb, _ := strings.Cut(n, ".")
+		if r.cfg.dbRegex.MatchString(db) && r.cfg.tableRegex.MatchString(tb) {
+			return nil
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return fmt.Errorf("mysql-cdc: restore table %s: the checkpoint holds the binlog state of %s, none of which '%s' and '%s' capture: the state belongs to another source (were tables added to or removed from the job?)",
+		r.cfg.ident, strings.Join(names, ", "), OptDatabaseName, OptTableName)
 }
 
 // checkServer is MySqlValidator: the binlog must be on, in ROW format with
@@ -876,6 +901,16 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 			return nil
 		}
 	}
+	if r.cfg.syncAction && r.cfg.newTables != nil {
+		if n, ok := r.newTable(d, q.Database); ok {
+			r.endAt(&schemaChange{Table: n, At: e.start, DDL: firstLine(q.SQL)})
+			return nil
+		}
+	}
+	if d.kind == ddlCreate {
+		// CREATE TABLE IF NOT EXISTS of a captured table changes nothing.
+		return nil
+	}
 	for _, t := range r.tables {
 		if !d.names(q.Database, t) {
 			continue
@@ -889,6 +924,52 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 			t, e.start, firstLine(q.SQL))
 	}
 	return nil
+}
+
+// newTable returns the table a CREATE TABLE, CREATE OR REPLACE TABLE or
+// RENAME TABLE makes that `sqlrun action mysql-sync-database --mode
+// combined` synchronizes from now on (OptSyncNewTables) and the job does
+// not have yet (OptSyncTables). Paimon's combined mode reads the binlog
+// of every table its source's table list matches
+// (CdcActionCommonUtils.combinedModeTableList) and creates a Paimon table
+// for a new one at its CREATE TABLE (RichCdcMultiplexRecordEventParser
+// with NewTableSchemaBuilder); here the job ends its input there, and the
+// action prepares it anew with the table and a source of its own.
+//
+// The new table's rows: Flink CDC's binlog reader reads a table created
+// while it runs from the binlog, from its CREATE TABLE on
+// (BinlogSplitReader.hasEnterPureBinlogPhase, 'scan.newly-added-table.enabled'
+// false, Paimon's default); the new source reads a snapshot of the table
+// when the job resumes, then the binlog from there (its incremental
+// snapshot). For a table created and then written, the two are the same
+// rows (every row the table has came through the binlog after its
+// CREATE); the changes between the CREATE and the resume arrive as the
+// snapshot's rows rather than one by one, and a table renamed into place
+// brings the rows it had.
+func (r *Reader) newTable(d ddl, curDB string) (string, bool) {
+	switch d.kind {
+	case ddlCreate, ddlReplace, ddlRename:
+	default:
+		return "", false
+	}
+	for _, n := range d.tables {
+		t := &table{db: n[0], name: n[1]}
+		if t.db == "" {
+			t.db = curDB
+		}
+		name := t.db + "." + t.name
+		if !r.cfg.newTables.MatchString(name) || r.cfg.newExcluded != nil && r.cfg.newExcluded.MatchString(name) {
+			continue
+		}
+		// Exact names: on a server with case-sensitive names another
+		// case is another table (with lower_case_table_names, a name in
+		// another case only stops the job for nothing).
+		known := slices.Contains(r.cfg.syncTables, [2]string{t.db, t.name})
+		if !known {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // endAt ends the input at an ALTER TABLE, and the job's other sources

@@ -1,6 +1,7 @@
 package cdc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/mysqlcdc"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
+	"github.com/sqlrun/sqlrun/connectors/paimon/warehouse"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -41,8 +43,10 @@ into one), created from the MySQL table's schema when it does not exist
 synchronizes them all, snapshot then binlog, until Ctrl-C or SIGTERM (a
 final savepoint). An UPDATE arrives as -D[before] and +I[after]. ADD COLUMN
 and type widening of a MySQL table are applied to its Paimon table as the
-job runs. MySQL tables created after the job started are not synchronized
-(mode 'divided').
+job runs. With --mode combined, MySQL tables created while the job runs
+that the options name are synchronized too: the job stops at the CREATE
+TABLE and resumes with a Paimon table and a source more (its rows: a
+snapshot, then the binlog); with --mode divided (the default) they are not.
 
 Options (Paimon's argument names; --a_b and --a-b are the same):
   --warehouse W             the Paimon warehouse (file:///... , a local path, s3://...)
@@ -59,8 +63,8 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
   --merge-shards B          true (default): a Paimon table is named after the
                             MySQL table, same-named tables of several databases
                             merged into it; false: database_table
-  --mode divided            one sink per table (the only mode sqlrun has;
-                            'combined' is refused)
+  --mode M                  divided (default): the tables of when the job
+                            starts; combined: and the ones created later
   --ignore-incompatible B   true: skip a table whose existing Paimon table is
                             incompatible instead of failing
   --partition-keys K1,K2    the partition keys of the tables that have them all
@@ -94,6 +98,14 @@ type databaseArgs struct {
 	tableMapping                    map[string]string
 	prefix, suffix                  string
 	mergeShards, ignoreIncompatible bool
+	// combined is --mode combined: tables created while the job runs
+	// are synchronized too.
+	combined bool
+	// databaseName and includingSrc are 'database-name' and
+	// --including_tables as given, excludingSrc and excludingDBsSrc
+	// --excluding_tables and --excluding_dbs ("" when not given): the
+	// sources' patterns of new tables.
+	databaseName, includingSrc, excludingSrc, excludingDBsSrc string
 }
 
 // parseDatabaseArgs reads the command line; a non-nil error is a usage
@@ -144,15 +156,15 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 	case len(multiPart) > 0:
 		// SyncDatabaseActionBase hands them to NewTableSchemaBuilder
 		// only: the tables --mode combined creates while running.
-		return nil, false, errors.New("--multiple_table_partition_keys applies to the tables --mode combined creates while the job runs, which sqlrun does not have yet")
+		return nil, false, errors.New("--multiple_table_partition_keys (the partition keys of the tables --mode combined creates while the job runs) is not supported by sqlrun yet")
 	case strings.EqualFold(eager, "true"):
-		return nil, false, errors.New("--eager_init applies to --mode combined, which sqlrun does not have yet")
+		return nil, false, errors.New("--eager_init (--mode combined's committer of every table from the start) is not supported by sqlrun yet")
 	}
 	// MultiTablesSinkMode.fromString.
 	switch strings.ToLower(mode) {
 	case "", "divided":
 	case "combined":
-		return nil, false, errors.New("--mode combined (one sink for all tables, new tables synchronized as they appear) is not supported by sqlrun yet; use --mode divided")
+		a.combined = true
 	default:
 		return nil, false, fmt.Errorf("Unsupported mode: %s", mode)
 	}
@@ -160,6 +172,7 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 	if including == "" {
 		including = ".*"
 	}
+	a.includingSrc, a.excludingSrc, a.excludingDBsSrc = including, excluding, excludingDBs
 	// Java's Pattern.matcher(name).matches(): the whole name.
 	if a.including, err = regexp.Compile("^(?:" + including + ")$"); err != nil {
 		return nil, false, fmt.Errorf("--including_tables %q: %w", including, err)
@@ -269,6 +282,7 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		conf[k] = v
 	}
 	conf[mysqlcdc.OptTableName] = ".*"
+	a.databaseName = a.mysqlConf[mysqlcdc.OptDatabaseName]
 	all, err := mysqlcdc.Describe(ctx, conf)
 	synced.Lock()
 	last := synced.tables
@@ -398,6 +412,33 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		msgs = append(msgs, more...)
 		jobs = append(jobs, syncedTable{m: m, cur: cur})
 	}
+	if a.combined {
+		// The job restores each source's and sink's state by the place
+		// of its statement in the statement set, so the tables the job
+		// adds as they are created in MySQL come after the ones it had:
+		// the statements are in the order the Paimon tables were created
+		// (their first schema's time), the order of the MySQL tables
+		// for the ones created together. A table placed otherwise (a
+		// Paimon table older than the job's, for a MySQL table created
+		// while the job runs) is refused by its source's restore
+		// (mysqlcdc: the state of another table).
+		created := make([]int64, len(jobs))
+		for i, j := range jobs {
+			if created[i], err = firstSchemaTime(cat, a.database, j.m.paimon); err != nil {
+				return "", msgs, err
+			}
+		}
+		idx := make([]int, len(jobs))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(created[x], created[y]) })
+		sorted := make([]syncedTable, len(jobs))
+		for i, k := range idx {
+			sorted[i] = jobs[k]
+		}
+		jobs = sorted
+	}
 	if len(jobs) == 0 {
 		return "", msgs, errors.New("No tables to be synchronized. Possible cause is the schemas of all tables in specified MySQL database are not compatible with those of existed Paimon tables. Please check the log.")
 	}
@@ -453,6 +494,24 @@ func buildDatabaseScript(a *databaseArgs, jobs []syncedTable) (string, error) {
 			// MySqlSource; its server id follows the tables' own.
 			mysqlcdc.OptSharedBinlog: strconv.FormatUint(base+uint64(len(jobs)), 10),
 		}
+		if a.combined {
+			// CdcActionCommonUtils.combinedModeTableList: the tables of
+			// the databases 'database-name' matches that --including_tables
+			// matches, but --excluding_tables (and --excluding_dbs). A
+			// new table of a database --including_dbs does not match ends
+			// the job too, and the job resumes without it.
+			more[mysqlcdc.OptSyncNewTables] = "(?:" + a.databaseName + `)\.(?:` + a.includingSrc + ")"
+			var ex []string
+			if a.excludingSrc != "" {
+				ex = append(ex, `[^.]*\.(?:`+a.excludingSrc+")")
+			}
+			if a.excludingDBsSrc != "" {
+				ex = append(ex, "(?:"+a.excludingDBsSrc+`)\.[^.]*`)
+			}
+			if len(ex) > 0 {
+				more[mysqlcdc.OptSyncNewTablesExcluded] = strings.Join(ex, "|")
+			}
+		}
 		insert, err := writeSync(&b, &ta, j.m.info(), j.cur, fmt.Sprintf("%s_%d", sourceTable, i), more)
 		if err != nil {
 			return "", fmt.Errorf("MySQL table %s: %w", j.m.location, err)
@@ -485,6 +544,24 @@ func serverIDBase(v string) (uint64, error) {
 }
 
 var randomServerID = uint64(5400 + time.Now().UnixNano()%1001)
+
+// firstSchemaTime is when the Paimon table was created: its first
+// schema's time.
+func firstSchemaTime(cat *warehouse.Catalog, db, table string) (int64, error) {
+	mgr := schema.NewManager(cat.FIO, cat.TablePath(db, table))
+	ids, err := mgr.ListIDs()
+	if err == nil && len(ids) == 0 {
+		err = errors.New("no schema")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("Paimon table %s.%s: %w", db, table, err)
+	}
+	s, err := mgr.Read(ids[0])
+	if err != nil {
+		return 0, fmt.Errorf("Paimon table %s.%s: %w", db, table, err)
+	}
+	return s.TimeMillis, nil
+}
 
 func hasAll(tables []mysqlcdc.TableInfo, names []string) bool {
 	have := map[string]bool{}

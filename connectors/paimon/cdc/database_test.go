@@ -18,14 +18,13 @@ func TestSyncDatabaseRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"--warehouse", "w"}, "--database is required"},
-		{append(base, "--mode", "combined"), "--mode combined (one sink for all tables, new tables synchronized as they appear) is not supported by sqlrun yet"},
 		{append(base, "--mode", "split"), "Unsupported mode: split"},
 		{append(base, "--computed_column", "y=year(ts)"), "--computed_column of mysql_sync_database is not supported by sqlrun yet"},
 		{append(base, "--including-tables", "("), "--including_tables \"(\""},
 		{append(base, "--excluding-dbs", "a["), "--excluding_dbs \"a[\""},
 		{append(base, "--table-mapping", "orders"), "Invalid key-value string 'orders'. Please use format 'key=value'"},
-		{append(base, "--multiple-table-partition-keys", "orders:dt"), "--multiple_table_partition_keys applies to the tables --mode combined creates while the job runs, which sqlrun does not have yet"},
-		{append(base, "--eager_init", "true"), "--eager_init applies to --mode combined, which sqlrun does not have yet"},
+		{append(base, "--multiple-table-partition-keys", "orders:dt"), "--multiple_table_partition_keys (the partition keys of the tables --mode combined creates while the job runs) is not supported by sqlrun yet"},
+		{append(base, "--eager_init", "true"), "--eager_init (--mode combined's committer of every table from the start) is not supported by sqlrun yet"},
 		{append(base, "--mysql-conf", "table-name=orders"), "table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead."},
 		{[]string{"--warehouse", "w", "--database", "d", "--mysql-conf", "hostname=h", "--mysql-conf", "username=u", "--mysql-conf", "password=p"}, "mysql_conf [database-name] must be specified."},
 	} {
@@ -42,5 +41,8 @@ func TestSyncDatabaseRefusals(t *testing.T) {
 	if err != nil || a.mergeShards || !a.ignoreIncompatible || a.tableMapping["orders"] != "o" || a.tableMapping["items"] != "i" ||
 		!a.includingDBs.MatchString("ods") || a.includingDBs.MatchString("shop2") {
 		t.Errorf("flags: %+v, %v", a, err)
+	}
+	if a, _, err := parseDatabaseArgs(append(base, "--mode", "Combined")); err != nil || !a.combined {
+		t.Errorf("--mode Combined: %+v, %v", a, err)
 	}
 }
