@@ -180,11 +180,11 @@ func PickFullCompaction(numLevels int, runs []LevelSortedRun) *CompactUnit {
 	return unitFromRuns(numLevels-1, runs)
 }
 
-// partitionIntervals splits files into sections of overlapping key ranges,
+// PartitionIntervals splits files into sections of overlapping key ranges,
 // ordered by key; each section is split into as few sorted runs as possible
 // (Paimon's IntervalPartition). A section with one run does not overlap
 // anything and may be upgraded instead of rewritten.
-func partitionIntervals(files []*FileMeta, key *Comparator) [][]SortedRun {
+func PartitionIntervals(files []*FileMeta, key *Comparator) [][]SortedRun {
 	fs := slices.Clone(files)
 	slices.SortStableFunc(fs, func(a, b *FileMeta) int {
 		if c := key.Compare(a.MinKey, b.MinKey); c != 0 {

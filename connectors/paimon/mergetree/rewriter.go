@@ -447,7 +447,7 @@ type compactTask struct {
 func (t *compactTask) run(files []*FileMeta) (*CompactResult, error) {
 	res := &CompactResult{}
 	var candidate [][]SortedRun
-	for _, sec := range partitionIntervals(files, t.key) {
+	for _, sec := range PartitionIntervals(files, t.key) {
 		if len(sec) > 1 {
 			candidate = append(candidate, sec)
 			continue

@@ -144,7 +144,7 @@ func TestPartitionIntervals(t *testing.T) {
 	key, _ := NewComparator([]sql.DataType{sql.Int()})
 	files := []*FileMeta{mkFile("a", 0, 0, 10), mkFile("b", 1, 5, 8), mkFile("c", 1, 9, 12), mkFile("d", 1, 20, 30), mkFile("e", 0, 31, 40)}
 	var parts []string
-	for _, sec := range partitionIntervals(files, key) {
+	for _, sec := range PartitionIntervals(files, key) {
 		var runs []string
 		for _, r := range sec {
 			var names []string

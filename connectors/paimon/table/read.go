@@ -58,24 +58,129 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 		}
 		return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles}, nil
 	}
-	if s.Kind == SplitFull && !o.KeepDelete && rawConvertible(s.Files) {
-		dir, err := t.bucketDir(s.Partition, s.Bucket)
+	if s.Kind == SplitFull && !o.KeepDelete {
+		if rawConvertible(s.Files) {
+			return t.newRawRows(s, proj)
+		}
+		secs, err := t.sections(s.Files)
 		if err != nil {
 			return nil, err
 		}
-		files := append([]manifest.DataFileMeta(nil), s.Files...)
-		if len(files) > 1 {
-			if err := t.sortByMinKey(files); err != nil {
-				return nil, err
-			}
+		if len(secs) > 1 {
+			return &sectionRows{t: t, s: s, proj: proj, secs: secs}, nil
 		}
-		return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles}, nil
 	}
-	it, err := t.readKV(s, o.KeepDelete)
+	return t.newKVRows(s, o.KeepDelete, proj)
+}
+
+// newRawRows reads the files of a rawConvertible split one after another
+// in key order.
+func (t *Table) newRawRows(s Split, proj []int) (RowIterator, error) {
+	dir, err := t.bucketDir(s.Partition, s.Bucket)
 	if err != nil {
 		return nil, err
 	}
-	return &kvRows{it: it, proj: proj, full: s.Kind == SplitFull && !o.KeepDelete}, nil
+	files := append([]manifest.DataFileMeta(nil), s.Files...)
+	if len(files) > 1 {
+		if err := t.sortByMinKey(files); err != nil {
+			return nil, err
+		}
+	}
+	return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles}, nil
+}
+
+// newKVRows merges the split's files by key.
+func (t *Table) newKVRows(s Split, keepDelete bool, proj []int) (RowIterator, error) {
+	it, err := t.readKV(s, keepDelete)
+	if err != nil {
+		return nil, err
+	}
+	return &kvRows{it: it, proj: proj, full: s.Kind == SplitFull && !keepDelete}, nil
+}
+
+// sections splits files into sections of overlapping key ranges, in key
+// order (Paimon's IntervalPartition, as MergeTreeSplitGenerator.splitForBatch
+// uses it): no key of one section is in another's files.
+func (t *Table) sections(files []manifest.DataFileMeta) ([][]manifest.DataFileMeta, error) {
+	metas := make([]*mergetree.FileMeta, len(files))
+	byName := make(map[string]manifest.DataFileMeta, len(files))
+	for i, f := range files {
+		fm, err := t.fileMeta(f)
+		if err != nil {
+			return nil, err
+		}
+		metas[i] = fm
+		byName[f.FileName] = f
+	}
+	var out [][]manifest.DataFileMeta
+	for _, sec := range mergetree.PartitionIntervals(metas, t.Spec.Key) {
+		var fs []manifest.DataFileMeta
+		for _, run := range sec {
+			for _, f := range run.Files {
+				fs = append(fs, byName[f.Name])
+			}
+		}
+		out = append(out, fs)
+	}
+	return out, nil
+}
+
+// sectionRows reads a full split of a primary-key table section by section
+// in key order, as Paimon's MergeTreeSplitGenerator.splitForBatch splits a
+// bucket: a section whose files need no merge (rawConvertible: one file
+// without retractions, as level-0 files of one flush or of a spilled
+// write are) is read raw with projection push-down, the others merged by
+// key. The rows and their order are those of merging the whole split: the
+// sections' key ranges do not overlap, so a key's records are all in one
+// section.
+type sectionRows struct {
+	t    *Table
+	s    Split
+	proj []int
+	secs [][]manifest.DataFileMeta
+	cur  RowIterator
+	err  error
+}
+
+func (r *sectionRows) Next() (sql.Row, bool) {
+	for r.err == nil {
+		if r.cur == nil {
+			if len(r.secs) == 0 {
+				return sql.Row{}, false
+			}
+			sub := r.s
+			sub.Files = r.secs[0]
+			r.secs = r.secs[1:]
+			var err error
+			if rawConvertible(sub.Files) {
+				r.cur, err = r.t.newRawRows(sub, r.proj)
+			} else {
+				r.cur, err = r.t.newKVRows(sub, false, r.proj)
+			}
+			if err != nil {
+				r.err = err
+				return sql.Row{}, false
+			}
+		}
+		if row, ok := r.cur.Next(); ok {
+			return row, true
+		}
+		r.err = r.cur.Close()
+		r.cur = nil
+	}
+	return sql.Row{}, false
+}
+
+func (r *sectionRows) Error() error { return r.err }
+
+func (r *sectionRows) Close() error {
+	if r.cur != nil {
+		if err := r.cur.Close(); err != nil && r.err == nil {
+			r.err = err
+		}
+		r.cur = nil
+	}
+	return r.err
 }
 
 // rawConvertible reports whether the files form one sorted run without
