@@ -401,8 +401,11 @@ func (r *Reader) nextChunk(ctx context.Context) ([]sql.Row, error) {
 		return nil, err
 	}
 	if lo == nil && r.cfg.syncAction && !t.restored {
-		if err := r.checkColumnsUnchanged(ctx, t); err != nil {
+		if err := r.checkColumnsUnchanged(ctx, t, low); err != nil {
 			return nil, err
+		}
+		if r.schemaChange != nil {
+			return nil, nil // Next ends the input
 		}
 	}
 	rows, order, err := r.selectChunk(ctx, t, &c)
@@ -445,11 +448,17 @@ func (r *Reader) nextChunk(ctx context.Context) ([]sql.Row, error) {
 // position the source reads, so the source would never see it. With a
 // column count that changed the job would fail on the first binlog row;
 // with the same count (a widened type) the change would silently not be
-// followed. Refuse it instead, naming the table: a new run reads the
-// new columns. (Columns restored from a checkpoint are not checked: the
-// binlog then starts at or before the checkpoint and reads any later
+// followed. When the source has read no chunk yet, it ends the input at
+// the low watermark as at an ALTER TABLE it read (endAt), before reading
+// any row: the action evolves the Paimon table to the new columns and the
+// resumed source reads the table with them, as Flink CDC reads a snapshot
+// with the table's current schema. A source that has read chunks of
+// another table refuses it, naming the table: those chunks' binlog would
+// be read with the columns of when the job resumes, and a new run reads
+// the new columns. (Columns restored from a checkpoint are not checked:
+// the binlog then starts at or before the checkpoint and reads any later
 // ALTER.)
-func (r *Reader) checkColumnsUnchanged(ctx context.Context, t *table) error {
+func (r *Reader) checkColumnsUnchanged(ctx context.Context, t *table, low position) error {
 	now := &table{db: t.db, name: t.name, zone: t.zone}
 	if err := now.load(ctx, r.db, r.cfg); err != nil {
 		return err
@@ -465,6 +474,13 @@ func (r *Reader) checkColumnsUnchanged(ctx context.Context, t *table) error {
 			parts = append(parts, c.name+" "+c.columnType)
 		}
 		return strings.Join(parts, ", ")
+	}
+	if len(r.st.Chunks) == 0 {
+		r.endAt(&schemaChange{Table: t.String(), At: low,
+			DDL: fmt.Sprintf("columns changed before the first snapshot chunk: %s, now %s", describe(t.cols), describe(now.cols))})
+		if r.schemaChange != nil {
+			return nil
+		}
 	}
 	return sql.Errorf(sql.TableException,
 		"mysql-cdc: table %s changed between reading its columns (%s) and its first snapshot chunk (now %s): the ALTER TABLE lies before the binlog position the snapshot starts from and would not be followed; run the action again (it reads the new columns)",

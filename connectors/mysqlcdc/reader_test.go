@@ -3,6 +3,7 @@ package mysqlcdc
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -486,13 +487,16 @@ func TestTimestampServerTimeZone(t *testing.T) {
 	}
 }
 
-// TestAlterBeforeFirstChunkRefused: an ALTER TABLE between a sync-action
+// TestAlterBeforeFirstChunk: an ALTER TABLE between a sync-action
 // source's reading of the columns (Open) and the table's first snapshot
 // chunk lies before every binlog position the source reads. A widened type
 // keeps the column count, so it was silently not followed (the Paimon table
-// kept DECIMAL(10,2) while MySQL held DECIMAL(12,2)); the source now refuses
-// it naming the table. Without the ALTER the same run reads the table.
-func TestAlterBeforeFirstChunkRefused(t *testing.T) {
+// kept DECIMAL(10,2) while MySQL held DECIMAL(12,2)), and it was then
+// refused. A source that has read no chunk now ends its input there, as at
+// an ALTER TABLE it reads, before any row (the action evolves the Paimon
+// table), and resumed from its final state it reads the table with the new
+// columns. One that has read chunks of another table still refuses it.
+func TestAlterBeforeFirstChunk(t *testing.T) {
 	s := needServer(t)
 	db := s.NewDatabase(t)
 	s.Exec(t, "CREATE TABLE `"+db+"`.orders (order_id BIGINT PRIMARY KEY, amount DECIMAL(10,2), status VARCHAR(16))")
@@ -500,15 +504,54 @@ func TestAlterBeforeFirstChunkRefused(t *testing.T) {
 	src := newSource(t, s, db, "orders", ordersSchema(), map[string]string{OptSyncAction: "true"})
 	u := start(t, src, nil)
 	s.Exec(t, "ALTER TABLE `"+db+"`.orders MODIFY amount DECIMAL(12,2)")
-	_, err := u.r.Next(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "mysql-cdc: table "+db+".orders changed between reading its columns") ||
-		!strings.Contains(err.Error(), "amount decimal(10,2)") || !strings.Contains(err.Error(), "now order_id bigint(20), amount decimal(12,2)") {
-		t.Fatalf("got %v", err)
+	s.Exec(t, "UPDATE `"+db+"`.orders SET amount = 1234567890.12")
+	for {
+		rows, err := u.r.Next(context.Background())
+		if len(rows) > 0 {
+			t.Fatalf("read %v with the old columns", rows)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("next: %v", err)
+		}
 	}
-	// Read again from the start: the new columns, no refusal.
-	u = start(t, src, nil)
+	if sc := u.r.schemaChange; sc == nil || !strings.Contains(sc.DDL, "amount decimal(10,2)") || !strings.Contains(sc.DDL, "now order_id bigint(20), amount decimal(12,2)") {
+		t.Fatalf("the input ended for %+v", u.r.schemaChange)
+	}
+	st, err := u.r.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The action evolved the Paimon table: the resumed job's source
+	// declares DECIMAL(12,2).
+	wide := ordersSchema()
+	wide.Columns[1].Type = sql.Decimal(12, 2)
+	u = start(t, newSource(t, s, db, "orders", wide, map[string]string{OptSyncAction: "true"}), st)
+	u.types = wide.Types()
 	u.until("the snapshot", u.snapshotDone)
-	if got, want := u.content(), s.Table(t, db, "orders"); got != want {
+	if got, want := u.content(), s.Table(t, db, "orders"); got != want || !strings.Contains(got, "1234567890.12") {
 		t.Fatalf("table\n%s\nwant\n%s", got, want)
+	}
+
+	// Two tables: the first one's chunks read, then the other changes.
+	s.Exec(t, "CREATE TABLE `"+db+"`.orders_b (order_id BIGINT PRIMARY KEY, amount DECIMAL(10,2), status VARCHAR(16))")
+	s.Exec(t, "INSERT INTO `"+db+"`.orders_b VALUES (2, 2.00, 'CREATED')")
+	u = start(t, newSource(t, s, db, "orders|orders_b", ordersSchema(), map[string]string{OptSyncAction: "true"}), nil)
+	for len(u.r.st.Chunks) == 0 {
+		u.step()
+	}
+	s.Exec(t, "ALTER TABLE `"+db+"`.orders_b MODIFY amount DECIMAL(14,2)")
+	for {
+		rows, err := u.r.Next(context.Background())
+		if err != nil {
+			if !strings.Contains(err.Error(), "mysql-cdc: table "+db+".orders_b changed between reading its columns") ||
+				!strings.Contains(err.Error(), "amount decimal(10,2)") || !strings.Contains(err.Error(), "now order_id bigint(20), amount decimal(14,2)") {
+				t.Fatalf("got %v", err)
+			}
+			break
+		}
+		u.apply(rows)
 	}
 }
