@@ -2,6 +2,7 @@ package mysqlcdc
 
 import (
 	"context"
+	"encoding/json"
 	gosql "database/sql"
 	"fmt"
 	"net"
@@ -35,6 +36,21 @@ type ColumnInfo struct {
 	// DATETIME, TIMESTAMP and TIME; -1 when the column has none.
 	Length int64
 	Scale  int64 // NUMERIC_SCALE, or -1
+}
+
+// SyncColumns is the value of OptSyncColumns for tables as Describe read
+// them.
+func SyncColumns(tables []TableInfo) string {
+	m := map[string][]string{}
+	for _, t := range tables {
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = c.Name + " " + c.ColumnType
+		}
+		m[t.Database+"."+t.Name] = cols
+	}
+	b, _ := json.Marshal(m) // strings only: cannot fail
+	return string(b)
 }
 
 // Describe connects with a mysql-cdc table's options (hostname, port,

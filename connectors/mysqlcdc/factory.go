@@ -23,6 +23,7 @@
 package mysqlcdc
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -82,6 +83,10 @@ const (
 	// and that is not one of OptSyncTables, ends every source's input as
 	// an ALTER TABLE does, so that the action adds it to the job.
 	OptSyncNewTables         = "sqlrun.paimon-sync-new-tables"
+	// OptSyncColumns is set by the sync actions on each of their
+	// sources: the columns the action read of each MySQL table
+	// (SyncColumns).
+	OptSyncColumns = "sqlrun.paimon-sync-columns"
 	OptSyncNewTablesExcluded = "sqlrun.paimon-sync-new-tables-excluded"
 	// OptSharedBinlog is set by `sqlrun action mysql-sync-database` on
 	// each of its sources: the server id of the one binlog connection
@@ -133,6 +138,7 @@ var options = []connectors.Option{
 	{Key: OptSyncTables, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs (one per Paimon table, reading its MySQL table or same-named shards): the job's MySQL tables as db.table, comma-separated. With 'sqlrun.paimon-sync-action', an ALTER TABLE of any of them ends this source's input too, and the sources with the same 'sqlrun.shared-binlog-server-id' stop together: once one has ended at such a statement, each other ends as soon as its binlog is at or past it (after its snapshot); the action then evolves the tables and resumes."},
 	{Key: OptSyncNewTables, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database --mode combined` on each source it runs: a regular expression on db.table. With 'sqlrun.paimon-sync-action', a CREATE TABLE, CREATE OR REPLACE TABLE or RENAME TABLE that makes a table of such a name which is not one of 'sqlrun.paimon-sync-tables' (nor matched by 'sqlrun.paimon-sync-new-tables-excluded') ends the input past the statement, as an ALTER TABLE of the job's tables does, so that the action adds the table to the job."},
 	{Key: OptSyncNewTablesExcluded, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database --mode combined`: a regular expression on db.table; the tables it matches are not the new tables of 'sqlrun.paimon-sync-new-tables'."},
+	{Key: OptSyncColumns, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-table` and `mysql-sync-database` on each source they run: the columns the action read of each captured table, a JSON object of db.table to [\"name COLUMN_TYPE\", ...]. With 'sqlrun.paimon-sync-action', a table whose columns differ at its first snapshot chunk (an ALTER TABLE before the binlog the source reads) ends the input there as an ALTER TABLE does, so that the action evolves the Paimon table and resumes."},
 	{Key: OptSharedBinlog, Type: connectors.Long, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs: the sources of a job with the same value read the binlog through one replication connection with this server id (Paimon's database action reads it once for all tables), each keeping its own position; 'server-id' is then the one of this source's snapshot chunks."},
 	{Key: "debezium.", Prefix: true, Description: "Pass-through Debezium's properties; sqlrun accepts and ignores them."},
 	{Key: "jdbc.properties.", Prefix: true, Description: "Pass-through custom JDBC URL properties; sqlrun accepts and ignores them."},
@@ -182,6 +188,8 @@ type config struct {
 	// newTables and newExcluded are OptSyncNewTables and
 	// OptSyncNewTablesExcluded (nil: not set).
 	newTables, newExcluded *regexp.Regexp
+	// syncColumns is OptSyncColumns: db.table to "name COLUMN_TYPE"s.
+	syncColumns map[string][]string
 	// sharedServerID is OptSharedBinlog (0: the source's own connection).
 	sharedServerID uint32
 	// serverZone is 'server-time-zone' (the system's zone when unset, as
@@ -211,6 +219,11 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 	for _, n := range strings.Split(o.Get(OptSyncTables), ",") {
 		if db, tb, ok := strings.Cut(strings.TrimSpace(n), "."); ok {
 			c.syncTables = append(c.syncTables, [2]string{db, tb})
+		}
+	}
+	if o.Has(OptSyncColumns) {
+		if err := json.Unmarshal([]byte(o.Get(OptSyncColumns)), &c.syncColumns); err != nil {
+			return nil, sql.Errorf(sql.ValidationException, "The value of option '%s' is invalid: %v", OptSyncColumns, err)
 		}
 	}
 	if o.Has(OptSyncNewTables) {

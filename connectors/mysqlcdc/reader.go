@@ -443,9 +443,10 @@ func (r *Reader) nextChunk(ctx context.Context) ([]sql.Row, error) {
 }
 
 // checkColumnsUnchanged runs before a table's first snapshot chunk of a
-// sync action: an ALTER TABLE between the source's reading of the
-// table's columns and this chunk's low watermark lies before any binlog
-// position the source reads, so the source would never see it. With a
+// sync action: an ALTER TABLE between the action's reading of the table's
+// columns (OptSyncColumns; else the source's, at Open) and this chunk's
+// low watermark lies before any binlog position the source reads, so the
+// source would never see it. With a
 // column count that changed the job would fail on the first binlog row;
 // with the same count (a widened type) the change would silently not be
 // followed. When the source has read no chunk yet, it ends the input at
@@ -463,28 +464,33 @@ func (r *Reader) checkColumnsUnchanged(ctx context.Context, t *table, low positi
 	if err := now.load(ctx, r.db, r.cfg); err != nil {
 		return err
 	}
-	if slices.EqualFunc(t.cols, now.cols, func(a, b mysqlColumn) bool {
-		return a.name == b.name && strings.EqualFold(a.columnType, b.columnType)
-	}) {
+	list := func(cs []mysqlColumn) []string {
+		out := make([]string, len(cs))
+		for i, c := range cs {
+			out[i] = c.name + " " + c.columnType
+		}
+		return out
+	}
+	// The columns the action read (OptSyncColumns), which the Paimon
+	// table has, else the ones this source read.
+	was, ok := r.cfg.syncColumns[t.String()]
+	if !ok {
+		was = list(t.cols)
+	}
+	if slices.EqualFunc(was, list(now.cols), strings.EqualFold) {
 		return nil
 	}
-	describe := func(cs []mysqlColumn) string {
-		var parts []string
-		for _, c := range cs {
-			parts = append(parts, c.name+" "+c.columnType)
-		}
-		return strings.Join(parts, ", ")
-	}
+	describe := func(cs []string) string { return strings.Join(cs, ", ") }
 	if len(r.st.Chunks) == 0 {
 		r.endAt(&schemaChange{Table: t.String(), At: low,
-			DDL: fmt.Sprintf("columns changed before the first snapshot chunk: %s, now %s", describe(t.cols), describe(now.cols))})
+			DDL: fmt.Sprintf("columns changed before the first snapshot chunk: %s, now %s", describe(was), describe(list(now.cols)))})
 		if r.schemaChange != nil {
 			return nil
 		}
 	}
 	return sql.Errorf(sql.TableException,
 		"mysql-cdc: table %s changed between reading its columns (%s) and its first snapshot chunk (now %s): the ALTER TABLE lies before the binlog position the snapshot starts from and would not be followed; run the action again (it reads the new columns)",
-		t, describe(t.cols), describe(now.cols))
+		t, describe(was), describe(list(now.cols)))
 }
 
 // pending names the next chunk to read: its table and lower bound, or a

@@ -495,7 +495,9 @@ func TestTimestampServerTimeZone(t *testing.T) {
 // refused. A source that has read no chunk now ends its input there, as at
 // an ALTER TABLE it reads, before any row (the action evolves the Paimon
 // table), and resumed from its final state it reads the table with the new
-// columns. One that has read chunks of another table still refuses it.
+// columns; the same for an ALTER between the action's reading of the
+// columns ('sqlrun.paimon-sync-columns') and the source's. One that has
+// read chunks of another table still refuses it.
 func TestAlterBeforeFirstChunk(t *testing.T) {
 	s := needServer(t)
 	db := s.NewDatabase(t)
@@ -532,6 +534,47 @@ func TestAlterBeforeFirstChunk(t *testing.T) {
 	u.types = wide.Types()
 	u.until("the snapshot", u.snapshotDone)
 	if got, want := u.content(), s.Table(t, db, "orders"); got != want || !strings.Contains(got, "1234567890.12") {
+		t.Fatalf("table\n%s\nwant\n%s", got, want)
+	}
+
+	// The ALTER between the action's reading of the columns
+	// (OptSyncColumns) and the source's start: the source's own columns
+	// are the new ones, the Paimon table has the old ones.
+	s.Exec(t, "CREATE TABLE `"+db+"`.orders_c (order_id BIGINT PRIMARY KEY, amount DECIMAL(10,2), status VARCHAR(16))")
+	s.Exec(t, "INSERT INTO `"+db+"`.orders_c VALUES (3, 3.00, 'CREATED')")
+	conf := map[string]string{"hostname": s.Host, "port": fmt.Sprint(s.Port), "username": s.User, "password": s.Password,
+		OptDatabaseName: db, OptTableName: "orders_c"}
+	read, err := Describe(context.Background(), conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	synced := map[string]string{OptSyncAction: "true", OptSyncColumns: SyncColumns(read)}
+	s.Exec(t, "ALTER TABLE `"+db+"`.orders_c MODIFY amount DECIMAL(12,2)")
+	u = start(t, newSource(t, s, db, "orders_c", ordersSchema(), synced), nil)
+	for {
+		rows, err := u.r.Next(context.Background())
+		if len(rows) > 0 {
+			t.Fatalf("read %v with the old columns", rows)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("next: %v", err)
+		}
+	}
+	if sc := u.r.schemaChange; sc == nil || !strings.Contains(sc.DDL, "amount decimal(10,2)") || !strings.Contains(sc.DDL, "now order_id bigint(20), amount decimal(12,2)") {
+		t.Fatalf("the input ended for %+v", u.r.schemaChange)
+	}
+	// The columns the action reads when nothing changed: no stop.
+	if read, err = Describe(context.Background(), conf); err != nil {
+		t.Fatal(err)
+	}
+	synced[OptSyncColumns] = SyncColumns(read)
+	u = start(t, newSource(t, s, db, "orders_c", wide, synced), nil)
+	u.types = wide.Types()
+	u.until("the snapshot", u.snapshotDone)
+	if got, want := u.content(), s.Table(t, db, "orders_c"); got != want {
 		t.Fatalf("table\n%s\nwant\n%s", got, want)
 	}
 

@@ -319,7 +319,7 @@ func prepare(ctx context.Context, a *syncArgs, again bool) (string, []string, er
 	if err != nil {
 		return "", nil, err
 	}
-	script, err := buildScript(a, src, fields, cur)
+	script, err := buildScript(a, m.srcs, src, fields, cur)
 	return script, msgs, err
 }
 
@@ -524,10 +524,11 @@ func dataField(id int, name string, t sql.DataType, desc *string) string {
 // MySQL table's columns, and the INSERT into the Paimon table in its
 // current schema's column order (computed columns computed, columns the
 // MySQL table no longer has as NULL).
-func buildScript(a *syncArgs, src mysqlcdc.TableInfo, fields []sql.Column, cur *schema.TableSchema) (string, error) {
+func buildScript(a *syncArgs, tables []mysqlcdc.TableInfo, src mysqlcdc.TableInfo, fields []sql.Column, cur *schema.TableSchema) (string, error) {
 	var b strings.Builder
 	writeHeader(&b, a, fmt.Sprintf("MySQL-Paimon Table Sync: %s.%s", a.database, a.table))
-	insert, err := writeSync(&b, a, src, cur, sourceTable, nil)
+	more := map[string]string{mysqlcdc.OptSyncColumns: mysqlcdc.SyncColumns(tables)}
+	insert, err := writeSync(&b, a, src, cur, sourceTable, more)
 	if err != nil {
 		return "", err
 	}

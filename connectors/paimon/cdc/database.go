@@ -272,7 +272,8 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 	if _, ok := a.mysqlConf[mysqlcdc.OptTableName]; ok {
 		return "", nil, errors.New("table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead.")
 	}
-	for _, k := range []string{"connector", mysqlcdc.OptSyncAction, mysqlcdc.OptSyncTables, mysqlcdc.OptSharedBinlog} {
+	for _, k := range []string{"connector", mysqlcdc.OptSyncAction, mysqlcdc.OptSyncTables, mysqlcdc.OptSharedBinlog,
+		mysqlcdc.OptSyncColumns, mysqlcdc.OptSyncNewTables, mysqlcdc.OptSyncNewTablesExcluded} {
 		if _, ok := a.mysqlConf[k]; ok {
 			return "", nil, fmt.Errorf("mysql_conf [%s] is set by the action; remove it", k)
 		}
@@ -493,6 +494,7 @@ func buildDatabaseScript(a *databaseArgs, jobs []syncedTable) (string, error) {
 			// One binlog connection for all the tables, as Paimon's one
 			// MySqlSource; its server id follows the tables' own.
 			mysqlcdc.OptSharedBinlog: strconv.FormatUint(base+uint64(len(jobs)), 10),
+			mysqlcdc.OptSyncColumns:  mysqlcdc.SyncColumns(j.m.srcs),
 		}
 		if a.combined {
 			// CdcActionCommonUtils.combinedModeTableList: the tables of
