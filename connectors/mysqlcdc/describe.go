@@ -2,8 +2,8 @@ package mysqlcdc
 
 import (
 	"context"
-	"encoding/json"
 	gosql "database/sql"
+	"encoding/json"
 	"fmt"
 	"net"
 	"strconv"

@@ -83,11 +83,11 @@ const (
 	// and that is not one of OptSyncTables, ends every source's input as
 	// an ALTER TABLE does, so that the action adds it to the job.
 	OptSyncNewTables         = "sqlrun.paimon-sync-new-tables"
+	OptSyncNewTablesExcluded = "sqlrun.paimon-sync-new-tables-excluded"
 	// OptSyncColumns is set by the sync actions on each of their
 	// sources: the columns the action read of each MySQL table
 	// (SyncColumns).
 	OptSyncColumns = "sqlrun.paimon-sync-columns"
-	OptSyncNewTablesExcluded = "sqlrun.paimon-sync-new-tables-excluded"
 	// OptSharedBinlog is set by `sqlrun action mysql-sync-database` on
 	// each of its sources: the server id of the one binlog connection
 	// they share.
