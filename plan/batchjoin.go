@@ -67,8 +67,10 @@ func cannotPlan(j *Join) error {
 }
 
 // batchJoin chooses the join strategy of a batch join and puts the
-// exchanges under it its strategy requires.
-func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind) (Node, error) {
+// exchanges under it its strategy requires. A valid join hint decides the
+// strategy and its side (firstValidJoinHint); otherwise the join is
+// planned as without hints.
+func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind, hints []joinHint) (Node, error) {
 	j := newJoin(left, right, cond, kind).(*Join)
 	disabled, err := disabledOperators(b.config)
 	if err != nil {
@@ -78,10 +80,23 @@ func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind) (Node
 	if err != nil {
 		return nil, err
 	}
+	if h, ok := firstValidJoinHint(j, hints, disabled); ok {
+		switch h.name {
+		case hintBroadcast:
+			// BROADCAST's side is the broadcast (build) side; a LEFT join
+			// broadcasts its right input, a RIGHT join its left.
+			return broadcastHashJoin(j, left, right, h.left), nil
+		case hintShuffleHash:
+			return shuffledHashJoin(j, left, right, h.left), nil
+		case hintShuffleMerge:
+			return sortMergeJoin(j, left, right), nil
+		default:
+			return nestedLoopJoin(j, left, right, h.left), nil
+		}
+	}
 	equi := len(j.LeftKeys) > 0
 	leftSize, rightSize := relSize(left), relSize(right)
-	hash := func(in Node, keys []int) Node { return &Exchange{base: sameRow(in), Keys: keys} }
-	out := *j
+	unknown := math.IsNaN(leftSize) || math.IsNaN(rightSize)
 	switch {
 	case equi && !disabled["ShuffleHashJoin"] || equi && !disabled["BroadcastHashJoin"]:
 		// BatchPhysicalHashJoinRule: broadcast when canBroadcast says so
@@ -89,67 +104,86 @@ func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind) (Node
 		broadcast, leftBroadcast := canBroadcast(kind, leftSize, rightSize, float64(threshold))
 		if broadcast && disabled["BroadcastHashJoin"] || !broadcast && disabled["ShuffleHashJoin"] {
 			if equi && !disabled["SortMergeJoin"] {
-				return sortMergeJoin(j, left, right, hash), nil
+				return sortMergeJoin(j, left, right), nil
 			}
 			if !disabled["NestedLoopJoin"] {
-				return nestedLoopJoin(j, left, right, leftSize, rightSize), nil
+				return nestedLoopJoin(j, left, right, nestLoopBuildLeft(kind, leftSize, rightSize)), nil
 			}
 			return nil, cannotPlan(j)
 		}
-		out.Strategy = StrategyHash
-		switch {
-		case broadcast:
-			out.Broadcast, out.LeftIsBuild = true, leftBroadcast
-			var l, r Node = left, right
-			if leftBroadcast {
-				l = &Exchange{base: sameRow(left), Broadcast: true}
-			} else {
-				r = &Exchange{base: sameRow(right), Broadcast: true}
-			}
-			out.base = row(j.names, j.types, l, r)
-		default:
-			if leftSize == rightSize {
-				// Equal sizes: the left builds, the right for SEMI/ANTI.
-				out.LeftIsBuild = !isSemiAnti(kind)
-			} else {
-				out.LeftIsBuild = leftSize < rightSize
-			}
-			out.base = row(j.names, j.types, hash(left, j.LeftKeys), hash(right, j.RightKeys))
+		if broadcast {
+			return broadcastHashJoin(j, left, right, leftBroadcast), nil
 		}
-		return &out, nil
+		// Unknown or equal sizes: the left builds, the right for
+		// SEMI/ANTI.
+		leftBuild := !isSemiAnti(kind)
+		if !unknown && leftSize != rightSize {
+			leftBuild = leftSize < rightSize
+		}
+		return shuffledHashJoin(j, left, right, leftBuild), nil
 	case equi && !disabled["SortMergeJoin"]:
-		return sortMergeJoin(j, left, right, hash), nil
+		return sortMergeJoin(j, left, right), nil
 	case !disabled["NestedLoopJoin"]:
-		return nestedLoopJoin(j, left, right, leftSize, rightSize), nil
+		return nestedLoopJoin(j, left, right, nestLoopBuildLeft(kind, leftSize, rightSize)), nil
 	}
 	return nil, cannotPlan(j)
 }
 
+func hashExchange(in Node, keys []int) Node { return &Exchange{base: sameRow(in), Keys: keys} }
+
+// broadcastHashJoin is BatchPhysicalHashJoinRule's broadcast join: the
+// build side broadcast, the probe side read where it is.
+func broadcastHashJoin(j *Join, left, right Node, leftBroadcast bool) Node {
+	out := *j
+	out.Strategy, out.Broadcast, out.LeftIsBuild = StrategyHash, true, leftBroadcast
+	if leftBroadcast {
+		left = &Exchange{base: sameRow(left), Broadcast: true}
+	} else {
+		right = &Exchange{base: sameRow(right), Broadcast: true}
+	}
+	out.base = row(j.names, j.types, left, right)
+	return &out
+}
+
+// shuffledHashJoin is BatchPhysicalHashJoinRule's shuffled join: both
+// inputs hashed on the join keys.
+func shuffledHashJoin(j *Join, left, right Node, leftBuild bool) Node {
+	out := *j
+	out.Strategy, out.LeftIsBuild = StrategyHash, leftBuild
+	out.base = row(j.names, j.types, hashExchange(left, j.LeftKeys), hashExchange(right, j.RightKeys))
+	return &out
+}
+
 // sortMergeJoin is BatchPhysicalSortMergeJoinRule: both inputs hashed on
 // the join keys; the operator sorts them itself.
-func sortMergeJoin(j *Join, left, right Node, hash func(Node, []int) Node) Node {
+func sortMergeJoin(j *Join, left, right Node) Node {
 	out := *j
 	out.Strategy = StrategySortMerge
-	out.base = row(j.names, j.types, hash(left, j.LeftKeys), hash(right, j.RightKeys))
+	out.base = row(j.names, j.types, hashExchange(left, j.LeftKeys), hashExchange(right, j.RightKeys))
 	return &out
+}
+
+// nestLoopBuildLeft is BatchPhysicalJoinRuleBase.checkNestLoopJoin's build
+// side without a hint: the right of a LEFT, SEMI or ANTI join, the left of
+// a RIGHT join, and the smaller input (the left on a tie) of an INNER or
+// FULL join.
+func nestLoopBuildLeft(kind ast.JoinKind, leftSize, rightSize float64) bool {
+	switch kind {
+	case ast.LeftJoin, semiJoin, antiJoin:
+		return false
+	case ast.RightJoin:
+		return true
+	}
+	return math.IsNaN(leftSize) || math.IsNaN(rightSize) || leftSize <= rightSize
 }
 
 // nestedLoopJoin is BatchPhysicalNestedLoopJoinRule: a FULL join reads
 // both inputs on one task; otherwise the build side is broadcast to the
-// probe side's tasks. The build side is the right of a LEFT, SEMI or ANTI
-// join, the left of a RIGHT join, and the smaller input (the left on a
-// tie) of an INNER or FULL join (BatchPhysicalJoinRuleBase.checkNestLoopJoin).
-func nestedLoopJoin(j *Join, left, right Node, leftSize, rightSize float64) Node {
+// probe side's tasks.
+func nestedLoopJoin(j *Join, left, right Node, leftBuild bool) Node {
 	out := *j
 	out.Strategy = StrategyNestedLoop
-	switch j.JoinType {
-	case ast.LeftJoin, semiJoin, antiJoin:
-		out.LeftIsBuild = false
-	case ast.RightJoin:
-		out.LeftIsBuild = true
-	default:
-		out.LeftIsBuild = leftSize <= rightSize
-	}
+	out.LeftIsBuild = leftBuild
 	l, r := left, right
 	switch {
 	case j.JoinType == ast.FullJoin:
@@ -167,6 +201,9 @@ func nestedLoopJoin(j *Join, left, right Node, leftSize, rightSize float64) Node
 // canBroadcast is BatchPhysicalHashJoinRule.canBroadcast: whether a hash
 // join can broadcast one input, and whether that is the left one.
 func canBroadcast(kind ast.JoinKind, leftSize, rightSize, threshold float64) (ok, left bool) {
+	if math.IsNaN(leftSize) || math.IsNaN(rightSize) {
+		return false, false // an unknown size never broadcasts
+	}
 	switch kind {
 	case ast.LeftJoin, semiJoin, antiJoin:
 		return rightSize <= threshold, false
@@ -234,11 +271,10 @@ func rowCount(n Node) float64 {
 		}
 		return in * selectivity(x.Cond)
 	case *Join:
-		l, r := rowCount(x.inputs[0]), rowCount(x.inputs[1])
-		if isSemiAnti(x.JoinType) {
-			return l * selectivity(x.Cond)
-		}
-		return l * r * selectivity(x.Cond)
+		// FlinkRelMdRowCount estimates a join from the distinct counts
+		// of its keys, which sources without statistics do not have: the
+		// row count (and so the size) of a join is unknown.
+		return math.NaN()
 	case *Union:
 		var s float64
 		for _, in := range x.inputs {

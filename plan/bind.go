@@ -240,6 +240,10 @@ type binder struct {
 	// overAllowed is set while binding a SELECT item that is a ranking
 	// call with OVER (rank.go).
 	overAllowed bool
+	// block is the query block being bound when it has join hints;
+	// hintNames what the statement's join hints named (joinhint.go).
+	block     *hintBlock
+	hintNames *hintResolver
 }
 
 func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef, error) {
@@ -679,7 +683,12 @@ func walkAST(e ast.Expr, f func(ast.Expr)) {
 	}
 }
 
-func (b *binder) bindSelect(x *ast.Select) (Node, error) {
+func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
+	leave, err := b.enterBlock(x.Hints)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { leave(res) }()
 	var input Node
 	var sc *scope
 	if x.From == nil {
@@ -1771,6 +1780,9 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 	}
 	names := uniquify(append(append([]string(nil), l.Names()...), r.Names()...))
 	j := &LogicalJoin{base: row(names, types, l, r), Cond: cond, JoinType: kind}
+	if err := b.resolveJoinHints(j, b.hintInputName(x.Left), b.hintInputName(x.Right)); err != nil {
+		return nil, nil, err
+	}
 	return j, sc, nil
 }
 

@@ -81,6 +81,10 @@ type LogicalJoin struct {
 	// pushed marks a join the JoinPushDown rule has made (its inputs
 	// project and filter what the join needs).
 	pushed bool
+	// queryHints are its query block's join hints as the AST prints
+	// them; joinHints those that name one of its inputs (joinhint.go).
+	queryHints []queryHint
+	joinHints  []joinHint
 }
 
 // LogicalCalc is Flink's FlinkLogicalCalc: a projection and an optional
@@ -235,7 +239,8 @@ func (n *LogicalValues) describe(f Format) string {
 }
 
 func (n *LogicalJoin) describe(f Format) string {
-	return "LogicalJoin(condition=[" + FormatExpr(n.Cond, nil, f) + "], joinType=[" + strings.ToLower(string(n.JoinType)) + "])"
+	return "LogicalJoin(condition=[" + FormatExpr(n.Cond, nil, f) + "], joinType=[" + strings.ToLower(string(n.JoinType)) + "]" +
+		joinHintsDigest(n.queryHints) + ")"
 }
 
 func (n *LogicalUnion) describe(Format) string {

@@ -51,7 +51,7 @@ func (b *binder) convert(r Node) (Node, error) {
 			return b.convertTemporalJoin(r, t, l, rt)
 		}
 		if !b.streaming {
-			return b.batchJoin(l, rt, r.Cond, r.JoinType)
+			return b.batchJoin(l, rt, r.Cond, r.JoinType, r.joinHints)
 		}
 		if ij, err := newIntervalJoin(r, l, rt); err != nil || ij != nil {
 			return ij, err

@@ -87,6 +87,9 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 	default:
 		return nil, sql.Errorf(sql.TableException, "Unsupported statement for planning: %T", stmt)
 	}
+	if err := b.validateJoinHints(); err != nil {
+		return nil, err
+	}
 	pl.Logical = roots
 	for _, r := range roots {
 		phys, err := b.optimize(r, nil)

@@ -538,7 +538,8 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		}
 		jnames = uniquify(append(jnames, right.names...))
 	}
-	j := &LogicalJoin{base: row(jnames, types, left, right), Cond: remap(joinCond, m), JoinType: kind, pushed: true}
+	j := &LogicalJoin{base: row(jnames, types, left, right), Cond: remap(joinCond, m), JoinType: kind, pushed: true,
+		queryHints: join.queryHints, joinHints: join.joinHints}
 	if cond != nil {
 		// The WHERE's field = literal conjuncts fix those fields in the
 		// projection above (ReduceExpressionsRule.PROJECT with the

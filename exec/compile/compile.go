@@ -457,11 +457,34 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 		if ex, ok := n.Inputs()[0].(*plan.Exchange); ok && ex.Single {
 			p = 1
 		}
+		if broadcastsPreservedSide(n) {
+			p = 1
+		}
 	}
 	v := b.g.AddOperator(uid(path, n), n.Name(), f, p)
 	b.connect(l, v, p)
 	b.connect(r, v, p)
 	return edge{vertex: v, p: p}, nil
+}
+
+// broadcastsPreservedSide reports a batch join that broadcasts the input
+// its outer join keeps unmatched rows of: a NEST_LOOP hint naming the left
+// of a LEFT JOIN (or the right of a RIGHT JOIN) plans it so, as Flink's
+// BatchPhysicalNestedLoopJoinRule does. Each task would pad the build rows
+// no probe row of its own share matched, so such a join runs on one task,
+// where the whole probe side meets the build side once.
+func broadcastsPreservedSide(n *plan.Join) bool {
+	side := -1
+	switch n.JoinType {
+	case ast.LeftJoin:
+		side = 0
+	case ast.RightJoin:
+		side = 1
+	default:
+		return false
+	}
+	ex, ok := n.Inputs()[side].(*plan.Exchange)
+	return ok && ex.Broadcast
 }
 
 // batchJoin is the operator of a batch HashJoin, SortMergeJoin or

@@ -346,6 +346,9 @@ func formatQuery(b *strings.Builder, q QueryExpr) {
 	switch q := q.(type) {
 	case *Select:
 		b.WriteString("SELECT ")
+		if h := FormatHints(q.Hints); h != "" {
+			b.WriteString(h[1:] + " ")
+		}
 		if q.Distinct {
 			b.WriteString("DISTINCT ")
 		}

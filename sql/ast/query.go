@@ -29,6 +29,8 @@ type OrderItem struct {
 // Select is one SELECT block. OrderBy, Limit and Offset apply to its result.
 type Select struct {
 	Node
+	// Hints are the query hints written after SELECT (/*+ BROADCAST(t) */).
+	Hints    []Hint
 	Distinct bool
 	Items    []SelectItem
 	// From is nil for "SELECT 1".

@@ -115,6 +115,9 @@ type rewriter struct {
 	// nulls records NULLS FIRST (true) / LAST (false) by the offset of the
 	// ordering expression's first token.
 	nulls map[int]bool
+	// queryHints are the hints written right after a SELECT, by the
+	// offset of its SELECT keyword.
+	queryHints map[int][]ast.Hint
 }
 
 type frameKind int
@@ -168,9 +171,9 @@ const (
 // rules is the table of Flink-only constructs, in the order they are
 // tried at one token; a token no rule takes is copied as it is.
 var rules = []rule{
-	// Query-level hints (SELECT /*+ ... */) are not used by sqlrun; table
+	// Query hints (SELECT /*+ ... */) are kept with their SELECT; table
 	// hints are read with their table.
-	{keyHint, nil, func(r *rewriter, j int) int { return j + 1 }},
+	{keyHint, nil, (*rewriter).queryHint},
 	{"(", nil, (*rewriter).openParen},
 	{"[", nil, (*rewriter).openItem},
 	{".", fieldAfter, (*rewriter).fieldAccess},
@@ -268,7 +271,8 @@ func (p *parser) rewrite(from, to int, asQuery bool, lead string) *rewriter {
 	n := to - from
 	r := &rewriter{p: p, from: from, to: to, lastEnd: -1, startOf: make([]int, n),
 		itemStart: map[int]int{}, frameLits: map[int]*ast.Literal{}, nulls: map[int]bool{},
-		countOver: map[int]bool{}}
+		queryHints: map[int][]ast.Hint{},
+		countOver:  map[int]bool{}}
 	r.matchBrackets()
 	if lead != "" {
 		r.pieces = append(r.pieces, piece{text: lead, orig: p.toks[from].off})
@@ -824,6 +828,19 @@ func (r *rewriter) aggregateFilter(j int) int {
 	r.cur().wantTable = false
 	r.stack = append(r.stack, frame{kind: fExpr})
 	return j + 3
+}
+
+// queryHint reads the /*+ ... */ right after a SELECT as the query's
+// hints. Calcite's grammar takes one hint comment there: a second one is a
+// parse error (JoinHintTestBase.testJoinHintsWithMultiHintsThrowException).
+// A hint comment anywhere else is skipped as a comment.
+func (r *rewriter) queryHint(j int) int {
+	if j > r.from && r.tok(j-1).is("SELECT") {
+		r.queryHints[r.tok(j-1).off] = r.p.hints(r.tok(j))
+	} else if j > r.from+1 && r.tok(j-1).kind == tHint && r.tok(j-2).is("SELECT") {
+		return r.failAt(r.tok(j))
+	}
+	return j + 1
 }
 
 func (r *rewriter) selectWord(j int) int {

@@ -261,6 +261,10 @@ func (c *conv) selectStmt(s *tast.SelectStmt) ast.QueryExpr {
 }
 
 func (c *conv) selectBody(s *tast.SelectStmt) ast.QueryExpr {
+	var hints []ast.Hint
+	if c.r.nextQuery < len(c.r.queryStarts) {
+		hints = c.r.queryHints[c.r.queryStarts[c.r.nextQuery]]
+	}
 	at := c.nextQueryPos()
 	if s.Kind == tast.SelectStmtKindValues {
 		v := &ast.Values{Node: ast.Node{At: at}}
@@ -279,7 +283,7 @@ func (c *conv) selectBody(s *tast.SelectStmt) ast.QueryExpr {
 	if s.Kind == tast.SelectStmtKindTable || len(s.WindowSpecs) > 0 || s.LockInfo != nil || s.SelectIntoOpt != nil {
 		c.unsupported(0)
 	}
-	sel := &ast.Select{Node: ast.Node{At: at}, Distinct: s.Distinct}
+	sel := &ast.Select{Node: ast.Node{At: at}, Hints: hints, Distinct: s.Distinct}
 	if s.Fields != nil {
 		for _, f := range s.Fields.Fields {
 			it := ast.SelectItem{Node: ast.Node{At: c.pos(f.Offset)}}
