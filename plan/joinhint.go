@@ -2,7 +2,7 @@ package plan
 
 import (
 	"fmt"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sqlrun/sqlrun/sql"
@@ -62,6 +62,8 @@ type queryHint struct {
 	options []string
 	kv      []ast.Option
 	path    []int
+	// table is a LOOKUP hint's 'table' option.
+	table string
 }
 
 func (h queryHint) String() string {
@@ -71,11 +73,7 @@ func (h queryHint) String() string {
 	}
 	s := "[" + h.name + " inheritPath:[" + strings.Join(path, ", ") + "] options:"
 	if len(h.kv) > 0 {
-		kv := make([]string, len(h.kv))
-		for i, o := range h.kv {
-			kv[i] = o.Key + "=" + o.Value
-		}
-		return s + "{" + strings.Join(kv, ", ") + "}]"
+		return s + hintMap(h.kv) + "]"
 	}
 	return s + "[" + strings.Join(h.options, ", ") + "]]"
 }
@@ -87,11 +85,18 @@ type joinHint struct {
 	left bool
 }
 
-// hintBlock is the query block being bound: its join hints and the joins
-// that carry them (their inheritPath is set when the block is done).
+// hintBlock is the query block being bound: its join hints (strategies
+// and LOOKUP, in the order written) and the nodes that carry them (their
+// inheritPath is set when the block is done).
 type hintBlock struct {
+	hints   []queryHint
+	holders []hintHolder
+}
+
+// hintHolder is a join or lookup correlate of a block and its hints.
+type hintHolder struct {
+	node  Node
 	hints []queryHint
-	joins []*LogicalJoin
 }
 
 // hintResolver holds, per hint name, each option written and whether it
@@ -121,7 +126,14 @@ func (b *binder) enterBlock(hints []ast.Hint) (func(root Node), error) {
 			}
 			blk.hints = append(blk.hints, queryHint{name: h.Name, options: h.Params})
 		case h.Name == hintLookup:
-			// Read by the lookup join of the block (bindLookupJoin).
+			table, err := checkLookupHint(h)
+			if err != nil {
+				return nil, err
+			}
+			if blk == nil {
+				blk = &hintBlock{}
+			}
+			blk.hints = append(blk.hints, queryHint{name: h.Name, kv: h.Options, table: table})
 		case h.Name == "STATE_TTL":
 			return nil, sql.Errorf(sql.TableException, "sqlrun does not support the STATE_TTL hint yet")
 		case h.Name == "OPTIONS":
@@ -137,13 +149,13 @@ func (b *binder) enterBlock(hints []ast.Hint) (func(root Node), error) {
 		if blk == nil || root == nil {
 			return
 		}
-		for _, j := range blk.joins {
-			path, ok := pathTo(root, j)
+		for _, h := range blk.holders {
+			path, ok := pathTo(root, h.node)
 			if !ok {
 				continue
 			}
-			for i := range j.queryHints {
-				j.queryHints[i].path = path
+			for i := range h.hints {
+				h.hints[i].path = path
 			}
 		}
 	}, nil
@@ -163,10 +175,14 @@ func pathTo(root, n Node) ([]int, bool) {
 }
 
 // hintInputName is JoinHintsResolver.extractAliasOrTableName over the AST
-// of a join input: a view's or subquery's alias, or a table's name.
+// of a join input: its alias (the ALIAS hint Flink's converter puts on an
+// aliased table, view or subquery), else a view's or table's name.
 func (b *binder) hintInputName(t ast.TableExpr) string {
 	switch x := t.(type) {
 	case *ast.TableRef:
+		if x.Alias != "" {
+			return x.Alias
+		}
 		if _, ok := b.ctes[x.Name.Table]; ok && x.Name.Catalog == "" && x.Name.Database == "" {
 			return x.Name.Table
 		}
@@ -181,36 +197,27 @@ func (b *binder) hintInputName(t ast.TableExpr) string {
 }
 
 // resolveJoinHints attaches the block's join hints to a join of it and
-// resolves them against its inputs' names (JoinHintsResolver.visitBiRel).
+// resolves them against its inputs' names (JoinHintsResolver.visitBiRel):
+// a strategy hint takes the side its first matching option names; a
+// LOOKUP hint is valid where its table is the right input.
 func (b *binder) resolveJoinHints(j *LogicalJoin, leftName, rightName string) error {
 	blk := b.block
 	if blk == nil {
 		return nil
 	}
-	if b.hintNames == nil {
-		b.hintNames = &hintResolver{options: map[string][]string{}, matched: map[string]map[string]bool{}}
-	}
-	r := b.hintNames
-	blk.joins = append(blk.joins, j)
+	r := b.hintResolver()
+	j.queryHints = append([]queryHint(nil), blk.hints...)
+	blk.holders = append(blk.holders, hintHolder{node: j, hints: j.queryHints})
 	for _, h := range blk.hints {
-		j.queryHints = append(j.queryHints, queryHint{name: h.name, options: h.options})
-		if r.matched[h.name] == nil {
-			r.names = append(r.names, h.name)
-			r.matched[h.name] = map[string]bool{}
-		}
-		for _, o := range h.options {
-			if _, ok := r.matched[h.name][o]; !ok {
-				r.options[h.name] = append(r.options[h.name], o)
-				r.matched[h.name][o] = false
-			}
-			if leftName != "" && matchIdentifier(o, leftName) || rightName != "" && matchIdentifier(o, rightName) {
-				r.matched[h.name][o] = true
-			}
+		if h.name == hintLookup {
+			r.note(h.name, h.table, rightName != "" && matchIdentifier(h.table, rightName))
+			continue
 		}
 		var sides []bool
 		for _, o := range h.options {
 			l := leftName != "" && matchIdentifier(o, leftName)
 			rt := rightName != "" && matchIdentifier(o, rightName)
+			r.note(h.name, o, l || rt)
 			switch {
 			case l && rt:
 				return sql.Errorf(sql.ValidationException, "Ambitious option: %s in hint: %s, the input relations are: Optional[%s], Optional[%s]",
@@ -228,11 +235,157 @@ func (b *binder) resolveJoinHints(j *LogicalJoin, leftName, rightName string) er
 	return nil
 }
 
+// resolveLookupHints attaches the block's LOOKUP hints to a lookup join's
+// correlate and applies the one whose 'table' names the looked-up table
+// (its alias, else its name). sqlrun's lookup joins are synchronous and do
+// not retry: a hint asking for either is refused by name.
+func (b *binder) resolveLookupHints(c *LogicalCorrelate, rightName string) error {
+	blk := b.block
+	if blk == nil {
+		return nil
+	}
+	r := b.hintResolver()
+	for _, h := range blk.hints {
+		if h.name != hintLookup {
+			continue
+		}
+		c.queryHints = append(c.queryHints, h)
+		match := matchIdentifier(h.table, rightName)
+		r.note(h.name, h.table, match)
+		if !match {
+			continue
+		}
+		if err := applyLookupHint(h); err != nil {
+			return err
+		}
+	}
+	if len(c.queryHints) > 0 {
+		blk.holders = append(blk.holders, hintHolder{node: c, hints: c.queryHints})
+	}
+	return nil
+}
+
+func (b *binder) hintResolver() *hintResolver {
+	if b.hintNames == nil {
+		b.hintNames = &hintResolver{options: map[string][]string{}, matched: map[string]map[string]bool{}}
+	}
+	return b.hintNames
+}
+
+// note records that hint name's option was seen on a join, and whether it
+// named one of the join's inputs (updateInfoForOptionCheck).
+func (r *hintResolver) note(name, option string, matched bool) {
+	if r.matched[name] == nil {
+		r.names = append(r.names, name)
+		r.matched[name] = map[string]bool{}
+	}
+	if _, ok := r.matched[name][option]; !ok {
+		r.options[name] = append(r.options[name], option)
+	}
+	r.matched[name][option] = r.matched[name][option] || matched
+}
+
+// checkLookupHint checks a LOOKUP hint's options as Flink's hint option
+// checker does (FlinkHintStrategies, LookupJoinHintOptions), in its words
+// (an AssertionError, from Calcite's Litmus.THROW), and returns its
+// 'table'. As in Flink, keys it does not know are ignored.
+func checkLookupHint(h ast.Hint) (string, error) {
+	invalid := func(format string, args ...any) error {
+		return sql.Errorf(sql.AssertionError, format, args...)
+	}
+	if len(h.Options) == 0 {
+		return "", invalid("Hint [LOOKUP] only support non empty key value options")
+	}
+	kv := map[string]string{}
+	for _, o := range h.Options {
+		kv[o.Key] = o.Value
+	}
+	table, ok := kv["table"]
+	if !ok {
+		return "", invalid("Invalid LOOKUP hint: incomplete required option(s): [Key: 'table' , default: null (fallback keys: [])]")
+	}
+	parse := func(key string, ok bool) error {
+		if v, set := kv[key]; set && !ok {
+			return invalid("Invalid LOOKUP hint options: Could not parse value '%s' for key '%s'", v, key)
+		}
+		return nil
+	}
+	lower := func(k string) string { return strings.ToLower(strings.TrimSpace(kv[k])) }
+	_, capErr := strconv.Atoi(strings.TrimSpace(kv["capacity"]))
+	attempts, attErr := strconv.Atoi(strings.TrimSpace(kv["max-attempts"]))
+	for _, err := range []error{
+		parse("async", lower("async") == "true" || lower("async") == "false"),
+		parse("output-mode", lower("output-mode") == "ordered" || lower("output-mode") == "allow_unordered"),
+		parse("capacity", capErr == nil),
+		parse("timeout", isDuration(kv["timeout"])),
+		parse("retry-strategy", lower("retry-strategy") == "fixed_delay"),
+		parse("fixed-delay", isDuration(kv["fixed-delay"])),
+		parse("max-attempts", attErr == nil),
+	} {
+		if err != nil {
+			return "", err
+		}
+	}
+	retry := 0
+	for _, k := range []string{"retry-predicate", "retry-strategy", "fixed-delay", "max-attempts"} {
+		if _, set := kv[k]; set {
+			retry++
+		}
+	}
+	switch {
+	case retry != 0 && retry != 4:
+		return "", invalid("Invalid LOOKUP hint: retry options can be both null or all not null")
+	case retry == 4 && lower("retry-predicate") != "lookup_miss":
+		return "", invalid("Invalid LOOKUP hint option: unsupported retry-predicate '%s', only 'lookup_miss' is supported currently", kv["retry-predicate"])
+	case retry == 4 && attempts <= 0:
+		return "", invalid("Invalid LOOKUP hint option: max-attempts value should be positive integer but was %d", attempts)
+	}
+	return table, nil
+}
+
+// isDuration reports whether s parses as Flink's TimeUtils.parseDuration
+// does: a non-negative integer and an optional unit.
+func isDuration(s string) bool {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(s[i:])) {
+	case "", "d", "day", "days", "h", "hour", "hours", "min", "m", "minute", "minutes", "s", "sec", "secs",
+		"second", "seconds", "ms", "milli", "millis", "millisecond", "milliseconds", "us", "micro", "micros",
+		"microsecond", "microseconds", "ns", "nano", "nanos", "nanosecond", "nanoseconds":
+		return true
+	}
+	return false
+}
+
+// applyLookupHint applies a LOOKUP hint to a lookup join. sqlrun's lookup
+// joins are synchronous and do not retry: 'async' = 'true' and the retry
+// options are refused by name. The async options ('output-mode',
+// 'capacity', 'timeout') have no effect on a synchronous lookup, as in
+// Flink when its lookup is synchronous.
+func applyLookupHint(h queryHint) error {
+	for _, o := range h.kv {
+		switch {
+		case o.Key == "async" && strings.EqualFold(strings.TrimSpace(o.Value), "true"):
+			return sql.Errorf(sql.TableException,
+				"sqlrun does not support async lookup joins yet: the LOOKUP hint's 'async' = 'true' cannot be applied to table '%s'", h.table)
+		case o.Key == "retry-predicate":
+			return sql.Errorf(sql.TableException,
+				"sqlrun does not support the LOOKUP hint's retry options yet ('retry-predicate' = '%s' on table '%s'): its lookup joins do not retry", o.Value, h.table)
+		}
+	}
+	return nil
+}
+
 // validateJoinHints is JoinHintsResolver.validateHints: every option of a
 // join hint must have named an input of a join the hint reached. Flink
 // lists the hints in its HashMap's order and the options of each in a
-// HashSet's; sqlrun lists both as Java's hash order for a small map
-// (javaHashOrder).
+// HashSet's, which javaHashMapOrder reproduces.
 func (b *binder) validateJoinHints() error {
 	r := b.hintNames
 	if r == nil {
@@ -240,9 +393,9 @@ func (b *binder) validateJoinHints() error {
 	}
 	var msg strings.Builder
 	bad := false
-	for _, name := range javaHashOrder(r.names) {
+	for _, name := range javaHashMapOrder(r.names) {
 		var unmatched []string
-		for _, o := range javaHashOrder(r.options[name]) {
+		for _, o := range javaHashMapOrder(r.options[name]) {
 			if !r.matched[name][o] {
 				unmatched = append(unmatched, o)
 			}
@@ -267,33 +420,6 @@ func matchIdentifier(option, table string) bool {
 		}
 	}
 	return true
-}
-
-// javaHashOrder orders strings as a java.util.HashMap (or HashSet) of
-// them iterates: by bucket of String.hashCode spread by HashMap.hash, for
-// the table size the map has grown to; a bucket keeps insertion order.
-func javaHashOrder(keys []string) []string {
-	size := 16
-	for float64(len(keys)) > 0.75*float64(size) {
-		size *= 2
-	}
-	bucket := func(s string) int {
-		var h int32
-		for _, c := range s {
-			if c > 0xffff { // a surrogate pair: two UTF-16 units
-				c -= 0x10000
-				h = 31*h + int32(0xd800+(c>>10))
-				h = 31*h + int32(0xdc00+(c&0x3ff))
-				continue
-			}
-			h = 31*h + int32(c)
-		}
-		u := uint32(h)
-		return int((u ^ (u >> 16)) & uint32(size-1))
-	}
-	out := append([]string(nil), keys...)
-	sort.SliceStable(out, func(i, j int) bool { return bucket(out[i]) < bucket(out[j]) })
-	return out
 }
 
 // firstValidJoinHint is BatchPhysicalJoinRuleBase.getFirstValidJoinHint:

@@ -44,6 +44,8 @@ type LogicalCorrelate struct {
 	Required []int
 	// temporal is set for an event-time temporal join (temporaljoin.go).
 	temporal *temporalVersioned
+	// queryHints are its query block's LOOKUP hints (joinhint.go).
+	queryHints []queryHint
 }
 
 // LogicalSnapshot is the dim table AS OF the period (AST only).
@@ -116,7 +118,7 @@ func (n *LogicalCorrelate) describe(Format) string {
 		req[i] = strconv.Itoa(f)
 	}
 	return "LogicalCorrelate(correlation=[$cor0], joinType=[" + strings.ToLower(string(n.dim.Kind)) +
-		"], requiredColumns=[{" + strings.Join(req, ", ") + "}])"
+		"], requiredColumns=[{" + strings.Join(req, ", ") + "}]" + joinHintsDigest(n.queryHints) + ")"
 }
 
 func (n *LogicalSnapshot) describe(Format) string {
@@ -245,6 +247,9 @@ func (b *binder) bindLookupJoin(x *ast.Join, tr *ast.TableRef) (Node, *scope, er
 	dim := &lookupDim{Table: ref, Exprs: dimExprs, Names: dimRel.Names(), Types: dimRel.Types(), Kind: kind}
 	c := newCorrelate(l, dimRel, sc, pref.Index, cond)
 	c.dim = dim
+	if err := b.resolveLookupHints(c, q); err != nil {
+		return nil, nil, err
+	}
 	return c, sc, nil
 }
 

@@ -57,6 +57,18 @@ func (p *parser) hints(t token) []ast.Hint {
 					hp.fail(at)
 				}
 				hp.next()
+				// A table option may be qualified (db.t1): JoinHintsResolver
+				// matches it as a dotted suffix.
+				for at.isIdent() && hp.peek().isOp(".") {
+					hp.next()
+					part := hp.peek()
+					if !part.isIdent() {
+						hp.fail(part)
+						break
+					}
+					key += "." + part.name()
+					hp.next()
+				}
 				if hp.acceptOp("=") {
 					vt := hp.peek()
 					if vt.kind != tString && !vt.isIdent() && vt.kind != tNumber {
