@@ -98,8 +98,8 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 			modifyKinds(in, mk)
 		}
 		k = sql.InsertOnly
-	case *WindowTableFunction:
-		modifyKinds(n.input(), mk)
+	case *WindowTableFunction, *WindowRank, *WindowDeduplicate:
+		modifyKinds(n.Inputs()[0], mk)
 		k = sql.InsertOnly
 	case *TemporalJoin:
 		// The left input's changes pass through; the right input is a

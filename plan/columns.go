@@ -178,7 +178,7 @@ func materializeAbove(n Node, attrs map[int]bool) Node {
 	_, isLookup := n.(*LookupJoin)
 	_, isTemporal := n.(*TemporalJoin)
 	rt := temporalRightTime(n)
-	if !isLookup && !isTemporal || len(attrs) == 0 && rt < 0 {
+	if !isLookup && !isTemporal && !passesWindowProctime(n) || len(attrs) == 0 && rt < 0 {
 		return n
 	}
 	exprs := identity(n.Types())
@@ -250,7 +250,8 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	// below it, keep the attribute too (rank.go).
 	_, isLookup := n.(*LookupJoin) // its input keeps the attribute it passes on
 	_, isTemporal := n.(*TemporalJoin)
-	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup || isTemporal
+	_, isTVF := n.(*WindowTableFunction)
+	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup || isTemporal || passesWindowProctime(n) || isTVF && keep
 	var inAttrs map[int]bool
 	if len(ins) > 0 {
 		changed := false
@@ -268,8 +269,13 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 		}
 	}
 	switch c := n.(type) {
-	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin:
+	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin,
+		*WindowRank, *WindowDeduplicate:
 		return n, inAttrs
+	case *WindowTableFunction:
+		if keep {
+			return n, inAttrs
+		}
 	case *Sink:
 		if in := materializeAbove(c.input(), inAttrs); in != c.input() {
 			return n.WithInputs(in), nil
@@ -358,4 +364,16 @@ func materialize(e Expr) Expr {
 	out := *c
 	out.Args = args
 	return &out
+}
+
+// passesWindowProctime reports a window Top-N or deduplication: as the
+// WindowTableFunction below it, it passes processing-time attributes on
+// unmaterialized, and the Calc above materializes them
+// (WindowDeduplicateTest.testOnWindowTVF: PROCTIME_MATERIALIZE(proctime)).
+func passesWindowProctime(n Node) bool {
+	switch n.(type) {
+	case *WindowRank, *WindowDeduplicate:
+		return true
+	}
+	return false
 }

@@ -203,6 +203,15 @@ func timeAttr(n Node, f int) timeKind {
 		if f < len(x.input().Names()) {
 			return timeAttr(x.input(), f)
 		}
+	case *LogicalWindowTableFunction:
+		// The input's fields keep their attributes; window_time is a
+		// rowtime (Flink's WindowTableFunction row type).
+		switch n := len(x.input().Names()); {
+		case f < n:
+			return timeAttr(x.input(), f)
+		case f == n+2:
+			return rowTime
+		}
 	}
 	return notTime
 }
@@ -771,6 +780,9 @@ func (b *binder) convertRank(r *LogicalRank) (Node, error) {
 	in, err := b.convert(r.input())
 	if err != nil {
 		return nil, err
+	}
+	if w, ok, err := b.convertWindowRank(r, in); err != nil || ok {
+		return w, err
 	}
 	ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Partition...), Single: len(r.Partition) == 0}
 	if r.Func == "ROW_NUMBER" && r.Start == 1 && r.End == 1 && !r.OutputNumber && len(r.Order) == 1 &&

@@ -774,20 +774,21 @@ func (b *binder) convertWindowTableFunction(r *LogicalWindowTableFunction) (Node
 	return &WindowTableFunction{base: row(r.names, r.types, in), TimeCol: r.TimeCol, Window: r.Window}, nil
 }
 
-// refuseWindowTVFConsumers refuses a Top-N, deduplication, OVER aggregate
-// or join that reads a WindowTableFunction (through Calcs and Exchanges):
-// Flink plans such a query as a WindowRank, WindowDeduplicate or
-// WindowJoin (insert-only, fired by the watermark) when it partitions or
-// joins by window_start and window_end, which sqlrun does not do yet; a
-// regular Rank or Join there would emit a different changelog.
+// refuseWindowTVFConsumers refuses an OVER aggregate or join that reads a
+// WindowTableFunction (through Calcs and Exchanges): Flink plans a join by
+// window_start and window_end as a WindowJoin (insert-only, fired by the
+// watermark), which sqlrun does not do yet, and a regular Join there would
+// emit a different changelog. (A ROW_NUMBER partitioned by window_start
+// and window_end is a WindowRank or WindowDeduplicate, windowrank.go; one
+// that is not stays a regular Rank or Deduplicate, as in Flink.)
 func refuseWindowTVFConsumers(n Node) error {
 	switch n.(type) {
-	case *Rank, *Deduplicate, *OverAggregate, *Join, *IntervalJoin, *TemporalJoin, *LookupJoin:
+	case *OverAggregate, *Join, *IntervalJoin, *TemporalJoin, *LookupJoin:
 		for _, in := range n.Inputs() {
 			for {
 				if _, ok := in.(*WindowTableFunction); ok {
 					return sql.Errorf(sql.TableException,
-						"sqlrun does not support window Top-N, deduplication, OVER or joins over a window table function yet (%s reads TABLE(%s(...)))", n.Name(), in.(*WindowTableFunction).Window.Func)
+						"sqlrun does not support OVER or joins over a window table function yet (%s reads TABLE(%s(...)))", n.Name(), in.(*WindowTableFunction).Window.Func)
 				}
 				if _, ok := in.(*Calc); !ok {
 					if _, ok := in.(*Exchange); !ok {

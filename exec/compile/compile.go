@@ -317,6 +317,16 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		if f, err = rankOperator(n); err != nil {
 			return edge{}, err
 		}
+	case *plan.WindowRank:
+		keys := make([]operators.SortKey, len(n.Order))
+		for i, k := range n.Order {
+			keys[i] = operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst}
+		}
+		f = operators.WindowRank(operators.WindowRankSpec{StartCol: n.WinStart, EndCol: n.WinEnd, Partition: n.Partition,
+			Order: keys, Start: n.Start, End: n.End, OutputNumber: n.OutputNumber})
+	case *plan.WindowDeduplicate:
+		f = operators.WindowRank(operators.WindowRankSpec{StartCol: n.WinStart, EndCol: n.WinEnd, Partition: n.Keys,
+			Start: 1, End: 1, Dedup: true, KeepLast: n.KeepLast, TimeCol: n.TimeField})
 	case *plan.OverAggregate:
 		if f, err = overOperator(n); err != nil {
 			return edge{}, err

@@ -276,6 +276,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "over" {
 				return runOver(t, td)
 			}
+			if td.Cmd == "window-rank" {
+				return runWindowRank(t, td)
+			}
 			if td.Cmd == "interval-join" {
 				return runIntervalJoin(t, td)
 			}

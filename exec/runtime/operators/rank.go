@@ -149,9 +149,18 @@ func (t *topN) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error
 	return nil
 }
 
-// less orders two rows by the sort keys (NULLs as each key says).
+// compare orders two rows by the sort keys (NULLs as each key says).
 func (t *topN) compare(a, b sql.Row) (int, error) {
-	for _, k := range t.spec.Order {
+	c, err := compareBy(t.spec.Order, a, b)
+	if err != nil {
+		return 0, fmt.Errorf("Rank: %w", err)
+	}
+	return c, nil
+}
+
+// compareBy orders two rows by the sort keys (NULLs as each key says).
+func compareBy(order []SortKey, a, b sql.Row) (int, error) {
+	for _, k := range order {
 		x, y := a.Values[k.Index], b.Values[k.Index]
 		if x == nil || y == nil {
 			if x == nil && y == nil {
@@ -164,7 +173,7 @@ func (t *topN) compare(a, b sql.Row) (int, error) {
 		}
 		c, err := Compare(x, y)
 		if err != nil {
-			return 0, fmt.Errorf("Rank: %w", err)
+			return 0, err
 		}
 		if c != 0 {
 			if k.Desc {

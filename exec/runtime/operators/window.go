@@ -101,17 +101,21 @@ type windowAgg struct {
 	// (Session only), rebuilt from the state on restore.
 	sessions map[string][]span
 	agg      groupAgg // the accumulators, keyed by window and group
-	// pending indexes the windows in state by end (Flink's timers): the
-	// state keys of each end, rebuilt from the state on restore.
+	windowTimers
+	wm  int64 // current watermark
+	enc state.Encoder
+}
+
+// windowTimers indexes the windows in state by end (Flink's timers): the
+// state keys of each end, rebuilt from the state on restore.
+type windowTimers struct {
 	pending map[int64]map[string]struct{}
 	ends    []int64 // sorted ends of pending
-	wm      int64   // current watermark
-	enc     state.Encoder
 }
 
 // windowKey is the state key: window end and start (big-endian, sign bit
 // flipped, so keys sort by end) and the group key.
-func (w *windowAgg) windowKey(start, end int64, group []byte) string {
+func windowKey(start, end int64, group []byte) string {
 	b := make([]byte, 16, 16+len(group))
 	binary.BigEndian.PutUint64(b, uint64(end)^(1<<63))
 	binary.BigEndian.PutUint64(b[8:], uint64(start)^(1<<63))
@@ -156,7 +160,7 @@ func (w *windowAgg) Open(ctx *runtime.Context, restored []byte) error {
 }
 
 // untrack removes state key k of the window ending at end from pending.
-func (w *windowAgg) untrack(end int64, k string) {
+func (w *windowTimers) untrack(end int64, k string) {
 	keys := w.pending[end]
 	delete(keys, k)
 	if len(keys) > 0 {
@@ -193,7 +197,7 @@ func (w *windowAgg) addSession(r sql.Row, ts int64) error {
 	}
 	var grp *group
 	for _, s := range merged {
-		k := w.windowKey(s.start, s.end, w.enc.Buf)
+		k := windowKey(s.start, s.end, w.enc.Buf)
 		g, ok, err := w.agg.groups.Get(k)
 		if err != nil {
 			return err
@@ -217,7 +221,7 @@ func (w *windowAgg) addSession(r sql.Row, ts int64) error {
 	if err := w.agg.apply(grp, r, true); err != nil {
 		return err
 	}
-	k := w.windowKey(start, end, w.enc.Buf)
+	k := windowKey(start, end, w.enc.Buf)
 	if err := w.agg.groups.Put(k, grp); err != nil {
 		return err
 	}
@@ -278,7 +282,7 @@ func mergeGroup(specs []AggSpec, dst, src *group) error {
 	return nil
 }
 
-func (w *windowAgg) track(end int64, k string) {
+func (w *windowTimers) track(end int64, k string) {
 	keys := w.pending[end]
 	if keys == nil {
 		keys = map[string]struct{}{}
@@ -322,7 +326,7 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 			if w.wm >= end-1 {
 				return nil // fired already
 			}
-			k := w.windowKey(start, end, w.enc.Buf)
+			k := windowKey(start, end, w.enc.Buf)
 			grp, ok, err := w.agg.groups.Get(k)
 			if err != nil {
 				return err
