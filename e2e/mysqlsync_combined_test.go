@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,10 @@ import (
 // without a primary key get none. Then a table is created and written
 // just before a SIGKILL and another while the action is down: after
 // --resume every Paimon table equals its MariaDB table row by row.
+// --multiple-table-partition-keys partitions a table the running job
+// creates (NewTableSchemaBuilder), not one created when the action starts
+// (on --resume: beforeBuildingSourceSink, whose key would not fit the
+// primary key here).
 func TestMySQLSyncDatabaseCombined(t *testing.T) {
 	needPaimon(t)
 	srv := needMariaDB(t)
@@ -44,7 +49,8 @@ func TestMySQLSyncDatabaseCombined(t *testing.T) {
 	exec("CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, amount DECIMAL(10, 2), status VARCHAR(32)) ENGINE = InnoDB",
 		"INSERT INTO orders VALUES (1001, 80.00, 'CREATED'), (1002, 35.50, 'CREATED'), (1003, 12.00, 'CREATED')")
 	args := syncDatabaseArgs(e, srv, src, "--mode", "combined", "--including-tables", "orders|items.*",
-		"--excluding-tables", "items_tmp", "--table-conf", "bucket=1")
+		"--excluding-tables", "items_tmp", "--table-conf", "bucket=1",
+		"--multiple-table-partition-keys", "items_p=region", "--multiple_table_partition_keys", "items_3 = order_id")
 	const jobName = "MySQL-Paimon_Database_Sync__default"
 	tables := []string{"orders"}
 	equal := func(p *proc, what string) {
@@ -75,12 +81,17 @@ func TestMySQLSyncDatabaseCombined(t *testing.T) {
 		"CREATE TABLE other"+ddl, "INSERT INTO other VALUES (1, 1, 'other')",
 		"CREATE TABLE items_log (at BIGINT, what VARCHAR(20)) ENGINE = InnoDB", "INSERT INTO items_log VALUES (1, 'no key')")
 	rows("items", 201, 50)
-	tables = append(tables, "items")
+	exec("CREATE TABLE items_p (id BIGINT NOT NULL, region CHAR(2) NOT NULL, sku VARCHAR(16), PRIMARY KEY (id, region)) ENGINE = InnoDB",
+		"INSERT INTO items_p VALUES (1, 'EU', 'a'), (2, 'US', 'b'), (3, 'EU', 'c')", "UPDATE items_p SET sku = 'd' WHERE id = 2")
+	tables = append(tables, "items", "items_p")
 	equal(p, "a table created while running")
 	if out := p.output(); !strings.Contains(out, "[INFO] Created Paimon table default.ods_items from MySQL table "+src+".items.") {
 		t.Errorf("the action did not say it created ods_items:\n%s", out)
 	}
 	absent("items_tmp", "other", "items_log")
+	if got := partitionKeys(t, filepath.Join(e.Dir, "wh", "default.db", "ods_items_p")); got != "[region]" {
+		t.Errorf("ods_items_p partition keys %s, want [region]", got)
+	}
 
 	// The new table's schema changes are followed as the others'.
 	exec("ALTER TABLE items ADD COLUMN qty INT", "INSERT INTO items VALUES (5000, 1001, 'NEW', 3)",
@@ -107,6 +118,9 @@ func TestMySQLSyncDatabaseCombined(t *testing.T) {
 	p = e.start(append(args, "--resume")...)
 	tables = append(tables, "items_2", "items_3")
 	equal(p, "--resume")
+	if got := partitionKeys(t, filepath.Join(e.Dir, "wh", "default.db", "ods_items_3")); got != "[]" {
+		t.Errorf("ods_items_3 partition keys %s, want [] (created when the action started)", got)
+	}
 
 	// And one more after the resume.
 	exec("CREATE TABLE items_4" + ddl)
@@ -120,4 +134,21 @@ func TestMySQLSyncDatabaseCombined(t *testing.T) {
 		t.Errorf("SIGTERM: exit %d\n%s", code, p.output())
 	}
 	assertNoSecret(t, p.output())
+}
+
+// partitionKeys are the partition keys of the Paimon table at dir, as
+// its first schema has them.
+func partitionKeys(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "schema", "schema-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		PartitionKeys []string `json:"partitionKeys"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(s.PartitionKeys)
 }

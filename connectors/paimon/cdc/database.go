@@ -68,6 +68,10 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
   --ignore-incompatible B   true: skip a table whose existing Paimon table is
                             incompatible instead of failing
   --partition-keys K1,K2    the partition keys of the tables that have them all
+  --multiple-table-partition-keys T=K1,K2
+                            with --mode combined: the partition keys of MySQL
+                            table T's Paimon table when the running job
+                            creates it (repeatable)
   --primary-keys K1,K2      the primary keys of the tables that have them all
                             (others keep the MySQL table's)
   --type-mapping M1,M2      tinyint1-not-bool, to-nullable, to-string,
@@ -101,6 +105,10 @@ type databaseArgs struct {
 	// combined is --mode combined: tables created while the job runs
 	// are synchronized too.
 	combined bool
+	// multiPartition is --multiple_table_partition_keys: a MySQL table's
+	// name to the partition keys of its Paimon table when the job creates
+	// it while running (combined mode).
+	multiPartition map[string][]string
 	// databaseName and includingSrc are 'database-name' and
 	// --including_tables as given, excludingSrc and excludingDBsSrc
 	// --excluding_tables and --excluding_dbs ("" when not given): the
@@ -153,10 +161,6 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		// SyncDatabaseActionBase creates the tables without them and
 		// its record parser adds them: not built in sqlrun.
 		return nil, false, errors.New("--computed_column of mysql_sync_database is not supported by sqlrun yet")
-	case len(multiPart) > 0:
-		// SyncDatabaseActionBase hands them to NewTableSchemaBuilder
-		// only: the tables --mode combined creates while running.
-		return nil, false, errors.New("--multiple_table_partition_keys (the partition keys of the tables --mode combined creates while the job runs) is not supported by sqlrun yet")
 	case strings.EqualFold(eager, "true"):
 		return nil, false, errors.New("--eager_init (--mode combined's committer of every table from the start) is not supported by sqlrun yet")
 	}
@@ -203,6 +207,16 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 			return nil, false, fmt.Errorf("Invalid key-value string '%s'. Please use format 'key=value'", kv)
 		}
 		a.tableMapping[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+	}
+	// optionalConfigMapList with ParameterUtils.parseKeyValueList:
+	// table=k1,k2, the table's name trimmed, the keys as they are.
+	a.multiPartition = map[string][]string{}
+	for _, kv := range multiPart {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, false, fmt.Errorf("Invalid key-value string '%s'. Please use format 'key=value'", kv)
+		}
+		a.multiPartition[strings.TrimSpace(k)] = strings.Split(strings.TrimSpace(v), ",")
 	}
 	// Boolean.parseBoolean: "true" in any case is true, anything else false.
 	a.mergeShards = merge == "" || strings.EqualFold(merge, "true")
@@ -364,6 +378,18 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		ta := a.syncArgs
 		ta.table = m.paimon
 		t, fields := m.info(), m.fields
+		if keys, ok := a.multiPartition[t.Name]; ok && len(keys) > 0 && a.combined && again {
+			// NewTableSchemaBuilder.build: a table the job creates while
+			// running (here: on a run after the job stopped, the MySQL
+			// table new) takes its --multiple_table_partition_keys over
+			// --partition_keys; the tables created when the action starts
+			// (also on --resume) do not (beforeBuildingSourceSink).
+			if exists, err := tableExists(cat, a.database, m.paimon); err != nil {
+				return "", msgs, err
+			} else if !exists {
+				ta.partitionKeys = keys
+			}
+		}
 		if len(t.PrimaryKey) == 0 && (len(ta.primaryKeys) == 0 || !containsAll(columnNames(fields), ta.primaryKeys)) {
 			// CdcActionCommonUtils.setPrimaryKeys.
 			return "", msgs, fmt.Errorf("Failed to set specified primary keys for sink table %s.%s. Also, can't infer primary keys from source table schemas because source tables have no primary keys or have different primary keys.",
@@ -546,6 +572,15 @@ func serverIDBase(v string) (uint64, error) {
 }
 
 var randomServerID = uint64(5400 + time.Now().UnixNano()%1001)
+
+// tableExists reports whether the Paimon table has a schema.
+func tableExists(cat *warehouse.Catalog, db, table string) (bool, error) {
+	cur, err := schema.NewManager(cat.FIO, cat.TablePath(db, table)).Latest()
+	if err != nil {
+		return false, fmt.Errorf("Paimon table %s.%s: %w", db, table, err)
+	}
+	return cur != nil, nil
+}
 
 // firstSchemaTime is when the Paimon table was created: its first
 // schema's time.

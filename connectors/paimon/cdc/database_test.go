@@ -23,7 +23,7 @@ func TestSyncDatabaseRefusals(t *testing.T) {
 		{append(base, "--including-tables", "("), "--including_tables \"(\""},
 		{append(base, "--excluding-dbs", "a["), "--excluding_dbs \"a[\""},
 		{append(base, "--table-mapping", "orders"), "Invalid key-value string 'orders'. Please use format 'key=value'"},
-		{append(base, "--multiple-table-partition-keys", "orders:dt"), "--multiple_table_partition_keys (the partition keys of the tables --mode combined creates while the job runs) is not supported by sqlrun yet"},
+		{append(base, "--multiple-table-partition-keys", "orders:dt"), "Invalid key-value string 'orders:dt'. Please use format 'key=value'"},
 		{append(base, "--eager_init", "true"), "--eager_init (--mode combined's committer of every table from the start) is not supported by sqlrun yet"},
 		{append(base, "--mysql-conf", "table-name=orders"), "table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead."},
 		{[]string{"--warehouse", "w", "--database", "d", "--mysql-conf", "hostname=h", "--mysql-conf", "username=u", "--mysql-conf", "password=p"}, "mysql_conf [database-name] must be specified."},
