@@ -2,6 +2,7 @@ package operators
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"sort"
 
@@ -380,7 +381,8 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 		sign = -1
 	}
 	grp.rows += sign
-	for i, spec := range g.spec.Aggs {
+	for i := range g.spec.Aggs {
+		spec := &g.spec.Aggs[i] // not a copy per row and call
 		a := &grp.accs[i]
 		if spec.Filtered && r.Values[spec.Filter] != true {
 			continue
@@ -463,6 +465,36 @@ func keepBest(kind AggKind, v, best any) (bool, error) {
 	case LastValue:
 		return false, nil
 	}
+	var d int
+	// The common types first, as Compare orders them, without its NULL
+	// checks and its switch over every type.
+	switch x := v.(type) {
+	case string:
+		y, ok := best.(string)
+		if !ok {
+			return keepBestSlow(kind, v, best)
+		}
+		d = cmp.Compare(x, y)
+	case int32:
+		y, ok := best.(int32)
+		if !ok {
+			return keepBestSlow(kind, v, best)
+		}
+		d = cmp.Compare(x, y)
+	case int64:
+		y, ok := best.(int64)
+		if !ok {
+			return keepBestSlow(kind, v, best)
+		}
+		d = cmp.Compare(x, y)
+	default:
+		return keepBestSlow(kind, v, best)
+	}
+	return (kind == Min && d >= 0) || (kind == Max && d <= 0), nil
+}
+
+// keepBestSlow is keepBest's MIN/MAX through Compare.
+func keepBestSlow(kind AggKind, v, best any) (bool, error) {
 	d, err := Compare(v, best)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", kind, err)
