@@ -38,8 +38,9 @@ func main() {
 	backend := flag.String("backend", "hashmap", "hashmap or rocksdb")
 	interval := flag.Duration("interval", 5*time.Second, "checkpoint interval")
 	dir := flag.String("dir", "", "checkpoint directory (default a temp dir, removed)")
+	timeout := flag.Duration("timeout", 30*time.Minute, "give up after this long, printing how far the input got")
 	flag.Parse()
-	if err := run(*op, *keys, *backend, *interval, *dir); err != nil {
+	if err := run(*op, *keys, *backend, *interval, *dir, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -165,7 +166,7 @@ func duSize(dir string) int64 {
 	return n
 }
 
-func run(op string, keys int, backend string, interval time.Duration, dir string) error {
+func run(op string, keys int, backend string, interval time.Duration, dir string, timeout time.Duration) error {
 	gctune.Tune() // the binary's collector policy
 	if dir == "" {
 		d, err := os.MkdirTemp("", "bench-scale-")
@@ -240,7 +241,14 @@ func run(op string, keys int, backend string, interval time.Duration, dir string
 			doneID = c.LastID
 			_, inputStall = sink.state() // gaps while rows were flowing
 		}
-		if time.Since(start) > 30*time.Minute {
+		if time.Since(start) > timeout {
+			// What a run too slow for the machine's load still shows: how
+			// far the input got, memory, and the checkpoints and output
+			// stalls so far.
+			_, peak := rss()
+			_, stall := sink.state()
+			fmt.Printf("%-9s %-8s %9d keys  timed out after %s: input %d of %d rows  peak RSS %7.0f MiB  %d checkpoints, longest %6.2f s  longest output stall %6.2f s\n",
+				op, backend, keys, timeout, in, total, float64(peak)/(1<<20), seen, longestCp.Seconds(), stall.Seconds())
 			return fmt.Errorf("timed out")
 		}
 	}
