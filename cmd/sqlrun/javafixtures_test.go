@@ -188,6 +188,39 @@ func TestJavaFixturesRead(t *testing.T) {
 			"2024-11-26 06:38:56.074000174 | 0 | 1 | 170 | 2024-11-26 15:28:51 | -77.022 | TRUE | 76",
 			"2024-11-26 06:38:56.084000184 | 0 | 1 | 180 | 2024-11-26 15:29:01 | 8.032 | TRUE | -86",
 			"2024-11-26 06:38:56.094000194 | 0 | 1 | 190 | I'm strange | -999.420 | FALSE | 96"}, "f3", ""},
+		// BLOB columns (Paimon 1.3+): the values are in .blob files of their
+		// own (BlobFormatWriter), several per row-id range whose first row
+		// ids continue one another (DataEvolutionSplitRead's
+		// SpecialFieldBunch), read as BYTES as Flink reads a BLOB. Expected:
+		// UPSTREAM_README's "Recall with schema-1"; the blob column was
+		// renamed to f5 and moved after f2. Before, "unsupported Paimon data
+		// type: \"BLOB NOT NULL\"".
+		{"blob_alter_cast", "blob_append_table_alter_table_with_cast_with_data_evolution", "blob_append_table_alter_table_with_cast_with_data_evolution", "f4, key0, key1, f3, f1, f2, f5, f0, f6", []string{
+			"1970-01-05 00:00:00.000000000 | 0 | 1 | 100 | 2024-11-26 06:38:56.001000001 | 0.020 | x'4c696c79' | TRUE | <NULL>",
+			"1969-11-18 00:00:00.000000000 | 0 | 1 | 110 | 2024-11-26 06:38:56.011000011 | 11.120 | x'416c696365' | TRUE | <NULL>",
+			"1971-03-21 00:00:00.000000000 | 0 | 1 | 120 | 2024-11-26 06:38:56.021000021 | 22.220 | x'426f62' | FALSE | <NULL>",
+			"1957-11-01 00:00:00.000000000 | 0 | 1 | 130 | 2024-11-26 06:38:56.031000031 | 333.320 | x'43696e6479' | FALSE | <NULL>",
+			"2091-09-07 00:00:00.000000000 | 0 | 1 | 140 | 2024-11-26 06:38:56.041000041 | 444.420 | x'44617665' | TRUE | <NULL>",
+			"2024-11-26 06:38:56.054000154 | 0 | 1 | 150 | 2024-11-26 15:28:31 | 55.002 | x'4170706c65' | TRUE | 56",
+			"2024-11-26 06:38:56.064000164 | 0 | 1 | 160 | 2024-11-26 15:28:41 | 666.012 | x'42616e616e61' | FALSE | 66",
+			"2024-11-26 06:38:56.074000174 | 0 | 1 | 170 | 2024-11-26 15:28:51 | -77.022 | x'436865727279' | TRUE | 76",
+			"2024-11-26 06:38:56.084000184 | 0 | 1 | 180 | 2024-11-26 15:29:01 | 8.032 | x'44757269616e' | TRUE | -86",
+			"2024-11-26 06:38:56.094000194 | 0 | 1 | 190 | I'm strange | -999.420 | x'456c6465726265727279' | FALSE | 96"}, "f3", ""},
+		{"orc_blob_alter_cast", "blob_append_table_alter_table_with_cast_with_data_evolution", "blob_append_table_alter_table_with_cast_with_data_evolution", "f4, key0, key1, f3, f1, f2, f5, f0, f6", []string{
+			"1970-01-05 00:00:00.000000000 | 0 | 1 | 100 | 2024-11-26 06:38:56.001000001 | 0.020 | x'4c696c79' | TRUE | <NULL>",
+			"1969-11-18 00:00:00.000000000 | 0 | 1 | 110 | 2024-11-26 06:38:56.011000011 | 11.120 | x'416c696365' | TRUE | <NULL>",
+			"1971-03-21 00:00:00.000000000 | 0 | 1 | 120 | 2024-11-26 06:38:56.021000021 | 22.220 | x'426f62' | FALSE | <NULL>",
+			"1957-11-01 00:00:00.000000000 | 0 | 1 | 130 | 2024-11-26 06:38:56.031000031 | 333.320 | x'43696e6479' | FALSE | <NULL>",
+			"2091-09-07 00:00:00.000000000 | 0 | 1 | 140 | 2024-11-26 06:38:56.041000041 | 444.420 | x'44617665' | TRUE | <NULL>",
+			"2024-11-26 06:38:56.054000154 | 0 | 1 | 150 | 2024-11-26 15:28:31 | 55.002 | x'4170706c65' | TRUE | 56",
+			"2024-11-26 06:38:56.064000164 | 0 | 1 | 160 | 2024-11-26 15:28:41 | 666.012 | x'42616e616e61' | FALSE | 66",
+			"2024-11-26 06:38:56.074000174 | 0 | 1 | 170 | 2024-11-26 15:28:51 | -77.022 | x'436865727279' | TRUE | 76",
+			"2024-11-26 06:38:56.084000184 | 0 | 1 | 180 | 2024-11-26 15:29:01 | 8.032 | x'44757269616e' | TRUE | -86",
+			"2024-11-26 06:38:56.094000194 | 0 | 1 | 190 | I'm strange | -999.420 | x'456c6465726265727279' | FALSE | 96"}, "f3", ""},
+		// A BLOB first column, f2 overwritten by a later file for the same
+		// rows (UPSTREAM_README).
+		{"blob_dense_stats", "blob_data_evolution_with_dense_stats", "blob_data_evolution_with_dense_stats", "f0, f1, f2, f3", []string{"x'4c696c79' | 2 | 102 | 2.1", "x'416c696365' | 4 | 104 | 3.1"}, "f1", ""},
+		{"orc_blob_dense_stats", "blob_data_evolution_with_dense_stats", "blob_data_evolution_with_dense_stats", "f0, f1, f2, f3", []string{"x'4c696c79' | 2 | 102 | 2.1", "x'416c696365' | 4 | 104 | 3.1"}, "f1", ""},
 		// 'index-file-in-data-file-dir' = true: the deletion vectors live in
 		// the bucket directories (TestPkDvTableIndexInDataAndNoExternalPath).
 		// Before, "open .../index/index-...: no such file or directory".
@@ -261,5 +294,51 @@ SELECT `+c.cols+` FROM `+from+` ORDER BY `+order+`;
 				t.Fatalf("rows\n%s\nwant\n%s\n(output:\n%s%s)", strings.Join(got, "\n"), strings.Join(c.want, "\n"), out, errOut)
 			}
 		})
+	}
+}
+
+// TestBlobTableRefusals: what sqlrun does not do with BLOB columns fails
+// by name and changes nothing: writing a table that has one (Paimon writes
+// the values to .blob files), reading one as descriptors
+// ('blob-as-descriptor'), and CREATE TABLE with 'blob-field'. Reading the
+// other columns with 'blob-as-descriptor' set still works.
+func TestBlobTableRefusals(t *testing.T) {
+	wh := filepath.Join(t.TempDir(), "wh")
+	if err := os.CopyFS(wh, os.DirFS(filepath.Join("..", "..", "testdata", "paimon", "java", "blob_dense_stats"))); err != nil {
+		t.Fatal(err)
+	}
+	const table = "j.blob_data_evolution_with_dense_stats.blob_data_evolution_with_dense_stats"
+	snapshots := func() []string {
+		names, _ := filepath.Glob(filepath.Join(wh, "blob_data_evolution_with_dense_stats.db", "blob_data_evolution_with_dense_stats", "snapshot", "snapshot-*"))
+		return names
+	}
+	before := snapshots()
+	for _, c := range []struct{ stmt, want string }{
+		{"INSERT INTO " + table + " VALUES (x'00', 1, 2, 3.0);", "tables with BLOB columns are not supported for writing: column f0 is a BLOB"},
+		{"SELECT * FROM " + table + " /*+ OPTIONS('blob-as-descriptor' = 'true') */;", "BLOB column f0 with 'blob-as-descriptor' = 'true'"},
+		{"CREATE TABLE j.`default`.t (id INT, pic BYTES) WITH ('blob-field' = 'pic', 'row-tracking.enabled' = 'true', 'data-evolution.enabled' = 'true');",
+			"'blob-field' = 'pic'"},
+		{"SELECT f1, f2 FROM " + table + " /*+ OPTIONS('blob-as-descriptor' = 'true') */ ORDER BY f1;", ""},
+	} {
+		script := writeScript(t, `SET 'execution.runtime-mode' = 'batch';
+SET 'sql-client.execution.result-mode' = 'tableau';
+CREATE CATALOG j WITH ('type' = 'paimon', 'warehouse' = 'file://`+wh+`');
+`+c.stmt+"\n")
+		code, out, errOut := runCLI(t, "-f", script)
+		if c.want == "" {
+			if code != 0 || !strings.Contains(out, "|  4 | 104 |") {
+				t.Errorf("%s: exit %d\n%s%s", c.stmt, code, out, errOut)
+			}
+			continue
+		}
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, want an error with %q\n%s%s", c.stmt, code, c.want, out, errOut)
+		}
+	}
+	if after := snapshots(); len(after) != len(before) {
+		t.Errorf("snapshots %v, before %v", after, before)
+	}
+	if _, err := os.Stat(filepath.Join(wh, "default.db", "t")); !os.IsNotExist(err) {
+		t.Errorf("table t created: %v", err)
 	}
 }

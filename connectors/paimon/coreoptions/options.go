@@ -57,6 +57,12 @@ type Options struct {
 	// are read as one, each column from the newest file that wrote it
 	// (DataEvolutionSplitRead).
 	DataEvolution bool
+	// BlobAsDescriptor is blob-as-descriptor: BLOB columns read as
+	// serialized BlobDescriptor bytes (refused by the table's reader).
+	BlobAsDescriptor bool
+	// BlobDescriptorFields is blob-descriptor-field: BLOB columns kept as
+	// descriptors inline in the data files (refused by the reader).
+	BlobDescriptorFields []string
 	// IndexInDataDir is index-file-in-data-file-dir: index files live in
 	// their bucket's directory instead of <table>/index.
 	IndexInDataDir    bool
@@ -235,6 +241,8 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.RowTracking = p.boolean("row-tracking.enabled", false)
 	o.DataEvolution = p.boolean("data-evolution.enabled", false)
 	o.IndexInDataDir = p.boolean("index-file-in-data-file-dir", false)
+	o.BlobAsDescriptor = p.boolean("blob-as-descriptor", false)
+	o.BlobDescriptorFields = p.list("blob-descriptor-field")
 	if _, ok := raw[OptTargetFileSize]; ok {
 		o.targetFileSize, o.targetFileSizeSet = p.memory(OptTargetFileSize, 0), true
 	}

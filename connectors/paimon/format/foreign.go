@@ -47,6 +47,11 @@ type foreignReader struct {
 
 func (f *File) foreignProjected(p Projection, prefix string, srcs *[]int, types *[]sql.DataType) ([]foreignCol, error) {
 	names := f.alien.columns()
+	if _, ok := f.alien.(*blobFile); ok && len(p.FileFields) == 1 {
+		// A blob file's one column is nameless: it is the file's
+		// _WRITE_COLS column, the only file field (blob.go).
+		names = []string{prefix + p.FileFields[0].Name}
+	}
 	out := make([]foreignCol, len(p.Fields))
 	for i, want := range p.Fields {
 		src := -1

@@ -65,14 +65,14 @@ func FormatOf(fileName string) string {
 	return strings.ToLower(fileName[i+1:])
 }
 
-// CheckReadable returns nil for Parquet, ORC and Avro files and a clear
+// CheckReadable returns nil for Parquet, ORC, Avro and blob files and a clear
 // error otherwise.
 func CheckReadable(fileName string) error {
 	switch f := FormatOf(fileName); f {
-	case "parquet", "orc", "avro":
+	case "parquet", "orc", "avro", "blob":
 		return nil
 	default:
-		return fmt.Errorf("%w: data file %s has format %q; sqlrun reads parquet, orc and avro data files ('file.format')", ErrUnsupportedFormat, fileName, f)
+		return fmt.Errorf("%w: data file %s has format %q; sqlrun reads parquet, orc and avro data files ('file.format') and blob files", ErrUnsupportedFormat, fileName, f)
 	}
 }
 

@@ -48,6 +48,8 @@ func Open(r io.ReaderAt, size int64, name string) (f *File, err error) {
 		return openORC(r, size, name)
 	case "avro":
 		return openAvro(r, size, name)
+	case "blob":
+		return openBlob(r, size, name)
 	}
 	defer recoverCorrupt(name, &err)
 	if err := checkFooter(r, size); err != nil {

@@ -164,6 +164,9 @@ func (s *TableSchema) Apply(a Alter, changes ...Change) (*TableSchema, error) {
 			if i < 0 {
 				return nil, notExist(c.From)
 			}
+			if n.Fields[i].Blob { // SchemaManager.assertNotRenamingBlobColumn
+				return nil, sql.Errorf(sql.UnsupportedOperation, "Cannot rename BLOB column: [%s]", c.From)
+			}
 			if n.FieldIndex(c.To) >= 0 {
 				return nil, exists(c.To)
 			}
@@ -193,6 +196,11 @@ func (s *TableSchema) Apply(a Alter, changes ...Change) (*TableSchema, error) {
 				return nil, notExist(c.Name)
 			}
 			from := n.Fields[i].Type
+			if n.Fields[i].Blob {
+				// BLOB casts to nothing (CastExecutors has no BLOB rule).
+				ts, _ := TypeString(c.Type)
+				return nil, sql.Errorf(sql.IllegalStateException, "Column type %s[%s] cannot be converted to %s without loosing information.", n.Fields[i].Name, blobTypeString(from.Nullable), ts)
+			}
 			if isComposite(from) {
 				// Flink's ALTER TABLE MODIFY of a composite column becomes
 				// nested changes (FlinkCatalog.generateNestedColumnUpdates).

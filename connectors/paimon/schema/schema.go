@@ -35,6 +35,11 @@ type Field struct {
 	// NestedIDs are the ids of nested ROW fields (at any depth) in
 	// depth-first order; nested fields consume ids from the same counter.
 	NestedIDs []int
+	// Blob marks a Paimon BLOB column (Paimon 1.3+, BlobType): its values
+	// live in separate .blob files, and Flink reads it as BYTES
+	// (DataTypeToLogicalType.visit(BlobType) = VARBINARY(MAX)), so Type is
+	// BYTES with the column's nullability.
+	Blob bool
 }
 
 // TableSchema is the content of one schema file.
@@ -369,11 +374,11 @@ func Parse(data []byte) (*TableSchema, error) {
 		if len(f.Type) == 0 {
 			return nil, fmt.Errorf("parse schema %d: field %q has no type", j.ID, f.Name)
 		}
-		t, err := parseTypeJSON(f.Type, &ids)
+		t, blob, err := parseFieldType(f.Type, &ids)
 		if err != nil {
 			return nil, fmt.Errorf("parse schema %d field %q: %w", j.ID, f.Name, err)
 		}
-		fl := Field{ID: f.ID, Name: f.Name, Type: t, Description: f.Description, DefaultValue: f.DefaultValue, NestedIDs: ids}
+		fl := Field{ID: f.ID, Name: f.Name, Type: t, Description: f.Description, DefaultValue: f.DefaultValue, NestedIDs: ids, Blob: blob}
 		s.Fields = append(s.Fields, fl)
 	}
 	if s.Version <= 1 {
@@ -424,6 +429,9 @@ func (s *TableSchema) Marshal() ([]byte, error) {
 		})
 		if err != nil {
 			return nil, fmt.Errorf("schema %d field %q: %w", s.ID, f.Name, err)
+		}
+		if f.Blob {
+			t = blobTypeString(f.Type.Nullable)
 		}
 		o := orderedObj{{"id", f.ID}, {"name", f.Name}, {"type", t}}
 		if f.Description != nil {

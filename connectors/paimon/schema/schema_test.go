@@ -238,3 +238,58 @@ func TestFieldIDsAsPaimon(t *testing.T) {
 		t.Fatalf("ids %v highest %d, want %v highest 7", got, s.HighestFieldID, want)
 	}
 }
+
+// TestBlobColumns: a BLOB column (BlobType, Paimon 1.3+) reads as BYTES with
+// its nullability and is written back as BLOB; renaming it or changing its
+// type is refused as SchemaManager does, and SchemaValidation's BLOB rules
+// apply with Paimon's messages. Before, "unsupported Paimon data type".
+func TestBlobColumns(t *testing.T) {
+	src := `{"version":3,"id":0,"fields":[{"id":0,"name":"id","type":"INT"},{"id":1,"name":"pic","type":"BLOB NOT NULL"},` +
+		`{"id":2,"name":"doc","type":"BLOB"}],"highestFieldId":2,"partitionKeys":[],"primaryKeys":[],` +
+		`"options":{"row-tracking.enabled":"true","data-evolution.enabled":"true"},"timeMillis":1}`
+	s, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Fields[1]; !f.Blob || !f.Type.Equal(sql.Bytes().NotNull()) || s.Fields[0].Blob || !s.Fields[2].Type.Nullable {
+		t.Fatalf("fields %+v", s.Fields)
+	}
+	out, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"type" : "BLOB NOT NULL"`) || !strings.Contains(string(out), `"type" : "BLOB"`) {
+		t.Fatalf("marshalled:\n%s", out)
+	}
+	if err := s.ValidateCreate(); err != nil {
+		t.Fatalf("valid BLOB table refused: %v", err)
+	}
+	a := Alter{Table: "db.t"}
+	if _, err := s.Apply(a, RenameColumn{"pic", "picture"}); err == nil || err.Error() != "Cannot rename BLOB column: [pic]" {
+		t.Errorf("rename: %v", err)
+	}
+	if _, err := s.Apply(a, UpdateColumnType{"doc", sql.Bytes()}); err == nil || !strings.Contains(err.Error(), "doc[BLOB] cannot be converted to BYTES") {
+		t.Errorf("type change: %v", err)
+	}
+	if s2, err := s.Apply(a, RenameColumn{"id", "k"}); err != nil || !s2.Fields[1].Blob {
+		t.Errorf("renaming another column: %v, blob kept %v", err, err == nil && s2.Fields[1].Blob)
+	}
+	for _, c := range []struct{ mutate, want string }{
+		{"no-evolution", "Data evolution config must enabled for table with BLOB type column."},
+		{"only-blobs", "Table with BLOB type column must have other normal columns."},
+		{"partitioned", "The BLOB type column can not be part of partition keys."},
+	} {
+		bad, _ := Parse([]byte(src))
+		switch c.mutate {
+		case "no-evolution":
+			delete(bad.Options, "data-evolution.enabled")
+		case "only-blobs":
+			bad.Fields = bad.Fields[1:]
+		case "partitioned":
+			bad.PartitionKeys = []string{"doc"}
+		}
+		if err := bad.ValidateCreate(); err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v, want %q", c.mutate, err, c.want)
+		}
+	}
+}

@@ -202,6 +202,28 @@ func typeJSON(t sql.DataType, ids *[]int, nextID func() int) (any, error) {
 	return TypeString(t)
 }
 
+// parseFieldType parses a top-level field's type: a BLOB column (only
+// top-level, BlobType) reads as BYTES and is reported as blob.
+func parseFieldType(raw json.RawMessage, ids *[]int) (sql.DataType, bool, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		u := strings.ToUpper(strings.TrimSpace(s))
+		if u == "BLOB" || u == "BLOB NOT NULL" {
+			return sql.Bytes().WithNullable(u == "BLOB"), true, nil
+		}
+	}
+	t, err := parseTypeJSON(raw, ids)
+	return t, false, err
+}
+
+// blobTypeString is BlobType.asSQLString.
+func blobTypeString(nullable bool) string {
+	if nullable {
+		return "BLOB"
+	}
+	return "BLOB NOT NULL"
+}
+
 // parseTypeJSON parses a type string or object; nested ROW field ids are
 // appended to ids in depth-first order.
 func parseTypeJSON(raw json.RawMessage, ids *[]int) (sql.DataType, error) {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -165,8 +166,8 @@ func (s *TableSchema) validationBucketKeys() []string {
 	return nil
 }
 
-// validateRowTracking is SchemaValidation.validateRowTracking (the parts
-// that do not concern BLOB and vector columns, which sqlrun cannot read).
+// validateRowTracking is SchemaValidation.validateRowTracking (without the
+// vector-store file checks: sqlrun has no VECTOR type).
 func (s *TableSchema) validateRowTracking(opt func(string) (string, bool), bucket int) error {
 	isTrue := func(k string) bool { v, _ := opt(k); return strings.EqualFold(v, "true") }
 	rowTracking := isTrue("row-tracking.enabled")
@@ -187,6 +188,22 @@ func (s *TableSchema) validateRowTracking(opt func(string) (string, bool), bucke
 		}
 		if isTrue("clustering.incremental") {
 			return sql.Errorf(sql.IllegalArgumentException, "Data evolution config must disabled with clustering.incremental")
+		}
+	}
+	var blobs []string
+	for _, f := range s.Fields {
+		if f.Blob {
+			blobs = append(blobs, f.Name)
+		}
+	}
+	if len(blobs) > 0 {
+		switch {
+		case !isTrue("data-evolution.enabled"):
+			return sql.Errorf(sql.IllegalArgumentException, "Data evolution config must enabled for table with BLOB type column.")
+		case len(s.Fields) <= len(blobs):
+			return sql.Errorf(sql.IllegalArgumentException, "Table with BLOB type column must have other normal columns.")
+		case slices.ContainsFunc(blobs, func(b string) bool { return slices.Contains(s.PartitionKeys, b) }):
+			return sql.Errorf(sql.IllegalArgumentException, "The BLOB type column can not be part of partition keys.")
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -94,5 +95,74 @@ func TestRowIDGroups(t *testing.T) {
 	_, err = rowIDGroups([]manifest.DataFileMeta{{FileName: "x", RowCount: 1}})
 	if err == nil || !strings.Contains(err.Error(), "data file x of a data-evolution table ('data-evolution.enabled' = true) has no first row id") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestBlobFieldBunches: a row-id group's blob files form one source per
+// BLOB column, as DataEvolutionSplitRead.splitFieldBunches and
+// SpecialFieldBunch build it: files in first-row-id order that continue one
+// another, an older file for the same or an overlapped range superseded,
+// a gap or an excess refused with Paimon's messages.
+func TestBlobFieldBunches(t *testing.T) {
+	s := &schema.TableSchema{Fields: []schema.Field{
+		{ID: 0, Name: "id", Type: sql.Int()},
+		{ID: 1, Name: "pic", Type: sql.Bytes(), Blob: true},
+		{ID: 2, Name: "doc", Type: sql.Bytes(), Blob: true},
+	}}
+	tb := &Table{Root: "t", schemas: map[int64]*schema.TableSchema{0: s}}
+	file := func(name string, first, rows, seq int64, cols ...string) manifest.DataFileMeta {
+		return manifest.DataFileMeta{FileName: name, FirstRowID: &first, RowCount: rows, MaxSequenceNumber: seq, WriteCols: cols}
+	}
+	bunches := func(files ...manifest.DataFileMeta) (string, error) {
+		groups, err := rowIDGroups(files)
+		if err != nil {
+			return "", err
+		}
+		var out []string
+		for _, g := range groups {
+			bs, err := tb.fieldBunches(g)
+			if err != nil {
+				return "", err
+			}
+			for _, b := range bs {
+				out = append(out, fileNames(b))
+			}
+		}
+		return strings.Join(out, " | "), nil
+	}
+	for _, c := range []struct {
+		name  string
+		files []manifest.DataFileMeta
+		want  string // bunches, or the error's text
+	}{
+		{"two columns, rolled files", []manifest.DataFileMeta{
+			file("d.parquet", 0, 5, 1, "id"), file("p2.blob", 3, 2, 1, "pic"), file("p1.blob", 0, 3, 1, "pic"), file("q.blob", 0, 5, 1, "doc")},
+			"d.parquet | p1.blob, p2.blob | q.blob"},
+		{"same first row id: the newest wins", []manifest.DataFileMeta{
+			file("d.parquet", 0, 2, 1, "id"), file("old.blob", 0, 2, 1, "pic"), file("new.blob", 0, 2, 2, "pic")},
+			"d.parquet | new.blob"},
+		{"overlapped by a newer file", []manifest.DataFileMeta{
+			file("d.parquet", 0, 4, 1, "id"), file("new.blob", 0, 4, 3, "pic"), file("old.blob", 2, 2, 1, "pic")},
+			"d.parquet | new.blob"},
+		{"gap", []manifest.DataFileMeta{
+			file("d.parquet", 0, 5, 1, "id"), file("p1.blob", 0, 2, 1, "pic"), file("p2.blob", 3, 2, 1, "pic")},
+			"Blob/vector-store file first row id should be continuous, expect 2 but got 3"},
+		{"too few rows", []manifest.DataFileMeta{
+			file("d.parquet", 0, 5, 1, "id"), file("p1.blob", 0, 2, 1, "pic")},
+			"All files in a field merge split should have the same row count."},
+		{"overlap by an older file that is newer", []manifest.DataFileMeta{
+			file("d.parquet", 0, 4, 1, "id"), file("a.blob", 0, 3, 1, "pic"), file("b.blob", 2, 2, 2, "pic")},
+			"Blob/vector-store file with overlapping row id should have decreasing sequence number."},
+		{"blob file writing a normal column", []manifest.DataFileMeta{
+			file("d.parquet", 0, 1, 1, "pic"), file("x.blob", 0, 1, 1, "id")},
+			"blob file x.blob should write one BLOB column"},
+	} {
+		got, err := bunches(c.files...)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
 	}
 }

@@ -12,6 +12,7 @@
 package table
 
 import (
+	"strings"
 	"time"
 
 	"errors"
@@ -199,6 +200,11 @@ func Create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, op
 		}
 		opts[k] = v
 	}
+	if v := strings.TrimSpace(opts["blob-field"]); v != "" {
+		// Paimon's Flink catalog makes these BYTES columns BLOBs, which
+		// sqlrun could then not write: refused rather than created as BYTES.
+		return nil, fmt.Errorf("create paimon table %s: %w: 'blob-field' = '%s' (Paimon stores BLOB values in .blob files, which sqlrun reads but does not write)", path, ErrBlobWrite, v)
+	}
 	if len(s.PrimaryKey) > 0 {
 		part := map[string]bool{}
 		for _, p := range partitionKeys {
@@ -252,9 +258,14 @@ func (t *Table) CrossPartitionUpdate() bool {
 	return false
 }
 
-// checkWritable refuses writes sqlrun cannot do as Paimon would: the
-// KEY_DYNAMIC (cross-partition) and postpone bucket modes.
+// checkWritable refuses writes sqlrun cannot do as Paimon would: tables
+// with BLOB columns and the postpone bucket mode.
 func (t *Table) checkWritable() error {
+	for _, f := range t.Schema.Fields {
+		if f.Blob {
+			return fmt.Errorf("paimon table %s: %w: column %s is a BLOB; Paimon writes BLOB values to .blob files of their own (BlobFileFormat), which sqlrun reads but does not write", t.Root, ErrBlobWrite, f.Name)
+		}
+	}
 	if !t.PrimaryKey() {
 		if t.NumBuckets == 0 {
 			return fmt.Errorf("paimon table %s: The number of buckets needs to be greater than 0.", t.Root)
@@ -269,6 +280,9 @@ func (t *Table) checkWritable() error {
 	}
 	return nil
 }
+
+// ErrBlobWrite is wrapped when a table with a BLOB column is written.
+var ErrBlobWrite = errors.New("tables with BLOB columns are not supported for writing")
 
 // ErrPostponeBucket is wrapped when a postpone-bucket table (bucket = -2)
 // is written or compacted.
