@@ -342,3 +342,32 @@ CREATE CATALOG j WITH ('type' = 'paimon', 'warehouse' = 'file://`+wh+`');
 		t.Errorf("table t created: %v", err)
 	}
 }
+
+// TestFallbackBranchRefused: a table whose 'scan.fallback-branch' names an
+// existing branch is read by Paimon's batch scan from two branches
+// (FallbackReadFileStoreTable: 20240725 from main, 20240726 from rt, so
+// four rows). sqlrun reads one branch, so the batch read fails by name
+// instead of returning main's two rows; an option naming a branch that
+// does not exist is ignored, as FileStoreTableFactory does. Before, the
+// batch read returned two rows and no error.
+func TestFallbackBranchRefused(t *testing.T) {
+	wh := filepath.Join(t.TempDir(), "wh")
+	if err := os.CopyFS(wh, os.DirFS(filepath.Join("..", "..", "testdata", "paimon", "java", "fallback_branch"))); err != nil {
+		t.Fatal(err)
+	}
+	run := func(hint string) (int, string, string) {
+		script := writeScript(t, `SET 'execution.runtime-mode' = 'batch';
+SET 'sql-client.execution.result-mode' = 'tableau';
+CREATE CATALOG j WITH ('type' = 'paimon', 'warehouse' = 'file://`+wh+`');
+SELECT dt, name, amount FROM j.append_table_with_rt_branch.append_table_with_rt_branch `+hint+` ORDER BY dt, name;
+`)
+		return runCLI(t, "-f", script)
+	}
+	if code, out, errOut := run(""); code == 0 || !strings.Contains(errOut, "'scan.fallback-branch' = 'rt' makes a batch read take partitions from branch rt") {
+		t.Errorf("fallback read: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := run("/*+ OPTIONS('scan.fallback-branch' = 'nope') */")
+	if code != 0 || !strings.Contains(out, "| 20240725 |  apple |      5 |") || !strings.Contains(out, "2 rows in set") {
+		t.Errorf("missing fallback branch: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
 	"github.com/sqlrun/sqlrun/sql"
@@ -74,7 +76,49 @@ func NewSourceTable(t *table.Table, streaming bool, projection []int) (*Source, 
 			return nil, fmt.Errorf("paimon table %s: projected field %d out of range (%d fields)", tablePath, p, len(t.Schema.Fields))
 		}
 	}
+	if !cfg.Streaming {
+		if err := checkBatchBranches(t); err != nil {
+			return nil, fmt.Errorf("paimon table %s: %w", tablePath, err)
+		}
+	}
 	return &Source{T: t, Cfg: cfg, Projection: projection}, nil
+}
+
+// ErrBranchRead is wrapped when a batch read would have to read another
+// branch of the table, which sqlrun does not do.
+var ErrBranchRead = errors.New("reading other branches is not supported")
+
+// checkBatchBranches refuses a batch read that Paimon would merge from two
+// branches instead of reading this one alone and silently returning other
+// rows. FileStoreTableFactory.create wraps a table whose
+// 'scan.fallback-branch' (or 'scan.primary-branch') names an existing
+// branch in a FallbackReadFileStoreTable, whose batch scan reads each
+// partition from one branch or the other (its stream scan reads this
+// branch only); a missing branch is logged and ignored, as here; a chain
+// table ('chain-table.enabled') reads a chain of branches.
+func checkBatchBranches(t *table.Table) error {
+	raw := t.Options.Raw()
+	if strings.EqualFold(strings.TrimSpace(raw["chain-table.enabled"]), "true") {
+		return fmt.Errorf("%w: a batch read of a chain table ('chain-table.enabled' = 'true')", ErrBranchRead)
+	}
+	for _, key := range []string{"scan.fallback-branch", "scan.primary-branch"} {
+		name := strings.TrimSpace(raw[key])
+		if name == "" {
+			continue
+		}
+		dir, err := fs.BranchPath(t.Root, name)
+		if err != nil {
+			return fmt.Errorf("'%s' = '%s': %w", key, name, err)
+		}
+		latest, err := schema.NewManager(t.FIO, dir).Latest()
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("'%s' = '%s': %w", key, name, err)
+		}
+		if latest != nil {
+			return fmt.Errorf("%w: '%s' = '%s' makes a batch read take partitions from branch %s (FallbackReadFileStoreTable); sqlrun reads one branch (a streaming read, which Paimon takes from this branch alone, works)", ErrBranchRead, key, name, name)
+		}
+	}
+	return nil
 }
 
 // Bounded reports a read that ends: batch, 'scan.bounded', or a streaming
