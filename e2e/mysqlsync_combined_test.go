@@ -122,9 +122,13 @@ func TestMySQLSyncDatabaseCombined(t *testing.T) {
 		t.Errorf("ods_items_3 partition keys %s, want [] (created when the action started)", got)
 	}
 
-	// And one more after the resume.
+	// And one more after the resume, altered right after its creation:
+	// the ALTER lands while the job adds the table (before its source
+	// reads the columns, or in its binlog).
 	exec("CREATE TABLE items_4" + ddl)
 	rows("items_4", 1, 30)
+	exec("ALTER TABLE items_4 ADD COLUMN qty INT", "INSERT INTO items_4 VALUES (100, 1, 'Q', 7)",
+		"UPDATE items_4 SET qty = id WHERE id < 5")
 	exec("UPDATE items_3 SET order_id = 0 WHERE id < 10", "DELETE FROM items_2 WHERE id > 90")
 	tables = append(tables, "items_4")
 	equal(p, "a table created after --resume")
