@@ -7,6 +7,20 @@ import (
 	"testing"
 )
 
+// blobAlterCastRows are the rows of the blob_alter_cast fixtures, Parquet
+// and ORC alike (UPSTREAM_README's "Recall with schema-1").
+var blobAlterCastRows = []string{
+	"1970-01-05 00:00:00.000000000 | 0 | 1 | 100 | 2024-11-26 06:38:56.001000001 | 0.020 | x'4c696c79' | TRUE | <NULL>",
+	"1969-11-18 00:00:00.000000000 | 0 | 1 | 110 | 2024-11-26 06:38:56.011000011 | 11.120 | x'416c696365' | TRUE | <NULL>",
+	"1971-03-21 00:00:00.000000000 | 0 | 1 | 120 | 2024-11-26 06:38:56.021000021 | 22.220 | x'426f62' | FALSE | <NULL>",
+	"1957-11-01 00:00:00.000000000 | 0 | 1 | 130 | 2024-11-26 06:38:56.031000031 | 333.320 | x'43696e6479' | FALSE | <NULL>",
+	"2091-09-07 00:00:00.000000000 | 0 | 1 | 140 | 2024-11-26 06:38:56.041000041 | 444.420 | x'44617665' | TRUE | <NULL>",
+	"2024-11-26 06:38:56.054000154 | 0 | 1 | 150 | 2024-11-26 15:28:31 | 55.002 | x'4170706c65' | TRUE | 56",
+	"2024-11-26 06:38:56.064000164 | 0 | 1 | 160 | 2024-11-26 15:28:41 | 666.012 | x'42616e616e61' | FALSE | 66",
+	"2024-11-26 06:38:56.074000174 | 0 | 1 | 170 | 2024-11-26 15:28:51 | -77.022 | x'436865727279' | TRUE | 76",
+	"2024-11-26 06:38:56.084000184 | 0 | 1 | 180 | 2024-11-26 15:29:01 | 8.032 | x'44757269616e' | TRUE | -86",
+	"2024-11-26 06:38:56.094000194 | 0 | 1 | 190 | I'm strange | -999.420 | x'456c6465726265727279' | FALSE | 96"}
+
 // TestJavaFixturesRead is the differential test of issue 13: tables that
 // Paimon Java wrote (testdata/paimon/java, provenance in PROVENANCE.md) are
 // read through `sqlrun -f` in batch mode, and the rows must equal the rows
@@ -195,28 +209,8 @@ func TestJavaFixturesRead(t *testing.T) {
 		// UPSTREAM_README's "Recall with schema-1"; the blob column was
 		// renamed to f5 and moved after f2. Before, "unsupported Paimon data
 		// type: \"BLOB NOT NULL\"".
-		{"blob_alter_cast", "blob_append_table_alter_table_with_cast_with_data_evolution", "blob_append_table_alter_table_with_cast_with_data_evolution", "f4, key0, key1, f3, f1, f2, f5, f0, f6", []string{
-			"1970-01-05 00:00:00.000000000 | 0 | 1 | 100 | 2024-11-26 06:38:56.001000001 | 0.020 | x'4c696c79' | TRUE | <NULL>",
-			"1969-11-18 00:00:00.000000000 | 0 | 1 | 110 | 2024-11-26 06:38:56.011000011 | 11.120 | x'416c696365' | TRUE | <NULL>",
-			"1971-03-21 00:00:00.000000000 | 0 | 1 | 120 | 2024-11-26 06:38:56.021000021 | 22.220 | x'426f62' | FALSE | <NULL>",
-			"1957-11-01 00:00:00.000000000 | 0 | 1 | 130 | 2024-11-26 06:38:56.031000031 | 333.320 | x'43696e6479' | FALSE | <NULL>",
-			"2091-09-07 00:00:00.000000000 | 0 | 1 | 140 | 2024-11-26 06:38:56.041000041 | 444.420 | x'44617665' | TRUE | <NULL>",
-			"2024-11-26 06:38:56.054000154 | 0 | 1 | 150 | 2024-11-26 15:28:31 | 55.002 | x'4170706c65' | TRUE | 56",
-			"2024-11-26 06:38:56.064000164 | 0 | 1 | 160 | 2024-11-26 15:28:41 | 666.012 | x'42616e616e61' | FALSE | 66",
-			"2024-11-26 06:38:56.074000174 | 0 | 1 | 170 | 2024-11-26 15:28:51 | -77.022 | x'436865727279' | TRUE | 76",
-			"2024-11-26 06:38:56.084000184 | 0 | 1 | 180 | 2024-11-26 15:29:01 | 8.032 | x'44757269616e' | TRUE | -86",
-			"2024-11-26 06:38:56.094000194 | 0 | 1 | 190 | I'm strange | -999.420 | x'456c6465726265727279' | FALSE | 96"}, "f3", ""},
-		{"orc_blob_alter_cast", "blob_append_table_alter_table_with_cast_with_data_evolution", "blob_append_table_alter_table_with_cast_with_data_evolution", "f4, key0, key1, f3, f1, f2, f5, f0, f6", []string{
-			"1970-01-05 00:00:00.000000000 | 0 | 1 | 100 | 2024-11-26 06:38:56.001000001 | 0.020 | x'4c696c79' | TRUE | <NULL>",
-			"1969-11-18 00:00:00.000000000 | 0 | 1 | 110 | 2024-11-26 06:38:56.011000011 | 11.120 | x'416c696365' | TRUE | <NULL>",
-			"1971-03-21 00:00:00.000000000 | 0 | 1 | 120 | 2024-11-26 06:38:56.021000021 | 22.220 | x'426f62' | FALSE | <NULL>",
-			"1957-11-01 00:00:00.000000000 | 0 | 1 | 130 | 2024-11-26 06:38:56.031000031 | 333.320 | x'43696e6479' | FALSE | <NULL>",
-			"2091-09-07 00:00:00.000000000 | 0 | 1 | 140 | 2024-11-26 06:38:56.041000041 | 444.420 | x'44617665' | TRUE | <NULL>",
-			"2024-11-26 06:38:56.054000154 | 0 | 1 | 150 | 2024-11-26 15:28:31 | 55.002 | x'4170706c65' | TRUE | 56",
-			"2024-11-26 06:38:56.064000164 | 0 | 1 | 160 | 2024-11-26 15:28:41 | 666.012 | x'42616e616e61' | FALSE | 66",
-			"2024-11-26 06:38:56.074000174 | 0 | 1 | 170 | 2024-11-26 15:28:51 | -77.022 | x'436865727279' | TRUE | 76",
-			"2024-11-26 06:38:56.084000184 | 0 | 1 | 180 | 2024-11-26 15:29:01 | 8.032 | x'44757269616e' | TRUE | -86",
-			"2024-11-26 06:38:56.094000194 | 0 | 1 | 190 | I'm strange | -999.420 | x'456c6465726265727279' | FALSE | 96"}, "f3", ""},
+		{"blob_alter_cast", "blob_append_table_alter_table_with_cast_with_data_evolution", "blob_append_table_alter_table_with_cast_with_data_evolution", "f4, key0, key1, f3, f1, f2, f5, f0, f6", blobAlterCastRows, "f3", ""},
+		{"orc_blob_alter_cast", "blob_append_table_alter_table_with_cast_with_data_evolution", "blob_append_table_alter_table_with_cast_with_data_evolution", "f4, key0, key1, f3, f1, f2, f5, f0, f6", blobAlterCastRows, "f3", ""},
 		// A BLOB first column, f2 overwritten by a later file for the same
 		// rows (UPSTREAM_README).
 		{"blob_dense_stats", "blob_data_evolution_with_dense_stats", "blob_data_evolution_with_dense_stats", "f0, f1, f2, f3", []string{"x'4c696c79' | 2 | 102 | 2.1", "x'416c696365' | 4 | 104 | 3.1"}, "f1", ""},
