@@ -147,7 +147,7 @@ func (compactAction) Run(args []string, stdout, stderr io.Writer, sigs <-chan os
 		}
 		path, name = tp, db+"."+tbl
 	}
-	req := CompactRequest{Full: full}
+	req := CompactRequest{Full: full, Streaming: continuous}
 	var err error
 	if req.Partitions, err = ParsePartitions(part); err != nil {
 		return usageErr(err.Error())

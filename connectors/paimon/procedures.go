@@ -31,6 +31,9 @@ type CompactRequest struct {
 	Options map[string]string
 	// TempDir holds lookup indexes ("" = the system temp directory).
 	TempDir string
+	// Streaming is a compaction in streaming mode (sqlrun compacts once);
+	// Paimon refuses it for postpone bucket tables.
+	Streaming bool
 }
 
 // ParsePartitions parses Paimon's partitions argument: specs separated
@@ -85,7 +88,7 @@ func Compact(path string, req CompactRequest) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := table.CompactOptions{Full: req.Full, TempDir: req.TempDir}
+	o := table.CompactOptions{Full: req.Full, TempDir: req.TempDir, Streaming: req.Streaming}
 	if len(req.Partitions) > 0 {
 		names := t.PartNames
 		for _, spec := range req.Partitions {

@@ -67,6 +67,10 @@ INSERT INTO t_unaware VALUES (1, 'u'), (2, NULL);
 CREATE TABLE t_delta (id INT, s STRING, PRIMARY KEY (id) NOT ENFORCED)
   WITH ('bucket' = '1', 'sqlrun.parquet.string-encoding' = 'delta-length-byte-array');
 INSERT INTO t_delta VALUES (1, 'only'), (2, 'Paimon 1.2+');
+CREATE TABLE t_postpone (id INT, s STRING, part STRING, PRIMARY KEY (id, part) NOT ENFORCED)
+  PARTITIONED BY (part) WITH ('bucket' = '-2', 'changelog-producer' = 'input');
+INSERT INTO t_postpone /*+ OPTIONS('sink.parallelism' = '2') */ VALUES (1, 'p', 'a'), (2, 'q', 'a'), (3, 'r', 'a'), (4, NULL, 'a');
+INSERT INTO t_postpone VALUES (1, 'p2', 'a'), (5, 's', 'b');
 `
 
 // paimon10Encodings are the encodings Paimon 1.0/1.1's Parquet reader
@@ -128,6 +132,7 @@ func TestCompat(t *testing.T) {
 	wh := filepath.Join(tmp, "wh", "default.db")
 	var parquets, avros []string
 	sizes := map[string]int64{}
+	dirs := map[string]string{} // data file name → partition/bucket directory
 	_ = filepath.Walk(wh, func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return err
@@ -136,6 +141,9 @@ func TestCompat(t *testing.T) {
 		case strings.HasSuffix(p, ".parquet"):
 			parquets = append(parquets, p)
 			sizes[filepath.Base(p)] = info.Size()
+			if d := filepath.Dir(p); filepath.Base(filepath.Dir(filepath.Dir(d))) == "t_postpone" {
+				dirs[filepath.Base(p)] = filepath.Join(filepath.Base(filepath.Dir(d)), filepath.Base(d))
+			}
 		case strings.Contains(p, string(filepath.Separator)+"manifest"+string(filepath.Separator)) && !strings.Contains(filepath.Base(p), "index"):
 			avros = append(avros, p)
 		}
@@ -183,7 +191,7 @@ func TestCompat(t *testing.T) {
 	}
 	checkValues(t, wh, res)
 	checkPageIndexes(t, wh, parquets)
-	checkManifests(t, root, avros, sizes, rows)
+	checkManifests(t, root, avros, sizes, rows, dirs)
 	t.Logf("checked %d Parquet files (%v) and %d manifest files", len(parquets), kinds, len(avros))
 }
 
@@ -492,7 +500,7 @@ func checkValues(t *testing.T, wh string, res []byte) {
 // checkManifests reads every manifest and manifest list with Avro Java:
 // each must open (schema, codec) and each data file an entry adds must
 // have the size and row count the entry says.
-func checkManifests(t *testing.T, root string, avros []string, sizes map[string]int64, rows map[string]int64) {
+func checkManifests(t *testing.T, root string, avros []string, sizes map[string]int64, rows map[string]int64, dirs map[string]string) {
 	java, err := exec.LookPath("java")
 	if err != nil {
 		t.Log("compat: java is not installed; manifests not checked (run scripts/compat/install.sh)")
@@ -514,7 +522,8 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 	if err != nil {
 		t.Fatalf("AvroCheck.java: %v\n%s", err, stderr.String())
 	}
-	files, entries := 0, 0
+	files, entries, postponed := 0, 0, 0
+	cur := ""
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(l)
 		switch f[0] {
@@ -522,10 +531,22 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 			t.Errorf("Avro Java cannot read %s", strings.Join(f[1:], " "))
 		case "FILE":
 			files++
+			cur = f[1]
 		case "ENTRY":
 			entries++
 			if f[1] != "0" { // ADD only
 				continue
+			}
+			if strings.Contains(cur, string(filepath.Separator)+"t_postpone"+string(filepath.Separator)) {
+				// A postpone bucket table's batch INSERT writes real
+				// buckets: partition a has the first INSERT's two (its
+				// sink parallelism), b the second's one
+				// (PostponeBatchWriteOperator).
+				postponed++
+				want := map[string]string{"part=a": "2", "part=b": "1"}[filepath.Dir(dirs[f[4]])]
+				if got := filepath.Join(filepath.Dir(dirs[f[4]]), "bucket-"+f[2]); f[3] != want || got != dirs[f[4]] {
+					t.Errorf("t_postpone manifest entry %s in %s: _BUCKET %s _TOTAL_BUCKETS %s, want %s buckets", f[4], dirs[f[4]], f[2], f[3], want)
+				}
 			}
 			name := f[4]
 			if sz, ok := sizes[name]; ok && strconv.FormatInt(sz, 10) != f[5] {
@@ -537,6 +558,9 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 		}
 	}
 	t.Logf("Avro Java read %d manifest files, %d entries", files, entries)
+	if postponed < 3 {
+		t.Errorf("Avro Java read %d ADD entries of t_postpone, want at least 3 (two buckets of a, one of b)", postponed)
+	}
 	if files != len(avros) || entries == 0 {
 		t.Errorf("Avro Java read %d of %d manifest files, %d entries", files, len(avros), entries)
 	}

@@ -46,6 +46,12 @@ type Options struct {
 	DeletionVectorsBitmap64 bool   // deletion-vectors.bitmap64
 	DynamicBucketTargetRows int64  // dynamic-bucket.target-row-num
 	DynamicBucketMaxBuckets int    // dynamic-bucket.max-buckets
+	// Postpone bucket mode (bucket = -2): postpone.batch-write-fixed-bucket,
+	// postpone.batch-write-fixed-bucket.max-parallelism and
+	// postpone.default-bucket-num.
+	PostponeBatchFixedBucket bool
+	PostponeBatchMaxPar      int
+	PostponeDefaultBuckets   int
 	// CrossPartitionIndexTTL is cross-partition-upsert.index-ttl (0: none).
 	CrossPartitionIndexTTL time.Duration
 	PartitionDefaultName   string // partition.default-name
@@ -232,6 +238,9 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.DeletionVectorsBitmap64 = p.boolean(OptDeletionVectorsBitmap64, false)
 	o.DynamicBucketTargetRows = p.long("dynamic-bucket.target-row-num", 2_000_000)
 	o.DynamicBucketMaxBuckets = p.integer("dynamic-bucket.max-buckets", -1)
+	o.PostponeBatchFixedBucket = p.boolean("postpone.batch-write-fixed-bucket", true)
+	o.PostponeBatchMaxPar = p.integer("postpone.batch-write-fixed-bucket.max-parallelism", 2048)
+	o.PostponeDefaultBuckets = p.integer("postpone.default-bucket-num", 1)
 	p.integer("dynamic-bucket.initial-buckets", 1)      // checked only: one assigner
 	p.integer("dynamic-bucket.assigner-parallelism", 1) // checked only: one assigner
 	o.CrossPartitionIndexTTL = p.duration("cross-partition-upsert.index-ttl", 0)

@@ -391,6 +391,11 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 		if p.overwrite != nil {
 			var dels []manifest.ManifestEntry
 			for _, e := range live {
+				if e.Bucket < 0 && !c.t.PostponeBucket() {
+					// bucket = -2 files are only overwritten in postpone
+					// bucket tables (CommitScanner.readOverwriteChanges).
+					continue
+				}
 				ok, err := p.overwrite(e.Partition)
 				if err != nil {
 					return 0, nil, fmt.Errorf("overwrite partition filter: %w", err)
@@ -410,7 +415,7 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 			}
 			indexChanges = append(idx, indexChanges...)
 		}
-		if err := checkConflicts(live, entries); err != nil {
+		if err := checkConflicts(live, entries, p.kind == snapshot.Overwrite); err != nil {
 			return 0, nil, err
 		}
 		if err := c.t.checkLevels(live, entries); err != nil {
@@ -588,14 +593,19 @@ func (c *Commit) checkFilesExist(entries, changelog []manifest.ManifestEntry, id
 	return nil
 }
 
-// checkConflicts fails when a DELETE targets a file that is not live, or a
-// bucket's _TOTAL_BUCKETS differs from the live files of its partition.
-func checkConflicts(live, entries []manifest.ManifestEntry) error {
+// checkConflicts fails when a DELETE targets a file that is not live, or,
+// unless the commit overwrites, an added file's _TOTAL_BUCKETS differs
+// from the live files of its partition; entries without a bucket count
+// (_TOTAL_BUCKETS <= 0: dynamic and postpone buckets) are not compared
+// (ConflictDetection.checkBucketKeepSame).
+func checkConflicts(live, entries []manifest.ManifestEntry, overwrite bool) error {
 	ids := make(map[string]bool, len(live))
 	total := map[string]int32{}
 	for i := range live {
 		ids[live[i].Identifier()] = true
-		total[string(live[i].Partition)] = live[i].TotalBuckets
+		if live[i].TotalBuckets > 0 {
+			total[string(live[i].Partition)] = live[i].TotalBuckets
+		}
 	}
 	for i := range entries {
 		e := &entries[i]
@@ -603,7 +613,7 @@ func checkConflicts(live, entries []manifest.ManifestEntry) error {
 			return fmt.Errorf("%w: file %s (bucket %d, level %d) to delete is no longer live; another job may have compacted or overwritten it. Restart the job to restore writers from the latest snapshot.",
 				ErrCommitConflict, e.File.FileName, e.Bucket, e.File.Level)
 		}
-		if tb, ok := total[string(e.Partition)]; ok && e.Kind == manifest.Add && tb != e.TotalBuckets {
+		if tb, ok := total[string(e.Partition)]; ok && !overwrite && e.Kind == manifest.Add && e.TotalBuckets > 0 && tb != e.TotalBuckets {
 			return fmt.Errorf("%w: total buckets of a partition changed from %d to %d", ErrCommitConflict, tb, e.TotalBuckets)
 		}
 	}

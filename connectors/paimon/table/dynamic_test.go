@@ -1,7 +1,6 @@
 package table
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -262,17 +261,7 @@ func TestDynamicBucketOverwrite(t *testing.T) {
 }
 
 func TestDynamicBucketRefusals(t *testing.T) {
-	// Postpone bucket mode.
-	post, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"bucket": "-2"}, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := post.NewWrite(WriteOptions{}); !errors.Is(err, ErrPostponeBucket) || !strings.Contains(err.Error(), "'bucket' = -2") {
-		t.Fatalf("got %v", err)
-	}
-	if _, err := Compact(post, CompactOptions{}); !errors.Is(err, ErrPostponeBucket) {
-		t.Fatalf("got %v", err)
-	}
+	// Postpone bucket mode: TestPostponeWriteRefusals.
 	if _, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"bucket": "0"}, "", 0); err == nil {
 		t.Fatal("bucket 0 accepted")
 	}

@@ -265,6 +265,12 @@ func (t *Table) readKV(s Split, keepDelete bool) (mergetree.Iterator, error) {
 	if keepDelete && kind == SplitFull {
 		kind = SplitDelta
 	}
+	if s.Bucket == -2 {
+		// A postpone bucket's files hold records in arrival order; they
+		// are read one after another, never merged (MergeFileSplitRead:
+		// bucket == POSTPONE_BUCKET takes the no-merge reader).
+		kind = SplitChangelog
+	}
 	switch kind {
 	case SplitChangelog:
 		return &concat{files: metas, open: st.Open}, nil

@@ -49,6 +49,10 @@ type Sink struct {
 	// assigner is the one bucket assigner of a dynamic-bucket table,
 	// shared by the writers and Channel (sqlrun runs one assigner task).
 	assigner index.BucketAssigner
+	// postponeKnown are the bucket counts of a postpone bucket table's
+	// partitions when the job started (PostponeUtils.getKnownNumBuckets),
+	// shared by the writers and Channel.
+	postponeKnown map[string]int
 
 	mu sync.Mutex
 }
@@ -63,6 +67,9 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
+	if err := t.checkPostponeWrite(o.Streaming); err != nil {
+		return nil, err
+	}
 	if t.KeyDynamic() && o.Overwrite {
 		return nil, fmt.Errorf("paimon table %s: %w", t.Root, ErrCrossPartitionOverwrite)
 	}
@@ -73,6 +80,14 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 			return nil, err
 		}
 		s.assigner = a
+	}
+	if t.PostponeBucket() {
+		// Read once, when the job starts, as FlinkSinkBuilder does.
+		known, err := t.knownNumBuckets()
+		if err != nil {
+			return nil, err
+		}
+		s.postponeKnown = known
 	}
 	return s, nil
 }
@@ -98,16 +113,17 @@ func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error
 		// gives such a table one writer (Parallelism).
 		return nil, fmt.Errorf("paimon table %s: a table with cross-partition upserts is written by one writer, not %d", s.t.Root, parallelism)
 	}
-	return &SinkWriter{s: s, user: s.user}, nil
+	return &SinkWriter{s: s, user: s.user, parallelism: parallelism}, nil
 }
 
 // SinkWriter is one subtask's writer: rows go to a TableWrite; on each
 // checkpoint barrier the files are finished (PrepareCommit) and the commit
 // messages become the committable.
 type SinkWriter struct {
-	s    *Sink
-	user string
-	tw   *TableWrite
+	s           *Sink
+	user        string
+	tw          *TableWrite
+	parallelism int
 }
 
 // Open restores the commit user from the writer state and creates the
@@ -122,7 +138,8 @@ func (w *SinkWriter) Open(ctx context.Context, state []byte) error {
 			w.user = st.CommitUser
 		}
 	}
-	tw, err := w.s.t.NewWrite(WriteOptions{TempDir: w.s.o.TempDir, IgnorePrevious: w.s.o.Overwrite, Assigner: w.s.assigner})
+	tw, err := w.s.t.NewWrite(WriteOptions{TempDir: w.s.o.TempDir, IgnorePrevious: w.s.o.Overwrite, Assigner: w.s.assigner,
+		Parallelism: w.parallelism, postponeKnown: w.s.postponeKnown})
 	if err != nil {
 		return err
 	}
@@ -211,6 +228,10 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 	}
 	for _, u := range users {
 		c := s.t.NewCommit(u)
+		// A postpone bucket table's writes expire no snapshots: the batch
+		// write is write-only, and PrimaryKeyFileStoreTable.newExpireRunnable
+		// is null for bucket -2 (the overwrite's commit table).
+		c.NoExpire = s.t.PostponeBucket()
 		var err error
 		if s.o.Overwrite {
 			err = c.Overwrite(id, byUser[u], s.o.OverwritePartition)
@@ -233,6 +254,9 @@ type CompactOptions struct {
 	Partition func(values []any) bool
 	// TempDir for lookup indexes ("" = os.TempDir()).
 	TempDir string
+	// Streaming is a compaction in streaming mode, which Paimon refuses
+	// for postpone bucket tables.
+	Streaming bool
 }
 
 // Compact runs a one-off compaction of the table (CALL sys.compact, sqlrun
@@ -244,8 +268,8 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 	if !t.PrimaryKey() {
 		return nil, nil
 	}
-	if t.NumBuckets == -2 {
-		return nil, fmt.Errorf("paimon table %s: %w: compaction of 'bucket' = -2 (postpone bucket mode) tables assigns their buckets, which sqlrun does not do", t.Root, ErrPostponeBucket)
+	if t.PostponeBucket() {
+		return compactPostpone(t, o)
 	}
 	w, err := t.newCompactWrite(WriteOptions{TempDir: o.TempDir})
 	if err != nil {
@@ -281,6 +305,9 @@ func (s *Sink) Channel(r sql.Row, parallelism int) (int, error) {
 	_, part, err := s.t.Partition(r.Values)
 	if err != nil {
 		return 0, err
+	}
+	if s.t.PostponeBucket() {
+		return postponeChannel(part, s.postponeKnown, parallelism), nil
 	}
 	var bucket int
 	if s.assigner != nil {

@@ -258,8 +258,8 @@ func (t *Table) CrossPartitionUpdate() bool {
 	return false
 }
 
-// checkWritable refuses writes sqlrun cannot do as Paimon would: tables
-// with BLOB columns and the postpone bucket mode.
+// checkWritable refuses writes sqlrun cannot do as Paimon would (tables
+// with BLOB columns) and bucket numbers Paimon refuses (0, below -2).
 func (t *Table) checkWritable() error {
 	for _, f := range t.Schema.Fields {
 		if f.Blob {
@@ -272,10 +272,7 @@ func (t *Table) checkWritable() error {
 		}
 		return nil
 	}
-	switch {
-	case t.NumBuckets == -2:
-		return fmt.Errorf("paimon table %s: %w: 'bucket' = -2 (postpone bucket mode) is not supported for writing; Paimon writes such tables into bucket-postpone directories that only its compaction moves into buckets. Recreate the table with 'bucket' = N (N >= 1) or without 'bucket' (dynamic bucket mode)", t.Root, ErrPostponeBucket)
-	case t.NumBuckets < -2 || t.NumBuckets == 0:
+	if t.NumBuckets < -2 || t.NumBuckets == 0 {
 		return fmt.Errorf("paimon table %s: The number of buckets needs to be greater than 0.", t.Root)
 	}
 	return nil
@@ -285,8 +282,9 @@ func (t *Table) checkWritable() error {
 var ErrBlobWrite = errors.New("tables with BLOB columns are not supported for writing")
 
 // ErrPostponeBucket is wrapped when a postpone-bucket table (bucket = -2)
-// is written or compacted.
-var ErrPostponeBucket = errors.New("postpone bucket mode is not supported for writing")
+// is written or compacted in a way sqlrun does not implement (see
+// postpone.go).
+var ErrPostponeBucket = errors.New("postpone bucket mode write not supported")
 
 // SchemaByID returns the schema a data file was written with (cached).
 func (t *Table) SchemaByID(id int64) (*schema.TableSchema, error) {
@@ -327,7 +325,12 @@ var emptyPartition = binrow.EmptyRow()
 // Bucket computes the bucket of a row: Murmur3 over the bucket-key
 // BinaryRow modulo the bucket count; 0 for bucket-unaware tables.
 func (t *Table) Bucket(row []any, scratch []byte) (int, []byte, error) {
-	if t.NumBuckets <= 1 { // one bucket (or none): nothing to hash
+	return t.bucketOf(row, t.NumBuckets, scratch)
+}
+
+// bucketOf is Bucket with n buckets.
+func (t *Table) bucketOf(row []any, n int, scratch []byte) (int, []byte, error) {
+	if n <= 1 { // one bucket (or none): nothing to hash
 		return 0, scratch, nil
 	}
 	var arr [8]any
@@ -342,7 +345,7 @@ func (t *Table) Bucket(row []any, scratch []byte) (int, []byte, error) {
 	if err != nil {
 		return 0, scratch, fmt.Errorf("bucket key of row: %w", err)
 	}
-	return binrow.Bucket(b, t.NumBuckets), b, nil
+	return binrow.Bucket(b, n), b, nil
 }
 
 // PartitionPath is the directory of a serialized partition ("" when

@@ -35,6 +35,19 @@ type WriteOptions struct {
 	// the table's own (Table.NewAssigner). A sink shares one between its
 	// writers and its channel computer.
 	Assigner index.BucketAssigner
+	// Parallelism is the number of writer subtasks of the job (0 counts as
+	// 1): a postpone bucket table's batch write gives a partition without
+	// files min(Parallelism, postpone.batch-write-fixed-bucket.max-parallelism)
+	// buckets (PostponeBatchWriteOperator).
+	Parallelism int
+	// postponeKnown are the known bucket counts of a postpone bucket
+	// table's partitions (nil: read from the latest snapshot); a sink
+	// shares them between its writers and its channel computer.
+	postponeKnown map[string]int
+	// postponeCompact: the write is a postpone bucket table's compaction,
+	// a normal (not write-only) write with exactly the bucket counts of
+	// postponeKnown.
+	postponeCompact bool
 }
 
 type bucketKey struct {
@@ -84,6 +97,9 @@ type TableWrite struct {
 	// key index, bootstrapped from the table at the first row.
 	keyDynamic bool
 	global     *index.GlobalIndex
+	// postpone: the bucket counts of a postpone bucket table's partitions
+	// (batch write into fixed buckets), nil otherwise.
+	postpone *postponeBuckets
 }
 
 type bucketWriter struct {
@@ -98,9 +114,10 @@ type bucketWriter struct {
 }
 
 // NewWrite creates a TableWrite. Primary-key tables are written in fixed
-// bucket mode (bucket ≥ 1) or dynamic bucket mode (bucket = -1, keys
-// routed by the hash index); postpone bucket mode and cross-partition
-// upserts are refused.
+// bucket mode (bucket ≥ 1), dynamic bucket mode (bucket = -1, keys routed
+// by the hash index, cross-partition upserts by the key index) or
+// postpone bucket mode (bucket = -2, a batch write into fixed buckets, see
+// postpone.go).
 func (t *Table) NewWrite(o WriteOptions) (*TableWrite, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
@@ -119,11 +136,29 @@ func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) 
 	if _, err := t.writerOptions(); err != nil {
 		return nil, err
 	}
+	var postpone *postponeBuckets
+	if t.PostponeBucket() && !compactOnly {
+		known := o.postponeKnown
+		if known == nil {
+			var err error
+			if known, err = t.knownNumBuckets(); err != nil {
+				return nil, err
+			}
+		}
+		postpone = t.newPostponeBuckets(known, o.Parallelism)
+		if !o.postponeCompact {
+			wo, err := t.writeOnlyCopy()
+			if err != nil {
+				return nil, err
+			}
+			t = wo
+		}
+	}
 	if err := t.checkDeletionVectorOptions(); err != nil {
 		return nil, err
 	}
 	w := &TableWrite{t: t, tmp: o.TempDir, writers: map[bucketKey]*bucketWriter{},
-		ignoreDelete: t.Options.IgnoreDelete, ignoreUB: t.Options.IgnoreUpdateBefore, now: time.Now}
+		ignoreDelete: t.Options.IgnoreDelete, ignoreUB: t.Options.IgnoreUpdateBefore, now: time.Now, postpone: postpone}
 	if d := t.Options.ChangelogCompactionInterval; t.Options.Has("changelog-producer.compaction-interval") && t.PrimaryKey() && t.Spec.Producer == coreoptions.ProducerFullCompaction {
 		w.fullEvery, w.lastFull = d, w.now()
 	}
@@ -205,6 +240,10 @@ func (w *TableWrite) Write(row sql.Row) error {
 		}
 		if drop {
 			return nil
+		}
+	} else if w.postpone != nil {
+		if bucket, w.scratch, err = w.t.bucketOf(vals, w.postpone.numBuckets(part), w.scratch); err != nil {
+			return err
 		}
 	} else if bucket, w.scratch, err = w.t.Bucket(vals, w.scratch); err != nil {
 		return err
@@ -442,6 +481,11 @@ func (w *TableWrite) PrepareCommit(endOfInput bool) ([]CommitMessage, error) {
 	for _, k := range w.order {
 		bw := w.writers[k]
 		m := CommitMessage{Partition: bw.part, Bucket: bw.bucket, TotalBuckets: w.t.TotalBuckets()}
+		if w.postpone != nil {
+			// PostponeBatchWriteOperator.prepareCommit: the partition's
+			// bucket count, not the table's -2.
+			m.TotalBuckets = int32(w.postpone.known[string(bw.part)])
+		}
 		if bw.mt != nil {
 			wait := endOfInput || (w.t.Spec.NeedLookup && w.t.Spec.LookupWait)
 			inc, err := bw.mt.PrepareCommit(wait)

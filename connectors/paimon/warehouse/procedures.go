@@ -38,7 +38,7 @@ var procedures = map[string]catalog.Procedure{
 			// Paimon's CompactAction: without compact_strategy a batch
 			// compaction is full and a streaming one minor; 'full' is
 			// refused in streaming mode.
-			req := paimon.CompactRequest{Full: !ctx.Streaming}
+			req := paimon.CompactRequest{Full: !ctx.Streaming, Streaming: ctx.Streaming}
 			switch strings.ToLower(a["compact_strategy"]) {
 			case "":
 			case "minor":

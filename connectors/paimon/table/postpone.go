@@ -1,0 +1,307 @@
+package table
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+
+	"github.com/google/uuid"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Postpone bucket mode ('bucket' = -2 on a primary-key table, Paimon
+// 1.2+, BucketMode.POSTPONE_MODE). A batch INSERT writes it as Paimon
+// 1.4's FlinkSinkBuilder.buildPostponeBucketSink does with
+// 'postpone.batch-write-fixed-bucket' = true (the default): straight into
+// real buckets (PostponeFixedBucketSink, PostponeBatchWriteOperator), each
+// partition with the bucket count its files already have
+// (PostponeUtils.getKnownNumBuckets) or, for a partition without files,
+// min(sink parallelism, 'postpone.batch-write-fixed-bucket.max-parallelism'),
+// by a write-only writer (PostponeUtils.tableForFixBucketWrite: no
+// compaction, no snapshot expiration). The manifest entries carry that
+// count as _TOTAL_BUCKETS. Streaming writes, which Paimon sends to the
+// bucket-postpone directory (PostponeBucketWriter), are refused.
+
+// PostponeBucket reports postpone bucket mode: a primary-key table with
+// 'bucket' = -2.
+func (t *Table) PostponeBucket() bool { return t.PrimaryKey() && t.NumBuckets == -2 }
+
+// checkPostponeWrite refuses the postpone bucket writes sqlrun does not do
+// as Paimon does: streaming ones and batch ones with
+// 'postpone.batch-write-fixed-bucket' = false, which Paimon writes into
+// the bucket-postpone directory.
+func (t *Table) checkPostponeWrite(streaming bool) error {
+	if !t.PostponeBucket() {
+		return nil
+	}
+	switch {
+	case streaming:
+		return fmt.Errorf("paimon table %s: %w: a streaming write of a 'bucket' = -2 (postpone bucket mode) table, which Paimon writes into the bucket-postpone directory, is not supported; write it in batch mode (straight into its buckets, as Paimon's 'postpone.batch-write-fixed-bucket' does) or recreate the table with 'bucket' = N (N >= 1) or without 'bucket' (dynamic bucket mode)", t.Root, ErrPostponeBucket)
+	case !t.Options.PostponeBatchFixedBucket:
+		return fmt.Errorf("paimon table %s: %w: 'postpone.batch-write-fixed-bucket' = false sends a batch write of a 'bucket' = -2 (postpone bucket mode) table into the bucket-postpone directory, which sqlrun does not write; leave the option at its default (true)", t.Root, ErrPostponeBucket)
+	}
+	return nil
+}
+
+// knownNumBuckets is PostponeUtils.getKnownNumBuckets: the _TOTAL_BUCKETS
+// of each partition's files in real buckets (bucket >= 0) in the latest
+// snapshot, keyed by serialized partition.
+func (t *Table) knownNumBuckets() (map[string]int, error) {
+	known := map[string]int{}
+	s, err := t.Snapshots.Latest()
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: bucket numbers of partitions: %w", t.Root, err)
+	}
+	if s == nil {
+		return known, nil
+	}
+	es, err := t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: bucket numbers of partitions in snapshot %d: %w", t.Root, s.ID, err)
+	}
+	for i := range es {
+		e := &es[i]
+		if e.Bucket < 0 || e.TotalBuckets < 0 {
+			continue
+		}
+		p := string(e.Partition)
+		if old, ok := known[p]; ok && old != int(e.TotalBuckets) {
+			name, _ := t.PartitionPath(e.Partition)
+			return nil, sql.Errorf(sql.IllegalStateException, "Partition %s has different totalBuckets %d and %d", name, old, e.TotalBuckets)
+		}
+		known[p] = int(e.TotalBuckets)
+	}
+	return known, nil
+}
+
+// postponeBuckets is the bucket count of each partition a postpone bucket
+// table's batch write writes (PostponeBatchWriteOperator's
+// knownNumBuckets): the known count, or def for a new partition, which
+// keeps it for the rest of the write. Not safe for concurrent use; each
+// writer has its own.
+type postponeBuckets struct {
+	known map[string]int
+	def   int
+}
+
+func (t *Table) newPostponeBuckets(known map[string]int, parallelism int) *postponeBuckets {
+	return &postponeBuckets{known: maps.Clone(known), def: postponeDefaultBuckets(parallelism, t.Options)}
+}
+
+// postponeDefaultBuckets is the bucket count of a new partition:
+// min(sink parallelism, postpone.batch-write-fixed-bucket.max-parallelism)
+// (PostponeBatchWriteOperator.open; parallelism <= 0 counts as 1).
+func postponeDefaultBuckets(parallelism int, o *coreoptions.Options) int {
+	return min(max(parallelism, 1), o.PostponeBatchMaxPar)
+}
+
+func (p *postponeBuckets) numBuckets(part []byte) int {
+	if n, ok := p.known[string(part)]; ok {
+		return n
+	}
+	p.known[string(part)] = p.def
+	return p.def
+}
+
+// writeOnlyCopy is the table a postpone bucket table's batch write writes
+// with: the same table with 'write-only' = true
+// (PostponeUtils.tableForFixBucketWrite).
+func (t *Table) writeOnlyCopy() (*Table, error) {
+	opts := maps.Clone(t.Options.Raw())
+	opts[coreoptions.OptWriteOnly] = "true"
+	c, err := newTable(t.FIO, t.Root, t.Schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// postponeChannel is PostponeFixedBucketChannelComputer.channel: every row
+// of a partition goes to the subtask ChannelComputer.select(partition,
+// numBuckets, parallelism) picks, with numBuckets the partition's known
+// bucket count or, for a new partition, the parallelism.
+func postponeChannel(part []byte, known map[string]int, parallelism int) int {
+	n, ok := known[string(part)]
+	if !ok {
+		n = parallelism
+	}
+	return (startChannel(part, parallelism) + n) % parallelism
+}
+
+// startChannel is ChannelComputer.startChannel: |partition.hashCode()|
+// modulo the channel count, Integer.MIN_VALUE counting as MAX_VALUE.
+func startChannel(part []byte, parallelism int) int {
+	h := binrow.Hash(part)
+	if h == -1<<31 {
+		h = 1<<31 - 1
+	}
+	if h < 0 {
+		h = -h
+	}
+	return int(h) % parallelism
+}
+
+// compactPostpone is the compaction of a postpone bucket table
+// (CompactAction.buildForPostponeBucketCompaction, batch only): the files
+// of each partition's bucket-postpone directory are read one by one in
+// creation order without merging (PostponeBucketCompactSplitSource,
+// MergeFileSplitRead's no-merge reader for bucket -2) and their records
+// written, with their row kinds, into the partition's real buckets by a
+// normal fixed-bucket writer (FixedBucketSink): as many buckets as the
+// partition has already, else 'postpone.default-bucket-num'. One COMPACT
+// snapshot then deletes the postpone files
+// (RemovePostponeBucketFilesOperator) and adds what the writers wrote as
+// compaction results (PostponeBucketCommittableRewriter, BucketFiles).
+// The real buckets are not compacted otherwise. A table without postpone
+// files has nothing to compact.
+func compactPostpone(t *Table, o CompactOptions) ([]int64, error) {
+	if o.Streaming {
+		return nil, sql.Errorf(sql.IllegalArgumentException, "Postpone bucket compaction currently only supports batch mode")
+	}
+	if o.Partition != nil {
+		return nil, sql.Errorf(sql.IllegalArgumentException, "Postpone bucket compaction currently does not support specifying partitions")
+	}
+	s, err := t.Snapshots.Latest()
+	if err != nil || s == nil {
+		return nil, err
+	}
+	live, err := t.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: snapshot %d: %w", t.Root, s.ID, err)
+	}
+	var parts []string
+	postponed := map[string][]manifest.DataFileMeta{}
+	for i := range live {
+		e := &live[i]
+		if e.Bucket != -2 {
+			continue
+		}
+		p := string(e.Partition)
+		if _, ok := postponed[p]; !ok {
+			parts = append(parts, p)
+		}
+		postponed[p] = append(postponed[p], e.File)
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	known, err := t.knownNumBuckets()
+	if err != nil {
+		return nil, err
+	}
+	nums := map[string]int{}
+	for _, p := range parts {
+		n, ok := known[p]
+		if !ok {
+			n = t.Options.PostponeDefaultBuckets
+		}
+		nums[p] = n
+	}
+	w, err := t.newWrite(WriteOptions{TempDir: o.TempDir, postponeKnown: nums, postponeCompact: true}, false)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	var removed []CommitMessage
+	for _, p := range parts {
+		files := postponed[p]
+		// "we must replay the written records in exact order"
+		sort.SliceStable(files, func(i, j int) bool { return creationTime(files[i]) < creationTime(files[j]) })
+		for _, f := range files {
+			if err := w.replay(Split{SnapshotID: s.ID, Kind: SplitChangelog, Partition: []byte(p), Bucket: -2, TotalBuckets: -2, Files: []manifest.DataFileMeta{f}}); err != nil {
+				return nil, err
+			}
+		}
+		removed = append(removed, CommitMessage{Partition: []byte(p), Bucket: -2, TotalBuckets: -2, CompactBefore: files})
+	}
+	msgs, err := w.PrepareCommit(true)
+	if err != nil {
+		return nil, err
+	}
+	for i := range msgs {
+		w.t.asCompaction(&msgs[i])
+	}
+	c := t.NewCommit(uuid.NewString())
+	if err := c.Commit(snapshot.BatchCommitIdentifier, append(msgs, removed...), nil); err != nil {
+		return nil, err
+	}
+	return c.LastSnapshots, nil
+}
+
+func creationTime(f manifest.DataFileMeta) int64 {
+	if f.CreationTime == nil {
+		return 0
+	}
+	return *f.CreationTime
+}
+
+// replay writes the records of one postpone file into the real buckets.
+func (w *TableWrite) replay(s Split) error {
+	it, err := w.t.readKV(s, false)
+	if err != nil {
+		return err
+	}
+	rows := &kvRows{it: it}
+	for {
+		r, ok := rows.Next()
+		if !ok {
+			break
+		}
+		if err := w.Write(r); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := rows.Error(); err != nil {
+		rows.Close()
+		return fmt.Errorf("paimon table %s: read postpone file %s: %w", w.t.Root, s.Files[0].FileName, err)
+	}
+	return rows.Close()
+}
+
+// asCompaction turns a writer's commit message into the compaction result
+// Paimon's postpone compaction commits (BucketFiles.update/makeMessage):
+// new files become compaction outputs, a new file the same write compacted
+// away is deleted and left out, the changelog moves to the compaction's.
+func (t *Table) asCompaction(m *CommitMessage) {
+	fresh := map[string]bool{}
+	for _, f := range m.NewFiles {
+		fresh[f.FileName] = true
+	}
+	var before []manifest.DataFileMeta
+	gone := map[string]bool{}
+	for _, f := range m.CompactBefore {
+		if fresh[f.FileName] {
+			delete(fresh, f.FileName)
+			gone[f.FileName] = true
+			continue
+		}
+		before = append(before, f)
+	}
+	for _, f := range m.CompactAfter {
+		delete(gone, f.FileName)
+	}
+	var after []manifest.DataFileMeta
+	for _, f := range m.NewFiles {
+		if fresh[f.FileName] {
+			after = append(after, f)
+		}
+	}
+	after = append(after, m.CompactAfter...)
+	if len(gone) > 0 {
+		if dir, err := t.bucketDir(m.Partition, m.Bucket); err == nil {
+			for name := range gone {
+				_ = t.FIO.Delete(fs.Join(dir, name))
+			}
+		}
+	}
+	m.CompactChangelog = append(m.NewChangelog, m.CompactChangelog...)
+	m.NewFiles, m.NewChangelog, m.NewIndexFiles = nil, nil, nil
+	m.CompactBefore, m.CompactAfter = before, after
+}

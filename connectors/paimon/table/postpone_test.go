@@ -1,0 +1,418 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// postponeTable is a postpone bucket table ('bucket' = -2) partitioned by
+// dt, primary key (id, dt).
+func postponeTable(t *testing.T, opts map[string]string) *Table {
+	t.Helper()
+	o := map[string]string{"bucket": "-2"}
+	for k, v := range opts {
+		o[k] = v
+	}
+	tbl, err := Create(nil, t.TempDir(), pkSchema(), []string{"dt"}, o, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// postponeWrite writes rows with a TableWrite of the given parallelism
+// and commits them as a batch job does.
+func postponeWrite(t *testing.T, tbl *Table, parallelism int, rows ...sql.Row) {
+	t.Helper()
+	w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir(), Parallelism: parallelism})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, r := range rows {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := w.PrepareCommit(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tbl.NewCommit(uuid.NewString()) // one user per batch job
+	c.NoExpire = true                    // as Sink.Commit does for postpone bucket tables
+	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// liveEntries returns the latest snapshot's live files.
+func liveEntries(t *testing.T, tbl *Table) []manifest.ManifestEntry {
+	t.Helper()
+	s, err := tbl.Snapshots.Latest()
+	if err != nil || s == nil {
+		t.Fatalf("latest snapshot: %v %v", s, err)
+	}
+	es, err := tbl.Manifests.LiveFiles(s.BaseManifestList, s.DeltaManifestList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+// layout describes live files as "dt bucket/totalBuckets rows" lines.
+func layout(t *testing.T, tbl *Table) string {
+	t.Helper()
+	rows := map[string]int64{}
+	for _, e := range liveEntries(t, tbl) {
+		pp, err := tbl.PartitionPath(e.Partition)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[fmt.Sprintf("%s %d/%d", strings.TrimSuffix(pp, "/"), e.Bucket, e.TotalBuckets)] += e.File.RowCount
+	}
+	var out []string
+	for k, n := range rows {
+		out = append(out, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// A batch write of a postpone bucket table goes straight into real
+// buckets, as Paimon 1.4's default 'postpone.batch-write-fixed-bucket'
+// does (FlinkSinkBuilder.buildPostponeBucketSink,
+// PostponeBatchWriteOperator): a partition without files gets
+// min(parallelism, max-parallelism) buckets, one with files keeps its
+// count (PostponeUtils.getKnownNumBuckets); rows land in the bucket a
+// fixed-bucket table of that count puts them; the write is write-only (no
+// compaction, no snapshot expiration: tableForFixBucketWrite,
+// PrimaryKeyFileStoreTable.newExpireRunnable).
+func TestPostponeBatchWriteFixedBuckets(t *testing.T) {
+	tbl := postponeTable(t, map[string]string{"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1",
+		"num-sorted-run.compaction-trigger": "2"})
+	fixed, err := Create(nil, t.TempDir(), pkSchema(), []string{"dt"}, map[string]string{"bucket": "3"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []sql.Row
+	for i := int64(1); i <= 30; i++ {
+		first = append(first, row(sql.Insert, i, "a", int32(i), "x"))
+	}
+	postponeWrite(t, tbl, 3, first...)
+	writeCommit(t, fixed, "u", 1, first...)
+	if got, want := layout(t, tbl), layout(t, fixed); got != want {
+		t.Fatalf("postpone batch write with parallelism 3:\n%s\nwant the layout of a 3-bucket table:\n%s", got, want)
+	}
+	// Partition a keeps its 3 buckets; b is new and gets min(1, 2048).
+	postponeWrite(t, tbl, 1, row(sql.Insert, int64(1), "a", int32(100), "y"), row(sql.Insert, int64(2), "b", int32(2), "z"))
+	postponeWrite(t, tbl, 1, row(sql.Delete, int64(3), "a", int32(3), "x"))
+	for _, e := range liveEntries(t, tbl) {
+		pp, _ := tbl.PartitionPath(e.Partition)
+		want := int32(3)
+		if pp == "dt=b/" {
+			want = 1
+		}
+		if e.TotalBuckets != want || e.Bucket < 0 || e.Bucket >= e.TotalBuckets {
+			t.Errorf("%s%s: bucket %d of %d, want one of %d buckets", pp, e.File.FileName, e.Bucket, e.TotalBuckets, want)
+		}
+		if e.File.Level != 0 {
+			t.Errorf("%s: level %d: a postpone table's batch write is write-only (no compaction)", e.File.FileName, e.File.Level)
+		}
+		if ok, _ := tbl.FIO.Exists(fs.Join(tbl.Root, pp+fmt.Sprintf("bucket-%d", e.Bucket), e.File.FileName)); !ok {
+			t.Errorf("%s not in %sbucket-%d", e.File.FileName, pp, e.Bucket)
+		}
+	}
+	if ids, _ := tbl.Snapshots.ListIDs(); len(ids) != 3 {
+		t.Errorf("snapshots %v: a postpone table's writes expire none", ids)
+	}
+	got := mustRead(t, tbl)
+	if !strings.Contains(got, "+I[1, a, 100, y]") || strings.Contains(got, "+I[3, a,") || !strings.Contains(got, "+I[2, b, 2, z]") || strings.Count(got, "\n")+1 != 30 {
+		t.Fatalf("read back:\n%s", got)
+	}
+}
+
+// Streaming writes, which Paimon sends to bucket-postpone
+// (PostponeBucketSink), and batch writes with
+// 'postpone.batch-write-fixed-bucket' = false are refused by name.
+func TestPostponeWriteRefusals(t *testing.T) {
+	tbl := postponeTable(t, nil)
+	if _, err := NewSink(tbl, SinkOptions{Streaming: true}); !errors.Is(err, ErrPostponeBucket) || !strings.Contains(err.Error(), "streaming") {
+		t.Fatalf("streaming: %v", err)
+	}
+	off := postponeTable(t, map[string]string{"postpone.batch-write-fixed-bucket": "false"})
+	if _, err := NewSink(off, SinkOptions{}); !errors.Is(err, ErrPostponeBucket) || !strings.Contains(err.Error(), "'postpone.batch-write-fixed-bucket' = false") {
+		t.Fatalf("batch-write-fixed-bucket false: %v", err)
+	}
+	// Nothing in bucket-postpone: the compaction has nothing to do
+	// (CompactAction.buildForPostponeBucketCompaction).
+	postponeWrite(t, tbl, 1, row(sql.Insert, int64(1), "a", int32(1), "x"))
+	if ids, err := Compact(tbl, CompactOptions{TempDir: t.TempDir()}); err != nil || len(ids) != 0 {
+		t.Fatalf("compact: %v %v", ids, err)
+	}
+	for o, msg := range map[*CompactOptions]string{
+		{Partition: func([]any) bool { return true }}: "Postpone bucket compaction currently does not support specifying partitions",
+		{Streaming: true}: "Postpone bucket compaction currently only supports batch mode",
+	} {
+		_, err := Compact(tbl, *o)
+		var se *sql.Error
+		if !errors.As(err, &se) || se.Msg != msg {
+			t.Errorf("compact: %v, want %q", err, msg)
+		}
+	}
+}
+
+// postponeFile writes a file into the partition's bucket-postpone
+// directory as PostponeBucketWriter leaves one: records in arrival order
+// (here ascending keys, a key may repeat), sequence number -1
+// (KeyValue.UNKNOWN_SEQUENCE), level 0. Paimon writes them in Avro; the
+// compaction reads any format by the file's extension, so Parquet does.
+func postponeFile(t *testing.T, tbl *Table, dt string, created int64, recs ...sql.Row) manifest.DataFileMeta {
+	t.Helper()
+	dir := fs.Join(tbl.Root, "dt="+dt, "bucket-postpone")
+	if err := tbl.FIO.MkdirAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	name := format.NewFileNames("parquet").Data()
+	out, err := tbl.FIO.Create(fs.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wopts, err := tbl.writerOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := format.NewKVWriter(out, tbl.KeyFields, tbl.Schema.Fields, wopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AllowDuplicateKeys = true
+	for _, r := range recs {
+		if err := w.Write(&kv.KeyValue{Key: []any{r.Values[0]}, Seq: -1, Kind: r.Kind, Value: r.Values}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return res.DataFileMeta(name, tbl.Schema.ID, 0, manifest.SourceAppend, created)
+}
+
+// commitPostponed commits files of bucket -2 as a streaming
+// PostponeBucketSink does (_TOTAL_BUCKETS -2).
+func commitPostponed(t *testing.T, tbl *Table, id int64, dt string, files ...manifest.DataFileMeta) {
+	t.Helper()
+	_, part, err := tbl.Partition([]any{int64(0), dt, int32(0), ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tbl.NewCommit("streaming")
+	c.NoExpire = true
+	if err := c.Commit(id, []CommitMessage{{Partition: part, Bucket: -2, TotalBuckets: -2, NewFiles: files}}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The compaction of a postpone bucket table (CALL sys.compact) replays
+// each partition's bucket-postpone files in creation order, unmerged,
+// into its real buckets (as many as the partition has, else
+// 'postpone.default-bucket-num') and commits one COMPACT snapshot that
+// deletes the postpone files and adds the written ones
+// (CompactAction.buildForPostponeBucketCompaction,
+// PostponeBucketCompactSplitSource, PostponeBucketCommittableRewriter).
+// Until then batch reads do not see the postponed rows
+// (DataTableBatchScan.onlyReadRealBuckets).
+func TestPostponeCompactAssignsBuckets(t *testing.T) {
+	tbl := postponeTable(t, map[string]string{"postpone.default-bucket-num": "3"})
+	var rows []sql.Row
+	for i := int64(1); i <= 8; i++ {
+		rows = append(rows, row(sql.Insert, i, "a", int32(i), "batch"))
+	}
+	postponeWrite(t, tbl, 2, rows...)
+	// Two streaming commits; the second's file was created first, so it
+	// is replayed first whatever the manifests' order.
+	late := postponeFile(t, tbl, "a", 2000, row(sql.UpdateAfter, int64(1), "a", int32(10), "late"), row(sql.Delete, int64(2), "a", int32(2), "batch"),
+		row(sql.Insert, int64(9), "a", int32(9), "new"))
+	commitPostponed(t, tbl, 1, "a", late)
+	early := postponeFile(t, tbl, "a", 1000, row(sql.Insert, int64(1), "a", int32(5), "early"), row(sql.Insert, int64(9), "a", int32(90), "early"))
+	b := postponeFile(t, tbl, "b", 1500, row(sql.Insert, int64(1), "b", int32(1), "x"), row(sql.Insert, int64(1), "b", int32(2), "y"),
+		row(sql.Insert, int64(2), "b", int32(3), "z"), row(sql.Insert, int64(3), "b", int32(4), "w"), row(sql.Insert, int64(4), "b", int32(5), "v"))
+	commitPostponed(t, tbl, 2, "a", early)
+	commitPostponed(t, tbl, 3, "b", b)
+
+	before := mustRead(t, tbl)
+	if strings.Contains(before, "late") || strings.Contains(before, "early") || strings.Contains(before, ", b, ") || !strings.Contains(before, "+I[2, a, 2, batch]") {
+		t.Fatalf("batch read before the compaction shows postponed rows:\n%s", before)
+	}
+	ids, err := Compact(tbl, CompactOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 1 {
+		t.Fatalf("compaction snapshots %v", ids)
+	}
+	s, _ := tbl.Snapshots.Read(ids[0])
+	if s.CommitKind != snapshot.Compact {
+		t.Errorf("compaction snapshot kind %s", s.CommitKind)
+	}
+	after := mustRead(t, tbl)
+	want := []string{"+I[1, a, 10, late]", "+I[9, a, 9, new]", "+I[1, b, 2, y]", "+I[4, b, 5, v]", "+I[8, a, 8, batch]"}
+	for _, w := range want {
+		if !strings.Contains(after, w) {
+			t.Errorf("after compaction: no %s in\n%s", w, after)
+		}
+	}
+	if strings.Contains(after, "+I[2, a,") || strings.Count(after, "\n")+1 != 8+4 {
+		t.Errorf("after compaction:\n%s", after)
+	}
+	for _, e := range liveEntries(t, tbl) {
+		pp, _ := tbl.PartitionPath(e.Partition)
+		want := map[string]int32{"dt=a/": 2, "dt=b/": 3}[pp]
+		if e.Bucket < 0 || e.TotalBuckets != want || e.Bucket >= want {
+			t.Errorf("%s%s: bucket %d of %d after compaction, want one of %d", pp, e.File.FileName, e.Bucket, e.TotalBuckets, want)
+		}
+	}
+	// Nothing postponed any more.
+	if ids, err := Compact(tbl, CompactOptions{TempDir: t.TempDir()}); err != nil || len(ids) != 0 {
+		t.Fatalf("second compaction: %v %v", ids, err)
+	}
+}
+
+// INSERT OVERWRITE of a postpone bucket table replaces the bucket-postpone
+// files too (PostponeFixedBucketSink commits through
+// PostponeUtils.tableForCommit; CommitScanner.readOverwriteChanges keeps
+// bucket -2 files only in tables of other bucket modes).
+func TestPostponeOverwriteDropsPostponedFiles(t *testing.T) {
+	tbl := postponeTable(t, nil)
+	postponeWrite(t, tbl, 1, row(sql.Insert, int64(1), "a", int32(1), "old"))
+	commitPostponed(t, tbl, 1, "a", postponeFile(t, tbl, "a", 1, row(sql.Insert, int64(2), "a", int32(2), "postponed")))
+	s, err := NewSink(tbl, SinkOptions{Overwrite: true, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sw, err := s.NewWriter(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.Open(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer sw.Close(ctx)
+	if err := sw.Write(ctx, []sql.Row{row(sql.Insert, int64(3), "a", int32(3), "new")}); err != nil {
+		t.Fatal(err)
+	}
+	_, comm, err := sw.Snapshot(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, 1, [][]byte{comm}); err != nil {
+		t.Fatal(err)
+	}
+	if got := layout(t, tbl); got != "dt=a 0/1 1" {
+		t.Fatalf("after INSERT OVERWRITE:\n%s", got)
+	}
+	if _, err := Compact(tbl, CompactOptions{TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, tbl); got != "+I[3, a, 3, new]" {
+		t.Fatalf("read:\n%s", got)
+	}
+}
+
+// TestPostponeCompactCrashEveryStep fails each FileIO operation of a
+// postpone bucket compaction (reading the bucket-postpone files, writing
+// the buckets, committing) in turn: the table then reads as before (the
+// postponed rows invisible) or after, every snapshot is intact, and a
+// second compaction ends in the after state with no bucket-postpone file
+// live and no row twice.
+func TestPostponeCompactCrashEveryStep(t *testing.T) {
+	base := postponeTable(t, map[string]string{"postpone.default-bucket-num": "2"})
+	postponeWrite(t, base, 1, row(sql.Insert, int64(1), "a", int32(1), "batch"), row(sql.Insert, int64(2), "a", int32(2), "batch"))
+	commitPostponed(t, base, 1, "a", postponeFile(t, base, "a", 10, row(sql.UpdateAfter, int64(1), "a", int32(10), "upd"), row(sql.Insert, int64(3), "a", int32(3), "new")))
+	commitPostponed(t, base, 2, "b", postponeFile(t, base, "b", 20, row(sql.Insert, int64(1), "b", int32(1), "b1"), row(sql.Insert, int64(2), "b", int32(2), "b2")))
+	before := mustRead(t, base)
+
+	clean := t.TempDir()
+	if err := os.CopyFS(clean, os.DirFS(base.Root)); err != nil {
+		t.Fatal(err)
+	}
+	counting := fs.NewInjecting(fs.NewLocal(), nil)
+	ct, err := Open(counting, clean, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := Compact(ct, CompactOptions{TempDir: t.TempDir()}); err != nil || len(ids) != 1 {
+		t.Fatalf("clean compaction: %v %v", ids, err)
+	}
+	after := mustRead(t, ct)
+	if after == before || !strings.Contains(after, "+I[1, a, 10, upd]") || !strings.Contains(after, "+I[2, b, 2, b2]") {
+		t.Fatalf("clean compaction:\n%s\nbefore:\n%s", after, before)
+	}
+	steps := 0
+	for op := fs.OpOpen; op < fs.AnyOp; op++ {
+		steps += counting.Count(op)
+	}
+	outcomes := map[string]int{}
+	for n := 1; n <= steps; n++ {
+		dir := t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS(base.Root)); err != nil {
+			t.Fatal(err)
+		}
+		inj := fs.NewInjecting(fs.NewLocal(), nil)
+		ft, err := Open(inj, dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inj.SetInjector(failNthAny(n))
+		_, cerr := Compact(ft, CompactOptions{TempDir: t.TempDir()})
+		if cerr != nil && !errors.Is(cerr, fs.ErrInjected) {
+			t.Fatalf("step %d: unexpected error %v", n, cerr)
+		}
+		lt, err := Open(fs.NewLocal(), dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkIntegrity(t, lt)
+		switch got := mustRead(t, lt); got {
+		case before:
+			outcomes["before"]++
+		case after:
+			outcomes["after"]++
+		default:
+			t.Fatalf("step %d (%v): table reads neither before nor after:\n%s", n, cerr, got)
+		}
+		if _, err := Compact(lt, CompactOptions{TempDir: t.TempDir()}); err != nil {
+			t.Fatalf("step %d: second compaction: %v", n, err)
+		}
+		if got := mustRead(t, lt); got != after {
+			t.Fatalf("step %d: after the second compaction:\n%s\nwant:\n%s", n, got, after)
+		}
+		for _, e := range liveEntries(t, lt) {
+			if e.Bucket < 0 {
+				t.Fatalf("step %d: %s still live in bucket-postpone", n, e.File.FileName)
+			}
+		}
+	}
+	t.Logf("%d FileIO operations; outcomes %v", steps, outcomes)
+	if outcomes["before"] == 0 || outcomes["after"] == 0 {
+		t.Errorf("outcomes %v: want both", outcomes)
+	}
+}
