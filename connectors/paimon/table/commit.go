@@ -379,7 +379,10 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 	}
 	entries := p.entries
 	indexChanges := p.index
-	needCheck := p.kind != snapshot.Append || p.overwrite != nil
+	// A postpone bucket table's batch write checks its appends too: two
+	// jobs may give a new partition different bucket counts
+	// (PostponeFixedBucketSink's appendCommitCheckConflict).
+	needCheck := p.kind != snapshot.Append || p.overwrite != nil || c.t.PostponeBucket()
 	for _, e := range entries {
 		needCheck = needCheck || e.Kind == manifest.Delete
 	}

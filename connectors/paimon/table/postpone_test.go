@@ -416,3 +416,38 @@ func TestPostponeCompactCrashEveryStep(t *testing.T) {
 		t.Errorf("outcomes %v: want both", outcomes)
 	}
 }
+
+// Two batch jobs that both start before a new partition has files may
+// give it different bucket counts; the second commit fails instead of
+// leaving a partition whose keys are hashed two ways
+// (PostponeFixedBucketSink commits with appendCommitCheckConflict,
+// ConflictDetection.checkBucketKeepSame).
+func TestPostponeConcurrentBucketCounts(t *testing.T) {
+	tbl := postponeTable(t, nil)
+	var msgs [2][]CommitMessage
+	for i, par := range []int{1, 2} {
+		w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir(), Parallelism: par})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		for k := int64(1); k <= 6; k++ {
+			if err := w.Write(row(sql.Insert, k, "new", int32(i), "x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if msgs[i], err = w.PrepareCommit(true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tbl.NewCommit("one").Commit(snapshot.BatchCommitIdentifier, msgs[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	err := tbl.NewCommit("two").Commit(snapshot.BatchCommitIdentifier, msgs[1], nil)
+	if !errors.Is(err, ErrCommitConflict) || !strings.Contains(err.Error(), "total buckets") {
+		t.Fatalf("second job's commit: %v", err)
+	}
+	if got := layout(t, tbl); got != "dt=new 0/1 6" {
+		t.Fatalf("layout:\n%s", got)
+	}
+}
