@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/index"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
@@ -95,13 +96,34 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 // Table returns the sink's table.
 func (s *Sink) Table() *Table { return s.t }
 
+// sinkState and committable name the table they belong to (its database
+// and table directories): a job restored with its INSERTs in another
+// order, or with a table added or removed (a mysql-sync action that
+// changed its table list), would otherwise hand one table's commit user
+// and pending files to another, whose commit would reference files in a
+// directory it does not own.
 type sinkState struct {
 	CommitUser string `json:"commitUser"`
+	Table      string `json:"table,omitempty"`
 }
 
 type committable struct {
 	CommitUser string          `json:"commitUser"`
+	Table      string          `json:"table,omitempty"`
 	Messages   json.RawMessage `json:"messages"`
+}
+
+// stateName identifies the table in sink state: "<db>.db/<table>" (the
+// last two path elements), which a moved warehouse keeps.
+func (s *Sink) stateName() string { return fs.Base(fs.Dir(s.t.Root)) + "/" + fs.Base(s.t.Root) }
+
+// checkStateTable refuses state written for another table (older state
+// names none and is taken as before).
+func (s *Sink) checkStateTable(what, table string) error {
+	if table != "" && table != s.stateName() {
+		return fmt.Errorf("paimon table %s: the restored %s belongs to table %s, not %s: the job's statements changed between the checkpoint and this run; start the job without that checkpoint", s.t.Root, what, table, s.stateName())
+	}
+	return nil
 }
 
 // NewWriter creates the writer of one subtask. Rows must reach the subtask
@@ -133,6 +155,9 @@ func (w *SinkWriter) Open(ctx context.Context, state []byte) error {
 		var st sinkState
 		if err := json.Unmarshal(state, &st); err != nil {
 			return fmt.Errorf("paimon sink state: %w", err)
+		}
+		if err := w.s.checkStateTable("writer state", st.Table); err != nil {
+			return err
 		}
 		if st.CommitUser != "" {
 			w.user = st.CommitUser
@@ -169,11 +194,11 @@ func (w *SinkWriter) Snapshot(ctx context.Context, checkpointID int64) (state, c
 	if err != nil {
 		return nil, nil, err
 	}
-	state, err = json.Marshal(sinkState{CommitUser: w.user})
+	state, err = json.Marshal(sinkState{CommitUser: w.user, Table: w.s.stateName()})
 	if err != nil {
 		return nil, nil, err
 	}
-	comm, err = json.Marshal(committable{CommitUser: w.user, Messages: enc})
+	comm, err = json.Marshal(committable{CommitUser: w.user, Table: w.s.stateName(), Messages: enc})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -209,6 +234,9 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 		var cm committable
 		if err := json.Unmarshal(c, &cm); err != nil {
 			return fmt.Errorf("paimon committable: %w", err)
+		}
+		if err := s.checkStateTable("committable", cm.Table); err != nil {
+			return err
 		}
 		msgs, err := DecodeMessages(cm.Messages)
 		if err != nil {
