@@ -37,7 +37,10 @@ type Commit struct {
 	Now func() time.Time
 	// NoExpire turns off snapshot expiration after each commit.
 	NoExpire bool
-	names    *manifest.Names
+	// Dedicated marks a dedicated compaction's commit, which expires
+	// snapshots even on a 'write-only' table (Compact).
+	Dedicated bool
+	names     *manifest.Names
 	// LastSnapshots lists the snapshot ids the last call created.
 	LastSnapshots []int64
 	// AbandonedCompaction reports that the last Commit re-committed an

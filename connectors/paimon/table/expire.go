@@ -16,7 +16,11 @@ import (
 // expire runs snapshot expiration after a commit; a failure does not fail
 // the commit (the next commit retries, and leftovers are only orphans).
 func (c *Commit) expire() {
-	if c.NoExpire {
+	// A 'write-only' table's commits expire nothing: Paimon's
+	// AbstractFileStoreTable.newCommit gives them no expire runnable; a
+	// dedicated compaction (CompactAction, which copies the table with
+	// 'write-only' = false) expires them.
+	if c.NoExpire || (c.t.Options.WriteOnly && !c.Dedicated) {
 		return
 	}
 	_, _ = c.t.ExpireSnapshots(c.Now())

@@ -312,6 +312,7 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 		return nil, err
 	}
 	c := t.NewCommit(uuid.NewString())
+	c.Dedicated = true
 	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, nil); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -62,5 +63,48 @@ func TestSinkStateNamesItsTable(t *testing.T) {
 	}
 	if got := mustRead(t, orders); got != "+I[1, a, 1, x]" {
 		t.Errorf("orders: %s", got)
+	}
+}
+
+// TestWriteOnlyCommitsExpireNothing: commits to a 'write-only' table keep
+// every snapshot, as Paimon's AbstractFileStoreTable.newCommit gives them
+// no expire runnable; the dedicated compaction (CompactAction copies the
+// table with 'write-only' = false) expires them. Before, each write-only
+// commit expired snapshots.
+func TestWriteOnlyCommitsExpireNothing(t *testing.T) {
+	opts := map[string]string{"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1"}
+	earliest := func(tbl *Table) int64 {
+		id, _, err := tbl.Snapshots.EarliestID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	for _, writeOnly := range []bool{false, true} {
+		o := maps.Clone(opts)
+		if writeOnly {
+			o["write-only"] = "true"
+		}
+		tbl := dynTable(t, o)
+		for i := int64(1); i <= 3; i++ {
+			writeCommit(t, tbl, "u", i, row(sql.Insert, i, "a", int32(i), "x"))
+		}
+		want := int64(3)
+		if writeOnly {
+			want = 1
+		}
+		if got := earliest(tbl); got != want {
+			t.Errorf("write-only %v: earliest snapshot %d after 3 commits, want %d", writeOnly, got, want)
+		}
+		if !writeOnly {
+			continue
+		}
+		ids, err := Compact(tbl, CompactOptions{Full: true, TempDir: t.TempDir()})
+		if err != nil || len(ids) == 0 {
+			t.Fatalf("compact: %v %v", ids, err)
+		}
+		if got := earliest(tbl); got != ids[len(ids)-1] {
+			t.Errorf("after the dedicated compaction: earliest snapshot %d, want %d", got, ids[len(ids)-1])
+		}
 	}
 }
