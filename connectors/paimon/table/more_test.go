@@ -23,17 +23,7 @@ func TestOverwrite(t *testing.T) {
 	job := 0
 	overwrite := func(static map[string]string, rows ...sql.Row) {
 		job++ // every batch job has its own commit user
-		w, _ := tbl.NewWrite(WriteOptions{})
-		defer w.Close()
-		for _, r := range rows {
-			if err := w.Write(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		msgs, err := w.PrepareCommit(true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		msgs := writeMessages(t, tbl, WriteOptions{}, rows...)
 		if err := tbl.NewCommit(fmt.Sprint("job-", job)).Overwrite(snapshot.BatchCommitIdentifier, msgs, static); err != nil {
 			t.Fatal(err)
 		}

@@ -38,20 +38,7 @@ func postponeTable(t *testing.T, opts map[string]string) *Table {
 // and commits them as a batch job does.
 func postponeWrite(t *testing.T, tbl *Table, parallelism int, rows ...sql.Row) {
 	t.Helper()
-	w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir(), Parallelism: parallelism})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	for _, r := range rows {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	msgs, err := w.PrepareCommit(true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := writeMessages(t, tbl, WriteOptions{TempDir: t.TempDir(), Parallelism: parallelism}, rows...)
 	c := tbl.NewCommit(uuid.NewString()) // one user per batch job
 	c.NoExpire = true                    // as Sink.Commit does for postpone bucket tables
 	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, nil); err != nil {

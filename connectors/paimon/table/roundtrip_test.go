@@ -17,7 +17,18 @@ func pkSchema() sql.Schema {
 // latest snapshot) and commits them under identifier.
 func writeCommit(t *testing.T, tbl *Table, user string, id int64, rows ...sql.Row) []CommitMessage {
 	t.Helper()
-	w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+	msgs := writeMessages(t, tbl, WriteOptions{TempDir: t.TempDir()}, rows...)
+	if err := tbl.NewCommit(user).Commit(id, msgs, nil); err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// writeMessages writes rows with a new TableWrite and returns its commit
+// messages (PrepareCommit as a batch job's end), uncommitted.
+func writeMessages(t *testing.T, tbl *Table, o WriteOptions, rows ...sql.Row) []CommitMessage {
+	t.Helper()
+	w, err := tbl.NewWrite(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,9 +40,6 @@ func writeCommit(t *testing.T, tbl *Table, user string, id int64, rows ...sql.Ro
 	}
 	msgs, err := w.PrepareCommit(true)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tbl.NewCommit(user).Commit(id, msgs, nil); err != nil {
 		t.Fatal(err)
 	}
 	return msgs
