@@ -252,8 +252,7 @@ func (w *s3Writer) Close() error {
 	}
 	w.closed = true
 	if w.pw == nil {
-		_, err := w.s.client.PutObject(context.Background(), w.bucket, w.key, bytes.NewReader(w.buf), int64(len(w.buf)),
-			minio.PutObjectOptions{ContentType: "application/octet-stream"})
+		err := w.s.putObject(w.bucket, w.key, w.buf, minio.PutObjectOptions{ContentType: "application/octet-stream"})
 		w.buf = nil
 		w.err = s3Err("create", w.path, err)
 		return w.err
@@ -261,6 +260,38 @@ func (w *s3Writer) Close() error {
 	w.pw.Close()
 	w.err = <-w.done
 	return w.err
+}
+
+// putAttempts bounds putObject's repeats of a PUT refused by a POSIX
+// gateway's directory race.
+const putAttempts = 4
+
+// putObject puts a whole object. versitygw's POSIX backend (the S3 tests'
+// server, and a common self-hosted store) keeps a key as a file: a PUT
+// makes the parent directories and then links the file in, and a
+// concurrent DELETE of the last object in that directory removes the
+// directory in between, so the PUT fails as ExistingObjectIsDirectory
+// though nothing is there (two committers probing or committing in a new
+// table's snapshot/ directory did). S3 has no directories: when nothing
+// lists under key/, the refusal was that race and the PUT is made again;
+// when something does, the key really is a directory and the error stands.
+func (s *S3) putObject(bucket, key string, data []byte, opts minio.PutObjectOptions) error {
+	ctx := context.Background()
+	for attempt := 1; ; attempt++ {
+		_, err := s.client.PutObject(ctx, bucket, key, bytes.NewReader(data), int64(len(data)), opts)
+		if err == nil || attempt == putAttempts || minio.ToErrorResponse(err).Code != "ExistingObjectIsDirectory" {
+			return err
+		}
+		lctx, cancel := context.WithCancel(ctx)
+		obj, ok := <-s.client.ListObjects(lctx, bucket, minio.ListObjectsOptions{Prefix: key + "/", MaxKeys: 1})
+		cancel()
+		if ok {
+			if obj.Err != nil {
+				return errors.Join(err, obj.Err)
+			}
+			return err
+		}
+	}
 }
 
 // lock is the in-process lock for one path's conditional put.
@@ -304,8 +335,7 @@ func (s *S3) conditionalWrites(bucket, key string) error {
 	put := func() error {
 		opts := minio.PutObjectOptions{}
 		opts.SetMatchETagExcept("*")
-		_, err := s.client.PutObject(ctx, bucket, probe, strings.NewReader("probe"), 5, opts)
-		return err
+		return s.putObject(bucket, probe, []byte("probe"), opts)
 	}
 	if err := put(); err != nil {
 		return s3Err("probe conditional writes", "s3://"+bucket+"/"+probe, err)
@@ -344,8 +374,7 @@ func (s *S3) WriteFileAtomic(p string, data []byte) error {
 	}
 	opts := minio.PutObjectOptions{ContentType: "application/octet-stream"}
 	opts.SetMatchETagExcept("*")
-	_, err = s.client.PutObject(context.Background(), bucket, key, strings.NewReader(string(data)), int64(len(data)), opts)
-	if err != nil {
+	if err := s.putObject(bucket, key, data, opts); err != nil {
 		if r := minio.ToErrorResponse(err); r.StatusCode == http.StatusPreconditionFailed || r.Code == "PreconditionFailed" {
 			return fmt.Errorf("create %s: %w", p, ErrExist)
 		}
@@ -360,8 +389,7 @@ func (s *S3) Overwrite(p string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.client.PutObject(context.Background(), bucket, key, strings.NewReader(string(data)), int64(len(data)),
-		minio.PutObjectOptions{ContentType: "application/octet-stream"})
+	err = s.putObject(bucket, key, data, minio.PutObjectOptions{ContentType: "application/octet-stream"})
 	return s3Err("overwrite", p, err)
 }
 

@@ -271,3 +271,54 @@ func TestS3RequestsAndWindows(t *testing.T) {
 		t.Fatal("a read of a replaced object succeeded")
 	}
 }
+
+// A POSIX gateway refuses a PUT as ExistingObjectIsDirectory when a
+// concurrent DELETE removed the PUT's parent directory under it (versitygw
+// did, to one of four committers racing for a new table's first snapshot):
+// with nothing under key/ the PUT is made again; with objects under key/
+// the key really is a directory and the refusal stands.
+func TestS3PutRepeatsGatewayDirectoryRace(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		children  bool
+		wantPuts  int32
+		wantError bool
+	}{
+		{"race", false, 2, false},
+		{"real directory", true, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var puts atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case r.Method == http.MethodPut:
+					if puts.Add(1) == 1 {
+						w.Header().Set("Content-Type", "application/xml")
+						w.WriteHeader(http.StatusConflict)
+						io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>ExistingObjectIsDirectory</Code><Message>Existing Object is a directory.</Message></Error>`)
+						return
+					}
+					w.Header().Set("ETag", `"d41d8cd98f00b204e9800998ecf8427e"`)
+				case r.Method == http.MethodGet && r.URL.Query().Has("list-type"):
+					w.Header().Set("Content-Type", "application/xml")
+					io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>bkt</Name><IsTruncated>false</IsTruncated>`)
+					if tc.children {
+						io.WriteString(w, `<Contents><Key>t/f/x</Key><Size>1</Size></Contents>`)
+					}
+					io.WriteString(w, `</ListBucketResult>`)
+				default:
+					w.WriteHeader(http.StatusNotFound)
+				}
+			}))
+			defer srv.Close()
+			fio, err := ForPath("s3://bkt/t", map[string]string{"s3.endpoint": srv.URL, "s3.path.style.access": "true", "s3.region": "us-east-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = fio.Overwrite("s3://bkt/t/f", []byte("x"))
+			if (err != nil) != tc.wantError || puts.Load() != tc.wantPuts {
+				t.Fatalf("overwrite: %v after %d PUTs", err, puts.Load())
+			}
+		})
+	}
+}
