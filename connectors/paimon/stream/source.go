@@ -395,7 +395,7 @@ func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 // checkpoint taken right after the last row already points at the next
 // snapshot (no replay on restore, and the consumer names the next one).
 func (r *Reader) drain() ([]sql.Row, error) {
-	var out []sql.Row
+	var out []sql.Row // sized at the first row: an empty snapshot allocates nothing
 	for {
 		var row sql.Row
 		ok := r.peeked
@@ -421,6 +421,9 @@ func (r *Reader) drain() ([]sql.Row, error) {
 			return out, nil
 		}
 		r.pos.Offset++
+		if out == nil {
+			out = make([]sql.Row, 0, r.batch)
+		}
 		out = append(out, r.emit(row))
 	}
 }

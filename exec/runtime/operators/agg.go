@@ -287,15 +287,38 @@ func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) e
 	if !g.spec.EmitOnFinish {
 		out.Grow(2 * len(rows))
 	}
+	// A run of rows of one group (every row of a global aggregate, a
+	// key-ordered input's rows) looks the group up and stores it once: the
+	// group of the previous row is held and Put when the key changes.
+	var held *group
+	var heldKey string
+	put := func() error {
+		if held == nil {
+			return nil
+		}
+		grp := held
+		held = nil
+		return g.groups.Put(heldKey, grp)
+	}
 	for _, r := range rows {
 		g.enc.Buf = g.enc.Buf[:0]
 		if err := state.AppendKey(&g.enc, r, g.spec.GroupKeys); err != nil {
 			return fmt.Errorf("GroupAggregate key: %w", err)
 		}
-		key := string(g.enc.Buf)
-		grp, ok, err := g.groups.Get(key)
-		if err != nil {
-			return err
+		var key string
+		var grp *group
+		var ok bool
+		if held != nil && string(g.enc.Buf) == heldKey {
+			key, grp, ok = heldKey, held, true
+		} else {
+			if err := put(); err != nil {
+				return err
+			}
+			key = string(g.enc.Buf)
+			var err error
+			if grp, ok, err = g.groups.Get(key); err != nil {
+				return err
+			}
 		}
 		add := r.Kind.IsAdd()
 		if !ok {
@@ -309,6 +332,7 @@ func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) e
 		var prev []any
 		if ok && !g.spec.EmitOnFinish {
 			if prev = grp.last; prev == nil {
+				var err error
 				if prev, err = g.result(grp); err != nil {
 					return err
 				}
@@ -321,14 +345,13 @@ func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) e
 			if ok && !g.spec.EmitOnFinish {
 				out.Emit(sql.Row{Kind: sql.Delete, Values: prev})
 			}
+			held = nil
 			if err := g.groups.Delete(key); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := g.groups.Put(key, grp); err != nil {
-			return err
-		}
+		held, heldKey = grp, key
 		if g.spec.EmitOnFinish {
 			continue
 		}
@@ -349,7 +372,7 @@ func (g *groupAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) e
 			out.Emit(sql.Row{Kind: sql.UpdateAfter, Values: cur})
 		}
 	}
-	return nil
+	return put()
 }
 
 func (g *groupAgg) Finish(out *runtime.Collector) error {
@@ -415,7 +438,7 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 					continue
 				}
 			}
-			a.best = box.Compact([]any{v})[0] // state's own copy
+			a.best = ownCopy(v)
 			continue
 		}
 		if spec.Distinct || spec.Kind == Min || spec.Kind == Max {
@@ -454,6 +477,19 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 		}
 	}
 	return nil
+}
+
+// ownCopy is the state's copy of a MIN/MAX/FIRST/LAST value, as
+// box.Compact makes it: a string gets its own bytes instead of pinning
+// the page it was decoded from; any other value is kept as it is (Compact
+// would copy the interface alone, after allocating two slices). Over
+// sorted input (a primary-key table read in key order) MAX(k) takes a new
+// value on every row.
+func ownCopy(v any) any {
+	if s, ok := v.(string); ok && len(s) > 0 {
+		return box.Compact([]any{v})[0]
+	}
+	return v
 }
 
 // keepBest reports whether an insert-only aggregate keeps its value best
