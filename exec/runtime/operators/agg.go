@@ -2,7 +2,6 @@ package operators
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"sort"
 
@@ -501,32 +500,32 @@ func keepBest(kind AggKind, v, best any) (bool, error) {
 	case LastValue:
 		return false, nil
 	}
-	var d int
 	// The common types first, as Compare orders them, without its NULL
-	// checks and its switch over every type.
+	// checks and its switch over every type, and with one comparison.
 	switch x := v.(type) {
 	case string:
-		y, ok := best.(string)
-		if !ok {
-			return keepBestSlow(kind, v, best)
+		if y, ok := best.(string); ok {
+			return keeps(kind, x, y), nil
 		}
-		d = cmp.Compare(x, y)
 	case int32:
-		y, ok := best.(int32)
-		if !ok {
-			return keepBestSlow(kind, v, best)
+		if y, ok := best.(int32); ok {
+			return keeps(kind, x, y), nil
 		}
-		d = cmp.Compare(x, y)
 	case int64:
-		y, ok := best.(int64)
-		if !ok {
-			return keepBestSlow(kind, v, best)
+		if y, ok := best.(int64); ok {
+			return keeps(kind, x, y), nil
 		}
-		d = cmp.Compare(x, y)
-	default:
-		return keepBestSlow(kind, v, best)
 	}
-	return (kind == Min && d >= 0) || (kind == Max && d <= 0), nil
+	return keepBestSlow(kind, v, best)
+}
+
+// keeps is keepBest for two values of one ordered type (never a float:
+// Compare orders NaN).
+func keeps[T string | int32 | int64](kind AggKind, v, best T) bool {
+	if kind == Max {
+		return v <= best
+	}
+	return kind == Min && v >= best
 }
 
 // keepBestSlow is keepBest's MIN/MAX through Compare.
