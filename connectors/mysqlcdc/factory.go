@@ -84,6 +84,10 @@ const (
 	// an ALTER TABLE does, so that the action adds it to the job.
 	OptSyncNewTables         = "sqlrun.paimon-sync-new-tables"
 	OptSyncNewTablesExcluded = "sqlrun.paimon-sync-new-tables-excluded"
+	// OptSyncNewTablesDatabases is set with them when the action has
+	// --including_dbs: a regular expression the new table's database
+	// must match too.
+	OptSyncNewTablesDatabases = "sqlrun.paimon-sync-new-tables-databases"
 	// OptSyncColumns is set by the sync actions on each of their
 	// sources: the columns the action read of each MySQL table
 	// (SyncColumns).
@@ -138,6 +142,7 @@ var options = []connectors.Option{
 	{Key: OptSyncTables, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs (one per Paimon table, reading its MySQL table or same-named shards): the job's MySQL tables as db.table, comma-separated. With 'sqlrun.paimon-sync-action', an ALTER TABLE of any of them ends this source's input too, and the sources with the same 'sqlrun.shared-binlog-server-id' stop together: once one has ended at such a statement, each other ends as soon as its binlog is at or past it (after its snapshot); the action then evolves the tables and resumes."},
 	{Key: OptSyncNewTables, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database --mode combined` on each source it runs: a regular expression on db.table. With 'sqlrun.paimon-sync-action', a CREATE TABLE, CREATE OR REPLACE TABLE or RENAME TABLE that makes a table of such a name which is not one of 'sqlrun.paimon-sync-tables' (nor matched by 'sqlrun.paimon-sync-new-tables-excluded') ends the input past the statement, as an ALTER TABLE of the job's tables does, so that the action adds the table to the job."},
 	{Key: OptSyncNewTablesExcluded, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database --mode combined`: a regular expression on db.table; the tables it matches are not the new tables of 'sqlrun.paimon-sync-new-tables'."},
+	{Key: OptSyncNewTablesDatabases, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database --mode combined --including-dbs`: a regular expression on the database name; a new table of 'sqlrun.paimon-sync-new-tables' is one only in a database it matches."},
 	{Key: OptSyncColumns, Type: connectors.String, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-table` and `mysql-sync-database` on each source they run: the columns the action read of each captured table, a JSON object of db.table to [\"name COLUMN_TYPE\", ...]. With 'sqlrun.paimon-sync-action', a table whose columns differ at its first snapshot chunk (an ALTER TABLE before the binlog the source reads) ends the input there as an ALTER TABLE does, so that the action evolves the Paimon table and resumes."},
 	{Key: OptSharedBinlog, Type: connectors.Long, SqlrunOnly: true, Description: "sqlrun only: set by `sqlrun action mysql-sync-database` on each source it runs: the sources of a job with the same value read the binlog through one replication connection with this server id (Paimon's database action reads it once for all tables), each keeping its own position; 'server-id' is then the one of this source's snapshot chunks."},
 	{Key: "debezium.", Prefix: true, Description: "Pass-through Debezium's properties; sqlrun accepts and ignores them."},
@@ -188,6 +193,8 @@ type config struct {
 	// newTables and newExcluded are OptSyncNewTables and
 	// OptSyncNewTablesExcluded (nil: not set).
 	newTables, newExcluded *regexp.Regexp
+	// newDatabases is OptSyncNewTablesDatabases (nil: not set).
+	newDatabases *regexp.Regexp
 	// syncColumns is OptSyncColumns: db.table to "name COLUMN_TYPE"s.
 	syncColumns map[string][]string
 	// sharedServerID is OptSharedBinlog (0: the source's own connection).
@@ -233,6 +240,11 @@ func (Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, er
 	}
 	if o.Has(OptSyncNewTablesExcluded) {
 		if c.newExcluded, err = compileRegex(OptSyncNewTablesExcluded, o.Get(OptSyncNewTablesExcluded)); err != nil {
+			return nil, err
+		}
+	}
+	if o.Has(OptSyncNewTablesDatabases) {
+		if c.newDatabases, err = compileRegex(OptSyncNewTablesDatabases, o.Get(OptSyncNewTablesDatabases)); err != nil {
 			return nil, err
 		}
 	}

@@ -950,8 +950,9 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 
 // newTable returns the table a CREATE TABLE, CREATE OR REPLACE TABLE or
 // RENAME TABLE makes that `sqlrun action mysql-sync-database --mode
-// combined` synchronizes from now on (OptSyncNewTables) and the job does
-// not have yet (OptSyncTables). Paimon's combined mode reads the binlog
+// combined` synchronizes from now on (OptSyncNewTables, in a database
+// of OptSyncNewTablesDatabases, not OptSyncNewTablesExcluded) and the job
+// does not have yet (OptSyncTables). Paimon's combined mode reads the binlog
 // of every table its source's table list matches
 // (CdcActionCommonUtils.combinedModeTableList) and creates a Paimon table
 // for a new one at its CREATE TABLE (RichCdcMultiplexRecordEventParser
@@ -980,7 +981,8 @@ func (r *Reader) newTable(d ddl, curDB string) (string, bool) {
 			t.db = curDB
 		}
 		name := t.db + "." + t.name
-		if !r.cfg.newTables.MatchString(name) || r.cfg.newExcluded != nil && r.cfg.newExcluded.MatchString(name) {
+		if !r.cfg.newTables.MatchString(name) || r.cfg.newExcluded != nil && r.cfg.newExcluded.MatchString(name) ||
+			r.cfg.newDatabases != nil && !r.cfg.newDatabases.MatchString(t.db) {
 			continue
 		}
 		// Exact names: on a server with case-sensitive names another

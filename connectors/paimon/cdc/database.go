@@ -60,6 +60,10 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
   --table-mapping T=P       the Paimon table of MySQL table T is P (repeatable)
   --table-prefix P          the Paimon tables' name prefix
   --table-suffix S          the Paimon tables' name suffix
+  --table-prefix-db DB=P    the name prefix of the Paimon tables of MySQL
+                            database DB's tables, over --table-prefix
+                            (repeatable)
+  --table-suffix-db DB=S    the same for the suffix
   --merge-shards B          true (default): a Paimon table is named after the
                             MySQL table, same-named tables of several databases
                             merged into it; false: database_table
@@ -72,6 +76,10 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
                             with --mode combined: the partition keys of MySQL
                             table T's Paimon table when the running job
                             creates it (repeatable)
+  --eager-init B            true: with --mode combined, as Paimon's committer of
+                            every table from the start (sqlrun's job always has
+                            one sink per table); refused for a table with
+                            'tag.automatic-creation'
   --primary-keys K1,K2      the primary keys of the tables that have them all
                             (others keep the MySQL table's)
   --type-mapping M1,M2      tinyint1-not-bool, to-nullable, to-string,
@@ -97,14 +105,22 @@ index for each source's snapshot, plus the number of tables for the binlog.
 
 type databaseArgs struct {
 	syncArgs
-	including, excluding            *regexp.Regexp
-	includingDBs, excludingDBs      *regexp.Regexp
-	tableMapping                    map[string]string
-	prefix, suffix                  string
+	including, excluding       *regexp.Regexp
+	includingDBs, excludingDBs *regexp.Regexp
+	tableMapping               map[string]string
+	prefix, suffix             string
+	// dbPrefix and dbSuffix are --table_prefix_db and --table_suffix_db:
+	// a MySQL database's name in lower case to the prefix (suffix) of
+	// its tables' Paimon tables, over --table_prefix (--table_suffix).
+	dbPrefix, dbSuffix              map[string]string
 	mergeShards, ignoreIncompatible bool
 	// combined is --mode combined: tables created while the job runs
 	// are synchronized too.
 	combined bool
+	// eagerInit is --eager_init true: Paimon's combined sink has the
+	// committer of every table from the start (StoreMultiCommitter), as
+	// sqlrun's job always has each table's sink.
+	eagerInit bool
 	// multiPartition is --multiple_table_partition_keys: a MySQL table's
 	// name to the partition keys of its Paimon table when the job creates
 	// it while running (combined mode).
@@ -114,6 +130,8 @@ type databaseArgs struct {
 	// --excluding_tables and --excluding_dbs ("" when not given): the
 	// sources' patterns of new tables.
 	databaseName, includingSrc, excludingSrc, excludingDBsSrc string
+	// includingDBsSrc is --including_dbs as given ("" when not given).
+	includingDBsSrc string
 }
 
 // parseDatabaseArgs reads the command line; a non-nil error is a usage
@@ -127,6 +145,7 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		computedArg, metaC          multi
 		includingDBs, excludingDBs  string
 		mapping2, multiPart         multi
+		prefixDB, suffixDB          multi
 		eager                       string
 	)
 	f := newActionFlags(DatabaseActionName, &a.syncArgs)
@@ -137,6 +156,8 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 	f.str(&excluding, "excluding_tables", "excluding-tables")
 	f.str(&a.prefix, "table_prefix", "table-prefix")
 	f.str(&a.suffix, "table_suffix", "table-suffix")
+	f.list(&prefixDB, "table_prefix_db", "table-prefix-db")
+	f.list(&suffixDB, "table_suffix_db", "table-suffix-db")
 	f.str(&mode, "mode")
 	f.str(&merge, "merge_shards", "merge-shards")
 	f.str(&ignore, "ignore_incompatible", "ignore-incompatible")
@@ -161,9 +182,9 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		// SyncDatabaseActionBase creates the tables without them and
 		// its record parser adds them: not built in sqlrun.
 		return nil, false, errors.New("--computed_column of mysql_sync_database is not supported by sqlrun yet")
-	case strings.EqualFold(eager, "true"):
-		return nil, false, errors.New("--eager_init (--mode combined's committer of every table from the start) is not supported by sqlrun yet")
 	}
+	// Boolean.valueOf: "true" in any case is true, anything else false.
+	a.eagerInit = strings.EqualFold(eager, "true")
 	// MultiTablesSinkMode.fromString.
 	switch strings.ToLower(mode) {
 	case "", "divided":
@@ -186,6 +207,7 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 			return nil, false, fmt.Errorf("--excluding_tables %q: %w", excluding, err)
 		}
 	}
+	a.includingDBsSrc = includingDBs
 	if includingDBs == "" {
 		includingDBs = ".*"
 	}
@@ -207,6 +229,21 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 			return nil, false, fmt.Errorf("Invalid key-value string '%s'. Please use format 'key=value'", kv)
 		}
 		a.tableMapping[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+	}
+	// SyncDatabaseActionBase.withDbPrefix / withDbSuffix: optionalConfigMap
+	// with the database names in lower case.
+	for _, m := range []struct {
+		in  multi
+		out *map[string]string
+	}{{prefixDB, &a.dbPrefix}, {suffixDB, &a.dbSuffix}} {
+		*m.out = map[string]string{}
+		for _, kv := range m.in {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, false, fmt.Errorf("Invalid key-value string '%s'. Please use format 'key=value'", kv)
+			}
+			(*m.out)[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+		}
 	}
 	// optionalConfigMapList with ParameterUtils.parseKeyValueList:
 	// table=k1,k2, the table's name trimmed, the keys as they are.
@@ -287,9 +324,14 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		return "", nil, errors.New("table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead.")
 	}
 	for _, k := range []string{"connector", mysqlcdc.OptSyncAction, mysqlcdc.OptSyncTables, mysqlcdc.OptSharedBinlog,
-		mysqlcdc.OptSyncColumns, mysqlcdc.OptSyncNewTables, mysqlcdc.OptSyncNewTablesExcluded} {
+		mysqlcdc.OptSyncColumns, mysqlcdc.OptSyncNewTables, mysqlcdc.OptSyncNewTablesExcluded, mysqlcdc.OptSyncNewTablesDatabases} {
 		if _, ok := a.mysqlConf[k]; ok {
 			return "", nil, fmt.Errorf("mysql_conf [%s] is set by the action; remove it", k)
+		}
+	}
+	if a.eagerInit && a.combined {
+		if err := checkEagerInit(a.database+".*", a.tableConf); err != nil {
+			return "", nil, err
 		}
 	}
 	conf := map[string]string{}
@@ -351,21 +393,34 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		}
 		byName[n] = append(byName[n], t)
 	}
-	paimonNames := map[string]string{}
+	// The tables of one name go to one Paimon table but where
+	// --table_prefix_db / --table_suffix_db name them apart by database.
+	var parts [][]mysqlcdc.TableInfo
+	var raws, paimonOrder []string
+	paimonNames := map[string]int{}
 	for _, n := range order {
-		m, err := mergeTables(byName[n], a.typeMapping, true)
+		for _, t := range byName[n] {
+			p := a.paimonName(t.Database, n)
+			i, ok := paimonNames[p]
+			if !ok {
+				i = len(parts)
+				paimonNames[p] = i
+				paimonOrder = append(paimonOrder, p)
+				raws = append(raws, n)
+				parts = append(parts, nil)
+			} else if raws[i] != n {
+				first := parts[i][0]
+				return "", msgs, fmt.Errorf("MySQL tables %s.%s and %s.%s map to the one Paimon table %s.%s: sqlrun synchronizes one Paimon table from tables of one name only",
+					first.Database, first.Name, t.Database, t.Name, a.database, p)
+			}
+			parts[i] = append(parts[i], t)
+		}
+	}
+	for i, p := range paimonOrder {
+		m, err := mergeTables(parts[i], a.typeMapping, true)
 		if err != nil {
 			return "", msgs, err
 		}
-		p := a.prefix + n + a.suffix
-		if to, ok := a.tableMapping[strings.ToLower(n)]; ok {
-			p = to
-		}
-		if prev, dup := paimonNames[p]; dup {
-			return "", msgs, fmt.Errorf("MySQL tables %s and %s map to the one Paimon table %s.%s (--table_mapping): sqlrun synchronizes one Paimon table from tables of one name only",
-				prev, m.location, a.database, p)
-		}
-		paimonNames[p] = m.location
 		m.paimon = p
 		groups = append(groups, m)
 	}
@@ -466,6 +521,18 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		}
 		jobs = sorted
 	}
+	if a.eagerInit && a.combined {
+		// StoreMultiCommitter with eagerInit: a table that got no rows
+		// commits an empty snapshot when its commit forces one
+		// (TableCommitImpl.forceCreatingSnapshot: 'tag.automatic-creation'
+		// of process-time, or watermark with an idle timeout). Else the
+		// eager committers change nothing a table holds.
+		for _, j := range jobs {
+			if err := checkEagerInit(a.database+"."+j.m.paimon, j.cur.Options); err != nil {
+				return "", msgs, err
+			}
+		}
+	}
 	if len(jobs) == 0 {
 		return "", msgs, errors.New("No tables to be synchronized. Possible cause is the schemas of all tables in specified MySQL database are not compatible with those of existed Paimon tables. Please check the log.")
 	}
@@ -485,6 +552,44 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 }
 
 var errSkip = errors.New("skip")
+
+// optTagCreation is CoreOptions.TAG_AUTOMATIC_CREATION.
+const optTagCreation = "tag.automatic-creation"
+
+// checkEagerInit refuses --eager_init true in combined mode for a table
+// whose commits may force a snapshot: StoreMultiCommitter's eager
+// committers then commit empty snapshots of tables with no new rows
+// (TableCommitImpl.forceCreatingSnapshot: 'tag.automatic-creation'
+// process-time, or watermark with an idle timeout), which sqlrun's sink
+// does not. For other tables the eager committers change nothing a table
+// holds: sqlrun's job has each table's sink from the start.
+func checkEagerInit(table string, opts map[string]string) error {
+	v := opts[optTagCreation]
+	if v == "" || strings.EqualFold(v, "none") || strings.EqualFold(v, "batch") {
+		return nil
+	}
+	return fmt.Errorf("--eager_init true with Paimon table %s's '%s' = '%s': Paimon's combined sink then commits empty snapshots of tables with no new rows so that their tags are created; sqlrun's Paimon sink does not create tags automatically",
+		table, optTagCreation, v)
+}
+
+// paimonName is the Paimon table of the MySQL table db.name, raw its name
+// (database_table without --merge_shards): TableNameConverter.convert,
+// --table_mapping first (by the name in lower case), else the prefix and
+// suffix --table_prefix_db / --table_suffix_db give the database (by its
+// name in lower case), else --table_prefix / --table_suffix.
+func (a *databaseArgs) paimonName(db, raw string) string {
+	if to, ok := a.tableMapping[strings.ToLower(raw)]; ok {
+		return to
+	}
+	prefix, suffix := a.prefix, a.suffix
+	if p, ok := a.dbPrefix[strings.ToLower(db)]; ok {
+		prefix = p
+	}
+	if s, ok := a.dbSuffix[strings.ToLower(db)]; ok {
+		suffix = s
+	}
+	return prefix + raw + suffix
+}
 
 // buildDatabaseScript is the job: the catalog, a 'mysql-cdc' source per
 // MySQL table (its exact database and table name, a server id of its own
@@ -525,10 +630,13 @@ func buildDatabaseScript(a *databaseArgs, jobs []syncedTable) (string, error) {
 		if a.combined {
 			// CdcActionCommonUtils.combinedModeTableList: the tables of
 			// the databases 'database-name' matches that --including_tables
-			// matches, but --excluding_tables (and --excluding_dbs). A
-			// new table of a database --including_dbs does not match ends
-			// the job too, and the job resumes without it.
+			// matches, but --excluding_tables; of those, the ones of the
+			// databases --including_dbs matches and --excluding_dbs does
+			// not (RichCdcMultiplexRecordEventParser.shouldSynchronizeCurrentDb).
 			more[mysqlcdc.OptSyncNewTables] = "(?:" + a.databaseName + `)\.(?:` + a.includingSrc + ")"
+			if a.includingDBsSrc != "" {
+				more[mysqlcdc.OptSyncNewTablesDatabases] = a.includingDBsSrc
+			}
 			var ex []string
 			if a.excludingSrc != "" {
 				ex = append(ex, `[^.]*\.(?:`+a.excludingSrc+")")

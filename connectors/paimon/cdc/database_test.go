@@ -24,7 +24,7 @@ func TestSyncDatabaseRefusals(t *testing.T) {
 		{append(base, "--excluding-dbs", "a["), "--excluding_dbs \"a[\""},
 		{append(base, "--table-mapping", "orders"), "Invalid key-value string 'orders'. Please use format 'key=value'"},
 		{append(base, "--multiple-table-partition-keys", "orders:dt"), "Invalid key-value string 'orders:dt'. Please use format 'key=value'"},
-		{append(base, "--eager_init", "true"), "--eager_init (--mode combined's committer of every table from the start) is not supported by sqlrun yet"},
+		{append(base, "--table-prefix-db", "shop"), "Invalid key-value string 'shop'. Please use format 'key=value'"},
 		{append(base, "--mysql-conf", "table-name=orders"), "table-name cannot be set for mysql_sync_database. If you want to sync several MySQL tables into one Paimon table, use mysql_sync_table instead."},
 		{[]string{"--warehouse", "w", "--database", "d", "--mysql-conf", "hostname=h", "--mysql-conf", "username=u", "--mysql-conf", "password=p"}, "mysql_conf [database-name] must be specified."},
 	} {
@@ -44,5 +44,36 @@ func TestSyncDatabaseRefusals(t *testing.T) {
 	}
 	if a, _, err := parseDatabaseArgs(append(base, "--mode", "Combined")); err != nil || !a.combined {
 		t.Errorf("--mode Combined: %+v, %v", a, err)
+	}
+}
+
+// TestTableNameConverter is Paimon's TableNameConverterTest
+// (testConvertTableNameByDBPrefix_Suffix): --table_mapping first, then the
+// database's --table_prefix_db / --table_suffix_db (each over
+// --table_prefix / --table_suffix on its own), the database looked up in
+// lower case.
+func TestTableNameConverter(t *testing.T) {
+	base := []string{"--warehouse", "/tmp/wh", "--database", "ods", "--table_prefix", "pre_", "--table-suffix", "_suf",
+		"--table_prefix_db", "DB_With_Prefix = db_pref_", "--table-prefix-db", "db_with_prefix_suffix=db_pref_",
+		"--table_suffix_db", "db_with_suffix=_db_suf", "--table-suffix-db", "db_with_prefix_suffix=_db_suf",
+		"--table-mapping", "mapped=m1", "--eager-init", "TRUE"}
+	a, _, err := parseDatabaseArgs(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.eagerInit {
+		t.Errorf("--eager-init TRUE: %v", a.eagerInit)
+	}
+	for _, c := range [][3]string{
+		{"db_with_prefix", "t", "db_pref_t_suf"},
+		{"db_with_suffix", "t", "pre_t_db_suf"},
+		{"db_with_prefix_suffix", "t", "db_pref_t_db_suf"},
+		{"DB_WITH_SUFFIX", "t", "pre_t_db_suf"},
+		{"other", "t", "pre_t_suf"},
+		{"db_with_prefix", "Mapped", "m1"},
+	} {
+		if got := a.paimonName(c[0], c[1]); got != c[2] {
+			t.Errorf("%s.%s: %s, want %s", c[0], c[1], got, c[2])
+		}
 	}
 }
