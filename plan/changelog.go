@@ -93,8 +93,8 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 		for _, in := range n.inputs {
 			k = k.Union(modifyKinds(in, mk))
 		}
-	case *IntervalJoin:
-		for _, in := range n.inputs {
+	case *IntervalJoin, *WindowJoin:
+		for _, in := range n.Inputs() {
 			modifyKinds(in, mk)
 		}
 		k = sql.InsertOnly
@@ -447,8 +447,8 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 		}
 		setMode(req)
 		return out, true
-	case *IntervalJoin:
-		for i := range x.inputs {
+	case *IntervalJoin, *WindowJoin:
+		for i := range out.Inputs() {
 			if !child(i, ukNone) {
 				return nil, false
 			}

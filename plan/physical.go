@@ -53,6 +53,9 @@ func (b *binder) convert(r Node) (Node, error) {
 		if !b.streaming {
 			return b.batchJoin(l, rt, r.Cond, r.JoinType, r.joinHints)
 		}
+		if wj, err := newWindowJoin(r, l, rt); err != nil || wj != nil {
+			return wj, err
+		}
 		if ij, err := newIntervalJoin(r, l, rt); err != nil || ij != nil {
 			return ij, err
 		}

@@ -774,13 +774,14 @@ func (b *binder) convertWindowTableFunction(r *LogicalWindowTableFunction) (Node
 	return &WindowTableFunction{base: row(r.names, r.types, in), TimeCol: r.TimeCol, Window: r.Window}, nil
 }
 
-// refuseWindowTVFConsumers refuses an OVER aggregate or join that reads a
-// WindowTableFunction (through Calcs and Exchanges): Flink plans a join by
-// window_start and window_end as a WindowJoin (insert-only, fired by the
-// watermark), which sqlrun does not do yet, and a regular Join there would
-// emit a different changelog. (A ROW_NUMBER partitioned by window_start
-// and window_end is a WindowRank or WindowDeduplicate, windowrank.go; one
-// that is not stays a regular Rank or Deduplicate, as in Flink.)
+// refuseWindowTVFConsumers refuses an OVER aggregate or a join other than
+// a WindowJoin that reads a WindowTableFunction (through Calcs and
+// Exchanges): Flink materializes the window's time attributes there, which
+// sqlrun does not reproduce yet. (A join equating both window_start and
+// both window_end columns is a WindowJoin, windowjoin.go; a ROW_NUMBER
+// partitioned by window_start and window_end is a WindowRank or
+// WindowDeduplicate, windowrank.go; one that is not stays a regular Rank or
+// Deduplicate, as in Flink.)
 func refuseWindowTVFConsumers(n Node) error {
 	switch n.(type) {
 	case *OverAggregate, *Join, *IntervalJoin, *TemporalJoin, *LookupJoin:
@@ -788,7 +789,7 @@ func refuseWindowTVFConsumers(n Node) error {
 			for {
 				if _, ok := in.(*WindowTableFunction); ok {
 					return sql.Errorf(sql.TableException,
-						"sqlrun does not support OVER or joins over a window table function yet (%s reads TABLE(%s(...)))", n.Name(), in.(*WindowTableFunction).Window.Func)
+						"sqlrun does not support OVER, or joins other than window joins (ON both window_start and both window_end equal), over a window table function yet (%s reads TABLE(%s(...)))", n.Name(), in.(*WindowTableFunction).Window.Func)
 				}
 				if _, ok := in.(*Calc); !ok {
 					if _, ok := in.(*Exchange); !ok {

@@ -247,6 +247,8 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		return b.join(n, path)
 	case *plan.IntervalJoin:
 		return b.intervalJoin(n, path)
+	case *plan.WindowJoin:
+		return b.windowJoin(n, path)
 	case *plan.TemporalJoin:
 		return b.temporalJoin(n, path)
 	case *plan.Union:

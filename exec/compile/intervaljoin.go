@@ -56,3 +56,18 @@ func (b *builder) joinParts(n plan.Node, lk, rk []int, kind ast.JoinKind, cond p
 	jp.right = operators.JoinSideSpec{Keys: rk, Arity: len(n.Inputs()[1].Names()), Outer: kind == ast.RightJoin || kind == ast.FullJoin}
 	return jp, nil
 }
+
+// windowJoin runs a WindowJoin: both inputs hashed on the remaining
+// equi-join keys (one subtask without), one WindowJoin operator.
+func (b *builder) windowJoin(n *plan.WindowJoin, path string) (edge, error) {
+	jp, err := b.joinParts(n, n.LeftKeys, n.RightKeys, n.JoinType, n.Cond, path)
+	if err != nil {
+		return edge{}, err
+	}
+	spec := operators.WindowJoinSpec{Cond: jp.cond, Left: jp.left, Right: jp.right, LeftEnd: n.LeftEnd, RightEnd: n.RightEnd,
+		Semi: n.IsSemi(), Anti: n.IsAnti()}
+	v := b.g.AddOperator(uid(path, n), n.Name(), operators.WindowJoin(spec), jp.p)
+	b.connect(jp.l, v, jp.p)
+	b.connect(jp.r, v, jp.p)
+	return edge{vertex: v, p: jp.p}, nil
+}

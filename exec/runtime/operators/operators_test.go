@@ -279,6 +279,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "window-rank" {
 				return runWindowRank(t, td)
 			}
+			if td.Cmd == "window-join" {
+				return runWindowJoin(t, td)
+			}
 			if td.Cmd == "interval-join" {
 				return runIntervalJoin(t, td)
 			}
