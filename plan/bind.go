@@ -78,6 +78,12 @@ type scope struct {
 	fixed map[*ast.ColumnRef]int
 	// selected are the select items that are a bare USING column.
 	selected map[*ast.ColumnRef]bool
+	// innerFrom > 0 marks a correlated subquery's scope: cols[:innerFrom]
+	// are the outer query's columns, cols[innerFrom:] the subquery's own,
+	// and a name resolves among the subquery's columns first (SQL's
+	// scoping, Calcite's DelegatingScope: the outer scope is consulted
+	// only for a name the inner one does not have).
+	innerFrom int
 }
 
 // usingColumn is a column of JOIN ... USING (name): the scope's left and
@@ -104,6 +110,20 @@ func (s *scope) usingColumn(ref *ast.ColumnRef) (usingColumn, bool) {
 func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 	if i, ok := s.fixed[ref]; ok {
 		return i, nil
+	}
+	if s.innerFrom > 0 {
+		inner := &scope{cols: s.cols[s.innerFrom:]}
+		i, err := inner.resolve(ref)
+		if err == nil {
+			return i + s.innerFrom, nil
+		}
+		if strings.Contains(err.Error(), "is ambiguous") {
+			return 0, err
+		}
+		if j, oerr := (&scope{cols: s.cols[:s.innerFrom]}).resolve(ref); oerr == nil {
+			return j, nil
+		}
+		return 0, err
 	}
 	if u, ok := s.usingColumn(ref); ok {
 		// Not ambiguous: the USING column (bindExpr reads it as
@@ -527,7 +547,7 @@ func (b *binder) bindSetOp(x *ast.SetOp) (Node, error) {
 	if !x.All {
 		out = distinct(u)
 	}
-	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, scopeOf(out, ""))
+	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, scopeOf(out, ""), nil)
 }
 
 // castTo projects r to the given types when any differs.
@@ -881,7 +901,48 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			}
 		}
 	}
-	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, osc)
+	if !aggregated && !x.Distinct && len(x.OrderBy) > 0 {
+		// An ORDER BY column the select list does not have is projected
+		// as an extra field, sorted on and projected away above the Sort,
+		// as Calcite's SqlToRelConverter converts it (the extra select
+		// items of SqlValidatorImpl's expandOrderExpr; Flink's plans show
+		// Calc(select=[a2]) over SortLimit(orderBy=[a1 ASC]) over
+		// select=[a2, a1], BroadcastJoinHintTest
+		// .testJoinHintWithJoinHintInCorrelateAndWithSortLimit).
+		var hidden []Expr
+		var hiddenNames []string
+		at := map[int]int{}
+		for k, o := range x.OrderBy {
+			if _, err := b.bindExpr(o.Expr, osc, nil); err == nil {
+				continue
+			}
+			e, err := b.bindExpr(o.Expr, sc, nil)
+			if err != nil {
+				continue // bindOrderLimit reports the output scope's error
+			}
+			ref, ok := e.(*InputRef)
+			if !ok {
+				continue
+			}
+			at[k] = len(exprs) + len(hidden)
+			hidden = append(hidden, ref)
+			hiddenNames = append(hiddenNames, sc.cols[ref.Index].name)
+		}
+		if len(hidden) > 0 {
+			wide := forcedProject(input, append(append([]Expr(nil), exprs...), hidden...),
+				uniquify(append(append([]string(nil), names...), hiddenNames...)))
+			sorted, err := b.bindOrderLimit(wide, x.OrderBy, x.Limit, x.Offset, scopeOf(wide, ""), at)
+			if err != nil {
+				return nil, err
+			}
+			keep := make([]Expr, len(exprs))
+			for i := range keep {
+				keep[i] = &InputRef{Index: i, T: exprs[i].Type()}
+			}
+			return project(sorted, keep, names), nil
+		}
+	}
+	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, osc, nil)
 }
 
 // uniquify renames duplicate output names as Calcite does (a, a0, a1).
@@ -1037,15 +1098,22 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 // exprKey is a structural identity for deduplicating expressions.
 func exprKey(e Expr) string { return FormatExpr(e, nil, FormatAST) + "|" + e.Type().String() }
 
-func (b *binder) bindOrderLimit(r Node, order []ast.OrderItem, limit, offset *int64, sc *scope) (Node, error) {
+// at are the order items already resolved to a field of r (by their
+// index in order).
+func (b *binder) bindOrderLimit(r Node, order []ast.OrderItem, limit, offset *int64, sc *scope, at map[int]int) (Node, error) {
 	if len(order) == 0 && limit == nil && offset == nil {
 		return r, nil
 	}
 	s := &LogicalSort{base: sameRow(r), Fetch: -1}
-	for _, o := range order {
-		e, err := b.bindExpr(o.Expr, sc, nil)
-		if err != nil {
-			return nil, err
+	for k, o := range order {
+		var e Expr
+		if i, ok := at[k]; ok {
+			e = &InputRef{Index: i, T: r.Types()[i]}
+		} else {
+			var err error
+			if e, err = b.bindExpr(o.Expr, sc, nil); err != nil {
+				return nil, err
+			}
 		}
 		ref, ok := e.(*InputRef)
 		if !ok {

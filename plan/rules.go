@@ -354,14 +354,20 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	refs(join.Cond, used)
 	var leftConds, rightConds, rest []Expr
 	joinCond := join.Cond
-	if inner {
+	if inner || isSemiAnti(kind) {
 		var jc []Expr
 		for _, c := range conjuncts(join.Cond) {
 			if c == nil || isTrueLiteral(c) {
 				continue
 			}
 			// An inner join's ON conjunct over one input goes below it
-			// (FilterJoinRule.JOIN_CONDITION_PUSH).
+			// (FilterJoinRule.JOIN_CONDITION_PUSH). Of a semi join's, both
+			// sides' do, of an anti join's only the right side's (Calcite's
+			// JoinRelType.canPushLeftFromWithin / canPushRightFromWithin:
+			// a left row an anti join's condition rejects is kept;
+			// SemiAntiJoinTest.testExistsAndNotExists filters t below the
+			// LeftAntiJoin, testNotExistsWithCorrelated_NonEquiCondition2
+			// keeps (a < 10) in it).
 			r := map[int]bool{}
 			refs(c, r)
 			onlyLeft, onlyRight := len(r) > 0, len(r) > 0
@@ -370,7 +376,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 				onlyRight = onlyRight && f >= nl
 			}
 			switch {
-			case onlyLeft:
+			case onlyLeft && kind != antiJoin:
 				leftConds = append(leftConds, c)
 			case onlyRight:
 				rightConds = append(rightConds, c)
@@ -379,6 +385,16 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 			}
 		}
 		joinCond = and(jc)
+		if !inner {
+			// What went below is read there, not by the join.
+			used = map[int]bool{}
+			for _, e := range exprs {
+				refs(e, used)
+			}
+			for _, c := range jc {
+				refs(c, used)
+			}
+		}
 	}
 	if kind == ast.LeftJoin || kind == ast.RightJoin {
 		var pushed []Expr

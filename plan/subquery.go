@@ -79,19 +79,27 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 		if sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Limit != nil ||
 			sel.Offset != nil || len(sel.OrderBy) > 0 || hasAgg(sel.Where) || selectsAgg(sel) {
 			if _, rs, ferr := b.bindFrom(sel.From); ferr == nil && sel.Where != nil && !hasAgg(sel.Where) {
-				both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...)}
+				both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}
 				if _, werr := b.bindExpr(sel.Where, both, nil); werr == nil {
 					return nil, sql.Errorf(sql.TableException, "sqlrun does not support a correlated subquery with DISTINCT, GROUP BY, aggregates, HAVING, ORDER BY or LIMIT yet")
 				}
 			}
 			return nil, err
 		}
+		// The subquery's join hints apply to its own joins, as they do
+		// when it is bound on its own (bindSelect).
+		leave, herr := b.enterBlock(sel.Hints)
+		if herr != nil {
+			return nil, herr
+		}
 		r, rs, ferr := b.bindFrom(sel.From)
 		if ferr != nil {
+			leave(nil)
 			return nil, ferr
 		}
+		leave(r)
 		right = r
-		both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...)}
+		both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}
 		if sel.Where != nil {
 			c, werr := b.bindExpr(sel.Where, both, nil)
 			if werr != nil {
@@ -103,11 +111,13 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 			if len(sel.Items) != 1 || sel.Items[0].Star {
 				return nil, validationErr(e.Pos(), 1, "Values passed to IN operator must have compatible types")
 			}
-			v, verr := b.bindExpr(sel.Items[0].Expr, rs, nil)
+			// The value may read the outer row too (a2 + T1.a1): bound
+			// over both, it is already an expression of the joined row.
+			v, verr := b.bindExpr(sel.Items[0].Expr, both, nil)
 			if verr != nil {
 				return nil, err
 			}
-			inner = remap(v, shiftMap(len(r.Names()), nl))
+			inner = v
 		}
 	}
 	if inX != nil {
@@ -120,16 +130,30 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 			return nil, err
 		}
 		if not {
-			if len(conds) > 0 {
-				return nil, sql.Errorf(sql.TableException, "sqlrun does not support NOT IN with a correlated subquery yet")
-			}
 			// NOT IN is null-aware: a row is kept only if no subquery value
-			// equals it or is unknown against it (x = NULL, NULL = y).
+			// (of its correlated rows, if correlated) equals it or is
+			// unknown against it (x = NULL, NULL = y). Flink's anti join
+			// condition is this OR and then the correlation's conjuncts
+			// (SemiAntiJoinTest.testMultiNotInWithCorrelated: where=[((e IS
+			// NULL OR j IS NULL OR (e = j)) AND (i = d))]).
 			isNull := func(e Expr) Expr { return &Call{Op: "IS NULL", Args: []Expr{e}, T: sql.Boolean().NotNull()} }
 			eq = &Call{Op: "OR", Args: []Expr{isNull(outer), isNull(inner), eq}, T: sql.Boolean().NotNull()}
 		}
 		conds = append([]Expr{eq}, conds...)
 	}
+	// A conjunct the correlation repeats (a1 IN (SELECT a2 ... WHERE
+	// T1.a1 = T2.a2)) is kept once, as Calcite's RexSimplify keeps a
+	// conjunction's distinct terms (BroadcastJoinHintTest
+	// .testJoinHintWithJoinHintInCorrelateAndWithFilter: where=[=(a1, a2)]).
+	seen := map[string]bool{}
+	uniq := conds[:0]
+	for _, c := range conds {
+		if k := exprKey(c); !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, c)
+		}
+	}
+	conds = uniq
 	var cond Expr = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	if len(conds) > 0 {
 		cond = and(conds)
@@ -139,15 +163,6 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 		kind = antiJoin
 	}
 	return &LogicalJoin{base: row(input.Names(), input.Types(), input, right), Cond: cond, JoinType: kind}, nil
-}
-
-// shiftMap maps fields 0..n-1 to off..off+n-1.
-func shiftMap(n, off int) map[int]int {
-	m := map[int]int{}
-	for i := 0; i < n; i++ {
-		m[i] = i + off
-	}
-	return m
 }
 
 // IsSemi reports a LeftSemiJoin (IN / EXISTS), IsAnti a LeftAntiJoin (NOT
