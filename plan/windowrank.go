@@ -182,9 +182,8 @@ func (b *binder) convertWindowRank(r *LogicalRank, in Node) (Node, bool, error) 
 		return &WindowDeduplicate{base: sameRow(ex), Keys: keys, KeepLast: r.Order[0].Desc, TimeField: r.Order[0].Field,
 			Window: wp.window, WinStart: wp.start, WinEnd: wp.end}, true, nil
 	}
-	if r.Func != "ROW_NUMBER" {
-		return nil, false, sql.Errorf(sql.TableException, "sqlrun does not support %s() in a window Top-N yet (ROW_NUMBER() only)", r.Func)
-	}
+	// RANK() and DENSE_RANK() plan (and EXPLAIN) as in Flink; running them
+	// is refused as StreamExecWindowRank refuses them (exec/compile).
 	return &WindowRank{base: row(r.names, r.types, ex), Func: r.Func, Partition: keys, Order: r.Order,
 		Start: r.Start, End: r.End, OutputNumber: r.OutputNumber, Window: wp.window, WinStart: wp.start, WinEnd: wp.end}, true, nil
 }

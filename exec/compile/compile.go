@@ -320,6 +320,12 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			return edge{}, err
 		}
 	case *plan.WindowRank:
+		if n.Func != "ROW_NUMBER" {
+			// StreamExecWindowRank.translateToPlanInternal: Flink 1.20 plans
+			// a RANK() / DENSE_RANK() window Top-N but cannot run it.
+			return edge{}, sql.Errorf(sql.TableException,
+				"%s() function is not supported on Window TopN currently, only ROW_NUMBER() is supported.", n.Func)
+		}
 		keys := make([]operators.SortKey, len(n.Order))
 		for i, k := range n.Order {
 			keys[i] = operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst}
