@@ -2,15 +2,19 @@ package mysqlcdc
 
 import (
 	"context"
+	gosql "database/sql"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/binlog"
 	querypb "vitess.io/vitess/go/vt/proto/query"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // position is a place in the binary log: a file and a byte offset, and the
@@ -263,4 +267,80 @@ func (t *table) columnNames() string {
 		names[i] = c.name
 	}
 	return strings.Join(names, ", ")
+}
+
+// seekTimestamp is where 'scan.startup.mode' = 'timestamp' starts: Flink
+// CDC's DebeziumUtils.findBinlogOffset. The binlog files from the newest
+// to the oldest, the first whose first event (with a timestamp) is older
+// than the startup second is read from its start; when none is, the
+// oldest file is (BinlogOffset.ofEarliest). The events before the
+// startup second are then dropped as they are read (Reader.before).
+func seekTimestamp(ctx context.Context, db *gosql.DB, cfg *config) (position, error) {
+	rows, err := db.QueryContext(ctx, "SHOW BINARY LOGS")
+	if err != nil {
+		return position{}, sql.Errorf(sql.IOException, "mysql-cdc: SHOW BINARY LOGS: %w", err)
+	}
+	var files []string
+	for rows.Next() {
+		cols, _ := rows.Columns()
+		var name string
+		dest := []any{&name}
+		for len(dest) < len(cols) {
+			dest = append(dest, new(any))
+		}
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			return position{}, fmt.Errorf("mysql-cdc: SHOW BINARY LOGS: %w", err)
+		}
+		files = append(files, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return position{}, fmt.Errorf("mysql-cdc: SHOW BINARY LOGS: %w", err)
+	}
+	if len(files) == 0 {
+		return position{}, sql.Errorf(sql.IOException, "mysql-cdc: no binary log files on %s:%d", cfg.host, cfg.port)
+	}
+	for i := len(files) - 1; i >= 0; i-- {
+		ts, err := firstTimestamp(ctx, cfg, files[i])
+		if err != nil {
+			return position{}, fmt.Errorf("mysql-cdc: Unable to seek to timestamp %d: %w", cfg.startSec*1000, err)
+		}
+		if ts < cfg.startSec {
+			return position{File: files[i], Pos: 4}, nil
+		}
+	}
+	return position{File: files[0], Pos: 4}, nil
+}
+
+// firstTimestamp is the timestamp (seconds) of the first event of a
+// binlog file that has one (the format description's: the file's
+// creation), read over a replication connection.
+func firstTimestamp(ctx context.Context, cfg *config, file string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.connectTimeout+10*time.Second)
+	defer cancel()
+	params := &mysql.ConnParams{Host: cfg.host, Port: cfg.port, Uname: cfg.user, Pass: cfg.password,
+		ConnectTimeoutMs: uint64(cfg.connectTimeout.Milliseconds())}
+	conn, err := mysql.Connect(ctx, params)
+	if err != nil {
+		return 0, fmt.Errorf("connect to %s:%d for the binlog: %w", cfg.host, cfg.port, err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, conn.Close)
+	defer stop()
+	if _, err := conn.ExecuteFetch("SET @master_binlog_checksum = @@global.binlog_checksum", 0, false); err != nil {
+		return 0, fmt.Errorf("set the binlog checksum: %w", err)
+	}
+	if err := conn.WriteComBinlogDump(cfg.serverID, file, 4, 0); err != nil {
+		return 0, fmt.Errorf("request the binlog file %s: %w", file, err)
+	}
+	for {
+		ev, err := conn.ReadBinlogEvent()
+		if err != nil {
+			return 0, fmt.Errorf("read the first event of binlog file %s: %w", file, err)
+		}
+		if ev.IsValid() && ev.Timestamp() > 0 {
+			return int64(ev.Timestamp()), nil
+		}
+	}
 }

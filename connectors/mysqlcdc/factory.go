@@ -125,7 +125,7 @@ var options = []connectors.Option{
 	{Key: OptConnectMaxRetries, Default: "3", Type: connectors.Int, Description: "The max retry times that the connector should retry to build MySQL database server connection."},
 	{Key: OptPoolSize, Default: "20", Type: connectors.Int, Description: "The connection pool size."},
 	{Key: OptChunkMetaGroupSize, Default: "1000", Type: connectors.Int, Description: "The group size of chunk meta, if the meta size exceeds the group size, the meta will be divided into multiple groups."},
-	{Key: OptStartupMode, Default: ModeInitial, Type: connectors.String, Description: "Optional startup mode for MySQL CDC consumer, valid enumerations are \"initial\", \"earliest-offset\", \"latest-offset\", \"specific-offset\" and \"timestamp\" (refused by sqlrun)."},
+	{Key: OptStartupMode, Default: ModeInitial, Type: connectors.String, Description: "Optional startup mode for MySQL CDC consumer, valid enumerations are \"initial\", \"earliest-offset\", \"latest-offset\", \"specific-offset\" and \"timestamp\"."},
 	{Key: OptOffsetFile, Type: connectors.String, Description: "Optional binlog file name used in case of \"specific-offset\" startup mode."},
 	{Key: OptOffsetPos, Type: connectors.Long, Description: "Optional binlog file position used in case of \"specific-offset\" startup mode."},
 	{Key: OptOffsetGTID, Type: connectors.String, Description: "Optional GTID set used in case of \"specific-offset\" startup mode (refused by sqlrun: give the file and position)."},
@@ -179,15 +179,19 @@ type config struct {
 	serverID             uint32
 	mode                 string
 	offset               position // specific-offset start
-	chunkSize            int
-	fetchSize            int
-	chunkKey             string
-	heartbeat            time.Duration
-	connectTimeout       time.Duration
-	maxRetries           int
-	schema               sql.Schema
-	ident                connectors.ObjectIdentifier
-	syncAction           bool
+	// startSec is the timestamp startup's second
+	// ('scan.startup.timestamp-millis' / 1000, as StartupOptions.timestamp
+	// makes BinlogOffset.ofTimestampSec).
+	startSec       int64
+	chunkSize      int
+	fetchSize      int
+	chunkKey       string
+	heartbeat      time.Duration
+	connectTimeout time.Duration
+	maxRetries     int
+	schema         sql.Schema
+	ident          connectors.ObjectIdentifier
+	syncAction     bool
 	// syncTables are OptSyncTables: [db, table] pairs.
 	syncTables [][2]string
 	// newTables and newExcluded are OptSyncNewTables and
@@ -376,9 +380,14 @@ func (c *config) startup(o connectors.Options) error {
 			return sql.Errorf(sql.ValidationException, "'%s' and '%s' are not supported by sqlrun yet.", OptOffsetSkipEvents, OptOffsetSkipRows)
 		}
 		c.offset = position{File: o.Get(OptOffsetFile), Pos: uint64(o.Int64(OptOffsetPos))}
-	case ModeTime, ModeSnapshot:
-		return sql.Errorf(sql.ValidationException, "'%s' = '%s' is not supported by sqlrun yet; use '%s', '%s', '%s' or '%s'.",
-			OptStartupMode, mode, ModeInitial, ModeLatest, ModeEarliest, ModeSpecific)
+	case ModeTime:
+		if !o.Has(OptStartupTimestamp) {
+			return sql.Errorf(sql.ValidationException, "'%s' is required when '%s' = '%s'.", OptStartupTimestamp, OptStartupMode, ModeTime)
+		}
+		c.startSec = o.Int64(OptStartupTimestamp) / 1000
+	case ModeSnapshot:
+		return sql.Errorf(sql.ValidationException, "'%s' = '%s' is not supported by sqlrun yet; use '%s', '%s', '%s', '%s' or '%s'.",
+			OptStartupMode, mode, ModeInitial, ModeLatest, ModeEarliest, ModeSpecific, ModeTime)
 	default:
 		return sql.Errorf(sql.ValidationException, "Invalid value for option '%s'. Supported values are [%s, %s, %s, %s, %s, %s], but was: %s",
 			OptStartupMode, ModeInitial, ModeSnapshot, ModeLatest, ModeEarliest, ModeSpecific, ModeTime, o.Get(OptStartupMode))

@@ -43,6 +43,11 @@ type state struct {
 	// then, so an ALTER TABLE at or before it (read by a source whose
 	// binlog is behind it) does not end the input again.
 	Handled *position `json:"handled,omitempty"`
+	// Since is, for 'scan.startup.mode' = 'timestamp', the second of
+	// the startup timestamp: the binlog events of earlier seconds are
+	// dropped (Flink CDC's BinlogSplitReader.createEventFilter), for the
+	// job's life.
+	Since int64 `json:"since,omitempty"`
 }
 
 // chunk is one finished snapshot chunk: the rows of a table whose chunk key
@@ -265,6 +270,12 @@ func (r *Reader) start(ctx context.Context) error {
 		r.st = state{Phase: phaseBinlog, Pos: position{File: name, Pos: 4}}
 	case ModeSpecific:
 		r.st = state{Phase: phaseBinlog, Pos: r.cfg.offset}
+	case ModeTime:
+		p, err := seekTimestamp(ctx, r.db, r.cfg)
+		if err != nil {
+			return err
+		}
+		r.st = state{Phase: phaseBinlog, Pos: p, Since: r.cfg.startSec}
 	}
 	return nil
 }
@@ -777,8 +788,10 @@ func (r *Reader) handle(e event, out []sql.Row) ([]sql.Row, error) {
 		case stmt == "COMMIT":
 			r.commit(e.end)
 		case !r.inTx:
-			if err := r.checkDDL(q, e); err != nil {
-				return nil, err
+			if !r.before(e) {
+				if err := r.checkDDL(q, e); err != nil {
+					return nil, err
+				}
 			}
 			r.commit(e.end)
 		}
@@ -790,7 +803,7 @@ func (r *Reader) handle(e event, out []sql.Row) ([]sql.Row, error) {
 		r.tmaps[ev.TableID(e.format)] = tm
 	case ev.IsWriteRows(), ev.IsUpdateRows(), ev.IsDeleteRows():
 		tm := r.tmaps[ev.TableID(e.format)]
-		if tm == nil {
+		if tm == nil || r.before(e) {
 			break
 		}
 		t := r.byName[tm.Database+"."+tm.Name]
@@ -816,6 +829,14 @@ func (r *Reader) handle(e event, out []sql.Row) ([]sql.Row, error) {
 		return nil, fmt.Errorf("mysql-cdc: the binlog at %s has a partial JSON update: mysql-cdc needs binlog_row_value_options=''", e.start)
 	}
 	return out, nil
+}
+
+// before reports whether a binlog event lies before the timestamp startup's
+// second (state.Since): its rows are dropped, and a DDL in it does not
+// matter, as Flink CDC drops such events. The events that only move the
+// position (transactions' begin and end, table maps) are read as usual.
+func (r *Reader) before(e event) bool {
+	return r.st.Since > 0 && int64(e.ev.Timestamp()) < r.st.Since
 }
 
 // commit ends a transaction: the state moves past it.

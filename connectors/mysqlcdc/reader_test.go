@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -596,5 +597,94 @@ func TestAlterBeforeFirstChunk(t *testing.T) {
 			break
 		}
 		u.apply(rows)
+	}
+}
+
+// TestStartupTimestamp is 'scan.startup.mode' = 'timestamp': no snapshot;
+// the binlog from the newest file whose first event is older than the
+// startup second (Flink CDC's DebeziumUtils.findBinlogOffset; the oldest
+// file when none is), and the events of earlier seconds dropped
+// (BinlogSplitReader.createEventFilter: an event's second at or after
+// 'scan.startup.timestamp-millis' / 1000 is kept). The statements' binlog
+// times are set with the session's timestamp.
+func TestStartupTimestamp(t *testing.T) {
+	s := needServer(t)
+	db := s.NewDatabase(t)
+	s.Exec(t, "CREATE TABLE `"+db+"`.orders (order_id BIGINT PRIMARY KEY, amount DECIMAL(10,2), status VARCHAR(16))")
+	s.Exec(t, "FLUSH BINARY LOGS")
+	newest := s.Query(t, "SHOW MASTER STATUS")[0][0]
+	oldest := s.Query(t, "SHOW BINARY LOGS")[0][0]
+	now, err := strconv.ParseInt(s.Query(t, "SELECT UNIX_TIMESTAMP()")[0][0], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A year back: older than every binlog file of the test's server.
+	since := now - 365*24*3600
+	ctx := context.Background()
+	conn, err := s.DB(t, db).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	at := func(sec int64, qs ...string) {
+		t.Helper()
+		set := "SET timestamp = DEFAULT"
+		if sec != 0 {
+			set = fmt.Sprintf("SET timestamp = %d", sec)
+		}
+		for _, q := range append([]string{set}, qs...) {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+	at(since-3600, "INSERT INTO orders VALUES (1, 1.00, 'BEFORE')")
+	at(since-1, "INSERT INTO orders VALUES (4, 4.00, 'JUST BEFORE')")
+	at(since, "INSERT INTO orders VALUES (3, 3.00, 'AT')")
+	at(since+100, "INSERT INTO orders VALUES (2, 2.00, 'AFTER')", "UPDATE orders SET status = 'AFTER2' WHERE order_id = 2")
+	at(0, "INSERT INTO orders VALUES (5, 5.00, 'NOW')", "DELETE FROM orders WHERE order_id = 3")
+	at(now+1000, "INSERT INTO orders VALUES (6, 6.00, 'FUTURE')")
+
+	past := map[string]string{"scan.startup.mode": "timestamp", "scan.startup.timestamp-millis": fmt.Sprint(since*1000 + 999)}
+	u := start(t, newSource(t, s, db, "orders", ordersSchema(), past), nil)
+	if u.r.st.Pos != (position{File: oldest, Pos: 4}) || u.r.st.Since != since {
+		t.Errorf("start of a timestamp older than every binlog file: %v since %d, want %s:4 since %d", u.r.st.Pos, u.r.st.Since, oldest, since)
+	}
+	want := `+I[3, 3.00, AT]
++I[2, 2.00, AFTER]
+-U[2, 2.00, AFTER]
++U[2, 2.00, AFTER2]
++I[5, 5.00, NOW]
+-D[3, 3.00, AT]
++I[6, 6.00, FUTURE]`
+	u.until("the changes since the timestamp", func() bool { return len(u.log) >= 7 })
+	if got := strings.Join(u.log, "\n"); got != want {
+		t.Fatalf("changelog:\n%s\nwant:\n%s", got, want)
+	}
+	// The filter is in the checkpoint: a resumed reader keeps it.
+	st, err := u.r.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.r.Close()
+	u2 := start(t, newSource(t, s, db, "orders", ordersSchema(), past), st)
+	if u2.r.st.Since != since {
+		t.Errorf("restored since %d, want %d", u2.r.st.Since, since)
+	}
+
+	future := map[string]string{"scan.startup.mode": "TIMESTAMP", "scan.startup.timestamp-millis": fmt.Sprint((now + 1000) * 1000)}
+	u3 := start(t, newSource(t, s, db, "orders", ordersSchema(), future), nil)
+	if u3.r.st.Pos != (position{File: newest, Pos: 4}) {
+		t.Errorf("start of a timestamp after the newest file's first event: %v, want %s:4", u3.r.st.Pos, newest)
+	}
+	u3.until("the row of the future second", func() bool { return len(u3.log) >= 1 })
+	if got := strings.Join(u3.log, "\n"); got != "+I[6, 6.00, FUTURE]" {
+		t.Fatalf("changelog:\n%s\nwant only +I[6, 6.00, FUTURE]", got)
+	}
+
+	if _, err := (Factory{}).CreateSource(&connectors.Context{Schema: ordersSchema(), Streaming: true, Options: map[string]string{
+		"hostname": s.Host, "username": s.User, "password": s.Password, "database-name": db, "table-name": "orders",
+		"scan.startup.mode": "timestamp"}}); err == nil || !strings.Contains(err.Error(), "'scan.startup.timestamp-millis' is required when 'scan.startup.mode' = 'timestamp'.") {
+		t.Errorf("timestamp without timestamp-millis: %v", err)
 	}
 }
