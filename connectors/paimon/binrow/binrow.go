@@ -609,3 +609,10 @@ func decodeField(b []byte, slot int, t sql.DataType) (any, error) {
 	}
 	return nil, fmt.Errorf("type %s is not supported in BinaryRow yet", t)
 }
+
+// UnscaledBytes is BigDecimal.unscaledValue().toByteArray() of d at the
+// given scale (Paimon's Decimal.toUnscaledBytes): the minimal big-endian
+// two's complement bytes, what Avro's decimal logical type stores.
+func UnscaledBytes(d decimal.Decimal, scale int) []byte {
+	return twosComplement(Unscaled(d, scale))
+}

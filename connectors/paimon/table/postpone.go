@@ -2,14 +2,18 @@ package table
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"sort"
+	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
+	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
@@ -25,28 +29,21 @@ import (
 // min(sink parallelism, 'postpone.batch-write-fixed-bucket.max-parallelism'),
 // by a write-only writer (PostponeUtils.tableForFixBucketWrite: no
 // compaction, no snapshot expiration). The manifest entries carry that
-// count as _TOTAL_BUCKETS. Streaming writes, which Paimon sends to the
-// bucket-postpone directory (PostponeBucketWriter), are refused.
+// count as _TOTAL_BUCKETS. Streaming writes, and batch writes with
+// 'postpone.batch-write-fixed-bucket' = false, go to each partition's
+// bucket-postpone directory (PostponeBucketSink, postponeFileWriter
+// below) until a compaction (compactPostpone) moves them into buckets.
 
 // PostponeBucket reports postpone bucket mode: a primary-key table with
 // 'bucket' = -2.
 func (t *Table) PostponeBucket() bool { return t.PrimaryKey() && t.NumBuckets == -2 }
 
-// checkPostponeWrite refuses the postpone bucket writes sqlrun does not do
-// as Paimon does: streaming ones and batch ones with
-// 'postpone.batch-write-fixed-bucket' = false, which Paimon writes into
-// the bucket-postpone directory.
-func (t *Table) checkPostponeWrite(streaming bool) error {
-	if !t.PostponeBucket() {
-		return nil
-	}
-	switch {
-	case streaming:
-		return fmt.Errorf("paimon table %s: %w: a streaming write of a 'bucket' = -2 (postpone bucket mode) table, which Paimon writes into the bucket-postpone directory, is not supported; write it in batch mode (straight into its buckets, as Paimon's 'postpone.batch-write-fixed-bucket' does) or recreate the table with 'bucket' = N (N >= 1) or without 'bucket' (dynamic bucket mode)", t.Root, ErrPostponeBucket)
-	case !t.Options.PostponeBatchFixedBucket:
-		return fmt.Errorf("paimon table %s: %w: 'postpone.batch-write-fixed-bucket' = false sends a batch write of a 'bucket' = -2 (postpone bucket mode) table into the bucket-postpone directory, which sqlrun does not write; leave the option at its default (true)", t.Root, ErrPostponeBucket)
-	}
-	return nil
+// postponeFilesWrite reports a write of a postpone bucket table that goes
+// into the bucket-postpone directories, as FlinkSinkBuilder.
+// buildPostponeBucketSink sends it to PostponeBucketSink: a streaming
+// one, or a batch one with 'postpone.batch-write-fixed-bucket' = false.
+func (t *Table) postponeFilesWrite(streaming bool) bool {
+	return t.PostponeBucket() && (streaming || !t.Options.PostponeBatchFixedBucket)
 }
 
 // knownNumBuckets is PostponeUtils.getKnownNumBuckets: the _TOTAL_BUCKETS
@@ -304,4 +301,170 @@ func (t *Table) asCompaction(m *CommitMessage) {
 	m.CompactChangelog = append(m.NewChangelog, m.CompactChangelog...)
 	m.NewFiles, m.NewChangelog, m.NewIndexFiles = nil, nil, nil
 	m.CompactBefore, m.CompactAfter = before, after
+}
+
+// postponeFileWriter is PostponeBucketWriter: the writer of one
+// partition's bucket-postpone directory in a streaming write (and a batch
+// write with 'postpone.batch-write-fixed-bucket' = false). Records are
+// appended in arrival order, neither sorted nor merged, with sequence
+// number -1 (KeyValue.UNKNOWN_SEQUENCE: PostponeBucketFileStoreWrite
+// ignores previous files and numbers nothing), into Avro files of about
+// 'target-file-size' with 'metadata.stats-mode' = 'none', named
+// <data-file.prefix>-u-<commit user>-s-<write id>-w-<uuid>-<n>.avro
+// (PostponeBucketFileStoreWrite's DATA_FILE_PREFIX override; the write id
+// is the writer subtask, which the compaction's SplitChannelComputer
+// reads back). Each PrepareCommit closes the open file (DirectSinkWriter
+// flush) and hands over the files written since, as new files of level 0
+// with FileSource APPEND.
+type postponeFileWriter struct {
+	t      *Table
+	dir    string
+	names  *format.FileNames
+	codec  string
+	target int64
+	// checked: a retraction has gone through the merge engine once
+	// (PostponeBucketWriter.validateRetract).
+	checked bool
+
+	name    string
+	out     io.WriteCloser
+	w       *format.AvroKVWriter
+	done    []manifest.DataFileMeta
+	created []string // files created since the last PrepareCommit
+}
+
+// postponeFilePrefix is the data file prefix of a postpone writer.
+func postponeFilePrefix(commitUser string, writeID int) string {
+	return fmt.Sprintf("%s-u-%s-s-%d-w-", "data-", commitUser, writeID)
+}
+
+// checkPostponeFiles refuses the postpone file writes sqlrun cannot make
+// as Paimon makes them: a row type AvroSchemaConverter rejects (Paimon
+// then writes the table's own format), a codec sqlrun does not write,
+// and options that would give the files statistics or names other than
+// the ones written here.
+func (t *Table) checkPostponeFiles() error {
+	if _, err := format.AvroSchemaOf(nil, t.Schema.Fields); err != nil {
+		return fmt.Errorf("paimon table %s: %w: Paimon writes the bucket-postpone files of this table in its 'file.format' (AvroSchemaConverter rejects %v), which sqlrun does not: write it in batch mode with 'postpone.batch-write-fixed-bucket' = true", t.Root, ErrPostponeBucket, err)
+	}
+	raw := t.Options.Raw()
+	if _, err := format.AvroCodec(raw["avro.codec"], t.Options.FileCompression); err != nil {
+		return fmt.Errorf("paimon table %s: %w: bucket-postpone files: %v", t.Root, ErrPostponeBucket, err)
+	}
+	for k := range raw {
+		if strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".stats-mode") || k == "data-file.prefix" ||
+			k == "file.compression.per.level" || k == "data-file.thin-mode" && raw[k] == "true" {
+			return fmt.Errorf("paimon table %s: %w: option '%s' changes the bucket-postpone files Paimon writes, and sqlrun writes them without it; write the table in batch mode with 'postpone.batch-write-fixed-bucket' = true", t.Root, ErrPostponeBucket, k)
+		}
+	}
+	return nil
+}
+
+func (t *Table) newPostponeFileWriter(part []byte, commitUser string, writeID int) (*postponeFileWriter, error) {
+	pp, err := t.PartitionPath(part)
+	if err != nil {
+		return nil, err
+	}
+	codec, err := format.AvroCodec(t.Options.Raw()["avro.codec"], t.Options.FileCompression)
+	if err != nil {
+		return nil, err
+	}
+	names := format.NewFileNames("avro")
+	names.DataPrefix = postponeFilePrefix(commitUser, writeID)
+	return &postponeFileWriter{t: t, dir: format.BucketDir(t.Root, pp, -2), names: names, codec: codec,
+		target: t.Options.TargetFileSize(true)}, nil
+}
+
+func (p *postponeFileWriter) write(kind sql.RowKind, vals []any) error {
+	r := &kv.KeyValue{Key: p.t.Spec.KeyOf(vals), Seq: -1, Kind: kind, Value: vals}
+	if kind.IsRetract() && !p.checked {
+		// PostponeBucketWriter.validateRetract: the first retraction goes
+		// through the merge engine, which refuses it if it cannot take
+		// retractions.
+		mf := p.t.Spec.NewMergeFunction()
+		mf.Reset()
+		if err := mf.Add(r); err != nil {
+			return err
+		}
+		if _, err := mf.Result(); err != nil {
+			return err
+		}
+		p.checked = true
+	}
+	if p.w == nil {
+		p.name = p.names.Data()
+		out, err := p.t.FIO.Create(fs.Join(p.dir, p.name))
+		if err != nil {
+			return fmt.Errorf("create %s: %w", p.name, err)
+		}
+		p.created = append(p.created, p.name)
+		w, err := format.NewAvroKVWriter(out, p.t.KeyFields, p.t.Schema.Fields, p.codec, p.t.Options.ZstdLevel)
+		if err != nil {
+			out.Close()
+			return err
+		}
+		p.out, p.w = out, w
+	}
+	if err := p.w.Write(r); err != nil {
+		return fmt.Errorf("write %s: %w", p.name, err)
+	}
+	if p.w.BytesWritten() >= p.target {
+		return p.closeFile()
+	}
+	return nil
+}
+
+func (p *postponeFileWriter) closeFile() error {
+	w, out := p.w, p.out
+	p.w, p.out = nil, nil
+	res, err := w.Close()
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("finish %s: %w", p.name, err)
+	}
+	p.done = append(p.done, res.DataFileMeta(p.name, p.t.Schema.ID, 0, manifest.SourceAppend, localMillis()))
+	return nil
+}
+
+// prepareCommit closes the open file and returns the files written since
+// the last call (PostponeBucketWriter.prepareCommit).
+func (p *postponeFileWriter) prepareCommit() ([]manifest.DataFileMeta, error) {
+	if p.w != nil {
+		if err := p.closeFile(); err != nil {
+			return nil, err
+		}
+	}
+	done := p.done
+	p.done, p.created = nil, nil
+	return done, nil
+}
+
+// abort deletes the files not yet handed over.
+func (p *postponeFileWriter) abort() {
+	if p.w != nil {
+		p.w.Close()
+		p.out.Close()
+		p.w, p.out = nil, nil
+	}
+	for _, n := range p.created {
+		_ = p.t.FIO.Delete(fs.Join(p.dir, n))
+	}
+	p.done, p.created = nil, nil
+}
+
+// postponeStreamChannel is PostponeBucketChannelComputer.channel:
+// |(partition.hashCode() + trimmedPrimaryKey.hashCode()) % channels| in
+// Java int arithmetic.
+func (t *Table) postponeStreamChannel(vals []any, part []byte, parallelism int) (int, error) {
+	h, _, err := t.keyHash(vals, nil)
+	if err != nil {
+		return 0, err
+	}
+	c := (binrow.Hash(part) + h) % int32(parallelism)
+	if c < 0 {
+		c = -c
+	}
+	return int(c), nil
 }

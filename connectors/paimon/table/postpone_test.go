@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
@@ -132,20 +133,167 @@ func TestPostponeBatchWriteFixedBuckets(t *testing.T) {
 	}
 }
 
-// Streaming writes, which Paimon sends to bucket-postpone
-// (PostponeBucketSink), and batch writes with
-// 'postpone.batch-write-fixed-bucket' = false are refused by name.
-func TestPostponeWriteRefusals(t *testing.T) {
-	tbl := postponeTable(t, nil)
-	if _, err := NewSink(tbl, SinkOptions{Streaming: true}); !errors.Is(err, ErrPostponeBucket) || !strings.Contains(err.Error(), "streaming") {
-		t.Fatalf("streaming: %v", err)
+// sinkRun writes batches of rows through a Sink of the given parallelism,
+// each batch ending in a checkpoint whose committables are committed (a
+// streaming job's checkpoints, or one batch job with batch). The rows go to
+// the writer Sink.Channel picks.
+func sinkRun(t *testing.T, s *Sink, parallelism int, batches ...[]sql.Row) {
+	t.Helper()
+	ctx := context.Background()
+	var ws []connectors.SinkWriter
+	for i := 0; i < parallelism; i++ {
+		w, err := s.NewWriter(i, parallelism)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Open(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close(ctx)
+		ws = append(ws, w)
 	}
+	for cp, rows := range batches {
+		for _, r := range rows {
+			c, err := s.Channel(r, parallelism)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ws[c].Write(ctx, []sql.Row{r}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var comms [][]byte
+		for _, w := range ws {
+			_, comm, err := w.Snapshot(ctx, int64(cp+1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			comms = append(comms, comm)
+		}
+		if err := s.Commit(ctx, int64(cp+1), comms); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A streaming write of a postpone bucket table goes into each partition's
+// bucket-postpone directory as Paimon 1.4's PostponeBucketSink writes it
+// (FlinkSinkBuilder.buildPostponeBucketSink, PostponeBucketFileStoreWrite,
+// PostponeBucketWriter): Avro files (the table's 'file.format' is
+// parquet) named data--u-<commit user>-s-<writer subtask>-w-<uuid>-<n>.avro,
+// records in arrival order with sequence number -1, level 0, APPEND,
+// bucket and _TOTAL_BUCKETS -2, 'metadata.stats-mode' = 'none' statistics
+// (key stats all null, no value stats), min/max key the first/last key
+// written; one file per writer, partition and checkpoint. Batch reads do
+// not see them (DataTableBatchScan.onlyReadRealBuckets) until CALL
+// sys.compact replays them into real buckets, after which the table holds
+// what a fixed-bucket table given the same rows holds.
+func TestPostponeStreamingWrite(t *testing.T) {
+	tbl := postponeTable(t, map[string]string{"postpone.default-bucket-num": "2"})
+	fixed, err := Create(nil, t.TempDir(), pkSchema(), []string{"dt"}, map[string]string{"bucket": "2"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := []sql.Row{row(sql.Insert, int64(5), "a", int32(1), "x"), row(sql.Insert, int64(1), "a", int32(2), "x"),
+		row(sql.Insert, int64(3), "b", int32(3), "x"), row(sql.Insert, int64(5), "a", int32(4), "y")}
+	second := []sql.Row{row(sql.UpdateBefore, int64(1), "a", int32(2), "x"), row(sql.UpdateAfter, int64(1), "a", int32(20), "z"),
+		row(sql.Delete, int64(3), "b", int32(3), "x"), row(sql.Insert, int64(7), "b", int32(7), "w")}
+	s, err := NewSink(tbl, SinkOptions{Streaming: true, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sinkRun(t, s, 2, first, second)
+	writeCommit(t, fixed, "u", 1, append(append([]sql.Row{}, first...), second...)...)
+
+	es := liveEntries(t, tbl)
+	if len(es) == 0 {
+		t.Fatal("no files")
+	}
+	var rows int64
+	for _, e := range es {
+		f := e.File
+		pp, _ := tbl.PartitionPath(e.Partition)
+		if e.Bucket != -2 || e.TotalBuckets != -2 || f.Level != 0 || f.MinSequenceNumber != -1 || f.MaxSequenceNumber != -1 ||
+			f.FileSource == nil || *f.FileSource != manifest.SourceAppend {
+			t.Errorf("%s%s: bucket %d/%d level %d seq %d..%d", pp, f.FileName, e.Bucket, e.TotalBuckets, f.Level, f.MinSequenceNumber, f.MaxSequenceNumber)
+		}
+		if !strings.HasPrefix(f.FileName, "data--u-"+s.user+"-s-") || !strings.HasSuffix(f.FileName, ".avro") {
+			t.Errorf("file name %s", f.FileName)
+		}
+		if f.ValueStatsCols == nil || len(f.ValueStatsCols) != 0 || len(f.KeyStats.NullCounts) != 1 || f.KeyStats.NullCounts[0] != nil {
+			t.Errorf("%s: stats %+v %v, want stats-mode none", f.FileName, f.KeyStats, f.ValueStatsCols)
+		}
+		data, err := os.ReadFile(fs.Join(tbl.Root, pp+"bucket-postpone", f.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "zstandard") || !strings.Contains(string(data), `"name":"_SEQUENCE_NUMBER","type":"long"`) {
+			t.Errorf("%s is not a zstandard Avro KeyValue file", f.FileName)
+		}
+		rows += f.RowCount
+	}
+	if rows != 8 {
+		t.Errorf("%d rows in bucket-postpone files, want all 8 unmerged", rows)
+	}
+	if got := mustRead(t, tbl); got != "" {
+		t.Fatalf("batch read before compaction:\n%s", got)
+	}
+	if _, err := Compact(tbl, CompactOptions{TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mustRead(t, tbl), mustRead(t, fixed); got != want {
+		t.Fatalf("after compaction:\n%s\nwant (fixed buckets):\n%s", got, want)
+	}
+	if got, want := layout(t, tbl), layout(t, fixed); got != want {
+		t.Errorf("layout after compaction:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A batch write with 'postpone.batch-write-fixed-bucket' = false goes to
+// bucket-postpone too (PostponeBucketSink), committed once; rows of a
+// table whose row type Paimon would write in its own 'file.format'
+// (AvroSchemaConverter rejects TIMESTAMP(9)) are refused by name, as are
+// options that change the files.
+func TestPostponeFilesBatchAndRefusals(t *testing.T) {
 	off := postponeTable(t, map[string]string{"postpone.batch-write-fixed-bucket": "false"})
-	if _, err := NewSink(off, SinkOptions{}); !errors.Is(err, ErrPostponeBucket) || !strings.Contains(err.Error(), "'postpone.batch-write-fixed-bucket' = false") {
-		t.Fatalf("batch-write-fixed-bucket false: %v", err)
+	s, err := NewSink(off, SinkOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sinkRun(t, s, 1, []sql.Row{row(sql.Insert, int64(1), "a", int32(1), "x"), row(sql.Insert, int64(1), "a", int32(2), "y")})
+	if got := layout(t, off); got != "dt=a -2/-2 2" {
+		t.Fatalf("layout:\n%s", got)
+	}
+	if ids, _ := off.Snapshots.ListIDs(); len(ids) != 1 {
+		t.Fatalf("snapshots %v", ids)
+	}
+	if _, err := Compact(off, CompactOptions{TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, off); got != "+I[1, a, 2, y]" {
+		t.Fatalf("after compaction: %s", got)
+	}
+
+	ts := sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt().NotNull()}, {Name: "t", Type: sql.Timestamp(9)}}, PrimaryKey: []string{"id"}}
+	nano, err := Create(nil, t.TempDir(), ts, nil, map[string]string{"bucket": "-2"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewSink(nano, SinkOptions{Streaming: true}); !errors.Is(err, ErrPostponeBucket) || !strings.Contains(err.Error(), "TIMESTAMP type with precision: 9") {
+		t.Fatalf("TIMESTAMP(9): %v", err)
+	}
+	if _, err := NewSink(nano, SinkOptions{}); err != nil {
+		t.Fatalf("batch into fixed buckets: %v", err)
+	}
+	for k, v := range map[string]string{"data-file.prefix": "d-", "fields.v.stats-mode": "full", "file.compression": "lz4"} {
+		tbl := postponeTable(t, map[string]string{k: v})
+		if _, err := NewSink(tbl, SinkOptions{Streaming: true}); !errors.Is(err, ErrPostponeBucket) {
+			t.Errorf("%s: %v", k, err)
+		}
 	}
 	// Nothing in bucket-postpone: the compaction has nothing to do
 	// (CompactAction.buildForPostponeBucketCompaction).
+	tbl := postponeTable(t, nil)
 	postponeWrite(t, tbl, 1, row(sql.Insert, int64(1), "a", int32(1), "x"))
 	if ids, err := Compact(tbl, CompactOptions{TempDir: t.TempDir()}); err != nil || len(ids) != 0 {
 		t.Fatalf("compact: %v %v", ids, err)
@@ -436,5 +584,155 @@ func TestPostponeConcurrentBucketCounts(t *testing.T) {
 	}
 	if got := layout(t, tbl); got != "dt=new 0/1 6" {
 		t.Fatalf("layout:\n%s", got)
+	}
+}
+
+// TestPostponeStreamingCrashEveryStep fails each FileIO operation of a
+// streaming postpone bucket job's second checkpoint (creating and writing
+// the bucket-postpone files, committing them) in turn, then recovers as
+// Flink does: from the second checkpoint when its committable was taken
+// (the committer commits it again, skipped if the commit user already
+// committed that identifier), else from the first, the source replaying
+// the rows. Every snapshot stays intact, the live bucket-postpone files
+// hold each row exactly once, and the compaction gives the table a
+// fixed-bucket table holds.
+func TestPostponeStreamingCrashEveryStep(t *testing.T) {
+	first := []sql.Row{row(sql.Insert, int64(1), "a", int32(1), "x"), row(sql.Insert, int64(2), "b", int32(2), "x")}
+	second := []sql.Row{row(sql.UpdateAfter, int64(1), "a", int32(10), "y"), row(sql.Delete, int64(2), "b", int32(2), "x"),
+		row(sql.Insert, int64(3), "c", int32(3), "z")}
+	// Sink state names its table by its last two path elements: every
+	// copy is at <dir>/db/t.
+	tableDir := func() string { return fs.Join(t.TempDir(), "db", "t") }
+	base, err := Create(nil, tableDir(), pkSchema(), []string{"dt"}, map[string]string{"bucket": "-2"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSink(base, SinkOptions{Streaming: true, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w, err := s.NewWriter(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Open(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	state, comm, err := w.Snapshot(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, 1, [][]byte{comm}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close(ctx)
+	fixed, err := Create(nil, t.TempDir(), pkSchema(), []string{"dt"}, map[string]string{"bucket": "1"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, fixed, "u", 1, append(append([]sql.Row{}, first...), second...)...)
+	want := mustRead(t, fixed)
+
+	// checkpoint 2 of the job restored from state; returns the
+	// committable if the checkpoint was taken, and the commit's error.
+	checkpoint2 := func(tbl *Table) (comm []byte, err error) {
+		s, err := NewSink(tbl, SinkOptions{Streaming: true, TempDir: t.TempDir()})
+		if err != nil {
+			return nil, err
+		}
+		w, err := s.NewWriter(0, 1)
+		if err != nil {
+			return nil, err
+		}
+		defer w.Close(ctx)
+		if err := w.Open(ctx, state); err != nil {
+			return nil, err
+		}
+		if err := w.Write(ctx, second); err != nil {
+			return nil, err
+		}
+		if _, comm, err = w.Snapshot(ctx, 2); err != nil {
+			return nil, err
+		}
+		return comm, s.Commit(ctx, 2, [][]byte{comm})
+	}
+	counting := fs.NewInjecting(fs.NewLocal(), nil)
+	clean := tableDir()
+	if err := os.CopyFS(clean, os.DirFS(base.Root)); err != nil {
+		t.Fatal(err)
+	}
+	ct, err := Open(counting, clean, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkpoint2(ct); err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for op := fs.OpOpen; op < fs.AnyOp; op++ {
+		steps += counting.Count(op)
+	}
+	outcomes := map[string]int{}
+	for n := 1; n <= steps; n++ {
+		dir := tableDir()
+		if err := os.CopyFS(dir, os.DirFS(base.Root)); err != nil {
+			t.Fatal(err)
+		}
+		inj := fs.NewInjecting(fs.NewLocal(), nil)
+		ft, err := Open(inj, dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inj.SetInjector(failNthAny(n))
+		comm, cerr := checkpoint2(ft)
+		if cerr != nil && !errors.Is(cerr, fs.ErrInjected) {
+			t.Fatalf("step %d: unexpected error %v", n, cerr)
+		}
+		lt, err := Open(fs.NewLocal(), dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkIntegrity(t, lt)
+		switch {
+		case cerr == nil:
+			outcomes["clean"]++
+		case comm != nil:
+			// The checkpoint was taken: the restored committer commits
+			// its committable again.
+			outcomes["recommit"]++
+			s, err := NewSink(lt, SinkOptions{Streaming: true, TempDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Commit(ctx, 2, [][]byte{comm}); err != nil {
+				t.Fatalf("step %d: recommit: %v", n, err)
+			}
+		default:
+			outcomes["rewrite"]++
+			if _, err := checkpoint2(lt); err != nil {
+				t.Fatalf("step %d: rerun of checkpoint 2: %v", n, err)
+			}
+		}
+		var rows int64
+		for _, e := range liveEntries(t, lt) {
+			rows += e.File.RowCount
+		}
+		if rows != int64(len(first)+len(second)) {
+			t.Fatalf("step %d (%v): %d rows in live bucket-postpone files, want %d", n, cerr, rows, len(first)+len(second))
+		}
+		if _, err := Compact(lt, CompactOptions{TempDir: t.TempDir()}); err != nil {
+			t.Fatalf("step %d: compaction: %v", n, err)
+		}
+		if got := mustRead(t, lt); got != want {
+			t.Fatalf("step %d: after compaction:\n%s\nwant:\n%s", n, got, want)
+		}
+	}
+	t.Logf("%d FileIO operations; outcomes %v", steps, outcomes)
+	if outcomes["recommit"] == 0 || outcomes["rewrite"] == 0 {
+		t.Errorf("outcomes %v: want both recoveries", outcomes)
 	}
 }

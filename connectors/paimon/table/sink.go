@@ -68,8 +68,10 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
-	if err := t.checkPostponeWrite(o.Streaming); err != nil {
-		return nil, err
+	if t.postponeFilesWrite(o.Streaming) {
+		if err := t.checkPostponeFiles(); err != nil {
+			return nil, err
+		}
 	}
 	if t.KeyDynamic() && o.Overwrite {
 		return nil, fmt.Errorf("paimon table %s: %w", t.Root, ErrCrossPartitionOverwrite)
@@ -135,7 +137,7 @@ func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error
 		// gives such a table one writer (Parallelism).
 		return nil, fmt.Errorf("paimon table %s: a table with cross-partition upserts is written by one writer, not %d", s.t.Root, parallelism)
 	}
-	return &SinkWriter{s: s, user: s.user, parallelism: parallelism}, nil
+	return &SinkWriter{s: s, user: s.user, subtask: subtask, parallelism: parallelism}, nil
 }
 
 // SinkWriter is one subtask's writer: rows go to a TableWrite; on each
@@ -145,6 +147,7 @@ type SinkWriter struct {
 	s           *Sink
 	user        string
 	tw          *TableWrite
+	subtask     int
 	parallelism int
 }
 
@@ -164,7 +167,8 @@ func (w *SinkWriter) Open(ctx context.Context, state []byte) error {
 		}
 	}
 	tw, err := w.s.t.NewWrite(WriteOptions{TempDir: w.s.o.TempDir, IgnorePrevious: w.s.o.Overwrite, Assigner: w.s.assigner,
-		Parallelism: w.parallelism, postponeKnown: w.s.postponeKnown})
+		Parallelism: w.parallelism, postponeKnown: w.s.postponeKnown,
+		postponeFiles: w.s.t.postponeFilesWrite(w.s.o.Streaming), commitUser: w.user, writeID: w.subtask})
 	if err != nil {
 		return err
 	}
@@ -334,6 +338,9 @@ func (s *Sink) Channel(r sql.Row, parallelism int) (int, error) {
 	_, part, err := s.t.Partition(r.Values)
 	if err != nil {
 		return 0, err
+	}
+	if s.t.postponeFilesWrite(s.o.Streaming) {
+		return s.t.postponeStreamChannel(r.Values, part, parallelism)
 	}
 	if s.t.PostponeBucket() {
 		return postponeChannel(part, s.postponeKnown, parallelism), nil

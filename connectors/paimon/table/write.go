@@ -48,6 +48,13 @@ type WriteOptions struct {
 	// a normal (not write-only) write with exactly the bucket counts of
 	// postponeKnown.
 	postponeCompact bool
+	// postponeFiles: a postpone bucket table's write goes into the
+	// bucket-postpone directories (PostponeBucketSink: streaming, or batch
+	// with 'postpone.batch-write-fixed-bucket' = false), its files named
+	// after commitUser and writeID (the writer subtask).
+	postponeFiles bool
+	commitUser    string
+	writeID       int
 }
 
 type bucketKey struct {
@@ -100,6 +107,10 @@ type TableWrite struct {
 	// postpone: the bucket counts of a postpone bucket table's partitions
 	// (batch write into fixed buckets), nil otherwise.
 	postpone *postponeBuckets
+	// postponeFiles: rows go to bucket -2 (see WriteOptions).
+	postponeFiles bool
+	commitUser    string
+	writeID       int
 }
 
 type bucketWriter struct {
@@ -111,6 +122,8 @@ type bucketWriter struct {
 	// hashes is the bucket's hash index in dynamic bucket mode
 	// (DynamicBucketIndexMaintainer), nil otherwise.
 	hashes *index.BucketHashes
+	// pp writes a bucket-postpone directory (bucket -2).
+	pp *postponeFileWriter
 }
 
 // NewWrite creates a TableWrite. Primary-key tables are written in fixed
@@ -137,7 +150,11 @@ func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) 
 		return nil, err
 	}
 	var postpone *postponeBuckets
-	if t.PostponeBucket() && !compactOnly {
+	if t.PostponeBucket() && o.postponeFiles {
+		if err := t.checkPostponeFiles(); err != nil {
+			return nil, err
+		}
+	} else if t.PostponeBucket() && !compactOnly {
 		known := o.postponeKnown
 		if known == nil {
 			var err error
@@ -158,7 +175,8 @@ func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) 
 		return nil, err
 	}
 	w := &TableWrite{t: t, tmp: o.TempDir, writers: map[bucketKey]*bucketWriter{},
-		ignoreDelete: t.Options.IgnoreDelete, ignoreUB: t.Options.IgnoreUpdateBefore, now: time.Now, postpone: postpone}
+		ignoreDelete: t.Options.IgnoreDelete, ignoreUB: t.Options.IgnoreUpdateBefore, now: time.Now, postpone: postpone,
+		postponeFiles: o.postponeFiles, commitUser: o.commitUser, writeID: o.writeID}
 	if d := t.Options.ChangelogCompactionInterval; t.Options.Has("changelog-producer.compaction-interval") && t.PrimaryKey() && t.Spec.Producer == coreoptions.ProducerFullCompaction {
 		w.fullEvery, w.lastFull = d, w.now()
 	}
@@ -241,6 +259,8 @@ func (w *TableWrite) Write(row sql.Row) error {
 		if drop {
 			return nil
 		}
+	} else if w.postponeFiles {
+		bucket = -2
 	} else if w.postpone != nil {
 		if bucket, w.scratch, err = w.t.bucketOf(vals, w.postpone.numBuckets(part), w.scratch); err != nil {
 			return err
@@ -258,6 +278,12 @@ func (w *TableWrite) Write(row sql.Row) error {
 	if bw.mt != nil {
 		if err := bw.mt.Write(row.Kind, vals); err != nil {
 			return fmt.Errorf("paimon table %s bucket %d: %w", w.t.Root, bucket, err)
+		}
+		return nil
+	}
+	if bw.pp != nil {
+		if err := bw.pp.write(row.Kind, vals); err != nil {
+			return fmt.Errorf("paimon table %s bucket-postpone: %w", w.t.Root, err)
 		}
 		return nil
 	}
@@ -392,6 +418,17 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 	if bw, ok := w.writers[k]; ok {
 		return bw, nil
 	}
+	if bucket == -2 && w.postponeFiles {
+		// PostponeBucketFileStoreWrite ignores previous files.
+		pp, err := w.t.newPostponeFileWriter(part, w.commitUser, w.writeID)
+		if err != nil {
+			return nil, err
+		}
+		bw := &bucketWriter{part: part, bucket: bucket, pp: pp}
+		w.writers[k] = bw
+		w.order = append(w.order, k)
+		return bw, nil
+	}
 	files, idx, dvIdx, err := w.restored(k)
 	if err != nil {
 		return nil, err
@@ -500,6 +537,12 @@ func (w *TableWrite) PrepareCommit(endOfInput bool) ([]CommitMessage, error) {
 				// (AbstractFileStoreWrite.prepareCommit).
 				m.CompactIndexFiles = append(m.CompactIndexFiles, inc.DeletionIndex.(*dvIndexFile).entry)
 			}
+		} else if bw.pp != nil {
+			files, err := bw.pp.prepareCommit()
+			if err != nil {
+				return nil, fmt.Errorf("paimon table %s bucket-postpone: prepare commit: %w", w.t.Root, err)
+			}
+			m.NewFiles = files
 		} else {
 			files, err := bw.app.prepareCommit()
 			if err != nil {
@@ -601,6 +644,8 @@ func (w *TableWrite) Close() error {
 			if err := bw.mt.Close(); err != nil && first == nil {
 				first = err
 			}
+		} else if bw.pp != nil {
+			bw.pp.abort()
 		} else {
 			bw.app.abort()
 		}
