@@ -1,4 +1,5 @@
-// Reads Avro object container files (Paimon manifests and manifest lists)
+// Reads Avro object container files (Paimon manifests and manifest lists,
+// and the Avro KeyValue data files of postpone buckets)
 // with the Apache Avro Java library, an independent reader of what sqlrun
 // writes. Debian's Avro is 1.8, which predates the "zstandard" codec
 // Paimon's manifests use (Avro 1.9): it is registered here over zstd-jni.
@@ -6,8 +7,9 @@
 // Usage: java -cp <avro, jackson 1, zstd-jni jars> AvroCheck.java <file>...
 // Prints per file "FILE <path> <schema full name> <records>", then per
 // manifest entry "ENTRY <kind> <bucket> <totalBuckets> <file name>
-// <file size> <row count>" and per manifest list record "LIST <manifest
-// file name> <file size>"; on a failure "ERROR <path> <message>".
+// <file size> <row count>", per manifest list record "LIST <manifest
+// file name> <file size>" and per KeyValue data record "ROW <field>=<value>..."
+// (bytes in hex); on a failure "ERROR <path> <message>".
 import com.github.luben.zstd.ZstdInputStream;
 import com.github.luben.zstd.ZstdOutputStream;
 import java.io.ByteArrayInputStream;
@@ -59,6 +61,20 @@ public class AvroCheck {
                         sb.append("ENTRY ").append(rec.get("_KIND")).append(' ').append(rec.get("_BUCKET")).append(' ')
                           .append(rec.get("_TOTAL_BUCKETS")).append(' ').append(f.get("_FILE_NAME")).append(' ')
                           .append(f.get("_FILE_SIZE")).append(' ').append(f.get("_ROW_COUNT")).append('\n');
+                    } else if (rec.getSchema().getField("_SEQUENCE_NUMBER") != null) {
+                        sb.append("ROW");
+                        for (org.apache.avro.Schema.Field fd : rec.getSchema().getFields()) {
+                            Object v = rec.get(fd.name());
+                            sb.append(' ').append(fd.name()).append('=');
+                            if (v instanceof ByteBuffer) {
+                                ByteBuffer b = ((ByteBuffer) v).duplicate();
+                                sb.append("0x");
+                                while (b.hasRemaining()) sb.append(String.format("%02x", b.get()));
+                            } else {
+                                sb.append(v);
+                            }
+                        }
+                        sb.append('\n');
                     } else if (rec.getSchema().getField("_FILE_NAME") != null) {
                         sb.append("LIST ").append(rec.get("_FILE_NAME")).append(' ').append(rec.get("_FILE_SIZE")).append('\n');
                     }

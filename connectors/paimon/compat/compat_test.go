@@ -71,6 +71,18 @@ CREATE TABLE t_postpone (id INT, s STRING, part STRING, PRIMARY KEY (id, part) N
   PARTITIONED BY (part) WITH ('bucket' = '-2', 'changelog-producer' = 'input');
 INSERT INTO t_postpone /*+ OPTIONS('sink.parallelism' = '2') */ VALUES (1, 'p', 'a'), (2, 'q', 'a'), (3, 'r', 'a'), (4, NULL, 'a');
 INSERT INTO t_postpone VALUES (1, 'p2', 'a'), (5, 's', 'b');
+CREATE TABLE t_postpone_s (id INT, b BOOLEAN, ti TINYINT, si SMALLINT, bi BIGINT, f FLOAT, d DOUBLE, s STRING,
+  bin BYTES, d9 DECIMAL(9, 2), d38 DECIMAL(38, 2), dt DATE, ts3 TIMESTAMP(3), ts6 TIMESTAMP(6), ltz TIMESTAMP_LTZ(3),
+  part STRING, PRIMARY KEY (id, part) NOT ENFORCED) PARTITIONED BY (part) WITH ('bucket' = '-2');
+SET 'execution.runtime-mode' = 'streaming';
+INSERT INTO t_postpone_s VALUES
+  (2, TRUE, CAST(-3 AS TINYINT), CAST(-300 AS SMALLINT), -5000000000, CAST(-1.5 AS FLOAT), -2.25, 'z', CAST('ab' AS BYTES),
+   -1.25, -12345678901234567890123456789.01, DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05.123',
+   TIMESTAMP '2024-01-02 03:04:05.123456', CAST(TIMESTAMP '2024-01-02 03:04:05.123' AS TIMESTAMP_LTZ(3)), 'a'),
+  (1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'a'),
+  (2, FALSE, CAST(5 AS TINYINT), CAST(300 AS SMALLINT), 7, CAST(2.5 AS FLOAT), 3.5, 'é', CAST('zz' AS BYTES),
+   9.75, 300.00, DATE '1999-12-31', TIMESTAMP '1999-12-31 23:59:59.999',
+   TIMESTAMP '1999-12-31 23:59:59.999999', CAST(TIMESTAMP '1999-12-31 23:59:59.999' AS TIMESTAMP_LTZ(3)), 'a');
 `
 
 // paimon10Encodings are the encodings Paimon 1.0/1.1's Parquet reader
@@ -130,7 +142,7 @@ func TestCompat(t *testing.T) {
 		t.Fatalf("write tables: %v\n%s", err, out.String())
 	}
 	wh := filepath.Join(tmp, "wh", "default.db")
-	var parquets, avros []string
+	var parquets, avros, postponed []string
 	sizes := map[string]int64{}
 	dirs := map[string]string{} // data file name → partition/bucket directory
 	_ = filepath.Walk(wh, func(p string, info os.FileInfo, err error) error {
@@ -144,6 +156,12 @@ func TestCompat(t *testing.T) {
 			if d := filepath.Dir(p); filepath.Base(filepath.Dir(filepath.Dir(d))) == "t_postpone" {
 				dirs[filepath.Base(p)] = filepath.Join(filepath.Base(filepath.Dir(d)), filepath.Base(d))
 			}
+		case strings.HasSuffix(p, ".avro") && filepath.Base(filepath.Dir(p)) == "bucket-postpone":
+			// A streaming write's bucket-postpone files (Avro, as
+			// PostponeBucketFileStoreWrite writes them).
+			postponed = append(postponed, p)
+			avros = append(avros, p)
+			sizes[filepath.Base(p)] = info.Size()
 		case strings.Contains(p, string(filepath.Separator)+"manifest"+string(filepath.Separator)) && !strings.Contains(filepath.Base(p), "index"):
 			avros = append(avros, p)
 		}
@@ -191,6 +209,9 @@ func TestCompat(t *testing.T) {
 	}
 	checkValues(t, wh, res)
 	checkPageIndexes(t, wh, parquets)
+	if len(postponed) != 1 {
+		t.Errorf("bucket-postpone files of t_postpone_s: %v, want one (one writer, one partition, one checkpoint)", postponed)
+	}
 	checkManifests(t, root, avros, sizes, rows, dirs)
 	t.Logf("checked %d Parquet files (%v) and %d manifest files", len(parquets), kinds, len(avros))
 }
@@ -524,6 +545,7 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 	}
 	files, entries, postponed := 0, 0, 0
 	cur := ""
+	var kvRows []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(l)
 		switch f[0] {
@@ -532,12 +554,23 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 		case "FILE":
 			files++
 			cur = f[1]
+		case "ROW":
+			kvRows = append(kvRows, strings.TrimPrefix(l, "ROW "))
 		case "ENTRY":
 			entries++
 			if f[1] != "0" { // ADD only
 				continue
 			}
-			if strings.Contains(cur, string(filepath.Separator)+"t_postpone"+string(filepath.Separator)) {
+			if strings.Contains(cur, string(filepath.Separator)+"t_postpone_s"+string(filepath.Separator)) {
+				// The streaming write's file: bucket and _TOTAL_BUCKETS
+				// -2 (PostponeBucketSink commits the table's bucket).
+				if f[2] != "-2" || f[3] != "-2" || !strings.HasSuffix(f[4], ".avro") || !strings.HasPrefix(f[4], "data--u-") {
+					t.Errorf("t_postpone_s manifest entry %s: _BUCKET %s _TOTAL_BUCKETS %s, want -2 -2 and an Avro file data--u-...", f[4], f[2], f[3])
+				}
+				if f[6] != "3" {
+					t.Errorf("t_postpone_s manifest entry %s: _ROW_COUNT %s, want 3", f[4], f[6])
+				}
+			} else if strings.Contains(cur, string(filepath.Separator)+"t_postpone"+string(filepath.Separator)) {
 				// A postpone bucket table's batch INSERT writes real
 				// buckets: partition a has the first INSERT's two (its
 				// sink parallelism), b the second's one
@@ -557,7 +590,18 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 			}
 		}
 	}
-	t.Logf("Avro Java read %d manifest files, %d entries", files, entries)
+	t.Logf("Avro Java read %d manifest and postpone files, %d entries", files, entries)
+	// The three records of t_postpone_s in arrival order, unmerged, as
+	// Avro Java decodes them (AvroSchemaConverter's types: decimals as
+	// bytes, timestamps as long millis/micros, dates as int days).
+	wantRows := []string{
+		"_KEY_id=2 _SEQUENCE_NUMBER=-1 _VALUE_KIND=0 id=2 b=true ti=-3 si=-300 bi=-5000000000 f=-1.5 d=-2.25 s=z bin=0x6162 d9=0x83 d38=0xf06ae5605c5d7936b0f18993cb dt=19724 ts3=1704164645123 ts6=1704164645123456 ltz=1704164645123 part=a",
+		"_KEY_id=1 _SEQUENCE_NUMBER=-1 _VALUE_KIND=0 id=1 b=null ti=null si=null bi=null f=null d=null s=null bin=null d9=null d38=null dt=null ts3=null ts6=null ltz=null part=a",
+		"_KEY_id=2 _SEQUENCE_NUMBER=-1 _VALUE_KIND=0 id=2 b=false ti=5 si=300 bi=7 f=2.5 d=3.5 s=é bin=0x7a7a d9=0x03cf d38=0x7530 dt=10956 ts3=946684799999 ts6=946684799999999 ltz=946684799999 part=a",
+	}
+	if got, want := strings.Join(kvRows, "\n"), strings.Join(wantRows, "\n"); got != want {
+		t.Errorf("t_postpone_s records as Avro Java reads them:\n%s\nwant:\n%s", got, want)
+	}
 	if postponed < 3 {
 		t.Errorf("Avro Java read %d ADD entries of t_postpone, want at least 3 (two buckets of a, one of b)", postponed)
 	}
