@@ -251,6 +251,10 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	_, isLookup := n.(*LookupJoin) // its input keeps the attribute it passes on
 	_, isTemporal := n.(*TemporalJoin)
 	_, isTVF := n.(*WindowTableFunction)
+	// A WindowJoin passes both inputs' attributes on (the right one's
+	// shifted past the left row), as Flink's RelTimeIndicatorConverter
+	// keeps a window join's time indicators.
+	wj, isWJ := n.(*WindowJoin)
 	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup || isTemporal || passesWindowProctime(n) || isTVF && keep
 	var inAttrs map[int]bool
 	if len(ins) > 0 {
@@ -262,6 +266,16 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 			if i == 0 {
 				inAttrs = a
 			}
+			if i == 1 && isWJ && !wj.IsSemi() && !wj.IsAnti() && len(a) > 0 {
+				merged := map[int]bool{}
+				for f := range inAttrs {
+					merged[f] = true
+				}
+				for f := range a {
+					merged[f+len(ins[0].Names())] = true
+				}
+				inAttrs = merged
+			}
 			changed = changed || out[i] != in
 		}
 		if changed {
@@ -270,7 +284,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	}
 	switch c := n.(type) {
 	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin,
-		*WindowRank, *WindowDeduplicate:
+		*WindowRank, *WindowDeduplicate, *WindowJoin:
 		return n, inAttrs
 	case *WindowTableFunction:
 		if keep {
@@ -366,13 +380,15 @@ func materialize(e Expr) Expr {
 	return &out
 }
 
-// passesWindowProctime reports a window Top-N or deduplication: as the
-// WindowTableFunction below it, it passes processing-time attributes on
-// unmaterialized, and the Calc above materializes them
-// (WindowDeduplicateTest.testOnWindowTVF: PROCTIME_MATERIALIZE(proctime)).
+// passesWindowProctime reports a window Top-N, deduplication or join: as
+// the WindowTableFunction below it, it passes processing-time attributes
+// on unmaterialized, and the Calc above materializes them
+// (WindowDeduplicateTest.testOnWindowTVF,
+// WindowJoinTest.testSimplifyTumbleWindowTVFBeforeWindowJoin:
+// PROCTIME_MATERIALIZE(proctime)).
 func passesWindowProctime(n Node) bool {
 	switch n.(type) {
-	case *WindowRank, *WindowDeduplicate:
+	case *WindowRank, *WindowDeduplicate, *WindowJoin:
 		return true
 	}
 	return false
