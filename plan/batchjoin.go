@@ -94,6 +94,14 @@ func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind, hints
 			return nestedLoopJoin(j, left, right, h.left), nil
 		}
 	}
+	if isSingleRowJoin(kind, left, right) {
+		// BatchPhysicalSingleRowJoinRule: a join with an input that is
+		// one row by construction (a scalar subquery) is a NestedLoopJoin
+		// building that row (the left if it is one).
+		n := nestedLoopJoin(j, left, right, isSingleRow(left)).(*Join)
+		n.SingleRow = true
+		return n, nil
+	}
 	equi := len(j.LeftKeys) > 0
 	leftSize, rightSize := relSize(left), relSize(right)
 	unknown := math.IsNaN(leftSize) || math.IsNaN(rightSize)
@@ -372,8 +380,38 @@ func (n *Join) batchJoinDigest(f Format) string {
 		s += ", build=[" + buildSide(n.LeftIsBuild) + "]"
 	case StrategyNestedLoop:
 		s += ", build=[" + buildSide(n.LeftIsBuild) + "]"
+		if n.SingleRow {
+			s += ", singleRowJoin=[true]"
+		}
 	}
 	return s + ")"
+}
+
+// isSingleRowJoin is BatchPhysicalSingleRowJoinRule.matches (without a
+// valid join hint).
+func isSingleRowJoin(kind ast.JoinKind, left, right Node) bool {
+	switch kind {
+	case ast.InnerJoin, ast.CrossJoin, ast.FullJoin:
+		return isSingleRow(left) || isSingleRow(right)
+	case ast.RightJoin:
+		return isSingleRow(left)
+	}
+	return isSingleRow(right) // LEFT, SEMI, ANTI
+}
+
+// isSingleRow is BatchPhysicalSingleRowJoinRule.isSingleRow: an aggregate
+// without grouping, under any Calcs (the scalar subquery a join reads,
+// bindScalarSubqueries).
+func isSingleRow(n Node) bool {
+	switch x := n.(type) {
+	case *Calc:
+		return isSingleRow(x.input())
+	case *FinalAggregate:
+		return len(x.Group) == 0
+	case *GroupAggregate:
+		return len(x.Group) == 0
+	}
+	return false
 }
 
 func buildSide(left bool) string {

@@ -264,6 +264,9 @@ type binder struct {
 	// hintNames what the statement's join hints named (joinhint.go).
 	block     *hintBlock
 	hintNames *hintResolver
+	// scalars are the scalar subqueries of the SELECT being bound that
+	// became a field of its input (subquery.go, bindScalarSubqueries).
+	scalars map[*ast.Subquery]int
 }
 
 func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef, error) {
@@ -776,6 +779,9 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 				return nil, err
 			}
 		}
+	}
+	if input, err = b.bindScalarSubqueries(input, sc, x, items, where); err != nil {
+		return nil, err
 	}
 	if where != nil {
 		if hasAgg(where) {
@@ -1478,6 +1484,11 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		}
 		return &Call{Op: op, Args: []Expr{a}, T: sql.Boolean().NotNull()}, nil
 	case *ast.Subquery, *ast.Exists:
+		if q, ok := x.(*ast.Subquery); ok {
+			if i, ok := b.scalars[q]; ok {
+				return &InputRef{Index: i, T: sc.cols[i].t}, nil
+			}
+		}
 		// Calcite validates the subquery before anything refuses it: one
 		// that cannot refer to an outer column (the outer query reads no
 		// table) fails with its own error first (CalcTest
@@ -1486,6 +1497,11 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			if _, err := b.bindQuery(q.Query); err != nil {
 				return nil, err
 			}
+		}
+		if _, ok := x.(*ast.Subquery); ok {
+			// bindScalarSubqueries plans only an uncorrelated aggregate
+			// without GROUP BY in a non-aggregating SELECT's items or WHERE.
+			return nil, sql.Errorf(sql.TableException, "sqlrun supports a scalar subquery only as an uncorrelated aggregate without GROUP BY (one row), in the select list of a SELECT without GROUP BY or aggregates, or in WHERE; this one is not yet supported (Flink would check it returns at most one row with SINGLE_VALUE)")
 		}
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support subqueries in expressions yet")
 	case *ast.Item:

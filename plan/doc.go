@@ -147,7 +147,8 @@
 // runtime's job graph.
 //
 // Regular joins (inner, left, right, full; semi and anti from IN / EXISTS
-// subqueries in WHERE, see subquery.go) are planned
+// subqueries in WHERE, and a left join on TRUE from a scalar subquery that
+// is one aggregate row, see subquery.go) are planned
 // with their hash Exchanges, input specs and upsert keys.
 //
 // Lookup joins (FOR SYSTEM_TIME AS OF a processing-time attribute) are

@@ -134,6 +134,9 @@ type Join struct {
 	// LeftIsBuild: the left input is the hash table or the nested loop's
 	// inner (buffered) side. Broadcast: a broadcast hash join.
 	LeftIsBuild, Broadcast bool
+	// SingleRow: a NestedLoopJoin whose other side is one row by
+	// construction (BatchPhysicalJoinRuleBase.isSingleRowJoin).
+	SingleRow bool
 }
 
 // Sink writes into a table, or for a query into the client's collect sink

@@ -180,3 +180,60 @@ func selectsAgg(sel *ast.Select) bool {
 	}
 	return false
 }
+
+// bindScalarSubqueries joins input (whose columns sc names) with each
+// uncorrelated scalar subquery of the SELECT's items and WHERE, as
+// Calcite's SubQueryRemoveRule rewrites a scalar query: a LEFT join on
+// TRUE whose right side is the subquery, the subquery's value then a field
+// of the joined row (b.scalars maps the subquery to it; sc gains a column
+// no name resolves to). Only a subquery that returns one row by
+// construction is planned, an aggregate without GROUP BY: for it
+// Calcite's rule adds no SINGLE_VALUE aggregate (its row is unique), and
+// Flink plans the join with singleRowJoin=[true]. Any other scalar
+// subquery, a correlated one, or one in an aggregating SELECT is refused
+// where it is bound (bindExprIn).
+func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, items []ast.SelectItem, where ast.Expr) (Node, error) {
+	var subs []*ast.Subquery
+	collect := func(e ast.Expr) {
+		walkAST(e, func(e ast.Expr) {
+			if q, ok := e.(*ast.Subquery); ok {
+				subs = append(subs, q)
+			}
+		})
+	}
+	aggregated := len(x.GroupBy) > 0 || x.Having != nil
+	for _, it := range items {
+		if !it.Star && hasAgg(it.Expr) {
+			aggregated = true
+		}
+	}
+	if !aggregated {
+		for _, it := range items {
+			if !it.Star {
+				collect(it.Expr)
+			}
+		}
+	}
+	collect(where)
+	for _, q := range subs {
+		sel, ok := q.Query.(*ast.Select)
+		if !ok || len(sel.GroupBy) > 0 || !selectsAgg(sel) || len(sel.Items) != 1 || sel.Items[0].Star {
+			continue
+		}
+		r, err := b.bindQuery(q.Query)
+		if err != nil {
+			continue // correlated or invalid: bindExprIn reports it
+		}
+		nl := len(input.Names())
+		t := r.Types()[0].WithNullable(true)
+		names := uniquify(append(append([]string(nil), input.Names()...), r.Names()[0]))
+		types := append(append([]sql.DataType(nil), input.Types()...), t)
+		input = &LogicalJoin{base: row(names, types, input, r), Cond: &Literal{Value: true, T: sql.Boolean().NotNull()}, JoinType: ast.LeftJoin}
+		sc.cols = append(sc.cols, column{t: t})
+		if b.scalars == nil {
+			b.scalars = map[*ast.Subquery]int{}
+		}
+		b.scalars[q] = nl
+	}
+	return input, nil
+}
