@@ -156,6 +156,15 @@ func TestMetamorphic(t *testing.T) {
 			// versions of a key it shows within a commit depends on when
 			// the background compactions ran.)
 			//
+			// "postpone" is the same workload into a 'bucket' = -2 table
+			// written as a streaming job writes it (bucket-postpone files,
+			// PostponeBucketWriter) and compacted only by the postpone
+			// compaction (CompactAction.buildForPostponeBucketCompaction)
+			// at the compaction steps: after each, the table and the
+			// changelog equal the model, and the input producer's
+			// changelog per key is the fixed table's (the compaction
+			// replays each partition's rows in their order).
+			//
 			// "cross" is the same workload into a table whose primary key
 			// is k alone (cross-partition upserts, KEY_DYNAMIC): a key
 			// moving to the other partition leaves the old one as the
@@ -164,6 +173,9 @@ func TestMetamorphic(t *testing.T) {
 			modes := []string{"fixed", "dynamic"}
 			if dvAllowed(e) && seed <= 2 {
 				modes = append(modes, "fixed-dv", "dynamic-dv")
+			}
+			if postponeAllowed(e) {
+				modes = append(modes, "postpone")
 			}
 			nSame := len(modes)
 			if seed <= 2 {
@@ -175,8 +187,8 @@ func TestMetamorphic(t *testing.T) {
 			logs := make([]map[string][]string, len(modes))
 			for i, mode := range modes {
 				t.Run(fmt.Sprintf("%s/%s/%d", e.name, mode, seed), func(t *testing.T) {
-					logs[i] = runMetamorphic(t, e, int64(seed), tmMode{dynamic: mode != "fixed" && mode != "fixed-dv",
-						dvs: strings.HasSuffix(mode, "-dv"), cross: strings.HasPrefix(mode, "cross")})
+					logs[i] = runMetamorphic(t, e, int64(seed), tmMode{dynamic: mode == "dynamic" || mode == "dynamic-dv" || strings.HasPrefix(mode, "cross"),
+						dvs: strings.HasSuffix(mode, "-dv"), cross: strings.HasPrefix(mode, "cross"), postpone: mode == "postpone"})
 				})
 			}
 			if e.name == "input" {
@@ -260,11 +272,22 @@ func dvAllowed(e tmEngine) bool {
 	return e.opts["merge-engine"] != "first-row" && e.opts["changelog-producer"] != "full-compaction" && e.opts["write-only"] == ""
 }
 
+// postponeAllowed reports the engines the postpone variant runs: not the
+// full-compaction producer, whose changelog only a full compaction makes
+// (the postpone compaction is none), nor those whose reads lag behind
+// commits (lookup-nowait) or never leave level 0 (write-only).
+func postponeAllowed(e tmEngine) bool {
+	return e.changelog != "full" && e.opts["write-only"] == ""
+}
+
 // tmMode is a table layout of the metamorphic test.
 type tmMode struct {
 	// dynamic: no 'bucket' (dynamic bucket mode); cross: primary key k
-	// alone (with dynamic: KEY_DYNAMIC); dvs: deletion vectors.
-	dynamic, cross, dvs bool
+	// alone (with dynamic: KEY_DYNAMIC); dvs: deletion vectors; postpone:
+	// 'bucket' = -2, written as a streaming job writes it (into
+	// bucket-postpone) and compacted by CALL sys.compact's postpone
+	// compaction only.
+	dynamic, cross, dvs, postpone bool
 }
 
 // crossApply is the model of a cross-partition table (primary key k): a
@@ -301,6 +324,10 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64, mode tmMode) map[strin
 	if mode.dynamic {
 		delete(opts, "bucket")
 		opts["dynamic-bucket.target-row-num"] = "7"
+	}
+	if mode.postpone {
+		opts["bucket"] = "-2"
+		opts["postpone.default-bucket-num"] = "2"
 	}
 	for k, v := range e.opts {
 		opts[k] = v
@@ -390,7 +417,7 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64, mode tmMode) map[strin
 		}
 	}
 	newWrite := func() *TableWrite {
-		w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+		w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir(), postponeFiles: mode.postpone, commitUser: fmt.Sprintf("user-%d", seed)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -401,6 +428,8 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64, mode tmMode) map[strin
 	user := fmt.Sprintf("user-%d", seed)
 	var ident int64
 	seen := map[string]int{}
+	visible := committed // what batch reads show
+	compactNow := false  // postpone: compact after this commit
 	commit := func(full bool) {
 		msgs, err := w.PrepareCommit(r.Intn(2) == 0)
 		if err != nil {
@@ -408,6 +437,7 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64, mode tmMode) map[strin
 		}
 		ident++
 		c := tbl.NewCommit(user)
+		c.NoExpire = mode.postpone // as Sink.Commit does
 		if err := c.Commit(ident, msgs, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -425,7 +455,29 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64, mode tmMode) map[strin
 			seen["changelog rows"] += int(snapshot.Get(s.ChangelogRecordCount))
 		}
 		committed = copyModel(pending)
-		if got, want := mustRead(t, tbl), modelRows(committed); got != want && (!lagging || full) {
+		if mode.postpone {
+			// Rows in bucket-postpone are invisible until the
+			// compaction replays them into real buckets
+			// (DataTableBatchScan.onlyReadRealBuckets).
+			if compactNow {
+				ids, err := Compact(tbl, CompactOptions{TempDir: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, id := range ids {
+					s, err := tbl.Snapshots.Read(id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					seen[string(s.CommitKind)]++
+					seen["changelog rows"] += int(snapshot.Get(s.ChangelogRecordCount))
+				}
+				visible = copyModel(committed)
+			}
+		} else {
+			visible = committed
+		}
+		if got, want := mustRead(t, tbl), modelRows(visible); got != want && (!lagging || full) {
 			t.Fatalf("after commit %d:\n got: %s\nwant: %s", ident, got, want)
 		}
 		if dvs {
@@ -440,7 +492,7 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64, mode tmMode) map[strin
 		if e.changelog != "" {
 			consumer()
 			if e.changelog == "commit" || (e.changelog == "full" && full) {
-				if got, want := modelRows(stream), modelRows(committed); got != want {
+				if got, want := modelRows(stream), modelRows(visible); got != want {
 					t.Fatalf("changelog after commit %d:\n got: %s\nwant: %s", ident, got, want)
 				}
 			}
@@ -469,13 +521,21 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64, mode tmMode) map[strin
 			w = newWrite()
 		default:
 			full := r.Intn(2) == 0
+			if mode.postpone {
+				compactNow = true
+				commit(full)
+				compactNow = false
+				continue
+			}
 			if err := w.Compact(full, nil); err != nil {
 				t.Fatal(err)
 			}
 			commit(full)
 		}
 	}
-	if err := w.Compact(true, nil); err != nil {
+	if mode.postpone {
+		compactNow = true
+	} else if err := w.Compact(true, nil); err != nil {
 		t.Fatal(err)
 	}
 	commit(true)
@@ -502,8 +562,9 @@ func runMetamorphic(t *testing.T, e tmEngine, seed int64, mode tmMode) map[strin
 		t.Fatalf("weak run: no deletion vector was ever committed")
 	}
 	switch {
-	case e.opts["write-only"] == "true":
-		// Write-only commits expire nothing (AbstractFileStoreTable.newCommit).
+	case e.opts["write-only"] == "true" || mode.postpone:
+		// Write-only commits expire nothing (AbstractFileStoreTable.newCommit),
+		// nor do a postpone bucket table's (PrimaryKeyFileStoreTable.newExpireRunnable).
 		if len(ids) == 0 || ids[0] != 1 {
 			t.Fatalf("a write-only table's commits expired snapshots: %v", ids)
 		}

@@ -225,6 +225,10 @@ func compactPostpone(t *Table, o CompactOptions) ([]int64, error) {
 		w.t.asCompaction(&msgs[i])
 	}
 	c := t.NewCommit(uuid.NewString())
+	// CompactAction commits through a FixedBucketSink of the bucket -2
+	// table, whose PrimaryKeyFileStoreTable.newExpireRunnable is null: no
+	// snapshot expires.
+	c.NoExpire = true
 	if err := c.Commit(snapshot.BatchCommitIdentifier, append(msgs, removed...), nil); err != nil {
 		return nil, err
 	}
