@@ -86,7 +86,7 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser
 # benchmarks (b.N rows or statements) but whole-table passes for the read
 # benchmarks (ReadPK, ReadKV*, FollowChangelog, FullPhase), hence two units.
-step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic|WritePKDeletionVectors)$' 100000x
+step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic|WritePKDeletionVectors|WritePKPostpone|CompactPostpone)$' 100000x
 step tableread 120 ./connectors/paimon/table/        '^BenchmarkReadPK$' 3x
 step s3commit  300 ./connectors/paimon/table/        '^BenchmarkCommitS3$' 100x
 step s3read    300 ./connectors/paimon/table/        '^BenchmarkReadS3$' 5x
@@ -219,6 +219,8 @@ tw_none=$(val table 'WritePK$' rows/cpu-s)
 tw_look=$(val table 'WritePKLookup' rows/cpu-s)
 tw_dyn=$(val table 'WritePKDynamic' rows/cpu-s)
 tw_dv=$(val table 'WritePKDeletionVectors' rows/cpu-s)
+tw_pp=$(val table 'WritePKPostpone' rows/cpu-s)
+tc_pp=$(val table 'CompactPostpone' rows/cpu-s)
 tr_cpu=$(val tableread 'ReadPK' rows/cpu-s)
 mr=$(val mergetree 'MergeRead' rows/s)
 follow=$(val stream 'FollowChangelog' rows/s)
@@ -281,6 +283,9 @@ row "Paimon table write, PK, dynamic bucket (bucket = -1), rows/cpu-s" "$(m "$tw
 row "  dynamic / fixed bucket write ratio (same run)" "$(ratio "$tw_dyn" "$tw_none")" ">= 0.70" "issue 15"
 row "Paimon table write, PK, deletion vectors, rows/cpu-s" "$(m "$tw_dv" "$(why table)")" "-" "-"
 row "  deletion vectors / fixed bucket write ratio (same run)" "$(ratio "$tw_dv" "$tw_none")" "-" "issue 15"
+row "Paimon table write, PK, postpone bucket (bucket = -2, streaming), rows/cpu-s" "$(m "$tw_pp" "$(why table)")" "-" "-"
+row "  postpone / fixed bucket write ratio (same run)" "$(ratio "$tw_pp" "$tw_none")" "-" "issue 15"
+row "Paimon postpone compaction (CALL sys.compact), rows/cpu-s" "$(m "$tc_pp" "$(why table)")" "-" "-"
 row "Paimon parquet KV file write, rows/cpu-s (100k rows)" "$(m "$fw" "$(why format)")" "-" "-"
 row "Paimon parquet KV file read, rows/cpu-s" "$(m "$fr" "$(why format)")" "-" "-"
 row "Paimon parquet KV file read, key + 2 of 20 cols, rows/cpu-s" "$(m "$frp" "$(why format)")" "-" "-"

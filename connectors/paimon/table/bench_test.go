@@ -88,7 +88,11 @@ func benchRows(n int, keys int) []sql.Row {
 // TableWriterBenchmark calls newRandomRow per write (so the figure includes
 // making the rows, as a source would), committing every 100k rows like a
 // streaming job's checkpoints.
-func benchWrite(b *testing.B, opts map[string]string) {
+func benchWrite(b *testing.B, opts map[string]string) { benchWriteWith(b, opts, WriteOptions{}) }
+
+// benchWriteWith is benchWrite with the TableWrite's options (TempDir is
+// set here).
+func benchWriteWith(b *testing.B, opts map[string]string, wo WriteOptions) {
 	productGC(b)
 	gen := newRowGen(math.MaxInt32)
 	dir := b.TempDir()
@@ -100,12 +104,14 @@ func benchWrite(b *testing.B, opts map[string]string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := tbl.NewWrite(WriteOptions{TempDir: b.TempDir()})
+	wo.TempDir = b.TempDir()
+	w, err := tbl.NewWrite(wo)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer w.Close()
 	c := tbl.NewCommit("bench")
+	c.NoExpire = tbl.PostponeBucket() // as Sink.Commit does
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -136,6 +142,57 @@ func benchWrite(b *testing.B, opts map[string]string) {
 
 // BenchmarkWritePK: upserts into one bucket (changelog-producer none).
 func BenchmarkWritePK(b *testing.B) { benchWrite(b, nil) }
+
+// BenchmarkWritePKPostpone: the same into a postpone bucket table (bucket
+// = -2) as a streaming job writes it: Avro files in bucket-postpone,
+// neither sorted nor merged (PostponeBucketWriter). The compaction that
+// moves them into buckets is a separate job (CALL sys.compact) and not
+// counted.
+func BenchmarkWritePKPostpone(b *testing.B) {
+	benchWriteWith(b, map[string]string{"bucket": "-2"}, WriteOptions{postponeFiles: true, commitUser: "bench"})
+}
+
+// BenchmarkCompactPostpone: the postpone compaction (CALL sys.compact)
+// of b.N rows a streaming job left in bucket-postpone (written untimed,
+// a checkpoint every 100k rows): reading the Avro files and writing the
+// rows into one real bucket ('postpone.default-bucket-num' 1).
+func BenchmarkCompactPostpone(b *testing.B) {
+	productGC(b)
+	gen := newRowGen(math.MaxInt32)
+	tbl, err := Create(fs.NewLocal(), b.TempDir(), benchSchema(), nil, map[string]string{"bucket": "-2"}, "", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := tbl.NewWrite(WriteOptions{TempDir: b.TempDir(), postponeFiles: true, commitUser: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	c := tbl.NewCommit("bench")
+	c.NoExpire = true
+	for i := 0; i < b.N; i++ {
+		if err := w.Write(gen.next()); err != nil {
+			b.Fatal(err)
+		}
+		if (i+1)%100000 == 0 || i == b.N-1 {
+			msgs, err := w.PrepareCommit(false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.Commit(int64(i), msgs, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	if _, err := Compact(tbl, CompactOptions{TempDir: b.TempDir()}); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+}
 
 // BenchmarkWritePKDynamic: the same in dynamic bucket mode (bucket = -1,
 // the default of a table without 'bucket'): every row's key is hashed,
