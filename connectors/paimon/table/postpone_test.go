@@ -308,6 +308,24 @@ func TestPostponeFilesBatchAndRefusals(t *testing.T) {
 	if got := mustRead(t, off); got != "+I[1, a, 2, y]" {
 		t.Fatalf("after compaction: %s", got)
 	}
+	// INSERT OVERWRITE through PostponeBucketSink: the new rows in
+	// bucket-postpone, the partition's bucket and bucket-postpone files
+	// gone (CommitScanner.readOverwriteChanges).
+	commitPostponed(t, off, 7, "a", postponeFile(t, off, "a", 1, row(sql.Insert, int64(9), "a", int32(9), "old")))
+	ow, err := NewSink(off, SinkOptions{TempDir: t.TempDir(), Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sinkRun(t, ow, 1, []sql.Row{row(sql.Insert, int64(2), "a", int32(3), "new")})
+	if got := layout(t, off); got != "dt=a -2/-2 1" {
+		t.Fatalf("layout after INSERT OVERWRITE:\n%s", got)
+	}
+	if _, err := Compact(off, CompactOptions{TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, off); got != "+I[2, a, 3, new]" {
+		t.Fatalf("after INSERT OVERWRITE and compaction: %s", got)
+	}
 
 	ts := sql.Schema{Columns: []sql.Column{{Name: "id", Type: sql.BigInt().NotNull()}, {Name: "t", Type: sql.Timestamp(9)}}, PrimaryKey: []string{"id"}}
 	nano, err := Create(nil, t.TempDir(), ts, nil, map[string]string{"bucket": "-2"}, "", 0)
