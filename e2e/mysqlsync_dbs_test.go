@@ -86,10 +86,11 @@ func TestMySQLSyncDatabasePrefixByDatabase(t *testing.T) {
 // TestMySQLSyncDatabaseCombinedOtherDatabase: with --mode combined, a
 // table created in a database 'database-name' matches but --including_dbs
 // does not is no table of the job
-// (RichCdcMultiplexRecordEventParser.shouldSynchronizeCurrentDb): the job
-// goes on without stopping for it (one run of the job, one "Job ID"), and
-// gets no Paimon table for it; a table created in an included database
-// is added (the job's second run).
+// (RichCdcMultiplexRecordEventParser.shouldSynchronizeCurrentDb), nor is
+// a new table without a primary key (NewTableSchemaBuilder): the job goes
+// on without stopping for them (one run of the job, one "Job ID"), and gets
+// no Paimon table for them; a table created in an included database is
+// added (the job's second run).
 func TestMySQLSyncDatabaseCombinedOtherDatabase(t *testing.T) {
 	needPaimon(t)
 	srv := needMariaDB(t)
@@ -105,12 +106,15 @@ func TestMySQLSyncDatabaseCombinedOtherDatabase(t *testing.T) {
 	m.equal(p, "snapshot", "SELECT * FROM ods_orders ORDER BY id", "SELECT * FROM `"+in+"`.orders ORDER BY id")
 	srv.Exec(t, "CREATE TABLE `"+out+"`.other (id BIGINT NOT NULL PRIMARY KEY) ENGINE = InnoDB")
 	srv.Exec(t, "INSERT INTO `"+out+"`.other VALUES (1)")
+	// Nor is a table without a primary key (NewTableSchemaBuilder).
+	srv.Exec(t, "CREATE TABLE `"+in+"`.events (at BIGINT, what VARCHAR(8)) ENGINE = InnoDB")
+	srv.Exec(t, "INSERT INTO `"+in+"`.events VALUES (1, 'no key')")
 	srv.Exec(t, "UPDATE `"+in+"`.orders SET status = 'B' WHERE id = 1")
 	// The UPDATE comes after the CREATE TABLE in the binlog: once it is
 	// in Paimon, a job that stopped at the CREATE has run again.
 	m.equal(p, "the binlog past another database's CREATE TABLE", "SELECT * FROM ods_orders ORDER BY id", "SELECT * FROM `"+in+"`.orders ORDER BY id")
 	if n := strings.Count(p.output(), "Job ID:"); n != 1 {
-		t.Errorf("the job ran %d times, want once (a table of a database --including-dbs does not match stopped it):\n%s", n, p.output())
+		t.Errorf("the job ran %d times, want once (a table of a database --including-dbs does not match or without a primary key stopped it):\n%s", n, p.output())
 	}
 	srv.Exec(t, "CREATE TABLE `"+in+"`.items (id BIGINT NOT NULL PRIMARY KEY, sku VARCHAR(8)) ENGINE = InnoDB")
 	srv.Exec(t, "INSERT INTO `"+in+"`.items VALUES (1, 'X')")
@@ -118,8 +122,10 @@ func TestMySQLSyncDatabaseCombinedOtherDatabase(t *testing.T) {
 	if n := strings.Count(p.output(), "Job ID:"); n != 2 {
 		t.Errorf("the job ran %d times, want twice:\n%s", n, p.output())
 	}
-	if _, err := os.Stat(filepath.Join(e.Dir, "wh", "default.db", "ods_other")); !os.IsNotExist(err) {
-		t.Errorf("Paimon table ods_other exists (%v)", err)
+	for _, n := range []string{"ods_other", "ods_events"} {
+		if _, err := os.Stat(filepath.Join(e.Dir, "wh", "default.db", n)); !os.IsNotExist(err) {
+			t.Errorf("Paimon table %s exists (%v)", n, err)
+		}
 	}
 	p.signal(syscall.SIGTERM)
 	if code := p.wait(30 * time.Second); code != 0 {

@@ -1010,11 +1010,28 @@ func (r *Reader) newTable(d ddl, curDB string) (string, bool) {
 		// case is another table (with lower_case_table_names, a name in
 		// another case only stops the job for nothing).
 		known := slices.Contains(r.cfg.syncTables, [2]string{t.db, t.name})
-		if !known {
+		if !known && r.hasPrimaryKey(t) {
 			return name, true
 		}
 	}
 	return "", false
+}
+
+// hasPrimaryKey reports whether a new table has a primary key now: the
+// action does not synchronize a table without one (Paimon's
+// NewTableSchemaBuilder skips it, logNonPkTables), so its CREATE TABLE
+// does not end the input. A table gone by now has none either; when
+// information_schema cannot say, the input ends and the action decides.
+func (r *Reader) hasPrimaryKey(t *table) bool {
+	if r.db == nil {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.connectTimeout)
+	defer cancel()
+	var n int
+	err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE
+WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY'`, t.db, t.name).Scan(&n)
+	return err != nil || n > 0
 }
 
 // endAt ends the input at an ALTER TABLE, and the job's other sources
