@@ -221,6 +221,9 @@ func SimplifyFilter(e Expr) Expr {
 			terms = isNullFirst(terms)
 		}
 		terms = collectSargs(terms, c.Op == "AND")
+		if c.Op == "AND" {
+			terms = mergeRanges(terms)
+		}
 		if len(terms) == 1 {
 			return terms[0]
 		}
@@ -495,4 +498,188 @@ func isNullFirst(terms []Expr) []Expr {
 		return terms
 	}
 	return append(head, tail...)
+}
+
+// rangeTerm is one comparison of a field with a non-NULL literal that
+// mergeRanges reads: the field's index, the comparison with the field on
+// the left, the literal.
+type rangeTerm struct {
+	ref int
+	op  string
+	lit *Literal
+}
+
+func readRangeTerm(e Expr) (rangeTerm, bool) {
+	c, ok := e.(*Call)
+	if !ok || len(c.Args) != 2 {
+		return rangeTerm{}, false
+	}
+	op, ok := reversedComparison[c.Op]
+	if !ok || c.Op == "<>" {
+		return rangeTerm{}, false
+	}
+	if r, ok := c.Args[0].(*InputRef); ok {
+		if l, ok := c.Args[1].(*Literal); ok && l.Value != nil && !l.Flag {
+			return rangeTerm{ref: r.Index, op: c.Op, lit: l}, true
+		}
+	}
+	if r, ok := c.Args[1].(*InputRef); ok {
+		if l, ok := c.Args[0].(*Literal); ok && l.Value != nil && !l.Flag {
+			return rangeTerm{ref: r.Index, op: op, lit: l}, true
+		}
+	}
+	return rangeTerm{}, false
+}
+
+// compareLiterals orders two literals' values when they are of one kind
+// (both strings, both integers, both of one type).
+func compareLiterals(a, b *Literal) (int, bool) {
+	_, ai := ToInt(a.Value)
+	_, bi := ToInt(b.Value)
+	if !(ai && bi) && a.T.Root != b.T.Root {
+		return 0, false
+	}
+	if _, ok := a.Value.(*Sarg); ok {
+		return 0, false
+	}
+	if _, ok := a.Value.(Interval); ok {
+		return 0, false
+	}
+	n, err := compareValues(a.Value, b.Value)
+	return n, err == nil
+}
+
+// openRange is the range mergeRanges keeps for one field: its bounds (nil
+// for none) and the terms that set them.
+type openRange struct {
+	lo, hi             *Literal
+	loClosed, hiClosed bool
+	terms              []int
+}
+
+// mergeRanges is RexSimplify.simplifyAnd2ForUnknownAsFalse's processRange
+// over the terms of a filter's AND: comparisons of one field with
+// literals narrow one range, and a comparison the range already implies is
+// dropped (a < 12 AND a < 10 is a < 10), a stricter one replaces the
+// earlier bound's term; an empty range makes the whole AND false. Only
+// for filters (UNKNOWN as FALSE), as Calcite.
+func mergeRanges(terms []Expr) []Expr {
+	out := append([]Expr(nil), terms...)
+	ranges := map[int]*openRange{}
+	falseLit := []Expr{&Literal{Value: false, T: sql.Boolean().NotNull()}}
+	for i, t := range terms {
+		rt, ok := readRangeTerm(t)
+		if !ok {
+			continue
+		}
+		r := ranges[rt.ref]
+		if r == nil {
+			r = &openRange{terms: []int{i}}
+			switch rt.op {
+			case "=":
+				r.lo, r.hi, r.loClosed, r.hiClosed = rt.lit, rt.lit, true, true
+			case "<", "<=":
+				r.hi, r.hiClosed = rt.lit, rt.op == "<="
+			case ">", ">=":
+				r.lo, r.loClosed = rt.lit, rt.op == ">="
+			}
+			ranges[rt.ref] = r
+			continue
+		}
+		cmpTo := func(b *Literal) (int, bool) { return compareLiterals(rt.lit, b) }
+		ok = true
+		check := func(n int, good bool) int {
+			ok = ok && good
+			return n
+		}
+		var upper, lower bool
+		switch rt.op {
+		case "=":
+			if r.lo != nil {
+				n := check(cmpTo(r.lo))
+				if ok && (n < 0 || n == 0 && !r.loClosed) {
+					return falseLit
+				}
+			}
+			if r.hi != nil {
+				n := check(cmpTo(r.hi))
+				if ok && (n > 0 || n == 0 && !r.hiClosed) {
+					return falseLit
+				}
+			}
+			if !ok {
+				continue
+			}
+			for _, j := range r.terms {
+				out[j] = nil
+			}
+			*r = openRange{lo: rt.lit, hi: rt.lit, loClosed: true, hiClosed: true, terms: []int{i}}
+			continue
+		case "<", "<=":
+			n := -1
+			if r.hi != nil {
+				n = check(cmpTo(r.hi))
+			}
+			if !ok {
+				continue
+			}
+			if n < 0 || n == 0 && rt.op == "<" {
+				if r.lo != nil {
+					m := check(cmpTo(r.lo))
+					if !ok {
+						continue
+					}
+					if m < 0 || m == 0 && (rt.op == "<" || !r.loClosed) {
+						return falseLit
+					}
+				}
+				r.hi, r.hiClosed, upper = rt.lit, rt.op == "<=", true
+			} else {
+				out[i] = nil
+			}
+		case ">", ">=":
+			n := 1
+			if r.lo != nil {
+				n = check(cmpTo(r.lo))
+			}
+			if !ok {
+				continue
+			}
+			if n > 0 || n == 0 && rt.op == ">" {
+				if r.hi != nil {
+					m := check(cmpTo(r.hi))
+					if !ok {
+						continue
+					}
+					if m > 0 || m == 0 && (rt.op == ">" || !r.hiClosed) {
+						return falseLit
+					}
+				}
+				r.lo, r.loClosed, lower = rt.lit, rt.op == ">=", true
+			} else {
+				out[i] = nil
+			}
+		}
+		if upper || lower {
+			var keep []int
+			for _, j := range r.terms {
+				prev, _ := readRangeTerm(terms[j])
+				isUpper := prev.op == "<" || prev.op == "<="
+				isLower := prev.op == ">" || prev.op == ">="
+				if upper && isUpper || lower && isLower {
+					out[j] = nil
+				} else {
+					keep = append(keep, j)
+				}
+			}
+			r.terms = append(keep, i)
+		}
+	}
+	var kept []Expr
+	for _, t := range out {
+		if t != nil {
+			kept = append(kept, t)
+		}
+	}
+	return kept
 }

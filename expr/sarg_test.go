@@ -38,6 +38,15 @@ func TestSimplifyFilter(t *testing.T) {
 		// JoinTest.testDependentConditionDerivationInnerJoinWithNull:
 		// RexSimplify.simplifyOr moves IS NULL terms to the head.
 		{"IS NULL first in an OR", or(cmp("=", a, lit(1)), isNull(b)), "(b IS NULL OR (a = 1))"},
+		// ShuffledHashJoinTest.testLeftOuterJoinWithFilter3 (a < 12 and the
+		// a < 10 derived from d < 10 AND a = d): RexSimplify's processRange
+		// keeps the stricter bound, in the place of the later term.
+		{"stricter upper bound replaces", and(cmp("<", a, lit(12)), cmp("<", a, lit(10))), "(a < 10)"},
+		{"implied upper bound goes", and(cmp("<", a, lit(10)), cmp("<", a, lit(12))), "(a < 10)"},
+		{"bounds of two fields", and(cmp(">", a, lit(1)), cmp("<", b, lit(5)), cmp(">=", a, lit(3))), "((b < 5) AND (a >= 3))"},
+		{"point inside a range", and(cmp("<", a, lit(10)), cmp("=", b, lit(2)), cmp("=", a, lit(3))), "((b = 2) AND (a = 3))"},
+		{"empty range", and(cmp("<", a, lit(3)), cmp(">", b, lit(2)), cmp(">=", a, lit(3))), "false"},
+		{"literal on the left", and(cmp(">", lit(12), a), cmp("<", a, lit(10))), "(a < 10)"},
 	} {
 		if got := String(SimplifyFilter(c.in), names, FormatInfix); got != c.want {
 			t.Errorf("%s: %s\n got %s\nwant %s", c.name, String(c.in, names, FormatInfix), got, c.want)
