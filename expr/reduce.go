@@ -104,6 +104,17 @@ func SubstituteConstants(exprs []Expr, cond Expr) []Expr {
 	consts := map[int]Expr{}
 	if cond != nil {
 		for _, c := range Conjuncts(cond) {
+			if x, ok := c.(*Call); ok && x.Op == "IS NULL" {
+				// RexUtil.predicateConstants reads "x IS NULL" of a
+				// nullable field as x = NULL: WHERE d IS NULL makes the
+				// projection's d null:INTEGER.
+				if ref, ok := x.Args[0].(*InputRef); ok && ref.T.Nullable {
+					if _, dup := consts[ref.Index]; !dup {
+						consts[ref.Index] = &Literal{Value: nil, T: ref.T}
+					}
+				}
+				continue
+			}
 			ref, l, ok := fixedBy(c)
 			if !ok {
 				continue

@@ -422,11 +422,13 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 				onlyRight = onlyRight && f >= nl
 			}
 			switch {
-			case (inner || isSemiAnti(kind)) && onlyLeft:
+			case (inner || isSemiAnti(kind) || kind == ast.LeftJoin) && onlyLeft:
 				// A semi or anti join keeps or drops whole left rows, so a
-				// filter on them goes below it as below an inner join.
+				// filter on them goes below it as below an inner join; so
+				// does a filter on the side an outer join does not pad
+				// (FilterJoinRule: JoinRelType.canPushLeftFromAbove).
 				leftConds = append(leftConds, c)
-			case inner && onlyRight:
+			case (inner || kind == ast.RightJoin) && onlyRight:
 				rightConds = append(rightConds, c)
 			case inner && len(r) > 0:
 				if joinCond == nil {
@@ -450,6 +452,9 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		leftConds = append(leftConds, l...)
 		rightConds = append(rightConds, r...)
 		leftConds, rightConds = transitiveConditions(joinCond, leftConds, rightConds, nl, len(join.inputs[1].Names()))
+	}
+	if (kind == ast.LeftJoin || kind == ast.RightJoin) && joinCond != nil {
+		leftConds, rightConds = paddedSideConditions(join, kind, joinCond, leftConds, rightConds, nl)
 	}
 	lin, rin, jtypes := join.inputs[0], join.inputs[1], join.types
 	width := nl + len(rin.Names()) // the condition's row: both inputs
@@ -1573,6 +1578,39 @@ func groupKeyBelow(n Node, f int) bool {
 }
 
 // retype gives the references to field f in e the type t.
+// paddedSideConditions carries an outer join's filters on the side it
+// keeps whole to the side it pads, through the ON's field equalities, as
+// Calcite's JoinPushTransitivePredicatesRule does with RelMdPredicates:
+// for a LEFT join the right input gets the predicates inferred from the
+// left's (a right row no left row matches is never output), and not the
+// other way round. ... WHERE a < 12 over LEFT JOIN ... ON a = d filters
+// d < 12 below the join's right side (JoinTestBase's
+// testLeftOuterJoinWithFilter2).
+func paddedSideConditions(join *LogicalJoin, kind ast.JoinKind, joinCond Expr, leftConds, rightConds []Expr, nl int) ([]Expr, []Expr) {
+	nr := len(join.inputs[1].Names())
+	l, r := transitiveConditions(joinCond, leftConds, rightConds, nl, nr)
+	side, off := join.inputs[1], nl
+	derived := r[len(rightConds):]
+	if kind == ast.RightJoin {
+		side, off = join.inputs[0], 0
+		derived = l[len(leftConds):]
+	}
+	for i, c := range derived {
+		// Below the join the fields have the input's types, not the
+		// join row's nullable ones.
+		fs := map[int]bool{}
+		refs(c, fs)
+		for f := range fs {
+			c = retype(c, f, side.Types()[f-off])
+		}
+		derived[i] = c
+	}
+	if kind == ast.RightJoin {
+		return l, rightConds
+	}
+	return leftConds, r
+}
+
 func retype(e Expr, f int, t sql.DataType) Expr {
 	switch x := e.(type) {
 	case *InputRef:
