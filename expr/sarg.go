@@ -217,9 +217,6 @@ func SimplifyFilter(e Expr) Expr {
 				terms = append(terms, s)
 			}
 		}
-		if c.Op == "OR" {
-			terms = isNullFirst(terms)
-		}
 		terms = collectSargs(terms, c.Op == "AND")
 		if c.Op == "AND" {
 			terms = mergeRanges(terms)
@@ -482,9 +479,21 @@ func wrap(x Bound, t sql.DataType) Bound {
 	return x
 }
 
-// isNullFirst moves the IS NULL terms of an OR to its head, keeping the
-// order within each part, as RexSimplify.simplifyOr does
-// (Util.moveToHead: y IS NULL OR x = 1).
+// NullTestsFirst moves the IS NULL terms of an OR to its head, keeping
+// the order within each part, as RexSimplify.simplifyOr does when it may
+// eliminate predicates (Util.moveToHead: y IS NULL OR x = 1). Calcite's
+// RelBuilder.filter simplifies a filter without (simplifyFilterPredicates,
+// CALCITE-2401), so a WHERE keeps its order; a condition the planner
+// derives through FlinkRexUtil.simplify has them moved
+// (JoinDependentConditionDerivationRule).
+func NullTestsFirst(e Expr) Expr {
+	c, ok := e.(*Call)
+	if !ok || c.Op != "OR" {
+		return e
+	}
+	return &Call{Op: "OR", Args: isNullFirst(c.Args), T: c.T}
+}
+
 func isNullFirst(terms []Expr) []Expr {
 	var head, tail []Expr
 	for _, t := range terms {

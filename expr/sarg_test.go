@@ -35,9 +35,10 @@ func TestSimplifyFilter(t *testing.T) {
 		{"one comparison stays", or(cmp("=", a, lit(1)), cmp("=", b, lit(2))), "((a = 1) OR (b = 2))"},
 		{"contradiction", and(cmp("=", a, lit(1)), cmp("=", a, lit(2))), "false"},
 		{"NOT of a comparison", not(cmp("<", a, lit(1))), "(a >= 1)"},
-		// JoinTest.testDependentConditionDerivationInnerJoinWithNull:
-		// RexSimplify.simplifyOr moves IS NULL terms to the head.
-		{"IS NULL first in an OR", or(cmp("=", a, lit(1)), isNull(b)), "(b IS NULL OR (a = 1))"},
+		// PushCalcPastChangelogNormalizeRuleTest.testWithMultipleFilters: a
+		// filter keeps its OR's order (RelBuilder.filter simplifies without
+		// predicate elimination, which is what moves IS NULL first).
+		{"IS NULL stays in place in a filter's OR", or(cmp("=", a, lit(1)), isNull(b)), "((a = 1) OR b IS NULL)"},
 		// ShuffledHashJoinTest.testLeftOuterJoinWithFilter3 (a < 12 and the
 		// a < 10 derived from d < 10 AND a = d): RexSimplify's processRange
 		// keeps the stricter bound, in the place of the later term.
@@ -81,5 +82,19 @@ func TestSearchEval(t *testing.T) {
 		if g, _ := got([]any{nil}); g != nil {
 			t.Errorf("%s at a = NULL: %v, want NULL", String(simple, []string{"a"}, FormatInfix), g)
 		}
+	}
+}
+
+// TestNullTestsFirst: a condition the planner derives and simplifies with
+// predicate elimination has its OR's IS NULL terms first
+// (JoinTest.testDependentConditionDerivationInnerJoinWithNull).
+func TestNullTestsFirst(t *testing.T) {
+	a := &InputRef{Index: 0, T: sql.Int()}
+	b := &InputRef{Index: 1, T: sql.BigInt()}
+	eq := &Call{Op: "=", Args: []Expr{a, &Literal{Value: int32(1), T: sql.Int().NotNull()}}, T: sql.Boolean()}
+	isNull := &Call{Op: "IS NULL", Args: []Expr{b}, T: sql.Boolean().NotNull()}
+	e := NullTestsFirst(&Call{Op: "OR", Args: []Expr{eq, isNull}, T: sql.Boolean()})
+	if got := String(e, []string{"a", "b"}, FormatInfix); got != "(b IS NULL OR (a = 1))" {
+		t.Errorf("got %s", got)
 	}
 }

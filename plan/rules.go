@@ -1323,10 +1323,10 @@ func dependentConditions(cond Expr, nl int) (left, right []Expr) {
 			rds = append(rds, and(rc))
 		}
 		if !lTrue {
-			left = append(left, or(lds))
+			left = append(left, expr.NullTestsFirst(or(lds)))
 		}
 		if !rTrue {
-			right = append(right, or(rds))
+			right = append(right, expr.NullTestsFirst(or(rds)))
 		}
 	}
 	return left, right
