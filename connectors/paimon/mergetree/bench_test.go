@@ -49,7 +49,7 @@ func benchRows(n, keys int, seed int64) [][]any {
 func BenchmarkWriteBuffer(b *testing.B) {
 	spec := benchSpec(b, nil)
 	rows := benchRows(100_000, 50_000, 1)
-	buf := NewWriteBuffer(spec, 1<<40, nil)
+	buf := NewWriteBuffer(spec, 1<<40, nil, nil)
 	var merged int
 	sink := func(*KV) error { merged++; return nil }
 	b.ReportAllocs()

@@ -55,11 +55,14 @@ func (r memRun) Discard()                {}
 // and merges each key's versions with the merge engine, so a flushed file
 // has unique keys. What the buffer holds is its limit plus one page chunk
 // (1 MiB) and a third of its index (32 bytes a record): a record is
-// decoded again only when it is flushed or spilled.
+// decoded again only when it is flushed or spilled. The page chunks come
+// from a MemoryPool and go back to it at every flush and spill, for the
+// next fill of this buffer or of another writer's of the same task.
 type WriteBuffer struct {
 	spec    *Spec
 	limit   int64
 	spill   Spiller
+	ownPool bool
 	pages   recordPages
 	idx     entryIndex
 	scratch []byte
@@ -70,9 +73,25 @@ type WriteBuffer struct {
 }
 
 // NewWriteBuffer creates a buffer bounded by limit bytes (serialized
-// records and their index entries); spill may be nil.
-func NewWriteBuffer(spec *Spec, limit int64, spill Spiller) *WriteBuffer {
-	return &WriteBuffer{spec: spec, limit: limit, spill: spill, generic: !intKeys(spec)}
+// records and their index entries) taking its pages from pool; spill may
+// be nil. With a nil pool the buffer has a pool of its own, of limit
+// bytes, closed with the buffer.
+func NewWriteBuffer(spec *Spec, limit int64, spill Spiller, pool *MemoryPool) *WriteBuffer {
+	b := &WriteBuffer{spec: spec, limit: limit, spill: spill, generic: !intKeys(spec)}
+	if pool == nil {
+		pool, b.ownPool = NewMemoryPool(limit), true
+	}
+	b.pages.pool = pool
+	return b
+}
+
+// Close drops what the buffer holds (spilled runs too) and returns its
+// pages to the pool (closing the pool if it is the buffer's own).
+func (b *WriteBuffer) Close() {
+	b.clear()
+	if b.ownPool {
+		b.pages.pool.Close()
+	}
 }
 
 // intKeys reports whether the spec's records sort on one INT or BIGINT key

@@ -29,7 +29,7 @@ func TestWriteBufferOffHeap(t *testing.T) {
 		t.Fatal(err)
 	}
 	const limit = 32 << 20
-	b := NewWriteBuffer(spec, limit, nil)
+	b := NewWriteBuffer(spec, limit, nil, nil)
 	defer b.Flush(func(*KV) error { return nil }, nil)
 	var before runtime.MemStats
 	runtime.GC()

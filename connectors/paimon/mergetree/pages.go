@@ -7,18 +7,21 @@ import (
 
 // pageChunk is the size of one mapping of the write buffer's record pages.
 // Paimon's write buffer takes pages of `page-size` (64 kb) from a pool of
-// `write-buffer-size`; mapping 1 MiB at a time keeps the number of system
-// calls small (a 256 MiB buffer is 256 mappings), and a record larger than
+// `write-buffer-size`; mapping 2 MiB at a time keeps the number of system
+// calls small (a 256 MiB buffer is 128 mappings), makes each chunk one
+// transparent huge page on Linux (offHeapAlloc), and a record larger than
 // a chunk gets a mapping of its own.
-const pageChunk = 1 << 20
+const pageChunk = 2 << 20
 
-// recordPages holds the serialized records of a write buffer in memory
-// mapped outside the Go heap (offHeapAlloc), so a full buffer costs its
+// recordPages holds the serialized records of a write buffer in chunks
+// its MemoryPool lends, mapped outside the Go heap (offHeapAlloc), so a
+// full buffer costs its
 // bytes once: the garbage collector neither scans it nor counts it toward
 // the next collection's target (with the binary's GOGC=400 a buffer on the
 // heap let the heap grow to five times the buffer). A record is addressed
 // by a ref: chunk index << 32 | offset.
 type recordPages struct {
+	pool   *MemoryPool
 	chunks [][]byte
 	used   int   // bytes used in the last chunk
 	bytes  int64 // bytes of records stored
@@ -27,9 +30,9 @@ type recordPages struct {
 // add copies rec into the pages and returns its ref.
 func (p *recordPages) add(rec []byte) (uint64, error) {
 	if len(p.chunks) == 0 || p.used+len(rec) > len(p.chunks[len(p.chunks)-1]) {
-		c, err := offHeapAlloc(max(pageChunk, len(rec)))
+		c, err := p.pool.get(max(pageChunk, len(rec)))
 		if err != nil {
-			return 0, fmt.Errorf("mergetree: write buffer pages: %w", err)
+			return 0, err
 		}
 		p.chunks = append(p.chunks, c)
 		p.used = 0
@@ -43,7 +46,8 @@ func (p *recordPages) add(rec []byte) (uint64, error) {
 }
 
 // at returns the record bytes at ref, n bytes long. The slice points into
-// the pages: it is valid until release.
+// the pages: it is valid until release (the pool then lends the chunk
+// to the next fill).
 func (p *recordPages) at(ref uint64, n int) []byte {
 	c := p.chunks[ref>>32]
 	off := int(uint32(ref))
@@ -59,12 +63,11 @@ func (p *recordPages) mapped() int64 {
 	return n
 }
 
-// release returns every chunk to the system.
+// release returns every chunk to the pool.
 func (p *recordPages) release() {
-	for _, c := range p.chunks {
-		offHeapFree(c)
-	}
-	p.chunks, p.used, p.bytes = nil, 0, 0
+	p.pool.put(p.chunks)
+	clear(p.chunks)
+	p.chunks, p.used, p.bytes = p.chunks[:0], 0, 0
 }
 
 // bufEntry is one record of the write buffer's index: the sort key of the

@@ -34,7 +34,7 @@ func TestSortIntKeysMatchesComparator(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := rand.New(rand.NewSource(7))
-		b := NewWriteBuffer(spec, 1<<40, nil)
+		b := NewWriteBuffer(spec, 1<<40, nil, nil)
 		if b.generic {
 			t.Fatalf("%s: fast path not taken", kt)
 		}
@@ -67,7 +67,7 @@ func TestSortIntKeysMatchesComparator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewWriteBuffer(spec, 1<<40, nil)
+	b := NewWriteBuffer(spec, 1<<40, nil, nil)
 	if !b.generic {
 		t.Fatal("fast path taken for a STRING key")
 	}
@@ -79,7 +79,7 @@ func TestSortIntKeysMatchesComparator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = NewWriteBuffer(spec, 1<<40, nil)
+	b = NewWriteBuffer(spec, 1<<40, nil, nil)
 	if !b.generic {
 		t.Fatal("fast path taken with sequence.field")
 	}

@@ -168,7 +168,7 @@ func TestWriteBufferSpill(t *testing.T) {
 		t.Fatal(err)
 	}
 	flush := func(limit int64, sp Spiller) (merged, raw []string) {
-		buf := NewWriteBuffer(spec, limit, sp)
+		buf := NewWriteBuffer(spec, limit, sp, nil)
 		for i := 0; i < 500; i++ {
 			kind := sql.Insert
 			if i%7 == 0 {
@@ -202,7 +202,7 @@ func TestWriteBufferSpill(t *testing.T) {
 		t.Errorf("merged %d keys, raw %d records", len(m1), len(r1))
 	}
 	// Without a spiller the buffer reports full.
-	buf := NewWriteBuffer(spec, 50, nil)
+	buf := NewWriteBuffer(spec, 50, nil, nil)
 	v := []any{int32(1), int64(1)}
 	if full, _ := buf.Put(&KV{Key: spec.KeyOf(v), Value: v}); !full {
 		t.Error("a buffer over its limit must report full")
@@ -621,7 +621,7 @@ func TestDiskSpillerRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewWriteBuffer(spec, 4096, NewDiskSpiller(spec, t.TempDir()))
+	b := NewWriteBuffer(spec, 4096, NewDiskSpiller(spec, t.TempDir()), nil)
 	defer b.Flush(func(*KV) error { return nil }, nil)
 	for i := 0; ; i++ {
 		v := []any{int32(i), "abcdefghij"}

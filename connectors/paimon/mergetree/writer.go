@@ -47,6 +47,10 @@ type WriterOptions struct {
 	// DeletionVectors is the bucket's deletion-vector maintainer, restored
 	// from the committed index; required when Spec.DeletionVectors.
 	DeletionVectors DeletionVectors
+	// Pool lends the write buffer its pages: the task's pool, shared by
+	// its writers (TableWrite's, of write-buffer-size). nil gives the
+	// buffer a pool of its own.
+	Pool *MemoryPool
 }
 
 // Writer is the merge-tree writer of one (partition, bucket) (Paimon's
@@ -94,7 +98,7 @@ func NewWriter(spec *Spec, store RunStore, restored []*FileMeta, opts WriterOpti
 	}
 	mgr.rw.spill = opts.Spiller
 	w := &Writer{spec: spec, store: store, levels: levels, mgr: mgr, opts: opts, lookup: lookup,
-		buf: NewWriteBuffer(spec, spec.WriteBufferSize, opts.Spiller), compactBefore: map[string]*FileMeta{}}
+		buf: NewWriteBuffer(spec, spec.WriteBufferSize, opts.Spiller, opts.Pool), compactBefore: map[string]*FileMeta{}}
 	for _, f := range restored {
 		w.nextSeq = max(w.nextSeq, f.MaxSeq+1)
 	}
@@ -337,6 +341,7 @@ func (w *Writer) Compact(full bool) error {
 // its result is discarded and the files it wrote are deleted (through
 // WriterOptions.DeleteFile), since only committed files survive a restart.
 func (w *Writer) Close() error {
+	w.buf.Close()
 	if w.deletionIndex != nil {
 		w.deletionIndex.Discard()
 		w.deletionIndex = nil

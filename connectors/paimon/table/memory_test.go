@@ -126,3 +126,46 @@ func TestCompactionHeapBounded(t *testing.T) {
 		t.Errorf("a full compaction of %d runs of %d rows grew the live heap by %d MiB", runs, rowsPerRun, growth>>20)
 	}
 }
+
+// TestWritersShareOnePool: the primary-key writers of one TableWrite (every
+// bucket it writes) take their write buffers' pages from one pool, as
+// Paimon's writers of a task share MemoryPoolFactory's pool of
+// write-buffer-size: after a commit the pages the four buckets filled are
+// kept up to write-buffer-size for the next fill, not once per bucket, and
+// Close releases them.
+func TestWritersShareOnePool(t *testing.T) {
+	tbl, err := Create(fs.NewLocal(), t.TempDir(), benchSchema(), nil,
+		map[string]string{"bucket": "4", "write-buffer-size": "4 mb"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, r := range benchRows(20000, 1<<30) { // ~2.5 MB in each bucket
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(w.order) != 4 {
+		t.Fatalf("%d bucket writers", len(w.order))
+	}
+	pool := w.pool
+	if m := pool.MappedBytes(); m < 8<<20 {
+		t.Fatalf("four buckets of ~2.5 MB buffered: the task's pool maps %d bytes", m)
+	}
+	if _, err := w.PrepareCommit(false); err != nil {
+		t.Fatal(err)
+	}
+	if m := pool.MappedBytes(); m == 0 || m > 4<<20 {
+		t.Errorf("after the commit the pool keeps %d bytes, want some and at most write-buffer-size (4 MiB)", m)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m := pool.MappedBytes(); m != 0 || w.pool != nil {
+		t.Errorf("after Close the pool maps %d bytes (pool released: %v)", m, w.pool == nil)
+	}
+}

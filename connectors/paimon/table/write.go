@@ -76,6 +76,10 @@ type TableWrite struct {
 	writers      map[bucketKey]*bucketWriter
 	order        []bucketKey
 	scratch      []byte
+	// pool lends the primary-key writers' write buffers their pages
+	// (MemoryPoolFactory's pool of write-buffer-size, one per task), from
+	// the first bucket writer to Close.
+	pool *mergetree.MemoryPool
 
 	// fullEvery is changelog-producer.compaction-interval (full-compaction
 	// producer): a full compaction at the first commit after it elapsed.
@@ -461,7 +465,10 @@ func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
 			}
 			metas = append(metas, fm)
 		}
-		opts := mergetree.WriterOptions{DeleteFile: st.deleteFile}
+		if w.pool == nil {
+			w.pool = mergetree.NewMemoryPool(w.t.Spec.WriteBufferSize)
+		}
+		opts := mergetree.WriterOptions{DeleteFile: st.deleteFile, Pool: w.pool}
 		if w.dvs {
 			vecs, err := w.t.readDeletionVectors(dvIdx)
 			if err != nil {
@@ -651,6 +658,10 @@ func (w *TableWrite) Close() error {
 		}
 	}
 	w.writers, w.order = map[bucketKey]*bucketWriter{}, nil
+	if w.pool != nil {
+		w.pool.Close()
+		w.pool = nil
+	}
 	if w.ownTmp {
 		removeTempDir(w.tmp)
 	}
