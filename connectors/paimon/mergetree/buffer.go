@@ -81,7 +81,7 @@ func NewWriteBuffer(spec *Spec, limit int64, spill Spiller, pool *MemoryPool) *W
 	if pool == nil {
 		pool, b.ownPool = NewMemoryPool(limit), true
 	}
-	b.pages.pool = pool
+	b.pages.pool, b.idx.pool = pool, pool
 	return b
 }
 

@@ -5,12 +5,14 @@ import (
 	"unsafe"
 )
 
-// pageChunk is the size of one mapping of the write buffer's record pages.
-// Paimon's write buffer takes pages of `page-size` (64 kb) from a pool of
-// `write-buffer-size`; mapping 2 MiB at a time keeps the number of system
-// calls small (a 256 MiB buffer is 128 mappings), makes each chunk one
-// transparent huge page on Linux (offHeapAlloc), and a record larger than
-// a chunk gets a mapping of its own.
+// pageChunk is the size of the largest mapping of the write buffer's
+// record pages. Paimon's write buffer takes pages of `page-size` (64 kb)
+// from a pool of `write-buffer-size`; a buffer's chunks double from 64 KB
+// (minChunk) to 2 MiB, which keeps the number of system calls small (a
+// 256 MiB buffer is 133 mappings), a bucket of a few records small, and
+// makes each large chunk one transparent huge page on Linux
+// (offHeapAlloc). A record larger than pageChunk gets a mapping of its
+// own.
 const pageChunk = 2 << 20
 
 // recordPages holds the serialized records of a write buffer in chunks
@@ -30,7 +32,11 @@ type recordPages struct {
 // add copies rec into the pages and returns its ref.
 func (p *recordPages) add(rec []byte) (uint64, error) {
 	if len(p.chunks) == 0 || p.used+len(rec) > len(p.chunks[len(p.chunks)-1]) {
-		c, err := p.pool.get(max(pageChunk, len(rec)))
+		last := 0
+		if len(p.chunks) > 0 {
+			last = len(p.chunks[len(p.chunks)-1])
+		}
+		c, err := p.pool.get(chunkSize(last, len(rec)))
 		if err != nil {
 			return 0, err
 		}
@@ -65,7 +71,7 @@ func (p *recordPages) mapped() int64 {
 
 // release returns every chunk to the pool.
 func (p *recordPages) release() {
-	p.pool.put(p.chunks)
+	p.pool.put(p.chunks...)
 	clear(p.chunks)
 	p.chunks, p.used, p.bytes = p.chunks[:0], 0, 0
 }
@@ -83,23 +89,29 @@ type bufEntry struct {
 
 const entrySize = int(unsafe.Sizeof(bufEntry{}))
 
-// entryIndex is a growable array of bufEntry outside the Go heap.
+// entryIndex is a growable array of bufEntry outside the Go heap, in
+// memory of its buffer's pool (chunkSize's classes, then its own mappings
+// past pageChunk).
 type entryIndex struct {
+	pool *MemoryPool
 	mem  []byte
 	ents []bufEntry // len = records, cap = what mem holds
 }
 
 func (x *entryIndex) append(e bufEntry) error {
 	if len(x.ents) == cap(x.ents) {
-		n := max(1024, cap(x.ents)+cap(x.ents)/2)
-		mem, err := offHeapAlloc(n * entrySize)
+		size := chunkSize(len(x.mem), 0)
+		if len(x.mem) >= pageChunk {
+			size = (len(x.mem) + len(x.mem)/2 + pageChunk - 1) &^ (pageChunk - 1)
+		}
+		mem, err := x.pool.get(size)
 		if err != nil {
 			return fmt.Errorf("mergetree: write buffer index: %w", err)
 		}
-		ents := unsafe.Slice((*bufEntry)(unsafe.Pointer(unsafe.SliceData(mem))), n)[:len(x.ents)]
+		ents := unsafe.Slice((*bufEntry)(unsafe.Pointer(unsafe.SliceData(mem))), size/entrySize)[:len(x.ents)]
 		copy(ents, x.ents)
 		if x.mem != nil {
-			offHeapFree(x.mem)
+			x.pool.put(x.mem)
 		}
 		x.mem, x.ents = mem, ents
 	}
@@ -111,7 +123,7 @@ func (x *entryIndex) mapped() int64 { return int64(len(x.mem)) }
 
 func (x *entryIndex) release() {
 	if x.mem != nil {
-		offHeapFree(x.mem)
+		x.pool.put(x.mem)
 	}
 	x.mem, x.ents = nil, nil
 }
