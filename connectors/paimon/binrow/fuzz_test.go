@@ -1,6 +1,7 @@
 package binrow
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/sqlrun/sqlrun/sql"
@@ -23,6 +24,19 @@ func FuzzDecode(f *testing.F) {
 			// Whatever decodes must re-encode.
 			if _, err := Encode(types[:n], vals); err != nil {
 				t.Fatalf("decoded values do not re-encode: %v", err)
+			}
+		}
+		// DecodeCompact accepts and refuses what Decode does, with the
+		// same values.
+		for n := 0; n <= len(types); n++ {
+			want, werr := Decode(types[:n], b)
+			got := make([]any, n)
+			gerr := DecodeCompact(got, types[:n], b)
+			if (werr == nil) != (gerr == nil) {
+				t.Fatalf("%d fields: Decode error %v, DecodeCompact error %v", n, werr, gerr)
+			}
+			if werr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%d fields: DecodeCompact %#v, Decode %#v", n, got, want)
 			}
 		}
 	})

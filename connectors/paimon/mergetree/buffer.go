@@ -262,12 +262,21 @@ func (it *bufIter) Next() *KV {
 	}
 	e := it.b.idx.ents[it.pos]
 	it.pos++
-	value, err := binrow.Decode(it.b.spec.FieldTypes, it.b.pages.at(e.ref, int(e.size)))
-	if err != nil {
+	// The values and the key share one slice, and the values' strings and
+	// numbers one allocation (DecodeCompact): each copied out of the
+	// pages, which the pool lends to the next fill after the flush.
+	spec := it.b.spec
+	arity := len(spec.FieldTypes)
+	vals := make([]any, arity+len(spec.KeyIndex))
+	value, key := vals[:arity:arity], vals[arity:]
+	if err := binrow.DecodeCompact(value, spec.FieldTypes, it.b.pages.at(e.ref, int(e.size))); err != nil {
 		it.err = fmt.Errorf("mergetree: write buffer: %w", err)
 		return nil
 	}
-	return &KV{Key: it.b.spec.KeyOf(value), Seq: e.seq, Kind: sql.RowKind(e.kind), Value: value, Level: -1}
+	for i, j := range spec.KeyIndex {
+		key[i] = value[j]
+	}
+	return &KV{Key: key, Seq: e.seq, Kind: sql.RowKind(e.kind), Value: value, Level: -1}
 }
 
 // Error implements Iterator.

@@ -280,12 +280,14 @@ func (it *diskRunIter) record() (*KV, error) {
 	if kn > len(rec)-4 {
 		return nil, errSpillCorrupt
 	}
-	key, err := binrow.Decode(it.d.keys, rec[4:4+kn])
-	if err != nil {
+	// Decoded out of the block, which the next block overwrites.
+	nk := len(it.d.keys)
+	vals := make([]any, nk+len(it.d.spec.FieldTypes))
+	key, value := vals[:nk:nk], vals[nk:]
+	if err := binrow.DecodeCompact(key, it.d.keys, rec[4:4+kn]); err != nil {
 		return nil, err
 	}
-	value, err := binrow.Decode(it.d.spec.FieldTypes, rec[4+kn:])
-	if err != nil {
+	if err := binrow.DecodeCompact(value, it.d.spec.FieldTypes, rec[4+kn:]); err != nil {
 		return nil, err
 	}
 	return &KV{Key: key, Seq: seq, Kind: kind, Value: value, Level: int(level)}, nil
