@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/internal/prefetch"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -260,7 +262,17 @@ func (it *bufIter) Next() *KV {
 	if it.err != nil || it.pos >= len(it.b.idx.ents) {
 		return nil
 	}
-	e := it.b.idx.ents[it.pos]
+	ents := it.b.idx.ents
+	e := ents[it.pos]
+	if k := it.pos + bufAhead; k < len(ents) {
+		// In key order the records are visited randomly in memory (random
+		// keys): hint a record a few ahead into cache so its misses
+		// overlap with decoding and writing this one (see SliceIter's
+		// prefetch).
+		f := ents[k]
+		rec := it.b.pages.at(f.ref, int(f.size))
+		prefetch.Range(unsafe.Pointer(unsafe.SliceData(rec)), len(rec))
+	}
 	it.pos++
 	// The values and the key share one slice, and the values' strings and
 	// numbers one allocation (DecodeCompact): each copied out of the
@@ -278,6 +290,9 @@ func (it *bufIter) Next() *KV {
 	}
 	return &KV{Key: key, Seq: e.seq, Kind: sql.RowKind(e.kind), Value: value, Level: -1}
 }
+
+// bufAhead is how many records ahead bufIter prefetches.
+const bufAhead = 4
 
 // Error implements Iterator.
 func (it *bufIter) Error() error { return it.err }
