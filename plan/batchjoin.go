@@ -2,6 +2,7 @@ package plan
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/sqlrun/sqlrun/config"
@@ -139,6 +140,138 @@ func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind, hints
 
 func hashExchange(in Node, keys []int) Node { return &Exchange{base: sameRow(in), Keys: keys} }
 
+// requireHash gives a shuffled join's input the hash distribution on keys
+// it requires: the input as it is when it already delivers that
+// distribution (satisfyHash), else a hash Exchange over it. That is what
+// Flink's FlinkExpandConversionRule makes of the requirement: its
+// satisfyTraitsByInput asks the input's own satisfyTraits (a
+// BatchPhysicalRel's) for a copy that delivers the distribution, its
+// satisfyTraitsBySelf puts an Exchange on top, and the cost model keeps
+// the copy whenever it needs no Exchange the other lacks.
+func requireHash(in Node, keys []int) Node {
+	if n, ok := satisfyHash(in, keys); ok {
+		return n
+	}
+	return hashExchange(in, keys)
+}
+
+// satisfyHash returns n rewritten to deliver its rows hash-distributed on
+// keys (a join's strict requirement: the same keys in the same order)
+// without an Exchange of its own, or false. Only rewrites that add no
+// Exchange are offered: pushing the requirement down through a Calc
+// (BatchPhysicalCalcBase.satisfyTraits), through a shuffled hash or
+// sort-merge join onto the Exchanges under it, which it re-keys
+// (BatchPhysicalJoinBase.satisfyHashDistributionOnNonBroadcastJoin), and
+// through a broadcast hash or nested-loop join onto its probe side
+// (satisfyTraitsOnBroadcastJoin), down to a hash Exchange on the same keys.
+func satisfyHash(n Node, keys []int) (Node, bool) {
+	switch n := n.(type) {
+	case *Exchange:
+		if n.Broadcast || n.Single || !slices.Equal(n.Keys, keys) {
+			return nil, false
+		}
+		return n, true
+	case *Calc:
+		// A required key must be an input field the Calc projects as it
+		// is (a RexInputRef in the projection).
+		mapped := make([]int, len(keys))
+		for i, k := range keys {
+			ref, ok := n.Exprs[k].(*InputRef)
+			if !ok {
+				return nil, false
+			}
+			mapped[i] = ref.Index
+		}
+		in, ok := satisfyHash(n.input(), mapped)
+		if !ok {
+			return nil, false
+		}
+		return n.WithInputs(in), true
+	case *Join:
+		switch {
+		case n.Strategy == StrategySortMerge || n.Strategy == StrategyHash && !n.Broadcast:
+			lk, rk, ok := hashThroughShuffledJoin(n, keys)
+			if !ok {
+				return nil, false
+			}
+			return n.WithInputs(requireHash(unexchanged(n.Inputs()[0]), lk), requireHash(unexchanged(n.Inputs()[1]), rk)), true
+		case n.Strategy == StrategyHash || n.Strategy == StrategyNestedLoop && n.JoinType != ast.FullJoin:
+			// The required keys must all come from the probe side (the one
+			// not broadcast), which must deliver them by itself.
+			nl := len(n.Inputs()[0].Names())
+			probe := 0
+			if n.LeftIsBuild {
+				probe = 1
+			}
+			probeKeys := make([]int, len(keys))
+			for i, k := range keys {
+				if (k < nl) != (probe == 0) {
+					return nil, false
+				}
+				probeKeys[i] = k - probe*nl
+			}
+			in, ok := satisfyHash(n.Inputs()[probe], probeKeys)
+			if !ok {
+				return nil, false
+			}
+			ins := append([]Node(nil), n.Inputs()...)
+			ins[probe] = in
+			return n.WithInputs(ins...), true
+		}
+	}
+	return nil, false
+}
+
+// unexchanged is a join input without the hash Exchange the join put on
+// it.
+func unexchanged(in Node) Node {
+	if ex, ok := in.(*Exchange); ok && !ex.Broadcast && !ex.Single {
+		return ex.input()
+	}
+	return in
+}
+
+// hashThroughShuffledJoin is
+// BatchPhysicalJoinBase.satisfyHashDistributionOnNonBroadcastJoin for a
+// strict hash requirement on keys of a shuffled join's output: each key
+// must be a join key of the left input (not of a RIGHT join) or of the
+// right input (of an INNER or RIGHT join); the join then requires its
+// inputs hashed on those keys and their partners, in the required order.
+func hashThroughShuffledJoin(n *Join, keys []int) (lk, rk []int, ok bool) {
+	if n.JoinType == ast.FullJoin || len(keys) == 0 {
+		return nil, nil, false
+	}
+	nl := len(n.Inputs()[0].Names())
+	partner := func(k int, from, to []int) (int, bool) {
+		found, at := false, 0
+		for i, f := range from { // the last pair wins, as in a Scala Map built by zip
+			if f == k {
+				found, at = true, to[i]
+			}
+		}
+		return at, found
+	}
+	for _, k := range keys {
+		switch {
+		case k < nl && n.JoinType != ast.RightJoin:
+			r, found := partner(k, n.LeftKeys, n.RightKeys)
+			if !found {
+				return nil, nil, false
+			}
+			lk, rk = append(lk, k), append(rk, r)
+		case k >= nl && (n.JoinType == ast.RightJoin || n.JoinType == ast.InnerJoin):
+			l, found := partner(k-nl, n.RightKeys, n.LeftKeys)
+			if !found {
+				return nil, nil, false
+			}
+			lk, rk = append(lk, l), append(rk, k-nl)
+		default:
+			return nil, nil, false
+		}
+	}
+	return lk, rk, true
+}
+
 // broadcastHashJoin is BatchPhysicalHashJoinRule's broadcast join: the
 // build side broadcast, the probe side read where it is.
 func broadcastHashJoin(j *Join, left, right Node, leftBroadcast bool) Node {
@@ -158,7 +291,7 @@ func broadcastHashJoin(j *Join, left, right Node, leftBroadcast bool) Node {
 func shuffledHashJoin(j *Join, left, right Node, leftBuild bool) Node {
 	out := *j
 	out.Strategy, out.LeftIsBuild = StrategyHash, leftBuild
-	out.base = row(j.names, j.types, hashExchange(left, j.LeftKeys), hashExchange(right, j.RightKeys))
+	out.base = row(j.names, j.types, requireHash(left, j.LeftKeys), requireHash(right, j.RightKeys))
 	return &out
 }
 
@@ -167,7 +300,7 @@ func shuffledHashJoin(j *Join, left, right Node, leftBuild bool) Node {
 func sortMergeJoin(j *Join, left, right Node) Node {
 	out := *j
 	out.Strategy = StrategySortMerge
-	out.base = row(j.names, j.types, hashExchange(left, j.LeftKeys), hashExchange(right, j.RightKeys))
+	out.base = row(j.names, j.types, requireHash(left, j.LeftKeys), requireHash(right, j.RightKeys))
 	return &out
 }
 

@@ -108,7 +108,9 @@
 //     Deduplicate, StreamPhysicalDeduplicateRule; other ranks a Rank whose
 //     strategy changelog inference picks;
 //     every GroupAggregate gets its hash Exchange, joins their input
-//     Exchanges with the equi-keys, upsert sources Exchange(hash[pk]) →
+//     Exchanges with the equi-keys (a batch shuffled join none over an
+//     input already hashed on them: FlinkExpandConversionRule with the
+//     inputs' satisfyTraits, batchjoin.go), upsert sources Exchange(hash[pk]) →
 //     ChangelogNormalize exactly where DynamicSourceUtils.changelogNormalizeEnabled
 //     says, with the source validation errors of validateScanSourceForStreaming;
 //     StreamPhysicalTableSourceScanRule);
