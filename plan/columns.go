@@ -255,7 +255,12 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	// shifted past the left row), as Flink's RelTimeIndicatorConverter
 	// keeps a window join's time indicators.
 	wj, isWJ := n.(*WindowJoin)
-	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup || isTemporal || passesWindowProctime(n) || isTVF && keep
+	// A WindowAggregate on processing time reads its time attribute
+	// unmaterialized (WindowAggregateTest.testProctimeWindowWithFilter:
+	// PROCTIME() AS proctime below it).
+	wa, isWA := n.(*WindowAggregate)
+	isProcWA := isWA && wa.Window.ProcTime && wa.Phase == 0
+	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup || isTemporal || passesWindowProctime(n) || isTVF && keep || isProcWA
 	var inAttrs map[int]bool
 	if len(ins) > 0 {
 		changed := false
@@ -287,8 +292,22 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 		*WindowRank, *WindowDeduplicate, *WindowJoin:
 		return n, inAttrs
 	case *WindowTableFunction:
+		if c.Window.ProcTime {
+			// Its window_time is a proctime attribute too.
+			attrs := map[int]bool{len(c.input().Names()) + 2: true}
+			for f := range inAttrs {
+				attrs[f] = true
+			}
+			return n, attrs
+		}
 		if keep {
 			return n, inAttrs
+		}
+	case *WindowAggregate:
+		// A processing-time window's window_time is a proctime attribute
+		// (proctime('w$)), materialized above.
+		if c.Window.ProcTime && c.WindowTime && c.Phase == 0 {
+			return n, map[int]bool{len(c.Group) + len(c.Aggs) + 2: true}
 		}
 	case *Sink:
 		if in := materializeAbove(c.input(), inAttrs); in != c.input() {
@@ -380,16 +399,20 @@ func materialize(e Expr) Expr {
 	return &out
 }
 
-// passesWindowProctime reports a window Top-N, deduplication or join: as
+// passesWindowProctime reports a window Top-N, deduplication or join (or a
+// window table function on processing time): as
 // the WindowTableFunction below it, it passes processing-time attributes
 // on unmaterialized, and the Calc above materializes them
 // (WindowDeduplicateTest.testOnWindowTVF,
 // WindowJoinTest.testSimplifyTumbleWindowTVFBeforeWindowJoin:
 // PROCTIME_MATERIALIZE(proctime)).
 func passesWindowProctime(n Node) bool {
-	switch n.(type) {
+	switch x := n.(type) {
 	case *WindowRank, *WindowDeduplicate, *WindowJoin:
 		return true
+	case *WindowTableFunction:
+		// On processing time, it passes its attributes on too.
+		return x.Window.ProcTime
 	}
 	return false
 }

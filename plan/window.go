@@ -21,6 +21,8 @@ type Windowing struct {
 	// input); PartitionNames their names in the aggregate's input.
 	Partition      []int
 	PartitionNames []string
+	// ProcTime is a window on a processing-time attribute (PROCTIME()).
+	ProcTime bool
 }
 
 // spec is Flink's WindowSpec.toSummaryString after the time column part.
@@ -96,10 +98,14 @@ func (n *LogicalWindowTableFunction) describe(f Format) string {
 	in := n.input().Names()
 	for i, name := range n.names {
 		t := strings.NewReplacer(" CHARACTER SET \"UTF-16LE\"", "", "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "TIMESTAMP_LTZ").Replace(calciteType(n.types[i].WithNullable(true)))
+		attr := ""
+		if i < len(in) {
+			attr = timeAttribute(n.input(), i)
+		}
 		switch {
-		case i == n.TimeCol || i == len(in)+2:
+		case (i == n.TimeCol || i == len(in)+2) && !n.Window.ProcTime || attr == "rowtime":
 			t += " *ROWTIME*"
-		case i < len(in) && timeAttribute(n.input(), i) == "proctime":
+		case i == len(in)+2 || attr == "proctime":
 			t += " *PROCTIME*"
 		}
 		fields = append(fields, t+" "+name)
@@ -206,7 +212,11 @@ func (n *WindowAggregate) describe(Format) string {
 		k := len(n.Group) + len(n.Aggs)
 		sel = append(sel, "start('w$) AS "+n.names[k], "end('w$) AS "+n.names[k+1])
 		if n.WindowTime {
-			sel = append(sel, "rowtime('w$) AS "+n.names[k+2])
+			prop := "rowtime"
+			if n.Window.ProcTime {
+				prop = "proctime"
+			}
+			sel = append(sel, prop+"('w$) AS "+n.names[k+2])
 		}
 	}
 	s := n.Name() + "("
@@ -306,10 +316,14 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	if !b.streaming {
 		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support window table functions in batch mode yet")
 	}
+	procTime := false
 	switch timeAttribute(in, timeCol) {
 	case "rowtime":
 	case "proctime":
-		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support windows on processing time yet")
+		if x.Name == "SESSION" {
+			return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support SESSION windows on processing time yet")
+		}
+		procTime = true
 	default:
 		return nil, nil, sql.Errorf(sql.ValidationException, "Window can only be defined on a time attribute column, but is type of %s", tt.WithNullable(true))
 	}
@@ -342,7 +356,7 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 		}
 		return iv.Millis, nil
 	}
-	w := Windowing{Func: x.Name, Partition: partition}
+	w := Windowing{Func: x.Name, Partition: partition, ProcTime: procTime}
 	if w.Size, err = interval("SIZE"); err != nil {
 		return nil, nil, err
 	}
@@ -614,8 +628,9 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		return nil, false, err
 	}
 	// TwoStageOptimizedWindowAggregateRule: a session window is never
-	// split (its windows depend on all of a key's rows).
-	if strategy != "ONE_PHASE" && window.Func != "SESSION" && twoPhaseEligible(aggs) {
+	// split (its windows depend on all of a key's rows), nor a window on
+	// processing time (WindowAggregateTest.testTumble_DoNotSplitProcessingTimeWindow).
+	if strategy != "ONE_PHASE" && window.Func != "SESSION" && !window.ProcTime && twoPhaseEligible(aggs) {
 		local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: timeCol, Window: window, Phase: 1}
 		bufs, btypes := accBuffers(aggs, func(a AggCall) sql.DataType { return calc.Types()[a.Args[0]] })
 		var ln []string

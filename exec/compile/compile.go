@@ -299,6 +299,11 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 	case *plan.DropUpdateBefore:
 		f = operators.DropUpdateBefore()
 	case *plan.WindowTableFunction:
+		if n.Window.ProcTime {
+			return edge{}, sql.Errorf(sql.TableException,
+				"sqlrun cannot run a window table function on processing time (TABLE(%s(... DESCRIPTOR(%s) ...))) other than under a window aggregate yet",
+				n.Window.Func, n.Inputs()[0].Names()[n.TimeCol])
+		}
 		f = operators.WindowTableFunction(windowSpec(n.Window, n.TimeCol))
 	case *plan.GroupAggregate:
 		spec := operators.AggregateSpec{GroupKeys: n.Group, GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore),
@@ -320,6 +325,9 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			return edge{}, err
 		}
 	case *plan.WindowRank:
+		if n.Window.ProcTime {
+			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run a window Top-N on processing time yet")
+		}
 		if n.Func != "ROW_NUMBER" {
 			// StreamExecWindowRank.translateToPlanInternal: Flink 1.20 plans
 			// a RANK() / DENSE_RANK() window Top-N but cannot run it.

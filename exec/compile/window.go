@@ -8,7 +8,8 @@ import (
 )
 
 // windowAggregate runs a WindowAggregate, or a GlobalWindowAggregate with
-// its LocalWindowAggregate, as one event-time window operator behind the
+// its LocalWindowAggregate, as one event-time (or processing-time) window
+// operator behind the
 // plan's Exchange (the local phase is a pre-aggregation the result does
 // not need, as for batch aggregates).
 func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, error) {
@@ -36,7 +37,7 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 		in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: one.Group}
 	}
 	spec := windowSpec(one.Window, one.TimeCol)
-	spec.GroupKeys, spec.WindowTime = one.Group, n.WindowTime
+	spec.GroupKeys, spec.WindowTime, spec.ProcTime = one.Group, n.WindowTime, one.Window.ProcTime
 	for _, a := range one.Aggs {
 		s, err := aggSpec(a)
 		if err != nil {

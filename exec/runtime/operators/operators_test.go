@@ -273,6 +273,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "window" {
 				return runWindow(t, td)
 			}
+			if td.Cmd == "proc-window" {
+				return runProcWindow(t, td)
+			}
 			if td.Cmd == "over" {
 				return runOver(t, td)
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
@@ -37,8 +38,13 @@ type WindowSpec struct {
 	TimeCol   int
 	GroupKeys []int
 	Aggs      []AggSpec
-	// WindowTime also emits window_time (window_end - 1 ms).
+	// WindowTime also emits window_time (window_end - 1 ms; on processing
+	// time, the clock's time when the window fires).
 	WindowTime bool
+	// ProcTime windows on processing time: a row falls in the windows of
+	// the operator's clock when it arrives (TimeCol is not read), and a
+	// window fires when the clock reaches its end - 1.
+	ProcTime bool
 }
 
 // windowStart is Flink's TimeWindow.getWindowStartWithOffset.
@@ -87,11 +93,75 @@ func (s *WindowSpec) windows(ts int64, fn func(start, end int64) error) error {
 // not its last window still counts in the windows that have not fired
 // (Flink's sliceStateMergeTarget). Pending windows are keyed state, so they
 // survive checkpoints and restores and fire after a restore.
+//
+// With ProcTime the windows are on processing time, as Flink's
+// SlicingWindowOperator with a processing-time assigner: a row belongs to
+// the windows of the operator's clock (runtime.Context.Clock) when it
+// arrives, whatever its columns hold; nothing is late; watermarks fire
+// nothing; a window fires once, when a processing-time tick finds the
+// clock at or past its end - 1 (Flink's processing-time timer at
+// window end - 1, WindowTimerServiceImpl), and window_time is the clock's
+// time then (Flink's proctime window property, materialized downstream).
+// As in Flink, windows that have not fired when a bounded input ends are
+// not emitted (a finishing task quiesces its processing-time timers); a
+// restored job fires the pending windows its clock has passed at its first
+// tick.
 func WindowAggregate(spec WindowSpec) runtime.OperatorFactory {
 	return func(int, int) (runtime.Operator, error) {
 		w := &windowAgg{spec: spec, agg: groupAgg{spec: AggregateSpec{GroupKeys: spec.GroupKeys, Aggs: spec.Aggs}}}
+		if spec.ProcTime {
+			if spec.Kind == Session {
+				return nil, fmt.Errorf("WindowAggregate: SESSION windows on processing time are not supported")
+			}
+			return &procWindowAgg{windowAgg: w}, nil
+		}
 		return w, nil
 	}
+}
+
+// procTimerInterval is how often a processing-time window aggregate looks
+// for windows to fire (the latency of a firing past its end - 1).
+const procTimerInterval = 10 * time.Millisecond
+
+// procWindowAgg is WindowAggregate on processing time.
+type procWindowAgg struct {
+	*windowAgg
+	now func() time.Time
+}
+
+func (w *procWindowAgg) Open(ctx *runtime.Context, restored []byte) error {
+	w.now = ctx.Clock()
+	return w.windowAgg.Open(ctx, restored)
+}
+
+func (w *procWindowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) error {
+	ts := w.now().UnixMilli()
+	for _, r := range rows {
+		if r.Kind != sql.Insert {
+			return fmt.Errorf("WindowAggregate expects insert-only input, got %s", r.Kind)
+		}
+		w.enc.Buf = w.enc.Buf[:0]
+		if err := state.AppendKey(&w.enc, r, w.spec.GroupKeys); err != nil {
+			return fmt.Errorf("WindowAggregate key: %w", err)
+		}
+		if err := w.add(r, ts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ProcessWatermark fires nothing: processing-time windows ignore event
+// time (the runtime forwards the watermark).
+func (w *procWindowAgg) ProcessWatermark(int64, *runtime.Collector) error { return nil }
+
+// TimerInterval is how often the runtime calls OnProcessingTime.
+func (w *procWindowAgg) TimerInterval() time.Duration { return procTimerInterval }
+
+// OnProcessingTime fires the windows whose end - 1 the clock reached.
+func (w *procWindowAgg) OnProcessingTime(_ time.Time, out *runtime.Collector) error {
+	now := w.now().UnixMilli()
+	return w.fire(now, now, out)
 }
 
 type windowAgg struct {
@@ -322,29 +392,34 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 			}
 			continue
 		}
-		err := w.spec.windows(ts.Millis, func(start, end int64) error {
-			if w.wm >= end-1 {
-				return nil // fired already
-			}
-			k := windowKey(start, end, w.enc.Buf)
-			grp, ok, err := w.agg.groups.Get(k)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				grp = &group{key: box.Compact(project(r, w.spec.GroupKeys)), accs: make([]acc, len(w.spec.Aggs))}
-				w.track(end, k)
-			}
-			if err := w.agg.apply(grp, r, true); err != nil {
-				return err
-			}
-			return w.agg.groups.Put(k, grp)
-		})
-		if err != nil {
+		if err := w.add(r, ts.Millis); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// add adds row r (group key in w.enc.Buf) to the windows of time ts that
+// have not fired.
+func (w *windowAgg) add(r sql.Row, ts int64) error {
+	return w.spec.windows(ts, func(start, end int64) error {
+		if w.wm >= end-1 {
+			return nil // fired already
+		}
+		k := windowKey(start, end, w.enc.Buf)
+		grp, ok, err := w.agg.groups.Get(k)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			grp = &group{key: box.Compact(project(r, w.spec.GroupKeys)), accs: make([]acc, len(w.spec.Aggs))}
+			w.track(end, k)
+		}
+		if err := w.agg.apply(grp, r, true); err != nil {
+			return err
+		}
+		return w.agg.groups.Put(k, grp)
+	})
 }
 
 // dropSession removes the fired session starting at start from gk's index.
@@ -367,7 +442,13 @@ func (w *windowAgg) dropSession(gk string, start int64) {
 // in the order of their ends, each window's groups in key order.
 func (w *windowAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 	w.wm = wm
-	for len(w.ends) > 0 && w.ends[0]-1 <= wm {
+	return w.fire(wm, 0, out)
+}
+
+// fire emits and drops the windows whose end - 1 is at most t (window_time
+// is end - 1, or procTime when not 0).
+func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
+	for len(w.ends) > 0 && w.ends[0]-1 <= t {
 		end := w.ends[0]
 		keys := make([]string, 0, len(w.pending[end]))
 		for k := range w.pending[end] {
@@ -389,7 +470,11 @@ func (w *windowAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 			start, _ := parseWindowKey(k)
 			vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end})
 			if w.spec.WindowTime {
-				vals = append(vals, sql.TimestampData{Millis: end - 1})
+				wt := end - 1
+				if w.spec.ProcTime {
+					wt = procTime
+				}
+				vals = append(vals, sql.TimestampData{Millis: wt})
 			}
 			out.Emit(sql.Row{Kind: sql.Insert, Values: vals})
 			if err := w.agg.groups.Delete(k); err != nil {

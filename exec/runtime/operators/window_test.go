@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 
@@ -146,6 +147,150 @@ func replayTimed(t *testing.T, td *datadriven.TestData, f runtime.OperatorFactor
 			}
 			for _, r := range out.Rows() {
 				b.WriteString(sql.FormatRow(r, outT) + "\n")
+			}
+		}
+		_ = op.Close()
+		return b.String()
+	}
+	got := run(0, "")
+	dir := t.TempDir()
+	if again := run(0, dir); again != got {
+		t.Fatalf("the LSM backend changed the output:\n%s\nvs\n%s", again, got)
+	}
+	for r := 1; r < len(lines); r++ {
+		if again := run(r, ""); again != got {
+			t.Fatalf("restart after %d lines changed the output:\n%s\nvs\n%s", r, again, got)
+		}
+		if again := run(r, dir); again != got {
+			t.Fatalf("LSM backend: restart after %d lines changed the output:\n%s\nvs\n%s", r, again, got)
+		}
+	}
+	return got
+}
+
+// runProcWindow runs a "proc-window" case of testdata/window: a
+// WindowAggregate on processing time with an injected clock. "now N" sets
+// the clock to N milliseconds and gives the operator a processing-time
+// tick, "clock N" sets it without a tick; a row line is processed at the clock's time (its columns carry no
+// time). The output lists the rows each tick fires after a "-- now N"
+// line. The case is replayed with a snapshot and restore after every line,
+// on both state backends, and must not change.
+func runProcWindow(t *testing.T, td *datadriven.TestData) string {
+	in := types(t, td, "in")
+	outT := append(types(t, td, "out"), sql.Timestamp(3), sql.Timestamp(3))
+	spec := WindowSpec{GroupKeys: ints(t, td, "group"), Aggs: parseAggs(t, td, in), ProcTime: true}
+	spec.WindowTime = boolArg(td, "window-time")
+	if spec.WindowTime {
+		outT = append(outT, sql.TimestampLTZ(3))
+	}
+	kind, _ := td.Arg("kind")
+	sizes := ints(t, td, "size")
+	switch kind.Vals[0] {
+	case "tumble":
+		spec.Kind, spec.Size = Tumble, int64(sizes[0])
+	case "hop":
+		spec.Kind, spec.Slide, spec.Size = Hop, int64(sizes[0]), int64(sizes[1])
+	case "cumulate":
+		spec.Kind, spec.Step, spec.Size = Cumulate, int64(sizes[0]), int64(sizes[1])
+	}
+	var lines []string
+	for _, l := range strings.Split(td.Input, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	f := WindowAggregate(spec)
+	run := func(restart int, lsmDir string) string {
+		var clock int64
+		var stores []*lsm.Store
+		defer func() {
+			for _, s := range stores {
+				_ = s.Close()
+			}
+		}()
+		ctx := func(i int, restoreDir string) *runtime.Context {
+			c := &runtime.Context{Now: func() time.Time { return time.UnixMilli(clock) }}
+			if lsmDir == "" {
+				return c
+			}
+			s, err := lsm.Open(filepath.Join(lsmDir, fmt.Sprintf("work-%d-%d", restart, i)), "op")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.SetRestoreDir(restoreDir)
+			stores = append(stores, s)
+			c.State = &state.Backend{Store: s}
+			return c
+		}
+		op, err := f(0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := op.Open(ctx(0, ""), nil); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		var out runtime.Collector
+		for i, l := range lines {
+			if restart > 0 && i == restart {
+				cpDir := ""
+				if lsmDir != "" {
+					cpDir = filepath.Join(lsmDir, fmt.Sprintf("chk-%d", restart))
+					stores[0].BeginSnapshot(cpDir)
+				}
+				snap, err := op.Snapshot(1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = op.Close()
+				op, _ = f(0, 1)
+				if err := op.Open(ctx(1, cpDir), snap); err != nil {
+					t.Fatalf("restore: %v", err)
+				}
+			}
+			out.Reset()
+			if n, ok := strings.CutPrefix(l, "now "); ok {
+				ms, err := strconv.ParseInt(n, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				clock = ms
+				if err := op.(runtime.ProcessingTimeOperator).OnProcessingTime(time.UnixMilli(ms), &out); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&b, "-- now %d\n", ms)
+				for _, r := range out.Rows() {
+					b.WriteString(sql.FormatRow(r, outT) + "\n")
+				}
+				continue
+			}
+			if n, ok := strings.CutPrefix(l, "clock "); ok {
+				ms, err := strconv.ParseInt(n, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				clock = ms
+				continue
+			}
+			if n, ok := strings.CutPrefix(l, "wm "); ok {
+				ms, err := strconv.ParseInt(n, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := op.(runtime.WatermarkOperator).ProcessWatermark(ms, &out); err != nil {
+					t.Fatal(err)
+				}
+				if len(out.Rows()) > 0 {
+					t.Fatalf("a watermark fired a processing-time window")
+				}
+				continue
+			}
+			if err := op.ProcessBatch(0, []sql.Row{parseRow(t, l, in)}, &out); err != nil {
+				fmt.Fprintf(&b, "error: %v\n", err)
+				break
+			}
+			if len(out.Rows()) > 0 {
+				t.Fatalf("rows emitted by a row, not a tick")
 			}
 		}
 		_ = op.Close()
