@@ -320,9 +320,6 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	switch timeAttribute(in, timeCol) {
 	case "rowtime":
 	case "proctime":
-		if x.Name == "SESSION" {
-			return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support SESSION windows on processing time yet")
-		}
 		procTime = true
 	default:
 		return nil, nil, sql.Errorf(sql.ValidationException, "Window can only be defined on a time attribute column, but is type of %s", tt.WithNullable(true))

@@ -95,9 +95,11 @@ func (s *WindowSpec) windows(ts int64, fn func(start, end int64) error) error {
 // survive checkpoints and restores and fire after a restore.
 //
 // With ProcTime the windows are on processing time, as Flink's
-// SlicingWindowOperator with a processing-time assigner: a row belongs to
-// the windows of the operator's clock (runtime.Context.Clock) when it
-// arrives, whatever its columns hold; nothing is late; watermarks fire
+// SlicingWindowOperator with a processing-time assigner (and, for SESSION,
+// UnsliceWindowAggProcessor: a row opens [now, now + gap) and merges as
+// above): a row belongs to the windows of the operator's clock
+// (runtime.Context.Clock) when it arrives, whatever its columns hold;
+// nothing is late; watermarks fire
 // nothing; a window fires once, when a processing-time tick finds the
 // clock at or past its end - 1 (Flink's processing-time timer at
 // window end - 1, WindowTimerServiceImpl), and window_time is the clock's
@@ -110,9 +112,6 @@ func WindowAggregate(spec WindowSpec) runtime.OperatorFactory {
 	return func(int, int) (runtime.Operator, error) {
 		w := &windowAgg{spec: spec, agg: groupAgg{spec: AggregateSpec{GroupKeys: spec.GroupKeys, Aggs: spec.Aggs}}}
 		if spec.ProcTime {
-			if spec.Kind == Session {
-				return nil, fmt.Errorf("WindowAggregate: SESSION windows on processing time are not supported")
-			}
 			return &procWindowAgg{windowAgg: w}, nil
 		}
 		return w, nil
@@ -144,7 +143,13 @@ func (w *procWindowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector
 		if err := state.AppendKey(&w.enc, r, w.spec.GroupKeys); err != nil {
 			return fmt.Errorf("WindowAggregate key: %w", err)
 		}
-		if err := w.add(r, ts); err != nil {
+		var err error
+		if w.spec.Kind == Session {
+			err = w.addSession(r, ts)
+		} else {
+			err = w.add(r, ts)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -192,6 +192,8 @@ func runProcWindow(t *testing.T, td *datadriven.TestData) string {
 		spec.Kind, spec.Slide, spec.Size = Hop, int64(sizes[0]), int64(sizes[1])
 	case "cumulate":
 		spec.Kind, spec.Step, spec.Size = Cumulate, int64(sizes[0]), int64(sizes[1])
+	case "session":
+		spec.Kind, spec.Size = Session, int64(sizes[0])
 	}
 	var lines []string
 	for _, l := range strings.Split(td.Input, "\n") {
