@@ -329,11 +329,14 @@ func (c *pageCol) present() {
 	c.rows++
 }
 
-// putString appends a STRING value to column i.
+// putString appends a STRING value to column i. s is only read during the
+// call: what the column keeps of it (a page bound, a dictionary entry) is
+// a copy, so s may point into memory the caller reuses (KVWriter's
+// WriteBinary: a write buffer's pages).
 func (w *pageWriter) putString(i int, s string) {
 	c := &w.cols[i]
 	c.present()
-	c.strs.add(s)
+	addString(&c.strs, s)
 	if c.dictOn || c.deciding {
 		id, ok := c.dict[s]
 		if !ok {
@@ -341,11 +344,12 @@ func (w *pageWriter) putString(i int, s string) {
 				c.dict = make(map[string]int32)
 			}
 			id = int32(c.dictN)
-			c.dict[s] = id
+			key := strings.Clone(s)
+			c.dict[key] = id
 			c.dictN++
 			c.dictPlain = binary.LittleEndian.AppendUint32(c.dictPlain, uint32(len(s)))
 			c.dictPlain = append(c.dictPlain, s...)
-			c.lastKey, c.lastNew = s, true
+			c.lastKey, c.lastNew = key, true
 		}
 		c.idx = append(c.idx, id)
 		if c.dictOn {
@@ -364,6 +368,21 @@ func (w *pageWriter) putString(i int, s string) {
 type minMax[T cmp.Ordered] struct {
 	min, max T
 	ok       bool
+}
+
+// addString is m.add keeping copies of the bounds (see putString): a
+// bound changes a few dozen times in a page of random values, so the
+// copies are few.
+func addString(p *minMax[string], x string) {
+	switch {
+	case !p.ok:
+		c := strings.Clone(x)
+		p.min, p.max, p.ok = c, c, true
+	case x < p.min:
+		p.min = strings.Clone(x)
+	case x > p.max:
+		p.max = strings.Clone(x)
+	}
 }
 
 func (m *minMax[T]) add(x T) {

@@ -384,6 +384,38 @@ func newEncoder(t *sql.DataType, col int) encoder {
 // the row of a file with nested columns; flat files ignore it). Flat files
 // fold the value into the min/max stats at once, so a row that fails half
 // way may have widened them (still true bounds); null counts are exact.
+// putField puts field fi of the BinaryRow rec (of the arity value fields)
+// into column i of a flat file: a STRING, INT or BIGINT read in place (the
+// page writer copies what it keeps, see putString), any other value
+// decoded first.
+func (c *core) putField(vals []parquet.Value, i int, rec []byte, arity, fi int) ([]parquet.Value, error) {
+	if p := c.pages; p != nil && !binrow.IsNullAt(rec, fi) {
+		switch c.kinds[i] {
+		case fastString:
+			b, err := binrow.BytesAt(rec, arity, fi)
+			if err != nil {
+				return vals, err
+			}
+			c.rowCol++
+			p.putString(i, unsafe.String(unsafe.SliceData(b), len(b)))
+			return vals, nil
+		case fastInt32:
+			c.rowCol++
+			p.putInt32(i, binrow.Int32At(rec, arity, fi))
+			return vals, nil
+		case fastInt64:
+			c.rowCol++
+			p.putInt64(i, binrow.Int64At(rec, arity, fi))
+			return vals, nil
+		}
+	}
+	v, err := binrow.DecodeField(rec, arity, fi, c.vtypes[fi])
+	if err != nil {
+		return vals, err
+	}
+	return c.put(vals, i, v)
+}
+
 func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) {
 	if p := c.pages; p != nil {
 		c.rowCol++
@@ -1189,6 +1221,40 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 	if len(r.Key) != w.nk || len(r.Value) != w.nv {
 		return fmt.Errorf("KeyValue has %d key and %d value fields, file has %d and %d", len(r.Key), len(r.Value), w.nk, w.nv)
 	}
+	return w.write(r, nil)
+}
+
+// WriteBinary appends the KeyValue r (Key, Seq and Kind; Value is unused)
+// whose value row is value, serialized as Paimon's BinaryRow of the file's
+// value fields. A flat file's STRING, INT and BIGINT values are copied
+// from value in place, without decoding the row into Go values first (a
+// write buffer's flush, whose records are serialized: Paimon's writers
+// take the BinaryRow too); value is only read during the call. A file with
+// nested columns decodes the row and writes it as Write does.
+func (w *KVWriter) WriteBinary(r *kv.KeyValue, value []byte) error {
+	if w.c.err != nil {
+		return w.c.err
+	}
+	if len(r.Key) != w.nk {
+		return fmt.Errorf("KeyValue has %d key fields, file has %d", len(r.Key), w.nk)
+	}
+	if err := binrow.CheckFixed(value, w.nv); err != nil {
+		return fmt.Errorf("value row: %w", err)
+	}
+	if w.c.pages == nil {
+		d := *r
+		d.Value = make([]any, w.nv)
+		if err := binrow.DecodeCompact(d.Value, w.c.vtypes, value); err != nil {
+			return fmt.Errorf("value row: %w", err)
+		}
+		return w.write(&d, nil)
+	}
+	return w.write(r, value)
+}
+
+// write appends r, its values from r.Value or, when rec is not nil, from
+// the BinaryRow rec (see WriteBinary).
+func (w *KVWriter) write(r *kv.KeyValue, rec []byte) error {
 	if w.first != nil {
 		c := w.keyCmp(r.Key, w.last)
 		if c < 0 || (c == 0 && !w.AllowDuplicateKeys) {
@@ -1209,6 +1275,15 @@ func (w *KVWriter) Write(r *kv.KeyValue) error {
 	col++
 	vals = w.c.putInt32(vals, col, int32(r.Kind))
 	col++
+	if rec != nil {
+		for fi := 0; fi < w.nv; fi++ {
+			if vals, err = w.c.putField(vals, col, rec, w.nv, fi); err != nil {
+				w.c.abortRow()
+				return fmt.Errorf("value field %s: %w", w.c.cols[col].Name, err)
+			}
+			col++
+		}
+	}
 	for _, v := range r.Value {
 		if vals, err = w.c.put(vals, col, v); err != nil {
 			w.c.abortRow()

@@ -348,6 +348,73 @@ func (b *WriteBuffer) Flush(merged, raw func(*KV) error) (err error) {
 	return src.Error()
 }
 
+// FlushTo is Flush into the file writer data. When data is a BinaryWriter
+// and the buffer sorts on an integer key in memory (nothing spilled, no
+// raw callback), a key with one version, which the merge function would
+// return as is (reduce), goes to data serialized, read from the buffer's
+// pages: it is neither decoded nor allocated. Keys with several versions
+// are decoded and merged as Flush merges them.
+func (b *WriteBuffer) FlushTo(data FileWriter, raw func(*KV) error) (err error) {
+	bw, ok := data.(BinaryWriter)
+	if !ok || raw != nil || len(b.spilled) > 0 || b.generic {
+		return b.Flush(data.Write, raw)
+	}
+	defer b.clear()
+	if err := b.sort(); err != nil {
+		return err
+	}
+	spec := b.spec
+	keyInt32 := spec.FieldTypes[spec.KeyIndex[0]].Root == sql.TypeInt
+	mf := spec.NewEngineFunction()
+	it := b.memIter()
+	var g []*KV
+	var one KV
+	ents := b.idx.ents
+	for i := 0; i < len(ents); {
+		j := i + 1
+		for j < len(ents) && ents[j].key == ents[i].key {
+			j++
+		}
+		if j-i > 1 {
+			g, it.pos = g[:0], i
+			for it.pos < j {
+				r := it.Next()
+				if r == nil {
+					return it.Error()
+				}
+				g = append(g, r)
+			}
+			r, err := reduce(mf, g)
+			if err != nil {
+				return fmt.Errorf("mergetree: merging write buffer: %w", err)
+			}
+			if r != nil {
+				if err := data.Write(r); err != nil {
+					return err
+				}
+			}
+			i = j
+			continue
+		}
+		e := ents[i]
+		if k := i + bufAhead; k < len(ents) {
+			f := ents[k]
+			rec := b.pages.at(f.ref, int(f.size))
+			prefetch.Range(unsafe.Pointer(unsafe.SliceData(rec)), len(rec))
+		}
+		var key any = e.key
+		if keyInt32 {
+			key = int32(e.key)
+		}
+		one = KV{Key: []any{key}, Seq: e.seq, Kind: sql.RowKind(e.kind), Level: -1}
+		if err := bw.WriteBinary(&one, b.pages.at(e.ref, int(e.size))); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
 func (b *WriteBuffer) clear() {
 	for _, s := range b.spilled {
 		s.Discard()

@@ -48,6 +48,18 @@ type FileWriter interface {
 	Abort()
 }
 
+// BinaryWriter is a FileWriter that also takes a record whose value row is
+// still serialized (Paimon's BinaryRow of the spec's FieldTypes), as the
+// write buffer holds it: a flush then hands its records over without
+// decoding them (Paimon's writers take BinaryRows too).
+type BinaryWriter interface {
+	FileWriter
+	// WriteBinary writes r (Key, Seq and Kind; r.Value is nil) with the
+	// value row value. Neither r nor value may be kept after the call
+	// (r.Key may: it is the record's own).
+	WriteBinary(r *KV, value []byte) error
+}
+
 // EstimateSize approximates the bytes a record holds in memory; the write
 // buffer uses it against write-buffer-size and MemStore as file size.
 func EstimateSize(r *KV) int64 {

@@ -167,7 +167,7 @@ func (w *Writer) flush(waitForLatest, forceFull bool) error {
 			}
 			raw = changelog.Write
 		}
-		if err := w.buf.Flush(data.Write, raw); err != nil {
+		if err := w.buf.FlushTo(data, raw); err != nil {
 			data.Abort()
 			if changelog != nil {
 				changelog.Abort()

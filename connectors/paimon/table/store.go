@@ -265,13 +265,26 @@ func (r *rollingKV) open() error {
 	return nil
 }
 
-func (r *rollingKV) Write(kv *mergetree.KV) error {
+func (r *rollingKV) Write(kv *mergetree.KV) error { return r.write(kv, nil) }
+
+// WriteBinary implements mergetree.BinaryWriter: a write buffer's record
+// written from its serialized value row (format.KVWriter.WriteBinary).
+func (r *rollingKV) WriteBinary(kv *mergetree.KV, value []byte) error { return r.write(kv, value) }
+
+// write writes kv, its value row serialized in value when that is not nil.
+func (r *rollingKV) write(kv *mergetree.KV, value []byte) error {
 	if r.w == nil {
 		if err := r.open(); err != nil {
 			return err
 		}
 	}
-	if err := r.w.Write(kv); err != nil {
+	var err error
+	if value != nil {
+		err = r.w.WriteBinary(kv, value)
+	} else {
+		err = r.w.Write(kv)
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", r.name, err)
 	}
 	if r.first == nil {

@@ -1,0 +1,89 @@
+package mergetree
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// binaryRecorder is a BinaryWriter that decodes what it is given (a copy:
+// the bytes are the buffer's) and notes which way each record came.
+type binaryRecorder struct {
+	types    []sql.DataType
+	out      []*KV
+	binaries int
+}
+
+func (w *binaryRecorder) Write(r *KV) error { w.out = append(w.out, r); return nil }
+
+func (w *binaryRecorder) WriteBinary(r *KV, value []byte) error {
+	v, err := binrow.Decode(w.types, value)
+	if err != nil {
+		return err
+	}
+	w.binaries++
+	w.out = append(w.out, &KV{Key: r.Key, Seq: r.Seq, Kind: r.Kind, Value: v, Level: r.Level})
+	return nil
+}
+
+func (w *binaryRecorder) Finish() ([]*FileMeta, error) { return nil, nil }
+func (w *binaryRecorder) Abort()                       {}
+
+// TestFlushToWritesSerialized: a flush into a BinaryWriter hands each key
+// with one version over serialized, not decoded, and merges keys with
+// several versions as Flush does; the records written are Flush's, in
+// Flush's order. A spilled buffer or a raw (input changelog) callback
+// takes Flush's way.
+func TestFlushToWritesSerialized(t *testing.T) {
+	spec := poolSpec(t)
+	fill := func(b *WriteBuffer) {
+		for i := 0; i < 3000; i++ {
+			r := poolRow(spec, 0, (i*7919)%2000) // keys 0..1999, a third of them twice
+			r.Seq = int64(i)
+			if i%11 == 0 {
+				r.Kind = sql.UpdateAfter
+			}
+			if _, err := b.Put(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a := NewWriteBuffer(spec, 64<<20, nil, nil)
+	defer a.Close()
+	fill(a)
+	want := flushAll(t, a)
+
+	b := NewWriteBuffer(spec, 64<<20, nil, nil)
+	defer b.Close()
+	fill(b)
+	w := &binaryRecorder{types: spec.FieldTypes}
+	if err := b.FlushTo(w, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.out) != len(want) || len(want) != 2000 {
+		t.Fatalf("FlushTo wrote %d records, Flush %d (want 2000)", len(w.out), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(w.out[i], want[i]) {
+			t.Fatalf("record %d: FlushTo %v, Flush %v", i, w.out[i], want[i])
+		}
+	}
+	if w.binaries != 1000 {
+		t.Fatalf("%d records written serialized, want the 1000 keys with one version", w.binaries)
+	}
+
+	// With a raw callback every record is decoded.
+	c := NewWriteBuffer(spec, 64<<20, nil, nil)
+	defer c.Close()
+	fill(c)
+	w = &binaryRecorder{types: spec.FieldTypes}
+	raws := 0
+	if err := c.FlushTo(w, func(*KV) error { raws++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if w.binaries != 0 || raws != 3000 || len(w.out) != 2000 {
+		t.Fatalf("with a raw callback: %d serialized, %d raw, %d written", w.binaries, raws, len(w.out))
+	}
+}
