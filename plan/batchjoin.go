@@ -163,7 +163,8 @@ func requireHash(in Node, keys []int) Node {
 // sort-merge join onto the Exchanges under it, which it re-keys
 // (BatchPhysicalJoinBase.satisfyHashDistributionOnNonBroadcastJoin), and
 // through a broadcast hash or nested-loop join onto its probe side
-// (satisfyTraitsOnBroadcastJoin), down to a hash Exchange on the same keys.
+// (satisfyTraitsOnBroadcastJoin), down to a hash Exchange on the same keys
+// or an aggregate grouped by them.
 func satisfyHash(n Node, keys []int) (Node, bool) {
 	switch n := n.(type) {
 	case *Exchange:
@@ -187,6 +188,26 @@ func satisfyHash(n Node, keys []int) (Node, bool) {
 			return nil, false
 		}
 		return n.WithInputs(in), true
+	case *FinalAggregate, *GroupAggregate:
+		// BatchPhysicalHashAggregate / BatchPhysicalSortAggregate
+		// satisfyTraits: a strict requirement on exactly the group fields
+		// (the first fields of its row) is the hash Exchange the aggregate
+		// already reads.
+		group := 0
+		if f, ok := n.(*FinalAggregate); ok {
+			group = len(f.Group)
+		} else {
+			group = len(n.(*GroupAggregate).Group)
+		}
+		if group == 0 || len(keys) != group {
+			return nil, false
+		}
+		for i, k := range keys {
+			if k != i {
+				return nil, false
+			}
+		}
+		return n, true
 	case *Join:
 		switch {
 		case n.Strategy == StrategySortMerge || n.Strategy == StrategyHash && !n.Broadcast:

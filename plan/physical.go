@@ -81,11 +81,19 @@ func (b *binder) convert(r Node) (Node, error) {
 				}
 			}
 		}
+		// Calcite's Aggregate names its group fields after its input's
+		// (Aggregate.deriveRowType), the names the input has once rules
+		// such as ProjectRemoveRule have rewritten it.
+		names := append([]string(nil), r.names...)
+		for i, g := range r.Group {
+			names[i] = in.Names()[g]
+		}
+		names = uniquify(names)
 		if !b.streaming && twoPhaseEligible(r.Aggs) {
-			return batchAggregate(in, r.Group, r.Aggs, r.names, r.types), nil
+			return batchAggregate(in, r.Group, r.Aggs, names, r.types), nil
 		}
 		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0}
-		return &GroupAggregate{base: row(r.names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...)}, nil
+		return &GroupAggregate{base: row(names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...)}, nil
 	case *LogicalWindowTableFunction:
 		return b.convertWindowTableFunction(r)
 	case *LogicalWatermarkAssigner:
@@ -109,7 +117,10 @@ func (b *binder) convert(r Node) (Node, error) {
 			}
 			ins = append(ins, p)
 		}
-		return &Union{base: row(r.names, r.types, ins...)}, nil
+		// Calcite's Union derives its field names from its first input
+		// (SetOp.deriveRowType): once ProjectRemoveRule drops a rename-only
+		// Project over that input, the Union carries the input's names.
+		return &Union{base: row(ins[0].Names(), r.types, ins...)}, nil
 	case *LogicalSort:
 		in, err := b.convert(r.input())
 		if err != nil {
