@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	kzstd "github.com/klauspost/compress/zstd"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	pformat "github.com/parquet-go/parquet-go/format"
 )
 
@@ -36,8 +35,52 @@ const maxFreeEncoders = 4
 var (
 	zstdCodecsMu sync.Mutex
 	zstdCodecs   = map[kzstd.EncoderLevel]*zstdCodec{}
-	zstdDecoder  zstd.Codec // decoding only (the readers look codecs up by id)
+	zstdDecoders decoderPool // decoding only (the readers look codecs up by id)
 )
+
+// decoderPool keeps idle zstd decoders for page decompression. parquet-go's
+// zstd.Codec keeps its decoders in a sync.Pool, which every second garbage
+// collection empties: a batch read that collects a few times a second
+// rebuilt its decoders (and their literal and sequence buffers) as often.
+// A decoder decompresses one page at a time (DecodeAll, concurrency 1, no
+// goroutines of its own), so the pool holds a few of them for good.
+type decoderPool struct {
+	mu   sync.Mutex
+	free []*kzstd.Decoder
+}
+
+// maxFreeDecoders bounds the idle decoders kept: one per reading
+// goroutine at a time.
+const maxFreeDecoders = 8
+
+// Decode decompresses the zstd frames of src, appending to dst.
+func (p *decoderPool) Decode(dst, src []byte) ([]byte, error) {
+	p.mu.Lock()
+	var d *kzstd.Decoder
+	if n := len(p.free); n > 0 {
+		d = p.free[n-1]
+		p.free = p.free[:n-1]
+	}
+	p.mu.Unlock()
+	if d == nil {
+		var err error
+		d, err = kzstd.NewReader(nil, kzstd.WithDecoderConcurrency(1), kzstd.WithDecoderLowmem(false))
+		if err != nil {
+			return nil, err
+		}
+	}
+	out, err := d.DecodeAll(src, dst)
+	p.mu.Lock()
+	if len(p.free) < maxFreeDecoders {
+		p.free = append(p.free, d)
+		d = nil
+	}
+	p.mu.Unlock()
+	if d != nil {
+		d.Close()
+	}
+	return out, err
+}
 
 // zstdCodecOf returns the shared codec of a level.
 func zstdCodecOf(level kzstd.EncoderLevel) *zstdCodec {
@@ -65,7 +108,7 @@ func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
 	return out, nil
 }
 
-func (c *zstdCodec) Decode(dst, src []byte) ([]byte, error) { return zstdDecoder.Decode(dst, src) }
+func (c *zstdCodec) Decode(dst, src []byte) ([]byte, error) { return zstdDecoders.Decode(dst[:0], src) }
 
 func (c *zstdCodec) get() (*kzstd.Encoder, error) {
 	c.mu.Lock()

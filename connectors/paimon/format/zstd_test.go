@@ -67,3 +67,37 @@ func TestZstdEncodersShared(t *testing.T) {
 		t.Errorf("%d bytes allocated per file of %d rows", per, rows)
 	}
 }
+
+// TestZstdDecodersKept: page decompression keeps its zstd decoders across
+// garbage collections. parquet-go's codec kept them in a sync.Pool, which
+// every second collection empties, and a batch read collects a few times a
+// second: each time a new decoder and its buffers (hundreds of KiB) were
+// built again.
+func TestZstdDecodersKept(t *testing.T) {
+	page := bytes.Repeat([]byte("0123456789abcdef value "), 20_000)
+	comp, err := zstdCodecOf(1).Encode(nil, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 0, len(page)+decodeSlack)
+	var codec zstdReadCodec
+	if out, err := codec.Decode(dst, comp); err != nil || !bytes.Equal(out, page) {
+		t.Fatalf("decode: %v", err)
+	}
+	var before, after runtime.MemStats
+	var allocated uint64
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		out, err := codec.Decode(dst, comp)
+		runtime.ReadMemStats(&after)
+		if err != nil || !bytes.Equal(out, page) {
+			t.Fatalf("decode %d: %v", i, err)
+		}
+		allocated += after.TotalAlloc - before.TotalAlloc
+	}
+	if allocated > 64<<10 {
+		t.Errorf("%d bytes allocated by 5 decodes after garbage collections", allocated)
+	}
+}
