@@ -473,18 +473,31 @@ func (r *rowReader) row() []any {
 	return r.slab[o : o+r.width : o+r.width]
 }
 
-// advance positions on the next row; false at the end or on error.
-func (r *rowReader) advance() (ok bool) {
+// advance positions on the next row; false at the end or on error. A row
+// of the current batch without nested columns is one step; decoding (a
+// new batch, nested columns) is in step, under the recover that turns a
+// decoder's panic on a corrupt file into ErrCorrupt: a deferred call per
+// row cost more than the step itself.
+func (r *rowReader) advance() bool {
 	if r.err != nil {
 		return false
 	}
+	r.bi++
+	if r.bi < r.bn && len(r.nested) == 0 {
+		r.pos++
+		return true
+	}
+	return r.step()
+}
+
+// step is advance's decoding part (see advance).
+func (r *rowReader) step() (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.err = fmt.Errorf("%w %s: %v", ErrCorrupt, r.f.name, p)
 			ok = false
 		}
 	}()
-	r.bi++
 	if r.bi >= r.bn {
 		if !r.refill() {
 			return false

@@ -557,3 +557,52 @@ func TestLevelsBitPacked(t *testing.T) {
 		t.Fatalf("short: %v", err)
 	}
 }
+
+// TestBatchSizesSameRows is metamorphic: the rows of a file are the same
+// whatever the reader's batch size (a batch is decoded column by column,
+// and rows within a batch are stepped without decoding) and whatever the
+// projection, its order and its repeats, on every codec and page version.
+func TestBatchSizesSameRows(t *testing.T) {
+	fs := diffFields()
+	projs := [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8}, {4}, {8, 0}, {2, 2, 7, 3}, {}}
+	for _, version := range []int{1, 2} {
+		for _, codec := range []compress.Codec{&zstd.Codec{}, &uncompressed.Codec{}} {
+			data, want := writeDiff(t, 1500, codec, parquet.DataPageVersion(version))
+			for _, proj := range projs {
+				var fields []schema.Field
+				for _, i := range proj {
+					fields = append(fields, fs[i])
+				}
+				for _, k := range []int{1, 2, 7, 64, 256, 1000} {
+					f, err := Open(bytes.NewReader(data), int64(len(data)), "data-b-0.parquet")
+					if err != nil {
+						t.Fatal(err)
+					}
+					it, err := f.Rows(Projection{FileFields: fs, Fields: fields})
+					if err != nil {
+						t.Fatal(err)
+					}
+					it.rr.batchK = k
+					n := 0
+					for r := it.Next(); r != nil; r = it.Next() {
+						if n >= len(want) {
+							t.Fatalf("v%d %s %v batch %d: more rows than written", version, codec, proj, k)
+						}
+						w := make([]any, len(proj))
+						for j, i := range proj {
+							w[j] = want[n][i]
+						}
+						if !reflect.DeepEqual(r, w) {
+							t.Fatalf("v%d %s %v batch %d, row %d: got %v want %v", version, codec, proj, k, n, r, w)
+						}
+						n++
+					}
+					if err := it.Error(); err != nil || n != len(want) {
+						t.Fatalf("v%d %s %v batch %d: %d rows of %d: %v", version, codec, proj, k, n, len(want), err)
+					}
+					it.Close()
+				}
+			}
+		}
+	}
+}
