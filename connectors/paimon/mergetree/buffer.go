@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/internal/prefetch"
+	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -402,11 +403,17 @@ func (b *WriteBuffer) FlushTo(data FileWriter, raw func(*KV) error) (err error) 
 			rec := b.pages.at(f.ref, int(f.size))
 			prefetch.Range(unsafe.Pointer(unsafe.SliceData(rec)), len(rec))
 		}
-		var key any = e.key
+		// The key (its slice and its boxed integer) in one allocation: the
+		// file writer may keep it as the file's min or max key.
+		c := new(keyCell)
 		if keyInt32 {
-			key = int32(e.key)
+			c.i32 = int32(e.key)
+			box.Set(&c.k[0], typInt32, unsafe.Pointer(&c.i32))
+		} else {
+			c.i64 = e.key
+			box.Set(&c.k[0], typInt64, unsafe.Pointer(&c.i64))
 		}
-		one = KV{Key: []any{key}, Seq: e.seq, Kind: sql.RowKind(e.kind), Level: -1}
+		one = KV{Key: c.k[:], Seq: e.seq, Kind: sql.RowKind(e.kind), Level: -1}
 		if err := bw.WriteBinary(&one, b.pages.at(e.ref, int(e.size))); err != nil {
 			return err
 		}
@@ -414,6 +421,19 @@ func (b *WriteBuffer) FlushTo(data FileWriter, raw func(*KV) error) (err error) 
 	}
 	return nil
 }
+
+// keyCell holds a record's one-field integer key: the key slice's
+// element points at i32 (INT) or i64 (BIGINT).
+type keyCell struct {
+	k   [1]any
+	i32 int32
+	i64 int64
+}
+
+var (
+	typInt32 = box.TypeOf(int32(0))
+	typInt64 = box.TypeOf(int64(0))
+)
 
 func (b *WriteBuffer) clear() {
 	for _, s := range b.spilled {

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -74,6 +75,7 @@ type TableWrite struct {
 	ignoreDelete bool
 	ignoreUB     bool
 	writers      map[bucketKey]*bucketWriter
+	last         *bucketWriter // the last writer writer returned
 	order        []bucketKey
 	scratch      []byte
 	// pool lends the primary-key writers' write buffers their pages
@@ -417,7 +419,22 @@ func (w *TableWrite) restoredFiles(k bucketKey) ([]manifest.DataFileMeta, *manif
 	return w.restoreFiles[k], nil, nil
 }
 
+// writer is the writer of (part, bucket), created or restored on first
+// use. The previous row's writer is tried first: consecutive rows mostly
+// go to one bucket, and the map's key needs part as a string (an
+// allocation a row).
 func (w *TableWrite) writer(part []byte, bucket int) (*bucketWriter, error) {
+	if l := w.last; l != nil && l.bucket == bucket && bytes.Equal(l.part, part) {
+		return l, nil
+	}
+	bw, err := w.writerOf(part, bucket)
+	if err == nil {
+		w.last = bw
+	}
+	return bw, err
+}
+
+func (w *TableWrite) writerOf(part []byte, bucket int) (*bucketWriter, error) {
 	k := bucketKey{string(part), bucket}
 	if bw, ok := w.writers[k]; ok {
 		return bw, nil
