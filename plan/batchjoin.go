@@ -450,18 +450,34 @@ func rowCount(n Node) float64 {
 	case *LocalAggregate:
 		return rowCount(x.input())
 	case *Limit:
-		if x.Fetch >= 0 {
-			return math.Min(rowCount(x.input()), float64(x.Fetch))
-		}
+		return limitCount(rowCount(x.input()), x.Offset, x.Fetch)
 	case *SortLimit:
-		if x.Fetch >= 0 {
-			return math.Min(rowCount(x.input()), float64(x.Fetch))
-		}
+		return limitCount(rowCount(x.input()), x.Offset, x.Fetch)
 	}
 	if len(n.Inputs()) == 0 {
 		return unknownRowCount
 	}
 	return rowCount(n.Inputs()[0])
+}
+
+// limitCount is FlinkRelMdRowCount's estimate of a Sort with an offset
+// and fetch: the input's rows after the offset, at most fetch. Over a
+// join, whose estimate sqlrun leaves unknown, that is the fetch: Flink's
+// estimate of a join of sources without statistics is far above any
+// fetch (BroadcastJoinHintTest.testJoinHintWithJoinHintInCorrelateAndWithSortLimit
+// broadcasts the SortLimit over a join).
+func limitCount(in float64, offset, fetch int64) float64 {
+	if math.IsNaN(in) {
+		if fetch >= 0 {
+			return float64(fetch)
+		}
+		return in
+	}
+	n := math.Max(in-float64(offset), 0)
+	if fetch >= 0 {
+		n = math.Min(n, float64(fetch))
+	}
+	return n
 }
 
 // groupCount: one row without grouping, else a tenth of the input per

@@ -104,20 +104,25 @@ type Sort struct {
 // Union merges its inputs (UNION ALL).
 type Union struct{ base }
 
-// Limit passes Fetch rows after Offset (Fetch < 0: unlimited).
+// Limit passes Fetch rows after Offset (Fetch < 0: unlimited). A batch
+// Limit is BatchPhysicalLimit: a local one (Global false, offset 0) on
+// each task, a global one over the single Exchange.
 type Limit struct {
 	base
-	Offset int64
-	Fetch  int64
+	Offset        int64
+	Fetch         int64
+	Batch, Global bool
 }
 
 // SortLimit is ORDER BY with a limit (or a batch ORDER BY without one,
-// Fetch < 0).
+// Fetch < 0). A batch SortLimit is BatchPhysicalSortLimit, local or
+// global as a batch Limit.
 type SortLimit struct {
 	base
-	Order  []SortKey
-	Offset int64
-	Fetch  int64
+	Order         []SortKey
+	Offset        int64
+	Fetch         int64
+	Batch, Global bool
 }
 
 // Join is a regular join; LeftKeys and RightKeys are the equi-join fields
@@ -453,13 +458,19 @@ func (n *Union) describe(Format) string {
 }
 
 func (n *Limit) describe(Format) string {
+	if n.Batch {
+		return fmt.Sprintf("Limit(offset=[%d], fetch=[%s], global=[%t])", n.Offset, fetchText(n.Fetch), n.Global)
+	}
 	return fmt.Sprintf("Limit(offset=[%d], fetch=[%s])", n.Offset, fetchText(n.Fetch))
 }
 
 func (n *SortLimit) describe(Format) string {
 	order := orderText(n.Order, n.input().Names())
-	if n.Fetch < 0 {
+	if n.Fetch < 0 && (!n.Batch || n.Offset == 0) {
 		return fmt.Sprintf("Sort(orderBy=[%s])", order)
+	}
+	if n.Batch {
+		return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%s], global=[%t])", order, n.Offset, fetchText(n.Fetch), n.Global)
 	}
 	strategy := "AppendFastStrategy"
 	if m := n.input().Mode(); !m.IsInsertOnly() && m != sql.NoChanges {

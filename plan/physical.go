@@ -129,11 +129,22 @@ func (b *binder) convert(r Node) (Node, error) {
 		if len(r.Order) > 0 && r.Fetch < 0 && b.streaming {
 			return nil, sql.Errorf(sql.TableException, "Sort on a non-time-attribute field is not supported.")
 		}
+		batch := !b.streaming
+		if batch && r.Fetch >= 0 {
+			// BatchPhysicalSortLimitRule / BatchPhysicalLimitRule: with a
+			// fetch, a local phase on each task takes the first
+			// offset+fetch rows (offset 0) below the single Exchange.
+			if len(r.Order) > 0 {
+				in = &SortLimit{base: sameRow(in), Order: r.Order, Fetch: r.Offset + r.Fetch, Batch: true}
+			} else {
+				in = &Limit{base: sameRow(in), Fetch: r.Offset + r.Fetch, Batch: true}
+			}
+		}
 		ex := &Exchange{base: sameRow(in), Single: true}
 		if len(r.Order) > 0 {
-			return &SortLimit{base: row(r.names, r.types, ex), Order: r.Order, Offset: r.Offset, Fetch: r.Fetch}, nil
+			return &SortLimit{base: row(r.names, r.types, ex), Order: r.Order, Offset: r.Offset, Fetch: r.Fetch, Batch: batch, Global: batch}, nil
 		}
-		return &Limit{base: row(r.names, r.types, ex), Offset: r.Offset, Fetch: r.Fetch}, nil
+		return &Limit{base: row(r.names, r.types, ex), Offset: r.Offset, Fetch: r.Fetch, Batch: batch, Global: batch}, nil
 	}
 	return nil, sql.Errorf(sql.TableException, "cannot plan %s", r.Name())
 }
