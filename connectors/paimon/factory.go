@@ -313,6 +313,12 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 	if err != nil {
 		return nil, err
 	}
+	// An option that makes Paimon read other rows than sqlrun would is
+	// refused while planning (a table's write-side options do not stop a
+	// read).
+	if err := coreoptions.CheckRead(cfg.raw); err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
+	}
 	if _, sys, ok := SystemTable(ctx.Table.Name); ok {
 		return &SystemSource{cfg: cfg, sys: sys}, nil
 	}
@@ -454,6 +460,11 @@ func (f Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, erro
 	if _, sys, ok := SystemTable(ctx.Table.Name); ok {
 		// Paimon's system tables are ReadonlyTables.
 		return nil, sql.Errorf(sql.UnsupportedOperation, "Readonly Table %s does not support write: $%s is a Paimon system table.", ctx.Table.Name, sys)
+	}
+	// An option that makes Paimon write, commit or create what sqlrun
+	// would not is refused while planning, before the job starts.
+	if err := coreoptions.CheckWrite(cfg.raw); err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
 	return &Sink{cfg: cfg}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/connectors/paimon/table"
@@ -174,6 +175,12 @@ func ExpireSnapshots(path string, req ExpireRequest, now time.Time) (int, error)
 	if err != nil {
 		return 0, err
 	}
+	// A decoupled changelog lifecycle ('changelog.num-retained.*') would
+	// keep changelog files Paimon keeps and sqlrun deletes: refused as on
+	// write.
+	if err := coreoptions.CheckWrite(t.Options.Raw()); err != nil {
+		return 0, fmt.Errorf("expire snapshots of paimon table %s: %w", path, err)
+	}
 	n, err := t.ExpireSnapshots(now)
 	if err != nil {
 		return 0, fmt.Errorf("expire snapshots of paimon table %s: %w", path, err)
@@ -190,6 +197,12 @@ func CreateTag(path, name string, snapshotID int64, now time.Time) error {
 	t, err := openTable(path, nil)
 	if err != nil {
 		return err
+	}
+	// 'tag.default-time-retained', 'tag.create-success-file' and
+	// 'tag.callbacks' change what Paimon's createTag does: refused as on
+	// write.
+	if err := coreoptions.CheckWrite(t.Options.Raw()); err != nil {
+		return fmt.Errorf("create tag of paimon table %s: %w", path, err)
 	}
 	if _, err := t.Snapshots.ReadTag(name); err == nil {
 		return sql.Errorf(sql.IllegalArgumentException, "Tag name '%s' already exists.", name)

@@ -20,14 +20,17 @@ type Options struct {
 	raw map[string]string
 
 	// Layout and write path.
-	Bucket               int    // bucket (-1: dynamic for primary-key tables, unaware for append)
-	FileFormat           string // file.format
-	FileCompression      string // file.compression ("" leaves the writer's default)
-	ZstdLevel            int    // file.compression.zstd-level (0: unset)
-	StatsMode            string // metadata.stats-mode
-	StringEncoding       string // sqlrun.parquet.string-encoding (sqlrun's own)
-	WriteBufferSize      int64  // write-buffer-size
-	WriteBufferSpillable bool   // write-buffer-spillable
+	Bucket     int    // bucket (-1: dynamic for primary-key tables, unaware for append)
+	FileFormat string // file.format
+	// DataFilePrefix and ChangelogFilePrefix are data-file.prefix ("data-")
+	// and changelog-file.prefix ("changelog-"), the file name prefixes.
+	DataFilePrefix, ChangelogFilePrefix string
+	FileCompression                     string // file.compression ("" leaves the writer's default)
+	ZstdLevel                           int    // file.compression.zstd-level (0: unset)
+	StatsMode                           string // metadata.stats-mode
+	StringEncoding                      string // sqlrun.parquet.string-encoding (sqlrun's own)
+	WriteBufferSize                     int64  // write-buffer-size
+	WriteBufferSpillable                bool   // write-buffer-spillable
 	// WriteBufferSpillMaxDisk is write-buffer-spill.max-disk-size (0: no
 	// limit, Paimon's MemorySize.MAX_VALUE).
 	WriteBufferSpillMaxDisk int64
@@ -79,6 +82,7 @@ type Options struct {
 	SnapshotNumRetainedMin int           // snapshot.num-retained.min
 	SnapshotNumRetainedMax int           // snapshot.num-retained.max
 	SnapshotTimeRetained   time.Duration // snapshot.time-retained
+	SnapshotExpireLimit    int           // snapshot.expire.limit
 	// ConsumerExpiration is consumer.expiration-time (0: unset, consumers
 	// never expire).
 	ConsumerExpiration time.Duration
@@ -199,9 +203,7 @@ func (o *Options) TargetFileSize(primaryKey bool) int64 {
 // 'k'."); keys sqlrun does not read are kept in Raw and not checked here
 // (the connector factory checks every known key while planning).
 func Parse(raw map[string]string) (*Options, error) {
-	if raw == nil {
-		raw = map[string]string{}
-	}
+	raw = withFallbacks(raw)
 	p := parser{raw: raw}
 	o := &Options{raw: raw}
 
@@ -211,6 +213,8 @@ func Parse(raw map[string]string) (*Options, error) {
 		o.FileFormat = "parquet"
 	}
 	o.FileCompression = p.str(OptFileCompression, "")
+	o.DataFilePrefix = p.str("data-file.prefix", "data-")
+	o.ChangelogFilePrefix = p.str("changelog-file.prefix", "changelog-")
 	o.ZstdLevel = p.integer("file.compression.zstd-level", 0)
 	o.StatsMode = p.str("metadata.stats-mode", "")
 	o.StringEncoding = p.str(OptStringEncoding, "")
@@ -259,6 +263,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.SnapshotNumRetainedMin = p.integer("snapshot.num-retained.min", 10)
 	o.SnapshotNumRetainedMax = p.integer("snapshot.num-retained.max", math.MaxInt32)
 	o.SnapshotTimeRetained = p.duration("snapshot.time-retained", time.Hour)
+	o.SnapshotExpireLimit = p.integer("snapshot.expire.limit", 50)
 	o.ConsumerExpiration = p.duration(OptConsumerExpirationTime, 0)
 
 	o.MergeEngine = strings.ToLower(p.str(OptMergeEngine, EngineDeduplicate))
@@ -360,6 +365,7 @@ func (p *parser) scan() Scan {
 // which scan options are set; 'full' is latest-full. Any other value is
 // returned as given (lower case), for the caller to refuse.
 func ResolveMode(raw map[string]string) string {
+	raw = withFallbacks(raw)
 	m := strings.ToLower(strings.TrimSpace(raw[OptScanMode]))
 	switch m {
 	case "", ScanDefault:
@@ -374,10 +380,44 @@ func ResolveMode(raw map[string]string) string {
 		return ScanFromTimestamp
 	case has(OptScanSnapshotID) || has(OptScanTagName) || has(OptScanWatermark) || has(OptScanVersion):
 		return ScanFromSnapshot
+	case has("scan.file-creation-time-millis"):
+		return ScanFromFileCreation
+	case has("scan.creation-time-millis"):
+		return ScanFromCreation
 	case has(OptIncrementalBetween) || has("incremental-between-timestamp"):
 		return ScanIncremental
 	}
 	return ScanLatestFull
+}
+
+// withFallbacks returns raw with each declared option that is unset but
+// has a fallback key set (CoreOptions' withFallbackKeys: 'log.scan' for
+// 'scan.mode', 'write.compaction-skip' for 'write-only', ...) set to the
+// first such fallback's value, as Paimon's Options.get reads it. raw is
+// not modified; nil gives an empty map.
+func withFallbacks(raw map[string]string) map[string]string {
+	out, cloned := raw, false
+	for _, d := range tableOptions {
+		if len(d.FallbackKeys) == 0 || d.Key == OptIgnoreDelete {
+			continue // Parse reads ignore-delete's fallbacks itself, naming the key in its errors
+		}
+		if _, ok := raw[d.Key]; ok {
+			continue
+		}
+		for _, fb := range d.FallbackKeys {
+			if v, ok := raw[fb]; ok {
+				if !cloned {
+					out, cloned = maps.Clone(raw), true
+				}
+				out[d.Key] = v
+				break
+			}
+		}
+	}
+	if out == nil {
+		out = map[string]string{}
+	}
+	return out
 }
 
 // parseLocalTimestamp parses 'scan.timestamp' ("yyyy-MM-dd HH:mm:ss" and

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"fmt"
+
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -24,6 +26,9 @@ func illegal(format string, args ...any) error {
 // impossible (the factory validates the rest at planning time) with
 // Paimon's messages.
 func ParseConfig(o *coreoptions.Options, streaming bool) (*Config, error) {
+	if err := coreoptions.CheckRead(o.Raw()); err != nil {
+		return nil, err
+	}
 	c := &Config{Scan: o.Scan, Streaming: streaming && !o.Scan.Bounded}
 	if c.Streaming {
 		if c.Mode == coreoptions.ScanIncremental {
@@ -56,6 +61,9 @@ func ParseConfig(o *coreoptions.Options, streaming bool) (*Config, error) {
 		if c.IncrementalBetween == nil && c.IncrementalBetweenTimestamp == nil {
 			return nil, illegal("%s can not be null when you use %s for %s", coreoptions.OptIncrementalBetween, c.Mode, coreoptions.OptScanMode)
 		}
+	case coreoptions.ScanFromFileCreation, coreoptions.ScanFromCreation:
+		return nil, &sql.Error{Class: sql.UnsupportedOperation, Err: coreoptions.ErrUnsupportedOption,
+			Msg: fmt.Sprintf("scan mode '%s' is not supported by sqlrun yet", c.Mode)}
 	default:
 		return nil, illegal("Could not parse value '%s' for key '%s'.", o.Raw()[coreoptions.OptScanMode], coreoptions.OptScanMode)
 	}

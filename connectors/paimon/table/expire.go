@@ -29,7 +29,8 @@ func (c *Commit) expire() {
 // ExpireSnapshots deletes snapshots that are no longer retained (Paimon's
 // ExpireSnapshotsImpl): at least snapshot.num-retained.min (10) are kept,
 // at most snapshot.num-retained.max, and of those in between the ones newer
-// than snapshot.time-retained (1 h); never a snapshot a consumer
+// than snapshot.time-retained (1 h), and at most snapshot.expire.limit
+// (50) at a time; never a snapshot a consumer
 // (consumer/consumer-*, nextSnapshot) still needs. It returns how many
 // snapshots were expired.
 //
@@ -66,6 +67,9 @@ func (t *Table) ExpireSnapshots(now time.Time) (int, error) {
 	for _, c := range cons {
 		maxExclusive = min(maxExclusive, c.NextSnapshot)
 	}
+	// snapshot.expire.limit: at most this many snapshots expire at a time
+	// (ExpireSnapshotsImpl's maxDeletes).
+	maxExclusive = min(maxExclusive, earliest+int64(t.Options.SnapshotExpireLimit))
 	maxExclusive = min(maxExclusive, latest)
 	end := maxExclusive
 	olderThan := now.Add(-retained).UnixMilli()

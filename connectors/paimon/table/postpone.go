@@ -338,8 +338,8 @@ type postponeFileWriter struct {
 }
 
 // postponeFilePrefix is the data file prefix of a postpone writer.
-func postponeFilePrefix(commitUser string, writeID int) string {
-	return fmt.Sprintf("%s-u-%s-s-%d-w-", "data-", commitUser, writeID)
+func postponeFilePrefix(dataPrefix, commitUser string, writeID int) string {
+	return fmt.Sprintf("%s-u-%s-s-%d-w-", dataPrefix, commitUser, writeID)
 }
 
 // checkPostponeFiles refuses the postpone file writes sqlrun cannot make
@@ -356,7 +356,7 @@ func (t *Table) checkPostponeFiles() error {
 		return fmt.Errorf("paimon table %s: %w: bucket-postpone files: %v", t.Root, ErrPostponeBucket, err)
 	}
 	for k := range raw {
-		if strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".stats-mode") || k == "data-file.prefix" ||
+		if strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".stats-mode") ||
 			k == "file.compression.per.level" || k == "data-file.thin-mode" && raw[k] == "true" {
 			return fmt.Errorf("paimon table %s: %w: option '%s' changes the bucket-postpone files Paimon writes, and sqlrun writes them without it; write the table in batch mode with 'postpone.batch-write-fixed-bucket' = true", t.Root, ErrPostponeBucket, k)
 		}
@@ -374,7 +374,7 @@ func (t *Table) newPostponeFileWriter(part []byte, commitUser string, writeID in
 		return nil, err
 	}
 	names := format.NewFileNames("avro")
-	names.DataPrefix = postponeFilePrefix(commitUser, writeID)
+	names.DataPrefix = postponeFilePrefix(t.Options.DataFilePrefix, commitUser, writeID)
 	return &postponeFileWriter{t: t, dir: format.BucketDir(t.Root, pp, -2), names: names, codec: codec,
 		target: t.Options.TargetFileSize(true)}, nil
 }

@@ -338,7 +338,20 @@ func TestPostponeFilesBatchAndRefusals(t *testing.T) {
 	if _, err := NewSink(nano, SinkOptions{}); err != nil {
 		t.Fatalf("batch into fixed buckets: %v", err)
 	}
-	for k, v := range map[string]string{"data-file.prefix": "d-", "fields.v.stats-mode": "full", "file.compression": "lz4"} {
+	// data-file.prefix is honoured: PostponeBucketFileStoreWrite names the
+	// files <data-file.prefix>-u-<commit user>-s-<write id>-w-.
+	pre := postponeTable(t, map[string]string{"data-file.prefix": "d-"})
+	ps, err := NewSink(pre, SinkOptions{Streaming: true, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sinkRun(t, ps, 1, []sql.Row{row(sql.Insert, int64(1), "a", int32(1), "x")})
+	for _, e := range liveEntries(t, pre) {
+		if !strings.HasPrefix(e.File.FileName, "d--u-"+ps.user+"-s-0-w-") {
+			t.Errorf("postpone file %s: want prefix d--u-%s-s-0-w-", e.File.FileName, ps.user)
+		}
+	}
+	for k, v := range map[string]string{"fields.v.stats-mode": "full", "file.compression": "lz4"} {
 		tbl := postponeTable(t, map[string]string{k: v})
 		if _, err := NewSink(tbl, SinkOptions{Streaming: true}); !errors.Is(err, ErrPostponeBucket) {
 			t.Errorf("%s: %v", k, err)

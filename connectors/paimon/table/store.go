@@ -44,6 +44,8 @@ func (t *Table) newBucketStore(part []byte, bucket int) (*bucketStore, error) {
 	}
 	s := &bucketStore{t: t, dir: format.BucketDir(t.Root, pp, bucket), part: part, bucket: bucket,
 		names: format.NewFileNames(t.fileFormat()), metas: map[string]manifest.DataFileMeta{}}
+	// data-file.prefix and changelog-file.prefix (DataFilePathFactory).
+	s.names.DataPrefix, s.names.ChangelogPrefix = t.Options.DataFilePrefix, t.Options.ChangelogFilePrefix
 	// A table whose data files are ORC or Avro is read here too; its
 	// writes fail on the options (newWrite checks them first, and the
 	// writers again).

@@ -200,6 +200,12 @@ func Create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, op
 		}
 		opts[k] = v
 	}
+	if v, ok := options["type"]; ok && !strings.EqualFold(strings.TrimSpace(v), "table") {
+		// Paimon's TableType: a format, object or materialized table is
+		// not a data table, and sqlrun would create a data table.
+		return nil, &sql.Error{Class: sql.UnsupportedOperation, Err: coreoptions.ErrUnsupportedOption,
+			Msg: fmt.Sprintf("create paimon table %s: Paimon table option 'type' = '%s' is not supported by sqlrun yet: sqlrun creates Paimon data tables ('type' = 'table') only", path, v)}
+	}
 	if v := strings.TrimSpace(opts["blob-field"]); v != "" {
 		// Paimon's Flink catalog makes these BYTES columns BLOBs, which
 		// sqlrun could then not write: refused rather than created as BYTES.
@@ -258,9 +264,13 @@ func (t *Table) CrossPartitionUpdate() bool {
 	return false
 }
 
-// checkWritable refuses writes sqlrun cannot do as Paimon would (tables
-// with BLOB columns) and bucket numbers Paimon refuses (0, below -2).
+// checkWritable refuses writes sqlrun cannot do as Paimon would (options
+// it does not honour on write, coreoptions.CheckWrite; tables with BLOB
+// columns) and bucket numbers Paimon refuses (0, below -2).
 func (t *Table) checkWritable() error {
+	if err := coreoptions.CheckWrite(t.Options.Raw()); err != nil {
+		return fmt.Errorf("paimon table %s: %w", t.Root, err)
+	}
 	for _, f := range t.Schema.Fields {
 		if f.Blob {
 			return fmt.Errorf("paimon table %s: %w: column %s is a BLOB; Paimon writes BLOB values to .blob files of their own (BlobFileFormat), which sqlrun reads but does not write", t.Root, ErrBlobWrite, f.Name)

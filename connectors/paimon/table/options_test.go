@@ -1,0 +1,139 @@
+package table
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// A table whose options ask for what sqlrun does not do on write
+// ('tag.automatic-creation': Paimon's TableCommitImpl creates tags with
+// TagAutoCreation at commit) is refused for writing, compaction and the
+// sink, naming the option, and read as usual: the option only matters to
+// a writer.
+func TestWriteRefusedOptionStillReads(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"))
+	for _, v := range []string{"process-time", "watermark", "batch"} {
+		tagged, err := Open(nil, dir, map[string]string{"tag.automatic-creation": v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := func(what string, err error) {
+			t.Helper()
+			if !errors.Is(err, coreoptions.ErrUnsupportedOption) || !strings.Contains(err.Error(), "'tag.automatic-creation' = '"+v+"'") {
+				t.Errorf("%s with 'tag.automatic-creation' = '%s': got %v, want a refusal naming the option", what, v, err)
+			}
+		}
+		_, err = tagged.NewWrite(WriteOptions{TempDir: t.TempDir()})
+		refused("NewWrite", err)
+		_, err = NewSink(tagged, SinkOptions{TempDir: t.TempDir()})
+		refused("NewSink", err)
+		_, err = Compact(tagged, CompactOptions{Full: true, TempDir: t.TempDir()})
+		refused("Compact", err)
+		if got := mustRead(t, tagged); got != "+I[1, d, 1, a]" {
+			t.Errorf("read with 'tag.automatic-creation' = '%s': %q", v, got)
+		}
+	}
+	none, err := Open(nil, dir, map[string]string{"tag.automatic-creation": "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, none, "u", 2, row(sql.Insert, int64(2), "d", int32(2), "b"))
+}
+
+// data-file.prefix and changelog-file.prefix name the files every writer
+// writes (DataFilePathFactory: <prefix><uuid>-<n>.<format>).
+func TestFilePrefixes(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1", "changelog-producer": "input",
+		"data-file.prefix": "d1-", "changelog-file.prefix": "c1-"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"))
+	names, err := filepath.Glob(filepath.Join(dir, "bucket-0", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data, changelog int
+	for _, n := range names {
+		switch base := filepath.Base(n); {
+		case strings.HasPrefix(base, "d1-") && strings.HasSuffix(base, ".parquet"):
+			data++
+		case strings.HasPrefix(base, "c1-") && strings.HasSuffix(base, ".parquet"):
+			changelog++
+		default:
+			t.Errorf("file %s has neither prefix", base)
+		}
+	}
+	if data != 1 || changelog != 1 {
+		t.Fatalf("%d data and %d changelog files: %v", data, changelog, names)
+	}
+	if got := mustRead(t, tbl); got != "+I[1, d, 1, a]" {
+		t.Fatalf("read back: %q", got)
+	}
+}
+
+// snapshot.expire.limit bounds how many snapshots one expiration deletes
+// (ExpireSnapshotsImpl: maxExclusive = min(maxExclusive, earliest +
+// maxDeletes)).
+func TestSnapshotExpireLimit(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1", "snapshot.num-retained.min": "1",
+		"snapshot.time-retained": "1 ms", "snapshot.expire.limit": "2"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 5; i++ {
+		msgs := writeMessages(t, tbl, WriteOptions{TempDir: t.TempDir()}, row(sql.Insert, i, "d", int32(i), "a"))
+		c := tbl.NewCommit("u")
+		c.NoExpire = true
+		if err := c.Commit(i, msgs, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := tbl.Snapshots.ListIDs()
+	if err != nil || len(before) < 5 {
+		t.Fatalf("snapshots %v, %v", before, err)
+	}
+	later := time.Now().Add(time.Hour)
+	for left := len(before) - 1; left > 0; left -= 2 { // all but the latest expire, 2 at a time
+		n, err := tbl.ExpireSnapshots(later)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(left, 2); n != want {
+			t.Fatalf("expired %d snapshots, want %d (of %v)", n, want, before)
+		}
+	}
+	if e, _, _ := tbl.Snapshots.EarliestID(); e != before[len(before)-1] {
+		t.Fatalf("earliest snapshot %d, want %d", e, before[len(before)-1])
+	}
+}
+
+// A Paimon table of another type (a format table, say) is not created as
+// a data table.
+func TestCreateRefusesOtherTableTypes(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Create(nil, dir, pkSchema(), nil, map[string]string{"type": "format-table"}, "", 0)
+	if !errors.Is(err, coreoptions.ErrUnsupportedOption) || !strings.Contains(err.Error(), "'type' = 'format-table'") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schema")); !os.IsNotExist(err) {
+		t.Fatalf("schema directory written: %v", err)
+	}
+	if _, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"type": "table"}, "", 0); err != nil {
+		t.Fatal(err)
+	}
+}
