@@ -4,10 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -135,5 +137,61 @@ func TestCreateRefusesOtherTableTypes(t *testing.T) {
 	}
 	if _, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"type": "table"}, "", 0); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// metadata.stats-mode 'counts' and fields.<name>.stats-mode reach the data
+// files' value statistics (StatsCollectorFactories: a column's own mode
+// over the table's): 'counts' keeps null counts without min and max, a
+// column with 'none' is left out of _VALUE_STATS_COLS.
+func TestStatsModes(t *testing.T) {
+	for _, c := range []struct {
+		opts     map[string]string
+		cols     []string // want ValueStatsCols (nil: all)
+		minNulls bool     // min values all null
+	}{
+		{map[string]string{}, nil, false},
+		{map[string]string{"metadata.stats-mode": "counts"}, nil, true},
+		{map[string]string{"fields.s.stats-mode": "none"}, []string{"id", "dt", "v"}, false},
+		{map[string]string{"metadata.stats-mode": "none", "fields.v.stats-mode": "full"}, []string{"v"}, false},
+	} {
+		opts := map[string]string{"bucket": "1"}
+		for k, v := range c.opts {
+			opts[k] = v
+		}
+		tbl, err := Create(nil, t.TempDir(), pkSchema(), nil, opts, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"))
+		es := liveEntries(t, tbl)
+		if len(es) != 1 {
+			t.Fatalf("%v: %d files", c.opts, len(es))
+		}
+		f := es[0].File
+		if !slices.Equal(f.ValueStatsCols, c.cols) || (f.ValueStatsCols == nil) != (c.cols == nil) {
+			t.Errorf("%v: _VALUE_STATS_COLS %v, want %v", c.opts, f.ValueStatsCols, c.cols)
+		}
+		n := len(c.cols)
+		types := tbl.Schema.Types()
+		if c.cols != nil {
+			types = nil
+			for _, name := range c.cols {
+				types = append(types, tbl.Schema.Fields[tbl.Schema.FieldIndex(name)].Type)
+			}
+		} else {
+			n = len(types)
+		}
+		mins, err := binrow.Deserialize(types, f.ValueStats.MinValues)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allNull := true
+		for _, m := range mins {
+			allNull = allNull && m == nil
+		}
+		if allNull != c.minNulls || len(f.ValueStats.NullCounts) != n {
+			t.Errorf("%v: min values all null %v (want %v), %d null counts (want %d)", c.opts, allNull, c.minNulls, len(f.ValueStats.NullCounts), n)
+		}
 	}
 }

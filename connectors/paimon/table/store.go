@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
@@ -73,17 +74,43 @@ func (t *Table) writerOptions() (format.WriterOptions, error) {
 	if f, ok := t.Options.Raw()["manifest.format"]; ok && !strings.EqualFold(f, "avro") {
 		return o, fmt.Errorf("paimon table %s: 'manifest.format' = %q: sqlrun writes avro manifests only", t.Root, f)
 	}
-	switch m := t.Options.StatsMode; {
-	case m == "" || m == "truncate(16)":
-	case m == "none":
-		o.NoValueStats = true
-	case m == "full":
-		o.StatsTruncate = -1
-	default:
-		var n int
-		if _, err := fmt.Sscanf(m, "truncate(%d)", &n); err == nil && n > 0 {
-			o.StatsTruncate = n
+	// metadata.stats-mode, and fields.<name>.stats-mode over it for one
+	// column (StatsCollectorFactories.createStatsFactories).
+	mode, n := "truncate", 16
+	if m := t.Options.StatsMode; m != "" {
+		var err error
+		if mode, n, err = format.ParseStatsMode(m); err != nil {
+			return o, fmt.Errorf("paimon table %s: 'metadata.stats-mode': %w", t.Root, err)
 		}
+	}
+	switch mode {
+	case "none":
+		o.NoValueStats = true
+	case "full":
+		o.StatsTruncate = -1
+	case "truncate":
+		o.StatsTruncate = n
+	}
+	for k, v := range t.Options.Raw() {
+		if name, ok := strings.CutPrefix(k, coreoptions.OptPartialUpdateAggPrefix); ok && strings.HasSuffix(name, ".stats-mode") {
+			if o.FieldStatsModes == nil {
+				o.FieldStatsModes = map[string]string{}
+			}
+			o.FieldStatsModes[strings.TrimSuffix(name, ".stats-mode")] = v
+		}
+	}
+	if mode == "counts" || o.NoValueStats && o.FieldStatsModes != nil {
+		// The writer's per-column path: every other column gets the
+		// table's mode.
+		if o.FieldStatsModes == nil {
+			o.FieldStatsModes = map[string]string{}
+		}
+		for _, f := range t.Schema.Fields {
+			if _, ok := o.FieldStatsModes[f.Name]; !ok {
+				o.FieldStatsModes[f.Name] = mode
+			}
+		}
+		o.NoValueStats = false
 	}
 	return o, nil
 }
