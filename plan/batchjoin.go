@@ -243,6 +243,39 @@ func satisfyHash(n Node, keys []int) (Node, bool) {
 	return nil, false
 }
 
+// sortedOn reports an input whose rows each task delivers sorted on keys
+// ascending: a SortMergeJoin's, on a prefix of its left join keys (not of
+// a RIGHT or FULL join) or of its right ones (of an INNER or RIGHT join),
+// seen through Calcs that project the keys as they are
+// (BatchPhysicalSortMergeJoin.satisfyTraits' collation).
+func sortedOn(n Node, keys []int) bool {
+	switch n := n.(type) {
+	case *Calc:
+		mapped := make([]int, len(keys))
+		for i, k := range keys {
+			ref, ok := n.Exprs[k].(*InputRef)
+			if !ok {
+				return false
+			}
+			mapped[i] = ref.Index
+		}
+		return sortedOn(n.input(), mapped)
+	case *Join:
+		if n.Strategy != StrategySortMerge || n.JoinType == ast.FullJoin || len(keys) > len(n.LeftKeys) {
+			return false
+		}
+		nl := len(n.Inputs()[0].Names())
+		left, right := n.JoinType != ast.RightJoin, n.JoinType == ast.InnerJoin || n.JoinType == ast.RightJoin
+		for i, k := range keys {
+			if !(k < nl && left && n.LeftKeys[i] == k || k >= nl && right && n.RightKeys[i] == k-nl) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // unexchanged is a join input without the hash Exchange the join put on
 // it.
 func unexchanged(in Node) Node {

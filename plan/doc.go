@@ -110,7 +110,8 @@
 //     every GroupAggregate gets its hash Exchange, joins their input
 //     Exchanges with the equi-keys (a batch shuffled join none over an
 //     input already hashed on them: FlinkExpandConversionRule with the
-//     inputs' satisfyTraits, batchjoin.go), upsert sources Exchange(hash[pk]) →
+//     inputs' satisfyTraits, batchjoin.go; a batch aggregate over such an
+//     input runs in one phase without one), upsert sources Exchange(hash[pk]) →
 //     ChangelogNormalize exactly where DynamicSourceUtils.changelogNormalizeEnabled
 //     says, with the source validation errors of validateScanSourceForStreaming;
 //     StreamPhysicalTableSourceScanRule);

@@ -68,11 +68,15 @@ type ChangelogNormalize struct {
 type DropUpdateBefore struct{ base }
 
 // GroupAggregate is a streaming (or one-phase batch) aggregate over a hash
-// Exchange on Group.
+// Exchange on Group. OnePhase marks a batch aggregate over an input
+// already hashed on Group, with no Exchange (BatchPhysicalHashAggRule /
+// BatchPhysicalSortAggRule's one-phase aggregate, isMerge=[false]); Sorted
+// makes it a SortAggregate over an input already sorted on Group.
 type GroupAggregate struct {
 	base
-	Group []int
-	Aggs  []AggCall
+	Group            []int
+	Aggs             []AggCall
+	OnePhase, Sorted bool
 }
 
 // LocalAggregate is the first phase of a batch two-phase aggregate
@@ -162,7 +166,6 @@ func (*Calc) Name() string               { return "Calc" }
 func (*Exchange) Name() string           { return "Exchange" }
 func (*ChangelogNormalize) Name() string { return "ChangelogNormalize" }
 func (*DropUpdateBefore) Name() string   { return "DropUpdateBefore" }
-func (*GroupAggregate) Name() string     { return "GroupAggregate" }
 func (*Sort) Name() string               { return "Sort" }
 func (*Union) Name() string              { return "Union" }
 func (*Limit) Name() string              { return "Limit" }
@@ -174,6 +177,16 @@ func (n *Join) Name() string {
 	return "Join"
 }
 func (*Sink) Name() string { return "Sink" }
+
+func (n *GroupAggregate) Name() string {
+	switch {
+	case n.OnePhase && n.Sorted:
+		return "SortAggregate"
+	case n.OnePhase:
+		return "HashAggregate"
+	}
+	return "GroupAggregate"
+}
 
 func (n *LocalAggregate) Name() string {
 	if n.Hash {
@@ -375,6 +388,9 @@ func (n *GroupAggregate) describe(Format) string {
 		sel = append(sel, aggString(a, in)+" AS "+a.Name)
 	}
 	s := "GroupAggregate("
+	if n.OnePhase {
+		s = n.Name() + "(isMerge=[false], "
+	}
 	if len(n.Group) > 0 {
 		s += "groupBy=[" + names(in, n.Group) + "], "
 	}

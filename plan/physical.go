@@ -90,6 +90,9 @@ func (b *binder) convert(r Node) (Node, error) {
 		}
 		names = uniquify(names)
 		if !b.streaming && twoPhaseEligible(r.Aggs) {
+			if agg, ok := onePhaseAggregate(in, r.Group, r.Aggs, names, r.types); ok {
+				return agg, nil
+			}
 			return batchAggregate(in, r.Group, r.Aggs, names, r.types), nil
 		}
 		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0}
@@ -374,6 +377,37 @@ func fixedLength(t sql.DataType) bool {
 		return t.Precision <= 3
 	}
 	return false
+}
+
+// onePhaseAggregate is the one-phase aggregate BatchPhysicalHashAggRule
+// and BatchPhysicalSortAggRule offer besides the two-phase one: it reads
+// its input hashed on the group keys, and when the input delivers that
+// by itself (satisfyHash) it needs no Exchange, which the cost model
+// prefers to a local aggregate and an Exchange. Over an input already
+// sorted on the group keys (a SortMergeJoin's output,
+// BatchPhysicalSortMergeJoin.satisfyTraits) it is a SortAggregate without
+// a Sort, else a HashAggregate when the accumulators are fixed-length.
+func onePhaseAggregate(in Node, group []int, aggs []AggCall, outNames []string, outTypes []sql.DataType) (Node, bool) {
+	if len(group) == 0 {
+		return nil, false
+	}
+	satisfied, ok := satisfyHash(in, group)
+	if !ok {
+		return nil, false
+	}
+	sorted := sortedOn(satisfied, group)
+	if !sorted {
+		_, bufTypes := accBuffers(aggs, func(a AggCall) sql.DataType { return in.Types()[a.Args[0]] })
+		for _, ts := range bufTypes {
+			for _, t := range ts {
+				if !fixedLength(t) {
+					return nil, false
+				}
+			}
+		}
+	}
+	return &GroupAggregate{base: row(outNames, outTypes, satisfied), Group: group, Aggs: append([]AggCall(nil), aggs...),
+		OnePhase: true, Sorted: sorted}, true
 }
 
 // batchAggregate builds Local*Aggregate → Exchange → *Aggregate (with
