@@ -641,9 +641,23 @@ type aggCollector struct {
 	callArgs   [][]Expr // bound argument expressions over the FROM row
 	callFilter []Expr   // bound FILTER (WHERE ...) conditions (nil: none)
 	callText   []string
+	// sets are the grouping sets over groupExprs (nil: a plain GROUP BY).
+	sets [][]int
+	// groupNames name the group expressions a select item spells (its
+	// alias, or Calcite's derived EXPR$i); "" where none does.
+	groupNames []string
+}
+
+// isColumn reports a (possibly qualified) column reference.
+func isColumn(e ast.Expr) bool {
+	_, ok := e.(*ast.ColumnRef)
+	return ok
 }
 
 func isAggName(n string) bool {
+	if isGroupingFunc(n) {
+		return true
+	}
 	f, ok := expr.Lookup(n)
 	return ok && f.Kind == expr.Aggregate
 }
@@ -806,7 +820,12 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	var names []string
 	if aggregated {
 		agg := &aggCollector{}
-		for _, g := range x.GroupBy {
+		groupBy, sets, err := expandGroupBy(x.GroupBy)
+		if err != nil {
+			return nil, err
+		}
+		agg.sets = sets
+		for _, g := range groupBy {
 			if hasAgg(g) {
 				return nil, validationErr(g.Pos(), 1, "Aggregate expression is illegal in GROUP BY clause")
 			}
@@ -816,6 +835,22 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			}
 			agg.groupExprs = append(agg.groupExprs, be)
 			agg.groupAST = append(agg.groupAST, g.String())
+			// SqlToRelConverter's AggConverter names a group expression
+			// after the select item that spells it (nameMap).
+			name := ""
+			for i, it := range items {
+				if it.Expr == nil || it.Expr.String() != g.String() {
+					continue
+				}
+				switch {
+				case it.Alias != "":
+					name = it.Alias
+				case !isColumn(it.Expr):
+					name = "EXPR$" + strconv.Itoa(i)
+				}
+				break
+			}
+			agg.groupNames = append(agg.groupNames, name)
 		}
 		// Bind select items against the aggregate's output: group
 		// expressions and aggregate calls become references.
@@ -1058,7 +1093,11 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 	}
 	group := make([]int, len(agg.groupExprs))
 	for i, g := range agg.groupExprs {
+		n := len(exprs)
 		group[i] = indexOf(g)
+		if group[i] == n && i < len(agg.groupNames) && agg.groupNames[i] != "" {
+			names[n] = agg.groupNames[i]
+		}
 	}
 	calls := make([]AggCall, len(agg.calls))
 	for i, c := range agg.calls {
@@ -1098,7 +1137,18 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 		outNames = append(outNames, c.Name)
 		outTypes = append(outTypes, c.T)
 	}
-	return &LogicalAggregate{base: row(uniquify(outNames), outTypes, below), Group: group, Aggs: calls}
+	out := &LogicalAggregate{base: row(uniquify(outNames), outTypes, below), Group: group, Aggs: calls}
+	for _, set := range agg.sets {
+		fields := make([]int, len(set))
+		for i, k := range set {
+			fields[i] = group[k]
+		}
+		out.Sets = append(out.Sets, normSet(fields))
+	}
+	if out.Sets != nil {
+		sortSets(out.Sets)
+	}
+	return out
 }
 
 // exprKey is a structural identity for deduplicating expressions.
@@ -1178,6 +1228,9 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		return b.bindOver(f, sc, agg)
 	}
 	if agg != nil {
+		if f, ok := e.(*ast.FuncCall); ok && f.Over == nil && isGroupingFunc(f.Name) {
+			return b.bindGroupingCall(f, agg)
+		}
 		if f, ok := e.(*ast.FuncCall); ok && isAggName(f.Name) {
 			return b.bindAggCall(f, sc, agg)
 		}

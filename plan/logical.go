@@ -40,6 +40,9 @@ type LogicalAggregate struct {
 	base
 	Group []int
 	Aggs  []AggCall
+	// Sets are the grouping sets (GROUPING SETS / ROLLUP / CUBE) as sorted
+	// input fields, in Calcite's order; nil for a plain GROUP BY.
+	Sets [][]int
 }
 
 // LogicalValues is a literal relation.
@@ -201,6 +204,13 @@ func (n *LogicalAggregate) describe(Format) string {
 		g[i] = strconv.Itoa(x)
 	}
 	s := "LogicalAggregate(group=[{" + strings.Join(g, ", ") + "}]"
+	if n.Sets != nil {
+		sets := make([]string, len(n.Sets))
+		for i, x := range n.Sets {
+			sets[i] = setString(x)
+		}
+		s += ", groups=[[" + strings.Join(sets, ", ") + "]]"
+	}
 	for _, a := range n.Aggs {
 		args := make([]string, len(a.Args))
 		for i, x := range a.Args {

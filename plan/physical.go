@@ -99,6 +99,12 @@ func (b *binder) convert(r Node) (Node, error) {
 		return &GroupAggregate{base: row(names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...)}, nil
 	case *LogicalWindowTableFunction:
 		return b.convertWindowTableFunction(r)
+	case *LogicalExpand:
+		in, err := b.convert(r.input())
+		if err != nil {
+			return nil, err
+		}
+		return &Expand{base: row(r.names, r.types, in), Projects: r.Projects}, nil
 	case *LogicalWatermarkAssigner:
 		in, err := b.convert(r.input())
 		if err != nil {

@@ -34,6 +34,9 @@ type Rule struct {
 // rules are the optimizer's rewrites in the order Flink's programs
 // (FlinkStreamProgram, FlinkStreamRuleSets) apply the rules they stand for.
 var rules = []Rule{
+	{Name: "DecomposeGroupingSets", Program: "LOGICAL_REWRITE",
+		Flink: "DecomposeGroupingSetsRule (groupingsets.go; run first here, so that no other rule sees grouping sets)",
+		apply: decomposeGroupingSets},
 	{Name: "LookupJoin", Program: "TEMPORAL_JOIN_REWRITE",
 		Flink: "LogicalCorrelateToJoinFromTemporalTableRule (lookup join, lookup.go)",
 		apply: lookupJoinRule},

@@ -603,7 +603,10 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		for gi, g := range r.Group {
 			if windowRef(exprs[g]) == which {
 				windowCols = append(windowCols, gi)
-				outNames = append(outNames, r.names[gi])
+				// The window properties keep the TVF's names (a select
+				// alias renames them in the Calc above:
+				// WindowAggregateTest.testTumble_CascadingWindow).
+				outNames = append(outNames, tvf.names[nIn+which])
 				outTypes = append(outTypes, r.types[gi])
 				break
 			}

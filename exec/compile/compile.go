@@ -298,6 +298,16 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore), EmitDuplicates: ttl > 0})
 	case *plan.DropUpdateBefore:
 		f = operators.DropUpdateBefore()
+	case *plan.Expand:
+		projects := make([]operators.CalcFunc, len(n.Projects))
+		for i, p := range n.Projects {
+			cf, err := plan.CompileCalc(p, nil)
+			if err != nil {
+				return edge{}, err
+			}
+			projects[i] = operators.CalcFunc(cf)
+		}
+		f = operators.Expand(projects)
 	case *plan.WindowTableFunction:
 		if n.Window.ProcTime {
 			return edge{}, sql.Errorf(sql.TableException,

@@ -170,6 +170,23 @@ func (e *FuncCall) String() string {
 		return "POSITION(" + exprString(e.Args[0]) + " IN " + exprString(e.Args[1]) + ")"
 	case e.Name == "TRIM" && len(e.Args) == 3:
 		return "TRIM(" + exprString(e.Args[0]) + " " + exprString(e.Args[1]) + " FROM " + exprString(e.Args[2]) + ")"
+	case (e.Name == "GROUPING_SETS" || e.Name == "ROLLUP" || e.Name == "CUBE") && !e.Distinct && !e.Star:
+		// GROUP BY constructs the parser keeps as calls: a ROW is a set
+		// "(a, b)", GROUPING_EMPTY() the empty set "()".
+		name := e.Name
+		if name == "GROUPING_SETS" {
+			name = "GROUPING SETS"
+		}
+		parts := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			parts[i] = exprString(a)
+			if r, ok := a.(*FuncCall); ok && r.Name == "ROW" && r.Over == nil && r.Filter == nil && !r.Distinct && !r.Star {
+				parts[i] = "(" + joinExprs(r.Args) + ")"
+			}
+		}
+		return name + " (" + strings.Join(parts, ", ") + ")"
+	case e.Name == "GROUPING_EMPTY" && len(e.Args) == 0 && !e.Star:
+		return "()"
 	}
 	var b strings.Builder
 	b.WriteString(e.Name)

@@ -28,6 +28,9 @@ import (
 //   - agg(...) FILTER (WHERE cond) becomes __sqlrun_filter(agg(...), cond);
 //   - COUNT(DISTINCT ...) OVER becomes GROUP_CONCAT(DISTINCT ...) OVER,
 //     read back as COUNT;
+//   - GROUPING SETS (...), ROLLUP (...) and CUBE (...) become the calls
+//     GROUPING_SETS, ROLLUP and CUBE (a set "(a, b)" a ROW, "()" the call
+//     GROUPING_EMPTY()), which the planner expands;
 //   - functions MySQL's grammar reads specially (CONCAT, LEAD, DATE_ADD,
 //     ...) get the prefix __sqlrun_fn_, so that a concat coming back from
 //     TiDB is known to be "||" (PIPES_AS_CONCAT);
@@ -174,6 +177,7 @@ var rules = []rule{
 	// Query hints (SELECT /*+ ... */) are kept with their SELECT; table
 	// hints are read with their table.
 	{keyHint, nil, (*rewriter).queryHint},
+	{"(", emptyGroupingSet, (*rewriter).emptyGroupingSet},
 	{"(", nil, (*rewriter).openParen},
 	{"[", nil, (*rewriter).openItem},
 	{".", fieldAfter, (*rewriter).fieldAccess},
@@ -205,6 +209,11 @@ var rules = []rule{
 	{"SIMILAR", nextWord("TO"), (*rewriter).similarTo},
 	{"IS", isDistinct, (*rewriter).isDistinct},
 	{"FILTER", aggregateFilter, (*rewriter).aggregateFilter},
+	// GROUP BY GROUPING SETS (...), ROLLUP (...), CUBE (...): calls the
+	// conversion keeps and the planner expands.
+	{"GROUPING", nextWord("SETS"), (*rewriter).groupingSets},
+	{"ROLLUP", nextIs("("), (*rewriter).renameCall},
+	{"CUBE", nextIs("("), (*rewriter).renameCall},
 	{"COUNT", countDistinctOver, (*rewriter).countDistinctOver},
 	{"SELECT", nil, (*rewriter).selectWord},
 	{"VALUES", inQuery, (*rewriter).valuesWord},
@@ -224,7 +233,7 @@ var rules = []rule{
 // pre-pass prefixes them so TiDB reads a generic call. CONCAT is here so
 // that a concat coming back from TiDB is known to be "||".
 var renamed = []string{"CONCAT", "FIRST_VALUE", "LAST_VALUE", "DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE",
-	"CARDINALITY", "LEAD", "LAG", "NTH_VALUE"}
+	"CARDINALITY", "LEAD", "LAG", "NTH_VALUE", "GROUPING", "GROUPING_ID", "GROUP_ID"}
 
 // clauseEnds end a FROM list (and a VALUES list).
 var clauseEnds = []string{"WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW",
@@ -743,6 +752,31 @@ func (r *rewriter) interval(j int) int {
 	}
 	r.lit(lit, r.tok(j).off)
 	return next
+}
+
+// emptyGroupingSet: "()" as a grouping set, in GROUPING SETS (..., (), ...)
+// or GROUP BY ().
+func emptyGroupingSet(r *rewriter, j int) bool {
+	if j+1 >= r.to || !r.tok(j+1).isOp(")") || j == r.from {
+		return false
+	}
+	prev := r.tok(j - 1)
+	return prev.isOp("(") || prev.isOp(",") || prev.is("BY") && j-2 >= r.from && r.tok(j-2).is("GROUP")
+}
+
+// emptyGroupingSet writes the empty grouping set as a call the conversion
+// reads back (GROUPING_EMPTY()).
+func (r *rewriter) emptyGroupingSet(j int) int {
+	r.synth(fnPrefix+"GROUPING_EMPTY()", r.tok(j).off)
+	r.lastEnd = r.tok(j + 1).end
+	return j + 2
+}
+
+// groupingSets writes GROUPING SETS as the call GROUPING_SETS.
+func (r *rewriter) groupingSets(j int) int {
+	r.synth(fnPrefix+"GROUPING_SETS", r.tok(j).off)
+	r.lastEnd = r.tok(j + 1).end
+	return j + 2
 }
 
 func (r *rewriter) renameCall(j int) int {

@@ -123,3 +123,33 @@ func (dropUB) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error 
 	}
 	return nil
 }
+
+// Expand is Flink's ExpandCodeGenerator's operator (the Expand of GROUPING
+// SETS / ROLLUP / CUBE): every input row is emitted once per projection,
+// in order, with the input row's kind, so it works on retracting input as
+// on insert-only.
+func Expand(projects []CalcFunc) runtime.OperatorFactory {
+	return func(int, int) (runtime.Operator, error) { return &expand{projects: projects}, nil }
+}
+
+type expand struct {
+	runtime.Base
+	projects []CalcFunc
+}
+
+func (e *expand) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	out.Grow(len(rows) * len(e.projects))
+	for _, r := range rows {
+		for _, f := range e.projects {
+			o, ok, err := f(r)
+			if err != nil {
+				return err
+			}
+			if ok {
+				o.Kind = r.Kind
+				out.Emit(o)
+			}
+		}
+	}
+	return nil
+}
