@@ -83,6 +83,7 @@ type Options struct {
 	SnapshotNumRetainedMax int           // snapshot.num-retained.max
 	SnapshotTimeRetained   time.Duration // snapshot.time-retained
 	SnapshotExpireLimit    int           // snapshot.expire.limit
+	OverwriteUpgrade       bool          // overwrite-upgrade
 	// ConsumerExpiration is consumer.expiration-time (0: unset, consumers
 	// never expire).
 	ConsumerExpiration time.Duration
@@ -264,6 +265,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.SnapshotNumRetainedMax = p.integer("snapshot.num-retained.max", math.MaxInt32)
 	o.SnapshotTimeRetained = p.duration("snapshot.time-retained", time.Hour)
 	o.SnapshotExpireLimit = p.integer("snapshot.expire.limit", 50)
+	o.OverwriteUpgrade = p.boolean("overwrite-upgrade", true)
 	o.ConsumerExpiration = p.duration(OptConsumerExpirationTime, 0)
 
 	o.MergeEngine = strings.ToLower(p.str(OptMergeEngine, EngineDeduplicate))

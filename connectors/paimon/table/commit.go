@@ -235,6 +235,11 @@ func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[st
 	default:
 		p.overwrite = func([]byte) (bool, error) { return true, nil }
 	}
+	if len(cmp.entries)+len(cmp.index) == 0 {
+		if p.entries, err = c.t.overwriteUpgrade(p.entries); err != nil {
+			return fmt.Errorf("paimon overwrite %d of %s: %w", identifier, c.t.Root, err)
+		}
+	}
 	if err := c.tryCommit(identifier, &p); err != nil {
 		return err
 	}
@@ -245,6 +250,57 @@ func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[st
 	}
 	c.expire()
 	return nil
+}
+
+// overwriteUpgrade is FileStoreCommitImpl.tryUpgrade ('overwrite-upgrade',
+// default true): the level-0 files an INSERT OVERWRITE of a primary-key
+// table writes go to the top level (num-levels - 1) of their bucket when
+// the files of the bucket do not overlap in key range, as Paimon commits
+// them, so that later compactions and the lookup changelog see them as
+// Paimon's would. Nothing is upgraded when a file is above level 0 or in
+// a bucket < 0, and a bucket whose files overlap keeps them at level 0.
+func (t *Table) overwriteUpgrade(entries []manifest.ManifestEntry) ([]manifest.ManifestEntry, error) {
+	if !t.PrimaryKey() || !t.Options.OverwriteUpgrade {
+		return entries, nil
+	}
+	for _, e := range entries {
+		if e.File.Level > 0 || e.Bucket < 0 {
+			return entries, nil
+		}
+	}
+	type bk struct {
+		part   string
+		bucket int32
+	}
+	type keyed struct {
+		i        int
+		min, max []any
+	}
+	buckets := map[bk][]keyed{}
+	for i, e := range entries {
+		fm, err := t.fileMeta(e.File)
+		if err != nil {
+			return nil, err
+		}
+		k := bk{string(e.Partition), e.Bucket}
+		buckets[k] = append(buckets[k], keyed{i, fm.MinKey, fm.MaxKey})
+	}
+	out := slices.Clone(entries)
+	top := int32(t.Spec.NumLevels - 1)
+	for _, fs := range buckets {
+		sort.SliceStable(fs, func(i, j int) bool { return t.Spec.Key.Compare(fs[i].min, fs[j].min) < 0 })
+		overlap := false
+		for i := 1; i < len(fs); i++ {
+			overlap = overlap || t.Spec.Key.Compare(fs[i-1].max, fs[i].min) >= 0
+		}
+		if overlap {
+			continue
+		}
+		for _, f := range fs {
+			out[f.i].File.Level = top
+		}
+	}
+	return out, nil
 }
 
 func appendEntries(dst []manifest.ManifestEntry, kind manifest.FileKind, m CommitMessage, files []manifest.DataFileMeta) []manifest.ManifestEntry {

@@ -195,3 +195,35 @@ func TestStatsModes(t *testing.T) {
 		}
 	}
 }
+
+// INSERT OVERWRITE of a primary-key table commits its files at the top
+// level when they do not overlap ('overwrite-upgrade', default true:
+// FileStoreCommitImpl.tryUpgrade), at level 0 with it false.
+func TestOverwriteUpgrade(t *testing.T) {
+	for _, c := range []struct {
+		opts  map[string]string
+		level int32
+	}{
+		{map[string]string{"bucket": "1"}, 5}, // num-levels: compaction-trigger (5) + 1
+		{map[string]string{"bucket": "1", "num-levels": "3"}, 2},
+		{map[string]string{"bucket": "1", "overwrite-upgrade": "false"}, 0},
+	} {
+		tbl, err := Create(nil, t.TempDir(), pkSchema(), nil, c.opts, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"))
+		msgs := writeMessages(t, tbl, WriteOptions{TempDir: t.TempDir(), IgnorePrevious: true},
+			row(sql.Insert, int64(2), "d", int32(2), "b"), row(sql.Insert, int64(3), "d", int32(3), "c"))
+		if err := tbl.NewCommit("u").Overwrite(2, msgs, nil); err != nil {
+			t.Fatal(err)
+		}
+		es := liveEntries(t, tbl)
+		if len(es) != 1 || es[0].File.Level != c.level {
+			t.Fatalf("%v: live files %d, level %d, want one at level %d", c.opts, len(es), es[0].File.Level, c.level)
+		}
+		if got := mustRead(t, tbl); got != "+I[2, d, 2, b]\n+I[3, d, 3, c]" {
+			t.Fatalf("%v: read %q", c.opts, got)
+		}
+	}
+}
