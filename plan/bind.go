@@ -1117,7 +1117,7 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 			c.Filtered, c.Filter = true, indexOf(f)
 		}
 		if c.Name == "" {
-			c.Name = "EXPR$" + strconv.Itoa(len(group)+i)
+			c.Name, c.Unnamed = "$f"+strconv.Itoa(len(group)+i), true
 		}
 		calls[i] = c
 	}

@@ -362,11 +362,11 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 		return false
 	}
 	eValue := func(set []int) int64 {
-		// The bits follow the GROUP BY's key order.
+		// The bits follow the keys' order in the Expand's input.
 		var v int64
 		for i, g := range agg.Group {
 			if !inSet(set, g) {
-				v |= 1 << (len(agg.Group) - 1 - keyAt[i])
+				v |= 1 << (len(agg.Group) - 1 - i)
 			}
 		}
 		return v
@@ -406,6 +406,7 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 			continue
 		}
 		at[i] = len(group) + len(aggs)
+		a.Name = a.fieldName(len(group) + len(aggs))
 		aggs = append(aggs, a)
 		outNames = append(outNames, a.Name)
 		outTypes = append(outTypes, a.T)
@@ -443,10 +444,12 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 }
 
 // expandInput is the aggregate the Expand goes under: where its input
-// projects fields of a scan only (no expression), the Expand reads those
+// projects fields of a scan or a join only (no expression), the Expand
+// reads those
 // fields of the projection's input directly, in that input's order, as
 // Flink's plans show (GroupingSetsTest.testCube: Expand over the scan's
-// a, b, c where the aggregate's input is b, c, a), with the keys sorted by
+// a, b, c where the aggregate's input is b, c, a; testCubeAndJoin: over
+// the join's fields), with the keys sorted by
 // field. keyAt[i] is the original position of the new aggregate's key i.
 func expandInput(agg *LogicalAggregate) (*LogicalAggregate, []int) {
 	keyAt := make([]int, len(agg.Group))
@@ -458,7 +461,9 @@ func expandInput(agg *LogicalAggregate) (*LogicalAggregate, []int) {
 		return agg, keyAt
 	}
 	below := p.input()
-	if _, ok := below.(*LogicalTableScan); !ok {
+	switch below.(type) {
+	case *LogicalTableScan, *LogicalJoin:
+	default:
 		return agg, keyAt
 	}
 	used := map[int]bool{}
@@ -518,6 +523,7 @@ func expandInput(agg *LogicalAggregate) (*LogicalAggregate, []int) {
 		}
 		out.Sets = append(out.Sets, normSet(fs))
 	}
+	sortSets(out.Sets)
 	return out, keyAt
 }
 

@@ -5,6 +5,7 @@ import (
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
+	"strconv"
 )
 
 // Node is one plan node. Each node kind is its own type (logical.go: the
@@ -109,6 +110,19 @@ type AggCall struct {
 	// aggregate, wrapped in IS TRUE when nullable (Calcite's filterArg).
 	Filtered bool
 	Filter   int
+	// Unnamed is a call no select item names (nested in an expression or
+	// in HAVING): Calcite names its field $f<position> in every aggregate
+	// a rule builds from it.
+	Unnamed bool
+}
+
+// fieldName is the call's field name at position pos of an aggregate's
+// output.
+func (a AggCall) fieldName(pos int) string {
+	if a.Unnamed {
+		return "$f" + strconv.Itoa(pos)
+	}
+	return a.Name
 }
 
 // fields are the input fields the call reads: its arguments and its

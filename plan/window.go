@@ -596,7 +596,8 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 			}
 		}
 		aggs[i] = a.remapped(func(x int) int { return pos[x] })
-		outNames = append(outNames, a.Name)
+		aggs[i].Name = a.fieldName(len(group) + i)
+		outNames = append(outNames, aggs[i].Name)
 		outTypes = append(outTypes, a.T)
 	}
 	for _, which := range []int{0, 1, 2} {
