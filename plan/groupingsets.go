@@ -444,8 +444,8 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 }
 
 // expandInput is the aggregate the Expand goes under: where its input
-// projects fields of a scan or a join only (no expression), the Expand
-// reads those
+// is a permutation of all of a scan's fields, or fields of a join (whose
+// inputs the projection is pushed into), the Expand reads those
 // fields of the projection's input directly, in that input's order, as
 // Flink's plans show (GroupingSetsTest.testCube: Expand over the scan's
 // a, b, c where the aggregate's input is b, c, a; testCubeAndJoin: over
@@ -461,9 +461,8 @@ func expandInput(agg *LogicalAggregate) (*LogicalAggregate, []int) {
 		return agg, keyAt
 	}
 	below := p.input()
-	switch below.(type) {
-	case *LogicalTableScan, *LogicalJoin:
-	default:
+	_, isJoin := below.(*LogicalJoin)
+	if _, isScan := below.(*LogicalTableScan); !isScan && !isJoin {
 		return agg, keyAt
 	}
 	used := map[int]bool{}
@@ -474,8 +473,10 @@ func expandInput(agg *LogicalAggregate) (*LogicalAggregate, []int) {
 		}
 		used[r.Index] = true
 	}
-	if len(used) != len(p.Exprs) {
-		return agg, keyAt // a field read twice
+	if len(used) != len(p.Exprs) || !isJoin && len(used) != len(below.Names()) {
+		// A field read twice, or a scan's fields not all read (Flink keeps
+		// that projection: GroupingSetsTest.testGroupingInSelectClauseOfCubeQuery).
+		return agg, keyAt
 	}
 	var fields []int
 	for f := range below.Names() {
