@@ -27,10 +27,13 @@ type Options struct {
 	DataFilePrefix, ChangelogFilePrefix string
 	FileCompression                     string // file.compression ("" leaves the writer's default)
 	ZstdLevel                           int    // file.compression.zstd-level (0: unset)
-	StatsMode                           string // metadata.stats-mode
-	StringEncoding                      string // sqlrun.parquet.string-encoding (sqlrun's own)
-	WriteBufferSize                     int64  // write-buffer-size
-	WriteBufferSpillable                bool   // write-buffer-spillable
+	// CompressionPerLevel is file.compression.per.level ('0:lz4,1:zstd'):
+	// the compression of a primary-key table's data files by level.
+	CompressionPerLevel  map[int]string
+	StatsMode            string // metadata.stats-mode
+	StringEncoding       string // sqlrun.parquet.string-encoding (sqlrun's own)
+	WriteBufferSize      int64  // write-buffer-size
+	WriteBufferSpillable bool   // write-buffer-spillable
 	// WriteBufferSpillMaxDisk is write-buffer-spill.max-disk-size (0: no
 	// limit, Paimon's MemorySize.MAX_VALUE).
 	WriteBufferSpillMaxDisk int64
@@ -214,6 +217,7 @@ func Parse(raw map[string]string) (*Options, error) {
 		o.FileFormat = "parquet"
 	}
 	o.FileCompression = p.str(OptFileCompression, "")
+	o.CompressionPerLevel = p.levelMap("file.compression.per.level")
 	o.DataFilePrefix = p.str("data-file.prefix", "data-")
 	o.ChangelogFilePrefix = p.str("changelog-file.prefix", "changelog-")
 	o.ZstdLevel = p.integer("file.compression.zstd-level", 0)
@@ -479,6 +483,26 @@ func (p *parser) list(key string) []string {
 	out := strings.Split(v, ",")
 	for i := range out {
 		out[i] = strings.TrimSpace(out[i])
+	}
+	return out
+}
+
+// levelMap parses a Flink map option of levels ('0:lz4, 1:zstd'), as
+// CoreOptions.fileCompressionPerLevel reads it (nil when unset or empty).
+func (p *parser) levelMap(key string) map[int]string {
+	v := strings.TrimSpace(p.raw[key])
+	if v == "" {
+		return nil
+	}
+	out := map[int]string{}
+	for _, kv := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(kv, ":")
+		n, err := strconv.Atoi(strings.TrimSpace(k))
+		if !ok || err != nil {
+			p.fail(key)
+			return nil
+		}
+		out[n] = strings.ToLower(strings.TrimSpace(val))
 	}
 	return out
 }

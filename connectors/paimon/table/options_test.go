@@ -1,6 +1,7 @@
 package table
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+	pformat "github.com/parquet-go/parquet-go/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/sql"
@@ -225,5 +228,50 @@ func TestOverwriteUpgrade(t *testing.T) {
 		if got := mustRead(t, tbl); got != "+I[2, d, 2, b]\n+I[3, d, 3, c]" {
 			t.Fatalf("%v: read %q", c.opts, got)
 		}
+	}
+}
+
+// file.compression.per.level picks a data file's codec by its level
+// (KeyValueFileWriterFactory's key2Compress): level-0 files of a flush in
+// snappy, the full compaction's top-level file in 'file.compression'.
+func TestCompressionPerLevel(t *testing.T) {
+	dir := t.TempDir()
+	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1", "file.compression.per.level": "0:snappy"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec := func(name string) pformat.CompressionCodec {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, "bucket-0", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pf.Metadata().RowGroups[0].Columns[0].MetaData.Codec
+	}
+	writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"))
+	writeCommit(t, tbl, "u", 2, row(sql.Insert, int64(1), "d", int32(2), "b"))
+	es := liveEntries(t, tbl)
+	for _, e := range es {
+		if e.File.Level != 0 || codec(e.File.FileName) != pformat.Snappy {
+			t.Fatalf("level-0 file %s: level %d, codec %v", e.File.FileName, e.File.Level, codec(e.File.FileName))
+		}
+	}
+	if len(es) != 2 {
+		t.Fatalf("%d files, want 2 overlapping ones", len(es))
+	}
+	if _, err := Compact(tbl, CompactOptions{Full: true, TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	es = liveEntries(t, tbl)
+	if len(es) != 1 || es[0].File.Level == 0 || codec(es[0].File.FileName) != pformat.Zstd {
+		t.Fatalf("compacted file: level %d, codec %v", es[0].File.Level, codec(es[0].File.FileName))
+	}
+	if _, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"file.compression.per.level": "zero:snappy"}, "", 0); err == nil ||
+		!strings.Contains(err.Error(), "Could not parse value 'zero:snappy' for key 'file.compression.per.level'.") {
+		t.Fatalf("bad map: %v", err)
 	}
 }

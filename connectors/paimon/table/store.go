@@ -284,7 +284,14 @@ func (r *rollingKV) open() error {
 		return fmt.Errorf("create %s: %w", r.name, err)
 	}
 	r.all = append(r.all, r.name)
-	w, err := format.NewKVWriter(out, r.s.t.KeyFields, r.s.t.Schema.Fields, r.s.wopts)
+	wopts := r.s.wopts
+	// file.compression.per.level, for changelog files too
+	// (KeyValueFileWriterFactory's key2Compress: 'changelog-file.compression'
+	// first, which CheckWrite allows only equal to 'file.compression').
+	if c, ok := r.s.t.Options.CompressionPerLevel[r.level]; ok && !(r.kind == mergetree.ChangelogFile && r.s.t.Options.Has("changelog-file.compression")) {
+		wopts.Compression = c
+	}
+	w, err := format.NewKVWriter(out, r.s.t.KeyFields, r.s.t.Schema.Fields, wopts)
 	if err != nil {
 		out.Close()
 		return err
