@@ -378,7 +378,7 @@ var tableOptions = []Decl{
 	opt("record-level.expire-time", "", connectors.Duration, "Record level expire time for primary key table, expiration happens in compaction, there is no strong guarantee to expire records in time. You must specific 'record-level.time-field' too.").refuseWrite("Paimon's compaction drops rows whose 'record-level.time-field' is older than this; sqlrun does not.", ""),
 	opt("record-level.time-field", "", connectors.String, "Time field for record level expire. It supports the following types: `timestamps in seconds with INT`,`timestamps in seconds with BIGINT`, `timestamps in milliseconds with BIGINT` or `timestamp`.").noEffect("only with 'record-level.expire-time', which sqlrun refuses on write (the field is checked at CREATE TABLE as Paimon does)."),
 	opt("fields.default-aggregate-function", "", connectors.String, "Default aggregate function of all fields for partial-update and aggregate merge function."),
-	opt("commit.user-prefix", "", connectors.String, "Specifies the commit user prefix.").refuseWrite("Paimon prefixes the commit user of its snapshots with this; sqlrun does not.", ""),
+	opt("commit.user-prefix", "", connectors.String, "Specifies the commit user prefix."),
 	opt("force-lookup", "false", connectors.Bool, "Whether to force the use of lookup for compaction."),
 	opt("lookup-compact", "radical", connectors.String, "Lookup compact mode used for lookup compaction."),
 	opt("lookup-compact.max-interval", "", connectors.Int, "The max interval for a gentle mode lookup compaction to be triggered. For every interval, a forced lookup compaction will be performed to flush L0 files to higher level. This option is only valid when lookup-compact mode is gentle."),

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
@@ -46,6 +47,15 @@ type Commit struct {
 	// AbandonedCompaction reports that the last Commit re-committed an
 	// identifier whose compaction conflicted and gave the compaction up.
 	AbandonedCompaction bool
+}
+
+// NewCommitUser is CoreOptions.createCommitUser: a random UUID, after
+// 'commit.user-prefix' and an underscore when that is set.
+func (t *Table) NewCommitUser() string {
+	if p, ok := t.Options.Raw()["commit.user-prefix"]; ok {
+		return p + "_" + uuid.NewString()
+	}
+	return uuid.NewString()
 }
 
 // NewCommit creates a committer for commitUser (a UUID per job).

@@ -275,3 +275,33 @@ func TestCompressionPerLevel(t *testing.T) {
 		t.Fatalf("bad map: %v", err)
 	}
 }
+
+// commit.user-prefix prefixes the commit user of the snapshots a sink and
+// a compaction commit (CoreOptions.createCommitUser: <prefix>_<uuid>).
+func TestCommitUserPrefix(t *testing.T) {
+	tbl, err := Create(nil, t.TempDir(), pkSchema(), nil, map[string]string{"bucket": "1", "commit.user-prefix": "etl"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSink(tbl, SinkOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sinkRun(t, s, 1, []sql.Row{row(sql.Insert, int64(1), "d", int32(1), "a")}, []sql.Row{row(sql.Insert, int64(1), "d", int32(2), "b")})
+	if _, err := Compact(tbl, CompactOptions{Full: true, TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := tbl.Snapshots.ListIDs()
+	if err != nil || len(ids) < 2 {
+		t.Fatalf("snapshots %v %v", ids, err)
+	}
+	for _, id := range ids {
+		sn, err := tbl.Snapshots.Read(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(sn.CommitUser, "etl_") || len(sn.CommitUser) != len("etl_")+36 {
+			t.Errorf("snapshot %d: commit user %q, want etl_<uuid>", id, sn.CommitUser)
+		}
+	}
+}

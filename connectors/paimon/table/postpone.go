@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
 	"github.com/sqlrun/sqlrun/connectors/paimon/format"
@@ -224,7 +222,7 @@ func compactPostpone(t *Table, o CompactOptions) ([]int64, error) {
 	for i := range msgs {
 		w.t.asCompaction(&msgs[i])
 	}
-	c := t.NewCommit(uuid.NewString())
+	c := t.NewCommit(t.NewCommitUser())
 	// CompactAction commits through a FixedBucketSink of the bucket -2
 	// table, whose PrimaryKeyFileStoreTable.newExpireRunnable is null: no
 	// snapshot expires.

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/google/uuid"
-
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
@@ -76,7 +74,7 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 	if t.KeyDynamic() && o.Overwrite {
 		return nil, fmt.Errorf("paimon table %s: %w", t.Root, ErrCrossPartitionOverwrite)
 	}
-	s := &Sink{t: t, o: o, user: uuid.NewString()}
+	s := &Sink{t: t, o: o, user: t.NewCommitUser()}
 	if t.DynamicBucket() && !t.KeyDynamic() {
 		a, err := t.NewAssigner(o.Overwrite)
 		if err != nil {
@@ -315,7 +313,7 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := t.NewCommit(uuid.NewString())
+	c := t.NewCommit(t.NewCommitUser())
 	c.Dedicated = true
 	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, nil); err != nil {
 		return nil, err
