@@ -106,6 +106,12 @@ var procedures = map[string]catalog.Procedure{
 			if err != nil {
 				return "", err
 			}
+			if v := strings.TrimSpace(a["time_retained"]); v != "" {
+				// Paimon stores it in the tag (tagTimeRetained) and its
+				// commits expire the tag after it (TagTimeExpire), which
+				// sqlrun's do not: refused rather than ignored.
+				return "", sql.Errorf(sql.UnsupportedOperation, "time_retained of sys.create_tag is not supported by sqlrun yet (given '%s'): sqlrun does not expire tags by time", v)
+			}
 			if err := paimon.CreateTag(path, a["tag"], int64(id), ctx.Now); err != nil {
 				return "", err
 			}
