@@ -202,7 +202,7 @@ var tableOptions = []Decl{
 	opt("lookup.refresh.async", "false", connectors.Bool, "Whether to refresh lookup table in an async thread.").noEffect("whether Paimon's lookup join refreshes in a thread of its own; it refreshes from the same snapshots."),
 
 	// Scan.
-	enum(OptScanMode, ScanDefault, []string{ScanDefault, ScanLatestFull, ScanFull, ScanLatest, ScanCompactedFull, ScanFromTimestamp, ScanFromFileCreation, ScanFromCreation, ScanFromSnapshot, ScanFromSnapshotFull, ScanIncremental}, "Specify the scanning behavior of the source.").fallback("log.scan"),
+	enum(OptScanMode, ScanDefault, []string{ScanDefault, ScanLatestFull, ScanFull, ScanLatest, ScanCompactedFull, ScanFromTimestamp, ScanFromCreation, ScanFromFileCreation, ScanFromSnapshot, ScanFromSnapshotFull, ScanIncremental}, "Specify the scanning behavior of the source.").fallback("log.scan"),
 	opt(OptScanSnapshotID, "", connectors.Long, "Optional snapshot id used in case of \"from-snapshot\" or \"from-snapshot-full\" scan mode."),
 	opt(OptScanTimestampMillis, "", connectors.Long, "Optional timestamp used in case of \"from-timestamp\" scan mode.").fallback("log.scan.timestamp-millis"),
 	opt(OptScanTimestamp, "", connectors.String, "Optional timestamp used in case of \"from-timestamp\" scan mode, in 'yyyy-MM-dd HH:mm:ss' form."),
