@@ -45,6 +45,7 @@ const (
 	KeyDisabledOperators    = "table.exec.disabled-operators"
 	KeyBroadcastThreshold   = "table.optimizer.join.broadcast-threshold"
 	KeyJoinReorder          = "table.optimizer.join-reorder-enabled"
+	KeyDistinctAggSplit     = "table.optimizer.distinct-agg.split.enabled"
 )
 
 // Options are the keys sqlrun knows, with Flink's names, types and
@@ -111,5 +112,7 @@ var Options = []connectors.Option{
 		Description: "Configures the maximum size in bytes for a table that will be broadcast to all worker nodes when performing a join. By setting this value to -1 to disable broadcasting."},
 	{Key: KeyJoinReorder, Type: connectors.Bool, Default: "false",
 		Description: "Enables join reorder in optimizer. Default is disabled (sqlrun keeps the written join order either way)."},
+	{Key: KeyDistinctAggSplit, Type: connectors.Bool, Default: "false",
+		Description: "Tells the optimizer whether to split distinct aggregation (e.g. COUNT(DISTINCT col), SUM(DISTINCT col)) into two levels. (sqlrun plans one aggregate either way: same rows.)"},
 	{Key: KeyLocalTimeZone, Type: connectors.String, Default: "default", Description: "Session time zone."},
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,31 +175,64 @@ func (n *WindowAggregate) describe(Format) string {
 	window := n.Window.Func + "(time_col=[" + in[max(n.TimeCol, 0)] + "], " + n.Window.spec() + ")"
 	switch n.Phase {
 	case 1:
-		bufs, _ := accBuffers(n.Aggs, func(a AggCall) sql.DataType { return n.input().Types()[a.Args[0]] })
+		l := localBuffers(n)
 		for _, g := range n.Group {
 			sel = append(sel, in[g])
 		}
 		for i, a := range n.Aggs {
-			as := bufs[i][0]
-			if len(bufs[i]) > 1 {
-				as = "(" + strings.Join(bufs[i], ", ") + ")"
+			s := aggString(a, in)
+			if a.Distinct {
+				// COUNT(distinct$0 c): the call reads the DISTINCT(c) view.
+				s = a.Func + "(" + l.distinctOf[i] + " " + names(in, a.Args) + ")"
+				if a.Filtered {
+					s += " FILTER " + names(in, []int{a.Filter})
+				}
 			}
-			sel = append(sel, aggString(a, in)+" AS "+as)
+			sel = append(sel, s+" AS "+l.as(i))
+		}
+		if l.count1 != "" {
+			sel = append(sel, "COUNT(*) AS "+l.count1)
+		}
+		for i, args := range l.distinctArgs {
+			sel = append(sel, "DISTINCT("+names(in, args)+") AS distinct$"+strconv.Itoa(i))
 		}
 		sel = append(sel, "slice_end('w$) AS $slice_end")
 	case 2:
 		local := n.Local()
+		l := localBuffers(local)
 		window = n.Window.Func + "(slice_end=[$slice_end], " + n.Window.spec() + ")"
-		bufs, _ := accBuffers(local.Aggs, func(a AggCall) sql.DataType { return local.input().Types()[a.Args[0]] })
 		for i := range n.Group {
 			sel = append(sel, in[i])
 		}
+		var vals []string
 		for i, a := range n.Aggs {
-			arg := strings.Join(bufs[i], ", ")
-			if len(bufs[i]) > 1 {
+			arg := strings.Join(l.bufs[i], ", ")
+			if len(l.bufs[i]) > 1 {
 				arg = "(" + arg + ")"
 			}
-			sel = append(sel, a.Func+"("+arg+") AS "+a.Name)
+			if a.Distinct {
+				arg = l.distinctOf[i] + " " + arg
+			}
+			vals = append(vals, a.Func+"("+arg+")")
+		}
+		if l.count1 != "" {
+			vals = append(vals, "COUNT("+l.count1+")")
+		}
+		vals = append(vals, "start('w$)", "end('w$)")
+		if n.WindowTime {
+			vals = append(vals, "rowtime('w$)")
+		}
+		// The output fields' names in order: a HOP window's input count
+		// (above) shifts them, and the last window property goes unprinted,
+		// as StreamPhysicalGlobalWindowAggregate's explainTerms zips its
+		// aggregate list with the row type's names
+		// (WindowAggregateTest.testHop_GroupingSets[aggPhaseEnforcer=TWO_PHASE]:
+		// COUNT(count1$1) AS window_start, start('w$) AS window_end).
+		out := n.names[len(n.Group):]
+		for i, v := range vals {
+			if i < len(out) {
+				sel = append(sel, v+" AS "+out[i])
+			}
 		}
 	default:
 		for _, g := range n.Group {
@@ -208,7 +242,7 @@ func (n *WindowAggregate) describe(Format) string {
 			sel = append(sel, aggString(a, in)+" AS "+a.Name)
 		}
 	}
-	if n.Phase != 1 {
+	if n.Phase == 0 {
 		k := len(n.Group) + len(n.Aggs)
 		sel = append(sel, "start('w$) AS "+n.names[k], "end('w$) AS "+n.names[k+1])
 		if n.WindowTime {
@@ -228,6 +262,78 @@ func (n *WindowAggregate) describe(Format) string {
 		}
 	}
 	return s + "window=[" + window + "], select=[" + strings.Join(sel, ", ") + "])"
+}
+
+// localAccs are a LocalWindowAggregate's accumulator fields as Flink's
+// AggregateUtil.transformToStreamAggregateInfoList names them: each call's
+// buffers (count1$i, sum$i, ...; i counts buffers across calls), a
+// COUNT(*) input count a HOP window needs when no call is one
+// (needInputCount: the sliced hopping window merges slices and must know
+// an empty one), and one DISTINCT(args) view per distinct argument list
+// that the DISTINCT calls reading it share (distinct$0, distinct$1, ...).
+type localAccs struct {
+	bufs         [][]string
+	types        [][]sql.DataType
+	count1       string
+	distinctOf   []string
+	distinctArgs [][]int
+}
+
+func (l localAccs) as(i int) string {
+	if len(l.bufs[i]) > 1 {
+		return "(" + strings.Join(l.bufs[i], ", ") + ")"
+	}
+	return l.bufs[i][0]
+}
+
+// fieldNames are the local phase's accumulator fields in output order.
+func (l localAccs) fieldNames() ([]string, []sql.DataType) {
+	var ns []string
+	var ts []sql.DataType
+	for i := range l.bufs {
+		ns = append(ns, l.bufs[i]...)
+		ts = append(ts, l.types[i]...)
+	}
+	if l.count1 != "" {
+		ns = append(ns, l.count1)
+		ts = append(ts, sql.BigInt().NotNull())
+	}
+	for i := range l.distinctArgs {
+		ns = append(ns, "distinct$"+strconv.Itoa(i))
+		ts = append(ts, sql.Bytes().NotNull())
+	}
+	return ns, ts
+}
+
+func localBuffers(local *WindowAggregate) localAccs {
+	intypes := local.input().Types()
+	var l localAccs
+	l.bufs, l.types = accBuffers(local.Aggs, func(a AggCall) sql.DataType { return intypes[a.Args[0]] })
+	hasCount1 := false
+	nbuf := 0
+	keys := map[string]int{}
+	l.distinctOf = make([]string, len(local.Aggs))
+	for i, a := range local.Aggs {
+		nbuf += len(l.bufs[i])
+		if a.Func == "COUNT" && len(a.Args) == 0 && !a.Distinct && !a.Filtered {
+			hasCount1 = true
+		}
+		if !a.Distinct {
+			continue
+		}
+		k := fmt.Sprint(a.Args)
+		d, ok := keys[k]
+		if !ok {
+			d = len(l.distinctArgs)
+			keys[k] = d
+			l.distinctArgs = append(l.distinctArgs, a.Args)
+		}
+		l.distinctOf[i] = "distinct$" + strconv.Itoa(d)
+	}
+	if local.Window.Func == "HOP" && !hasCount1 {
+		l.count1 = "count1$" + strconv.Itoa(nbuf)
+	}
+	return l
 }
 
 // bindWindowTVF binds TABLE(TUMBLE|HOP|CUMULATE(TABLE t, DESCRIPTOR(col),
@@ -631,20 +737,18 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	// TwoStageOptimizedWindowAggregateRule: a session window is never
 	// split (its windows depend on all of a key's rows), nor a window on
 	// processing time (WindowAggregateTest.testTumble_DoNotSplitProcessingTimeWindow).
-	if strategy != "ONE_PHASE" && window.Func != "SESSION" && !window.ProcTime && twoPhaseEligible(aggs) {
+	if strategy != "ONE_PHASE" && window.Func != "SESSION" && !window.ProcTime && windowTwoPhaseEligible(aggs) {
 		local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: timeCol, Window: window, Phase: 1}
-		bufs, btypes := accBuffers(aggs, func(a AggCall) sql.DataType { return calc.Types()[a.Args[0]] })
+		local.base = sameRow(calc)
 		var ln []string
 		var lt []sql.DataType
 		for _, g := range group {
 			ln = append(ln, calc.Names()[g])
 			lt = append(lt, calc.Types()[g])
 		}
-		for i := range bufs {
-			ln = append(ln, bufs[i]...)
-			lt = append(lt, btypes[i]...)
-		}
-		ln = append(ln, "$slice_end")
+		bn, bt := localBuffers(local).fieldNames()
+		ln = append(append(ln, bn...), "$slice_end")
+		lt = append(lt, bt...)
 		lt = append(lt, sql.BigInt().NotNull())
 		local.base = row(ln, lt, calc)
 		keys := make([]int, len(group))
@@ -677,6 +781,22 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		k++
 	}
 	return newCalc(agg, reorder, nil, r.names), true, nil
+}
+
+// windowTwoPhaseEligible reports a window aggregate's calls that
+// TwoStageOptimizedWindowAggregateRule splits into local and global
+// phases: every call has a mergeable accumulator; unlike a batch
+// aggregate's, DISTINCT calls split too (their local phase keeps a
+// DISTINCT(x) view, WindowAggregateTest.testTumble_OnRowtime[TWO_PHASE]).
+func windowTwoPhaseEligible(aggs []AggCall) bool {
+	for _, a := range aggs {
+		switch a.Func {
+		case "COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // projectWindowTableFunctionTranspose is Flink's

@@ -46,14 +46,10 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 		if a.Retract {
 			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a window aggregate yet", a.Func)
 		}
-		if spec.Kind == operators.Session && (a.Distinct || s.Kind == operators.FirstValue || s.Kind == operators.LastValue) {
-			// Merging sessions merges accumulators; sqlrun merges neither
-			// DISTINCT value sets nor arrival orders yet.
-			name := a.Func
-			if a.Distinct {
-				name += "(DISTINCT ...)"
-			}
-			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a SESSION window aggregate yet", name)
+		if spec.Kind == operators.Session && (s.Kind == operators.FirstValue || s.Kind == operators.LastValue) {
+			// Merging sessions merges accumulators; sqlrun does not merge
+			// arrival orders yet.
+			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a SESSION window aggregate yet", a.Func)
 		}
 		spec.Aggs = append(spec.Aggs, s)
 	}

@@ -331,8 +331,28 @@ func mergeGroup(specs []AggSpec, dst, src *group) error {
 				a.best = b.best
 			}
 			a.n += b.n
-		case spec.Distinct || spec.ordering():
+		case spec.ordering():
 			return fmt.Errorf("%s cannot merge session windows", spec.Kind)
+		case spec.Distinct:
+			// The merged view holds each distinct value once (Flink merges
+			// the DISTINCT MapViews of both accumulators); a value new to
+			// dst enters its SUM / COUNT / AVG, MIN and MAX read the view.
+			if a.vals == nil {
+				a.vals = map[string]*counted{}
+			}
+			for k, c := range b.vals {
+				if x := a.vals[k]; x != nil {
+					x.cnt += c.cnt
+					continue
+				}
+				a.vals[k] = c
+				if spec.Kind == Min || spec.Kind == Max {
+					continue
+				}
+				if err := a.accumulate(spec.Kind, c.v, 1); err != nil {
+					return fmt.Errorf("%s: %w", spec.Kind, err)
+				}
+			}
 		case spec.Kind == Min || spec.Kind == Max:
 			if a.vals == nil {
 				a.vals = map[string]*counted{}
