@@ -125,7 +125,7 @@ var options = []connectors.Option{
 	{Key: OptConnectMaxRetries, Default: "3", Type: connectors.Int, Description: "The max retry times that the connector should retry to build MySQL database server connection."},
 	{Key: OptPoolSize, Default: "20", Type: connectors.Int, Description: "The connection pool size."},
 	{Key: OptChunkMetaGroupSize, Default: "1000", Type: connectors.Int, Description: "The group size of chunk meta, if the meta size exceeds the group size, the meta will be divided into multiple groups."},
-	{Key: OptStartupMode, Default: ModeInitial, Type: connectors.String, Description: "Optional startup mode for MySQL CDC consumer, valid enumerations are \"initial\", \"earliest-offset\", \"latest-offset\", \"specific-offset\" and \"timestamp\"."},
+	{Key: OptStartupMode, Default: ModeInitial, Type: connectors.String, Description: "Optional startup mode for MySQL CDC consumer, valid enumerations are \"initial\", \"earliest-offset\", \"latest-offset\", \"timestamp\" or \"specific-offset\"; also \"snapshot\": the initial snapshot, then the binlog up to the snapshot's last chunk, and the source ends (a bounded source)."},
 	{Key: OptOffsetFile, Type: connectors.String, Description: "Optional binlog file name used in case of \"specific-offset\" startup mode."},
 	{Key: OptOffsetPos, Type: connectors.Long, Description: "Optional binlog file position used in case of \"specific-offset\" startup mode."},
 	{Key: OptOffsetGTID, Type: connectors.String, Description: "Optional GTID set used in case of \"specific-offset\" startup mode (refused by sqlrun: give the file and position)."},
@@ -365,7 +365,7 @@ func serverID(o connectors.Options) (uint32, error) {
 func (c *config) startup(o connectors.Options) error {
 	mode := strings.ToLower(o.Get(OptStartupMode))
 	switch mode {
-	case ModeInitial, ModeLatest, ModeEarliest:
+	case ModeInitial, ModeSnapshot, ModeLatest, ModeEarliest:
 	case ModeSpecific:
 		if !o.Has(OptOffsetGTID) && !(o.Has(OptOffsetFile) && o.Has(OptOffsetPos)) {
 			return sql.Errorf(sql.ValidationException, "Unable to find a valid binlog offset. Either %s, or %s and %s are required.",
@@ -385,9 +385,6 @@ func (c *config) startup(o connectors.Options) error {
 			return sql.Errorf(sql.ValidationException, "'%s' is required when '%s' = '%s'.", OptStartupTimestamp, OptStartupMode, ModeTime)
 		}
 		c.startSec = o.Int64(OptStartupTimestamp) / 1000
-	case ModeSnapshot:
-		return sql.Errorf(sql.ValidationException, "'%s' = '%s' is not supported by sqlrun yet; use '%s', '%s', '%s', '%s' or '%s'.",
-			OptStartupMode, mode, ModeInitial, ModeLatest, ModeEarliest, ModeSpecific, ModeTime)
 	default:
 		return sql.Errorf(sql.ValidationException, "Invalid value for option '%s'. Supported values are [%s, %s, %s, %s, %s, %s], but was: %s",
 			OptStartupMode, ModeInitial, ModeSnapshot, ModeLatest, ModeEarliest, ModeSpecific, ModeTime, o.Get(OptStartupMode))
@@ -436,8 +433,10 @@ func (s *Source) ChangelogMode() sql.ChangelogMode {
 	return sql.All
 }
 
-// Bounded is false: the binlog never ends.
-func (s *Source) Bounded() bool { return false }
+// Bounded is MySqlSource.getBoundedness: bounded for 'scan.startup.mode' =
+// 'snapshot' (the snapshot, then the binlog up to the snapshot's last high
+// watermark), else unbounded: the binlog never ends.
+func (s *Source) Bounded() bool { return s.cfg.mode == ModeSnapshot }
 
 // Parallelism is 1: sqlrun reads with a single reader.
 func (s *Source) Parallelism() int { return 1 }

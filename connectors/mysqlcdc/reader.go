@@ -48,6 +48,13 @@ type state struct {
 	// dropped (Flink CDC's BinlogSplitReader.createEventFilter), for the
 	// job's life.
 	Since int64 `json:"since,omitempty"`
+	// Stop is, for 'scan.startup.mode' = 'snapshot', where the binlog
+	// phase ends: the largest high watermark of the snapshot's chunks, so
+	// the rows read are the tables as of that position (Flink CDC's
+	// MySqlHybridSplitAssigner gives the binlog split this ending offset
+	// and MySqlBinlogSplitReadTask stops there). It is set when the last
+	// chunk is read.
+	Stop *position `json:"stop,omitempty"`
 }
 
 // chunk is one finished snapshot chunk: the rows of a table whose chunk key
@@ -240,7 +247,7 @@ func (r *Reader) checkServer(ctx context.Context) error {
 // start sets the first position of a fresh job by its startup mode.
 func (r *Reader) start(ctx context.Context) error {
 	switch r.cfg.mode {
-	case ModeInitial:
+	case ModeInitial, ModeSnapshot:
 		r.st = state{Phase: phaseSnapshot}
 	case ModeLatest:
 		p, err := r.masterPosition(ctx)
@@ -364,12 +371,15 @@ func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 			return nil, r.ended(ctx)
 		}
 	}
+	if r.finished() {
+		return nil, io.EOF
+	}
 	if r.st.Phase == phaseSnapshot {
 		rows, err := r.nextChunk(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if r.st.Phase == phaseBinlog {
+		if r.st.Phase == phaseBinlog && !r.finished() {
 			if err := r.openBinlog(ctx); err != nil {
 				return nil, err
 			}
@@ -380,6 +390,12 @@ func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 		return nil, r.reconnect(ctx)
 	}
 	return r.nextBinlog(ctx)
+}
+
+// finished reports whether a snapshot-only read ('scan.startup.mode' =
+// 'snapshot') has read the binlog up to its stop: the input ends.
+func (r *Reader) finished() bool {
+	return r.st.Stop != nil && r.st.Phase == phaseBinlog && r.st.Pos.compare(*r.st.Stop) >= 0
 }
 
 // nextChunk reads the next chunk: its bounds, the low watermark, the
@@ -397,6 +413,10 @@ func (r *Reader) nextChunk(ctx context.Context) ([]sql.Row, error) {
 			}
 		}
 		r.st.Skip = 0
+		if r.cfg.mode == ModeSnapshot {
+			stop := r.maxHigh
+			r.st.Stop = &stop
+		}
 		return nil, nil
 	}
 	c := chunk{Table: t.String(), Lo: lo}
@@ -493,8 +513,12 @@ func (r *Reader) checkColumnsUnchanged(ctx context.Context, t *table, low positi
 	}
 	describe := func(cs []string) string { return strings.Join(cs, ", ") }
 	if len(r.st.Chunks) == 0 {
-		r.endAt(&schemaChange{Table: t.String(), At: low,
-			DDL: fmt.Sprintf("columns changed before the first snapshot chunk: %s, now %s", describe(was), describe(list(now.cols)))})
+		if r.cfg.mode != ModeSnapshot {
+			if err := r.endAt(&schemaChange{Table: t.String(), At: low,
+				DDL: fmt.Sprintf("columns changed before the first snapshot chunk: %s, now %s", describe(was), describe(list(now.cols)))}); err != nil {
+				return err
+			}
+		}
 		if r.schemaChange != nil {
 			return nil
 		}
@@ -709,6 +733,16 @@ func (r *Reader) nextBinlog(ctx context.Context) ([]sql.Row, error) {
 			return nil, err
 		}
 		if r.schemaChange != nil {
+			return out, nil
+		}
+		if r.st.Stop != nil && !r.inTx && e.end.compare(*r.st.Stop) >= 0 {
+			// A snapshot-only read is at its stop: past the last
+			// transaction before it (the events after a binlog rotation
+			// move no transaction's end, so the stop is compared with
+			// the event's).
+			r.commit(e.end)
+			r.stream.close()
+			r.stream = nil
 			return out, nil
 		}
 	}
@@ -940,14 +974,12 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 			if !d.names(q.Database, t) {
 				continue
 			}
-			r.endAt(&schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)})
-			return nil
+			return r.endAt(&schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)})
 		}
 	}
 	if r.cfg.syncAction && r.cfg.newTables != nil {
 		if n, ok := r.newTable(d, q.Database); ok {
-			r.endAt(&schemaChange{Table: n, At: e.start, DDL: firstLine(q.SQL)})
-			return nil
+			return r.endAt(&schemaChange{Table: n, At: e.start, DDL: firstLine(q.SQL)})
 		}
 	}
 	if d.kind == ddlCreate {
@@ -959,8 +991,7 @@ func (r *Reader) checkDDL(q vtmysql.Query, e event) error {
 			continue
 		}
 		if d.kind == ddlAlter && r.cfg.syncAction {
-			r.endAt(&schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)})
-			return nil
+			return r.endAt(&schemaChange{Table: t.String(), At: e.start, DDL: firstLine(q.SQL)})
 		}
 		return sql.Errorf(sql.IOException,
 			"mysql-cdc: table %s changed at binlog position %s (%s): schema changes of captured tables are not supported yet; re-create the job with a new snapshot",
@@ -1035,15 +1066,33 @@ WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY'`, t.db
 }
 
 // endAt ends the input at an ALTER TABLE, and the job's other sources
-// with it, unless the action has evolved the Paimon tables since.
-func (r *Reader) endAt(sc *schemaChange) {
+// with it, unless the action has evolved the Paimon tables since. A
+// snapshot-only read ('scan.startup.mode' = 'snapshot') fails instead:
+// its job ends when the read does, so the action would not resume it
+// with the new columns (Paimon's action evolves the table in place).
+func (r *Reader) endAt(sc *schemaChange) error {
 	if r.st.Handled != nil && sc.At.compare(*r.st.Handled) <= 0 {
-		return
+		return nil
+	}
+	if r.cfg.mode == ModeSnapshot {
+		return sql.Errorf(sql.TableException,
+			"mysql-cdc: table %s changed at binlog position %s (%s) within the binlog a snapshot-only read ('%s' = '%s') reads up to %s: sqlrun's action follows a schema change by resuming its job, and this job ends with the read; run the action again (it reads the new columns)",
+			sc.Table, sc.At, sc.DDL, OptStartupMode, ModeSnapshot, r.stopText())
 	}
 	r.schemaChange = sc
 	if r.job != nil {
 		r.job.raise(sc.At)
 	}
+	return nil
+}
+
+// stopText names where a snapshot-only read stops: its stop, or the end
+// of the snapshot's chunks while they are read.
+func (r *Reader) stopText() string {
+	if r.st.Stop != nil {
+		return r.st.Stop.String()
+	}
+	return "the end of its snapshot"
 }
 
 // ended notes the end of the binlog as the input ends for a schema

@@ -47,7 +47,8 @@ Paimon's MySQL CDC action (mysql_sync_table): creates the Paimon table D.T
 from the MySQL table's schema when it does not exist (or checks that an
 existing one is compatible; the tables 'database-name' and 'table-name'
 capture merged into one), then synchronizes the MySQL table into it,
-snapshot then binlog, until Ctrl-C or SIGTERM (a final savepoint). An
+snapshot then binlog, until Ctrl-C or SIGTERM (a final savepoint; with
+--mysql-conf scan.startup.mode=snapshot, until the snapshot is read). An
 UPDATE arrives as -D[before] and +I[after]. ADD COLUMN and type widening of
 the MySQL table are applied to the Paimon table as the job runs.
 
@@ -244,6 +245,9 @@ func (mysqlSyncTable) Prepare(args []string, again bool, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "sqlrun action %s: %v\n%s", ActionName, err, usage)
 		return connectors.ActionJob{}, 2
 	}
+	if again && a.snapshotOnly() {
+		return connectors.ActionJob{}, 0
+	}
 	script, msgs, err := prepare(context.Background(), a, again)
 	for _, m := range msgs {
 		fmt.Fprintln(stdout, m)
@@ -253,6 +257,14 @@ func (mysqlSyncTable) Prepare(args []string, again bool, stdout, stderr io.Write
 		return connectors.ActionJob{}, 1
 	}
 	return connectors.ActionJob{Script: script, Resume: a.resume, AllowFresh: a.allowFresh}, 0
+}
+
+// snapshotOnly reports --mysql-conf scan.startup.mode=snapshot: the job
+// reads the snapshot and the binlog up to its end, and ends (Flink CDC's
+// bounded MySqlSource). Its end is the action's end: the source fails on a
+// schema change instead of ending the job to have it prepared anew.
+func (a *syncArgs) snapshotOnly() bool {
+	return strings.EqualFold(strings.TrimSpace(a.mysqlConf[mysqlcdc.OptStartupMode]), mysqlcdc.ModeSnapshot)
 }
 
 // prepare is the action's work before the job: MySqlSyncTableAction.build

@@ -284,6 +284,9 @@ func (mysqlSyncDatabase) Prepare(args []string, again bool, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "sqlrun action %s: %v\n%s", DatabaseActionName, err, databaseUsage)
 		return connectors.ActionJob{}, 2
 	}
+	if again && a.snapshotOnly() {
+		return connectors.ActionJob{}, 0
+	}
 	script, msgs, err := prepareDatabase(context.Background(), a, again)
 	for _, m := range msgs {
 		fmt.Fprintln(stdout, m)
