@@ -221,6 +221,11 @@ type Procedure struct {
 	// Call runs it with its arguments (literals as text, absent ones
 	// missing) and returns the text of its one-row `result` table.
 	Call func(ctx ProcedureContext, args map[string]string) (string, error)
+	// CallRows, when set instead of Call, returns the rows of a
+	// one-column table named Column (a procedure whose Flink signature
+	// returns ROW<Column STRING>[]).
+	CallRows func(ctx ProcedureContext, args map[string]string) ([]string, error)
+	Column   string
 }
 
 // ProcedureContext is what a procedure gets from the session that calls it.

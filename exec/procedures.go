@@ -55,7 +55,20 @@ func (s *Session) call(ctx context.Context, st *ast.Call, out io.Writer) error {
 	if contains(proc.Params, "table") && args["table"] == "" {
 		return sql.Errorf(sql.ValidationException, "Procedure %s needs the 'table' argument ('database.table').", p.String())
 	}
-	res, err := proc.Call(catalog.ProcedureContext{Streaming: s.Config.Streaming(), Now: s.Now(), Table: s.procedureTable}, args)
+	pctx := catalog.ProcedureContext{Streaming: s.Config.Streaming(), Now: s.Now(), Table: s.procedureTable}
+	if proc.CallRows != nil {
+		rows, err := proc.CallRows(pctx, args)
+		if err != nil {
+			return err
+		}
+		cells := make([][]string, len(rows))
+		for i, r := range rows {
+			cells[i] = []string{r}
+		}
+		Box(out, []string{proc.Column}, cells, 0)
+		return nil
+	}
+	res, err := proc.Call(pctx, args)
 	if err != nil {
 		return err
 	}

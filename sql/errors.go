@@ -23,6 +23,7 @@ const (
 	IOException              ExceptionClass = "java.io.IOException"
 	RuntimeException         ExceptionClass = "java.lang.RuntimeException"
 	AssertionError           ExceptionClass = "java.lang.AssertionError"
+	NullPointerException     ExceptionClass = "java.lang.NullPointerException"
 
 	// The planner's code generator (ScalarOperatorGens), which fails when
 	// a job is translated, after EXPLAIN has planned it.

@@ -316,7 +316,7 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 	// An option that makes Paimon read other rows than sqlrun would is
 	// refused while planning (a table's write-side options do not stop a
 	// read).
-	if err := coreoptions.CheckRead(cfg.raw); err != nil {
+	if err := coreoptions.CheckRead(ctx.Table.String(), cfg.raw); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
 	if _, sys, ok := SystemTable(ctx.Table.Name); ok {
@@ -463,7 +463,7 @@ func (f Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, erro
 	}
 	// An option that makes Paimon write, commit or create what sqlrun
 	// would not is refused while planning, before the job starts.
-	if err := coreoptions.CheckWrite(cfg.raw); err != nil {
+	if err := coreoptions.CheckWrite(ctx.Table.String(), cfg.raw); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
 	return &Sink{cfg: cfg}, nil

@@ -15,8 +15,8 @@ import (
 )
 
 // This file holds the table maintenance that Paimon exposes as Flink
-// procedures (CALL sys.compact, sys.expire_snapshots, sys.create_tag,
-// sys.delete_tag) and that `sqlrun compact` runs: each works on a table
+// procedures (CALL sys.compact, sys.expire_snapshots,
+// sys.expire_partitions, sys.create_tag, sys.delete_tag) and that `sqlrun compact` runs: each works on a table
 // directory, so catalog tables and 'path' tables share them.
 
 // CompactRequest is what CALL sys.compact and `sqlrun compact` ask for.
@@ -178,7 +178,7 @@ func ExpireSnapshots(path string, req ExpireRequest, now time.Time) (int, error)
 	// A decoupled changelog lifecycle ('changelog.num-retained.*') would
 	// keep changelog files Paimon keeps and sqlrun deletes: refused as on
 	// write.
-	if err := coreoptions.CheckWrite(t.Options.Raw()); err != nil {
+	if err := coreoptions.CheckWrite(path, t.Options.Raw()); err != nil {
 		return 0, fmt.Errorf("expire snapshots of paimon table %s: %w", path, err)
 	}
 	n, err := t.ExpireSnapshots(now)
@@ -186,6 +186,63 @@ func ExpireSnapshots(path string, req ExpireRequest, now time.Time) (int, error)
 		return 0, fmt.Errorf("expire snapshots of paimon table %s: %w", path, err)
 	}
 	return n, nil
+}
+
+// ExpirePartitionsRequest is CALL sys.expire_partitions' arguments; empty
+// ones keep the table's options.
+type ExpirePartitionsRequest struct {
+	ExpirationTime, TimestampFormatter, TimestampPattern, ExpireStrategy string
+	// MaxExpires is max_expires (nil: the table's
+	// 'partition.expiration-max-num').
+	MaxExpires *int
+	// Options are dynamic table options ('options' argument, "k=v,k=v").
+	Options map[string]string
+}
+
+// ExpirePartitions drops the expired partitions of the table at path now,
+// as Paimon's ExpirePartitionsProcedure does: the arguments become the
+// dynamic options 'partition.expiration-*' and 'partition.timestamp-*'
+// (ProcedureUtils.fillInPartitionOptions, with a check interval of 0),
+// and the table's PartitionExpire runs once with commit user "" and
+// identifier Long.MAX_VALUE. It returns the partitions dropped as Paimon
+// prints them ("k1=v1, k2=v2").
+func ExpirePartitions(path string, req ExpirePartitionsRequest, now time.Time) ([]string, error) {
+	dyn := map[string]string{}
+	for k, v := range req.Options {
+		dyn[k] = v
+	}
+	for k, v := range map[string]string{
+		"partition.expiration-strategy":       req.ExpireStrategy,
+		"partition.timestamp-formatter":       req.TimestampFormatter,
+		"partition.timestamp-pattern":         req.TimestampPattern,
+		"partition.expiration-time":           req.ExpirationTime,
+		"partition.expiration-check-interval": "0",
+	} {
+		if strings.TrimSpace(v) != "" {
+			dyn[k] = v
+		}
+	}
+	if req.MaxExpires != nil {
+		dyn["partition.expiration-max-num"] = fmt.Sprint(*req.MaxExpires)
+	}
+	t, err := openTable(path, dyn)
+	if err != nil {
+		return nil, err
+	}
+	// Options that change what Paimon's commit does ('commit.callbacks')
+	// are refused as on write.
+	if err := coreoptions.CheckWrite(path, t.Options.Raw()); err != nil {
+		return nil, fmt.Errorf("expire partitions of paimon table %s: %w", path, err)
+	}
+	pe, err := t.NewPartitionExpire(now, nil)
+	if err != nil {
+		return nil, fmt.Errorf("expire partitions of paimon table %s: %w", path, err)
+	}
+	if pe == nil {
+		return nil, sql.Errorf(sql.NullPointerException, "Both the partition expiration time and partition field can not be null.")
+	}
+	expired, _, err := pe.Expire(now, snapshot.BatchCommitIdentifier, "")
+	return expired, err
 }
 
 // CreateTag tags a snapshot (0: the latest) of the table at path, as
@@ -201,7 +258,7 @@ func CreateTag(path, name string, snapshotID int64, now time.Time) error {
 	// 'tag.default-time-retained', 'tag.create-success-file' and
 	// 'tag.callbacks' change what Paimon's createTag does: refused as on
 	// write.
-	if err := coreoptions.CheckWrite(t.Options.Raw()); err != nil {
+	if err := coreoptions.CheckWrite(path, t.Options.Raw()); err != nil {
 		return fmt.Errorf("create tag of paimon table %s: %w", path, err)
 	}
 	if _, err := t.Snapshots.ReadTag(name); err == nil {

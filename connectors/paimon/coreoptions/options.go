@@ -90,6 +90,9 @@ type Options struct {
 	// ConsumerExpiration is consumer.expiration-time (0: unset, consumers
 	// never expire).
 	ConsumerExpiration time.Duration
+	// PartitionExpiration are the partition.expiration-* and
+	// partition.timestamp-* options (PartitionExpire).
+	PartitionExpiration PartitionExpiration
 
 	// Merge semantics (primary-key tables).
 	MergeEngine       string   // merge-engine, lower case
@@ -129,6 +132,29 @@ type Options struct {
 
 	// Scan.
 	Scan Scan
+}
+
+// PartitionExpiration configures Paimon's PartitionExpire.
+type PartitionExpiration struct {
+	// Time is partition.expiration-time (0: unset, no expiration).
+	Time time.Duration
+	// CheckInterval is partition.expiration-check-interval (1 h).
+	CheckInterval time.Duration
+	// Strategy is partition.expiration-strategy: values-time or
+	// update-time (other values fail when an expiration is created, as
+	// PartitionExpireStrategy.createPartitionExpireStrategy does).
+	Strategy string
+	// MaxNum is partition.expiration-max-num (100); BatchSize is
+	// partition.expiration-batch-size (default MaxNum).
+	MaxNum, BatchSize int
+	// Formatter and Pattern are partition.timestamp-formatter and
+	// partition.timestamp-pattern; HasFormatter and HasPattern whether
+	// they are set.
+	Formatter, Pattern       string
+	HasFormatter, HasPattern bool
+	// EndInputCheck is end-input.check-partition-expire: a batch commit
+	// (identifier Long.MAX_VALUE) checks whatever the interval.
+	EndInputCheck bool
 }
 
 // SequenceGroup is one 'fields.<a,b>.sequence-group' = 'c,d' option.
@@ -271,6 +297,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.SnapshotExpireLimit = p.integer("snapshot.expire.limit", 50)
 	o.OverwriteUpgrade = p.boolean("overwrite-upgrade", true)
 	o.ConsumerExpiration = p.duration(OptConsumerExpirationTime, 0)
+	o.PartitionExpiration = p.partitionExpiration()
 
 	o.MergeEngine = strings.ToLower(p.str(OptMergeEngine, EngineDeduplicate))
 	o.SequenceFields = p.list(OptSequenceField)
@@ -314,6 +341,20 @@ func Parse(raw map[string]string) (*Options, error) {
 		return nil, p.err
 	}
 	return o, nil
+}
+
+func (p *parser) partitionExpiration() PartitionExpiration {
+	e := PartitionExpiration{
+		Time:          p.duration("partition.expiration-time", 0),
+		CheckInterval: p.duration("partition.expiration-check-interval", time.Hour),
+		Strategy:      p.str("partition.expiration-strategy", "values-time"),
+		MaxNum:        p.integer("partition.expiration-max-num", 100),
+		EndInputCheck: p.boolean("end-input.check-partition-expire", false),
+	}
+	e.BatchSize = p.integer("partition.expiration-batch-size", e.MaxNum)
+	_, e.Formatter, e.HasFormatter = p.get("partition.timestamp-formatter")
+	_, e.Pattern, e.HasPattern = p.get("partition.timestamp-pattern")
+	return e
 }
 
 func (p *parser) scan() Scan {

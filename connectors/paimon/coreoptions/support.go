@@ -164,16 +164,18 @@ var ErrUnsupportedOption = errors.New("Paimon table option not supported by sqlr
 // with it.
 func Decls() []Decl { return slices.Clone(tableOptions) }
 
-// CheckWrite refuses a write, compaction or commit of a table whose
-// options (raw: stored ones overlaid with the statement's) ask for what
-// sqlrun does not do on write (RefusedOnWrite), naming the first such
-// option in declaration order.
-func CheckWrite(raw map[string]string) error { return check(raw, RefusedOnWrite) }
+// CheckWrite refuses a write, compaction or commit of table (its name or
+// path, for the message) whose options (raw: stored ones overlaid with
+// the statement's) ask for what sqlrun does not do on write
+// (RefusedOnWrite), naming the first such option in declaration order.
+func CheckWrite(table string, raw map[string]string) error {
+	return check(table, raw, RefusedOnWrite)
+}
 
 // CheckRead is CheckWrite for a read (RefusedOnRead).
-func CheckRead(raw map[string]string) error { return check(raw, RefusedOnRead) }
+func CheckRead(table string, raw map[string]string) error { return check(table, raw, RefusedOnRead) }
 
-func check(raw map[string]string, s Support) error {
+func check(table string, raw map[string]string, s Support) error {
 	for _, d := range tableOptions {
 		if d.Support != s && d.Support != RefusedOnReadAndWrite {
 			continue
@@ -188,7 +190,7 @@ func check(raw map[string]string, s Support) error {
 				what = "read"
 			}
 			return &sql.Error{Class: sql.UnsupportedOperation, Err: ErrUnsupportedOption,
-				Msg: fmt.Sprintf("Paimon table option '%s' = '%s' is not supported by sqlrun yet on %s: %s", k, v, what, d.Why)}
+				Msg: fmt.Sprintf("Paimon table option '%s' = '%s' is not supported by sqlrun yet on %s of table %s: %s", k, v, what, table, d.Why)}
 		}
 	}
 	return nil
@@ -218,4 +220,13 @@ func decoupled(_ string, raw map[string]string) bool {
 	clMin := p.integer("changelog.num-retained.min", snapMin)
 	clTime := p.duration("changelog.time-retained", snapTime)
 	return clMax > snapMax || clTime > snapTime || clMin > snapMin
+}
+
+// strictTimestamp is 'partition.timestamp-format.strict' = true with a
+// formatter or pattern set (AbstractFileStoreWrite's
+// PartitionTimestampValidator is created only then).
+func strictTimestamp(v string, raw map[string]string) bool {
+	_, f := raw["partition.timestamp-formatter"]
+	_, p := raw["partition.timestamp-pattern"]
+	return strings.EqualFold(strings.TrimSpace(v), "true") && (f || p)
 }

@@ -89,7 +89,11 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"tag.automatic-creation": "NONE"}, "", ""},
 		{map[string]string{"tag.automatic-creation": "process-time"}, "tag.automatic-creation", ""},
 		{map[string]string{"tag.automatic-creation": "batch"}, "tag.automatic-creation", ""},
-		{map[string]string{"partition.expiration-time": "7 d"}, "partition.expiration-time", ""},
+		// PartitionExpire is honoured; the write-time validation of
+		// 'partition.timestamp-format.strict' is not.
+		{map[string]string{"partition.expiration-time": "7 d", "end-input.check-partition-expire": "true"}, "", ""},
+		{map[string]string{"partition.timestamp-format.strict": "true"}, "", ""},
+		{map[string]string{"partition.timestamp-format.strict": "true", "partition.timestamp-formatter": "yyyyMMdd"}, "partition.timestamp-format.strict", ""},
 		{map[string]string{"record-level.expire-time": "1 d", "record-level.time-field": "ts"}, "record-level.expire-time", ""},
 		{map[string]string{"changelog-file.compression": "zstd"}, "", ""},
 		{map[string]string{"changelog-file.compression": "snappy", "file.compression": "snappy"}, "", ""},
@@ -110,14 +114,14 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"metadata.stats-dense-store": "false"}, "metadata.stats-dense-store", ""},
 	} {
 		for _, side := range []struct {
-			check func(map[string]string) error
+			check func(string, map[string]string) error
 			want  string
 		}{{CheckWrite, c.write}, {CheckRead, c.read}} {
-			err := side.check(c.raw)
+			err := side.check("db.t", c.raw)
 			switch {
 			case side.want == "" && err != nil:
 				t.Errorf("%v: unexpected %v", c.raw, err)
-			case side.want != "" && (err == nil || !errors.Is(err, ErrUnsupportedOption) || !strings.Contains(err.Error(), "'"+side.want+"'")):
+			case side.want != "" && (err == nil || !errors.Is(err, ErrUnsupportedOption) || !strings.Contains(err.Error(), "'"+side.want+"'") || !strings.Contains(err.Error(), "of table db.t:")):
 				t.Errorf("%v: got %v, want a refusal naming %s", c.raw, err, side.want)
 			}
 		}

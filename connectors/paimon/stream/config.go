@@ -20,13 +20,14 @@ func illegal(format string, args ...any) error {
 	return sql.Errorf(sql.IllegalArgumentException, format, args...)
 }
 
-// ParseConfig checks the scan options of o for a read. streaming is the
+// ParseConfig checks the scan options of o for a read of table (its
+// path, for messages). streaming is the
 // runtime mode; a 'scan.bounded' = true read is a batch read
 // (AbstractFlinkTableFactory). It repeats the checks that make a read
 // impossible (the factory validates the rest at planning time) with
 // Paimon's messages.
-func ParseConfig(o *coreoptions.Options, streaming bool) (*Config, error) {
-	if err := coreoptions.CheckRead(o.Raw()); err != nil {
+func ParseConfig(table string, o *coreoptions.Options, streaming bool) (*Config, error) {
+	if err := coreoptions.CheckRead(table, o.Raw()); err != nil {
 		return nil, err
 	}
 	c := &Config{Scan: o.Scan, Streaming: streaming && !o.Scan.Bounded}

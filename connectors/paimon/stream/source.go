@@ -67,7 +67,7 @@ func NewSourceFS(fio fs.FileIO, tablePath string, opts map[string]string, stream
 // opens it with the schema it read while planning).
 func NewSourceTable(t *table.Table, streaming bool, projection []int) (*Source, error) {
 	tablePath := t.Root
-	cfg, err := ParseConfig(t.Options, streaming)
+	cfg, err := ParseConfig(tablePath, t.Options, streaming)
 	if err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", tablePath, err)
 	}

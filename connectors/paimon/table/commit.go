@@ -47,6 +47,9 @@ type Commit struct {
 	// AbandonedCompaction reports that the last Commit re-committed an
 	// identifier whose compaction conflicted and gave the compaction up.
 	AbandonedCompaction bool
+	// Replayed reports that the last Commit or Overwrite skipped an
+	// identifier this user had committed already.
+	Replayed bool
 }
 
 // NewCommitUser is CoreOptions.createCommitUser: a random UUID, after
@@ -128,7 +131,7 @@ type pendingCommit struct {
 // snapshot (if there are new files or changelog) and a COMPACT snapshot (if
 // there are compaction changes).
 func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64) error {
-	c.LastSnapshots, c.AbandonedCompaction = nil, false
+	c.LastSnapshots, c.AbandonedCompaction, c.Replayed = nil, false, false
 	last, err := c.latestOwn()
 	if err != nil {
 		return fmt.Errorf("paimon commit %d of %s: %w", identifier, c.t.Root, err)
@@ -139,6 +142,7 @@ func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64
 	appendDone := false
 	if last != nil && identifier <= last.CommitIdentifier {
 		if identifier < last.CommitIdentifier || last.CommitKind != snapshot.Append {
+			c.Replayed = true
 			return nil
 		}
 		appendDone = true
@@ -186,12 +190,13 @@ func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64
 // (dynamic-partition-overwrite, Paimon's default) or, with
 // dynamic-partition-overwrite = false, the whole table.
 func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[string]string) error {
-	c.LastSnapshots = nil
+	c.LastSnapshots, c.Replayed = nil, false
 	done, err := c.Committed(identifier)
 	if err != nil {
 		return fmt.Errorf("paimon overwrite %d of %s: %w", identifier, c.t.Root, err)
 	}
 	if done {
+		c.Replayed = true
 		return nil
 	}
 	p := pendingCommit{kind: snapshot.Overwrite}

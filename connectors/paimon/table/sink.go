@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
@@ -52,6 +53,10 @@ type Sink struct {
 	// partitions when the job started (PostponeUtils.getKnownNumBuckets),
 	// shared by the writers and Channel.
 	postponeKnown map[string]int
+	// partExpire drops expired partitions after commits (nil: the table
+	// expires none); now is its clock.
+	partExpire *PartitionExpire
+	now        func() time.Time
 
 	mu sync.Mutex
 }
@@ -74,7 +79,17 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 	if t.KeyDynamic() && o.Overwrite {
 		return nil, fmt.Errorf("paimon table %s: %w", t.Root, ErrCrossPartitionOverwrite)
 	}
-	s := &Sink{t: t, o: o, user: t.NewCommitUser()}
+	s := &Sink{t: t, o: o, user: t.NewCommitUser(), now: time.Now}
+	// AbstractFileStoreTable.newCommit: no partition expiration on a
+	// 'write-only' table; a postpone bucket table's batch write is
+	// write-only.
+	if !t.Options.WriteOnly && !t.PostponeBucket() {
+		pe, err := t.NewPartitionExpire(s.now(), nil)
+		if err != nil {
+			return nil, fmt.Errorf("paimon table %s: %w", t.Root, err)
+		}
+		s.partExpire = pe
+	}
 	if t.DynamicBucket() && !t.KeyDynamic() {
 		a, err := t.NewAssigner(o.Overwrite)
 		if err != nil {
@@ -256,12 +271,13 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 	if !s.o.Streaming {
 		id = snapshot.BatchCommitIdentifier
 	}
+	var last *Commit
+	replayed := true
 	for _, u := range users {
 		c := s.t.NewCommit(u)
-		// A postpone bucket table's writes expire no snapshots: the batch
-		// write is write-only, and PrimaryKeyFileStoreTable.newExpireRunnable
-		// is null for bucket -2 (the overwrite's commit table).
-		c.NoExpire = s.t.PostponeBucket()
+		c.Now = s.now
+		// Snapshots expire after the partitions (TableCommitImpl.maintain).
+		c.NoExpire = true
 		var err error
 		if s.o.Overwrite {
 			err = c.Overwrite(id, byUser[u], s.o.OverwritePartition)
@@ -271,7 +287,24 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 		if err != nil {
 			return err
 		}
+		last, replayed = c, replayed && c.Replayed
 	}
+	if replayed {
+		// Nothing committed: no maintenance (TableCommitImpl.filterAndCommit).
+		return nil
+	}
+	// TableCommitImpl.maintain: partition expiration, then consumer and
+	// snapshot expiration.
+	if s.partExpire != nil {
+		if _, _, err := s.partExpire.Expire(s.now(), id, last.User); err != nil {
+			return err
+		}
+	}
+	// A postpone bucket table's writes expire no snapshots: the batch
+	// write is write-only, and PrimaryKeyFileStoreTable.newExpireRunnable
+	// is null for bucket -2 (the overwrite's commit table).
+	last.NoExpire = s.t.PostponeBucket()
+	last.expire()
 	return nil
 }
 
@@ -301,6 +334,12 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 	if t.PostponeBucket() {
 		return compactPostpone(t, o)
 	}
+	// CompactAction's committer (the table copied with 'write-only' =
+	// false) expires partitions too, with lastCheck set when it starts.
+	pe, err := t.NewPartitionExpire(time.Now(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", t.Root, err)
+	}
 	w, err := t.newCompactWrite(WriteOptions{TempDir: o.TempDir})
 	if err != nil {
 		return nil, err
@@ -314,11 +353,19 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 		return nil, err
 	}
 	c := t.NewCommit(t.NewCommitUser())
-	c.Dedicated = true
+	c.Dedicated, c.NoExpire = true, true
 	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, nil); err != nil {
 		return nil, err
 	}
-	return c.LastSnapshots, nil
+	ids := c.LastSnapshots
+	if pe != nil {
+		if _, _, err := pe.Expire(time.Now(), snapshot.BatchCommitIdentifier, c.User); err != nil {
+			return nil, err
+		}
+	}
+	c.NoExpire = false
+	c.expire()
+	return ids, nil
 }
 
 // Channel is the writer subtask a row belongs to (Paimon's

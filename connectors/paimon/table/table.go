@@ -268,7 +268,7 @@ func (t *Table) CrossPartitionUpdate() bool {
 // it does not honour on write, coreoptions.CheckWrite; tables with BLOB
 // columns) and bucket numbers Paimon refuses (0, below -2).
 func (t *Table) checkWritable() error {
-	if err := coreoptions.CheckWrite(t.Options.Raw()); err != nil {
+	if err := coreoptions.CheckWrite(t.Root, t.Options.Raw()); err != nil {
 		return fmt.Errorf("paimon table %s: %w", t.Root, err)
 	}
 	for _, f := range t.Schema.Fields {

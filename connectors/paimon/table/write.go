@@ -154,7 +154,7 @@ func (t *Table) newCompactWrite(o WriteOptions) (*TableWrite, error) {
 func (t *Table) newWrite(o WriteOptions, compactOnly bool) (*TableWrite, error) {
 	// Compactions commit too: options sqlrun does not honour on write
 	// (automatic tags, say) refuse them as well.
-	if err := coreoptions.CheckWrite(t.Options.Raw()); err != nil {
+	if err := coreoptions.CheckWrite(t.Root, t.Options.Raw()); err != nil {
 		return nil, fmt.Errorf("paimon table %s: %w", t.Root, err)
 	}
 	if _, err := t.writerOptions(); err != nil {

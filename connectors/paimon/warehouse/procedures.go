@@ -95,6 +95,40 @@ var procedures = map[string]catalog.Procedure{
 			return strconv.Itoa(n), nil
 		},
 	},
+	// ExpirePartitionsProcedure: ROW<expired_partitions STRING>, one row
+	// per partition dropped or "No expired partitions.".
+	"expire_partitions": {
+		Params: []string{"table", "expiration_time", "timestamp_formatter", "timestamp_pattern", "expire_strategy", "max_expires", "options"},
+		Column: "expired_partitions",
+		CallRows: func(ctx catalog.ProcedureContext, a map[string]string) ([]string, error) {
+			path, err := tableDir(ctx, a["table"])
+			if err != nil {
+				return nil, err
+			}
+			req := paimon.ExpirePartitionsRequest{ExpirationTime: a["expiration_time"], TimestampFormatter: a["timestamp_formatter"],
+				TimestampPattern: a["timestamp_pattern"], ExpireStrategy: a["expire_strategy"]}
+			if a["max_expires"] != "" {
+				n, err := intArg(a, "max_expires")
+				if err != nil {
+					return nil, err
+				}
+				req.MaxExpires = &n
+			}
+			if a["options"] != "" {
+				if req.Options, err = paimon.ParseKV(a["options"]); err != nil {
+					return nil, err
+				}
+			}
+			expired, err := paimon.ExpirePartitions(path, req, ctx.Now)
+			if err != nil {
+				return nil, err
+			}
+			if len(expired) == 0 {
+				return []string{"No expired partitions."}, nil
+			}
+			return expired, nil
+		},
+	},
 	"create_tag": {
 		Params: []string{"table", "tag", "snapshot_id", "time_retained"},
 		Call: func(ctx catalog.ProcedureContext, a map[string]string) (string, error) {
