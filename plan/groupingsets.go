@@ -333,18 +333,15 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 	if !ok || orig.Sets == nil {
 		return nil, nil
 	}
-	for x := orig.input(); x != nil; {
-		switch y := x.(type) {
-		case *LogicalProject, *LogicalCalc, *LogicalFilter:
-			x = y.Inputs()[0]
-			continue
-		case *LogicalWindowTableFunction:
-			// Flink plans a window aggregate with grouping sets (Expand
-			// below a WindowAggregate); a regular aggregate would emit
-			// updates instead of one row per window.
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support grouping sets over a window table function (TABLE(%s(...))) yet", y.Window.Func)
-		}
-		break
+	if windowGroupingSets(orig) {
+		// Every set holds window_start and window_end: a window aggregate
+		// over an Expand (convertWindowAggregate), as Flink's
+		// ExpandWindowTableFunctionTransposeRule and
+		// StreamPhysicalWindowAggregateRule plan it. Otherwise (a set
+		// without them) the aggregate is a regular one over the
+		// WindowTableFunction, as in Flink
+		// (WindowAggregateTest.testCantTranslateToWindowAgg_GroupingSetsWithoutWindowStartEnd).
+		return nil, nil
 	}
 	agg, keyAt := expandInput(orig)
 	in := agg.input()
@@ -441,6 +438,47 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 		exprs[k] = groupingCase(eRef, eVals, vals)
 	}
 	return &LogicalProject{base: row(agg.names, agg.types, inner), Exprs: exprs}, nil
+}
+
+// windowGroupingSets reports an aggregate with grouping sets over a window
+// table function (directly or through a Calc) whose every set holds both
+// window_start and window_end.
+func windowGroupingSets(agg *LogicalAggregate) bool {
+	if agg.Sets == nil {
+		return false
+	}
+	var exprs []Expr
+	var tvf *LogicalWindowTableFunction
+	switch x := agg.input().(type) {
+	case *LogicalCalc:
+		if x.Cond != nil {
+			return false
+		}
+		tvf, _ = x.input().(*LogicalWindowTableFunction)
+		exprs = x.Exprs
+	case *LogicalProject:
+		tvf, _ = x.input().(*LogicalWindowTableFunction)
+		exprs = x.Exprs
+	case *LogicalWindowTableFunction:
+		tvf, exprs = x, identity(x.types)
+	}
+	if tvf == nil {
+		return false
+	}
+	nIn := len(tvf.input().Names())
+	for _, set := range agg.Sets {
+		var start, end bool
+		for _, f := range set {
+			if ref, ok := exprs[f].(*InputRef); ok {
+				start = start || ref.Index == nIn
+				end = end || ref.Index == nIn+1
+			}
+		}
+		if !start || !end {
+			return false
+		}
+	}
+	return true
 }
 
 // expandInput is the aggregate the Expand goes under: where its input

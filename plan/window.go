@@ -681,7 +681,7 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	timeCol := len(below)
 	below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
 	belowNames = append(belowNames, uniquify(append(append([]string(nil), belowNames...), tvf.names[tvf.TimeCol]))[len(belowNames)])
-	calc := newCalc(in, below, cond, belowNames)
+	var calc Node = newCalc(in, below, cond, belowNames)
 	var group []int
 	var outNames []string
 	var outTypes []sql.DataType
@@ -694,6 +694,28 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		outNames = append(outNames, r.names[gi])
 		outTypes = append(outTypes, r.types[gi])
 	}
+	if r.Sets != nil {
+		// Grouping sets each holding window_start and window_end
+		// (windowGroupingSets): an Expand of the Calc below, the time
+		// column last, and $e a key (Flink's
+		// ExpandWindowTableFunctionTransposeRule;
+		// WindowAggregateTest.testTumble_GroupingSets).
+		if len(window.Partition) > 0 || window.Func == "SESSION" {
+			return nil, false, sql.Errorf(sql.TableException, "sqlrun does not support grouping sets in a SESSION window aggregate yet")
+		}
+		ex, e, err := windowExpand(calc, r, exprs, windowRef, pos, timeCol)
+		if err != nil {
+			return nil, false, err
+		}
+		calc, timeCol = ex, len(ex.Names())-1
+		for i, g := range group {
+			outTypes[i] = ex.Types()[g]
+		}
+		group = append(group, e)
+		outNames = append(outNames, ex.Names()[e])
+		outTypes = append(outTypes, sql.BigInt().NotNull())
+	}
+	nKeys := len(group)
 	aggs := make([]AggCall, len(r.Aggs))
 	for i, a := range r.Aggs {
 		for _, x := range a.fields() {
@@ -772,6 +794,7 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		reorder[gi] = &InputRef{Index: k, T: outTypes[k]}
 		k++
 	}
+	k = nKeys // past $e of grouping sets
 	for i := range aggs {
 		reorder[len(r.Group)+i] = &InputRef{Index: k, T: outTypes[k]}
 		k++
@@ -781,6 +804,74 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		k++
 	}
 	return newCalc(agg, reorder, nil, r.names), true, nil
+}
+
+// windowExpand is the Expand below a window aggregate with grouping sets:
+// each of calc's fields but the time column (a key outside the set is
+// NULL), $e (GROUPING_ID of the aggregate's keys, window_start and
+// window_end among them, as DecomposeGroupingSetsRule numbers it), then
+// the time column: Expand(projects=[{a, null AS b, c, 4 AS $e, rowtime},
+// ...]). e is $e's field.
+func windowExpand(calc Node, r *LogicalAggregate, exprs []Expr, windowRef func(Expr) int, pos map[int]int, timeCol int) (Node, int, error) {
+	for _, a := range r.Aggs {
+		if a.Func == "GROUPING" || a.Func == "GROUPING_ID" {
+			return nil, 0, sql.Errorf(sql.TableException, "sqlrun does not support %s in a window aggregate yet", a.Func)
+		}
+	}
+	keyOf := map[int]int{} // calc field -> aggregate key g
+	for _, g := range r.Group {
+		if windowRef(exprs[g]) < 0 {
+			keyOf[pos[g]] = g
+		}
+	}
+	inSet := func(set []int, g int) bool { return slices.Contains(set, g) }
+	eValue := func(set []int) int64 {
+		var v int64
+		for i, g := range r.Group {
+			if !inSet(set, g) {
+				v |= 1 << (len(r.Group) - 1 - i)
+			}
+		}
+		return v
+	}
+	in := calc.Names()
+	types := append([]sql.DataType(nil), calc.Types()...)
+	for f, g := range keyOf {
+		for _, set := range r.Sets {
+			if !inSet(set, g) {
+				types[f] = types[f].WithNullable(true)
+			}
+		}
+	}
+	var names []string
+	var ts []sql.DataType
+	for f := range in {
+		if f != timeCol {
+			names = append(names, in[f])
+			ts = append(ts, types[f])
+		}
+	}
+	e := len(names)
+	names = uniquify(append(names, "$e"))
+	names = append(names, in[timeCol])
+	ts = append(ts, sql.BigInt().NotNull(), types[timeCol])
+	var projects [][]Expr
+	for _, set := range r.Sets {
+		var p []Expr
+		for f := range in {
+			if f == timeCol {
+				continue
+			}
+			if g, isKey := keyOf[f]; isKey && !inSet(set, g) {
+				p = append(p, &Literal{T: types[f]})
+				continue
+			}
+			p = append(p, &InputRef{Index: f, T: types[f]})
+		}
+		p = append(p, &Literal{Value: eValue(set), T: sql.BigInt().NotNull()}, &InputRef{Index: timeCol, T: types[timeCol]})
+		projects = append(projects, p)
+	}
+	return &Expand{base: row(names, ts, calc), Projects: projects}, e, nil
 }
 
 // windowTwoPhaseEligible reports a window aggregate's calls that
