@@ -74,6 +74,10 @@ INSERT INTO t_postpone VALUES (1, 'p2', 'a'), (5, 's', 'b');
 CREATE TABLE t_postpone_s (id INT, b BOOLEAN, ti TINYINT, si SMALLINT, bi BIGINT, f FLOAT, d DOUBLE, s STRING,
   bin BYTES, d9 DECIMAL(9, 2), d38 DECIMAL(38, 2), dt DATE, ts3 TIMESTAMP(3), ts6 TIMESTAMP(6), ltz TIMESTAMP_LTZ(3),
   part STRING, PRIMARY KEY (id, part) NOT ENFORCED) PARTITIONED BY (part) WITH ('bucket' = '-2');
+CREATE TABLE t_expire (id INT, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt)
+  WITH ('bucket' = '2', 'partition.expiration-time' = '1 d', 'partition.timestamp-formatter' = 'yyyyMMdd');
+INSERT INTO t_expire VALUES (1, '20200101'), (2, '20200101'), (3, '29990101');
+CALL sys.expire_partitions(` + "`table`" + ` => 'default.t_expire');
 SET 'execution.runtime-mode' = 'streaming';
 INSERT INTO t_postpone_s VALUES
   (2, TRUE, CAST(-3 AS TINYINT), CAST(-300 AS SMALLINT), -5000000000, CAST(-1.5 AS FLOAT), -2.25, 'z', CAST('ab' AS BYTES),
@@ -153,7 +157,7 @@ func TestCompat(t *testing.T) {
 		case strings.HasSuffix(p, ".parquet"):
 			parquets = append(parquets, p)
 			sizes[filepath.Base(p)] = info.Size()
-			if d := filepath.Dir(p); filepath.Base(filepath.Dir(filepath.Dir(d))) == "t_postpone" {
+			if d := filepath.Dir(p); filepath.Base(filepath.Dir(filepath.Dir(d))) == "t_postpone" || filepath.Base(filepath.Dir(filepath.Dir(d))) == "t_expire" {
 				dirs[filepath.Base(p)] = filepath.Join(filepath.Base(filepath.Dir(d)), filepath.Base(d))
 			}
 		case strings.HasSuffix(p, ".avro") && filepath.Base(filepath.Dir(p)) == "bucket-postpone":
@@ -545,6 +549,9 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 	}
 	files, entries, postponed := 0, 0, 0
 	cur := ""
+	// t_expire's data files by partition, and those its partition
+	// expiration's OVERWRITE snapshot deletes (FileKind DELETE = 1).
+	expireAdded, expireDeleted := map[string]bool{}, map[string]bool{}
 	var kvRows []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(l)
@@ -558,6 +565,13 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 			kvRows = append(kvRows, strings.TrimPrefix(l, "ROW "))
 		case "ENTRY":
 			entries++
+			if strings.Contains(cur, string(filepath.Separator)+"t_expire"+string(filepath.Separator)) {
+				if f[1] == "1" {
+					expireDeleted[f[4]] = true
+				} else {
+					expireAdded[f[4]] = true
+				}
+			}
 			if f[1] != "0" { // ADD only
 				continue
 			}
@@ -601,6 +615,23 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 	}
 	if got, want := strings.Join(kvRows, "\n"), strings.Join(wantRows, "\n"); got != want {
 		t.Errorf("t_postpone_s records as Avro Java reads them:\n%s\nwant:\n%s", got, want)
+	}
+	// CALL sys.expire_partitions dropped dt=20200101: a DELETE entry for
+	// each of its files, none for dt=29990101's.
+	nExpired := 0
+	for name := range expireAdded {
+		switch dir := filepath.Dir(dirs[name]); {
+		case dir == "dt=20200101":
+			nExpired++
+			if !expireDeleted[name] {
+				t.Errorf("t_expire: file %s of the expired partition has no DELETE entry Avro Java reads", name)
+			}
+		case expireDeleted[name]:
+			t.Errorf("t_expire: file %s of %s deleted, want only dt=20200101's", name, dir)
+		}
+	}
+	if nExpired == 0 || len(expireDeleted) != nExpired {
+		t.Errorf("t_expire: %d files of dt=20200101, %d DELETE entries", nExpired, len(expireDeleted))
 	}
 	if postponed < 3 {
 		t.Errorf("Avro Java read %d ADD entries of t_postpone, want at least 3 (two buckets of a, one of b)", postponed)
