@@ -80,7 +80,10 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          ReadPlainStrings (format: PLAIN string pages, which sqlrun does not write),
 #          SnapshotAndCatchUp (mysql-cdc next to mysqldump, wall clock against a
 #          local MariaDB; its figures are in docs/performance.md),
-#          CommitHistory (1,000 Paimon commits; scripts/bench-scale.sh runs it).
+#          CommitHistory (1,000 Paimon commits; scripts/bench-scale.sh runs it),
+#          TableWriter (Paimon's TableWriterBenchmark method: a warm-up and three
+#          iterations of 3M rows, about a minute of CPU; its figures are in
+#          docs/performance.md).
 #          docs/gen's test fails when a benchmark is neither run here nor named
 #          on this list.
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser
