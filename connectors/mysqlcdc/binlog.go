@@ -13,8 +13,6 @@ import (
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/mysql/binlog"
 	querypb "vitess.io/vitess/go/vt/proto/query"
-
-	"github.com/sqlrun/sqlrun/sql"
 )
 
 // position is a place in the binary log: a file and a byte offset, and the
@@ -276,30 +274,9 @@ func (t *table) columnNames() string {
 // oldest file is (BinlogOffset.ofEarliest). The events before the
 // startup second are then dropped as they are read (Reader.before).
 func seekTimestamp(ctx context.Context, db *gosql.DB, cfg *config) (position, error) {
-	rows, err := db.QueryContext(ctx, "SHOW BINARY LOGS")
+	files, err := binlogFiles(ctx, db)
 	if err != nil {
-		return position{}, sql.Errorf(sql.IOException, "mysql-cdc: SHOW BINARY LOGS: %w", err)
-	}
-	var files []string
-	for rows.Next() {
-		cols, _ := rows.Columns()
-		var name string
-		dest := []any{&name}
-		for len(dest) < len(cols) {
-			dest = append(dest, new(any))
-		}
-		if err := rows.Scan(dest...); err != nil {
-			rows.Close()
-			return position{}, fmt.Errorf("mysql-cdc: SHOW BINARY LOGS: %w", err)
-		}
-		files = append(files, name)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return position{}, fmt.Errorf("mysql-cdc: SHOW BINARY LOGS: %w", err)
-	}
-	if len(files) == 0 {
-		return position{}, sql.Errorf(sql.IOException, "mysql-cdc: no binary log files on %s:%d", cfg.host, cfg.port)
+		return position{}, err
 	}
 	for i := len(files) - 1; i >= 0; i-- {
 		ts, err := firstTimestamp(ctx, cfg, files[i])

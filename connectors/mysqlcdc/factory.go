@@ -128,7 +128,7 @@ var options = []connectors.Option{
 	{Key: OptStartupMode, Default: ModeInitial, Type: connectors.String, Description: "Optional startup mode for MySQL CDC consumer, valid enumerations are \"initial\", \"earliest-offset\", \"latest-offset\", \"timestamp\" or \"specific-offset\"; also \"snapshot\": the initial snapshot, then the binlog up to the snapshot's last chunk, and the source ends (a bounded source)."},
 	{Key: OptOffsetFile, Type: connectors.String, Description: "Optional binlog file name used in case of \"specific-offset\" startup mode."},
 	{Key: OptOffsetPos, Type: connectors.Long, Description: "Optional binlog file position used in case of \"specific-offset\" startup mode."},
-	{Key: OptOffsetGTID, Type: connectors.String, Description: "Optional GTID set used in case of \"specific-offset\" startup mode (refused by sqlrun: give the file and position)."},
+	{Key: OptOffsetGTID, Type: connectors.String, Description: "Optional GTID set used in case of \"specific-offset\" startup mode. sqlrun reads a MariaDB GTID position of one replication domain (domain-server-sequence, e.g. '0-1-42'): the binlog from the first transaction of that domain after it; it wins over a file and position given with it. A MySQL GTID set is refused."},
 	{Key: OptOffsetSkipEvents, Type: connectors.Long, Description: "Optional number of events to skip after the specific starting offset."},
 	{Key: OptOffsetSkipRows, Type: connectors.Long, Description: "Optional number of rows to skip after the specific starting offset."},
 	{Key: OptStartupTimestamp, Type: connectors.Long, Description: "Optional timestamp used in case of \"timestamp\" startup mode."},
@@ -179,6 +179,9 @@ type config struct {
 	serverID             uint32
 	mode                 string
 	offset               position // specific-offset start
+	// gtid is the specific-offset start by 'scan.startup.specific-offset.gtid-set'
+	// (a MariaDB GTID; nil: by file and position).
+	gtid *mariaGTID
 	// startSec is the timestamp startup's second
 	// ('scan.startup.timestamp-millis' / 1000, as StartupOptions.timestamp
 	// makes BinlogOffset.ofTimestampSec).
@@ -371,13 +374,19 @@ func (c *config) startup(o connectors.Options) error {
 			return sql.Errorf(sql.ValidationException, "Unable to find a valid binlog offset. Either %s, or %s and %s are required.",
 				OptOffsetGTID, OptOffsetFile, OptOffsetPos)
 		}
-		if !o.Has(OptOffsetFile) {
-			return sql.Errorf(sql.ValidationException,
-				"'%s' = '%s' with only '%s' is not supported by sqlrun yet; give '%s' and '%s'.",
-				OptStartupMode, ModeSpecific, OptOffsetGTID, OptOffsetFile, OptOffsetPos)
-		}
 		if o.Has(OptOffsetSkipEvents) || o.Has(OptOffsetSkipRows) {
 			return sql.Errorf(sql.ValidationException, "'%s' and '%s' are not supported by sqlrun yet.", OptOffsetSkipEvents, OptOffsetSkipRows)
+		}
+		if o.Has(OptOffsetGTID) {
+			// The GTID set wins over a file and position given with it,
+			// as Debezium's binlog reader starts from the GTID set on a
+			// server with GTIDs.
+			g, err := checkGTIDOption(o.Get(OptOffsetGTID))
+			if err != nil {
+				return err
+			}
+			c.gtid = &g
+			break
 		}
 		c.offset = position{File: o.Get(OptOffsetFile), Pos: uint64(o.Int64(OptOffsetPos))}
 	case ModeTime:

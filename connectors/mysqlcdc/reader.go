@@ -276,7 +276,14 @@ func (r *Reader) start(ctx context.Context) error {
 		}
 		r.st = state{Phase: phaseBinlog, Pos: position{File: name, Pos: 4}}
 	case ModeSpecific:
-		r.st = state{Phase: phaseBinlog, Pos: r.cfg.offset}
+		p := r.cfg.offset
+		if r.cfg.gtid != nil {
+			var err error
+			if p, err = gtidPosition(ctx, r, *r.cfg.gtid); err != nil {
+				return err
+			}
+		}
+		r.st = state{Phase: phaseBinlog, Pos: p}
 	case ModeTime:
 		p, err := seekTimestamp(ctx, r.db, r.cfg)
 		if err != nil {
