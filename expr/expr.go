@@ -76,6 +76,9 @@ func String(e Expr, names []string, f Format) string {
 		args := make([]string, len(x.Args))
 		for i, a := range x.Args {
 			args[i] = String(a, names, f)
+			if l, ok := a.(*Literal); ok && f == FormatAST && len(x.Args) == 2 && simpleBinaryOps[x.Op] && untypedOperand(l, x.Args[1-i]) {
+				args[i] = literalText(l)
+			}
 		}
 		form := Prefix
 		if fn, ok := byOp[x.Op]; ok {
@@ -98,6 +101,47 @@ func String(e Expr, names []string, f Format) string {
 		return x.Op + "(" + strings.Join(args, ", ") + ")"
 	}
 	return fmt.Sprintf("%v", e)
+}
+
+// simpleBinaryOps are Calcite's SqlKind.SIMPLE_BINARY_OPS: + - * / and the
+// six comparisons (MOD is not one).
+var simpleBinaryOps = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true,
+	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
+}
+
+// untypedOperand reports whether l, an operand of a simple binary
+// operator, prints without its type in the Abstract Syntax Tree, as
+// Calcite's RexCall.appendOperands decides: the other operand has l's type
+// (nullability aside) and is no literal whose own digest carries a type:
+// +($0, 2) for a BIGINT $0 and 2:BIGINT. A NULL, an interval or a symbol
+// keeps its form. The physical plan prints each literal on its own
+// (Flink's FlinkRexUtil.getExpressionString: RexLiteral.toString).
+func untypedOperand(l *Literal, other Expr) bool {
+	if l.Value == nil || l.Flag {
+		return false
+	}
+	switch l.Value.(type) {
+	case Interval, *Sarg:
+		return false
+	}
+	if o, ok := other.(*Literal); ok && !naturallyTyped(o) {
+		return false
+	}
+	return l.T.WithNullable(true).Equal(other.Type().WithNullable(true))
+}
+
+// naturallyTyped reports a literal whose digest never carries its type
+// (RexLiteral.shouldIncludeType: a non-NULL BOOLEAN, INTEGER or CHAR).
+func naturallyTyped(l *Literal) bool {
+	if l.Value == nil || l.T.Nullable {
+		return false
+	}
+	switch l.T.Root {
+	case sql.TypeBoolean, sql.TypeInt, sql.TypeChar:
+		return true
+	}
+	return l.Flag
 }
 
 // formatLiteral prints a literal as Calcite's RexLiteral digest does: the

@@ -618,6 +618,11 @@ func evalCompare(c *Call, args []Eval) (Eval, error) {
 		// their classes: not reproduced.
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support comparing ARRAY, MAP or ROW values yet")
 	}
+	if op == "=" || op == "<>" {
+		if err := implicitConversion(argT(0), argT(1)); err != nil {
+			return nil, err
+		}
+	}
 	if ltzAndTimestamp(argT(0), argT(1)) && op != "=" && op != "<>" {
 		// ScalarOperatorGens.generateComparison has no rule for the pair
 		// (= and <> fall back to TimestampData.equals).
@@ -632,9 +637,43 @@ func evalCompare(c *Call, args []Eval) (Eval, error) {
 	}), nil
 }
 
+// implicitConversion is Flink's ScalarOperatorGens.checkImplicitConversionValidity,
+// which its code generator runs for = and <> (and for what compares with
+// them: IS [NOT] DISTINCT FROM, and IN lists and SEARCH, expanded to
+// equalities): a character string and a number are not compared (Calcite
+// casts neither for = and <>, unlike for < <= > >=), and the job fails
+// when it is translated; EXPLAIN, which generates no code, plans it.
+func implicitConversion(a, b sql.DataType) error {
+	if a.IsNumeric() && b.IsString() || a.IsString() && b.IsNumeric() {
+		return sql.Errorf(sql.ValidationException, "implicit type conversion between %s and %s is not supported now", typeRootName(a), typeRootName(b))
+	}
+	return nil
+}
+
+// typeRootName is the name of Flink's LogicalTypeRoot of t, for the
+// numeric and character string types implicitConversion names.
+func typeRootName(t sql.DataType) string {
+	switch t.Root {
+	case sql.TypeInt:
+		return "INTEGER"
+	case sql.TypeDecimal:
+		return "DECIMAL"
+	case sql.TypeChar:
+		return "CHAR"
+	case sql.TypeVarChar:
+		return "VARCHAR"
+	}
+	return t.NotNull().String()
+}
+
 func evalIsDistinctFrom(c *Call, args []Eval) (Eval, error) {
 	argT := func(i int) sql.DataType { return c.Args[i].Type() }
 	not := c.Op == "IS NOT DISTINCT FROM"
+	if err := implicitConversion(argT(0), argT(1)); err != nil {
+		// ScalarOperatorGens.generateIs(Not)DistinctFrom compare with
+		// generateEquals.
+		return nil, err
+	}
 	ct, _ := CommonType(argT(0), argT(1))
 	return func(row []any) (any, error) {
 		a, err := args[0](row)

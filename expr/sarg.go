@@ -187,6 +187,9 @@ func (s *Sarg) contains(v any, vt sql.DataType) (bool, error) {
 func evalSearch(c *Call, args []Eval) (Eval, error) {
 	sarg := c.Args[1].(*Literal).Value.(*Sarg)
 	vt := c.Args[0].Type()
+	if err := implicitConversion(vt, sarg.T); err != nil {
+		return nil, err
+	}
 	return strict(args[:1], func(vs []any) (any, error) { return sarg.contains(vs[0], vt) }), nil
 }
 

@@ -1729,8 +1729,11 @@ func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 			return nil, cannotApply(x.At, string(x.Op), l, r)
 		}
 		t := sql.Boolean().WithNullable(nullable)
-		if x.Op == ast.OpIsDistinct || x.Op == ast.OpIsNotDistinct {
+		switch x.Op {
+		case ast.OpIsDistinct, ast.OpIsNotDistinct:
 			t = t.NotNull()
+		case ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe:
+			l, r = compareCasts(l, r)
 		}
 		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: t}, nil
 	case ast.OpAnd, ast.OpOr:
@@ -1763,6 +1766,55 @@ func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 		return &Call{Op: "||", Args: []Expr{l, r}, T: t.WithNullable(nullable)}, nil
 	}
 	return nil, sql.Errorf(sql.TableException, "sqlrun does not support operator %s yet", x.Op)
+}
+
+// compareCasts makes the operands of an ordering comparison (< <= > >=) of a
+// character string with a number, date, time, timestamp or boolean of one
+// type, as Calcite's StandardConvertletTable.consistentType does for
+// Consistency.COMPARE when Flink's SqlToRelConverter converts the call:
+// the string is cast to the other operand's type, and a number's type is
+// first widened with BIGINT ("the character arguments might be larger
+// than the numeric argument"): s < 5 on a STRING s is
+// <(CAST(s AS BIGINT), 5)
+// (ChangelogModeInferenceTest.testTemporalJoinWithNonEqualConditionOnKey).
+// Operands of one type family are left to the comparison itself, and so
+// are those of = and <>, whose consistency is LEAST_RESTRICTIVE (Calcite's
+// COMPARABLE_UNORDERED_COMPARABLE_UNORDERED): a string and a number have
+// no least restrictive type, so neither is cast.
+func compareCasts(l, r Expr) (Expr, Expr) {
+	lt, rt := l.Type(), r.Type()
+	var other sql.DataType
+	switch {
+	case lt.Root == sql.TypeNull || rt.Root == sql.TypeNull:
+		return l, r
+	case lt.IsString() && !rt.IsString():
+		other = rt
+	case rt.IsString() && !lt.IsString():
+		other = lt
+	default:
+		return l, r
+	}
+	target := other
+	if other.IsNumeric() {
+		// leastRestrictive(other, BIGINT): TINYINT..BIGINT widen to
+		// BIGINT, DECIMAL(p, s) to DECIMAL(max(p-s, 19)+s, s), FLOAT and
+		// DOUBLE stay.
+		if t, ok := expr.CommonType(other.NotNull(), sql.BigInt().NotNull()); ok {
+			target = t
+		}
+	}
+	return compareOperand(l, target), compareOperand(r, target)
+}
+
+// compareOperand casts one operand of an ordering comparison to target,
+// leaving a numeric literal as it is: Flink prints s < 5 as
+// <(CAST(s AS BIGINT), 5), the literal's own digest without a type, where
+// a BIGINT literal prints 5:BIGINT. A string literal is cast, and reduced.
+func compareOperand(e Expr, target sql.DataType) Expr {
+	if l, ok := e.(*Literal); ok && l.T.IsNumeric() {
+		return e
+	}
+	return expr.CastExpr(e, target.NotNull())
 }
 
 func bindLiteral(x *ast.Literal) (Expr, error) {
