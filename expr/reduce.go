@@ -62,9 +62,10 @@ func isConstant(e Expr) bool {
 	return false
 }
 
-// isReduced reports the form constant gives: CAST of a plain literal.
+// isReduced reports the form constant gives: CAST of a plain literal to a
+// nullable type (a NOT NULL one reduces to a literal of that type).
 func isReduced(c *Call) bool {
-	if c.Op != "CAST" || len(c.Args) != 1 {
+	if c.Op != "CAST" || len(c.Args) != 1 || !c.T.Nullable {
 		return false
 	}
 	l, ok := c.Args[0].(*Literal)

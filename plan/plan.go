@@ -225,8 +225,13 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 		if !supportsImplicitCast(qt, c.Type) {
 			return nil, sinkMismatch(ref, fmt.Sprintf("Incompatible types for sink column '%s' at position %d.", c.Name, i), q.Names(), q.Types(), cols)
 		}
-		casted[i] = castExpr(&InputRef{Index: i, T: qt}, c.Type.WithNullable(qt.Nullable))
-		if _, ok := casted[i].(*InputRef); !ok {
+		// RexUtil.generateCastExpressions casts to the sink column's
+		// type, its nullability included (CAST(a AS BIGINT) into a
+		// nullable BIGINT column from an INT NOT NULL a); a difference in
+		// nullability alone is no cast (RexSimplify.simplifyCast).
+		casted[i] = &InputRef{Index: i, T: qt}
+		if !qt.WithNullable(true).Equal(c.Type.WithNullable(true)) {
+			casted[i] = &Call{Op: "CAST", Args: []Expr{casted[i]}, T: c.Type}
 			needCast = true
 		}
 	}
