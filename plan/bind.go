@@ -1414,7 +1414,12 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		return &Call{Op: "CASE", Args: args, T: resT}, nil
 	case *ast.In:
 		if x.Query != nil {
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) yet")
+			// splitSubqueries takes [NOT] IN (subquery) only as a
+			// conjunct of WHERE (a semi / anti join); elsewhere, such as
+			// under OR, Flink's SubQueryRemoveRule joins the input with
+			// the subquery's COUNT(*) and with its DISTINCT keys marked
+			// "true AS i", which sqlrun does not plan.
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) other than as a conjunct of WHERE (here it is under OR or inside an expression) yet")
 		}
 		a, err := rec(x.X)
 		if err != nil {
