@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,8 +40,21 @@ func main() {
 	interval := flag.Duration("interval", 5*time.Second, "checkpoint interval")
 	dir := flag.String("dir", "", "checkpoint directory (default a temp dir, removed)")
 	timeout := flag.Duration("timeout", 30*time.Minute, "give up after this long, printing how far the input got")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*op, *keys, *backend, *interval, *dir, *timeout); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}

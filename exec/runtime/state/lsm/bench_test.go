@@ -1,0 +1,84 @@
+package lsm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkKeyedState is the state access of GroupAggregate and
+// ChangelogNormalize on the rocksdb backend (bench/scale's input, issue
+// 24): per row a Get of the key then a Put of a 3-column row; the first
+// 5/6 of the rows are new keys, the rest update every fifth key seen
+// before; a checkpoint every 200k rows. Run it with a fixed count
+// (-benchtime 1000000x) so both sides of scripts/abbench.sh do the same
+// work.
+func BenchmarkKeyedState(b *testing.B) {
+	root := b.TempDir()
+	s, err := Open(filepath.Join(root, "work"), "op-0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	tab, err := state.NewTable(&state.Backend{Store: s}, "agg", state.RowCodec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := b.N - b.N/6
+	var e state.Encoder
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for p := range b.N {
+		k := p
+		if p >= keys {
+			k = (p - keys) * 5
+		}
+		e.Buf = e.Buf[:0]
+		if err := e.Key(int64(k)); err != nil {
+			b.Fatal(err)
+		}
+		key := string(e.Buf)
+		v, ok, err := tab.Get(key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := int64(p%1000 + 1)
+		if ok {
+			v = sql.NewRow(v.Values[0].(int64)+a, v.Values[1].(int64)+1, max(v.Values[2].(int64), a))
+		} else {
+			v = sql.NewRow(a, int64(1), a)
+		}
+		if err := tab.Put(key, v); err != nil {
+			b.Fatal(err)
+		}
+		if p%200_000 == 199_999 {
+			cp := filepath.Join(root, fmt.Sprintf("chk-%d", p/200_000))
+			s.BeginSnapshot(cp)
+			if _, err := tab.Snapshot(); err != nil {
+				b.Fatal(err)
+			}
+			if p >= 400_000 {
+				_ = os.RemoveAll(filepath.Join(root, fmt.Sprintf("chk-%d", p/200_000-1)))
+			}
+		}
+	}
+	b.StopTimer()
+	if tab.Len() != keys {
+		b.Fatalf("%d keys, want %d", tab.Len(), keys)
+	}
+	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+}
