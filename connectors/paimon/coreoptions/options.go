@@ -155,6 +155,9 @@ type PartitionExpiration struct {
 	// EndInputCheck is end-input.check-partition-expire: a batch commit
 	// (identifier Long.MAX_VALUE) checks whatever the interval.
 	EndInputCheck bool
+	// FormatStrict is partition.timestamp-format.strict: writes fail on a
+	// partition whose values the formatter and pattern do not parse.
+	FormatStrict bool
 }
 
 // SequenceGroup is one 'fields.<a,b>.sequence-group' = 'c,d' option.
@@ -350,6 +353,7 @@ func (p *parser) partitionExpiration() PartitionExpiration {
 		Strategy:      p.str("partition.expiration-strategy", "values-time"),
 		MaxNum:        p.integer("partition.expiration-max-num", 100),
 		EndInputCheck: p.boolean("end-input.check-partition-expire", false),
+		FormatStrict:  p.boolean("partition.timestamp-format.strict", false),
 	}
 	e.BatchSize = p.integer("partition.expiration-batch-size", e.MaxNum)
 	_, e.Formatter, e.HasFormatter = p.get("partition.timestamp-formatter")

@@ -221,12 +221,3 @@ func decoupled(_ string, raw map[string]string) bool {
 	clTime := p.duration("changelog.time-retained", snapTime)
 	return clMax > snapMax || clTime > snapTime || clMin > snapMin
 }
-
-// strictTimestamp is 'partition.timestamp-format.strict' = true with a
-// formatter or pattern set (AbstractFileStoreWrite's
-// PartitionTimestampValidator is created only then).
-func strictTimestamp(v string, raw map[string]string) bool {
-	_, f := raw["partition.timestamp-formatter"]
-	_, p := raw["partition.timestamp-pattern"]
-	return strings.EqualFold(strings.TrimSpace(v), "true") && (f || p)
-}

@@ -89,11 +89,9 @@ func TestRefusals(t *testing.T) {
 		{map[string]string{"tag.automatic-creation": "NONE"}, "", ""},
 		{map[string]string{"tag.automatic-creation": "process-time"}, "tag.automatic-creation", ""},
 		{map[string]string{"tag.automatic-creation": "batch"}, "tag.automatic-creation", ""},
-		// PartitionExpire is honoured; the write-time validation of
-		// 'partition.timestamp-format.strict' is not.
+		// PartitionExpire and its write-time validation are honoured.
 		{map[string]string{"partition.expiration-time": "7 d", "end-input.check-partition-expire": "true"}, "", ""},
-		{map[string]string{"partition.timestamp-format.strict": "true"}, "", ""},
-		{map[string]string{"partition.timestamp-format.strict": "true", "partition.timestamp-formatter": "yyyyMMdd"}, "partition.timestamp-format.strict", ""},
+		{map[string]string{"partition.timestamp-format.strict": "true", "partition.timestamp-formatter": "yyyyMMdd"}, "", ""},
 		{map[string]string{"record-level.expire-time": "1 d", "record-level.time-field": "ts"}, "record-level.expire-time", ""},
 		{map[string]string{"changelog-file.compression": "zstd"}, "", ""},
 		{map[string]string{"changelog-file.compression": "snappy", "file.compression": "snappy"}, "", ""},

@@ -263,3 +263,35 @@ func (e *PartitionExpire) drop(joined []string, identifier int64, user string, n
 	}}
 	return c.tryCommit(identifier, &p)
 }
+
+// checkPartitionTimestamp is AbstractFileStoreWrite's
+// PartitionTimestampValidator, run when a writer of a partition is
+// created: with 'partition.timestamp-format.strict' and a formatter or
+// pattern, a partition whose time does not parse fails the write.
+func (t *Table) checkPartitionTimestamp(part []byte) error {
+	o := t.Options.PartitionExpiration
+	if !o.FormatStrict || !(o.HasFormatter || o.HasPattern) || len(t.PartNames) == 0 {
+		return nil
+	}
+	e := &PartitionExpire{t: t}
+	strs, err := e.valueStrings(part)
+	if err != nil {
+		return err
+	}
+	x := timeExtractor{pattern: o.Pattern, hasPattern: o.HasPattern, formatter: o.Formatter, hasFormatter: o.HasFormatter}
+	_, err = x.extract(t.PartNames, strs)
+	if errors.Is(err, errTimeParse) {
+		kv := make([]string, len(strs))
+		for i, s := range strs {
+			v := "null"
+			if s != nil {
+				v = *s
+			}
+			kv[i] = t.PartNames[i] + "=" + v
+		}
+		return sql.Errorf(sql.IllegalArgumentException, "Partition %s does not match the 'partition.timestamp-formatter' or "+
+			"'partition.timestamp-pattern' configuration. This might be caused by an incorrectly specified partition field. "+
+			"Please check your partition configuration.", strings.Join(kv, ", "))
+	}
+	return err
+}

@@ -444,6 +444,9 @@ func (w *TableWrite) writerOf(part []byte, bucket int) (*bucketWriter, error) {
 	if bw, ok := w.writers[k]; ok {
 		return bw, nil
 	}
+	if err := w.t.checkPartitionTimestamp(part); err != nil {
+		return nil, err
+	}
 	if bucket == -2 && w.postponeFiles {
 		// PostponeBucketFileStoreWrite ignores previous files.
 		pp, err := w.t.newPostponeFileWriter(part, w.commitUser, w.writeID)
