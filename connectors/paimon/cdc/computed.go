@@ -2,6 +2,7 @@ package cdc
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,13 @@ func buildComputedColumns(args []string, fields []sql.Column) ([]computedColumn,
 		var params []string
 		for _, p := range strings.Split(expr[open+1:len(expr)-1], ",") {
 			params = append(params, strings.TrimSpace(p))
+		}
+		// Expression.create: the function first, then its column.
+		switch {
+		case !slices.Contains(strings.Split(paimonExpressions, ","), fn):
+			return nil, fmt.Errorf("Unsupported expression: %s. Supported expressions are: %s", expr[:open], paimonExpressions)
+		case !slices.Contains(sqlrunExpressions, fn):
+			return nil, fmt.Errorf("computed column %s: '%s' is not supported by sqlrun yet", name, fn)
 		}
 		ref := params[0]
 		lits := params[1:]
@@ -137,7 +145,74 @@ func computed(name, fn string, f *sql.Column, lits []string) (computedColumn, er
 		}
 		return computedColumn{}, fmt.Errorf("Unsupported field type for truncate function: %s.", f.Type)
 	}
-	return computedColumn{}, fmt.Errorf("Unsupported expression: %s. Supported expressions are: year,month,day,hour,minute,second,date_format,substring,truncate", fn)
+	return computedColumn{}, fmt.Errorf("'%s' is not supported by sqlrun yet", fn)
+}
+
+// paimonExpressions are the names of Paimon 1.4.1's computed column
+// functions (Expression.ExpressionFunction) in the order of its
+// EXPRESSION_FUNCTIONS HashMap, which its "Unsupported expression" message
+// lists.
+const paimonExpressions = "year,upper,lower,substring,minute,second,cast,month,hour,truncate,trim,now,date_format,day"
+
+// sqlrunExpressions are the ones the table action computes.
+var sqlrunExpressions = []string{"year", "month", "day", "hour", "minute", "second", "date_format", "substring", "truncate"}
+
+// checkDatabaseComputed is what --computed_column of mysql_sync_database
+// does in Paimon 1.4.1: SyncDatabaseActionBase.withComputedColumnArgs
+// builds the columns with ComputedColumnUtils.buildComputedColumns over no
+// fields at all, so a function of a column (every one but 'cast' and 'now')
+// fails with "Referenced field '...' is not in given fields: []." as it
+// does there. 'cast' (a constant) and 'now' are refused by name: sqlrun has
+// not built them. The arguments are checked in Paimon's order: their form
+// first, then each column, those another references first (DfsSort).
+func checkDatabaseComputed(args []string) error {
+	type col struct{ name, fn, ref string }
+	var cols []col
+	for _, arg := range args {
+		kv := strings.Split(arg, "=")
+		if len(kv) != 2 {
+			return fmt.Errorf("Invalid computed column argument: %s. Please use format 'column-name=expr-name(args, ...)'.", arg)
+		}
+		expr := strings.TrimSpace(kv[1])
+		left, right := strings.IndexByte(expr, '('), strings.IndexByte(expr, ')')
+		if left <= 0 || right <= left {
+			return fmt.Errorf("Invalid expression: %s. Please use format 'expr-name(args, ...)'.", expr)
+		}
+		ref, _, _ := strings.Cut(expr[left+1:right], ",")
+		cols = append(cols, col{name: strings.TrimSpace(kv[0]), fn: strings.TrimSpace(expr[:left]), ref: strings.TrimSpace(ref)})
+	}
+	// The columns another one references come before it.
+	byName := map[string]int{}
+	for i, c := range cols {
+		byName[c.name] = i
+	}
+	seen := make([]bool, len(cols))
+	var order []col
+	var visit func(i int)
+	visit = func(i int) {
+		if seen[i] {
+			return
+		}
+		seen[i] = true
+		if j, ok := byName[cols[i].ref]; ok {
+			visit(j)
+		}
+		order = append(order, cols[i])
+	}
+	for i := range cols {
+		visit(i)
+	}
+	for _, c := range order {
+		switch fn := strings.ToLower(c.fn); {
+		case !slices.Contains(strings.Split(paimonExpressions, ","), fn):
+			return fmt.Errorf("Unsupported expression: %s. Supported expressions are: %s", c.fn, paimonExpressions)
+		case fn == "cast" || fn == "now":
+			return fmt.Errorf("--computed_column '%s' of mysql_sync_database: '%s' is not supported by sqlrun yet (Paimon 1.4.1's database action computes only 'cast' and 'now', which reference no column)", c.name, fn)
+		default:
+			return fmt.Errorf("Referenced field '%s' is not in given fields: [].", c.ref)
+		}
+	}
+	return nil
 }
 
 // metadataColumn is a --metadata-column: Paimon's CdcMetadataConverter

@@ -178,10 +178,11 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		return nil, false, errors.New("--database is required")
 	case a.allowFresh && !a.resume:
 		return nil, false, errors.New("--allow-fresh only makes sense with --resume")
-	case len(computedArg) > 0:
-		// SyncDatabaseActionBase creates the tables without them and
-		// its record parser adds them: not built in sqlrun.
-		return nil, false, errors.New("--computed_column of mysql_sync_database is not supported by sqlrun yet")
+	}
+	if len(computedArg) > 0 {
+		if err := checkDatabaseComputed(computedArg); err != nil {
+			return nil, false, err
+		}
 	}
 	// Boolean.valueOf: "true" in any case is true, anything else false.
 	a.eagerInit = strings.EqualFold(eager, "true")
