@@ -91,7 +91,12 @@ func String(e Expr, names []string, f Format) string {
 			if f == FormatAST {
 				return x.Op + "(" + args[0] + "):" + CalciteType(x.T)
 			}
-			return x.Op + "(" + args[0] + " AS " + serializable(x.T) + ")"
+			// Flink's RelExplainUtil prints the target as the RelDataType's
+			// toString, without its nullability: CAST(window_start AS
+			// TIMESTAMP(6)) where the type is NOT NULL
+			// (WindowAggregateTest.testProctimeWindowWithFilter,
+			// WindowJoinTest.testWindowJoinWithNonEqui).
+			return x.Op + "(" + args[0] + " AS " + serializable(x.T.WithNullable(true)) + ")"
 		case f != FormatInfix:
 		case form == Infix && (len(args) == 2 || len(args) > 2 && (x.Op == "AND" || x.Op == "OR")):
 			return "(" + strings.Join(args, " "+x.Op+" ") + ")"

@@ -62,7 +62,7 @@ var funcCases = map[string][]funcCase{
 	"ILIKE":            {{sql: "s ILIKE 'order%'", value: "true", prefix: "ILIKE(s, _UTF-16LE'order%')"}},
 	"CASE":             {{sql: "CASE WHEN a > 5 THEN 'big' ELSE 'small' END", value: "big", prefix: "CASE(>(a, 5), _UTF-16LE'big', _UTF-16LE'small')"}},
 	"||":               {{sql: "s || '!'", value: "Order-1001!", prefix: "||(s, _UTF-16LE'!')"}},
-	"CAST":             {{sql: "CAST(a AS STRING)", value: "7", prefix: "CAST(a AS VARCHAR(2147483647) NOT NULL)"}},
+	"CAST":             {{sql: "CAST(a AS STRING)", value: "7", prefix: "CAST(a AS VARCHAR(2147483647))"}},
 	"TRY_CAST":         {{sql: "TRY_CAST(s AS INT)", value: "null", prefix: "TRY_CAST(s AS INTEGER)"}},
 	"COALESCE":         {{sql: "COALESCE(n, a)", value: "7", prefix: "COALESCE(n, a)"}},
 	"IF":               {{sql: "IF(a > 3, a, 3)", value: "7", prefix: "IF(>(a, 3), a, 3)"}, {sql: "IF(5 > 3, 5, 3)", value: "5", flink: true}},
