@@ -41,7 +41,8 @@ that has a primary key and that --including-tables and not
 into one), created from the MySQL table's schema when it does not exist
 (an existing one must be compatible), then one streaming job
 synchronizes them all, snapshot then binlog, until Ctrl-C or SIGTERM (a
-final savepoint). An UPDATE arrives as -D[before] and +I[after]. ADD COLUMN
+final savepoint; with --mysql-conf scan.startup.mode=snapshot, until the
+snapshots are read). An UPDATE arrives as -D[before] and +I[after]. ADD COLUMN
 and type widening of a MySQL table are applied to its Paimon table as the
 job runs. With --mode combined, MySQL tables created while the job runs
 that the options name are synchronized too: the job stops at the CREATE
