@@ -381,9 +381,12 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 			switch {
 			case onlyLeft && kind != antiJoin:
 				leftConds = append(leftConds, c)
-			case onlyRight:
+			case onlyRight && !(kind == antiJoin && isRef(c)):
 				rightConds = append(rightConds, c)
 			default:
+				// (The $f0 an uncorrelated NOT EXISTS's anti join reads
+				// stays in it: SemiAntiJoinTest.testExistsAndNotExists,
+				// where=[$f0].)
 				jc = append(jc, c)
 			}
 		}
@@ -516,7 +519,8 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	if len(lf) == 0 {
 		lf = []int{0}
 	}
-	if len(rf) == 0 {
+	if len(rf) == 0 && width > nl {
+		// (An uncorrelated EXISTS's right input has no field at all.)
 		rf = []int{0}
 	}
 	m := map[int]int{}
@@ -1849,6 +1853,15 @@ func logicalUniqueKeys(n Node) [][]int {
 // a plain reference.
 func projectKeys(keys [][]int, exprs []Expr) [][]int {
 	var out [][]int
+	if !slices.ContainsFunc(exprs, func(e Expr) bool { _, ok := e.(*InputRef); return ok }) {
+		// A projection that reads no field as it is has no key, not even
+		// the empty key of a global aggregate below it
+		// (FlinkRelMdUniqueKeys.getProjectUniqueKeys: "if there's no
+		// RexInputRef in the projected expressions return empty set";
+		// SemiAntiJoinTest.testExistsWithUncorrelated_SimpleCondition1:
+		// rightInputSpec=[NoUniqueKey] over Calc(select=[])).
+		return nil
+	}
 	for _, k := range keys {
 		mapped := make([]int, 0, len(k))
 		for _, f := range k {

@@ -154,6 +154,14 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 		}
 	}
 	conds = uniq
+	if inX == nil && len(conds) == 0 {
+		// An uncorrelated [NOT] EXISTS.
+		var c Expr
+		right, c = existsAggregate(right, not, nl)
+		if c != nil {
+			conds = []Expr{c}
+		}
+	}
 	var cond Expr = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	if len(conds) > 0 {
 		cond = and(conds)
@@ -163,6 +171,28 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 		kind = antiJoin
 	}
 	return &LogicalJoin{base: row(input.Names(), input.Types(), input, right), Cond: cond, JoinType: kind}, nil
+}
+
+// existsAggregate is Calcite's SubQueryRemoveRule rewrite of an
+// uncorrelated [NOT] EXISTS (rewriteExists): the subquery becomes one row
+// MIN(true) AS m of its rows, NULL when it has none. EXISTS joins (semi,
+// on true) with the row kept where m IS NOT NULL; NOT EXISTS joins (anti)
+// on m IS NOT NULL AS $f0, whose reference at nl it returns as the
+// condition (SemiAntiJoinTest.testExistsWithUncorrelated_SimpleCondition1,
+// testExistsAndNotExists).
+func existsAggregate(r Node, not bool, nl int) (Node, Expr) {
+	tru := &Literal{Value: true, T: sql.Boolean().NotNull()}
+	p := &LogicalProject{base: row([]string{"i"}, []sql.DataType{tru.T}, r), Exprs: []Expr{tru}}
+	mt := sql.Boolean()
+	agg := &LogicalAggregate{base: row([]string{"m"}, []sql.DataType{mt}, p),
+		Aggs: []AggCall{{Func: "MIN", Args: []int{0}, Name: "m", T: mt}}}
+	notNull := &Call{Op: "IS NOT NULL", Args: []Expr{&InputRef{Index: 0, T: mt}}, T: sql.Boolean().NotNull()}
+	if not {
+		return &LogicalProject{base: row([]string{"$f0"}, []sql.DataType{notNull.T}, agg), Exprs: []Expr{notNull}},
+			&InputRef{Index: nl, T: notNull.T}
+	}
+	f := &LogicalFilter{base: sameRow(agg), Cond: notNull}
+	return &LogicalProject{base: row(nil, nil, f)}, nil
 }
 
 // IsSemi reports a LeftSemiJoin (IN / EXISTS), IsAnti a LeftAntiJoin (NOT
@@ -236,4 +266,9 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 		b.scalars[q] = nl
 	}
 	return input, nil
+}
+
+func isRef(e Expr) bool {
+	_, ok := e.(*InputRef)
+	return ok
 }
