@@ -67,7 +67,7 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 		right = r
 		if inX != nil {
 			if len(r.Names()) != 1 {
-				return nil, validationErr(e.Pos(), 1, "Values passed to IN operator must have compatible types")
+				return nil, b.inArityErr(e, inX, sc, len(r.Names()))
 			}
 			inner = &InputRef{Index: nl, T: r.Types()[0]}
 		}
@@ -109,7 +109,7 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 		}
 		if inX != nil {
 			if len(sel.Items) != 1 || sel.Items[0].Star {
-				return nil, validationErr(e.Pos(), 1, "Values passed to IN operator must have compatible types")
+				return nil, b.inArityErr(e, inX, sc, len(sel.Items))
 			}
 			// The value may read the outer row too (a2 + T1.a1): bound
 			// over both, it is already an expression of the joined row.
@@ -271,4 +271,15 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 func isRef(e Expr) bool {
 	_, ok := e.(*InputRef)
 	return ok
+}
+
+// inArityErr is the error of an IN (subquery) whose subquery has n columns
+// where its left operand has one: Calcite's validation error, unless the
+// left operand is a row of n fields ((a, b) IN (SELECT d, e ...)), which
+// Flink plans as a semi join on each pair and sqlrun refuses by name.
+func (b *binder) inArityErr(e, inX ast.Expr, sc *scope, n int) error {
+	if v, err := b.bindExpr(inX, sc, nil); err == nil && v.Type().Root == sql.TypeRow && len(v.Type().Fields) == n {
+		return sql.Errorf(sql.TableException, "sqlrun does not support a row compared with IN (subquery) ((a, b) IN (SELECT x, y ...)) yet")
+	}
+	return validationErr(e.Pos(), 1, "Values passed to IN operator must have compatible types")
 }
