@@ -703,10 +703,8 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		if len(window.Partition) > 0 || window.Func == "SESSION" {
 			return nil, false, sql.Errorf(sql.TableException, "sqlrun does not support grouping sets in a SESSION window aggregate yet")
 		}
-		ex, e, err := windowExpand(calc, r, exprs, windowRef, pos, timeCol)
-		if err != nil {
-			return nil, false, err
-		}
+		ex := windowExpand(calc, r, windowRef, exprs, pos, timeCol)
+		e := len(ex.Names()) - 2
 		calc, timeCol = ex, len(ex.Names())-1
 		for i, g := range group {
 			outTypes[i] = ex.Types()[g]
@@ -716,16 +714,25 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		outTypes = append(outTypes, sql.BigInt().NotNull())
 	}
 	nKeys := len(group)
-	aggs := make([]AggCall, len(r.Aggs))
+	var aggs []AggCall
+	aggAt := make([]int, len(r.Aggs)) // r.Aggs[i]'s position in aggs; -1 for GROUPING calls
 	for i, a := range r.Aggs {
+		if r.Sets != nil && (a.Func == "GROUPING" || a.Func == "GROUPING_ID") {
+			// Computed from $e in the Calc above, as
+			// DecomposeGroupingSetsRule does.
+			aggAt[i] = -1
+			continue
+		}
+		aggAt[i] = len(aggs)
 		for _, x := range a.fields() {
 			if _, ok := pos[x]; !ok {
 				return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot aggregate window columns in a window aggregate yet")
 			}
 		}
-		aggs[i] = a.remapped(func(x int) int { return pos[x] })
-		aggs[i].Name = a.fieldName(len(group) + i)
-		outNames = append(outNames, aggs[i].Name)
+		c := a.remapped(func(x int) int { return pos[x] })
+		c.Name = a.fieldName(len(group) + len(aggs))
+		aggs = append(aggs, c)
+		outNames = append(outNames, c.Name)
 		outTypes = append(outTypes, a.T)
 	}
 	for _, which := range []int{0, 1, 2} {
@@ -795,7 +802,11 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		k++
 	}
 	k = nKeys // past $e of grouping sets
-	for i := range aggs {
+	for i, a := range r.Aggs {
+		if aggAt[i] < 0 {
+			reorder[len(r.Group)+i] = windowGroupingCall(r, a, &InputRef{Index: nKeys - 1, T: sql.BigInt().NotNull()})
+			continue
+		}
 		reorder[len(r.Group)+i] = &InputRef{Index: k, T: outTypes[k]}
 		k++
 	}
@@ -811,13 +822,8 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 // NULL), $e (GROUPING_ID of the aggregate's keys, window_start and
 // window_end among them, as DecomposeGroupingSetsRule numbers it), then
 // the time column: Expand(projects=[{a, null AS b, c, 4 AS $e, rowtime},
-// ...]). e is $e's field.
-func windowExpand(calc Node, r *LogicalAggregate, exprs []Expr, windowRef func(Expr) int, pos map[int]int, timeCol int) (Node, int, error) {
-	for _, a := range r.Aggs {
-		if a.Func == "GROUPING" || a.Func == "GROUPING_ID" {
-			return nil, 0, sql.Errorf(sql.TableException, "sqlrun does not support %s in a window aggregate yet", a.Func)
-		}
-	}
+// ...]).
+func windowExpand(calc Node, r *LogicalAggregate, windowRef func(Expr) int, exprs []Expr, pos map[int]int, timeCol int) Node {
 	keyOf := map[int]int{} // calc field -> aggregate key g
 	for _, g := range r.Group {
 		if windowRef(exprs[g]) < 0 {
@@ -825,15 +831,6 @@ func windowExpand(calc Node, r *LogicalAggregate, exprs []Expr, windowRef func(E
 		}
 	}
 	inSet := func(set []int, g int) bool { return slices.Contains(set, g) }
-	eValue := func(set []int) int64 {
-		var v int64
-		for i, g := range r.Group {
-			if !inSet(set, g) {
-				v |= 1 << (len(r.Group) - 1 - i)
-			}
-		}
-		return v
-	}
 	in := calc.Names()
 	types := append([]sql.DataType(nil), calc.Types()...)
 	for f, g := range keyOf {
@@ -851,7 +848,6 @@ func windowExpand(calc Node, r *LogicalAggregate, exprs []Expr, windowRef func(E
 			ts = append(ts, types[f])
 		}
 	}
-	e := len(names)
 	names = uniquify(append(names, "$e"))
 	names = append(names, in[timeCol])
 	ts = append(ts, sql.BigInt().NotNull(), types[timeCol])
@@ -868,10 +864,39 @@ func windowExpand(calc Node, r *LogicalAggregate, exprs []Expr, windowRef func(E
 			}
 			p = append(p, &InputRef{Index: f, T: types[f]})
 		}
-		p = append(p, &Literal{Value: eValue(set), T: sql.BigInt().NotNull()}, &InputRef{Index: timeCol, T: types[timeCol]})
+		p = append(p, &Literal{Value: eValue(r, set), T: sql.BigInt().NotNull()}, &InputRef{Index: timeCol, T: types[timeCol]})
 		projects = append(projects, p)
 	}
-	return &Expand{base: row(names, ts, calc), Projects: projects}, e, nil
+	return &Expand{base: row(names, ts, calc), Projects: projects}
+}
+
+// eValue is $e of a grouping set: bit n-1-i set for each of the
+// aggregate's n keys i outside it (GROUPING_ID of all keys).
+func eValue(r *LogicalAggregate, set []int) int64 {
+	var v int64
+	for i, g := range r.Group {
+		if !slices.Contains(set, g) {
+			v |= 1 << (len(r.Group) - 1 - i)
+		}
+	}
+	return v
+}
+
+// windowGroupingCall is GROUPING(k, ...) / GROUPING_ID(k, ...) of a window
+// aggregate with grouping sets: a CASE on $e (field e of the aggregate's
+// output), as DecomposeGroupingSetsRule computes it.
+func windowGroupingCall(r *LogicalAggregate, a AggCall, e *InputRef) Expr {
+	eVals := make([]int64, len(r.Sets))
+	vals := make([]int64, len(r.Sets))
+	for s, set := range r.Sets {
+		eVals[s] = eValue(r, set)
+		for j, x := range a.Args {
+			if !slices.Contains(set, x) {
+				vals[s] |= 1 << (len(a.Args) - 1 - j)
+			}
+		}
+	}
+	return groupingCase(e, eVals, vals)
 }
 
 // windowTwoPhaseEligible reports a window aggregate's calls that
