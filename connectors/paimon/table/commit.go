@@ -50,6 +50,9 @@ type Commit struct {
 	// Replayed reports that the last Commit or Overwrite skipped an
 	// identifier this user had committed already.
 	Replayed bool
+	// PartitionExpire, when set, explains a conflict over files of
+	// partitions it expired (ConflictDetection.checkConflictForPartitionExpire).
+	PartitionExpire *PartitionExpire
 }
 
 // NewCommitUser is CoreOptions.createCommitUser: a random UUID, after
@@ -493,6 +496,9 @@ func (c *Commit) attempt(identifier int64, p *pendingCommit) (newID int64, writt
 			indexChanges = append(idx, indexChanges...)
 		}
 		if err := checkConflicts(live, entries, p.kind == snapshot.Overwrite); err != nil {
+			if perr := c.PartitionExpire.expiredConflict(live, entries, c.Now()); perr != nil {
+				return 0, nil, perr
+			}
 			return 0, nil, err
 		}
 		if err := c.t.checkLevels(live, entries); err != nil {

@@ -295,3 +295,59 @@ func (t *Table) checkPartitionTimestamp(part []byte) error {
 	}
 	return err
 }
+
+// expiredConflict is ConflictDetection.checkConflictForPartitionExpire:
+// when the files a commit deletes but no longer finds all belong to
+// partitions that the values-time strategy says are expired at now, the
+// conflict is Paimon's "You are writing data to expired partitions"
+// error (still an ErrCommitConflict); otherwise nil.
+func (e *PartitionExpire) expiredConflict(live, entries []manifest.ManifestEntry, now time.Time) error {
+	if e == nil || e.o.Strategy != "values-time" {
+		return nil
+	}
+	ids := make(map[string]bool, len(live))
+	for i := range live {
+		ids[live[i].Identifier()] = true
+	}
+	seen := map[string]bool{}
+	var parts [][]byte
+	for i := range entries {
+		if entries[i].Kind == manifest.Delete && !ids[entries[i].Identifier()] && !seen[string(entries[i].Partition)] {
+			seen[string(entries[i].Partition)] = true
+			parts = append(parts, entries[i].Partition)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	// PartitionExpire.isValueAllExpired.
+	expireWall := wallClock(now).Add(-e.o.Time)
+	names := make([]string, len(parts))
+	for i, part := range parts {
+		strs, err := e.valueStrings(part)
+		if err != nil {
+			return nil
+		}
+		pt, err := e.extractor.extract(e.t.PartNames, strs)
+		if err != nil || !expireWall.After(pt) {
+			return nil
+		}
+		// partToSimpleString(partitionType, partition, "-", 200).
+		vs := make([]string, len(strs))
+		for j, s := range strs {
+			vs[j] = "null"
+			if s != nil {
+				vs[j] = *s
+			}
+		}
+		n := strings.Join(vs, "-")
+		if len(n) > 200 {
+			n = n[:200]
+		}
+		names[i] = n
+	}
+	return &sql.Error{Class: sql.RuntimeException, Err: ErrCommitConflict,
+		Msg: "You are writing data to expired partitions, and you can filter this data to avoid job failover." +
+			" Otherwise, continuous expired records will cause the job to failover restart continuously." +
+			" Expired partitions are: [" + strings.Join(names, ", ") + "]"}
+}

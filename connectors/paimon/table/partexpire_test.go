@@ -348,3 +348,59 @@ func TestPartitionTimeExtractor(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionExpireConflict: a streaming writer whose partition was
+// expired meanwhile fails its commit (its full compaction deletes files
+// the OVERWRITE dropped) with Paimon's message naming the partition
+// (ConflictDetection.checkConflictForPartitionExpire).
+func TestPartitionExpireConflict(t *testing.T) {
+	dir := t.TempDir()
+	pk := sql.Schema{Columns: partExpireSchema.Columns, PrimaryKey: []string{"dt", "v"}}
+	if _, err := Create(fs.NewLocal(), dir, pk, []string{"dt"}, map[string]string{"bucket": "1",
+		"partition.expiration-time": "1 d", "partition.timestamp-formatter": "yyyyMMdd",
+		"full-compaction.delta-commits": "1"}, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := Open(fs.NewLocal(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSink(tbl, SinkOptions{Streaming: true, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := local(2024, 1, 4, 0, 0, 0)
+	s.partExpire.lastCheck = wallClock(now)
+	ctx := context.Background()
+	sw, _ := s.NewWriter(0, 1)
+	w := sw.(*SinkWriter)
+	if err := w.Open(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	commit := func(cp int64, v int32) error {
+		if err := w.Write(ctx, []sql.Row{{Kind: sql.Insert, Values: []any{"20240101", v}}}); err != nil {
+			t.Fatal(err)
+		}
+		_, comm, err := w.Snapshot(ctx, cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.now = func() time.Time { return now }
+		return s.Commit(ctx, cp, [][]byte{comm})
+	}
+	if err := commit(1, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Another job (the procedure) drops the partition.
+	pe, _ := tbl.NewPartitionExpire(now, nil)
+	pe.o.CheckInterval = 0
+	if got, _, err := pe.Expire(now, snapshot.BatchCommitIdentifier, ""); err != nil || !slices.Equal(got, []string{"dt=20240101"}) {
+		t.Fatal(got, err)
+	}
+	err = commit(2, 2)
+	var se *sql.Error
+	want := "You are writing data to expired partitions, and you can filter this data to avoid job failover. Otherwise, continuous expired records will cause the job to failover restart continuously. Expired partitions are: [20240101]"
+	if !errors.As(err, &se) || se.Msg != want || !errors.Is(err, ErrCommitConflict) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}

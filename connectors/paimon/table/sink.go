@@ -276,6 +276,7 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 	for _, u := range users {
 		c := s.t.NewCommit(u)
 		c.Now = s.now
+		c.PartitionExpire = s.partExpire
 		// Snapshots expire after the partitions (TableCommitImpl.maintain).
 		c.NoExpire = true
 		var err error
