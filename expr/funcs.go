@@ -193,6 +193,9 @@ func builtins() []*Func {
 		{Name: "TRY_CAST", Form: Cast, Eval: evalCast},
 		// Conditional functions.
 		{Name: "COALESCE", Infer: inferCoalesce, Eval: evalCoalesce},
+		// IFNULL(input, null_replacement) evaluates as a two-argument
+		// COALESCE; only its type differs (inferIfNull).
+		{Name: "IFNULL", Infer: inferIfNull, Eval: evalCoalesce},
 		{Name: "IF", Infer: inferIf, Eval: evalIf},
 		// String functions.
 		{Name: "CONCAT", Infer: inferConcat, Eval: evalConcat},
@@ -377,6 +380,25 @@ func inferCoalesce(name string, args []Expr) ([]Expr, sql.DataType, error) {
 		}
 	}
 	return args, t.WithNullable(!notNull), nil
+}
+
+// inferIfNull types IFNULL as Flink's IfNullTypeStrategy does: a NOT NULL
+// input keeps its own type; otherwise the common type of both arguments,
+// NOT NULL when the replacement is (BuiltInFunctionDefinitions.IF_NULL
+// takes both arguments as COMMON_ARG_NULLABLE).
+func inferIfNull(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 2, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	in, repl := args[0].Type(), args[1].Type()
+	t, ok := CommonType(in, repl)
+	if !ok {
+		return nil, sql.DataType{}, &OperandError{Msg: "Illegal mixing of types in IFNULL"}
+	}
+	if !in.Nullable {
+		return args, in, nil
+	}
+	return args, t.WithNullable(repl.Nullable), nil
 }
 
 func inferIf(name string, args []Expr) ([]Expr, sql.DataType, error) {

@@ -65,6 +65,7 @@ var funcCases = map[string][]funcCase{
 	"CAST":             {{sql: "CAST(a AS STRING)", value: "7", prefix: "CAST(a AS VARCHAR(2147483647))"}},
 	"TRY_CAST":         {{sql: "TRY_CAST(s AS INT)", value: "null", prefix: "TRY_CAST(s AS INTEGER)"}},
 	"COALESCE":         {{sql: "COALESCE(n, a)", value: "7", prefix: "COALESCE(n, a)"}},
+	"IFNULL":           {{sql: "IFNULL(n, a)", value: "7", prefix: "IFNULL(n, a)"}, {sql: "IFNULL(a, 0)", value: "7"}},
 	"IF":               {{sql: "IF(a > 3, a, 3)", value: "7", prefix: "IF(>(a, 3), a, 3)"}, {sql: "IF(5 > 3, 5, 3)", value: "5", flink: true}},
 	"CONCAT":           {{sql: "CONCAT(s, '-', s)", value: "Order-1001-Order-1001", prefix: "CONCAT(s, _UTF-16LE'-', s)"}, {sql: "CONCAT('AA', 'BB', 'CC')", value: "AABBCC", flink: true}},
 	"UPPER":            {{sql: "UPPER(s)", value: "ORDER-1001", prefix: "UPPER(s)"}},
