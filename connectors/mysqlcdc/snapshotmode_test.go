@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -76,14 +77,30 @@ func TestSnapshotModeIsBounded(t *testing.T) {
 		u = start(t, src, state)
 		u.log, u.tables = log, tables
 		u.r.batchLimit = 25
-		rows, err := u.r.Next(context.Background())
-		switch {
-		case errors.Is(err, io.EOF):
-			ended = true
-		case err != nil:
-			t.Fatalf("next: %v", err)
+		// A fresh binlog connection may deliver nothing within one Next's
+		// 50 ms wait on a loaded machine (CI saw every restore start over
+		// where the last one did, 2000 times): read until this reader
+		// has moved (rows out, its position changed, or the end).
+		for deadline := time.Now().Add(20 * time.Second); !ended; {
+			rows, err := u.r.Next(context.Background())
+			switch {
+			case errors.Is(err, io.EOF):
+				ended = true
+			case err != nil:
+				t.Fatalf("next: %v", err)
+			}
+			u.apply(rows)
+			if len(rows) > 0 {
+				break
+			}
+			now, err := u.r.Snapshot(int64(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(now) != string(state) || time.Now().After(deadline) {
+				break
+			}
 		}
-		u.apply(rows)
 	}
 	if !ended {
 		t.Fatalf("the snapshot-only read did not end; changelog:\n%s", strings.Join(u.log, "\n"))
