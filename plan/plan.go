@@ -229,6 +229,9 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 		// type, its nullability included (CAST(a AS BIGINT) into a
 		// nullable BIGINT column from an INT NOT NULL a); a difference in
 		// nullability alone is no cast (RexSimplify.simplifyCast).
+		// A nullable input cast into a NOT NULL column is typed NOT NULL
+		// here as in Calcite; the sink's NotNullEnforcer, which checks
+		// every NOT NULL column whatever its input's type, stops its nulls.
 		casted[i] = &InputRef{Index: i, T: qt}
 		if !qt.WithNullable(true).Equal(c.Type.WithNullable(true)) {
 			casted[i] = &Call{Op: "CAST", Args: []Expr{casted[i]}, T: c.Type}

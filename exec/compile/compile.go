@@ -169,10 +169,14 @@ func (b *builder) sink(n *plan.Sink, path string) error {
 }
 
 func (b *builder) notNullEnforcer(n *plan.Sink) operators.CalcFunc {
+	// Every NOT NULL column of the sink is checked, whatever the input's
+	// type says, as CommonExecSink's getNotNullFieldIndices takes them from
+	// the sink's physical row type: a type that claims NOT NULL for a
+	// column that can be null must not let a null through silently.
 	var cols []int
-	types := n.Types()
+	nIn := len(n.Types())
 	for i, c := range n.Table.Schema.Columns {
-		if !c.Type.Nullable && i < len(types) && types[i].Nullable {
+		if !c.Type.Nullable && i < nIn {
 			cols = append(cols, i)
 		}
 	}
