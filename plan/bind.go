@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -950,24 +951,40 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		// Calc(select=[a2]) over SortLimit(orderBy=[a1 ASC]) over
 		// select=[a2, a1], BroadcastJoinHintTest
 		// .testJoinHintWithJoinHintInCorrelateAndWithSortLimit).
+		// An ORDER BY expression over FROM columns that equals a select
+		// item sorts on that item; any other one is an extra field named
+		// as SqlValidatorImpl.deriveAlias names a non-identifier select
+		// item, EXPR$<position>.
 		var hidden []Expr
 		var hiddenNames []string
 		at := map[int]int{}
 		for k, o := range x.OrderBy {
-			if _, err := b.bindExpr(o.Expr, osc, nil); err == nil {
-				continue
+			if e, err := b.bindExpr(o.Expr, osc, nil); err == nil {
+				if _, ok := e.(*InputRef); ok {
+					continue
+				}
+				if l, ok := e.(*Literal); ok && l.T.IsIntegral() {
+					continue // an ordinal, which bindOrderLimit reads
+				}
 			}
 			e, err := b.bindExpr(o.Expr, sc, nil)
 			if err != nil {
 				continue // bindOrderLimit reports the output scope's error
 			}
-			ref, ok := e.(*InputRef)
-			if !ok {
+			if i := slices.IndexFunc(exprs, func(x Expr) bool { return exprKey(x) == exprKey(e) }); i >= 0 {
+				at[k] = i
 				continue
 			}
 			at[k] = len(exprs) + len(hidden)
-			hidden = append(hidden, ref)
-			hiddenNames = append(hiddenNames, sc.cols[ref.Index].name)
+			hidden = append(hidden, e)
+			if ref, ok := e.(*InputRef); ok {
+				hiddenNames = append(hiddenNames, sc.cols[ref.Index].name)
+			} else {
+				hiddenNames = append(hiddenNames, fmt.Sprintf("EXPR$%d", at[k]))
+			}
+		}
+		if len(hidden) == 0 && len(at) > 0 {
+			return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, osc, at)
 		}
 		if len(hidden) > 0 {
 			wide := forcedProject(input, append(append([]Expr(nil), exprs...), hidden...),
