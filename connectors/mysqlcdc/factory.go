@@ -128,7 +128,7 @@ var options = []connectors.Option{
 	{Key: OptStartupMode, Default: ModeInitial, Type: connectors.String, Description: "Optional startup mode for MySQL CDC consumer, valid enumerations are \"initial\", \"earliest-offset\", \"latest-offset\", \"timestamp\" or \"specific-offset\"; also \"snapshot\": the initial snapshot, then the binlog up to the snapshot's last chunk, and the source ends (a bounded source)."},
 	{Key: OptOffsetFile, Type: connectors.String, Description: "Optional binlog file name used in case of \"specific-offset\" startup mode."},
 	{Key: OptOffsetPos, Type: connectors.Long, Description: "Optional binlog file position used in case of \"specific-offset\" startup mode."},
-	{Key: OptOffsetGTID, Type: connectors.String, Description: "Optional GTID set used in case of \"specific-offset\" startup mode. sqlrun reads a MariaDB GTID position of one replication domain (domain-server-sequence, e.g. '0-1-42'): the binlog from the first transaction of that domain after it; it wins over a file and position given with it. A MySQL GTID set is refused."},
+	{Key: OptOffsetGTID, Type: connectors.String, Description: "Optional GTID set used in case of \"specific-offset\" startup mode. sqlrun reads a MariaDB GTID position, one GTID per replication domain (domain-server-sequence, e.g. '0-1-42' or '0-1-42,7-2-9'): the binlog from the first transaction after each domain's GTID; it wins over a file and position given with it. A MySQL GTID set is refused."},
 	{Key: OptOffsetSkipEvents, Type: connectors.Long, Description: "Optional number of events to skip after the specific starting offset."},
 	{Key: OptOffsetSkipRows, Type: connectors.Long, Description: "Optional number of rows to skip after the specific starting offset."},
 	{Key: OptStartupTimestamp, Type: connectors.Long, Description: "Optional timestamp used in case of \"timestamp\" startup mode."},
@@ -180,8 +180,8 @@ type config struct {
 	mode                 string
 	offset               position // specific-offset start
 	// gtid is the specific-offset start by 'scan.startup.specific-offset.gtid-set'
-	// (a MariaDB GTID; nil: by file and position).
-	gtid *mariaGTID
+	// (a MariaDB GTID position, one GTID per domain; nil: by file and position).
+	gtid []mariaGTID
 	// startSec is the timestamp startup's second
 	// ('scan.startup.timestamp-millis' / 1000, as StartupOptions.timestamp
 	// makes BinlogOffset.ofTimestampSec).
@@ -381,11 +381,11 @@ func (c *config) startup(o connectors.Options) error {
 			// The GTID set wins over a file and position given with it,
 			// as Debezium's binlog reader starts from the GTID set on a
 			// server with GTIDs.
-			g, err := checkGTIDOption(o.Get(OptOffsetGTID))
+			gs, err := checkGTIDOption(o.Get(OptOffsetGTID))
 			if err != nil {
 				return err
 			}
-			c.gtid = &g
+			c.gtid = gs
 			break
 		}
 		c.offset = position{File: o.Get(OptOffsetFile), Pos: uint64(o.Int64(OptOffsetPos))}

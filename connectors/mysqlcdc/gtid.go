@@ -59,24 +59,50 @@ func seqOf(gs []mariaGTID, d uint64) uint64 {
 }
 
 // checkGTIDOption validates 'scan.startup.specific-offset.gtid-set': sqlrun
-// reads a MariaDB GTID position of one replication domain. A MySQL GTID set
-// (source_uuid:interval) and several domains are refused by name.
-func checkGTIDOption(v string) (mariaGTID, error) {
+// reads a MariaDB GTID position, one GTID per replication domain (as
+// @@gtid_binlog_pos shows it). A MySQL GTID set (source_uuid:interval) is
+// refused by name.
+func checkGTIDOption(v string) ([]mariaGTID, error) {
 	gs, ok := parseMariaGTIDs(v)
 	switch {
 	case !ok && strings.Contains(v, ":"):
-		return mariaGTID{}, sql.Errorf(sql.ValidationException,
+		return nil, sql.Errorf(sql.ValidationException,
 			"'%s' = '%s' is a MySQL GTID set, which sqlrun does not support yet; sqlrun reads a MariaDB GTID position (domain-server-sequence, as @@gtid_binlog_pos shows it), or give '%s' and '%s'.",
 			OptOffsetGTID, v, OptOffsetFile, OptOffsetPos)
 	case !ok || len(gs) == 0:
-		return mariaGTID{}, sql.Errorf(sql.ValidationException,
-			"The value of option '%s' is invalid: '%s' (a MariaDB GTID position is domain-server-sequence, e.g. '0-1-42').", OptOffsetGTID, v)
-	case len(gs) > 1:
-		return mariaGTID{}, sql.Errorf(sql.ValidationException,
-			"'%s' = '%s' names %d replication domains; sqlrun supports a GTID position of one domain yet, or give '%s' and '%s'.",
-			OptOffsetGTID, v, len(gs), OptOffsetFile, OptOffsetPos)
+		return nil, sql.Errorf(sql.ValidationException,
+			"The value of option '%s' is invalid: '%s' (a MariaDB GTID position is domain-server-sequence, one per replication domain separated by commas, e.g. '0-1-42' or '0-1-42,1-2-7').", OptOffsetGTID, v)
 	}
-	return gs[0], nil
+	return gs, nil
+}
+
+// gtidStart is where a 'specific-offset' start by a MariaDB GTID position
+// of one or more replication domains reads the binlog from, and what it
+// skips there: the earliest of the domains' starts (gtidPosition), and
+// for each domain its sequence number, so that a transaction of a domain
+// at or before its GTID, met between the start and that domain's own
+// start, is skipped, as a MariaDB replica connecting with that position
+// (@slave_connect_state) skips it. A domain the position does not name
+// is read from the start.
+func gtidStart(ctx context.Context, r *Reader, gs []mariaGTID) (position, map[uint32]uint64, error) {
+	var start position
+	skip := map[uint32]uint64{}
+	for i, g := range gs {
+		p, err := gtidPosition(ctx, r, g)
+		if err != nil {
+			return position{}, nil, err
+		}
+		if i == 0 || p.compare(start) < 0 {
+			start = p
+		}
+		skip[uint32(g.domain)] = g.seq
+	}
+	names := make([]string, len(gs))
+	for i, g := range gs {
+		names[i] = g.String()
+	}
+	start.GTID = strings.Join(names, ",")
+	return start, skip, nil
 }
 
 // gtidPosition is where a 'specific-offset' start by a MariaDB GTID reads

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	vtmysql "vitess.io/vitess/go/mysql"
+	vtrepl "vitess.io/vitess/go/mysql/replication"
 	"vitess.io/vitess/go/mysql/sqlerror"
 
 	"github.com/sqlrun/sqlrun/sql"
@@ -48,6 +49,11 @@ type state struct {
 	// dropped (Flink CDC's BinlogSplitReader.createEventFilter), for the
 	// job's life.
 	Since int64 `json:"since,omitempty"`
+	// After is, for a 'specific-offset' start by a MariaDB GTID position
+	// of several domains (gtidStart), each domain's sequence number whose
+	// transactions, and the earlier ones of the domain, are still to be
+	// skipped; a domain leaves it at its first later transaction.
+	After map[uint32]uint64 `json:"gtidAfter,omitempty"`
 	// Stop is, for 'scan.startup.mode' = 'snapshot', where the binlog
 	// phase ends: the largest high watermark of the snapshot's chunks, so
 	// the rows read are the tables as of that position (Flink CDC's
@@ -94,6 +100,7 @@ type Reader struct {
 	stream   *stream
 	tmaps    map[uint64]*vtmysql.TableMap
 	rowIdx   int64  // rows of captured tables seen since st.Pos
+	skipTx   bool   // the transaction being read is before the start's GTID position (state.After)
 	gtid     string // GTID of the transaction being read
 	inTx     bool
 	maxHigh  position
@@ -277,13 +284,14 @@ func (r *Reader) start(ctx context.Context) error {
 		r.st = state{Phase: phaseBinlog, Pos: position{File: name, Pos: 4}}
 	case ModeSpecific:
 		p := r.cfg.offset
+		var after map[uint32]uint64
 		if r.cfg.gtid != nil {
 			var err error
-			if p, err = gtidPosition(ctx, r, *r.cfg.gtid); err != nil {
+			if p, after, err = gtidStart(ctx, r, r.cfg.gtid); err != nil {
 				return err
 			}
 		}
-		r.st = state{Phase: phaseBinlog, Pos: p}
+		r.st = state{Phase: phaseBinlog, Pos: p, After: after}
 	case ModeTime:
 		p, err := seekTimestamp(ctx, r.db, r.cfg)
 		if err != nil {
@@ -349,7 +357,7 @@ func (r *Reader) openBinlog(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.stream, r.tmaps, r.rowIdx, r.inTx, r.gtid = s, map[uint64]*vtmysql.TableMap{}, 0, false, ""
+	r.stream, r.tmaps, r.rowIdx, r.inTx, r.gtid, r.skipTx = s, map[uint64]*vtmysql.TableMap{}, 0, false, "", false
 	return nil
 }
 
@@ -813,6 +821,7 @@ func (r *Reader) handle(e event, out []sql.Row) ([]sql.Row, error) {
 		g, begin, _, _, err := ev.GTID(e.format)
 		if err == nil {
 			r.gtid = g.String()
+			r.skipTx = r.skipped(g)
 		}
 		r.inTx = begin
 	case ev.IsXID():
@@ -829,7 +838,7 @@ func (r *Reader) handle(e event, out []sql.Row) ([]sql.Row, error) {
 		case stmt == "COMMIT":
 			r.commit(e.end)
 		case !r.inTx:
-			if !r.before(e) {
+			if !r.before(e) && !r.skipTx {
 				if err := r.checkDDL(q, e); err != nil {
 					return nil, err
 				}
@@ -844,7 +853,7 @@ func (r *Reader) handle(e event, out []sql.Row) ([]sql.Row, error) {
 		r.tmaps[ev.TableID(e.format)] = tm
 	case ev.IsWriteRows(), ev.IsUpdateRows(), ev.IsDeleteRows():
 		tm := r.tmaps[ev.TableID(e.format)]
-		if tm == nil || r.before(e) {
+		if tm == nil || r.before(e) || r.skipTx {
 			break
 		}
 		t := r.byName[tm.Database+"."+tm.Name]
@@ -880,10 +889,33 @@ func (r *Reader) before(e event) bool {
 	return r.st.Since > 0 && int64(e.ev.Timestamp()) < r.st.Since
 }
 
+// skipped reports whether the transaction a GTID event begins is at or
+// before the GTID position a 'specific-offset' start gave for its domain
+// (state.After). A domain's first later transaction ends the skipping for
+// it: MariaDB's sequence numbers grow within a domain's binlog.
+func (r *Reader) skipped(g vtrepl.GTID) bool {
+	mg, ok := g.(vtrepl.MariadbGTID)
+	if !ok || len(r.st.After) == 0 {
+		return false
+	}
+	seq, ok := r.st.After[mg.Domain]
+	switch {
+	case !ok:
+		return false
+	case mg.Sequence <= seq:
+		return true
+	}
+	delete(r.st.After, mg.Domain)
+	if len(r.st.After) == 0 {
+		r.st.After = nil
+	}
+	return false
+}
+
 // commit ends a transaction: the state moves past it.
 func (r *Reader) commit(end position) {
 	end.GTID = r.gtid
-	r.st.Pos, r.st.Skip, r.rowIdx, r.inTx = end, 0, 0, false
+	r.st.Pos, r.st.Skip, r.rowIdx, r.inTx, r.skipTx = end, 0, 0, false, false
 	if len(r.st.Chunks) > 0 && end.compare(r.maxHigh) >= 0 {
 		r.st.Chunks = nil // past every chunk's high watermark
 	}
