@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -899,11 +902,42 @@ func evalConcat(c *Call, args []Eval) (Eval, error) {
 }
 
 func evalUpper(c *Call, args []Eval) (Eval, error) {
-	return strict(args, func(vs []any) (any, error) { return strings.ToUpper(vs[0].(string)), nil }), nil
+	return strict(args, func(vs []any) (any, error) { return JavaUpper(vs[0].(string)), nil }), nil
 }
 
 func evalLower(c *Call, args []Eval) (Eval, error) {
-	return strict(args, func(vs []any) (any, error) { return strings.ToLower(vs[0].(string)), nil }), nil
+	return strict(args, func(vs []any) (any, error) { return JavaLower(vs[0].(string)), nil }), nil
+}
+
+// JavaUpper is java.lang.String.toUpperCase in a root-like locale, which
+// Flink's UPPER calls for a string that is not all ASCII
+// (BinaryStringData.toUpperCase): Unicode's full case mapping, so "ß" is
+// "SS" and "ﬀ" is "FF", where Go's strings.ToUpper maps one rune to one.
+func JavaUpper(s string) string {
+	if isASCII(s) {
+		return strings.ToUpper(s)
+	}
+	return cases.Upper(language.Und).String(s)
+}
+
+// JavaLower is java.lang.String.toLowerCase in a root-like locale, as
+// Flink's LOWER (BinaryStringData.toLowerCase): full case mapping with
+// its context rules, so a capital sigma ending a word is "ς" and "İ" is
+// "i̇".
+func JavaLower(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	return cases.Lower(language.Und).String(s)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func evalCharLength(c *Call, args []Eval) (Eval, error) {
