@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strconv"
+
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -21,6 +23,7 @@ func isSemiAnti(k ast.JoinKind) bool { return k == semiJoin || k == antiJoin }
 // [NOT] IN (subquery) or [NOT] EXISTS (subquery) out of it; rest is what
 // remains (nil when nothing does).
 func splitSubqueries(e ast.Expr) (rest ast.Expr, subs []ast.Expr) {
+	e = pushNotToSubqueries(e)
 	if b, ok := e.(*ast.Binary); ok && b.Op == ast.OpAnd {
 		lr, ls := splitSubqueries(b.L)
 		rr, rs := splitSubqueries(b.R)
@@ -42,6 +45,62 @@ func splitSubqueries(e ast.Expr) (rest ast.Expr, subs []ast.Expr) {
 		return nil, []ast.Expr{e}
 	}
 	return e, nil
+}
+
+// pushNotToSubqueries moves a NOT over [NOT] IN (subquery) / [NOT] EXISTS
+// into it, drops NOT(NOT x), and turns NOT(x OR y) into NOT x AND NOT y
+// where that exposes such a subquery as a conjunct: Calcite's SqlToRel
+// conversion and Flink's FlinkSubQueryRemoveRule see NOT(NOT(a NOT IN
+// (...))) as NOT(IN(a, ...)), and NOT(b > 10 OR c LIKE 'abc' OR NOT
+// EXISTS (...)) as an EXISTS semi join under b <= 10 AND NOT LIKE
+// (SemiAntiJoinTest.testNotInWithUncorrelated_ComplexCondition1,
+// testNotExistsWithUncorrelated_ComplexCondition). Each step holds in
+// SQL's three-valued logic (NOT NOT x = x; De Morgan), so a WHERE keeps
+// the same rows.
+func pushNotToSubqueries(e ast.Expr) ast.Expr {
+	u, ok := e.(*ast.Unary)
+	if !ok || u.Op != ast.OpNot {
+		return e
+	}
+	switch x := u.X.(type) {
+	case *ast.Unary:
+		if x.Op == ast.OpNot {
+			return pushNotToSubqueries(x.X)
+		}
+	case *ast.In:
+		if x.Query != nil {
+			n := *x
+			n.Not = !x.Not
+			return &n
+		}
+	case *ast.Exists:
+		n := *x
+		n.Not = !x.Not
+		return &n
+	case *ast.Binary:
+		if x.Op == ast.OpOr && orHasSubquery(x) {
+			return &ast.Binary{Node: x.Node, Op: ast.OpAnd,
+				L: pushNotToSubqueries(&ast.Unary{Node: u.Node, Op: ast.OpNot, X: x.L}),
+				R: pushNotToSubqueries(&ast.Unary{Node: u.Node, Op: ast.OpNot, X: x.R})}
+		}
+	}
+	return e
+}
+
+// orHasSubquery reports an IN (subquery) or EXISTS among the operands of
+// an OR chain (through NOTs).
+func orHasSubquery(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Binary:
+		return x.Op == ast.OpOr && (orHasSubquery(x.L) || orHasSubquery(x.R))
+	case *ast.Unary:
+		return x.Op == ast.OpNot && orHasSubquery(x.X)
+	case *ast.In:
+		return x.Query != nil
+	case *ast.Exists:
+		return true
+	}
+	return false
 }
 
 // bindSubqueryJoin joins input (whose columns sc names) with the subquery
@@ -98,10 +157,24 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 			return nil, ferr
 		}
 		leave(r)
+		where := sel.Where
+		if where != nil {
+			// The subquery's own [NOT] IN / EXISTS conjuncts join its
+			// FROM first; they may correlate with it, not with the outer
+			// row (SemiAntiJoinTest.testMultiInWithCorrelated2: the
+			// inner semi join on ((f = k) AND (e = j)) below the outer).
+			var nested []ast.Expr
+			where, nested = splitSubqueries(where)
+			for _, ne := range nested {
+				if r, err = b.bindSubqueryJoin(r, rs, ne); err != nil {
+					return nil, err
+				}
+			}
+		}
 		right = r
 		both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}
-		if sel.Where != nil {
-			c, werr := b.bindExpr(sel.Where, both, nil)
+		if where != nil {
+			c, werr := b.bindExpr(where, both, nil)
 			if werr != nil {
 				return nil, err // the subquery's own error names what it could not resolve
 			}
@@ -120,10 +193,37 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 			inner = v
 		}
 	}
+	if inX != nil && len(conds) > 0 && inner != nil {
+		right, inner, conds = projectCorrelatedValue(right, inner, conds, nl, q)
+	}
+	var extended []Expr // the left's columns, when the IN's operand is projected below the join
 	if inX != nil {
 		outer, err := b.bindExpr(inX, sc, nil)
 		if err != nil {
 			return nil, err
+		}
+		if !isRef(outer) && not && !hasRefBeyond(outer, nl) {
+			// Flink's FlinkSubQueryRemoveRule computes an IN's operand
+			// that is not a field below the join ($f3), the join's
+			// fields then projected back to the left's
+			// (SemiAntiJoinTest.testNotInWithUncorrelated_SimpleCondition3:
+			// where=[($f3 IS NULL OR d IS NULL OR ($f3 = d))]). For IN,
+			// JoinPushExpressionsRule does the same with its = later.
+			extended = identity(input.Types())
+			names := append(append([]string(nil), input.Names()...), "$f"+strconv.Itoa(nl))
+			exprs := append(identity(input.Types()), outer)
+			input = &LogicalProject{base: row(names, exprTypes(exprs), input), Exprs: exprs}
+			outer = &InputRef{Index: nl, T: outer.Type()}
+			sh := map[int]int{}
+			for i := 0; i < nl+len(right.Names()); i++ {
+				sh[i] = i
+				if i >= nl {
+					sh[i] = i + 1
+				}
+			}
+			inner = remap(inner, sh)
+			conds = remapAll(conds, sh)
+			nl++
 		}
 		eq, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, outer, inner)
 		if err != nil {
@@ -170,7 +270,70 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 	if not {
 		kind = antiJoin
 	}
-	return &LogicalJoin{base: row(input.Names(), input.Types(), input, right), Cond: cond, JoinType: kind}, nil
+	var j Node = &LogicalJoin{base: row(input.Names(), input.Types(), input, right), Cond: cond, JoinType: kind}
+	if extended != nil {
+		j = &LogicalProject{base: row(input.Names()[:nl-1], input.Types()[:nl-1], j), Exprs: extended}
+	}
+	return j, nil
+}
+
+// projectCorrelatedValue is the right side of a correlated IN as Flink's
+// decorrelation (SubQueryDecorrelator) leaves it: a projection of the
+// subquery's value and then the right's fields its correlation reads, so
+// that the value is a field of the join (SemiAntiJoinTest
+// .testMultiInWithCorrelated1: Calc(select=[j, i]);
+// testNotInWithCorrelated_ComplexCondition1: Calc(select=[SUBSTRING(f, 1,
+// 5) AS EXPR$0, e])). inner and conds are over the left's nl fields and
+// right's; a value that reads the left row is left where it is.
+func projectCorrelatedValue(right Node, inner Expr, conds []Expr, nl int, q ast.QueryExpr) (Node, Expr, []Expr) {
+	if l, _ := exprSides(inner, nl); l {
+		return right, inner, conds
+	}
+	name := "EXPR$0"
+	if r, ok := inner.(*InputRef); ok {
+		name = right.Names()[r.Index-nl]
+	} else if sel, ok := q.(*ast.Select); ok && len(sel.Items) == 1 && sel.Items[0].Alias != "" {
+		name = sel.Items[0].Alias
+	}
+	read := map[int]bool{}
+	for _, c := range conds {
+		refs(c, read)
+	}
+	toRight := map[int]int{}
+	for i := 0; i < nl+len(right.Names()); i++ {
+		toRight[i] = i - nl
+	}
+	exprs := []Expr{remap(inner, toRight)}
+	names := []string{name}
+	sh := map[int]int{}
+	for i := 0; i < nl; i++ {
+		sh[i] = i
+	}
+	for i := nl; i < nl+len(right.Names()); i++ {
+		if r, ok := inner.(*InputRef); ok && r.Index == i {
+			sh[i] = nl // the value itself
+			continue
+		}
+		if read[i] {
+			sh[i] = nl + len(exprs)
+			exprs = append(exprs, &InputRef{Index: i - nl, T: right.Types()[i-nl]})
+			names = append(names, right.Names()[i-nl])
+		}
+	}
+	p := &LogicalProject{base: row(uniquify(names), exprTypes(exprs), right), Exprs: exprs}
+	return p, &InputRef{Index: nl, T: inner.Type()}, remapAll(conds, sh)
+}
+
+// hasRefBeyond reports whether e reads a field at or after n.
+func hasRefBeyond(e Expr, n int) bool {
+	r := map[int]bool{}
+	refs(e, r)
+	for f := range r {
+		if f >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // existsAggregate is Calcite's SubQueryRemoveRule rewrite of an
