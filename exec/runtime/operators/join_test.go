@@ -18,7 +18,7 @@ import (
 // right|full; left=(types) right=(types); lkeys/rkeys the join keys;
 // lspec/rspec the JoinInputSideSpec (no, jk, or uk:<fields> for
 // HasUniqueKey); kind=semi|anti is a LeftSemiJoin / LeftAntiJoin; lt=(i,j) adds the non-equi condition $i < $j over the
-// joined row. Like every operator golden, the output must not change when
+// joined row, nullaware=(i,j) NOT IN's $i IS NULL OR $j IS NULL OR $i = $j. Like every operator golden, the output must not change when
 // the operator is snapshotted and restored after any row, on either state
 // backend.
 func runJoin(t *testing.T, td *datadriven.TestData) string {
@@ -69,6 +69,18 @@ func runJoin(t *testing.T, td *datadriven.TestData) string {
 				return nil, nil
 			}
 			return asInt(v[a]) < asInt(v[b]), nil
+		}
+	}
+	if na := ints(t, td, "nullaware"); len(na) == 2 {
+		// NOT IN's null-aware anti join condition, as the planner
+		// writes it (SemiAntiJoinTest.testNotInWithUncorrelated_*):
+		// $i IS NULL OR $j IS NULL OR $i = $j.
+		a, b := na[0], na[1]
+		spec.Cond = func(v []any) (any, error) {
+			if v[a] == nil || v[b] == nil {
+				return true, nil
+			}
+			return asInt(v[a]) == asInt(v[b]), nil
 		}
 	}
 	f := StreamingJoin(spec)
