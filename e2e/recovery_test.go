@@ -16,7 +16,10 @@ import (
 // (COUNT, SUM per id % 10, emitting -U/+U) → the filesystem sink in
 // debezium-json, whose part files become visible only when a checkpoint
 // completes (exactly-once). rate paces the source so a kill lands mid-run.
-func aggJob(out string, n, rate int) string {
+func aggJob(out string, n, rate int) string { return aggJobKeys(out, n, rate, 10) }
+
+// aggJobKeys is aggJob grouping by id % keys.
+func aggJobKeys(out string, n, rate, keys int) string {
 	return fmt.Sprintf(`
 SET 'execution.checkpointing.interval' = '200ms';
 CREATE TABLE gen (id BIGINT) WITH (
@@ -24,8 +27,8 @@ CREATE TABLE gen (id BIGINT) WITH (
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '%d');
 CREATE TABLE totals (k BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)
   WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'debezium-json');
-INSERT INTO totals SELECT id %% 10, COUNT(*), SUM(id) FROM gen GROUP BY id %% 10;
-`, rate, n, out)
+INSERT INTO totals SELECT id %% %d, COUNT(*), SUM(id) FROM gen GROUP BY id %% %d;
+`, rate, n, out, keys, keys)
 }
 
 const aggJobName = "insert-into_default_catalog.default_database.totals"
@@ -39,36 +42,38 @@ func sortedLines(t testing.TB, dir string) []string {
 }
 
 // uninterruptedAgg runs the job once, fast, to completion: the reference.
-func uninterruptedAgg(t *testing.T, n int) []string {
+func uninterruptedAgg(t *testing.T, n int) []string { return uninterruptedAggKeys(t, n, 10) }
+
+func uninterruptedAggKeys(t *testing.T, n, keys int) []string {
 	t.Helper()
 	e := newEnv(t)
 	out := filepath.Join(e.Dir, "out")
-	r := e.runScript("job.sql", aggJob(out, n, 1_000_000), time.Minute)
+	r := e.runScript("job.sql", aggJobKeys(out, n, 1_000_000, keys), 5*time.Minute)
 	if r.code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\n%s", r.code, r.all())
 	}
 	ref := sortedLines(t, out)
 	// Each id after the first per key retracts the old total and adds
 	// the new one; the sink writes -U as "d" and +U as "c".
-	if want := 10 + 2*(n-10); len(ref) != want {
+	if want := keys + 2*(n-keys); len(ref) != want {
 		t.Fatalf("uninterrupted run wrote %d changelog lines, want %d", len(ref), want)
 	}
 	return ref
 }
 
-// finalTotals folds the changelog to the final row per key, checking that
-// every key ends with count n/10 and the sum of its residue class.
-func checkFinalTotals(t *testing.T, lines []string, n int) {
+// checkFinalTotals folds the changelog to the final row per key, checking
+// that every key ends with count n/keys.
+func checkFinalTotals(t *testing.T, lines []string, n, keys int) {
 	t.Helper()
 	final := map[int]string{}
 	for _, l := range lines {
 		var k, c, s int
-		if _, err := fmt.Sscanf(l, `{"before":null,"after":{"k":%d,"c":%d,"s":%d},"op":"c"}`, &k, &c, &s); err == nil && c == n/10 {
+		if _, err := fmt.Sscanf(l, `{"before":null,"after":{"k":%d,"c":%d,"s":%d},"op":"c"}`, &k, &c, &s); err == nil && c == n/keys {
 			final[k] = l
 		}
 	}
-	if len(final) != 10 {
-		t.Fatalf("final totals for %d keys, want 10", len(final))
+	if len(final) != keys {
+		t.Fatalf("final totals for %d keys, want %d", len(final), keys)
 	}
 }
 
@@ -105,14 +110,30 @@ func TestKillResumeAggregateRocksDB(t *testing.T) {
 	killResumeAggregate(t, "SET 'state.backend.type' = 'rocksdb';\n")
 }
 
+// TestKillResumeAggregateRocksDBHighRate: the same on the LSM backend with
+// rows flowing fast into 20,000 keys (beyond the state's write-back cache)
+// while checkpoints are taken every 200 ms: each checkpoint's files are
+// written while the subtask goes on writing state, and what a restore
+// reads must be the state at the barrier, nothing later.
+func TestKillResumeAggregateRocksDBHighRate(t *testing.T) {
+	killResumeAggregateN(t, "SET 'state.backend.type' = 'rocksdb';\n", 100_000, 20_000, 20_000, true)
+}
+
 func killResumeAggregate(t *testing.T, setBackend string) {
-	const n = 1500
-	ref := uninterruptedAgg(t, n)
-	checkFinalTotals(t, ref, n)
+	killResumeAggregateN(t, setBackend, 1500, 500, 10, false)
+}
+
+// killResumeAggregateN kills the job of n rows (rate per second, keys
+// groups) three times; with progress each run is killed only after it
+// committed more output than the last (checkpoints completed while rows
+// were flowing), else the resumed runs die at random points.
+func killResumeAggregateN(t *testing.T, setBackend string, n, rate, keys int, progress bool) {
+	ref := uninterruptedAggKeys(t, n, keys)
+	checkFinalTotals(t, ref, n, keys)
 
 	e := newEnv(t)
 	out := filepath.Join(e.Dir, "out")
-	script := e.Write("job.sql", setBackend+aggJob(out, n, 500))
+	script := e.Write("job.sql", setBackend+aggJobKeys(out, n, rate, keys))
 	p := e.start("-f", script)
 	p.waitFor("a completed checkpoint and committed output", 30*time.Second, func() bool {
 		return len(completedCheckpoints(e.checkpointDir(), aggJobName)) >= 1 && len(dirLines(t, out)) > 0
@@ -140,7 +161,11 @@ func killResumeAggregate(t *testing.T, setBackend string) {
 	// its first checkpoint), then a resumed run to the end.
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	for i := 0; i < 2; i++ {
+		committed := len(dirLines(t, out))
 		q := e.start("-f", script, "--resume", "--allow-fresh")
+		if progress {
+			q.waitFor("more committed output", 30*time.Second, func() bool { return len(dirLines(t, out)) > committed })
+		}
 		d := time.Duration(200+rng.Intn(800)) * time.Millisecond
 		time.Sleep(d)
 		q.signal(syscall.SIGKILL)

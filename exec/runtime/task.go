@@ -455,13 +455,17 @@ func (t *task) command(ctx context.Context, c command) (done bool, err error) {
 	return false, nil
 }
 
-// snapshot takes this subtask's state for checkpoint cp and acks it.
+// snapshot takes this subtask's state for checkpoint cp and acks it. An
+// operator whose LSM writes the checkpoint's files in the background acks
+// once they are written, from another goroutine: the subtask goes on
+// processing rows meanwhile (Flink's asynchronous snapshot part).
 func (t *task) snapshot(ctx context.Context, cp int64, mode snapMode) error {
 	if cp <= t.lastAcked {
 		return nil // already part of this checkpoint
 	}
 	var st, comm []byte
 	var err error
+	var written func() error
 	switch {
 	case t.reader != nil:
 		st, err = t.reader.Snapshot(cp)
@@ -478,12 +482,26 @@ func (t *task) snapshot(ctx context.Context, cp int64, mode snapMode) error {
 			t.store.BeginSnapshot(dir)
 		}
 		st, err = t.op.Snapshot(cp)
+		if err == nil && t.store != nil {
+			written = t.store.CheckpointDone()
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: snapshot for checkpoint %d: %w", t.name(), cp, err)
 	}
 	t.lastAcked = cp
-	t.emit(ctx, event{kind: evAck, cp: cp, state: st, committable: comm})
+	ack := event{kind: evAck, cp: cp, state: st, committable: comm}
+	if written == nil {
+		t.emit(ctx, ack)
+		return nil
+	}
+	go func() {
+		if err := written(); err != nil {
+			t.emit(ctx, event{kind: evFailed, err: fmt.Errorf("%s: snapshot for checkpoint %d: %w", t.name(), cp, err)})
+			return
+		}
+		t.emit(ctx, ack)
+	}()
 	return nil
 }
 

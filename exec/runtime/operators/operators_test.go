@@ -169,6 +169,13 @@ func driveInputs(t testing.TB, f runtime.OperatorFactory, rows []sql.Row, inputs
 			if err != nil {
 				t.Fatal(err)
 			}
+			if lsmDir != "" {
+				if w := stores[0].CheckpointDone(); w != nil {
+					if err := w(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
 			_ = op.Close()
 			if op, err = f(0, 1); err != nil {
 				t.Fatal(err)

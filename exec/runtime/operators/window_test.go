@@ -97,6 +97,13 @@ func replayTimed(t *testing.T, td *datadriven.TestData, f runtime.OperatorFactor
 				if err != nil {
 					t.Fatal(err)
 				}
+				if lsmDir != "" {
+					if w := stores[0].CheckpointDone(); w != nil {
+						if err := w(); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
 				_ = op.Close()
 				op, _ = f(0, 1)
 				if err := op.Open(ctx(1, cpDir), snap); err != nil {
@@ -243,6 +250,13 @@ func runProcWindow(t *testing.T, td *datadriven.TestData) string {
 				snap, err := op.Snapshot(1)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if lsmDir != "" {
+					if w := stores[0].CheckpointDone(); w != nil {
+						if err := w(); err != nil {
+							t.Fatal(err)
+						}
+					}
 				}
 				_ = op.Close()
 				op, _ = f(0, 1)

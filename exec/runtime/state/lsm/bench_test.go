@@ -71,6 +71,11 @@ func BenchmarkKeyedState(b *testing.B) {
 			if _, err := tab.Snapshot(); err != nil {
 				b.Fatal(err)
 			}
+			if w := s.CheckpointDone(); w != nil {
+				if err := w(); err != nil {
+					b.Fatal(err)
+				}
+			}
 			if p >= 400_000 {
 				_ = os.RemoveAll(filepath.Join(root, fmt.Sprintf("chk-%d", p/200_000-1)))
 			}

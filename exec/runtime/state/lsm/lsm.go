@@ -9,6 +9,15 @@
 // the memtable's size, not the state's, and files shared by successive
 // checkpoints share their disk blocks (the filesystem counts the links, so
 // deleting an old chk-N directory frees only what no newer one uses).
+//
+// The checkpoint is asynchronous, as Flink's RocksDB backend's snapshot
+// is (RocksIncrementalSnapshotStrategy: a synchronous part at the barrier,
+// the file upload in the background): at the barrier the subtask only
+// seals the memtable (pebble's AsyncFlush) and goes on processing rows;
+// the flush, the hard links and the manifest copy run on another
+// goroutine. Writes made meanwhile go to an indexed batch that reads see
+// through to the store and that is applied once the files are written, so
+// the checkpoint holds exactly the state at the barrier.
 package lsm
 
 import (
@@ -36,6 +45,10 @@ import (
 const (
 	memTableSize   = 16 << 20
 	blockCacheSize = 256 << 20
+	// pendingLimit bounds the writes a subtask buffers while a checkpoint's
+	// files are written; past it the next write waits for them (the job
+	// is back-pressured instead of growing).
+	pendingLimit = 64 << 20
 )
 
 var (
@@ -71,7 +84,22 @@ type Store struct {
 	// restoredFrom is the checkpoint copy the working store holds.
 	restoreDir   string
 	restoredFrom string
+	// cp is the checkpoint whose files are being written in the
+	// background, nil when none is.
+	cp *asyncCheckpoint
 }
+
+// asyncCheckpoint is a checkpoint taken at a barrier whose files are still
+// being written. Until then the store takes no writes: they go to batch.
+type asyncCheckpoint struct {
+	batch *pebble.Batch // indexed: reads see through it to the store
+	done  chan struct{} // closed once the files are written (or failed)
+	err   error         // set before done is closed
+}
+
+// beforeFiles, when set (tests), runs on the checkpoint's goroutine before
+// it writes the files.
+var beforeFiles func()
 
 // Open makes an empty working store in dir (created with the first table,
 // so an operator without keyed state costs nothing; removed by Close).
@@ -115,6 +143,11 @@ func (s *Store) open() error {
 // Close closes and deletes the working store.
 func (s *Store) Close() error {
 	var err error
+	if s.cp != nil { // the checkpoint goroutine uses the store
+		<-s.cp.done
+		_ = s.cp.batch.Close()
+		s.cp = nil
+	}
 	if s.db != nil {
 		err = s.db.Close()
 		s.db = nil
@@ -158,24 +191,96 @@ func (s *Store) Table(name string) (state.KV, error) {
 	return &table{s: s, name: name, prefix: append([]byte(name), 0)}, nil
 }
 
-// checkpoint writes the store's files for the snapshot being taken, once.
+// checkpoint starts writing the store's files for the snapshot being
+// taken, once: it seals the memtable and leaves the flush and the links to
+// a goroutine (CheckpointDone waits for them).
 func (s *Store) checkpoint() (rel string, err error) {
 	rel = filepath.Join("lsm", s.name)
 	if s.snapDone {
 		return rel, nil
 	}
-	if err := s.db.Flush(); err != nil {
+	if err := s.settle(true); err != nil { // the previous checkpoint's
+		return "", err
+	}
+	flushed, err := s.db.AsyncFlush()
+	if err != nil {
 		return "", fmt.Errorf("state backend: flush: %w", err)
 	}
 	dest := filepath.Join(s.snapDir, rel)
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return "", fmt.Errorf("state backend: %w", err)
-	}
-	if err := s.db.Checkpoint(dest); err != nil {
-		return "", fmt.Errorf("state backend: checkpoint to %s: %w", dest, err)
-	}
+	a := &asyncCheckpoint{batch: s.db.NewIndexedBatch(), done: make(chan struct{})}
+	db := s.db
+	go func() {
+		defer close(a.done)
+		<-flushed
+		if beforeFiles != nil {
+			beforeFiles()
+		}
+		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+			a.err = fmt.Errorf("state backend: %w", err)
+			return
+		}
+		if err := db.Checkpoint(dest); err != nil {
+			a.err = fmt.Errorf("state backend: checkpoint to %s: %w", dest, err)
+		}
+	}()
+	s.cp = a
 	s.snapDone = true
 	return rel, nil
+}
+
+// CheckpointDone returns, when the snapshot just taken started writing the
+// store's files, a function that waits until they are written and says
+// whether that failed; it may be called from any goroutine (the subtask
+// acknowledges the checkpoint once it returns). nil: nothing to wait for.
+func (s *Store) CheckpointDone() func() error {
+	if !s.snapDone || s.snapDir == "" || s.cp == nil {
+		return nil
+	}
+	a := s.cp
+	return func() error {
+		<-a.done
+		return a.err
+	}
+}
+
+// settle applies the writes buffered during a checkpoint once its files
+// are written; with wait it waits for them, else it returns at once when
+// they are not written yet.
+func (s *Store) settle(wait bool) error {
+	a := s.cp
+	if a == nil {
+		return nil
+	}
+	if wait {
+		<-a.done
+	} else {
+		select {
+		case <-a.done:
+		default:
+			return nil
+		}
+	}
+	s.cp = nil
+	// The checkpoint's own failure fails it through CheckpointDone; the
+	// working store goes on either way.
+	err := a.batch.Commit(pebble.NoSync)
+	_ = a.batch.Close()
+	if err != nil {
+		return fmt.Errorf("state backend: apply the writes made during a checkpoint: %w", err)
+	}
+	return nil
+}
+
+// reader is where reads go: the store, or the batch of writes made while
+// a checkpoint's files are written (it reads through to the store).
+func (s *Store) reader() (pebble.Reader, error) {
+	if err := s.settle(false); err != nil {
+		return nil, err
+	}
+	if s.cp != nil {
+		return s.cp.batch, nil
+	}
+	return s.db, nil
 }
 
 // restore replaces the working store with a copy of the checkpoint's files
@@ -192,6 +297,11 @@ func (s *Store) restore(rel string) error {
 	}
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("state backend: checkpoint files: %w", err)
+	}
+	if s.cp != nil { // replaced by the checkpoint's contents
+		<-s.cp.done
+		_ = s.cp.batch.Close()
+		s.cp = nil
 	}
 	if s.db != nil {
 		if err := s.db.Close(); err != nil {
@@ -270,7 +380,11 @@ func (t *table) key(k string) []byte {
 }
 
 func (t *table) Get(key string) ([]byte, bool, error) {
-	v, c, err := t.s.db.Get(t.key(key))
+	r, err := t.s.reader()
+	if err != nil {
+		return nil, false, err
+	}
+	v, c, err := r.Get(t.key(key))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -283,8 +397,21 @@ func (t *table) Get(key string) ([]byte, bool, error) {
 }
 
 func (t *table) Write(keys []string, values [][]byte) error {
-	b := t.s.db.NewBatch()
-	defer b.Close()
+	if err := t.s.settle(false); err != nil {
+		return err
+	}
+	if t.s.cp != nil && t.s.cp.batch.Len() >= pendingLimit {
+		if err := t.s.settle(true); err != nil {
+			return err
+		}
+	}
+	var b *pebble.Batch
+	if t.s.cp != nil {
+		b = t.s.cp.batch // applied when the checkpoint's files are written
+	} else {
+		b = t.s.db.NewBatch()
+		defer b.Close()
+	}
 	// In key order: the memtable's skiplist inserts them along one path
 	// instead of from its top each time (stable: a later write of a key
 	// stays later).
@@ -305,6 +432,9 @@ func (t *table) Write(keys []string, values [][]byte) error {
 			return fmt.Errorf("state backend: write: %w", err)
 		}
 	}
+	if t.s.cp != nil {
+		return nil
+	}
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("state backend: write: %w", err)
 	}
@@ -317,7 +447,7 @@ func (t *table) upper() []byte {
 	return u
 }
 
-func scan(db *pebble.DB, prefix, upper []byte, fn func(key string, value []byte) error) error {
+func scan(db pebble.Reader, prefix, upper []byte, fn func(key string, value []byte) error) error {
 	it, err := db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: upper})
 	if err != nil {
 		return fmt.Errorf("state backend: scan: %w", err)
@@ -340,10 +470,17 @@ func scan(db *pebble.DB, prefix, upper []byte, fn func(key string, value []byte)
 }
 
 func (t *table) Range(fn func(key string, value []byte) error) error {
-	return scan(t.s.db, t.prefix, t.upper(), fn)
+	r, err := t.s.reader()
+	if err != nil {
+		return err
+	}
+	return scan(r, t.prefix, t.upper(), fn)
 }
 
 func (t *table) Clear() error {
+	if err := t.s.settle(true); err != nil {
+		return err
+	}
 	if err := t.s.db.DeleteRange(t.prefix, t.upper(), pebble.NoSync); err != nil {
 		return fmt.Errorf("state backend: clear: %w", err)
 	}

@@ -21,6 +21,16 @@ func open(t *testing.T, dir, name string) *Store {
 	return s
 }
 
+// written waits for the files of the checkpoint just taken.
+func written(t *testing.T, s *Store) {
+	t.Helper()
+	if w := s.CheckpointDone(); w != nil {
+		if err := w(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func dump(t *testing.T, tab state.Table[sql.Row]) []string {
 	t.Helper()
 	var out []string
@@ -61,6 +71,7 @@ func TestCheckpointRestore(t *testing.T) {
 	}
 	_ = tab.Put("k00003", sql.NewRow(int64(-1), "after"))
 	_ = tab.Delete("k00004")
+	written(t, s)
 
 	s2 := open(t, filepath.Join(root, "work2"), "op-0")
 	s2.SetRestoreDir(cpDir)
@@ -181,6 +192,7 @@ func TestGetOfAbsentKeySkipsDataBlocks(t *testing.T) {
 	if _, _, err := kv.Checkpoint(len(keys)); err != nil {
 		t.Fatal(err)
 	}
+	written(t, s)
 	for i := range 1000 { // inside the file's key range, absent
 		if _, ok, err := kv.Get(fmt.Sprintf("k%05d+", i)); ok || err != nil {
 			t.Fatalf("absent key found: %v %v", ok, err)
@@ -210,5 +222,103 @@ func TestWriteLaterWinsInBatch(t *testing.T) {
 		if err != nil || ok != (want != "") || string(v) != want {
 			t.Fatalf("Get(%s) = %q %v %v, want %q", k, v, ok, err, want)
 		}
+	}
+}
+
+// TestCheckpointDoesNotStopWrites: a checkpoint's files are written in the
+// background (Flink's RocksDB backend snapshots asynchronously too). While
+// they are being written — the goroutine is held here — the table takes
+// reads and writes, which see each other; the checkpoint, once written,
+// holds exactly the state at the barrier, and the working store keeps the
+// later writes.
+func TestCheckpointDoesNotStopWrites(t *testing.T) {
+	held, release := make(chan struct{}), make(chan struct{})
+	beforeFiles = func() { close(held); <-release }
+	t.Cleanup(func() { beforeFiles = nil })
+
+	root := t.TempDir()
+	s := open(t, filepath.Join(root, "work1"), "op-0")
+	tab, err := state.NewTable(&state.Backend{Store: s}, "rows", state.RowCodec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10000 // more than the cache: most are in the store at the barrier
+	for i := range n {
+		if err := tab.Put(fmt.Sprintf("k%05d", i), sql.NewRow(int64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cpDir := filepath.Join(root, "chk-1")
+	s.BeginSnapshot(cpDir)
+	blob, err := tab.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := s.CheckpointDone()
+	if wait == nil {
+		t.Fatal("the checkpoint's files were written before Snapshot returned")
+	}
+	<-held // the memtable is flushed; the links are not made yet
+	// After the barrier: every key updated, half of them deleted, new keys
+	// (more than the cache holds, so they reach the store's batch).
+	for i := range n {
+		k := fmt.Sprintf("k%05d", i)
+		if i%2 == 0 {
+			err = tab.Delete(k)
+		} else {
+			err = tab.Put(k, sql.NewRow(int64(-i)))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Put(fmt.Sprintf("n%05d", i), sql.NewRow(int64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, ok, err := tab.Get("k00001"); err != nil || !ok || v.Values[0] != int64(-1) {
+		t.Fatalf("Get(k00001) during the checkpoint = %v %v %v", v, ok, err)
+	}
+	if got := dump(t, tab); len(got) != n+n/2 {
+		t.Fatalf("during the checkpoint the table holds %d keys, want %d", len(got), n+n/2)
+	}
+	select {
+	case <-s.cp.done:
+		t.Fatal("the checkpoint finished while its goroutine was held")
+	default:
+	}
+	// A memtable that fills up meanwhile is flushed into a file the
+	// checkpoint would link: none of the writes above may be in it.
+	if err := s.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := open(t, filepath.Join(root, "work2"), "op-0")
+	s2.SetRestoreDir(cpDir)
+	back, _ := state.NewTable(&state.Backend{Store: s2}, "rows", state.RowCodec)
+	if err := back.Restore(blob); err != nil {
+		t.Fatal(err)
+	}
+	got := dump(t, back)
+	if len(got) != n || back.Len() != n {
+		t.Fatalf("restored %d keys (Len %d), want the %d at the barrier", len(got), back.Len(), n)
+	}
+	for i, l := range got {
+		if want := fmt.Sprintf("k%05d=+I[%d]", i, i); l != want {
+			t.Fatalf("restored %s, want %s", l, want)
+		}
+	}
+	// The working store applied the writes made meanwhile.
+	if err := tab.Put("x", sql.NewRow(int64(0))); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, tab); len(got) != n+n/2+1 || s.cp != nil {
+		t.Fatalf("after the checkpoint the table holds %d keys, want %d", len(got), n+n/2+1)
+	}
+	if v, ok, _ := tab.Get("k00003"); !ok || v.Values[0] != int64(-3) {
+		t.Fatalf("Get(k00003) after the checkpoint = %v %v", v, ok)
 	}
 }
