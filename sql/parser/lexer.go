@@ -13,7 +13,7 @@ const (
 	tEOF     tokKind = iota
 	tIdent           // plain identifier or keyword: FROM, orders
 	tQuoted          // `quoted` or "quoted" identifier; val is unquoted
-	tString          // 'string' (also N'...'); val is unescaped
+	tString          // 'string' (also N'...' and U&'...'); val is unescaped (but U&'s \XXXX escapes)
 	tBinary          // X'0A0B'; val is the hex digits
 	tNumber          // 12, 1.5, .5, 1e3
 	tParam           // ?
@@ -127,6 +127,14 @@ func lexOne(src string, i int) (token, *lexError) {
 			return token{}, &lexError{off: i, what: "string"}
 		}
 		return mk(tBinary, end, val), nil
+	case (c == 'u' || c == 'U') && i+2 < len(src) && src[i+1] == '&' && src[i+2] == '\'':
+		// A Unicode string literal, U&'\0009': its escapes are decoded
+		// by the parser (stringLiteral), which can say where one is bad.
+		val, end, ok := readQuoted(src, i+2, '\'')
+		if !ok {
+			return token{}, &lexError{off: i, what: "string"}
+		}
+		return mk(tString, end, val), nil
 	case (c == 'n' || c == 'N') && i+1 < len(src) && src[i+1] == '\'':
 		val, end, ok := readQuoted(src, i+1, '\'')
 		if !ok {

@@ -2,10 +2,13 @@ package parser
 
 import (
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
@@ -67,9 +70,49 @@ func (p *parser) numberLiteral(t token) *ast.Literal {
 
 // stringLiteral types a string as CHAR(n) NOT NULL, n in characters.
 func (p *parser) stringLiteral(t token) *ast.Literal {
-	n := utf8.RuneCountInString(t.val)
-	return &ast.Literal{Node: ast.Node{At: p.pos(t)}, Kind: ast.LitString, Raw: t.text, Value: t.val,
+	v := t.val
+	if len(t.text) > 2 && t.text[1] == '&' {
+		var err error
+		if v, err = unescapeUnicode(v); err != nil {
+			p.failMsg(sql.SqlParserException, t, "SQL parse failed. %s", err)
+		}
+	}
+	n := utf8.RuneCountInString(v)
+	return &ast.Literal{Node: ast.Node{At: p.pos(t)}, Kind: ast.LitString, Raw: t.text, Value: v,
 		Type: sql.Char(n).NotNull()}
+}
+
+// unescapeUnicode decodes a Unicode string literal's body (U&'...') as
+// Calcite's SqlParserUtil.parseUnicodeLiteral does with the default
+// escape character: \XXXX (four hex digits) is that UTF-16 code unit,
+// \\ a backslash.
+func unescapeUnicode(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	units := utf16.Encode([]rune(s))
+	out := make([]uint16, 0, len(units))
+	for i := 0; i < len(units); i++ {
+		switch {
+		case units[i] != '\\':
+			out = append(out, units[i])
+		case i+1 < len(units) && units[i+1] == '\\':
+			out = append(out, '\\')
+			i++
+		default:
+			var v uint64
+			err := errors.New("short")
+			if i+4 < len(units) {
+				v, err = strconv.ParseUint(string(utf16.Decode(units[i+1:i+5])), 16, 16)
+			}
+			if err != nil {
+				return "", fmt.Errorf("Unicode escape sequence starting at character %d is not exactly four hex digits", i)
+			}
+			out = append(out, uint16(v))
+			i += 4
+		}
+	}
+	return string(utf16.Decode(out)), nil
 }
 
 // binaryLiteral reads X'0A0B' as BINARY(n) NOT NULL.

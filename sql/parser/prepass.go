@@ -186,6 +186,7 @@ var rules = []rule{
 	{",", nil, (*rewriter).comma},
 	// MySQL takes "expr 'alias'"; Flink has no string aliases.
 	{keyString, afterOperand, (*rewriter).failHere},
+	{keyString, unicodeString, (*rewriter).unicodeString},
 	{keyNumber, nil, (*rewriter).number},
 	{keyQuoted, wantsTable, (*rewriter).tableRef},
 	{"OFFSET", standardOffset, (*rewriter).offsetRows},
@@ -431,6 +432,13 @@ func nextWord(kw string) func(*rewriter, int) bool {
 func nextString(r *rewriter, j int) bool { return j+1 < r.to && r.tok(j+1).kind == tString }
 
 func afterOperand(r *rewriter, j int) bool { return j > r.from && endsOperand(r.tok(j-1)) }
+
+// unicodeString: a Unicode string literal, U&'...', which MySQL's grammar
+// does not have.
+func unicodeString(r *rewriter, j int) bool {
+	t := r.tok(j)
+	return len(t.text) > 2 && t.text[1] == '&'
+}
 
 func notAfterIsNot(r *rewriter, j int) bool {
 	return !(j > r.from && (r.tok(j-1).is("IS") || r.tok(j-1).is("NOT")))
@@ -733,6 +741,12 @@ func (r *rewriter) boolLiteral(j int) int {
 func (r *rewriter) temporal(j int) int {
 	r.lit(r.p.temporalLiteral(r.tok(j), r.tok(j+1)), r.tok(j).off)
 	return j + 2
+}
+
+// unicodeString keeps a U&'...' literal, its escapes decoded.
+func (r *rewriter) unicodeString(j int) int {
+	r.lit(r.p.stringLiteral(r.tok(j)), r.tok(j).off)
+	return j + 1
 }
 
 func (r *rewriter) interval(j int) int {
