@@ -62,7 +62,8 @@ Options (Paimon's argument names; --a_b and --a-b are the same):
                             char-to-string, longtext-to-bytes,
                             bigint-unsigned-to-bigint
   --computed-column 'c=f(args)'  a computed column: year, month, day, hour,
-                            minute, second, date_format, substring (repeatable)
+                            minute, second, date_format, substring, truncate,
+                            upper, lower, trim, cast, now (repeatable)
   --metadata-column C1,C2   metadata columns: table_name, database_name,
                             op_ts (the change's time, 0 for snapshot rows)
   --metadata-column-prefix P  the metadata columns' name prefix

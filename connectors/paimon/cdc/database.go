@@ -181,7 +181,13 @@ func parseDatabaseArgs(args []string) (*databaseArgs, bool, error) {
 		return nil, false, errors.New("--allow-fresh only makes sense with --resume")
 	}
 	if len(computedArg) > 0 {
-		if err := checkDatabaseComputed(computedArg); err != nil {
+		// SyncDatabaseActionBase.withComputedColumnArgs builds the
+		// columns over no fields at all: 'cast' and 'now' (which
+		// reference no column) and functions of those work, a function
+		// of a table's column fails with "Referenced field '...' is not
+		// in given fields: []."; every table gets the columns.
+		var err error
+		if a.computed, err = buildComputedColumns(computedArg, nil); err != nil {
 			return nil, false, err
 		}
 	}
@@ -458,6 +464,9 @@ func prepareDatabase(ctx context.Context, a *databaseArgs, again bool) (string, 
 		// CdcActionCommonUtils.buildPaimonSchema with strictlyCheckSpecified
 		// false: keys a table does not have all of are not applied to it.
 		colNames := columnNames(fields)
+		for _, c := range a.computed {
+			colNames = append(colNames, c.name)
+		}
 		for _, md := range a.metadata {
 			colNames = append(colNames, md.name)
 		}

@@ -127,7 +127,7 @@ func (m nestedModify) node(path []string, field string, old *Node, to sql.DataTy
 	switch from.Root {
 	case sql.TypeRow:
 		if to.Root != sql.TypeRow {
-			return nil, sql.Errorf(sql.IllegalArgumentException, "Column %s can only be updated to row type, and cannot be updated to %s type", joined, rootName(to))
+			return nil, sql.Errorf(sql.IllegalArgumentException, "Column %s can only be updated to row type, and cannot be updated to %s type", joined, RootName(to))
 		}
 		var err error
 		if out, err = m.row(path, old, to); err != nil {
@@ -230,8 +230,8 @@ func typeString(t sql.DataType) string {
 	return s
 }
 
-// rootName is DataTypeRoot's name, as Paimon's messages print it.
-func rootName(t sql.DataType) string {
+// RootName is DataTypeRoot's name, as Paimon's messages print it.
+func RootName(t sql.DataType) string {
 	switch t.Root {
 	case sql.TypeInt:
 		return "INTEGER"
