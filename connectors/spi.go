@@ -95,6 +95,39 @@ type SupportsProjectionPushDown interface {
 	ApplyProjection(fields []int)
 }
 
+// SupportsLocalAggregate is implemented by bounded sources that can take a
+// batch aggregate's local phase (Flink's LocalHashAggregate, which runs
+// chained to the source): the planner-visible plan is unchanged, but the
+// runtime reads the source's partial aggregates instead of its rows and
+// merges them. LocalAggregate returns a source (a copy; the receiver is not
+// changed) whose readers yield rows of one partial value per call, or false
+// when the source cannot: in each row COUNT(*) and COUNT(x) are a BIGINT
+// count, MIN, MAX and SUM the extreme or sum over the rows the partial
+// covers (null when none), typed as the argument. Every reader yields at
+// least one row (the partial of no rows), so that merging COUNT by SUM is
+// defined over an empty input. Only insert-only batch reads qualify.
+type SupportsLocalAggregate interface {
+	LocalAggregate(calls []LocalAggCall) (TableSource, bool)
+}
+
+// LocalAggKind is the function of a LocalAggCall.
+type LocalAggKind uint8
+
+// The functions a local aggregate pushed into a source computes.
+const (
+	LocalCountStar LocalAggKind = iota
+	LocalCount
+	LocalMin
+	LocalMax
+	LocalSum // integer arguments only
+)
+
+// LocalAggCall is one aggregate over field Arg of the source's produced row.
+type LocalAggCall struct {
+	Kind LocalAggKind
+	Arg  int
+}
+
 // SupportsExplainDigest adds digests to the TableSourceScan line of
 // EXPLAIN, e.g. "project=[id, amount]" or "filter=[>(id, 10)]".
 type SupportsExplainDigest interface {

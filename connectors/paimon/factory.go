@@ -18,6 +18,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/connectors/paimon/stream"
@@ -340,6 +341,8 @@ type Source struct {
 	bounded bool
 	// projection is the pushed-down field list (nil: all fields).
 	projection []int
+	// agg is the local aggregate the readers compute (LocalAggregate).
+	agg []format.AggCall
 
 	once    sync.Once
 	rt      *stream.Source
@@ -351,6 +354,7 @@ var (
 	_ connectors.SupportsProjectionPushDown = (*Source)(nil)
 	_ connectors.FilterDigestSource         = (*Source)(nil)
 	_ connectors.SupportsParallelism        = (*Source)(nil)
+	_ connectors.SupportsLocalAggregate     = (*Source)(nil)
 )
 
 // ApplyProjection records the fields the query reads; Paimon reads only
@@ -417,6 +421,36 @@ func (s *Source) ChangelogMode() sql.ChangelogMode {
 	return sql.Upsert
 }
 
+// LocalAggregate returns the source whose readers compute calls over the
+// rows they read (connectors.SupportsLocalAggregate): a batch read only.
+// Files read raw whose columns the column path takes are aggregated from
+// their pages without rows (format.File.Aggregate); every other row
+// becomes a partial of its own (table.ReadOptions.Aggregate).
+func (s *Source) LocalAggregate(calls []connectors.LocalAggCall) (connectors.TableSource, bool) {
+	if s.cfg.streaming || !s.bounded {
+		return nil, false
+	}
+	agg := make([]format.AggCall, len(calls))
+	for i, c := range calls {
+		agg[i].Arg = c.Arg
+		switch c.Kind {
+		case connectors.LocalCountStar:
+			agg[i].Kind = format.AggCountStar
+		case connectors.LocalCount:
+			agg[i].Kind = format.AggCount
+		case connectors.LocalMin:
+			agg[i].Kind = format.AggMin
+		case connectors.LocalMax:
+			agg[i].Kind = format.AggMax
+		case connectors.LocalSum:
+			agg[i].Kind = format.AggSum
+		default:
+			return nil, false
+		}
+	}
+	return &Source{cfg: s.cfg, bounded: s.bounded, projection: s.projection, agg: agg}, true
+}
+
 // Bounded reports a batch read or 'scan.bounded' = true.
 func (s *Source) Bounded() bool { return s.bounded }
 
@@ -444,6 +478,9 @@ func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, e
 			return
 		}
 		s.rt, s.openErr = stream.NewSourceTable(t, s.cfg.streaming, s.projection)
+		if s.openErr == nil {
+			s.rt.Aggregate = s.agg
+		}
 	})
 	if s.openErr != nil {
 		return nil, fmt.Errorf("read paimon table %s: %w", s.cfg.id, s.openErr)

@@ -218,16 +218,7 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		}
 		return in, nil
 	case *plan.TableSourceScan:
-		src := n.Table.Source
-		p := b.defaultP
-		if sp, ok := src.(connectors.SupportsParallelism); ok && sp.Parallelism() > 0 {
-			p = sp.Parallelism()
-		} else if ok && sp.Parallelism() < 0 {
-			// Flink's CommonExecTableSourceScan check.
-			return edge{}, sql.Errorf(sql.TableException, "Invalid configured parallelism %d for table '%s'.", sp.Parallelism(), n.Table.ID.String())
-		}
-		v := b.g.AddSource(uid(path, n), "Source: "+n.Table.ID.String(), src, p)
-		return edge{vertex: v, p: p}, nil
+		return b.scan(n, n.Table.Source, path)
 	case *plan.Values:
 		rows := make([]sql.Row, len(n.Rows))
 		for i, tuple := range n.Rows {
@@ -445,9 +436,22 @@ func (b *builder) batchAggregate(n *plan.FinalAggregate, path string) (edge, err
 	if s, ok := src.(*plan.Sort); ok {
 		src = s.Inputs()[0]
 	}
-	in, err := b.build(src, path+".0")
+	spec := operators.AggregateSpec{GroupKeys: local.Group, EmitOnFinish: true}
+	in, fused, err := b.fusedLocalAggregate(n, src, path+".0", &spec)
 	if err != nil {
 		return edge{}, err
+	}
+	if !fused {
+		if in, err = b.build(src, path+".0"); err != nil {
+			return edge{}, err
+		}
+		for _, a := range n.Aggs {
+			s, err := aggSpec(a)
+			if err != nil {
+				return edge{}, err
+			}
+			spec.Aggs = append(spec.Aggs, s)
+		}
 	}
 	in.exchanged = true
 	p := b.defaultP
@@ -457,17 +461,103 @@ func (b *builder) batchAggregate(n *plan.FinalAggregate, path string) (edge, err
 	} else {
 		in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: local.Group}
 	}
-	spec := operators.AggregateSpec{GroupKeys: local.Group, EmitOnFinish: true}
-	for _, a := range n.Aggs {
-		s, err := aggSpec(a)
-		if err != nil {
-			return edge{}, err
-		}
-		spec.Aggs = append(spec.Aggs, s)
-	}
 	v := b.g.AddOperator(uid(path, n), n.Name(), operators.GroupAggregate(spec), p)
 	b.connect(in, v, p)
 	return edge{vertex: v, p: p}, nil
+}
+
+// scan adds the source vertex of a TableSourceScan reading src.
+func (b *builder) scan(n *plan.TableSourceScan, src connectors.TableSource, path string) (edge, error) {
+	p := b.defaultP
+	if sp, ok := src.(connectors.SupportsParallelism); ok && sp.Parallelism() > 0 {
+		p = sp.Parallelism()
+	} else if ok && sp.Parallelism() < 0 {
+		// Flink's CommonExecTableSourceScan check.
+		return edge{}, sql.Errorf(sql.TableException, "Invalid configured parallelism %d for table '%s'.", sp.Parallelism(), n.Table.ID.String())
+	}
+	v := b.g.AddSource(uid(path, n), "Source: "+n.Table.ID.String(), src, p)
+	return edge{vertex: v, p: p}, nil
+}
+
+// fusedLocalAggregate runs a batch aggregate's local phase in the source
+// when the plan allows (issue 24): a global aggregate (no GROUP BY) of
+// COUNT, MIN, MAX and integer SUM directly over a TableSourceScan whose
+// source takes the calls (connectors.SupportsLocalAggregate; Paimon
+// computes them column by column from the pages of files it reads raw).
+// The source then yields partial aggregates and spec gets the calls that
+// merge them: SUM of the COUNTs, MIN of the MINs, MAX of the MAXes, SUM of
+// the SUMs (integer sums wrap as the row path's do, so their order does
+// not matter). EXPLAIN is unchanged: Flink chains the local aggregate to
+// the source in the same way. Anything else (false) reads rows.
+func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, path string, spec *operators.AggregateSpec) (edge, bool, error) {
+	scan, ok := src.(*plan.TableSourceScan)
+	if !ok || !fuseLocalAggregates || b.streaming || len(n.Local().Group) > 0 || len(n.Aggs) == 0 {
+		return edge{}, false, nil
+	}
+	la, ok := scan.Table.Source.(connectors.SupportsLocalAggregate)
+	if !ok {
+		return edge{}, false, nil
+	}
+	types := scan.Types()
+	calls := make([]connectors.LocalAggCall, len(n.Aggs))
+	merge := make([]operators.AggSpec, len(n.Aggs))
+	for i, a := range n.Aggs {
+		if a.Distinct || a.Filtered || a.Retract || len(a.Args) > 1 {
+			return edge{}, false, nil
+		}
+		merge[i] = operators.AggSpec{Arg: i, ResultType: a.T, InsertOnly: true}
+		var arg sql.DataType
+		if len(a.Args) == 1 {
+			calls[i].Arg = a.Args[0]
+			arg = types[a.Args[0]]
+			if !columnar(arg, a.Func == "SUM" || a.Func == "SUM0") {
+				return edge{}, false, nil
+			}
+		}
+		switch a.Func {
+		case "COUNT":
+			calls[i].Kind, merge[i].Kind = connectors.LocalCount, operators.Sum
+			if len(a.Args) == 0 {
+				calls[i].Kind = connectors.LocalCountStar
+			}
+		case "MIN":
+			calls[i].Kind, merge[i].Kind = connectors.LocalMin, operators.Min
+		case "MAX":
+			calls[i].Kind, merge[i].Kind = connectors.LocalMax, operators.Max
+		case "SUM", "SUM0":
+			calls[i].Kind, merge[i].Kind = connectors.LocalSum, operators.Sum
+		default:
+			return edge{}, false, nil
+		}
+	}
+	fused, ok := la.LocalAggregate(calls)
+	if !ok {
+		return edge{}, false, nil
+	}
+	in, err := b.scan(scan, fused, path)
+	if err != nil {
+		return edge{}, false, err
+	}
+	spec.Aggs = merge
+	return in, true, nil
+}
+
+// fuseLocalAggregates switches fusedLocalAggregate on; tests turn it off
+// to run the same queries on rows and compare.
+var fuseLocalAggregates = true
+
+// columnar reports an argument type the column path of a local aggregate
+// reads (integers, DATE, TIME and strings; only integers for SUM): others
+// would be read row by row, each row a partial of its own, which costs
+// more than the aggregate reading the rows.
+func columnar(t sql.DataType, sum bool) bool {
+	switch t.Root {
+	case sql.TypeTinyInt, sql.TypeInt, sql.TypeBigInt:
+		return true
+	case sql.TypeDate, sql.TypeTime, sql.TypeChar, sql.TypeVarChar:
+		return !sum
+	}
+	return false
 }
 
 // join wires both inputs (through their hash or single Exchanges) into

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
@@ -34,6 +35,13 @@ type Source struct {
 	// ReadOptimized reads only the top level of primary-key tables, without
 	// merging ($ro).
 	ReadOptimized bool
+	// Aggregate, when set (a batch read under a global aggregate, see
+	// table.ReadOptions.Aggregate), makes the readers yield partial
+	// aggregates of these calls instead of rows: each reader first yields
+	// the partial of no rows (COUNTs 0, the rest null), so that the merge
+	// of the partials is defined on an empty table too, then those of its
+	// splits.
+	Aggregate []format.AggCall
 	// BatchRows bounds the rows one Next returns (default 1024).
 	BatchRows int
 	// Now is the clock (tests); nil means time.Now.
@@ -269,6 +277,8 @@ type Reader struct {
 	peek      sql.Row
 	peeked    bool
 	nextCheck time.Time
+	// emptyDone: the partial aggregate of no rows was returned (Source.Aggregate).
+	emptyDone bool
 }
 
 var _ connectors.SourceReader = (*Reader)(nil)
@@ -365,6 +375,10 @@ func (r *Reader) Close() error {
 // 'continuous.discovery-interval'; catching up over existing snapshots
 // does not wait. A bounded read ends with io.EOF.
 func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
+	if r.src.Aggregate != nil && !r.emptyDone {
+		r.emptyDone = true
+		return []sql.Row{{Kind: sql.Insert, Values: emptyPartial(r.src.Aggregate)}}, nil
+	}
 	deadline := r.now().Add(30 * time.Millisecond)
 	for {
 		if r.cur != nil {
@@ -489,7 +503,7 @@ func (r *Reader) splitIter(id int64, kind table.SplitKind, splits []table.Split,
 		if kind == table.SplitChangelog {
 			sp.DeletionFiles = nil // changelog files carry no deletion vectors
 		}
-		it, err := r.t.NewSplitReader(sp, table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit})
+		it, err := r.t.NewSplitReader(sp, table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit, Aggregate: r.src.Aggregate})
 		if err != nil {
 			return nil, err
 		}
@@ -595,4 +609,15 @@ func (r *Reader) follow() (wait bool, err error) {
 		return false, nil
 	}
 	return false, r.setIter(r.splitIter(id, kind, r.mine(splits), false))
+}
+
+// emptyPartial is the partial aggregate of no rows.
+func emptyPartial(calls []format.AggCall) []any {
+	out := make([]any, len(calls))
+	for i, c := range calls {
+		if c.Kind == format.AggCountStar || c.Kind == format.AggCount {
+			out[i] = int64(0)
+		}
+	}
+	return out
 }

@@ -31,6 +31,15 @@ type ReadOptions struct {
 	// SplitFull of a primary-key table is always merged (never read raw),
 	// retracted keys are kept and every row keeps its merged RowKind.
 	KeepDelete bool
+	// Aggregate, when set, makes the reader yield partial aggregates of
+	// these calls (over the projected row) instead of rows: one row per
+	// data file read raw whose columns the column path takes
+	// (format.File.Aggregate), and format.Partial of every other row
+	// (merged sections, deletion vectors, ORC/Avro, evolved columns), with
+	// its RowKind. Merging the partial rows with the calls' merge functions
+	// (COUNT by SUM, MIN/MAX/SUM by themselves) gives the calls' results
+	// over the rows the reader would have yielded.
+	Aggregate []format.AggCall
 }
 
 // NewSplitReader reads a split as rows:
@@ -45,6 +54,17 @@ type ReadOptions struct {
 //   - append tables: the files' rows in sequence order, +I; with data
 //     evolution, files of one row-id range read as one (evolution.go).
 func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
+	it, err := t.newSplitReader(s, o)
+	if err != nil || o.Aggregate == nil {
+		return it, err
+	}
+	if _, ok := it.(partials); ok {
+		return it, nil
+	}
+	return &partialRows{it: it, calls: o.Aggregate}, nil
+}
+
+func (t *Table) newSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 	proj := o.Projection
 	if !t.PrimaryKey() {
 		if t.Options.DataEvolution {
@@ -56,18 +76,18 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles}, nil
+		return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles, agg: o.Aggregate}, nil
 	}
 	if s.Kind == SplitFull && !o.KeepDelete {
 		if rawConvertible(s.Files) {
-			return t.newRawRows(s, proj)
+			return t.newRawRows(s, proj, o.Aggregate)
 		}
 		secs, err := t.sections(s.Files)
 		if err != nil {
 			return nil, err
 		}
 		if len(secs) > 1 {
-			return &sectionRows{t: t, s: s, proj: proj, secs: secs}, nil
+			return &sectionRows{t: t, s: s, proj: proj, secs: secs, agg: o.Aggregate}, nil
 		}
 	}
 	return t.newKVRows(s, o.KeepDelete, proj)
@@ -75,7 +95,7 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 
 // newRawRows reads the files of a rawConvertible split one after another
 // in key order.
-func (t *Table) newRawRows(s Split, proj []int) (RowIterator, error) {
+func (t *Table) newRawRows(s Split, proj []int, agg []format.AggCall) (RowIterator, error) {
 	dir, err := t.bucketDir(s.Partition, s.Bucket)
 	if err != nil {
 		return nil, err
@@ -86,7 +106,7 @@ func (t *Table) newRawRows(s Split, proj []int) (RowIterator, error) {
 			return nil, err
 		}
 	}
-	return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles}, nil
+	return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles, agg: agg}, nil
 }
 
 // newKVRows merges the split's files by key.
@@ -138,9 +158,12 @@ type sectionRows struct {
 	s    Split
 	proj []int
 	secs [][]manifest.DataFileMeta
+	agg  []format.AggCall // ReadOptions.Aggregate: partial rows
 	cur  RowIterator
 	err  error
 }
+
+func (r *sectionRows) partials() {}
 
 func (r *sectionRows) Next() (sql.Row, bool) {
 	for r.err == nil {
@@ -153,9 +176,12 @@ func (r *sectionRows) Next() (sql.Row, bool) {
 			r.secs = r.secs[1:]
 			var err error
 			if rawConvertible(sub.Files) {
-				r.cur, err = r.t.newRawRows(sub, r.proj)
+				r.cur, err = r.t.newRawRows(sub, r.proj, r.agg)
 			} else {
 				r.cur, err = r.t.newKVRows(sub, false, r.proj)
+				if err == nil && r.agg != nil {
+					r.cur = &partialRows{it: r.cur, calls: r.agg}
+				}
 			}
 			if err != nil {
 				r.err = err
@@ -397,19 +423,25 @@ type rawRows struct {
 	files []manifest.DataFileMeta
 	proj  []int
 	dfs   map[string]DeletionFile
+	agg   []format.AggCall // ReadOptions.Aggregate: partial rows
 
 	f   fs.File
 	it  *format.RowIterator
 	err error
 }
 
-func (r *rawRows) openNext() bool {
+func (r *rawRows) partials() {}
+
+// openNext opens the next file: its rows, or, with agg, its partial
+// aggregate when the column path takes the file (then part is set and no
+// file stays open).
+func (r *rawRows) openNext() (part []any, ok bool) {
 	m := r.files[0]
 	r.files = r.files[1:]
 	written, err := r.t.writtenFields(m)
 	if err != nil {
 		r.err = err
-		return false
+		return nil, false
 	}
 	want := r.t.Schema.Fields
 	if r.proj != nil {
@@ -421,26 +453,44 @@ func (r *rawRows) openNext() bool {
 	deleted, err := r.t.deletionVector(r.dfs, m.FileName)
 	if err != nil {
 		r.err = err
-		return false
+		return nil, false
 	}
 	f, pf, err := r.t.openFile(r.dir, m)
 	if err != nil {
 		r.err = err
-		return false
+		return nil, false
 	}
 	proj := format.Projection{FileFields: written, Fields: want, ORCInstantLTZ: r.t.orcInstantLTZ()}
 	if deleted != nil {
 		proj.Deleted = deleted
 	}
+	if r.agg != nil && useColumnPath {
+		part, ok, err := pf.Aggregate(proj, r.agg)
+		if err == nil && ok {
+			err = f.Close()
+		}
+		if err != nil {
+			f.Close()
+			r.err = fmt.Errorf("read %s: %w", m.FileName, err)
+			return nil, false
+		}
+		if ok {
+			return part, true
+		}
+	}
 	it, err := pf.Rows(proj)
 	if err != nil {
 		f.Close()
 		r.err = fmt.Errorf("read %s: %w", m.FileName, err)
-		return false
+		return nil, false
 	}
 	r.f, r.it = f, it
-	return true
+	return nil, true
 }
+
+// useColumnPath lets rawRows compute partial aggregates column by column;
+// tests turn it off to compare with partials of every row.
+var useColumnPath = true
 
 func (r *rawRows) Next() (sql.Row, bool) {
 	for r.err == nil {
@@ -448,11 +498,18 @@ func (r *rawRows) Next() (sql.Row, bool) {
 			if len(r.files) == 0 {
 				return sql.Row{}, false
 			}
-			if !r.openNext() {
+			part, ok := r.openNext()
+			if !ok {
 				return sql.Row{}, false
+			}
+			if part != nil {
+				return sql.Row{Kind: sql.Insert, Values: part}, true
 			}
 		}
 		if v := r.it.Next(); v != nil {
+			if r.agg != nil {
+				v = format.Partial(r.agg, v)
+			}
 			return sql.Row{Kind: sql.Insert, Values: v}, true
 		}
 		r.err = r.it.Error()
@@ -477,3 +534,27 @@ func (r *rawRows) Close() error {
 	r.closeCur()
 	return r.err
 }
+
+// partials marks the iterators that yield partial aggregates themselves
+// when ReadOptions.Aggregate is set.
+type partials interface{ partials() }
+
+// partialRows turns the rows of it into partial aggregates of calls
+// (format.Partial), keeping each row's RowKind.
+type partialRows struct {
+	it    RowIterator
+	calls []format.AggCall
+}
+
+func (p *partialRows) partials() {}
+
+func (p *partialRows) Next() (sql.Row, bool) {
+	r, ok := p.it.Next()
+	if !ok {
+		return r, false
+	}
+	return sql.Row{Kind: r.Kind, Values: format.Partial(p.calls, r.Values)}, true
+}
+
+func (p *partialRows) Error() error { return p.it.Error() }
+func (p *partialRows) Close() error { return p.it.Close() }

@@ -1,0 +1,345 @@
+package format
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// The column path of a batch aggregate (issue 24): a global COUNT/MIN/
+// MAX/SUM over a Parquet file computed from its column chunks' pages, one
+// column at a time, without rows: the values stay in the page decoder's
+// typed buffers (int32/int64 slices, string bytes plus offsets, reused from
+// page to page) and the kernels below fold them. Nothing is boxed, no row
+// is built, and a column that no call reads is not decoded. The caller
+// (the table layer's raw read) merges the files' partial results through
+// the same aggregate as rows would take, so only the kernels are new: their
+// order is the one the row path's MIN/MAX uses (bytes for strings, numeric
+// for integers, see operators.keepBest) and their sums wrap as its
+// accumulator's do (an int64 sum cast to the result type).
+
+// AggKind is the function of an AggCall.
+type AggKind uint8
+
+// Aggregate functions the column path computes.
+const (
+	AggCountStar AggKind = iota // COUNT(*): rows
+	AggCount                    // COUNT(x): non-null values
+	AggMin
+	AggMax
+	AggSum // integer columns only (TINYINT, INT, BIGINT)
+)
+
+// AggCall is one aggregate over a field of the projection (Arg indexes
+// Projection.Fields; unused for AggCountStar).
+type AggCall struct {
+	Kind AggKind
+	Arg  int
+}
+
+// Partial returns the partial result of calls over one row vals (the
+// values of the projection): what Aggregate returns for a file of that one
+// row. COUNT(*) is 1, COUNT(x) 1 or 0, MIN/MAX/SUM the value itself.
+func Partial(calls []AggCall, vals []any) []any {
+	out := make([]any, len(calls))
+	for i, c := range calls {
+		switch c.Kind {
+		case AggCountStar:
+			out[i] = int64(1)
+		case AggCount:
+			if vals[c.Arg] != nil {
+				out[i] = int64(1)
+			} else {
+				out[i] = int64(0)
+			}
+		default:
+			out[i] = vals[c.Arg]
+		}
+	}
+	return out
+}
+
+// aggState is one call's accumulator in the column path.
+type aggState struct {
+	call AggCall
+	n    int64  // values folded (COUNT, and whether MIN/MAX/SUM have one)
+	i    int64  // MIN/MAX/SUM of integers
+	s    []byte // MIN/MAX of strings (own copy)
+}
+
+// Aggregate computes calls over the rows of the file with the projection
+// p, reading the pages of the columns the calls name and nothing else. It
+// returns one partial value per call (as Partial: COUNTs as int64,
+// MIN/MAX/SUM typed as the row path reads the column, nil when no value)
+// and ok. ok is false, with nothing read, when the file is not in a form
+// the column path takes: ORC or Avro, deleted rows (a deletion vector), a
+// column read through an evolution cast, a nested or repeated column, a
+// type other than TINYINT/INT/DATE/TIME/BIGINT/CHAR/VARCHAR, or a column
+// chunk the page decoder does not read; the caller then reads rows.
+func (f *File) Aggregate(p Projection, calls []AggCall) (vals []any, ok bool, err error) {
+	if f.alien != nil || p.Deleted != nil {
+		return nil, false, nil
+	}
+	defer recoverCorrupt(f.name, &err)
+	cols, err := f.projected(p, "")
+	if err != nil {
+		return nil, false, err
+	}
+	st := make([]aggState, len(calls))
+	var leaves []int // distinct leaves read, in call order
+	for i, c := range calls {
+		st[i].call = c
+		if c.Kind == AggCountStar {
+			continue
+		}
+		col := cols[c.Arg]
+		if col.leaf < 0 {
+			continue // absent from the file: null in every row
+		}
+		if col.asm != nil || col.bulk == bulkNone || (c.Kind == AggSum && col.bulk == bulkString) {
+			return nil, false, nil
+		}
+		seen := false
+		for _, l := range leaves {
+			seen = seen || l == col.leaf
+		}
+		if !seen {
+			leaves = append(leaves, col.leaf)
+		}
+	}
+	md := f.pf.Metadata()
+	rgs := f.pf.RowGroups()
+	if len(md.RowGroups) != len(rgs) {
+		return nil, false, nil
+	}
+	// Every chunk must be one the page decoder reads before anything is.
+	readers := make([][]*chunkReader, len(rgs))
+	for g := range rgs {
+		chunks := rgs[g].ColumnChunks()
+		readers[g] = make([]*chunkReader, len(leaves))
+		for j, l := range leaves {
+			if l >= len(md.RowGroups[g].Columns) || l >= len(chunks) {
+				return nil, false, nil
+			}
+			cr := newChunkReader(f.pf, &md.RowGroups[g].Columns[l].MetaData, md.RowGroups[g].NumRows, chunks[l].Type().Kind())
+			if cr == nil {
+				return nil, false, nil
+			}
+			cr.lean = true // every page into the reused buffer: nothing outlives it
+			readers[g][j] = cr
+		}
+	}
+	var rows int64
+	for g := range rgs {
+		rows += md.RowGroups[g].NumRows
+	}
+	var pd, dd pageData
+	for j, l := range leaves {
+		var on []*aggState
+		var col colReader
+		for i := range st {
+			if c := st[i].call; c.Kind != AggCountStar && cols[c.Arg].leaf == l {
+				on, col = append(on, &st[i]), cols[c.Arg]
+			}
+		}
+		for g := range rgs {
+			cr := readers[g][j]
+			haveDict := false
+			for {
+				isDict, err := cr.next(&pd, &dd, col.maxDef)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return nil, false, fmt.Errorf("read parquet file %s row group %d: %w", f.name, g, err)
+				}
+				if isDict {
+					haveDict = true
+					continue
+				}
+				if err := foldPage(on, col.bulk, &pd, &dd, haveDict, pd.nonNull(col.maxDef)); err != nil {
+					return nil, false, fmt.Errorf("read parquet file %s row group %d: %w", f.name, g, err)
+				}
+			}
+			if cr.left != 0 {
+				return nil, false, fmt.Errorf("read parquet file %s row group %d: %w: %d values missing from a column chunk", f.name, g, errPageFormat, cr.left)
+			}
+		}
+	}
+	vals = make([]any, len(calls))
+	for i := range st {
+		vals[i] = st[i].result(rows, cols)
+	}
+	return vals, true, nil
+}
+
+// result is the call's partial value.
+func (a *aggState) result(rows int64, cols []colReader) any {
+	switch a.call.Kind {
+	case AggCountStar:
+		return rows
+	case AggCount:
+		return a.n
+	}
+	if a.n == 0 {
+		return nil
+	}
+	switch cols[a.call.Arg].bulk {
+	case bulkInt8:
+		return int8(a.i)
+	case bulkInt32:
+		return int32(a.i)
+	case bulkInt64:
+		return a.i
+	default:
+		return string(a.s)
+	}
+}
+
+// foldPage folds the n non-null values of data page p (dictionary indexes
+// into dict when p.idx is set) into the calls on its column.
+func foldPage(on []*aggState, kind bulkKind, p, dict *pageData, haveDict bool, n int) error {
+	src := p
+	if p.idx != nil {
+		if !haveDict {
+			return fmt.Errorf("%w: dictionary-encoded page without a dictionary", errPageFormat)
+		}
+		src = dict
+		for _, i := range p.idx[:n] {
+			if uint32(i) >= uint32(dict.rows) {
+				return fmt.Errorf("%w: dictionary index %d of %d entries", errPageFormat, i, dict.rows)
+			}
+		}
+	}
+	var idx []int32
+	if p.idx != nil {
+		idx = p.idx[:n]
+	}
+	switch kind {
+	case bulkString:
+		if p.idx == nil && len(src.offs) < n+1 {
+			return fmt.Errorf("%w: more rows than values", errPageFormat)
+		}
+	case bulkInt64:
+		if p.idx == nil && len(src.i64) < n {
+			return fmt.Errorf("%w: more rows than values", errPageFormat)
+		}
+		if p.idx != nil && len(src.i64) < dict.rows {
+			return fmt.Errorf("%w: short dictionary", errPageFormat)
+		}
+	default:
+		if p.idx == nil && len(src.i32) < n {
+			return fmt.Errorf("%w: more rows than values", errPageFormat)
+		}
+		if p.idx != nil && len(src.i32) < dict.rows {
+			return fmt.Errorf("%w: short dictionary", errPageFormat)
+		}
+	}
+	if kind == bulkString && p.idx != nil && len(src.offs) < dict.rows+1 {
+		return fmt.Errorf("%w: short dictionary", errPageFormat)
+	}
+	for _, a := range on {
+		if a.call.Kind == AggCount {
+			a.n += int64(n)
+			continue
+		}
+		if n == 0 {
+			continue
+		}
+		switch kind {
+		case bulkString:
+			a.foldStrings(src.data, src.offs, idx, n)
+		case bulkInt64:
+			foldInts(a, src.i64, idx, n, func(v int64) int64 { return v })
+		case bulkInt8:
+			foldInts(a, src.i32, idx, n, func(v int32) int64 { return int64(int8(v)) })
+		default:
+			foldInts(a, src.i32, idx, n, func(v int32) int64 { return int64(v) })
+		}
+	}
+	return nil
+}
+
+// foldInts folds n integer values (vals[i], or vals[idx[i]]) as conv reads
+// them into a: MIN/MAX compare the converted values, SUM adds them.
+func foldInts[T int32 | int64](a *aggState, vals []T, idx []int32, n int, conv func(T) int64) {
+	at := func(i int) int64 {
+		if idx != nil {
+			return conv(vals[idx[i]])
+		}
+		return conv(vals[i])
+	}
+	acc, start := a.i, 0
+	if a.n == 0 {
+		acc, start = at(0), 1
+		if a.call.Kind == AggSum {
+			acc, start = 0, 0
+		}
+	}
+	switch a.call.Kind {
+	case AggSum:
+		for i := start; i < n; i++ {
+			acc += at(i)
+		}
+	case AggMax:
+		if idx == nil {
+			for _, x := range vals[start:n] {
+				if v := conv(x); v > acc {
+					acc = v
+				}
+			}
+			break
+		}
+		for i := start; i < n; i++ {
+			if v := at(i); v > acc {
+				acc = v
+			}
+		}
+	case AggMin:
+		if idx == nil {
+			for _, x := range vals[start:n] {
+				if v := conv(x); v < acc {
+					acc = v
+				}
+			}
+			break
+		}
+		for i := start; i < n; i++ {
+			if v := at(i); v < acc {
+				acc = v
+			}
+		}
+	}
+	a.i = acc
+	a.n += int64(n)
+}
+
+// foldStrings folds n string values (value i is data[offs[i]:offs[i+1]],
+// or that of idx[i]) into a's MIN or MAX: the page's extreme is found in
+// place and copied out only when it beats a's.
+func (a *aggState) foldStrings(data []byte, offs []uint32, idx []int32, n int) {
+	at := func(i int) []byte {
+		if idx != nil {
+			j := idx[i]
+			return data[offs[j]:offs[j+1]]
+		}
+		return data[offs[i]:offs[i+1]]
+	}
+	best := at(0)
+	max := a.call.Kind == AggMax
+	for i := 1; i < n; i++ {
+		v := at(i)
+		if c := bytes.Compare(v, best); (max && c > 0) || (!max && c < 0) {
+			best = v
+		}
+	}
+	if a.n > 0 {
+		c := bytes.Compare(best, a.s)
+		if (max && c <= 0) || (!max && c >= 0) {
+			a.n += int64(n)
+			return
+		}
+	}
+	a.s = append(a.s[:0], best...)
+	a.n += int64(n)
+}

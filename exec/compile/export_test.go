@@ -1,0 +1,9 @@
+package compile
+
+// SetFuseLocalAggregates turns the local aggregate pushed into sources on
+// or off and returns a function that restores the previous setting.
+func SetFuseLocalAggregates(on bool) (restore func()) {
+	prev := fuseLocalAggregates
+	fuseLocalAggregates = on
+	return func() { fuseLocalAggregates = prev }
+}
