@@ -84,8 +84,18 @@ func NewTable[V any](b *Backend, name string, codec Codec[V]) (Table[V], error) 
 	return &kvTable[V]{kv: kv, codec: codec, ttl: b.ttlMillis(), now: b.clock(), cache: map[string]*cached[V]{}}, nil
 }
 
-// cacheLimit is how many decoded values a disk table keeps between flushes.
-const cacheLimit = 4096
+// A disk table keeps up to cacheLimit decoded values in front of the
+// store, evicting by recency and use (GCLOCK), and writes its changed
+// values back once dirtyLimit of them are waiting (one sorted batch). The
+// cached values stay after a write-back: hot keys of a skewed workload
+// are not read back from the store.
+const (
+	cacheLimit = 16384
+	dirtyLimit = 4096
+	// maxUses caps an entry's use count: the clock hand takes one per pass,
+	// so a key used often survives up to maxUses passes without a use.
+	maxUses = 3
+)
 
 // kvTable is a Table over a KV: values encoded with the codec (prefixed by
 // their last write time when a TTL is set), a write-back cache of decoded
@@ -97,14 +107,21 @@ type kvTable[V any] struct {
 	now   func() int64
 	n     int
 	cache map[string]*cached[V]
+	// ring holds the cached entries in clock order; hand is the next one
+	// the clock looks at.
+	ring  []*cached[V]
+	hand  int
+	dirty []*cached[V] // changed since their last write-back
 	enc   Encoder
 }
 
 type cached[V any] struct {
+	key     string
 	v       V
 	ts      int64
 	present bool
 	dirty   bool
+	uses    uint8
 }
 
 func (t *kvTable[V]) decode(b []byte) (V, int64, error) {
@@ -137,14 +154,10 @@ func (t *kvTable[V]) expired(ts int64) bool { return t.ttl > 0 && ts+t.ttl <= t.
 // load finds key in the cache or the store.
 func (t *kvTable[V]) load(key string) (*cached[V], error) {
 	if c := t.cache[key]; c != nil {
+		c.uses = min(c.uses+1, maxUses)
 		return c, nil
 	}
-	if len(t.cache) >= cacheLimit {
-		if err := t.flush(); err != nil {
-			return nil, err
-		}
-	}
-	c := &cached[V]{}
+	c := &cached[V]{key: key}
 	b, ok, err := t.kv.Get(key)
 	if err != nil {
 		return nil, err
@@ -155,8 +168,55 @@ func (t *kvTable[V]) load(key string) (*cached[V], error) {
 		}
 		c.present = true
 	}
-	t.cache[key] = c
+	t.insert(c)
 	return c, nil
+}
+
+// insert caches c, evicting when the cache is full the first clean entry
+// the clock hand finds unused since its last pass. At most dirtyLimit
+// entries are dirty, fewer than cacheLimit, so one exists.
+func (t *kvTable[V]) insert(c *cached[V]) {
+	t.cache[c.key] = c
+	if len(t.ring) < cacheLimit {
+		t.ring = append(t.ring, c)
+		return
+	}
+	for {
+		v := t.ring[t.hand]
+		if v.uses == 0 && !v.dirty {
+			delete(t.cache, v.key)
+			t.ring[t.hand] = c
+			t.hand = (t.hand + 1) % len(t.ring)
+			return
+		}
+		if v.uses > 0 {
+			v.uses--
+		}
+		t.hand = (t.hand + 1) % len(t.ring)
+	}
+}
+
+// changed marks c dirty and writes the dirty entries back once there are
+// dirtyLimit of them.
+func (t *kvTable[V]) changed(c *cached[V]) error {
+	if c.dirty {
+		return nil
+	}
+	c.dirty = true
+	t.dirty = append(t.dirty, c)
+	if len(t.dirty) >= dirtyLimit {
+		return t.flush()
+	}
+	return nil
+}
+
+// reset empties the cache (the store's contents are replaced).
+func (t *kvTable[V]) reset() {
+	clear(t.cache)
+	clear(t.ring)
+	t.ring, t.hand = t.ring[:0], 0
+	clear(t.dirty)
+	t.dirty = t.dirty[:0]
 }
 
 func (t *kvTable[V]) Get(key string) (V, bool, error) {
@@ -167,9 +227,9 @@ func (t *kvTable[V]) Get(key string) (V, bool, error) {
 	}
 	if t.expired(c.ts) {
 		var zero V
-		c.v, c.present, c.dirty = zero, false, true
+		c.v, c.present = zero, false
 		t.n--
-		return zero, false, nil
+		return zero, false, t.changed(c)
 	}
 	return c.v, true, nil
 }
@@ -182,8 +242,8 @@ func (t *kvTable[V]) Put(key string, v V) error {
 	if !c.present {
 		t.n++
 	}
-	c.v, c.ts, c.present, c.dirty = v, t.now(), true, true
-	return nil
+	c.v, c.ts, c.present = v, t.now(), true
+	return t.changed(c)
 }
 
 func (t *kvTable[V]) Delete(key string) error {
@@ -195,29 +255,29 @@ func (t *kvTable[V]) Delete(key string) error {
 		t.n--
 	}
 	var zero V
-	c.v, c.present, c.dirty = zero, false, true
-	return nil
+	c.v, c.present = zero, false
+	return t.changed(c)
 }
 
 func (t *kvTable[V]) Len() int { return t.n }
 
-// flush writes the dirty entries and empties the cache.
+// flush writes the dirty entries back; they stay cached, clean.
 func (t *kvTable[V]) flush() error {
-	var keys []string
-	var vals [][]byte
+	if len(t.dirty) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(t.dirty))
+	vals := make([][]byte, 0, len(t.dirty))
 	t.enc.Buf = t.enc.Buf[:0]
-	var ends []int
-	for k, c := range t.cache {
-		if !c.dirty {
-			continue
-		}
-		keys = append(keys, k)
+	ends := make([]int, 0, len(t.dirty))
+	for _, c := range t.dirty {
+		keys = append(keys, c.key)
 		if !c.present {
 			ends = append(ends, -1)
 			continue
 		}
 		if err := t.encode(&t.enc, c.v, c.ts); err != nil {
-			return fmt.Errorf("state value of key %q: %w", k, err)
+			return fmt.Errorf("state value of key %q: %w", c.key, err)
 		}
 		ends = append(ends, len(t.enc.Buf))
 	}
@@ -230,11 +290,15 @@ func (t *kvTable[V]) flush() error {
 		vals = append(vals, t.enc.Buf[start:end:end])
 		start = end
 	}
-	clear(t.cache)
-	if len(keys) == 0 {
-		return nil
+	if err := t.kv.Write(keys, vals); err != nil {
+		return err
 	}
-	return t.kv.Write(keys, vals)
+	for _, c := range t.dirty {
+		c.dirty = false
+	}
+	clear(t.dirty)
+	t.dirty = t.dirty[:0]
+	return nil
 }
 
 func (t *kvTable[V]) Range(fn func(key string, v V) error) error {
@@ -356,7 +420,7 @@ func (l *loader) done() error {
 }
 
 func (t *kvTable[V]) Restore(b []byte) error {
-	clear(t.cache)
+	t.reset()
 	if bytes.HasPrefix(b, refMagic) {
 		n, err := t.kv.RestoreRef(b[len(refMagic):])
 		if err != nil {
@@ -381,7 +445,7 @@ func (t *kvTable[V]) Restore(b []byte) error {
 }
 
 func (t *kvTable[V]) RestoreFiltered(blobs [][]byte, keep func(key string) bool) error {
-	clear(t.cache)
+	t.reset()
 	if err := t.kv.Clear(); err != nil {
 		return err
 	}

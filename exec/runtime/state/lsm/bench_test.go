@@ -93,7 +93,8 @@ func BenchmarkKeyedState(b *testing.B) {
 // cache's misses).
 type countingStore struct {
 	*Store
-	gets int
+	gets  int
+	byKey map[string]int // when not nil, the reads of each key
 }
 
 func (c *countingStore) Table(name string) (state.KV, error) {
@@ -108,6 +109,9 @@ type countingKV struct {
 
 func (k *countingKV) Get(key string) ([]byte, bool, error) {
 	k.c.gets++
+	if k.c.byKey != nil {
+		k.c.byKey[key]++
+	}
 	return k.KV.Get(key)
 }
 
