@@ -103,9 +103,10 @@ type SupportsProjectionPushDown interface {
 // changed) whose readers yield rows of one partial value per call, or false
 // when the source cannot: in each row COUNT(*) and COUNT(x) are a BIGINT
 // count, MIN, MAX and SUM the extreme or sum over the rows the partial
-// covers (null when none), typed as the argument. Every reader yields at
-// least one row (the partial of no rows), so that merging COUNT by SUM is
-// defined over an empty input. Only insert-only batch reads qualify.
+// covers (null when none), typed as the argument, a LocalGroupKey the key
+// value the partial covers. Without a key every reader yields at least one
+// row (the partial of no rows), so that merging COUNT by SUM is defined
+// over an empty input. Only insert-only batch reads qualify.
 type SupportsLocalAggregate interface {
 	LocalAggregate(calls []LocalAggCall) (TableSource, bool)
 }
@@ -120,6 +121,10 @@ const (
 	LocalMin
 	LocalMax
 	LocalSum // integer arguments only
+	// LocalGroupKey is a grouping key: the partial row carries field Arg's
+	// value, and the other calls are computed per distinct value of the
+	// keys. With a key, no partial of no rows is yielded.
+	LocalGroupKey
 )
 
 // LocalAggCall is one aggregate over field Arg of the source's produced row.

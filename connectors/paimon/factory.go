@@ -444,6 +444,8 @@ func (s *Source) LocalAggregate(calls []connectors.LocalAggCall) (connectors.Tab
 			agg[i].Kind = format.AggMax
 		case connectors.LocalSum:
 			agg[i].Kind = format.AggSum
+		case connectors.LocalGroupKey:
+			agg[i].Kind = format.AggKey
 		default:
 			return nil, false
 		}

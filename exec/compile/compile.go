@@ -459,7 +459,7 @@ func (b *builder) batchAggregate(n *plan.FinalAggregate, path string) (edge, err
 		in.part = runtime.Partitioning{Kind: runtime.Global}
 		p = 1
 	} else {
-		in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: local.Group}
+		in.part = runtime.Partitioning{Kind: runtime.Hash, Keys: spec.GroupKeys}
 	}
 	v := b.g.AddOperator(uid(path, n), n.Name(), operators.GroupAggregate(spec), p)
 	b.connect(in, v, p)
@@ -480,18 +480,21 @@ func (b *builder) scan(n *plan.TableSourceScan, src connectors.TableSource, path
 }
 
 // fusedLocalAggregate runs a batch aggregate's local phase in the source
-// when the plan allows (issue 24): a global aggregate (no GROUP BY) of
-// COUNT, MIN, MAX and integer SUM directly over a TableSourceScan whose
+// when the plan allows (issue 24): an aggregate of COUNT, MIN, MAX and
+// integer SUM, global or grouped by one column, directly over a
+// TableSourceScan whose
 // source takes the calls (connectors.SupportsLocalAggregate; Paimon
 // computes them column by column from the pages of files it reads raw).
 // The source then yields partial aggregates and spec gets the calls that
 // merge them: SUM of the COUNTs, MIN of the MINs, MAX of the MAXes, SUM of
 // the SUMs (integer sums wrap as the row path's do, so their order does
-// not matter). EXPLAIN is unchanged: Flink chains the local aggregate to
+// not matter), by the key when there is one (the partial rows' first
+// field). EXPLAIN is unchanged: Flink chains the local aggregate to
 // the source in the same way. Anything else (false) reads rows.
 func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, path string, spec *operators.AggregateSpec) (edge, bool, error) {
 	scan, ok := src.(*plan.TableSourceScan)
-	if !ok || !fuseLocalAggregates || b.streaming || len(n.Local().Group) > 0 || len(n.Aggs) == 0 {
+	group := n.Local().Group
+	if !ok || !fuseLocalAggregates || b.streaming || len(group) > 1 || len(n.Aggs) == 0 {
 		return edge{}, false, nil
 	}
 	la, ok := scan.Table.Source.(connectors.SupportsLocalAggregate)
@@ -499,16 +502,26 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 		return edge{}, false, nil
 	}
 	types := scan.Types()
-	calls := make([]connectors.LocalAggCall, len(n.Aggs))
+	var calls []connectors.LocalAggCall
+	if len(group) == 1 {
+		// The partial rows start with the key; the merge groups by it.
+		if !columnar(types[group[0]], false) {
+			return edge{}, false, nil
+		}
+		calls = append(calls, connectors.LocalAggCall{Kind: connectors.LocalGroupKey, Arg: group[0]})
+	}
+	off := len(calls)
+	calls = append(calls, make([]connectors.LocalAggCall, len(n.Aggs))...)
 	merge := make([]operators.AggSpec, len(n.Aggs))
 	for i, a := range n.Aggs {
 		if a.Distinct || a.Filtered || a.Retract || len(a.Args) > 1 {
 			return edge{}, false, nil
 		}
-		merge[i] = operators.AggSpec{Arg: i, ResultType: a.T, InsertOnly: true}
+		merge[i] = operators.AggSpec{Arg: off + i, ResultType: a.T, InsertOnly: true}
 		var arg sql.DataType
+		c := &calls[off+i]
 		if len(a.Args) == 1 {
-			calls[i].Arg = a.Args[0]
+			c.Arg = a.Args[0]
 			arg = types[a.Args[0]]
 			if !columnar(arg, a.Func == "SUM" || a.Func == "SUM0") {
 				return edge{}, false, nil
@@ -516,16 +529,16 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 		}
 		switch a.Func {
 		case "COUNT":
-			calls[i].Kind, merge[i].Kind = connectors.LocalCount, operators.Sum
+			c.Kind, merge[i].Kind = connectors.LocalCount, operators.Sum
 			if len(a.Args) == 0 {
-				calls[i].Kind = connectors.LocalCountStar
+				c.Kind = connectors.LocalCountStar
 			}
 		case "MIN":
-			calls[i].Kind, merge[i].Kind = connectors.LocalMin, operators.Min
+			c.Kind, merge[i].Kind = connectors.LocalMin, operators.Min
 		case "MAX":
-			calls[i].Kind, merge[i].Kind = connectors.LocalMax, operators.Max
+			c.Kind, merge[i].Kind = connectors.LocalMax, operators.Max
 		case "SUM", "SUM0":
-			calls[i].Kind, merge[i].Kind = connectors.LocalSum, operators.Sum
+			c.Kind, merge[i].Kind = connectors.LocalSum, operators.Sum
 		default:
 			return edge{}, false, nil
 		}
@@ -539,6 +552,9 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 		return edge{}, false, err
 	}
 	spec.Aggs = merge
+	if len(group) == 1 {
+		spec.GroupKeys = []int{0}
+	}
 	return in, true, nil
 }
 

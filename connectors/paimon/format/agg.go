@@ -28,6 +28,9 @@ const (
 	AggMin
 	AggMax
 	AggSum // integer columns only (TINYINT, INT, BIGINT)
+	// AggKey is a grouping key (at most one): the partial carries the
+	// key's value and the other calls are computed per distinct value.
+	AggKey
 )
 
 // AggCall is one aggregate over a field of the projection (Arg indexes
@@ -69,14 +72,15 @@ type aggState struct {
 
 // Aggregate computes calls over the rows of the file with the projection
 // p, reading the pages of the columns the calls name and nothing else. It
-// returns one partial value per call (as Partial: COUNTs as int64,
-// MIN/MAX/SUM typed as the row path reads the column, nil when no value)
-// and ok. ok is false, with nothing read, when the file is not in a form
+// returns partial rows of one value per call (as Partial: COUNTs as int64,
+// MIN/MAX/SUM typed as the row path reads the column, nil when no value;
+// one row, or with an AggKey one per distinct key value, in no defined
+// order) and ok. ok is false, with nothing read, when the file is not in a form
 // the column path takes: ORC or Avro, deleted rows (a deletion vector), a
 // column read through an evolution cast, a nested or repeated column, a
 // type other than TINYINT/INT/DATE/TIME/BIGINT/CHAR/VARCHAR, or a column
 // chunk the page decoder does not read; the caller then reads rows.
-func (f *File) Aggregate(p Projection, calls []AggCall) (vals []any, ok bool, err error) {
+func (f *File) Aggregate(p Projection, calls []AggCall) (parts [][]any, ok bool, err error) {
 	if f.alien != nil || p.Deleted != nil {
 		return nil, false, nil
 	}
@@ -87,10 +91,17 @@ func (f *File) Aggregate(p Projection, calls []AggCall) (vals []any, ok bool, er
 	}
 	st := make([]aggState, len(calls))
 	var leaves []int // distinct leaves read, in call order
+	key := -1
 	for i, c := range calls {
 		st[i].call = c
 		if c.Kind == AggCountStar {
 			continue
+		}
+		if c.Kind == AggKey {
+			if key >= 0 {
+				return nil, false, nil
+			}
+			key = i
 		}
 		col := cols[c.Arg]
 		if col.leaf < 0 {
@@ -133,6 +144,16 @@ func (f *File) Aggregate(p Projection, calls []AggCall) (vals []any, ok bool, er
 	for g := range rgs {
 		rows += md.RowGroups[g].NumRows
 	}
+	if key >= 0 && cols[calls[key].Arg].leaf >= 0 {
+		parts, err := groupedAggregate(cols, calls, key, leaves, readers)
+		if err != nil {
+			return nil, false, fmt.Errorf("read parquet file %s: %w", f.name, err)
+		}
+		return parts, true, nil
+	}
+	if key >= 0 && rows == 0 {
+		return nil, true, nil // no rows, no group
+	}
 	var pd, dd pageData
 	for j, l := range leaves {
 		var on []*aggState
@@ -166,11 +187,11 @@ func (f *File) Aggregate(p Projection, calls []AggCall) (vals []any, ok bool, er
 			}
 		}
 	}
-	vals = make([]any, len(calls))
+	vals := make([]any, len(calls))
 	for i := range st {
-		vals[i] = st[i].result(rows, cols)
+		vals[i] = st[i].result(rows, cols) // an absent key's: null
 	}
-	return vals, true, nil
+	return [][]any{vals}, true, nil
 }
 
 // result is the call's partial value.
@@ -180,6 +201,8 @@ func (a *aggState) result(rows int64, cols []colReader) any {
 		return rows
 	case AggCount:
 		return a.n
+	case AggKey:
+		return nil
 	}
 	if a.n == 0 {
 		return nil
@@ -239,6 +262,9 @@ func foldPage(on []*aggState, kind bulkKind, p, dict *pageData, haveDict bool, n
 		return fmt.Errorf("%w: short dictionary", errPageFormat)
 	}
 	for _, a := range on {
+		if a.call.Kind == AggKey {
+			continue
+		}
 		if a.call.Kind == AggCount {
 			a.n += int64(n)
 			continue

@@ -38,9 +38,9 @@ type Source struct {
 	// Aggregate, when set (a batch read under a global aggregate, see
 	// table.ReadOptions.Aggregate), makes the readers yield partial
 	// aggregates of these calls instead of rows: each reader first yields
-	// the partial of no rows (COUNTs 0, the rest null), so that the merge
-	// of the partials is defined on an empty table too, then those of its
-	// splits.
+	// the partial of no rows (COUNTs 0, the rest null; none when a call is
+	// a grouping key), so that the merge of the partials is defined on an
+	// empty table too, then those of its splits.
 	Aggregate []format.AggCall
 	// BatchRows bounds the rows one Next returns (default 1024).
 	BatchRows int
@@ -377,7 +377,9 @@ func (r *Reader) Close() error {
 func (r *Reader) Next(ctx context.Context) ([]sql.Row, error) {
 	if r.src.Aggregate != nil && !r.emptyDone {
 		r.emptyDone = true
-		return []sql.Row{{Kind: sql.Insert, Values: emptyPartial(r.src.Aggregate)}}, nil
+		if empty := emptyPartial(r.src.Aggregate); empty != nil {
+			return []sql.Row{{Kind: sql.Insert, Values: empty}}, nil
+		}
 	}
 	deadline := r.now().Add(30 * time.Millisecond)
 	for {
@@ -611,11 +613,15 @@ func (r *Reader) follow() (wait bool, err error) {
 	return false, r.setIter(r.splitIter(id, kind, r.mine(splits), false))
 }
 
-// emptyPartial is the partial aggregate of no rows.
+// emptyPartial is the partial aggregate of no rows; nil when the calls
+// group (no rows make no group).
 func emptyPartial(calls []format.AggCall) []any {
 	out := make([]any, len(calls))
 	for i, c := range calls {
-		if c.Kind == format.AggCountStar || c.Kind == format.AggCount {
+		switch c.Kind {
+		case format.AggKey:
+			return nil
+		case format.AggCountStar, format.AggCount:
 			out[i] = int64(0)
 		}
 	}

@@ -425,23 +425,24 @@ type rawRows struct {
 	dfs   map[string]DeletionFile
 	agg   []format.AggCall // ReadOptions.Aggregate: partial rows
 
-	f   fs.File
-	it  *format.RowIterator
-	err error
+	f    fs.File
+	it   *format.RowIterator
+	pend [][]any // partials of a file not yielded yet (agg)
+	err  error
 }
 
 func (r *rawRows) partials() {}
 
 // openNext opens the next file: its rows, or, with agg, its partial
-// aggregate when the column path takes the file (then part is set and no
-// file stays open).
-func (r *rawRows) openNext() (part []any, ok bool) {
+// aggregates when the column path takes the file (then they are in pend
+// and no file stays open).
+func (r *rawRows) openNext() bool {
 	m := r.files[0]
 	r.files = r.files[1:]
 	written, err := r.t.writtenFields(m)
 	if err != nil {
 		r.err = err
-		return nil, false
+		return false
 	}
 	want := r.t.Schema.Fields
 	if r.proj != nil {
@@ -453,39 +454,40 @@ func (r *rawRows) openNext() (part []any, ok bool) {
 	deleted, err := r.t.deletionVector(r.dfs, m.FileName)
 	if err != nil {
 		r.err = err
-		return nil, false
+		return false
 	}
 	f, pf, err := r.t.openFile(r.dir, m)
 	if err != nil {
 		r.err = err
-		return nil, false
+		return false
 	}
 	proj := format.Projection{FileFields: written, Fields: want, ORCInstantLTZ: r.t.orcInstantLTZ()}
 	if deleted != nil {
 		proj.Deleted = deleted
 	}
 	if r.agg != nil && useColumnPath {
-		part, ok, err := pf.Aggregate(proj, r.agg)
+		parts, ok, err := pf.Aggregate(proj, r.agg)
 		if err == nil && ok {
 			err = f.Close()
 		}
 		if err != nil {
 			f.Close()
 			r.err = fmt.Errorf("read %s: %w", m.FileName, err)
-			return nil, false
+			return false
 		}
 		if ok {
-			return part, true
+			r.pend = parts
+			return true
 		}
 	}
 	it, err := pf.Rows(proj)
 	if err != nil {
 		f.Close()
 		r.err = fmt.Errorf("read %s: %w", m.FileName, err)
-		return nil, false
+		return false
 	}
 	r.f, r.it = f, it
-	return nil, true
+	return true
 }
 
 // useColumnPath lets rawRows compute partial aggregates column by column;
@@ -495,16 +497,18 @@ var useColumnPath = true
 func (r *rawRows) Next() (sql.Row, bool) {
 	for r.err == nil {
 		if r.it == nil {
+			if len(r.pend) > 0 {
+				part := r.pend[0]
+				r.pend = r.pend[1:]
+				return sql.Row{Kind: sql.Insert, Values: part}, true
+			}
 			if len(r.files) == 0 {
 				return sql.Row{}, false
 			}
-			part, ok := r.openNext()
-			if !ok {
+			if !r.openNext() {
 				return sql.Row{}, false
 			}
-			if part != nil {
-				return sql.Row{Kind: sql.Insert, Values: part}, true
-			}
+			continue
 		}
 		if v := r.it.Next(); v != nil {
 			if r.agg != nil {

@@ -1,0 +1,299 @@
+package format
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// The grouped column path: the key column and the argument columns are
+// read side by side in batches that never cross a page boundary of any of
+// them, so a batch's strings stay in their pages' buffers (each column
+// decompresses into one reused buffer, the next page overwrites it). Per
+// batch each column yields, per row, the index of its value in the page
+// (or dictionary), -1 for null; the key's values find their groups; each
+// call then folds its column's values into the groups' accumulators.
+
+// vecCol is one column read in batches.
+type vecCol struct {
+	cr       *chunkReader
+	kind     bulkKind
+	maxDef   byte
+	pd, dd   pageData
+	haveDict bool
+	src      *pageData // where the current page's values are: pd, or dd for indexes
+	row      int       // next row of the page
+	vi       int       // next non-null value of the page
+	at       []int32   // the batch: value index per row, -1 for null
+}
+
+// page makes the next data page current (false at the chunk's end).
+func (v *vecCol) page() (bool, error) {
+	for {
+		isDict, err := v.cr.next(&v.pd, &v.dd, v.maxDef)
+		if err == io.EOF {
+			if v.cr.left != 0 {
+				return false, fmt.Errorf("%w: %d values missing from a column chunk", errPageFormat, v.cr.left)
+			}
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if isDict {
+			v.haveDict = true
+			continue
+		}
+		n := v.pd.nonNull(v.maxDef)
+		v.src, v.row, v.vi = &v.pd, 0, 0
+		entries := n
+		if v.pd.idx != nil {
+			if !v.haveDict {
+				return false, fmt.Errorf("%w: dictionary-encoded page without a dictionary", errPageFormat)
+			}
+			v.src, entries = &v.dd, v.dd.rows
+			for _, i := range v.pd.idx[:n] {
+				if uint32(i) >= uint32(entries) {
+					return false, fmt.Errorf("%w: dictionary index %d of %d entries", errPageFormat, i, entries)
+				}
+			}
+		}
+		switch {
+		case v.kind == bulkString && len(v.src.offs) < entries+1,
+			v.kind == bulkInt64 && len(v.src.i64) < entries,
+			(v.kind == bulkInt8 || v.kind == bulkInt32) && len(v.src.i32) < entries:
+			return false, fmt.Errorf("%w: more rows than values", errPageFormat)
+		}
+		if v.pd.rows > 0 {
+			return true, nil
+		}
+	}
+}
+
+// take fills at with the value indexes of the next m rows of the page.
+func (v *vecCol) take(m int) {
+	v.at = grow(v.at, m)
+	defs := v.pd.defs
+	for j := 0; j < m; j++ {
+		if defs != nil && defs[v.row+j] < v.maxDef {
+			v.at[j] = -1
+			continue
+		}
+		if v.pd.idx != nil {
+			v.at[j] = v.pd.idx[v.vi]
+		} else {
+			v.at[j] = int32(v.vi)
+		}
+		v.vi++
+	}
+	v.row += m
+}
+
+func (v *vecCol) int(k int32) int64 {
+	switch v.kind {
+	case bulkInt64:
+		return v.src.i64[k]
+	case bulkInt8:
+		return int64(int8(v.src.i32[k]))
+	}
+	return int64(v.src.i32[k])
+}
+
+func (v *vecCol) str(k int32) []byte { return v.src.data[v.src.offs[k]:v.src.offs[k+1]] }
+
+// boxed is value k as the row path reads it.
+func (v *vecCol) boxed(k int32) any {
+	switch v.kind {
+	case bulkInt64:
+		return v.int(k)
+	case bulkInt8:
+		return int8(v.int(k))
+	case bulkInt32:
+		return int32(v.int(k))
+	}
+	return string(v.str(k))
+}
+
+// groupState is one call's accumulators, by group.
+type groupState struct {
+	n []int64
+	i []int64
+	s [][]byte
+}
+
+// groupedAggregate computes calls per distinct value of calls[key]'s
+// column (present in the file) over the chunks readers[g][j] of leaves[j].
+func groupedAggregate(cols []colReader, calls []AggCall, key int, leaves []int, readers [][]*chunkReader) ([][]any, error) {
+	vcs := make([]*vecCol, len(leaves))
+	byLeaf := map[int]*vecCol{}
+	for j, l := range leaves {
+		vcs[j] = &vecCol{}
+		byLeaf[l] = vcs[j]
+	}
+	colOf := func(i int) *vecCol { // the vector of call i, nil when its column is absent
+		if calls[i].Kind == AggCountStar {
+			return nil
+		}
+		return byLeaf[cols[calls[i].Arg].leaf]
+	}
+	kc := colOf(key)
+	var keys []any
+	ints := map[int64]int32{}
+	strs := map[string]int32{}
+	null := int32(-1)
+	st := make([]groupState, len(calls))
+	var gid []int32
+	newGroup := func(k any) int32 {
+		keys = append(keys, k)
+		for i := range st {
+			st[i].n = append(st[i].n, 0)
+			st[i].i = append(st[i].i, 0)
+			if kc := colOf(i); kc != nil && kc.kind == bulkString && calls[i].Kind != AggCount {
+				st[i].s = append(st[i].s, nil)
+			}
+		}
+		return int32(len(keys) - 1)
+	}
+	for g := range readers {
+		for j, l := range leaves {
+			*vcs[j] = vecCol{cr: readers[g][j], kind: cols[firstCol(cols, calls, l)].bulk, maxDef: cols[firstCol(cols, calls, l)].maxDef,
+				at: vcs[j].at}
+		}
+		for {
+			m := -1
+			for _, v := range vcs {
+				if v.src == nil || v.row >= v.pd.rows {
+					ok, err := v.page()
+					if err != nil {
+						return nil, err
+					}
+					if !ok {
+						m = 0
+						break
+					}
+				}
+				if left := v.pd.rows - v.row; m < 0 || left < m {
+					m = left
+				}
+			}
+			if m <= 0 {
+				break
+			}
+			for _, v := range vcs {
+				v.take(m)
+			}
+			gid = grow(gid, m)
+			for j, k := range kc.at[:m] {
+				var id int32
+				var ok bool
+				switch {
+				case k < 0:
+					if null < 0 {
+						null = newGroup(nil)
+					}
+					id, ok = null, true
+				case kc.kind == bulkString:
+					b := kc.str(k)
+					if id, ok = strs[string(b)]; !ok {
+						id = newGroup(string(b))
+						strs[string(b)] = id
+					}
+				default:
+					x := kc.int(k)
+					if id, ok = ints[x]; !ok {
+						id = newGroup(kc.boxed(k))
+						ints[x] = id
+					}
+				}
+				gid[j] = id
+			}
+			for i, c := range calls {
+				a := &st[i]
+				switch c.Kind {
+				case AggKey:
+					continue
+				case AggCountStar:
+					for _, id := range gid[:m] {
+						a.n[id]++
+					}
+					continue
+				}
+				v := colOf(i)
+				if v == nil {
+					continue
+				}
+				for j, k := range v.at[:m] {
+					if k < 0 {
+						continue
+					}
+					id := gid[j]
+					switch {
+					case c.Kind == AggCount:
+					case v.kind == bulkString:
+						x := v.str(k)
+						if a.n[id] > 0 {
+							cmp := bytes.Compare(x, a.s[id])
+							if (c.Kind == AggMax && cmp <= 0) || (c.Kind == AggMin && cmp >= 0) {
+								break
+							}
+						}
+						a.s[id] = append(a.s[id][:0], x...)
+					case c.Kind == AggSum:
+						a.i[id] += v.int(k)
+					default:
+						x := v.int(k)
+						if a.n[id] == 0 || (c.Kind == AggMax && x > a.i[id]) || (c.Kind == AggMin && x < a.i[id]) {
+							a.i[id] = x
+						}
+					}
+					a.n[id]++
+				}
+			}
+		}
+		for _, v := range vcs {
+			if v.cr.left != 0 {
+				return nil, fmt.Errorf("%w: %d values missing from a column chunk", errPageFormat, v.cr.left)
+			}
+		}
+	}
+	out := make([][]any, len(keys))
+	for id := range keys {
+		row := make([]any, len(calls))
+		for i, c := range calls {
+			a := &st[i]
+			switch c.Kind {
+			case AggKey:
+				row[i] = keys[id]
+			case AggCountStar, AggCount:
+				row[i] = a.n[id]
+			default:
+				v := colOf(i)
+				if v == nil || a.n[id] == 0 {
+					continue
+				}
+				switch v.kind {
+				case bulkString:
+					row[i] = string(a.s[id])
+				case bulkInt8:
+					row[i] = int8(a.i[id])
+				case bulkInt32:
+					row[i] = int32(a.i[id])
+				default:
+					row[i] = a.i[id]
+				}
+			}
+		}
+		out[id] = row
+	}
+	return out, nil
+}
+
+// firstCol is the projection field of the first call reading leaf l.
+func firstCol(cols []colReader, calls []AggCall, l int) int {
+	for _, c := range calls {
+		if c.Kind != AggCountStar && cols[c.Arg].leaf == l {
+			return c.Arg
+		}
+	}
+	return -1
+}
