@@ -46,6 +46,9 @@ const (
 	KeyBroadcastThreshold   = "table.optimizer.join.broadcast-threshold"
 	KeyJoinReorder          = "table.optimizer.join-reorder-enabled"
 	KeyDistinctAggSplit     = "table.optimizer.distinct-agg.split.enabled"
+	KeyMiniBatchEnabled     = "table.exec.mini-batch.enabled"
+	KeyMiniBatchLatency     = "table.exec.mini-batch.allow-latency"
+	KeyMiniBatchSize        = "table.exec.mini-batch.size"
 )
 
 // Options are the keys sqlrun knows, with Flink's names, types and
@@ -105,7 +108,7 @@ var Options = []connectors.Option{
 	{Key: KeyIdleTimeout, Type: connectors.Duration, Default: "0 ms",
 		Description: "A source subtask that sees no row for this long is marked idle, so it does not hold back the watermark downstream (0: never)."},
 	{Key: KeyAggPhaseStrategy, Type: connectors.Enum, Default: "AUTO", Enum: []string{"AUTO", "ONE_PHASE", "TWO_PHASE"},
-		Description: "Whether the planner splits aggregates into a local and a global phase (EXPLAIN of window aggregates; sqlrun runs them as one operator)."},
+		Description: "Whether the planner splits aggregates into a local and a global phase (EXPLAIN of window aggregates, and of group aggregates with mini-batch; sqlrun runs them as one operator)."},
 	{Key: KeyDisabledOperators, Type: connectors.String,
 		Description: "Mainly for testing. A comma-separated list of operator names, each name represents a kind of disabled operator. Operators that can be disabled include \"NestedLoopJoin\", \"ShuffleHashJoin\", \"BroadcastHashJoin\", \"SortMergeJoin\", \"HashAgg\", \"SortAgg\". By default no operator is disabled (sqlrun reads the join names)."},
 	{Key: KeyBroadcastThreshold, Type: connectors.Long, Default: "1048576",
@@ -114,5 +117,11 @@ var Options = []connectors.Option{
 		Description: "Enables join reorder in optimizer. Default is disabled (sqlrun keeps the written join order either way)."},
 	{Key: KeyDistinctAggSplit, Type: connectors.Bool, Default: "false",
 		Description: "Tells the optimizer whether to split distinct aggregation (e.g. COUNT(DISTINCT col), SUM(DISTINCT col)) into two levels. (sqlrun plans one aggregate either way: same rows.)"},
+	{Key: KeyMiniBatchEnabled, Type: connectors.Bool, Default: "false",
+		Description: "Specifies whether to enable MiniBatch optimization: MiniBatchAssigner above the sources and, with table.optimizer.agg-phase-strategy other than ONE_PHASE, LocalGroupAggregate / GlobalGroupAggregate in EXPLAIN (sqlrun runs each row as it arrives: same rows)."},
+	{Key: KeyMiniBatchLatency, Type: connectors.Duration, Default: "0 ms",
+		Description: "The maximum latency can be used for MiniBatch to buffer input records (the MiniBatchAssigner's interval). If table.exec.mini-batch.enabled is set true, its value must be greater than zero."},
+	{Key: KeyMiniBatchSize, Type: connectors.Long, Default: "-1",
+		Description: "The maximum number of input records can be buffered for MiniBatch. If table.exec.mini-batch.enabled is set true, its value must be positive."},
 	{Key: KeyLocalTimeZone, Type: connectors.String, Default: "default", Description: "Session time zone."},
 }

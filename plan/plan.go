@@ -109,6 +109,9 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 	for i, r := range pl.Physical {
 		if b.streaming {
 			r, err = inferChangelog(r, b.config, pl.Query && explain)
+			if err == nil {
+				r, err = applyMiniBatch(r, b.config)
+			}
 		} else {
 			err = checkBatch(r)
 		}

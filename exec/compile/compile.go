@@ -263,6 +263,16 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		return b.watermarkAssigner(n, path)
 	case *plan.WindowAggregate:
 		return b.windowAggregate(n, path)
+	case *plan.GlobalGroupAggregate:
+		// A mini-batch of one row: the one-phase aggregate gives the
+		// final rows of the local and global phases.
+		if err := checkMiniBatchSize(b.opts.Config); err != nil {
+			return edge{}, err
+		}
+		return b.build(n.OnePhase(), path)
+	case *plan.MiniBatchAssigner:
+		// Rows pass through as they arrive (a mini-batch of one row).
+		return b.build(n.Inputs()[0], path+".0")
 	}
 	in, err := b.build(n.Inputs()[0], path+".0")
 	if err != nil {
@@ -311,6 +321,11 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		}
 		f = operators.WindowTableFunction(windowSpec(n.Window, n.TimeCol))
 	case *plan.GroupAggregate:
+		if b.streaming {
+			if err := checkMiniBatchSize(b.opts.Config); err != nil {
+				return edge{}, err
+			}
+		}
 		spec := operators.AggregateSpec{GroupKeys: n.Group, GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore),
 			EmitOnFinish: !b.streaming}
 		for _, a := range n.Aggs {
@@ -726,4 +741,21 @@ func lookupJoin(n *plan.LookupJoin) (runtime.OperatorFactory, error) {
 		}
 	}
 	return operators.LookupJoin(spec), nil
+}
+
+// checkMiniBatchSize is AggregateUtil.createMiniBatchTrigger's check,
+// which Flink's mini-batch group aggregates make when the job is built.
+func checkMiniBatchSize(cfg map[string]string) error {
+	on, err := config.Bool(cfg, config.KeyMiniBatchEnabled)
+	if err != nil || !on {
+		return err
+	}
+	size, err := config.Int(cfg, config.KeyMiniBatchSize)
+	if err != nil {
+		return err
+	}
+	if size <= 0 {
+		return sql.Errorf(sql.IllegalArgumentException, "Key: '%s' , default: -1 (fallback keys: []) must be > 0.", config.KeyMiniBatchSize)
+	}
+	return nil
 }

@@ -1,0 +1,366 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqlrun/sqlrun/config"
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// Mini-batch (table.exec.mini-batch.enabled) as Flink's stream planner
+// applies it after changelog inference: MiniBatchIntervalInferRule puts a
+// MiniBatchAssigner above every source scan and WatermarkAssigner, and
+// TwoStageOptimizedAggregateRule splits a GroupAggregate over an Exchange
+// into LocalGroupAggregate, Exchange and GlobalGroupAggregate. sqlrun's
+// runtime handles each row as it arrives (a mini-batch of one row): the
+// assigner passes rows through and the global phase runs as the one-phase
+// aggregate it replaces, which gives the same rows.
+
+// MiniBatchAssigner is Flink's StreamPhysicalMiniBatchAssigner.
+type MiniBatchAssigner struct {
+	base
+	Interval time.Duration
+	RowTime  bool
+}
+
+func (*MiniBatchAssigner) Name() string { return "MiniBatchAssigner" }
+
+func (n *MiniBatchAssigner) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *MiniBatchAssigner) describe(Format) string {
+	mode := "ProcTime"
+	if n.RowTime {
+		mode = "RowTime"
+	}
+	return "MiniBatchAssigner(interval=[" + strconv.FormatInt(n.Interval.Milliseconds(), 10) + "ms], mode=[" + mode + "])"
+}
+
+// LocalGroupAggregate is Flink's StreamPhysicalLocalGroupAggregate: the
+// group keys, each call's accumulator fields, an input count when the
+// input retracts and no call is COUNT(*), and one DISTINCT view per
+// distinct argument list (AggregateUtil.transformToStreamAggregateInfoList).
+type LocalGroupAggregate struct {
+	base
+	Group []int
+	Aggs  []AggCall
+	// Count1 is the COUNT(*) input count added for a retracting input
+	// (needInputCount) when no call is one.
+	Count1 bool
+}
+
+// GlobalGroupAggregate is Flink's StreamPhysicalGlobalGroupAggregate over
+// an Exchange of its LocalGroupAggregate. One is the one-phase aggregate
+// it replaces (its calls, output row and changelog mode).
+type GlobalGroupAggregate struct {
+	base
+	One *GroupAggregate
+}
+
+func (*LocalGroupAggregate) Name() string  { return "LocalGroupAggregate" }
+func (*GlobalGroupAggregate) Name() string { return "GlobalGroupAggregate" }
+
+func (n *LocalGroupAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *GlobalGroupAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+// local is the global phase's LocalGroupAggregate below its Exchange.
+func (n *GlobalGroupAggregate) local() *LocalGroupAggregate {
+	return n.input().(*Exchange).input().(*LocalGroupAggregate)
+}
+
+// OnePhase is the one-phase GroupAggregate the runtime runs for this
+// global phase: over a hash Exchange of the local phase's input, so the
+// final rows are the same as the two phases'.
+func (n *GlobalGroupAggregate) OnePhase() *GroupAggregate {
+	in := n.local().input()
+	ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), n.One.Group...), Single: len(n.One.Group) == 0}
+	ex.mode = in.Mode()
+	c := *n.One
+	c.base = n.One.with([]Node{ex})
+	return &c
+}
+
+// accs are the local phase's accumulators, named as the window aggregate's
+// local phase names them (localAccs).
+func (n *LocalGroupAggregate) accs() localAccs {
+	intypes := n.input().Types()
+	l := streamAccs(n.Aggs, intypes)
+	if n.Count1 {
+		nbuf := 0
+		for _, b := range l.bufs {
+			nbuf += len(b)
+		}
+		l.count1 = "count1$" + strconv.Itoa(nbuf)
+	}
+	return l
+}
+
+func (n *LocalGroupAggregate) describe(Format) string {
+	in := n.input().Names()
+	l := n.accs()
+	var sel []string
+	for _, g := range n.Group {
+		sel = append(sel, in[g])
+	}
+	for i, a := range n.Aggs {
+		s := aggString(a, in)
+		if a.Distinct {
+			s = a.Func + "(" + l.distinctOf[i] + " " + names(in, a.Args) + ")"
+			if a.Filtered {
+				s += " FILTER " + names(in, []int{a.Filter})
+			}
+		}
+		sel = append(sel, s+" AS "+l.as(i))
+	}
+	if l.count1 != "" {
+		sel = append(sel, "COUNT_RETRACT(*) AS "+l.count1)
+	}
+	for i, args := range l.distinctArgs {
+		sel = append(sel, "DISTINCT("+names(in, args)+") AS distinct$"+strconv.Itoa(i))
+	}
+	s := "LocalGroupAggregate("
+	if len(n.Group) > 0 {
+		s += "groupBy=[" + names(in, n.Group) + "], "
+	}
+	return s + "select=[" + strings.Join(sel, ", ") + "])"
+}
+
+// describe prints the global phase as RelExplainUtil's
+// stringifyGlobalAggregates: each call over its accumulator fields in the
+// local phase's output, zipped with the output names (so the added input
+// count is not printed).
+func (n *GlobalGroupAggregate) describe(Format) string {
+	local := n.local()
+	l := local.accs()
+	in := n.input().Names()
+	out := n.names
+	k := len(local.Group)
+	var sel []string
+	for i := 0; i < k; i++ {
+		if in[i] == out[i] {
+			sel = append(sel, in[i])
+		} else {
+			sel = append(sel, in[i]+" AS "+out[i])
+		}
+	}
+	for i, a := range n.One.Aggs {
+		fn := a.Func
+		if a.Retract {
+			fn += "_RETRACT"
+		}
+		arg := strings.Join(l.bufs[i], ", ")
+		if len(l.bufs[i]) > 1 {
+			arg = "(" + arg + ")"
+		}
+		if a.Distinct {
+			arg = l.distinctOf[i] + " " + arg
+		}
+		sel = append(sel, fn+"("+arg+") AS "+out[k+i])
+	}
+	s := "GlobalGroupAggregate("
+	if k > 0 {
+		s += "groupBy=[" + strings.Join(in[:k], ", ") + "], "
+	}
+	return s + "select=[" + strings.Join(sel, ", ") + "])"
+}
+
+// streamAccs names the accumulators of a stream aggregate's calls as
+// Flink's declarative functions' buffers: accBuffers', and a retracting
+// SUM's (sum$i, count$i+1) (SumWithRetractAggFunction).
+func streamAccs(aggs []AggCall, intypes []sql.DataType) localAccs {
+	var l localAccs
+	l.bufs, l.types = accBuffers(aggs, func(a AggCall) sql.DataType { return intypes[a.Args[0]] })
+	nbuf := 0
+	for i, a := range aggs {
+		if a.Retract && a.Func == "SUM" {
+			// Renumber: this call's buffers are (sum, count), which
+			// shifts every later call's index by one.
+			l.bufs[i] = []string{"sum$" + strconv.Itoa(nbuf), "count$" + strconv.Itoa(nbuf+1)}
+			l.types[i] = []sql.DataType{a.T, sql.BigInt().NotNull()}
+			for j := i + 1; j < len(aggs); j++ {
+				for b := range l.bufs[j] {
+					name := l.bufs[j][b]
+					at := strings.LastIndexByte(name, '$')
+					x, _ := strconv.Atoi(name[at+1:])
+					l.bufs[j][b] = name[:at+1] + strconv.Itoa(x+1)
+				}
+			}
+		}
+		nbuf += len(l.bufs[i])
+	}
+	keys := map[string]int{}
+	l.distinctOf = make([]string, len(aggs))
+	for i, a := range aggs {
+		if !a.Distinct {
+			continue
+		}
+		k := strconv.Quote(names(nil, a.Args))
+		d, ok := keys[k]
+		if !ok {
+			d = len(l.distinctArgs)
+			keys[k] = d
+			l.distinctArgs = append(l.distinctArgs, a.Args)
+		}
+		l.distinctOf[i] = "distinct$" + strconv.Itoa(d)
+	}
+	return l
+}
+
+// twoStageEligible reports a GroupAggregate TwoStageOptimizedAggregateRule
+// splits: every call's function supports partial merge
+// (AggregateUtil.doAllSupportPartialMerge). sqlrun splits the declarative
+// COUNT, SUM, AVG, MIN and MAX, the last two only over an insert-only
+// input (their retracting forms keep a map of values), and DISTINCT calls
+// only over an insert-only input; any other aggregate stays one phase.
+func twoStageEligible(agg *GroupAggregate) bool {
+	for _, a := range agg.Aggs {
+		switch a.Func {
+		case "COUNT", "SUM", "AVG":
+		case "MIN", "MAX":
+			if a.Retract {
+				return false
+			}
+		default:
+			return false
+		}
+		if a.Distinct && a.Retract {
+			return false
+		}
+	}
+	return true
+}
+
+// requiresWatermark is Flink's StreamPhysicalRel.requireWatermark: the
+// event-time operators, below which the MiniBatchAssigner runs in RowTime
+// mode (MiniBatchIntervalInferRule merges the parent's interval with
+// (RowTime, 0)).
+func requiresWatermark(n Node) bool {
+	switch x := n.(type) {
+	case *WindowAggregate:
+		return !x.Window.ProcTime
+	case *WindowJoin:
+		return !x.Window.ProcTime
+	case *WindowRank:
+		return !x.Window.ProcTime
+	case *WindowDeduplicate:
+		return !x.Window.ProcTime
+	case *WindowTableFunction:
+		return !x.Window.ProcTime
+	case *IntervalJoin:
+		return x.Rowtime
+	case *TemporalJoin:
+		return x.Rowtime
+	case *OverAggregate:
+		return x.Rowtime
+	case *Deduplicate:
+		return x.Rowtime
+	}
+	return false
+}
+
+// applyMiniBatch rewrites a streaming plan for table.exec.mini-batch.enabled.
+func applyMiniBatch(root *Sink, cfg map[string]string) (*Sink, error) {
+	on, err := config.Bool(cfg, config.KeyMiniBatchEnabled)
+	if err != nil || !on {
+		return root, err
+	}
+	latency, err := config.Duration(cfg, config.KeyMiniBatchLatency)
+	if err != nil {
+		return nil, err
+	}
+	if latency.Milliseconds() <= 0 {
+		// StreamCommonSubGraphBasedOptimizer's check.
+		return nil, sql.Errorf(sql.IllegalArgumentException, "MiniBatch Latency must be greater than 0 ms.")
+	}
+	strategy, err := config.Enum(cfg, config.KeyAggPhaseStrategy)
+	if err != nil {
+		return nil, err
+	}
+	var rewrite func(n Node, assign, rowtime bool) Node
+	rewrite = func(n Node, assign, rowtime bool) Node {
+		rowtime = rowtime || requiresWatermark(n)
+		// A WatermarkAssigner's and a MiniBatchAssigner's inputs get
+		// MiniBatchIntervalTrait.NONE: no assigner below them.
+		childAssign := assign
+		switch n.(type) {
+		case *WatermarkAssigner, *MiniBatchAssigner:
+			childAssign = false
+		}
+		ins := n.Inputs()
+		if len(ins) == 0 {
+			return n
+		}
+		newIns := make([]Node, len(ins))
+		for i, in := range ins {
+			c := rewrite(in, childAssign, rowtime)
+			switch in.(type) {
+			case *TableSourceScan, *WatermarkAssigner:
+				if childAssign {
+					m := &MiniBatchAssigner{base: sameRow(c), Interval: latency, RowTime: rowtime}
+					m.mode, m.upsertKeys = c.Mode(), c.UpsertKeys()
+					c = m
+				}
+			}
+			newIns[i] = c
+		}
+		out := n.WithInputs(newIns...)
+		agg, ok := out.(*GroupAggregate)
+		if !ok || agg.OnePhase || strategy == "ONE_PHASE" || !twoStageEligible(agg) {
+			return out
+		}
+		ex, ok := agg.input().(*Exchange)
+		if !ok {
+			return out
+		}
+		return twoStage(agg, ex.input())
+	}
+	return rewrite(root, true, false).(*Sink), nil
+}
+
+// twoStage is TwoStageOptimizedAggregateRule's rewrite of agg over real
+// (the input of its Exchange).
+func twoStage(agg *GroupAggregate, real Node) Node {
+	retracting := !real.Mode().IsInsertOnly()
+	local := &LocalGroupAggregate{Group: agg.Group, Aggs: agg.Aggs}
+	if retracting {
+		local.Count1 = true
+		for _, a := range agg.Aggs {
+			if a.Func == "COUNT" && len(a.Args) == 0 && !a.Distinct && !a.Filtered {
+				local.Count1 = false
+			}
+		}
+	}
+	local.base = sameRow(real)
+	var ln []string
+	var lt []sql.DataType
+	for _, g := range agg.Group {
+		ln = append(ln, real.Names()[g])
+		lt = append(lt, real.Types()[g])
+	}
+	bn, bt := local.accs().fieldNames()
+	local.base = row(append(ln, bn...), append(lt, bt...), real)
+	local.mode = sql.InsertOnly
+	keys := make([]int, len(agg.Group))
+	for i := range keys {
+		keys[i] = i
+	}
+	gex := &Exchange{base: sameRow(local), Keys: keys, Single: len(keys) == 0}
+	gex.mode = sql.InsertOnly
+	g := &GlobalGroupAggregate{base: row(agg.names, agg.types, gex), One: agg}
+	g.mode, g.upsertKeys = agg.mode, agg.upsertKeys
+	return g
+}
