@@ -26,7 +26,6 @@ type Source struct {
 var (
 	_ connectors.TableSource                = (*Source)(nil)
 	_ connectors.SupportsProjectionPushDown = (*Source)(nil)
-	_ connectors.SupportsExplainDigest      = (*Source)(nil)
 )
 
 // ChangelogMode is insert-only: a snapshot of the table.
@@ -37,18 +36,6 @@ func (s *Source) Bounded() bool { return true }
 
 // ApplyProjection selects the columns the query needs.
 func (s *Source) ApplyProjection(fields []int) { s.fields = append([]int(nil), fields...) }
-
-// ExplainDigests lists the projection when it prunes columns.
-func (s *Source) ExplainDigests() []string {
-	if len(s.fields) == len(s.cfg.schema.Columns) {
-		return nil
-	}
-	names := make([]string, len(s.fields))
-	for i, f := range s.fields {
-		names[i] = s.cfg.schema.Columns[f].Name
-	}
-	return []string{"project=[" + strings.Join(names, ", ") + "]"}
-}
 
 // Split is one BETWEEN range of the partition column, inclusive.
 type Split struct{ Lo, Hi int64 }
