@@ -268,6 +268,41 @@ type binder struct {
 	// scalars are the scalar subqueries of the SELECT being bound that
 	// became a field of its input (subquery.go, bindScalarSubqueries).
 	scalars map[*ast.Subquery]int
+	// outer are the scopes of the queries whose WHERE subquery is being
+	// bound (innermost last), and uncorrelated names the part of it being
+	// bound where sqlrun cannot read their columns (a JOIN's ON clause, a
+	// WITH query, a derived table): a reference that only an outer scope
+	// resolves there is refused by name (correlatedRefusal).
+	outer        []*scope
+	uncorrelated string
+}
+
+// correlatedRefusal is the error for ref, which the current scope does not
+// resolve, when an enclosing query's scope does and the subquery reads it
+// where sqlrun does not decorrelate (nil otherwise: the caller keeps its
+// own error).
+func (b *binder) correlatedRefusal(ref *ast.ColumnRef) error {
+	if b.uncorrelated == "" {
+		return nil
+	}
+	for _, o := range b.outer {
+		if _, _, err := o.resolvePath(ref); err == nil {
+			return sql.Errorf(sql.TableException,
+				"sqlrun does not support the correlated reference %s to the outer query in %s of a subquery yet (only in the subquery's WHERE clause)",
+				ref.String(), b.uncorrelated)
+		}
+	}
+	return nil
+}
+
+// noCorrelation binds with b.uncorrelated set to where (when a subquery
+// of an outer query is being bound) and restores it.
+func (b *binder) noCorrelation(where string) func() {
+	saved := b.uncorrelated
+	if len(b.outer) > 0 {
+		b.uncorrelated = where
+	}
+	return func() { b.uncorrelated = saved }
 }
 
 func (b *binder) resolveTable(name ast.ObjectName, hints []ast.Hint) (*TableRef, error) {
@@ -448,7 +483,9 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		if x.Lateral {
 			return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support LATERAL yet")
 		}
+		restore := b.noCorrelation("a derived table")
 		rel, err := b.bindQuery(x.Query)
+		restore()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -504,7 +541,9 @@ func (b *binder) bindQuery(q ast.QueryExpr) (Node, error) {
 			b.ctes[k] = v
 		}
 		for _, c := range x.CTEs {
+			restore := b.noCorrelation("a WITH query")
 			r, err := b.bindQuery(c.Query)
+			restore()
 			if err != nil {
 				return nil, err
 			}
@@ -1293,6 +1332,9 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		}
 		i, path, err := sc.resolvePath(x)
 		if err != nil {
+			if rerr := b.correlatedRefusal(x); rerr != nil {
+				return nil, rerr
+			}
 			return nil, err
 		}
 		return fieldAccess(&InputRef{Index: i, T: sc.cols[i].t}, x, path)
@@ -1958,7 +2000,9 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 		if hasAgg(x.On) {
 			return nil, nil, validationErr(x.On.Pos(), 1, "Aggregate expression is illegal in ON clause")
 		}
+		restore := b.noCorrelation("a JOIN's ON clause")
 		c, err := b.bindExpr(x.On, sc, nil)
+		restore()
 		if err != nil {
 			return nil, nil, err
 		}

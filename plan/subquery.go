@@ -122,6 +122,11 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 	var right Node
 	var conds []Expr
 	var inner Expr // the IN subquery's value, over the joined row
+	// The subquery may read sc's columns in its WHERE clause; elsewhere
+	// in it a reference to them is refused by name (correlatedRefusal).
+	savedUncorrelated := b.uncorrelated
+	b.outer, b.uncorrelated = append(b.outer, sc), ""
+	defer func() { b.outer, b.uncorrelated = b.outer[:len(b.outer)-1], savedUncorrelated }()
 	if r, err := b.bindQuery(q); err == nil {
 		right = r
 		if inX != nil {
