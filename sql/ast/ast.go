@@ -346,6 +346,7 @@ const (
 	ShowFunctions
 	ShowViews
 	ShowColumns
+	ShowCreateView
 )
 
 var showKindNames = [...]string{
@@ -359,6 +360,7 @@ var showKindNames = [...]string{
 	ShowFunctions:       "FUNCTIONS",
 	ShowViews:           "VIEWS",
 	ShowColumns:         "COLUMNS",
+	ShowCreateView:      "CREATE VIEW",
 }
 
 func (k ShowKind) String() string {
@@ -369,12 +371,13 @@ func (k ShowKind) String() string {
 }
 
 // Show is SHOW CATALOGS | DATABASES | TABLES [FROM|IN db] [[NOT] LIKE 'p'] |
-// CREATE TABLE t | COLUMNS FROM t | JOBS | CURRENT CATALOG | CURRENT
+// CREATE TABLE t | CREATE VIEW v | COLUMNS FROM t | JOBS | CURRENT CATALOG | CURRENT
 // DATABASE | [USER] FUNCTIONS | VIEWS.
 type Show struct {
 	StmtBase
 	Kind ShowKind
-	// Table is the table of SHOW CREATE TABLE and SHOW COLUMNS; for SHOW
+	// Table is the table of SHOW CREATE TABLE and SHOW COLUMNS (the view
+	// of SHOW CREATE VIEW); for SHOW
 	// TABLES FROM db, Table holds the database as Table (and its catalog as
 	// Database).
 	Table ObjectName

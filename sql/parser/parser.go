@@ -802,8 +802,12 @@ func (p *parser) show() ast.Statement {
 		s.Table = p.objectName()
 		p.showLike(s)
 	case t.is("CREATE"):
-		p.expect("TABLE")
 		s.Kind = ast.ShowCreateTable
+		if p.accept("VIEW") {
+			s.Kind = ast.ShowCreateView
+		} else {
+			p.expect("TABLE")
+		}
 		s.Table = p.objectName()
 	case t.is("JOBS"):
 		s.Kind = ast.ShowJobs
