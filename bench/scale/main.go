@@ -261,8 +261,15 @@ func run(op string, keys int, backend string, interval time.Duration, dir string
 			// stalls so far.
 			_, peak := rss()
 			_, stall := sink.state()
-			fmt.Printf("%-9s %-8s %9d keys  timed out after %s: input %d of %d rows  peak RSS %7.0f MiB  %d checkpoints, longest %6.2f s  longest output stall %6.2f s\n",
-				op, backend, keys, timeout, in, total, float64(peak)/(1<<20), seen, longestCp.Seconds(), stall.Seconds())
+			// The last checkpoint's bytes over the keys seen so far (the
+			// first keys rows of the input are the distinct keys).
+			last := c.LastSize
+			if backend == "rocksdb" && c.LastPath != "" {
+				last = duSize(c.LastPath)
+			}
+			fmt.Printf("%-9s %-8s %9d keys  timed out after %s: input %d of %d rows  peak RSS %7.0f MiB  last checkpoint %5.1f B/key  %d checkpoints, longest %6.2f s  longest output stall %6.2f s\n",
+				op, backend, keys, timeout, in, total, float64(peak)/(1<<20), float64(last)/float64(max(1, min(in, int64(keys)))),
+				seen, longestCp.Seconds(), stall.Seconds())
 			return fmt.Errorf("timed out")
 		}
 	}
