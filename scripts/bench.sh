@@ -84,9 +84,10 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          TableWriter (Paimon's TableWriterBenchmark method: a warm-up and three
 #          iterations of 3M rows, about a minute of CPU; its figures are in
 #          docs/performance.md),
-#          KeyedState (the rocksdb backend's Get and Put per row, for
-#          scripts/abbench.sh; bench/scale measures the jobs; its figures are
-#          in docs/performance.md).
+#          KeyedState, KeyedStateZipf (the rocksdb backend's Get and Put per
+#          row, over new keys and over Zipf-skewed keys, for scripts/abbench.sh;
+#          bench/scale measures the jobs; their figures are in
+#          docs/performance.md).
 #          docs/gen's test fails when a benchmark is neither run here nor named
 #          on this list.
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser
