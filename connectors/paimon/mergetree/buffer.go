@@ -156,10 +156,15 @@ func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
 	if err := b.sort(); err != nil {
 		return true, err
 	}
-	it := b.memIter()
-	run, err := b.spill.Spill(it)
-	if err == nil {
-		err = it.Error()
+	var run SpilledRun
+	if d, ok := b.spill.(*DiskSpiller); ok && !b.generic {
+		run, err = d.spillBuffer(b)
+	} else {
+		it := b.memIter()
+		run, err = b.spill.Spill(it)
+		if err == nil {
+			err = it.Error()
+		}
 	}
 	if err != nil {
 		return true, fmt.Errorf("mergetree: spilling write buffer: %w", err)
@@ -350,76 +355,249 @@ func (b *WriteBuffer) Flush(merged, raw func(*KV) error) (err error) {
 }
 
 // FlushTo is Flush into the file writer data. When data is a BinaryWriter
-// and the buffer sorts on an integer key in memory (nothing spilled, no
-// raw callback), a key with one version, which the merge function would
-// return as is (reduce), goes to data serialized, read from the buffer's
-// pages: it is neither decoded nor allocated. Keys with several versions
-// are decoded and merged as Flush merges them.
+// and the buffer sorts on an integer key in memory (no raw callback, runs
+// spilled by a DiskSpiller if any), a key with one version, which the
+// merge function would return as is (reduce), goes to data serialized,
+// read from the buffer's pages or a spilled run's block: it is neither
+// decoded nor allocated. Keys with several versions are decoded and merged
+// as Flush merges them. The spilled runs and the pages are merged on the
+// index's integers and sequence numbers, the order Flush's merge of
+// decoded records gives (key, then sequence number).
 func (b *WriteBuffer) FlushTo(data FileWriter, raw func(*KV) error) (err error) {
 	bw, ok := data.(BinaryWriter)
-	if !ok || raw != nil || len(b.spilled) > 0 || b.generic {
+	if !ok || raw != nil || b.generic {
 		return b.Flush(data.Write, raw)
+	}
+	for _, s := range b.spilled {
+		if _, ok := s.(*diskRun); !ok {
+			return b.Flush(data.Write, raw)
+		}
 	}
 	defer b.clear()
 	if err := b.sort(); err != nil {
 		return err
 	}
+	m := binMerge{b: b}
+	defer func() { err = errors.Join(err, m.close()) }()
+	if err := m.open(); err != nil {
+		return err
+	}
 	spec := b.spec
 	keyInt32 := spec.FieldTypes[spec.KeyIndex[0]].Root == sql.TypeInt
 	mf := spec.NewEngineFunction()
-	it := b.memIter()
 	var g []*KV
 	var one KV
-	ents := b.idx.ents
-	for i := 0; i < len(ents); {
-		j := i + 1
-		for j < len(ents) && ents[j].key == ents[i].key {
-			j++
+	for {
+		r, ok := m.next()
+		if !ok {
+			return m.err
 		}
-		if j-i > 1 {
-			g, it.pos = g[:0], i
-			for it.pos < j {
-				r := it.Next()
-				if r == nil {
-					return it.Error()
-				}
-				g = append(g, r)
+		if top, ok := m.peek(); !ok || top.key != r.key {
+			// The key (its slice and its boxed integer) in one
+			// allocation: the file writer may keep it as the file's min
+			// or max key.
+			c := new(keyCell)
+			if keyInt32 {
+				c.i32 = int32(r.key)
+				box.Set(&c.k[0], typInt32, unsafe.Pointer(&c.i32))
+			} else {
+				c.i64 = r.key
+				box.Set(&c.k[0], typInt64, unsafe.Pointer(&c.i64))
 			}
-			r, err := reduce(mf, g)
-			if err != nil {
-				return fmt.Errorf("mergetree: merging write buffer: %w", err)
+			one = KV{Key: c.k[:], Seq: r.seq, Kind: sql.RowKind(r.kind), Level: -1}
+			if err := bw.WriteBinary(&one, r.value); err != nil {
+				return err
 			}
-			if r != nil {
-				if err := data.Write(r); err != nil {
-					return err
-				}
-			}
-			i = j
 			continue
 		}
-		e := ents[i]
-		if k := i + bufAhead; k < len(ents) {
+		g = g[:0]
+		for {
+			kv, err := b.decode(r)
+			if err != nil {
+				return err
+			}
+			g = append(g, kv)
+			if top, ok := m.peek(); !ok || top.key != r.key {
+				break
+			}
+			if r, ok = m.next(); !ok {
+				return m.err
+			}
+		}
+		out, err := reduce(mf, g)
+		if err != nil {
+			return fmt.Errorf("mergetree: merging write buffer: %w", err)
+		}
+		if out != nil {
+			if err := data.Write(out); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// decode makes a record of the merge a KV, its values copied out of the
+// pages or the spilled block.
+func (b *WriteBuffer) decode(r binRec) (*KV, error) {
+	spec := b.spec
+	arity := len(spec.FieldTypes)
+	vals := make([]any, arity+len(spec.KeyIndex))
+	value, key := vals[:arity:arity], vals[arity:]
+	if err := binrow.DecodeCompact(value, spec.FieldTypes, r.value); err != nil {
+		return nil, fmt.Errorf("mergetree: write buffer: %w", err)
+	}
+	for i, j := range spec.KeyIndex {
+		key[i] = value[j]
+	}
+	return &KV{Key: key, Seq: r.seq, Kind: sql.RowKind(r.kind), Value: value, Level: -1}, nil
+}
+
+// binRec is a record of the binary merge: its integer key, sequence
+// number, kind and value row (in the pages or a spilled run's block).
+type binRec struct {
+	key, seq int64
+	kind     int8
+	value    []byte
+}
+
+// binMerge merges the buffer's sorted pages with its spilled runs on
+// (key, sequence number) without decoding them. Source 0 is the pages,
+// the others the runs, each read a block at a time: a record's value
+// stays valid until its run has been advanced twice (diskRunIter keeps the
+// previous block), and next advances it once.
+type binMerge struct {
+	b    *WriteBuffer
+	runs []*diskRunIter
+	pos  int      // the pages' next index entry
+	cur  []binRec // each source's current record
+	heap []int    // sources with a current record, a min-heap on cur
+	err  error
+}
+
+func (m *binMerge) open() error {
+	m.cur = make([]binRec, 1+len(m.b.spilled))
+	for _, s := range m.b.spilled {
+		it, err := s.Open()
+		if err != nil {
+			return fmt.Errorf("mergetree: reading spilled run: %w", err)
+		}
+		m.runs = append(m.runs, it.(*diskRunIter))
+	}
+	for i := range m.cur {
+		if m.advance(i) {
+			m.heap = append(m.heap, i)
+		}
+	}
+	for i := len(m.heap)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m.err
+}
+
+// advance reads source i's next record into cur[i]; false at its end or
+// on an error (m.err).
+func (m *binMerge) advance(i int) bool {
+	if i == 0 {
+		ents := m.b.idx.ents
+		if m.pos >= len(ents) {
+			return false
+		}
+		e := ents[m.pos]
+		if k := m.pos + bufAhead; k < len(ents) {
+			// In key order the records are visited randomly in memory
+			// (random keys): hint a record a few ahead into cache (see
+			// bufIter.Next).
 			f := ents[k]
-			rec := b.pages.at(f.ref, int(f.size))
+			rec := m.b.pages.at(f.ref, int(f.size))
 			prefetch.Range(unsafe.Pointer(unsafe.SliceData(rec)), len(rec))
 		}
-		// The key (its slice and its boxed integer) in one allocation: the
-		// file writer may keep it as the file's min or max key.
-		c := new(keyCell)
-		if keyInt32 {
-			c.i32 = int32(e.key)
-			box.Set(&c.k[0], typInt32, unsafe.Pointer(&c.i32))
-		} else {
-			c.i64 = e.key
-			box.Set(&c.k[0], typInt64, unsafe.Pointer(&c.i64))
-		}
-		one = KV{Key: c.k[:], Seq: e.seq, Kind: sql.RowKind(e.kind), Level: -1}
-		if err := bw.WriteBinary(&one, b.pages.at(e.ref, int(e.size))); err != nil {
-			return err
-		}
-		i = j
+		m.pos++
+		m.cur[0] = binRec{key: e.key, seq: e.seq, kind: e.kind, value: m.b.pages.at(e.ref, int(e.size))}
+		return true
 	}
-	return nil
+	it := m.runs[i-1]
+	if it.err != nil {
+		m.err = errors.Join(m.err, it.err)
+		return false
+	}
+	if it.pos >= len(it.block) && !it.readBlock() {
+		m.err = errors.Join(m.err, it.err)
+		return false
+	}
+	seq, kind, _, key, value, err := it.split()
+	if err == nil {
+		err = binrow.CheckFixed(key, 1)
+	}
+	if err != nil {
+		m.err = errors.Join(m.err, fmt.Errorf("spilled run %s: %w", it.path, err))
+		return false
+	}
+	k := binrow.Int64At(key, 1, 0)
+	if m.b.spec.FieldTypes[m.b.spec.KeyIndex[0]].Root == sql.TypeInt {
+		k = int64(binrow.Int32At(key, 1, 0))
+	}
+	m.cur[i] = binRec{key: k, seq: seq, kind: kind, value: value}
+	return true
+}
+
+func (m *binMerge) less(i, j int) bool {
+	x, y := &m.cur[m.heap[i]], &m.cur[m.heap[j]]
+	if x.key != y.key {
+		return x.key < y.key
+	}
+	return x.seq < y.seq
+}
+
+func (m *binMerge) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(m.heap) {
+			return
+		}
+		if r := l + 1; r < len(m.heap) && m.less(r, l) {
+			l = r
+		}
+		if !m.less(l, i) {
+			return
+		}
+		m.heap[i], m.heap[l] = m.heap[l], m.heap[i]
+		i = l
+	}
+}
+
+// next returns the smallest current record and advances its source.
+func (m *binMerge) next() (binRec, bool) {
+	if m.err != nil || len(m.heap) == 0 {
+		return binRec{}, false
+	}
+	src := m.heap[0]
+	r := m.cur[src]
+	if !m.advance(src) {
+		if m.err != nil {
+			return binRec{}, false
+		}
+		last := len(m.heap) - 1
+		m.heap[0] = m.heap[last]
+		m.heap = m.heap[:last]
+	}
+	m.down(0)
+	return r, true
+}
+
+// peek returns the smallest current record without advancing.
+func (m *binMerge) peek() (binRec, bool) {
+	if len(m.heap) == 0 {
+		return binRec{}, false
+	}
+	return m.cur[m.heap[0]], true
+}
+
+func (m *binMerge) close() error {
+	var err error
+	for _, it := range m.runs {
+		err = errors.Join(err, it.Close())
+	}
+	return err
 }
 
 // keyCell holds a record's one-field integer key: the key slice's

@@ -1,6 +1,8 @@
 package mergetree
 
 import (
+	"bytes"
+	"os"
 	"reflect"
 	"testing"
 
@@ -85,5 +87,98 @@ func TestFlushToWritesSerialized(t *testing.T) {
 	}
 	if w.binaries != 0 || raws != 3000 || len(w.out) != 2000 {
 		t.Fatalf("with a raw callback: %d serialized, %d raw, %d written", w.binaries, raws, len(w.out))
+	}
+}
+
+// TestFlushToMergesSpilledRunsSerialized: a buffer that spilled sorted
+// runs (write-buffer-spillable, Paimon's BinaryExternalSortBuffer) and
+// flushes into a BinaryWriter merges the runs with its pages on the
+// integer key and sequence number and still hands each key with one
+// version over serialized; what it writes is what Flush's merge of the
+// decoded runs writes, in the same order. The runs are spilled from the
+// pages as they are: the file is the one Spill writes from the decoded
+// records, byte for byte.
+func TestFlushToMergesSpilledRunsSerialized(t *testing.T) {
+	spec := poolSpec(t)
+	spec.SpillCompression, spec.SpillZstdLevel = "zstd", 1
+	fill := func(b *WriteBuffer) {
+		for i := 0; i < 3000; i++ {
+			r := poolRow(spec, 0, (i*7919)%2000) // keys 0..1999, a third of them twice
+			r.Seq = int64(i)
+			switch {
+			case i%11 == 0:
+				r.Kind = sql.UpdateAfter
+			case i%13 == 0:
+				r.Kind = sql.Delete
+			}
+			if i%5 == 0 {
+				r.Value[3] = nil
+			}
+			if _, err := b.Put(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const limit = 300 << 10 // about 550 records a run
+	mem := &MemSpiller{}
+	a := NewWriteBuffer(spec, limit, mem, nil)
+	defer a.Close()
+	fill(a)
+	want := flushAll(t, a)
+
+	d := NewDiskSpiller(spec, t.TempDir())
+	b := NewWriteBuffer(spec, limit, d, nil)
+	defer b.Close()
+	fill(b)
+	if len(b.spilled) < 3 || len(b.spilled) != mem.Spilled {
+		t.Fatalf("%d runs spilled to disk, %d in memory, want the same and at least 3", len(b.spilled), mem.Spilled)
+	}
+	w := &binaryRecorder{types: spec.FieldTypes}
+	if err := b.FlushTo(w, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.out) != len(want) || len(want) != 2000 {
+		t.Fatalf("FlushTo wrote %d records, Flush %d (want 2000)", len(w.out), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(w.out[i], want[i]) {
+			t.Fatalf("record %d: FlushTo %v, Flush %v", i, w.out[i], want[i])
+		}
+	}
+	if w.binaries != 1000 {
+		t.Fatalf("%d records written serialized, want the 1000 keys with one version", w.binaries)
+	}
+	if d.DiskBytes() != 0 {
+		t.Fatalf("%d bytes of spilled runs left after the flush", d.DiskBytes())
+	}
+
+	// The same sorted records spilled from the pages and from decoded
+	// records make the same file.
+	c := NewWriteBuffer(spec, 64<<20, nil, nil)
+	defer c.Close()
+	fill(c)
+	if err := c.sort(); err != nil {
+		t.Fatal(err)
+	}
+	fromPages, err := d.spillBuffer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromPages.Discard()
+	decoded, err := d.Spill(c.memIter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer decoded.Discard()
+	x, err := os.ReadFile(fromPages.(*diskRun).path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := os.ReadFile(decoded.(*diskRun).path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(x, y) || len(x) == 0 {
+		t.Fatalf("the run spilled from the pages (%d bytes) differs from the one spilled from decoded records (%d bytes)", len(x), len(y))
 	}
 }

@@ -56,6 +56,41 @@ func (d *DiskSpiller) DiskBytes() int64 { return d.disk.Load() }
 
 // Spill implements Spiller.
 func (d *DiskSpiller) Spill(sorted Iterator) (SpilledRun, error) {
+	return d.spillWith(func(w *spillWriter) error {
+		var err error
+		for r := sorted.Next(); r != nil && err == nil; r = sorted.Next() {
+			err = w.add(r)
+		}
+		if err == nil {
+			err = sorted.Error()
+		}
+		return err
+	})
+}
+
+// spillBuffer spills the sorted records of a write buffer on the
+// integer-key fast path as they are in its pages: the value row is copied,
+// not decoded and encoded again, and the key row is made from the index's
+// integer. The file is the one Spill writes for the same records.
+func (d *DiskSpiller) spillBuffer(b *WriteBuffer) (SpilledRun, error) {
+	keyInt32 := d.keys[0].Root == sql.TypeInt
+	return d.spillWith(func(w *spillWriter) error {
+		var key [16]byte // a one-field BinaryRow: null bits, then the slot
+		for _, e := range b.idx.ents {
+			if keyInt32 {
+				binary.LittleEndian.PutUint64(key[8:], uint64(uint32(int32(e.key))))
+			} else {
+				binary.LittleEndian.PutUint64(key[8:], uint64(e.key))
+			}
+			if err := w.addRaw(e.seq, e.kind, -1, key[:], b.pages.at(e.ref, int(e.size))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (d *DiskSpiller) spillWith(fill func(*spillWriter) error) (SpilledRun, error) {
 	if err := os.MkdirAll(d.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("spill: %w", err)
 	}
@@ -70,12 +105,7 @@ func (d *DiskSpiller) Spill(sorted Iterator) (SpilledRun, error) {
 			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(spillBlock), zstd.WithLowerEncoderMem(true))
 	}
 	if err == nil {
-		for r := sorted.Next(); r != nil && err == nil; r = sorted.Next() {
-			err = w.add(r)
-		}
-		if err == nil {
-			err = sorted.Error()
-		}
+		err = fill(w)
 		if err == nil {
 			err = w.flush()
 		}
@@ -121,6 +151,24 @@ func (w *spillWriter) add(r *KV) error {
 	if w.block, err = binrow.AppendEncode(w.block, w.d.spec.FieldTypes, r.Value); err != nil {
 		return err
 	}
+	binary.LittleEndian.PutUint32(w.block[at:], uint32(len(w.block)-at-4))
+	if len(w.block) >= spillBlock {
+		return w.flush()
+	}
+	return nil
+}
+
+// addRaw appends a record whose key and value are BinaryRows already, in
+// add's layout.
+func (w *spillWriter) addRaw(seq int64, kind int8, level int, key, value []byte) error {
+	at := len(w.block)
+	w.block = append(w.block, 0, 0, 0, 0)
+	w.block = binary.AppendVarint(w.block, seq)
+	w.block = append(w.block, byte(kind))
+	w.block = binary.AppendVarint(w.block, int64(level))
+	w.block = binary.LittleEndian.AppendUint32(w.block, uint32(len(key)))
+	w.block = append(w.block, key...)
+	w.block = append(w.block, value...)
 	binary.LittleEndian.PutUint32(w.block[at:], uint32(len(w.block)-at-4))
 	if len(w.block) >= spillBlock {
 		return w.flush()
@@ -194,6 +242,10 @@ type diskRunIter struct {
 	path  string
 	comp  []byte
 	block []byte
+	// spare is the block before this one: readBlock decodes into it and
+	// swaps, so the bytes of the record rawNext returned last stay valid
+	// through one more rawNext.
+	spare []byte
 	pos   int
 	err   error
 }
@@ -237,6 +289,7 @@ func (it *diskRunIter) readBlock() bool {
 		_, err = io.ReadFull(it.in, it.comp)
 	}
 	if err == nil {
+		it.block, it.spare = it.spare, it.block
 		if it.dec != nil {
 			it.block, err = it.dec.DecodeAll(it.comp, it.block[:0])
 		} else {
@@ -255,42 +308,51 @@ func (it *diskRunIter) readBlock() bool {
 }
 
 func (it *diskRunIter) record() (*KV, error) {
-	b := it.block[it.pos:]
-	if len(b) < 4 {
-		return nil, errSpillCorrupt
-	}
-	n := int(binary.LittleEndian.Uint32(b))
-	if n > len(b)-4 {
-		return nil, errSpillCorrupt
-	}
-	rec := b[4 : 4+n]
-	it.pos += 4 + n
-	seq, k := binary.Varint(rec)
-	if k <= 0 || k >= len(rec) {
-		return nil, errSpillCorrupt
-	}
-	kind := sql.RowKind(rec[k])
-	rec = rec[k+1:]
-	level, k := binary.Varint(rec)
-	if k <= 0 || len(rec)-k < 4 {
-		return nil, errSpillCorrupt
-	}
-	rec = rec[k:]
-	kn := int(binary.LittleEndian.Uint32(rec))
-	if kn > len(rec)-4 {
-		return nil, errSpillCorrupt
+	seq, kind, level, keyRow, valueRow, err := it.split()
+	if err != nil {
+		return nil, err
 	}
 	// Decoded out of the block, which the next block overwrites.
 	nk := len(it.d.keys)
 	vals := make([]any, nk+len(it.d.spec.FieldTypes))
 	key, value := vals[:nk:nk], vals[nk:]
-	if err := binrow.DecodeCompact(key, it.d.keys, rec[4:4+kn]); err != nil {
+	if err := binrow.DecodeCompact(key, it.d.keys, keyRow); err != nil {
 		return nil, err
 	}
-	if err := binrow.DecodeCompact(value, it.d.spec.FieldTypes, rec[4+kn:]); err != nil {
+	if err := binrow.DecodeCompact(value, it.d.spec.FieldTypes, valueRow); err != nil {
 		return nil, err
 	}
-	return &KV{Key: key, Seq: seq, Kind: kind, Value: value, Level: int(level)}, nil
+	return &KV{Key: key, Seq: seq, Kind: sql.RowKind(kind), Value: value, Level: int(level)}, nil
+}
+
+// split takes the record at pos apart (add's layout) and moves past it.
+func (it *diskRunIter) split() (seq int64, kind int8, level int64, key, value []byte, err error) {
+	b := it.block[it.pos:]
+	if len(b) < 4 {
+		return 0, 0, 0, nil, nil, errSpillCorrupt
+	}
+	n := int(binary.LittleEndian.Uint32(b))
+	if n > len(b)-4 {
+		return 0, 0, 0, nil, nil, errSpillCorrupt
+	}
+	rec := b[4 : 4+n]
+	it.pos += 4 + n
+	seq, k := binary.Varint(rec)
+	if k <= 0 || k >= len(rec) {
+		return 0, 0, 0, nil, nil, errSpillCorrupt
+	}
+	kind = int8(rec[k])
+	rec = rec[k+1:]
+	level, k = binary.Varint(rec)
+	if k <= 0 || len(rec)-k < 4 {
+		return 0, 0, 0, nil, nil, errSpillCorrupt
+	}
+	rec = rec[k:]
+	kn := int(binary.LittleEndian.Uint32(rec))
+	if kn > len(rec)-4 {
+		return 0, 0, 0, nil, nil, errSpillCorrupt
+	}
+	return seq, kind, level, rec[4 : 4+kn], rec[4+kn:], nil
 }
 
 func (it *diskRunIter) Error() error { return it.err }
