@@ -247,7 +247,7 @@ func ExpirePartitions(path string, req ExpirePartitionsRequest, now time.Time) (
 
 // CreateTag tags a snapshot (0: the latest) of the table at path, as
 // CALL sys.create_tag does.
-func CreateTag(path, name string, snapshotID int64, now time.Time) error {
+func CreateTag(path, name string, snapshotID int64) error {
 	if err := fs.CheckName(fs.KindTag, name); err != nil {
 		return err // Paimon's "Tag name '...' is blank." among them
 	}
@@ -275,9 +275,9 @@ func CreateTag(path, name string, snapshotID int64, now time.Time) error {
 	} else if s, err = t.Snapshots.Read(snapshotID); err != nil {
 		return sql.Errorf(sql.IllegalArgumentException, "Cannot create tag because given snapshot #%d doesn't exist.", snapshotID)
 	}
-	lt := now.Local()
-	tag := &snapshot.Tag{Snapshot: *s, TagCreateTime: []int{lt.Year(), int(lt.Month()), lt.Day(), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond()}}
-	return t.Snapshots.CreateTag(name, tag)
+	// Without a retention time the tag file is the snapshot's JSON
+	// (TagManager.createOrReplaceTag writes no tagCreateTime then).
+	return t.CreateTag(s, name)
 }
 
 // DeleteTag removes a tag of the table at path (CALL sys.delete_tag).

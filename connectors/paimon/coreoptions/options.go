@@ -93,6 +93,8 @@ type Options struct {
 	// PartitionExpiration are the partition.expiration-* and
 	// partition.timestamp-* options (PartitionExpire).
 	PartitionExpiration PartitionExpiration
+	// TagAuto are the tag.* options of automatic tag creation.
+	TagAuto TagAuto
 
 	// Merge semantics (primary-key tables).
 	MergeEngine       string   // merge-engine, lower case
@@ -132,6 +134,21 @@ type Options struct {
 
 	// Scan.
 	Scan Scan
+}
+
+// TagAuto configures Paimon's TagAutoCreation and TagBatchCreation.
+type TagAuto struct {
+	Mode           string        // tag.automatic-creation: none, process-time, watermark, batch
+	Period         string        // tag.creation-period: daily, hourly, two-hours
+	PeriodDuration time.Duration // tag.creation-period-duration (0: unset)
+	Delay          time.Duration // tag.creation-delay
+	Formatter      string        // tag.period-formatter
+	NumRetainedMax *int          // tag.num-retained-max
+	Completion     bool          // tag.automatic-completion
+	BatchName      string        // tag.batch.customized-name ("": batch-write-<date>)
+	// ProcessTimeZone is sink.process-time-zone ("": the process's zone,
+	// as Paimon takes the JVM's).
+	ProcessTimeZone string
 }
 
 // PartitionExpiration configures Paimon's PartitionExpire.
@@ -301,6 +318,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.OverwriteUpgrade = p.boolean("overwrite-upgrade", true)
 	o.ConsumerExpiration = p.duration(OptConsumerExpirationTime, 0)
 	o.PartitionExpiration = p.partitionExpiration()
+	o.TagAuto = p.tagAuto()
 
 	o.MergeEngine = strings.ToLower(p.str(OptMergeEngine, EngineDeduplicate))
 	o.SequenceFields = p.list(OptSequenceField)
@@ -344,6 +362,29 @@ func Parse(raw map[string]string) (*Options, error) {
 		return nil, p.err
 	}
 	return o, nil
+}
+
+// tagAuto reads the tag creation options; the others than the mode only
+// when tags are created (Paimon reads them when it creates a commit's
+// TagAutoCreation), so a table with a stray value stays readable.
+func (p *parser) tagAuto() TagAuto {
+	a := TagAuto{Mode: p.enum("tag.automatic-creation", "none", "none", "process-time", "watermark", "batch"),
+		Period: "daily", Formatter: "with_dashes"}
+	if a.Mode == "none" {
+		return a
+	}
+	a.Period = p.enum("tag.creation-period", "daily", "daily", "hourly", "two-hours")
+	a.PeriodDuration = p.duration("tag.creation-period-duration", 0)
+	a.Delay = p.duration("tag.creation-delay", 0)
+	a.Formatter = p.enum("tag.period-formatter", "with_dashes", "with_dashes", "without_dashes", "without_dashes_and_spaces")
+	a.Completion = p.boolean("tag.automatic-completion", false)
+	a.BatchName = p.str("tag.batch.customized-name", "")
+	a.ProcessTimeZone = strings.TrimSpace(p.str("sink.process-time-zone", ""))
+	if _, ok := p.raw["tag.num-retained-max"]; ok {
+		n := p.integer("tag.num-retained-max", 0)
+		a.NumRetainedMax = &n
+	}
+	return a
 }
 
 func (p *parser) partitionExpiration() PartitionExpiration {
@@ -511,6 +552,22 @@ func (p *parser) get(key string, fallback ...string) (string, string, bool) {
 		}
 	}
 	return key, "", false
+}
+
+// enum is key's value among values (Paimon's enum options match their
+// values without case), def when unset.
+func (p *parser) enum(key, def string, values ...string) string {
+	v, ok := p.raw[key]
+	if !ok {
+		return def
+	}
+	for _, e := range values {
+		if strings.EqualFold(e, strings.TrimSpace(v)) {
+			return e
+		}
+	}
+	p.fail(key)
+	return def
 }
 
 func (p *parser) str(key, def string) string {

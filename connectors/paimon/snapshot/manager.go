@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"time"
 	"errors"
 	"fmt"
 	"sort"
@@ -331,6 +332,21 @@ func (m *Manager) TagNames() ([]string, error) {
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name, TagPrefix) {
 			out = append(out, e.Name[len(TagPrefix):])
+		}
+	}
+	return out, nil
+}
+
+// TagModTimes are the tag files' modification times by tag name.
+func (m *Manager) TagModTimes() (map[string]time.Time, error) {
+	ents, err := m.fio.List(fs.Join(m.root, "tag"))
+	if err != nil {
+		return nil, fmt.Errorf("list tags: %w", err)
+	}
+	out := map[string]time.Time{}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name, TagPrefix) {
+			out[e.Name[len(TagPrefix):]] = e.ModTime
 		}
 	}
 	return out, nil

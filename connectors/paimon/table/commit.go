@@ -53,6 +53,13 @@ type Commit struct {
 	// PartitionExpire, when set, explains a conflict over files of
 	// partitions it expired (ConflictDetection.checkConflictForPartitionExpire).
 	PartitionExpire *PartitionExpire
+	// Force commits an APPEND snapshot even without changes
+	// (TableCommitImpl.forceCreatingSnapshot: a tag is due).
+	Force bool
+	// tagAuto creates tags after each commit ('tag.automatic-creation'
+	// process-time); a sink hands its own on, so that its state carries
+	// from commit to commit as in Paimon's TagAutoManager.
+	tagAuto *tagAutoCreation
 }
 
 // NewCommitUser is CoreOptions.createCommitUser: a random UUID, after
@@ -161,7 +168,7 @@ func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64
 		cmp.changelog = appendEntries(cmp.changelog, manifest.Add, m, m.CompactChangelog)
 		cmp.index = append(cmp.index, m.CompactIndexFiles...)
 	}
-	if len(app.entries)+len(app.changelog)+len(app.index) > 0 && !appendDone {
+	if (len(app.entries)+len(app.changelog)+len(app.index) > 0 || c.Force && len(cmp.entries)+len(cmp.changelog)+len(cmp.index) == 0) && !appendDone {
 		if err := c.tryCommit(identifier, &app); err != nil {
 			return err
 		}
@@ -182,8 +189,24 @@ func (c *Commit) Commit(identifier int64, msgs []CommitMessage, watermark *int64
 			c.AbandonedCompaction = true
 		}
 	}
+	if err := c.autoTag(); err != nil {
+		return fmt.Errorf("paimon commit %d of %s: %w", identifier, c.t.Root, err)
+	}
 	c.expire()
 	return nil
+}
+
+// autoTag runs the table's automatic tag creation after a commit, before
+// any expiration (TableCommitImpl.maintain).
+func (c *Commit) autoTag() error {
+	if c.tagAuto == nil {
+		a, err := c.t.newTagAutoCreation()
+		if err != nil || a == nil {
+			return err
+		}
+		c.tagAuto = a
+	}
+	return c.tagAuto.run()
 }
 
 // Overwrite commits msgs as an OVERWRITE snapshot (INSERT OVERWRITE): the
@@ -265,6 +288,9 @@ func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[st
 		if err := c.tryCommit(identifier, &cmp); err != nil {
 			return err
 		}
+	}
+	if err := c.autoTag(); err != nil {
+		return fmt.Errorf("paimon overwrite %d of %s: %w", identifier, c.t.Root, err)
 	}
 	c.expire()
 	return nil

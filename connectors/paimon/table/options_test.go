@@ -18,10 +18,10 @@ import (
 )
 
 // A table whose options ask for what sqlrun does not do on write
-// ('tag.automatic-creation': Paimon's TableCommitImpl creates tags with
-// TagAutoCreation at commit) is refused for writing, compaction and the
-// sink, naming the option, and read as usual: the option only matters to
-// a writer.
+// ('tag.automatic-creation' = 'watermark': Paimon's TableCommitImpl tags
+// snapshots by the watermark they record, which sqlrun's sink does not)
+// is refused for writing, compaction and the sink, naming the option, and
+// read as usual: the option only matters to a writer.
 func TestWriteRefusedOptionStillReads(t *testing.T) {
 	dir := t.TempDir()
 	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1"}, "", 0)
@@ -29,7 +29,7 @@ func TestWriteRefusedOptionStillReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"))
-	for _, v := range []string{"process-time", "watermark", "batch"} {
+	for _, v := range []string{"watermark"} {
 		tagged, err := Open(nil, dir, map[string]string{"tag.automatic-creation": v})
 		if err != nil {
 			t.Fatal(err)

@@ -57,6 +57,10 @@ type Sink struct {
 	// expires none); now is its clock.
 	partExpire *PartitionExpire
 	now        func() time.Time
+	// tagAuto is the job's automatic tag creation ('tag.automatic-creation'
+	// process-time), created when the job starts as Paimon's committer
+	// creates its TagAutoManager; nil when the table creates no tags.
+	tagAuto *tagAutoCreation
 
 	mu sync.Mutex
 }
@@ -90,6 +94,11 @@ func NewSink(t *Table, o SinkOptions) (*Sink, error) {
 		}
 		s.partExpire = pe
 	}
+	ta, err := t.newTagAutoCreation()
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", t.Root, err)
+	}
+	s.tagAuto = ta
 	if t.DynamicBucket() && !t.KeyDynamic() {
 		a, err := t.NewAssigner(o.Overwrite)
 		if err != nil {
@@ -271,12 +280,24 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 	if !s.o.Streaming {
 		id = snapshot.BatchCommitIdentifier
 	}
+	empty := true
+	for _, u := range users {
+		for _, m := range byUser[u] {
+			empty = empty && m.Empty()
+		}
+	}
 	var last *Commit
 	replayed := true
 	for _, u := range users {
 		c := s.t.NewCommit(u)
 		c.Now = s.now
 		c.PartitionExpire = s.partExpire
+		c.tagAuto = s.tagAuto
+		// A streaming checkpoint without changes commits an empty
+		// snapshot when a tag is due (CommitterOperator with
+		// TableCommitImpl.forceCreatingSnapshot), so the tag holds what
+		// its period committed.
+		c.Force = s.o.Streaming && empty && s.tagAuto != nil && s.tagAuto.forceCreatingSnapshot(s.now())
 		// Snapshots expire after the partitions (TableCommitImpl.maintain).
 		c.NoExpire = true
 		var err error
@@ -292,7 +313,7 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 	}
 	if replayed {
 		// Nothing committed: no maintenance (TableCommitImpl.filterAndCommit).
-		return nil
+		return s.batchTag()
 	}
 	// TableCommitImpl.maintain: partition expiration, then consumer and
 	// snapshot expiration.
@@ -306,6 +327,20 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 	// is null for bucket -2 (the overwrite's commit table).
 	last.NoExpire = s.t.PostponeBucket()
 	last.expire()
+	return s.batchTag()
+}
+
+// batchTag tags the latest snapshot when a batch job's commit is done and
+// the table has 'tag.automatic-creation' = 'batch' (Paimon's Flink sink
+// adds BatchWriteGeneratorTagOperator, whose finish runs
+// TagBatchCreation after the last commit).
+func (s *Sink) batchTag() error {
+	if s.o.Streaming || s.t.Options.TagAuto.Mode != "batch" {
+		return nil
+	}
+	if err := s.t.createBatchTag(); err != nil {
+		return fmt.Errorf("paimon table %s: batch tag: %w", s.t.Root, err)
+	}
 	return nil
 }
 

@@ -146,7 +146,7 @@ var procedures = map[string]catalog.Procedure{
 				// sqlrun's do not: refused rather than ignored.
 				return "", sql.Errorf(sql.UnsupportedOperation, "time_retained of sys.create_tag is not supported by sqlrun yet (given '%s'): sqlrun does not expire tags by time", v)
 			}
-			if err := paimon.CreateTag(path, a["tag"], int64(id), ctx.Now); err != nil {
+			if err := paimon.CreateTag(path, a["tag"], int64(id)); err != nil {
 				return "", err
 			}
 			return "Success", nil
