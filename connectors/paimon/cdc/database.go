@@ -574,15 +574,17 @@ const optTagCreation = "tag.automatic-creation"
 // whose commits may force a snapshot: StoreMultiCommitter's eager
 // committers then commit empty snapshots of tables with no new rows
 // (TableCommitImpl.forceCreatingSnapshot: 'tag.automatic-creation'
-// process-time, or watermark with an idle timeout), which sqlrun's sink
-// does not. For other tables the eager committers change nothing a table
+// process-time, or watermark with an idle timeout), which sqlrun's
+// combined job does not do for the tables it has no rows of (its Paimon
+// sink forces such a snapshot only at a commit of the table's own). For
+// other tables the eager committers change nothing a table
 // holds: sqlrun's job has each table's sink from the start.
 func checkEagerInit(table string, opts map[string]string) error {
 	v := opts[optTagCreation]
 	if v == "" || strings.EqualFold(v, "none") || strings.EqualFold(v, "batch") {
 		return nil
 	}
-	return fmt.Errorf("--eager_init true with Paimon table %s's '%s' = '%s': Paimon's combined sink then commits empty snapshots of tables with no new rows so that their tags are created; sqlrun's Paimon sink does not create tags automatically",
+	return fmt.Errorf("--eager_init true with Paimon table %s's '%s' = '%s': Paimon's combined sink then commits empty snapshots of tables with no new rows so that their tags are created; sqlrun's combined job does not",
 		table, optTagCreation, v)
 }
 

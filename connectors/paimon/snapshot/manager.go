@@ -1,13 +1,13 @@
 package snapshot
 
 import (
-	"time"
 	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 )
