@@ -140,6 +140,11 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 		if !ok || sel.From == nil {
 			return nil, err
 		}
+		if d, ok, derr := b.decorrelateAggregate(sel, sc, inX != nil); derr != nil {
+			return nil, derr
+		} else if ok {
+			return b.joinDecorrelated(input, sc, e, inX, not, sel, d)
+		}
 		if sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Limit != nil ||
 			sel.Offset != nil || len(sel.OrderBy) > 0 || hasAgg(sel.Where) || selectsAgg(sel) {
 			if _, rs, ferr := b.bindFrom(sel.From); ferr == nil && sel.Where != nil && !hasAgg(sel.Where) {
@@ -420,7 +425,26 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 		}
 		r, err := b.bindQuery(q.Query)
 		if err != nil {
-			continue // correlated or invalid: bindExprIn reports it
+			// A correlated aggregate: Calcite's RelDecorrelator left
+			// join with it grouped by the correlation columns
+			// (decorrelate.go). Anything else is reported by bindExprIn.
+			d, ok, derr := b.decorrelateAggregate(sel, sc, true)
+			if derr != nil {
+				return nil, derr
+			}
+			if !ok || !d.scalar {
+				continue
+			}
+			nl := len(input.Names())
+			if input, err = b.joinScalarAggregate(input, sel, d); err != nil {
+				return nil, err
+			}
+			sc.cols = append(sc.cols, column{t: input.Types()[nl]})
+			if b.scalars == nil {
+				b.scalars = map[*ast.Subquery]int{}
+			}
+			b.scalars[q] = nl
+			continue
 		}
 		nl := len(input.Names())
 		t := r.Types()[0].WithNullable(true)

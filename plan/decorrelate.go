@@ -1,0 +1,307 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// Decorrelation of a subquery that aggregates (GROUP BY, aggregates,
+// DISTINCT, HAVING) and reads the outer row in its WHERE, as Calcite's
+// RelDecorrelator and Flink's SubQueryDecorrelator do it: each
+// correlation must be an equality outer_expr = column of the subquery's
+// FROM; the subquery then runs uncorrelated, grouped also by those
+// columns and selecting them after its own items, and the join compares
+// them with the outer expressions. For one outer row, its groups are the
+// groups of the rows whose columns equal its values, so grouping by the
+// columns too yields them for every outer row at once.
+
+// decorrelated is an aggregating subquery made uncorrelated: right is
+// its plan, whose first items are the subquery's own select items and
+// then one field per correlation column; outer are the outer
+// expressions (over the outer row) those columns must equal.
+type decorrelated struct {
+	right  Node
+	items  int
+	outer  []Expr
+	scalar bool // an aggregate without GROUP BY: one row per outer row
+}
+
+// decorrelateAggregate decorrelates sel against the outer row sc names.
+// ok is false when sel is not of this shape at all (not aggregating, not
+// correlated through its WHERE); err refuses a shape it does not
+// decorrelate, naming the subquery. keepItems false drops the select
+// items (for EXISTS, which reads none).
+func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool) (d decorrelated, ok bool, err error) {
+	if sel.From == nil || sel.Where == nil || !(sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || selectsAgg(sel)) {
+		return d, false, nil
+	}
+	refuse := func(why string) error {
+		return sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): %s", ast.FormatQuery(sel), why)
+	}
+	if len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Offset != nil {
+		return d, true, refuse("a correlated subquery with ORDER BY, LIMIT or OFFSET is not supported yet")
+	}
+	if hasAgg(sel.Where) {
+		return d, false, nil
+	}
+	_, rs, err := b.bindFrom(sel.From)
+	if err != nil {
+		return d, false, nil
+	}
+	var local []ast.Expr
+	var inner []ast.Expr
+	for _, c := range astConjuncts(sel.Where) {
+		if _, err := b.bindExpr(c, rs, nil); err == nil {
+			local = append(local, c)
+			continue
+		}
+		eq, isEq := c.(*ast.Binary)
+		if !isEq || eq.Op != ast.OpEq {
+			if _, err := b.bindExpr(c, &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}, nil); err != nil {
+				return d, false, nil // not a correlation: the subquery's own error
+			}
+			return d, true, refuse("its correlation " + sqlText(c) + " is not an equality of an outer expression and a column of its FROM")
+		}
+		var in, out ast.Expr
+		for _, p := range [][2]ast.Expr{{eq.L, eq.R}, {eq.R, eq.L}} {
+			if _, isCol := p[0].(*ast.ColumnRef); !isCol {
+				continue
+			}
+			if _, err := b.bindExpr(p[0], rs, nil); err != nil {
+				continue
+			}
+			if _, err := b.bindExpr(p[1], sc, nil); err == nil {
+				in, out = p[0], p[1]
+				break
+			}
+		}
+		if in == nil {
+			return d, true, refuse("its correlation " + sqlText(c) + " is not an equality of an outer expression and a column of its FROM")
+		}
+		o, err := b.bindExpr(out, sc, nil)
+		if err != nil {
+			return d, true, err
+		}
+		inner = append(inner, in)
+		d.outer = append(d.outer, o)
+	}
+	if len(inner) == 0 {
+		return d, false, nil
+	}
+	d.scalar = len(sel.GroupBy) == 0 && !sel.Distinct && selectsAgg(sel)
+	if d.scalar && sel.Having != nil {
+		return d, true, refuse("HAVING without GROUP BY in a correlated subquery is not supported yet")
+	}
+	n := *sel
+	n.Where = astAnd(local)
+	n.Items = nil
+	if keepItems {
+		n.Items = append(n.Items, sel.Items...)
+		for _, it := range sel.Items {
+			if it.Star {
+				return d, true, refuse("SELECT * in an aggregating subquery")
+			}
+		}
+	}
+	d.items = len(n.Items)
+	n.GroupBy = append([]ast.Expr(nil), sel.GroupBy...)
+	for _, c := range inner {
+		n.Items = append(n.Items, ast.SelectItem{Expr: c})
+		if len(sel.GroupBy) > 0 || d.scalar || sel.Having != nil {
+			dup := false
+			for _, g := range n.GroupBy {
+				dup = dup || sqlText(g) == sqlText(c)
+			}
+			if !dup {
+				n.GroupBy = append(n.GroupBy, c)
+			}
+		}
+	}
+	if d.scalar && !keepItems {
+		return d, true, nil // EXISTS over one row: the caller needs no plan
+	}
+	r, err := b.bindQuery(&n)
+	if err != nil {
+		return d, true, refuse("it reads the outer query outside equalities of its WHERE, or is invalid: " + err.Error())
+	}
+	d.right = r
+	return d, true, nil
+}
+
+// joinScalarAggregate left-joins input (nl fields) with a decorrelated
+// aggregate without GROUP BY (one item) on its correlation, and returns
+// the join projected to input's fields and the subquery's value (at nl).
+// An outer row without a group reads the aggregate of no rows: NULL,
+// but COUNT's 0 (the COUNT bug), which RelDecorrelator writes as
+// CASE(IS NULL(key), 0, count) over the left join.
+func (b *binder) joinScalarAggregate(input Node, sel *ast.Select, d decorrelated) (Node, error) {
+	empty, ok := emptyAggregate(sel.Items[0].Expr)
+	if !ok {
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): its value over no rows is not known to be NULL or COUNT's 0", ast.FormatQuery(sel))
+	}
+	nl := len(input.Names())
+	rt := d.right.Types()
+	names := uniquify(append(append([]string(nil), input.Names()...), d.right.Names()...))
+	types := append(append([]sql.DataType(nil), input.Types()...), nullableAll(rt)...)
+	var conds []Expr
+	for k, o := range d.outer {
+		eq, err := bindBinary(&ast.Binary{Op: ast.OpEq}, o, &InputRef{Index: nl + d.items + k, T: types[nl+d.items+k]})
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, eq)
+	}
+	j := &LogicalJoin{base: row(names, types, input, d.right), Cond: and(conds), JoinType: ast.LeftJoin}
+	var v Expr = &InputRef{Index: nl, T: types[nl]}
+	if empty == "count" {
+		zero := &Literal{Value: int64(0), T: sql.BigInt().NotNull()}
+		key := &InputRef{Index: nl + d.items, T: types[nl+d.items]}
+		v = &Call{Op: "CASE", Args: []Expr{
+			&Call{Op: "IS NULL", Args: []Expr{key}, T: sql.Boolean().NotNull()}, zero, v},
+			T: rt[0]}
+	}
+	exprs := append(identity(input.Types()), v)
+	pn := append(append([]string(nil), input.Names()...), names[nl])
+	return &LogicalProject{base: row(pn, exprTypes(exprs), j), Exprs: exprs}, nil
+}
+
+// emptyAggregate is what a select item of an aggregate without GROUP BY
+// is over no rows: "count" for COUNT (0), "null" for another aggregate
+// and null-propagating arithmetic over them; ok false for anything else.
+func emptyAggregate(e ast.Expr) (string, bool) {
+	switch x := e.(type) {
+	case *ast.FuncCall:
+		if x.Over != nil || !isAggName(x.Name) {
+			return "", false
+		}
+		if strings.EqualFold(x.Name, "COUNT") {
+			return "count", true
+		}
+		if isGroupingFunc(x.Name) {
+			return "", false
+		}
+		return "null", true
+	case *ast.Binary:
+		switch x.Op {
+		case ast.OpAdd, ast.OpSub, ast.OpMul, ast.OpDiv:
+			l, lok := emptyAggregate(x.L)
+			r, rok := emptyAggregate(x.R)
+			if lok && l == "null" || rok && r == "null" {
+				return "null", true
+			}
+		}
+	case *ast.Cast:
+		if k, ok := emptyAggregate(x.X); ok && k == "null" {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+func nullableAll(ts []sql.DataType) []sql.DataType {
+	out := make([]sql.DataType, len(ts))
+	for i, t := range ts {
+		out[i] = t.WithNullable(true)
+	}
+	return out
+}
+
+// astConjuncts splits an AST condition at its top-level ANDs.
+func astConjuncts(e ast.Expr) []ast.Expr {
+	if x, ok := e.(*ast.Binary); ok && x.Op == ast.OpAnd {
+		return append(astConjuncts(x.L), astConjuncts(x.R)...)
+	}
+	return []ast.Expr{e}
+}
+
+func astAnd(es []ast.Expr) ast.Expr {
+	var out ast.Expr
+	for _, e := range es {
+		if out == nil {
+			out = e
+		} else {
+			out = &ast.Binary{Op: ast.OpAnd, L: out, R: e}
+		}
+	}
+	return out
+}
+
+// sqlText is a node's SQL text, as the AST prints it.
+func sqlText(n interface{ String() string }) string { return n.String() }
+
+// joinDecorrelated is bindSubqueryJoin's [NOT] IN / [NOT] EXISTS over a
+// decorrelated aggregating subquery. Grouped (GROUP BY, DISTINCT), it is
+// the semi / anti join on the IN's value and the correlation columns
+// (SemiAntiJoinTest.testInWithCorrelated_AggInSubQuery1:
+// where=[((b = EXPR$0) AND (c = f))] over GroupAggregate(groupBy=[f])).
+// An aggregate without GROUP BY is one row for every outer row, the
+// aggregate of its rows (NULL, or COUNT's 0, over none): EXISTS is TRUE
+// and NOT EXISTS FALSE, x IN (it) is x = value and x NOT IN (it) NOT(x =
+// value), over the left join joinScalarAggregate builds; a grouped
+// decorrelation there would drop or keep the rows without a group
+// wrongly (the COUNT bug).
+func (b *binder) joinDecorrelated(input Node, sc *scope, e, inX ast.Expr, not bool, sel *ast.Select, d decorrelated) (Node, error) {
+	nl := len(input.Names())
+	if inX != nil && d.items != 1 {
+		return nil, b.inArityErr(e, inX, sc, d.items)
+	}
+	if d.scalar {
+		if inX == nil {
+			if !not {
+				return input, nil
+			}
+			f := &Literal{Value: false, T: sql.Boolean().NotNull()}
+			return &LogicalFilter{base: sameRow(input), Cond: f}, nil
+		}
+		x, err := b.bindExpr(inX, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		j, err := b.joinScalarAggregate(input, sel, d)
+		if err != nil {
+			return nil, err
+		}
+		c, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, x, &InputRef{Index: nl, T: j.Types()[nl]})
+		if err != nil {
+			return nil, err
+		}
+		if not {
+			c = &Call{Op: "NOT", Args: []Expr{c}, T: c.Type()}
+		}
+		f := &LogicalFilter{base: sameRow(j), Cond: c}
+		return &LogicalProject{base: row(input.Names(), input.Types(), f), Exprs: identity(input.Types())}, nil
+	}
+	rt := d.right.Types()
+	var conds []Expr
+	if inX != nil {
+		x, err := b.bindExpr(inX, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		v := &InputRef{Index: nl, T: rt[0]}
+		eq, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, x, v)
+		if err != nil {
+			return nil, err
+		}
+		if not {
+			// NOT IN's null-aware condition, as bindSubqueryJoin's.
+			isNull := func(e Expr) Expr { return &Call{Op: "IS NULL", Args: []Expr{e}, T: sql.Boolean().NotNull()} }
+			eq = &Call{Op: "OR", Args: []Expr{isNull(x), isNull(v), eq}, T: sql.Boolean().NotNull()}
+		}
+		conds = append(conds, eq)
+	}
+	for k, o := range d.outer {
+		eq, err := bindBinary(&ast.Binary{Op: ast.OpEq}, o, &InputRef{Index: nl + d.items + k, T: rt[d.items+k]})
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, eq)
+	}
+	kind := semiJoin
+	if not {
+		kind = antiJoin
+	}
+	return &LogicalJoin{base: row(input.Names(), input.Types(), input, d.right), Cond: and(conds), JoinType: kind}, nil
+}
