@@ -244,8 +244,22 @@ func sqlText(n interface{ String() string }) string { return n.String() }
 // wrongly (the COUNT bug).
 func (b *binder) joinDecorrelated(input Node, sc *scope, e, inX ast.Expr, not bool, sel *ast.Select, d decorrelated) (Node, error) {
 	nl := len(input.Names())
-	if inX != nil && d.items != 1 {
-		return nil, b.inArityErr(e, inX, sc, d.items)
+	var outers []Expr // the IN's operand: one value, or a row's fields
+	if inX != nil {
+		x, err := b.bindExpr(inX, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		outers = []Expr{x}
+		if c, ok := x.(*Call); ok && c.Op == "ROW" {
+			outers = c.Args
+		}
+		if len(outers) != d.items {
+			return nil, inArityErr(e)
+		}
+	}
+	if d.scalar && len(outers) > 1 {
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): a row compared with a correlated aggregate without GROUP BY is not supported yet", ast.FormatQuery(sel))
 	}
 	if d.scalar {
 		if inX == nil {
@@ -255,10 +269,7 @@ func (b *binder) joinDecorrelated(input Node, sc *scope, e, inX ast.Expr, not bo
 			f := &Literal{Value: false, T: sql.Boolean().NotNull()}
 			return &LogicalFilter{base: sameRow(input), Cond: f}, nil
 		}
-		x, err := b.bindExpr(inX, sc, nil)
-		if err != nil {
-			return nil, err
-		}
+		x := outers[0]
 		j, err := b.joinScalarAggregate(input, sel, d)
 		if err != nil {
 			return nil, err
@@ -275,12 +286,8 @@ func (b *binder) joinDecorrelated(input Node, sc *scope, e, inX ast.Expr, not bo
 	}
 	rt := d.right.Types()
 	var conds []Expr
-	if inX != nil {
-		x, err := b.bindExpr(inX, sc, nil)
-		if err != nil {
-			return nil, err
-		}
-		v := &InputRef{Index: nl, T: rt[0]}
+	for i, x := range outers {
+		v := &InputRef{Index: nl + i, T: rt[i]}
 		eq, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, x, v)
 		if err != nil {
 			return nil, err

@@ -121,7 +121,15 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 	nl := len(input.Names())
 	var right Node
 	var conds []Expr
-	var inner Expr // the IN subquery's value, over the joined row
+	var inner []Expr // the IN subquery's values, over the joined row
+	width := 1       // the IN's operand: one value or a row of width fields ((a, c) IN (SELECT d, f ...))
+	if inX != nil {
+		if v, err := b.bindExpr(inX, sc, nil); err == nil {
+			if c, ok := v.(*Call); ok && c.Op == "ROW" {
+				width = len(c.Args)
+			}
+		}
+	}
 	// The subquery may read sc's columns in its WHERE clause; elsewhere
 	// in it a reference to them is refused by name (correlatedRefusal).
 	savedUncorrelated := b.uncorrelated
@@ -130,10 +138,12 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 	if r, err := b.bindQuery(q); err == nil {
 		right = r
 		if inX != nil {
-			if len(r.Names()) != 1 {
-				return nil, b.inArityErr(e, inX, sc, len(r.Names()))
+			if len(r.Names()) != width {
+				return nil, inArityErr(e)
 			}
-			inner = &InputRef{Index: nl, T: r.Types()[0]}
+			for i, t := range r.Types() {
+				inner = append(inner, &InputRef{Index: nl + i, T: t})
+			}
 		}
 	} else {
 		sel, ok := q.(*ast.Select)
@@ -191,65 +201,77 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 			conds = append(conds, conjuncts(c)...)
 		}
 		if inX != nil {
-			if len(sel.Items) != 1 || sel.Items[0].Star {
-				return nil, b.inArityErr(e, inX, sc, len(sel.Items))
+			if len(sel.Items) != width || sel.Items[0].Star {
+				return nil, inArityErr(e)
 			}
-			// The value may read the outer row too (a2 + T1.a1): bound
+			// A value may read the outer row too (a2 + T1.a1): bound
 			// over both, it is already an expression of the joined row.
-			v, verr := b.bindExpr(sel.Items[0].Expr, both, nil)
-			if verr != nil {
-				return nil, err
+			for _, it := range sel.Items {
+				v, verr := b.bindExpr(it.Expr, both, nil)
+				if verr != nil {
+					return nil, err
+				}
+				inner = append(inner, v)
 			}
-			inner = v
 		}
 	}
-	if inX != nil && len(conds) > 0 && inner != nil {
-		right, inner, conds = projectCorrelatedValue(right, inner, conds, nl, q)
+	if inX != nil && len(conds) > 0 {
+		right, inner, conds = projectCorrelatedValues(right, inner, conds, nl, q)
 	}
 	var extended []Expr // the left's columns, when the IN's operand is projected below the join
 	if inX != nil {
-		outer, err := b.bindExpr(inX, sc, nil)
+		ov, err := b.bindExpr(inX, sc, nil)
 		if err != nil {
 			return nil, err
 		}
-		if !isRef(outer) && not && !hasRefBeyond(outer, nl) {
-			// Flink's FlinkSubQueryRemoveRule computes an IN's operand
-			// that is not a field below the join ($f3), the join's
-			// fields then projected back to the left's
-			// (SemiAntiJoinTest.testNotInWithUncorrelated_SimpleCondition3:
-			// where=[($f3 IS NULL OR d IS NULL OR ($f3 = d))]). For IN,
-			// JoinPushExpressionsRule does the same with its = later.
-			extended = identity(input.Types())
-			names := append(append([]string(nil), input.Names()...), "$f"+strconv.Itoa(nl))
-			exprs := append(identity(input.Types()), outer)
-			input = &LogicalProject{base: row(names, exprTypes(exprs), input), Exprs: exprs}
-			outer = &InputRef{Index: nl, T: outer.Type()}
-			sh := map[int]int{}
-			for i := 0; i < nl+len(right.Names()); i++ {
-				sh[i] = i
-				if i >= nl {
-					sh[i] = i + 1
+		outers := []Expr{ov}
+		if width > 1 {
+			outers = ov.(*Call).Args
+		}
+		var eqs []Expr
+		for k, outer := range outers {
+			if !isRef(outer) && not && !hasRefBeyond(outer, nl) {
+				// Flink's FlinkSubQueryRemoveRule computes an IN's operand
+				// that is not a field below the join ($f3), the join's
+				// fields then projected back to the left's
+				// (SemiAntiJoinTest.testNotInWithUncorrelated_SimpleCondition3:
+				// where=[($f3 IS NULL OR d IS NULL OR ($f3 = d))]). For IN,
+				// JoinPushExpressionsRule does the same with its = later.
+				if extended == nil {
+					extended = identity(input.Types())
 				}
+				names := append(append([]string(nil), input.Names()...), "$f"+strconv.Itoa(nl))
+				exprs := append(identity(input.Types()), outer)
+				input = &LogicalProject{base: row(names, exprTypes(exprs), input), Exprs: exprs}
+				outer = &InputRef{Index: nl, T: outer.Type()}
+				sh := map[int]int{}
+				for i := 0; i < nl+len(right.Names()); i++ {
+					sh[i] = i
+					if i >= nl {
+						sh[i] = i + 1
+					}
+				}
+				inner = remapAll(inner, sh)
+				conds = remapAll(conds, sh)
+				nl++
 			}
-			inner = remap(inner, sh)
-			conds = remapAll(conds, sh)
-			nl++
+			eq, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, outer, inner[k])
+			if err != nil {
+				return nil, err
+			}
+			if not {
+				// NOT IN is null-aware: a row is kept only if no subquery value
+				// (of its correlated rows, if correlated) equals it or is
+				// unknown against it (x = NULL, NULL = y). Flink's anti join
+				// condition is this OR and then the correlation's conjuncts
+				// (SemiAntiJoinTest.testMultiNotInWithCorrelated: where=[((e IS
+				// NULL OR j IS NULL OR (e = j)) AND (i = d))]).
+				isNull := func(e Expr) Expr { return &Call{Op: "IS NULL", Args: []Expr{e}, T: sql.Boolean().NotNull()} }
+				eq = &Call{Op: "OR", Args: []Expr{isNull(outer), isNull(inner[k]), eq}, T: sql.Boolean().NotNull()}
+			}
+			eqs = append(eqs, eq)
 		}
-		eq, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, outer, inner)
-		if err != nil {
-			return nil, err
-		}
-		if not {
-			// NOT IN is null-aware: a row is kept only if no subquery value
-			// (of its correlated rows, if correlated) equals it or is
-			// unknown against it (x = NULL, NULL = y). Flink's anti join
-			// condition is this OR and then the correlation's conjuncts
-			// (SemiAntiJoinTest.testMultiNotInWithCorrelated: where=[((e IS
-			// NULL OR j IS NULL OR (e = j)) AND (i = d))]).
-			isNull := func(e Expr) Expr { return &Call{Op: "IS NULL", Args: []Expr{e}, T: sql.Boolean().NotNull()} }
-			eq = &Call{Op: "OR", Args: []Expr{isNull(outer), isNull(inner), eq}, T: sql.Boolean().NotNull()}
-		}
-		conds = append([]Expr{eq}, conds...)
+		conds = append(eqs, conds...)
 	}
 	// A conjunct the correlation repeats (a1 IN (SELECT a2 ... WHERE
 	// T1.a1 = T2.a2)) is kept once, as Calcite's RexSimplify keeps a
@@ -282,29 +304,28 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 	}
 	var j Node = &LogicalJoin{base: row(input.Names(), input.Types(), input, right), Cond: cond, JoinType: kind}
 	if extended != nil {
-		j = &LogicalProject{base: row(input.Names()[:nl-1], input.Types()[:nl-1], j), Exprs: extended}
+		j = &LogicalProject{base: row(input.Names()[:len(extended)], input.Types()[:len(extended)], j), Exprs: extended}
 	}
 	return j, nil
 }
 
-// projectCorrelatedValue is the right side of a correlated IN as Flink's
+// projectCorrelatedValues is the right side of a correlated IN as Flink's
 // decorrelation (SubQueryDecorrelator) leaves it: a projection of the
-// subquery's value and then the right's fields its correlation reads, so
-// that the value is a field of the join (SemiAntiJoinTest
+// subquery's values and then the right's fields its correlation reads, so
+// that the values are fields of the join (SemiAntiJoinTest
 // .testMultiInWithCorrelated1: Calc(select=[j, i]);
 // testNotInWithCorrelated_ComplexCondition1: Calc(select=[SUBSTRING(f, 1,
-// 5) AS EXPR$0, e])). inner and conds are over the left's nl fields and
-// right's; a value that reads the left row is left where it is.
-func projectCorrelatedValue(right Node, inner Expr, conds []Expr, nl int, q ast.QueryExpr) (Node, Expr, []Expr) {
-	if l, _ := exprSides(inner, nl); l {
-		return right, inner, conds
+// 5) AS EXPR$0, e]); testInWithCorrelated_MultiFields: Calc(select=[d,
+// SUBSTRING(f, 1, 5) AS EXPR$1, e])). inner and conds are over the left's
+// nl fields and right's; values that read the left row are left where
+// they are.
+func projectCorrelatedValues(right Node, inner []Expr, conds []Expr, nl int, q ast.QueryExpr) (Node, []Expr, []Expr) {
+	for _, v := range inner {
+		if l, _ := exprSides(v, nl); l {
+			return right, inner, conds
+		}
 	}
-	name := "EXPR$0"
-	if r, ok := inner.(*InputRef); ok {
-		name = right.Names()[r.Index-nl]
-	} else if sel, ok := q.(*ast.Select); ok && len(sel.Items) == 1 && sel.Items[0].Alias != "" {
-		name = sel.Items[0].Alias
-	}
+	sel, _ := q.(*ast.Select)
 	read := map[int]bool{}
 	for _, c := range conds {
 		refs(c, read)
@@ -313,15 +334,29 @@ func projectCorrelatedValue(right Node, inner Expr, conds []Expr, nl int, q ast.
 	for i := 0; i < nl+len(right.Names()); i++ {
 		toRight[i] = i - nl
 	}
-	exprs := []Expr{remap(inner, toRight)}
-	names := []string{name}
+	var exprs []Expr
+	var names []string
+	valueAt := map[int]int{} // a right field that is a value: its position
+	for i, v := range inner {
+		name := "EXPR$" + strconv.Itoa(i)
+		if r, ok := v.(*InputRef); ok {
+			name = right.Names()[r.Index-nl]
+			if _, dup := valueAt[r.Index]; !dup {
+				valueAt[r.Index] = i
+			}
+		} else if sel != nil && i < len(sel.Items) && sel.Items[i].Alias != "" {
+			name = sel.Items[i].Alias
+		}
+		exprs = append(exprs, remap(v, toRight))
+		names = append(names, name)
+	}
 	sh := map[int]int{}
 	for i := 0; i < nl; i++ {
 		sh[i] = i
 	}
 	for i := nl; i < nl+len(right.Names()); i++ {
-		if r, ok := inner.(*InputRef); ok && r.Index == i {
-			sh[i] = nl // the value itself
+		if k, ok := valueAt[i]; ok {
+			sh[i] = nl + k // the value itself
 			continue
 		}
 		if read[i] {
@@ -330,8 +365,12 @@ func projectCorrelatedValue(right Node, inner Expr, conds []Expr, nl int, q ast.
 			names = append(names, right.Names()[i-nl])
 		}
 	}
+	values := make([]Expr, len(inner))
+	for i, v := range inner {
+		values[i] = &InputRef{Index: nl + i, T: v.Type()}
+	}
 	p := &LogicalProject{base: row(uniquify(names), exprTypes(exprs), right), Exprs: exprs}
-	return p, &InputRef{Index: nl, T: inner.Type()}, remapAll(conds, sh)
+	return p, values, remapAll(conds, sh)
 }
 
 // hasRefBeyond reports whether e reads a field at or after n.
@@ -466,12 +505,8 @@ func isRef(e Expr) bool {
 }
 
 // inArityErr is the error of an IN (subquery) whose subquery has n columns
-// where its left operand has one: Calcite's validation error, unless the
-// left operand is a row of n fields ((a, b) IN (SELECT d, e ...)), which
-// Flink plans as a semi join on each pair and sqlrun refuses by name.
-func (b *binder) inArityErr(e, inX ast.Expr, sc *scope, n int) error {
-	if v, err := b.bindExpr(inX, sc, nil); err == nil && v.Type().Root == sql.TypeRow && len(v.Type().Fields) == n {
-		return sql.Errorf(sql.TableException, "sqlrun does not support a row compared with IN (subquery) ((a, b) IN (SELECT x, y ...)) yet")
-	}
+// where its left operand has another number of fields: Calcite's
+// validation error.
+func inArityErr(e ast.Expr) error {
 	return validationErr(e.Pos(), 1, "Values passed to IN operator must have compatible types")
 }
