@@ -58,6 +58,12 @@ func splitSubqueries(e ast.Expr) (rest ast.Expr, subs []ast.Expr) {
 // SQL's three-valued logic (NOT NOT x = x; De Morgan), so a WHERE keeps
 // the same rows.
 func pushNotToSubqueries(e ast.Expr) ast.Expr {
+	if ib, ok := e.(*ast.IsBool); ok && !ib.Not && ib.Value != nil && *ib.Value && isSubqueryPredicate(pushNotToSubqueries(ib.X)) {
+		// (x IN (subquery)) IS TRUE keeps the rows WHERE x IN
+		// (subquery) keeps (SemiAntiJoinTest
+		// .testInWithUncorrelated_ComplexCondition2: a semi join).
+		return pushNotToSubqueries(ib.X)
+	}
 	u, ok := e.(*ast.Unary)
 	if !ok || u.Op != ast.OpNot {
 		return e
@@ -85,6 +91,17 @@ func pushNotToSubqueries(e ast.Expr) ast.Expr {
 		}
 	}
 	return e
+}
+
+// isSubqueryPredicate reports [NOT] IN (subquery) or [NOT] EXISTS.
+func isSubqueryPredicate(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.In:
+		return x.Query != nil
+	case *ast.Exists:
+		return true
+	}
+	return false
 }
 
 // orHasSubquery reports an IN (subquery) or EXISTS among the operands of
