@@ -111,27 +111,7 @@ func (n *LocalGroupAggregate) accs() localAccs {
 
 func (n *LocalGroupAggregate) describe(Format) string {
 	in := n.input().Names()
-	l := n.accs()
-	var sel []string
-	for _, g := range n.Group {
-		sel = append(sel, in[g])
-	}
-	for i, a := range n.Aggs {
-		s := aggString(a, in)
-		if a.Distinct {
-			s = a.Func + "(" + l.distinctOf[i] + " " + names(in, a.Args) + ")"
-			if a.Filtered {
-				s += " FILTER " + names(in, []int{a.Filter})
-			}
-		}
-		sel = append(sel, s+" AS "+l.as(i))
-	}
-	if l.count1 != "" {
-		sel = append(sel, "COUNT_RETRACT(*) AS "+l.count1)
-	}
-	for i, args := range l.distinctArgs {
-		sel = append(sel, "DISTINCT("+names(in, args)+") AS distinct$"+strconv.Itoa(i))
-	}
+	sel := localSelect(in, n.Group, n.Aggs, n.accs(), "COUNT_RETRACT(*)")
 	s := "LocalGroupAggregate("
 	if len(n.Group) > 0 {
 		s += "groupBy=[" + names(in, n.Group) + "], "

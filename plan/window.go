@@ -175,27 +175,7 @@ func (n *WindowAggregate) describe(Format) string {
 	window := n.Window.Func + "(time_col=[" + in[max(n.TimeCol, 0)] + "], " + n.Window.spec() + ")"
 	switch n.Phase {
 	case 1:
-		l := localBuffers(n)
-		for _, g := range n.Group {
-			sel = append(sel, in[g])
-		}
-		for i, a := range n.Aggs {
-			s := aggString(a, in)
-			if a.Distinct {
-				// COUNT(distinct$0 c): the call reads the DISTINCT(c) view.
-				s = a.Func + "(" + l.distinctOf[i] + " " + names(in, a.Args) + ")"
-				if a.Filtered {
-					s += " FILTER " + names(in, []int{a.Filter})
-				}
-			}
-			sel = append(sel, s+" AS "+l.as(i))
-		}
-		if l.count1 != "" {
-			sel = append(sel, "COUNT(*) AS "+l.count1)
-		}
-		for i, args := range l.distinctArgs {
-			sel = append(sel, "DISTINCT("+names(in, args)+") AS distinct$"+strconv.Itoa(i))
-		}
+		sel = localSelect(in, n.Group, n.Aggs, localBuffers(n), "COUNT(*)")
 		sel = append(sel, "slice_end('w$) AS $slice_end")
 	case 2:
 		local := n.Local()
@@ -303,6 +283,34 @@ func (l localAccs) fieldNames() ([]string, []sql.DataType) {
 		ts = append(ts, sql.Bytes().NotNull())
 	}
 	return ns, ts
+}
+
+// localSelect is a local aggregate's select list as Flink prints it: the
+// grouping fields, each call as its accumulators (a DISTINCT call reads
+// the DISTINCT(c) view: COUNT(distinct$0 c)), the row count the global
+// phase needs (count1, spelled count1Call), then the distinct views.
+func localSelect(in []string, group []int, aggs []AggCall, l localAccs, count1Call string) []string {
+	var sel []string
+	for _, g := range group {
+		sel = append(sel, in[g])
+	}
+	for i, a := range aggs {
+		s := aggString(a, in)
+		if a.Distinct {
+			s = a.Func + "(" + l.distinctOf[i] + " " + names(in, a.Args) + ")"
+			if a.Filtered {
+				s += " FILTER " + names(in, []int{a.Filter})
+			}
+		}
+		sel = append(sel, s+" AS "+l.as(i))
+	}
+	if l.count1 != "" {
+		sel = append(sel, count1Call+" AS "+l.count1)
+	}
+	for i, args := range l.distinctArgs {
+		sel = append(sel, "DISTINCT("+names(in, args)+") AS distinct$"+strconv.Itoa(i))
+	}
+	return sel
 }
 
 func localBuffers(local *WindowAggregate) localAccs {
