@@ -215,6 +215,11 @@ func tuples(rows [][]Expr, f Format) string {
 		vals := make([]string, len(row))
 		for j, e := range row {
 			vals[j] = FormatExpr(e, nil, f)
+			if l, ok := e.(*Literal); ok && f == FormatPrefix && l.Value != nil {
+				// Calcite's Values prints each tuple's RexLiteral digest,
+				// a string with its charset as in the Abstract Syntax Tree.
+				vals[j] = FormatExpr(l, nil, FormatAST)
+			}
 			if l, ok := e.(*Literal); ok && l.Value == nil && f == FormatInfix {
 				vals[j] = "null"
 			}
