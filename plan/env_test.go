@@ -26,6 +26,10 @@ import (
 type testEnv struct {
 	cat    *catalog.InMemory
 	config map[string]string
+	// planOnly makes EXPLAIN print the plans without Flink's translation
+	// checks (plan.CheckTranslation), as Flink's verifyRelPlan optimizes
+	// without translating.
+	planOnly bool
 }
 
 func newEnv() *testEnv {
@@ -102,6 +106,13 @@ func (e *testEnv) exec(text string, dot bool) (string, error) {
 				return "", err
 			}
 			return pl.DOT(), nil
+		}
+		if e.planOnly {
+			pl, err := p.PlanForExplain(x.Stmt)
+			if err != nil {
+				return "", err
+			}
+			return pl.Explain(x.Details...), nil
 		}
 		return p.Explain(x)
 	default:

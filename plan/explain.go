@@ -35,6 +35,9 @@ func (p *Planner) Explain(x *ast.Explain) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := pl.CheckTranslation(); err != nil {
+		return "", err
+	}
 	return pl.Explain(x.Details...), nil
 }
 

@@ -242,6 +242,9 @@ func (c *flinkCase) run() (verdict, string) {
 	if c.kind == "exec" {
 		explain, section = "EXPLAIN ", "== Optimized Execution Plan =="
 	}
+	// Flink's verifyRelPlan / verifyExecPlan print the plans without
+	// translating them to a job (its EXPLAIN, an error case's, does).
+	env.planOnly = true
 	out, err := env.exec(explain+c.sql, false)
 	if err != nil {
 		return verdictError, firstLine(err)

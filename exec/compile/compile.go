@@ -58,6 +58,9 @@ func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
 			g, err = nil, sql.Errorf(sql.TableException, "internal error translating the plan: %v", r)
 		}
 	}()
+	if err := pl.CheckTranslation(); err != nil {
+		return nil, err
+	}
 	b := &builder{g: runtime.NewGraph(opts.JobName), opts: opts, defaultP: 1, streaming: pl.Streaming}
 	if b.defaultP, err = config.Int(opts.Config, config.KeyParallelism); err != nil {
 		return nil, err
@@ -314,12 +317,9 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		}
 		f = operators.Expand(projects)
 	case *plan.WindowTableFunction:
-		if n.Window.ProcTime {
-			return edge{}, sql.Errorf(sql.TableException,
-				"sqlrun cannot run a window table function on processing time (TABLE(%s(... DESCRIPTOR(%s) ...))) other than under a window aggregate yet",
-				n.Window.Func, n.Inputs()[0].Names()[n.TimeCol])
-		}
-		f = operators.WindowTableFunction(windowSpec(n.Window, n.TimeCol))
+		spec := windowSpec(n.Window, n.TimeCol)
+		spec.ProcTime = n.Window.ProcTime
+		f = operators.WindowTableFunction(spec)
 	case *plan.GroupAggregate:
 		if b.streaming {
 			if err := checkMiniBatchSize(b.opts.Config); err != nil {
@@ -345,15 +345,8 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			return edge{}, err
 		}
 	case *plan.WindowRank:
-		if n.Window.ProcTime {
-			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run a window Top-N on processing time yet")
-		}
-		if n.Func != "ROW_NUMBER" {
-			// StreamExecWindowRank.translateToPlanInternal: Flink 1.20 plans
-			// a RANK() / DENSE_RANK() window Top-N but cannot run it.
-			return edge{}, sql.Errorf(sql.TableException,
-				"%s() function is not supported on Window TopN currently, only ROW_NUMBER() is supported.", n.Func)
-		}
+		// Processing time and RANK() / DENSE_RANK() were refused by
+		// plan.CheckTranslation, as StreamExecWindowRank refuses them.
 		keys := make([]operators.SortKey, len(n.Order))
 		for i, k := range n.Order {
 			keys[i] = operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst}

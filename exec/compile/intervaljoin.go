@@ -3,7 +3,6 @@ package compile
 import (
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
 	"github.com/sqlrun/sqlrun/plan"
-	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
 
@@ -61,9 +60,6 @@ func (b *builder) joinParts(n plan.Node, lk, rk []int, kind ast.JoinKind, cond p
 // windowJoin runs a WindowJoin: both inputs hashed on the remaining
 // equi-join keys (one subtask without), one WindowJoin operator.
 func (b *builder) windowJoin(n *plan.WindowJoin, path string) (edge, error) {
-	if n.Window.ProcTime {
-		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run a window join on processing time yet")
-	}
 	jp, err := b.joinParts(n, n.LeftKeys, n.RightKeys, n.JoinType, n.Cond, path)
 	if err != nil {
 		return edge{}, err

@@ -283,6 +283,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "proc-window" {
 				return runProcWindow(t, td)
 			}
+			if td.Cmd == "proc-tvf" {
+				return runProcTVF(t, td)
+			}
 			if td.Cmd == "over" {
 				return runOver(t, td)
 			}

@@ -522,6 +522,13 @@ func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
 // and window_time (window_end - 1 ms). A row with a NULL rowtime is
 // dropped, as Flink's operator drops it. It keeps no state, drops no late
 // row, and forwards watermarks.
+//
+// With ProcTime the windows are those of the operator's clock
+// (runtime.Context.Clock) when the row arrives, as Flink's
+// AlignedWindowTableFunctionOperator reads the processing time; TimeCol is
+// not read, and window_time is the clock's time: Flink's window_time is
+// then a processing-time attribute, which the Calc above materializes to
+// the time the row reaches it (PROCTIME_MATERIALIZE).
 func WindowTableFunction(spec WindowSpec) runtime.OperatorFactory {
 	return func(int, int) (runtime.Operator, error) { return &windowTVF{spec: spec}, nil }
 }
@@ -529,18 +536,38 @@ func WindowTableFunction(spec WindowSpec) runtime.OperatorFactory {
 type windowTVF struct {
 	runtime.Base
 	spec WindowSpec
+	now  func() time.Time // the clock, on processing time
+}
+
+func (w *windowTVF) Open(ctx *runtime.Context, _ []byte) error {
+	if w.spec.ProcTime {
+		w.now = ctx.Clock()
+	}
+	return nil
 }
 
 func (w *windowTVF) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
+	var now int64
+	if w.now != nil {
+		now = w.now().UnixMilli()
+	}
 	for _, r := range rows {
-		ts, ok := r.Values[w.spec.TimeCol].(sql.TimestampData)
-		if !ok {
-			continue
+		ts := now
+		if w.now == nil {
+			t, ok := r.Values[w.spec.TimeCol].(sql.TimestampData)
+			if !ok {
+				continue
+			}
+			ts = t.Millis
 		}
-		err := w.spec.windows(ts.Millis, func(start, end int64) error {
+		err := w.spec.windows(ts, func(start, end int64) error {
 			vals := make([]any, len(r.Values), len(r.Values)+3)
 			copy(vals, r.Values)
-			vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end}, sql.TimestampData{Millis: end - 1})
+			wt := end - 1
+			if w.now != nil {
+				wt = now
+			}
+			vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end}, sql.TimestampData{Millis: wt})
 			out.Emit(sql.Row{Kind: r.Kind, Values: vals})
 			return nil
 		})

@@ -175,6 +175,57 @@ func replayTimed(t *testing.T, td *datadriven.TestData, f runtime.OperatorFactor
 	return got
 }
 
+// runProcTVF runs a "proc-tvf" case of testdata/window: a
+// WindowTableFunction on processing time with an injected clock. "now N"
+// sets the clock to N milliseconds; a row line is processed at the
+// clock's time (the time column, the row's last, is not read) and the
+// rows it emits follow it.
+func runProcTVF(t *testing.T, td *datadriven.TestData) string {
+	in := types(t, td, "in")
+	outT := append(append([]sql.DataType(nil), in...), sql.Timestamp(3), sql.Timestamp(3), sql.TimestampLTZ(3))
+	spec := WindowSpec{TimeCol: len(in) - 1, ProcTime: true}
+	kind, _ := td.Arg("kind")
+	sizes := ints(t, td, "size")
+	switch kind.Vals[0] {
+	case "tumble":
+		spec.Kind, spec.Size = Tumble, int64(sizes[0])
+	case "hop":
+		spec.Kind, spec.Slide, spec.Size = Hop, int64(sizes[0]), int64(sizes[1])
+	case "cumulate":
+		spec.Kind, spec.Step, spec.Size = Cumulate, int64(sizes[0]), int64(sizes[1])
+	}
+	var clock int64
+	op, err := WindowTableFunction(spec)(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(&runtime.Context{Now: func() time.Time { return time.UnixMilli(clock) }}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(td.Input, "\n") {
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if n, ok := strings.CutPrefix(l, "now "); ok {
+			if clock, err = strconv.ParseInt(n, 10, 64); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "-- now %d\n", clock)
+			continue
+		}
+		var out runtime.Collector
+		if err := op.ProcessBatch(0, []sql.Row{parseRow(t, l, in)}, &out); err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+			continue
+		}
+		for _, r := range out.Rows() {
+			b.WriteString(sql.FormatRow(r, outT) + "\n")
+		}
+	}
+	return b.String()
+}
+
 // runProcWindow runs a "proc-window" case of testdata/window: a
 // WindowAggregate on processing time with an injected clock. "now N" sets
 // the clock to N milliseconds and gives the operator a processing-time
