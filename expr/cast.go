@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"github.com/sqlrun/sqlrun/sql"
@@ -46,8 +47,8 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 			if bits == 0 {
 				bits = 64
 			}
-			i, err := strconv.ParseInt(strings.TrimSpace(x), 10, bits)
-			if err != nil {
+			i, ok := parseIntegral(x, bits)
+			if !ok {
 				return nil, castErr(v, to)
 			}
 			n = i
@@ -58,9 +59,9 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 		case decimal.Decimal:
 			n = x.Truncate(0).IntPart()
 		case float32:
-			n = int64(x)
+			n = javaFloatToIntegral(float64(x), to.Root)
 		case float64:
-			n = int64(x)
+			n = javaFloatToIntegral(x, to.Root)
 		default:
 			i, ok := ToInt(v)
 			if !ok {
@@ -97,8 +98,14 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 		var d decimal.Decimal
 		switch x := v.(type) {
 		case string:
-			p, err := decimal.NewFromString(strings.TrimSpace(x))
+			// BinaryStringDataUtil.toDecimal trims blanks, tabs and
+			// newlines; a number that does not fit fails (where a
+			// number's does not: NULL, below).
+			p, err := decimal.NewFromString(strings.Trim(x, " \t\n"))
 			if err != nil {
+				return nil, castErr(v, to)
+			}
+			if r := p.Round(int32(to.Scale)); len(r.Abs().Truncate(0).String()) > to.Precision-to.Scale && !r.Truncate(0).IsZero() {
 				return nil, castErr(v, to)
 			}
 			d = p
@@ -129,32 +136,25 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 		}
 		return d, nil
 	case sql.TypeChar, sql.TypeVarChar:
-		s := sql.FormatValue(v, from)
-		if from.Root == sql.TypeTimestamp || from.Root == sql.TypeTimestampLTZ {
-			s = formatTimestampSQL(v.(sql.TimestampData), from.Precision)
-		}
-		if from.Root == sql.TypeBinary || from.Root == sql.TypeVarBinary {
-			s = string(v.([]byte))
-		}
-		if to.Length < sql.MaxLength && len([]rune(s)) > to.Length {
-			s = string([]rune(s)[:to.Length])
-		}
-		return s, nil
+		return fitString(castToString(v, from), to), nil
 	case sql.TypeBinary, sql.TypeVarBinary:
 		switch x := v.(type) {
 		case []byte:
-			return x, nil
+			return fitBytes(x, to), nil
 		case string:
-			return []byte(x), nil
+			// StringToBinaryCastRule: the string's UTF-8 bytes.
+			return fitBytes([]byte(x), to), nil
 		}
 	case sql.TypeDate:
 		switch x := v.(type) {
 		case string:
-			t, err := time.Parse("2006-01-02", strings.TrimSpace(x))
-			if err != nil {
+			// DateTimeUtils.parseDate: "2021", "2021-09-27" or a
+			// timestamp's date part.
+			d, ok := parseDate(x)
+			if !ok {
 				return nil, castErr(v, to)
 			}
-			return int32(t.Unix() / 86400), nil
+			return int32(d), nil
 		case sql.TimestampData:
 			return int32(math.Floor(float64(x.Millis) / 86400000)), nil
 		case int32:
@@ -171,27 +171,32 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 		case sql.TimestampData:
 			return truncTimestamp(x, to.Precision), nil
 		case int32:
-			if from.Root == sql.TypeDate {
+			switch from.Root {
+			case sql.TypeDate:
 				return sql.TimestampData{Millis: int64(x) * 86400000}, nil
+			case sql.TypeTime:
+				// TimeToTimestampCastRule: the time on 1970-01-01.
+				return truncTimestamp(sql.TimestampData{Millis: int64(x)}, to.Precision), nil
 			}
 		}
 	case sql.TypeTime:
+		// A TIME value keeps its target's precision: CAST(... AS TIME) is
+		// TIME(0), whole seconds.
 		switch x := v.(type) {
 		case string:
-			for _, layout := range []string{"15:04:05.999999999", "15:04:05", "15:04"} {
-				if t, err := time.Parse(layout, strings.TrimSpace(x)); err == nil {
-					return int32(t.Hour()*3600000 + t.Minute()*60000 + t.Second()*1000 + t.Nanosecond()/1e6), nil
-				}
+			ms, ok := parseTime(x)
+			if !ok {
+				return nil, castErr(v, to)
 			}
-			return nil, castErr(v, to)
+			return truncTime(ms, to.Precision), nil
 		case sql.TimestampData:
 			ms := x.Millis % 86400000
 			if ms < 0 {
 				ms += 86400000
 			}
-			return int32(ms), nil
+			return truncTime(int32(ms), to.Precision), nil
 		case int32:
-			return x, nil
+			return truncTime(x, to.Precision), nil
 		}
 	case sql.TypeNull:
 		return nil, nil
@@ -358,4 +363,315 @@ func formatTimestampSQL(t sql.TimestampData, p int) string {
 		s += "." + frac[:min(p, 9)]
 	}
 	return s
+}
+
+// CastCodegenError is the error Flink raises when it generates the code
+// of a cast between a timestamp and a number (NumericToTimestampCastRule,
+// TimestampToNumericCastRule): the planner accepts such a cast, so
+// EXPLAIN shows it, but no job with it runs.
+func CastCodegenError(from, to sql.DataType) error {
+	switch {
+	case from.IsNumeric() && to.Root == sql.TypeTimestamp:
+		return sql.Errorf(sql.ValidationException, "The cast from NUMERIC type to TIMESTAMP type is not allowed. It's recommended to use TO_TIMESTAMP(FROM_UNIXTIME(numeric_col)) instead, note the numeric is in seconds.")
+	case from.IsNumeric() && to.Root == sql.TypeTimestampLTZ:
+		return sql.Errorf(sql.ValidationException, "The cast from NUMERIC type to TIMESTAMP_LTZ type is not allowed. It's recommended to use TO_TIMESTAMP_LTZ(numeric_col, precision) instead.")
+	case from.Root == sql.TypeTimestamp && to.IsNumeric():
+		return sql.Errorf(sql.ValidationException, "The cast from TIMESTAMP type to NUMERIC type is not allowed. It's recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead.")
+	case from.Root == sql.TypeTimestampLTZ && to.IsNumeric():
+		return sql.Errorf(sql.ValidationException, "The cast from TIMESTAMP_LTZ type to NUMERIC type is not allowed.")
+	}
+	return nil
+}
+
+// castToString is Flink's cast of a value to a character string (the
+// *ToStringCastRule classes): BOOLEAN as TRUE or FALSE, a binary string
+// decoded as UTF-8, TIME and TIMESTAMP as DateTimeUtils formats them, and
+// ARRAY, MAP and ROW members by the same rules with NULL for a null one:
+// [1, NULL], {k=v}, (1, NULL).
+func castToString(v any, from sql.DataType) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return x
+	case bool:
+		if x {
+			return "TRUE"
+		}
+		return "FALSE"
+	case []byte:
+		return strings.ToValidUTF8(string(x), "\uFFFD")
+	case sql.TimestampData:
+		return formatTimestampSQL(x, from.Precision)
+	case int32:
+		if from.Root == sql.TypeTime {
+			return formatTimeSQL(x, from.Precision)
+		}
+	case []any:
+		var b strings.Builder
+		open, sep, end := "[", ", ", "]"
+		if from.Root == sql.TypeRow {
+			open, end = "(", ")"
+		}
+		b.WriteString(open)
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			et := sql.DataType{}
+			switch {
+			case from.Root == sql.TypeArray && from.Elem != nil:
+				et = *from.Elem
+			case from.Root == sql.TypeRow && i < len(from.Fields):
+				et = from.Fields[i].Type
+			}
+			b.WriteString(castToString(e, et))
+		}
+		b.WriteString(end)
+		return b.String()
+	case *sql.Map:
+		var kt, vt sql.DataType
+		if from.Elem != nil && from.Value != nil {
+			kt, vt = *from.Elem, *from.Value
+		}
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range x.Keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(castToString(x.Keys[i], kt))
+			b.WriteByte('=')
+			b.WriteString(castToString(x.Values[i], vt))
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	return sql.FormatValue(v, from)
+}
+
+// fitString trims a string to a CHAR(n) or VARCHAR(n) and pads it to a
+// CHAR(n) with spaces (CharVarCharTrimPadCastRule), counting characters.
+func fitString(s string, to sql.DataType) string {
+	if to.Length >= sql.MaxLength || to.Length <= 0 {
+		return s
+	}
+	n := utf8.RuneCountInString(s)
+	if n > to.Length {
+		r := []rune(s)
+		return string(r[:to.Length])
+	}
+	if to.Root == sql.TypeChar && n < to.Length {
+		return s + strings.Repeat(" ", to.Length-n)
+	}
+	return s
+}
+
+// fitBytes trims a binary string to a BINARY(n) or VARBINARY(n) and pads
+// it to a BINARY(n) with zero bytes (BinaryToBinaryCastRule).
+func fitBytes(b []byte, to sql.DataType) []byte {
+	if to.Length >= sql.MaxLength || to.Length <= 0 {
+		return b
+	}
+	if len(b) > to.Length {
+		return b[:to.Length:to.Length]
+	}
+	if to.Root == sql.TypeBinary && len(b) < to.Length {
+		out := make([]byte, to.Length)
+		copy(out, b)
+		return out
+	}
+	return b
+}
+
+// parseIntegral reads a string as BinaryStringDataUtil.toLong and toInt
+// do: an optional sign, digits, and optionally a '.' followed by digits
+// only, which are dropped ("1.234" is 1). No blanks are skipped. The
+// value must fit bits (TINYINT and SMALLINT check their range after
+// reading an INT, failing the same way).
+func parseIntegral(s string, bits int) (int64, bool) {
+	if s == "" || s == "+" || s == "-" {
+		return 0, false
+	}
+	digits := s
+	if s[0] == '+' || s[0] == '-' {
+		digits = s[1:]
+	}
+	whole, frac, _ := strings.Cut(digits, ".")
+	for _, part := range []string{whole, frac} {
+		for i := 0; i < len(part); i++ {
+			if part[i] < '0' || part[i] > '9' {
+				return 0, false
+			}
+		}
+	}
+	if whole == "" {
+		return 0, true
+	}
+	if s[0] == '-' {
+		whole = "-" + whole
+	}
+	n, err := strconv.ParseInt(whole, 10, bits)
+	return n, err == nil
+}
+
+// javaFloatToIntegral narrows a FLOAT or DOUBLE as a Java cast does
+// (NumericPrimitiveCastRule generates one): to BIGINT saturating, to the
+// others through a saturating int then wrapping, NaN as 0.
+func javaFloatToIntegral(f float64, r sql.TypeRoot) int64 {
+	clamp := func(lo, hi float64) int64 {
+		switch {
+		case math.IsNaN(f):
+			return 0
+		case f <= lo:
+			return int64(lo)
+		case f >= hi:
+			return int64(hi)
+		}
+		return int64(f)
+	}
+	if r == sql.TypeBigInt {
+		switch {
+		case math.IsNaN(f):
+			return 0
+		case f >= math.MaxInt64:
+			return math.MaxInt64
+		case f <= math.MinInt64:
+			return math.MinInt64
+		}
+		return int64(f)
+	}
+	return clamp(math.MinInt32, math.MaxInt32)
+}
+
+// parseTime reads a TIME as Flink's DateTimeUtils.parseTime does:
+// hour[:minute[:second[.fraction]]] with an optional zone offset after a
+// '-' or '+' added to it; the fraction is rounded to milliseconds. The
+// hour is not bounded.
+func parseTime(v string) (int32, bool) {
+	num := func(s string) (int, bool) {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+		return int(n), err == nil
+	}
+	end, op := len(v), -1
+	tz := strings.IndexByte(v, '-')
+	if tz < 0 {
+		tz, op = strings.IndexByte(v, '+'), 1
+	}
+	var tzh, tzm int
+	if tz >= 0 {
+		end = tz
+		var ok bool
+		if c := strings.IndexByte(v[tz:], ':'); c < 0 {
+			if tzh, ok = num(v[tz+1:]); !ok {
+				return 0, false
+			}
+		} else {
+			c += tz
+			if tzh, ok = num(v[tz+1 : c]); !ok {
+				return 0, false
+			}
+			if tzm, ok = num(v[c+1:]); !ok {
+				return 0, false
+			}
+		}
+	}
+	var h, m, sec, milli int
+	var ok bool
+	head := v[:end]
+	c1 := strings.IndexByte(head, ':')
+	if c1 < 0 {
+		if h, ok = num(head); !ok {
+			return 0, false
+		}
+	} else {
+		if h, ok = num(head[:c1]); !ok {
+			return 0, false
+		}
+		rest := head[c1+1:]
+		c2 := strings.IndexByte(rest, ':')
+		if c2 < 0 {
+			if m, ok = num(rest); !ok {
+				return 0, false
+			}
+		} else {
+			if m, ok = num(rest[:c2]); !ok {
+				return 0, false
+			}
+			secs := rest[c2+1:]
+			if dot := strings.IndexByte(secs, '.'); dot < 0 {
+				if sec, ok = num(secs); !ok {
+					return 0, false
+				}
+			} else {
+				if sec, ok = num(secs[:dot]); !ok {
+					return 0, false
+				}
+				milli = parseFraction(strings.TrimSpace(secs[dot+1:]))
+			}
+		}
+	}
+	h += op * tzh
+	m += op * tzm
+	return int32(h*3600000 + m*60000 + sec*1000 + milli), true
+}
+
+// parseFraction is DateTimeUtils.parseFraction: milliseconds from a
+// fraction's digits, rounded half up on the fourth.
+func parseFraction(v string) int {
+	mult, r := 100, 0
+	for i := 0; i < len(v); i++ {
+		x := 0
+		if c := v[i]; c >= '0' && c <= '9' {
+			x = int(c - '0')
+		}
+		r += mult * x
+		if mult < 10 {
+			if i+1 < len(v) && v[i+1] >= '5' {
+				r++
+			}
+			break
+		}
+		mult /= 10
+	}
+	return r
+}
+
+// truncTime drops a TIME's milliseconds beyond precision p.
+func truncTime(ms int32, p int) int32 {
+	if p >= 3 {
+		return ms
+	}
+	unit := int32(math.Pow10(3 - p))
+	return ms - ((ms%unit)+unit)%unit
+}
+
+// formatTimeSQL prints a TIME as CAST(t AS STRING) does in Flink
+// (DateTimeUtils.formatTimestampMillis(time, precision)): HH:mm:ss, then
+// up to precision fraction digits, stopping after the last non-zero one
+// but printing at least one.
+func formatTimeSQL(ms int32, p int) string {
+	for ms < 0 {
+		ms += 86400000
+	}
+	h, m, s, frac := ms/3600000, ms%3600000/60000, ms%60000/1000, ms%1000
+	var b strings.Builder
+	two := func(i int32) { b.WriteByte(byte('0' + (i/10)%10)); b.WriteByte(byte('0' + i%10)) }
+	two(h)
+	b.WriteByte(':')
+	two(m)
+	b.WriteByte(':')
+	two(s)
+	if p > 0 {
+		b.WriteByte('.')
+		for p > 0 {
+			b.WriteByte(byte('0' + frac/100))
+			frac = frac % 100 * 10
+			if frac == 0 {
+				break
+			}
+			p--
+		}
+	}
+	return b.String()
 }

@@ -788,6 +788,9 @@ func evalCast(c *Call, args []Eval) (Eval, error) {
 	argT := func(i int) sql.DataType { return c.Args[i].Type() }
 	from := argT(0)
 	try := c.Op == "TRY_CAST"
+	if err := CastCodegenError(from, t); err != nil {
+		return nil, err
+	}
 	return func(row []any) (any, error) {
 		v, err := args[0](row)
 		if err != nil {

@@ -150,11 +150,17 @@ func CommonType(a, b sql.DataType) (sql.DataType, bool) {
 		}
 		return t.WithNullable(nullable), true
 	case a.IsString() && b.IsString():
-		if a.Root == sql.TypeChar && b.Root == sql.TypeChar {
-			return sql.Char(max(a.Length, b.Length)).WithNullable(nullable), true
+		// CHARs of different lengths unify as a VARCHAR (FlinkTypeSystem
+		// shouldConvertRaggedUnionTypesToVarying), so that CASE, VALUES
+		// and UNION do not pad the shorter ones with spaces.
+		if a.Root == sql.TypeChar && b.Root == sql.TypeChar && a.Length == b.Length {
+			return sql.Char(a.Length).WithNullable(nullable), true
 		}
 		return sql.VarChar(max(a.Length, b.Length)).WithNullable(nullable), true
 	case a.IsBinary() && b.IsBinary():
+		if a.Root == sql.TypeBinary && b.Root == sql.TypeBinary && a.Length == b.Length {
+			return sql.Binary(a.Length).WithNullable(nullable), true
+		}
 		return sql.VarBinary(max(a.Length, b.Length)).WithNullable(nullable), true
 	case a.Root == b.Root:
 		t := a

@@ -667,6 +667,13 @@ func (b *binder) bindValues(x *ast.Values) (Node, error) {
 	}
 	for i := range rows {
 		for j := range rows[i] {
+			if l, ok := rows[i][j].(*Literal); ok && l.T.Root == sql.TypeChar && types[j].Root == sql.TypeVarChar && types[j].Length >= l.T.Length {
+				// A character literal stays as written where the column
+				// is a VARCHAR holding it unchanged (CHARs of different
+				// lengths make one): Calcite's convertLiteralInValuesList
+				// keeps it, and Flink prints { 2, _UTF-16LE'Hi' }.
+				continue
+			}
 			rows[i][j] = castExpr(rows[i][j], types[j])
 		}
 	}
@@ -1402,10 +1409,8 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			op = "TRY_CAST"
 		}
 		t := x.Type.WithNullable(a.Type().Nullable || x.Try)
-		if at := a.Type(); (isNested(at) || isNested(t)) && at.Root != t.Root && !t.IsString() && at.Root != sql.TypeNull {
-			// Flink casts an ARRAY, MAP or ROW only to its own kind or
-			// to a string (CastRuleProvider); Calcite refuses the rest.
-			return nil, validationErr(x.At, len(x.String()), "Cast function cannot convert value of type %s to type %s", at, t)
+		if msg := castRefusal(a.Type(), t); msg != "" {
+			return nil, validationErr(x.At, len(x.String()), "%s", msg)
 		}
 		return &Call{Op: op, Args: []Expr{a}, T: t}, nil
 	case *ast.Case:
@@ -2078,4 +2083,88 @@ func bindRowEquality(x *ast.Binary, l, r Expr) (Expr, error) {
 
 func isNested(t sql.DataType) bool {
 	return t.Root == sql.TypeArray || t.Root == sql.TypeMap || t.Root == sql.TypeRow
+}
+
+// castRefusal is why Flink refuses CAST(from AS to) when it validates the
+// statement, or "" when it accepts the cast. It follows what Flink's SQL
+// validation accepts (CastFunctionITCase's failValidation cases): the
+// explicit rules of LogicalTypeCasts, narrowed to what SQL accepts (no
+// DATE, TIME or binary string to a number or BOOLEAN, no BOOLEAN to a
+// binary string or a datetime). A cast between a number and a timestamp
+// validates and fails when the job is compiled (expr.CastCodegenError).
+// An ARRAY, MAP or ROW casts only to its own kind, member by member, or
+// to a string.
+func castRefusal(from, to sql.DataType) string {
+	refuse := fmt.Sprintf("Cast function cannot convert value of type %s to type %s", from, to)
+	if from.Root == sql.TypeNull || to.IsString() {
+		return ""
+	}
+	if isNested(from) || isNested(to) {
+		if from.Root != to.Root || !nestedCastable(from, to) {
+			return refuse
+		}
+		return ""
+	}
+	if from.Root == to.Root {
+		return ""
+	}
+	datetime := func(t sql.DataType) bool {
+		switch t.Root {
+		case sql.TypeDate, sql.TypeTime, sql.TypeTimestamp, sql.TypeTimestampLTZ:
+			return true
+		}
+		return false
+	}
+	ok := false
+	switch {
+	case to.Root == sql.TypeBoolean:
+		ok = from.IsString() || from.IsNumeric()
+	case to.IsBinary():
+		ok = from.IsString() || from.IsBinary()
+	case to.IsNumeric():
+		// A timestamp validates (expr.CastCodegenError refuses it when
+		// the job is compiled, as Flink's code generation does).
+		ok = from.IsString() || from.IsNumeric() || from.Root == sql.TypeBoolean ||
+			from.Root == sql.TypeTimestamp || from.Root == sql.TypeTimestampLTZ ||
+			(from.Root == sql.TypeIntervalDayTime && (to.IsIntegral() || to.Root == sql.TypeDecimal))
+	case to.Root == sql.TypeDate:
+		ok = from.IsString() || from.IsBinary() || from.Root == sql.TypeTimestamp || from.Root == sql.TypeTimestampLTZ
+	case to.Root == sql.TypeTime:
+		ok = from.IsString() || from.IsBinary() || from.Root == sql.TypeTimestamp || from.Root == sql.TypeTimestampLTZ
+	case to.Root == sql.TypeTimestamp || to.Root == sql.TypeTimestampLTZ:
+		ok = from.IsString() || from.IsBinary() || from.IsNumeric() || datetime(from)
+	case to.Root == sql.TypeIntervalDayTime:
+		ok = from.IsString() || from.IsIntegral() || from.Root == sql.TypeDecimal
+	}
+	if !ok {
+		return refuse
+	}
+	return ""
+}
+
+// nestedCastable is LogicalTypeCasts.supportsConstructedCasting: the same
+// kind with as many members, each castable.
+func nestedCastable(from, to sql.DataType) bool {
+	pairs := [][2]sql.DataType{}
+	switch {
+	case from.Root == sql.TypeArray && from.Elem != nil && to.Elem != nil:
+		pairs = append(pairs, [2]sql.DataType{*from.Elem, *to.Elem})
+	case from.Root == sql.TypeMap && from.Elem != nil && to.Elem != nil && from.Value != nil && to.Value != nil:
+		pairs = append(pairs, [2]sql.DataType{*from.Elem, *to.Elem}, [2]sql.DataType{*from.Value, *to.Value})
+	case from.Root == sql.TypeRow:
+		if len(from.Fields) != len(to.Fields) {
+			return false
+		}
+		for i := range from.Fields {
+			pairs = append(pairs, [2]sql.DataType{from.Fields[i].Type, to.Fields[i].Type})
+		}
+	default:
+		return false
+	}
+	for _, p := range pairs {
+		if castRefusal(p[0], p[1]) != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -60,7 +60,7 @@ var funcCases = map[string][]funcCase{
 	"IS NOT FALSE":     {{sql: "(n > 1) IS NOT FALSE", value: "true", prefix: "IS NOT FALSE(>(n, 1))"}},
 	"LIKE":             {{sql: "s LIKE 'Order-%'", value: "true", prefix: "LIKE(s, 'Order-%')"}, {sql: "s NOT LIKE 'Order-%'", value: "false"}},
 	"ILIKE":            {{sql: "s ILIKE 'order%'", value: "true", prefix: "ILIKE(s, 'order%')"}},
-	"CASE":             {{sql: "CASE WHEN a > 5 THEN 'big' ELSE 'small' END", value: "big", prefix: "CASE(>(a, 5), 'big', 'small')"}},
+	"CASE":             {{sql: "CASE WHEN a > 5 THEN 'big' ELSE 'small' END", value: "big", prefix: "CASE(>(a, 5), 'big':VARCHAR(5), 'small':VARCHAR(5))"}},
 	"||":               {{sql: "s || '!'", value: "Order-1001!", prefix: "||(s, '!')"}},
 	"CAST":             {{sql: "CAST(a AS STRING)", value: "7", prefix: "CAST(a AS VARCHAR(2147483647))"}},
 	"TRY_CAST":         {{sql: "TRY_CAST(s AS INT)", value: "null", prefix: "TRY_CAST(s AS INTEGER)"}},

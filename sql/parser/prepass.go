@@ -201,6 +201,7 @@ var rules = []rule{
 	{"TIMESTAMP", nextString, (*rewriter).temporal},
 	{"TIMESTAMP_LTZ", nextString, (*rewriter).temporal},
 	{"INTERVAL", nil, (*rewriter).interval},
+	{"ROW", singleFieldRow, (*rewriter).renameCall},
 	{"ARRAY", nextIs("["), (*rewriter).constructor},
 	{"MAP", nextIs("["), (*rewriter).constructor},
 	{"TO", floorTo, (*rewriter).floorUnit},
@@ -470,6 +471,29 @@ func aggregateFilter(r *rewriter, j int) bool {
 	}
 	open := r.open[j-1-r.from]
 	return open-1 >= r.from && r.tok(open-1).kind == tIdent && !notOperand[strings.ToUpper(r.tok(open-1).text)]
+}
+
+// singleFieldRow: ROW(x), which Calcite reads as a one-field row and
+// MySQL's grammar (whose ROW needs two values) refuses; it goes to TiDB
+// as a plain call, read back as the same ROW constructor.
+func singleFieldRow(r *rewriter, j int) bool {
+	if !nextIs("(")(r, j) {
+		return false
+	}
+	end := r.close[j+1-r.from]
+	if end < 0 || end == j+2 {
+		return false
+	}
+	for k := j + 2; k < end; k++ {
+		t := r.tok(k)
+		if t.isOp(",") {
+			return false
+		}
+		if (t.isOp("(") || t.isOp("[")) && r.close[k-r.from] > k {
+			k = r.close[k-r.from]
+		}
+	}
+	return true
 }
 
 func tableCall(r *rewriter, j int) bool { return wantsTable(r, j) && nextIs("(")(r, j) }
