@@ -268,6 +268,10 @@ type binder struct {
 	// scalars are the scalar subqueries of the SELECT being bound that
 	// became a field of its input (subquery.go, bindScalarSubqueries).
 	scalars map[*ast.Subquery]int
+	// preset are expressions already bound over the row being bound
+	// against: a HAVING IN's operand over the aggregate's output, an IN /
+	// EXISTS under OR as the value its mark join computes (subquery.go).
+	preset map[ast.Expr]Expr
 	// outer are the scopes of the queries whose WHERE subquery is being
 	// bound (innermost last), and uncorrelated names the part of it being
 	// bound where sqlrun cannot read their columns (a JOIN's ON clause, a
@@ -835,6 +839,19 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		var subs []ast.Expr
 		where, subs = splitSubqueries(where)
 		for _, s := range subs {
+			// A scalar subquery in an IN's operand ((SELECT MAX(e) FROM
+			// r) IN (SELECT j FROM t)) joins the input below the semi
+			// join, which then compares its field (SemiAntiJoinTest
+			// .testInWithUncorrelated_ComplexCondition4: the LeftOuterJoin
+			// on true under the LeftSemiJoin on (EXPR$0 = j)).
+			if in, ok := s.(*ast.In); ok {
+				var err error
+				if input, err = b.bindScalarSubqueries(input, sc, x, nil, in.X); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, s := range subs {
 			var err error
 			if input, err = b.bindSubqueryJoin(input, sc, s); err != nil {
 				return nil, err
@@ -922,8 +939,38 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			}
 		}
 		var having Expr
-		if x.Having != nil {
-			h, err := b.bindExpr(x.Having, sc, agg)
+		// [NOT] IN / EXISTS conjuncts of HAVING are semi / anti joins of
+		// the aggregate's filtered rows; an IN's operand is bound here,
+		// so that its aggregates are the aggregate's calls
+		// (SemiAntiJoinTest.testInWithUncorrelated_Having: MAX(b) AS $f3
+		// of the GroupAggregate, compared by the LeftSemiJoin on ($f3 = e)).
+		havingRest, havingSubs := splitSubqueries(x.Having)
+		if len(havingSubs) > 0 {
+			// The aggregate's calls are numbered as HAVING spells them,
+			// whether in an IN's operand or in the rest (COUNT(*) AS $f2,
+			// MAX(b) AS $f3 for HAVING COUNT(*) > 2 AND MAX(b) IN (...)).
+			var err error
+			walkAST(x.Having, func(e ast.Expr) {
+				if f, ok := e.(*ast.FuncCall); ok && err == nil && f.Over == nil && isAggName(f.Name) {
+					_, err = b.bindExpr(f, sc, agg)
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		havingOps := make([]Expr, len(havingSubs))
+		for i, s := range havingSubs {
+			if in, ok := s.(*ast.In); ok {
+				op, err := b.bindExpr(in.X, sc, agg)
+				if err != nil {
+					return nil, err
+				}
+				havingOps[i] = op
+			}
+		}
+		if havingRest != nil {
+			h, err := b.bindExpr(havingRest, sc, agg)
 			if err != nil {
 				return nil, err
 			}
@@ -939,6 +986,24 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		if having != nil {
 			having = fixAggRefs(having, aggRel)
 			input = &LogicalFilter{base: sameRow(input), Cond: having}
+		}
+		for i, s := range havingSubs {
+			// The subquery binds on its own: it cannot read the outer
+			// FROM's columns (sqlrun does not decorrelate over an
+			// aggregate's groups).
+			var err error
+			if in, ok := s.(*ast.In); ok {
+				b.preset = map[ast.Expr]Expr{in.X: fixAggRefs(havingOps[i], aggRel)}
+			}
+			hidden := &scope{}
+			for _, t := range input.Types() {
+				hidden.cols = append(hidden.cols, column{t: t})
+			}
+			input, err = b.bindSubqueryJoin(input, hidden, s)
+			b.preset = nil
+			if err != nil {
+				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery in HAVING only when it reads no column of the outer query: %v", err)
+			}
 		}
 		exprs = out
 	} else {
@@ -1279,6 +1344,9 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 }
 
 func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error) {
+	if v, ok := b.preset[e]; ok {
+		return v, nil
+	}
 	if f, ok := e.(*ast.FuncCall); ok && f.Filter != nil && (f.Over != nil || !isAggName(f.Name)) {
 		// Parsed (sql/parser) but not planned: refuse rather than drop it.
 		return nil, sql.Errorf(sql.TableException, "sqlrun supports FILTER (WHERE ...) only on a group or window aggregate call, not on %s", f.Name)
@@ -1483,7 +1551,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			// under OR, Flink's SubQueryRemoveRule joins the input with
 			// the subquery's COUNT(*) and with its DISTINCT keys marked
 			// "true AS i", which sqlrun does not plan.
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) other than as a conjunct of WHERE (here it is under OR or inside an expression) yet")
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) other than as a conjunct of WHERE or HAVING (here it is under OR or inside an expression) yet")
 		}
 		a, err := rec(x.X)
 		if err != nil {

@@ -536,16 +536,22 @@ func joinInputSide(in Node, joinKeys []int) (string, []int) {
 	if len(in.UpsertKeys()) == 0 {
 		return "NoUniqueKey", nil
 	}
+	// The empty key of a single-row input (a global aggregate) lies
+	// within any join key, none included (SemiAntiJoinTest
+	// .testInWithUncorrelated_ComplexCondition4: the LeftOuterJoin on true
+	// with GroupAggregate(select=[MAX(e) AS EXPR$0]) is
+	// rightInputSpec=[JoinKeyContainsUniqueKey]).
 	var within, smallest []int
+	found := false
 	for _, k := range in.UpsertKeys() {
-		if len(k) > 0 && containsAll(joinKeys, k) && (within == nil || len(k) < len(within)) {
-			within = k
+		if containsAll(joinKeys, k) && (!found || len(k) < len(within)) {
+			within, found = k, true
 		}
 		if smallest == nil || len(k) < len(smallest) {
 			smallest = k
 		}
 	}
-	if within != nil {
+	if found {
 		return "JoinKeyContainsUniqueKey", within
 	}
 	return "HasUniqueKey", smallest
