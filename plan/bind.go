@@ -838,6 +838,18 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	if where != nil {
 		var subs []ast.Expr
 		where, subs = splitSubqueries(where)
+		// The subquery predicates that are not conjuncts (under OR,
+		// inside CASE, in an IN's operand) join their marks first.
+		marked := []ast.Expr{where}
+		for _, s := range subs {
+			if in, ok := s.(*ast.In); ok {
+				marked = append(marked, in.X)
+			}
+		}
+		var err error
+		if input, err = b.markSubqueries(input, sc, marked); err != nil {
+			return nil, err
+		}
 		for _, s := range subs {
 			// A scalar subquery in an IN's operand ((SELECT MAX(e) FROM
 			// r) IN (SELECT j FROM t)) joins the input below the semi
@@ -878,6 +890,17 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	for _, it := range items {
 		if hasAgg(it.Expr) {
 			aggregated = true
+		}
+	}
+	if !aggregated {
+		// A select item's subquery predicates join their marks above
+		// the WHERE (Calcite's SubQueryRemoveRule on the Project).
+		var marked []ast.Expr
+		for _, it := range items {
+			marked = append(marked, it.Expr)
+		}
+		if input, err = b.markSubqueries(input, sc, marked); err != nil {
+			return nil, err
 		}
 	}
 	var exprs []Expr
@@ -992,15 +1015,21 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			// FROM's columns (sqlrun does not decorrelate over an
 			// aggregate's groups).
 			var err error
-			if in, ok := s.(*ast.In); ok {
-				b.preset = map[ast.Expr]Expr{in.X: fixAggRefs(havingOps[i], aggRel)}
+			in, isIn := s.(*ast.In)
+			if isIn {
+				if b.preset == nil {
+					b.preset = map[ast.Expr]Expr{}
+				}
+				b.preset[in.X] = fixAggRefs(havingOps[i], aggRel)
 			}
 			hidden := &scope{}
 			for _, t := range input.Types() {
 				hidden.cols = append(hidden.cols, column{t: t})
 			}
 			input, err = b.bindSubqueryJoin(input, hidden, s)
-			b.preset = nil
+			if isIn {
+				delete(b.preset, in.X)
+			}
 			if err != nil {
 				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery in HAVING only when it reads no column of the outer query: %v", err)
 			}
@@ -1546,12 +1575,11 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		return &Call{Op: "CASE", Args: args, T: resT}, nil
 	case *ast.In:
 		if x.Query != nil {
-			// splitSubqueries takes [NOT] IN (subquery) only as a
-			// conjunct of WHERE (a semi / anti join); elsewhere, such as
-			// under OR, Flink's SubQueryRemoveRule joins the input with
-			// the subquery's COUNT(*) and with its DISTINCT keys marked
-			// "true AS i", which sqlrun does not plan.
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) other than as a conjunct of WHERE or HAVING (here it is under OR or inside an expression) yet")
+			// bindSelect joins what an IN (subquery) needs in WHERE, in
+			// a HAVING conjunct and in the select list of a SELECT
+			// without aggregates (subquery.go); elsewhere (a GROUP BY, an
+			// aggregating SELECT's items, ON, ORDER BY) it is refused.
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) here yet (only in WHERE, as a conjunct of HAVING, or in the select list of a SELECT without aggregates)")
 		}
 		a, err := rec(x.X)
 		if err != nil {

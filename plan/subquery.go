@@ -270,6 +270,9 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 				}
 				inner = remapAll(inner, sh)
 				conds = remapAll(conds, sh)
+				// The pairs already compared read the right's fields too
+				// ((b, CASE ...) NOT IN (SELECT e, d ...): b with e).
+				eqs = remapAll(eqs, sh)
 				nl++
 			}
 			eq, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, outer, inner[k])
@@ -283,8 +286,19 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 				// condition is this OR and then the correlation's conjuncts
 				// (SemiAntiJoinTest.testMultiNotInWithCorrelated: where=[((e IS
 				// NULL OR j IS NULL OR (e = j)) AND (i = d))]).
-				isNull := func(e Expr) Expr { return &Call{Op: "IS NULL", Args: []Expr{e}, T: sql.Boolean().NotNull()} }
-				eq = &Call{Op: "OR", Args: []Expr{isNull(outer), isNull(inner[k]), eq}, T: sql.Boolean().NotNull()}
+				// A side that cannot be NULL drops its IS NULL term, as
+				// Calcite's RexSimplify does (SemiAntiJoinTest
+				// .testNotInWithCorrelated_ComplexCondition2: where=[((d IS
+				// NULL OR ($f3 = d)) ...)] for a CASE of literals).
+				var terms []Expr
+				for _, side := range []Expr{outer, inner[k]} {
+					if side.Type().Nullable {
+						terms = append(terms, &Call{Op: "IS NULL", Args: []Expr{side}, T: sql.Boolean().NotNull()})
+					}
+				}
+				if len(terms) > 0 {
+					eq = &Call{Op: "OR", Args: append(terms, eq), T: sql.Boolean().NotNull()}
+				}
 			}
 			eqs = append(eqs, eq)
 		}
@@ -526,4 +540,186 @@ func isRef(e Expr) bool {
 // validation error.
 func inArityErr(e ast.Expr) error {
 	return validationErr(e.Pos(), 1, "Values passed to IN operator must have compatible types")
+}
+
+// markSubqueries joins input (whose columns sc names) with what each
+// [NOT] IN (subquery) and [NOT] EXISTS among es needs to compute its
+// value in SQL's three-valued logic where it is not a conjunct a semi /
+// anti join can take (under OR, inside CASE, in an IN's operand, a select
+// item): Calcite's SubQueryRemoveRule (rewriteIn, rewriteExists), which
+// Flink applies to what FlinkSubQueryRemoveRule leaves
+// (SemiAntiJoinTest.testInWithUncorrelated_ComplexCondition3). Each such
+// node is then preset to its value over the joined row; sc gains the
+// joined fields as columns no name resolves to. An inner subquery
+// predicate (in an IN's operand) is joined before the one holding it.
+func (b *binder) markSubqueries(input Node, sc *scope, es []ast.Expr) (Node, error) {
+	var found []ast.Expr
+	for _, e := range es {
+		walkAST(e, func(e ast.Expr) {
+			if isSubqueryPredicate(e) {
+				found = append(found, e)
+			}
+		})
+	}
+	done := map[ast.Expr]bool{}
+	for len(done) < len(found) {
+		for _, e := range found {
+			if done[e] {
+				continue
+			}
+			ready := true
+			if in, ok := e.(*ast.In); ok {
+				walkAST(in.X, func(x ast.Expr) {
+					if isSubqueryPredicate(x) && !done[x] {
+						ready = false
+					}
+				})
+			}
+			if !ready {
+				continue
+			}
+			var err error
+			if input, err = b.markSubquery(input, sc, e); err != nil {
+				return nil, err
+			}
+			done[e] = true
+		}
+	}
+	return input, nil
+}
+
+// markSubquery joins input with one subquery predicate's mark (see
+// markSubqueries) and presets the predicate to its value.
+//
+// x [NOT] IN (SELECT y ...) joins the subquery's COUNT(*) AS c (and
+// COUNT(y) AS ck when y is nullable) on true, then LEFT joins its
+// DISTINCT y with true AS i on x = y; its value is
+// CASE WHEN c = 0 THEN FALSE WHEN x IS NULL THEN NULL WHEN i IS NOT NULL
+// THEN TRUE WHEN ck < c THEN NULL ELSE FALSE END (negated for NOT IN):
+// FALSE against an empty set, UNKNOWN for a NULL x or when no value
+// matches and the set holds a NULL.
+//
+// [NOT] EXISTS (subquery) LEFT joins DISTINCT true AS i of the subquery's
+// rows on true; its value is i IS NOT NULL (negated for NOT EXISTS).
+func (b *binder) markSubquery(input Node, sc *scope, e ast.Expr) (Node, error) {
+	var q ast.QueryExpr
+	var inX ast.Expr
+	not := false
+	switch x := e.(type) {
+	case *ast.In:
+		q, inX, not = x.Query, x.X, x.Not
+	case *ast.Exists:
+		q, not = x.Query, x.Not
+	}
+	var ov Expr
+	if inX != nil {
+		v, err := b.bindExpr(inX, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := v.(*Call); ok && c.Op == "ROW" {
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support a row compared with IN (subquery) under OR or inside an expression yet")
+		}
+		ov = v
+	}
+	right, err := b.bindQuery(q)
+	if err != nil {
+		// A correlated subquery fails to bind on its own (its WHERE
+		// binds over the outer and its own columns); Flink decorrelates
+		// it, which sqlrun does not yet do here.
+		if sel, ok := q.(*ast.Select); ok && sel.From != nil && sel.Where != nil {
+			if _, rs, ferr := b.bindFrom(sel.From); ferr == nil {
+				both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}
+				if _, werr := b.bindExpr(sel.Where, both, nil); werr == nil {
+					what := "EXISTS"
+					if inX != nil {
+						what = "IN (subquery)"
+					}
+					return nil, sql.Errorf(sql.TableException, "sqlrun does not support a correlated %s under OR or inside an expression yet (only as a conjunct of WHERE)", what)
+				}
+			}
+		}
+		return nil, err
+	}
+	boolT := sql.Boolean()
+	tru := &Literal{Value: true, T: boolT.NotNull()}
+	nl := len(input.Names())
+	extend := func(j Node) {
+		for _, t := range j.Types()[len(sc.cols):] {
+			sc.cols = append(sc.cols, column{t: t})
+		}
+	}
+	ref := func(n Node, i int) Expr { return &InputRef{Index: i, T: n.Types()[i]} }
+	call := func(op string, t sql.DataType, args ...Expr) Expr { return &Call{Op: op, Args: args, T: t} }
+	var value Expr
+	if inX == nil {
+		p := &LogicalProject{base: row([]string{"i"}, []sql.DataType{tru.T}, right), Exprs: []Expr{tru}}
+		d := distinct(p)
+		j := &LogicalJoin{base: row(uniquify(append(append([]string(nil), input.Names()...), "i")),
+			append(append([]sql.DataType(nil), input.Types()...), boolT), input, d), Cond: tru, JoinType: ast.LeftJoin}
+		input = j
+		extend(j)
+		value = call("IS NOT NULL", boolT.NotNull(), ref(j, nl))
+	} else {
+		if len(right.Names()) != 1 {
+			return nil, inArityErr(e)
+		}
+		yt := right.Types()[0]
+		// The subquery's row count (and count of non-NULL values).
+		bigint := sql.BigInt().NotNull()
+		aggs := []AggCall{{Func: "COUNT", Name: "c", T: bigint}}
+		if yt.Nullable {
+			aggs = append(aggs, AggCall{Func: "COUNT", Args: []int{0}, Name: "ck", T: bigint})
+		}
+		names, types := []string{}, []sql.DataType{}
+		for _, a := range aggs {
+			names, types = append(names, a.Name), append(types, a.T)
+		}
+		ct := &LogicalAggregate{base: row(names, types, right), Aggs: aggs}
+		cj := &LogicalJoin{base: row(uniquify(append(append([]string(nil), input.Names()...), names...)),
+			append(append([]sql.DataType(nil), input.Types()...), types...), input, ct), Cond: tru, JoinType: ast.InnerJoin}
+		c := ref(cj, nl)
+		var ck Expr
+		if yt.Nullable {
+			ck = ref(cj, nl+1)
+		}
+		// The subquery's distinct values, marked true AS i.
+		p := &LogicalProject{base: row([]string{right.Names()[0], "i"}, []sql.DataType{yt, tru.T}, right),
+			Exprs: []Expr{&InputRef{Index: 0, T: yt}, tru}}
+		dt := distinct(p)
+		at := len(cj.Names())
+		cmp, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, ov, &InputRef{Index: at, T: yt})
+		if err != nil {
+			return nil, err
+		}
+		j := &LogicalJoin{base: row(uniquify(append(append([]string(nil), cj.Names()...), dt.Names()...)),
+			append(append([]sql.DataType(nil), cj.Types()...), yt.WithNullable(true), boolT), cj, dt),
+			Cond: cmp, JoinType: ast.LeftJoin}
+		input = j
+		extend(j)
+		null := &Literal{T: boolT}
+		fls := &Literal{Value: false, T: boolT.NotNull()}
+		args := []Expr{call("=", boolT.NotNull(), c, &Literal{Value: int64(0), T: bigint}), fls}
+		if ov.Type().Nullable {
+			args = append(args, call("IS NULL", boolT.NotNull(), ov), null)
+		}
+		args = append(args, call("IS NOT NULL", boolT.NotNull(), ref(j, at+1)), tru)
+		if ck != nil {
+			args = append(args, call("<", boolT.NotNull(), ck, c), null)
+		}
+		args = append(args, fls)
+		t := boolT.NotNull()
+		if ov.Type().Nullable || ck != nil {
+			t = boolT
+		}
+		value = call("CASE", t, args...)
+	}
+	if not {
+		value = call("NOT", value.Type(), value)
+	}
+	if b.preset == nil {
+		b.preset = map[ast.Expr]Expr{}
+	}
+	b.preset[e] = value
+	return input, nil
 }
