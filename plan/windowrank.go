@@ -43,6 +43,26 @@ func physWindowProps(n Node) (windowProps, bool) {
 			p.time = k + 2
 		}
 		return p, true
+	case *WindowJoin:
+		// FlinkRelMdWindowProperties.getJoinWindowProperties: the left
+		// input's window columns, and the right's after the left's fields
+		// (the left's are kept here; a semi / anti join outputs no right).
+		if p, ok := physWindowProps(x.Inputs()[0]); ok {
+			return p, true
+		}
+		if x.IsSemi() || x.IsAnti() {
+			return windowProps{}, false
+		}
+		p, ok := physWindowProps(x.Inputs()[1])
+		if !ok {
+			return windowProps{}, false
+		}
+		k := len(x.Inputs()[0].Names())
+		p.start, p.end = p.start+k, p.end+k
+		if p.time >= 0 {
+			p.time += k
+		}
+		return p, true
 	case *Exchange:
 		return physWindowProps(x.input())
 	case *WindowRank:
