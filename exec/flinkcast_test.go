@@ -45,7 +45,11 @@ func TestFlinkCast(t *testing.T) {
 			t.Fatal(err)
 		}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "cast" {
+			switch d.Cmd {
+			case "cast":
+			case "expr":
+				return runFlinkExprs(ctx, t, s, d)
+			default:
 				d.Fatalf(t, "unknown command %s", d.Cmd)
 			}
 			lines := strings.Split(strings.TrimSpace(d.Input), "\n")
@@ -72,6 +76,36 @@ func TestFlinkCast(t *testing.T) {
 			return strings.Join(diffs, "\n") + "\n"
 		})
 	})
+}
+
+// runFlinkExprs runs an "expr" block: each line an SQL expression and what
+// Flink's ExpressionTestBase.testSqlApi expects of it, the result cast to
+// a string (NULL for null; !error when Flink fails at run time). The
+// output lists the lines sqlrun differs on, "ok" when none.
+func runFlinkExprs(ctx context.Context, t *testing.T, s *Session, d *datadriven.TestData) string {
+	var diffs []string
+	for i, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		k := strings.LastIndex(line, " | ")
+		if k < 0 {
+			d.Fatalf(t, "line %d: want 'expression | expected': %q", i+1, line)
+		}
+		e, want := strings.TrimSpace(line[:k]), strings.TrimSpace(line[k+3:])
+		got := evalCast(ctx, s, fmt.Sprintf("SELECT CAST((%s) AS STRING)", e))
+		text := got.text
+		if got.kind == "" {
+			text = "NULL"
+			if str, ok := got.val.(string); ok {
+				text = str
+			}
+		}
+		if text != want && !(want == "!error" && got.kind != "") {
+			diffs = append(diffs, fmt.Sprintf("%s: sqlrun %s, Flink %s", e, text, want))
+		}
+	}
+	if len(diffs) == 0 {
+		return "ok\n"
+	}
+	return strings.Join(diffs, "\n") + "\n"
 }
 
 // castResult is what one CAST gave: a value of type typ, or an error of

@@ -947,31 +947,41 @@ func evalCharLength(c *Call, args []Eval) (Eval, error) {
 	return strict(args, func(vs []any) (any, error) { return int32(len([]rune(vs[0].(string)))), nil }), nil
 }
 
+// evalSubstring is BinaryStringData.substringSQL: a position above 0
+// counts from 1, 0 is the first character, below 0 counts from the end
+// (SUBSTRING('hello', -3) is 'llo'); a start past either end gives an
+// empty string, a negative length NULL.
 func evalSubstring(c *Call, args []Eval) (Eval, error) {
+	var negative any // what a negative length gives: NULL where the type allows it
+	if !c.T.Nullable {
+		negative = ""
+	}
 	return strict(args, func(vs []any) (any, error) {
 		r := []rune(vs[0].(string))
-		start, _ := ToInt(vs[1])
-		length := int64(len(r)) + 1
+		pos, _ := ToInt(vs[1])
+		n := int64(len(r))
+		length := int64(math.MaxInt32)
 		if len(vs) > 2 {
 			length, _ = ToInt(vs[2])
 			if length < 0 {
-				return nil, sql.Errorf(sql.TableException, "SUBSTRING length must not be negative: %d", length)
+				return negative, nil
 			}
 		}
-		// SQL positions are 1-based; a start below 1 still counts
-		// towards the length.
-		from := start - 1
-		to := from + length
-		if from < 0 {
-			from = 0
+		var start int64
+		switch {
+		case pos > 0:
+			start = pos - 1
+		case pos < 0:
+			start = n + pos
 		}
-		if to > int64(len(r)) {
-			to = int64(len(r))
-		}
-		if from >= to {
+		if start < 0 || start >= n {
 			return "", nil
 		}
-		return string(r[from:to]), nil
+		end := n
+		if n-start >= length {
+			end = start + length
+		}
+		return string(r[start:end]), nil
 	}), nil
 }
 
