@@ -44,11 +44,15 @@ func TestFlinkCast(t *testing.T) {
 		if err := s.ExecuteScript(ctx, "SET 'execution.runtime-mode' = 'batch';", "set.sql", io.Discard); err != nil {
 			t.Fatal(err)
 		}
+		from := "" // the FROM clause "fields" defines for "expr" blocks
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "cast":
+			case "fields":
+				from = flinkFields(t, d)
+				return ""
 			case "expr":
-				return runFlinkExprs(ctx, t, s, d)
+				return runFlinkExprs(ctx, t, s, d, from)
 			default:
 				d.Fatalf(t, "unknown command %s", d.Cmd)
 			}
@@ -78,11 +82,29 @@ func TestFlinkCast(t *testing.T) {
 	})
 }
 
+// flinkFields reads a "fields" block, the one row a test's expressions
+// read (ExpressionTestBase.testData with its types): each line a field's
+// name and type | its value as an SQL expression. The row is a derived
+// table whose fields are the values cast to their types, so a value is
+// rounded or nulled as the test's data conversion does.
+func flinkFields(t *testing.T, d *datadriven.TestData) string {
+	var items []string
+	for i, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		def, val, ok := strings.Cut(line, " | ")
+		name, typ, ok2 := strings.Cut(strings.TrimSpace(def), " ")
+		if !ok || !ok2 {
+			d.Fatalf(t, "line %d: want 'name type | value': %q", i+1, line)
+		}
+		items = append(items, fmt.Sprintf("CAST(%s AS %s) AS %s", strings.TrimSpace(val), typ, name))
+	}
+	return " FROM (SELECT " + strings.Join(items, ", ") + ") AS t"
+}
+
 // runFlinkExprs runs an "expr" block: each line an SQL expression and what
 // Flink's ExpressionTestBase.testSqlApi expects of it, the result cast to
 // a string (NULL for null; !error when Flink fails at run time). The
 // output lists the lines sqlrun differs on, "ok" when none.
-func runFlinkExprs(ctx context.Context, t *testing.T, s *Session, d *datadriven.TestData) string {
+func runFlinkExprs(ctx context.Context, t *testing.T, s *Session, d *datadriven.TestData, from string) string {
 	var diffs []string
 	for i, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 		k := strings.LastIndex(line, " | ")
@@ -90,7 +112,7 @@ func runFlinkExprs(ctx context.Context, t *testing.T, s *Session, d *datadriven.
 			d.Fatalf(t, "line %d: want 'expression | expected': %q", i+1, line)
 		}
 		e, want := strings.TrimSpace(line[:k]), strings.TrimSpace(line[k+3:])
-		got := evalCast(ctx, s, fmt.Sprintf("SELECT CAST((%s) AS STRING)", e))
+		got := evalCast(ctx, s, fmt.Sprintf("SELECT CAST((%s) AS STRING)%s", e, from))
 		text := got.text
 		if got.kind == "" {
 			text = "NULL"

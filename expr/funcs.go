@@ -1046,17 +1046,26 @@ func evalRound(c *Call, args []Eval) (Eval, error) {
 		}
 		switch x := vs[0].(type) {
 		case decimal.Decimal:
+			var r decimal.Decimal
 			switch op {
 			case "ROUND":
 				// A value of DECIMAL(p, s) has at most s decimals and
 				// fewer than 39 integer digits: rounding beyond either
 				// end changes nothing more, and ROUND(1.5, 2147483647)
 				// must not build a 2147483647-digit power of ten.
-				return x.Round(int32(min(max(places, -MaxDecimalPrecision-1), int64(argScale)))), nil
+				r = x.Round(int32(min(max(places, -MaxDecimalPrecision-1), int64(argScale))))
 			case "FLOOR":
-				return x.Floor(), nil
+				r = x.Floor()
+			default:
+				r = x.Ceil()
 			}
-			return x.Ceil(), nil
+			// A result its type cannot hold is NULL, as
+			// DecimalData.fromBigDecimal makes it (DecimalTypeTest:
+			// ROUND of 38 nines to -1 places).
+			if t.Root == sql.TypeDecimal && !r.Truncate(0).IsZero() && len(r.Abs().Truncate(0).String()) > t.Precision-t.Scale {
+				return nil, nil
+			}
+			return r, nil
 		case float64, float32:
 			f, _ := toFloat(x)
 			switch op {
