@@ -46,47 +46,11 @@ func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool
 	if hasAgg(sel.Where) {
 		return d, false, nil
 	}
-	_, rs, err := b.bindFrom(sel.From)
-	if err != nil {
-		return d, false, nil
+	local, inner, outer, ok, err := b.correlation(sel, sc, refuse)
+	if !ok || err != nil {
+		return d, ok, err
 	}
-	var local []ast.Expr
-	var inner []ast.Expr
-	for _, c := range astConjuncts(sel.Where) {
-		if _, err := b.bindExpr(c, rs, nil); err == nil {
-			local = append(local, c)
-			continue
-		}
-		eq, isEq := c.(*ast.Binary)
-		if !isEq || eq.Op != ast.OpEq {
-			if _, err := b.bindExpr(c, &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}, nil); err != nil {
-				return d, false, nil // not a correlation: the subquery's own error
-			}
-			return d, true, refuse("its correlation " + sqlText(c) + " is not an equality of an outer expression and a column of its FROM")
-		}
-		var in, out ast.Expr
-		for _, p := range [][2]ast.Expr{{eq.L, eq.R}, {eq.R, eq.L}} {
-			if _, isCol := p[0].(*ast.ColumnRef); !isCol {
-				continue
-			}
-			if _, err := b.bindExpr(p[0], rs, nil); err != nil {
-				continue
-			}
-			if _, err := b.bindExpr(p[1], sc, nil); err == nil {
-				in, out = p[0], p[1]
-				break
-			}
-		}
-		if in == nil {
-			return d, true, refuse("its correlation " + sqlText(c) + " is not an equality of an outer expression and a column of its FROM")
-		}
-		o, err := b.bindExpr(out, sc, nil)
-		if err != nil {
-			return d, true, err
-		}
-		inner = append(inner, in)
-		d.outer = append(d.outer, o)
-	}
+	d.outer = outer
 	if len(inner) == 0 {
 		return d, false, nil
 	}
@@ -311,4 +275,53 @@ func (b *binder) joinDecorrelated(input Node, sc *scope, e, inX ast.Expr, not bo
 		kind = antiJoin
 	}
 	return &LogicalJoin{base: row(input.Names(), input.Types(), input, d.right), Cond: and(conds), JoinType: kind}, nil
+}
+
+// correlation splits the WHERE of sel, a subquery correlated with the
+// outer row sc names, into its local conjuncts (over its FROM only) and
+// its correlations, each an equality of an outer expression (outer, over
+// sc) and a column of its FROM (inner). ok is false when the WHERE reads
+// no outer column (or not as SQL allows: the subquery's own error then
+// stands); err refuses a correlation of another shape.
+func (b *binder) correlation(sel *ast.Select, sc *scope, refuse func(string) error) (local, inner []ast.Expr, outer []Expr, ok bool, err error) {
+	_, rs, err := b.bindFrom(sel.From)
+	if err != nil {
+		return nil, nil, nil, false, nil
+	}
+	for _, c := range astConjuncts(sel.Where) {
+		if _, err := b.bindExpr(c, rs, nil); err == nil {
+			local = append(local, c)
+			continue
+		}
+		eq, isEq := c.(*ast.Binary)
+		if !isEq || eq.Op != ast.OpEq {
+			if _, err := b.bindExpr(c, &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}, nil); err != nil {
+				return nil, nil, nil, false, nil // not a correlation: the subquery's own error
+			}
+			return nil, nil, nil, true, refuse("its correlation " + sqlText(c) + " is not an equality of an outer expression and a column of its FROM")
+		}
+		var in, out ast.Expr
+		for _, p := range [][2]ast.Expr{{eq.L, eq.R}, {eq.R, eq.L}} {
+			if _, isCol := p[0].(*ast.ColumnRef); !isCol {
+				continue
+			}
+			if _, err := b.bindExpr(p[0], rs, nil); err != nil {
+				continue
+			}
+			if _, err := b.bindExpr(p[1], sc, nil); err == nil {
+				in, out = p[0], p[1]
+				break
+			}
+		}
+		if in == nil {
+			return nil, nil, nil, true, refuse("its correlation " + sqlText(c) + " is not an equality of an outer expression and a column of its FROM")
+		}
+		o, err := b.bindExpr(out, sc, nil)
+		if err != nil {
+			return nil, nil, nil, true, err
+		}
+		inner = append(inner, in)
+		outer = append(outer, o)
+	}
+	return local, inner, outer, len(inner) > 0, nil
 }

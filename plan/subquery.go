@@ -627,6 +627,19 @@ func (b *binder) markSubquery(input Node, sc *scope, e ast.Expr) (Node, error) {
 		// A correlated subquery fails to bind on its own (its WHERE
 		// binds over the outer and its own columns); Flink decorrelates
 		// it, which sqlrun does not yet do here.
+		if sel, ok := q.(*ast.Select); ok && sel.From != nil && sel.Where != nil && !sel.Distinct && len(sel.GroupBy) == 0 &&
+			sel.Having == nil && !selectsAgg(sel) && len(sel.OrderBy) == 0 && sel.Limit == nil && sel.Offset == nil {
+			refuse := func(why string) error {
+				return sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): %s", ast.FormatQuery(sel), why)
+			}
+			local, inner, outer, ok, cerr := b.correlation(sel, sc, refuse)
+			if cerr != nil {
+				return nil, cerr
+			}
+			if ok {
+				return b.markCorrelated(input, sc, e, ov, not, sel, local, inner, outer)
+			}
+		}
 		if sel, ok := q.(*ast.Select); ok && sel.From != nil && sel.Where != nil {
 			if _, rs, ferr := b.bindFrom(sel.From); ferr == nil {
 				both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}
@@ -713,6 +726,150 @@ func (b *binder) markSubquery(input Node, sc *scope, e ast.Expr) (Node, error) {
 			t = boolT
 		}
 		value = call("CASE", t, args...)
+	}
+	if not {
+		value = call("NOT", value.Type(), value)
+	}
+	if b.preset == nil {
+		b.preset = map[ast.Expr]Expr{}
+	}
+	b.preset[e] = value
+	return input, nil
+}
+
+// markCorrelated is markSubquery for a subquery correlated only through
+// equalities outer_expr = column of its WHERE, decorrelated as Calcite's
+// RelDecorrelator does: the subquery runs uncorrelated and grouped by
+// those columns, LEFT joined on them. For IN, its COUNT(*) AS c (and
+// COUNT(y) AS ck) per group, then its DISTINCT (y, columns) marked true AS
+// i on x = y and the columns; a row without a group has c NULL, an empty
+// set: CASE(c IS NULL, false, x IS NULL, null, i IS NOT NULL, true, ck <
+// c, null, false). For EXISTS, DISTINCT (columns) marked true AS i.
+func (b *binder) markCorrelated(input Node, sc *scope, e ast.Expr, ov Expr, not bool, sel *ast.Select,
+	local, inner []ast.Expr, outer []Expr) (Node, error) {
+	n := *sel
+	n.Where = astAnd(local)
+	n.Items = nil
+	if ov != nil {
+		if len(sel.Items) != 1 || sel.Items[0].Star {
+			return nil, inArityErr(e)
+		}
+		n.Items = append(n.Items, sel.Items[0])
+	}
+	for _, c := range inner {
+		n.Items = append(n.Items, ast.SelectItem{Expr: c})
+	}
+	r, err := b.bindQuery(&n)
+	if err != nil {
+		return nil, err
+	}
+	boolT := sql.Boolean()
+	tru := &Literal{Value: true, T: boolT.NotNull()}
+	call := func(op string, t sql.DataType, args ...Expr) Expr { return &Call{Op: op, Args: args, T: t} }
+	// leftJoin LEFT joins l with right on the correlation (outer = the
+	// right's fields at keys) and the extra conditions.
+	leftJoin := func(l, right Node, keys []int, extra []Expr) (Node, error) {
+		nl := len(l.Names())
+		conds := extra
+		for j, o := range outer {
+			eq, err := bindBinary(&ast.Binary{Node: sel.Node, Op: ast.OpEq}, o, &InputRef{Index: nl + keys[j], T: right.Types()[keys[j]]})
+			if err != nil {
+				return nil, err
+			}
+			conds = append(conds, eq)
+		}
+		return &LogicalJoin{base: row(uniquify(append(append([]string(nil), l.Names()...), right.Names()...)),
+			append(append([]sql.DataType(nil), l.Types()...), nullableAll(right.Types())...), l, right),
+			Cond: and(conds), JoinType: ast.LeftJoin}, nil
+	}
+	first := 0 // the first correlation column of r
+	if ov != nil {
+		first = 1
+	}
+	// The distinct (value,) columns marked true AS i.
+	var exprs []Expr
+	var names []string
+	for i, t := range r.Types() {
+		exprs = append(exprs, &InputRef{Index: i, T: t})
+		names = append(names, r.Names()[i])
+	}
+	exprs, names = append(exprs, tru), append(names, "i")
+	dt := distinct(&LogicalProject{base: row(uniquify(names), exprTypes(exprs), r), Exprs: exprs})
+	keys := make([]int, len(inner))
+	for j := range keys {
+		keys[j] = first + j
+	}
+	var value Expr
+	if ov == nil {
+		j, err := leftJoin(input, dt, keys, nil)
+		if err != nil {
+			return nil, err
+		}
+		value = call("IS NOT NULL", boolT.NotNull(), &InputRef{Index: len(j.Names()) - 1, T: boolT})
+		input = j
+	} else {
+		yt := r.Types()[0]
+		bigint := sql.BigInt().NotNull()
+		group := make([]int, len(inner))
+		for j := range group {
+			group[j] = first + j
+		}
+		aggs := []AggCall{{Func: "COUNT", Name: "c", T: bigint}}
+		if yt.Nullable {
+			aggs = append(aggs, AggCall{Func: "COUNT", Args: []int{0}, Name: "ck", T: bigint})
+		}
+		var ctNames []string
+		var ctTypes []sql.DataType
+		for _, g := range group {
+			ctNames, ctTypes = append(ctNames, r.Names()[g]), append(ctTypes, r.Types()[g])
+		}
+		for _, a := range aggs {
+			ctNames, ctTypes = append(ctNames, a.Name), append(ctTypes, a.T)
+		}
+		ct := &LogicalAggregate{base: row(ctNames, ctTypes, r), Group: group, Aggs: aggs}
+		ctKeys := make([]int, len(inner))
+		for j := range ctKeys {
+			ctKeys[j] = j
+		}
+		nl := len(input.Names())
+		cj, err := leftJoin(input, ct, ctKeys, nil)
+		if err != nil {
+			return nil, err
+		}
+		c := &InputRef{Index: nl + len(inner), T: bigint.WithNullable(true)}
+		var ck Expr
+		if yt.Nullable {
+			ck = &InputRef{Index: nl + len(inner) + 1, T: bigint.WithNullable(true)}
+		}
+		at := len(cj.Names())
+		cmp, err := bindBinary(&ast.Binary{Node: e.(*ast.In).Node, Op: ast.OpEq}, ov, &InputRef{Index: at, T: yt})
+		if err != nil {
+			return nil, err
+		}
+		j, err := leftJoin(cj, dt, keys, []Expr{cmp})
+		if err != nil {
+			return nil, err
+		}
+		input = j
+		null := &Literal{T: boolT}
+		fls := &Literal{Value: false, T: boolT.NotNull()}
+		args := []Expr{call("IS NULL", boolT.NotNull(), c), fls}
+		if ov.Type().Nullable {
+			args = append(args, call("IS NULL", boolT.NotNull(), ov), null)
+		}
+		args = append(args, call("IS NOT NULL", boolT.NotNull(), &InputRef{Index: len(j.Names()) - 1, T: boolT}), tru)
+		if ck != nil {
+			args = append(args, call("<", boolT, ck, c), null)
+		}
+		args = append(args, fls)
+		t := boolT.NotNull()
+		if ov.Type().Nullable || ck != nil {
+			t = boolT
+		}
+		value = call("CASE", t, args...)
+	}
+	for _, t := range input.Types()[len(sc.cols):] {
+		sc.cols = append(sc.cols, column{t: t})
 	}
 	if not {
 		value = call("NOT", value.Type(), value)
