@@ -1305,6 +1305,9 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 	if out.Sets != nil {
 		sortSets(out.Sets)
 	}
+	if hasRepeatedSet(out.Sets) {
+		return repeatedSetsUnion(out)
+	}
 	return out
 }
 

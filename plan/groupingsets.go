@@ -135,17 +135,11 @@ func expandGroupBy(items []ast.Expr) ([]ast.Expr, [][]int, error) {
 	if !construct {
 		return keys, nil, nil
 	}
-	seen := map[string]bool{}
+	// A set may repeat (GROUPING SETS ((a), (a))): the repeats are kept,
+	// and buildAggregate plans them as Calcite's RelBuilder does.
 	var out [][]int
 	for _, s := range sets {
-		s = normSet(s)
-		k := setString(s)
-		if seen[k] {
-			return nil, nil, sql.Errorf(sql.TableException,
-				"sqlrun does not support a GROUP BY whose grouping sets repeat a set (%s; Flink's GROUP_ID) yet", k)
-		}
-		seen[k] = true
-		out = append(out, s)
+		out = append(out, normSet(s))
 	}
 	sortSets(out)
 	if len(out) == 1 {
@@ -218,14 +212,27 @@ func isGroupingFunc(name string) bool {
 }
 
 // bindGroupingCall binds GROUPING(k, ...) / GROUPING_ID(k, ...) (an
-// aggregate call over grouping keys, BIGINT NOT NULL) and GROUP_ID() (0:
-// sqlrun refuses repeated grouping sets).
+// aggregate call over grouping keys, BIGINT NOT NULL) and GROUP_ID() (0,
+// unless a grouping set repeats: then an aggregate call that
+// buildAggregate replaces by each repeat's number).
 func (b *binder) bindGroupingCall(f *ast.FuncCall, agg *aggCollector) (Expr, error) {
 	if f.Name == "GROUP_ID" {
 		if len(f.Args) != 0 {
 			return nil, validationErr(f.At, len(f.Name), "Invalid number of arguments to function 'GROUP_ID'. Was expecting 0 arguments")
 		}
-		return &Literal{Value: int64(0), T: sql.BigInt().NotNull()}, nil
+		if !hasRepeatedSet(agg.sets) {
+			return &Literal{Value: int64(0), T: sql.BigInt().NotNull()}, nil
+		}
+		for i, c := range agg.callText {
+			if c == "GROUP_ID()" {
+				return &aggPlaceholder{i: len(agg.groupExprs) + i, t: agg.calls[i].T}, nil
+			}
+		}
+		agg.calls = append(agg.calls, AggCall{Func: f.Name, T: sql.BigInt().NotNull()})
+		agg.callArgs = append(agg.callArgs, nil)
+		agg.callFilter = append(agg.callFilter, nil)
+		agg.callText = append(agg.callText, "GROUP_ID()")
+		return &aggPlaceholder{i: len(agg.groupExprs) + len(agg.calls) - 1, t: sql.BigInt().NotNull()}, nil
 	}
 	if len(f.Args) == 0 {
 		return nil, validationErr(f.At, len(f.Name), "Invalid number of arguments to function '%s'. Was expecting 1 arguments", f.Name)
@@ -593,4 +600,83 @@ func groupingCase(e *InputRef, eVals, vals []int64) Expr {
 	}
 	args = append(args, lit(last))
 	return &Call{Op: "CASE", Args: args, T: sql.BigInt().NotNull()}
+}
+
+// hasRepeatedSet reports grouping sets of which one repeats.
+func hasRepeatedSet(sets [][]int) bool {
+	seen := map[string]bool{}
+	for _, s := range sets {
+		k := setString(s)
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+	}
+	return false
+}
+
+// repeatedSetsUnion is Calcite's RelBuilder.rewriteAggregateWithDuplicateGroupSets:
+// where a grouping set repeats n times, GROUP_ID() numbers its repeats 0
+// to n - 1, so the aggregate becomes a UNION ALL of one aggregate per
+// number, each over the sets that repeat more often than that number (a
+// set counted once in each), with GROUP_ID() the number as a literal in
+// the projection above it. agg is the aggregate as it would be without the
+// rewrite (its Sets with the repeats), whose row the union keeps.
+func repeatedSetsUnion(agg *LogicalAggregate) Node {
+	count := map[string]int{}
+	var order [][]int // the distinct sets, in agg.Sets order
+	for _, s := range agg.Sets {
+		k := setString(s)
+		if count[k] == 0 {
+			order = append(order, s)
+		}
+		count[k]++
+	}
+	maxID := 0
+	for _, n := range count {
+		maxID = max(maxID, n-1)
+	}
+	var keep []AggCall // the calls but GROUP_ID
+	for _, c := range agg.Aggs {
+		if c.Func != "GROUP_ID" {
+			keep = append(keep, c)
+		}
+	}
+	full := normSet(agg.Group)
+	branches := make([]Node, 0, maxID+1)
+	for id := 0; id <= maxID; id++ {
+		var sets [][]int
+		for _, s := range order {
+			if count[setString(s)] > id {
+				sets = append(sets, s)
+			}
+		}
+		names := append([]string(nil), agg.names[:len(agg.Group)]...)
+		types := append([]sql.DataType(nil), agg.types[:len(agg.Group)]...)
+		for _, c := range keep {
+			names = append(names, c.Name)
+			types = append(types, c.T)
+		}
+		a := &LogicalAggregate{base: row(uniquify(names), types, agg.input()), Group: agg.Group, Aggs: keep}
+		if len(sets) > 1 || setString(sets[0]) != setString(full) {
+			a.Sets = sets
+			sortSets(a.Sets)
+		}
+		exprs := make([]Expr, 0, len(agg.names))
+		for i := range agg.Group {
+			exprs = append(exprs, &InputRef{Index: i, T: a.types[i]})
+		}
+		seen := 0
+		for _, c := range agg.Aggs {
+			if c.Func == "GROUP_ID" {
+				exprs = append(exprs, &Literal{Value: int64(id), T: sql.BigInt().NotNull()})
+				continue
+			}
+			f := len(agg.Group) + seen
+			exprs = append(exprs, &InputRef{Index: f, T: a.types[f]})
+			seen++
+		}
+		branches = append(branches, &LogicalProject{base: row(agg.names, agg.types, a), Exprs: exprs})
+	}
+	return &LogicalUnion{base: row(agg.names, agg.types, branches...), All: true}
 }
