@@ -251,6 +251,9 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	_, isLookup := n.(*LookupJoin) // its input keeps the attribute it passes on
 	_, isTemporal := n.(*TemporalJoin)
 	_, isTVF := n.(*WindowTableFunction)
+	// A Calc that keeps the attribute (under a window join, say) reads
+	// it unmaterialized from its input too.
+	_, isCalc := n.(*Calc)
 	// A WindowJoin passes both inputs' attributes on (the right one's
 	// shifted past the left row), as Flink's RelTimeIndicatorConverter
 	// keeps a window join's time indicators.
@@ -260,7 +263,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	// PROCTIME() AS proctime below it).
 	wa, isWA := n.(*WindowAggregate)
 	isProcWA := isWA && wa.Window.ProcTime && wa.Phase == 0
-	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup || isTemporal || passesWindowProctime(n) || isTVF && keep || isProcWA
+	isWM = isWM || keepsProctime(n) || isEx && keep || isLookup || isTemporal || passesWindowProctime(n) || isTVF && keep || isCalc && keep || isProcWA
 	var inAttrs map[int]bool
 	if len(ins) > 0 {
 		changed := false
