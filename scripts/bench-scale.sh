@@ -37,7 +37,10 @@
 #      rocksdb), INTERVAL (checkpoint interval, default 5s), TMPDIR
 #      (checkpoints, tables), WRITE_SIZES (rows, default 1M 4M 16M),
 #      WRITE_BUFFER (write-buffer-size, default 256 mb), READ_SIZES (rows,
-#      default 4M), READ_RUNS (alternating runs per engine, default 3).
+#      default 4M), READ_RUNS (alternating runs per engine, default 3),
+#      TIMEOUT (per normalize/groupby case, default 30m: a case that has not
+#      finished its input by then prints how far it got, its peak RSS, its
+#      checkpoints and longest output stall so far, and counts as failed).
 set -u
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -49,6 +52,7 @@ WRITE_SIZES=${WRITE_SIZES:-"1000000 4000000 16000000"}
 WRITE_BUFFER=${WRITE_BUFFER:-"256 mb"}
 BACKENDS=${BACKENDS:-"hashmap rocksdb"}
 INTERVAL=${INTERVAL:-5s}
+TIMEOUT=${TIMEOUT:-30m}
 BIN=$(mktemp -d "${TMPDIR:-/tmp}/sqlrun-scale.XXXXXX")
 trap 'rm -rf "$BIN"' EXIT
 $GO build -o "$BIN/scale" ./bench/scale || exit 1
@@ -243,7 +247,7 @@ for n in $SIZES; do
 	for op in $OPS; do
 		[ "$op" = write ] || [ "$op" = commits ] || [ "$op" = read ] && continue
 		for b in $BACKENDS; do
-			"$BIN/scale" -op "$op" -keys "$n" -backend "$b" -interval "$INTERVAL" || fail=1
+			"$BIN/scale" -op "$op" -keys "$n" -backend "$b" -interval "$INTERVAL" -timeout "$TIMEOUT" || fail=1
 		done
 	done
 done
