@@ -106,9 +106,32 @@ type SupportsProjectionPushDown interface {
 // covers (null when none), typed as the argument, a LocalGroupKey the key
 // value the partial covers. Without a key every reader yields at least one
 // row (the partial of no rows), so that merging COUNT by SUM is defined
-// over an empty input. Only insert-only batch reads qualify.
+// over an empty input. The partials cover only the rows that pass every
+// conjunct of filter (the WHERE between the scan and the aggregate; none:
+// every row). Only insert-only batch reads qualify.
 type SupportsLocalAggregate interface {
-	LocalAggregate(calls []LocalAggCall) (TableSource, bool)
+	LocalAggregate(calls []LocalAggCall, filter []LocalPredicate) (TableSource, bool)
+}
+
+// LocalPredicate is one conjunct of a local aggregate's filter over field
+// Field of the source's produced row (an integer or VARCHAR column): IS
+// NULL when IsNull, else TRUE when the value lies in one of Ranges
+// (sorted, disjoint, as a SEARCH's Sarg), never for a null value.
+type LocalPredicate struct {
+	Field  int
+	IsNull bool
+	Ranges []LocalRange
+}
+
+// LocalRange is one range of a LocalPredicate.
+type LocalRange struct{ Lo, Hi LocalBound }
+
+// LocalBound is one end of a LocalRange: unbounded, or Value (int64 for
+// integer columns, string for VARCHAR) included when Closed.
+type LocalBound struct {
+	Value     any
+	Unbounded bool
+	Closed    bool
 }
 
 // LocalAggKind is the function of a LocalAggCall.
@@ -122,8 +145,8 @@ const (
 	LocalMax
 	LocalSum // integer arguments only
 	// LocalGroupKey is a grouping key: the partial row carries field Arg's
-	// value, and the other calls are computed per distinct value of the
-	// keys. With a key, no partial of no rows is yielded.
+	// value, and the other calls are computed per distinct combination
+	// of the keys' values. With a key, no partial of no rows is yielded.
 	LocalGroupKey
 )
 

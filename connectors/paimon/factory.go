@@ -343,6 +343,8 @@ type Source struct {
 	projection []int
 	// agg is the local aggregate the readers compute (LocalAggregate).
 	agg []format.AggCall
+	// filter are the conjuncts rows pass to be aggregated (with agg).
+	filter []format.Pred
 
 	once    sync.Once
 	rt      *stream.Source
@@ -422,11 +424,13 @@ func (s *Source) ChangelogMode() sql.ChangelogMode {
 }
 
 // LocalAggregate returns the source whose readers compute calls over the
-// rows they read (connectors.SupportsLocalAggregate): a batch read only.
-// Files read raw whose columns the column path takes are aggregated from
-// their pages without rows (format.File.Aggregate); every other row
-// becomes a partial of its own (table.ReadOptions.Aggregate).
-func (s *Source) LocalAggregate(calls []connectors.LocalAggCall) (connectors.TableSource, bool) {
+// rows they read that pass filter (connectors.SupportsLocalAggregate): a
+// batch read only. Files read raw whose columns the column path takes are
+// aggregated from their pages without rows (format.File.Aggregate), the
+// filter tested per batch of rows and row groups skipped by their
+// statistics; every other row is tested and becomes a partial of its own
+// (table.ReadOptions.Aggregate).
+func (s *Source) LocalAggregate(calls []connectors.LocalAggCall, filter []connectors.LocalPredicate) (connectors.TableSource, bool) {
 	if s.cfg.streaming || !s.bounded {
 		return nil, false
 	}
@@ -450,7 +454,36 @@ func (s *Source) LocalAggregate(calls []connectors.LocalAggCall) (connectors.Tab
 			return nil, false
 		}
 	}
-	return &Source{cfg: s.cfg, bounded: s.bounded, projection: s.projection, agg: agg}, true
+	preds := make([]format.Pred, len(filter))
+	for i, f := range filter {
+		preds[i] = format.Pred{Field: f.Field, IsNull: f.IsNull}
+		for _, r := range f.Ranges {
+			lo, ok1 := predBound(r.Lo)
+			hi, ok2 := predBound(r.Hi)
+			if !ok1 || !ok2 {
+				return nil, false
+			}
+			preds[i].Ranges = append(preds[i].Ranges, format.PredRange{Lo: lo, Hi: hi})
+		}
+	}
+	return &Source{cfg: s.cfg, bounded: s.bounded, projection: s.projection, agg: agg, filter: preds}, true
+}
+
+// predBound is a LocalBound as the column path tests it.
+func predBound(b connectors.LocalBound) (format.PredBound, bool) {
+	out := format.PredBound{Unbounded: b.Unbounded, Closed: b.Closed}
+	if b.Unbounded {
+		return out, true
+	}
+	switch v := b.Value.(type) {
+	case int64:
+		out.Int = v
+	case string:
+		out.Str = []byte(v)
+	default:
+		return out, false
+	}
+	return out, true
 }
 
 // Bounded reports a batch read or 'scan.bounded' = true.
@@ -482,6 +515,7 @@ func (s *Source) NewReader(subtask, parallelism int) (connectors.SourceReader, e
 		s.rt, s.openErr = stream.NewSourceTable(t, s.cfg.streaming, s.projection)
 		if s.openErr == nil {
 			s.rt.Aggregate = s.agg
+			s.rt.Filter = s.filter
 		}
 	})
 	if s.openErr != nil {

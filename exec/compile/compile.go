@@ -14,9 +14,11 @@ import (
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -489,34 +491,65 @@ func (b *builder) scan(n *plan.TableSourceScan, src connectors.TableSource, path
 
 // fusedLocalAggregate runs a batch aggregate's local phase in the source
 // when the plan allows (issue 24): an aggregate of COUNT, MIN, MAX and
-// integer SUM, global or grouped by one column, directly over a
-// TableSourceScan whose
-// source takes the calls (connectors.SupportsLocalAggregate; Paimon
-// computes them column by column from the pages of files it reads raw).
-// The source then yields partial aggregates and spec gets the calls that
-// merge them: SUM of the COUNTs, MIN of the MINs, MAX of the MAXes, SUM of
-// the SUMs (integer sums wrap as the row path's do, so their order does
-// not matter), by the key when there is one (the partial rows' first
-// field). EXPLAIN is unchanged: Flink chains the local aggregate to
-// the source in the same way. Anything else (false) reads rows.
+// integer SUM, global or grouped by columns, directly over a
+// TableSourceScan, or over a Calc that only filters (conjuncts
+// connectors.LocalPredicate expresses) and picks fields, whose source
+// takes the calls (connectors.SupportsLocalAggregate; Paimon computes
+// them column by column from the pages of files it reads raw, the filter
+// per batch of rows). The source then yields partial aggregates and spec
+// gets the calls that merge them: SUM of the COUNTs, MIN of the MINs, MAX
+// of the MAXes, SUM of the SUMs (integer sums wrap as the row path's do,
+// so their order does not matter), by the keys when there are any (the
+// partial rows' first fields). EXPLAIN is unchanged: Flink chains the
+// local aggregate (and the Calc) to the source in the same way. Anything
+// else (false) reads rows.
 func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, path string, spec *operators.AggregateSpec) (edge, bool, error) {
+	var calc *plan.Calc
+	if c, ok := src.(*plan.Calc); ok {
+		calc, src = c, c.Inputs()[0]
+	}
 	scan, ok := src.(*plan.TableSourceScan)
 	group := n.Local().Group
-	if !ok || !fuseLocalAggregates || b.streaming || len(group) > 1 || len(n.Aggs) == 0 {
+	if !ok || !fuseLocalAggregates || b.streaming || len(n.Aggs) == 0 {
 		return edge{}, false, nil
 	}
 	la, ok := scan.Table.Source.(connectors.SupportsLocalAggregate)
 	if !ok {
 		return edge{}, false, nil
 	}
-	types := scan.Types()
-	var calls []connectors.LocalAggCall
-	if len(group) == 1 {
-		// The partial rows start with the key; the merge groups by it.
-		if !columnar(types[group[0]], false) {
+	// field maps a field of the aggregate's input to the scan's.
+	field := func(i int) (int, bool) { return i, true }
+	var filter []connectors.LocalPredicate
+	if calc != nil {
+		if filter, ok = localFilter(calc.Cond, scan.Types()); !ok {
 			return edge{}, false, nil
 		}
-		calls = append(calls, connectors.LocalAggCall{Kind: connectors.LocalGroupKey, Arg: group[0]})
+		field = func(i int) (int, bool) {
+			switch e := calc.Exprs[i].(type) {
+			case *expr.InputRef:
+				return e.Index, true
+			case *expr.Literal:
+				// A field the condition fixes (c = 1) is projected as the
+				// constant (expr.SubstituteConstants): read the field.
+				return fixedField(e, filter, scan.Types())
+			case *expr.Call:
+				// CAST(1):TINYINT, the constant of a TINYINT field.
+				if lit, ok := e.Args[0].(*expr.Literal); ok && e.Op == "CAST" && len(e.Args) == 1 {
+					return fixedField(&expr.Literal{Value: lit.Value, T: e.T}, filter, scan.Types())
+				}
+			}
+			return 0, false
+		}
+	}
+	types := scan.Types()
+	var calls []connectors.LocalAggCall
+	for _, g := range group {
+		// The partial rows start with the keys; the merge groups by them.
+		f, ok := field(g)
+		if !ok || !columnar(types[f], false) {
+			return edge{}, false, nil
+		}
+		calls = append(calls, connectors.LocalAggCall{Kind: connectors.LocalGroupKey, Arg: f})
 	}
 	off := len(calls)
 	calls = append(calls, make([]connectors.LocalAggCall, len(n.Aggs))...)
@@ -529,8 +562,10 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 		var arg sql.DataType
 		c := &calls[off+i]
 		if len(a.Args) == 1 {
-			c.Arg = a.Args[0]
-			arg = types[a.Args[0]]
+			if c.Arg, ok = field(a.Args[0]); !ok {
+				return edge{}, false, nil
+			}
+			arg = types[c.Arg]
 			if !columnar(arg, a.Func == "SUM" || a.Func == "SUM0") {
 				return edge{}, false, nil
 			}
@@ -551,7 +586,7 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 			return edge{}, false, nil
 		}
 	}
-	fused, ok := la.LocalAggregate(calls)
+	fused, ok := la.LocalAggregate(calls, filter)
 	if !ok {
 		return edge{}, false, nil
 	}
@@ -560,10 +595,167 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 		return edge{}, false, err
 	}
 	spec.Aggs = merge
-	if len(group) == 1 {
-		spec.GroupKeys = []int{0}
+	spec.GroupKeys = nil
+	for i := range group {
+		spec.GroupKeys = append(spec.GroupKeys, i)
 	}
+	fusedAggregates++
 	return in, true, nil
+}
+
+// fusedAggregates counts the aggregates fusedLocalAggregate took (tests
+// check that the shapes they compare are fused).
+var fusedAggregates int
+
+// localFilter is a Calc's condition as the conjuncts a source's local
+// aggregate tests (nil for none), or false when one is not: IS [NOT] NULL
+// of a field, a comparison (=, <>, <, <=, >, >=) of a field with a
+// non-null literal, or SEARCH(field, Sarg), over a TINYINT, INT or BIGINT
+// field compared as an integer, or a VARCHAR field compared with strings
+// that the comparison's common type leaves as they are (byte order, as the
+// row path compares them).
+func localFilter(cond expr.Expr, types []sql.DataType) ([]connectors.LocalPredicate, bool) {
+	if cond == nil {
+		return nil, true
+	}
+	var out []connectors.LocalPredicate
+	for _, c := range expr.Conjuncts(cond) {
+		call, ok := c.(*expr.Call)
+		if !ok || len(call.Args) == 0 {
+			return nil, false
+		}
+		ref, ok := call.Args[0].(*expr.InputRef)
+		op := call.Op
+		if !ok && len(call.Args) == 2 {
+			// 10 < a is a > 10.
+			ref, ok = call.Args[1].(*expr.InputRef)
+			op = map[string]string{"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+			call = &expr.Call{Op: op, Args: []expr.Expr{ref, call.Args[0]}, T: call.T}
+		}
+		if !ok || ref.Index >= len(types) {
+			return nil, false
+		}
+		t := types[ref.Index]
+		switch t.Root {
+		case sql.TypeTinyInt, sql.TypeInt, sql.TypeBigInt, sql.TypeVarChar:
+		default:
+			return nil, false
+		}
+		p := connectors.LocalPredicate{Field: ref.Index}
+		switch op {
+		case "IS NULL":
+			p.IsNull = true
+		case "IS NOT NULL":
+			p.Ranges = []connectors.LocalRange{{Lo: connectors.LocalBound{Unbounded: true}, Hi: connectors.LocalBound{Unbounded: true}}}
+		case "SEARCH":
+			lit, ok := call.Args[1].(*expr.Literal)
+			if !ok {
+				return nil, false
+			}
+			sarg, ok := lit.Value.(*expr.Sarg)
+			if !ok {
+				return nil, false
+			}
+			for _, r := range sarg.Ranges {
+				lo, ok1 := localBound(r.Lo, t, sarg.T)
+				hi, ok2 := localBound(r.Hi, t, sarg.T)
+				if !ok1 || !ok2 {
+					return nil, false
+				}
+				p.Ranges = append(p.Ranges, connectors.LocalRange{Lo: lo, Hi: hi})
+			}
+		case "=", "<>", "<", "<=", ">", ">=":
+			lit, ok := call.Args[1].(*expr.Literal)
+			if !ok {
+				return nil, false
+			}
+			v, ok := localBound(expr.Bound{Value: lit.Value, Closed: true}, t, lit.T)
+			if !ok {
+				return nil, false
+			}
+			open := v
+			open.Closed = false
+			inf := connectors.LocalBound{Unbounded: true}
+			switch op {
+			case "=":
+				p.Ranges = []connectors.LocalRange{{Lo: v, Hi: v}}
+			case "<>":
+				p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: open}, {Lo: open, Hi: inf}}
+			case "<":
+				p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: open}}
+			case "<=":
+				p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: v}}
+			case ">":
+				p.Ranges = []connectors.LocalRange{{Lo: open, Hi: inf}}
+			case ">=":
+				p.Ranges = []connectors.LocalRange{{Lo: v, Hi: inf}}
+			}
+		default:
+			return nil, false
+		}
+		out = append(out, p)
+	}
+	return out, true
+}
+
+// fixedField is the field whose value a conjunct of filter fixes to the
+// literal lit (a point, or NULL by IS NULL), of lit's type, or false.
+func fixedField(lit *expr.Literal, filter []connectors.LocalPredicate, types []sql.DataType) (int, bool) {
+	for _, p := range filter {
+		t := types[p.Field]
+		if t.Root != lit.T.Root {
+			continue
+		}
+		if lit.Value == nil && p.IsNull {
+			return p.Field, true // c IS NULL: the field is a typed NULL
+		}
+		if len(p.Ranges) != 1 {
+			continue
+		}
+		r := p.Ranges[0]
+		v, ok := localBound(expr.Bound{Value: lit.Value, Closed: true}, t, lit.T)
+		if ok && r.Lo == v && r.Hi == v {
+			return p.Field, true
+		}
+	}
+	return 0, false
+}
+
+// localBound is b, a bound of type bt compared with a field of type t, as
+// a LocalBound (int64 or string), or false when the comparison would not
+// be the integer or byte order of the field's values: a literal of another
+// family, or a VARCHAR whose common type with the field would cast either.
+func localBound(b expr.Bound, t, bt sql.DataType) (connectors.LocalBound, bool) {
+	out := connectors.LocalBound{Unbounded: b.Unbounded, Closed: b.Closed}
+	if b.Unbounded {
+		return out, true
+	}
+	if t.Root == sql.TypeVarChar {
+		s, ok := b.Value.(string)
+		ct, cok := expr.CommonType(t, bt)
+		if !ok || !cok || !bt.IsString() || ct.Root != sql.TypeVarChar || ct.Length < t.Length || utf8.RuneCountInString(s) > ct.Length {
+			return out, false
+		}
+		out.Value = s
+		return out, true
+	}
+	switch v := b.Value.(type) {
+	case int8:
+		out.Value = int64(v)
+	case int16:
+		out.Value = int64(v)
+	case int32:
+		out.Value = int64(v)
+	case int64:
+		out.Value = v
+	default:
+		return out, false
+	}
+	switch bt.Root {
+	case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt:
+		return out, true
+	}
+	return out, false
 }
 
 // fuseLocalAggregates switches fusedLocalAggregate on; tests turn it off

@@ -7,3 +7,7 @@ func SetFuseLocalAggregates(on bool) (restore func()) {
 	fuseLocalAggregates = on
 	return func() { fuseLocalAggregates = prev }
 }
+
+// FusedAggregates counts the aggregates whose local phase ran in the
+// source since the process started.
+func FusedAggregates() int { return fusedAggregates }

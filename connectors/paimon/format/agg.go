@@ -28,8 +28,9 @@ const (
 	AggMin
 	AggMax
 	AggSum // integer columns only (TINYINT, INT, BIGINT)
-	// AggKey is a grouping key (at most one): the partial carries the
-	// key's value and the other calls are computed per distinct value.
+	// AggKey is a grouping key: the partial carries the key's value and
+	// the other calls are computed per distinct combination of the keys'
+	// values.
 	AggKey
 )
 
@@ -71,16 +72,21 @@ type aggState struct {
 }
 
 // Aggregate computes calls over the rows of the file with the projection
-// p, reading the pages of the columns the calls name and nothing else. It
+// p that pass filter (every conjunct; none: every row), reading the pages
+// of the columns the calls and the filter name and nothing else. It
 // returns partial rows of one value per call (as Partial: COUNTs as int64,
 // MIN/MAX/SUM typed as the row path reads the column, nil when no value;
-// one row, or with an AggKey one per distinct key value, in no defined
-// order) and ok. ok is false, with nothing read, when the file is not in a form
-// the column path takes: ORC or Avro, deleted rows (a deletion vector), a
-// column read through an evolution cast, a nested or repeated column, a
-// type other than TINYINT/INT/DATE/TIME/BIGINT/CHAR/VARCHAR, or a column
-// chunk the page decoder does not read; the caller then reads rows.
-func (f *File) Aggregate(p Projection, calls []AggCall) (parts [][]any, ok bool, err error) {
+// one row, or with AggKeys one per distinct combination of the keys'
+// values, in no defined order) and ok. ok is false, with nothing read,
+// when the file is not in a form the column path takes: ORC or Avro,
+// deleted rows (a deletion vector), a column read through an evolution
+// cast, a nested or repeated column, a type other than TINYINT/INT/DATE/
+// TIME/BIGINT/CHAR/VARCHAR, or a column chunk the page decoder does not
+// read; the caller then reads rows. With a filter, a row group whose
+// column statistics (min_value/max_value) show that no row can pass is
+// not read, as Paimon's Parquet reader skips row groups by the pushed
+// predicate's statistics (ParquetFilters, RowGroupFilter).
+func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts [][]any, ok bool, err error) {
 	if f.alien != nil || p.Deleted != nil {
 		return nil, false, nil
 	}
@@ -90,18 +96,23 @@ func (f *File) Aggregate(p Projection, calls []AggCall) (parts [][]any, ok bool,
 		return nil, false, err
 	}
 	st := make([]aggState, len(calls))
-	var leaves []int // distinct leaves read, in call order
-	key := -1
+	var leaves []int // distinct leaves read, in call order then the filter's
+	addLeaf := func(col colReader) {
+		for _, l := range leaves {
+			if l == col.leaf {
+				return
+			}
+		}
+		leaves = append(leaves, col.leaf)
+	}
+	keys := 0
 	for i, c := range calls {
 		st[i].call = c
 		if c.Kind == AggCountStar {
 			continue
 		}
 		if c.Kind == AggKey {
-			if key >= 0 {
-				return nil, false, nil
-			}
-			key = i
+			keys++
 		}
 		col := cols[c.Arg]
 		if col.leaf < 0 {
@@ -110,13 +121,22 @@ func (f *File) Aggregate(p Projection, calls []AggCall) (parts [][]any, ok bool,
 		if col.asm != nil || col.bulk == bulkNone || (c.Kind == AggSum && col.bulk == bulkString) {
 			return nil, false, nil
 		}
-		seen := false
-		for _, l := range leaves {
-			seen = seen || l == col.leaf
+		addLeaf(col)
+	}
+	var preds []Pred // the filter's conjuncts on columns present in the file
+	for _, pr := range filter {
+		col := cols[pr.Field]
+		if col.leaf < 0 {
+			if pr.IsNull {
+				continue // true in every row
+			}
+			return f.filteredOut(calls, keys) // a null compared: no row passes
 		}
-		if !seen {
-			leaves = append(leaves, col.leaf)
+		if col.asm != nil || col.bulk == bulkNone {
+			return nil, false, nil
 		}
+		addLeaf(col)
+		preds = append(preds, pr)
 	}
 	md := f.pf.Metadata()
 	rgs := f.pf.RowGroups()
@@ -140,19 +160,20 @@ func (f *File) Aggregate(p Projection, calls []AggCall) (parts [][]any, ok bool,
 			readers[g][j] = cr
 		}
 	}
-	var rows int64
-	for g := range rgs {
-		rows += md.RowGroups[g].NumRows
-	}
-	if key >= 0 && cols[calls[key].Arg].leaf >= 0 {
-		parts, err := groupedAggregate(cols, calls, key, leaves, readers)
+	if keys > 0 || len(preds) > 0 {
+		var skip []bool
+		for g := range rgs {
+			skip = append(skip, !rowGroupMayPass(md.RowGroups[g].Columns, cols, preds))
+		}
+		parts, err := vectorAggregate(cols, calls, preds, leaves, readers, skip)
 		if err != nil {
 			return nil, false, fmt.Errorf("read parquet file %s: %w", f.name, err)
 		}
 		return parts, true, nil
 	}
-	if key >= 0 && rows == 0 {
-		return nil, true, nil // no rows, no group
+	var rows int64
+	for g := range rgs {
+		rows += md.RowGroups[g].NumRows
 	}
 	var pd, dd pageData
 	for j, l := range leaves {
@@ -189,7 +210,22 @@ func (f *File) Aggregate(p Projection, calls []AggCall) (parts [][]any, ok bool,
 	}
 	vals := make([]any, len(calls))
 	for i := range st {
-		vals[i] = st[i].result(rows, cols) // an absent key's: null
+		vals[i] = st[i].result(rows, cols)
+	}
+	return [][]any{vals}, true, nil
+}
+
+// filteredOut is Aggregate's answer for a file no row of which passes the
+// filter: no group, or without keys the partial of no rows.
+func (f *File) filteredOut(calls []AggCall, keys int) ([][]any, bool, error) {
+	if keys > 0 {
+		return nil, true, nil
+	}
+	vals := make([]any, len(calls))
+	for i, c := range calls {
+		if c.Kind == AggCountStar || c.Kind == AggCount {
+			vals[i] = int64(0)
+		}
 	}
 	return [][]any{vals}, true, nil
 }

@@ -2,8 +2,11 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+
+	pformat "github.com/parquet-go/parquet-go/format"
 )
 
 // The grouped column path: the key column and the argument columns are
@@ -121,9 +124,11 @@ type groupState struct {
 	s [][]byte
 }
 
-// groupedAggregate computes calls per distinct value of calls[key]'s
-// column (present in the file) over the chunks readers[g][j] of leaves[j].
-func groupedAggregate(cols []colReader, calls []AggCall, key int, leaves []int, readers [][]*chunkReader) ([][]any, error) {
+// vectorAggregate computes calls per distinct combination of the values
+// of the AggKey calls' columns (one group of every row when there is
+// none) over the rows that pass preds, from the chunks readers[g][j] of
+// leaves[j], row groups marked in skip left unread.
+func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []int, readers [][]*chunkReader, skip []bool) ([][]any, error) {
 	vcs := make([]*vecCol, len(leaves))
 	byLeaf := map[int]*vecCol{}
 	for j, l := range leaves {
@@ -136,28 +141,48 @@ func groupedAggregate(cols []colReader, calls []AggCall, key int, leaves []int, 
 		}
 		return byLeaf[cols[calls[i].Arg].leaf]
 	}
-	kc := colOf(key)
-	var keys []any
+	var keyCalls []int
+	for i, c := range calls {
+		if c.Kind == AggKey {
+			keyCalls = append(keyCalls, i)
+		}
+	}
+	pcs := make([]*vecCol, len(preds))
+	for i, p := range preds {
+		pcs[i] = byLeaf[cols[p.Field].leaf]
+	}
+	var keys [][]any // by group: the keys' values
 	ints := map[int64]int32{}
 	strs := map[string]int32{}
 	null := int32(-1)
 	st := make([]groupState, len(calls))
 	var gid []int32
-	newGroup := func(k any) int32 {
+	newGroup := func(k []any) int32 {
 		keys = append(keys, k)
 		for i := range st {
 			st[i].n = append(st[i].n, 0)
 			st[i].i = append(st[i].i, 0)
-			if kc := colOf(i); kc != nil && kc.kind == bulkString && calls[i].Kind != AggCount {
+			if c := calls[i]; c.Kind != AggCountStar && c.Kind != AggCount && cols[c.Arg].bulk == bulkString {
 				st[i].s = append(st[i].s, nil)
 			}
 		}
 		return int32(len(keys) - 1)
 	}
+	var one *vecCol // the key's column when there is exactly one, present
+	if len(keyCalls) == 1 {
+		one = colOf(keyCalls[0])
+	}
+	if len(keyCalls) == 0 {
+		newGroup(nil) // every row's, and the partial of none
+	}
+	var comp []byte // a row's keys, encoded (more than one key)
 	for g := range readers {
+		if skip[g] {
+			continue
+		}
 		for j, l := range leaves {
-			*vcs[j] = vecCol{cr: readers[g][j], kind: cols[firstCol(cols, calls, l)].bulk, maxDef: cols[firstCol(cols, calls, l)].maxDef,
-				at: vcs[j].at}
+			c := cols[firstCol(cols, calls, preds, l)]
+			*vcs[j] = vecCol{cr: readers[g][j], kind: c.bulk, maxDef: c.maxDef, at: vcs[j].at}
 		}
 		for {
 			m := -1
@@ -182,30 +207,77 @@ func groupedAggregate(cols []colReader, calls []AggCall, key int, leaves []int, 
 			for _, v := range vcs {
 				v.take(m)
 			}
+			// The filter first (rows that fail it get -1), then the rows'
+			// groups: a group is made by a row that passes.
 			gid = grow(gid, m)
-			for j, k := range kc.at[:m] {
-				var id int32
-				var ok bool
-				switch {
-				case k < 0:
+			for j := range gid {
+				gid[j] = 0
+			}
+			for i := range preds {
+				filterBatch(&preds[i], pcs[i], gid)
+			}
+			switch {
+			case len(keyCalls) == 0:
+			case one == nil && len(keyCalls) == 1: // absent: null
+				for j := range gid {
+					if gid[j] < 0 {
+						continue
+					}
 					if null < 0 {
-						null = newGroup(nil)
+						null = newGroup([]any{nil})
 					}
-					id, ok = null, true
-				case kc.kind == bulkString:
-					b := kc.str(k)
-					if id, ok = strs[string(b)]; !ok {
-						id = newGroup(string(b))
-						strs[string(b)] = id
-					}
-				default:
-					x := kc.int(k)
-					if id, ok = ints[x]; !ok {
-						id = newGroup(kc.boxed(k))
-						ints[x] = id
-					}
+					gid[j] = null
 				}
-				gid[j] = id
+			case one != nil:
+				for j, k := range one.at[:m] {
+					if gid[j] < 0 {
+						continue
+					}
+					var id int32
+					var ok bool
+					switch {
+					case k < 0:
+						if null < 0 {
+							null = newGroup([]any{nil})
+						}
+						id, ok = null, true
+					case one.kind == bulkString:
+						b := one.str(k)
+						if id, ok = strs[string(b)]; !ok {
+							id = newGroup([]any{string(b)})
+							strs[string(b)] = id
+						}
+					default:
+						x := one.int(k)
+						if id, ok = ints[x]; !ok {
+							id = newGroup([]any{one.boxed(k)})
+							ints[x] = id
+						}
+					}
+					gid[j] = id
+				}
+			default:
+				for j := 0; j < m; j++ {
+					if gid[j] < 0 {
+						continue
+					}
+					comp = comp[:0]
+					for _, ki := range keyCalls {
+						comp = appendKey(comp, colOf(ki), j)
+					}
+					id, ok := strs[string(comp)]
+					if !ok {
+						row := make([]any, len(keyCalls))
+						for x, ki := range keyCalls {
+							if v := colOf(ki); v != nil && v.at[j] >= 0 {
+								row[x] = v.boxed(v.at[j])
+							}
+						}
+						id = newGroup(row)
+						strs[string(comp)] = id
+					}
+					gid[j] = id
+				}
 			}
 			for i, c := range calls {
 				a := &st[i]
@@ -214,7 +286,9 @@ func groupedAggregate(cols []colReader, calls []AggCall, key int, leaves []int, 
 					continue
 				case AggCountStar:
 					for _, id := range gid[:m] {
-						a.n[id]++
+						if id >= 0 {
+							a.n[id]++
+						}
 					}
 					continue
 				}
@@ -223,10 +297,10 @@ func groupedAggregate(cols []colReader, calls []AggCall, key int, leaves []int, 
 					continue
 				}
 				for j, k := range v.at[:m] {
-					if k < 0 {
+					id := gid[j]
+					if k < 0 || id < 0 {
 						continue
 					}
-					id := gid[j]
 					switch {
 					case c.Kind == AggCount:
 					case v.kind == bulkString:
@@ -256,14 +330,16 @@ func groupedAggregate(cols []colReader, calls []AggCall, key int, leaves []int, 
 			}
 		}
 	}
-	out := make([][]any, len(keys))
+	out := make([][]any, 0, len(keys))
 	for id := range keys {
 		row := make([]any, len(calls))
+		k := 0
 		for i, c := range calls {
 			a := &st[i]
 			switch c.Kind {
 			case AggKey:
-				row[i] = keys[id]
+				row[i] = keys[id][k]
+				k++
 			case AggCountStar, AggCount:
 				row[i] = a.n[id]
 			default:
@@ -283,16 +359,97 @@ func groupedAggregate(cols []colReader, calls []AggCall, key int, leaves []int, 
 				}
 			}
 		}
-		out[id] = row
+		out = append(out, row)
 	}
 	return out, nil
 }
 
-// firstCol is the projection field of the first call reading leaf l.
-func firstCol(cols []colReader, calls []AggCall, l int) int {
+// appendKey appends row j's value of column v (nil: absent, null) to a
+// composite key: a null marker, or the value's bytes (strings with their
+// length, so that the concatenation decodes one way).
+func appendKey(b []byte, v *vecCol, j int) []byte {
+	if v == nil || v.at[j] < 0 {
+		return append(b, 0)
+	}
+	if v.kind == bulkString {
+		s := v.str(v.at[j])
+		b = append(b, 1)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+		return append(b, s...)
+	}
+	return binary.LittleEndian.AppendUint64(append(b, 1), uint64(v.int(v.at[j])))
+}
+
+// filterBatch marks the rows of the batch that fail p (their gid -1) from
+// column v's value indexes.
+func filterBatch(p *Pred, v *vecCol, gid []int32) {
+	for j, k := range v.at[:len(gid)] {
+		if gid[j] < 0 {
+			continue
+		}
+		var ok bool
+		switch {
+		case p.IsNull:
+			ok = k < 0
+		case k < 0:
+		case v.kind == bulkString:
+			ok = p.hasStr(v.str(k))
+		default:
+			ok = p.hasInt(v.int(k))
+		}
+		if !ok {
+			gid[j] = -1
+		}
+	}
+}
+
+// rowGroupMayPass reports whether a row group can hold a row that passes
+// preds, by its column chunks' min_value/max_value statistics (the ones
+// ordered by the column's logical type; an absent max, or bounds of the
+// wrong width, say nothing). Null counts are not used: a writer may omit
+// them.
+func rowGroupMayPass(chunks []pformat.ColumnChunk, cols []colReader, preds []Pred) bool {
+	for i := range preds {
+		p := &preds[i]
+		if p.IsNull {
+			continue
+		}
+		col := cols[p.Field]
+		if col.leaf >= len(chunks) {
+			continue
+		}
+		s := &chunks[col.leaf].MetaData.Statistics
+		switch col.bulk {
+		case bulkString:
+			if len(s.MaxValue) > 0 && !p.mayHaveStr(s.MinValue, s.MaxValue) {
+				return false
+			}
+		case bulkInt64:
+			if len(s.MinValue) == 8 && len(s.MaxValue) == 8 &&
+				!p.mayHaveInt(int64(binary.LittleEndian.Uint64(s.MinValue)), int64(binary.LittleEndian.Uint64(s.MaxValue))) {
+				return false
+			}
+		default:
+			if len(s.MinValue) == 4 && len(s.MaxValue) == 4 &&
+				!p.mayHaveInt(int64(int32(binary.LittleEndian.Uint32(s.MinValue))), int64(int32(binary.LittleEndian.Uint32(s.MaxValue)))) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// firstCol is the projection field of the first call or conjunct
+// reading leaf l.
+func firstCol(cols []colReader, calls []AggCall, preds []Pred, l int) int {
 	for _, c := range calls {
 		if c.Kind != AggCountStar && cols[c.Arg].leaf == l {
 			return c.Arg
+		}
+	}
+	for _, p := range preds {
+		if cols[p.Field].leaf == l {
+			return p.Field
 		}
 	}
 	return -1

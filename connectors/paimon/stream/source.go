@@ -42,6 +42,9 @@ type Source struct {
 	// a grouping key), so that the merge of the partials is defined on an
 	// empty table too, then those of its splits.
 	Aggregate []format.AggCall
+	// Filter, with Aggregate, are the conjuncts a row must pass to be
+	// aggregated (table.ReadOptions.Filter).
+	Filter []format.Pred
 	// BatchRows bounds the rows one Next returns (default 1024).
 	BatchRows int
 	// Now is the clock (tests); nil means time.Now.
@@ -505,7 +508,7 @@ func (r *Reader) splitIter(id int64, kind table.SplitKind, splits []table.Split,
 		if kind == table.SplitChangelog {
 			sp.DeletionFiles = nil // changelog files carry no deletion vectors
 		}
-		it, err := r.t.NewSplitReader(sp, table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit, Aggregate: r.src.Aggregate})
+		it, err := r.t.NewSplitReader(sp, table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit, Aggregate: r.src.Aggregate, Filter: r.src.Filter})
 		if err != nil {
 			return nil, err
 		}

@@ -40,6 +40,11 @@ type ReadOptions struct {
 	// (COUNT by SUM, MIN/MAX/SUM by themselves) gives the calls' results
 	// over the rows the reader would have yielded.
 	Aggregate []format.AggCall
+	// Filter, with Aggregate, are the conjuncts a row must pass to be
+	// aggregated (format.Pred): the column path tests them per batch and
+	// skips row groups by their statistics, the other rows are tested one
+	// by one (format.Keep) and those that fail yield no partial.
+	Filter []format.Pred
 }
 
 // NewSplitReader reads a split as rows:
@@ -61,7 +66,7 @@ func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 	if _, ok := it.(partials); ok {
 		return it, nil
 	}
-	return &partialRows{it: it, calls: o.Aggregate}, nil
+	return &partialRows{it: it, calls: o.Aggregate, filter: o.Filter}, nil
 }
 
 func (t *Table) newSplitReader(s Split, o ReadOptions) (RowIterator, error) {
@@ -76,18 +81,18 @@ func (t *Table) newSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles, agg: o.Aggregate}, nil
+		return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles, agg: o.Aggregate, filter: o.Filter}, nil
 	}
 	if s.Kind == SplitFull && !o.KeepDelete {
 		if rawConvertible(s.Files) {
-			return t.newRawRows(s, proj, o.Aggregate)
+			return t.newRawRows(s, proj, o.Aggregate, o.Filter)
 		}
 		secs, err := t.sections(s.Files)
 		if err != nil {
 			return nil, err
 		}
 		if len(secs) > 1 {
-			return &sectionRows{t: t, s: s, proj: proj, secs: secs, agg: o.Aggregate}, nil
+			return &sectionRows{t: t, s: s, proj: proj, secs: secs, agg: o.Aggregate, filter: o.Filter}, nil
 		}
 	}
 	return t.newKVRows(s, o.KeepDelete, proj)
@@ -95,7 +100,7 @@ func (t *Table) newSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 
 // newRawRows reads the files of a rawConvertible split one after another
 // in key order.
-func (t *Table) newRawRows(s Split, proj []int, agg []format.AggCall) (RowIterator, error) {
+func (t *Table) newRawRows(s Split, proj []int, agg []format.AggCall, filter []format.Pred) (RowIterator, error) {
 	dir, err := t.bucketDir(s.Partition, s.Bucket)
 	if err != nil {
 		return nil, err
@@ -106,7 +111,7 @@ func (t *Table) newRawRows(s Split, proj []int, agg []format.AggCall) (RowIterat
 			return nil, err
 		}
 	}
-	return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles, agg: agg}, nil
+	return &rawRows{t: t, dir: dir, files: files, proj: proj, dfs: s.DeletionFiles, agg: agg, filter: filter}, nil
 }
 
 // newKVRows merges the split's files by key.
@@ -159,8 +164,10 @@ type sectionRows struct {
 	proj []int
 	secs [][]manifest.DataFileMeta
 	agg  []format.AggCall // ReadOptions.Aggregate: partial rows
-	cur  RowIterator
-	err  error
+	// filter is ReadOptions.Filter.
+	filter []format.Pred
+	cur    RowIterator
+	err    error
 }
 
 func (r *sectionRows) partials() {}
@@ -176,11 +183,11 @@ func (r *sectionRows) Next() (sql.Row, bool) {
 			r.secs = r.secs[1:]
 			var err error
 			if rawConvertible(sub.Files) {
-				r.cur, err = r.t.newRawRows(sub, r.proj, r.agg)
+				r.cur, err = r.t.newRawRows(sub, r.proj, r.agg, r.filter)
 			} else {
 				r.cur, err = r.t.newKVRows(sub, false, r.proj)
 				if err == nil && r.agg != nil {
-					r.cur = &partialRows{it: r.cur, calls: r.agg}
+					r.cur = &partialRows{it: r.cur, calls: r.agg, filter: r.filter}
 				}
 			}
 			if err != nil {
@@ -424,6 +431,8 @@ type rawRows struct {
 	proj  []int
 	dfs   map[string]DeletionFile
 	agg   []format.AggCall // ReadOptions.Aggregate: partial rows
+	// filter is ReadOptions.Filter.
+	filter []format.Pred
 
 	f    fs.File
 	it   *format.RowIterator
@@ -466,7 +475,7 @@ func (r *rawRows) openNext() bool {
 		proj.Deleted = deleted
 	}
 	if r.agg != nil && useColumnPath {
-		parts, ok, err := pf.Aggregate(proj, r.agg)
+		parts, ok, err := pf.Aggregate(proj, r.agg, r.filter)
 		if err == nil && ok {
 			err = f.Close()
 		}
@@ -512,6 +521,9 @@ func (r *rawRows) Next() (sql.Row, bool) {
 		}
 		if v := r.it.Next(); v != nil {
 			if r.agg != nil {
+				if !format.Keep(r.filter, v) {
+					continue
+				}
 				v = format.Partial(r.agg, v)
 			}
 			return sql.Row{Kind: sql.Insert, Values: v}, true
@@ -543,21 +555,26 @@ func (r *rawRows) Close() error {
 // when ReadOptions.Aggregate is set.
 type partials interface{ partials() }
 
-// partialRows turns the rows of it into partial aggregates of calls
-// (format.Partial), keeping each row's RowKind.
+// partialRows turns the rows of it that pass filter into partial
+// aggregates of calls (format.Partial), keeping each row's RowKind.
 type partialRows struct {
-	it    RowIterator
-	calls []format.AggCall
+	it     RowIterator
+	calls  []format.AggCall
+	filter []format.Pred
 }
 
 func (p *partialRows) partials() {}
 
 func (p *partialRows) Next() (sql.Row, bool) {
-	r, ok := p.it.Next()
-	if !ok {
-		return r, false
+	for {
+		r, ok := p.it.Next()
+		if !ok {
+			return r, false
+		}
+		if format.Keep(p.filter, r.Values) {
+			return sql.Row{Kind: r.Kind, Values: format.Partial(p.calls, r.Values)}, true
+		}
 	}
-	return sql.Row{Kind: r.Kind, Values: format.Partial(p.calls, r.Values)}, true
 }
 
 func (p *partialRows) Error() error { return p.it.Error() }

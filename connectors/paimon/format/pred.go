@@ -1,0 +1,134 @@
+package format
+
+import "bytes"
+
+// Pred is one conjunct of the filter a local aggregate applies before it
+// aggregates (issue 24): a row is aggregated only when every conjunct is
+// TRUE for it. A conjunct tests one field of the projection (a TINYINT,
+// INT or BIGINT column, or a VARCHAR one): IS NULL, or the value lies in
+// one of Ranges (sorted, disjoint; a null value is in none, as SQL's
+// comparisons and SEARCH give NULL for it, which a WHERE drops).
+type Pred struct {
+	Field  int
+	IsNull bool
+	Ranges []PredRange
+}
+
+// PredRange is one range of a Pred.
+type PredRange struct{ Lo, Hi PredBound }
+
+// PredBound is one end of a PredRange: unbounded, or a value (Int for
+// integer columns, Str for strings) included when Closed.
+type PredBound struct {
+	Unbounded bool
+	Closed    bool
+	Int       int64
+	Str       []byte
+}
+
+// Keep reports whether a row of the projection's values passes filter:
+// the row path of the same test the column path makes per batch.
+func Keep(filter []Pred, vals []any) bool {
+	for i := range filter {
+		p := &filter[i]
+		v := vals[p.Field]
+		if p.IsNull {
+			if v != nil {
+				return false
+			}
+			continue
+		}
+		switch x := v.(type) {
+		case nil:
+			return false
+		case string:
+			if !p.hasStr([]byte(x)) {
+				return false
+			}
+		case int8:
+			if !p.hasInt(int64(x)) {
+				return false
+			}
+		case int16:
+			if !p.hasInt(int64(x)) {
+				return false
+			}
+		case int32:
+			if !p.hasInt(int64(x)) {
+				return false
+			}
+		case int64:
+			if !p.hasInt(x) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hasInt reports whether x is in one of p's ranges.
+func (p *Pred) hasInt(x int64) bool {
+	for _, r := range p.Ranges {
+		if !r.Lo.Unbounded && (x < r.Lo.Int || x == r.Lo.Int && !r.Lo.Closed) {
+			return false // ranges are sorted: x is below the later ones too
+		}
+		if r.Hi.Unbounded || x < r.Hi.Int || x == r.Hi.Int && r.Hi.Closed {
+			return true
+		}
+	}
+	return false
+}
+
+// hasStr reports whether x is in one of p's ranges (byte order, as the
+// row path compares strings).
+func (p *Pred) hasStr(x []byte) bool {
+	for _, r := range p.Ranges {
+		if !r.Lo.Unbounded {
+			if c := bytes.Compare(x, r.Lo.Str); c < 0 || c == 0 && !r.Lo.Closed {
+				return false
+			}
+		}
+		if r.Hi.Unbounded {
+			return true
+		}
+		if c := bytes.Compare(x, r.Hi.Str); c < 0 || c == 0 && r.Hi.Closed {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHaveInt reports whether a column whose non-null values lie within
+// [lo, hi] can hold a value in one of p's ranges (row-group skipping).
+func (p *Pred) mayHaveInt(lo, hi int64) bool {
+	for _, r := range p.Ranges {
+		if !r.Hi.Unbounded && (lo > r.Hi.Int || lo == r.Hi.Int && !r.Hi.Closed) {
+			continue // the column's values are all above this range
+		}
+		if !r.Lo.Unbounded && (hi < r.Lo.Int || hi == r.Lo.Int && !r.Lo.Closed) {
+			return false // below this range and, sorted, every later one
+		}
+		return true
+	}
+	return false
+}
+
+// mayHaveStr is mayHaveInt for a string column's byte-order bounds.
+func (p *Pred) mayHaveStr(lo, hi []byte) bool {
+	for _, r := range p.Ranges {
+		if !r.Hi.Unbounded {
+			if c := bytes.Compare(lo, r.Hi.Str); c > 0 || c == 0 && !r.Hi.Closed {
+				continue
+			}
+		}
+		if !r.Lo.Unbounded {
+			if c := bytes.Compare(hi, r.Lo.Str); c < 0 || c == 0 && !r.Lo.Closed {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
