@@ -267,16 +267,19 @@ func run(op string, keys int, backend string, interval time.Duration, dir string
 			if backend == "rocksdb" && c.LastPath != "" {
 				last = duSize(c.LastPath)
 			}
-			fmt.Printf("%-9s %-8s %9d keys  timed out after %s: input %d of %d rows  peak RSS %7.0f MiB  last checkpoint %5.1f B/key  %d checkpoints, longest %6.2f s  longest output stall %6.2f s\n",
+			fmt.Printf("%-9s %-8s %9d keys  timed out after %s: input %d of %d rows  peak RSS %7.0f MiB  last checkpoint %5.1f B/key  %d checkpoints, longest %6.2f s, longest sync %6.2f s  longest output stall %6.2f s\n",
 				op, backend, keys, timeout, in, total, float64(peak)/(1<<20), float64(last)/float64(max(1, min(in, int64(keys)))),
-				seen, longestCp.Seconds(), stall.Seconds())
+				seen, longestCp.Seconds(), c.MaxSyncDuration.Seconds(), stall.Seconds())
 			return fmt.Errorf("timed out")
 		}
 	}
 	_, peak := rss()
 	n := int64(keys)
-	fmt.Printf("%-9s %-8s %9d keys  %6.2f s  peak RSS %7.0f MiB  %6.0f B/key  checkpoint %5.1f B/key  ckpt full %6.2f s  longest ckpt %6.2f s  longest output stall %6.2f s\n",
+	// The longest synchronous part of any checkpoint: how long a subtask
+	// stopped processing records for one (runtime.CheckpointStats).
+	maxSync := job.Metrics().Checkpoints.MaxSyncDuration
+	fmt.Printf("%-9s %-8s %9d keys  %6.2f s  peak RSS %7.0f MiB  %6.0f B/key  checkpoint %5.1f B/key  ckpt full %6.2f s  longest ckpt %6.2f s  longest sync %6.2f s  longest output stall %6.2f s\n",
 		op, backend, keys, doneAt.Sub(start).Seconds(), float64(peak)/(1<<20), float64(peak-base)/float64(n),
-		float64(cpBytes)/float64(n), fullCp.Seconds(), longestCp.Seconds(), inputStall.Seconds())
+		float64(cpBytes)/float64(n), fullCp.Seconds(), longestCp.Seconds(), maxSync.Seconds(), inputStall.Seconds())
 	return nil
 }

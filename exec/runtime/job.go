@@ -351,6 +351,8 @@ type pendingCheckpoint struct {
 	acked     map[*task]bool
 	states    map[*task][]byte
 	comms     map[*task][]byte
+	// sync and align are the longest over the acks (evAck's).
+	sync, align time.Duration
 }
 
 func (j *Job) runAttempt(parent context.Context) (err error) {
@@ -611,6 +613,7 @@ func (co *coordinator) loop(ctx context.Context) error {
 					continue // a late ack of an aborted checkpoint
 				}
 				p.acked[ev.task] = true
+				p.sync, p.align = max(p.sync, ev.sync), max(p.align, ev.align)
 				if ev.state != nil {
 					p.states[ev.task] = ev.state
 				}
@@ -746,6 +749,9 @@ func (co *coordinator) complete(ctx context.Context, p *pendingCheckpoint) (stri
 	j.cpStats.LastCompleted = time.Now()
 	j.cpStats.LastPath = path
 	j.cpStats.TotalDuration += dur
+	j.cpStats.LastSyncDuration = p.sync
+	j.cpStats.LastAlignmentDuration = p.align
+	j.cpStats.MaxSyncDuration = max(j.cpStats.MaxSyncDuration, p.sync)
 	j.mu.Unlock()
 	for _, t := range co.tasks {
 		co.send(ctx, t, command{kind: cmdNotify, cp: p.id})

@@ -22,6 +22,17 @@ type CheckpointStats struct {
 	// LastPath is the last written checkpoint or savepoint directory.
 	LastPath      string
 	TotalDuration time.Duration
+	// LastSyncDuration is the last checkpoint's longest synchronous part
+	// over its subtasks: how long one stopped processing records to take
+	// its snapshot (Flink's checkpoint statistics' "Sync Duration"; the
+	// rocksdb backend writes its files after it, asynchronously).
+	// MaxSyncDuration is the longest since the job started.
+	LastSyncDuration time.Duration
+	MaxSyncDuration  time.Duration
+	// LastAlignmentDuration is the last checkpoint's longest barrier
+	// alignment over its subtasks (first barrier to last; Flink's
+	// "Alignment Duration"), during which the aligned inputs are held.
+	LastAlignmentDuration time.Duration
 }
 
 // VertexMetrics are one vertex's counters, summed over its subtasks.
@@ -108,6 +119,15 @@ func WritePrometheus(w io.Writer, jobs []*Job) error {
 		add("flink_jobmanager_job_lastCheckpointDuration", "Duration of the last checkpoint in milliseconds.", jl,
 			float64(m.Checkpoints.LastDuration.Milliseconds()))
 		add("flink_jobmanager_job_lastCheckpointSize", "Bytes written by the last checkpoint.", jl, float64(m.Checkpoints.LastSize))
+		add("sqlrun_jobmanager_job_lastCheckpointSyncDuration",
+			"Longest time a subtask stopped processing records for the last checkpoint's synchronous snapshot, in milliseconds.", jl,
+			float64(m.Checkpoints.LastSyncDuration.Milliseconds()))
+		add("sqlrun_jobmanager_job_maxCheckpointSyncDuration",
+			"Longest synchronous snapshot part of any checkpoint since the job started, in milliseconds.", jl,
+			float64(m.Checkpoints.MaxSyncDuration.Milliseconds()))
+		add("sqlrun_jobmanager_job_lastCheckpointAlignmentDuration",
+			"Longest barrier alignment of the last checkpoint over its subtasks, in milliseconds.", jl,
+			float64(m.Checkpoints.LastAlignmentDuration.Milliseconds()))
 		for _, v := range m.Vertices {
 			ol := fmt.Sprintf(`%s,operator_id="%s",operator_name="%s"`, jl, escapeLabel(v.UID), escapeLabel(v.Name))
 			add("flink_taskmanager_job_task_operator_numRecordsIn", "Records received.", ol, float64(v.RecordsIn))

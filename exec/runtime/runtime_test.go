@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,8 @@ type memSink struct {
 	snapshots int
 	closed    int
 	failAt    int // fail the Write that would bring rows past failAt (once)
+	// snapDelay is how long each Snapshot takes (a slow flush).
+	snapDelay time.Duration
 }
 
 func (s *memSink) ChangelogMode(m sql.ChangelogMode) (sql.ChangelogMode, error) { return m, nil }
@@ -77,7 +80,9 @@ func (w *memWriter) Write(_ context.Context, rows []sql.Row) error {
 func (w *memWriter) Snapshot(_ context.Context, cp int64) ([]byte, []byte, error) {
 	w.s.mu.Lock()
 	w.s.snapshots++
+	delay := w.s.snapDelay
 	w.s.mu.Unlock()
+	time.Sleep(delay)
 	return []byte(fmt.Sprint(w.n)), []byte(fmt.Sprintf("w%d@%d", w.subtask, cp)), nil
 }
 func (w *memWriter) NotifyCheckpointComplete(context.Context, int64) error { return nil }
@@ -425,6 +430,41 @@ func TestPrometheus(t *testing.T) {
 	want := fmt.Sprintf(`flink_taskmanager_job_task_operator_numRecordsIn{job_id="%s",job_name="orders-by-status",operator_id="agg",operator_name="GroupAggregate"} 5`, job.ID)
 	if !strings.Contains(b.String(), want) {
 		t.Fatalf("missing %s in\n%s", want, b.String())
+	}
+}
+
+// TestCheckpointSyncDuration: a sink whose snapshot (its flush) takes
+// 150 ms stops its subtask for that long, and the checkpoint statistics
+// and the Prometheus metrics say so (Flink's checkpoint "Sync Duration",
+// issue 24's measure of how long a checkpoint stops the job). A lower
+// bound: the subtask cannot have been stopped for less.
+func TestCheckpointSyncDuration(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	sink := &memSink{snapDelay: delay}
+	job, err := runtime.Start(context.Background(), aggGraph(&runtime.ValuesSource{Rows: ordersRows()}, sink, 1), runtime.Config{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := job.Metrics().Checkpoints
+	if c.Completed == 0 || c.LastSyncDuration < delay || c.MaxSyncDuration < c.LastSyncDuration {
+		t.Fatalf("checkpoints %d, last sync %s, max sync %s; want at least %s", c.Completed, c.LastSyncDuration, c.MaxSyncDuration, delay)
+	}
+	var b strings.Builder
+	if err := runtime.WritePrometheus(&b, []*runtime.Job{job}); err != nil {
+		t.Fatal(err)
+	}
+	var ms float64
+	prefix := fmt.Sprintf(`sqlrun_jobmanager_job_maxCheckpointSyncDuration{job_id="%s",job_name="orders-by-status"} `, job.ID)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if v, ok := strings.CutPrefix(l, prefix); ok {
+			ms, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	if ms < float64(delay.Milliseconds()) {
+		t.Fatalf("maxCheckpointSyncDuration %v ms, want at least %d in\n%s", ms, delay.Milliseconds(), b.String())
 	}
 }
 

@@ -88,6 +88,10 @@ type event struct {
 	state       []byte
 	committable []byte
 	err         error
+	// sync (evAck) is how long the subtask stopped processing records to
+	// take its snapshot (Flink's checkpoint "sync duration"); align how
+	// long its first barrier waited for the last (alignment duration).
+	sync, align time.Duration
 }
 
 type evKind uint8
@@ -164,18 +168,22 @@ type task struct {
 	credits    []chan struct{} // channel index → its credits (nil with one channel)
 
 	// alignment state
-	blocked   []bool
-	ended     []bool
-	nEnded    int
-	drainAll  bool
-	aligning  int64 // checkpoint being aligned, 0 when none
-	nBlocked  int
-	buffered  []envelope
-	finished  bool
-	closed    bool
-	lastAcked int64
-	out       Collector
-	valve     *valve // event time across the input channels
+	blocked  []bool
+	ended    []bool
+	nEnded   int
+	drainAll bool
+	aligning int64 // checkpoint being aligned, 0 when none
+	// alignStart is when the first barrier of aligning arrived; aligned
+	// how long alignment took, for the snapshot's ack.
+	alignStart time.Time
+	aligned    time.Duration
+	nBlocked   int
+	buffered   []envelope
+	finished   bool
+	closed     bool
+	lastAcked  int64
+	out        Collector
+	valve      *valve // event time across the input channels
 }
 
 func (t *task) name() string {
@@ -463,6 +471,7 @@ func (t *task) snapshot(ctx context.Context, cp int64, mode snapMode) error {
 	if cp <= t.lastAcked {
 		return nil // already part of this checkpoint
 	}
+	start := time.Now()
 	var st, comm []byte
 	var err error
 	var written func() error
@@ -490,7 +499,7 @@ func (t *task) snapshot(ctx context.Context, cp int64, mode snapMode) error {
 		return fmt.Errorf("%s: snapshot for checkpoint %d: %w", t.name(), cp, err)
 	}
 	t.lastAcked = cp
-	ack := event{kind: evAck, cp: cp, state: st, committable: comm}
+	ack := event{kind: evAck, cp: cp, state: st, committable: comm, sync: time.Since(start), align: t.aligned}
 	if written == nil {
 		t.emit(ctx, ack)
 		return nil
@@ -523,6 +532,7 @@ func (t *task) handle(ctx context.Context, m envelope) error {
 	case envBarrier:
 		if t.aligning == 0 {
 			t.aligning = m.cp
+			t.alignStart = time.Now()
 		} else if m.cp != t.aligning {
 			return fmt.Errorf("%s: barrier %d arrived while aligning %d", t.name(), m.cp, t.aligning)
 		}
@@ -573,9 +583,12 @@ func (t *task) maybeAligned(ctx context.Context) error {
 		return nil
 	}
 	cp := t.aligning
+	t.aligned = time.Since(t.alignStart)
 	// Barriers in the data flow are periodic checkpoints: the final
 	// checkpoint and savepoints reach the tasks as commands.
-	if err := t.snapshot(ctx, cp, snapCheckpoint); err != nil {
+	err := t.snapshot(ctx, cp, snapCheckpoint)
+	t.aligned = 0
+	if err != nil {
 		return err
 	}
 	if err := t.broadcast(ctx, envelope{kind: envBarrier, cp: cp}); err != nil {
