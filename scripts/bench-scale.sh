@@ -6,7 +6,9 @@
 # (bench/scale) so peak RSS is the case's own; it prints, per case: input
 # time, peak RSS, memory per key (peak RSS above the process's start, over
 # keys), checkpoint bytes per key, the duration of the checkpoint of the
-# full state and of the longest checkpoint, and the longest stall of the
+# full state and of the longest checkpoint, the longest synchronous part of
+# a checkpoint (how long a subtask stopped processing rows for one:
+# runtime.CheckpointStats.MaxSyncDuration), and the longest stall of the
 # output while input was flowing.
 #
 # First the Paimon write (issue 24's write goals): WRITE_SIZES rows of the
@@ -27,8 +29,9 @@
 # `sqlrun -f` in batch mode reading the table and DuckDB (one thread,
 # scripts/compat/duckdb-read.mjs) reading the latest snapshot's data files
 # (the same Parquet bytes): one query that touches every column (COUNT(*),
-# MAX(k), MAX(s1..s20)) and one that reads a key and 2 columns (COUNT(*),
-# MAX(k), MAX(s1), MAX(s2)). Rows per CPU-second net of each engine's
+# MAX(k), MAX(s1..s20)), one that reads a key and 2 columns (COUNT(*),
+# MAX(k), MAX(s1), MAX(s2)), and that one over the rows WHERE s3 < '8' AND
+# k > 0 (about a quarter). Rows per CPU-second net of each engine's
 # start-up (the median CPU of the same process running no scan: sqlrun
 # planning `SELECT 1`, DuckDB opening), medians, and peak RSS; the answers
 # of both must agree.
@@ -140,6 +143,14 @@ fi
 median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+# label Q: the read benchmark's name for query Q.
+label() {
+	case $1 in
+	all) echo 'every column' ;;
+	three) echo 'key + 2 columns' ;;
+	filter) echo 'key + 2 cols, filtered' ;;
+	esac
+}
 # read_bench N: sqlrun's batch read of an N-row table next to DuckDB's read
 # of the same data files.
 read_bench() {
@@ -157,7 +168,7 @@ CREATE TABLE t (k INT$cols, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'p
   'bucket' = '1', 'auto-create' = 'true', 'write-buffer-size' = '$WRITE_BUFFER');
 INSERT INTO t SELECT * FROM src;
 EOF
-	for q in none three all live; do
+	for q in none three all filter live; do
 		cat >"$dir/$q.sql" <<EOF
 SET 'execution.runtime-mode' = 'batch';
 SET 'sql-client.execution.result-mode' = 'tableau';
@@ -167,6 +178,7 @@ EOF
 	echo "SELECT 1 AS one;" >>"$dir/none.sql"
 	echo "SELECT COUNT(*) AS n, MAX(k) AS mk, MAX(s1) AS m1, MAX(s2) AS m2 FROM t;" >>"$dir/three.sql"
 	echo "SELECT $all FROM t;" >>"$dir/all.sql"
+	echo "SELECT COUNT(*) AS n, MAX(k) AS mk, MAX(s1) AS m1, MAX(s2) AS m2 FROM t WHERE s3 < '8' AND k > 0;" >>"$dir/filter.sql"
 	echo "SELECT SUM(file_size_in_bytes) AS live, COUNT(*) AS files, MAX(level) AS maxlevel FROM \`t\$files\`;" >>"$dir/live.sql"
 	if ! (cd "$dir" && HOME="$dir" "$BIN/sqlrun" -f w.sql >"$dir/w.out" 2>&1); then
 		echo "#   read $n rows: the table's write failed: $(tail -3 "$dir/w.out" | tr '\n' ' ' | cut -c1-200)"
@@ -187,7 +199,7 @@ EOF
 	fi
 	echo "# read $n rows: table of $(echo "$live" | awk -F'|' '{ printf "%d data files up to level %d", $3, $4 }'), $(awk -v b="$found" 'BEGIN { printf "%.1f MiB", b / 1048576 }')"
 	for r in $(seq 1 "$READ_RUNS"); do
-		for q in none three all; do
+		for q in none three all filter; do
 			(cd "$dir" && HOME="$dir" measure "sq-$q-$r" "$BIN/sqlrun" -f "$q.sql") || fail=1
 			[ -f "$BIN/sq-$q-$r.time" ] && awk '{ print $1 + $2, $3 }' "$BIN/sq-$q-$r.time" >>"$dir/sq-$q"
 			if [ -d scripts/compat/node_modules/@duckdb/node-api ]; then
@@ -197,7 +209,7 @@ EOF
 		done
 	done
 	# The answers: sqlrun's tableau row and DuckDB's JSON, as value lists.
-	for q in three all; do
+	for q in three all filter; do
 		sqans=$(grep -E '^\| *[0-9]' "$BIN/sq-$q-1.out" | tr -d ' ' | tr '|' ' ' | xargs)
 		if [ -f "$BIN/dd-$q-1.out" ]; then
 			ddans=$(node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(Object.values(o).join(" "))' <"$BIN/dd-$q-1.out")
@@ -211,20 +223,20 @@ EOF
 		[ -f "$dir/$e-none" ] || continue
 		local base
 		base=$(cut -d' ' -f1 "$dir/$e-none" | median)
-		for q in three all; do
+		for q in three all filter; do
 			local c p
 			c=$(cut -d' ' -f1 "$dir/$e-$q" | median)
 			p=$(cut -d' ' -f2 "$dir/$e-$q" | sort -n | tail -1)
 			awk -v c="$c" -v b="$base" -v n="$n" 'BEGIN { if (c - b > 0) print n / (c - b); else print 0 }' >"$dir/$e-$q.rate"
 			printf 'read %9d rows  %-6s %-24s %10.0f rows/cpu-s  (CPU %5.2f s, start-up %4.2f s)  peak RSS %5.0f MiB\n' \
 				"$n" "$([ "$e" = sq ] && echo sqlrun || echo duckdb)" \
-				"$([ "$q" = all ] && echo 'every column' || echo 'key + 2 columns')" \
+				"$(label "$q")" \
 				"$(cat "$dir/$e-$q.rate")" "$c" "$base" "$(awk -v p="$p" 'BEGIN { print p / 1024 }')"
 		done
 	done
-	for q in three all; do
-		[ -f "$dir/dd-$q.rate" ] && awk -v a="$(cat "$dir/sq-$q.rate")" -v b="$(cat "$dir/dd-$q.rate")" -v q="$q" \
-			'BEGIN { if (b > 0) printf "#   %s: sqlrun / DuckDB rows per CPU-second: %.2f (goal 0.8)\n", (q == "all" ? "every column" : "key + 2 columns"), a / b }'
+	for q in three all filter; do
+		[ -f "$dir/dd-$q.rate" ] && awk -v a="$(cat "$dir/sq-$q.rate")" -v b="$(cat "$dir/dd-$q.rate")" -v q="$(label "$q")" \
+			'BEGIN { if (b > 0) printf "#   %s: sqlrun / DuckDB rows per CPU-second: %.2f (goal 0.8)\n", q, a / b }'
 	done
 	echo "#   $READ_RUNS alternating runs each, medians; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	rm -rf "$dir"

@@ -4,11 +4,12 @@
 // and runs one query over the table's user columns k, s1..s20:
 //   all   COUNT(*), MAX(k) and MAX of every string column
 //   three COUNT(*), MAX(k), MAX(s1), MAX(s2) (a key and 2 columns)
+//   filter three's, over the rows WHERE s3 < '8' AND k > 0
 //   none  nothing (the process's start-up, subtracted by the script)
 // scripts/bench-scale.sh measures the process (CPU, peak RSS) and prints
 // the result row so that both engines' answers can be compared.
 //
-// Usage: node duckdb-read.mjs <all|three|none> <file.parquet>...
+// Usage: node duckdb-read.mjs <all|three|filter|none> <file.parquet>...
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const [kind, ...files] = process.argv.slice(2);
@@ -18,6 +19,7 @@ const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
 const cols = kind === 'all' ? 20 : 2;
 const aggs = ['COUNT(*) AS n', 'MAX(k) AS mk', ...Array.from({ length: cols }, (_, i) => `MAX(s${i + 1}) AS m${i + 1}`)];
 if (kind !== 'none') {
-  const r = await con.runAndReadAll(`SELECT ${aggs.join(', ')} FROM read_parquet([${files.map(lit).join(', ')}])`);
+  const where = kind === 'filter' ? " WHERE s3 < '8' AND k > 0" : '';
+  const r = await con.runAndReadAll(`SELECT ${aggs.join(', ')} FROM read_parquet([${files.map(lit).join(', ')}])${where}`);
   console.log(JSON.stringify(r.getRowObjectsJson()[0]));
 }
