@@ -51,6 +51,11 @@ const (
 	KeyMiniBatchSize        = "table.exec.mini-batch.size"
 )
 
+// KeyStateCacheSize is sqlrun's own (Flink's RocksDB backend keeps no
+// decoded values in front of RocksDB): the byte budget of each keyed
+// state table's write-back cache on the rocksdb backend.
+const KeyStateCacheSize = "sqlrun.state.cache-size"
+
 // Options are the keys sqlrun knows, with Flink's names, types and
 // defaults. SET accepts any key, as Flink does (connectors and the
 // runtime may read keys not listed here), but a known key's value must
@@ -92,6 +97,8 @@ var Options = []connectors.Option{
 		Description: "Where keyed state lives: hashmap (Go maps in memory) or rocksdb (sqlrun's own LSM on disk, pebble; checkpoints hard-link its files)."},
 	{Key: KeyStateLocalDir, Type: connectors.String,
 		Description: "Working directory of the rocksdb state backend; default a directory beside the job's checkpoints."},
+	{Key: KeyStateCacheSize, Type: connectors.MemorySize, Default: "4 mb",
+		Description: "sqlrun only: bytes of decoded values each keyed state table of the rocksdb backend keeps in front of its LSM (a write-back cache; an entry counts its key, its encoded value and 96 bytes)."},
 	{Key: KeyProcessMemory, Type: connectors.MemorySize,
 		Description: "Memory the sqlrun process aims to stay under (a soft Go memory limit, e.g. 4g); default 3/4 of the machine's memory."},
 	{Key: KeyNotNullEnforcer, Type: connectors.Enum, Default: "ERROR", Enum: []string{"ERROR", "DROP"},

@@ -54,6 +54,9 @@ type Config struct {
 	StateLocalDir string
 	// StateTTL is table.exec.state.ttl (0: state never expires).
 	StateTTL time.Duration
+	// StateCacheSize is sqlrun.state.cache-size in bytes: the budget of each
+	// rocksdb state table's write-back cache (0: state.DefaultCacheBytes).
+	StateCacheSize int64
 	// ProcessMemory is taskmanager.memory.process.size in bytes: Start
 	// makes it the process's soft memory limit (debug.SetMemoryLimit; the
 	// garbage collector works harder as the heap nears it). 0 leaves the
@@ -141,6 +144,13 @@ func ConfigFromMap(m map[string]string) (Config, error) {
 			return c, bad(config.KeyStateTTL, v)
 		}
 		c.StateTTL = d
+	}
+	if v, ok := get(config.KeyStateCacheSize); ok && v != "" {
+		n, err := connectors.ParseMemorySize(v)
+		if err != nil || n <= 0 {
+			return c, bad(config.KeyStateCacheSize, v)
+		}
+		c.StateCacheSize = n
 	}
 	if v, ok := get(config.KeyProcessMemory); ok && v != "" {
 		n, err := connectors.ParseMemorySize(v)

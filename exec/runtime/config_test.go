@@ -18,6 +18,7 @@ func TestConfigFromMap(t *testing.T) {
 		"execution.savepoint.path": "/tmp/sp", "execution.savepoint.ignore-unclaimed-state": "true",
 		"execution.runtime-mode": "batch", "state.backend": "RocksDB", "table.exec.state.ttl": "1 h",
 		"state.backend.rocksdb.localdir": "file:///tmp/lsm", "taskmanager.memory.process.size": "2g",
+		"sqlrun.state.cache-size": "16 mb",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestConfigFromMap(t *testing.T) {
 	want := Config{Streaming: false, CheckpointInterval: 10 * time.Second, CheckpointDir: "/tmp/cp", NumRetained: 3,
 		RestartAttempts: 4, RestartDelay: 2 * time.Second, RestorePath: "/tmp/sp", IgnoreUnclaimedState: true,
 		ChannelCapacity: 4, CheckpointTimeout: 10 * time.Minute, StateBackend: "rocksdb", StateTTL: time.Hour,
-		StateLocalDir: "/tmp/lsm", ProcessMemory: 2 << 30}
+		StateLocalDir: "/tmp/lsm", ProcessMemory: 2 << 30, StateCacheSize: 16 << 20}
 	if c != want {
 		t.Fatalf("got  %+v\nwant %+v", c, want)
 	}
@@ -35,7 +36,8 @@ func TestConfigFromMap(t *testing.T) {
 	}
 	for k, v := range map[string]string{"execution.checkpointing.interval": "soon", "execution.runtime-mode": "both",
 		"restart-strategy.type": "failure-rate", "execution.checkpointing.num-retained": "0",
-		"state.backend.type": "forst", "table.exec.state.ttl": "-1 s", "taskmanager.memory.process.size": "lots"} {
+		"state.backend.type": "forst", "table.exec.state.ttl": "-1 s", "taskmanager.memory.process.size": "lots",
+		"sqlrun.state.cache-size": "0"} {
 		if _, err := ConfigFromMap(map[string]string{k: v}); err == nil {
 			t.Errorf("%s=%s accepted", k, v)
 		}

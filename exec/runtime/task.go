@@ -319,6 +319,7 @@ func (t *task) stateBackend() (*state.Backend, error) {
 		return nil, err
 	}
 	s.SetRestoreDir(t.restoreDir)
+	s.SetCacheBytes(cfg.StateCacheSize)
 	t.store = s
 	return &state.Backend{Store: s, TTL: cfg.StateTTL}, nil
 }

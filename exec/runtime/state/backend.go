@@ -81,17 +81,37 @@ func NewTable[V any](b *Backend, name string, codec Codec[V]) (Table[V], error) 
 	if err != nil {
 		return nil, fmt.Errorf("open state table %s: %w", name, err)
 	}
-	return &kvTable[V]{kv: kv, codec: codec, ttl: b.ttlMillis(), now: b.clock(), cache: map[string]*cached[V]{}}, nil
+	budget := int64(DefaultCacheBytes)
+	if cb, ok := b.Store.(CacheBudget); ok && cb.CacheBytes() > 0 {
+		budget = cb.CacheBytes()
+	}
+	return &kvTable[V]{kv: kv, codec: codec, ttl: b.ttlMillis(), now: b.clock(), cache: map[string]*cached[V]{}, budget: budget}, nil
 }
 
-// A disk table keeps up to cacheLimit decoded values in front of the
-// store, evicting by recency and use (GCLOCK), and writes its changed
-// values back once dirtyLimit of them are waiting (one sorted batch). The
-// cached values stay after a write-back: hot keys of a skewed workload
-// are not read back from the store.
+// CacheBudget is implemented by stores that say how many bytes each of
+// their tables' write-back caches may hold ('state.backend.rocksdb.
+// value-cache.size'); 0, or a store without it, is DefaultCacheBytes.
+type CacheBudget interface {
+	CacheBytes() int64
+}
+
+// DefaultCacheBytes is a disk table's write-back cache budget by default.
+const DefaultCacheBytes = 4 << 20
+
+// A disk table keeps decoded values in front of the store up to its byte
+// budget (kvTable.budget), evicting by recency and use (GCLOCK), and
+// writes its changed values back once dirtyLimit of them are waiting (one
+// sorted batch). The cached values stay after a write-back: hot keys of a
+// skewed workload are not read back from the store. An entry counts its
+// key, its value's encoded bytes (as last read or written back) and
+// entryOverhead, so that the budget bounds the cache however large the
+// values are (an entry count does not: 16384 rows of 1 KB are 16 MB).
 const (
-	cacheLimit = 16384
 	dirtyLimit = 4096
+	// entryOverhead is an entry's bytes besides its key and value: the
+	// cached struct, its map slot and ring slot, the decoded value's
+	// headers.
+	entryOverhead = 96
 	// maxUses caps an entry's use count: the clock hand takes one per pass,
 	// so a key used often survives up to maxUses passes without a use.
 	maxUses = 3
@@ -113,6 +133,10 @@ type kvTable[V any] struct {
 	hand  int
 	dirty []*cached[V] // changed since their last write-back
 	enc   Encoder
+	// bytes is what the cached entries count (cached.size), budget
+	// what they may; avg is the mean size of the entries last written
+	// back (0 before the first write-back).
+	bytes, budget, avg int64
 }
 
 type cached[V any] struct {
@@ -122,6 +146,7 @@ type cached[V any] struct {
 	present bool
 	dirty   bool
 	uses    uint8
+	size    int64 // bytes counted against the budget
 }
 
 func (t *kvTable[V]) decode(b []byte) (V, int64, error) {
@@ -162,6 +187,7 @@ func (t *kvTable[V]) load(key string) (*cached[V], error) {
 	if err != nil {
 		return nil, err
 	}
+	c.size = int64(len(key) + len(b) + entryOverhead)
 	if ok {
 		if c.v, c.ts, err = t.decode(b); err != nil {
 			return nil, fmt.Errorf("state value of key %q: %w", key, err)
@@ -172,49 +198,83 @@ func (t *kvTable[V]) load(key string) (*cached[V], error) {
 	return c, nil
 }
 
-// insert caches c, evicting when the cache is full the first clean entry
-// the clock hand finds unused since its last pass. At most dirtyLimit
-// entries are dirty, fewer than cacheLimit, so one exists.
+// insert caches c, then evicts while the cache is over its budget: the
+// clean entries the clock hand finds unused since its last pass, never c
+// (the caller's). When every other entry is dirty they are written back
+// first, so the loop ends.
 func (t *kvTable[V]) insert(c *cached[V]) {
 	t.cache[c.key] = c
-	if len(t.ring) < cacheLimit {
-		t.ring = append(t.ring, c)
-		return
-	}
-	for {
+	t.ring = append(t.ring, c)
+	t.bytes += c.size
+	t.evict(c)
+}
+
+// evict drops clean unused entries other than keep until the cache fits
+// its budget or keep is the only entry.
+func (t *kvTable[V]) evict(keep *cached[V]) {
+	for passes := 0; t.bytes > t.budget && len(t.ring) > 1; {
+		if t.hand >= len(t.ring) {
+			t.hand = 0
+			if passes++; passes > maxUses+1 && len(t.dirty) > 0 {
+				// Only dirty (or kept) entries are left to evict.
+				_ = t.flush() // a failed write-back keeps them dirty: stop
+				if len(t.dirty) > 0 {
+					return
+				}
+				passes = 0
+			}
+		}
 		v := t.ring[t.hand]
-		if v.uses == 0 && !v.dirty {
-			delete(t.cache, v.key)
-			t.ring[t.hand] = c
-			t.hand = (t.hand + 1) % len(t.ring)
-			return
+		if v == keep || v.dirty || v.uses > 0 {
+			if v.uses > 0 {
+				v.uses--
+			}
+			t.hand++
+			continue
 		}
-		if v.uses > 0 {
-			v.uses--
-		}
-		t.hand = (t.hand + 1) % len(t.ring)
+		delete(t.cache, v.key)
+		t.bytes -= v.size
+		last := len(t.ring) - 1
+		t.ring[t.hand] = t.ring[last]
+		t.ring[last] = nil
+		t.ring = t.ring[:last]
 	}
 }
 
 // changed marks c dirty and writes the dirty entries back once there are
-// dirtyLimit of them.
+// dirtyCap of them, then evicts (keeping c) what their sizes as written
+// put over the budget.
 func (t *kvTable[V]) changed(c *cached[V]) error {
 	if c.dirty {
 		return nil
 	}
 	c.dirty = true
 	t.dirty = append(t.dirty, c)
-	if len(t.dirty) >= dirtyLimit {
-		return t.flush()
+	if len(t.dirty) >= t.dirtyCap() {
+		if err := t.flush(); err != nil {
+			return err
+		}
+		t.evict(c)
 	}
 	return nil
+}
+
+// dirtyCap is how many changed entries wait for a write-back: dirtyLimit,
+// or fewer when entries as large as the last written back would fill half
+// the budget (a changed entry counts its earlier size until it is written
+// back, so this bounds what the count misses).
+func (t *kvTable[V]) dirtyCap() int {
+	if t.avg <= 0 {
+		return dirtyLimit
+	}
+	return int(min(dirtyLimit, max(16, t.budget/2/t.avg)))
 }
 
 // reset empties the cache (the store's contents are replaced).
 func (t *kvTable[V]) reset() {
 	clear(t.cache)
 	clear(t.ring)
-	t.ring, t.hand = t.ring[:0], 0
+	t.ring, t.hand, t.bytes = t.ring[:0], 0, 0
 	clear(t.dirty)
 	t.dirty = t.dirty[:0]
 }
@@ -276,10 +336,15 @@ func (t *kvTable[V]) flush() error {
 			ends = append(ends, -1)
 			continue
 		}
+		at := len(t.enc.Buf)
 		if err := t.encode(&t.enc, c.v, c.ts); err != nil {
 			return fmt.Errorf("state value of key %q: %w", c.key, err)
 		}
 		ends = append(ends, len(t.enc.Buf))
+		// The entry's size as written back.
+		size := int64(len(c.key) + len(t.enc.Buf) - at + entryOverhead)
+		t.bytes += size - c.size
+		c.size = size
 	}
 	start := 0
 	for _, end := range ends {
@@ -293,6 +358,11 @@ func (t *kvTable[V]) flush() error {
 	if err := t.kv.Write(keys, vals); err != nil {
 		return err
 	}
+	var sum int64
+	for _, c := range t.dirty {
+		sum += c.size
+	}
+	t.avg = sum / int64(len(t.dirty))
 	for _, c := range t.dirty {
 		c.dirty = false
 	}

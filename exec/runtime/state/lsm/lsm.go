@@ -83,6 +83,7 @@ type Store struct {
 	// restoreDir resolves references of the checkpoint being restored,
 	// restoredFrom is the checkpoint copy the working store holds.
 	restoreDir   string
+	cacheBytes   int64 // SetCacheBytes
 	restoredFrom string
 	// cp is the checkpoint whose files are being written in the
 	// background, nil when none is.
@@ -168,6 +169,13 @@ func (s *Store) BeginSnapshot(cpDir string) {
 
 // SetRestoreDir is the directory of the checkpoint being restored.
 func (s *Store) SetRestoreDir(dir string) { s.restoreDir = dir }
+
+// SetCacheBytes is the byte budget of each table's write-back cache
+// (sqlrun.state.cache-size; 0: state.DefaultCacheBytes).
+func (s *Store) SetCacheBytes(n int64) { s.cacheBytes = n }
+
+// CacheBytes implements state.CacheBudget.
+func (s *Store) CacheBytes() int64 { return s.cacheBytes }
 
 // DiskSize is the bytes of the working store's files.
 func (s *Store) DiskSize() int64 {
