@@ -167,7 +167,7 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 			if err != nil {
 				return nil, castErr(v, to)
 			}
-			return ts, nil
+			return truncTimestamp(ts, to.Precision), nil
 		case sql.TimestampData:
 			return truncTimestamp(x, to.Precision), nil
 		case int32:
@@ -325,17 +325,80 @@ func toDecimal(v any) (decimal.Decimal, bool) {
 	return decimal.Decimal{}, false
 }
 
-// parseTimestamp reads 'yyyy-MM-dd HH:mm:ss[.fff]' (or with T), as CAST
-// and TO_TIMESTAMP do.
+// parseTimestamp reads a timestamp as Flink's DateTimeUtils.parseTimestampData
+// does (CAST to TIMESTAMP, TO_TIMESTAMP(s)): its DEFAULT_TIMESTAMP_FORMATTER,
+// "yyyy-[MM][M]-[dd][d]" then optionally " [HH][H]:[mm][m]:[ss][s]" and a
+// fraction of up to 9 digits after a '.', the whole string and nothing
+// else (no 'T', no blanks around it, seconds required). A day past the
+// month's end is clamped to it (ResolverStyle.SMART: 2021-02-30 is
+// 2021-02-28); other fields out of range fail.
 func parseTimestamp(s string) (sql.TimestampData, error) {
-	s = strings.TrimSpace(s)
-	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999",
-		"2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return sql.TimestampFromTime(t), nil
+	bad := fmt.Errorf("invalid timestamp %q", s)
+	i := 0
+	digits := func(min, max int) (int, bool) {
+		j := i
+		for j < len(s) && j-i < max && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j-i < min {
+			return 0, false
+		}
+		n, _ := strconv.Atoi(s[i:j])
+		i = j
+		return n, true
+	}
+	lit := func(c byte) bool {
+		if i < len(s) && s[i] == c {
+			i++
+			return true
+		}
+		return false
+	}
+	y, ok := digits(4, 9)
+	if !ok || !lit('-') {
+		return sql.TimestampData{}, bad
+	}
+	mo, ok := digits(1, 2)
+	if !ok || !lit('-') {
+		return sql.TimestampData{}, bad
+	}
+	d, ok := digits(1, 2)
+	if !ok {
+		return sql.TimestampData{}, bad
+	}
+	var h, mi, sec, nano int
+	if i < len(s) {
+		if !lit(' ') {
+			return sql.TimestampData{}, bad
+		}
+		if h, ok = digits(1, 2); !ok || !lit(':') {
+			return sql.TimestampData{}, bad
+		}
+		if mi, ok = digits(1, 2); !ok || !lit(':') {
+			return sql.TimestampData{}, bad
+		}
+		if sec, ok = digits(1, 2); !ok {
+			return sql.TimestampData{}, bad
+		}
+		if lit('.') {
+			start := i
+			f, _ := digits(0, 9)
+			for k := i - start; k < 9; k++ {
+				f *= 10
+			}
+			nano = f
+		}
+		if i != len(s) {
+			return sql.TimestampData{}, bad
 		}
 	}
-	return sql.TimestampData{}, fmt.Errorf("invalid timestamp %q", s)
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 {
+		return sql.TimestampData{}, bad
+	}
+	if last := time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day(); d > last {
+		d = last
+	}
+	return sql.TimestampFromTime(time.Date(y, time.Month(mo), d, h, mi, sec, nano, time.UTC)), nil
 }
 
 func truncTimestamp(t sql.TimestampData, p int) sql.TimestampData {

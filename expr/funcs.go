@@ -1118,18 +1118,33 @@ func evalCurrentDate(c *Call, args []Eval) (Eval, error) {
 	return func([]any) (any, error) { return int32(time.Now().UTC().Unix() / 86400), nil }, nil
 }
 
+// evalDateFormat is DATE_FORMAT(x, format): a timestamp formatted; a DATE
+// is its midnight and a TIME that time on 1970-01-01 (the implicit cast
+// to TIMESTAMP Flink makes); a string is read as
+// DateTimeUtils.formatTimestampString reads it, by SimpleDateFormat's
+// "yyyy-MM-dd HH:mm:ss" (a prefix; NULL when it does not parse).
 func evalDateFormat(c *Call, args []Eval) (Eval, error) {
+	argRoot := c.Args[0].Type().Root
 	return strict(args, func(vs []any) (any, error) {
 		var tm time.Time
 		switch x := vs[0].(type) {
 		case sql.TimestampData:
 			tm = x.Time()
-		case string:
-			ts, err := parseTimestamp(x)
-			if err != nil {
+		case int32:
+			switch argRoot {
+			case sql.TypeDate:
+				tm = time.Unix(int64(x)*86400, 0).UTC()
+			case sql.TypeTime:
+				tm = time.UnixMilli(int64(x)).UTC()
+			default:
 				return nil, nil
 			}
-			tm = ts.Time()
+		case string:
+			t, ok := parsePrefix("2006-01-02 15:04:05", x)
+			if !ok {
+				return nil, nil
+			}
+			tm = t
 		default:
 			return nil, nil
 		}
