@@ -1148,7 +1148,11 @@ func evalDateFormat(c *Call, args []Eval) (Eval, error) {
 		default:
 			return nil, nil
 		}
-		return tm.Format(javaLayout(vs[1].(string))), nil
+		pat, err := patterns.get(vs[1].(string))
+		if err != nil {
+			return nil, sql.Errorf(sql.TableException, "DATE_FORMAT: %v", err)
+		}
+		return pat.format(tm), nil
 	}), nil
 }
 
@@ -1156,11 +1160,21 @@ func evalToTimestamp(c *Call, args []Eval) (Eval, error) {
 	return strict(args, func(vs []any) (any, error) {
 		s := vs[0].(string)
 		if len(vs) > 1 {
-			tm, err := time.Parse(javaLayout(vs[1].(string)), s)
+			// DateTimeUtils.parseTimestampData(s, format): the pattern's
+			// fields, then, where the text does not match, s as
+			// Timestamp.valueOf or Date.valueOf reads it; NULL else. The
+			// result is a TIMESTAMP(3).
+			pat, err := patterns.get(vs[1].(string))
 			if err != nil {
-				return nil, nil
+				return nil, sql.Errorf(sql.TableException, "TO_TIMESTAMP: %v", err)
 			}
-			return sql.TimestampFromTime(tm), nil
+			if tm, ok := pat.parse(s); ok {
+				return truncTimestamp(sql.TimestampFromTime(tm), 3), nil
+			}
+			if ts, ok := sqlTimestampValueOf(strings.TrimSpace(s)); ok {
+				return truncTimestamp(ts, 3), nil
+			}
+			return nil, nil
 		}
 		ts, err := parseTimestamp(s)
 		if err != nil {
