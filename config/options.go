@@ -46,6 +46,8 @@ const (
 	KeyBroadcastThreshold   = "table.optimizer.join.broadcast-threshold"
 	KeyJoinReorder          = "table.optimizer.join-reorder-enabled"
 	KeyDistinctAggSplit     = "table.optimizer.distinct-agg.split.enabled"
+	KeyReuseSubPlan         = "table.optimizer.reuse-sub-plan-enabled"
+	KeyReuseSource          = "table.optimizer.reuse-source-enabled"
 	KeyMiniBatchEnabled     = "table.exec.mini-batch.enabled"
 	KeyMiniBatchLatency     = "table.exec.mini-batch.allow-latency"
 	KeyMiniBatchSize        = "table.exec.mini-batch.size"
@@ -124,6 +126,10 @@ var Options = []connectors.Option{
 		Description: "Enables join reorder in optimizer. Default is disabled (sqlrun keeps the written join order either way)."},
 	{Key: KeyDistinctAggSplit, Type: connectors.Bool, Default: "false",
 		Description: "Tells the optimizer whether to split distinct aggregation (e.g. COUNT(DISTINCT col), SUM(DISTINCT col)) into two levels. (sqlrun plans one aggregate either way: same rows.)"},
+	{Key: KeyReuseSubPlan, Type: connectors.Bool, Default: "true",
+		Description: "When it is true, the optimizer will try to find out duplicated sub-plans and reuse them. (sqlrun applies only table.optimizer.reuse-source-enabled's scan merging: identical sub-plans run twice and print in full, not as Reused(reference_id=[n]).)"},
+	{Key: KeyReuseSource, Type: connectors.Bool, Default: "true",
+		Description: "When it is true, the optimizer will try to find out duplicated table sources and reuse them. This works only when table.optimizer.reuse-sub-plan-enabled is true. (sqlrun merges the scans of one table that differ only in their projected fields into one scan of their union, as Flink's ScanReuser does; each still reads the table on its own.)"},
 	{Key: KeyMiniBatchEnabled, Type: connectors.Bool, Default: "false",
 		Description: "Specifies whether to enable MiniBatch optimization: MiniBatchAssigner above the sources and, with table.optimizer.agg-phase-strategy other than ONE_PHASE, LocalGroupAggregate / GlobalGroupAggregate in EXPLAIN (sqlrun runs each row as it arrives: same rows)."},
 	{Key: KeyMiniBatchLatency, Type: connectors.Duration, Default: "0 ms",

@@ -130,7 +130,9 @@
 //     grows or only shrinks: FlinkRelMdModifiedMonotonicity, monotonicity.go),
 //     and decides the sink's upsert materializer.
 //     Batch mode skips it and only checks that every source is
-//     insert-only.
+//     insert-only. Then reuseScans (reuse.go, Flink's ScanReuser in
+//     SubplanReuser) merges the scans of one table that differ only in
+//     their projected fields, across all of a statement set's sinks.
 //
 //  4. EXPLAIN (explain.go) prints the three sections with Calcite's tree
 //     drawing; expressions print in Calcite's digest ($0, typed literals)

@@ -120,6 +120,7 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 		}
 		pl.Physical[i] = r
 	}
+	pl.Physical = reuseScans(pl.Physical, b.config, b.hintNames != nil)
 	return pl, nil
 }
 
