@@ -131,7 +131,7 @@ var Options = []connectors.Option{
 	{Key: KeyReuseSource, Type: connectors.Bool, Default: "true",
 		Description: "When it is true, the optimizer will try to find out duplicated table sources and reuse them. This works only when table.optimizer.reuse-sub-plan-enabled is true. (sqlrun merges the scans of one table that differ only in their projected fields into one scan of their union, as Flink's ScanReuser does; each still reads the table on its own.)"},
 	{Key: KeyMiniBatchEnabled, Type: connectors.Bool, Default: "false",
-		Description: "Specifies whether to enable MiniBatch optimization: MiniBatchAssigner above the sources and, with table.optimizer.agg-phase-strategy other than ONE_PHASE, LocalGroupAggregate / GlobalGroupAggregate in EXPLAIN (sqlrun runs each row as it arrives: same rows)."},
+		Description: "Specifies whether to enable MiniBatch optimization: MiniBatchAssigner above the sources and, with table.optimizer.agg-phase-strategy other than ONE_PHASE, LocalGroupAggregate / GlobalGroupAggregate and miniBatch=[true] joins in EXPLAIN (sqlrun runs each row as it arrives: same rows)."},
 	{Key: KeyMiniBatchLatency, Type: connectors.Duration, Default: "0 ms",
 		Description: "The maximum latency can be used for MiniBatch to buffer input records (the MiniBatchAssigner's interval). If table.exec.mini-batch.enabled is set true, its value must be greater than zero."},
 	{Key: KeyMiniBatchSize, Type: connectors.Long, Default: "-1",

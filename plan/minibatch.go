@@ -13,10 +13,12 @@ import (
 // applies it after changelog inference: MiniBatchIntervalInferRule puts a
 // MiniBatchAssigner above every source scan and WatermarkAssigner, and
 // TwoStageOptimizedAggregateRule splits a GroupAggregate over an Exchange
-// into LocalGroupAggregate, Exchange and GlobalGroupAggregate. sqlrun's
+// into LocalGroupAggregate, Exchange and GlobalGroupAggregate; a regular
+// join prints miniBatch=[true] (StreamPhysicalJoin). sqlrun's
 // runtime handles each row as it arrives (a mini-batch of one row): the
-// assigner passes rows through and the global phase runs as the one-phase
-// aggregate it replaces, which gives the same rows.
+// assigner passes rows through, the global phase runs as the one-phase
+// aggregate it replaces and a join as without mini-batch, which gives the
+// same rows.
 
 // MiniBatchAssigner is Flink's StreamPhysicalMiniBatchAssigner.
 type MiniBatchAssigner struct {
@@ -270,6 +272,9 @@ func applyMiniBatch(root *Sink, cfg map[string]string) (*Sink, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMiniBatchJoinSize(root, cfg); err != nil {
+		return nil, err
+	}
 	var rewrite func(n Node, assign, rowtime bool) Node
 	rewrite = func(n Node, assign, rowtime bool) Node {
 		rowtime = rowtime || requiresWatermark(n)
@@ -298,6 +303,13 @@ func applyMiniBatch(root *Sink, cfg map[string]string) (*Sink, error) {
 			newIns[i] = c
 		}
 		out := n.WithInputs(newIns...)
+		if j, ok := out.(*Join); ok && j.Strategy == "" {
+			// StreamPhysicalJoin.explainTerms: miniBatch=[true] whenever
+			// mini-batch is on (MinibatchUtil.isMiniBatchEnabled).
+			c := *j
+			c.MiniBatch = true
+			return &c
+		}
 		agg, ok := out.(*GroupAggregate)
 		if !ok || agg.OnePhase || strategy == "ONE_PHASE" || !twoStageEligible(agg) {
 			return out
@@ -343,4 +355,29 @@ func twoStage(agg *GroupAggregate, real Node) Node {
 	g := &GlobalGroupAggregate{base: row(agg.names, agg.types, gex), One: agg}
 	g.mode, g.upsertKeys = agg.mode, agg.upsertKeys
 	return g
+}
+
+// checkMiniBatchJoinSize is MinibatchUtil.miniBatchSize's check, which
+// Flink's StreamExecJoin makes when a mini-batch join's execution node is
+// built, so EXPLAIN fails too (JoinTest.testMiniBatchJoinWithNegativeMiniBatchSize);
+// the mini-batch aggregates check the size only when the job is built
+// (exec/compile's checkMiniBatchSize).
+func checkMiniBatchJoinSize(root Node, cfg map[string]string) error {
+	join := false
+	Walk(root, func(n Node) {
+		if j, ok := n.(*Join); ok && j.Strategy == "" {
+			join = true
+		}
+	})
+	if !join {
+		return nil
+	}
+	size, err := config.Int(cfg, config.KeyMiniBatchSize)
+	if err != nil {
+		return err
+	}
+	if size <= 0 {
+		return sql.Errorf(sql.IllegalArgumentException, "Key: '%s' , default: -1 (fallback keys: []) must be > 0.", config.KeyMiniBatchSize)
+	}
+	return nil
 }

@@ -146,6 +146,9 @@ type Join struct {
 	// SingleRow: a NestedLoopJoin whose other side is one row by
 	// construction (BatchPhysicalJoinRuleBase.isSingleRowJoin).
 	SingleRow bool
+	// MiniBatch: a streaming join planned with table.exec.mini-batch.enabled
+	// (StreamPhysicalJoin prints miniBatch=[true]; minibatch.go).
+	MiniBatch bool
 }
 
 // Sink writes into a table, or for a query into the client's collect sink
@@ -504,7 +507,14 @@ func (n *Join) describe(f Format) string {
 	both := uniquify(append(append([]string(nil), n.inputs[0].Names()...), n.inputs[1].Names()...))
 	return "Join(joinType=[" + joinTypeName(n.JoinType) + "], where=[" + FormatExpr(n.Cond, both, f) + "], select=[" +
 		strings.Join(n.names, ", ") + "], leftInputSpec=[" + inputSpec(n.inputs[0], n.LeftKeys) +
-		"], rightInputSpec=[" + inputSpec(n.inputs[1], n.RightKeys) + "])"
+		"], rightInputSpec=[" + inputSpec(n.inputs[1], n.RightKeys) + "]" + miniBatchTerm(n.MiniBatch) + ")"
+}
+
+func miniBatchTerm(on bool) string {
+	if on {
+		return ", miniBatch=[true]"
+	}
+	return ""
 }
 
 func (n *Sink) describe(Format) string {
