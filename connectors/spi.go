@@ -218,6 +218,17 @@ type SinkWriter interface {
 	Close(ctx context.Context) error
 }
 
+// WatermarkWriter is implemented by sink writers that record the job's
+// event time (Paimon's committer writes the watermark it has seen into each
+// snapshot, CommitterOperator.processWatermark). The runtime calls
+// SinkWatermark when the writer's input watermark (the minimum over its
+// input channels, as Flink's StatusWatermarkValve gives the sink operator;
+// Long.MAX_VALUE at the end of a bounded input) advances or its watermark
+// status changes (idle: every input channel is idle).
+type WatermarkWriter interface {
+	SinkWatermark(wm int64, idle bool) error
+}
+
 // BackgroundFailer is implemented by writers that also write from a
 // goroutine of their own (the JDBC sink's sink.buffer-flush.interval
 // timer). Failed delivers the error of a background write that failed for

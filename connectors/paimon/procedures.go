@@ -280,9 +280,9 @@ func CreateTag(path, name string, snapshotID int64) error {
 	return t.CreateTag(s, name)
 }
 
-// DeleteTag removes a tag of the table at path (CALL sys.delete_tag).
-// Data files only the tag kept are left for the next expiration's
-// orphan cleanup.
+// DeleteTag removes a tag of the table at path (CALL sys.delete_tag) and,
+// when its snapshot has expired, the files only the tag kept
+// (TagManager.deleteTag).
 func DeleteTag(path, name string) error {
 	if err := fs.CheckName(fs.KindTag, name); err != nil {
 		return err
@@ -297,7 +297,7 @@ func DeleteTag(path, name string) error {
 		}
 		return err
 	}
-	if err := t.Snapshots.DeleteTag(name); err != nil {
+	if err := t.DeleteTag(name); err != nil {
 		return fmt.Errorf("paimon table %s: %w", path, err)
 	}
 	return nil

@@ -58,3 +58,11 @@ func (w *routedWriter) Write(ctx context.Context, rows []sql.Row) error {
 	}
 	return w.SinkWriter.Write(ctx, rows)
 }
+
+// SinkWatermark passes the watermark on to a writer that records it.
+func (w *routedWriter) SinkWatermark(wm int64, idle bool) error {
+	if r, ok := w.SinkWriter.(connectors.WatermarkWriter); ok {
+		return r.SinkWatermark(wm, idle)
+	}
+	return nil
+}

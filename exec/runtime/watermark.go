@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -185,22 +187,38 @@ func (v *valve) status(ch int, idle bool) (wm int64, wmOK bool, status MarkKind,
 
 // onWatermark handles a watermark envelope of channel m.ch.
 func (t *task) onWatermark(ctx context.Context, m envelope) error {
-	if t.role == roleSink {
-		return nil
-	}
 	wm, ok := t.valve.watermark(m.ch, m.wm)
 	if !ok {
 		return nil
 	}
+	if t.role == roleSink {
+		return t.sinkWatermark()
+	}
 	return t.advance(ctx, wm)
+}
+
+// sinkWatermark gives a sink writer that records event time its input
+// watermark and status (connectors.WatermarkWriter).
+func (t *task) sinkWatermark() error {
+	w, ok := t.writer.(connectors.WatermarkWriter)
+	if !ok {
+		return nil
+	}
+	if err := w.SinkWatermark(t.valve.last, t.valve.idleOut); err != nil {
+		return fmt.Errorf("%s: watermark: %w", t.name(), err)
+	}
+	return nil
 }
 
 // onStatus handles a watermark status envelope of channel m.ch.
 func (t *task) onStatus(ctx context.Context, m envelope) error {
+	wm, wmOK, st, stOK := t.valve.status(m.ch, m.idle)
 	if t.role == roleSink {
+		if wmOK || stOK {
+			return t.sinkWatermark()
+		}
 		return nil
 	}
-	wm, wmOK, st, stOK := t.valve.status(m.ch, m.idle)
 	if wmOK {
 		if err := t.advance(ctx, wm); err != nil {
 			return err

@@ -93,6 +93,9 @@ type Options struct {
 	// PartitionExpiration are the partition.expiration-* and
 	// partition.timestamp-* options (PartitionExpire).
 	PartitionExpiration PartitionExpiration
+	// EndInputWatermark is 'end-input.watermark': the watermark a
+	// commit records once the input has ended (nil: unset).
+	EndInputWatermark *int64
 	// TagAuto are the tag.* options of automatic tag creation.
 	TagAuto TagAuto
 
@@ -149,6 +152,10 @@ type TagAuto struct {
 	// ProcessTimeZone is sink.process-time-zone ("": the process's zone,
 	// as Paimon takes the JVM's).
 	ProcessTimeZone string
+	// WatermarkTimeZone is sink.watermark-time-zone ('watermark' tags).
+	WatermarkTimeZone string
+	// WatermarkIdleTimeout is snapshot.watermark-idle-timeout (0: unset).
+	WatermarkIdleTimeout time.Duration
 }
 
 // PartitionExpiration configures Paimon's PartitionExpire.
@@ -319,6 +326,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.ConsumerExpiration = p.duration(OptConsumerExpirationTime, 0)
 	o.PartitionExpiration = p.partitionExpiration()
 	o.TagAuto = p.tagAuto()
+	o.EndInputWatermark = p.optLong("end-input.watermark")
 
 	o.MergeEngine = strings.ToLower(p.str(OptMergeEngine, EngineDeduplicate))
 	o.SequenceFields = p.list(OptSequenceField)
@@ -380,6 +388,8 @@ func (p *parser) tagAuto() TagAuto {
 	a.Completion = p.boolean("tag.automatic-completion", false)
 	a.BatchName = p.str("tag.batch.customized-name", "")
 	a.ProcessTimeZone = strings.TrimSpace(p.str("sink.process-time-zone", ""))
+	a.WatermarkTimeZone = strings.TrimSpace(p.str("sink.watermark-time-zone", "UTC"))
+	a.WatermarkIdleTimeout = p.duration("snapshot.watermark-idle-timeout", 0)
 	if _, ok := p.raw["tag.num-retained-max"]; ok {
 		n := p.integer("tag.num-retained-max", 0)
 		a.NumRetainedMax = &n

@@ -87,11 +87,11 @@ func TestRefusals(t *testing.T) {
 		{nil, "", ""},
 		{map[string]string{"tag.automatic-creation": "none"}, "", ""},
 		{map[string]string{"tag.automatic-creation": "NONE"}, "", ""},
-		// TagAutoCreation and TagBatchCreation are honoured; watermark
-		// tags need snapshot watermarks sqlrun's sink does not record.
+		// TagAutoCreation (by process time or watermark) and
+		// TagBatchCreation are honoured.
 		{map[string]string{"tag.automatic-creation": "process-time"}, "", ""},
 		{map[string]string{"tag.automatic-creation": "batch"}, "", ""},
-		{map[string]string{"tag.automatic-creation": "watermark"}, "tag.automatic-creation", ""},
+		{map[string]string{"tag.automatic-creation": "watermark", "snapshot.watermark-idle-timeout": "1 min", "end-input.watermark": "1"}, "", ""},
 		// PartitionExpire and its write-time validation are honoured.
 		{map[string]string{"partition.expiration-time": "7 d", "end-input.check-partition-expire": "true"}, "", ""},
 		{map[string]string{"partition.timestamp-format.strict": "true", "partition.timestamp-formatter": "yyyyMMdd"}, "", ""},

@@ -56,6 +56,9 @@ type Commit struct {
 	// Force commits an APPEND snapshot even without changes
 	// (TableCommitImpl.forceCreatingSnapshot: a tag is due).
 	Force bool
+	// Watermark is the watermark an Overwrite records (Commit takes its
+	// own), nil for none.
+	Watermark *int64
 	// tagAuto creates tags after each commit ('tag.automatic-creation'
 	// process-time); a sink hands its own on, so that its state carries
 	// from commit to commit as in Paimon's TagAutoManager.
@@ -225,12 +228,12 @@ func (c *Commit) Overwrite(identifier int64, msgs []CommitMessage, static map[st
 		c.Replayed = true
 		return nil
 	}
-	p := pendingCommit{kind: snapshot.Overwrite}
+	p := pendingCommit{kind: snapshot.Overwrite, watermark: c.Watermark}
 	// The writers' compactions follow as a COMPACT snapshot, without their
 	// changelog (FileStoreCommitImpl.overwritePartition's withCompact):
 	// a deletion-vector table's rows are only visible once compacted out
 	// of level 0.
-	cmp := pendingCommit{kind: snapshot.Compact}
+	cmp := pendingCommit{kind: snapshot.Compact, watermark: c.Watermark}
 	touched := map[string]bool{}
 	for _, m := range msgs {
 		p.entries = appendEntries(p.entries, manifest.Add, m, m.NewFiles)

@@ -18,10 +18,10 @@ import (
 )
 
 // A table whose options ask for what sqlrun does not do on write
-// ('tag.automatic-creation' = 'watermark': Paimon's TableCommitImpl tags
-// snapshots by the watermark they record, which sqlrun's sink does not)
-// is refused for writing, compaction and the sink, naming the option, and
-// read as usual: the option only matters to a writer.
+// ('commit.force-compact' = 'true': Paimon compacts before every commit,
+// which sqlrun does not) is refused for writing, compaction and the sink,
+// naming the option, and read as usual: the option only matters to a
+// writer.
 func TestWriteRefusedOptionStillReads(t *testing.T) {
 	dir := t.TempDir()
 	tbl, err := Create(nil, dir, pkSchema(), nil, map[string]string{"bucket": "1"}, "", 0)
@@ -29,28 +29,27 @@ func TestWriteRefusedOptionStillReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"))
-	for _, v := range []string{"watermark"} {
-		tagged, err := Open(nil, dir, map[string]string{"tag.automatic-creation": v})
-		if err != nil {
-			t.Fatal(err)
-		}
-		refused := func(what string, err error) {
-			t.Helper()
-			if !errors.Is(err, coreoptions.ErrUnsupportedOption) || !strings.Contains(err.Error(), "'tag.automatic-creation' = '"+v+"'") {
-				t.Errorf("%s with 'tag.automatic-creation' = '%s': got %v, want a refusal naming the option", what, v, err)
-			}
-		}
-		_, err = tagged.NewWrite(WriteOptions{TempDir: t.TempDir()})
-		refused("NewWrite", err)
-		_, err = NewSink(tagged, SinkOptions{TempDir: t.TempDir()})
-		refused("NewSink", err)
-		_, err = Compact(tagged, CompactOptions{Full: true, TempDir: t.TempDir()})
-		refused("Compact", err)
-		if got := mustRead(t, tagged); got != "+I[1, d, 1, a]" {
-			t.Errorf("read with 'tag.automatic-creation' = '%s': %q", v, got)
+	const k, v = "commit.force-compact", "true"
+	forced, err := Open(nil, dir, map[string]string{k: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, coreoptions.ErrUnsupportedOption) || !strings.Contains(err.Error(), "'"+k+"' = '"+v+"'") {
+			t.Errorf("%s with '%s' = '%s': got %v, want a refusal naming the option", what, k, v, err)
 		}
 	}
-	none, err := Open(nil, dir, map[string]string{"tag.automatic-creation": "none"})
+	_, err = forced.NewWrite(WriteOptions{TempDir: t.TempDir()})
+	refused("NewWrite", err)
+	_, err = NewSink(forced, SinkOptions{TempDir: t.TempDir()})
+	refused("NewSink", err)
+	_, err = Compact(forced, CompactOptions{Full: true, TempDir: t.TempDir()})
+	refused("Compact", err)
+	if got := mustRead(t, forced); got != "+I[1, d, 1, a]" {
+		t.Errorf("read with '%s' = '%s': %q", k, v, got)
+	}
+	none, err := Open(nil, dir, map[string]string{k: "false"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -135,6 +137,11 @@ type committable struct {
 	CommitUser string          `json:"commitUser"`
 	Table      string          `json:"table,omitempty"`
 	Messages   json.RawMessage `json:"messages"`
+	// Watermark is the writer's input watermark when it took the
+	// committable, Idle its watermark status (IDLE); committables of
+	// older checkpoints carry none and count as Long.MIN_VALUE.
+	Watermark *int64 `json:"watermark,omitempty"`
+	Idle      bool   `json:"idle,omitempty"`
 }
 
 // stateName identifies the table in sink state: "<db>.db/<table>" (the
@@ -159,7 +166,7 @@ func (s *Sink) NewWriter(subtask, parallelism int) (connectors.SinkWriter, error
 		// gives such a table one writer (Parallelism).
 		return nil, fmt.Errorf("paimon table %s: a table with cross-partition upserts is written by one writer, not %d", s.t.Root, parallelism)
 	}
-	return &SinkWriter{s: s, user: s.user, subtask: subtask, parallelism: parallelism}, nil
+	return &SinkWriter{s: s, user: s.user, subtask: subtask, parallelism: parallelism, wm: math.MinInt64}, nil
 }
 
 // SinkWriter is one subtask's writer: rows go to a TableWrite; on each
@@ -171,6 +178,29 @@ type SinkWriter struct {
 	tw          *TableWrite
 	subtask     int
 	parallelism int
+	// wm and idle are the input watermark and status the committable
+	// carries (CommitterOperator.currentWatermark, Long.MIN_VALUE until
+	// one arrives).
+	wm   int64
+	idle bool
+}
+
+// SinkWatermark records the writer's input watermark, as Paimon's
+// CommitterOperator.processWatermark does: Long.MAX_VALUE (the end of a
+// bounded input) is not taken, except that 'end-input.watermark', when
+// set, becomes the watermark then (CommitterOperator.endInput). A batch
+// job's commits record none (Flink runs batch jobs without watermarks).
+func (w *SinkWriter) SinkWatermark(wm int64, idle bool) error {
+	if !w.s.o.Streaming {
+		return nil
+	}
+	w.idle = idle
+	if wm != math.MaxInt64 {
+		w.wm = wm
+	} else if e := w.s.t.Options.EndInputWatermark; e != nil {
+		w.wm = *e
+	}
+	return nil
 }
 
 // Open restores the commit user from the writer state and creates the
@@ -224,7 +254,7 @@ func (w *SinkWriter) Snapshot(ctx context.Context, checkpointID int64) (state, c
 	if err != nil {
 		return nil, nil, err
 	}
-	comm, err = json.Marshal(committable{CommitUser: w.user, Table: w.s.stateName(), Messages: enc})
+	comm, err = json.Marshal(committable{CommitUser: w.user, Table: w.s.stateName(), Messages: enc, Watermark: &w.wm, Idle: w.idle})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,6 +283,7 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 	defer s.mu.Unlock()
 	byUser := map[string][]CommitMessage{}
 	var users []string
+	var wms watermarks
 	for _, c := range committables {
 		if len(c) == 0 {
 			continue
@@ -261,6 +292,7 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 		if err := json.Unmarshal(c, &cm); err != nil {
 			return fmt.Errorf("paimon committable: %w", err)
 		}
+		wms.add(cm.Watermark, cm.Idle)
 		if err := s.checkStateTable("committable", cm.Table); err != nil {
 			return err
 		}
@@ -277,8 +309,13 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 		users = []string{s.user}
 	}
 	id := checkpointID
+	watermark := wms.committer()
 	if !s.o.Streaming {
 		id = snapshot.BatchCommitIdentifier
+		watermark = math.MinInt64
+		if e := s.t.Options.EndInputWatermark; e != nil {
+			watermark = *e
+		}
 	}
 	empty := true
 	for _, u := range users {
@@ -297,14 +334,21 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 		// snapshot when a tag is due (CommitterOperator with
 		// TableCommitImpl.forceCreatingSnapshot), so the tag holds what
 		// its period committed.
-		c.Force = s.o.Streaming && empty && s.tagAuto != nil && s.tagAuto.forceCreatingSnapshot(s.now())
+		if s.o.Streaming && empty && s.tagAuto != nil {
+			force, err := s.tagAuto.forceCreatingSnapshot(s.now())
+			if err != nil {
+				return fmt.Errorf("paimon table %s: %w", s.t.Root, err)
+			}
+			c.Force = force
+		}
+		c.Watermark = &watermark
 		// Snapshots expire after the partitions (TableCommitImpl.maintain).
 		c.NoExpire = true
 		var err error
 		if s.o.Overwrite {
 			err = c.Overwrite(id, byUser[u], s.o.OverwritePartition)
 		} else {
-			err = c.Commit(id, byUser[u], nil)
+			err = c.Commit(id, byUser[u], &watermark)
 		}
 		if err != nil {
 			return err
@@ -328,6 +372,36 @@ func (s *Sink) Commit(ctx context.Context, checkpointID int64, committables [][]
 	last.NoExpire = s.t.PostponeBucket()
 	last.expire()
 	return s.batchTag()
+}
+
+// watermarks combines the writers' watermarks into the committer's, as
+// Flink's StatusWatermarkValve does for the committer operator: the least
+// of the active writers' (Long.MIN_VALUE while one has none), or the
+// greatest when every writer is idle.
+type watermarks struct {
+	active, idle []int64
+}
+
+func (w *watermarks) add(wm *int64, idle bool) {
+	v := int64(math.MinInt64)
+	if wm != nil {
+		v = *wm
+	}
+	if idle {
+		w.idle = append(w.idle, v)
+	} else {
+		w.active = append(w.active, v)
+	}
+}
+
+func (w *watermarks) committer() int64 {
+	if len(w.active) > 0 {
+		return slices.Min(w.active)
+	}
+	if len(w.idle) > 0 {
+		return slices.Max(w.idle)
+	}
+	return math.MinInt64
 }
 
 // batchTag tags the latest snapshot when a batch job's commit is done and
@@ -390,7 +464,9 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 	}
 	c := t.NewCommit(t.NewCommitUser())
 	c.Dedicated, c.NoExpire = true, true
-	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, nil); err != nil {
+	// CompactAction is a batch Flink job whose committer has no
+	// watermark (Long.MIN_VALUE).
+	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, snapshot.Int64(math.MinInt64)); err != nil {
 		return nil, err
 	}
 	ids := c.LastSnapshots

@@ -3,6 +3,7 @@ package table
 import (
 	"cmp"
 	"errors"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -122,23 +123,30 @@ func javaZone(key, name string) (*time.Location, error) {
 // 'tag.num-retained-max' are deleted. A job keeps one (TableCommitImpl's
 // TagAutoManager), so nextSnapshot and nextTag carry from commit to commit.
 type tagAutoCreation struct {
-	t          *Table
-	period     tagPeriod
-	zone       *time.Location
-	delay      time.Duration
-	retainMax  *int
-	completion bool
+	t      *Table
+	period tagPeriod
+	// zone is 'sink.process-time-zone'.
+	zone *time.Location
+	// watermarkZone, when set, is 'sink.watermark-time-zone' and the
+	// tags follow the snapshots' watermarks (WatermarkExtractor), not
+	// their commit times (ProcessTimeExtractor); idleTimeout is
+	// 'snapshot.watermark-idle-timeout' (0: unset).
+	watermarkZone *time.Location
+	idleTimeout   time.Duration
+	delay         time.Duration
+	retainMax     *int
+	completion    bool
 	// nextTag is the time of the next tag; zero before the first.
 	nextTag      time.Time
 	nextSnapshot int64
 }
 
 // newTagAutoCreation is TagAutoManager.create's TagAutoCreation: nil
-// unless the table creates tags at commits ('process-time'; 'watermark' is
-// refused on write, 'batch' tags at the end of a batch job).
+// unless the table creates tags at commits ('process-time' or
+// 'watermark'; 'batch' tags at the end of a batch job).
 func (t *Table) newTagAutoCreation() (*tagAutoCreation, error) {
 	o := t.Options.TagAuto
-	if o.Mode != "process-time" {
+	if o.Mode != "process-time" && o.Mode != "watermark" {
 		return nil, nil
 	}
 	zone, err := javaZone("sink.process-time-zone", o.ProcessTimeZone)
@@ -147,6 +155,16 @@ func (t *Table) newTagAutoCreation() (*tagAutoCreation, error) {
 	}
 	a := &tagAutoCreation{t: t, period: newTagPeriod(o.Period, o.PeriodDuration, o.Formatter), zone: zone,
 		delay: o.Delay, retainMax: o.NumRetainedMax, completion: o.Completion}
+	if o.Mode == "watermark" {
+		// ZoneId.of, which has no default zone for an empty name.
+		if o.WatermarkTimeZone == "" {
+			return nil, sql.Errorf(sql.IllegalArgumentException, "Invalid ID for region-based ZoneId, invalid format:  (%s)", "'sink.watermark-time-zone'")
+		}
+		if a.watermarkZone, err = javaZone("sink.watermark-time-zone", o.WatermarkTimeZone); err != nil {
+			return nil, err
+		}
+		a.idleTimeout = o.WatermarkIdleTimeout
+	}
 	// BaseTagPeriodHandler.validateDelay.
 	if a.delay >= a.period.period {
 		return nil, sql.Errorf(sql.IllegalArgumentException,
@@ -177,11 +195,37 @@ func (t *Table) newTagAutoCreation() (*tagAutoCreation, error) {
 	return a, nil
 }
 
-// forceCreatingSnapshot is forceCreatingSnapshotProcessTime: a checkpoint
-// without rows still commits a snapshot when a tag is due, so the tag
-// holds what was committed in its period.
-func (a *tagAutoCreation) forceCreatingSnapshot(now time.Time) bool {
-	return a.nextTag.IsZero() || !localTime(now.UnixMilli(), a.zone).Add(-a.delay).Before(a.nextTag.Add(a.period.period))
+// forceCreatingSnapshot is TagAutoCreation.forceCreatingSnapshot: a
+// checkpoint without rows still commits a snapshot when a tag is due, so
+// the tag holds what was committed in its period. By process time
+// (forceCreatingSnapshotProcessTime) that is when the next tag's period
+// has ended; by watermark only with 'snapshot.watermark-idle-timeout',
+// once the latest snapshot's watermark is that long past.
+func (a *tagAutoCreation) forceCreatingSnapshot(now time.Time) (bool, error) {
+	if a.watermarkZone != nil {
+		if a.idleTimeout == 0 {
+			return false, nil
+		}
+		s, err := a.t.Snapshots.Latest()
+		if err != nil || s == nil || s.Watermark == nil {
+			return false, err
+		}
+		// Both sides in the system zone: an instant comparison.
+		return *s.Watermark == math.MinInt64 || !now.Add(-a.idleTimeout).Before(time.UnixMilli(*s.Watermark)), nil
+	}
+	return a.nextTag.IsZero() || !localTime(now.UnixMilli(), a.zone).Add(-a.delay).Before(a.nextTag.Add(a.period.period)), nil
+}
+
+// extract is TagTimeExtractor.extract: the snapshot's commit time, or its
+// watermark (none before the first, Long.MIN_VALUE), as a local time.
+func (a *tagAutoCreation) extract(s *snapshot.Snapshot) (time.Time, bool) {
+	if a.watermarkZone == nil {
+		return localTime(s.TimeMillis, a.zone), true
+	}
+	if s.Watermark == nil || *s.Watermark == math.MinInt64 {
+		return time.Time{}, false
+	}
+	return localTime(*s.Watermark, a.watermarkZone), true
 }
 
 // run is TagAutoCreation.run.
@@ -211,7 +255,10 @@ func (a *tagAutoCreation) run() error {
 }
 
 func (a *tagAutoCreation) tryToCreateTags(s *snapshot.Snapshot) error {
-	t := localTime(s.TimeMillis, a.zone)
+	t, ok := a.extract(s)
+	if !ok {
+		return nil
+	}
 	if !a.nextTag.IsZero() && t.Add(-a.delay).Before(a.nextTag.Add(a.period.period)) {
 		return nil
 	}
@@ -242,7 +289,7 @@ func (a *tagAutoCreation) tryToCreateTags(s *snapshot.Snapshot) error {
 		if err != nil {
 			return err
 		}
-		if err := a.t.Snapshots.DeleteTag(name); err != nil {
+		if err := a.t.DeleteTag(name); err != nil {
 			return err
 		}
 	}
@@ -350,7 +397,7 @@ func (t *Table) createBatchTag() error {
 	if name == "" {
 		name = "batch-write-" + localTime(s.TimeMillis, zone).Format("2006-01-02")
 	}
-	if err := t.Snapshots.DeleteTag(name); err != nil {
+	if err := t.DeleteTag(name); err != nil {
 		return err
 	}
 	if err := t.createTag(s, name, nil); err != nil {
@@ -373,10 +420,12 @@ func (t *Table) createBatchTag() error {
 			break
 		}
 		if count-len(g.names) > max {
-			for _, n := range g.names {
-				if err := t.Snapshots.DeleteTag(n); err != nil {
-					return err
-				}
+			tag, err := t.Snapshots.ReadTag(g.names[0])
+			if err != nil {
+				return err
+			}
+			if err := t.deleteTags(&tag.Snapshot, g.names); err != nil {
+				return err
 			}
 			count -= len(g.names)
 			continue
@@ -392,7 +441,7 @@ func (t *Table) createBatchTag() error {
 			if count <= max {
 				break
 			}
-			if err := t.Snapshots.DeleteTag(n); err != nil {
+			if err := t.DeleteTag(n); err != nil {
 				return err
 			}
 			count--

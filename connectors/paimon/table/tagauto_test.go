@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -296,13 +297,206 @@ func sortedKeys(m map[string]int64) []string {
 	return out
 }
 
-// TestWatermarkTagsRefused: 'watermark' tags need the watermark in each
-// snapshot, which sqlrun's sink does not record: writes are refused
-// naming the option.
-func TestWatermarkTagsRefused(t *testing.T) {
-	tbl := tagTable(t, map[string]string{"tag.automatic-creation": "watermark"})
-	_, err := NewSink(tbl, SinkOptions{Streaming: true, TempDir: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "'tag.automatic-creation' = 'watermark'") {
-		t.Fatalf("watermark tags: %v", err)
+// TestWatermarkTags: with 'tag.automatic-creation' = 'watermark' the
+// sink records the committer's watermark in each snapshot — the least of
+// its writers' (CommitterOperator.currentWatermark behind Flink's
+// StatusWatermarkValve: Long.MIN_VALUE while a writer has none, an idle
+// writer not counted, Long.MAX_VALUE never taken), kept at least the
+// latest snapshot's (FileStoreCommitImpl) — and TagAutoCreation's
+// WatermarkExtractor tags by it in 'sink.watermark-time-zone'; a snapshot
+// without a watermark (Long.MIN_VALUE) gets no tag. A batch job records
+// Long.MIN_VALUE, or 'end-input.watermark'.
+func TestWatermarkTags(t *testing.T) {
+	tbl := tagTable(t, map[string]string{"tag.automatic-creation": "watermark", "tag.creation-period": "hourly",
+		"sink.watermark-time-zone": "Asia/Shanghai"})
+	ctx := context.Background()
+	s, err := NewSink(tbl, SinkOptions{Streaming: true, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []*SinkWriter
+	for i := range 2 {
+		w, err := s.NewWriter(i, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Open(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close(ctx)
+		ws = append(ws, w.(*SinkWriter))
+	}
+	ms := func(at string) int64 {
+		tm, err := time.Parse("2006-01-02 15:04", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm.UnixMilli()
+	}
+	// checkpoint writes row k through writer 0 and commits both writers'
+	// committables after giving them these watermarks (nil: none).
+	checkpoint := func(cp int64, k int32, marks ...func(w *SinkWriter)) *snapshot.Snapshot {
+		t.Helper()
+		if err := ws[0].Write(ctx, []sql.Row{{Kind: sql.Insert, Values: []any{k, "x"}}}); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range marks {
+			if m != nil {
+				m(ws[i])
+			}
+		}
+		var comms [][]byte
+		for _, w := range ws {
+			_, c, err := w.Snapshot(ctx, cp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			comms = append(comms, c)
+		}
+		if err := s.Commit(ctx, cp, comms); err != nil {
+			t.Fatal(err)
+		}
+		latest, err := tbl.Snapshots.Latest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return latest
+	}
+	mark := func(wm int64, idle bool) func(w *SinkWriter) {
+		return func(w *SinkWriter) {
+			if err := w.SinkWatermark(wm, idle); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wantWM := func(s *snapshot.Snapshot, want int64) {
+		t.Helper()
+		if s.Watermark == nil || *s.Watermark != want {
+			t.Fatalf("snapshot %d: watermark %v, want %d", s.ID, s.Watermark, want)
+		}
+	}
+	// Writer 1 has no watermark yet: the commit records Long.MIN_VALUE,
+	// in the snapshot file as Paimon writes it, and creates no tag.
+	s1 := checkpoint(1, 1, mark(ms("2026-12-01 02:10"), false))
+	wantWM(s1, math.MinInt64)
+	raw, err := os.ReadFile(filepath.Join(tbl.Root, "snapshot", "snapshot-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte(`"watermark" : -9223372036854775808,`)) {
+		t.Fatalf("snapshot-1 has no Long.MIN_VALUE watermark:\n%s", raw)
+	}
+	sameTags(t, "no watermark", tagsOf(t, tbl), nil)
+	// The least of the two: 02:10 UTC is 10:10 in Shanghai; the first tag
+	// is the period before.
+	s2 := checkpoint(2, 2, nil, mark(ms("2026-12-01 03:30"), false))
+	wantWM(s2, ms("2026-12-01 02:10"))
+	sameTags(t, "first", tagsOf(t, tbl), map[string]int64{"2026-12-01 09": 2})
+	// Writer 0 idle: writer 1's 03:30 (11:30 local) is past the end of
+	// the next tag's period (10:00-11:00).
+	s3 := checkpoint(3, 3, mark(ms("2026-12-01 02:20"), true))
+	wantWM(s3, ms("2026-12-01 03:30"))
+	sameTags(t, "idle writer", tagsOf(t, tbl), map[string]int64{"2026-12-01 09": 2, "2026-12-01 10": 3})
+	// Both active again, writer 0 behind: the snapshot keeps the latest
+	// watermark; Long.MAX_VALUE (end of input) is not taken.
+	s4 := checkpoint(4, 4, mark(math.MaxInt64, false), mark(ms("2026-12-01 05:00"), false))
+	wantWM(s4, ms("2026-12-01 03:30"))
+	sameTags(t, "behind", tagsOf(t, tbl), map[string]int64{"2026-12-01 09": 2, "2026-12-01 10": 3})
+	// A committable of an older checkpoint carries no watermark: it
+	// counts as Long.MIN_VALUE.
+	var old watermarks
+	old.add(nil, false)
+	old.add(s4.Watermark, false)
+	if got := old.committer(); got != math.MinInt64 {
+		t.Fatalf("a committable without a watermark: committer watermark %d", got)
+	}
+
+	batch := tagTable(t, map[string]string{"tag.automatic-creation": "watermark"})
+	commitAt(t, batch, nil, "2026-12-01 10:00", 1)
+	for _, c := range []struct {
+		opts map[string]string
+		want int64
+	}{{nil, math.MinInt64}, {map[string]string{"end-input.watermark": "1796126400000"}, 1796126400000}} {
+		bt := batch
+		if c.opts != nil {
+			if bt, err = Open(nil, batch.Root, c.opts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bs, err := NewSink(bt, SinkOptions{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := bs.NewWriter(0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Open(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(ctx, []sql.Row{{Kind: sql.Insert, Values: []any{int32(9), "x"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.(*SinkWriter).SinkWatermark(ms("2026-12-01 05:00"), false); err != nil {
+			t.Fatal(err)
+		}
+		_, comm, err := w.Snapshot(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bs.Commit(ctx, 1, [][]byte{comm}); err != nil {
+			t.Fatal(err)
+		}
+		w.Close(ctx)
+		latest, err := batch.Snapshots.Latest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantWM(latest, c.want)
+	}
+	// 2026-12-01 22:00 UTC: the tag of the day before.
+	sameTags(t, "end-input.watermark", tagsOf(t, batch), map[string]int64{"2026-11-30": 3})
+}
+
+// TestWatermarkIdleForcesSnapshot: by watermark, an idle checkpoint
+// commits an empty snapshot only with 'snapshot.watermark-idle-timeout',
+// once the latest snapshot's watermark is that long past
+// (TagAutoCreation.forceCreatingSnapshot).
+func TestWatermarkIdleForcesSnapshot(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		timeout string
+		want    int64 // latest snapshot after the idle checkpoints
+	}{{"", 1}, {"1 h", 2}} {
+		opts := map[string]string{"tag.automatic-creation": "watermark"}
+		if c.timeout != "" {
+			opts["snapshot.watermark-idle-timeout"] = c.timeout
+		}
+		tbl := tagTable(t, opts)
+		wm := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+		c1 := tbl.NewCommit("u")
+		c1.Force = true
+		if err := c1.Commit(1, nil, snapshot.Int64(wm.UnixMilli())); err != nil {
+			t.Fatal(err)
+		}
+		if latest, _, _ := tbl.Snapshots.LatestID(); latest != 1 {
+			t.Fatalf("setup: latest snapshot %d", latest)
+		}
+		s, err := NewSink(tbl, SinkOptions{Streaming: true, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := wm.Add(30 * time.Minute)
+		s.now = func() time.Time { return now }
+		if err := s.Commit(ctx, 7, nil); err != nil {
+			t.Fatal(err)
+		}
+		now = wm.Add(61 * time.Minute)
+		if err := s.Commit(ctx, 8, nil); err != nil {
+			t.Fatal(err)
+		}
+		if latest, _, _ := tbl.Snapshots.LatestID(); latest != c.want {
+			t.Errorf("idle timeout %q: latest snapshot %d, want %d", c.timeout, latest, c.want)
+		}
 	}
 }
