@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
@@ -186,6 +188,14 @@ func compactPostpone(t *Table, o CompactOptions) ([]int64, error) {
 	if len(parts) == 0 {
 		return nil, nil
 	}
+	// The commit's table is the bucket -2 table with 'bucket' set to a
+	// real number and 'write-only' false (CompactAction), so it expires
+	// partitions (lastCheck set when it starts) and snapshots after the
+	// commit, as a fixed-bucket table's dedicated compaction does.
+	pe, err := t.NewPartitionExpire(time.Now(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("paimon table %s: %w", t.Root, err)
+	}
 	known, err := t.knownNumBuckets()
 	if err != nil {
 		return nil, err
@@ -223,14 +233,20 @@ func compactPostpone(t *Table, o CompactOptions) ([]int64, error) {
 		w.t.asCompaction(&msgs[i])
 	}
 	c := t.NewCommit(t.NewCommitUser())
-	// CompactAction commits through a FixedBucketSink of the bucket -2
-	// table, whose PrimaryKeyFileStoreTable.newExpireRunnable is null: no
-	// snapshot expires.
-	c.NoExpire = true
-	if err := c.Commit(snapshot.BatchCommitIdentifier, append(msgs, removed...), nil); err != nil {
+	c.Dedicated, c.NoExpire = true, true
+	// A batch Flink job's committer: no watermark (Long.MIN_VALUE).
+	if err := c.Commit(snapshot.BatchCommitIdentifier, append(msgs, removed...), snapshot.Int64(math.MinInt64)); err != nil {
 		return nil, err
 	}
-	return c.LastSnapshots, nil
+	ids := c.LastSnapshots
+	if pe != nil {
+		if _, _, err := pe.Expire(time.Now(), snapshot.BatchCommitIdentifier, c.User); err != nil {
+			return nil, err
+		}
+	}
+	c.NoExpire = false
+	c.expire()
+	return ids, nil
 }
 
 func creationTime(f manifest.DataFileMeta) int64 {
