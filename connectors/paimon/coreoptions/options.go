@@ -93,6 +93,10 @@ type Options struct {
 	// PartitionExpiration are the partition.expiration-* and
 	// partition.timestamp-* options (PartitionExpire).
 	PartitionExpiration PartitionExpiration
+	// RecordExpireTime is 'record-level.expire-time' (nil: unset) and
+	// RecordTimeField 'record-level.time-field'.
+	RecordExpireTime *time.Duration
+	RecordTimeField  string
 	// EndInputWatermark is 'end-input.watermark': the watermark a
 	// commit records once the input has ended (nil: unset).
 	EndInputWatermark *int64
@@ -327,6 +331,11 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.PartitionExpiration = p.partitionExpiration()
 	o.TagAuto = p.tagAuto()
 	o.EndInputWatermark = p.optLong("end-input.watermark")
+	if _, ok := p.raw["record-level.expire-time"]; ok {
+		d := p.duration("record-level.expire-time", 0)
+		o.RecordExpireTime = &d
+	}
+	o.RecordTimeField = p.str("record-level.time-field", "")
 
 	o.MergeEngine = strings.ToLower(p.str(OptMergeEngine, EngineDeduplicate))
 	o.SequenceFields = p.list(OptSequenceField)

@@ -29,6 +29,10 @@ type FileMeta struct {
 	DeleteRowCount int64
 	// CreationMillis orders level-0 files that share sequence bounds.
 	CreationMillis int64
+	// MinTime is the least 'record-level.time-field' value in the file,
+	// in epoch seconds, from its value statistics (nil: unknown, or no
+	// record expiry).
+	MinTime *int64
 }
 
 // Upgrade returns a copy of f at another level (DataFileMeta.upgrade).

@@ -82,12 +82,13 @@ func (m *CompactManager) pick(full bool) (unit *CompactUnit, dropDelete, fileRew
 	runs := m.levels.LevelSortedRuns()
 	if full {
 		unit = PickFullCompaction(m.levels.NumberOfLevels(), runs)
-		if unit == nil && m.dvs != nil && len(runs) == 1 {
+		if unit == nil && (m.dvs != nil || m.spec.Expire != nil) && len(runs) == 1 {
 			// CompactStrategy.pickFullCompaction: only the max level is
-			// left; its files with deletion vectors are rewritten.
+			// left; its files with expired records or deletion vectors
+			// are rewritten.
 			u := &CompactUnit{OutputLevel: runs[0].Level}
 			for _, f := range runs[0].Run.Files {
-				if m.dvs.Has(f.Name) {
+				if m.spec.Expire.FileExpired(f) || m.dvs != nil && m.dvs.Has(f.Name) {
 					u.Files = append(u.Files, f)
 				}
 			}

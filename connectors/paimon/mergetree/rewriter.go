@@ -94,10 +94,17 @@ func (s *Spec) describeLookup() string {
 // position is its ordinal).
 func (rw *Rewriter) open(f *FileMeta) (Iterator, error) {
 	it, err := rw.store.Open(f)
-	if err != nil || rw.dvs == nil || !rw.dvs.Has(f.Name) {
-		return it, err
+	if err != nil {
+		return nil, err
 	}
-	return &dvFilterIter{it: it, file: f.Name, dvs: rw.dvs}, nil
+	if rw.dvs != nil && rw.dvs.Has(f.Name) {
+		it = &dvFilterIter{it: it, file: f.Name, dvs: rw.dvs}
+	}
+	if e := rw.spec.Expire; e != nil {
+		// After the deletion vector, which counts every row's position.
+		it = &expireIter{it: it, e: e, now: e.nowSeconds()}
+	}
+	return it, nil
 }
 
 // dvFilterIter drops the rows of one file its deletion vector marks.
@@ -486,7 +493,7 @@ func (t *compactTask) rewriteFiles(files []*FileMeta) (*CompactResult, error) {
 }
 
 func (t *compactTask) upgrade(f *FileMeta, res *CompactResult) error {
-	if t.outputLevel == t.maxLevel && f.mayContainDeletes() {
+	if t.outputLevel == t.maxLevel && f.mayContainDeletes() || t.rw.spec.Expire.FileExpired(f) {
 		return t.rewriteImpl(&[][]SortedRun{{{Files: []*FileMeta{f}}}}, res)
 	}
 	if f.Level != t.outputLevel {

@@ -17,6 +17,9 @@ import (
 // from the table's fields, primary key and options (Paimon's CoreOptions
 // names and 1.4.2 defaults). It is immutable and shared by all buckets.
 type Spec struct {
+	// Expire, when set, expires records at compaction
+	// ('record-level.expire-time').
+	Expire     *RecordExpire
 	FieldNames []string
 	FieldTypes []sql.DataType
 	// KeyIndex are the positions of the trimmed primary key (primary key

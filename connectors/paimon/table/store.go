@@ -350,9 +350,13 @@ func (r *rollingKV) closeFile() error {
 	created := localMillis()
 	m := res.DataFileMeta(r.name, r.s.t.Schema.ID, int32(r.level), src, created)
 	r.s.remember(m)
+	minTime, err := r.s.t.recordMinTime(m)
+	if err != nil {
+		return fmt.Errorf("finish %s: %w", r.name, err)
+	}
 	r.written = append(r.written, &mergetree.FileMeta{Name: r.name, Level: r.level, MinKey: r.first, MaxKey: r.last,
 		Size: res.FileSize, MinSeq: res.MinSeq, MaxSeq: res.MaxSeq, RowCount: res.RowCount,
-		DeleteRowCount: res.DeleteRowCount, CreationMillis: created})
+		DeleteRowCount: res.DeleteRowCount, CreationMillis: created, MinTime: minTime})
 	return nil
 }
 
@@ -400,9 +404,13 @@ func (t *Table) fileMeta(m manifest.DataFileMeta) (*mergetree.FileMeta, error) {
 	if m.CreationTime != nil {
 		created = *m.CreationTime
 	}
+	minTime, err := t.recordMinTime(m)
+	if err != nil {
+		return nil, err
+	}
 	return &mergetree.FileMeta{Name: m.FileName, Level: int(m.Level), MinKey: minKey, MaxKey: maxKey, Size: m.FileSize,
 		MinSeq: m.MinSequenceNumber, MaxSeq: m.MaxSequenceNumber, RowCount: m.RowCount, DeleteRowCount: del,
-		CreationMillis: created}, nil
+		CreationMillis: created, MinTime: minTime}, nil
 }
 
 // schemaField shortens projections in the readers.

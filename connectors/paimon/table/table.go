@@ -168,6 +168,7 @@ func newTable(fio fs.FileIO, path string, s *schema.TableSchema, dynamic map[str
 			return nil, fmt.Errorf("paimon table %s: %w", path, err)
 		}
 		t.Spec = spec
+		spec.Expire = t.recordExpire()
 	}
 	return t, nil
 }
@@ -284,6 +285,9 @@ func (t *Table) checkWritable() error {
 	}
 	if t.NumBuckets < -2 || t.NumBuckets == 0 {
 		return fmt.Errorf("paimon table %s: The number of buckets needs to be greater than 0.", t.Root)
+	}
+	if err := t.checkRecordExpire(); err != nil {
+		return fmt.Errorf("paimon table %s: %w", t.Root, err)
 	}
 	return nil
 }

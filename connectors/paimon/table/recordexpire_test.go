@@ -1,0 +1,108 @@
+package table
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// TestRecordLevelExpire follows Paimon 1.4's RecordLevelExpire: records
+// whose 'record-level.time-field' is older than 'record-level.expire-time'
+// are dropped when compaction reads them (a null time is kept; BIGINT
+// from 1,000,000,000,000 on counts as milliseconds), not before; a full
+// compaction with only the max level left rewrites the files whose least
+// time (from their value statistics) has expired
+// (CompactStrategy.pickFullCompaction), and leaves the others.
+func TestRecordLevelExpire(t *testing.T) {
+	for _, c := range []struct {
+		typ sql.DataType
+		val func(tm time.Time) any
+	}{
+		{sql.Timestamp(3), func(tm time.Time) any { return sql.TimestampFromTime(tm) }},
+		{sql.BigInt(), func(tm time.Time) any { return tm.UnixMilli() }},
+		{sql.BigInt(), func(tm time.Time) any { return tm.Unix() }},
+		{sql.Int(), func(tm time.Time) any { return int32(tm.Unix()) }},
+	} {
+		name := c.typ.String()
+		s := sql.Schema{Columns: []sql.Column{{Name: "k", Type: sql.Int()}, {Name: "ts", Type: c.typ}}, PrimaryKey: []string{"k"}}
+		tbl, err := Create(nil, t.TempDir(), s, nil, map[string]string{"bucket": "1",
+			"record-level.expire-time": "1 h", "record-level.time-field": "ts"}, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(hm string) time.Time {
+			tm, err := time.Parse("2006-01-02 15:04", "2026-12-01 "+hm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tm
+		}
+		now := at("12:00")
+		writeCommit(t, tbl, "u", 1, row(sql.Insert, int32(1), c.val(at("10:59"))), row(sql.Insert, int32(2), c.val(at("11:30"))),
+			row(sql.Insert, int32(3), nil))
+		writeCommit(t, tbl, "u", 2, row(sql.Insert, int32(4), c.val(at("11:00"))))
+		compact := func() {
+			t.Helper()
+			tbl.Spec.Expire.Now = func() time.Time { return now }
+			if _, err := Compact(tbl, CompactOptions{Full: true, TempDir: t.TempDir()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		k := func() string {
+			var ks []string
+			for _, l := range strings.Split(mustRead(t, tbl), "\n") {
+				ks = append(ks, strings.SplitN(strings.TrimPrefix(l, "+I["), ",", 2)[0])
+			}
+			return strings.Join(ks, " ")
+		}
+		if got := k(); got != "1 2 3 4" {
+			t.Fatalf("%s: before compaction: keys %s", name, got)
+		}
+		compact() // 10:59 is older than 12:00 less an hour, 11:00 is not
+		if got := k(); got != "2 3 4" {
+			t.Fatalf("%s: after compaction at 12:00: keys %s", name, got)
+		}
+		compact() // nothing expired: the max level stays
+		if ids, _ := tbl.Snapshots.ListIDs(); len(ids) != 3 {
+			t.Fatalf("%s: a full compaction with nothing expired made snapshots %v", name, ids)
+		}
+		now = at("12:31")
+		compact()
+		if got := k(); got != "3" {
+			t.Fatalf("%s: after compaction at 12:31: keys %s", name, got)
+		}
+	}
+}
+
+// TestRecordLevelExpireChecks: Paimon's writer needs the time field
+// (RecordLevelExpire.create); an append table ignores the option, as
+// Paimon's does; sqlrun refuses tables whose compaction looks keys up.
+func TestRecordLevelExpireChecks(t *testing.T) {
+	s := sql.Schema{Columns: []sql.Column{{Name: "k", Type: sql.Int()}, {Name: "ts", Type: sql.BigInt()}}, PrimaryKey: []string{"k"}}
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"record-level.expire-time": "1 d"}, "You should set time field for record-level expire."},
+		{map[string]string{"record-level.expire-time": "1 d", "record-level.time-field": "ts", "changelog-producer": "lookup"}, "'changelog-producer' = 'lookup'"},
+		{map[string]string{"record-level.expire-time": "1 d", "record-level.time-field": "ts", "deletion-vectors.enabled": "true"}, "'deletion-vectors.enabled' = 'true'"},
+	} {
+		c.opts["bucket"] = "1"
+		tbl, err := Create(nil, t.TempDir(), s, nil, c.opts, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+		if root := sql.RootCause(err); root == nil || !strings.Contains(root.Msg, c.want) {
+			t.Errorf("%v: got %v, want %q", c.opts, err, c.want)
+		}
+	}
+	appendOnly := sql.Schema{Columns: s.Columns}
+	tbl, err := Create(nil, t.TempDir(), appendOnly, nil, map[string]string{"record-level.expire-time": "1 d"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, tbl, "u", 1, row(sql.Insert, int32(1), int64(1)))
+}
