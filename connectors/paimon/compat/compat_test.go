@@ -78,7 +78,12 @@ CREATE TABLE t_expire (id INT, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) PAR
   WITH ('bucket' = '2', 'partition.expiration-time' = '1 d', 'partition.timestamp-formatter' = 'yyyyMMdd');
 INSERT INTO t_expire VALUES (1, '20200101'), (2, '20200101'), (3, '29990101');
 CALL sys.expire_partitions(` + "`table`" + ` => 'default.t_expire');
+CREATE TABLE t_postpone_n (id INT, arr ARRAY<INT>, m MAP<STRING, BIGINT>, mi MAP<INT, STRING>,
+  r ROW<x INT, y ROW<z STRING, w INT>>, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '-2');
 SET 'execution.runtime-mode' = 'streaming';
+INSERT INTO t_postpone_n VALUES (1, ARRAY[1, CAST(NULL AS INT), 3], MAP['a', CAST(5 AS BIGINT), 'b', CAST(NULL AS BIGINT)],
+  MAP[7, 'seven'], ROW(9, ROW('z', 10))), (2, CAST(NULL AS ARRAY<INT>), CAST(NULL AS MAP<STRING, BIGINT>),
+  CAST(NULL AS MAP<INT, STRING>), CAST(NULL AS ROW<x INT, y ROW<z STRING, w INT>>));
 INSERT INTO t_postpone_s VALUES
   (2, TRUE, CAST(-3 AS TINYINT), CAST(-300 AS SMALLINT), -5000000000, CAST(-1.5 AS FLOAT), -2.25, 'z', CAST('ab' AS BYTES),
    -1.25, -12345678901234567890123456789.01, DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05.123',
@@ -163,7 +168,9 @@ func TestCompat(t *testing.T) {
 		case strings.HasSuffix(p, ".avro") && filepath.Base(filepath.Dir(p)) == "bucket-postpone":
 			// A streaming write's bucket-postpone files (Avro, as
 			// PostponeBucketFileStoreWrite writes them).
-			postponed = append(postponed, p)
+			if strings.Contains(p, string(filepath.Separator)+"t_postpone_s"+string(filepath.Separator)) {
+				postponed = append(postponed, p)
+			}
 			avros = append(avros, p)
 			sizes[filepath.Base(p)] = info.Size()
 		case strings.Contains(p, string(filepath.Separator)+"manifest"+string(filepath.Separator)) && !strings.Contains(filepath.Base(p), "index"):
@@ -552,7 +559,7 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 	// t_expire's data files by partition, and those its partition
 	// expiration's OVERWRITE snapshot deletes (FileKind DELETE = 1).
 	expireAdded, expireDeleted := map[string]bool{}, map[string]bool{}
-	var kvRows []string
+	var kvRows, nestedRows []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(l)
 		switch f[0] {
@@ -562,7 +569,11 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 			files++
 			cur = f[1]
 		case "ROW":
-			kvRows = append(kvRows, strings.TrimPrefix(l, "ROW "))
+			if strings.Contains(cur, string(filepath.Separator)+"t_postpone_n"+string(filepath.Separator)) {
+				nestedRows = append(nestedRows, strings.TrimPrefix(l, "ROW "))
+			} else {
+				kvRows = append(kvRows, strings.TrimPrefix(l, "ROW "))
+			}
 		case "ENTRY":
 			entries++
 			if strings.Contains(cur, string(filepath.Separator)+"t_expire"+string(filepath.Separator)) {
@@ -615,6 +626,15 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 	}
 	if got, want := strings.Join(kvRows, "\n"), strings.Join(wantRows, "\n"); got != want {
 		t.Errorf("t_postpone_s records as Avro Java reads them:\n%s\nwant:\n%s", got, want)
+	}
+	// t_postpone_n's nested columns (issue 15): ARRAY, string-keyed MAP,
+	// MAP<INT, ...> as an array of key/value records, ROW in ROW.
+	wantNested := []string{
+		`_KEY_id=1 _SEQUENCE_NUMBER=-1 _VALUE_KIND=0 id=1 arr=[1, null, 3] m={a=5, b=null} mi=[{"key": 7, "value": "seven"}] r={"x": 9, "y": {"z": "z", "w": 10}}`,
+		"_KEY_id=2 _SEQUENCE_NUMBER=-1 _VALUE_KIND=0 id=2 arr=null m=null mi=null r=null",
+	}
+	if got, want := strings.Join(nestedRows, "\n"), strings.Join(wantNested, "\n"); got != want {
+		t.Errorf("t_postpone_n records as Avro Java reads them:\n%s\nwant:\n%s", got, want)
 	}
 	// CALL sys.expire_partitions dropped dt=20200101: a DELETE entry for
 	// each of its files, none for dt=29990101's.

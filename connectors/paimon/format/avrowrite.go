@@ -59,14 +59,15 @@ func AvroCodec(avroCodec, compression string) (string, error) {
 }
 
 // AvroSchemaOf is the Avro schema text of a KeyValue file with these key
-// and value fields. Types AvroSchemaConverter rejects (TIME precision > 3,
-// TIMESTAMP precision > 6) and nested types, which sqlrun does not write
-// in Avro, are refused naming the field.
+// and value fields, as Java Avro's Schema.toString prints
+// AvroSchemaConverter.convertToSchema. Types AvroSchemaConverter rejects
+// (TIME precision > 3, TIMESTAMP precision > 6) are refused naming the
+// field.
 func AvroSchemaOf(keys, values []schema.Field) (string, error) {
 	var b strings.Builder
 	b.WriteString(`{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[`)
 	for i, c := range KeyValueColumns(keys, values) {
-		t, err := avroTypeJSON(c.Type)
+		t, err := avroTypeJSON(c.Type, "record_"+c.Name)
 		if err != nil {
 			return "", fmt.Errorf("column %s: %w", c.Name, err)
 		}
@@ -84,8 +85,15 @@ func AvroSchemaOf(keys, values []schema.Field) (string, error) {
 	return b.String(), nil
 }
 
-func avroTypeJSON(t sql.DataType) (string, error) {
+// avroTypeJSON is convertToSchema of t. rowName is the record name a ROW
+// (or a MAP with non-string keys) gets: the enclosing record's name, "_"
+// and the field's name (the element's of an ARRAY and the value's of a
+// string-keyed MAP are their container's; a key/value record's key and
+// value add "_key" and "_value"); every name is in the top record's
+// namespace, which Schema.toString leaves out.
+func avroTypeJSON(t sql.DataType, rowName string) (string, error) {
 	var s string
+	quote := func(n string) string { q, _ := json.Marshal(n); return string(q) }
 	switch t.Root {
 	case sql.TypeBoolean:
 		s = `"boolean"`
@@ -123,6 +131,55 @@ func avroTypeJSON(t sql.DataType) (string, error) {
 		s = `{"type":"long","logicalType":"` + lt + unit + `"}`
 	case sql.TypeDecimal:
 		s = fmt.Sprintf(`{"type":"bytes","logicalType":"decimal","precision":%d,"scale":%d}`, t.Precision, t.Scale)
+	case sql.TypeRow:
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"type":"record","name":%s,"fields":[`, quote(rowName))
+		for i, f := range t.Fields {
+			ft, err := avroTypeJSON(f.Type, rowName+"_"+f.Name)
+			if err != nil {
+				return "", fmt.Errorf("field %s: %w", f.Name, err)
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":%s,"type":%s`, quote(f.Name), ft)
+			if f.Type.Nullable {
+				b.WriteString(`,"default":null`)
+			}
+			b.WriteByte('}')
+		}
+		b.WriteString("]}")
+		s = b.String()
+	case sql.TypeArray:
+		et, err := avroTypeJSON(*t.Elem, rowName)
+		if err != nil {
+			return "", err
+		}
+		s = `{"type":"array","items":` + et + `}`
+	case sql.TypeMap:
+		if k := t.Elem.Root; k == sql.TypeVarChar || k == sql.TypeChar {
+			vt, err := avroTypeJSON(*t.Value, rowName)
+			if err != nil {
+				return "", err
+			}
+			s = `{"type":"map","values":` + vt + `}`
+			break
+		}
+		// isArrayMap: an array of key/value records, logical type "map".
+		kt, err := avroTypeJSON(*t.Elem, rowName+"_key")
+		if err != nil {
+			return "", err
+		}
+		vt, err := avroTypeJSON(*t.Value, rowName+"_value")
+		if err != nil {
+			return "", err
+		}
+		def := ""
+		if t.Value.Nullable {
+			def = `,"default":null`
+		}
+		s = fmt.Sprintf(`{"type":"array","items":{"type":"record","name":%s,"fields":[{"name":"key","type":%s},{"name":"value","type":%s%s}]},"logicalType":"map"}`,
+			quote(rowName), kt, vt, def)
 	default:
 		return "", fmt.Errorf("%w: sqlrun does not write %s columns in Avro data files", ErrUnsupportedFormat, t)
 	}
@@ -374,6 +431,72 @@ func avroEncoder(t sql.DataType) func(b []byte, v any) ([]byte, error) {
 				return binary.AppendVarint(b, x.Millis*1000+int64(x.NanoOfMilli/1000)), ok
 			}
 			return binary.AppendVarint(b, x.Millis), ok
+		}
+	case sql.TypeRow:
+		fields := make([]func(b []byte, v any) ([]byte, error), len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = avroEncoder(f.Type)
+		}
+		enc = func(b []byte, v any) ([]byte, bool) {
+			x, ok := v.([]any)
+			if !ok || len(x) != len(fields) {
+				return b, false
+			}
+			for i, f := range fields {
+				var err error
+				if b, err = f(b, x[i]); err != nil {
+					return b, false
+				}
+			}
+			return b, true
+		}
+	case sql.TypeArray:
+		elem := avroEncoder(*t.Elem)
+		enc = func(b []byte, v any) ([]byte, bool) {
+			x, ok := v.([]any)
+			if !ok {
+				return b, false
+			}
+			// BinaryEncoder: the item count when there are items, then 0.
+			if len(x) > 0 {
+				b = binary.AppendVarint(b, int64(len(x)))
+			}
+			for _, e := range x {
+				var err error
+				if b, err = elem(b, e); err != nil {
+					return b, false
+				}
+			}
+			return append(b, 0), true
+		}
+	case sql.TypeMap:
+		stringKeys := t.Elem.Root == sql.TypeVarChar || t.Elem.Root == sql.TypeChar
+		key, val := avroEncoder(*t.Elem), avroEncoder(*t.Value)
+		enc = func(b []byte, v any) ([]byte, bool) {
+			x, ok := v.(*sql.Map)
+			if !ok || len(x.Keys) != len(x.Values) {
+				return b, false
+			}
+			if len(x.Keys) > 0 {
+				b = binary.AppendVarint(b, int64(len(x.Keys)))
+			}
+			for i, k := range x.Keys {
+				var err error
+				if stringKeys {
+					// The map's keys are Avro strings, never a union.
+					ks, ok := k.(string)
+					if !ok {
+						return b, false
+					}
+					b = avroAppendBytes(b, []byte(ks))
+				} else if b, err = key(b, k); err != nil {
+					return b, false
+				}
+				if b, err = val(b, x.Values[i]); err != nil {
+					return b, false
+				}
+			}
+			return append(b, 0), true
 		}
 	default:
 		return func(b []byte, _ any) ([]byte, error) { return b, fmt.Errorf("type %s is not written in Avro", t) }
