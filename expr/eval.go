@@ -357,10 +357,3 @@ func likeRegexp(p string, fold bool, escChar rune) (*regexp.Regexp, error) {
 	b.WriteString("$")
 	return regexp.Compile(b.String())
 }
-
-// javaLayout converts the common SimpleDateFormat letters to Go's layout.
-func javaLayout(f string) string {
-	r := strings.NewReplacer("yyyy", "2006", "yy", "06", "MM", "01", "dd", "02", "HH", "15", "hh", "03",
-		"mm", "04", "ss", "05", "SSS", "000", "a", "PM")
-	return r.Replace(f)
-}

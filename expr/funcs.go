@@ -1140,7 +1140,8 @@ func evalDateFormat(c *Call, args []Eval) (Eval, error) {
 				return nil, nil
 			}
 		case string:
-			t, ok := parsePrefix("2006-01-02 15:04:05", x)
+			sdf, _ := getSimplePattern("yyyy-MM-dd HH:mm:ss")
+			t, ok := sdf.parse(x, time.Now())
 			if !ok {
 				return nil, nil
 			}

@@ -126,3 +126,73 @@ func runDateFmt(t *testing.T, java string, in *bytes.Buffer, n int) []string {
 	}
 	return lines
 }
+
+// TestSimplePatternsAsJava checks FROM_UNIXTIME's, UNIX_TIMESTAMP's and
+// TO_DATE's SimpleDateFormat patterns against java.text.SimpleDateFormat
+// in UTC, as TestJavaPatternsAsJava does DateTimeFormatter's.
+func TestSimplePatternsAsJava(t *testing.T) {
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Skip("expr: java is not installed; SimpleDateFormat patterns not compared (scripts/compat/install.sh)")
+	}
+	patterns := []string{
+		"yyyy-MM-dd HH:mm:ss", "yyyy/MM/dd HH:mm:ss.S", "yyyy/MM/dd HH:mm:ss.SSS", "yyyyMMdd", "yyyyMMddHHmmss",
+		"yy-MM-dd HH-mm-ss", "d/M/y H:m:s", "EEE, d MMM yyyy HH:mm:ss", "EEEE MMMM dd yyyy hh:mm a", "yyyy-DDD",
+		"HH:mm:ss.SSSSSS", "'T'HH'h'mm", "kk:mm", "KK:mm a", "yyyyy-MM-dd", "MMM yyyy", "u", "yyyy-MM-dd''HH",
+	}
+	texts := map[string][]string{
+		"yyyy-MM-dd HH:mm:ss":   {"2015-07-24 10:00:00", "2015-7-24 10:0:0", "2015-07-24 10:00:00.300", "2015-13-01 00:00:00", "2015-02-30 25:61:61", "2015-07-24", " 2015-07-24 10:00:00", "x"},
+		"yyyy/MM/dd HH:mm:ss.S": {"2015/07/24 10:00:00.5", "2015/07/25 02:02:02.6", "2015/07/25 02:02:02.123456"},
+		"yyyyMMdd":              {"20150724", "2015072", "201507241"},
+		"yy-MM-dd":              {"99-01-01", "00-12-31", "45-06-01", "46-06-01", "1999-01-01"},
+		"yyyy-MM-dd":            {"2021-02-29", "2021-1-5", "1582-10-15"},
+		"hh:mm a":               {"12:30 AM", "12:30 pm", "11:00 PM"},
+		"dd MMM yyyy":           {"05 jan 2021", "05 January 2021", "05 Jnu 2021"},
+	}
+	var lines []string
+	rng := rand.New(rand.NewSource(11))
+	var millis []int64
+	for i := 0; i < 30; i++ {
+		millis = append(millis, rng.Int63n(4102444800000))
+	}
+	millis = append(millis, 0, 1005, 86399999)
+	type tcase struct{ kind, pattern, arg string }
+	var cases []tcase
+	for _, p := range patterns {
+		for _, ms := range millis {
+			cases = append(cases, tcase{"SF", p, fmt.Sprint(ms)})
+		}
+	}
+	for p, ts := range texts {
+		for _, s := range ts {
+			cases = append(cases, tcase{"SP", p, s})
+		}
+	}
+	var in bytes.Buffer
+	for _, c := range cases {
+		fmt.Fprintf(&in, "%s\t%s\t%s\n", c.kind, c.pattern, c.arg)
+		lines = append(lines, "")
+	}
+	now := time.Now().UTC()
+	want := runDateFmt(t, java, &in, len(cases))
+	bad := 0
+	for i, c := range cases {
+		pat, err := compileSimplePattern(c.pattern)
+		got := "ERR"
+		if err == nil {
+			if c.kind == "SF" {
+				var ms int64
+				fmt.Sscan(c.arg, &ms)
+				got = pat.format(time.UnixMilli(ms).UTC())
+			} else if tm, ok := pat.parse(c.arg, now); ok {
+				got = fmt.Sprint(tm.UnixMilli())
+			}
+		}
+		if got != want[i] {
+			if bad++; bad <= 25 {
+				t.Errorf("%s %q %q: sqlrun %q, SimpleDateFormat %q", c.kind, c.pattern, c.arg, got, want[i])
+			}
+		}
+	}
+	t.Logf("%d cases compared, %d differ", len(cases), bad)
+}

@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -231,11 +230,15 @@ func inferFromUnixtime(name string, args []Expr) ([]Expr, sql.DataType, error) {
 func evalFromUnixtime(c *Call, args []Eval) (Eval, error) {
 	return strict(args, func(vs []any) (any, error) {
 		n, _ := ToInt(vs[0])
-		layout := "2006-01-02 15:04:05"
+		format := "yyyy-MM-dd HH:mm:ss"
 		if len(vs) > 1 {
-			layout = javaLayout(vs[1].(string))
+			format = vs[1].(string)
 		}
-		return time.Unix(n, 0).UTC().Format(layout), nil
+		pat, err := getSimplePattern(format)
+		if err != nil {
+			return nil, sql.Errorf(sql.TableException, "FROM_UNIXTIME: %v", err)
+		}
+		return pat.format(time.Unix(n, 0).UTC()), nil
 	}), nil
 }
 
@@ -264,36 +267,20 @@ func evalUnixTimestamp(c *Call, args []Eval) (Eval, error) {
 		return func([]any) (any, error) { return time.Now().Unix(), nil }, nil
 	}
 	return strict(args, func(vs []any) (any, error) {
-		layout := "2006-01-02 15:04:05"
+		format := "yyyy-MM-dd HH:mm:ss"
 		if len(vs) > 1 {
-			layout = javaLayout(vs[1].(string))
+			format = vs[1].(string)
 		}
-		tm, ok := parsePrefix(layout, vs[0].(string))
+		pat, err := getSimplePattern(format)
+		if err != nil {
+			return nil, sql.Errorf(sql.TableException, "UNIX_TIMESTAMP: %v", err)
+		}
+		tm, ok := pat.parse(vs[0].(string), time.Now())
 		if !ok {
 			return int64(math.MinInt64), nil
 		}
-		return tm.Unix(), nil
+		return floorDiv(tm.UnixMilli(), 1000), nil
 	}), nil
-}
-
-// parsePrefix reads s by layout as SimpleDateFormat.parse(String) does in
-// this respect: text after what the layout reads is ignored
-// ('2024-01-01 00:00:00.123' by 'yyyy-MM-dd HH:mm:ss').
-func parsePrefix(layout, s string) (time.Time, bool) {
-	tm, err := time.Parse(layout, s)
-	if err == nil {
-		return tm, true
-	}
-	var pe *time.ParseError
-	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Message, ": extra text: ") {
-		return time.Time{}, false
-	}
-	rest, uerr := strconv.Unquote(strings.TrimPrefix(pe.Message, ": extra text: "))
-	if uerr != nil || !strings.HasSuffix(s, rest) {
-		return time.Time{}, false
-	}
-	tm, err = time.Parse(layout, s[:len(s)-len(rest)])
-	return tm, err == nil
 }
 
 // The units of EXTRACT(unit FROM x) (Flink's ExtractCallGen): the units of
@@ -658,7 +645,11 @@ func evalToDate(c *Call, args []Eval) (Eval, error) {
 			}
 			return int32(d), nil
 		}
-		tm, ok := parsePrefix(javaLayout(vs[1].(string)), s)
+		pat, err := getSimplePattern(vs[1].(string))
+		if err != nil {
+			return nil, sql.Errorf(sql.TableException, "TO_DATE: %v", err)
+		}
+		tm, ok := pat.parse(s, time.Now())
 		if !ok {
 			return nil, nil
 		}

@@ -6,17 +6,25 @@
 //   P <pattern> <text>                  parse, filling the fields the
 //                                       pattern lacks as Flink's
 //                                       DateTimeUtils.fromTemporalAccessor does
+//   SF <pattern> <epoch-milli>          format with java.text.SimpleDateFormat
+//                                       in UTC (FROM_UNIXTIME)
+//   SP <pattern> <text>                 SimpleDateFormat.parse(String) in UTC:
+//                                       the epoch milliseconds (UNIX_TIMESTAMP,
+//                                       TO_DATE)
 // and each output line the result, or ERR.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.text.SimpleDateFormat;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoField;
 import java.time.temporal.TemporalAccessor;
+import java.util.Date;
 import java.util.Locale;
+import java.util.TimeZone;
 
 public class DateFmt {
     public static void main(String[] args) throws Exception {
@@ -26,6 +34,16 @@ public class DateFmt {
         while ((line = in.readLine()) != null) {
             String[] f = line.split("\t", -1);
             try {
+                if (f[0].startsWith("S")) {
+                    SimpleDateFormat sdf = new SimpleDateFormat(f[1], Locale.US);
+                    sdf.setTimeZone(TimeZone.getTimeZone("UTC"));
+                    if (f[0].equals("SF")) {
+                        out.println(sdf.format(new Date(Long.parseLong(f[2]))));
+                    } else {
+                        out.println(sdf.parse(f[2]).getTime());
+                    }
+                    continue;
+                }
                 DateTimeFormatter fmt = DateTimeFormatter.ofPattern(f[1], Locale.US);
                 if (f[0].equals("F")) {
                     LocalDateTime t = LocalDateTime.ofEpochSecond(
