@@ -96,7 +96,7 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 		if err != nil {
 			return nil, err
 		}
-		phys = materializeProctime(phys)
+		phys = castJoinRowtime(materializeProctime(phys))
 		sink, ok := phys.(*Sink)
 		if pl.Query {
 			sink, ok = &Sink{base: sameRow(phys), Collect: true}, true
