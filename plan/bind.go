@@ -968,7 +968,16 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		// (SemiAntiJoinTest.testInWithUncorrelated_Having: MAX(b) AS $f3
 		// of the GroupAggregate, compared by the LeftSemiJoin on ($f3 = e)).
 		havingRest, havingSubs := splitSubqueries(x.Having)
-		if len(havingSubs) > 0 {
+		// The subquery predicates of HAVING that are not conjuncts (under
+		// OR, inside CASE) join their marks with the aggregate's rows
+		// (markSubqueries), their IN operands bound over its output.
+		var havingMarks []ast.Expr
+		walkAST(havingRest, func(e ast.Expr) {
+			if isSubqueryPredicate(e) {
+				havingMarks = append(havingMarks, e)
+			}
+		})
+		if len(havingSubs) > 0 || len(havingMarks) > 0 {
 			// The aggregate's calls are numbered as HAVING spells them,
 			// whether in an IN's operand or in the rest (COUNT(*) AS $f2,
 			// MAX(b) AS $f3 for HAVING COUNT(*) > 2 AND MAX(b) IN (...)).
@@ -992,7 +1001,17 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 				havingOps[i] = op
 			}
 		}
-		if havingRest != nil {
+		markOps := map[ast.Expr]Expr{}
+		for _, m := range havingMarks {
+			if in, ok := m.(*ast.In); ok {
+				op, err := b.bindExpr(in.X, sc, agg)
+				if err != nil {
+					return nil, err
+				}
+				markOps[in.X] = op
+			}
+		}
+		if havingRest != nil && len(havingMarks) == 0 {
 			h, err := b.bindExpr(havingRest, sc, agg)
 			if err != nil {
 				return nil, err
@@ -1006,6 +1025,33 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			out[i] = fixAggRefs(out[i], aggRel)
 		}
 		input = aggRel
+		if len(havingMarks) > 0 {
+			if b.preset == nil {
+				b.preset = map[ast.Expr]Expr{}
+			}
+			for x, op := range markOps {
+				b.preset[x] = fixAggRefs(op, aggRel)
+			}
+			hidden := &scope{}
+			for _, t := range input.Types() {
+				hidden.cols = append(hidden.cols, column{t: t})
+			}
+			var err error
+			input, err = b.markSubqueries(input, hidden, []ast.Expr{havingRest})
+			for x := range markOps {
+				delete(b.preset, x)
+			}
+			if err != nil {
+				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery in HAVING only when it reads no column of the outer query: %v", err)
+			}
+			// The aggregate's calls are all known: binding the rest now
+			// finds them, and the marked predicates' values.
+			h, err := b.bindExpr(havingRest, sc, agg)
+			if err != nil {
+				return nil, err
+			}
+			having = h
+		}
 		if having != nil {
 			having = fixAggRefs(having, aggRel)
 			input = &LogicalFilter{base: sameRow(input), Cond: having}
@@ -1579,10 +1625,10 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 	case *ast.In:
 		if x.Query != nil {
 			// bindSelect joins what an IN (subquery) needs in WHERE, in
-			// a HAVING conjunct and in the select list of a SELECT
+			// HAVING and in the select list of a SELECT
 			// without aggregates (subquery.go); elsewhere (a GROUP BY, an
 			// aggregating SELECT's items, ON, ORDER BY) it is refused.
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) here yet (only in WHERE, as a conjunct of HAVING, or in the select list of a SELECT without aggregates)")
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) here yet (only in WHERE, in HAVING, or in the select list of a SELECT without aggregates)")
 		}
 		a, err := rec(x.X)
 		if err != nil {
