@@ -149,7 +149,6 @@ func TestSimplePatternsAsJava(t *testing.T) {
 		"hh:mm a":               {"12:30 AM", "12:30 pm", "11:00 PM"},
 		"dd MMM yyyy":           {"05 jan 2021", "05 January 2021", "05 Jnu 2021"},
 	}
-	var lines []string
 	rng := rand.New(rand.NewSource(11))
 	var millis []int64
 	for i := 0; i < 30; i++ {
@@ -171,7 +170,6 @@ func TestSimplePatternsAsJava(t *testing.T) {
 	var in bytes.Buffer
 	for _, c := range cases {
 		fmt.Fprintf(&in, "%s\t%s\t%s\n", c.kind, c.pattern, c.arg)
-		lines = append(lines, "")
 	}
 	now := time.Now().UTC()
 	want := runDateFmt(t, java, &in, len(cases))
