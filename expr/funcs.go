@@ -154,7 +154,7 @@ func Deterministic(e Expr) bool {
 }
 
 func builtins() []*Func {
-	return []*Func{
+	fs := []*Func{
 		// Arithmetic (typed by the binder: ArithmeticType).
 		{Name: "+", Kind: Operator, Form: Infix, Eval: evalArith},
 		{Name: "-", Kind: Operator, Form: Infix, Eval: evalArith},
@@ -260,6 +260,8 @@ func builtins() []*Func {
 		{Name: "FIRST_VALUE", Kind: Aggregate, Infer: inferMinMax},
 		{Name: "LAST_VALUE", Kind: Aggregate, Infer: inferMinMax},
 	}
+	fs = append(fs, mathFuncs()...)
+	return fs
 }
 
 // Operand checks, with Calcite's messages.
