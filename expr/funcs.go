@@ -261,6 +261,7 @@ func builtins() []*Func {
 		{Name: "LAST_VALUE", Kind: Aggregate, Infer: inferMinMax},
 	}
 	fs = append(fs, mathFuncs()...)
+	fs = append(fs, stringFuncs()...)
 	return fs
 }
 
