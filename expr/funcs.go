@@ -262,6 +262,7 @@ func builtins() []*Func {
 	}
 	fs = append(fs, mathFuncs()...)
 	fs = append(fs, stringFuncs()...)
+	fs = append(fs, collectionFuncs()...)
 	return fs
 }
 

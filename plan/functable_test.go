@@ -103,6 +103,8 @@ var funcCases = map[string][]funcCase{
 	"ROUND": {{sql: "ROUND(d, 1)", value: "12.5", prefix: "ROUND(d, 1)"}},
 	"POWER": {{sql: "POWER(a, 2)", value: "49.0", prefix: "POWER(a, 2)"}, {sql: "POWER(d, 0.5)", value: "3.5355339059327378"},
 		{sql: "POWER(2, -1)", value: "0.5"}, {sql: "POWER(n, 2)", value: "null"}},
+	"CARDINALITY": {{sql: "CARDINALITY(ARRAY[a, b, 1])", value: "3", prefix: "CARDINALITY(ARRAY(a, b, 1))"}, {sql: "CARDINALITY(MAP['k', a])", value: "1"}},
+	"ELEMENT":     {{sql: "ELEMENT(ARRAY[s])", value: "Order-1001", prefix: "ELEMENT(ARRAY(s))"}, {sql: "ELEMENT(CAST(NULL AS ARRAY<INT>))", value: "null"}},
 	// String functions (StringCallGen, SqlFunctionUtils, BinaryStringDataUtil).
 	"NULLIF":      {{sql: "NULLIF(a, 7)", value: "null", prefix: "NULLIF(a, 7)"}, {sql: "NULLIF(s, 'x')", value: "Order-1001"}, {sql: "NULLIF(n, 1)", value: "null"}},
 	"POSITION":    {{sql: "POSITION('1' IN s)", value: "7", prefix: "POSITION('1', s)"}, {sql: "POSITION('' IN s)", value: "1"}, {sql: "POSITION('z' IN s)", value: "0"}},
