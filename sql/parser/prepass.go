@@ -442,7 +442,12 @@ func unicodeString(r *rewriter, j int) bool {
 }
 
 func notAfterIsNot(r *rewriter, j int) bool {
-	return !(j > r.from && (r.tok(j-1).is("IS") || r.tok(j-1).is("NOT")))
+	if j > r.from && r.tok(j-1).is("IS") {
+		return false
+	}
+	// IS NOT TRUE is MySQL's own predicate; a plain NOT TRUE is the
+	// negation of the literal (MySQL's grammar would read TRUE as 1).
+	return !(j > r.from+1 && r.tok(j-1).is("NOT") && r.tok(j-2).is("IS"))
 }
 
 // standardOffset: "OFFSET n" not written as MySQL's "LIMIT m OFFSET n".
