@@ -71,7 +71,7 @@ func (p *parser) numberLiteral(t token) *ast.Literal {
 // stringLiteral types a string as CHAR(n) NOT NULL, n in characters.
 func (p *parser) stringLiteral(t token) *ast.Literal {
 	v := t.val
-	if len(t.text) > 2 && t.text[1] == '&' {
+	if isUnicodeString(t.text) {
 		var err error
 		if v, err = unescapeUnicode(v); err != nil {
 			p.failMsg(sql.SqlParserException, t, "SQL parse failed. %s", err)
@@ -80,6 +80,12 @@ func (p *parser) stringLiteral(t token) *ast.Literal {
 	n := utf8.RuneCountInString(v)
 	return &ast.Literal{Node: ast.Node{At: p.pos(t)}, Kind: ast.LitString, Raw: t.text, Value: v,
 		Type: sql.Char(n).NotNull()}
+}
+
+// isUnicodeString reports a string token written U&'...' (or u&'...'),
+// not a plain literal that starts with '&' ('&a\b').
+func isUnicodeString(text string) bool {
+	return len(text) > 3 && (text[0] == 'U' || text[0] == 'u') && text[1] == '&' && text[2] == '\''
 }
 
 // unescapeUnicode decodes a Unicode string literal's body (U&'...') as

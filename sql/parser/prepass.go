@@ -437,8 +437,7 @@ func afterOperand(r *rewriter, j int) bool { return j > r.from && endsOperand(r.
 // unicodeString: a Unicode string literal, U&'...', which MySQL's grammar
 // does not have.
 func unicodeString(r *rewriter, j int) bool {
-	t := r.tok(j)
-	return len(t.text) > 2 && t.text[1] == '&'
+	return isUnicodeString(r.tok(j).text)
 }
 
 func notAfterIsNot(r *rewriter, j int) bool {
