@@ -34,7 +34,16 @@ var (
 // does not support (zones, week-based fields, optional sections) fail by
 // name rather than format something else.
 func compileJavaPattern(p string) (javaPattern, error) {
-	var out javaPattern
+	return tokenizePattern(p, "Pattern ends with an incomplete string literal: %s", checkJavaLetter, "[]{}#")
+}
+
+// tokenizePattern splits a Java date-time pattern (DateTimeFormatter's or
+// SimpleDateFormat's, which share this syntax) into letter runs, each
+// checked by check, and literal text: quoted (two quotes are one) or any other
+// character, except those in refused. unterminated is the message for a
+// quote left open.
+func tokenizePattern(p, unterminated string, check func(c byte, n int) error, refused string) ([]javaField, error) {
+	var out []javaField
 	lit := func(s string) {
 		if n := len(out); n > 0 && out[n-1].letter == 0 {
 			out[n-1].text += s
@@ -50,7 +59,7 @@ func compileJavaPattern(p string) (javaPattern, error) {
 			var b strings.Builder
 			for {
 				if j >= len(p) {
-					return nil, fmt.Errorf("Pattern ends with an incomplete string literal: %s", p)
+					return nil, fmt.Errorf(unterminated, p)
 				}
 				if p[j] == '\'' {
 					if j+1 < len(p) && p[j+1] == '\'' {
@@ -74,13 +83,12 @@ func compileJavaPattern(p string) (javaPattern, error) {
 			for j < len(p) && p[j] == c {
 				j++
 			}
-			n := j - i
-			if err := checkJavaLetter(c, n); err != nil {
+			if err := check(c, j-i); err != nil {
 				return nil, err
 			}
-			out = append(out, javaField{letter: c, count: n})
+			out = append(out, javaField{letter: c, count: j - i})
 			i = j
-		case c == '[' || c == ']' || c == '{' || c == '}' || c == '#':
+		case strings.IndexByte(refused, c) >= 0:
 			return nil, fmt.Errorf("sqlrun does not support '%c' in a date-time pattern yet: %s", c, p)
 		default:
 			lit(string(c))

@@ -18,59 +18,12 @@ import (
 type simplePattern []javaField
 
 func compileSimplePattern(p string) (simplePattern, error) {
-	var out simplePattern
-	lit := func(s string) {
-		if n := len(out); n > 0 && out[n-1].letter == 0 {
-			out[n-1].text += s
-			return
+	return tokenizePattern(p, "Unterminated quote in pattern %s", func(c byte, _ int) error {
+		if strings.IndexByte("yMdDEuaHkKhmsS", c) < 0 {
+			return fmt.Errorf("sqlrun does not support the pattern letter '%c' in a SimpleDateFormat pattern yet", c)
 		}
-		out = append(out, javaField{text: s})
-	}
-	for i := 0; i < len(p); {
-		c := p[i]
-		switch {
-		case c == '\'':
-			j := i + 1
-			var b strings.Builder
-			for {
-				if j >= len(p) {
-					return nil, fmt.Errorf("Unterminated quote in pattern %s", p)
-				}
-				if p[j] == '\'' {
-					if j+1 < len(p) && p[j+1] == '\'' {
-						b.WriteByte('\'')
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteByte(p[j])
-				j++
-			}
-			if j == i+1 {
-				lit("'")
-			} else {
-				lit(b.String())
-			}
-			i = j + 1
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			j := i
-			for j < len(p) && p[j] == c {
-				j++
-			}
-			switch c {
-			case 'y', 'M', 'd', 'D', 'E', 'u', 'a', 'H', 'k', 'K', 'h', 'm', 's', 'S':
-			default:
-				return nil, fmt.Errorf("sqlrun does not support the pattern letter '%c' in a SimpleDateFormat pattern yet", c)
-			}
-			out = append(out, javaField{letter: c, count: j - i})
-			i = j
-		default:
-			lit(string(c))
-			i++
-		}
-	}
-	return out, nil
+		return nil
+	}, "")
 }
 
 // format writes t as SimpleDateFormat.format does (Locale.US, UTC).
