@@ -14,6 +14,9 @@ func collectionFuncs() []*Func {
 	return []*Func{
 		{Name: "CARDINALITY", Infer: inferCardinality, Eval: evalCardinality},
 		{Name: "ELEMENT", Infer: inferElement, Eval: evalElement},
+		// x[i]: syntax, not a function a query calls by name; the binder
+		// types it with InferItem.
+		{Name: "ITEM", Kind: Operator, Form: Prefix, Eval: evalItem},
 	}
 }
 
@@ -64,5 +67,94 @@ func evalElement(_ *Call, args []Eval) (Eval, error) {
 			return a[0], nil
 		}
 		return nil, sql.Errorf(sql.TableException, "Array has more than one element.")
+	}), nil
+}
+
+// itemSignatures is what Calcite's SqlItemOperator lists as its forms.
+const itemSignatures = "<ARRAY>[<INTEGER>]\n<MAP>[<ANY>]\n<ROW>[<CHARACTER>|<INTEGER>]"
+
+// InferItem types "x[i]", Calcite's ITEM operator (SqlItemOperator): an
+// ARRAY indexed by an integer gives its element type and a MAP indexed by
+// a key of its key type's family gives its value type, both nullable (an
+// index out of range or a missing key is NULL). ITEM over a ROW is left to
+// field access (x.f), which the binder reads.
+func InferItem(args []Expr) ([]Expr, sql.DataType, error) {
+	x, idx := args[0].Type(), args[1].Type()
+	fail := func() ([]Expr, sql.DataType, error) {
+		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf("Cannot apply 'ITEM' to arguments of type 'ITEM(<%s>, <%s>)'. Supported form(s): %s",
+			CalciteTypeName(x), CalciteTypeName(idx), itemSignatures)}
+	}
+	switch x.Root {
+	case sql.TypeArray:
+		if !idx.IsIntegral() && idx.Root != sql.TypeNull {
+			return fail()
+		}
+		return args, x.Elem.WithNullable(true), nil
+	case sql.TypeMap:
+		if _, ok := CommonType((*x.Elem), idx); !ok || !sameFamily((*x.Elem), idx) {
+			return fail()
+		}
+		return args, x.Value.WithNullable(true), nil
+	}
+	return fail()
+}
+
+// sameFamily reports two types of one Calcite type family, as the family
+// checker of ITEM's map key compares them (a NULL fits any).
+func sameFamily(a, b sql.DataType) bool {
+	switch {
+	case a.Root == sql.TypeNull || b.Root == sql.TypeNull:
+		return true
+	case a.IsNumeric() || b.IsNumeric():
+		return a.IsNumeric() && b.IsNumeric()
+	case a.IsString() || b.IsString():
+		return a.IsString() && b.IsString()
+	case a.IsBinary() || b.IsBinary():
+		return a.IsBinary() && b.IsBinary()
+	}
+	return a.Root == b.Root
+}
+
+// evalItem follows ScalarOperatorGens.generateArrayElementAt (an index
+// below 1 or past the end, or a NULL element, is NULL; a literal index
+// below 1 fails when the job is compiled, with Flink's message) and
+// generateMapGet (the value of the first key equal to the index, NULL when
+// none is).
+func evalItem(c *Call, args []Eval) (Eval, error) {
+	xt, it := c.Args[0].Type(), c.Args[1].Type()
+	if xt.Root == sql.TypeArray {
+		if l, ok := c.Args[1].(*Literal); ok && l.Value != nil {
+			if i, ok := ToInt(l.Value); ok && i < 1 {
+				return nil, sql.Errorf(sql.ValidationException, "Array element access needs an index starting at 1 but was %d.", i)
+			}
+		}
+		return strict(args, func(vs []any) (any, error) {
+			a, _ := vs[0].([]any)
+			i, _ := ToInt(vs[1])
+			if i < 1 || i > int64(len(a)) {
+				return nil, nil
+			}
+			return a[i-1], nil
+		}), nil
+	}
+	ct, _ := CommonType((*xt.Elem), it)
+	return strict(args, func(vs []any) (any, error) {
+		m, _ := vs[0].(*sql.Map)
+		if m == nil {
+			return nil, nil
+		}
+		for i, k := range m.Keys {
+			if k == nil {
+				continue
+			}
+			n, err := compareAs(vs[1], it, k, (*xt.Elem), ct)
+			if err != nil {
+				return nil, err
+			}
+			if n == 0 {
+				return m.Values[i], nil
+			}
+		}
+		return nil, nil
 	}), nil
 }

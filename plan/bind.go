@@ -1772,7 +1772,23 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		}
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support subqueries in expressions yet")
 	case *ast.Item:
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support element access yet")
+		a, err := rec(x.X)
+		if err != nil {
+			return nil, err
+		}
+		i, err := rec(x.Index)
+		if err != nil {
+			return nil, err
+		}
+		args, t, err := expr.InferItem([]Expr{a, i})
+		if err != nil {
+			var oe *expr.OperandError
+			if errors.As(err, &oe) {
+				return nil, validationErr(x.At, len(x.String()), "%s", oe.Msg)
+			}
+			return nil, err
+		}
+		return &Call{Op: "ITEM", Args: args, T: t}, nil
 	case *ast.FieldAccess:
 		a, err := rec(x.X)
 		if err != nil {
