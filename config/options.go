@@ -46,6 +46,8 @@ const (
 	KeyBroadcastThreshold   = "table.optimizer.join.broadcast-threshold"
 	KeyJoinReorder          = "table.optimizer.join-reorder-enabled"
 	KeyDistinctAggSplit     = "table.optimizer.distinct-agg.split.enabled"
+	KeyDistinctAggBuckets   = "table.optimizer.distinct-agg.split.bucket-num"
+	KeyIncrementalAgg       = "table.optimizer.incremental-agg-enabled"
 	KeyReuseSubPlan         = "table.optimizer.reuse-sub-plan-enabled"
 	KeyReuseSource          = "table.optimizer.reuse-source-enabled"
 	KeyMiniBatchEnabled     = "table.exec.mini-batch.enabled"
@@ -125,7 +127,11 @@ var Options = []connectors.Option{
 	{Key: KeyJoinReorder, Type: connectors.Bool, Default: "false",
 		Description: "Enables join reorder in optimizer. Default is disabled (sqlrun keeps the written join order either way)."},
 	{Key: KeyDistinctAggSplit, Type: connectors.Bool, Default: "false",
-		Description: "Tells the optimizer whether to split distinct aggregation (e.g. COUNT(DISTINCT col), SUM(DISTINCT col)) into two levels. (sqlrun plans one aggregate either way: same rows.)"},
+		Description: "Tells the optimizer whether to split distinct aggregation (e.g. COUNT(DISTINCT col), SUM(DISTINCT col)) into two levels. The first aggregation is shuffled by an additional key which is calculated using the hashcode of distinct_key and number of buckets. This optimization is very useful when there is data skew in distinct aggregation and gives the ability to scale-up the job. Default is false. (sqlrun plans one aggregate either way: same rows.)"},
+	{Key: KeyDistinctAggBuckets, Type: connectors.Int, Default: "1024",
+		Description: "Configure the number of buckets when splitting distinct aggregation. The number is used in the first level aggregation to calculate a bucket key 'hash_code(distinct_key) % BUCKET_NUM' which is used as an additional group key after splitting. (sqlrun does not split distinct aggregates yet.)"},
+	{Key: KeyIncrementalAgg, Type: connectors.Bool, Default: "true",
+		Description: "When both local aggregation and distinct aggregation splitting are enabled, a distinct aggregation will be optimized into four aggregations, i.e., local-agg1, global-agg1, local-agg2, and global-agg2. We can combine global-agg1 and local-agg2 into a single operator (we call it incremental agg because it receives incremental accumulators and outputs incremental results). In this way, we can reduce some state overhead and resources. Default is enabled. (sqlrun does not split distinct aggregates yet.)"},
 	{Key: KeyReuseSubPlan, Type: connectors.Bool, Default: "true",
 		Description: "When it is true, the optimizer will try to find out duplicated sub-plans and reuse them. (sqlrun applies only table.optimizer.reuse-source-enabled's scan merging: identical sub-plans run twice and print in full, not as Reused(reference_id=[n]).)"},
 	{Key: KeyReuseSource, Type: connectors.Bool, Default: "true",
