@@ -258,6 +258,11 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	// shifted past the left row), as Flink's RelTimeIndicatorConverter
 	// keeps a window join's time indicators.
 	wj, isWJ := n.(*WindowJoin)
+	// So does an IntervalJoin: RelTimeIndicatorConverter materializes the
+	// time attributes of a regular join's inputs only (satisfyRegularJoin),
+	// and the Calc above an interval join materializes its proctime
+	// (WindowJoinTest.testTimeAttributePropagateForWindowJoin).
+	_, isIJ := n.(*IntervalJoin)
 	// A WindowAggregate on processing time reads its time attribute
 	// unmaterialized (WindowAggregateTest.testProctimeWindowWithFilter:
 	// PROCTIME() AS proctime below it).
@@ -274,7 +279,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 			if i == 0 {
 				inAttrs = a
 			}
-			if i == 1 && isWJ && !wj.IsSemi() && !wj.IsAnti() && len(a) > 0 {
+			if i == 1 && (isWJ && !wj.IsSemi() && !wj.IsAnti() || isIJ) && len(a) > 0 {
 				merged := map[int]bool{}
 				for f := range inAttrs {
 					merged[f] = true
@@ -292,7 +297,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	}
 	switch c := n.(type) {
 	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin,
-		*WindowRank, *WindowDeduplicate, *WindowJoin:
+		*WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin:
 		return n, inAttrs
 	case *WindowTableFunction:
 		if c.Window.ProcTime {
@@ -411,7 +416,7 @@ func materialize(e Expr) Expr {
 // PROCTIME_MATERIALIZE(proctime)).
 func passesWindowProctime(n Node) bool {
 	switch x := n.(type) {
-	case *WindowRank, *WindowDeduplicate, *WindowJoin:
+	case *WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin:
 		return true
 	case *WindowTableFunction:
 		// On processing time, it passes its attributes on too.

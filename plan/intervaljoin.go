@@ -124,6 +124,12 @@ func newIntervalJoin(r *LogicalJoin, left, right Node) (*IntervalJoin, error) {
 			op = map[string]string{">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "="}[op]
 		}
 		ka, kb := timeAttr(lIn, a), timeAttr(rIn, b-nl)
+		if ka == notTime {
+			ka = windowTimeAttr(left, a)
+		}
+		if kb == notTime {
+			kb = windowTimeAttr(right, b-nl)
+		}
 		if ka == notTime || ka != kb || (kind != notTime && ka != kind) ||
 			(lt >= 0 && lt != a) || (rt >= 0 && rt != b-nl) {
 			rest = append(rest, c)
@@ -182,4 +188,38 @@ func newIntervalJoin(r *LogicalJoin, left, right Node) (*IntervalJoin, error) {
 	return &IntervalJoin{base: row(j.names, j.types, ex(left, lk), ex(right, rk)), Cond: r.Cond, JoinType: r.JoinType,
 		LeftKeys: lk, RightKeys: rk, Rowtime: kind == rowTime, LowerBound: *lower, UpperBound: *upper,
 		LeftTime: lt, RightTime: rt}, nil
+}
+
+// windowTimeAttr reports a rowtime window_time that a window join passes
+// on: Flink's RelTimeIndicatorConverter materializes no time attribute of
+// a join that satisfies WindowJoinUtil.satisfyWindowJoin, so the
+// window_time of its windowed inputs (a window TVF's, or a window
+// aggregate's) stays a rowtime attribute an interval join above can use
+// (WindowJoinTest.testTimeAttributePropagateForWindowJoin{,1}). It follows
+// field f of physical node n through Exchanges and Calcs; a
+// processing-time window_time is left to timeAttr.
+func windowTimeAttr(n Node, f int) timeKind {
+	switch x := n.(type) {
+	case *Exchange:
+		return windowTimeAttr(x.input(), f)
+	case *Calc:
+		if r, ok := x.Exprs[f].(*InputRef); ok {
+			return windowTimeAttr(x.input(), r.Index)
+		}
+	case *WindowJoin:
+		if nl := len(x.Inputs()[0].Names()); f >= nl {
+			return windowedRowtime(x.Inputs()[1], f-nl)
+		}
+		return windowedRowtime(x.Inputs()[0], f)
+	}
+	return notTime
+}
+
+// windowedRowtime is rowTime when field f of a window join's input is its
+// event-time window_time.
+func windowedRowtime(n Node, f int) timeKind {
+	if p, ok := physWindowProps(n); ok && p.time >= 0 && p.time == f && !p.window.ProcTime {
+		return rowTime
+	}
+	return notTime
 }

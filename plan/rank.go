@@ -885,7 +885,10 @@ func keepsProctime(n Node) bool {
 	case *OverAggregate:
 		return !x.Rowtime
 	case *IntervalJoin:
-		return !x.Rowtime
+		// Rowtime or not: an interval join is no regular join, whose
+		// inputs' time attributes alone RelTimeIndicatorConverter
+		// materializes.
+		return true
 	case *Rank:
 		for _, t := range x.OrderTime {
 			if t == procTime {
