@@ -708,8 +708,10 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		// column last, and $e a key (Flink's
 		// ExpandWindowTableFunctionTransposeRule;
 		// WindowAggregateTest.testTumble_GroupingSets).
-		if len(window.Partition) > 0 || window.Func == "SESSION" {
-			return nil, false, sql.Errorf(sql.TableException, "sqlrun does not support grouping sets in a SESSION window aggregate yet")
+		if window.Func == "SESSION" {
+			// Its grouping holds the expand id $e, never a partition key:
+			// Flink plans no window aggregate (validGroupKeyPartitionKey).
+			return nil, false, sessionNotWindowAggregate("GROUPING SETS / ROLLUP / CUBE")
 		}
 		ex := windowExpand(calc, r, windowRef, exprs, pos, timeCol)
 		e := len(ex.Names()) - 2
@@ -759,10 +761,14 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	for _, p := range partPos {
 		window.PartitionNames = append(window.PartitionNames, belowNames[p])
 		if !slices.Contains(group, p) {
-			// The operator merges sessions per group key: a partition key
-			// outside the GROUP BY would be ignored.
-			return nil, false, sql.Errorf(sql.TableException,
-				"sqlrun does not support a SESSION window whose PARTITION BY key %s is not a GROUP BY key yet", belowNames[p])
+			return nil, false, sessionNotWindowAggregate("its PARTITION BY key " + belowNames[p] + " is no GROUP BY key")
+		}
+	}
+	if window.Func == "SESSION" {
+		for _, g := range group {
+			if !slices.Contains(partPos, g) {
+				return nil, false, sessionNotWindowAggregate("its GROUP BY key " + calc.Names()[g] + " is no PARTITION BY key")
+			}
 		}
 	}
 	ex := &Exchange{base: sameRow(calc), Keys: append([]int(nil), group...), Single: len(group) == 0}
@@ -1066,4 +1072,19 @@ func refuseWindowTVFConsumers(n Node) error {
 		}
 	}
 	return nil
+}
+
+// sessionNotWindowAggregate refuses an aggregate over a SESSION window
+// table function whose grouping (without the window columns) is not its
+// PARTITION BY keys: Flink's WindowUtil.validGroupKeyPartitionKey plans no
+// window aggregate for it but a regular one over the session table
+// function (WindowAggregateTest.testGroupKeyMoreThanPartitionKeyInSessionWindow,
+// testGroupKeyLessThanPartitionKeyInSessionWindow), with sessions of the
+// partition keys' rows, not of each group's: a SESSION table function
+// sqlrun does not run alone.
+func sessionNotWindowAggregate(why string) error {
+	return sql.Errorf(sql.TableException,
+		"sqlrun cannot run a SESSION window table function without a window aggregate (GROUP BY window_start, window_end) yet: "+
+			"this GROUP BY is no SESSION window aggregate in Flink (%s; the GROUP BY keys besides window_start, window_end and window_time must be the PARTITION BY keys), "+
+			"which plans a regular aggregate over the session windows of the PARTITION BY keys", why)
 }
