@@ -240,7 +240,7 @@ var tableOptions = []Decl{
 	opt("snapshot.time-retained", "1 h", connectors.Duration, "The maximum time of completed snapshots to retain."),
 	opt("snapshot.expire.limit", "50", connectors.Int, "The maximum number of snapshots allowed to expire at a time."),
 	opt("snapshot.expire.execution-mode", "sync", connectors.String, "Specifies the execution mode of expire.").noEffect("sqlrun expires snapshots synchronously after a commit; 'async' only changes when the same snapshots expire."),
-	opt("snapshot.clean-empty-directories", "false", connectors.Bool, "Whether to try to clean empty directories when expiring snapshots.").noEffect("empty directories are no part of a table: readers find the same files whether or not they are deleted (sqlrun leaves them).").fallback("snapshot.expire.clean-empty-directories"),
+	opt("snapshot.clean-empty-directories", "false", connectors.Bool, "Whether to try to clean empty directories when expiring snapshots.").fallback("snapshot.expire.clean-empty-directories"),
 	opt("snapshot.watermark-idle-timeout", "", connectors.Duration, "Idle timeout for the watermark of snapshots."),
 	enum("tag.automatic-creation", "none", []string{"none", "process-time", "watermark", "batch"}, "Whether to create tag automatically."),
 	enum("tag.creation-period", "daily", []string{"daily", "hourly", "two-hours"}, "What frequency is used to generate tags."),

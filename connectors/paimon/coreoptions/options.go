@@ -86,7 +86,10 @@ type Options struct {
 	SnapshotNumRetainedMax int           // snapshot.num-retained.max
 	SnapshotTimeRetained   time.Duration // snapshot.time-retained
 	SnapshotExpireLimit    int           // snapshot.expire.limit
-	OverwriteUpgrade       bool          // overwrite-upgrade
+	// SnapshotCleanEmptyDirs is snapshot.clean-empty-directories
+	// (fallback snapshot.expire.clean-empty-directories).
+	SnapshotCleanEmptyDirs bool
+	OverwriteUpgrade       bool // overwrite-upgrade
 	// ConsumerExpiration is consumer.expiration-time (0: unset, consumers
 	// never expire).
 	ConsumerExpiration time.Duration
@@ -326,6 +329,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.SnapshotNumRetainedMax = p.integer("snapshot.num-retained.max", math.MaxInt32)
 	o.SnapshotTimeRetained = p.duration("snapshot.time-retained", time.Hour)
 	o.SnapshotExpireLimit = p.integer("snapshot.expire.limit", 50)
+	o.SnapshotCleanEmptyDirs = p.boolean("snapshot.clean-empty-directories", false, "snapshot.expire.clean-empty-directories")
 	o.OverwriteUpgrade = p.boolean("overwrite-upgrade", true)
 	o.ConsumerExpiration = p.duration(OptConsumerExpirationTime, 0)
 	o.PartitionExpiration = p.partitionExpiration()

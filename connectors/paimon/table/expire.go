@@ -177,6 +177,7 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 	}
 	var ids []int64
 	seenIndex := map[string]bool{}
+	dirs := deletionBuckets{}
 	for id := earliest; id <= end; id++ {
 		s, err := t.Snapshots.Read(id)
 		if err != nil {
@@ -194,6 +195,7 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 			for _, e := range es {
 				if p := t.entryPath(e); e.Kind == manifest.Delete && !keepFiles[p] {
 					dataFiles = append(dataFiles, p)
+					dirs.record(e)
 				}
 			}
 		}
@@ -225,6 +227,7 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 			}
 			for _, e := range es {
 				dataFiles = append(dataFiles, t.entryPath(e))
+				dirs.record(e)
 			}
 			ms, err := t.Manifests.ReadManifestList(*s.ChangelogManifestList)
 			if err != nil {
@@ -263,6 +266,7 @@ func (t *Table) expireUntil(earliest, end int64) (int, error) {
 	for _, m := range manifests {
 		_ = t.FIO.Delete(fs.Join(manifest.Dir(t.Root), m))
 	}
+	t.cleanEmptyDirectories(dirs) // ExpireSnapshotsImpl.expireUntil
 	return len(ids), nil
 }
 

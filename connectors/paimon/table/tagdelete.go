@@ -147,6 +147,7 @@ func (t *Table) cleanTagged(tagged *snapshot.Snapshot, tags []snapshotTags) erro
 	if err != nil {
 		return err
 	}
+	dirs := deletionBuckets{}
 	for _, e := range live {
 		p := t.entryPath(e)
 		if e.Kind != manifest.Add || p == "" || keepFiles[p] {
@@ -156,7 +157,10 @@ func (t *Table) cleanTagged(tagged *snapshot.Snapshot, tags []snapshotTags) erro
 		for _, x := range e.File.ExtraFiles {
 			_ = t.FIO.Delete(fs.Join(fs.Dir(p), x))
 		}
+		dirs.record(e)
 	}
+	// TagManager.doClean: empty directories go right after the data files.
+	t.cleanEmptyDirectories(dirs)
 	mdir := manifest.Dir(t.Root)
 	for _, l := range []string{tagged.BaseManifestList, tagged.DeltaManifestList} {
 		ms, err := t.Manifests.ReadManifestList(l)
