@@ -87,7 +87,9 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          KeyedState, KeyedStateZipf (the rocksdb backend's Get and Put per
 #          row, over new keys and over Zipf-skewed keys, for scripts/abbench.sh;
 #          bench/scale measures the jobs; their figures are in
-#          docs/performance.md).
+#          docs/performance.md),
+#          WritePostponePartitions (peak RSS of one sub-benchmark per process;
+#          its figures are in docs/performance.md).
 #          docs/gen's test fails when a benchmark is neither run here nor named
 #          on this list.
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser

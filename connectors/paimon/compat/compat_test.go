@@ -79,7 +79,7 @@ CREATE TABLE t_expire (id INT, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) PAR
 INSERT INTO t_expire VALUES (1, '20200101'), (2, '20200101'), (3, '29990101');
 CALL sys.expire_partitions(` + "`table`" + ` => 'default.t_expire');
 CREATE TABLE t_postpone_n (id INT, arr ARRAY<INT>, m MAP<STRING, BIGINT>, mi MAP<INT, STRING>,
-  r ROW<x INT, y ROW<z STRING, w INT>>, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '-2');
+  r ROW<x INT, y ROW<z STRING, w INT>>, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '-2', 'write-max-writers-to-spill' = '0');
 SET 'execution.runtime-mode' = 'streaming';
 INSERT INTO t_postpone_n VALUES (1, ARRAY[1, CAST(NULL AS INT), 3], MAP['a', CAST(5 AS BIGINT), 'b', CAST(NULL AS BIGINT)],
   MAP[7, 'seven'], ROW(9, ROW('z', 10))), (2, CAST(NULL AS ARRAY<INT>), CAST(NULL AS MAP<STRING, BIGINT>),
@@ -628,7 +628,9 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 		t.Errorf("t_postpone_s records as Avro Java reads them:\n%s\nwant:\n%s", got, want)
 	}
 	// t_postpone_n's nested columns (issue 15): ARRAY, string-keyed MAP,
-	// MAP<INT, ...> as an array of key/value records, ROW in ROW.
+	// MAP<INT, ...> as an array of key/value records, ROW in ROW; written
+	// by a buffered writer ('write-max-writers-to-spill' = 0: buffered
+	// from the first writer, PostponeBucketFileStoreWrite.forceBufferSpill).
 	wantNested := []string{
 		`_KEY_id=1 _SEQUENCE_NUMBER=-1 _VALUE_KIND=0 id=1 arr=[1, null, 3] m={a=5, b=null} mi=[{"key": 7, "value": "seven"}] r={"x": 9, "y": {"z": "z", "w": 10}}`,
 		"_KEY_id=2 _SEQUENCE_NUMBER=-1 _VALUE_KIND=0 id=2 arr=null m=null mi=null r=null",

@@ -34,6 +34,10 @@ type Options struct {
 	StringEncoding       string // sqlrun.parquet.string-encoding (sqlrun's own)
 	WriteBufferSize      int64  // write-buffer-size
 	WriteBufferSpillable bool   // write-buffer-spillable
+	// WriteMaxWritersToSpill is write-max-writers-to-spill: a postpone
+	// bucket write's writers buffer and spill their records once it has
+	// this many.
+	WriteMaxWritersToSpill int
 	// WriteBufferSpillMaxDisk is write-buffer-spill.max-disk-size (0: no
 	// limit, Paimon's MemorySize.MAX_VALUE).
 	WriteBufferSpillMaxDisk int64
@@ -285,6 +289,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.StringEncoding = p.str(OptStringEncoding, "")
 	o.WriteBufferSize = p.memory(OptWriteBufferSize, 256<<20)
 	o.WriteBufferSpillable = p.boolean("write-buffer-spillable", true)
+	o.WriteMaxWritersToSpill = p.integer("write-max-writers-to-spill", 10)
 	o.WriteBufferSpillMaxDisk = p.memory("write-buffer-spill.max-disk-size", 0)
 	o.SortSpillThreshold = p.integer("sort-spill-threshold", 0)
 	switch o.SpillCompression = strings.ToLower(strings.TrimSpace(p.str("spill-compression", "zstd"))); o.SpillCompression {

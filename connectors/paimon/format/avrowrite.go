@@ -197,21 +197,74 @@ func avroTypeJSON(t sql.DataType, rowName string) (string, error) {
 // all null (SimpleStatsConverter.toBinaryAllMode of SimpleColStats.NONE),
 // no value stats (toBinaryDenseMode: _VALUE_STATS_COLS = []).
 type AvroKVWriter struct {
-	out            io.Writer
-	written        int64
-	codec          string
-	zenc           *kzstd.Encoder
-	sync           [16]byte
-	block          []byte
-	count          int
-	rows           int64
-	enc            []func(b []byte, v any) ([]byte, error)
-	keyTypes       []sql.DataType
-	nk, nv         int
-	first, last    []any
-	minSeq, maxSeq int64
-	del            int64
-	err            error
+	AvroKVEncoder
+	out         io.Writer
+	written     int64
+	codec       string
+	zenc        *kzstd.Encoder
+	sync        [16]byte
+	block       []byte
+	count       int
+	rows        int64
+	first, last []any
+	// firstBin, lastBin: the first and last key as BinaryRow, when the
+	// records came encoded (WriteEncoded).
+	firstBin, lastBin []byte
+	minSeq, maxSeq    int64
+	del               int64
+	err               error
+}
+
+// AvroKVEncoder encodes KeyValue records as AvroKVWriter writes them into
+// its blocks (AvroRowDatumWriter), for a writer that buffers encoded
+// records before it writes a file (PostponeBucketWriter's
+// BufferedSinkWriter).
+type AvroKVEncoder struct {
+	enc      []func(b []byte, v any) ([]byte, error)
+	keyTypes []sql.DataType
+	nk, nv   int
+}
+
+// NewAvroKVEncoder returns the encoder of the KeyValue records of keys and
+// values.
+func NewAvroKVEncoder(keys, values []schema.Field) (*AvroKVEncoder, error) {
+	if _, err := AvroSchemaOf(keys, values); err != nil {
+		return nil, err
+	}
+	e := &AvroKVEncoder{keyTypes: FieldTypes(keys), nk: len(keys), nv: len(values)}
+	for _, c := range KeyValueColumns(keys, values) {
+		e.enc = append(e.enc, avroEncoder(c.Type))
+	}
+	return e, nil
+}
+
+// KeyTypes are the key fields' types.
+func (e *AvroKVEncoder) KeyTypes() []sql.DataType { return e.keyTypes }
+
+// Append appends r's Avro record to b; on an error b is returned as it was.
+func (e *AvroKVEncoder) Append(b []byte, r *kv.KeyValue) ([]byte, error) {
+	if len(r.Key) != e.nk || len(r.Value) != e.nv {
+		return b, fmt.Errorf("KeyValue has %d key and %d value fields, file has %d and %d", len(r.Key), len(r.Value), e.nk, e.nv)
+	}
+	start := len(b)
+	var err error
+	col := 0
+	for i, k := range r.Key {
+		if b, err = e.enc[col](b, k); err != nil {
+			return b[:start], fmt.Errorf("key field %d: %w", i, err)
+		}
+		col++
+	}
+	b = binary.AppendVarint(b, r.Seq)
+	b = binary.AppendVarint(b, int64(r.Kind))
+	col += 2
+	for i, v := range r.Value {
+		if b, err = e.enc[col](b, v); err != nil {
+			return b[:start], fmt.Errorf("value field %d: %w", i, err)
+		}
+		col++
+	}
+	return b, nil
 }
 
 // NewAvroKVWriter writes the file header to w.
@@ -220,10 +273,11 @@ func NewAvroKVWriter(w io.Writer, keys, values []schema.Field, codec string, zst
 	if err != nil {
 		return nil, err
 	}
-	a := &AvroKVWriter{out: w, codec: codec, keyTypes: FieldTypes(keys), nk: len(keys), nv: len(values)}
-	for _, c := range KeyValueColumns(keys, values) {
-		a.enc = append(a.enc, avroEncoder(c.Type))
+	e, err := NewAvroKVEncoder(keys, values)
+	if err != nil {
+		return nil, err
 	}
+	a := &AvroKVWriter{AvroKVEncoder: *e, out: w, codec: codec}
 	if codec == "zstandard" {
 		if zstdLevel <= 0 {
 			zstdLevel = 1
@@ -266,40 +320,42 @@ func (a *AvroKVWriter) Write(r *kv.KeyValue) error {
 	if a.err != nil {
 		return a.err
 	}
-	if len(r.Key) != a.nk || len(r.Value) != a.nv {
-		return fmt.Errorf("KeyValue has %d key and %d value fields, file has %d and %d", len(r.Key), len(r.Value), a.nk, a.nv)
-	}
-	start := len(a.block)
-	b := a.block
-	var err error
-	col := 0
-	for i, k := range r.Key {
-		if b, err = a.enc[col](b, k); err != nil {
-			a.block = b[:start]
-			return fmt.Errorf("key field %d: %w", i, err)
-		}
-		col++
-	}
-	b = binary.AppendVarint(b, r.Seq)
-	b = binary.AppendVarint(b, int64(r.Kind))
-	col += 2
-	for i, v := range r.Value {
-		if b, err = a.enc[col](b, v); err != nil {
-			a.block = b[:start]
-			return fmt.Errorf("value field %d: %w", i, err)
-		}
-		col++
-	}
+	b, err := a.Append(a.block, r)
 	a.block = b
-	a.count++
-	a.rows++
+	if err != nil {
+		return err
+	}
 	if a.first == nil {
 		a.first = append([]any(nil), r.Key...)
-		a.minSeq, a.maxSeq = r.Seq, r.Seq
 	}
 	a.last = append(a.last[:0], r.Key...)
-	a.minSeq, a.maxSeq = min(a.minSeq, r.Seq), max(a.maxSeq, r.Seq)
-	if r.Kind.IsRetract() {
+	return a.added(r.Seq, r.Kind)
+}
+
+// WriteEncoded appends one record Append encoded, whose key is key as a
+// BinaryRow; the records of a file come all through Write or all through
+// WriteEncoded.
+func (a *AvroKVWriter) WriteEncoded(rec, key []byte, seq int64, kind sql.RowKind) error {
+	if a.err != nil {
+		return a.err
+	}
+	a.block = append(a.block, rec...)
+	if a.firstBin == nil {
+		a.firstBin = append([]byte(nil), key...)
+	}
+	a.lastBin = append(a.lastBin[:0], key...)
+	return a.added(seq, kind)
+}
+
+// added counts the record just appended to the block.
+func (a *AvroKVWriter) added(seq int64, kind sql.RowKind) error {
+	if a.rows == 0 {
+		a.minSeq, a.maxSeq = seq, seq
+	}
+	a.count++
+	a.rows++
+	a.minSeq, a.maxSeq = min(a.minSeq, seq), max(a.maxSeq, seq)
+	if kind.IsRetract() {
 		a.del++
 	}
 	if len(a.block) >= avroSyncInterval {
@@ -357,16 +413,20 @@ func (a *AvroKVWriter) Close() (*Result, error) {
 		return nil, a.err
 	}
 	r := &Result{FileSize: a.written, RowCount: a.rows, MinSeq: a.minSeq, MaxSeq: a.maxSeq, DeleteRowCount: a.del}
-	if a.first == nil {
-		a.first = make([]any, a.nk)
-		a.last = a.first
-	}
 	var err error
-	if r.MinKey, err = binrow.Serialize(a.keyTypes, a.first); err != nil {
-		return nil, fmt.Errorf("min key: %w", err)
-	}
-	if r.MaxKey, err = binrow.Serialize(a.keyTypes, a.last); err != nil {
-		return nil, fmt.Errorf("max key: %w", err)
+	if a.firstBin != nil {
+		r.MinKey, r.MaxKey = a.firstBin, a.lastBin
+	} else {
+		if a.first == nil {
+			a.first = make([]any, a.nk)
+			a.last = a.first
+		}
+		if r.MinKey, err = binrow.Serialize(a.keyTypes, a.first); err != nil {
+			return nil, fmt.Errorf("min key: %w", err)
+		}
+		if r.MaxKey, err = binrow.Serialize(a.keyTypes, a.last); err != nil {
+			return nil, fmt.Errorf("max key: %w", err)
+		}
 	}
 	nt := make([]sql.DataType, a.nk)
 	for i, t := range a.keyTypes {

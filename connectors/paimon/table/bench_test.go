@@ -153,6 +153,68 @@ func BenchmarkWritePKPostpone(b *testing.B) {
 	benchWriteWith(b, map[string]string{"bucket": "-2"}, WriteOptions{postponeFiles: true, commitUser: "bench"})
 }
 
+// BenchmarkWritePostponePartitions: a streaming write of a postpone
+// bucket table spread over 200 partitions (a checkpoint every 100k rows).
+// direct: 'write-max-writers-to-spill' above 200, a file open per
+// partition (the writer before the spilling one); buffered: past the
+// default 10 writers they buffer their records in the write's pool of
+// 'write-buffer-size' (256 mb, and 16 mb) and spill beyond it
+// (PostponeBucketFileStoreWrite.forceBufferSpill). peak-RSS-MiB is the
+// process's: run one sub-benchmark per process.
+func BenchmarkWritePostponePartitions(b *testing.B) {
+	for _, c := range []struct{ name, maxWriters, buffer string }{
+		{"direct", "1000", "256 mb"}, {"buffered", "10", "256 mb"}, {"buffered-16mb", "10", "16 mb"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			benchPostponePartitions(b, map[string]string{"bucket": "-2", "write-max-writers-to-spill": c.maxWriters, "write-buffer-size": c.buffer})
+		})
+	}
+}
+
+func benchPostponePartitions(b *testing.B, opts map[string]string) {
+	productGC(b)
+	gen := newRowGen(math.MaxInt32)
+	sch := benchSchema()
+	sch.Columns = append(sch.Columns, sql.Column{Name: "p", Type: sql.Int()})
+	sch.PrimaryKey = []string{"k", "p"}
+	tbl, err := Create(fs.NewLocal(), b.TempDir(), sch, []string{"p"}, opts, "", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := tbl.NewWrite(WriteOptions{TempDir: b.TempDir(), postponeFiles: true, commitUser: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	c := tbl.NewCommit("bench")
+	c.NoExpire = true
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := gen.next()
+		r.Values = append(r.Values, int32(i%200))
+		if err := w.Write(r); err != nil {
+			b.Fatal(err)
+		}
+		if (i+1)%100000 == 0 || i == b.N-1 {
+			msgs, err := w.PrepareCommit(false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.Commit(int64(i), msgs, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MiB") // Maxrss is in KiB on Linux
+	}
+}
+
 // BenchmarkCompactPostpone: the postpone compaction (CALL sys.compact)
 // of b.N rows a streaming job left in bucket-postpone (written untimed,
 // a checkpoint every 100k rows): reading the Avro files and writing the

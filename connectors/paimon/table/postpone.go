@@ -336,6 +336,7 @@ func (t *Table) asCompaction(m *CommitMessage) {
 // with FileSource APPEND.
 type postponeFileWriter struct {
 	t      *Table
+	part   []byte
 	dir    string
 	names  *format.FileNames
 	codec  string
@@ -349,6 +350,8 @@ type postponeFileWriter struct {
 	w       *format.AvroKVWriter
 	done    []manifest.DataFileMeta
 	created []string // files created since the last PrepareCommit
+	// buf: the writer buffers its records (see postponebuf.go).
+	buf *postponeBuffer
 }
 
 // postponeFilePrefix is the data file prefix of a postpone writer.
@@ -389,7 +392,7 @@ func (t *Table) newPostponeFileWriter(part []byte, commitUser string, writeID in
 	}
 	names := format.NewFileNames("avro")
 	names.DataPrefix = postponeFilePrefix(t.Options.DataFilePrefix, commitUser, writeID)
-	return &postponeFileWriter{t: t, dir: format.BucketDir(t.Root, pp, -2), names: names, codec: codec,
+	return &postponeFileWriter{t: t, part: part, dir: format.BucketDir(t.Root, pp, -2), names: names, codec: codec,
 		target: t.Options.TargetFileSize(true)}, nil
 }
 
@@ -409,19 +412,13 @@ func (p *postponeFileWriter) write(kind sql.RowKind, vals []any) error {
 		}
 		p.checked = true
 	}
+	if p.buf != nil {
+		return p.buffer(r)
+	}
 	if p.w == nil {
-		p.name = p.names.Data()
-		out, err := p.t.FIO.Create(fs.Join(p.dir, p.name))
-		if err != nil {
-			return fmt.Errorf("create %s: %w", p.name, err)
-		}
-		p.created = append(p.created, p.name)
-		w, err := format.NewAvroKVWriter(out, p.t.KeyFields, p.t.Schema.Fields, p.codec, p.t.Options.ZstdLevel)
-		if err != nil {
-			out.Close()
+		if err := p.openFile(); err != nil {
 			return err
 		}
-		p.out, p.w = out, w
 	}
 	if err := p.w.Write(r); err != nil {
 		return fmt.Errorf("write %s: %w", p.name, err)
@@ -429,6 +426,23 @@ func (p *postponeFileWriter) write(kind sql.RowKind, vals []any) error {
 	if p.w.BytesWritten() >= p.target {
 		return p.closeFile()
 	}
+	return nil
+}
+
+// openFile starts the next file.
+func (p *postponeFileWriter) openFile() error {
+	p.name = p.names.Data()
+	out, err := p.t.FIO.Create(fs.Join(p.dir, p.name))
+	if err != nil {
+		return fmt.Errorf("create %s: %w", p.name, err)
+	}
+	p.created = append(p.created, p.name)
+	w, err := format.NewAvroKVWriter(out, p.t.KeyFields, p.t.Schema.Fields, p.codec, p.t.Options.ZstdLevel)
+	if err != nil {
+		out.Close()
+		return err
+	}
+	p.out, p.w = out, w
 	return nil
 }
 
@@ -449,6 +463,11 @@ func (p *postponeFileWriter) closeFile() error {
 // prepareCommit closes the open file and returns the files written since
 // the last call (PostponeBucketWriter.prepareCommit).
 func (p *postponeFileWriter) prepareCommit() ([]manifest.DataFileMeta, error) {
+	if p.buf != nil {
+		if err := p.writeBuffered(); err != nil {
+			return nil, err
+		}
+	}
 	if p.w != nil {
 		if err := p.closeFile(); err != nil {
 			return nil, err
@@ -461,6 +480,9 @@ func (p *postponeFileWriter) prepareCommit() ([]manifest.DataFileMeta, error) {
 
 // abort deletes the files not yet handed over.
 func (p *postponeFileWriter) abort() {
+	if p.buf != nil {
+		p.buf.drop()
+	}
 	if p.w != nil {
 		p.w.Close()
 		p.out.Close()

@@ -117,6 +117,9 @@ type TableWrite struct {
 	postponeFiles bool
 	commitUser    string
 	writeID       int
+	// ppPool: the postpone writers buffer their records, in this pool
+	// (forceBufferSpill happened, see postponebuf.go).
+	ppPool *postponePool
 }
 
 type bucketWriter struct {
@@ -448,10 +451,26 @@ func (w *TableWrite) writerOf(part []byte, bucket int) (*bucketWriter, error) {
 		return nil, err
 	}
 	if bucket == -2 && w.postponeFiles {
+		if w.ppPool == nil && len(w.writers) >= w.t.Options.WriteMaxWritersToSpill {
+			// AbstractFileStoreWrite.createWriterContainer: forceBufferSpill.
+			w.ppPool = newPostponePool(w.t, filepath.Join(w.tmp, "postpone"))
+			for _, k := range w.order {
+				if pp := w.writers[k].pp; pp != nil {
+					if err := pp.toBuffered(w.ppPool); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
 		// PostponeBucketFileStoreWrite ignores previous files.
 		pp, err := w.t.newPostponeFileWriter(part, w.commitUser, w.writeID)
 		if err != nil {
 			return nil, err
+		}
+		if w.ppPool != nil {
+			if err := pp.toBuffered(w.ppPool); err != nil {
+				return nil, err
+			}
 		}
 		bw := &bucketWriter{part: part, bucket: bucket, pp: pp}
 		w.writers[k] = bw
@@ -686,6 +705,10 @@ func (w *TableWrite) Close() error {
 	if w.pool != nil {
 		w.pool.Close()
 		w.pool = nil
+	}
+	if w.ppPool != nil {
+		w.ppPool.close()
+		w.ppPool = nil
 	}
 	if w.ownTmp {
 		removeTempDir(w.tmp)
