@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/connectors/paimon/kv"
 	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
-	"github.com/sqlrun/sqlrun/connectors/paimon/snapshot"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -232,21 +230,7 @@ func compactPostpone(t *Table, o CompactOptions) ([]int64, error) {
 	for i := range msgs {
 		w.t.asCompaction(&msgs[i])
 	}
-	c := t.NewCommit(t.NewCommitUser())
-	c.Dedicated, c.NoExpire = true, true
-	// A batch Flink job's committer: no watermark (Long.MIN_VALUE).
-	if err := c.Commit(snapshot.BatchCommitIdentifier, append(msgs, removed...), snapshot.Int64(math.MinInt64)); err != nil {
-		return nil, err
-	}
-	ids := c.LastSnapshots
-	if pe != nil {
-		if _, _, err := pe.Expire(time.Now(), snapshot.BatchCommitIdentifier, c.User); err != nil {
-			return nil, err
-		}
-	}
-	c.NoExpire = false
-	c.expire()
-	return ids, nil
+	return t.commitDedicatedCompaction(append(msgs, removed...), pe)
 }
 
 func creationTime(f manifest.DataFileMeta) int64 {

@@ -462,10 +462,17 @@ func Compact(t *Table, o CompactOptions) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.commitDedicatedCompaction(msgs, pe)
+}
+
+// commitDedicatedCompaction commits a dedicated compaction's messages
+// (CompactAction, a batch Flink job whose committer has no watermark:
+// Long.MIN_VALUE) as one COMPACT snapshot, then expires partitions (pe,
+// when set) and snapshots, as the committer of the table CompactAction
+// copies with 'write-only' = false does. It returns the snapshots made.
+func (t *Table) commitDedicatedCompaction(msgs []CommitMessage, pe *PartitionExpire) ([]int64, error) {
 	c := t.NewCommit(t.NewCommitUser())
 	c.Dedicated, c.NoExpire = true, true
-	// CompactAction is a batch Flink job whose committer has no
-	// watermark (Long.MIN_VALUE).
 	if err := c.Commit(snapshot.BatchCommitIdentifier, msgs, snapshot.Int64(math.MinInt64)); err != nil {
 		return nil, err
 	}
