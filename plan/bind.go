@@ -836,38 +836,8 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	}
 	where := x.Where
 	if where != nil {
-		var subs []ast.Expr
-		where, subs = splitSubqueries(where)
-		// The subquery predicates that are not conjuncts (under OR,
-		// inside CASE, in an IN's operand) join their marks first.
-		marked := []ast.Expr{where}
-		for _, s := range subs {
-			if in, ok := s.(*ast.In); ok {
-				marked = append(marked, in.X)
-			}
-		}
-		var err error
-		if input, err = b.markSubqueries(input, sc, marked); err != nil {
+		if input, where, err = b.joinWhereSubqueries(input, sc, x, where); err != nil {
 			return nil, err
-		}
-		for _, s := range subs {
-			// A scalar subquery in an IN's operand ((SELECT MAX(e) FROM
-			// r) IN (SELECT j FROM t)) joins the input below the semi
-			// join, which then compares its field (SemiAntiJoinTest
-			// .testInWithUncorrelated_ComplexCondition4: the LeftOuterJoin
-			// on true under the LeftSemiJoin on (EXPR$0 = j)).
-			if in, ok := s.(*ast.In); ok {
-				var err error
-				if input, err = b.bindScalarSubqueries(input, sc, x, nil, in.X); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for _, s := range subs {
-			var err error
-			if input, err = b.bindSubqueryJoin(input, sc, s); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if input, err = b.bindScalarSubqueries(input, sc, x, items, where); err != nil {
@@ -2161,21 +2131,32 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 		sc.using = append(sc.using, usingColumn{name: u.name, left: len(ls.cols) + u.left, right: len(ls.cols) + u.right, kind: u.kind})
 	}
 	var cond Expr
+	var rest, subs []ast.Expr // the ON's conjuncts without and with subqueries
 	switch {
 	case x.On != nil:
 		if hasAgg(x.On) {
 			return nil, nil, validationErr(x.On.Pos(), 1, "Aggregate expression is illegal in ON clause")
 		}
-		restore := b.noCorrelation("a JOIN's ON clause")
-		c, err := b.bindExpr(x.On, sc, nil)
-		restore()
-		if err != nil {
-			return nil, nil, err
+		for _, c := range astConjuncts(x.On) {
+			if hasSubquery(c) {
+				subs = append(subs, c)
+			} else {
+				rest = append(rest, c)
+			}
 		}
-		if c.Type().Root != sql.TypeBoolean {
-			return nil, nil, validationErr(x.On.Pos(), 1, "ON clause must be a condition")
+		cond = &Literal{Value: true, T: sql.Boolean().NotNull()}
+		if len(rest) > 0 {
+			restore := b.noCorrelation("a JOIN's ON clause")
+			c, err := b.bindExpr(astAnd(rest), sc, nil)
+			restore()
+			if err != nil {
+				return nil, nil, err
+			}
+			if c.Type().Root != sql.TypeBoolean {
+				return nil, nil, validationErr(x.On.Pos(), 1, "ON clause must be a condition")
+			}
+			cond = c
 		}
-		cond = c
 	case len(x.Using) > 0:
 		var conj []Expr
 		for _, name := range x.Using {
@@ -2200,6 +2181,15 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 		cond = &Literal{Value: true, T: sql.Boolean().NotNull()}
 	}
 	names := uniquify(append(append([]string(nil), l.Names()...), r.Names()...))
+	if len(subs) > 0 {
+		restore := b.noCorrelation("a JOIN's ON clause")
+		defer restore()
+		n, err := b.bindJoinSubqueries(x, kind, l, ls, r, rs, sc, cond, rest, subs)
+		if err != nil {
+			return nil, nil, err
+		}
+		return n, sc, nil
+	}
 	j := &LogicalJoin{base: row(names, types, l, r), Cond: cond, JoinType: kind}
 	if err := b.resolveJoinHints(j, b.hintInputName(x.Left), b.hintInputName(x.Right)); err != nil {
 		return nil, nil, err

@@ -120,6 +120,44 @@ func orHasSubquery(e ast.Expr) bool {
 	return false
 }
 
+// joinWhereSubqueries joins input (whose columns sc names) with what the
+// subquery predicates of a WHERE (or of an INNER join's ON, bindJoinOn)
+// need: the marks of those that are not conjuncts (under OR, inside CASE,
+// in an IN's operand), then a semi / anti join per [NOT] IN / [NOT]
+// EXISTS conjunct. rest is the condition left to filter the joined rows
+// (nil when nothing is left); x is the SELECT the condition belongs to.
+func (b *binder) joinWhereSubqueries(input Node, sc *scope, x *ast.Select, where ast.Expr) (Node, ast.Expr, error) {
+	rest, subs := splitSubqueries(where)
+	marked := []ast.Expr{rest}
+	for _, s := range subs {
+		if in, ok := s.(*ast.In); ok {
+			marked = append(marked, in.X)
+		}
+	}
+	var err error
+	if input, err = b.markSubqueries(input, sc, marked); err != nil {
+		return nil, nil, err
+	}
+	for _, s := range subs {
+		// A scalar subquery in an IN's operand ((SELECT MAX(e) FROM
+		// r) IN (SELECT j FROM t)) joins the input below the semi
+		// join, which then compares its field (SemiAntiJoinTest
+		// .testInWithUncorrelated_ComplexCondition4: the LeftOuterJoin
+		// on true under the LeftSemiJoin on (EXPR$0 = j)).
+		if in, ok := s.(*ast.In); ok {
+			if input, err = b.bindScalarSubqueries(input, sc, x, nil, in.X); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for _, s := range subs {
+		if input, err = b.bindSubqueryJoin(input, sc, s); err != nil {
+			return nil, nil, err
+		}
+	}
+	return input, rest, nil
+}
+
 // bindSubqueryJoin joins input (whose columns sc names) with the subquery
 // of an IN or EXISTS conjunct: a semi join, or for NOT an anti join. An
 // uncorrelated subquery is bound on its own; a correlated one must be a
