@@ -1598,7 +1598,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			// HAVING and in the select list of a SELECT
 			// without aggregates (subquery.go); elsewhere (a GROUP BY, an
 			// aggregating SELECT's items, ON, ORDER BY) it is refused.
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) here yet (only in WHERE, in HAVING, or in the select list of a SELECT without aggregates)")
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) here yet (only in WHERE, in HAVING, in a JOIN's ON, or in the select list of a SELECT without aggregates)")
 		}
 		a, err := rec(x.X)
 		if err != nil {

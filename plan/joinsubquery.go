@@ -118,11 +118,11 @@ func (b *binder) bindJoinSubqueries(x *ast.Join, kind ast.JoinKind, l Node, ls *
 		// The conjunct must bind as it would over the whole row (names
 		// resolve, are not ambiguous; what is supported), whichever side
 		// it is then applied to.
-		if err := trial(func() error {
-			cross := &LogicalJoin{base: row(names, types, l, r), Cond: tru, JoinType: ast.InnerJoin}
-			_, err := where(cross, copyScope(sc), c)
-			return err
-		}); err != nil {
+		preset, scalars := maps.Clone(b.preset), maps.Clone(b.scalars)
+		cross := &LogicalJoin{base: row(names, types, l, r), Cond: tru, JoinType: ast.InnerJoin}
+		_, err := where(cross, copyScope(sc), c)
+		b.preset, b.scalars = preset, scalars
+		if err != nil {
 			return nil, err
 		}
 		// A conjunct over the side whose rows are not kept filters it.
@@ -148,7 +148,7 @@ func (b *binder) bindJoinSubqueries(x *ast.Join, kind ast.JoinKind, l Node, ls *
 		}
 		var found []ast.Expr
 		walkAST(c, func(e ast.Expr) {
-			if isSubqueryPredicate(e) {
+			if _, ok := e.(*ast.Subquery); ok || isSubqueryPredicate(e) {
 				found = append(found, e)
 			}
 		})
@@ -162,7 +162,20 @@ func (b *binder) bindJoinSubqueries(x *ast.Join, kind ast.JoinKind, l Node, ls *
 				}
 				t := copyScope(*ssc)
 				err := trial(func() error {
-					n, err := b.markSubqueries(*side, t, []ast.Expr{p})
+					var n Node
+					var err error
+					if q, ok := p.(*ast.Subquery); ok {
+						// A scalar subquery joins the input it reads
+						// (bindScalarSubqueries), or fails to.
+						delete(b.scalars, q)
+						if n, err = b.bindScalarSubqueries(*side, t, &ast.Select{}, nil, q); err == nil {
+							if _, ok := b.scalars[q]; !ok {
+								_, err = b.bindExpr(q, t, nil)
+							}
+						}
+					} else {
+						n, err = b.markSubqueries(*side, t, []ast.Expr{p})
+					}
 					if err == nil {
 						*side, *ssc = n, t
 					}
@@ -192,6 +205,10 @@ func (b *binder) bindJoinSubqueries(x *ast.Join, kind ast.JoinKind, l Node, ls *
 	// The right side's marks are over r's row: shift them past l's.
 	nl := len(lsc.cols)
 	for _, p := range rightMarks {
+		if q, ok := p.(*ast.Subquery); ok {
+			b.scalars[q] += nl
+			continue
+		}
 		b.preset[p] = mapRefs(b.preset[p], func(x *InputRef) Expr { return &InputRef{Index: x.Index + nl, T: x.T} })
 	}
 	on := &scope{using: append([]usingColumn(nil), sc.using...)}
