@@ -126,10 +126,11 @@ type rewriter struct {
 type frameKind int
 
 const (
-	fQuery   frameKind = iota // a query: FROM lists tables here
-	fExpr                     // function arguments, lists, a VALUES row
-	fCast                     // CAST( ... AS type )
-	fBracket                  // x[ ... ] or ARRAY[ ... ]: closes with ')'
+	fQuery    frameKind = iota // a query: FROM lists tables here
+	fExpr                      // function arguments, lists, a VALUES row
+	fCast                      // CAST( ... AS type )
+	fBracket                   // x[ ... ] or ARRAY[ ... ]: closes with ')'
+	fWhenList                  // CASE x WHEN a, b THEN: closes at THEN
 )
 
 type frame struct {
@@ -209,6 +210,8 @@ var rules = []rule{
 	{"PRECEDING", exprBound, (*rewriter).frameBound},
 	{"FOLLOWING", exprBound, (*rewriter).frameBound},
 	{"SIMILAR", nextWord("TO"), (*rewriter).similarTo},
+	{"WHEN", whenList, (*rewriter).whenList},
+	{"THEN", endsWhenList, (*rewriter).endWhenList},
 	{"IS", isDistinct, (*rewriter).isDistinct},
 	{"FILTER", aggregateFilter, (*rewriter).aggregateFilter},
 	// GROUP BY GROUPING SETS (...), ROLLUP (...), CUBE (...): calls the
@@ -609,6 +612,48 @@ func (r *rewriter) closeParen(j int) int {
 	if closed.kind == fQuery && closed.tableSub {
 		return r.derivedAlias(j + 1)
 	}
+	return j + 1
+}
+
+// whenList: a WHEN whose values before THEN are a list (CASE x WHEN 1, 2
+// THEN ...), which Calcite's grammar takes (ExpressionCommaList) and TiDB's
+// does not.
+func whenList(r *rewriter, j int) bool {
+	depth := 0
+	for k := j + 1; k < r.to; k++ {
+		t := r.tok(k)
+		switch {
+		case t.isOp("(") || t.isOp("[") || t.is("CASE"):
+			depth++
+		case t.isOp(")") || t.isOp("]") || t.is("END"):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && t.isOp(","):
+			return true
+		case depth == 0 && (t.is("THEN") || t.is("WHEN")):
+			return false
+		}
+	}
+	return false
+}
+
+// whenList writes WHEN a, b THEN as WHEN __sqlrun_whenlist(a, b) THEN; the
+// conversion reads the call back as the list.
+func (r *rewriter) whenList(j int) int {
+	r.emit(r.tok(j))
+	r.synth(whenListFunc+"(", r.tok(j).off)
+	r.stack = append(r.stack, frame{kind: fWhenList})
+	return j + 1
+}
+
+func endsWhenList(r *rewriter, _ int) bool { return r.cur().kind == fWhenList }
+
+func (r *rewriter) endWhenList(j int) int {
+	r.stack = r.stack[:len(r.stack)-1]
+	r.synth(")", r.tok(j).off)
+	r.emit(r.tok(j))
 	return j + 1
 }
 

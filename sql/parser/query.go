@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -452,16 +453,33 @@ func (c *conv) setList(l *tast.SetOprSelectList) ast.QueryExpr {
 }
 
 const (
-	tablePrefix = "__sqlrun_t_"
-	aliasPrefix = "__sqlrun_a_"
-	castPrefix  = "__sqlrun_cast_"
-	litPrefix   = "__sqlrun_lit_"
-	fnPrefix    = "__sqlrun_fn_"
-	itemFunc    = "__sqlrun_item"
-	fieldFunc   = "__sqlrun_field"
-	filterFunc  = "__sqlrun_filter"
-	unitPrefix  = "__sqlrun_unit_"
+	tablePrefix  = "__sqlrun_t_"
+	aliasPrefix  = "__sqlrun_a_"
+	castPrefix   = "__sqlrun_cast_"
+	litPrefix    = "__sqlrun_lit_"
+	fnPrefix     = "__sqlrun_fn_"
+	itemFunc     = "__sqlrun_item"
+	fieldFunc    = "__sqlrun_field"
+	whenListFunc = "__sqlrun_whenlist"
+	filterFunc   = "__sqlrun_filter"
+	unitPrefix   = "__sqlrun_unit_"
 )
+
+// whenList reads back the value list of CASE x WHEN a, b THEN (written
+// __sqlrun_whenlist(a, b) by the pre-pass) as x = a OR x = b.
+func (c *conv) whenList(x ast.Expr, f *tast.FuncCallExpr) ast.Expr {
+	var cond ast.Expr
+	for _, a := range f.Args {
+		v := c.expr(a)
+		eq := &ast.Binary{Node: ast.Node{At: v.Pos()}, Op: ast.OpEq, L: x, R: v}
+		if cond == nil {
+			cond = eq
+		} else {
+			cond = &ast.Binary{Node: ast.Node{At: cond.Pos()}, Op: ast.OpOr, L: cond, R: eq}
+		}
+	}
+	return cond
+}
 
 func placeholder(name, prefix string, n int) (int, bool) {
 	if !strings.HasPrefix(strings.ToLower(name), prefix) {
@@ -664,12 +682,36 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		if e.Value != nil {
 			k.Operand = c.expr(e.Value)
 		}
+		var lists []bool // the WHENs written with a value list
 		for _, w := range e.WhenClauses {
-			cond := c.expr(w.Expr)
+			f, isList := w.Expr.(*tast.FuncCallExpr)
+			isList = isList && strings.EqualFold(f.FnName.O, whenListFunc)
+			var cond ast.Expr
+			if isList {
+				if k.Operand == nil {
+					// A searched CASE has no value to compare a list to.
+					c.failAt(f.OriginTextPosition())
+					return badExpr(node)
+				}
+				cond = c.whenList(k.Operand, f)
+			} else {
+				cond = c.expr(w.Expr)
+			}
+			lists = append(lists, isList)
 			k.Whens = append(k.Whens, ast.When{Node: ast.Node{At: cond.Pos()}, Cond: cond, Result: c.expr(w.Result)})
 		}
 		if e.ElseClause != nil {
 			k.Else = c.expr(e.ElseClause)
+		}
+		if slices.Contains(lists, true) {
+			// Calcite's SqlCase.createSwitched makes every WHEN compare the
+			// operand: a value list is the OR of its equalities.
+			for i, w := range k.Whens {
+				if !lists[i] {
+					k.Whens[i].Cond = &ast.Binary{Node: w.Node, Op: ast.OpEq, L: k.Operand, R: w.Cond}
+				}
+			}
+			k.Operand = nil
 		}
 		return k
 	case *tast.PatternInExpr:
