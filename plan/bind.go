@@ -1656,6 +1656,19 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			return nil, err
 		}
 		res := and([]Expr{ge, le})
+		if x.Symmetric {
+			// StandardConvertletTable.convertBetween: SYMMETRIC is the OR
+			// of both orders.
+			ge2, err := bindBinary(&ast.Binary{Node: x.Node, Op: ast.OpGe}, a, hi)
+			if err != nil {
+				return nil, err
+			}
+			le2, err := bindBinary(&ast.Binary{Node: x.Node, Op: ast.OpLe}, a, lo)
+			if err != nil {
+				return nil, err
+			}
+			res = or([]Expr{res, and([]Expr{ge2, le2})})
+		}
 		if x.Not {
 			return &Call{Op: "NOT", Args: []Expr{res}, T: res.Type()}, nil
 		}

@@ -231,6 +231,8 @@ type Between struct {
 	Node
 	X, Lo, Hi Expr
 	Not       bool
+	// Symmetric is BETWEEN SYMMETRIC: Lo and Hi in either order.
+	Symmetric bool
 }
 
 // Like is "x [NOT] LIKE pattern [ESCAPE e]" (Similar for SIMILAR TO).

@@ -249,7 +249,11 @@ func (e *In) String() string {
 }
 
 func (e *Between) String() string {
-	return paren(e.X, 5) + " " + not(e.Not) + "BETWEEN " + paren(e.Lo, 5) + " AND " + paren(e.Hi, 5)
+	sym := ""
+	if e.Symmetric {
+		sym = "SYMMETRIC "
+	}
+	return paren(e.X, 5) + " " + not(e.Not) + "BETWEEN " + sym + paren(e.Lo, 5) + " AND " + paren(e.Hi, 5)
 }
 
 func (e *Like) String() string {

@@ -80,6 +80,13 @@ type distinctOp struct {
 	is   bool
 }
 
+// betweenOp records a BETWEEN: the statement offset of its last word
+// (BETWEEN or the SYMMETRIC after it) and whether it was SYMMETRIC.
+type betweenOp struct {
+	orig      int
+	symmetric bool
+}
+
 // rewriter is the pre-pass over tokens [from, to) and what it keeps.
 type rewriter struct {
 	p        *parser
@@ -109,6 +116,7 @@ type rewriter struct {
 	queryStarts []int
 	nextQuery   int
 	distinct    []distinctOp
+	betweens    []betweenOp
 	// frameLits are INTERVAL literals of RANGE frames, by the offset of
 	// their value token.
 	frameLits map[int]*ast.Literal
@@ -211,6 +219,7 @@ var rules = []rule{
 	{"FOLLOWING", exprBound, (*rewriter).frameBound},
 	{"SIMILAR", nextWord("TO"), (*rewriter).similarTo},
 	{"WHEN", whenList, (*rewriter).whenList},
+	{"BETWEEN", nil, (*rewriter).between},
 	{"THEN", endsWhenList, (*rewriter).endWhenList},
 	{"IS", isDistinct, (*rewriter).isDistinct},
 	{"FILTER", aggregateFilter, (*rewriter).aggregateFilter},
@@ -936,6 +945,19 @@ func (r *rewriter) isDistinct(j int) int {
 	r.synth("<=>", r.tok(j).off)
 	r.distinct = append(r.distinct, distinctOp{orig: r.tok(j).off, is: k == j+2})
 	return k + 1
+}
+
+// between drops the SYMMETRIC / ASYMMETRIC after a BETWEEN, which TiDB's
+// grammar lacks, and records every BETWEEN with whether it was SYMMETRIC.
+func (r *rewriter) between(j int) int {
+	r.plain(j)
+	sym := false
+	if j+1 < r.to && (r.tok(j+1).is("SYMMETRIC") || r.tok(j+1).is("ASYMMETRIC")) {
+		sym = r.tok(j + 1).is("SYMMETRIC")
+		j++
+	}
+	r.betweens = append(r.betweens, betweenOp{orig: r.tok(j).off, symmetric: sym})
+	return j + 1
 }
 
 // aggregateFilter wraps the call before FILTER: its ')' closes the

@@ -732,7 +732,8 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		return in
 	case *tast.BetweenExpr:
 		x := c.expr(e.Expr)
-		return &ast.Between{Node: ast.Node{At: x.Pos()}, X: x, Lo: c.expr(e.Left), Hi: c.expr(e.Right), Not: e.Not}
+		return &ast.Between{Node: ast.Node{At: x.Pos()}, X: x, Lo: c.expr(e.Left), Hi: c.expr(e.Right), Not: e.Not,
+			Symmetric: c.symmetric(e.Left.OriginTextPosition())}
 	case *tast.PatternLikeOrIlikeExpr:
 		x := c.expr(e.Expr)
 		l := &ast.Like{Node: ast.Node{At: x.Pos()}, X: x, Pattern: c.expr(e.Pattern), Not: e.Not, CaseInsensitive: !e.IsLike}
@@ -868,6 +869,18 @@ func (c *conv) distinctOp(rightOff int) ast.BinaryOp {
 		}
 	}
 	return op
+}
+
+// symmetric tells BETWEEN SYMMETRIC for a BETWEEN whose lower bound starts
+// at loOff: its BETWEEN is the last one written before that bound.
+func (c *conv) symmetric(loOff int) bool {
+	lo, sym := c.r.orig(loOff), false
+	for _, b := range c.r.betweens {
+		if b.orig < lo {
+			sym = b.symmetric
+		}
+	}
+	return sym
 }
 
 // isCountStar tells COUNT(*) from COUNT(1), which TiDB builds alike.
