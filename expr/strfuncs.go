@@ -54,12 +54,20 @@ func stringFuncs() []*Func {
 		{Name: "FROM_BASE64", Infer: inferStrFunc("STRING", []string{"B"}), Eval: evalFromBase64},
 		{Name: "ASCII", Infer: inferStrFunc("INT", []string{"S"}), Eval: evalASCII},
 		{Name: "CHR", Infer: inferStrFunc("STRING!", []string{"I"}), Eval: evalChr},
+		// OVERLAY(s PLACING r FROM start [FOR length]): Calcite's
+		// SqlOverlayFunction, VARCHAR of the two lengths' sum.
+		{Name: "OVERLAY", Infer: inferOverlay, Eval: evalOverlay},
+		// The regular expression functions of FlinkSqlOperatorTable, with
+		// Java's patterns (javaregex.go).
+		{Name: "REGEXP", Infer: inferStrFunc("BOOLEAN", []string{"S", "S"}), Eval: evalRegexp},
+		{Name: "REGEXP_REPLACE", Infer: inferStrFunc("STRING", []string{"S", "S", "S"}), Eval: evalRegexpReplace},
+		{Name: "REGEXP_EXTRACT", Infer: inferStrFunc("STRING!", []string{"S", "S", "I?"}), Eval: evalRegexpExtract},
 	}
 }
 
 // inferStrFunc checks operands by letter (S a character string, B a
 // character or binary string, I an integer, SI either; a trailing ? makes
-// it and what follows optional) and returns the named type: INT, STRING,
+// it and what follows optional) and returns the named type: INT, BOOLEAN, STRING,
 // CHARn, VARCHARn or ARG0 (VARCHAR of the first operand's length), nullable
 // when an operand is, or always when the name ends in !
 // (VARCHAR_FORCE_NULLABLE).
@@ -95,6 +103,8 @@ func inferStrFunc(ret string, ops []string) func(string, []Expr) ([]Expr, sql.Da
 		switch {
 		case ret == "INT":
 			t = sql.Int()
+		case ret == "BOOLEAN":
+			t = sql.Boolean()
 		case ret == "STRING":
 			t = sql.String()
 		case ret == "ARG0":

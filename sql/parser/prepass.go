@@ -220,6 +220,14 @@ var rules = []rule{
 	{"SIMILAR", nextWord("TO"), (*rewriter).similarTo},
 	{"WHEN", whenList, (*rewriter).whenList},
 	{"BETWEEN", nil, (*rewriter).between},
+	// OVERLAY(s PLACING r FROM start [FOR length]) becomes OVERLAY(s, r,
+	// start[, length]).
+	{"PLACING", inCall("OVERLAY"), (*rewriter).argComma},
+	{"FROM", inCall("OVERLAY"), (*rewriter).argComma},
+	{"FOR", inCall("OVERLAY"), (*rewriter).argComma},
+	{"BOTH", trimModeOnly, (*rewriter).trimModeOnly},
+	{"LEADING", trimModeOnly, (*rewriter).trimModeOnly},
+	{"TRAILING", trimModeOnly, (*rewriter).trimModeOnly},
 	{"THEN", endsWhenList, (*rewriter).endWhenList},
 	{"IS", isDistinct, (*rewriter).isDistinct},
 	{"FILTER", aggregateFilter, (*rewriter).aggregateFilter},
@@ -247,7 +255,7 @@ var rules = []rule{
 // pre-pass prefixes them so TiDB reads a generic call. CONCAT is here so
 // that a concat coming back from TiDB is known to be "||".
 var renamed = []string{"CONCAT", "FIRST_VALUE", "LAST_VALUE", "DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE",
-	"CARDINALITY", "LEAD", "LAG", "NTH_VALUE", "GROUPING", "GROUPING_ID", "GROUP_ID"}
+	"CARDINALITY", "LEAD", "LAG", "NTH_VALUE", "GROUPING", "GROUPING_ID", "GROUP_ID", "REGEXP"}
 
 // clauseEnds end a FROM list (and a VALUES list).
 var clauseEnds = []string{"WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW",
@@ -444,7 +452,12 @@ func nextWord(kw string) func(*rewriter, int) bool {
 
 func nextString(r *rewriter, j int) bool { return j+1 < r.to && r.tok(j+1).kind == tString }
 
-func afterOperand(r *rewriter, j int) bool { return j > r.from && endsOperand(r.tok(j-1)) }
+func afterOperand(r *rewriter, j int) bool {
+	if n := len(r.pieces); n > 0 && r.pieces[n-1].n == 0 && r.pieces[n-1].text == "," {
+		return false // the word before was written as a comma (argComma)
+	}
+	return j > r.from && endsOperand(r.tok(j-1))
+}
 
 // unicodeString: a Unicode string literal, U&'...', which MySQL's grammar
 // does not have.
@@ -945,6 +958,49 @@ func (r *rewriter) isDistinct(j int) int {
 	r.synth("<=>", r.tok(j).off)
 	r.distinct = append(r.distinct, distinctOp{orig: r.tok(j).off, is: k == j+2})
 	return k + 1
+}
+
+// trimModeOnly: TRIM(BOTH s) without FROM, which Calcite's grammar reads
+// as the string s trimmed of spaces and TiDB's does not take: written
+// TRIM(BOTH FROM s).
+func trimModeOnly(r *rewriter, j int) bool {
+	f := r.cur()
+	if f.kind != fExpr || f.fn != "TRIM" || !r.tok(j-1).isOp("(") {
+		return false
+	}
+	end := r.close[j-1-r.from]
+	if end < 0 || end == j+1 {
+		return false
+	}
+	depth := 0
+	for k := j + 1; k < end; k++ {
+		switch t := r.tok(k); {
+		case t.isOp("(") || t.isOp("["):
+			depth++
+		case t.isOp(")") || t.isOp("]"):
+			depth--
+		case depth == 0 && t.is("FROM"):
+			return false
+		}
+	}
+	return true
+}
+
+func (r *rewriter) trimModeOnly(j int) int {
+	r.plain(j)
+	r.synth("FROM", r.tok(j).off)
+	return j + 1
+}
+
+// inCall: directly inside the parentheses of a call of fn.
+func inCall(fn string) func(*rewriter, int) bool {
+	return func(r *rewriter, _ int) bool { f := r.cur(); return f.kind == fExpr && f.fn == fn }
+}
+
+// argComma writes a keyword that separates a call's arguments as a comma.
+func (r *rewriter) argComma(j int) int {
+	r.synth(",", r.tok(j).off)
+	return j + 1
 }
 
 // between drops the SYMMETRIC / ASYMMETRIC after a BETWEEN, which TiDB's
