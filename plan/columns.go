@@ -276,6 +276,13 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 		for i, in := range ins {
 			var a map[int]bool
 			out[i], a = matProc(in, isWM)
+			if _, isJoin := n.(*Join); isJoin && len(a) > 0 {
+				// RelTimeIndicatorConverter materializes the time
+				// attributes of a regular join's inputs, in a Calc below
+				// its Exchange when nothing above the attribute's
+				// WatermarkAssigner does (IntervalJoinTest.testInteravalDiffTimeIndicator).
+				out[i] = materializeBelowExchange(out[i], a)
+			}
 			if i == 0 {
 				inAttrs = a
 			}
@@ -425,6 +432,19 @@ func passesWindowProctime(n Node) bool {
 	return false
 }
 
+// materializeBelowExchange puts a Calc materializing the processing-time
+// attributes attrs of n (an Exchange's input, or n itself) in PROCTIME_MATERIALIZE.
+func materializeBelowExchange(n Node, attrs map[int]bool) Node {
+	if ex, ok := n.(*Exchange); ok {
+		return ex.WithInputs(materializeBelowExchange(ex.input(), attrs))
+	}
+	exprs := identity(n.Types())
+	for i := range exprs {
+		exprs[i] = materializeRefs(exprs[i], attrs)
+	}
+	return &Calc{base: sameRow(n), Exprs: exprs}
+}
+
 // castJoinRowtime casts the window_time a window aggregate passes to a
 // regular join, in the Calc that reads it below the join, to a plain
 // TIMESTAMP: Flink's RelTimeIndicatorConverter materializes the time
@@ -465,21 +485,35 @@ func castWindowTimeBelow(in Node) Node {
 	}
 	c, ok := inner.(*Calc)
 	if !ok {
+		// A table's own rowtime read as it is: a Calc casting it
+		// (IntervalJoinTest.testInteravalDiffTimeIndicator:
+		// CAST(rowtime AS TIMESTAMP(3)) AS rowtime).
+		rt := rowtimeFields(inner)
+		if len(rt) == 0 {
+			return in
+		}
+		exprs := identity(inner.Types())
+		for i := range exprs {
+			exprs[i] = castRefs(exprs[i], rt)
+		}
+		cc := &Calc{base: sameRow(inner), Exprs: exprs}
+		if isEx {
+			return ex.WithInputs(cc)
+		}
+		return cc
+	}
+	rt := rowtimeFields(c.input())
+	if wa, ok := c.input().(*WindowAggregate); ok && wa.Phase != 1 && wa.WindowTime && !wa.Window.ProcTime {
+		rt = map[int]bool{len(wa.Group) + len(wa.Aggs) + 2: true}
+	}
+	if len(rt) == 0 {
 		return in
 	}
-	wa, ok := c.input().(*WindowAggregate)
-	if !ok || wa.Phase == 1 || !wa.WindowTime || wa.Window.ProcTime {
-		return in
-	}
-	wt := len(wa.Group) + len(wa.Aggs) + 2
 	exprs := make([]Expr, len(c.Exprs))
 	changed := false
 	for i, e := range c.Exprs {
-		exprs[i] = e
-		if r, ok := e.(*InputRef); ok && r.Index == wt {
-			exprs[i] = &Call{Op: "CAST", Args: []Expr{r}, T: r.T}
-			changed = true
-		}
+		exprs[i] = castRefs(e, rt)
+		changed = changed || exprs[i] != e
 	}
 	if !changed {
 		return in
@@ -490,4 +524,39 @@ func castWindowTimeBelow(in Node) Node {
 		return ex.WithInputs(&cc)
 	}
 	return &cc
+}
+
+// castRefs casts the references to the fields of rt to their plain type.
+func castRefs(e Expr, rt map[int]bool) Expr {
+	return mapRefs(e, func(x *InputRef) Expr {
+		if !rt[x.Index] {
+			return x
+		}
+		return &Call{Op: "CAST", Args: []Expr{x}, T: x.T}
+	})
+}
+
+// rowtimeFields are the fields of physical node n holding a table's
+// rowtime attribute: its WatermarkAssigner's field, passed on by Exchanges
+// and Calcs above it.
+func rowtimeFields(n Node) map[int]bool {
+	switch x := n.(type) {
+	case *WatermarkAssigner:
+		return map[int]bool{x.Rowtime: true}
+	case *Exchange:
+		return rowtimeFields(x.input())
+	case *Calc:
+		in := rowtimeFields(x.input())
+		var out map[int]bool
+		for i, e := range x.Exprs {
+			if r, ok := e.(*InputRef); ok && in[r.Index] {
+				if out == nil {
+					out = map[int]bool{}
+				}
+				out[i] = true
+			}
+		}
+		return out
+	}
+	return nil
 }
