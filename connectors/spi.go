@@ -148,6 +148,10 @@ const (
 	// value, and the other calls are computed per distinct combination
 	// of the keys' values. With a key, no partial of no rows is yielded.
 	LocalGroupKey
+	// LocalSumBigInt is LocalSum typed BIGINT for any integer argument:
+	// an integer AVG's partial sum (Flink's Partial_AVG keeps its sum in
+	// a long), beside a LocalCount of the same argument.
+	LocalSumBigInt
 )
 
 // LocalAggCall is one aggregate over field Arg of the source's produced row.

@@ -448,6 +448,8 @@ func (s *Source) LocalAggregate(calls []connectors.LocalAggCall, filter []connec
 			agg[i].Kind = format.AggMax
 		case connectors.LocalSum:
 			agg[i].Kind = format.AggSum
+		case connectors.LocalSumBigInt:
+			agg[i].Kind = format.AggSumBigInt
 		case connectors.LocalGroupKey:
 			agg[i].Kind = format.AggKey
 		default:

@@ -491,7 +491,7 @@ func (b *builder) scan(n *plan.TableSourceScan, src connectors.TableSource, path
 
 // fusedLocalAggregate runs a batch aggregate's local phase in the source
 // when the plan allows (issue 24): an aggregate of COUNT, MIN, MAX and
-// integer SUM, global or grouped by columns, directly over a
+// integer SUM and AVG, global or grouped by columns, directly over a
 // TableSourceScan, or over a Calc that only filters (conjuncts
 // connectors.LocalPredicate expresses) and picks fields, whose source
 // takes the calls (connectors.SupportsLocalAggregate; Paimon computes
@@ -499,7 +499,7 @@ func (b *builder) scan(n *plan.TableSourceScan, src connectors.TableSource, path
 // per batch of rows). The source then yields partial aggregates and spec
 // gets the calls that merge them: SUM of the COUNTs, MIN of the MINs, MAX
 // of the MAXes, SUM of the SUMs (integer sums wrap as the row path's do,
-// so their order does not matter), by the keys when there are any (the
+// so their order does not matter), AVG of the BIGINT sums and counts, by the keys when there are any (the
 // partial rows' first fields). EXPLAIN is unchanged: Flink chains the
 // local aggregate (and the Calc) to the source in the same way. Anything
 // else (false) reads rows.
@@ -551,22 +551,19 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 		}
 		calls = append(calls, connectors.LocalAggCall{Kind: connectors.LocalGroupKey, Arg: f})
 	}
-	off := len(calls)
-	calls = append(calls, make([]connectors.LocalAggCall, len(n.Aggs))...)
 	merge := make([]operators.AggSpec, len(n.Aggs))
 	for i, a := range n.Aggs {
 		if a.Distinct || a.Filtered || a.Retract || len(a.Args) > 1 {
 			return edge{}, false, nil
 		}
-		merge[i] = operators.AggSpec{Arg: off + i, ResultType: a.T, InsertOnly: true}
-		var arg sql.DataType
-		c := &calls[off+i]
+		merge[i] = operators.AggSpec{Arg: len(calls), ResultType: a.T, InsertOnly: true}
+		calls = append(calls, connectors.LocalAggCall{})
+		c := &calls[len(calls)-1]
 		if len(a.Args) == 1 {
 			if c.Arg, ok = field(a.Args[0]); !ok {
 				return edge{}, false, nil
 			}
-			arg = types[c.Arg]
-			if !columnar(arg, a.Func == "SUM" || a.Func == "SUM0") {
+			if !columnar(types[c.Arg], a.Func == "SUM" || a.Func == "SUM0" || a.Func == "AVG") {
 				return edge{}, false, nil
 			}
 		}
@@ -582,6 +579,13 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 			c.Kind, merge[i].Kind = connectors.LocalMax, operators.Max
 		case "SUM", "SUM0":
 			c.Kind, merge[i].Kind = connectors.LocalSum, operators.Sum
+		case "AVG":
+			// Partial_AVG AS (sum, count): the sum in a BIGINT, as Flink's
+			// IntAvgAggFunction and its kin keep it, and the count of the
+			// same values; the merge divides the totals.
+			c.Kind = connectors.LocalSumBigInt
+			merge[i].Kind, merge[i].FromPartials, merge[i].CountArg = operators.Avg, true, len(calls)
+			calls = append(calls, connectors.LocalAggCall{Kind: connectors.LocalCount, Arg: c.Arg})
 		default:
 			return edge{}, false, nil
 		}

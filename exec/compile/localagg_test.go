@@ -22,8 +22,8 @@ import (
 	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
-// TestLocalAggregateMetamorphic runs COUNT/MIN/MAX/SUM queries, global and
-// grouped by one column, over random Paimon tables twice: with the local aggregate in the source
+// TestLocalAggregateMetamorphic runs COUNT/MIN/MAX/SUM/AVG queries, global
+// and grouped by one or two columns, over random Paimon tables twice: with the local aggregate in the source
 // (fusedLocalAggregate: partial aggregates computed column by column from
 // the pages of files read raw, per row elsewhere) and on rows, as without
 // it. The answers, values and their Go types, must be equal. The tables
@@ -106,7 +106,7 @@ func TestLocalAggregateMetamorphic(t *testing.T) {
 			all = append(all, "COUNT("+c+")", "MIN("+c+")", "MAX("+c+")")
 		}
 		for _, c := range sums {
-			all = append(all, "SUM("+c+")")
+			all = append(all, "SUM("+c+")", "AVG("+c+")")
 		}
 		queries = append(queries, strings.Join(all, ", "), "COUNT(*)", "MAX(s), MIN(k)", "MIN(x), MAX(s)")
 		for q := 0; q < 4; q++ {

@@ -32,7 +32,15 @@ const (
 	// the other calls are computed per distinct combination of the keys'
 	// values.
 	AggKey
+	// AggSumBigInt is AggSum as BIGINT whatever the integer column: an
+	// integer AVG's partial sum, which Flink keeps in a long
+	// (IntAvgAggFunction and its kin), so it does not wrap at the
+	// column's width.
+	AggSumBigInt
 )
+
+// sum reports SUM and its BIGINT form.
+func (k AggKind) sum() bool { return k == AggSum || k == AggSumBigInt }
 
 // AggCall is one aggregate over a field of the projection (Arg indexes
 // Projection.Fields; unused for AggCountStar).
@@ -55,6 +63,17 @@ func Partial(calls []AggCall, vals []any) []any {
 				out[i] = int64(1)
 			} else {
 				out[i] = int64(0)
+			}
+		case AggSumBigInt:
+			switch v := vals[c.Arg].(type) {
+			case int8:
+				out[i] = int64(v)
+			case int16:
+				out[i] = int64(v)
+			case int32:
+				out[i] = int64(v)
+			default:
+				out[i] = v
 			}
 		default:
 			out[i] = vals[c.Arg]
@@ -118,7 +137,7 @@ func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts []
 		if col.leaf < 0 {
 			continue // absent from the file: null in every row
 		}
-		if col.asm != nil || col.bulk == bulkNone || (c.Kind == AggSum && col.bulk == bulkString) {
+		if col.asm != nil || col.bulk == bulkNone || (c.Kind.sum() && col.bulk == bulkString) {
 			return nil, false, nil
 		}
 		addLeaf(col)
@@ -243,6 +262,9 @@ func (a *aggState) result(rows int64, cols []colReader) any {
 	if a.n == 0 {
 		return nil
 	}
+	if a.call.Kind == AggSumBigInt {
+		return a.i
+	}
 	switch cols[a.call.Arg].bulk {
 	case bulkInt8:
 		return int8(a.i)
@@ -334,12 +356,12 @@ func foldInts[T int32 | int64](a *aggState, vals []T, idx []int32, n int, conv f
 	acc, start := a.i, 0
 	if a.n == 0 {
 		acc, start = at(0), 1
-		if a.call.Kind == AggSum {
+		if a.call.Kind.sum() {
 			acc, start = 0, 0
 		}
 	}
 	switch a.call.Kind {
-	case AggSum:
+	case AggSum, AggSumBigInt:
 		for i := start; i < n; i++ {
 			acc += at(i)
 		}

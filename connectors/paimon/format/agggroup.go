@@ -312,7 +312,7 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 							}
 						}
 						a.s[id] = append(a.s[id][:0], x...)
-					case c.Kind == AggSum:
+					case c.Kind.sum():
 						a.i[id] += v.int(k)
 					default:
 						x := v.int(k)
@@ -347,12 +347,14 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 				if v == nil || a.n[id] == 0 {
 					continue
 				}
-				switch v.kind {
-				case bulkString:
+				switch {
+				case c.Kind == AggSumBigInt:
+					row[i] = a.i[id]
+				case v.kind == bulkString:
 					row[i] = string(a.s[id])
-				case bulkInt8:
+				case v.kind == bulkInt8:
 					row[i] = int8(a.i[id])
-				case bulkInt32:
+				case v.kind == bulkInt32:
 					row[i] = int32(a.i[id])
 				default:
 					row[i] = a.i[id]

@@ -57,6 +57,13 @@ type AggSpec struct {
 	// (Flink: DECIMAL(38, max(6, s))). Integer SUM/AVG results take the
 	// argument's Go type (SUM(INT) is INT, AVG(INT) is INT as in Flink).
 	ResultType sql.DataType
+	// FromPartials is an integer AVG merging a local phase's partials
+	// (Flink's Partial_AVG AS (sum, count)): Arg is the BIGINT sum and
+	// CountArg the BIGINT count of the same rows' non-null values. The
+	// totals are divided as the row path's AVG divides them, the result
+	// typed by ResultType (AVG(INT) is INT: IntAvgAggFunction).
+	FromPartials bool
+	CountArg     int
 }
 
 // AggregateSpec configures GroupAggregate.
@@ -413,6 +420,12 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 			a.n += sign
 			continue
 		}
+		if spec.FromPartials {
+			if err := a.mergeAvg(spec, r, sign); err != nil {
+				return err
+			}
+			continue
+		}
 		v := r.Values[spec.Arg]
 		if v == nil {
 			continue
@@ -599,6 +612,34 @@ func (a *acc) accumulate(kind AggKind, v any, sign int64) error {
 	default:
 		return fmt.Errorf("unsupported argument type %T", v)
 	}
+	return nil
+}
+
+// mergeAvg adds a partial sum and count (FromPartials) to an integer
+// AVG's accumulator.
+func (a *acc) mergeAvg(spec *AggSpec, r sql.Row, sign int64) error {
+	cnt, ok := r.Values[spec.CountArg].(int64)
+	if !ok || cnt == 0 {
+		return nil
+	}
+	sum, ok := r.Values[spec.Arg].(int64)
+	if !ok {
+		return fmt.Errorf("AVG partial sum %T, want BIGINT", r.Values[spec.Arg])
+	}
+	switch spec.ResultType.Root {
+	case sql.TypeTinyInt:
+		a.typ = 'b'
+	case sql.TypeSmallInt:
+		a.typ = 's'
+	case sql.TypeInt:
+		a.typ = 'i'
+	case sql.TypeBigInt:
+		a.typ = 'l'
+	default:
+		return fmt.Errorf("AVG of partials typed %s, want an integer type", spec.ResultType)
+	}
+	a.n += sign * cnt
+	a.i += sign * sum
 	return nil
 }
 
