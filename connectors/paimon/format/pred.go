@@ -132,3 +132,31 @@ func (p *Pred) mayHaveStr(lo, hi []byte) bool {
 	}
 	return false
 }
+
+// MayHold reports whether a column whose non-null values lie within
+// [lo, hi] (a file's statistics, as the row path reads the column's
+// type; nil: unknown) can hold a value that passes p. IS NULL is not
+// decided here (null counts are).
+func MayHold(p *Pred, lo, hi any) bool {
+	if p.IsNull {
+		return true
+	}
+	switch l := lo.(type) {
+	case int8:
+		h, ok := hi.(int8)
+		return !ok || p.mayHaveInt(int64(l), int64(h))
+	case int16:
+		h, ok := hi.(int16)
+		return !ok || p.mayHaveInt(int64(l), int64(h))
+	case int32:
+		h, ok := hi.(int32)
+		return !ok || p.mayHaveInt(int64(l), int64(h))
+	case int64:
+		h, ok := hi.(int64)
+		return !ok || p.mayHaveInt(l, h)
+	case string:
+		h, ok := hi.(string)
+		return !ok || p.mayHaveStr([]byte(l), []byte(h))
+	}
+	return true
+}

@@ -460,6 +460,10 @@ func (r *rawRows) openNext() bool {
 			want[i] = r.t.Schema.Fields[p]
 		}
 	}
+	if !fileMayPass(m, written, want, r.filter) {
+		filesSkipped.Add(1)
+		return true // no row of the file passes: nothing to yield
+	}
 	deleted, err := r.t.deletionVector(r.dfs, m.FileName)
 	if err != nil {
 		r.err = err

@@ -1,0 +1,96 @@
+package table
+
+import (
+	"sync/atomic"
+
+	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
+	"github.com/sqlrun/sqlrun/connectors/paimon/format"
+	"github.com/sqlrun/sqlrun/connectors/paimon/manifest"
+)
+
+// filesSkipped counts the data files a filtered read left unread because
+// their manifest statistics exclude every row (fileMayPass); Paimon's
+// ScanMetrics counts the same as lastScanSkippedTableFiles.
+var filesSkipped atomic.Int64
+
+// FilesSkipped is how many data files filtered reads have skipped by
+// their value statistics since the process started.
+func FilesSkipped() int64 { return filesSkipped.Load() }
+
+// fileMayPass reports whether data file m, whose rows are read raw as
+// the fields want (the projection, by field id), can hold a row that
+// passes every conjunct of filter, by the file's value statistics in its
+// manifest entry (_VALUE_STATS: min, max and null count per column, over
+// the fields of the file's schema or those _VALUE_STATS_COLS names), as
+// Paimon's scan drops files by a pushed predicate's statistics
+// (FileStoreScan.withValueFilter, SimpleStatsEvolutions). It is used only
+// where every row of the file is one the read yields or deletes (append
+// files and primary-key files read raw), so a file with no passing row
+// yields nothing that passes. A column whose statistics are absent,
+// truncated away, of another type than the field's (an evolved column),
+// or of an arity that does not match says nothing: the file is read.
+func fileMayPass(m manifest.DataFileMeta, written, want []schemaField, filter []format.Pred) bool {
+	if len(filter) == 0 {
+		return true
+	}
+	fields := written
+	if m.ValueStatsCols != nil {
+		fields = nil
+		for _, name := range m.ValueStatsCols {
+			for _, f := range written {
+				if f.Name == name {
+					fields = append(fields, f)
+				}
+			}
+		}
+		if len(fields) != len(m.ValueStatsCols) {
+			return true
+		}
+	}
+	st := &m.ValueStats
+	if n, err := binrow.SerializedArity(st.MinValues); err != nil || n != len(fields) || n == 0 {
+		return true
+	}
+	var mins, maxs []any
+	for i := range filter {
+		p := &filter[i]
+		if p.Field >= len(want) {
+			return true
+		}
+		at := -1
+		for j, f := range fields {
+			if f.ID == want[p.Field].ID && f.Type.Root == want[p.Field].Type.Root {
+				at = j
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		var nulls *int64
+		if at < len(st.NullCounts) {
+			nulls = st.NullCounts[at]
+		}
+		if p.IsNull {
+			if nulls != nil && *nulls == 0 {
+				return false
+			}
+			continue
+		}
+		if nulls != nil && *nulls >= m.RowCount && m.RowCount > 0 {
+			return false // only nulls: no comparison is TRUE
+		}
+		if mins == nil {
+			types := format.FieldTypes(fields)
+			var err1, err2 error
+			mins, err1 = binrow.Deserialize(types, st.MinValues)
+			maxs, err2 = binrow.Deserialize(types, st.MaxValues)
+			if err1 != nil || err2 != nil {
+				return true
+			}
+		}
+		if !format.MayHold(p, mins[at], maxs[at]) {
+			return false
+		}
+	}
+	return true
+}
