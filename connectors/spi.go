@@ -113,6 +113,17 @@ type SupportsLocalAggregate interface {
 	LocalAggregate(calls []LocalAggCall, filter []LocalPredicate) (TableSource, bool)
 }
 
+// SupportsLocalFilter is implemented by bounded sources that can apply a
+// batch query's WHERE themselves (the Calc between the scan and the rest
+// of the plan, when every conjunct is a LocalPredicate): LocalFilter
+// returns a source (a copy) whose readers yield exactly the rows that pass
+// every conjunct of filter, or false when the source cannot. The planner
+// keeps the Calc for its projection; the condition is not evaluated
+// again. Only insert-only batch reads qualify.
+type SupportsLocalFilter interface {
+	LocalFilter(filter []LocalPredicate) (TableSource, bool)
+}
+
 // LocalPredicate is one conjunct of a local aggregate's filter over field
 // Field of the source's produced row (an integer or VARCHAR column): IS
 // NULL when IsNull, else TRUE when the value lies in one of Ranges

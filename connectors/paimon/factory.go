@@ -357,6 +357,7 @@ var (
 	_ connectors.FilterDigestSource         = (*Source)(nil)
 	_ connectors.SupportsParallelism        = (*Source)(nil)
 	_ connectors.SupportsLocalAggregate     = (*Source)(nil)
+	_ connectors.SupportsLocalFilter        = (*Source)(nil)
 )
 
 // ApplyProjection records the fields the query reads; Paimon reads only
@@ -456,6 +457,32 @@ func (s *Source) LocalAggregate(calls []connectors.LocalAggCall, filter []connec
 			return nil, false
 		}
 	}
+	preds, ok := localPreds(filter)
+	if !ok {
+		return nil, false
+	}
+	return &Source{cfg: s.cfg, bounded: s.bounded, projection: s.projection, agg: agg, filter: preds}, true
+}
+
+// LocalFilter returns the source whose readers yield only the rows that
+// pass filter (connectors.SupportsLocalFilter): a batch read only. Files
+// read raw are skipped by their statistics (whole files by the manifest's,
+// row groups by Parquet's) and tested a batch of rows at a time before
+// the rows leave the reader; every other row is tested after the merge
+// (table.ReadOptions.Filter).
+func (s *Source) LocalFilter(filter []connectors.LocalPredicate) (connectors.TableSource, bool) {
+	if s.cfg.streaming || !s.bounded || s.agg != nil {
+		return nil, false
+	}
+	preds, ok := localPreds(filter)
+	if !ok {
+		return nil, false
+	}
+	return &Source{cfg: s.cfg, bounded: s.bounded, projection: s.projection, filter: preds}, true
+}
+
+// localPreds are the conjuncts of filter as the column path tests them.
+func localPreds(filter []connectors.LocalPredicate) ([]format.Pred, bool) {
 	preds := make([]format.Pred, len(filter))
 	for i, f := range filter {
 		preds[i] = format.Pred{Field: f.Field, IsNull: f.IsNull}
@@ -468,7 +495,7 @@ func (s *Source) LocalAggregate(calls []connectors.LocalAggCall, filter []connec
 			preds[i].Ranges = append(preds[i].Ranges, format.PredRange{Lo: lo, Hi: hi})
 		}
 	}
-	return &Source{cfg: s.cfg, bounded: s.bounded, projection: s.projection, agg: agg, filter: preds}, true
+	return preds, true
 }
 
 // predBound is a LocalBound as the column path tests it.

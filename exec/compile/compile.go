@@ -278,6 +278,10 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 	case *plan.MiniBatchAssigner:
 		// Rows pass through as they arrive (a mini-batch of one row).
 		return b.build(n.Inputs()[0], path+".0")
+	case *plan.Calc:
+		if e, ok, err := b.filteredScan(n, path); ok || err != nil {
+			return e, err
+		}
 	}
 	in, err := b.build(n.Inputs()[0], path+".0")
 	if err != nil {
@@ -610,6 +614,48 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 // fusedAggregates counts the aggregates fusedLocalAggregate took (tests
 // check that the shapes they compare are fused).
 var fusedAggregates int
+
+// filteredScan runs a batch Calc's condition in the source it reads when
+// the plan allows (issue 24): a Calc directly over a TableSourceScan of a
+// source that implements connectors.SupportsLocalFilter, whose every
+// conjunct is a connectors.LocalPredicate (localFilter). The source then
+// yields only the rows that pass (Paimon skips files and row groups by
+// their statistics and tests the rest a batch at a time, before it makes
+// rows of them), and the Calc only projects. EXPLAIN is unchanged: Flink
+// chains the Calc to the source. Anything else (false) filters in the Calc.
+func (b *builder) filteredScan(n *plan.Calc, path string) (edge, bool, error) {
+	scan, ok := n.Inputs()[0].(*plan.TableSourceScan)
+	if !ok || !fuseLocalAggregates || b.streaming || n.Cond == nil {
+		return edge{}, false, nil
+	}
+	lf, ok := scan.Table.Source.(connectors.SupportsLocalFilter)
+	if !ok {
+		return edge{}, false, nil
+	}
+	filter, ok := localFilter(n.Cond, scan.Types())
+	if !ok {
+		return edge{}, false, nil
+	}
+	src, ok := lf.LocalFilter(filter)
+	if !ok {
+		return edge{}, false, nil
+	}
+	cf, err := plan.CompileCalc(n.Exprs, nil)
+	if err != nil {
+		return edge{}, false, err
+	}
+	in, err := b.scan(scan, src, path+".0")
+	if err != nil {
+		return edge{}, false, err
+	}
+	v := b.g.AddOperator(uid(path, n), n.Name(), operators.Calc(operators.CalcFunc(cf)), in.p)
+	b.connect(in, v, in.p)
+	filteredScans++
+	return edge{vertex: v, p: in.p}, true, nil
+}
+
+// filteredScans counts the Calcs filteredScan took.
+var filteredScans int
 
 // localFilter is a Calc's condition as the conjuncts a source's local
 // aggregate tests (nil for none), or false when one is not: IS [NOT] NULL

@@ -11,3 +11,7 @@ func SetFuseLocalAggregates(on bool) (restore func()) {
 // FusedAggregates counts the aggregates whose local phase ran in the
 // source since the process started.
 func FusedAggregates() int { return fusedAggregates }
+
+// FilteredScans counts the Calcs whose condition ran in the source since
+// the process started.
+func FilteredScans() int { return filteredScans }

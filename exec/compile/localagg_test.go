@@ -33,74 +33,13 @@ import (
 // DATE, STRING) and one it does not (DOUBLE), dictionary-encoded and plain
 // pages, empty tables, and one or two buckets read by one or two subtasks.
 func TestLocalAggregateMetamorphic(t *testing.T) {
-	schema := sql.Schema{Columns: []sql.Column{{Name: "k", Type: sql.Int().NotNull()},
-		{Name: "ti", Type: sql.TinyInt()}, {Name: "i", Type: sql.Int()}, {Name: "b", Type: sql.BigInt()},
-		{Name: "s", Type: sql.String()}, {Name: "d", Type: sql.Date()}, {Name: "x", Type: sql.Double()},
-		{Name: "n", Type: sql.BigInt().NotNull()}}}
 	cols := []string{"ti", "i", "b", "s", "d", "n"}
 	sums := []string{"ti", "i", "b", "n"}
 	checked := 0
 	skipped := table.FilesSkipped()
 	for seed := int64(1); seed <= 12; seed++ {
 		r := rand.New(rand.NewSource(seed))
-		pk := seed%3 != 0
-		sch := schema
-		opts := map[string]string{"bucket": fmt.Sprint(1 + r.Intn(2)), "write-only": "true",
-			"num-sorted-run.stop-trigger": "100"}
-		if pk {
-			sch.PrimaryKey = []string{"k"}
-			if r.Intn(3) == 0 {
-				delete(opts, "write-only")
-				opts["deletion-vectors.enabled"] = "true"
-			}
-		} else {
-			opts["bucket"] = "-1"
-		}
-		dir := t.TempDir()
-		tbl, err := table.Create(fs.NewLocal(), dir, sch, nil, opts, "", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		commits := r.Intn(6) // 0: an empty table
-		next := int32(0)
-		for c := 1; c <= commits; c++ {
-			var rows []sql.Row
-			for j, n := 0, 1+r.Intn(300); j < n; j++ {
-				k := next
-				next++
-				if pk && next > 1 && r.Intn(5) == 0 {
-					k = r.Int31n(next) // an update of an earlier key
-				}
-				rows = append(rows, sql.Row{Kind: sql.Insert, Values: randValues(r, k)})
-			}
-			if pk && next > 0 && r.Intn(2) == 0 {
-				rows = append(rows, sql.Row{Kind: sql.Delete, Values: randValues(r, r.Int31n(next))})
-			}
-			w, err := tbl.NewWrite(table.WriteOptions{TempDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, row := range rows {
-				if err := w.Write(row); err != nil {
-					t.Fatal(err)
-				}
-			}
-			msgs, err := w.PrepareCommit(true)
-			w.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tbl.NewCommit("u").Commit(int64(c), msgs, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		e := &env{cat: catalog.NewInMemory(catalog.DefaultDatabase), config: map[string]string{}}
-		if err := e.cat.CreateTable(catalog.DefaultDatabase, "t",
-			&catalog.Table{Schema: sch, Options: map[string]string{"connector": "paimon", "path": dir}}, false); err != nil {
-			t.Fatal(err)
-		}
-		e.config["execution.runtime-mode"] = "batch"
-		e.config["parallelism.default"] = fmt.Sprint(1 + r.Intn(2))
+		e, opts, commits := randomTable(t, seed, r, metaSchema)
 		var queries []string
 		all := []string{"COUNT(*)"}
 		for _, c := range cols {
@@ -182,6 +121,80 @@ func TestLocalAggregateMetamorphic(t *testing.T) {
 		t.Fatal("no data file was skipped by its statistics")
 	}
 	t.Logf("%d queries compared, %d data files skipped by their statistics", checked, skipped)
+}
+
+// metaSchema is the metamorphic tests' table.
+var metaSchema = sql.Schema{Columns: []sql.Column{{Name: "k", Type: sql.Int().NotNull()},
+	{Name: "ti", Type: sql.TinyInt()}, {Name: "i", Type: sql.Int()}, {Name: "b", Type: sql.BigInt()},
+	{Name: "s", Type: sql.String()}, {Name: "d", Type: sql.Date()}, {Name: "x", Type: sql.Double()},
+	{Name: "n", Type: sql.BigInt().NotNull()}}}
+
+// randomTable writes random table seed of the schema (randValues) and
+// returns a batch environment with it as t, its options and commits: the
+// split reader reads some of it raw (level-0 files of new keys, append
+// files) and merges the rest (updated and deleted keys), with deletion
+// vectors in some, one or two buckets read by one or two subtasks.
+func randomTable(t *testing.T, seed int64, r *rand.Rand, schema sql.Schema) (*env, map[string]string, int) {
+	t.Helper()
+	pk := seed%3 != 0
+	sch := schema
+	opts := map[string]string{"bucket": fmt.Sprint(1 + r.Intn(2)), "write-only": "true",
+		"num-sorted-run.stop-trigger": "100"}
+	if pk {
+		sch.PrimaryKey = []string{"k"}
+		if r.Intn(3) == 0 {
+			delete(opts, "write-only")
+			opts["deletion-vectors.enabled"] = "true"
+		}
+	} else {
+		opts["bucket"] = "-1"
+	}
+	dir := t.TempDir()
+	tbl, err := table.Create(fs.NewLocal(), dir, sch, nil, opts, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits := r.Intn(6) // 0: an empty table
+	next := int32(0)
+	for c := 1; c <= commits; c++ {
+		var rows []sql.Row
+		for j, n := 0, 1+r.Intn(300); j < n; j++ {
+			k := next
+			next++
+			if pk && next > 1 && r.Intn(5) == 0 {
+				k = r.Int31n(next) // an update of an earlier key
+			}
+			rows = append(rows, sql.Row{Kind: sql.Insert, Values: randValues(r, k)})
+		}
+		if pk && next > 0 && r.Intn(2) == 0 {
+			rows = append(rows, sql.Row{Kind: sql.Delete, Values: randValues(r, r.Int31n(next))})
+		}
+		w, err := tbl.NewWrite(table.WriteOptions{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows {
+			if err := w.Write(row); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msgs, err := w.PrepareCommit(true)
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tbl.NewCommit("u").Commit(int64(c), msgs, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &env{cat: catalog.NewInMemory(catalog.DefaultDatabase), config: map[string]string{}}
+	if err := e.cat.CreateTable(catalog.DefaultDatabase, "t",
+		&catalog.Table{Schema: sch, Options: map[string]string{"connector": "paimon", "path": dir}}, false); err != nil {
+		t.Fatal(err)
+	}
+	e.config["execution.runtime-mode"] = "batch"
+	e.config["parallelism.default"] = fmt.Sprint(1 + r.Intn(2))
+	return e, opts, commits
 }
 
 // wheres are the conjuncts of the metamorphic test's filters: comparisons

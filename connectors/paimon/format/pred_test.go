@@ -3,8 +3,11 @@ package format
 import (
 	"bytes"
 	"math/rand"
+	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // TestPredRowGroupSkipping checks the statistics test that lets the column
@@ -99,6 +102,80 @@ func TestKeep(t *testing.T) {
 	} {
 		if got := Keep(c.filter, c.vals); got != c.want {
 			t.Errorf("Keep(%+v, %v) = %v, want %v", c.filter, c.vals, got, c.want)
+		}
+	}
+}
+
+// TestFilteredRows: FilteredRows yields exactly the rows of Rows that
+// pass the filter (format.Keep) and the deletion vector leaves, in order,
+// over a file of several row groups (700 rows each, a_k = the row's
+// position) with every encoding the page decoder reads and two it hands
+// to parquet-go; a filter on a_k's range leaves the row groups outside it
+// unread.
+func TestFilteredRows(t *testing.T) {
+	data, _ := writeDiff(t, 2500, &zstd.Codec{})
+	f, err := Open(bytes.NewReader(data), int64(len(data)), "data-d-0.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ints := func(f int, lo, hi int64) Pred {
+		return Pred{Field: f, Ranges: []PredRange{{Lo: PredBound{Int: lo, Closed: true}, Hi: PredBound{Int: hi, Closed: true}}}}
+	}
+	str := func(f int, lo, hi string) Pred {
+		return Pred{Field: f, Ranges: []PredRange{{Lo: PredBound{Str: []byte(lo)}, Hi: PredBound{Str: []byte(hi)}}}}
+	}
+	del := posSet{}
+	for p := int64(0); p < 2500; p += 7 {
+		del[p] = true
+	}
+	for _, c := range []struct {
+		name    string
+		filter  []Pred
+		deleted DeletionVector
+		skipped int
+	}{
+		{"a_k in [800, 900]", []Pred{ints(0, 800, 900)}, nil, 3},
+		{"a_k in [800, 900], deleted", []Pred{ints(0, 800, 900)}, del, 3},
+		{"a_k in [699, 700]", []Pred{ints(0, 699, 700)}, nil, 2},
+		{"a_k < 0", []Pred{{Field: 0, Ranges: []PredRange{{Lo: PredBound{Unbounded: true}, Hi: PredBound{Int: 0}}}}}, nil, 4},
+		{"b_i > 0 AND c_s in ('b', 'q')", []Pred{{Field: 1, Ranges: []PredRange{{Lo: PredBound{Int: 0}, Hi: PredBound{Unbounded: true}}}}, str(2, "b", "q")}, del, 0},
+		{"d_d = 'cat-3'", []Pred{{Field: 3, Ranges: []PredRange{{Lo: PredBound{Str: []byte("cat-3"), Closed: true}, Hi: PredBound{Str: []byte("cat-3"), Closed: true}}}}}, nil, 0},
+		{"f_t IS NULL AND g_x > 'm'", []Pred{{Field: 5, IsNull: true}, str(6, "m", "\xff")}, del, 0},
+		{"h_l in [0, 2^62]", []Pred{ints(7, 0, 1<<62)}, del, 0},
+	} {
+		p := Projection{FileFields: diffFields(), Fields: diffFields(), Deleted: c.deleted}
+		all, err := f.Rows(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want [][]any
+		for r := all.Next(); r != nil; r = all.Next() {
+			if Keep(c.filter, r) {
+				want = append(want, r)
+			}
+		}
+		if err := all.Error(); err != nil {
+			t.Fatal(err)
+		}
+		it, ok, err := f.FilteredRows(p, c.filter)
+		if err != nil || !ok {
+			t.Fatalf("%s: FilteredRows %v, %v", c.name, ok, err)
+		}
+		var got [][]any
+		for r := it.Next(); r != nil; r = it.Next() {
+			got = append(got, r)
+		}
+		if err := it.Error(); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d rows, want %d (the rows of Rows that pass)", c.name, len(got), len(want))
+		}
+		if it.rr.skipped != c.skipped {
+			t.Errorf("%s: %d row groups skipped, want %d", c.name, it.rr.skipped, c.skipped)
+		}
+		if len(want) == 0 && c.skipped < 4 {
+			t.Errorf("%s: no row passes", c.name)
 		}
 	}
 }

@@ -432,6 +432,15 @@ type rowReader struct {
 	// compressed bytes.
 	lean bool
 	comp []byte
+	// filtered (FilteredRows): row groups whose statistics exclude filter
+	// are not read, and each batch keeps only the rows that pass filter
+	// and that deleted does not mark; next is the file position of the
+	// next row to be batched.
+	filtered bool
+	filter   []Pred
+	deleted  DeletionVector
+	next     int64
+	skipped  int // row groups not read
 }
 
 // batchRows is how many rows are decoded per batch.
@@ -522,8 +531,21 @@ func (r *rowReader) step() (ok bool) {
 	return true
 }
 
-// refill decodes the next batch of rows of every flat column.
+// refill decodes the next batch of rows of every flat column; filtered,
+// the next batch with a row that passes.
 func (r *rowReader) refill() bool {
+	for {
+		if !r.refillOnce() {
+			return false
+		}
+		if !r.filtered || r.bn > 0 {
+			return true
+		}
+	}
+}
+
+// refillOnce decodes the next batch of rows of every flat column.
+func (r *rowReader) refillOnce() bool {
 	for r.left == 0 {
 		r.closeCursors()
 		r.rg++
@@ -532,6 +554,11 @@ func (r *rowReader) refill() bool {
 			return false
 		}
 		rg := rgs[r.rg]
+		if md := r.f.pf.Metadata(); r.filtered && r.rg < len(md.RowGroups) && !rowGroupMayPass(md.RowGroups[r.rg].Columns, r.cols, r.filter) {
+			r.next += rg.NumRows()
+			r.skipped++
+			continue
+		}
 		r.left = rg.NumRows()
 		chunks := rg.ColumnChunks()
 		for _, l := range r.leaves {
@@ -602,7 +629,29 @@ func (r *rowReader) refill() bool {
 	}
 	r.left -= int64(k)
 	r.bn = k
+	if r.filtered {
+		r.keep(k)
+	}
 	return true
+}
+
+// keep compacts the batch's k rows to those that pass the filter and are
+// not deleted (their slots cleared behind them), in order.
+func (r *rowReader) keep(k int) {
+	w, n := r.width, 0
+	for j := 0; j < k; j++ {
+		row := r.slab[j*w : j*w+w]
+		if r.deleted != nil && r.deleted.IsDeleted(r.next+int64(j)) || !Keep(r.filter, row) {
+			continue
+		}
+		if n != j {
+			copy(r.slab[n*w:n*w+w], row)
+		}
+		n++
+	}
+	clear(r.slab[n*w : k*w])
+	r.next += int64(k)
+	r.bn = n
 }
 
 func (r *rowReader) closeCursors() {
@@ -899,6 +948,48 @@ func (f *File) Rows(p Projection) (*RowIterator, error) {
 		return nil, err
 	}
 	return &RowIterator{rr: newRowReader(f, vals), vals: vals, deleted: p.Deleted}, nil
+}
+
+// FilteredRows is Rows of only the rows that pass every conjunct of
+// filter, tested a batch at a time before any row leaves the reader:
+// row groups whose column statistics exclude a conjunct are not read (as
+// Paimon's Parquet reader drops row groups by a pushed predicate), and
+// the deletion vector is applied to each batch too. ok is false, with
+// nothing read, for a file the batch test does not take (ORC or Avro, a
+// nested column, a conjunct on a column not read through the column
+// path); the caller then tests Rows one by one.
+func (f *File) FilteredRows(p Projection, filter []Pred) (it *RowIterator, ok bool, err error) {
+	if f.alien != nil {
+		return nil, false, nil
+	}
+	vals, err := f.projected(p, "")
+	if err != nil {
+		return nil, false, err
+	}
+	for _, c := range vals {
+		if c.asm != nil {
+			return nil, false, nil
+		}
+	}
+	var preds []Pred // the conjuncts on columns present in the file
+	none := false
+	for _, pr := range filter {
+		switch col := vals[pr.Field]; {
+		case col.leaf < 0 && pr.IsNull: // absent: null in every row
+		case col.leaf < 0:
+			none = true // a null compared: no row passes
+		case col.bulk == bulkNone:
+			return nil, false, nil
+		default:
+			preds = append(preds, pr)
+		}
+	}
+	rr := newRowReader(f, vals)
+	rr.filtered, rr.filter, rr.deleted = true, preds, p.Deleted
+	if none {
+		rr.rg = len(f.pf.RowGroups())
+	}
+	return &RowIterator{rr: rr, vals: vals}, true, nil
 }
 
 // Next returns the next row or nil.

@@ -40,10 +40,11 @@ type ReadOptions struct {
 	// (COUNT by SUM, MIN/MAX/SUM by themselves) gives the calls' results
 	// over the rows the reader would have yielded.
 	Aggregate []format.AggCall
-	// Filter, with Aggregate, are the conjuncts a row must pass to be
-	// aggregated (format.Pred): the column path tests them per batch and
-	// skips row groups by their statistics, the other rows are tested one
-	// by one (format.Keep) and those that fail yield no partial.
+	// Filter are the conjuncts a row must pass to be yielded, or with
+	// Aggregate to be aggregated (format.Pred). Files read raw are skipped
+	// by their manifest statistics and row groups by their Parquet
+	// statistics; the column path tests the rest per batch, the other rows
+	// are tested one by one after the merge (format.Keep).
 	Filter []format.Pred
 }
 
@@ -60,7 +61,7 @@ type ReadOptions struct {
 //     evolution, files of one row-id range read as one (evolution.go).
 func (t *Table) NewSplitReader(s Split, o ReadOptions) (RowIterator, error) {
 	it, err := t.newSplitReader(s, o)
-	if err != nil || o.Aggregate == nil {
+	if err != nil || (o.Aggregate == nil && o.Filter == nil) {
 		return it, err
 	}
 	if _, ok := it.(partials); ok {
@@ -186,7 +187,7 @@ func (r *sectionRows) Next() (sql.Row, bool) {
 				r.cur, err = r.t.newRawRows(sub, r.proj, r.agg, r.filter)
 			} else {
 				r.cur, err = r.t.newKVRows(sub, false, r.proj)
-				if err == nil && r.agg != nil {
+				if err == nil && (r.agg != nil || r.filter != nil) {
 					r.cur = &partialRows{it: r.cur, calls: r.agg, filter: r.filter}
 				}
 			}
@@ -434,10 +435,12 @@ type rawRows struct {
 	// filter is ReadOptions.Filter.
 	filter []format.Pred
 
-	f    fs.File
-	it   *format.RowIterator
-	pend [][]any // partials of a file not yielded yet (agg)
-	err  error
+	f  fs.File
+	it *format.RowIterator
+	// tested: it yields only rows that pass filter (FilteredRows).
+	tested bool
+	pend   [][]any // partials of a file not yielded yet (agg)
+	err    error
 }
 
 func (r *rawRows) partials() {}
@@ -493,13 +496,20 @@ func (r *rawRows) openNext() bool {
 			return true
 		}
 	}
-	it, err := pf.Rows(proj)
+	var it *format.RowIterator
+	tested := false
+	if len(r.filter) > 0 && useColumnPath {
+		it, tested, err = pf.FilteredRows(proj, r.filter)
+	}
+	if err == nil && !tested {
+		it, err = pf.Rows(proj)
+	}
 	if err != nil {
 		f.Close()
 		r.err = fmt.Errorf("read %s: %w", m.FileName, err)
 		return false
 	}
-	r.f, r.it = f, it
+	r.f, r.it, r.tested = f, it, tested
 	return true
 }
 
@@ -524,10 +534,10 @@ func (r *rawRows) Next() (sql.Row, bool) {
 			continue
 		}
 		if v := r.it.Next(); v != nil {
+			if !r.tested && !format.Keep(r.filter, v) {
+				continue
+			}
 			if r.agg != nil {
-				if !format.Keep(r.filter, v) {
-					continue
-				}
 				v = format.Partial(r.agg, v)
 			}
 			return sql.Row{Kind: sql.Insert, Values: v}, true
@@ -560,7 +570,8 @@ func (r *rawRows) Close() error {
 type partials interface{ partials() }
 
 // partialRows turns the rows of it that pass filter into partial
-// aggregates of calls (format.Partial), keeping each row's RowKind.
+// aggregates of calls (format.Partial), or without calls yields them,
+// keeping each row's RowKind.
 type partialRows struct {
 	it     RowIterator
 	calls  []format.AggCall
@@ -575,9 +586,13 @@ func (p *partialRows) Next() (sql.Row, bool) {
 		if !ok {
 			return r, false
 		}
-		if format.Keep(p.filter, r.Values) {
-			return sql.Row{Kind: r.Kind, Values: format.Partial(p.calls, r.Values)}, true
+		if !format.Keep(p.filter, r.Values) {
+			continue
 		}
+		if p.calls == nil {
+			return r, true
+		}
+		return sql.Row{Kind: r.Kind, Values: format.Partial(p.calls, r.Values)}, true
 	}
 }
 
