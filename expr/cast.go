@@ -466,6 +466,8 @@ func castToString(v any, from sql.DataType) string {
 		return strings.ToValidUTF8(string(x), "\uFFFD")
 	case sql.TimestampData:
 		return formatTimestampSQL(x, from.Precision)
+	case Interval:
+		return x.String()
 	case int32:
 		if from.Root == sql.TypeTime {
 			return formatTimeSQL(x, from.Precision)

@@ -241,26 +241,58 @@ func Negate(v any) (any, error) {
 	return nil, fmt.Errorf("cannot negate %T", v)
 }
 
+// datetimePlus is datetime +/- interval, as ScalarOperatorGens
+// .generateTemporalPlusMinus computes it: a DATE moves by whole days of a
+// day-time interval (truncated) or by months (DateTimeUtils.addMonths,
+// clamping the day to the month's end); a TIME wraps within its day and
+// ignores months; a TIMESTAMP moves by milliseconds or months, keeping its
+// nanoseconds; a DATE plus hours, minutes or seconds is a TIMESTAMP (the
+// binder's type).
+func datetimePlus(op string, a any, iv Interval, t sql.DataType) (any, error) {
+	sign := int64(1)
+	if op == "-" {
+		sign = -1
+	}
+	ms, months := sign*iv.Millis, int(sign*iv.Months)
+	switch x := a.(type) {
+	case int32:
+		switch {
+		case t.Root == sql.TypeTime && iv.YearMonth():
+			return x, nil
+		case t.Root == sql.TypeTime:
+			return int32((int64(x) + millisPerDay + ms%millisPerDay) % millisPerDay), nil
+		case iv.YearMonth():
+			return int32(addMonths(int(x), months)), nil
+		case t.Root == sql.TypeTimestamp:
+			return sql.TimestampData{Millis: int64(x)*millisPerDay + ms}, nil
+		}
+		d := int64(x) + ms/millisPerDay
+		if d != int64(int32(d)) {
+			return nil, sql.Errorf(sql.RuntimeException, "java.lang.ArithmeticException: integer overflow")
+		}
+		return int32(d), nil
+	case sql.TimestampData:
+		if iv.YearMonth() {
+			day := floorDiv(x.Millis, millisPerDay)
+			x.Millis = int64(addMonths(int(day), months))*millisPerDay + (x.Millis - day*millisPerDay)
+			return x, nil
+		}
+		x.Millis += ms
+		return x, nil
+	}
+	return nil, fmt.Errorf("cannot apply %s to %T and an interval", op, a)
+}
+
 // arith computes a op b in the result type t (operands are converted to
 // it first; integer overflow wraps as in Java).
 func arith(op string, a, b any, t sql.DataType) (any, error) {
+	if iv, ok := a.(Interval); ok {
+		a, b = b, iv
+	}
+	if iv, ok := b.(Interval); ok {
+		return datetimePlus(op, a, iv, t)
+	}
 	switch t.Root {
-	case sql.TypeTimestamp, sql.TypeTimestampLTZ:
-		// datetime +/- day-time interval (the binder allows no other).
-		if iv, ok := a.(Interval); ok {
-			a, b = b, iv
-		}
-		ts, ok1 := a.(sql.TimestampData)
-		iv, ok2 := b.(Interval)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("cannot apply %s to %T and %T", op, a, b)
-		}
-		if op == "-" {
-			ts.Millis -= iv.Millis
-		} else {
-			ts.Millis += iv.Millis
-		}
-		return ts, nil
 	case sql.TypeDecimal:
 		x, _ := toDecimal(a)
 		y, _ := toDecimal(b)

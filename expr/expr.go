@@ -153,16 +153,46 @@ func naturallyTyped(l *Literal) bool {
 // type is appended unless it is the literal's natural one (INT, BOOLEAN,
 // CHAR); strings carry Calcite's _UTF-16LE charset prefix in the Abstract
 // Syntax Tree only, and the execution plan also drops the type.
-// Interval is the value of a day-time INTERVAL literal: its length in
-// milliseconds and the qualifier Calcite prints ("SECOND", "MINUTE",
-// "DAY TO SECOND"): INTERVAL '5' SECOND is 5000:INTERVAL SECOND.
+// Interval is the value of an INTERVAL literal: a day-time one's length in
+// milliseconds, a year-month one's in months, and the qualifier Calcite
+// prints ("SECOND", "DAY TO SECOND", "MONTH", "YEAR TO MONTH"): INTERVAL
+// '5' SECOND is 5000:INTERVAL SECOND, INTERVAL '1' YEAR 12:INTERVAL YEAR.
 type Interval struct {
 	Millis int64
+	Months int64
 	Unit   string
+}
+
+// YearMonth reports a year-month interval.
+func (iv Interval) YearMonth() bool {
+	return strings.Contains(iv.Unit, "YEAR") || strings.Contains(iv.Unit, "MONTH")
+}
+
+// String prints the interval as Flink casts it to a string
+// (IntervalToStringCastRule, DateTimeUtils.intervalYearMonthToString /
+// intervalDayTimeToString): +2-10 for 34 months, +10 00:00:00.004 for a
+// day-time interval with milliseconds.
+func (iv Interval) String() string {
+	sign := "+"
+	if iv.YearMonth() {
+		m := iv.Months
+		if m < 0 {
+			sign, m = "-", -m
+		}
+		return fmt.Sprintf("%s%d-%02d", sign, m/12, m%12)
+	}
+	ms := iv.Millis
+	if ms < 0 {
+		sign, ms = "-", -ms
+	}
+	return fmt.Sprintf("%s%d %02d:%02d:%02d.%03d", sign, ms/86400000, ms/3600000%24, ms/60000%60, ms/1000%60, ms%1000)
 }
 
 func formatLiteral(l *Literal, f Format) string {
 	if iv, ok := l.Value.(Interval); ok {
+		if iv.YearMonth() {
+			return strconv.FormatInt(iv.Months, 10) + ":INTERVAL " + iv.Unit
+		}
 		return strconv.FormatInt(iv.Millis, 10) + ":INTERVAL " + iv.Unit
 	}
 	if l.Flag {

@@ -1383,7 +1383,7 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 	b.exprDepth++
 	x, err := b.bindExprIn(e, sc, agg)
 	b.exprDepth--
-	if err == nil && b.exprDepth == 0 && x.Type().Root == sql.TypeIntervalDayTime {
+	if err == nil && b.exprDepth == 0 && isIntervalType(x.Type()) {
 		// An INTERVAL is only an operand of datetime arithmetic here: no
 		// column, sink or function takes one.
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support INTERVAL values here yet")
@@ -1479,6 +1479,13 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			}
 			return &Call{Op: "NOT", Args: []Expr{a}, T: sql.Boolean().WithNullable(a.Type().Nullable)}, nil
 		case ast.OpNeg:
+			if l, ok := a.(*Literal); ok {
+				if iv, ok := l.Value.(expr.Interval); ok {
+					// -INTERVAL '2' MONTH: the negated interval.
+					iv.Millis, iv.Months = -iv.Millis, -iv.Months
+					return &Literal{Value: iv, T: l.T}, nil
+				}
+			}
 			if !a.Type().IsNumeric() {
 				return nil, cannotApply(x.At, "-", a)
 			}
@@ -1900,16 +1907,47 @@ func cannotApply(at ast.Pos, op string, args ...Expr) error {
 	return validationErr(at, 1, "%s", msg)
 }
 
+func isIntervalType(t sql.DataType) bool {
+	return t.Root == sql.TypeIntervalDayTime || t.Root == sql.TypeIntervalYearMonth
+}
+
+func isDatetime(t sql.DataType) bool {
+	switch t.Root {
+	case sql.TypeDate, sql.TypeTime, sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		return true
+	}
+	return false
+}
+
+// datetimePlusType is the type of datetime +/- interval, as Flink's copy of
+// Calcite's SqlTimestampAddFunction.deduceType gives it for the interval's
+// start unit: HOUR, MINUTE or SECOND added to a DATE makes a TIMESTAMP
+// (Flink's default precision, 6); anything else keeps the datetime's type.
+func datetimePlusType(dt sql.DataType, iv Expr) sql.DataType {
+	if dt.Root != sql.TypeDate {
+		return dt
+	}
+	unit := ""
+	if l, ok := iv.(*Literal); ok {
+		if v, ok := l.Value.(expr.Interval); ok {
+			unit = v.Unit
+		}
+	}
+	switch strings.Fields(unit + " ")[0] {
+	case "HOUR", "MINUTE", "SECOND":
+		return sql.Timestamp(6)
+	}
+	return dt
+}
+
 func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	nullable := lt.Nullable || rt.Nullable
-	isTS := func(t sql.DataType) bool { return t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ }
-	isIv := func(t sql.DataType) bool { return t.Root == sql.TypeIntervalDayTime }
 	switch {
-	case (x.Op == ast.OpAdd || x.Op == ast.OpSub) && isTS(lt) && isIv(rt):
-		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: lt.WithNullable(nullable)}, nil
-	case x.Op == ast.OpAdd && isIv(lt) && isTS(rt):
-		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: rt.WithNullable(nullable)}, nil
+	case (x.Op == ast.OpAdd || x.Op == ast.OpSub) && isDatetime(lt) && isIntervalType(rt):
+		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: datetimePlusType(lt, r).WithNullable(nullable)}, nil
+	case x.Op == ast.OpAdd && isIntervalType(lt) && isDatetime(rt):
+		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: datetimePlusType(rt, l).WithNullable(nullable)}, nil
 	}
 	switch x.Op {
 	case ast.OpAdd, ast.OpSub, ast.OpMul, ast.OpDiv, ast.OpMod:
@@ -2036,10 +2074,14 @@ func bindLiteral(x *ast.Literal) (Expr, error) {
 		return &Literal{T: sql.Null()}, nil
 	case ast.LitInterval:
 		iv, ok := x.Value.(ast.IntervalValue)
-		if !ok || iv.Months != 0 || strings.Contains(iv.Unit, "YEAR") || strings.Contains(iv.Unit, "MONTH") {
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support year-month INTERVAL values yet")
+		if !ok {
+			return nil, fmt.Errorf("bind: interval literal %v", x.Value)
 		}
-		return &Literal{Value: expr.Interval{Millis: iv.Millis, Unit: iv.Unit}, T: sql.DataType{Root: sql.TypeIntervalDayTime}}, nil
+		v := expr.Interval{Millis: iv.Millis, Months: iv.Months, Unit: iv.Unit}
+		if v.YearMonth() {
+			return &Literal{Value: v, T: sql.DataType{Root: sql.TypeIntervalYearMonth}}, nil
+		}
+		return &Literal{Value: v, T: sql.DataType{Root: sql.TypeIntervalDayTime}}, nil
 	case ast.LitDecimal:
 		if d, ok := x.Value.(decimal.Decimal); ok {
 			return &Literal{Value: d, T: x.Type}, nil

@@ -74,7 +74,7 @@ func timeOperand(e Expr) (field int, offset int64, ok bool) {
 			}
 		}
 		iv, isIv := lit.Value.(expr.Interval)
-		if !isIv {
+		if !isIv || iv.YearMonth() {
 			return 0, 0, false
 		}
 		if x.Op == "-" {

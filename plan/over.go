@@ -248,6 +248,9 @@ func (b *binder) bindBound(fb ast.FrameBound, rows bool, sc *scope) (OverBound, 
 		return out, sql.Errorf(sql.ValidationException, "CHARACTER type is not allowed for window boundary")
 	}
 	if iv, ok := lit.Value.(expr.Interval); ok {
+		if iv.YearMonth() {
+			return out, sql.Errorf(sql.TableException, "sqlrun does not support a year-month INTERVAL as an OVER window's RANGE bound")
+		}
 		if rows {
 			return out, sql.Errorf(sql.ValidationException, "ROWS value must be a non-negative integral constant")
 		}

@@ -462,7 +462,7 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 			return 0, err
 		}
 		iv, ok := v.(expr.Interval)
-		if !ok {
+		if !ok || iv.YearMonth() {
 			return 0, sql.Errorf(sql.ValidationException, "Cannot apply '%s' to arguments: the window %s must be a day-time INTERVAL", x.Name, strings.ToLower(name))
 		}
 		return iv.Millis, nil

@@ -33,6 +33,9 @@ const (
 	// TypeIntervalDayTime is a day-time INTERVAL: only an expression's
 	// type (INTERVAL '5' SECOND), never a column's.
 	TypeIntervalDayTime
+	// TypeIntervalYearMonth is a year-month INTERVAL (INTERVAL '2' MONTH),
+	// also only an expression's type.
+	TypeIntervalYearMonth
 )
 
 // MaxLength is the length Flink gives STRING (VARCHAR) and BYTES (VARBINARY).
@@ -212,6 +215,8 @@ func (t DataType) baseString() string {
 		return fmt.Sprintf("TIMESTAMP_LTZ(%d)", t.Precision)
 	case TypeIntervalDayTime:
 		return "INTERVAL SECOND(3)"
+	case TypeIntervalYearMonth:
+		return "INTERVAL YEAR(2) TO MONTH"
 	case TypeArray:
 		return "ARRAY<" + t.Elem.String() + ">"
 	case TypeMap:
