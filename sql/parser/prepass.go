@@ -220,6 +220,7 @@ var rules = []rule{
 	{"SIMILAR", nextWord("TO"), (*rewriter).similarTo},
 	{"WHEN", whenList, (*rewriter).whenList},
 	{"BETWEEN", nil, (*rewriter).between},
+	{"EXTRACT", extractUnit, (*rewriter).extractUnit},
 	// OVERLAY(s PLACING r FROM start [FOR length]) becomes OVERLAY(s, r,
 	// start[, length]).
 	{"PLACING", inCall("OVERLAY"), (*rewriter).argComma},
@@ -1001,6 +1002,26 @@ func inCall(fn string) func(*rewriter, int) bool {
 func (r *rewriter) argComma(j int) int {
 	r.synth(",", r.tok(j).off)
 	return j + 1
+}
+
+// extractOnly are the EXTRACT units Calcite's grammar has and TiDB's lacks.
+var extractOnly = map[string]bool{"EPOCH": true, "MILLISECOND": true, "NANOSECOND": true, "DOW": true, "DOY": true,
+	"ISODOW": true, "ISOYEAR": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true}
+
+// extractUnit: EXTRACT(unit FROM x) with a unit TiDB's grammar lacks.
+func extractUnit(r *rewriter, j int) bool {
+	return j+3 < r.to && r.tok(j+1).isOp("(") && r.tok(j+2).kind == tIdent && r.tok(j+3).is("FROM") &&
+		extractOnly[strings.ToUpper(r.tok(j+2).text)]
+}
+
+// extractUnit writes EXTRACT(EPOCH FROM x) as a plain call with the unit as
+// its first argument, as FLOOR(x TO unit) is written.
+func (r *rewriter) extractUnit(j int) int {
+	t := r.tok(j)
+	r.synth(fnPrefix+"EXTRACT("+unitPrefix+strings.ToUpper(r.tok(j+2).text)+",", t.off)
+	r.cur().wantTable = false
+	r.stack = append(r.stack, frame{kind: fExpr, fn: "EXTRACT"})
+	return j + 4
 }
 
 // between drops the SYMMETRIC / ASYMMETRIC after a BETWEEN, which TiDB's
