@@ -1222,6 +1222,14 @@ func (r *rewriter) itemBase(j int) int {
 	for k-2 >= from && toks[k-1].isOp(".") && toks[k-2].isIdent() {
 		k -= 2
 	}
+	if k-2 >= from && toks[k-1].isOp(".") && toks[k-2].isOp("]") {
+		// x[i].f[j]: the field of an earlier item access
+		if open := r.open[k-2-from]; open >= 0 {
+			if s, ok := r.itemStart[open]; ok {
+				return s
+			}
+		}
+	}
 	return k
 }
 
