@@ -87,6 +87,7 @@ func TestFlinkCast(t *testing.T) {
 // name and type | its value as an SQL expression. The row is a derived
 // table whose fields are the values cast to their types, so a value is
 // rounded or nulled as the test's data conversion does.
+// It is named testTable, as ExpressionTestBase names its table.
 func flinkFields(t *testing.T, d *datadriven.TestData) string {
 	var items []string
 	for i, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -97,7 +98,7 @@ func flinkFields(t *testing.T, d *datadriven.TestData) string {
 		}
 		items = append(items, fmt.Sprintf("CAST(%s AS %s) AS %s", strings.TrimSpace(val), typ, name))
 	}
-	return " FROM (SELECT " + strings.Join(items, ", ") + ") AS t"
+	return " FROM (SELECT " + strings.Join(items, ", ") + ") AS testTable"
 }
 
 // runFlinkExprs runs an "expr" block: each line an SQL expression and what

@@ -2,6 +2,8 @@ package expr
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -157,4 +159,123 @@ func evalItem(c *Call, args []Eval) (Eval, error) {
 		}
 		return nil, nil
 	}), nil
+}
+
+// CollectionsComparable reports whether = and <> compare two values of
+// types a and b as ARRAYs or MAPs (ScalarOperatorGens.generateEquals:
+// generateArrayComparison, generateMapComparison): sqlrun compares two
+// ARRAYs or two MAPs of the same type but for nullability, holding no ROW
+// and keyed by no ARRAY or MAP.
+func CollectionsComparable(a, b sql.DataType) bool {
+	if a.Root != b.Root || (a.Root != sql.TypeArray && a.Root != sql.TypeMap) {
+		return false
+	}
+	return sameShape(a, b) && equatable(a)
+}
+
+// sameShape reports two types equal but for their nullability, at every
+// level.
+func sameShape(a, b sql.DataType) bool {
+	if a.Root != b.Root || a.Length != b.Length || a.Precision != b.Precision || a.Scale != b.Scale || len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	if (a.Elem == nil) != (b.Elem == nil) || (a.Value == nil) != (b.Value == nil) {
+		return false
+	}
+	if a.Elem != nil && !sameShape(*a.Elem, *b.Elem) {
+		return false
+	}
+	if a.Value != nil && !sameShape(*a.Value, *b.Value) {
+		return false
+	}
+	for i, f := range a.Fields {
+		if !sameShape(f.Type, b.Fields[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func equatable(t sql.DataType) bool {
+	switch t.Root {
+	case sql.TypeRow:
+		return false
+	case sql.TypeArray:
+		return equatable(*t.Elem)
+	case sql.TypeMap:
+		return !nested(*t.Elem) && equatable(*t.Value)
+	}
+	return true
+}
+
+// evalCollectionEquals is = (or <>) of two ARRAYs or two MAPs, NULL when
+// either is. Flink's generateArrayComparison compares two BinaryArrayData
+// by their bytes and any other two arrays element by element with =
+// (generateEquals, where a NULL element makes the pair unequal): the two
+// disagree only on a NULL element facing a NULL (and on NaN and signed
+// zeros), whose result depends on how the arrays were built, so sqlrun
+// refuses that case when it meets it. generateMapComparison: the same
+// size, and every key of the left map in the right one with an equal
+// (non-NULL) value.
+func evalCollectionEquals(op string, t sql.DataType, args []Eval) Eval {
+	return strict(args, func(vs []any) (any, error) {
+		eq, err := collectionEqual(vs[0], vs[1], t)
+		if err != nil {
+			return nil, err
+		}
+		return eq == (op == "="), nil
+	})
+}
+
+func collectionEqual(a, b any, t sql.DataType) (bool, error) {
+	switch t.Root {
+	case sql.TypeArray:
+		x, _ := a.([]any)
+		y, _ := b.([]any)
+		if len(x) != len(y) {
+			return false, nil
+		}
+		for i := range x {
+			switch {
+			case x[i] == nil && y[i] == nil:
+				return false, sql.Errorf(sql.TableException, "sqlrun does not support comparing arrays with a NULL element on both sides yet: Flink's result depends on how the arrays were built")
+			case x[i] == nil || y[i] == nil:
+				return false, nil
+			}
+			eq, err := collectionEqual(x[i], y[i], *t.Elem)
+			if err != nil || !eq {
+				return false, err
+			}
+		}
+		return true, nil
+	case sql.TypeMap:
+		x, _ := a.(*sql.Map)
+		y, _ := b.(*sql.Map)
+		if x == nil || y == nil || len(x.Keys) != len(y.Keys) {
+			return false, nil
+		}
+		for i, k := range x.Keys {
+			j := slices.IndexFunc(y.Keys, func(k2 any) bool { return sameKey(k, k2, *t.Elem) })
+			if j < 0 || x.Values[i] == nil || y.Values[j] == nil {
+				return false, nil
+			}
+			eq, err := collectionEqual(x.Values[i], y.Values[j], *t.Value)
+			if err != nil || !eq {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	if f, ok := a.(float64); ok {
+		if g, _ := b.(float64); math.IsNaN(f) || math.IsNaN(g) || f == g && math.Signbit(f) != math.Signbit(g) {
+			return false, sql.Errorf(sql.TableException, "sqlrun does not support comparing arrays holding NaN or signed zeros yet: Flink's result depends on how the arrays were built")
+		}
+	}
+	if f, ok := a.(float32); ok {
+		if g, _ := b.(float32); f != f || g != g || f == g && math.Signbit(float64(f)) != math.Signbit(float64(g)) {
+			return false, sql.Errorf(sql.TableException, "sqlrun does not support comparing arrays holding NaN or signed zeros yet: Flink's result depends on how the arrays were built")
+		}
+	}
+	n, err := compareValues(a, b)
+	return err == nil && n == 0, err
 }

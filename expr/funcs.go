@@ -641,6 +641,9 @@ func evalCompare(c *Call, args []Eval) (Eval, error) {
 	if !ok {
 		ct = argT(0) // string vs number/date: compareAs casts the string side
 	}
+	if (op == "=" || op == "<>") && CollectionsComparable(argT(0), argT(1)) {
+		return evalCollectionEquals(op, argT(0), args), nil
+	}
 	if nested(argT(0)) || nested(argT(1)) {
 		// ROW = ROW plans (plan's bindRowEquality); Flink's generated code
 		// compares the two RowData with equals, whose result depends on
@@ -1232,46 +1235,24 @@ func evalToTimestampLtz(c *Call, args []Eval) (Eval, error) {
 
 // inferArray types ARRAY[e1, ...] as Calcite's SqlArrayValueConstructor
 // does: ARRAY<T> NOT NULL, T the least restrictive type of the elements.
-// Elements of nested types (ARRAY, MAP, ROW, MULTISET) must all have the
-// same type: sqlrun does not unify them.
 func inferArray(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if len(args) == 0 {
 		return nil, sql.DataType{}, &OperandError{Msg: "Require at least 1 argument", WholeCall: true}
 	}
-	t := args[0].Type()
-	for _, a := range args[1:] {
-		at := a.Type()
-		if nested(t) || nested(at) {
-			if !t.WithNullable(false).Equal(at.WithNullable(false)) {
-				return nil, sql.DataType{}, &OperandError{Msg: "Parameters must be of the same type", WholeCall: true}
-			}
-			t = t.WithNullable(t.Nullable || at.Nullable)
-			continue
-		}
-		ct, ok := CommonType(t, at)
-		if !ok {
-			return nil, sql.DataType{}, &OperandError{Msg: "Parameters must be of the same type", WholeCall: true}
-		}
-		t = ct
+	t, ok := elementType(args)
+	if !ok {
+		return nil, sql.DataType{}, &OperandError{Msg: "Parameters must be of the same type", WholeCall: true}
 	}
 	return args, sql.ArrayOf(t).NotNull(), nil
 }
 
 // elementType is the common type of a constructor's elements, as
-// SqlArrayValueConstructor and SqlMapValueConstructor derive it: nested
-// types must match but for nullability, others have a common type.
+// SqlArrayValueConstructor and SqlMapValueConstructor derive it
+// (SqlTypeFactoryImpl.leastRestrictive, nested types field by field).
 func elementType(args []Expr) (sql.DataType, bool) {
 	t := args[0].Type()
 	for _, a := range args[1:] {
-		at := a.Type()
-		if nested(t) || nested(at) {
-			if !t.WithNullable(false).Equal(at.WithNullable(false)) {
-				return sql.DataType{}, false
-			}
-			t = t.WithNullable(t.Nullable || at.Nullable)
-			continue
-		}
-		ct, ok := CommonType(t, at)
+		ct, ok := CommonType(t, a.Type())
 		if !ok {
 			return sql.DataType{}, false
 		}

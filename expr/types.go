@@ -132,6 +132,9 @@ func CommonType(a, b sql.DataType) (sql.DataType, bool) {
 	if b.Root == sql.TypeNull {
 		return a.WithNullable(true), true
 	}
+	if nested(a) || nested(b) {
+		return commonNested(a, b)
+	}
 	switch {
 	case a.IsNumeric() && b.IsNumeric():
 		if a.Root == sql.TypeDecimal || b.Root == sql.TypeDecimal {
@@ -173,6 +176,46 @@ func CommonType(a, b sql.DataType) (sql.DataType, bool) {
 		return sql.Timestamp(p).WithNullable(nullable), true
 	}
 	return sql.DataType{}, false
+}
+
+// commonNested is the least restrictive type of two ARRAY, MAP or ROW
+// types, as Calcite's SqlTypeFactoryImpl.leastRestrictive derives it
+// (leastRestrictiveArrayMultisetType, leastRestrictiveMapType,
+// leastRestrictiveStructuredType): of the same root, their element, key,
+// value and field types unified one by one (a ROW's field names are the
+// first one's), nullable if either is.
+func commonNested(a, b sql.DataType) (sql.DataType, bool) {
+	if a.Root != b.Root {
+		return sql.DataType{}, false
+	}
+	nullable := a.Nullable || b.Nullable
+	switch a.Root {
+	case sql.TypeArray:
+		e, ok := CommonType(*a.Elem, *b.Elem)
+		if !ok {
+			return sql.DataType{}, false
+		}
+		return sql.ArrayOf(e).WithNullable(nullable), true
+	case sql.TypeMap:
+		k, ok := CommonType(*a.Elem, *b.Elem)
+		v, ok2 := CommonType(*a.Value, *b.Value)
+		if !ok || !ok2 {
+			return sql.DataType{}, false
+		}
+		return sql.MapOf(k, v).WithNullable(nullable), true
+	}
+	if len(a.Fields) != len(b.Fields) {
+		return sql.DataType{}, false
+	}
+	fields := make([]sql.Field, len(a.Fields))
+	for i, f := range a.Fields {
+		t, ok := CommonType(f.Type, b.Fields[i].Type)
+		if !ok {
+			return sql.DataType{}, false
+		}
+		fields[i] = sql.Field{Name: f.Name, Type: t}
+	}
+	return sql.RowOf(fields...).WithNullable(nullable), true
 }
 
 // Comparable reports whether two types may be compared with = < > etc.

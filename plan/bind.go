@@ -1973,6 +1973,9 @@ func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 		if (x.Op == ast.OpEq || x.Op == ast.OpNe) && lt.Root == sql.TypeRow && rt.Root == sql.TypeRow {
 			return bindRowEquality(x, l, r)
 		}
+		if (x.Op == ast.OpEq || x.Op == ast.OpNe) && expr.CollectionsComparable(lt, rt) {
+			return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: sql.Boolean().WithNullable(nullable)}, nil
+		}
 		if isNested(lt) || isNested(rt) {
 			return nil, sql.Errorf(sql.TableException, "sqlrun does not support comparing ARRAY, MAP or ROW values yet")
 		}
