@@ -28,12 +28,15 @@ type funcCase struct {
 // table; TestFunctionTable fails for an entry without one. A value of "*"
 // is not compared (the clock).
 var funcCases = map[string][]funcCase{
-	"+":                    {{sql: "a + 1", value: "8", prefix: "+(a, 1)"}},
-	"-":                    {{sql: "a - b", value: "10", prefix: "-(a, b)"}, {sql: "-d", value: "-12.50"}},
-	"*":                    {{sql: "d * 2", value: "25.00", prefix: "*(d, 2)"}},
-	"/":                    {{sql: "a / 2", value: "3", prefix: "/(a, 2)"}},
-	"MOD":                  {{sql: "MOD(a, 4)", value: "3", prefix: "MOD(a, 4)"}, {sql: "b % 2", value: "-1"}},
-	"=":                    {{sql: "a = 7", value: "true", prefix: "=(a, 7)"}},
+	"+":   {{sql: "a + 1", value: "8", prefix: "+(a, 1)"}},
+	"-":   {{sql: "a - b", value: "10", prefix: "-(a, b)"}, {sql: "-d", value: "-12.50"}},
+	"*":   {{sql: "d * 2", value: "25.00", prefix: "*(d, 2)"}},
+	"/":   {{sql: "a / 2", value: "3", prefix: "/(a, 2)"}},
+	"MOD": {{sql: "MOD(a, 4)", value: "3", prefix: "MOD(a, 4)"}, {sql: "b % 2", value: "-1"}},
+	"=": {{sql: "a = 7", value: "true", prefix: "=(a, 7)"},
+		// ScalarOperatorGens.generateArrayComparison / generateMapComparison
+		{sql: "ARRAY[a, 1] = ARRAY[7, 1]", value: "true"}, {sql: "ARRAY[a, 1] = ARRAY[7]", value: "false"},
+		{sql: "MAP['k', a, 'l', 1] = MAP['l', 1, 'k', 7]", value: "true"}, {sql: "MAP['k', n] = MAP['k', n]", value: "false"}},
 	"<>":                   {{sql: "a <> 7", value: "false", prefix: "<>(a, 7)"}},
 	"<":                    {{sql: "b < a", value: "true", prefix: "<(b, a)"}},
 	"<=":                   {{sql: "a <= 7", value: "true", prefix: "<=(a, 7)"}},
