@@ -103,7 +103,8 @@ func flinkFields(t *testing.T, d *datadriven.TestData) string {
 
 // runFlinkExprs runs an "expr" block: each line an SQL expression and what
 // Flink's ExpressionTestBase.testSqlApi expects of it, the result cast to
-// a string (NULL for null; !error when Flink fails at run time). The
+// a string (NULL for null; !error when Flink fails at run time; Go-quoted
+// when it starts or ends with a blank). The
 // output lists the lines sqlrun differs on, "ok" when none.
 func runFlinkExprs(ctx context.Context, t *testing.T, s *Session, d *datadriven.TestData, from string) string {
 	var diffs []string
@@ -113,6 +114,9 @@ func runFlinkExprs(ctx context.Context, t *testing.T, s *Session, d *datadriven.
 			d.Fatalf(t, "line %d: want 'expression | expected': %q", i+1, line)
 		}
 		e, want := strings.TrimSpace(line[:k]), strings.TrimSpace(line[k+3:])
+		if q, err := strconv.Unquote(want); err == nil && strings.HasPrefix(want, `"`) {
+			want = q // a Go-quoted expectation keeps its blanks
+		}
 		got := evalCast(ctx, s, fmt.Sprintf("SELECT CAST((%s) AS STRING)%s", e, from))
 		text := got.text
 		if got.kind == "" {

@@ -263,6 +263,8 @@ func builtins() []*Func {
 	fs = append(fs, mathFuncs()...)
 	fs = append(fs, stringFuncs()...)
 	fs = append(fs, collectionFuncs()...)
+	fs = append(fs, arrayFuncs()...)
+	fs = append(fs, mapFuncs()...)
 	return fs
 }
 

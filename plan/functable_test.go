@@ -116,6 +116,27 @@ var funcCases = map[string][]funcCase{
 	"REGEXP_REPLACE": {{sql: "REGEXP_REPLACE(s, '[0-9]', '#')", value: "Order-####", prefix: "REGEXP_REPLACE(s, '[0-9]', '#')"}, {sql: "REGEXP_REPLACE('foobar', 'oo|ar', '')", value: "fb", flink: true}},
 	"REGEXP_EXTRACT": {{sql: "REGEXP_EXTRACT(s, '([a-z]+)-(\\d+)', 2)", value: "1001", prefix: "REGEXP_EXTRACT(s, '([a-z]+)-(\\d+)', 2)"}, {sql: "REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)", value: "bar", flink: true}},
 	"ELEMENT":        {{sql: "ELEMENT(ARRAY[s])", value: "Order-1001", prefix: "ELEMENT(ARRAY(s))"}, {sql: "ELEMENT(CAST(NULL AS ARRAY<INT>))", value: "null"}},
+	// Array functions (ArrayAppendFunction ... ArraySliceFunction);
+	// testdata/flinkfuncs/collection runs Flink's CollectionFunctionsITCase.
+	"ARRAY_APPEND":   {{sql: "ARRAY_APPEND(ARRAY[a], 1)", value: "[7, 1]", prefix: "ARRAY_APPEND(ARRAY(a), 1)"}, {sql: "ARRAY_APPEND(ARRAY[a], n)", value: "[7, null]"}},
+	"ARRAY_PREPEND":  {{sql: "ARRAY_PREPEND(ARRAY[a], 1)", value: "[1, 7]", prefix: "ARRAY_PREPEND(ARRAY(a), 1)"}},
+	"ARRAY_CONTAINS": {{sql: "ARRAY_CONTAINS(ARRAY[a, n], 7)", value: "true", prefix: "ARRAY_CONTAINS(ARRAY(a, n), 7)"}, {sql: "ARRAY_CONTAINS(ARRAY[a, n], n)", value: "true"}, {sql: "ARRAY_CONTAINS(ARRAY[a], 1)", value: "false"}},
+	"ARRAY_POSITION": {{sql: "ARRAY_POSITION(ARRAY[1, a, a], a)", value: "2", prefix: "ARRAY_POSITION(ARRAY(1, a, a), a)"}, {sql: "ARRAY_POSITION(ARRAY[a], 1)", value: "0"}, {sql: "ARRAY_POSITION(ARRAY[a], n)", value: "null"}},
+	"ARRAY_REMOVE":   {{sql: "ARRAY_REMOVE(ARRAY[a, 1, a], a)", value: "[1]", prefix: "ARRAY_REMOVE(ARRAY(a, 1, a), a)"}},
+	"ARRAY_DISTINCT": {{sql: "ARRAY_DISTINCT(ARRAY[a, n, a, n])", value: "[7, null]", prefix: "ARRAY_DISTINCT(ARRAY(a, n, a, n))"}},
+	"ARRAY_REVERSE":  {{sql: "ARRAY_REVERSE(ARRAY[a, 1])", value: "[1, 7]", prefix: "ARRAY_REVERSE(ARRAY(a, 1))"}},
+	"ARRAY_UNION":    {{sql: "ARRAY_UNION(ARRAY[a, 1], ARRAY[1, 2])", value: "[7, 1, 2]", prefix: "ARRAY_UNION(ARRAY(a, 1), ARRAY(1, 2))"}},
+	"ARRAY_EXCEPT":   {{sql: "ARRAY_EXCEPT(ARRAY[a, 1, a], ARRAY[1])", value: "[7]", prefix: "ARRAY_EXCEPT(ARRAY(a, 1, a), ARRAY(1))"}},
+	"ARRAY_CONCAT":   {{sql: "ARRAY_CONCAT(ARRAY[a], ARRAY[1], ARRAY[a])", value: "[7, 1, 7]", prefix: "ARRAY_CONCAT(ARRAY(a), ARRAY(1), ARRAY(a))"}},
+	"ARRAY_MAX":      {{sql: "ARRAY_MAX(ARRAY[a, n, 1])", value: "7", prefix: "ARRAY_MAX(ARRAY(a, n, 1))"}, {sql: "ARRAY_MAX(ARRAY[n])", value: "null"}},
+	"ARRAY_MIN":      {{sql: "ARRAY_MIN(ARRAY[a, n, 1])", value: "1", prefix: "ARRAY_MIN(ARRAY(a, n, 1))"}},
+	"ARRAY_JOIN":     {{sql: "ARRAY_JOIN(ARRAY[s, 'x'], '+')", value: "Order-1001+x", prefix: "ARRAY_JOIN(ARRAY(s, 'x'), '+')"}, {sql: "ARRAY_JOIN(ARRAY[s, NULL, 'x'], '+')", value: "Order-1001+x"}, {sql: "ARRAY_JOIN(ARRAY[s, NULL], '+', '?')", value: "Order-1001+?"}},
+	"ARRAY_SLICE":    {{sql: "ARRAY_SLICE(ARRAY[a, 1, 2], 2)", value: "[1, 2]", prefix: "ARRAY_SLICE(ARRAY(a, 1, 2), 2)"}, {sql: "ARRAY_SLICE(ARRAY[a, 1, 2], -2, -2)", value: "[1]"}},
+	// Map functions (MapKeysFunction, MapValuesFunction, MapEntriesFunction, MapFromArraysFunction).
+	"MAP_KEYS":        {{sql: "MAP_KEYS(MAP['k', a, 'l', 1])", value: "[k, l]", prefix: "MAP_KEYS(MAP('k', a, 'l', 1))"}},
+	"MAP_VALUES":      {{sql: "MAP_VALUES(MAP['k', a, 'l', 1])", value: "[7, 1]", prefix: "MAP_VALUES(MAP('k', a, 'l', 1))"}},
+	"MAP_ENTRIES":     {{sql: "MAP_ENTRIES(MAP['k', a])", value: "[+I[k, 7]]", prefix: "MAP_ENTRIES(MAP('k', a))"}},
+	"MAP_FROM_ARRAYS": {{sql: "MAP_FROM_ARRAYS(ARRAY['k', s], ARRAY[a, n])", value: "{k=7, Order-1001=null}", prefix: "MAP_FROM_ARRAYS(ARRAY('k', s), ARRAY(a, n))"}},
 	// String functions (StringCallGen, SqlFunctionUtils, BinaryStringDataUtil).
 	"NULLIF":      {{sql: "NULLIF(a, 7)", value: "null", prefix: "NULLIF(a, 7)"}, {sql: "NULLIF(s, 'x')", value: "Order-1001"}, {sql: "NULLIF(n, 1)", value: "null"}},
 	"POSITION":    {{sql: "POSITION('1' IN s)", value: "7", prefix: "POSITION('1', s)"}, {sql: "POSITION('' IN s)", value: "1"}, {sql: "POSITION('z' IN s)", value: "0"}},

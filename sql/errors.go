@@ -24,6 +24,7 @@ const (
 	RuntimeException         ExceptionClass = "java.lang.RuntimeException"
 	AssertionError           ExceptionClass = "java.lang.AssertionError"
 	NullPointerException     ExceptionClass = "java.lang.NullPointerException"
+	FlinkRuntimeException    ExceptionClass = "org.apache.flink.util.FlinkRuntimeException"
 
 	// The planner's code generator (ScalarOperatorGens), which fails when
 	// a job is translated, after EXPLAIN has planned it.
