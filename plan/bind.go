@@ -882,6 +882,25 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			return nil, err
 		}
 		agg.sets = sets
+		// The subquery predicates of GROUP BY expressions and of the
+		// aggregate calls' arguments join their marks below the
+		// aggregate (Calcite's SubQueryRemoveRule on the Project that
+		// SqlToRelConverter puts under the Aggregate).
+		below := append([]ast.Expr(nil), groupBy...)
+		for _, e := range append(itemExprs(items), x.Having) {
+			walkAST(e, func(e ast.Expr) {
+				if f, ok := e.(*ast.FuncCall); ok && f.Over == nil && isAggName(f.Name) {
+					below = append(append(below, f.Args...), f.Filter)
+				}
+			})
+		}
+		if input, err = b.markSubqueries(input, sc, below); err != nil {
+			return nil, err
+		}
+		// Those of the select items elsewhere (over a group key or an
+		// aggregate call: MAX(a) IN (SELECT ...)) join theirs above it,
+		// as HAVING's do; until then they bind as a placeholder.
+		above := aboveAggregate(items, groupBy)
 		for _, g := range groupBy {
 			if hasAgg(g) {
 				return nil, validationErr(g.Pos(), 1, "Aggregate expression is illegal in GROUP BY clause")
@@ -908,6 +927,20 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 				break
 			}
 			agg.groupNames = append(agg.groupNames, name)
+		}
+		aboveOps := map[ast.Expr]Expr{}
+		for _, p := range above {
+			if in, ok := p.(*ast.In); ok {
+				op, err := b.bindExpr(in.X, sc, agg)
+				if err != nil {
+					return nil, err
+				}
+				aboveOps[in.X] = op
+			}
+			if b.preset == nil {
+				b.preset = map[ast.Expr]Expr{}
+			}
+			b.preset[p] = &Literal{T: sql.Boolean()}
 		}
 		// Bind select items against the aggregate's output: group
 		// expressions and aggregate calls become references.
@@ -1048,6 +1081,36 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			}
 			if err != nil {
 				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery in HAVING only when it reads no column of the outer query: %v", err)
+			}
+		}
+		if len(above) > 0 {
+			for x, op := range aboveOps {
+				b.preset[x] = fixAggRefs(op, aggRel)
+			}
+			hidden := &scope{}
+			for _, t := range input.Types() {
+				hidden.cols = append(hidden.cols, column{t: t})
+			}
+			for _, p := range above {
+				delete(b.preset, p)
+			}
+			var err error
+			input, err = b.markSubqueries(input, hidden, above)
+			for x := range aboveOps {
+				delete(b.preset, x)
+			}
+			if err != nil {
+				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery over an aggregate's groups in the select list only when it reads no column of the outer query: %v", err)
+			}
+			// The marked items bind again, now to the marks' values.
+			for i, it := range items {
+				if !it.Star && len(aboveAggregate(items[i:i+1], groupBy)) > 0 {
+					e, err := b.bindExpr(it.Expr, sc, agg)
+					if err != nil {
+						return nil, err
+					}
+					out[i] = fixAggRefs(e, aggRel)
+				}
 			}
 		}
 		exprs = out
@@ -1605,7 +1668,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			// HAVING and in the select list of a SELECT
 			// without aggregates (subquery.go); elsewhere (a GROUP BY, an
 			// aggregating SELECT's items, ON, ORDER BY) it is refused.
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) here yet (only in WHERE, in HAVING, in a JOIN's ON, or in the select list of a SELECT without aggregates)")
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support IN (subquery) here yet (only in WHERE, HAVING, GROUP BY, a JOIN's ON and the select list)")
 		}
 		a, err := rec(x.X)
 		if err != nil {
@@ -2204,8 +2267,12 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 		}
 		cond = &Literal{Value: true, T: sql.Boolean().NotNull()}
 		if len(rest) > 0 {
+			on := x.On
+			if len(subs) > 0 {
+				on = astAnd(rest)
+			}
 			restore := b.noCorrelation("a JOIN's ON clause")
-			c, err := b.bindExpr(astAnd(rest), sc, nil)
+			c, err := b.bindExpr(on, sc, nil)
 			restore()
 			if err != nil {
 				return nil, nil, err

@@ -260,3 +260,41 @@ func (b *binder) bindJoinSubqueries(x *ast.Join, kind ast.JoinKind, l Node, ls *
 	}
 	return keep(j, at), nil
 }
+
+// itemExprs are the expressions of select items (not stars).
+func itemExprs(items []ast.SelectItem) []ast.Expr {
+	var es []ast.Expr
+	for _, it := range items {
+		if !it.Star {
+			es = append(es, it.Expr)
+		}
+	}
+	return es
+}
+
+// aboveAggregate are the [NOT] IN / [NOT] EXISTS subquery predicates of
+// an aggregating SELECT's items outside its aggregate calls and outside
+// the expressions its GROUP BY spells (those are grouped values).
+func aboveAggregate(items []ast.SelectItem, groupBy []ast.Expr) []ast.Expr {
+	grouped := map[string]bool{}
+	for _, g := range groupBy {
+		grouped[g.String()] = true
+	}
+	inside := map[ast.Expr]bool{}
+	var found []ast.Expr
+	for _, e := range itemExprs(items) {
+		walkAST(e, func(e ast.Expr) {
+			if inside[e] {
+				return
+			}
+			if f, ok := e.(*ast.FuncCall); (ok && f.Over == nil && isAggName(f.Name)) || grouped[e.String()] {
+				walkAST(e, func(x ast.Expr) { inside[x] = true })
+				return
+			}
+			if isSubqueryPredicate(e) {
+				found = append(found, e)
+			}
+		})
+	}
+	return found
+}
