@@ -161,6 +161,10 @@ func builtins() []*Func {
 		{Name: "*", Kind: Operator, Form: Infix, Eval: evalArith},
 		{Name: "/", Kind: Operator, Form: Infix, Eval: evalArith},
 		{Name: "MOD", Infer: inferMod, Eval: evalArith},
+		// HASH_CODE is the bucket function of a split distinct aggregation
+		// (SplitAggregateRule's MOD(HASH_CODE(x), buckets)): only the planner
+		// calls it.
+		{Name: "HASH_CODE", Infer: inferHashCode, Eval: evalHashCode, Internal: true},
 		// Comparison and logic.
 		{Name: "=", Kind: Operator, Form: Infix, Eval: evalCompare},
 		{Name: "<>", Kind: Operator, Form: Infix, Eval: evalCompare},
@@ -1453,4 +1457,52 @@ func evalDot(c *Call, args []Eval) (Eval, error) {
 		}
 		return fs[i], nil
 	}, nil
+}
+
+// inferHashCode refuses HASH_CODE in a query: Flink's (FlinkSqlOperatorTable.
+// HASH_CODE) returns the Java hashCode of its argument's internal data,
+// which sqlrun's does not reproduce; only the split distinct aggregation's
+// buckets use it, where any fixed hash gives the same rows.
+func inferHashCode(name string, _ []Expr) ([]Expr, sql.DataType, error) {
+	return nil, sql.DataType{}, sql.Errorf(sql.TableException, "sqlrun does not support the function %s in a query", name)
+}
+
+// evalHashCode is HASH_CODE's INT NOT NULL: a fixed hash of the value
+// (0 for NULL): for integers their Java hashCode (Integer.hashCode,
+// Long.hashCode), else FNV-1a of the value's text.
+func evalHashCode(_ *Call, args []Eval) (Eval, error) {
+	return func(row []any) (any, error) {
+		v, err := args[0](row)
+		if err != nil {
+			return nil, err
+		}
+		switch x := v.(type) {
+		case nil:
+			return int32(0), nil
+		case int8:
+			return int32(x), nil
+		case int16:
+			return int32(x), nil
+		case int32:
+			return x, nil
+		case int64:
+			return int32(x ^ int64(uint64(x)>>32)), nil
+		case string:
+			return fnvHash(x), nil
+		case []byte:
+			return fnvHash(string(x)), nil
+		}
+		return fnvHash(fmt.Sprint(v)), nil
+	}, nil
+}
+
+// fnvHash is the 32-bit FNV-1a hash of s: the same in every process, so
+// that a restored job puts a value in the bucket it had before.
+func fnvHash(s string) int32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return int32(h)
 }

@@ -105,6 +105,13 @@
 //     - PruneAggregateCall: aggregate calls no field of the Calc above
 //     reads are dropped, and a Calc left as the identity goes (LOGICAL:
 //     PruneAggregateCallRule.CALC_ON_AGGREGATE);
+//     - SplitAggregate: under table.optimizer.distinct-agg.split.enabled,
+//     a (non-window) aggregate with a DISTINCT call becomes a PARTIAL
+//     aggregate also grouped by MOD(HASH_CODE(x), bucket-num) of its
+//     DISTINCT / MIN / MAX / FIRST_VALUE / LAST_VALUE arguments (over an
+//     Expand when they group differently) under a FINAL one that merges
+//     the partial results (LOGICAL_REWRITE: SplitAggregateRule;
+//     splitagg.go);
 //     - then convert turns the logical tree into physical nodes (PHYSICAL:
 //     a rank ordered by one time attribute over insert-only input is a
 //     Deduplicate, StreamPhysicalDeduplicateRule; other ranks a Rank whose

@@ -43,6 +43,9 @@ type LogicalAggregate struct {
 	// Sets are the grouping sets (GROUPING SETS / ROLLUP / CUBE) as sorted
 	// input fields, in Calcite's order; nil for a plain GROUP BY.
 	Sets [][]int
+	// PartialFinal is the aggregate's part in a split distinct aggregation
+	// (splitAggregate).
+	PartialFinal PartialFinal
 }
 
 // LogicalValues is a literal relation.

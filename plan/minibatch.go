@@ -51,6 +51,9 @@ type LocalGroupAggregate struct {
 	base
 	Group []int
 	Aggs  []AggCall
+	// PartialFinal is the part of a split distinct aggregation
+	// (splitAggregate) the two phases stand for.
+	PartialFinal PartialFinal
 	// Count1 is the COUNT(*) input count added for a retracting input
 	// (needInputCount) when no call is one.
 	Count1 bool
@@ -118,7 +121,7 @@ func (n *LocalGroupAggregate) describe(Format) string {
 	if len(n.Group) > 0 {
 		s += "groupBy=[" + names(in, n.Group) + "], "
 	}
-	return s + "select=[" + strings.Join(sel, ", ") + "])"
+	return s + n.PartialFinal.term() + "select=[" + strings.Join(sel, ", ") + "])"
 }
 
 // describe prints the global phase as RelExplainUtil's
@@ -157,7 +160,7 @@ func (n *GlobalGroupAggregate) describe(Format) string {
 	if k > 0 {
 		s += "groupBy=[" + strings.Join(in[:k], ", ") + "], "
 	}
-	return s + "select=[" + strings.Join(sel, ", ") + "])"
+	return s + n.One.PartialFinal.term() + "select=[" + strings.Join(sel, ", ") + "])"
 }
 
 // streamAccs names the accumulators of a stream aggregate's calls as
@@ -211,7 +214,7 @@ func streamAccs(aggs []AggCall, intypes []sql.DataType) localAccs {
 func twoStageEligible(agg *GroupAggregate) bool {
 	for _, a := range agg.Aggs {
 		switch a.Func {
-		case "COUNT", "SUM", "AVG":
+		case "COUNT", "SUM", "$SUM0", "AVG":
 		case "MIN", "MAX":
 			if a.Retract {
 				return false
@@ -327,7 +330,7 @@ func applyMiniBatch(root *Sink, cfg map[string]string) (*Sink, error) {
 // (the input of its Exchange).
 func twoStage(agg *GroupAggregate, real Node) Node {
 	retracting := !real.Mode().IsInsertOnly()
-	local := &LocalGroupAggregate{Group: agg.Group, Aggs: agg.Aggs}
+	local := &LocalGroupAggregate{Group: agg.Group, Aggs: agg.Aggs, PartialFinal: agg.PartialFinal}
 	if retracting {
 		local.Count1 = true
 		for _, a := range agg.Aggs {

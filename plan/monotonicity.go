@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/sqlrun/sqlrun/sql"
+
 // Modified monotonicity is Flink's FlinkRelMdModifiedMonotonicity, in the
 // part that decides whether MIN and MAX need retraction: how a field of a
 // node's output changes when the node updates a row it emitted before. A
@@ -31,6 +33,15 @@ func fieldMonotonicity(n Node, f int) monotonicity {
 		return constant
 	case *Exchange:
 		return fieldMonotonicity(x.input(), f)
+	case *Expand:
+		// Flink's default for a node it has no rule for
+		// (FlinkRelMdModifiedMonotonicity.getMonotonicity): every field is
+		// constant over an insert-only input (a split distinct
+		// aggregation's Expand, SplitAggregateRule).
+		if insertOnlyNode(x.input()) {
+			return constant
+		}
+		return notMonotonic
 	case *Calc:
 		if x.Cond != nil && !insertOnlyBelow(x.input()) {
 			// A filter can turn an update into a delete.
@@ -42,6 +53,12 @@ func fieldMonotonicity(n Node, f int) monotonicity {
 		case *Literal:
 			return constant
 		}
+		if insertOnlyNode(x.input()) {
+			// getProjectMonotonicity: every expression over an
+			// insert-only input is constant (MOD(HASH_CODE(b), 1024) of a
+			// split distinct aggregation).
+			return constant
+		}
 	case *Rank:
 		return rankMonotonicity(x, f)
 	case *GroupAggregate:
@@ -51,6 +68,11 @@ func fieldMonotonicity(n Node, f int) monotonicity {
 		return aggMonotonicity(x, f-len(x.Group))
 	}
 	return notMonotonic
+}
+
+// insertOnlyNode reports a node that only inserts, by its changelog kinds.
+func insertOnlyNode(n Node) bool {
+	return modifyKinds(n, map[Node]sql.ChangelogMode{}).IsInsertOnly()
 }
 
 // insertOnlyBelow reports a subtree whose every field is constant: one
@@ -75,7 +97,7 @@ func aggMonotonicity(agg *GroupAggregate, i int) monotonicity {
 	if a.Distinct || len(a.Args) != 1 {
 		return notMonotonic
 	}
-	if (a.Func == "SUM" || a.Func == "SUM0") && insertOnlyInput(agg) {
+	if (a.Func == "SUM" || a.Func == "SUM0" || a.Func == "$SUM0") && insertOnlyInput(agg) {
 		var nonNeg, nonPos bool
 		if a.Filtered {
 			nonNeg, nonPos = filteredBounds(agg.input(), a.Args[0], a.Filter)

@@ -77,6 +77,9 @@ type GroupAggregate struct {
 	Group            []int
 	Aggs             []AggCall
 	OnePhase, Sorted bool
+	// PartialFinal is the aggregate's part in a split distinct aggregation
+	// (splitAggregate), printed partialFinalType=[...].
+	PartialFinal PartialFinal
 }
 
 // LocalAggregate is the first phase of a batch two-phase aggregate
@@ -397,7 +400,7 @@ func (n *GroupAggregate) describe(Format) string {
 	if len(n.Group) > 0 {
 		s += "groupBy=[" + names(in, n.Group) + "], "
 	}
-	return s + "select=[" + strings.Join(sel, ", ") + "])"
+	return s + n.PartialFinal.term() + "select=[" + strings.Join(sel, ", ") + "])"
 }
 
 func (n *LocalAggregate) describe(Format) string {

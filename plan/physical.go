@@ -96,7 +96,7 @@ func (b *binder) convert(r Node) (Node, error) {
 			return batchAggregate(in, r.Group, r.Aggs, names, r.types), nil
 		}
 		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Group...), Single: len(r.Group) == 0}
-		return &GroupAggregate{base: row(names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...)}, nil
+		return &GroupAggregate{base: row(names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...), PartialFinal: r.PartialFinal}, nil
 	case *LogicalWindowTableFunction:
 		return b.convertWindowTableFunction(r)
 	case *LogicalExpand:
@@ -353,7 +353,7 @@ func accBuffers(aggs []AggCall, argTypes func(AggCall) sql.DataType) (names [][]
 				ns = []string{next("count")}
 			}
 			ts = []sql.DataType{sql.BigInt().NotNull()}
-		case "SUM", "SUM0":
+		case "SUM", "SUM0", "$SUM0":
 			ns, ts = []string{next("sum")}, []sql.DataType{a.T}
 		case "MIN":
 			ns, ts = []string{next("min")}, []sql.DataType{a.T}

@@ -403,6 +403,8 @@ func aggSpec(a plan.AggCall) (operators.AggSpec, error) {
 		}
 	case "SUM", "SUM0":
 		s.Kind = operators.Sum
+	case "$SUM0":
+		s.Kind, s.EmptyIsZero = operators.Sum, true
 	case "MIN":
 		s.Kind = operators.Min
 	case "MAX":

@@ -53,6 +53,10 @@ type AggSpec struct {
 	// (FirstValueAggFunction), instead of every value in arrival order
 	// (FirstValueWithRetractAggFunction).
 	InsertOnly bool
+	// EmptyIsZero is $SUM0 (Calcite's SqlSumEmptyIsZeroAggFunction, which
+	// a split distinct aggregation's final phase sums counts with): a SUM
+	// whose result is 0, not NULL, before any non-null input.
+	EmptyIsZero bool
 	// ResultType is the planner's result type; DECIMAL AVG uses its scale
 	// (Flink: DECIMAL(38, max(6, s))). Integer SUM/AVG results take the
 	// argument's Go type (SUM(INT) is INT, AVG(INT) is INT as in Flink).
@@ -659,7 +663,11 @@ func (g *groupAgg) result(grp *group) ([]any, error) {
 				out = append(out, a.n)
 			}
 		case Sum:
-			out = append(out, a.sum(spec.ResultType))
+			v := a.sum(spec.ResultType)
+			if v == nil && spec.EmptyIsZero {
+				v = zeroOf(spec.ResultType)
+			}
+			out = append(out, v)
 		case Avg:
 			out = append(out, a.avg(spec.ResultType))
 		case FirstValue, LastValue:
@@ -696,6 +704,27 @@ func (g *groupAgg) result(grp *group) ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// zeroOf is $SUM0's 0 of its result type (nil for a type no sum has).
+func zeroOf(rt sql.DataType) any {
+	switch rt.Root {
+	case sql.TypeTinyInt:
+		return int8(0)
+	case sql.TypeSmallInt:
+		return int16(0)
+	case sql.TypeInt:
+		return int32(0)
+	case sql.TypeBigInt:
+		return int64(0)
+	case sql.TypeFloat:
+		return float32(0)
+	case sql.TypeDouble:
+		return float64(0)
+	case sql.TypeDecimal:
+		return decimal.Zero.Round(int32(rt.Scale))
+	}
+	return nil
 }
 
 func (a *acc) sum(rt sql.DataType) any {
