@@ -1540,6 +1540,13 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			if err := wantBool(a, x.X); err != nil {
 				return nil, err
 			}
+			if c, ok := a.(*Call); ok && len(c.Args) == 2 && negatedComparison[c.Op] != "" {
+				// RexSimplify.simplifyNot, which the RelBuilder that
+				// SqlToRelConverter projects through applies: NOT of a
+				// comparison is the negated comparison (NOT b = 2 is b <> 2,
+				// also for NULLs; DistinctAggregateTest.testAggWithFilterClause).
+				return &Call{Op: negatedComparison[c.Op], Args: c.Args, T: c.T}, nil
+			}
 			return &Call{Op: "NOT", Args: []Expr{a}, T: sql.Boolean().WithNullable(a.Type().Nullable)}, nil
 		case ast.OpNeg:
 			if l, ok := a.(*Literal); ok {
@@ -2443,4 +2450,9 @@ func nestedCastable(from, to sql.DataType) bool {
 		}
 	}
 	return true
+}
+
+// negatedComparison is Calcite's SqlKind.negate over the comparisons.
+var negatedComparison = map[string]string{
+	"=": "<>", "<>": "=", "<": ">=", ">=": "<", ">": "<=", "<=": ">",
 }

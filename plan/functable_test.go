@@ -58,7 +58,7 @@ var funcCases = map[string][]funcCase{
 		{sql: "a NOT IN (1, 7)", value: "false", filter: true}, {sql: "a BETWEEN 1 AND 7", value: "true", filter: true},
 		{sql: "b < 0 OR b > 5", value: "true", filter: true}, {sql: "n = 1 OR n = 2", value: "null", filter: true},
 		{sql: "s = 'a' OR s = 'Order-1001'", value: "true", filter: true}, {sql: "d <> 12.5 AND d <> 1", value: "false", filter: true}},
-	"NOT":              {{sql: "NOT (a > 1)", value: "false", prefix: "NOT(>(a, 1))"}},
+	"NOT":              {{sql: "NOT (s LIKE 'x%')", value: "true", prefix: "NOT(LIKE(s, 'x%'))"}, {sql: "NOT (a > 1)", value: "false"}},
 	"IS NULL":          {{sql: "n IS NULL", value: "true", prefix: "IS NULL(n)"}, {sql: "(n > 1) IS UNKNOWN", value: "true"}},
 	"IS NOT NULL":      {{sql: "n IS NOT NULL", value: "false", prefix: "IS NOT NULL(n)"}, {sql: "(n > 1) IS NOT UNKNOWN", value: "false"}},
 	"IS TRUE":          {{sql: "(n > 1) IS TRUE", value: "false", prefix: "IS TRUE(>(n, 1))"}},

@@ -62,12 +62,30 @@ func fieldMonotonicity(n Node, f int) monotonicity {
 	case *Rank:
 		return rankMonotonicity(x, f)
 	case *GroupAggregate:
+		if !constantGroup(x) {
+			return notMonotonic
+		}
 		if f < len(x.Group) {
 			return constant
 		}
 		return aggMonotonicity(x, f-len(x.Group))
 	}
 	return notMonotonic
+}
+
+// constantGroup reports an aggregate whose group keys are constant fields
+// of its input: FlinkRelMdModifiedMonotonicity's
+// getRelModifiedMonotonicityOnAggregate has no monotonicity (null) for
+// an aggregate grouped by an updating field, whose rows move between
+// groups: a row that leaves a group takes its value out of the group's
+// MIN / MAX, which then needs retraction.
+func constantGroup(agg *GroupAggregate) bool {
+	for _, g := range agg.Group {
+		if fieldMonotonicity(agg.input(), g) != constant {
+			return false
+		}
+	}
+	return true
 }
 
 // insertOnlyNode reports a node that only inserts, by its changelog kinds.
@@ -88,6 +106,9 @@ func insertOnlyBelow(n Node) bool {
 
 // aggMonotonicity is the monotonicity of aggregate call i's result.
 func aggMonotonicity(agg *GroupAggregate, i int) monotonicity {
+	if !constantGroup(agg) {
+		return notMonotonic
+	}
 	a := agg.Aggs[i]
 	if a.Func == "COUNT" && insertOnlyInput(agg) {
 		// A count over rows that are never retracted only grows (what
