@@ -52,11 +52,13 @@ func (n *WindowJoin) describe(f Format) string {
 		"], where=[" + where + "], select=[" + joinSelect(n.names) + "])"
 }
 
-// sameWindowing is WindowSpec equality: the same function, sizes, offset
-// and partition keys.
+// sameWindowing is WindowSpec equality (the same function, sizes, offset
+// and partition keys) and the same kind of time attribute: WindowJoinUtil
+// plans a regular join of windows on event and processing time
+// (WindowJoinTest.testNotSameTimeAttributeType).
 func sameWindowing(a, b Windowing) bool {
 	return a.Func == b.Func && a.Size == b.Size && a.Slide == b.Slide && a.Step == b.Step && a.Offset == b.Offset &&
-		slices.Equal(a.Partition, b.Partition)
+		slices.Equal(a.Partition, b.Partition) && a.ProcTime == b.ProcTime
 }
 
 // newWindowJoin is StreamPhysicalWindowJoinRule with
