@@ -125,13 +125,16 @@ type SupportsLocalFilter interface {
 }
 
 // LocalPredicate is one conjunct of a local aggregate's filter over field
-// Field of the source's produced row (an integer or VARCHAR column): IS
-// NULL when IsNull, else TRUE when the value lies in one of Ranges
-// (sorted, disjoint, as a SEARCH's Sarg), never for a null value.
+// Field of the source's produced row (an integer, DATE, TIME or VARCHAR
+// column): IS NULL when IsNull, else TRUE when the value lies in one of
+// Ranges (sorted, disjoint, as a SEARCH's Sarg), never for a null value.
+// With Or it is instead TRUE when any of those (each with no Or of its
+// own, on any fields) is: an OR across columns.
 type LocalPredicate struct {
 	Field  int
 	IsNull bool
 	Ranges []LocalRange
+	Or     []LocalPredicate
 }
 
 // LocalRange is one range of a LocalPredicate.

@@ -494,6 +494,13 @@ func localPreds(filter []connectors.LocalPredicate) ([]format.Pred, bool) {
 			}
 			preds[i].Ranges = append(preds[i].Ranges, format.PredRange{Lo: lo, Hi: hi})
 		}
+		if f.Or != nil {
+			or, ok := localPreds(f.Or)
+			if !ok {
+				return nil, false
+			}
+			preds[i].Or = or
+		}
 	}
 	return preds, true
 }

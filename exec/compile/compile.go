@@ -663,7 +663,9 @@ var filteredScans int
 // aggregate tests (nil for none), or false when one is not: IS [NOT] NULL
 // of a field, a comparison (=, <>, <, <=, >, >=) of a field with a
 // non-null literal, or SEARCH(field, Sarg), over a TINYINT, INT or BIGINT
-// field compared as an integer, or a VARCHAR field compared with strings
+// field compared as an integer, a DATE or TIME field compared with a
+// literal of its type (days, milliseconds: the int32 the row path
+// compares), or a VARCHAR field compared with strings
 // that the comparison's common type leaves as they are (byte order, as the
 // row path compares them).
 func localFilter(cond expr.Expr, types []sql.DataType) ([]connectors.LocalPredicate, bool) {
@@ -672,77 +674,22 @@ func localFilter(cond expr.Expr, types []sql.DataType) ([]connectors.LocalPredic
 	}
 	var out []connectors.LocalPredicate
 	for _, c := range expr.Conjuncts(cond) {
-		call, ok := c.(*expr.Call)
-		if !ok || len(call.Args) == 0 {
-			return nil, false
-		}
-		ref, ok := call.Args[0].(*expr.InputRef)
-		op := call.Op
-		if !ok && len(call.Args) == 2 {
-			// 10 < a is a > 10.
-			ref, ok = call.Args[1].(*expr.InputRef)
-			op = map[string]string{"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
-			call = &expr.Call{Op: op, Args: []expr.Expr{ref, call.Args[0]}, T: call.T}
-		}
-		if !ok || ref.Index >= len(types) {
-			return nil, false
-		}
-		t := types[ref.Index]
-		switch t.Root {
-		case sql.TypeTinyInt, sql.TypeInt, sql.TypeBigInt, sql.TypeVarChar:
-		default:
-			return nil, false
-		}
-		p := connectors.LocalPredicate{Field: ref.Index}
-		switch op {
-		case "IS NULL":
-			p.IsNull = true
-		case "IS NOT NULL":
-			p.Ranges = []connectors.LocalRange{{Lo: connectors.LocalBound{Unbounded: true}, Hi: connectors.LocalBound{Unbounded: true}}}
-		case "SEARCH":
-			lit, ok := call.Args[1].(*expr.Literal)
-			if !ok {
-				return nil, false
-			}
-			sarg, ok := lit.Value.(*expr.Sarg)
-			if !ok {
-				return nil, false
-			}
-			for _, r := range sarg.Ranges {
-				lo, ok1 := localBound(r.Lo, t, sarg.T)
-				hi, ok2 := localBound(r.Hi, t, sarg.T)
-				if !ok1 || !ok2 {
+		if call, ok := c.(*expr.Call); ok && call.Op == "OR" {
+			// An OR across columns (one column's are a SEARCH): every
+			// disjunct must be a test the source makes.
+			var p connectors.LocalPredicate
+			for _, d := range disjuncts(call) {
+				q, ok := localPred(d, types)
+				if !ok {
 					return nil, false
 				}
-				p.Ranges = append(p.Ranges, connectors.LocalRange{Lo: lo, Hi: hi})
+				p.Or = append(p.Or, q)
 			}
-		case "=", "<>", "<", "<=", ">", ">=":
-			lit, ok := call.Args[1].(*expr.Literal)
-			if !ok {
-				return nil, false
-			}
-			v, ok := localBound(expr.Bound{Value: lit.Value, Closed: true}, t, lit.T)
-			if !ok {
-				return nil, false
-			}
-			open := v
-			open.Closed = false
-			inf := connectors.LocalBound{Unbounded: true}
-			switch op {
-			case "=":
-				p.Ranges = []connectors.LocalRange{{Lo: v, Hi: v}}
-			case "<>":
-				p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: open}, {Lo: open, Hi: inf}}
-			case "<":
-				p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: open}}
-			case "<=":
-				p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: v}}
-			case ">":
-				p.Ranges = []connectors.LocalRange{{Lo: open, Hi: inf}}
-			case ">=":
-				p.Ranges = []connectors.LocalRange{{Lo: v, Hi: inf}}
-			}
-		default:
+			out = append(out, p)
+			continue
+		}
+		p, ok := localPred(c, types)
+		if !ok {
 			return nil, false
 		}
 		out = append(out, p)
@@ -750,12 +697,104 @@ func localFilter(cond expr.Expr, types []sql.DataType) ([]connectors.LocalPredic
 	return out, true
 }
 
+// disjuncts are the arguments of an OR, nested ORs flattened.
+func disjuncts(call *expr.Call) []expr.Expr {
+	var out []expr.Expr
+	for _, a := range call.Args {
+		if c, ok := a.(*expr.Call); ok && c.Op == "OR" {
+			out = append(out, disjuncts(c)...)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// localPred is one test of localFilter (a conjunct, or a disjunct of an
+// OR), or false.
+func localPred(c expr.Expr, types []sql.DataType) (connectors.LocalPredicate, bool) {
+	call, ok := c.(*expr.Call)
+	if !ok || len(call.Args) == 0 {
+		return connectors.LocalPredicate{}, false
+	}
+	ref, ok := call.Args[0].(*expr.InputRef)
+	op := call.Op
+	if !ok && len(call.Args) == 2 {
+		// 10 < a is a > 10.
+		ref, ok = call.Args[1].(*expr.InputRef)
+		op = map[string]string{"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+		call = &expr.Call{Op: op, Args: []expr.Expr{ref, call.Args[0]}, T: call.T}
+	}
+	if !ok || ref.Index >= len(types) {
+		return connectors.LocalPredicate{}, false
+	}
+	t := types[ref.Index]
+	switch t.Root {
+	case sql.TypeTinyInt, sql.TypeInt, sql.TypeBigInt, sql.TypeVarChar, sql.TypeDate, sql.TypeTime:
+	default:
+		return connectors.LocalPredicate{}, false
+	}
+	p := connectors.LocalPredicate{Field: ref.Index}
+	switch op {
+	case "IS NULL":
+		p.IsNull = true
+	case "IS NOT NULL":
+		p.Ranges = []connectors.LocalRange{{Lo: connectors.LocalBound{Unbounded: true}, Hi: connectors.LocalBound{Unbounded: true}}}
+	case "SEARCH":
+		lit, ok := call.Args[1].(*expr.Literal)
+		if !ok {
+			return connectors.LocalPredicate{}, false
+		}
+		sarg, ok := lit.Value.(*expr.Sarg)
+		if !ok {
+			return connectors.LocalPredicate{}, false
+		}
+		for _, r := range sarg.Ranges {
+			lo, ok1 := localBound(r.Lo, t, sarg.T)
+			hi, ok2 := localBound(r.Hi, t, sarg.T)
+			if !ok1 || !ok2 {
+				return connectors.LocalPredicate{}, false
+			}
+			p.Ranges = append(p.Ranges, connectors.LocalRange{Lo: lo, Hi: hi})
+		}
+	case "=", "<>", "<", "<=", ">", ">=":
+		lit, ok := call.Args[1].(*expr.Literal)
+		if !ok {
+			return connectors.LocalPredicate{}, false
+		}
+		v, ok := localBound(expr.Bound{Value: lit.Value, Closed: true}, t, lit.T)
+		if !ok {
+			return connectors.LocalPredicate{}, false
+		}
+		open := v
+		open.Closed = false
+		inf := connectors.LocalBound{Unbounded: true}
+		switch op {
+		case "=":
+			p.Ranges = []connectors.LocalRange{{Lo: v, Hi: v}}
+		case "<>":
+			p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: open}, {Lo: open, Hi: inf}}
+		case "<":
+			p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: open}}
+		case "<=":
+			p.Ranges = []connectors.LocalRange{{Lo: inf, Hi: v}}
+		case ">":
+			p.Ranges = []connectors.LocalRange{{Lo: open, Hi: inf}}
+		case ">=":
+			p.Ranges = []connectors.LocalRange{{Lo: v, Hi: inf}}
+		}
+	default:
+		return connectors.LocalPredicate{}, false
+	}
+	return p, true
+}
+
 // fixedField is the field whose value a conjunct of filter fixes to the
 // literal lit (a point, or NULL by IS NULL), of lit's type, or false.
 func fixedField(lit *expr.Literal, filter []connectors.LocalPredicate, types []sql.DataType) (int, bool) {
 	for _, p := range filter {
 		t := types[p.Field]
-		if t.Root != lit.T.Root {
+		if t.Root != lit.T.Root || p.Or != nil {
 			continue
 		}
 		if lit.Value == nil && p.IsNull {
@@ -802,6 +841,11 @@ func localBound(b expr.Bound, t, bt sql.DataType) (connectors.LocalBound, bool) 
 		out.Value = v
 	default:
 		return out, false
+	}
+	if t.Root == sql.TypeDate || t.Root == sql.TypeTime {
+		// Days or milliseconds, of a literal of the same type only.
+		_, ok := b.Value.(int32)
+		return out, ok && bt.Root == t.Root
 	}
 	switch bt.Root {
 	case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt:

@@ -33,7 +33,7 @@ import (
 // DATE, STRING) and one it does not (DOUBLE), dictionary-encoded and plain
 // pages, empty tables, and one or two buckets read by one or two subtasks.
 func TestLocalAggregateMetamorphic(t *testing.T) {
-	cols := []string{"ti", "i", "b", "s", "d", "n"}
+	cols := []string{"ti", "i", "b", "s", "d", "n", "tm"}
 	sums := []string{"ti", "i", "b", "n"}
 	checked := 0
 	skipped := table.FilesSkipped()
@@ -127,7 +127,7 @@ func TestLocalAggregateMetamorphic(t *testing.T) {
 var metaSchema = sql.Schema{Columns: []sql.Column{{Name: "k", Type: sql.Int().NotNull()},
 	{Name: "ti", Type: sql.TinyInt()}, {Name: "i", Type: sql.Int()}, {Name: "b", Type: sql.BigInt()},
 	{Name: "s", Type: sql.String()}, {Name: "d", Type: sql.Date()}, {Name: "x", Type: sql.Double()},
-	{Name: "n", Type: sql.BigInt().NotNull()}}}
+	{Name: "n", Type: sql.BigInt().NotNull()}, {Name: "tm", Type: sql.Time(0)}}}
 
 // randomTable writes random table seed of the schema (randValues) and
 // returns a batch environment with it as t, its options and commits: the
@@ -202,7 +202,11 @@ func randomTable(t *testing.T, seed int64, r *rand.Rand, schema sql.Schema) (*en
 // IS [NOT] NULL, and a literal on the left.
 var wheres = []string{"i > 0", "b <= 5", "ti = 1", "s = 'a'", "s > 'b'", "s <> ''", "i IS NULL",
 	"s IS NOT NULL", "k BETWEEN 10 AND 200", "ti IN (0, 1, 2)", "k < 100 OR k > 500", "s IN ('a', 'bb')",
-	"b <> 2", "n >= 500", "10 < k", "ti < -100", "s >= '8' AND s < 'c'", "k = 7", "n < 0"}
+	"b <> 2", "n >= 500", "10 < k", "ti < -100", "s >= '8' AND s < 'c'", "k = 7", "n < 0",
+	"d > DATE '2050-01-01'", "d BETWEEN DATE '1975-01-01' AND DATE '1980-12-31'", "d <> DATE '1970-01-02'",
+	"tm < TIME '06:00:00'", "tm IN (TIME '00:00:01', TIME '12:00:00')", "TIME '20:00:00' <= tm",
+	"i > 0 OR s = 'a'", "ti IS NULL OR k < 50", "b < 0 OR d >= DATE '2060-01-01' OR s IS NULL",
+	"n < 10 OR (k > 100 AND k < 120)"}
 
 // doubleCol matches a query that reads the DOUBLE column x, which the
 // column path does not take.
@@ -217,7 +221,8 @@ var byKey = regexp.MustCompile(`GROUP BY (k\b|.*, k$)`)
 // randValues is a row of the test's schema with key k.
 func randValues(r *rand.Rand, k int32) []any {
 	v := []any{k, int8(r.Intn(256) - 128), r.Int31() - 1<<30, r.Int63() - 1<<62,
-		fmt.Sprintf("%x", r.Intn(1<<(4*(1+r.Intn(4))))), int32(r.Intn(40000)), r.NormFloat64(), int64(r.Intn(1000))}
+		fmt.Sprintf("%x", r.Intn(1<<(4*(1+r.Intn(4))))), int32(r.Intn(40000)), r.NormFloat64(), int64(r.Intn(1000)),
+		int32(r.Intn(86400) * 1000)}
 	switch r.Intn(4) {
 	case 0: // small values: dictionaries, repeats and ties
 		v[1], v[2], v[3], v[4] = int8(r.Intn(3)), int32(r.Intn(3)), int64(r.Intn(3)), []string{"", "a", "b"}[r.Intn(3)]
@@ -228,6 +233,9 @@ func randValues(r *rand.Rand, k int32) []any {
 		if r.Intn(4) == 0 {
 			v[i] = nil
 		}
+	}
+	if r.Intn(4) == 0 {
+		v[8] = nil
 	}
 	return v
 }

@@ -142,20 +142,15 @@ func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts []
 		}
 		addLeaf(col)
 	}
-	var preds []Pred // the filter's conjuncts on columns present in the file
-	for _, pr := range filter {
-		col := cols[pr.Field]
-		if col.leaf < 0 {
-			if pr.IsNull {
-				continue // true in every row
-			}
-			return f.filteredOut(calls, keys) // a null compared: no row passes
-		}
-		if col.asm != nil || col.bulk == bulkNone {
-			return nil, false, nil
-		}
-		addLeaf(col)
-		preds = append(preds, pr)
+	preds, none, pok := present(cols, filter) // the conjuncts on columns the file has
+	if !pok {
+		return nil, false, nil
+	}
+	if none {
+		return f.filteredOut(calls, keys) // a null compared: no row passes
+	}
+	for i := range preds {
+		preds[i].fields(func(x int) { addLeaf(cols[x]) })
 	}
 	md := f.pf.Metadata()
 	rgs := f.pf.RowGroups()

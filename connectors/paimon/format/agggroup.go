@@ -147,9 +147,9 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 			keyCalls = append(keyCalls, i)
 		}
 	}
-	pcs := make([]*vecCol, len(preds))
-	for i, p := range preds {
-		pcs[i] = byLeaf[cols[p.Field].leaf]
+	pcs := make([][]*vecCol, len(preds)) // by conjunct: each test's column
+	for i := range preds {
+		preds[i].fields(func(f int) { pcs[i] = append(pcs[i], byLeaf[cols[f].leaf]) })
 	}
 	var keys [][]any // by group: the keys' values
 	ints := map[int64]int32{}
@@ -383,26 +383,45 @@ func appendKey(b []byte, v *vecCol, j int) []byte {
 }
 
 // filterBatch marks the rows of the batch that fail p (their gid -1) from
-// column v's value indexes.
-func filterBatch(p *Pred, v *vecCol, gid []int32) {
-	for j, k := range v.at[:len(gid)] {
+// the value indexes of its tests' columns vs (one per disjunct with Or).
+func filterBatch(p *Pred, vs []*vecCol, gid []int32) {
+	if p.Or == nil {
+		v := vs[0]
+		for j, k := range v.at[:len(gid)] {
+			if gid[j] >= 0 && !p.passes(v, k) {
+				gid[j] = -1
+			}
+		}
+		return
+	}
+	for j := range gid {
 		if gid[j] < 0 {
 			continue
 		}
-		var ok bool
-		switch {
-		case p.IsNull:
-			ok = k < 0
-		case k < 0:
-		case v.kind == bulkString:
-			ok = p.hasStr(v.str(k))
-		default:
-			ok = p.hasInt(v.int(k))
+		ok := false
+		for x := range p.Or {
+			if p.Or[x].passes(vs[x], vs[x].at[j]) {
+				ok = true
+				break
+			}
 		}
 		if !ok {
 			gid[j] = -1
 		}
 	}
+}
+
+// passes tests value index k of column v (-1: null) against p (no Or).
+func (p *Pred) passes(v *vecCol, k int32) bool {
+	switch {
+	case p.IsNull:
+		return k < 0
+	case k < 0:
+		return false
+	case v.kind == bulkString:
+		return p.hasStr(v.str(k))
+	}
+	return p.hasInt(v.int(k))
 }
 
 // rowGroupMayPass reports whether a row group can hold a row that passes
@@ -413,32 +432,45 @@ func filterBatch(p *Pred, v *vecCol, gid []int32) {
 func rowGroupMayPass(chunks []pformat.ColumnChunk, cols []colReader, preds []Pred) bool {
 	for i := range preds {
 		p := &preds[i]
-		if p.IsNull {
+		if p.Or == nil {
+			if !chunkMayPass(chunks, cols, p) {
+				return false
+			}
 			continue
 		}
-		col := cols[p.Field]
-		if col.leaf >= len(chunks) {
-			continue
+		some := false
+		for x := range p.Or {
+			if chunkMayPass(chunks, cols, &p.Or[x]) {
+				some = true
+				break
+			}
 		}
-		s := &chunks[col.leaf].MetaData.Statistics
-		switch col.bulk {
-		case bulkString:
-			if len(s.MaxValue) > 0 && !p.mayHaveStr(s.MinValue, s.MaxValue) {
-				return false
-			}
-		case bulkInt64:
-			if len(s.MinValue) == 8 && len(s.MaxValue) == 8 &&
-				!p.mayHaveInt(int64(binary.LittleEndian.Uint64(s.MinValue)), int64(binary.LittleEndian.Uint64(s.MaxValue))) {
-				return false
-			}
-		default:
-			if len(s.MinValue) == 4 && len(s.MaxValue) == 4 &&
-				!p.mayHaveInt(int64(int32(binary.LittleEndian.Uint32(s.MinValue))), int64(int32(binary.LittleEndian.Uint32(s.MaxValue)))) {
-				return false
-			}
+		if !some {
+			return false
 		}
 	}
 	return true
+}
+
+// chunkMayPass is rowGroupMayPass of one test (no Or).
+func chunkMayPass(chunks []pformat.ColumnChunk, cols []colReader, p *Pred) bool {
+	if p.IsNull {
+		return true
+	}
+	col := cols[p.Field]
+	if col.leaf >= len(chunks) {
+		return true
+	}
+	s := &chunks[col.leaf].MetaData.Statistics
+	switch col.bulk {
+	case bulkString:
+		return len(s.MaxValue) == 0 || p.mayHaveStr(s.MinValue, s.MaxValue)
+	case bulkInt64:
+		return len(s.MinValue) != 8 || len(s.MaxValue) != 8 ||
+			p.mayHaveInt(int64(binary.LittleEndian.Uint64(s.MinValue)), int64(binary.LittleEndian.Uint64(s.MaxValue)))
+	}
+	return len(s.MinValue) != 4 || len(s.MaxValue) != 4 ||
+		p.mayHaveInt(int64(int32(binary.LittleEndian.Uint32(s.MinValue))), int64(int32(binary.LittleEndian.Uint32(s.MaxValue))))
 }
 
 // firstCol is the projection field of the first call or conjunct
@@ -449,9 +481,15 @@ func firstCol(cols []colReader, calls []AggCall, preds []Pred, l int) int {
 			return c.Arg
 		}
 	}
-	for _, p := range preds {
-		if cols[p.Field].leaf == l {
-			return p.Field
+	for i := range preds {
+		f := -1
+		preds[i].fields(func(x int) {
+			if f < 0 && cols[x].leaf == l {
+				f = x
+			}
+		})
+		if f >= 0 {
+			return f
 		}
 	}
 	return -1

@@ -8,10 +8,14 @@ import "bytes"
 // INT or BIGINT column, or a VARCHAR one): IS NULL, or the value lies in
 // one of Ranges (sorted, disjoint; a null value is in none, as SQL's
 // comparisons and SEARCH give NULL for it, which a WHERE drops).
+//
+// With Or, the conjunct is instead TRUE when any of those is (each a
+// test of one field, without an Or of its own): an OR across columns.
 type Pred struct {
 	Field  int
 	IsNull bool
 	Ranges []PredRange
+	Or     []Pred
 }
 
 // PredRange is one range of a Pred.
@@ -30,42 +34,82 @@ type PredBound struct {
 // the row path of the same test the column path makes per batch.
 func Keep(filter []Pred, vals []any) bool {
 	for i := range filter {
-		p := &filter[i]
-		v := vals[p.Field]
-		if p.IsNull {
-			if v != nil {
-				return false
-			}
-			continue
-		}
-		switch x := v.(type) {
-		case nil:
-			return false
-		case string:
-			if !p.hasStr([]byte(x)) {
-				return false
-			}
-		case int8:
-			if !p.hasInt(int64(x)) {
-				return false
-			}
-		case int16:
-			if !p.hasInt(int64(x)) {
-				return false
-			}
-		case int32:
-			if !p.hasInt(int64(x)) {
-				return false
-			}
-		case int64:
-			if !p.hasInt(x) {
-				return false
-			}
-		default:
+		if !filter[i].keeps(vals) {
 			return false
 		}
 	}
 	return true
+}
+
+// keeps is Keep of one conjunct.
+func (p *Pred) keeps(vals []any) bool {
+	if p.Or != nil {
+		for i := range p.Or {
+			if p.Or[i].keeps(vals) {
+				return true
+			}
+		}
+		return false
+	}
+	v := vals[p.Field]
+	if p.IsNull {
+		return v == nil
+	}
+	switch x := v.(type) {
+	case string:
+		return p.hasStr([]byte(x))
+	case int8:
+		return p.hasInt(int64(x))
+	case int16:
+		return p.hasInt(int64(x))
+	case int32:
+		return p.hasInt(int64(x))
+	case int64:
+		return p.hasInt(x)
+	}
+	return false
+}
+
+// present is filter over a file's columns cols: the conjuncts on columns
+// the file has, an absent column being null in every row (its IS NULL
+// TRUE, any comparison of it not). none reports a conjunct no row passes;
+// ok is false when a conjunct reads a column not through the column path.
+func present(cols []colReader, filter []Pred) (preds []Pred, none, ok bool) {
+	for _, pr := range filter {
+		if pr.Or == nil {
+			switch col := cols[pr.Field]; {
+			case col.leaf < 0 && pr.IsNull: // TRUE in every row
+			case col.leaf < 0:
+				none = true
+			case col.asm != nil || col.bulk == bulkNone:
+				return nil, false, false
+			default:
+				preds = append(preds, pr)
+			}
+			continue
+		}
+		alwaysTrue := false
+		var kept []Pred
+		for _, sub := range pr.Or {
+			switch col := cols[sub.Field]; {
+			case col.leaf < 0 && sub.IsNull:
+				alwaysTrue = true // a disjunct TRUE in every row: so is the OR
+			case col.leaf < 0: // FALSE in every row
+			case col.asm != nil || col.bulk == bulkNone:
+				return nil, false, false
+			default:
+				kept = append(kept, sub)
+			}
+		}
+		switch {
+		case alwaysTrue:
+		case len(kept) == 0:
+			none = true
+		default:
+			preds = append(preds, Pred{Or: kept})
+		}
+	}
+	return preds, none, true
 }
 
 // hasInt reports whether x is in one of p's ranges.
@@ -131,6 +175,17 @@ func (p *Pred) mayHaveStr(lo, hi []byte) bool {
 		return true
 	}
 	return false
+}
+
+// fields calls f with the field of each test in p (its disjuncts' with Or).
+func (p *Pred) fields(f func(int)) {
+	if p.Or == nil {
+		f(p.Field)
+		return
+	}
+	for i := range p.Or {
+		f(p.Or[i].Field)
+	}
 }
 
 // MayHold reports whether a column whose non-null values lie within

@@ -142,6 +142,8 @@ func TestFilteredRows(t *testing.T) {
 		{"d_d = 'cat-3'", []Pred{{Field: 3, Ranges: []PredRange{{Lo: PredBound{Str: []byte("cat-3"), Closed: true}, Hi: PredBound{Str: []byte("cat-3"), Closed: true}}}}}, nil, 0},
 		{"f_t IS NULL AND g_x > 'm'", []Pred{{Field: 5, IsNull: true}, str(6, "m", "\xff")}, del, 0},
 		{"h_l in [0, 2^62]", []Pred{ints(7, 0, 1<<62)}, del, 0},
+		{"a_k in [0, 99] OR a_k in [2400, 2500]", []Pred{{Or: []Pred{ints(0, 0, 99), ints(0, 2400, 2500)}}}, del, 2},
+		{"a_k in [0, 99] OR b_i > 0", []Pred{{Or: []Pred{ints(0, 0, 99), {Field: 1, Ranges: []PredRange{{Lo: PredBound{Int: 0}, Hi: PredBound{Unbounded: true}}}}}}}, nil, 0},
 	} {
 		p := Projection{FileFields: diffFields(), Fields: diffFields(), Deleted: c.deleted}
 		all, err := f.Rows(p)

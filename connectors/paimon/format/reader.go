@@ -971,18 +971,9 @@ func (f *File) FilteredRows(p Projection, filter []Pred) (it *RowIterator, ok bo
 			return nil, false, nil
 		}
 	}
-	var preds []Pred // the conjuncts on columns present in the file
-	none := false
-	for _, pr := range filter {
-		switch col := vals[pr.Field]; {
-		case col.leaf < 0 && pr.IsNull: // absent: null in every row
-		case col.leaf < 0:
-			none = true // a null compared: no row passes
-		case col.bulk == bulkNone:
-			return nil, false, nil
-		default:
-			preds = append(preds, pr)
-		}
+	preds, none, pok := present(vals, filter) // the conjuncts on columns the file has
+	if !pok {
+		return nil, false, nil
 	}
 	rr := newRowReader(f, vals)
 	rr.filtered, rr.filter, rr.deleted = true, preds, p.Deleted

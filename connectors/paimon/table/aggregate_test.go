@@ -221,6 +221,12 @@ func TestFilteredReadSkipsFiles(t *testing.T) {
 		{"s = 'zz'", []format.Pred{{Field: 2, Ranges: []format.PredRange{{Lo: format.PredBound{Str: []byte("zz"), Closed: true}, Hi: format.PredBound{Str: []byte("zz"), Closed: true}}}}}, 2},
 		{"s IS NULL", []format.Pred{{Field: 2, IsNull: true}}, 0},
 		{"k < 0 AND s IS NULL", []format.Pred{{Field: 2, IsNull: true}, {Field: 0, Ranges: []format.PredRange{{Lo: format.PredBound{Unbounded: true}, Hi: format.PredBound{Int: 0}}}}}, 2},
+		{"k < 0 OR v > 6", []format.Pred{{Or: []format.Pred{{Field: 0, Ranges: []format.PredRange{{Lo: format.PredBound{Unbounded: true}, Hi: format.PredBound{Int: 0}}}},
+			{Field: 1, Ranges: []format.PredRange{{Lo: format.PredBound{Int: 6}, Hi: format.PredBound{Unbounded: true}}}}}}}, 2},
+		{"k < 0 OR s IS NULL", []format.Pred{{Or: []format.Pred{{Field: 0, Ranges: []format.PredRange{{Lo: format.PredBound{Unbounded: true}, Hi: format.PredBound{Int: 0}}}},
+			{Field: 2, IsNull: true}}}}, 0},
+		{"k BETWEEN 10 AND 20 OR v > 6", []format.Pred{{Or: []format.Pred{{Field: 0, Ranges: []format.PredRange{ints(10, 20)}},
+			{Field: 1, Ranges: []format.PredRange{{Lo: format.PredBound{Int: 6}, Hi: format.PredBound{Unbounded: true}}}}}}}, 1},
 	} {
 		var kept [][]any
 		for _, r := range rows {

@@ -52,8 +52,8 @@ func fileMayPass(m manifest.DataFileMeta, written, want []schemaField, filter []
 		return true
 	}
 	var mins, maxs []any
-	for i := range filter {
-		p := &filter[i]
+	// may tests one conjunct, or one disjunct of an Or.
+	may := func(p *format.Pred) bool {
 		if p.Field >= len(want) {
 			return true
 		}
@@ -64,17 +64,14 @@ func fileMayPass(m manifest.DataFileMeta, written, want []schemaField, filter []
 			}
 		}
 		if at < 0 {
-			continue
+			return true
 		}
 		var nulls *int64
 		if at < len(st.NullCounts) {
 			nulls = st.NullCounts[at]
 		}
 		if p.IsNull {
-			if nulls != nil && *nulls == 0 {
-				return false
-			}
-			continue
+			return nulls == nil || *nulls > 0
 		}
 		if nulls != nil && *nulls >= m.RowCount && m.RowCount > 0 {
 			return false // only nulls: no comparison is TRUE
@@ -85,10 +82,27 @@ func fileMayPass(m manifest.DataFileMeta, written, want []schemaField, filter []
 			mins, err1 = binrow.Deserialize(types, st.MinValues)
 			maxs, err2 = binrow.Deserialize(types, st.MaxValues)
 			if err1 != nil || err2 != nil {
-				return true
+				mins, maxs = make([]any, len(fields)), make([]any, len(fields)) // unknown
 			}
 		}
-		if !format.MayHold(p, mins[at], maxs[at]) {
+		return format.MayHold(p, mins[at], maxs[at])
+	}
+	for i := range filter {
+		p := &filter[i]
+		if p.Or == nil {
+			if !may(p) {
+				return false
+			}
+			continue
+		}
+		some := false
+		for x := range p.Or {
+			if may(&p.Or[x]) {
+				some = true
+				break
+			}
+		}
+		if !some {
 			return false
 		}
 	}
