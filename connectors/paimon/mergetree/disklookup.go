@@ -35,6 +35,9 @@ type DiskLookup struct {
 	MaxDiskBytes int64
 	// MaxMemoryBytes bounds the decoded block cache (default 256 MiB).
 	MaxMemoryBytes int64
+	// Expire, when set, leaves the expired records out of the local files
+	// (see MemLookup.Expire).
+	Expire *RecordExpire
 
 	mu        sync.Mutex
 	files     map[string]*lookupFile
@@ -133,7 +136,7 @@ func (d *DiskLookup) find(f *FileMeta, key []any) (*KV, int64, error) {
 
 // build copies a data file into a local block file. Called with d.mu held.
 func (d *DiskLookup) build(f *FileMeta) (lf *lookupFile, err error) {
-	it, err := d.store.Open(f)
+	it, err := openLookup(d.store, f, d.Expire)
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,14 @@ type MemLookup struct {
 
 	// MaxCachedRecords bounds the records held across cached files.
 	MaxCachedRecords int
+	// Expire, when set, leaves out the records expired when a file is
+	// first looked up: Paimon's lookup levels read the data files through
+	// the same RecordLevelExpire.wrap filter as the compaction
+	// (MergeTreeCompactManagerFactory.createRewriter: lookupReaderFactory
+	// is the wrapped readerFactory, except for first-row), so an expired
+	// old value is not found and the lookup changelog of its key's next
+	// record is an insert. Files are cached as first read.
+	Expire *RecordExpire
 
 	mu     sync.Mutex
 	cache  map[string][]*KV
@@ -121,7 +129,7 @@ func (m *MemLookup) load(f *FileMeta) ([]*KV, error) {
 	if ok {
 		return recs, nil
 	}
-	it, err := m.store.Open(f)
+	it, err := openLookup(m.store, f, m.Expire)
 	if err != nil {
 		return nil, err
 	}
@@ -162,4 +170,15 @@ func (m *MemLookup) Forget(names []string) {
 			m.evict(n)
 		}
 	}
+}
+
+// openLookup reads a data file for a lookup index, without the records e
+// expires. Positions then skip them, which only deletion vectors read,
+// and the table layer refuses record expiry with deletion vectors.
+func openLookup(store RunStore, f *FileMeta, e *RecordExpire) (Iterator, error) {
+	it, err := store.Open(f)
+	if err != nil || e == nil {
+		return it, err
+	}
+	return &expireIter{it: it, e: e, now: e.nowSeconds()}, nil
 }

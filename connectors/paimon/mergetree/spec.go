@@ -233,6 +233,7 @@ func (s *Spec) NewDiskLookup(dir string, store RunStore) func(*Levels) (LookupLe
 			return nil, err
 		}
 		d.MaxMemoryBytes, d.MaxDiskBytes = s.LookupCacheMaxMemory, s.LookupCacheMaxDisk
+		d.Expire = s.Expire
 		return d, nil
 	}
 }

@@ -89,7 +89,9 @@ func NewWriter(spec *Spec, store RunStore, restored []*FileMeta, opts WriterOpti
 				return nil, fmt.Errorf("mergetree: lookup index: %w", err)
 			}
 		} else {
-			lookup = NewMemLookup(levels, store, spec.Key)
+			m := NewMemLookup(levels, store, spec.Key)
+			m.Expire = spec.Expire
+			lookup = m
 		}
 	}
 	mgr, err := NewCompactManager(spec, levels, store, lookup, opts.DeletionVectors)
