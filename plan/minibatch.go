@@ -207,22 +207,28 @@ func streamAccs(aggs []AggCall, intypes []sql.DataType) localAccs {
 
 // twoStageEligible reports a GroupAggregate TwoStageOptimizedAggregateRule
 // splits: every call's function supports partial merge
-// (AggregateUtil.doAllSupportPartialMerge). sqlrun splits the declarative
-// COUNT, SUM, AVG, MIN and MAX, the last two only over an insert-only
-// input (their retracting forms keep a map of values), and DISTINCT calls
-// only over an insert-only input; any other aggregate stays one phase.
+// (AggregateUtil.doAllSupportPartialMerge: a DeclarativeAggregateFunction,
+// or one with a merge method). Of sqlrun's aggregates these are COUNT,
+// SUM, $SUM0 and AVG (declarative, with or without retraction), MIN and
+// MAX (MinWithRetractAggFunction / MaxWithRetractAggFunction merge),
+// LISTAGG (the declarative ListAggFunction; ListAggWithRetractAggFunction
+// and ListAggWsWithRetractAggFunction merge) and the insert-only
+// FIRST_VALUE / LAST_VALUE (the declarative FirstValueAggFunction /
+// LastValueAggFunction); FirstValueWithRetractAggFunction and
+// LastValueWithRetractAggFunction have no merge and keep one phase. A
+// DISTINCT call merges through its distinct view, with or without
+// retraction. The runtime runs the global phase as the one-phase
+// aggregate (GlobalGroupAggregate.OnePhase), so the choice changes the
+// plan's text, not its rows.
 func twoStageEligible(agg *GroupAggregate) bool {
 	for _, a := range agg.Aggs {
 		switch a.Func {
-		case "COUNT", "SUM", "$SUM0", "AVG":
-		case "MIN", "MAX":
+		case "COUNT", "SUM", "$SUM0", "AVG", "MIN", "MAX", "LISTAGG":
+		case "FIRST_VALUE", "LAST_VALUE":
 			if a.Retract {
 				return false
 			}
 		default:
-			return false
-		}
-		if a.Distinct && a.Retract {
 			return false
 		}
 	}

@@ -363,6 +363,28 @@ func accBuffers(aggs []AggCall, argTypes func(AggCall) sql.DataType) (names [][]
 			st := aggResultType("SUM", argTypes(a))
 			ns = []string{next("sum"), next("count")}
 			ts = []sql.DataType{st, sql.BigInt().NotNull()}
+		case "FIRST_VALUE", "LAST_VALUE":
+			// The planner's declarative FirstValueAggFunction /
+			// LastValueAggFunction: (firstValue, valueSet) and
+			// (lastValue, valueSet). Their retracting forms have no
+			// merge and are never split.
+			v := "firstValue"
+			if a.Func == "LAST_VALUE" {
+				v = "lastValue"
+			}
+			ns = []string{next(v), next("valueSet")}
+			ts = []sql.DataType{argTypes(a).WithNullable(true), sql.Boolean().NotNull()}
+		case "LISTAGG":
+			// ListAggFunction's buffers (accDelimiter, concatAcc); the
+			// retracting ListAggWithRetractAggFunction /
+			// ListAggWsWithRetractAggFunction keep one structured
+			// accumulator, printed as listagg$i.
+			if a.Retract {
+				ns, ts = []string{next("listagg")}, []sql.DataType{a.T}
+			} else {
+				ns = []string{next("accDelimiter"), next("concatAcc")}
+				ts = []sql.DataType{sql.String(), sql.String()}
+			}
 		}
 		names = append(names, ns)
 		types = append(types, ts)

@@ -297,7 +297,11 @@ func localSelect(in []string, group []int, aggs []AggCall, l localAccs, count1Ca
 	for i, a := range aggs {
 		s := aggString(a, in)
 		if a.Distinct {
-			s = a.Func + "(" + l.distinctOf[i] + " " + names(in, a.Args) + ")"
+			fn := a.Func
+			if a.Retract {
+				fn += "_RETRACT"
+			}
+			s = fn + "(" + l.distinctOf[i] + " " + names(in, a.Args) + ")"
 			if a.Filtered {
 				s += " FILTER " + names(in, []int{a.Filter})
 			}
