@@ -190,6 +190,7 @@ func builtins() []*Func {
 		// it as a call, LIKE(name, 'Jack%') (LookupJoinTest, IntervalJoinTest).
 		{Name: "LIKE", Kind: Operator, Eval: evalLike},
 		{Name: "ILIKE", Kind: Operator, Eval: evalLike},
+		{Name: "SIMILAR TO", Kind: Operator, Eval: evalSimilar},
 		{Name: "CASE", Kind: Operator, Eval: evalCase},
 		{Name: "||", Kind: Operator, Form: Infix, Eval: evalConcat},
 		// DOT(row, i) is the field at index i of a ROW value (built by

@@ -180,3 +180,219 @@ func evalOverlay(_ *Call, args []Eval) (Eval, error) {
 		return out, nil
 	}), nil
 }
+
+// evalSimilar is SIMILAR TO as Calcite's SqlFunctions.similar computes it
+// (Flink's StringCallGen.generateSimilarTo calls it): the SQL pattern,
+// translated by Like.sqlToRegexSimilar, matches the whole string
+// (Pattern.matches).
+func evalSimilar(c *Call, args []Eval) (Eval, error) {
+	var lit *javaRegex
+	if l, ok := c.Args[1].(*Literal); ok && l.Value != nil && (len(c.Args) < 3 || isLiteral(c.Args[2])) {
+		esc := ""
+		if len(c.Args) > 2 {
+			esc, _ = c.Args[2].(*Literal).Value.(string)
+		}
+		re, err := similarRegex(l.Value.(string), esc)
+		if err != nil {
+			return nil, err
+		}
+		lit = re
+	}
+	return strict(args, func(vs []any) (any, error) {
+		s := vs[0].(string)
+		re := lit
+		if re == nil {
+			esc := ""
+			if len(vs) > 2 {
+				esc = vs[2].(string)
+			}
+			var err error
+			if re, err = similarRegex(vs[1].(string), esc); err != nil {
+				return nil, err
+			}
+		}
+		if err := re.checkText(vs[1].(string), s); err != nil {
+			return nil, regexErr("SIMILAR TO", err)
+		}
+		return re.re.MatchString(s), nil
+	}), nil
+}
+
+func isLiteral(e Expr) bool {
+	_, ok := e.(*Literal)
+	return ok
+}
+
+// similarRegex compiles a SIMILAR TO pattern: its Java translation,
+// anchored at both ends as Pattern.matches requires the whole input.
+func similarRegex(pattern, escape string) (*javaRegex, error) {
+	rx, err := sqlToRegexSimilar(pattern, escape)
+	if err != nil {
+		return nil, sql.Errorf(sql.TableException, "SIMILAR TO: %w", err)
+	}
+	re, err := compileJavaRegex(`\A(?:` + rx + `)\z`)
+	var inv *invalidRegex
+	if errors.As(err, &inv) {
+		return nil, sql.Errorf(sql.TableException, "SIMILAR TO: the pattern '%s' is no valid regular expression: %s", pattern, inv.msg)
+	}
+	return re, regexErr("SIMILAR TO", err)
+}
+
+// similarSpecials and javaRegexSpecials are Like's SQL_SIMILAR_SPECIALS
+// and JAVA_REGEX_SPECIALS.
+const (
+	similarSpecials   = "[]()|^-+*_%?{}"
+	javaRegexSpecials = "[]()|^-+*?{}$\\."
+)
+
+// similarClasses are Like's REG_CHAR_CLASSES: a character class name in
+// a bracket expression and its Java form.
+var similarClasses = []struct{ sql, java string }{
+	{"[:ALPHA:]", `\p{Alpha}`}, {"[:alpha:]", `\p{Alpha}`}, {"[:UPPER:]", `\p{Upper}`}, {"[:upper:]", `\p{Upper}`},
+	{"[:LOWER:]", `\p{Lower}`}, {"[:lower:]", `\p{Lower}`}, {"[:DIGIT:]", `\d`}, {"[:digit:]", `\d`},
+	{"[:SPACE:]", " "}, {"[:space:]", " "}, {"[:WHITESPACE:]", `\s`}, {"[:whitespace:]", `\s`},
+	{"[:ALNUM:]", `\p{Alnum}`}, {"[:alnum:]", `\p{Alnum}`},
+}
+
+// sqlToRegexSimilar is Calcite's Like.sqlToRegexSimilar (1.32, Flink
+// 1.20's): a SQL SIMILAR TO pattern as a Java regular expression, with its
+// messages for a pattern it refuses. '_' is any character, '%' any
+// sequence, a bracket expression keeps its ranges and negation and takes
+// the [:ALPHA:]-style class names, and every other character, '.'
+// included, is the regular expression's own; '\' and '$' are literal.
+func sqlToRegexSimilar(pattern, escape string) (string, error) {
+	var esc rune // Calcite's escapeChar: 0 when there is none
+	if escape != "" {
+		if utf8.RuneCountInString(escape) != 1 {
+			return "", fmt.Errorf("Invalid escape character '%s'", escape)
+		}
+		esc, _ = utf8.DecodeRuneInString(escape)
+	}
+	p := []rune(pattern)
+	badEscape := func(i int) error { return fmt.Errorf("Invalid escape sequence '%s', %d", pattern, i) }
+	badRegex := func(i int) error { return fmt.Errorf("Invalid regular expression '%s', index %d", pattern, i) }
+	special := func(r rune) bool { return strings.ContainsRune(similarSpecials, r) }
+	javaSpecial := func(r rune) bool { return strings.ContainsRune(javaRegexSpecials, r) }
+	// similarEscapeRuleChecking: SQL 2003 Part 2 Section 8.6 General Rule 3.
+	if esc != 0 && special(esc) {
+		for i, r := range p {
+			if r != esc {
+				continue
+			}
+			if i == len(p)-1 {
+				return "", badEscape(i)
+			}
+			if n := p[i+1]; !special(n) && n != esc {
+				return "", badEscape(i)
+			}
+		}
+	}
+	if esc == ':' {
+		pos := strings.Index(pattern, "[:")
+		if pos >= 0 {
+			pos = strings.Index(pattern, ":]")
+		}
+		if pos < 0 {
+			return "", badEscape(pos)
+		}
+	}
+	var b strings.Builder
+	escaped := func(i int) (int, error) {
+		if i == len(p)-1 {
+			return 0, badEscape(i)
+		}
+		n := p[i+1]
+		switch {
+		case special(n):
+			if javaSpecial(n) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(n)
+		case n == esc:
+			b.WriteRune(n)
+		default:
+			return 0, badEscape(i)
+		}
+		return i + 1, nil
+	}
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == esc {
+			var err error
+			if i, err = escaped(i); err != nil {
+				return "", err
+			}
+			continue
+		}
+		switch c {
+		case '_':
+			b.WriteByte('.')
+		case '%':
+			b.WriteString("(?s:.*)")
+		case '[':
+			b.WriteByte('[')
+			inClass = true
+			// sqlSimilarRewriteCharEnumeration: up to the closing ']'.
+			j := i + 1
+			for ; j < len(p) && p[j] != ']'; j++ {
+				r := p[j]
+				switch {
+				case r == esc:
+					j++
+					if j == len(p) {
+						return "", badRegex(j)
+					}
+					n := p[j]
+					switch {
+					case special(n):
+						if javaSpecial(n) {
+							b.WriteByte('\\')
+						}
+						b.WriteRune(n)
+					case n == esc:
+						b.WriteRune(n)
+					default:
+						return "", badRegex(j)
+					}
+				case r == '-' || r == '^':
+					b.WriteRune(r)
+				case strings.HasPrefix(string(p[j:]), "[:"):
+					found := false
+					for _, cl := range similarClasses {
+						if strings.HasPrefix(string(p[j:]), cl.sql) {
+							b.WriteString(cl.java)
+							j += utf8.RuneCountInString(cl.sql) - 1
+							found = true
+							break
+						}
+					}
+					if !found {
+						return "", badRegex(j)
+					}
+				case special(r):
+					return "", badRegex(j)
+				default:
+					b.WriteRune(r)
+				}
+			}
+			i = j - 1
+		case ']':
+			if !inClass {
+				return "", badRegex(i)
+			}
+			inClass = false
+			b.WriteByte(']')
+		case '\\':
+			b.WriteString(`\\`)
+		case '$':
+			b.WriteString(`\$`)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	if inClass {
+		return "", badRegex(len(p))
+	}
+	return b.String(), nil
+}

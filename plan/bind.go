@@ -1751,9 +1751,6 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		}
 		return res, nil
 	case *ast.Like:
-		if x.Similar {
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not support SIMILAR TO yet")
-		}
 		a, err := rec(x.X)
 		if err != nil {
 			return nil, err
@@ -1762,12 +1759,16 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		if err != nil {
 			return nil, err
 		}
-		if !a.Type().IsString() && a.Type().Root != sql.TypeNull || !p.Type().IsString() && p.Type().Root != sql.TypeNull {
-			return nil, cannotApply(x.At, "LIKE", a, p)
-		}
+		// Calcite's SqlLikeOperator: LIKE, ILIKE and SIMILAR TO.
 		op := "LIKE"
-		if x.CaseInsensitive {
+		switch {
+		case x.Similar:
+			op = "SIMILAR TO"
+		case x.CaseInsensitive:
 			op = "ILIKE"
+		}
+		if !a.Type().IsString() && a.Type().Root != sql.TypeNull || !p.Type().IsString() && p.Type().Root != sql.TypeNull {
+			return nil, cannotApply(x.At, op, a, p)
 		}
 		args := []Expr{a, p}
 		if x.Escape != nil {
@@ -1939,6 +1940,8 @@ var supportedForms = map[string][]string{
 	"OR":   {"<BOOLEAN> OR <BOOLEAN>"},
 	"||":   {"<STRING> || <STRING>"},
 	"LIKE": {"<STRING> LIKE <STRING>"},
+	"ILIKE": {"<STRING> ILIKE <STRING>"},
+	"SIMILAR TO": {"<STRING> SIMILAR TO <STRING>"},
 }
 
 // operandType prints a type as Calcite's type errors do: SQL type names
