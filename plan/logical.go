@@ -106,6 +106,10 @@ type LogicalCalc struct {
 	// (JoinTest.testLeftJoinWithJoinConditionPushDown:
 	// Calc(select=[b1, b2], where=[(b2 = 1)])).
 	fresh bool
+	// pinned marks the projection CalcRankTransposeRule puts below a rank
+	// (LOGICAL_REWRITE): no project rule of an earlier program moves it
+	// past a window table function.
+	pinned bool
 }
 
 func (*LogicalTableScan) Name() string { return "LogicalTableScan" }

@@ -384,6 +384,7 @@ func rankRule(_ *binder, n Node) (Node, error) {
 
 // planRank builds the rank of filter f over the window projection p.
 func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
+	p = narrowOverProjectTVF(p)
 	w := -1
 	for i, e := range p.Exprs {
 		if _, ok := e.(*OverCall); ok {
@@ -512,6 +513,58 @@ func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
 		out = &LogicalFilter{base: sameRow(out), Cond: and(rest)}
 	}
 	return out, nil
+}
+
+// narrowOverProjectTVF is ProjectWindowTableFunctionTransposeRule on the
+// window projection p over a window table function, which Flink applies
+// (PROJECT_REWRITE) before the projection becomes a rank (LOGICAL): the
+// function reads the input fields p reads (WindowAggregateTest
+// .testInvalidRelaxFormCascadeProctimeWindow_OnWindowRank: Calc(select=[a,
+// b, proctime]) below the function, b dropped above it only after the
+// rank is made). p itself when it reads them all.
+func narrowOverProjectTVF(p *LogicalProject) *LogicalProject {
+	tvf, ok := p.input().(*LogicalWindowTableFunction)
+	if !ok {
+		return p
+	}
+	used := map[int]bool{}
+	for _, e := range p.Exprs {
+		if o, ok := e.(*OverCall); ok {
+			for _, x := range o.Partition {
+				refs(x, used)
+			}
+			for _, k := range o.Order {
+				refs(k.Expr, used)
+			}
+			continue
+		}
+		if hasOverAgg([]Expr{e}) {
+			return p
+		}
+		refs(e, used)
+	}
+	nt, m := narrowWindowTableFunction(tvf, used)
+	if nt == nil {
+		return p
+	}
+	exprs := make([]Expr, len(p.Exprs))
+	for i, e := range p.Exprs {
+		o, ok := e.(*OverCall)
+		if !ok {
+			exprs[i] = remap(e, m)
+			continue
+		}
+		no := &OverCall{Func: o.Func, Partition: make([]Expr, len(o.Partition)), Order: make([]OverKey, len(o.Order))}
+		for j, x := range o.Partition {
+			no.Partition[j] = remap(x, m)
+		}
+		for j, k := range o.Order {
+			k.Expr = remap(k.Expr, m)
+			no.Order[j] = k
+		}
+		exprs[i] = no
+	}
+	return &LogicalProject{base: p.base.with([]Node{nt}), Exprs: exprs}
 }
 
 func sortFields(order []SortKey) []int {
@@ -708,6 +761,9 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 			pn[i] = in.Names()[f]
 		}
 		pc := &LogicalCalc{base: row(pn, exprTypes(pe), in), Exprs: pe}
+		// CalcRankTransposeRule's Calc comes after Flink's project rules
+		// (LOGICAL_REWRITE): over a window table function it stays there.
+		_, pc.pinned = in.(*LogicalWindowTableFunction)
 		below = mergeCalc(pc)
 	}
 	nr := *r

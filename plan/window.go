@@ -936,25 +936,50 @@ func windowTwoPhaseEligible(aggs []AggCall) bool {
 // projectWindowTableFunctionTranspose is Flink's
 // ProjectWindowTableFunctionTransposeRule: a Calc over a window table
 // function gets a projection of the input fields it reads, the time column
-// and SESSION's partition keys (in input order) below the function.
+// and SESSION's partition keys (in input order) below the function. Flink
+// applies it in PROJECT_REWRITE, before the Calc a rank's CalcRankTranspose
+// puts over the function exists (LOGICAL_REWRITE): that one (pinned) stays
+// above it (WindowRankTest.testSimplifyTumbleWindowTVFBeforeWindowRankWithCalc,
+// WindowDeduplicateTest.testOnWindowTVFWithCalc).
 func projectWindowTableFunctionTranspose(_ *binder, n Node) (Node, error) {
 	c, ok := n.(*LogicalCalc)
-	if !ok {
+	if !ok || c.pinned {
 		return nil, nil
 	}
 	tvf, ok := c.input().(*LogicalWindowTableFunction)
 	if !ok {
 		return nil, nil
 	}
-	in := tvf.input()
-	nIn := len(in.Names())
-	used := map[int]bool{tvf.TimeCol: true}
+	used := map[int]bool{}
 	for _, e := range c.Exprs {
 		refs(e, used)
 	}
 	if c.Cond != nil {
 		refs(c.Cond, used)
 	}
+	nt, m := narrowWindowTableFunction(tvf, used)
+	if nt == nil {
+		return nil, nil
+	}
+	top := &LogicalCalc{base: c.base.with([]Node{nt}), Exprs: make([]Expr, len(c.Exprs)), fresh: c.fresh}
+	for i, e := range c.Exprs {
+		top.Exprs[i] = remap(e, m)
+	}
+	if c.Cond != nil {
+		top.Cond = remap(c.Cond, m)
+	}
+	return top, nil
+}
+
+// narrowWindowTableFunction is the rewrite of
+// ProjectWindowTableFunctionTransposeRule: tvf over a projection of the
+// input fields used reads (the time column and SESSION's partition keys
+// added), and the map from tvf's fields to the new one's; nil when used
+// reads every input field.
+func narrowWindowTableFunction(tvf *LogicalWindowTableFunction, used map[int]bool) (Node, map[int]int) {
+	in := tvf.input()
+	nIn := len(in.Names())
+	used[tvf.TimeCol] = true
 	for _, k := range tvf.Window.Partition {
 		used[k] = true
 	}
@@ -986,15 +1011,7 @@ func projectWindowTableFunctionTranspose(_ *binder, n Node) (Node, error) {
 	for _, k := range tvf.Window.Partition {
 		window.Partition = append(window.Partition, m[k])
 	}
-	nt := &LogicalWindowTableFunction{base: row(outNames, outTypes, inner), TimeCol: m[tvf.TimeCol], Window: window}
-	top := &LogicalCalc{base: c.base.with([]Node{nt}), Exprs: make([]Expr, len(c.Exprs)), fresh: c.fresh}
-	for i, e := range c.Exprs {
-		top.Exprs[i] = remap(e, m)
-	}
-	if c.Cond != nil {
-		top.Cond = remap(c.Cond, m)
-	}
-	return top, nil
+	return &LogicalWindowTableFunction{base: row(outNames, outTypes, inner), TimeCol: m[tvf.TimeCol], Window: window}, m
 }
 
 // WindowTableFunction is Flink's StreamPhysicalWindowTableFunction: a
