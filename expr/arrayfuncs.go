@@ -29,7 +29,47 @@ func arrayFuncs() []*Func {
 		{Name: "ARRAY_MIN", Infer: inferArrayMinMax, Eval: evalArrayMinMax},
 		{Name: "ARRAY_JOIN", Infer: inferArrayJoin, Eval: evalArrayJoin},
 		{Name: "ARRAY_SLICE", Infer: inferArraySlice, Eval: evalArraySlice},
+		{Name: "SPLIT", Infer: inferSplit, Eval: evalSplit},
 	}
+}
+
+// inferSplit types SPLIT(string, delimiter) as BuiltInFunctionDefinitions
+// does: two character strings, ARRAY<STRING> nullable if an argument is.
+func inferSplit(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if len(args) != 2 {
+		return nil, sql.DataType{}, noMatch(name, args)
+	}
+	for _, a := range args {
+		if !a.Type().IsString() && a.Type().Root != sql.TypeNull {
+			return nil, sql.DataType{}, invalidCall(name, args, "SPLIT(<CHARACTER_STRING>, <CHARACTER_STRING>)")
+		}
+	}
+	return args, sql.ArrayOf(sql.String()).WithNullable(anyNullable(args)), nil
+}
+
+// evalSplit is SplitFunction: NULL when an argument is; an empty delimiter
+// splits into code points; otherwise BinaryStringDataUtil
+// .splitByWholeSeparatorPreserveAllTokens, which keeps the empty strings
+// between, before and after delimiters and gives no element for an empty
+// string.
+func evalSplit(c *Call, args []Eval) (Eval, error) {
+	return strict(args, func(vs []any) (any, error) {
+		s, delim := vs[0].(string), vs[1].(string)
+		var parts []string
+		switch {
+		case delim == "":
+			for _, r := range s {
+				parts = append(parts, string(r))
+			}
+		case s != "":
+			parts = strings.Split(s, delim)
+		}
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
+	}), nil
 }
 
 // invalidCall is Flink's failure of a call its input type strategy

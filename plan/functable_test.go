@@ -139,6 +139,7 @@ var funcCases = map[string][]funcCase{
 	"ARRAY_JOIN":     {{sql: "ARRAY_JOIN(ARRAY[s, 'x'], '+')", value: "Order-1001+x", prefix: "ARRAY_JOIN(ARRAY(s, 'x'), '+')"}, {sql: "ARRAY_JOIN(ARRAY[s, NULL, 'x'], '+')", value: "Order-1001+x"}, {sql: "ARRAY_JOIN(ARRAY[s, NULL], '+', '?')", value: "Order-1001+?"}},
 	"ARRAY_SLICE":    {{sql: "ARRAY_SLICE(ARRAY[a, 1, 2], 2)", value: "[1, 2]", prefix: "ARRAY_SLICE(ARRAY(a, 1, 2), 2)"}, {sql: "ARRAY_SLICE(ARRAY[a, 1, 2], -2, -2)", value: "[1]"}},
 	// Map functions (MapKeysFunction, MapValuesFunction, MapEntriesFunction, MapFromArraysFunction).
+	"SPLIT":           {{sql: "SPLIT('a,,b', ',')", value: "[a, , b]", prefix: "SPLIT('a,,b', ',')"}, {sql: "SPLIT('', ',')", value: "[]"}, {sql: "SPLIT(s, '')", value: "[O, r, d, e, r, -, 1, 0, 0, 1]"}},
 	"MAP_KEYS":        {{sql: "MAP_KEYS(MAP['k', a, 'l', 1])", value: "[k, l]", prefix: "MAP_KEYS(MAP('k', a, 'l', 1))"}},
 	"MAP_VALUES":      {{sql: "MAP_VALUES(MAP['k', a, 'l', 1])", value: "[7, 1]", prefix: "MAP_VALUES(MAP('k', a, 'l', 1))"}},
 	"MAP_ENTRIES":     {{sql: "MAP_ENTRIES(MAP['k', a])", value: "[+I[k, 7]]", prefix: "MAP_ENTRIES(MAP('k', a))"}},

@@ -237,6 +237,8 @@ var rules = []rule{
 	{"GROUPING", nextWord("SETS"), (*rewriter).groupingSets},
 	{"ROLLUP", nextIs("("), (*rewriter).renameCall},
 	{"CUBE", nextIs("("), (*rewriter).renameCall},
+	// SPLIT(s, delimiter): SPLIT is a TiDB keyword (SPLIT TABLE).
+	{"SPLIT", callNotTable, (*rewriter).renameCall},
 	{"COUNT", countDistinctOver, (*rewriter).countDistinctOver},
 	{"SELECT", nil, (*rewriter).selectWord},
 	{"VALUES", inQuery, (*rewriter).valuesWord},
@@ -445,6 +447,16 @@ func wantsTable(r *rewriter, _ int) bool { f := r.cur(); return f.kind == fQuery
 
 func nextIs(op string) func(*rewriter, int) bool {
 	return func(r *rewriter, j int) bool { return j+1 < r.to && r.tok(j+1).isOp(op) }
+}
+
+// callNotTable: a call, not a table named like the function (CREATE TABLE
+// split (...), INSERT INTO split (...)).
+func callNotTable(r *rewriter, j int) bool {
+	if !nextIs("(")(r, j) || wantsTable(r, j) || j == r.from {
+		return false
+	}
+	p := r.tok(j - 1)
+	return !(p.is("TABLE") || p.is("INTO") || p.is("VIEW") || p.is("EXISTS") || p.is("FROM") || p.is("JOIN") || p.isOp("."))
 }
 
 func nextWord(kw string) func(*rewriter, int) bool {
