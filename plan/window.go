@@ -692,7 +692,10 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	}
 	timeCol := len(below)
 	below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
-	belowNames = append(belowNames, uniquify(append(append([]string(nil), belowNames...), tvf.names[tvf.TimeCol]))[len(belowNames)])
+	// WindowUtil.buildNewProgramWithoutWindowColumns names the appended
+	// time attribute by RowTypeUtils.getUniqueName: rowtime_0 when the
+	// Calc already has a rowtime (WindowAggregateTest.testFieldNameConflict).
+	belowNames = append(belowNames, uniqueName(tvf.names[tvf.TimeCol], belowNames))
 	var calc Node = newCalc(in, below, cond, belowNames)
 	var group []int
 	var outNames []string
