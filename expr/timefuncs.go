@@ -316,6 +316,14 @@ var (
 		"HOUR": {86400000, 3600000}, "MINUTE": {3600000, 60000}, "SECOND": {60000, 1000}, "MILLISECOND": {1000, 1},
 		"MICROSECOND": {1000, 1}, "NANOSECOND": {1000, 1},
 	}
+	// intervalExtract: ExtractCallGen over an interval's months or
+	// milliseconds, (value % factor) / multiplier, the factor 1 meaning no
+	// remainder (getFactor and TimeUnit's multipliers).
+	intervalExtract = map[string][2]int64{
+		"DAY": {1, 86400000}, "HOUR": {86400000, 3600000}, "MINUTE": {3600000, 60000}, "SECOND": {60000, 1000},
+		"MILLISECOND": {1000, 1}, "MONTH": {12, 1}, "QUARTER": {12, 3}, "YEAR": {1, 12}, "CENTURY": {1, 1200},
+		"MILLENNIUM": {1, 12000},
+	}
 	datePartUnit = map[string]string{
 		"YEAR": "YEAR", "QUARTER": "QUARTER", "MONTH": "MONTH", "WEEK": "WEEK", "DAYOFYEAR": "DOY",
 		"DAYOFMONTH": "DAY", "DAYOFWEEK": "DOW", "HOUR": "HOUR", "MINUTE": "MINUTE", "SECOND": "SECOND",
@@ -370,6 +378,14 @@ func inferExtract(name string, args []Expr) ([]Expr, sql.DataType, error) {
 		}
 	case sql.TypeTimestampLTZ:
 		return nil, sql.DataType{}, &OperandError{Msg: "sqlrun does not support EXTRACT from a TIMESTAMP_LTZ yet"}
+	case sql.TypeIntervalDayTime, sql.TypeIntervalYearMonth:
+		// ExtractCallGen's getFactor and its ValidationException.
+		if unit == "MICROSECOND" || unit == "NANOSECOND" {
+			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("unit %s can not be applied to %s variable", unit, t)}
+		}
+		if _, ok := intervalExtract[unit]; !ok {
+			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("Unit '%s' is not supported.", unit)}
+		}
 	default:
 		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
 			"Cannot apply 'EXTRACT' to arguments of type 'EXTRACT(<INTERVAL %s> FROM <%s>)'. Supported form(s): 'EXTRACT(<DATETIME_INTERVAL> FROM <DATETIME_INTERVAL>)'\n'EXTRACT(<DATETIME_INTERVAL> FROM <DATETIME>)'",
@@ -394,6 +410,19 @@ func evalExtract(c *Call, args []Eval) (Eval, error) {
 		var ms int64
 		nano := int64(0)
 		switch v := v.(type) {
+		case Interval:
+			n := v.Millis
+			if root == sql.TypeIntervalYearMonth {
+				n = v.Months
+			}
+			fm := intervalExtract[unit]
+			switch {
+			case unit == "QUARTER":
+				return ((n%fm[0])-1)/fm[1] + 1, nil
+			case fm[0] == 1:
+				return n / fm[1], nil
+			}
+			return (n % fm[0]) / fm[1], nil
 		case sql.TimestampData:
 			ms, nano = v.Millis, int64(v.NanoOfMilli)
 		case int32:

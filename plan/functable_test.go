@@ -222,6 +222,11 @@ var funcCases = map[string][]funcCase{
 	// cases marked flink are sql_functions.yml's examples.
 	"EXTRACT": {{sql: "EXTRACT(DAY FROM ts)", value: "2", prefix: "EXTRACT(FLAG(DAY), ts)"},
 		{sql: "EXTRACT(DAY FROM DATE '2006-06-05')", value: "5", flink: true},
+		// ExtractCallGen over an interval's milliseconds or months.
+		{sql: "EXTRACT(HOUR FROM INTERVAL '1 10:17:36.789' DAY TO SECOND(3))", value: "10"},
+		{sql: "EXTRACT(MILLISECOND FROM -INTERVAL '1 10:17:36.789' DAY TO SECOND(3))", value: "-789"},
+		{sql: "EXTRACT(YEAR FROM INTERVAL '2-7' YEAR TO MONTH)", value: "2"}, {sql: "EXTRACT(MONTH FROM INTERVAL '2-7' YEAR TO MONTH)", value: "7"},
+		{sql: "EXTRACT(QUARTER FROM INTERVAL '2-7' YEAR TO MONTH)", value: "3"},
 		{sql: "YEAR(DATE '1994-09-27')", value: "1994", flink: true}, {sql: "QUARTER(DATE '1994-09-27')", value: "3", flink: true},
 		{sql: "MONTH(DATE '1994-09-27')", value: "9", flink: true}, {sql: "WEEK(DATE '1994-09-27')", value: "39", flink: true},
 		{sql: "DAYOFYEAR(DATE '1994-09-27')", value: "270", flink: true}, {sql: "DAYOFMONTH(DATE '1994-09-27')", value: "27", flink: true},
