@@ -1931,16 +1931,16 @@ func wantBool(e Expr, at ast.Expr) error {
 // supportedForms are Calcite's operand signatures, listed after
 // "Supported form(s):" in its type errors.
 var supportedForms = map[string][]string{
-	"+":    {"<NUMERIC> + <NUMERIC>", "<DATETIME_INTERVAL> + <DATETIME_INTERVAL>", "<DATETIME> + <DATETIME_INTERVAL>", "<DATETIME_INTERVAL> + <DATETIME>"},
-	"-":    {"<NUMERIC> - <NUMERIC>", "<DATETIME_INTERVAL> - <DATETIME_INTERVAL>", "<DATETIME> - <DATETIME_INTERVAL>"},
-	"*":    {"<NUMERIC> * <NUMERIC>", "<DATETIME_INTERVAL> * <NUMERIC>", "<NUMERIC> * <DATETIME_INTERVAL>"},
-	"/":    {"<NUMERIC> / <NUMERIC>", "<DATETIME_INTERVAL> / <NUMERIC>"},
-	"%":    {"<EXACT_NUMERIC> % <EXACT_NUMERIC>"},
-	"AND":  {"<BOOLEAN> AND <BOOLEAN>"},
-	"OR":   {"<BOOLEAN> OR <BOOLEAN>"},
-	"||":   {"<STRING> || <STRING>"},
-	"LIKE": {"<STRING> LIKE <STRING>"},
-	"ILIKE": {"<STRING> ILIKE <STRING>"},
+	"+":          {"<NUMERIC> + <NUMERIC>", "<DATETIME_INTERVAL> + <DATETIME_INTERVAL>", "<DATETIME> + <DATETIME_INTERVAL>", "<DATETIME_INTERVAL> + <DATETIME>"},
+	"-":          {"<NUMERIC> - <NUMERIC>", "<DATETIME_INTERVAL> - <DATETIME_INTERVAL>", "<DATETIME> - <DATETIME_INTERVAL>"},
+	"*":          {"<NUMERIC> * <NUMERIC>", "<DATETIME_INTERVAL> * <NUMERIC>", "<NUMERIC> * <DATETIME_INTERVAL>"},
+	"/":          {"<NUMERIC> / <NUMERIC>", "<DATETIME_INTERVAL> / <NUMERIC>"},
+	"%":          {"<EXACT_NUMERIC> % <EXACT_NUMERIC>"},
+	"AND":        {"<BOOLEAN> AND <BOOLEAN>"},
+	"OR":         {"<BOOLEAN> OR <BOOLEAN>"},
+	"||":         {"<STRING> || <STRING>"},
+	"LIKE":       {"<STRING> LIKE <STRING>"},
+	"ILIKE":      {"<STRING> ILIKE <STRING>"},
 	"SIMILAR TO": {"<STRING> SIMILAR TO <STRING>"},
 }
 
