@@ -264,6 +264,7 @@ func builtins() []*Func {
 		{Name: "MAX", Kind: Aggregate, Infer: inferMinMax},
 		{Name: "FIRST_VALUE", Kind: Aggregate, Infer: inferMinMax},
 		{Name: "LAST_VALUE", Kind: Aggregate, Infer: inferMinMax},
+		{Name: "LISTAGG", Kind: Aggregate, Infer: inferListAgg},
 	}
 	fs = append(fs, mathFuncs()...)
 	fs = append(fs, stringFuncs()...)
@@ -605,6 +606,29 @@ func inferNumericAgg(name string, args []Expr) ([]Expr, sql.DataType, error) {
 func inferMinMax(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err := arity(name, args, 1, 1); err != nil {
 		return nil, sql.DataType{}, err
+	}
+	return args, args[0].Type().WithNullable(true), nil
+}
+
+// inferListAgg is Flink's SqlListAggFunction: LISTAGG(<CHARACTER>) or
+// LISTAGG(<CHARACTER>, <CHARACTER_LITERAL>), typed as its first argument,
+// nullable (ReturnTypes.ARG0_NULLABLE).
+func inferListAgg(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	ok := args[0].Type().IsString()
+	if len(args) == 2 {
+		l, lit := args[1].(*Literal)
+		ok = ok && lit && args[1].Type().IsString() && l.Value != nil
+	}
+	if !ok {
+		ts := make([]string, len(args))
+		for i, a := range args {
+			ts[i] = "<" + CalciteTypeName(a.Type()) + ">"
+		}
+		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf("Cannot apply '%s' to arguments of type '%s(%s)'. Supported form(s): '%s(<CHARACTER>)'\n'%s(<CHARACTER>, <CHARACTER_LITERAL>)'",
+			name, name, strings.Join(ts, ", "), name, name)}
 	}
 	return args, args[0].Type().WithNullable(true), nil
 }

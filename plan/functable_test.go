@@ -279,6 +279,7 @@ var funcCases = map[string][]funcCase{
 	"MAX":         {{sql: "MAX(s)"}},
 	"FIRST_VALUE": {{sql: "FIRST_VALUE(s)"}},
 	"LAST_VALUE":  {{sql: "LAST_VALUE(s)"}},
+	"LISTAGG":     {{sql: "LISTAGG(s)"}, {sql: "LISTAGG(s, '-')"}},
 }
 
 // TestFunctionTable walks expr's function table: every entry binds from

@@ -36,8 +36,9 @@ func (p PartialFinal) term() string {
 // splitFuncs is SplitAggregateRule.PARTIAL_FINAL_MAP: each aggregate
 // function the rule splits, with the functions of its partial and of its
 // final calls (AVG is a $SUM0 and a COUNT, merged by a Calc above).
-// LISTAGG and SINGLE_VALUE, also in Flink's map, are not sqlrun
-// aggregates.
+// SINGLE_VALUE, also in Flink's map, is not a sqlrun aggregate. A
+// LISTAGG's final call joins the partial strings with ',' (it reads only
+// the partial result, as Flink's final call does).
 var splitFuncs = map[string][2][]string{
 	"AVG":         {{"$SUM0", "COUNT"}, {"$SUM0", "$SUM0"}},
 	"COUNT":       {{"COUNT"}, {"$SUM0"}},
@@ -47,6 +48,7 @@ var splitFuncs = map[string][2][]string{
 	"$SUM0":       {{"$SUM0"}, {"$SUM0"}},
 	"FIRST_VALUE": {{"FIRST_VALUE"}, {"FIRST_VALUE"}},
 	"LAST_VALUE":  {{"LAST_VALUE"}, {"LAST_VALUE"}},
+	"LISTAGG":     {{"LISTAGG"}, {"LISTAGG"}},
 }
 
 // splitNeedsHash is SplitAggregateRule.needAddHashFields: a DISTINCT call,

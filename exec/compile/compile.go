@@ -415,6 +415,11 @@ func aggSpec(a plan.AggCall) (operators.AggSpec, error) {
 		s.Kind = operators.FirstValue
 	case "LAST_VALUE":
 		s.Kind = operators.LastValue
+	case "LISTAGG":
+		s.Kind = operators.ListAgg
+		if len(a.Args) == 2 {
+			s.HasSep, s.SepArg = true, a.Args[1]
+		}
 	default:
 		return s, sql.Errorf(sql.TableException, "sqlrun cannot run aggregate %s yet", a.Func)
 	}

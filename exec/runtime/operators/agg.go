@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -26,10 +27,13 @@ const (
 	Avg
 	FirstValue // FIRST_VALUE(x): the first non-null x
 	LastValue  // LAST_VALUE(x): the last non-null x
+	// ListAgg is LISTAGG(x [, sep]): the non-null x in arrival order,
+	// joined by sep (default ','); NULL when there is none.
+	ListAgg
 )
 
 func (k AggKind) String() string {
-	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG", "FIRST_VALUE", "LAST_VALUE"}[k]
+	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG", "FIRST_VALUE", "LAST_VALUE", "LISTAGG"}[k]
 }
 
 // AggSpec is one aggregate call of a GroupAggregate.
@@ -68,6 +72,10 @@ type AggSpec struct {
 	// typed by ResultType (AVG(INT) is INT: IntAvgAggFunction).
 	FromPartials bool
 	CountArg     int
+	// SepArg is LISTAGG's separator column when HasSep (the planner
+	// projects its character literal), else the separator is ','.
+	HasSep bool
+	SepArg int
 }
 
 // AggregateSpec configures GroupAggregate.
@@ -153,8 +161,11 @@ func (s *AggSpec) simple() bool {
 	return s.InsertOnly && !s.Distinct && (s.Kind == Min || s.Kind == Max || s.Kind == FirstValue || s.Kind == LastValue)
 }
 
-// ordering reports FIRST_VALUE and LAST_VALUE.
-func (s *AggSpec) ordering() bool { return s.Kind == FirstValue || s.Kind == LastValue }
+// ordering reports FIRST_VALUE, LAST_VALUE and LISTAGG, which keep their
+// values in arrival order.
+func (s *AggSpec) ordering() bool {
+	return s.Kind == FirstValue || s.Kind == LastValue || s.Kind == ListAgg
+}
 
 type counted struct {
 	v   any
@@ -275,7 +286,7 @@ func (g *groupAgg) checkLayout(b []byte) ([]byte, error) {
 	for i := range g.spec.Aggs {
 		a := &g.spec.Aggs[i]
 		kind, flags := AggKind(layout[2*i]), layout[2*i+1]
-		if kind > LastValue {
+		if kind > ListAgg {
 			return nil, fmt.Errorf("GroupAggregate state: %w: aggregate kind %d", state.ErrCorrupt, kind)
 		}
 		if kind != a.Kind || flags&layoutDistinct != a.layoutFlags()&layoutDistinct {
@@ -482,6 +493,22 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 				continue
 			}
 		}
+		if spec.Kind == ListAgg {
+			// ListAggWithRetractAggFunction / ListAggWsWithRetractAggFunction:
+			// a non-null value is appended to the list, a retraction
+			// removes its first occurrence, and the separator is the
+			// one of the last value accumulated or retracted (the
+			// separator is a character literal: one for every row).
+			sep := ","
+			if spec.HasSep {
+				s, ok := r.Values[spec.SepArg].(string)
+				if !ok {
+					continue // Flink's concat with a NULL separator
+				}
+				sep = s
+			}
+			a.best = sep
+		}
 		if spec.ordering() {
 			if err := a.order(v, add); err != nil {
 				return fmt.Errorf("%s: %w", spec.Kind, err)
@@ -580,6 +607,27 @@ func (a *acc) order(v any, add bool) error {
 		}
 	}
 	return nil
+}
+
+// listAgg is LISTAGG's result: its values joined by the separator
+// (BinaryStringDataUtil.concatWs), NULL for an empty list.
+func (a *acc) listAgg() any {
+	if len(a.ord) == 0 {
+		return nil
+	}
+	sep, _ := a.best.(string)
+	if sep == "" && a.best == nil {
+		sep = ","
+	}
+	var b strings.Builder
+	for j, o := range a.ord {
+		if j > 0 {
+			b.WriteString(sep)
+		}
+		s, _ := o.v.(string)
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 func (a *acc) accumulate(kind AggKind, v any, sign int64) error {
@@ -681,6 +729,8 @@ func (g *groupAgg) result(grp *group) ([]any, error) {
 			default:
 				out = append(out, a.ord[len(a.ord)-1].v)
 			}
+		case ListAgg:
+			out = append(out, a.listAgg())
 		case Min, Max:
 			if spec.simple() {
 				out = append(out, a.best)
@@ -800,7 +850,7 @@ func encodeGroup(specs []AggSpec, e *state.Encoder, g *group) error {
 		e.Varint(a.n)
 		e.Varint(a.i)
 		f := any(a.f)
-		if i < len(specs) && specs[i].simple() {
+		if i < len(specs) && (specs[i].simple() || specs[i].Kind == ListAgg) {
 			f = a.best
 		}
 		if err := e.Value(f); err != nil {
@@ -866,6 +916,9 @@ func decodeGroup(specs []AggSpec, d *state.Decoder) (*group, error) {
 		a.f, _ = f.(float64)
 		simple := i < len(specs) && specs[i].simple()
 		if simple && a.n > 0 {
+			a.best, a.f = f, 0
+		}
+		if i < len(specs) && specs[i].Kind == ListAgg {
 			a.best, a.f = f, 0
 		}
 		dv, err := d.Value()

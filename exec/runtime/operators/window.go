@@ -331,6 +331,14 @@ func mergeGroup(specs []AggSpec, dst, src *group) error {
 				a.best = b.best
 			}
 			a.n += b.n
+		case spec.Kind == ListAgg:
+			// ListAggFunction's merge: the other accumulator's values
+			// after this one's.
+			a.ord = append(a.ord, b.ord...)
+			a.n += b.n
+			if b.best != nil {
+				a.best = b.best
+			}
 		case spec.ordering():
 			return fmt.Errorf("%s cannot merge session windows", spec.Kind)
 		case spec.Distinct:
