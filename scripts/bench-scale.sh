@@ -9,7 +9,8 @@
 # full state and of the longest checkpoint, the longest synchronous part of
 # a checkpoint (how long a subtask stopped processing rows for one:
 # runtime.CheckpointStats.MaxSyncDuration), and the longest stall of the
-# output while input was flowing.
+# output while input was flowing, with the CPU time the process got during
+# it (bench/scale -stalldump says more about each stall).
 #
 # First the Paimon write (issue 24's write goals): WRITE_SIZES rows of the
 # Paimon write benchmarks' shape (k INT random over the int range + 20
