@@ -25,6 +25,9 @@ type explainOpts struct {
 	format    Format
 	changelog bool
 	cost      bool
+	// reuse marks the sub-plans the Optimized Execution Plan prints once
+	// (nil: none).
+	reuse *execReuse
 }
 
 // Explain plans the statement inside EXPLAIN and prints it in Flink 1.20's
@@ -84,7 +87,16 @@ func (pl *Plan) Explain(details ...string) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(explainTree(printable(r), explainOpts{format: FormatInfix}))
+		execOpts := explainOpts{format: FormatInfix}
+		if len(pl.Physical) == 1 && pl.Streaming {
+			// A statement set's sub-plans shared by several sinks print
+			// as trees of their own in Flink's dump, and a batch plan's
+			// reuse can make Flink add the Exchanges of its
+			// InputPriorityConflictResolver: sqlrun shows reuse inside
+			// one streaming tree only.
+			execOpts.reuse = newExecReuse(printable(r), pl.Config)
+		}
+		b.WriteString(explainTree(printable(r), execOpts))
 	}
 	if has(DetailJSONExecutionPlan) {
 		b.WriteString("\n== Physical Execution Plan ==\n")
@@ -111,7 +123,19 @@ func explainTree(r Node, o explainOpts) string {
 	var walk func(n Node, prefix string, childPrefix string)
 	walk = func(n Node, prefix, childPrefix string) {
 		b.WriteString(prefix)
-		b.WriteString(nodeLine(n, o))
+		line := nodeLine(n, o)
+		if o.reuse != nil {
+			if d := o.reuse.digest[n]; o.reuse.id[d] > 0 {
+				id := strconv.Itoa(o.reuse.id[d])
+				if o.reuse.printed[d] {
+					b.WriteString("Reused(reference_id=[" + id + "])\n")
+					return
+				}
+				o.reuse.printed[d] = true
+				line += "(reuse_id=[" + id + "])"
+			}
+		}
+		b.WriteString(line)
 		b.WriteString("\n")
 		ins := n.Inputs()
 		for i, c := range ins {
