@@ -353,6 +353,16 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	if inner {
 		kind = ast.InnerJoin
 	}
+	if cond != nil {
+		// The WHERE's field = literal conjuncts fix those fields in the
+		// projection above (ReduceExpressionsRule.PROJECT with the
+		// filter's predicates, before the filter moves into the join):
+		// a field read only for such a conjunct is then no longer read
+		// above the join, which does not output it (FlinkProjectJoinTransposeRule
+		// after the reduction; JoinHintTestBase's
+		// testJoinHintWithoutAffectingJoinInViewWhileRootOfViewIsFilter).
+		exprs = substituteConstants(exprs, cond)
+	}
 	used := map[int]bool{}
 	for _, e := range exprs {
 		refs(e, used)
@@ -571,12 +581,6 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	}
 	j := &LogicalJoin{base: row(jnames, types, left, right), Cond: remap(joinCond, m), JoinType: kind, pushed: true,
 		queryHints: join.queryHints, joinHints: join.joinHints}
-	if cond != nil {
-		// The WHERE's field = literal conjuncts fix those fields in the
-		// projection above (ReduceExpressionsRule.PROJECT with the
-		// filter's predicates, before the filter moves into the join).
-		exprs = substituteConstants(exprs, cond)
-	}
 	// Where narrowing an outer join made a field NOT NULL, the Calc reads
 	// it through a CAST to the type it had (FlinkFilterJoinRule converts
 	// the new join to the old row type with RelBuilder.convert).
