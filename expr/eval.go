@@ -32,6 +32,8 @@ func Compile(e Expr) (Eval, error) {
 		return func([]any) (any, error) { return v, nil }, nil
 	case *Call:
 		return compileCall(x)
+	case *procTimeNow:
+		return compileProcTimeNow(x), nil
 	}
 	return nil, fmt.Errorf("compile: unknown expression %T", e)
 }

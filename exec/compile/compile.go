@@ -14,6 +14,7 @@ import (
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
@@ -303,6 +304,23 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			return edge{}, err
 		}
 		f = operators.Calc(operators.CalcFunc(cf))
+		if expr.HasProctimeMaterialize(append([]plan.Expr{n.Cond}, n.Exprs...)...) {
+			// PROCTIME_MATERIALIZE reads the Calc's own clock
+			// (ProctimeMaterializeCallGen).
+			exprs, cond := n.Exprs, n.Cond
+			f = operators.CalcWithClock(func(now func() time.Time) (operators.CalcFunc, error) {
+				ps := make([]plan.Expr, len(exprs))
+				for i, e := range exprs {
+					ps[i] = expr.WithProctimeClock(e, now)
+				}
+				var c plan.Expr
+				if cond != nil {
+					c = expr.WithProctimeClock(cond, now)
+				}
+				cf, err := plan.CompileCalc(ps, c)
+				return operators.CalcFunc(cf), err
+			})
+		}
 	case *plan.ChangelogNormalize:
 		ttl, err := config.Duration(b.opts.Config, config.KeyStateTTL)
 		if err != nil {

@@ -1,6 +1,9 @@
 package operators
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -17,7 +20,27 @@ func Calc(f CalcFunc) runtime.OperatorFactory {
 
 type calc struct {
 	runtime.Base
-	f CalcFunc
+	f     CalcFunc
+	build func(now func() time.Time) (CalcFunc, error)
+}
+
+// CalcWithClock is Calc for a projection that reads the processing time
+// (PROCTIME_MATERIALIZE): build compiles it over the operator's clock
+// (runtime.Context.Clock) when the subtask opens.
+func CalcWithClock(build func(now func() time.Time) (CalcFunc, error)) runtime.OperatorFactory {
+	return func(int, int) (runtime.Operator, error) { return &calc{build: build}, nil }
+}
+
+func (c *calc) Open(ctx *runtime.Context, _ []byte) error {
+	if c.build == nil {
+		return nil
+	}
+	f, err := c.build(ctx.Clock())
+	if err != nil {
+		return fmt.Errorf("calc: %w", err)
+	}
+	c.f = f
+	return nil
 }
 
 func (c *calc) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {

@@ -1,0 +1,69 @@
+package expr
+
+import (
+	"time"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// procTimeNow is PROCTIME_MATERIALIZE(x) in a Calc compiled with its
+// operator's clock: the processing time when the row reaches the Calc.
+type procTimeNow struct {
+	now func() time.Time
+	T   sql.DataType
+}
+
+func (e *procTimeNow) Type() sql.DataType { return e.T }
+
+// HasProctimeMaterialize reports whether one of es calls
+// PROCTIME_MATERIALIZE.
+func HasProctimeMaterialize(es ...Expr) bool {
+	for _, e := range es {
+		if c, ok := e.(*Call); ok {
+			if c.Op == "PROCTIME_MATERIALIZE" || HasProctimeMaterialize(c.Args...) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// WithProctimeClock returns e with every PROCTIME_MATERIALIZE(x) reading
+// now instead of x, as Flink's ProctimeMaterializeCallGen generates
+// TimestampData.fromEpochMillis(timerService().currentProcessingTime()):
+// a processing-time attribute carries no value of its own (PROCTIME() is
+// a placeholder, ExprCodeGenerator's null literal), and materializing it
+// reads the clock of the operator that does so. The row's field (the time
+// sqlrun's source Calc read) is not what Flink shows downstream of an
+// operator that held the row, such as a window Top-N or deduplication on
+// processing time.
+func WithProctimeClock(e Expr, now func() time.Time) Expr {
+	c, ok := e.(*Call)
+	if !ok {
+		return e
+	}
+	if c.Op == "PROCTIME_MATERIALIZE" {
+		return &procTimeNow{now: now, T: c.T}
+	}
+	var args []Expr
+	for i, a := range c.Args {
+		m := WithProctimeClock(a, now)
+		if m != a && args == nil {
+			args = append([]Expr(nil), c.Args...)
+		}
+		if args != nil {
+			args[i] = m
+		}
+	}
+	if args == nil {
+		return e
+	}
+	out := *c
+	out.Args = args
+	return &out
+}
+
+func compileProcTimeNow(x *procTimeNow) Eval {
+	now := x.now
+	return func([]any) (any, error) { return sql.TimestampData{Millis: now().UnixMilli()}, nil }
+}
