@@ -42,6 +42,9 @@ func checkExecNodes(n Node) error {
 // checkTranslate is translateToPlanInternal's validation, a node before
 // its inputs.
 func checkTranslate(n Node) error {
+	if err := checkSlices(n); err != nil {
+		return err
+	}
 	if r, ok := n.(*WindowRank); ok {
 		// StreamExecWindowRank.translateToPlanInternal: the rank type, then
 		// the windowing.
@@ -57,6 +60,39 @@ func checkTranslate(n Node) error {
 		if err := checkTranslate(in); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkSlices is SliceAssigners.hopping / cumulative's validation, which
+// Flink runs when it translates a window operator
+// (StreamExecWindowAggregateBase.createSliceAssigner in
+// translateToPlanInternal): a plan-only test prints the plan
+// (WindowAggregateTest.testCumulate_GroupingSets: 1 h in 25 min steps),
+// EXPLAIN and running refuse it.
+func checkSlices(n Node) error {
+	var w Windowing
+	switch x := n.(type) {
+	case *WindowAggregate:
+		w = x.Window
+	case *WindowRank:
+		w = x.Window
+	case *WindowDeduplicate:
+		w = x.Window
+	case *WindowJoin:
+		w = x.Window
+	case *WindowTableFunction:
+		w = x.Window
+	default:
+		return nil
+	}
+	if w.Func == "HOP" && w.Slide > 0 && w.Size%w.Slide != 0 {
+		return sql.Errorf(sql.TableException,
+			"HOP table function based aggregate requires size must be an integral multiple of slide, but got size %d ms and slide %d ms", w.Size, w.Slide)
+	}
+	if w.Func == "CUMULATE" && w.Step > 0 && w.Size%w.Step != 0 {
+		return sql.Errorf(sql.TableException,
+			"CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %d ms and step %d ms", w.Size, w.Step)
 	}
 	return nil
 }

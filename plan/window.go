@@ -499,15 +499,8 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	if w.Size <= 0 || (x.Name == "HOP" && w.Slide <= 0) || (x.Name == "CUMULATE" && w.Step <= 0) {
 		return nil, nil, sql.Errorf(sql.ValidationException, "The window size, slide and step of %s must be positive", x.Name)
 	}
-	// Flink's SliceAssigners.
-	if x.Name == "HOP" && w.Size%w.Slide != 0 {
-		return nil, nil, sql.Errorf(sql.TableException,
-			"HOP table function based aggregate requires size must be an integral multiple of slide, but got size %d ms and slide %d ms", w.Size, w.Slide)
-	}
-	if x.Name == "CUMULATE" && w.Size%w.Step != 0 {
-		return nil, nil, sql.Errorf(sql.TableException,
-			"CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %d ms and step %d ms", w.Size, w.Step)
-	}
+	// A HOP / CUMULATE size that is no multiple of its slide / step plans;
+	// translation refuses it (checkSlices, as Flink's SliceAssigners).
 	names := append(append([]string(nil), in.Names()...), "window_start", "window_end", "window_time")
 	types := append(append([]sql.DataType(nil), in.Types()...), sql.Timestamp(3).NotNull(), sql.Timestamp(3).NotNull(), tt.NotNull())
 	n := &LogicalWindowTableFunction{base: row(names, types, in), TimeCol: timeCol, Window: w}
