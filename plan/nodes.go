@@ -521,10 +521,13 @@ func miniBatchTerm(on bool) string {
 }
 
 func (n *Sink) describe(Format) string {
+	// StreamPhysicalSink / BatchPhysicalSink print their input's field
+	// names (getRowType of the sink is its input's row type).
+	fields := strings.Join(n.input().Names(), ", ")
 	if n.Collect {
-		return "Sink(table=[*anonymous_collect$1*], fields=[" + strings.Join(n.names, ", ") + "])"
+		return "Sink(table=[*anonymous_collect$1*], fields=[" + fields + "])"
 	}
-	s := "Sink(table=[" + n.Table.ID.String() + "], " + targetCols(n.TargetColumns) + "fields=[" + strings.Join(n.names, ", ") + "]"
+	s := "Sink(table=[" + n.Table.ID.String() + "], " + targetCols(n.TargetColumns) + "fields=[" + fields + "]"
 	s += sinkHintText(n.SinkHints)
 	if n.UpsertMaterialize {
 		s += ", upsertMaterialize=[true]"
