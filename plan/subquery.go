@@ -499,8 +499,11 @@ func selectsAgg(sel *ast.Select) bool {
 // of the joined row (b.scalars maps the subquery to it; sc gains a column
 // no name resolves to). Only a subquery that returns one row by
 // construction is planned, an aggregate without GROUP BY: for it
-// Calcite's rule adds no SINGLE_VALUE aggregate (its row is unique), and
-// Flink plans the join with singleRowJoin=[true]. Any other scalar
+// Calcite's rule adds no SINGLE_VALUE aggregate (its row is unique), but
+// over an expression of it, whose uniqueness the metadata cannot tell, it
+// does (atMostOneRow; in streaming mode: sqlrun's batch plans keep the
+// expression unchecked), and Flink plans the batch join with
+// singleRowJoin=[true]. Any other scalar
 // subquery, a correlated one, or one in an aggregating SELECT is refused
 // where it is bound (bindExprIn).
 func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, items []ast.SelectItem, where ast.Expr) (Node, error) {
@@ -554,6 +557,9 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 			b.scalars[q] = nl
 			continue
 		}
+		if b.streaming && !atMostOneRow(r) {
+			r = singleValue(r)
+		}
 		nl := len(input.Names())
 		t := r.Types()[0].WithNullable(true)
 		names := uniquify(append(append([]string(nil), input.Names()...), r.Names()[0]))
@@ -566,6 +572,57 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 		b.scalars[q] = nl
 	}
 	return input, nil
+}
+
+// atMostOneRow is the metadata Calcite's SubQueryRemoveRule.rewriteScalarQuery
+// asks of a scalar subquery (areColumnsUnique over no columns): an
+// aggregate without GROUP BY is one row, a filter (HAVING) keeps its
+// input's answer, and a projection of it is unknown
+// (FlinkRelMdColumnUniqueness.areColumnsUniqueOfProject maps no column to
+// its input), so SELECT 0.5 * SUM(j) is checked by SINGLE_VALUE where
+// SELECT SUM(j) is not (SemiAntiJoinTest.testInWithUncorrelated_ComplexCondition5).
+// A projection of every field in order is none: Calcite's RelBuilder adds
+// no identity projection.
+func atMostOneRow(r Node) bool {
+	for {
+		switch x := r.(type) {
+		case *LogicalFilter:
+			r = x.input()
+			continue
+		case *LogicalProject:
+			if !identityProject(x) {
+				return false
+			}
+			r = x.input()
+			continue
+		case *LogicalAggregate:
+			return len(x.Group) == 0 && x.Sets == nil
+		}
+		return false
+	}
+}
+
+func identityProject(p *LogicalProject) bool {
+	if len(p.Exprs) != len(p.input().Names()) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		if ref, ok := e.(*InputRef); !ok || ref.Index != i {
+			return false
+		}
+	}
+	return true
+}
+
+// singleValue is rewriteScalarQuery's check that a scalar subquery returns
+// at most one row: an aggregate without GROUP BY of SINGLE_VALUE of its
+// value, named $f0 as RelBuilder names an unnamed call (printed
+// SINGLE_VALUE_RETRACT over an updating input; its run fails with Flink's
+// "SingleValueAggFunction received more than one element." on a second row).
+func singleValue(r Node) Node {
+	t := r.Types()[0].WithNullable(true)
+	return &LogicalAggregate{base: row([]string{"$f0"}, []sql.DataType{t}, r),
+		Aggs: []AggCall{{Func: "SINGLE_VALUE", Args: []int{0}, Name: "$f0", T: t, Unnamed: true}}}
 }
 
 func isRef(e Expr) bool {

@@ -433,6 +433,8 @@ func aggSpec(a plan.AggCall) (operators.AggSpec, error) {
 		s.Kind = operators.FirstValue
 	case "LAST_VALUE":
 		s.Kind = operators.LastValue
+	case "SINGLE_VALUE":
+		s.Kind = operators.SingleValue
 	case "LISTAGG":
 		s.Kind = operators.ListAgg
 		if len(a.Args) == 2 {

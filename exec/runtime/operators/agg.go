@@ -2,6 +2,7 @@ package operators
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -30,10 +31,16 @@ const (
 	// ListAgg is LISTAGG(x [, sep]): the non-null x in arrival order,
 	// joined by sep (default ','); NULL when there is none.
 	ListAgg
+	// SingleValue is SINGLE_VALUE(x), Flink's SingleValueAggFunction,
+	// which checks that a scalar subquery returns at most one row: a
+	// second row accumulated (or a retraction past the one held) fails
+	// with "SingleValueAggFunction received more than one element."; the
+	// value is the row's x, NULL ones included.
+	SingleValue
 )
 
 func (k AggKind) String() string {
-	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG", "FIRST_VALUE", "LAST_VALUE", "LISTAGG"}[k]
+	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "SINGLE_VALUE"}[k]
 }
 
 // AggSpec is one aggregate call of a GroupAggregate.
@@ -286,7 +293,7 @@ func (g *groupAgg) checkLayout(b []byte) ([]byte, error) {
 	for i := range g.spec.Aggs {
 		a := &g.spec.Aggs[i]
 		kind, flags := AggKind(layout[2*i]), layout[2*i+1]
-		if kind > ListAgg {
+		if kind > SingleValue {
 			return nil, fmt.Errorf("GroupAggregate state: %w: aggregate kind %d", state.ErrCorrupt, kind)
 		}
 		if kind != a.Kind || flags&layoutDistinct != a.layoutFlags()&layoutDistinct {
@@ -442,6 +449,12 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 			continue
 		}
 		v := r.Values[spec.Arg]
+		if spec.Kind == SingleValue {
+			if err := a.singleValue(v, add); err != nil {
+				return err
+			}
+			continue
+		}
 		if v == nil {
 			continue
 		}
@@ -519,6 +532,30 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 			return fmt.Errorf("%s: %w", spec.Kind, err)
 		}
 	}
+	return nil
+}
+
+// errSingleValue is SingleValueAggFunction's THROW_EXCEPTION message.
+var errSingleValue = errors.New("SingleValueAggFunction received more than one element.")
+
+// singleValue is SingleValueAggFunction's accumulate and retract: its
+// buffer (value, count) is (best, n). Accumulating over a count above 0
+// fails; retracting keeps count 0 or 1 and clears the value (a count
+// below 0 is possible, as Flink's retract expression allows it).
+func (a *acc) singleValue(v any, add bool) error {
+	if add {
+		if a.n > 0 {
+			return fmt.Errorf("SINGLE_VALUE: %w", errSingleValue)
+		}
+		a.best = ownCopy(v)
+		a.n++
+		return nil
+	}
+	if a.n != 1 && a.n != 0 {
+		return fmt.Errorf("SINGLE_VALUE: %w", errSingleValue)
+	}
+	a.best = nil
+	a.n--
 	return nil
 }
 
@@ -731,6 +768,8 @@ func (g *groupAgg) result(grp *group) ([]any, error) {
 			}
 		case ListAgg:
 			out = append(out, a.listAgg())
+		case SingleValue:
+			out = append(out, a.best)
 		case Min, Max:
 			if spec.simple() {
 				out = append(out, a.best)
@@ -850,7 +889,7 @@ func encodeGroup(specs []AggSpec, e *state.Encoder, g *group) error {
 		e.Varint(a.n)
 		e.Varint(a.i)
 		f := any(a.f)
-		if i < len(specs) && (specs[i].simple() || specs[i].Kind == ListAgg) {
+		if i < len(specs) && (specs[i].simple() || specs[i].Kind == ListAgg || specs[i].Kind == SingleValue) {
 			f = a.best
 		}
 		if err := e.Value(f); err != nil {
@@ -918,7 +957,7 @@ func decodeGroup(specs []AggSpec, d *state.Decoder) (*group, error) {
 		if simple && a.n > 0 {
 			a.best, a.f = f, 0
 		}
-		if i < len(specs) && specs[i].Kind == ListAgg {
+		if i < len(specs) && (specs[i].Kind == ListAgg || specs[i].Kind == SingleValue) {
 			a.best, a.f = f, 0
 		}
 		dv, err := d.Value()
