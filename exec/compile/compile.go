@@ -690,9 +690,11 @@ var filteredScans int
 // non-null literal, or SEARCH(field, Sarg), over a TINYINT, INT or BIGINT
 // field compared as an integer, a DATE or TIME field compared with a
 // literal of its type (days, milliseconds: the int32 the row path
-// compares), or a VARCHAR field compared with strings
-// that the comparison's common type leaves as they are (byte order, as the
-// row path compares them).
+// compares), or a CHAR or VARCHAR field compared with strings that the
+// comparison's common type leaves as they are (byte order of the values as
+// stored, as the row path compares them): a VARCHAR; a CHAR(n) against a
+// literal of another length or a VARCHAR (their common type is a VARCHAR,
+// FlinkTypeSystem's ragged union), not against a CHAR(n) literal.
 func localFilter(cond expr.Expr, types []sql.DataType) ([]connectors.LocalPredicate, bool) {
 	if cond == nil {
 		return nil, true
@@ -755,7 +757,7 @@ func localPred(c expr.Expr, types []sql.DataType) (connectors.LocalPredicate, bo
 	}
 	t := types[ref.Index]
 	switch t.Root {
-	case sql.TypeTinyInt, sql.TypeInt, sql.TypeBigInt, sql.TypeVarChar, sql.TypeDate, sql.TypeTime:
+	case sql.TypeTinyInt, sql.TypeInt, sql.TypeBigInt, sql.TypeChar, sql.TypeVarChar, sql.TypeDate, sql.TypeTime:
 	default:
 		return connectors.LocalPredicate{}, false
 	}
@@ -840,16 +842,25 @@ func fixedField(lit *expr.Literal, filter []connectors.LocalPredicate, types []s
 // localBound is b, a bound of type bt compared with a field of type t, as
 // a LocalBound (int64 or string), or false when the comparison would not
 // be the integer or byte order of the field's values: a literal of another
-// family, or a VARCHAR whose common type with the field would cast either.
+// family, or a string whose common type with the field would cut or pad
+// either.
 func localBound(b expr.Bound, t, bt sql.DataType) (connectors.LocalBound, bool) {
 	out := connectors.LocalBound{Unbounded: b.Unbounded, Closed: b.Closed}
 	if b.Unbounded {
 		return out, true
 	}
-	if t.Root == sql.TypeVarChar {
+	if t.Root == sql.TypeVarChar || t.Root == sql.TypeChar {
 		s, ok := b.Value.(string)
 		ct, cok := expr.CommonType(t, bt)
-		if !ok || !cok || !bt.IsString() || ct.Root != sql.TypeVarChar || ct.Length < t.Length || utf8.RuneCountInString(s) > ct.Length {
+		if !ok || !cok || !bt.IsString() || ct.Length < t.Length || utf8.RuneCountInString(s) > ct.Length {
+			return out, false
+		}
+		// Neither side may be cut or padded: the field's values as stored
+		// against the literal's string. Against a CHAR(n) literal a
+		// CHAR(n) field is compared as a CHAR(n), its value padded with
+		// spaces to n characters first ('ab' = 'ab ' is TRUE for a value
+		// stored unpadded): that stays in the Calc.
+		if ct.Root != sql.TypeVarChar {
 			return out, false
 		}
 		out.Value = s
