@@ -186,3 +186,51 @@ func substitute(e Expr, consts map[int]Expr) Expr {
 	}
 	return e
 }
+
+// SimplifyCoalesce is Calcite's RexSimplify.simplifyCoalesce where it
+// leaves one operand: a COALESCE whose first operand (NULL literals
+// aside) is never NULL is that operand (COALESCE(w1.window_start,
+// w2.window_start) over an inner join is window_start:
+// WindowAggregateTest.testInvalidRelaxFormCascadeProctimeWindow_OnWindowJoin).
+// Only where the operand has the call's type: Calcite's
+// simplifyPreservingType would cast it otherwise.
+func SimplifyCoalesce(e Expr) Expr {
+	c, ok := e.(*Call)
+	if !ok {
+		return e
+	}
+	var args []Expr
+	for i, a := range c.Args {
+		s := SimplifyCoalesce(a)
+		if s != a && args == nil {
+			args = append([]Expr(nil), c.Args...)
+		}
+		if args != nil {
+			args[i] = s
+		}
+	}
+	if args != nil {
+		out := *c
+		out.Args = args
+		c = &out
+	}
+	if c.Op != "COALESCE" {
+		if args == nil {
+			return e
+		}
+		return c
+	}
+	for _, a := range c.Args {
+		if l, ok := a.(*Literal); ok && l.Value == nil {
+			continue
+		}
+		if t := a.Type(); !t.Nullable && t.Equal(c.T.WithNullable(false)) {
+			return a
+		}
+		break
+	}
+	if args == nil {
+		return e
+	}
+	return c
+}

@@ -64,6 +64,9 @@ func simplifyFilter(e Expr) Expr { return expr.SimplifyFilter(e) }
 // fold is expr.Reduce: calls over constants evaluated once.
 func fold(e Expr) Expr { return expr.Reduce(e) }
 
+// simplifyCoalesce is expr.SimplifyCoalesce.
+func simplifyCoalesce(e Expr) Expr { return expr.SimplifyCoalesce(e) }
+
 // substituteConstants is expr.SubstituteConstants: a Calc's projections
 // with the fields its condition fixes replaced by constants, reduced.
 func substituteConstants(exprs []Expr, cond Expr) []Expr {

@@ -203,6 +203,12 @@ func newCalc(in Node, exprs []Expr, cond Expr, names []string) Node {
 	if cond != nil {
 		cond = simplifyFilter(fold(cond))
 	}
+	// FlinkCalcMergeRule's merged program is simplified (RexSimplify).
+	simplified := make([]Expr, len(exprs))
+	for i, e := range exprs {
+		simplified[i] = simplifyCoalesce(e)
+	}
+	exprs = simplified
 	folded := substituteConstants(exprs, cond)
 	types := make([]sql.DataType, len(exprs))
 	for i, e := range exprs {

@@ -116,6 +116,27 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 	}
 	var rewrite func(n Node) Node
 	rewrite = func(n Node) Node {
+		if c, ok := n.(*Calc); ok {
+			// ReplaceScanWithCalcShuttle: a Calc over a scan whose
+			// replacement is a projection Calc merges with it
+			// (FlinkRelUtil.merge; the projection's references are
+			// always mergeable): WindowAggregateTest
+			// .testInvalidRelaxFormCascadeProctimeWindow_OnWindowJoin.
+			if s, ok := c.input().(*TableSourceScan); ok {
+				if p, ok := replace[s].(*Calc); ok {
+					out := *c
+					out.Exprs = make([]Expr, len(c.Exprs))
+					for i, e := range c.Exprs {
+						out.Exprs[i] = inline(e, p.Exprs)
+					}
+					if c.Cond != nil {
+						out.Cond = inline(c.Cond, p.Exprs)
+					}
+					out.base = c.base.with([]Node{p.input()})
+					return &out
+				}
+			}
+		}
 		if s, ok := n.(*TableSourceScan); ok {
 			if r, ok := replace[s]; ok {
 				return r
