@@ -801,18 +801,58 @@ func exprSides(e Expr, nl int) (left, right bool) {
 }
 
 // withExprs is in with extra computed fields after its own, named as
-// Calcite's RelBuilder names unnamed projections ($f<index>).
+// Calcite's RelBuilder.project names the unnamed projections
+// RelOptUtil.pushDownJoinConditions adds: inferAlias gives a field, or a
+// CAST of one, that field's name, anything else $f<index>, and a name
+// already taken gets the first free suffix 0, 1, ... (SqlValidatorUtil's
+// F_SUGGESTER): CAST(i AS BIGINT) beside i is i0
+// (SemiAntiJoinTest.testInWithUncorrelated_JoinInSubQuery).
 func withExprs(in Node, extra []Expr) Node {
 	if len(extra) == 0 {
 		return in
 	}
 	exprs := identity(in.Types())
 	names := append([]string(nil), in.Names()...)
+	taken := map[string]bool{}
+	for _, n := range names {
+		taken[strings.ToLower(n)] = true
+	}
 	for _, e := range extra {
-		names = append(names, "$f"+strconv.Itoa(len(exprs)))
+		name := inferAlias(e, in.Names())
+		if name == "" || taken[strings.ToLower(name)] {
+			base, j := name, 0
+			if name == "" {
+				base, j = "$f", len(exprs)
+			}
+			for name = base + strconv.Itoa(j); taken[strings.ToLower(name)]; j++ {
+				name = base + strconv.Itoa(j+1)
+			}
+		}
+		taken[strings.ToLower(name)] = true
+		names = append(names, name)
 		exprs = append(exprs, e)
 	}
 	return mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs})
+}
+
+// inferAlias is RelBuilder.inferAlias: a field's name, through CASTs; ""
+// for any other expression.
+func inferAlias(e Expr, in []string) string {
+	for {
+		switch x := e.(type) {
+		case *InputRef:
+			if x.Index < len(in) {
+				return in[x.Index]
+			}
+			return ""
+		case *Call:
+			if x.Op == "CAST" && len(x.Args) == 1 {
+				e = x.Args[0]
+				continue
+			}
+		}
+		return ""
+	}
 }
 
 // withPushedTypes is the row of join with the expressions
