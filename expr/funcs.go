@@ -930,13 +930,26 @@ func evalConcat(c *Call, args []Eval) (Eval, error) {
 	argT := func(i int) sql.DataType { return c.Args[i].Type() }
 	// Both return NULL when any argument is NULL, as in Flink.
 	return strict(args, func(vs []any) (any, error) {
-		var b strings.Builder
-		for i, v := range vs {
-			s, err := castValue(v, argT(i), sql.String())
-			if err != nil {
-				return nil, err
+		// A string value is its own STRING (castValue returns it as is):
+		// only other values are cast, and the result is allocated once.
+		n := 0
+		for _, v := range vs {
+			if s, ok := v.(string); ok {
+				n += len(s)
 			}
-			b.WriteString(s.(string))
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for i, v := range vs {
+			s, ok := v.(string)
+			if !ok {
+				x, err := castValue(v, argT(i), sql.String())
+				if err != nil {
+					return nil, err
+				}
+				s = x.(string)
+			}
+			b.WriteString(s)
 		}
 		return b.String(), nil
 	}), nil
