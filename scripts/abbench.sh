@@ -10,9 +10,11 @@
 # benchtime is go test's -benchtime (default 1s; a fixed count such as
 # 100000x, what make bench uses, keeps b.N and so the work the same on
 # both sides: WritePK's compactions depend on how many rows it writes).
+# Flags for both test binaries beyond these go in ABBENCH_ARGS, e.g.
+#   ABBENCH_ARGS=-tablewriter.rows=1000000 scripts/abbench.sh HEAD~1 ./connectors/paimon/table 'TableWriter$' 3 rows/cpu-s 1x
 # Prints one line per round and the medians.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n '2,14p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,16p' "$0"; exit 2; }
 rev=$1 pkg=$2 re=$3 rounds=${4:-5} unit=${5:-rows/cpu-s} benchtime=${6:-1s}
 root=$(git rev-parse --show-toplevel)
 tmp=$(mktemp -d)
@@ -21,7 +23,7 @@ git -C "$root" worktree add --detach "$tmp/base" "$rev" >/dev/null 2>&1
 (cd "$tmp/base" && go test -c -o "$tmp/base.test" "$pkg")
 (cd "$root" && go test -c -o "$tmp/new.test" "$pkg")
 dir="$root/$pkg"
-measure() { (cd "$dir" && "$1" -test.run '^$' -test.bench "$re" -test.benchtime "$benchtime" -test.cpu 1 2>&1) |
+measure() { (cd "$dir" && "$1" -test.run '^$' -test.bench "$re" -test.benchtime "$benchtime" -test.cpu 1 ${ABBENCH_ARGS:-} 2>&1) |
   awk -v u="$unit" '{for (i = 2; i <= NF; i++) if ($i == u) print $(i-1)}' | paste -sd' ' -; }
 : >"$tmp/b"; : >"$tmp/n"
 for i in $(seq "$rounds"); do

@@ -50,9 +50,11 @@ func (r memRun) Open() (Iterator, error) { return NewSliceIter(r), nil }
 func (r memRun) Discard()                {}
 
 // WriteBuffer is the in-memory buffer of one (partition, bucket) (Paimon's
-// SortBufferWriteBuffer): records are kept serialized in Paimon's
-// BinaryRow layout in pages outside the Go heap, with an index entry each
-// (also outside the heap), until their bytes reach write-buffer-size; then
+// SortBufferWriteBuffer): records are kept serialized in pages outside the
+// Go heap, in the packed form of Paimon's BinaryRow (binrow.AppendPacked:
+// the values without the slots and padding, unpacked to the BinaryRow
+// they stand for as they leave the buffer), with an index entry each (also
+// outside the heap), until their bytes reach write-buffer-size; then
 // they are either spilled as a sorted run (with a Spiller) or reported full
 // so the writer flushes a level-0 file. Flush sorts by key then SeqOrder
 // and merges each key's versions with the merge engine, so a flushed file
@@ -69,6 +71,10 @@ type WriteBuffer struct {
 	pages   recordPages
 	idx     entryIndex
 	scratch []byte
+	// unpacked holds records unpacked to BinaryRows as they leave the
+	// buffer: two, so the record a merge returned stays valid while it
+	// reads the next (binMerge).
+	unpacked [2][]byte
 	// generic is set once a record's key does not fit the integer-key
 	// fast path (intKeys): the buffer then sorts with the comparators.
 	generic bool
@@ -126,7 +132,7 @@ func (b *WriteBuffer) MappedBytes() int64 { return b.pages.mapped() + b.idx.mapp
 // reports that the buffer reached its limit and could not spill: the
 // caller must Flush before the next Put.
 func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
-	b.scratch, err = binrow.AppendEncode(b.scratch[:0], b.spec.FieldTypes, r.Value)
+	b.scratch, err = binrow.AppendPacked(b.scratch[:0], b.spec.FieldTypes, r.Value)
 	if err != nil {
 		return false, fmt.Errorf("mergetree: write buffer: %w", err)
 	}
@@ -185,6 +191,17 @@ func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
 	return false, nil
 }
 
+// row returns the BinaryRow of the record at ref (size bytes packed),
+// unpacked into b.unpacked[i]: valid until the next call with the same i.
+func (b *WriteBuffer) row(i int, ref uint64, size uint32) ([]byte, error) {
+	var err error
+	b.unpacked[i], err = binrow.AppendUnpacked(b.unpacked[i][:0], b.spec.FieldTypes, b.pages.at(ref, int(size)))
+	if err != nil {
+		return nil, fmt.Errorf("mergetree: write buffer: %w", err)
+	}
+	return b.unpacked[i], nil
+}
+
 func (b *WriteBuffer) release() {
 	b.pages.release()
 	b.idx.release()
@@ -219,7 +236,10 @@ func (b *WriteBuffer) sort() error {
 		}
 	}
 	for i, e := range b.idx.ents {
-		rec := b.pages.at(e.ref, int(e.size))
+		rec, err := b.row(0, e.ref, e.size)
+		if err != nil {
+			return err
+		}
 		key := make([]any, len(b.spec.KeyIndex))
 		for j, fi := range b.spec.KeyIndex {
 			v, err := binrow.DecodeField(rec, arity, fi, b.spec.FieldTypes[fi])
@@ -287,7 +307,11 @@ func (it *bufIter) Next() *KV {
 	arity := len(spec.FieldTypes)
 	vals := make([]any, arity+len(spec.KeyIndex))
 	value, key := vals[:arity:arity], vals[arity:]
-	if err := binrow.DecodeCompact(value, spec.FieldTypes, it.b.pages.at(e.ref, int(e.size))); err != nil {
+	rec, err := it.b.row(0, e.ref, e.size)
+	if err == nil {
+		err = binrow.DecodeCompact(value, spec.FieldTypes, rec)
+	}
+	if err != nil {
 		it.err = fmt.Errorf("mergetree: write buffer: %w", err)
 		return nil
 	}
@@ -463,11 +487,13 @@ type binRec struct {
 // binMerge merges the buffer's sorted pages with its spilled runs on
 // (key, sequence number) without decoding them. Source 0 is the pages,
 // the others the runs, each read a block at a time: a record's value
-// stays valid until its run has been advanced twice (diskRunIter keeps the
-// previous block), and next advances it once.
+// stays valid until its source has been advanced twice (diskRunIter keeps
+// the previous block; the pages' records are unpacked into the buffer's
+// two unpacked rows in turn), and next advances it once.
 type binMerge struct {
 	b    *WriteBuffer
 	runs []*diskRunIter
+	flip int      // the unpacked row advance(0) used last
 	pos  int      // the pages' next index entry
 	cur  []binRec // each source's current record
 	heap []int    // sources with a current record, a min-heap on cur
@@ -512,7 +538,15 @@ func (m *binMerge) advance(i int) bool {
 			prefetch.Range(unsafe.Pointer(unsafe.SliceData(rec)), len(rec))
 		}
 		m.pos++
-		m.cur[0] = binRec{key: e.key, seq: e.seq, kind: e.kind, value: m.b.pages.at(e.ref, int(e.size))}
+		// Unpacked into the buffer the record before did not use: the
+		// record next returned last stays valid (see binMerge).
+		m.flip ^= 1
+		rec, err := m.b.row(m.flip, e.ref, e.size)
+		if err != nil {
+			m.err = errors.Join(m.err, err)
+			return false
+		}
+		m.cur[0] = binRec{key: e.key, seq: e.seq, kind: e.kind, value: rec}
 		return true
 	}
 	it := m.runs[i-1]

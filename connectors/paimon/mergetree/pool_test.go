@@ -74,7 +74,7 @@ func TestMemoryPoolReusesChunks(t *testing.T) {
 	pool := NewMemoryPool(16 << 20)
 	defer pool.Close()
 	a := NewWriteBuffer(spec, 16<<20, nil, pool)
-	putRows(t, a, spec, 0, 8000) // ~4 MiB
+	putRows(t, a, spec, 0, 8000) // ~2.7 MiB
 	maps, mapped := pool.maps, pool.MappedBytes()
 	if maps < 2 || mapped < 4<<20 {
 		t.Fatalf("first fill: %d mappings, %d bytes mapped", maps, mapped)
@@ -109,7 +109,7 @@ func TestMemoryPoolCapacity(t *testing.T) {
 	var bufs []*WriteBuffer
 	for i := 0; i < 3; i++ {
 		b := NewWriteBuffer(spec, 64<<20, nil, pool)
-		putRows(t, b, spec, i, 12000) // ~6 MiB each
+		putRows(t, b, spec, i, 20000) // ~6 MiB each (307 bytes packed, 32 of index)
 		bufs = append(bufs, b)
 	}
 	big := poolRow(spec, 9, 1<<20)

@@ -69,8 +69,8 @@ func (d *DiskSpiller) Spill(sorted Iterator) (SpilledRun, error) {
 }
 
 // spillBuffer spills the sorted records of a write buffer on the
-// integer-key fast path as they are in its pages: the value row is copied,
-// not decoded and encoded again, and the key row is made from the index's
+// integer-key fast path from its pages: the value row is unpacked, not
+// decoded and encoded again, and the key row is made from the index's
 // integer. The file is the one Spill writes for the same records.
 func (d *DiskSpiller) spillBuffer(b *WriteBuffer) (SpilledRun, error) {
 	keyInt32 := d.keys[0].Root == sql.TypeInt
@@ -82,7 +82,11 @@ func (d *DiskSpiller) spillBuffer(b *WriteBuffer) (SpilledRun, error) {
 			} else {
 				binary.LittleEndian.PutUint64(key[8:], uint64(e.key))
 			}
-			if err := w.addRaw(e.seq, e.kind, -1, key[:], b.pages.at(e.ref, int(e.size))); err != nil {
+			value, err := b.row(0, e.ref, e.size)
+			if err != nil {
+				return err
+			}
+			if err := w.addRaw(e.seq, e.kind, -1, key[:], value); err != nil {
 				return err
 			}
 		}

@@ -201,8 +201,9 @@ func TestWriteBufferSpill(t *testing.T) {
 	if len(m1) != 97 || len(r1) != 500 {
 		t.Errorf("merged %d keys, raw %d records", len(m1), len(r1))
 	}
-	// Without a spiller the buffer reports full.
-	buf := NewWriteBuffer(spec, 50, nil, nil)
+	// Without a spiller the buffer reports full (a record of two fields
+	// is 13 bytes packed and 32 of index).
+	buf := NewWriteBuffer(spec, 40, nil, nil)
 	v := []any{int32(1), int64(1)}
 	if full, _ := buf.Put(&KV{Key: spec.KeyOf(v), Value: v}); !full {
 		t.Error("a buffer over its limit must report full")
