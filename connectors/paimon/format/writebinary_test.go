@@ -12,9 +12,9 @@ import (
 	"github.com/sqlrun/sqlrun/sql"
 )
 
-// WriteBinary (a write buffer's flush: values read in place from the
-// serialized row) must write the very file Write writes from decoded
-// values, although the row it reads from is overwritten after every call:
+// WriteBinary and WritePacked (a write buffer's flush: values read in
+// place from the serialized row, a BinaryRow or packed) must write the
+// very file Write writes from decoded values, although the row it reads from is overwritten after every call:
 // the page writer copies the page bounds and dictionary entries it keeps.
 func TestWriteBinaryMatchesWrite(t *testing.T) {
 	keys := []schema.Field{{ID: 0, Name: "k", Type: sql.Int().NotNull()}}
@@ -42,14 +42,19 @@ func TestWriteBinaryMatchesWrite(t *testing.T) {
 		return r
 	}
 	nested := append(append([]schema.Field(nil), flat...), schema.Field{ID: 10, Name: "arr", Type: sql.ArrayOf(sql.Int())})
+	// fast: only the columns a packed row is read into in place.
+	fast := []schema.Field{flat[0], flat[1], flat[2], flat[3], flat[4], flat[8], flat[9]}
+	fastRow := func(v []any) []any { return []any{v[0], v[1], v[2], v[3], v[4], v[8], v[9]} }
 	for _, c := range []struct {
 		name string
 		vals []schema.Field
-	}{{"flat", flat}, {"nested", nested}} {
+	}{{"flat", flat}, {"nested", nested}, {"fast", fast}} {
 		t.Run(c.name, func(t *testing.T) {
 			types := FieldTypes(c.vals)
 			const n = 50_000 // past pageRowLimit: several pages per column
-			write := func(binary bool) []byte {
+			// mode 0 writes with Write, 1 with WriteBinary, 2 with
+			// WritePacked (a write buffer's packed row).
+			write := func(mode int) []byte {
 				var buf bytes.Buffer
 				w, err := NewKVWriter(&buf, keys, c.vals, WriterOptions{})
 				if err != nil {
@@ -61,15 +66,27 @@ func TestWriteBinaryMatchesWrite(t *testing.T) {
 					if len(c.vals) > len(flat) {
 						v = append(v, []any{int32(i), nil})
 					}
+					if c.name == "fast" {
+						v = fastRow(v)
+					}
 					r := &kv.KeyValue{Key: []any{v[0]}, Seq: int64(i), Kind: sql.RowKind(i % 4), Value: v}
-					if !binary {
+					if mode == 0 {
 						err = w.Write(r)
 					} else {
-						if scratch, err = binrow.AppendEncode(scratch[:0], types, v); err != nil {
+						if mode == 1 {
+							scratch, err = binrow.AppendEncode(scratch[:0], types, v)
+						} else {
+							scratch, err = binrow.AppendPacked(scratch[:0], types, v)
+						}
+						if err != nil {
 							t.Fatal(err)
 						}
 						r.Value = nil
-						err = w.WriteBinary(r, scratch)
+						if mode == 1 {
+							err = w.WriteBinary(r, scratch)
+						} else {
+							err = w.WritePacked(r, scratch)
+						}
 						for j := range scratch {
 							scratch[j] = 0xA5 // the next record's bytes
 						}
@@ -83,9 +100,12 @@ func TestWriteBinaryMatchesWrite(t *testing.T) {
 				}
 				return buf.Bytes()
 			}
-			want, got := write(false), write(true)
+			want, got, packed := write(0), write(1), write(2)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("WriteBinary wrote %d bytes, Write %d: the files differ", len(got), len(want))
+			}
+			if !bytes.Equal(packed, want) {
+				t.Fatalf("WritePacked wrote %d bytes, Write %d: the files differ", len(packed), len(want))
 			}
 		})
 	}

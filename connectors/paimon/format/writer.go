@@ -416,6 +416,58 @@ func (c *core) putField(vals []parquet.Value, i int, rec []byte, arity, fi int) 
 	return c.put(vals, i, v)
 }
 
+// putPacked puts the arity fields of the packed row rec (see
+// binrow.AppendPacked) into columns i, i+1, ... of a flat file whose
+// columns there are all of the STRING, INT32 and INT64 fast kinds
+// (KVWriter.WritePacked), reading them in place as putField does.
+func (c *core) putPacked(vals []parquet.Value, i int, rec []byte, arity int) ([]parquet.Value, error) {
+	p := c.pages
+	pos := (arity + 7) / 8
+	if len(rec) < pos {
+		return vals, fmt.Errorf("value row: %w: packed row of %d bytes, %d fields", binrow.ErrCorrupt, len(rec), arity)
+	}
+	for fi := 0; fi < arity; fi, i = fi+1, i+1 {
+		if rec[fi>>3]&(1<<(fi&7)) != 0 {
+			var err error
+			if vals, err = c.put(vals, i, nil); err != nil {
+				return vals, fmt.Errorf("value field %s: %w", c.cols[i].Name, err)
+			}
+			continue
+		}
+		n := 0
+		switch c.kinds[i] {
+		case fastString:
+			l, k := binary.Uvarint(rec[pos:])
+			if k <= 0 || l > uint64(len(rec)-pos-k) {
+				return vals, fmt.Errorf("value field %s: %w: packed string length", c.cols[i].Name, binrow.ErrCorrupt)
+			}
+			pos += k
+			n = int(l)
+			c.rowCol++
+			p.putString(i, unsafe.String(unsafe.SliceData(rec[pos:]), n))
+		case fastInt32:
+			if n = 4; pos+n > len(rec) {
+				return vals, fmt.Errorf("value field %s: %w: packed row ends", c.cols[i].Name, binrow.ErrCorrupt)
+			}
+			c.rowCol++
+			p.putInt32(i, int32(binary.LittleEndian.Uint32(rec[pos:])))
+		case fastInt64:
+			if n = 8; pos+n > len(rec) {
+				return vals, fmt.Errorf("value field %s: %w: packed row ends", c.cols[i].Name, binrow.ErrCorrupt)
+			}
+			c.rowCol++
+			p.putInt64(i, int64(binary.LittleEndian.Uint64(rec[pos:])))
+		default:
+			return vals, fmt.Errorf("value field %s: not a column a packed row is read into", c.cols[i].Name)
+		}
+		pos += n
+	}
+	if pos != len(rec) {
+		return vals, fmt.Errorf("value row: %w: packed row of %d bytes, fields end at %d", binrow.ErrCorrupt, len(rec), pos)
+	}
+	return vals, nil
+}
+
 func (c *core) put(vals []parquet.Value, i int, v any) ([]parquet.Value, error) {
 	if p := c.pages; p != nil {
 		c.rowCol++
@@ -1197,6 +1249,10 @@ type KVWriter struct {
 	minSeq, maxSeq     int64
 	del                int64
 	AllowDuplicateKeys bool
+	// packed: 0 not known yet, 1 WritePacked reads the values in place,
+	// 2 it unpacks them into unpacked first (see WritePacked).
+	packed   int8
+	unpacked []byte
 }
 
 // NewKVWriter starts a primary-key file on w with the given trimmed key
@@ -1252,9 +1308,44 @@ func (w *KVWriter) WriteBinary(r *kv.KeyValue, value []byte) error {
 	return w.write(r, value)
 }
 
+// WritePacked is WriteBinary for a value row in binrow's packed form
+// (binrow.AppendPacked: a write buffer's pages). A flat file whose value
+// columns are all STRING, INT (DATE, TIME) or BIGINT reads the values in
+// place, as WriteBinary does from a BinaryRow; any other file unpacks the
+// row to its BinaryRow first. The file is the one Write writes for the
+// same values.
+func (w *KVWriter) WritePacked(r *kv.KeyValue, packed []byte) error {
+	if w.c.err != nil {
+		return w.c.err
+	}
+	if w.packed == 0 {
+		w.packed = 1
+		for fi := 0; fi < w.nv; fi++ {
+			if w.c.pages == nil || w.c.kinds[w.nk+2+fi] == fastOther {
+				w.packed = 2
+			}
+		}
+	}
+	if w.packed == 2 {
+		var err error
+		if w.unpacked, err = binrow.AppendUnpacked(w.unpacked[:0], w.c.vtypes, packed); err != nil {
+			return fmt.Errorf("value row: %w", err)
+		}
+		return w.WriteBinary(r, w.unpacked)
+	}
+	if len(r.Key) != w.nk {
+		return fmt.Errorf("KeyValue has %d key fields, file has %d", len(r.Key), w.nk)
+	}
+	return w.writeFrom(r, packed, true)
+}
+
 // write appends r, its values from r.Value or, when rec is not nil, from
 // the BinaryRow rec (see WriteBinary).
-func (w *KVWriter) write(r *kv.KeyValue, rec []byte) error {
+func (w *KVWriter) write(r *kv.KeyValue, rec []byte) error { return w.writeFrom(r, rec, false) }
+
+// writeFrom is write, rec being a packed row when packed is set (see
+// WritePacked).
+func (w *KVWriter) writeFrom(r *kv.KeyValue, rec []byte, packed bool) error {
 	if w.first != nil {
 		c := w.keyCmp(r.Key, w.last)
 		if c < 0 || (c == 0 && !w.AllowDuplicateKeys) {
@@ -1275,7 +1366,13 @@ func (w *KVWriter) write(r *kv.KeyValue, rec []byte) error {
 	col++
 	vals = w.c.putInt32(vals, col, int32(r.Kind))
 	col++
-	if rec != nil {
+	if rec != nil && packed {
+		if vals, err = w.c.putPacked(vals, col, rec, w.nv); err != nil {
+			w.c.abortRow()
+			return err
+		}
+		col += w.nv
+	} else if rec != nil {
 		for fi := 0; fi < w.nv; fi++ {
 			if vals, err = w.c.putField(vals, col, rec, w.nv, fi); err != nil {
 				w.c.abortRow()

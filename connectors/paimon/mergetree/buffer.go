@@ -72,9 +72,8 @@ type WriteBuffer struct {
 	idx     entryIndex
 	scratch []byte
 	// unpacked holds records unpacked to BinaryRows as they leave the
-	// buffer: two, so the record a merge returned stays valid while it
-	// reads the next (binMerge).
-	unpacked [2][]byte
+	// buffer (row, unpack).
+	unpacked [1][]byte
 	// generic is set once a record's key does not fit the integer-key
 	// fast path (intKeys): the buffer then sorts with the comparators.
 	generic bool
@@ -194,8 +193,14 @@ func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
 // row returns the BinaryRow of the record at ref (size bytes packed),
 // unpacked into b.unpacked[i]: valid until the next call with the same i.
 func (b *WriteBuffer) row(i int, ref uint64, size uint32) ([]byte, error) {
+	return b.unpack(i, b.pages.at(ref, int(size)))
+}
+
+// unpack returns the BinaryRow of the packed record p, unpacked into
+// b.unpacked[i].
+func (b *WriteBuffer) unpack(i int, p []byte) ([]byte, error) {
 	var err error
-	b.unpacked[i], err = binrow.AppendUnpacked(b.unpacked[i][:0], b.spec.FieldTypes, b.pages.at(ref, int(size)))
+	b.unpacked[i], err = binrow.AppendUnpacked(b.unpacked[i][:0], b.spec.FieldTypes, p)
 	if err != nil {
 		return nil, fmt.Errorf("mergetree: write buffer: %w", err)
 	}
@@ -389,6 +394,7 @@ func (b *WriteBuffer) Flush(merged, raw func(*KV) error) (err error) {
 // decoded records gives (key, then sequence number).
 func (b *WriteBuffer) FlushTo(data FileWriter, raw func(*KV) error) (err error) {
 	bw, ok := data.(BinaryWriter)
+	pw, _ := data.(PackedWriter)
 	if !ok || raw != nil || b.generic {
 		return b.Flush(data.Write, raw)
 	}
@@ -429,7 +435,19 @@ func (b *WriteBuffer) FlushTo(data FileWriter, raw func(*KV) error) (err error) 
 				box.Set(&c.k[0], typInt64, unsafe.Pointer(&c.i64))
 			}
 			one = KV{Key: c.k[:], Seq: r.seq, Kind: sql.RowKind(r.kind), Level: -1}
-			if err := bw.WriteBinary(&one, r.value); err != nil {
+			value := r.value
+			if r.packed {
+				if pw != nil {
+					if err := pw.WritePacked(&one, value); err != nil {
+						return err
+					}
+					continue
+				}
+				if value, err = b.unpack(0, value); err != nil {
+					return err
+				}
+			}
+			if err := bw.WriteBinary(&one, value); err != nil {
 				return err
 			}
 			continue
@@ -467,7 +485,14 @@ func (b *WriteBuffer) decode(r binRec) (*KV, error) {
 	arity := len(spec.FieldTypes)
 	vals := make([]any, arity+len(spec.KeyIndex))
 	value, key := vals[:arity:arity], vals[arity:]
-	if err := binrow.DecodeCompact(value, spec.FieldTypes, r.value); err != nil {
+	rec := r.value
+	if r.packed {
+		var err error
+		if rec, err = b.unpack(0, rec); err != nil {
+			return nil, err
+		}
+	}
+	if err := binrow.DecodeCompact(value, spec.FieldTypes, rec); err != nil {
 		return nil, fmt.Errorf("mergetree: write buffer: %w", err)
 	}
 	for i, j := range spec.KeyIndex {
@@ -477,23 +502,24 @@ func (b *WriteBuffer) decode(r binRec) (*KV, error) {
 }
 
 // binRec is a record of the binary merge: its integer key, sequence
-// number, kind and value row (in the pages or a spilled run's block).
+// number, kind and value row: packed in the pages (packed set) or a
+// BinaryRow in a spilled run's block.
 type binRec struct {
 	key, seq int64
 	kind     int8
+	packed   bool
 	value    []byte
 }
 
 // binMerge merges the buffer's sorted pages with its spilled runs on
 // (key, sequence number) without decoding them. Source 0 is the pages,
 // the others the runs, each read a block at a time: a record's value
-// stays valid until its source has been advanced twice (diskRunIter keeps
-// the previous block; the pages' records are unpacked into the buffer's
-// two unpacked rows in turn), and next advances it once.
+// stays valid until its run has been advanced twice (diskRunIter keeps
+// the previous block), and next advances it once; the pages' records stay
+// where they are until the flush ends.
 type binMerge struct {
 	b    *WriteBuffer
 	runs []*diskRunIter
-	flip int      // the unpacked row advance(0) used last
 	pos  int      // the pages' next index entry
 	cur  []binRec // each source's current record
 	heap []int    // sources with a current record, a min-heap on cur
@@ -538,15 +564,7 @@ func (m *binMerge) advance(i int) bool {
 			prefetch.Range(unsafe.Pointer(unsafe.SliceData(rec)), len(rec))
 		}
 		m.pos++
-		// Unpacked into the buffer the record before did not use: the
-		// record next returned last stays valid (see binMerge).
-		m.flip ^= 1
-		rec, err := m.b.row(m.flip, e.ref, e.size)
-		if err != nil {
-			m.err = errors.Join(m.err, err)
-			return false
-		}
-		m.cur[0] = binRec{key: e.key, seq: e.seq, kind: e.kind, value: rec}
+		m.cur[0] = binRec{key: e.key, seq: e.seq, kind: e.kind, packed: true, value: m.b.pages.at(e.ref, int(e.size))}
 		return true
 	}
 	it := m.runs[i-1]

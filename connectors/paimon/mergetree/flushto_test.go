@@ -33,6 +33,36 @@ func (w *binaryRecorder) WriteBinary(r *KV, value []byte) error {
 func (w *binaryRecorder) Finish() ([]*FileMeta, error) { return nil, nil }
 func (w *binaryRecorder) Abort()                       {}
 
+// packedRecorder is a binaryRecorder that also takes packed rows (a
+// PackedWriter, as the table's file writer is).
+type packedRecorder struct {
+	binaryRecorder
+	packed int
+}
+
+func (w *packedRecorder) WritePacked(r *KV, p []byte) error {
+	row, err := binrow.AppendUnpacked(nil, w.types, p)
+	if err != nil {
+		return err
+	}
+	w.packed++
+	return w.WriteBinary(r, row)
+}
+
+// recorders are the two ways a flush hands a record over serialized:
+// unpacked to a BinaryRow (a BinaryWriter) or packed (a PackedWriter).
+func recorders(types []sql.DataType) map[string]interface {
+	BinaryWriter
+	recorded() *binaryRecorder
+} {
+	return map[string]interface {
+		BinaryWriter
+		recorded() *binaryRecorder
+	}{"binary": &binaryRecorder{types: types}, "packed": &packedRecorder{binaryRecorder: binaryRecorder{types: types}}}
+}
+
+func (w *binaryRecorder) recorded() *binaryRecorder { return w }
+
 // TestFlushToWritesSerialized: a flush into a BinaryWriter hands each key
 // with one version over serialized, not decoded, and merges keys with
 // several versions as Flush does; the records written are Flush's, in
@@ -57,30 +87,35 @@ func TestFlushToWritesSerialized(t *testing.T) {
 	fill(a)
 	want := flushAll(t, a)
 
-	b := NewWriteBuffer(spec, 64<<20, nil, nil)
-	defer b.Close()
-	fill(b)
-	w := &binaryRecorder{types: spec.FieldTypes}
-	if err := b.FlushTo(w, nil); err != nil {
-		t.Fatal(err)
-	}
-	if len(w.out) != len(want) || len(want) != 2000 {
-		t.Fatalf("FlushTo wrote %d records, Flush %d (want 2000)", len(w.out), len(want))
-	}
-	for i := range want {
-		if !reflect.DeepEqual(w.out[i], want[i]) {
-			t.Fatalf("record %d: FlushTo %v, Flush %v", i, w.out[i], want[i])
+	for name, rw := range recorders(spec.FieldTypes) {
+		b := NewWriteBuffer(spec, 64<<20, nil, nil)
+		defer b.Close()
+		fill(b)
+		if err := b.FlushTo(rw, nil); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if w.binaries != 1000 {
-		t.Fatalf("%d records written serialized, want the 1000 keys with one version", w.binaries)
+		w := rw.recorded()
+		if len(w.out) != len(want) || len(want) != 2000 {
+			t.Fatalf("%s: FlushTo wrote %d records, Flush %d (want 2000)", name, len(w.out), len(want))
+		}
+		for i := range want {
+			if !reflect.DeepEqual(w.out[i], want[i]) {
+				t.Fatalf("%s: record %d: FlushTo %v, Flush %v", name, i, w.out[i], want[i])
+			}
+		}
+		if w.binaries != 1000 {
+			t.Fatalf("%s: %d records written serialized, want the 1000 keys with one version", name, w.binaries)
+		}
+		if p, ok := rw.(*packedRecorder); ok && p.packed != 1000 {
+			t.Fatalf("%d records written packed, want the 1000 keys with one version", p.packed)
+		}
 	}
 
 	// With a raw callback every record is decoded.
 	c := NewWriteBuffer(spec, 64<<20, nil, nil)
 	defer c.Close()
 	fill(c)
-	w = &binaryRecorder{types: spec.FieldTypes}
+	w := &binaryRecorder{types: spec.FieldTypes}
 	raws := 0
 	if err := c.FlushTo(w, func(*KV) error { raws++; return nil }); err != nil {
 		t.Fatal(err)
@@ -127,29 +162,31 @@ func TestFlushToMergesSpilledRunsSerialized(t *testing.T) {
 	want := flushAll(t, a)
 
 	d := NewDiskSpiller(spec, t.TempDir())
-	b := NewWriteBuffer(spec, limit, d, nil)
-	defer b.Close()
-	fill(b)
-	if len(b.spilled) < 3 || len(b.spilled) != mem.Spilled {
-		t.Fatalf("%d runs spilled to disk, %d in memory, want the same and at least 3", len(b.spilled), mem.Spilled)
-	}
-	w := &binaryRecorder{types: spec.FieldTypes}
-	if err := b.FlushTo(w, nil); err != nil {
-		t.Fatal(err)
-	}
-	if len(w.out) != len(want) || len(want) != 2000 {
-		t.Fatalf("FlushTo wrote %d records, Flush %d (want 2000)", len(w.out), len(want))
-	}
-	for i := range want {
-		if !reflect.DeepEqual(w.out[i], want[i]) {
-			t.Fatalf("record %d: FlushTo %v, Flush %v", i, w.out[i], want[i])
+	for name, rw := range recorders(spec.FieldTypes) {
+		b := NewWriteBuffer(spec, limit, d, nil)
+		defer b.Close()
+		fill(b)
+		if len(b.spilled) < 3 || len(b.spilled) != mem.Spilled {
+			t.Fatalf("%s: %d runs spilled to disk, %d in memory, want the same and at least 3", name, len(b.spilled), mem.Spilled)
 		}
-	}
-	if w.binaries != 1000 {
-		t.Fatalf("%d records written serialized, want the 1000 keys with one version", w.binaries)
-	}
-	if d.DiskBytes() != 0 {
-		t.Fatalf("%d bytes of spilled runs left after the flush", d.DiskBytes())
+		if err := b.FlushTo(rw, nil); err != nil {
+			t.Fatal(err)
+		}
+		w := rw.recorded()
+		if len(w.out) != len(want) || len(want) != 2000 {
+			t.Fatalf("%s: FlushTo wrote %d records, Flush %d (want 2000)", name, len(w.out), len(want))
+		}
+		for i := range want {
+			if !reflect.DeepEqual(w.out[i], want[i]) {
+				t.Fatalf("%s: record %d: FlushTo %v, Flush %v", name, i, w.out[i], want[i])
+			}
+		}
+		if w.binaries != 1000 {
+			t.Fatalf("%s: %d records written serialized, want the 1000 keys with one version", name, w.binaries)
+		}
+		if d.DiskBytes() != 0 {
+			t.Fatalf("%s: %d bytes of spilled runs left after the flush", name, d.DiskBytes())
+		}
 	}
 
 	// The same sorted records spilled from the pages and from decoded

@@ -60,6 +60,15 @@ type BinaryWriter interface {
 	WriteBinary(r *KV, value []byte) error
 }
 
+// PackedWriter is a BinaryWriter that also takes the value row in the
+// packed form the write buffer keeps it in (binrow.AppendPacked), so a
+// flush need not unpack it to a BinaryRow first.
+type PackedWriter interface {
+	BinaryWriter
+	// WritePacked is WriteBinary with the value row packed.
+	WritePacked(r *KV, packed []byte) error
+}
+
 // EstimateSize approximates the bytes a record holds in memory; the write
 // buffer uses it against write-buffer-size and MemStore as file size.
 func EstimateSize(r *KV) int64 {

@@ -301,21 +301,32 @@ func (r *rollingKV) open() error {
 	return nil
 }
 
-func (r *rollingKV) Write(kv *mergetree.KV) error { return r.write(kv, nil) }
+func (r *rollingKV) Write(kv *mergetree.KV) error { return r.write(kv, nil, false) }
 
 // WriteBinary implements mergetree.BinaryWriter: a write buffer's record
 // written from its serialized value row (format.KVWriter.WriteBinary).
-func (r *rollingKV) WriteBinary(kv *mergetree.KV, value []byte) error { return r.write(kv, value) }
+func (r *rollingKV) WriteBinary(kv *mergetree.KV, value []byte) error {
+	return r.write(kv, value, false)
+}
 
-// write writes kv, its value row serialized in value when that is not nil.
-func (r *rollingKV) write(kv *mergetree.KV, value []byte) error {
+// WritePacked implements mergetree.PackedWriter: a write buffer's record
+// written from its packed value row (format.KVWriter.WritePacked).
+func (r *rollingKV) WritePacked(kv *mergetree.KV, packed []byte) error {
+	return r.write(kv, packed, true)
+}
+
+// write writes kv, its value row serialized in value when that is not nil
+// (packed when packed is set).
+func (r *rollingKV) write(kv *mergetree.KV, value []byte, packed bool) error {
 	if r.w == nil {
 		if err := r.open(); err != nil {
 			return err
 		}
 	}
 	var err error
-	if value != nil {
+	if value != nil && packed {
+		err = r.w.WritePacked(kv, value)
+	} else if value != nil {
 		err = r.w.WriteBinary(kv, value)
 	} else {
 		err = r.w.Write(kv)
