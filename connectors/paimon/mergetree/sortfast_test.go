@@ -26,9 +26,14 @@ func flushOrder(t *testing.T, b *WriteBuffer, recs []*KV) (order []*KV) {
 // TestSortIntKeysMatchesComparator: the write buffer's integer-key fast
 // path orders records exactly as the generic comparator (key, then
 // SeqOrder) does, for INT and BIGINT keys including negative values and
-// many versions per key; shapes it does not handle fall back.
+// many versions per key, with sequence numbers in arrival order (a
+// writer's: the radix sort) or not; shapes it does not handle fall back.
 func TestSortIntKeysMatchesComparator(t *testing.T) {
-	for _, kt := range []sql.DataType{sql.Int().NotNull(), sql.BigInt().NotNull()} {
+	for _, c := range []struct {
+		kt      sql.DataType
+		ordered bool
+	}{{sql.Int().NotNull(), false}, {sql.BigInt().NotNull(), false}, {sql.Int().NotNull(), true}, {sql.BigInt().NotNull(), true}} {
+		kt := c.kt
 		spec, err := newSpec([]string{"k", "v"}, []sql.DataType{kt, sql.String()}, []string{"k"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +50,11 @@ func TestSortIntKeysMatchesComparator(t *testing.T) {
 			if kt.Root == sql.TypeBigInt {
 				key = k << 35
 			}
-			recs = append(recs, &KV{Key: []any{key}, Seq: int64(r.Intn(1 << 20)), Kind: sql.Insert, Value: []any{key, "x"}})
+			seq := int64(r.Intn(1 << 20))
+			if c.ordered {
+				seq = int64(i)
+			}
+			recs = append(recs, &KV{Key: []any{key}, Seq: seq, Kind: sql.Insert, Value: []any{key, "x"}})
 		}
 		want := slices.Clone(recs)
 		slices.SortStableFunc(want, func(x, y *KV) int {
@@ -55,6 +64,9 @@ func TestSortIntKeysMatchesComparator(t *testing.T) {
 			return spec.Order.Compare(x, y)
 		})
 		got := flushOrder(t, b, recs)
+		if b.unordered {
+			t.Fatalf("%s: records not in sequence order after the flush", kt)
+		}
 		for i := range want {
 			if spec.Key.Compare(want[i].Key, got[i].Key) != 0 || want[i].Seq != got[i].Seq {
 				t.Fatalf("%s: position %d: got key %v seq %d, want key %v seq %d", kt, i, got[i].Key, got[i].Seq, want[i].Key, want[i].Seq)
