@@ -76,7 +76,7 @@ func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool
 		if len(sel.GroupBy) > 0 || d.scalar || sel.Having != nil {
 			dup := false
 			for _, g := range n.GroupBy {
-				dup = dup || sqlText(g) == sqlText(c)
+				dup = dup || sameGroupColumn(g, c, sel.From)
 			}
 			if !dup {
 				n.GroupBy = append(n.GroupBy, c)
@@ -194,6 +194,28 @@ func astAnd(es []ast.Expr) ast.Expr {
 
 // sqlText is a node's SQL text, as the AST prints it.
 func sqlText(n interface{ String() string }) string { return n.String() }
+
+// sameGroupColumn reports a GROUP BY expression that is the correlation
+// column c already: the same text, or, over one table, the same column
+// with and without its qualifier (GROUP BY f beside r.f), which
+// RelDecorrelator adds to the group once
+// (SemiAntiJoinTest.testExistsWithCorrelated_AggInSubQuery:
+// groupBy=[d, e, f], where sqlrun grouped by f twice).
+func sameGroupColumn(g, c ast.Expr, from ast.TableExpr) bool {
+	if sqlText(g) == sqlText(c) {
+		return true
+	}
+	t, ok := from.(*ast.TableRef)
+	gc, ok1 := g.(*ast.ColumnRef)
+	cc, ok2 := c.(*ast.ColumnRef)
+	if !ok || !ok1 || !ok2 || gc.Name != cc.Name {
+		return false
+	}
+	self := func(q string) bool {
+		return q == "" || q == t.Alias || (t.Alias == "" && q == t.Name.Table)
+	}
+	return self(gc.Qualifier) && self(cc.Qualifier)
+}
 
 // joinDecorrelated is bindSubqueryJoin's [NOT] IN / [NOT] EXISTS over a
 // decorrelated aggregating subquery. Grouped (GROUP BY, DISTINCT), it is
