@@ -82,6 +82,24 @@ func AppendPacked(dst []byte, types []sql.DataType, vals []any) ([]byte, error) 
 			} else {
 				dst = append(dst, 0)
 			}
+		case sql.TypeTinyInt:
+			if x, ok := v.(int8); ok {
+				dst = append(dst, byte(x))
+			} else {
+				err = typeErr(v)
+			}
+		case sql.TypeSmallInt:
+			if x, ok := v.(int16); ok {
+				dst = binary.LittleEndian.AppendUint16(dst, uint16(x))
+			} else {
+				err = typeErr(v)
+			}
+		case sql.TypeTimestamp, sql.TypeTimestampLTZ:
+			if x, ok := v.(sql.TimestampData); !ok {
+				err = typeErr(v)
+			} else if dst = binary.LittleEndian.AppendUint64(dst, uint64(x.Millis)); !IsCompactTimestamp(t.Precision) {
+				dst = binary.LittleEndian.AppendUint32(dst, uint32(x.NanoOfMilli))
+			}
 		default:
 			// The other types through the BinaryRow encoder: the field as
 			// the one field of a row (its slot at 0, its var part after).
