@@ -504,6 +504,13 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		if !inner {
 			// An outer join's conjuncts stay in the condition.
 			for _, c := range conjuncts(join.Cond) {
+				// The conjunct as coerceJoinCondition typed it: e = i
+				// over BIGINT and INT compares CAST(i AS BIGINT), pushed
+				// below as i0, so i is not read at the join
+				// (SemiAntiJoinTest.testInWithUncorrelated_JoinInSubQuery).
+				if cc, err := coerceJoinCondition(c); err == nil {
+					c = cc
+				}
 				if !hasPushableOperand(c, nl, width-nl) {
 					refs(remap(c, sh), used)
 				}
