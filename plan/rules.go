@@ -539,8 +539,12 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	if len(lf) == 0 {
 		lf = []int{0}
 	}
-	if len(rf) == 0 && width > nl {
-		// (An uncorrelated EXISTS's right input has no field at all.)
+	if len(rf) == 0 && width > nl && !isSemiAnti(kind) {
+		// A semi or anti join whose condition reads no right field
+		// projects its right input to no field at all
+		// (SemiAntiJoinTest.testExistsWithCorrelated_NonEquiCondition2:
+		// Calc(select=[]) under where=[true]), as an uncorrelated EXISTS's
+		// right input has none.
 		rf = []int{0}
 	}
 	m := map[int]int{}
