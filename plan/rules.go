@@ -658,6 +658,27 @@ func pushJoinExpressions(cond Expr, nl, nr int) (Expr, []Expr, []Expr) {
 	var out []Expr
 	pushedAt := map[*Call][2]*slot{}
 	cs := conjuncts(cond)
+	if whole, ok := cond.(*Call); ok && len(cs) == 1 && pushableOperand(whole) &&
+		whole.Op != "=" && whole.Op != "IS NOT DISTINCT FROM" {
+		// A condition that is one call other than =, AND, OR or NOT is
+		// pushDownEqualJoinConditions' default case: when it reads one
+		// input only, the whole of it is computed below the join
+		// (SemiAntiJoinTest.testNotExistsWithCorrelated_NonEquiCondition2:
+		// an anti join where=[$f3] over Calc(select=[a, b, c, (a < 10) AS
+		// $f3])). Under an AND such a conjunct stays.
+		switch left, right := exprSides(whole, nl); {
+		case left && !right:
+			return &InputRef{Index: nl, T: whole.Type()}, []Expr{whole}, nil
+		case right && !left:
+			sh := map[int]int{}
+			r := map[int]bool{}
+			refs(whole, r)
+			for f := range r {
+				sh[f] = f - nl
+			}
+			return &InputRef{Index: nl + nr, T: whole.Type()}, nil, []Expr{remap(whole, sh)}
+		}
+	}
 	for _, c := range cs {
 		call, ok := c.(*Call)
 		if !ok || !hasPushableOperand(c, nl, nr) {
