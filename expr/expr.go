@@ -40,6 +40,27 @@ type Call struct {
 	T    sql.DataType
 }
 
+// MapArgs returns c with f applied to each argument: c itself when f
+// changes none, otherwise a copy sharing the arguments f kept.
+func (c *Call) MapArgs(f func(Expr) Expr) *Call {
+	var args []Expr
+	for i, a := range c.Args {
+		m := f(a)
+		if m != a && args == nil {
+			args = append([]Expr(nil), c.Args...)
+		}
+		if args != nil {
+			args[i] = m
+		}
+	}
+	if args == nil {
+		return c
+	}
+	out := *c
+	out.Args = args
+	return &out
+}
+
 // Type returns the field's type.
 func (e *InputRef) Type() sql.DataType { return e.T }
 

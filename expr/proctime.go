@@ -45,22 +45,7 @@ func WithProctimeClock(e Expr, now func() time.Time) Expr {
 	if c.Op == "PROCTIME_MATERIALIZE" {
 		return &procTimeNow{now: now, T: c.T}
 	}
-	var args []Expr
-	for i, a := range c.Args {
-		m := WithProctimeClock(a, now)
-		if m != a && args == nil {
-			args = append([]Expr(nil), c.Args...)
-		}
-		if args != nil {
-			args[i] = m
-		}
-	}
-	if args == nil {
-		return e
-	}
-	out := *c
-	out.Args = args
-	return &out
+	return c.MapArgs(func(a Expr) Expr { return WithProctimeClock(a, now) })
 }
 
 func compileProcTimeNow(x *procTimeNow) Eval {

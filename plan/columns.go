@@ -220,21 +220,7 @@ func mapRefs(e Expr, f func(*InputRef) Expr) Expr {
 	case *InputRef:
 		return f(x)
 	case *Call:
-		var args []Expr
-		for i, a := range x.Args {
-			m := mapRefs(a, f)
-			if m != a && args == nil {
-				args = append([]Expr(nil), x.Args...)
-			}
-			if args != nil {
-				args[i] = m
-			}
-		}
-		if args != nil {
-			out := *x
-			out.Args = args
-			return &out
-		}
+		return x.MapArgs(func(a Expr) Expr { return mapRefs(a, f) })
 	}
 	return e
 }
@@ -396,22 +382,7 @@ func materialize(e Expr) Expr {
 	if c.Op == "PROCTIME" {
 		return &Call{Op: "PROCTIME_MATERIALIZE", Args: []Expr{c}, T: c.T}
 	}
-	var args []Expr
-	for i, a := range c.Args {
-		m := materialize(a)
-		if m != a && args == nil {
-			args = append([]Expr(nil), c.Args...)
-		}
-		if args != nil {
-			args[i] = m
-		}
-	}
-	if args == nil {
-		return e
-	}
-	out := *c
-	out.Args = args
-	return &out
+	return c.MapArgs(materialize)
 }
 
 // passesWindowProctime reports a window Top-N, deduplication or join (or a
