@@ -123,6 +123,9 @@ type rewriter struct {
 	// countOver records the offsets of COUNT(DISTINCT ...) OVER calls
 	// written as GROUP_CONCAT.
 	countOver map[int]bool
+	// listaggs records the offsets of LISTAGG(DISTINCT ...) calls
+	// written as GROUP_CONCAT.
+	listaggs map[int]bool
 	// nulls records NULLS FIRST (true) / LAST (false) by the offset of the
 	// ordering expression's first token.
 	nulls map[int]bool
@@ -240,6 +243,7 @@ var rules = []rule{
 	// SPLIT(s, delimiter): SPLIT is a TiDB keyword (SPLIT TABLE).
 	{"SPLIT", callNotTable, (*rewriter).renameCall},
 	{"COUNT", countDistinctOver, (*rewriter).countDistinctOver},
+	{"LISTAGG", listaggDistinct, (*rewriter).listaggDistinct},
 	{"SELECT", nil, (*rewriter).selectWord},
 	{"VALUES", inQuery, (*rewriter).valuesWord},
 	{"FROM", inQuery, (*rewriter).fromWord},
@@ -306,7 +310,7 @@ func (p *parser) rewrite(from, to int, asQuery bool, lead string) *rewriter {
 	r := &rewriter{p: p, from: from, to: to, lastEnd: -1, startOf: make([]int, n),
 		itemStart: map[int]int{}, frameLits: map[int]*ast.Literal{}, nulls: map[int]bool{},
 		queryHints: map[int][]ast.Hint{},
-		countOver:  map[int]bool{}}
+		countOver:  map[int]bool{}, listaggs: map[int]bool{}}
 	r.matchBrackets()
 	if lead != "" {
 		r.pieces = append(r.pieces, piece{text: lead, orig: p.toks[from].off})
@@ -562,6 +566,13 @@ func countDistinctOver(r *rewriter, j int) bool {
 	}
 	cl := r.close[j+1-r.from]
 	return cl >= 0 && cl+1 < r.to && r.tok(cl+1).is("OVER")
+}
+
+// listaggDistinct: LISTAGG(DISTINCT ...), which Calcite takes and TiDB's
+// grammar, which knows no LISTAGG, does not.
+// (Not as a window function: Flink has no distinct LISTAGG OVER.)
+func listaggDistinct(r *rewriter, j int) bool {
+	return nextIs("(")(r, j) && j+2 < r.to && r.tok(j+2).is("DISTINCT") && renamedCall(r, j)
 }
 
 func renamedCall(r *rewriter, j int) bool {
@@ -916,6 +927,17 @@ func (r *rewriter) countDistinctOver(j int) int {
 	r.synth("GROUP_CONCAT", t.off)
 	r.lastEnd = t.end
 	r.countOver[t.off] = true
+	return j + 1
+}
+
+// listaggDistinct writes GROUP_CONCAT, whose TiDB rule takes DISTINCT and
+// an expression list, and records the call so that the conversion reads
+// it back as LISTAGG.
+func (r *rewriter) listaggDistinct(j int) int {
+	t := r.tok(j)
+	r.synth("GROUP_CONCAT", t.off)
+	r.lastEnd = t.end
+	r.listaggs[t.off] = true
 	return j + 1
 }
 

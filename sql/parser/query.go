@@ -671,7 +671,13 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 			f.Star = true
 			return f
 		}
-		for _, a := range e.Args {
+		args := e.Args
+		if strings.EqualFold(e.F, "group_concat") && c.r.listaggs[c.r.orig(off)] {
+			// LISTAGG(DISTINCT ...), written as GROUP_CONCAT by the
+			// pre-pass: its last argument is GROUP_CONCAT's separator.
+			f.Name, args = "LISTAGG", args[:len(args)-1]
+		}
+		for _, a := range args {
 			f.Args = append(f.Args, c.expr(a))
 		}
 		return f
