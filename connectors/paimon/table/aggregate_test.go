@@ -16,61 +16,11 @@ import (
 // and a delete overlap the second, which is merged with them, the other
 // two are read raw.
 func TestAggregateReadsColumns(t *testing.T) {
-	tbl, err := Create(nil, t.TempDir(), tmSchema(), nil, map[string]string{"bucket": "1", "write-only": "true",
-		"num-sorted-run.stop-trigger": "100"}, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := int64(0)
-	for f := int32(0); f < 3; f++ {
-		var rows []sql.Row
-		for k := f * 1000; k < (f+1)*1000; k++ {
-			var v, s any = int64(k % 7), fmt.Sprint("s", k)
-			if k%5 == 0 {
-				v, s = nil, nil
-			}
-			rows = append(rows, row(sql.Insert, k, "a", v, s))
-		}
-		id++
-		writeCommit(t, tbl, "u", id, rows...)
-	}
-	id++
-	writeCommit(t, tbl, "u", id, row(sql.Insert, int32(1500), "a", int64(100), "zz"))
-	id++
-	writeCommit(t, tbl, "u", id, row(sql.Delete, int32(1501), "a", nil, nil))
-	s, err := tbl.ResolveSnapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	splits, err := tbl.PlanFull(s, nil)
-	if err != nil || len(splits) != 1 {
-		t.Fatalf("splits %d: %v", len(splits), err)
-	}
+	tbl, split := threeFileBucket(t)
 	calls := []format.AggCall{{Kind: format.AggCountStar}, {Kind: format.AggCount, Arg: 1}, {Kind: format.AggMax, Arg: 1},
 		{Kind: format.AggSum, Arg: 1}, {Kind: format.AggMin, Arg: 2}, {Kind: format.AggMax, Arg: 0}}
 	proj := []int{0, 2, 3}
-	read := func(o ReadOptions) [][]any {
-		t.Helper()
-		r, err := tbl.NewSplitReader(splits[0], o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out [][]any
-		for {
-			row, ok := r.Next()
-			if !ok {
-				break
-			}
-			if row.Kind != sql.Insert {
-				t.Fatalf("row %v", row)
-			}
-			out = append(out, row.Values)
-		}
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	read := func(o ReadOptions) [][]any { return readSplit(t, tbl, split, o) }
 	merge := func(parts [][]any) string {
 		acc := make([]any, len(calls))
 		for _, p := range parts {
@@ -137,57 +87,10 @@ func less(a, b any) bool {
 // (never skipped: a merged file's statistics include rows the merge
 // replaces).
 func TestFilteredReadSkipsFiles(t *testing.T) {
-	tbl, err := Create(nil, t.TempDir(), tmSchema(), nil, map[string]string{"bucket": "1", "write-only": "true",
-		"num-sorted-run.stop-trigger": "100"}, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := int64(0)
-	for f := int32(0); f < 3; f++ {
-		var rows []sql.Row
-		for k := f * 1000; k < (f+1)*1000; k++ {
-			var v, s any = int64(k % 7), fmt.Sprint("s", k)
-			if k%5 == 0 {
-				v, s = nil, nil
-			}
-			rows = append(rows, row(sql.Insert, k, "a", v, s))
-		}
-		id++
-		writeCommit(t, tbl, "u", id, rows...)
-	}
-	id++
-	writeCommit(t, tbl, "u", id, row(sql.Insert, int32(1500), "a", int64(100), "zz"))
-	id++
-	writeCommit(t, tbl, "u", id, row(sql.Delete, int32(1501), "a", nil, nil))
-	s, err := tbl.ResolveSnapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	splits, err := tbl.PlanFull(s, nil)
-	if err != nil || len(splits) != 1 {
-		t.Fatalf("splits %d: %v", len(splits), err)
-	}
+	tbl, split := threeFileBucket(t)
 	proj := []int{0, 2, 3}
 	calls := []format.AggCall{{Kind: format.AggCountStar}, {Kind: format.AggSumBigInt, Arg: 1}, {Kind: format.AggMax, Arg: 2}}
-	read := func(o ReadOptions) [][]any {
-		t.Helper()
-		r, err := tbl.NewSplitReader(splits[0], o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out [][]any
-		for {
-			row, ok := r.Next()
-			if !ok {
-				break
-			}
-			out = append(out, row.Values)
-		}
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	read := func(o ReadOptions) [][]any { return readSplit(t, tbl, split, o) }
 	// merge sums the COUNT(*) and SUM partials and keeps the MAX.
 	merge := func(parts [][]any) string {
 		var n, sum int64
@@ -244,4 +147,67 @@ func TestFilteredReadSkipsFiles(t *testing.T) {
 			t.Errorf("%s: %s, the rows that pass give %s", c.name, got, want)
 		}
 	}
+}
+
+// threeFileBucket is the bucket TestAggregateReadsColumns and
+// TestFilteredReadSkipsFiles read: three files of new keys (0..999,
+// 1000..1999, 2000..2999; every fifth value NULL), then an update of key
+// 1500 and a delete of key 1501 that overlap the second; its one split.
+func threeFileBucket(t *testing.T) (*Table, Split) {
+	t.Helper()
+	tbl, err := Create(nil, t.TempDir(), tmSchema(), nil, map[string]string{"bucket": "1", "write-only": "true",
+		"num-sorted-run.stop-trigger": "100"}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := int64(0)
+	for f := int32(0); f < 3; f++ {
+		var rows []sql.Row
+		for k := f * 1000; k < (f+1)*1000; k++ {
+			var v, s any = int64(k % 7), fmt.Sprint("s", k)
+			if k%5 == 0 {
+				v, s = nil, nil
+			}
+			rows = append(rows, row(sql.Insert, k, "a", v, s))
+		}
+		id++
+		writeCommit(t, tbl, "u", id, rows...)
+	}
+	id++
+	writeCommit(t, tbl, "u", id, row(sql.Insert, int32(1500), "a", int64(100), "zz"))
+	id++
+	writeCommit(t, tbl, "u", id, row(sql.Delete, int32(1501), "a", nil, nil))
+	s, err := tbl.ResolveSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits, err := tbl.PlanFull(s, nil)
+	if err != nil || len(splits) != 1 {
+		t.Fatalf("splits %d: %v", len(splits), err)
+	}
+	return tbl, splits[0]
+}
+
+// readSplit reads a split's rows, all inserts in a batch read.
+func readSplit(t *testing.T, tbl *Table, split Split, o ReadOptions) [][]any {
+	t.Helper()
+	r, err := tbl.NewSplitReader(split, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]any
+	for {
+		row, ok := r.Next()
+		if !ok {
+			break
+		}
+		if row.Kind != sql.Insert {
+			t.Fatalf("row %v", row)
+		}
+		out = append(out, row.Values)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
