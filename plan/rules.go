@@ -348,7 +348,14 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	}
 	names := n.Names()
 	nl := len(join.inputs[0].Names())
-	kind := simplifyOuterJoin(join.JoinType, cond, nl)
+	// No filter moves into, through or out of an event-time temporal join
+	// (eventTimeTemporal): the WHERE stays above it, the ON in it, and the
+	// outer join is not simplified; the projections still move below it.
+	eventTime := eventTimeTemporal(join.Cond)
+	kind := join.JoinType
+	if !eventTime {
+		kind = simplifyOuterJoin(join.JoinType, cond, nl)
+	}
 	inner := kind == ast.InnerJoin || kind == ast.CrossJoin
 	if inner {
 		kind = ast.InnerJoin
@@ -370,7 +377,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	refs(join.Cond, used)
 	var leftConds, rightConds, rest []Expr
 	joinCond := join.Cond
-	if inner || isSemiAnti(kind) {
+	if (inner || isSemiAnti(kind)) && !eventTime {
 		var jc []Expr
 		for _, c := range conjuncts(join.Cond) {
 			if c == nil || isTrueLiteral(c) {
@@ -415,7 +422,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 			}
 		}
 	}
-	if kind == ast.LeftJoin || kind == ast.RightJoin {
+	if (kind == ast.LeftJoin || kind == ast.RightJoin) && !eventTime {
 		var pushed []Expr
 		joinCond, pushed = pushOnIntoPaddedSide(join, kind, nl)
 		if len(pushed) > 0 {
@@ -441,6 +448,9 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 				onlyRight = onlyRight && f >= nl
 			}
 			switch {
+			case eventTime:
+				rest = append(rest, c)
+				refs(c, used)
 			case (inner || isSemiAnti(kind) || kind == ast.LeftJoin) && onlyLeft:
 				// A semi or anti join keeps or drops whole left rows, so a
 				// filter on them goes below it as below an inner join; so
@@ -462,7 +472,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 			}
 		}
 	}
-	if inner && joinCond != nil {
+	if inner && joinCond != nil && !eventTime {
 		// An inner join's OR conditions imply a filter on each side
 		// (JoinDependentConditionDerivationRule); the side's own
 		// conjuncts go below the join with the rest.
@@ -472,7 +482,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		rightConds = append(rightConds, r...)
 		leftConds, rightConds = transitiveConditions(joinCond, leftConds, rightConds, nl, len(join.inputs[1].Names()))
 	}
-	if (kind == ast.LeftJoin || kind == ast.RightJoin) && joinCond != nil {
+	if (kind == ast.LeftJoin || kind == ast.RightJoin) && joinCond != nil && !eventTime {
 		leftConds, rightConds = paddedSideConditions(join, kind, joinCond, leftConds, rightConds, nl)
 	}
 	lin, rin, jtypes := join.inputs[0], join.inputs[1], join.types

@@ -196,6 +196,20 @@ func (b *binder) bindTemporalJoin(x *ast.Join, tr *ast.TableRef, l Node, ls *sco
 	return c, sc, nil
 }
 
+// eventTimeTemporal reports whether cond is an event-time temporal join's
+// before conversion: it carries __INITIAL_TEMPORAL_JOIN_CONDITION with
+// the versioned side's rowtime. No filter moves into or through such a
+// join, neither a WHERE above it nor its ON conjuncts into its inputs
+// (FlinkFilterJoinRule's FlinkJoinConditionPushRule and
+// FlinkFilterIntoJoinRule do not match it, isEventTimeTemporalJoin,
+// FLINK-28988, Flink 1.17): a filter below the versioned side would drop
+// versions, so that an older version than the one valid at the left row's
+// time would join it.
+func eventTimeTemporal(cond Expr) bool {
+	t := temporalCall(cond)
+	return t != nil && t.Op == initialTemporalCond && len(t.Args) == 4
+}
+
 // temporalCall finds the temporal condition among cond's conjuncts.
 func temporalCall(cond Expr) *Call {
 	for _, c := range conjuncts(cond) {
@@ -295,13 +309,14 @@ func (b *binder) convertTemporalJoin(r *LogicalJoin, init *Call, left, right Nod
 }
 
 // temporalJoinRule makes the correlate a LogicalJoin carrying the
-// temporal condition. An inner join's ON conjuncts over one input alone
-// filter that input below the join (FlinkFilterJoinRule's
+// temporal condition. A processing-time inner join's ON conjuncts over one
+// input alone filter that input below the join (FlinkFilterJoinRule's
 // JOIN_CONDITION_PUSH); a LEFT join's over the versioned side go below it
-// in the JoinPushDown rule.
+// in the JoinPushDown rule. An event-time join keeps them all in its
+// condition (isEventTimeTemporalJoin: see eventTimeTemporal).
 func temporalJoinRule(c *LogicalCorrelate, t *temporalVersioned) Node {
 	left, right, cond := c.inputs[0], t.right, t.cond
-	if t.kind == ast.InnerJoin {
+	if t.kind == ast.InnerJoin && !eventTimeTemporal(cond) {
 		nl := len(left.Names())
 		var lc, rc, keep []Expr
 		for _, e := range conjuncts(cond) {
