@@ -105,6 +105,11 @@
 //     - PruneAggregateCall: aggregate calls no field of the Calc above
 //     reads are dropped, and a Calc left as the identity goes (LOGICAL:
 //     PruneAggregateCallRule.CALC_ON_AGGREGATE);
+//     - AggregateReduceFunctions: SUM(x) as CASE(COUNT(x) = 0, NULL,
+//     $SUM0(x)) and AVG(x) as SUM(x) / COUNT(x), equal calls shared,
+//     kept where it leaves the aggregate fewer calls than the Calc it adds
+//     costs, as Flink's Volcano planner chooses by FlinkLogicalAggregate's
+//     cost (LOGICAL: AGGREGATE_REDUCE_FUNCTIONS; aggreduce.go);
 //     - SplitAggregate: under table.optimizer.distinct-agg.split.enabled,
 //     a (non-window) aggregate with a DISTINCT call becomes a PARTIAL
 //     aggregate also grouped by MOD(HASH_CODE(x), bucket-num) of its

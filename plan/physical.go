@@ -330,7 +330,7 @@ func twoPhaseEligible(aggs []AggCall) bool {
 			return false
 		}
 		switch a.Func {
-		case "COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG":
+		case "COUNT", "SUM", "SUM0", "$SUM0", "MIN", "MAX", "AVG":
 		default:
 			return false
 		}

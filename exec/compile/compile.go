@@ -594,7 +594,7 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 			if c.Arg, ok = field(a.Args[0]); !ok {
 				return edge{}, false, nil
 			}
-			if !columnar(types[c.Arg], a.Func == "SUM" || a.Func == "SUM0" || a.Func == "AVG") {
+			if !columnar(types[c.Arg], a.Func == "SUM" || a.Func == "SUM0" || a.Func == "$SUM0" || a.Func == "AVG") {
 				return edge{}, false, nil
 			}
 		}
@@ -610,6 +610,10 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 			c.Kind, merge[i].Kind = connectors.LocalMax, operators.Max
 		case "SUM", "SUM0":
 			c.Kind, merge[i].Kind = connectors.LocalSum, operators.Sum
+		case "$SUM0":
+			// SUM that is 0 over no value (the planner's reduced SUM and
+			// AVG: CASE(COUNT(x) = 0, NULL, $SUM0(x))).
+			c.Kind, merge[i].Kind, merge[i].EmptyIsZero = connectors.LocalSum, operators.Sum, true
 		case "AVG":
 			// Partial_AVG AS (sum, count): the sum in a BIGINT, as Flink's
 			// IntAvgAggFunction and its kin keep it, and the count of the
