@@ -292,3 +292,57 @@ func AppendUnpacked(dst []byte, types []sql.DataType, p []byte) ([]byte, error) 
 	}
 	return dst, nil
 }
+
+// PackedFieldOffsets sets offs[i], for each i < len(offs), to where field
+// i's packed bytes start in the packed row p (see AppendPacked), or -1 if
+// the field is null: a walk over the fields before the last one asked
+// for, without unpacking the row.
+func PackedFieldOffsets(types []sql.DataType, p []byte, offs []int) error {
+	if len(offs) > len(types) {
+		return fmt.Errorf("binrow: %d field offsets asked of %d fields", len(offs), len(types))
+	}
+	nn := (len(types) + 7) / 8
+	if len(p) < nn {
+		return fmt.Errorf("%w: packed row of %d bytes, %d fields", ErrCorrupt, len(p), len(types))
+	}
+	pos := nn
+	for i := range offs {
+		if p[i>>3]&(1<<(i&7)) != 0 {
+			offs[i] = -1
+			continue
+		}
+		offs[i] = pos
+		n, err := PackedFieldSize(types[i], p[pos:])
+		if err != nil {
+			return fmt.Errorf("binrow: packed field %d: %w", i, err)
+		}
+		pos += n
+	}
+	return nil
+}
+
+// PackedFieldSize is the size of the packed non-null field of type t at
+// the start of p, length prefix included.
+func PackedFieldSize(t sql.DataType, p []byte) (int, error) {
+	n := fixedPackedSize(t)
+	switch {
+	case n > 0:
+	case t.Root == sql.TypeDecimal: // non-compact
+		if len(p) == 0 {
+			return 0, fmt.Errorf("%w: packed decimal past the row", ErrCorrupt)
+		}
+		n = 1 + int(p[0])
+	case t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ: // non-compact
+		n = 12
+	default: // the length as a uvarint, then the bytes
+		l, k := binary.Uvarint(p)
+		if k <= 0 || l > uint64(len(p)-k) {
+			return 0, fmt.Errorf("%w: packed field length", ErrCorrupt)
+		}
+		n = k + int(l)
+	}
+	if n > len(p) {
+		return 0, fmt.Errorf("%w: packed field of %d bytes past the row's %d", ErrCorrupt, n, len(p))
+	}
+	return n, nil
+}

@@ -83,6 +83,12 @@ type WriteBuffer struct {
 	unordered bool
 	lastSeq   int64
 	spilled   []SpilledRun
+	// The sort on keys read from the packed records (sortPacked): its
+	// encoder and scratch, kept for the next sort.
+	keyEnc  *sortKeyEncoder
+	keyBuf  []byte
+	tieEnds []int
+	ties    []tieEntry
 }
 
 // NewWriteBuffer creates a buffer bounded by limit bytes (serialized
@@ -266,7 +272,9 @@ func radixSortByKey(ents []bufEntry) {
 	}
 }
 
-// sort orders the index by key, then SeqOrder.
+// sort orders the index by key, then SeqOrder: on the integer keys in
+// the index for one INT or BIGINT key, otherwise on sort keys made from
+// the packed records (sortPacked), neither unpacking nor decoding them.
 func (b *WriteBuffer) sort() error {
 	if !b.generic && !b.unordered {
 		// The records came in sequence order (a writer's numbers
@@ -287,56 +295,7 @@ func (b *WriteBuffer) sort() error {
 		})
 		return nil
 	}
-	// The comparators work on decoded values: decode what they read (the
-	// key and the sequence.field values) for the duration of the sort.
-	type keyed struct {
-		kv KV
-		e  bufEntry
-	}
-	ks := make([]keyed, len(b.idx.ents))
-	arity := len(b.spec.FieldTypes)
-	var seqIdx []int
-	if b.spec.Order.user != nil {
-		for _, f := range b.spec.Order.user.fields {
-			seqIdx = append(seqIdx, f.idx)
-		}
-	}
-	for i, e := range b.idx.ents {
-		rec, err := b.row(0, e.ref, e.size)
-		if err != nil {
-			return err
-		}
-		key := make([]any, len(b.spec.KeyIndex))
-		for j, fi := range b.spec.KeyIndex {
-			v, err := binrow.DecodeField(rec, arity, fi, b.spec.FieldTypes[fi])
-			if err != nil {
-				return fmt.Errorf("mergetree: write buffer: %w", err)
-			}
-			key[j] = v
-		}
-		var value []any
-		if len(seqIdx) > 0 {
-			value = make([]any, arity)
-			for _, fi := range seqIdx {
-				v, err := binrow.DecodeField(rec, arity, fi, b.spec.FieldTypes[fi])
-				if err != nil {
-					return fmt.Errorf("mergetree: write buffer: %w", err)
-				}
-				value[fi] = v
-			}
-		}
-		ks[i] = keyed{kv: KV{Key: key, Seq: e.seq, Value: value}, e: e}
-	}
-	slices.SortFunc(ks, func(x, y keyed) int {
-		if c := b.spec.Key.Compare(x.kv.Key, y.kv.Key); c != 0 {
-			return c
-		}
-		return b.spec.Order.Compare(&x.kv, &y.kv)
-	})
-	for i := range ks {
-		b.idx.ents[i] = ks[i].e
-	}
-	return nil
+	return b.sortPacked()
 }
 
 // memIter reads the sorted in-memory records, decoding each as it goes.
