@@ -279,6 +279,9 @@ type binder struct {
 	// resolves there is refused by name (correlatedRefusal).
 	outer        []*scope
 	uncorrelated string
+	// snapshotScans are the scans of event-time temporal joins' versioned
+	// sides that get no ChangelogNormalize (snapshotScan).
+	snapshotScans map[*LogicalTableScan]bool
 }
 
 // correlatedRefusal is the error for ref, which the current scope does not

@@ -461,7 +461,11 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 		if !child(0, req) {
 			return nil, false
 		}
-		if !child(1, ukOnlyUA) && (x.Rowtime && normalizedUpsert(x.inputs[1]) || !child(1, ukBA)) {
+		// An event-time join's upsert versioned scan has no
+		// ChangelogNormalize (snapshotScan) and so cannot give
+		// update-before rows: a filter on its non-key field fails here,
+		// as in Flink (TemporalJoinTest.testTemporalJoinUpsertSourceWithPreFilter).
+		if !child(1, ukOnlyUA) && !child(1, ukBA) {
 			return nil, false
 		}
 		setMode(req)
@@ -497,28 +501,6 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 		}
 		setMode(req)
 		return out, true
-	}
-}
-
-// normalizedUpsert reports a ChangelogNormalize below n, through the
-// Calcs, WatermarkAssigners and Exchanges of an event-time temporal join's
-// versioned side. Flink reads that side's upsert source without one
-// (EventTimeTemporalJoinRewriteRule marks the scan eventTimeSnapshotRequired,
-// and StreamPhysicalTableSourceScanRule then adds no ChangelogNormalize), so
-// it cannot give the join update-before rows: where the side needs them (a
-// filter on a non-key field, FLINK-20470), Flink cannot plan the query.
-// sqlrun's ChangelogNormalize could give them, but an update-before row
-// carries the old rowtime and would replace the version valid from it.
-func normalizedUpsert(n Node) bool {
-	for {
-		switch x := n.(type) {
-		case *ChangelogNormalize:
-			return true
-		case *Calc, *WatermarkAssigner, *Exchange:
-			n = x.Inputs()[0]
-		default:
-			return false
-		}
 	}
 }
 

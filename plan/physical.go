@@ -24,8 +24,15 @@ func (b *binder) convert(r Node) (Node, error) {
 		}
 		return &Sink{base: row(r.names, r.types, in), Table: r.Table, TargetColumns: r.TargetColumns, SinkHints: r.SinkHints}, nil
 	case *LogicalTableScan:
-		return b.finishScan(&TableSourceScan{base: row(r.names, r.types), Table: r.Table, Project: r.Project,
-			FilterDigest: r.FilterDigest, FilterPushed: r.FilterPushed}, nil)
+		scan := &TableSourceScan{base: row(r.names, r.types), Table: r.Table, Project: r.Project,
+			FilterDigest: r.FilterDigest, FilterPushed: r.FilterPushed}
+		if b.snapshotScans[r] {
+			if _, err := b.needsNormalize(r.Table); err != nil {
+				return nil, err
+			}
+			return scan, nil
+		}
+		return b.finishScan(scan, nil)
 	case *LogicalCalc:
 		in, err := b.convert(r.input())
 		if err != nil {
@@ -42,6 +49,12 @@ func (b *binder) convert(r Node) (Node, error) {
 		l, err := b.convert(r.inputs[0])
 		if err != nil {
 			return nil, err
+		}
+		if s := snapshotScan(r); s != nil {
+			if b.snapshotScans == nil {
+				b.snapshotScans = map[*LogicalTableScan]bool{}
+			}
+			b.snapshotScans[s] = true
 		}
 		rt, err := b.convert(r.inputs[1])
 		if err != nil {

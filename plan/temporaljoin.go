@@ -210,6 +210,44 @@ func eventTimeTemporal(cond Expr) bool {
 	return t != nil && t.Op == initialTemporalCond && len(t.Args) == 4
 }
 
+// snapshotScan is Flink's EventTimeTemporalJoinRewriteRule (FLINK-29849,
+// Flink 1.17): the scan of an event-time temporal join's versioned side,
+// when that side is the scan under its watermark assigner with at most a
+// Calc below that and Calcs above it (Flink's eight patterns: Join,
+// [Calc], Snapshot, [Calc], WatermarkAssigner, [Calc], TableScan), is
+// marked eventTimeSnapshotRequired, and StreamPhysicalTableSourceScanRule
+// then puts no ChangelogNormalize over it: the join reads an upsert
+// source's +U and -D rows as they come, each a version from its own
+// rowtime (a ChangelogNormalize's -D would carry the stored row's older
+// rowtime). nil when the join is no event-time temporal join or its
+// versioned side has another shape (a view's Deduplicate, say).
+func snapshotScan(j *LogicalJoin) *LogicalTableScan {
+	if !eventTimeTemporal(j.Cond) {
+		return nil
+	}
+	n := j.inputs[1]
+	for calcs := 0; ; calcs++ {
+		c, ok := n.(*LogicalCalc)
+		if !ok {
+			break
+		}
+		if calcs == 2 {
+			return nil
+		}
+		n = c.input()
+	}
+	w, ok := n.(*LogicalWatermarkAssigner)
+	if !ok {
+		return nil
+	}
+	n = w.input()
+	if c, ok := n.(*LogicalCalc); ok {
+		n = c.input()
+	}
+	s, _ := n.(*LogicalTableScan)
+	return s
+}
+
 // temporalCall finds the temporal condition among cond's conjuncts.
 func temporalCall(cond Expr) *Call {
 	for _, c := range conjuncts(cond) {
