@@ -250,6 +250,15 @@ type LogicalRank struct {
 	// ReduceExpressionsRule has put the literal in place of the number
 	// before the rank is made, so the literal is named $i.
 	equality bool
+	// identityName is the alias of the number when the window's
+	// projection is its whole input in order and the call (SELECT *,
+	// ROW_NUMBER() ... AS rn): CalcRelSplitter drops that projection as
+	// trivial (ProjectToWindowRule), so the literal of rn = N lands in the
+	// query's own projection above the filter and keeps its alias
+	// (DeduplicateTest.testSimpleLastRowOnProctime: 1 AS rank_num; a
+	// projection of some fields or a computed order key gives $i:
+	// RankTest.testTopNth, DeduplicateTest.testSimpleFirstRowOnBuiltinProctime).
+	identityName string
 }
 
 // Rank is Flink's StreamPhysicalRank.
@@ -477,6 +486,9 @@ func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
 		}
 	}
 	numName := p.Names()[w]
+	if r.windowNamed && w == nIn {
+		r.identityName = numName
+	}
 	if r.windowNamed {
 		taken := append([]string(nil), below.Names()...)
 		// Ranks below (not planned yet: the rule runs top down) name
@@ -686,9 +698,12 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 		lit := &Literal{Value: r.Start, T: sql.BigInt().NotNull()}
 		for i, e := range exprs {
 			if ref, ok := e.(*InputRef); ok && ref.Index == nIn {
-				if r.windowNamed && !r.equality {
+				switch {
+				case r.windowNamed && !r.equality:
 					names[i] = r.names[nIn]
-				} else {
+				case r.identityName != "":
+					names[i] = r.identityName
+				default:
 					names[i] = r.constName
 				}
 			}
