@@ -683,6 +683,21 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		}
 		partPos = append(partPos, at)
 	}
+	// RelTimeIndicatorConverter materializes the time attributes an
+	// aggregate call reads (gatherIndicesToMaterialize): a rowtime read by
+	// MIN or MAX is a plain TIMESTAMP, cast in the Calc below, while the
+	// window's own time column stays an attribute
+	// (WindowAggregateTest.testFieldNameConflict: CAST(rowtime) AS rowtime,
+	// rowtime AS rowtime_0).
+	for _, a := range r.Aggs {
+		for _, x := range a.Args {
+			if p, ok := pos[x]; ok {
+				if ref, isRef := below[p].(*InputRef); isRef && timeAttr(tvf, ref.Index) == rowTime {
+					below[p] = &Call{Op: "CAST", Args: []Expr{ref}, T: ref.T}
+				}
+			}
+		}
+	}
 	timeCol := len(below)
 	below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
 	// WindowUtil.buildNewProgramWithoutWindowColumns names the appended
