@@ -78,6 +78,9 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          in WritePKLookup vs WritePK),
 #          Reader20Columns (datagen's reader alone; the runtime steps include it),
 #          ReadPlainStrings (format: PLAIN string pages, which sqlrun does not write),
+#          ReadFiltered, AggregateFiltered (format: the row and the column path of a
+#          filter, for scripts/abbench.sh; make bench-scale OPS=read measures the
+#          queries next to DuckDB),
 #          SnapshotAndCatchUp (mysql-cdc next to mysqldump, wall clock against a
 #          local MariaDB; its figures are in docs/performance.md),
 #          CommitHistory (1,000 Paimon commits; scripts/bench-scale.sh runs it),

@@ -138,3 +138,59 @@ func BenchmarkReadKVProjected(b *testing.B) {
 	}
 	b.ReportMetric(float64(benchN*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// benchFilter is `f3 < 'i' AND k >= 50000` over benchRows' projection
+// k, f1, f2, f3: a quarter of the rows, spread over every page.
+func benchFilter() []Pred {
+	return []Pred{
+		{Field: 3, Ranges: []PredRange{{Lo: PredBound{Unbounded: true}, Hi: PredBound{Str: []byte("i")}}}},
+		{Field: 0, Ranges: []PredRange{{Lo: PredBound{Int: benchN / 2, Closed: true}, Hi: PredBound{Unbounded: true}}}},
+	}
+}
+
+// BenchmarkReadFiltered reads the rows of that file that pass benchFilter
+// (FilteredRows, the row path of a filtered batch query): rows/cpu-s
+// counts the rows of the file.
+func BenchmarkReadFiltered(b *testing.B) {
+	data := writeBench(b, benchRows(benchN))
+	_, vals := benchShape()
+	b.ResetTimer()
+	cpu := cpuSeconds()
+	defer func() { reportCPU(b, cpu) }()
+	for i := 0; i < b.N; i++ {
+		f, _ := Open(bytes.NewReader(data), int64(len(data)), "data-b-0.parquet")
+		it, ok, err := f.FilteredRows(Projection{FileFields: vals, Fields: vals[:4]}, benchFilter())
+		if err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		n := 0
+		for r := it.Next(); r != nil; r = it.Next() {
+			n++
+		}
+		if it.Error() != nil || n < benchN/5 || n > benchN/3 {
+			b.Fatal(n, it.Error())
+		}
+		it.Close()
+	}
+}
+
+// BenchmarkAggregateFiltered is the column path of the same filter:
+// COUNT(*), MAX(k), MAX(f1), MAX(f2) over the rows that pass.
+func BenchmarkAggregateFiltered(b *testing.B) {
+	data := writeBench(b, benchRows(benchN))
+	_, vals := benchShape()
+	calls := []AggCall{{Kind: AggCountStar}, {Kind: AggMax, Arg: 0}, {Kind: AggMax, Arg: 1}, {Kind: AggMax, Arg: 2}}
+	b.ResetTimer()
+	cpu := cpuSeconds()
+	defer func() { reportCPU(b, cpu) }()
+	for i := 0; i < b.N; i++ {
+		f, _ := Open(bytes.NewReader(data), int64(len(data)), "data-b-0.parquet")
+		parts, ok, err := f.Aggregate(Projection{FileFields: vals, Fields: vals[:4]}, calls, benchFilter())
+		if err != nil || !ok || len(parts) != 1 {
+			b.Fatal(ok, err)
+		}
+		if n := parts[0][0].(int64); n < benchN/5 || n > benchN/3 {
+			b.Fatal(n)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package format
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -62,6 +63,10 @@ type bulkCol struct {
 
 	src    *chunkReader
 	pd, dd pageData // src: the current data page and the dictionary
+	// unread: the current page's header is read and its values are not
+	// (headPage): fillSel decodes it only for a row it keeps.
+	unread  bool
+	skipped *int // counts the pages passed over unread, when set
 
 	pages parquet.Pages
 	page  parquet.Page
@@ -93,8 +98,8 @@ type bulkCol struct {
 
 // nextPage makes the next data page current.
 func (c *bulkCol) nextPage() error {
-	c.hBase, c.hStart, c.hEnd = nil, 0, 0
 	if c.src == nil {
+		c.hBase, c.hStart, c.hEnd = nil, 0, 0
 		if c.page != nil {
 			parquet.Release(c.page)
 			c.page = nil
@@ -106,19 +111,58 @@ func (c *bulkCol) nextPage() error {
 		c.load(p)
 		return nil
 	}
+	if err := c.headPage(); err != nil {
+		return err
+	}
+	return c.readBody()
+}
+
+// headPage makes the next data page of the page decoder current with only
+// its header read (unread): its rows are known, its values are not
+// decoded until readBody. A page left unread is passed over.
+func (c *bulkCol) headPage() error {
+	if c.unread {
+		c.src.skip()
+		c.unread = false
+		if c.skipped != nil {
+			*c.skipped++
+		}
+	}
+	c.hBase, c.hStart, c.hEnd = nil, 0, 0
 	for {
-		isDict, err := c.src.next(&c.pd, &c.dd, c.maxDef)
+		isDict, rows, err := c.src.head(&c.dd)
 		if err != nil {
 			return err
 		}
 		if !isDict {
-			break
+			c.rows, c.row, c.vi, c.unread = rows, 0, 0, true
+			return nil
 		}
 		c.dictBox = make([]any, c.dd.rows)
 	}
-	c.rows, c.row, c.vi = c.pd.rows, 0, 0
+}
+
+// readBody decodes the current page, whose header headPage read; rows
+// already passed over (c.row) are skipped.
+func (c *bulkCol) readBody() error {
+	c.unread = false
+	if err := c.src.body(&c.pd, c.maxDef); err != nil {
+		return err
+	}
+	if c.pd.rows != c.rows {
+		return fmt.Errorf("%w: page of %d rows, header says %d", errPageFormat, c.pd.rows, c.rows)
+	}
 	c.defs = c.pd.defs
 	c.idx = c.pd.idx
+	c.vi = c.row
+	if c.defs != nil {
+		c.vi = 0
+		for _, d := range c.defs[:c.row] {
+			if d >= c.maxDef {
+				c.vi++
+			}
+		}
+	}
 	if c.idx == nil {
 		c.setFrom(&c.pd)
 		if c.pd.hdrs != nil {
@@ -226,6 +270,11 @@ func (c *bulkCol) fill(out []any, stride, k int) error {
 			}
 			continue
 		}
+		if c.unread {
+			if err := c.readBody(); err != nil {
+				return err
+			}
+		}
 		m := min(k-n, c.rows-c.row)
 		var defs []byte
 		if c.defs != nil {
@@ -258,6 +307,149 @@ func (c *bulkCol) fill(out []any, stride, k int) error {
 		n += m
 	}
 	return nil
+}
+
+// fillSel is fill of the rows marked in pass, boxed into out[o],
+// out[o+stride], ... in order; the other rows are skipped unboxed, and a
+// page none of whose rows is kept is not decoded (nor read) at all.
+func (c *bulkCol) fillSel(out []any, o, stride int, pass []bool) error {
+	for n := 0; n < len(pass); {
+		if c.row >= c.rows {
+			var err error
+			if c.src != nil {
+				err = c.headPage()
+			} else {
+				err = c.nextPage()
+			}
+			if err != nil {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return err
+			}
+			continue
+		}
+		m := min(len(pass)-n, c.rows-c.row)
+		if c.unread {
+			if !slices.Contains(pass[n:n+m], true) {
+				c.row += m
+				n += m
+				continue
+			}
+			if err := c.readBody(); err != nil {
+				return err
+			}
+		}
+		var defs []byte
+		if c.defs != nil {
+			defs = c.defs[c.row : c.row+m]
+		}
+		for j, p := range pass[n : n+m] {
+			null := defs != nil && defs[j] < c.maxDef
+			if !p {
+				if !null {
+					c.vi++
+				}
+				continue
+			}
+			if !null {
+				out[o] = c.boxAt(c.vi)
+				c.vi++
+			}
+			o += stride
+		}
+		c.row += m
+		n += m
+	}
+	return nil
+}
+
+// boxAt returns the page's non-null value vi boxed (see fill).
+func (c *bulkCol) boxAt(vi int) any {
+	switch {
+	case c.idx != nil:
+		return c.dictValue(c.idx[vi])
+	case c.kind != bulkString:
+		return c.box(vi)
+	case c.hBase != nil && vi >= c.hStart && vi < c.hEnd:
+		return box.At(typString, unsafe.Add(c.hBase, (vi-c.hStart)*strHeader))
+	}
+	return c.strs.boxStr(c.data[c.offs[vi]:c.offs[vi+1]])
+}
+
+// peek sets *at to the value index of each of the next k rows of the
+// current page without consuming them: -1 for a null, else the index of
+// its value in the page (or, dictionary-encoded, in the dictionary). The
+// page must hold k more rows.
+func (c *bulkCol) peek(at *[]int32, k int) error {
+	a := grow(*at, k)
+	*at = a
+	vi := c.vi
+	for j := range a {
+		if c.defs != nil && c.defs[c.row+j] < c.maxDef {
+			a[j] = -1
+			continue
+		}
+		if c.idx != nil {
+			a[j] = c.idx[vi]
+		} else {
+			a[j] = int32(vi)
+		}
+		vi++
+	}
+	if c.idx != nil || vi == c.vi {
+		return nil // indexes were checked against the dictionary (nextPage)
+	}
+	have := 0
+	switch c.kind {
+	case bulkInt8, bulkInt32:
+		have = len(c.i32)
+	case bulkInt64:
+		have = len(c.i64)
+	default:
+		have = len(c.offs) - 1
+		if c.src != nil && c.pd.hdrs != nil {
+			have = c.pd.nhdrs
+		}
+	}
+	if vi > have {
+		return fmt.Errorf("%w: more rows than values", errPageFormat)
+	}
+	return nil
+}
+
+// holds reports whether the value at index x of the current page (see
+// peek; -1 null) passes p (no Or), as Keep tests it boxed.
+func (c *bulkCol) holds(p *Pred, x int32) bool {
+	switch {
+	case p.IsNull:
+		return x < 0
+	case x < 0:
+		return false
+	}
+	switch c.kind {
+	case bulkString:
+		return p.hasStr(c.strAt(x))
+	case bulkInt64:
+		return p.hasInt(c.i64[x])
+	case bulkInt8:
+		return p.hasInt(int64(int8(c.i32[x])))
+	}
+	return p.hasInt(int64(c.i32[x]))
+}
+
+// strAt is string value x of the current page (or dictionary): from the
+// values and offsets, or, for a PLAIN page whose strings are described
+// only by their headers (pageData.plainHeaders), from its header.
+func (c *bulkCol) strAt(x int32) []byte {
+	if int(x)+1 < len(c.offs) {
+		return c.data[c.offs[x]:c.offs[x+1]]
+	}
+	if c.idx == nil && c.src != nil && c.pd.hdrs != nil && int(x) < c.pd.nhdrs {
+		s := *(*string)(unsafe.Add(c.pd.hdrs, int(x)*strHeader))
+		return unsafe.Slice(unsafe.StringData(s), len(s))
+	}
+	panic(fmt.Errorf("%w: string value %d of a page", errPageFormat, x))
 }
 
 // fillInts boxes the next m values of a page of non-null INT32 or INT64
@@ -330,6 +522,10 @@ func (c *bulkCol) fillStrings(out []any, o, stride, m int, defs []byte) error {
 }
 
 func (c *bulkCol) close() {
+	if c.unread && c.skipped != nil {
+		*c.skipped++
+	}
+	c.unread = false
 	if c.page != nil {
 		parquet.Release(c.page)
 		c.page = nil

@@ -440,7 +440,13 @@ type rowReader struct {
 	filter   []Pred
 	deleted  DeletionVector
 	next     int64
-	skipped  int // row groups not read
+	skipped  int       // row groups not read
+	fleaves  []int     // the leaves the filter reads
+	fat      [][]int32 // by leaf: the batch's value indexes of a filter leaf (bulkCol.peek)
+	pass     []bool    // the batch's rows that pass
+	// pagesSkipped counts the data pages a filtered reader passed over
+	// without reading them (no row of theirs passes).
+	pagesSkipped int
 }
 
 // batchRows is how many rows are decoded per batch.
@@ -569,6 +575,7 @@ func (r *rowReader) refillOnce() bool {
 					if b.src != nil && r.lean {
 						b.src.lean, b.src.shared = true, &r.comp
 					}
+					b.skipped = &r.pagesSkipped
 				}
 				if b.src == nil {
 					b.pages = chunks[l].Pages()
@@ -582,6 +589,9 @@ func (r *rowReader) refillOnce() bool {
 	k := r.batchK
 	if r.left < int64(k) {
 		k = int(r.left)
+	}
+	if r.filtered {
+		return r.refillFiltered(k)
 	}
 	w := r.width
 	r.slab = make([]any, k*w)
@@ -629,29 +639,136 @@ func (r *rowReader) refillOnce() bool {
 	}
 	r.left -= int64(k)
 	r.bn = k
-	if r.filtered {
-		r.keep(k)
-	}
 	return true
 }
 
-// keep compacts the batch's k rows to those that pass the filter and are
-// not deleted (their slots cleared behind them), in order.
-func (r *rowReader) keep(k int) {
-	w, n := r.width, 0
-	for j := 0; j < k; j++ {
-		row := r.slab[j*w : j*w+w]
-		if r.deleted != nil && r.deleted.IsDeleted(r.next+int64(j)) || !Keep(r.filter, row) {
+// refillFiltered is refillOnce of a filtered reader (late
+// materialization): the filter's columns are tested first, on the values
+// of their current pages as decoded (no value boxed, no row built), for a
+// batch of at most k rows that ends within each of those pages; then only
+// the rows that pass and that the deletion vector leaves are boxed into
+// the slab, every other column skipping the rest. A batch no row of which
+// passes boxes nothing.
+func (r *rowReader) refillFiltered(k int) bool {
+	for _, l := range r.fleaves {
+		b := r.bulks[l]
+		for b.row >= b.rows {
+			if err := b.nextPage(); err != nil {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
+				return false
+			}
+		}
+		k = min(k, b.rows-b.row)
+	}
+	pass := grow(r.pass, k)
+	r.pass = pass
+	for j := range pass {
+		pass[j] = r.deleted == nil || !r.deleted.IsDeleted(r.next+int64(j))
+	}
+	for _, l := range r.fleaves {
+		if err := r.bulks[l].peek(&r.fat[l], k); err != nil {
+			r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
+			return false
+		}
+	}
+	for i := range r.filter {
+		r.test(&r.filter[i], pass)
+	}
+	n := 0
+	for _, p := range pass {
+		if p {
+			n++
+		}
+	}
+	w := r.width
+	r.slab = nil
+	if n > 0 {
+		r.slab = make([]any, n*w)
+	}
+	for _, l := range r.flat {
+		if b := r.bulks[l]; b != nil {
+			var err error
+			if n == k {
+				err = b.fill(r.slab[r.first[l]:], w, k)
+			} else {
+				err = b.fillSel(r.slab, r.first[l], w, pass)
+			}
+			if err != nil {
+				r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
+				return false
+			}
 			continue
 		}
-		if n != j {
-			copy(r.slab[n*w:n*w+w], row)
+		conv, o := r.convs[l], r.first[l]
+		for j := 0; j < k; {
+			m, err := r.cursors[l].fill(r.tmp[:k-j])
+			if err != nil {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
+				return false
+			}
+			for x, v := range r.tmp[:m] {
+				if !pass[j+x] {
+					continue
+				}
+				if !v.IsNull() {
+					y, err := conv(v)
+					if err != nil {
+						r.err = fmt.Errorf("read parquet file %s: %w", r.f.name, err)
+						return false
+					}
+					r.slab[o] = y
+				}
+				o += w
+			}
+			j += m
 		}
-		n++
 	}
-	clear(r.slab[n*w : k*w])
+	for _, i := range r.dups {
+		f := r.first[r.cols[i].leaf]
+		for j := 0; j < n; j++ {
+			r.slab[j*w+i] = r.slab[j*w+f]
+		}
+	}
+	r.left -= int64(k)
 	r.next += int64(k)
 	r.bn = n
+	return true
+}
+
+// test clears pass[j] for the rows of the batch that fail p, from the
+// value indexes of its columns (r.fat, see bulkCol.peek).
+func (r *rowReader) test(p *Pred, pass []bool) {
+	if p.Or == nil {
+		l := r.cols[p.Field].leaf
+		b, at := r.bulks[l], r.fat[l][:len(pass)]
+		for j, x := range at {
+			if pass[j] && !b.holds(p, x) {
+				pass[j] = false
+			}
+		}
+		return
+	}
+	for j := range pass {
+		if !pass[j] {
+			continue
+		}
+		ok := false
+		for x := range p.Or {
+			s := &p.Or[x]
+			l := r.cols[s.Field].leaf
+			if r.bulks[l].holds(s, r.fat[l][j]) {
+				ok = true
+				break
+			}
+		}
+		pass[j] = ok
+	}
 }
 
 func (r *rowReader) closeCursors() {
@@ -977,6 +1094,23 @@ func (f *File) FilteredRows(p Projection, filter []Pred) (it *RowIterator, ok bo
 	}
 	rr := newRowReader(f, vals)
 	rr.filtered, rr.filter, rr.deleted = true, preds, p.Deleted
+	rr.fat = make([][]int32, f.nleaves)
+	for i := range preds {
+		preds[i].fields(func(x int) {
+			l := vals[x].leaf
+			for _, have := range rr.fleaves {
+				if have == l {
+					return
+				}
+			}
+			rr.fleaves = append(rr.fleaves, l)
+		})
+	}
+	for _, l := range rr.fleaves {
+		if rr.kinds[l] == bulkNone {
+			return nil, false, nil
+		}
+	}
 	if none {
 		rr.rg = len(f.pf.RowGroups())
 	}

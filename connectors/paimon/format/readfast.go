@@ -68,8 +68,12 @@ type chunkReader struct {
 	lean   bool
 	shared *[]byte
 	hdr    pformat.PageHeader
-	tr     thrift.BytesReader
-	dec    *thrift.Decoder
+	// pending: head read hdr, of hn bytes, and the page's size bytes
+	// that follow it are not read yet (body or skip).
+	pending  bool
+	hn, size int64
+	tr       thrift.BytesReader
+	dec      *thrift.Decoder
 }
 
 // newChunkReader returns a reader of column chunk md (of a row group of
@@ -173,30 +177,31 @@ func (c *chunkReader) readHeader() (int, error) {
 // copied out of the reused page buffer). It returns io.EOF at the end of
 // the chunk.
 func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err error) {
+	isDict, _, err = c.head(dict)
+	if err != nil || isDict {
+		return isDict, err
+	}
+	return false, c.body(p, maxDef)
+}
+
+// head reads the header of the next page (index pages and unknown page
+// types, which carry no rows, are passed over): a dictionary page is
+// decoded into dict, as next does; of a data page it returns the value
+// count (a flat column's rows) and leaves the page unread, for body to
+// decode or skip to pass over. It returns io.EOF at the end of the chunk.
+func (c *chunkReader) head(dict *pageData) (isDict bool, rows int, err error) {
+	if c.pending {
+		return false, 0, fmt.Errorf("%w: page header read twice", errPageFormat)
+	}
 	for {
 		hn, err := c.readHeader()
 		if err != nil {
-			return false, err
+			return false, 0, err
 		}
 		h := &c.hdr
 		size := int64(h.CompressedPageSize)
 		if size < 0 || h.UncompressedPageSize < 0 || c.off+int64(hn)+size > c.end {
-			return false, fmt.Errorf("%w: page of %d bytes past the column chunk", errPageFormat, size)
-		}
-		cb := &c.comp
-		if c.shared != nil {
-			cb = c.shared
-		}
-		if int64(cap(*cb)) < size {
-			*cb = make([]byte, size)
-		}
-		comp := (*cb)[:size]
-		if _, err := c.ra.ReadAt(comp, c.off+int64(hn)); err != nil && !(err == io.EOF && size > 0) {
-			return false, err
-		}
-		c.off += int64(hn) + size
-		if h.CRC != 0 && uint32(h.CRC) != crc32.ChecksumIEEE(comp) {
-			return false, fmt.Errorf("%w: crc32 checksum mismatch", errPageFormat)
+			return false, 0, fmt.Errorf("%w: page of %d bytes past the column chunk", errPageFormat, size)
 		}
 		// A page's value count sizes buffers: a corrupt header must not
 		// make them huge, so it is checked against what the chunk has left
@@ -210,68 +215,117 @@ func (c *chunkReader) next(p, dict *pageData, maxDef byte) (isDict bool, err err
 		case pformat.DictionaryPage:
 			nv = int64(h.DictionaryPageHeader.V.NumValues)
 			if nv*4 > int64(h.UncompressedPageSize) {
-				return false, fmt.Errorf("%w: dictionary of %d values in %d bytes", errPageFormat, nv, h.UncompressedPageSize)
+				return false, 0, fmt.Errorf("%w: dictionary of %d values in %d bytes", errPageFormat, nv, h.UncompressedPageSize)
 			}
-		}
-		if nv < 0 || nv > maxPageValues || (h.Type != pformat.DictionaryPage && nv > c.left) {
-			return false, fmt.Errorf("%w: page of %d values, %d left in the column chunk", errPageFormat, nv, c.left)
-		}
-		if h.Type != pformat.DictionaryPage {
-			c.left -= nv
-		}
-		switch h.Type {
-		case pformat.DictionaryPage:
-			d := &h.DictionaryPageHeader.V
-			page, err := c.decompress(comp, 0, 0)
-			if err != nil {
-				return false, err
-			}
-			if d.NumValues < 0 {
-				return false, fmt.Errorf("%w: dictionary of %d values", errPageFormat, d.NumValues)
-			}
-			dict.dict, dict.rows, dict.defs, dict.idx, dict.hdrs = true, int(d.NumValues), nil, nil, nil
-			if err := c.values(dict, page, int(d.NumValues), pformat.Plain); err != nil {
-				return false, err
-			}
-			dict.dataBuf = append(dict.dataBuf[:0], dict.data...)
-			dict.data = dict.dataBuf
-			return true, nil
-		case pformat.DataPage:
-			d := &h.DataPageHeader.V
-			reserve := c.reserve(int(d.NumValues), d.Encoding)
-			buf, err := c.decompress(comp, 0, reserve)
-			if err != nil {
-				return false, err
-			}
-			body, err := c.levels(p, buf[reserve:], int(d.NumValues), maxDef, d.DefinitionLevelEncoding, true)
-			if err != nil {
-				return false, err
-			}
-			return false, c.finish(p, buf, reserve, body, p.nonNull(maxDef), d.Encoding)
-		case pformat.DataPageV2:
-			d := &h.DataPageHeaderV2.V
-			lv := int64(d.DefinitionLevelsByteLength) + int64(d.RepetitionLevelsByteLength)
-			if d.RepetitionLevelsByteLength != 0 || d.DefinitionLevelsByteLength < 0 || lv > size {
-				return false, fmt.Errorf("%w: V2 page levels", errPageFormat)
-			}
-			reserve := c.reserve(int(d.NumValues), d.Encoding)
-			keep := int(lv)
-			if d.IsCompressed.Valid && !d.IsCompressed.V {
-				keep = len(comp)
-			}
-			buf, err := c.decompress(comp, keep, reserve)
-			if err != nil {
-				return false, err
-			}
-			page := buf[reserve:]
-			if _, err := c.levels(p, page[:lv], int(d.NumValues), maxDef, pformat.RLE, false); err != nil {
-				return false, err
-			}
-			return false, c.finish(p, buf, reserve, page[lv:], p.nonNull(maxDef), d.Encoding)
 		default:
 			// Index pages and unknown page types carry no rows.
+			c.off += int64(hn) + size
+			continue
 		}
+		if nv < 0 || nv > maxPageValues || (h.Type != pformat.DictionaryPage && nv > c.left) {
+			return false, 0, fmt.Errorf("%w: page of %d values, %d left in the column chunk", errPageFormat, nv, c.left)
+		}
+		c.hn, c.size, c.pending = int64(hn), size, true
+		if h.Type != pformat.DictionaryPage {
+			c.left -= nv
+			return false, int(nv), nil
+		}
+		comp, err := c.compressed()
+		if err != nil {
+			return false, 0, err
+		}
+		d := &h.DictionaryPageHeader.V
+		page, err := c.decompress(comp, 0, 0)
+		if err != nil {
+			return false, 0, err
+		}
+		dict.dict, dict.rows, dict.defs, dict.idx, dict.hdrs = true, int(d.NumValues), nil, nil, nil
+		if err := c.values(dict, page, int(d.NumValues), pformat.Plain); err != nil {
+			return false, 0, err
+		}
+		dict.dataBuf = append(dict.dataBuf[:0], dict.data...)
+		dict.data = dict.dataBuf
+		return true, 0, nil
 	}
+}
+
+// skip passes over the data page whose header head read, unread.
+func (c *chunkReader) skip() {
+	if c.pending {
+		c.off += c.hn + c.size
+		c.pending = false
+	}
+}
+
+// compressed reads the bytes of the page whose header head read (and
+// checks their CRC) and moves past the page.
+func (c *chunkReader) compressed() ([]byte, error) {
+	if !c.pending {
+		return nil, fmt.Errorf("%w: page body without a header", errPageFormat)
+	}
+	c.pending = false
+	size := c.size
+	cb := &c.comp
+	if c.shared != nil {
+		cb = c.shared
+	}
+	if int64(cap(*cb)) < size {
+		*cb = make([]byte, size)
+	}
+	comp := (*cb)[:size]
+	if _, err := c.ra.ReadAt(comp, c.off+c.hn); err != nil && !(err == io.EOF && size > 0) {
+		return nil, err
+	}
+	c.off += c.hn + size
+	if c.hdr.CRC != 0 && uint32(c.hdr.CRC) != crc32.ChecksumIEEE(comp) {
+		return nil, fmt.Errorf("%w: crc32 checksum mismatch", errPageFormat)
+	}
+	return comp, nil
+}
+
+// body decodes the data page whose header head read into p.
+func (c *chunkReader) body(p *pageData, maxDef byte) error {
+	comp, err := c.compressed()
+	if err != nil {
+		return err
+	}
+	h := &c.hdr
+	size := int64(len(comp))
+	switch h.Type {
+	case pformat.DataPage:
+		d := &h.DataPageHeader.V
+		reserve := c.reserve(int(d.NumValues), d.Encoding)
+		buf, err := c.decompress(comp, 0, reserve)
+		if err != nil {
+			return err
+		}
+		body, err := c.levels(p, buf[reserve:], int(d.NumValues), maxDef, d.DefinitionLevelEncoding, true)
+		if err != nil {
+			return err
+		}
+		return c.finish(p, buf, reserve, body, p.nonNull(maxDef), d.Encoding)
+	case pformat.DataPageV2:
+		d := &h.DataPageHeaderV2.V
+		lv := int64(d.DefinitionLevelsByteLength) + int64(d.RepetitionLevelsByteLength)
+		if d.RepetitionLevelsByteLength != 0 || d.DefinitionLevelsByteLength < 0 || lv > size {
+			return fmt.Errorf("%w: V2 page levels", errPageFormat)
+		}
+		reserve := c.reserve(int(d.NumValues), d.Encoding)
+		keep := int(lv)
+		if d.IsCompressed.Valid && !d.IsCompressed.V {
+			keep = len(comp)
+		}
+		buf, err := c.decompress(comp, keep, reserve)
+		if err != nil {
+			return err
+		}
+		page := buf[reserve:]
+		if _, err := c.levels(p, page[:lv], int(d.NumValues), maxDef, pformat.RLE, false); err != nil {
+			return err
+		}
+		return c.finish(p, buf, reserve, page[lv:], p.nonNull(maxDef), d.Encoding)
+	}
+	return fmt.Errorf("%w: page type %s", errPageFormat, h.Type)
 }
 
 // reserve returns how many bytes to reserve for string headers in front
