@@ -304,9 +304,10 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 			return edge{}, err
 		}
 		f = operators.Calc(operators.CalcFunc(cf))
-		if expr.HasProctimeMaterialize(append([]plan.Expr{n.Cond}, n.Exprs...)...) {
+		if expr.ReadsProctime(append([]plan.Expr{n.Cond}, n.Exprs...)...) {
 			// PROCTIME_MATERIALIZE reads the Calc's own clock
-			// (ProctimeMaterializeCallGen).
+			// (ProctimeMaterializeCallGen), and so does the PROCTIME() a
+			// source Calc stamps rows with.
 			exprs, cond := n.Exprs, n.Cond
 			f = operators.CalcWithClock(func(now func() time.Time) (operators.CalcFunc, error) {
 				ps := make([]plan.Expr, len(exprs))
@@ -656,7 +657,9 @@ var fusedAggregates int
 // chains the Calc to the source. Anything else (false) filters in the Calc.
 func (b *builder) filteredScan(n *plan.Calc, path string) (edge, bool, error) {
 	scan, ok := n.Inputs()[0].(*plan.TableSourceScan)
-	if !ok || !fuseLocalAggregates || b.streaming || n.Cond == nil {
+	if !ok || !fuseLocalAggregates || b.streaming || n.Cond == nil || expr.ReadsProctime(n.Exprs...) {
+		// A Calc reading the processing-time clock runs as its own
+		// operator (CalcWithClock).
 		return edge{}, false, nil
 	}
 	lf, ok := scan.Table.Source.(connectors.SupportsLocalFilter)

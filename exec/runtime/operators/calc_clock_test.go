@@ -22,8 +22,8 @@ func TestCalcProctimeMaterializeReadsClock(t *testing.T) {
 	mat := &expr.Call{Op: "PROCTIME_MATERIALIZE", Args: []expr.Expr{pt}, T: ltz}
 	// IS NOT NULL over the materialized time: it composes inside calls.
 	exprs := []expr.Expr{mat, &expr.Call{Op: "IS NOT NULL", Args: []expr.Expr{mat}, T: sql.Boolean().NotNull()}}
-	if !expr.HasProctimeMaterialize(exprs...) {
-		t.Fatal("HasProctimeMaterialize missed the call")
+	if !expr.ReadsProctime(exprs...) {
+		t.Fatal("ReadsProctime missed the call")
 	}
 	op, err := CalcWithClock(func(now func() time.Time) (CalcFunc, error) {
 		ps := make([]expr.Expr, len(exprs))
