@@ -496,6 +496,45 @@ func lookupPushDown(_ *binder, n Node) (Node, error) {
 			used[i] = true
 		}
 	}
+	jnames, jtypes := j.names, j.types
+	dim := j.dim
+	if pushed := pushLookupExpressions(joinConj, left, dim, nl); pushed != nil {
+		// The fields below the join's row move up by the left's new
+		// ones; a Calc above puts the row back as it was.
+		sh := func(e Expr) Expr { return remap(e, pushed.shift) }
+		if c == nil {
+			exprs := make([]Expr, nl+nd)
+			for f := range exprs {
+				exprs[f] = &InputRef{Index: f, T: j.types[f]}
+			}
+			c = &LogicalCalc{base: row(j.names, j.types, j), Exprs: exprs}
+		}
+		cc := *c
+		cc.Exprs = make([]Expr, len(c.Exprs))
+		for i, e := range c.Exprs {
+			cc.Exprs[i] = sh(e)
+		}
+		c = &cc
+		for i, e := range above {
+			above[i] = sh(e)
+		}
+		used = map[int]bool{}
+		for _, e := range c.Exprs {
+			refs(e, used)
+		}
+		for _, e := range above {
+			refs(e, used)
+		}
+		joinConj, left, dim = pushed.conds, pushed.left, pushed.dim
+		nl, nd = len(left.Names()), len(dim.Names)
+		jnames = uniquify(append(append([]string(nil), left.Names()...), dim.Names...))
+		jtypes = append(append([]sql.DataType(nil), left.Types()...), dim.Types...)
+		if dim.Kind == ast.LeftJoin {
+			for i := nl; i < len(jtypes); i++ {
+				jtypes[i] = jtypes[i].WithNullable(true)
+			}
+		}
+	}
 	needLeft := map[int]bool{}
 	needDim := map[int]bool{}
 	for f := range used {
@@ -554,16 +593,16 @@ func lookupPushDown(_ *binder, n Node) (Node, error) {
 	var names []string
 	var types []sql.DataType
 	for _, f := range leftFields {
-		names, types = append(names, j.names[f]), append(types, j.types[f])
+		names, types = append(names, jnames[f]), append(types, jtypes[f])
 	}
 	for _, d := range sel {
-		names, types = append(names, j.names[nl+d]), append(types, j.types[nl+d])
+		names, types = append(names, jnames[nl+d]), append(types, jtypes[nl+d])
 	}
 	var cond Expr
 	if len(joinConj) > 0 {
 		cond = remap(and(joinConj), condMap)
 	}
-	out := &LogicalLookupJoin{base: row(names, types, newLeft), dim: j.dim, Cond: cond, Select: sel, pushed: true}
+	out := &LogicalLookupJoin{base: row(names, types, newLeft), dim: dim, Cond: cond, Select: sel, pushed: true}
 	if c == nil {
 		return out, nil
 	}
@@ -576,6 +615,96 @@ func lookupPushDown(_ *binder, n Node) (Node, error) {
 		cc = remap(and(above), outMap)
 	}
 	return &LogicalCalc{base: row(c.names, exprTypes(exprs), out), Exprs: exprs, Cond: cc}, nil
+}
+
+// pushedLookup is a lookup join whose equalities computed an operand
+// below it (pushLookupExpressions).
+type pushedLookup struct {
+	left  Node
+	dim   *lookupDim
+	conds []Expr
+	// shift maps the fields of the join's row to the new row's.
+	shift map[int]int
+}
+
+// pushLookupExpressions is CoreRules.JOIN_PUSH_EXPRESSIONS (Calcite's
+// RelOptUtil.pushDownEqualJoinConditions, in Flink's PREDICATE_PUSHDOWN
+// program, after JoinConditionTypeCoerceRule) on a lookup join: of an
+// equality between the left input and the dim, an operand that is an
+// expression over one side alone becomes a field of that side. The left's
+// is computed in a Calc below the join (CAST(c AS INTEGER) AS c0, (a + 1)
+// AS $f5), so that it can be a lookup key (lookup=[id=c0]); the dim's in
+// the join's calc on the dim (CONCAT(name, '!') AS $f3, then
+// joinCondition=[(b = $f3)]): no key. An equality of two fields of
+// different types first casts one to their common type
+// (JoinConditionTypeCoerceRule), which is then pushed the same way
+// (lookup=[id=a0] over CAST(a AS BIGINT) AS a0). Conjuncts over one side
+// alone are not touched: Flink moves those below the join or into the
+// dim's calc. nil when nothing moves.
+func pushLookupExpressions(conds []Expr, left Node, dim *lookupDim, nl int) *pushedLookup {
+	nd := len(dim.Names)
+	var cross []Expr
+	out := make([]Expr, len(conds))
+	isCross := make([]bool, len(conds))
+	for i, c := range conds {
+		if l, r := exprSides(c, nl); l && r {
+			if cc, err := coerceJoinCondition(c); err == nil {
+				c = cc
+			}
+			cross = append(cross, c)
+			isCross[i] = true
+		}
+	}
+	if len(cross) == 0 {
+		return nil
+	}
+	pc, le, re := pushJoinExpressions(and(cross), nl, nd)
+	if len(le)+len(re) == 0 {
+		return nil
+	}
+	shift := map[int]int{}
+	for i := 0; i < nl+nd; i++ {
+		shift[i] = i
+		if i >= nl {
+			shift[i] = i + len(le)
+		}
+	}
+	pcs := conjuncts(pc)
+	k := 0
+	for i, c := range conds {
+		if isCross[i] {
+			out[i] = pcs[k]
+			k++
+			continue
+		}
+		out[i] = remap(c, shift)
+	}
+	// The dim's new fields, computed from the source's physical row.
+	nd2 := *dim
+	nd2.Exprs = append([]Expr(nil), dim.Exprs...)
+	nd2.Names = append([]string(nil), dim.Names...)
+	nd2.Types = append([]sql.DataType(nil), dim.Types...)
+	taken := map[string]bool{}
+	for _, n := range nd2.Names {
+		taken[strings.ToLower(n)] = true
+	}
+	for _, e := range re {
+		name := inferAlias(e, dim.Names)
+		if name == "" || taken[strings.ToLower(name)] {
+			base, j := name, 0
+			if name == "" {
+				base, j = "$f", len(nd2.Names)
+			}
+			for name = base + strconv.Itoa(j); taken[strings.ToLower(name)]; j++ {
+				name = base + strconv.Itoa(j+1)
+			}
+		}
+		taken[strings.ToLower(name)] = true
+		nd2.Exprs = append(nd2.Exprs, inline(e, dim.Exprs))
+		nd2.Names = append(nd2.Names, name)
+		nd2.Types = append(nd2.Types, e.Type())
+	}
+	return &pushedLookup{left: withExprs(left, le), dim: &nd2, conds: out, shift: shift}
 }
 
 // substituteRefs replaces the references to the fields of m.
@@ -650,8 +779,17 @@ func (b *binder) convertLookupJoin(r *LogicalLookupJoin) (Node, error) {
 		}
 	}
 	keyed := map[int]bool{}
-	var constKeys, refKeys []LookupKey
-	var where, residual []Expr
+	var constKeys []LookupKey
+	var where, nonEqui []Expr
+	// The equalities of a left field (or expression) with a dim field:
+	// JoinInfo's pairs.
+	type pair struct {
+		dim  int // the dim row's field
+		phys int // its physical field (-1: computed, no key)
+		key  LookupKey
+		e    Expr
+	}
+	var pairs []pair
 	for _, e := range conjuncts(r.Cond) {
 		m := map[int]bool{}
 		refs(e, m)
@@ -690,21 +828,29 @@ func (b *binder) convertLookupJoin(r *LogicalLookupJoin) (Node, error) {
 		if isEq {
 			done := false
 			for _, o := range [][2]Expr{{call.Args[0], call.Args[1]}, {call.Args[1], call.Args[0]}} {
-				p, ok := physOf(o[0])
-				if !ok || keyed[p] {
+				dref, ok := o[0].(*InputRef)
+				if !ok || dref.Index < nl {
+					continue
+				}
+				p, isPhys := physOf(o[0])
+				if !isPhys {
+					// A computed dim field ($f3): a pair, no key.
+					if l, ok := o[1].(*InputRef); ok && l.Index < nl {
+						pairs = append(pairs, pair{dim: dref.Index - nl, phys: -1, key: LookupKey{Left: l.Index}, e: e})
+						done = true
+						break
+					}
 					continue
 				}
 				v, ok := keyValue(o[1], o[0].Type(), nl)
 				if !ok {
 					continue
 				}
-				keyed[p] = true
+				k := LookupKey{DimField: p, Left: -1, Expr: v}
 				if lref, isRef := v.(*InputRef); isRef {
-					refKeys = append(refKeys, LookupKey{DimField: p, Left: lref.Index})
-				} else {
-					// Flink computes it in a Calc below the join.
-					refKeys = append(refKeys, LookupKey{DimField: p, Left: -1, Expr: v})
+					k = LookupKey{DimField: p, Left: lref.Index}
 				}
+				pairs = append(pairs, pair{dim: dref.Index - nl, phys: p, key: k, e: e})
 				done = true
 				break
 			}
@@ -712,8 +858,48 @@ func (b *binder) convertLookupJoin(r *LogicalLookupJoin) (Node, error) {
 				continue
 			}
 		}
-		residual = append(residual, e)
+		nonEqui = append(nonEqui, e)
 	}
+	// The pairs' lookup keys, one per dim field: the last pair of a field
+	// wins, in the place of its first (CommonPhysicalLookupJoin
+	// .analyzeLookupKeys builds a Map from the pairs); a pair on a field
+	// a constant keys is its key instead.
+	var refKeys []LookupKey
+	at := map[int]int{}
+	for _, pr := range pairs {
+		if pr.phys < 0 {
+			continue
+		}
+		if i, ok := at[pr.phys]; ok {
+			refKeys[i] = pr.key
+			continue
+		}
+		for ci, ck := range constKeys {
+			if ck.DimField == pr.phys {
+				constKeys = append(constKeys[:ci:ci], constKeys[ci+1:]...)
+				break
+			}
+		}
+		at[pr.phys] = len(refKeys)
+		refKeys = append(refKeys, pr.key)
+	}
+	// The join condition: the pairs whose left field is no lookup key's,
+	// then the other conjuncts (splitJoinCondition's remainingEquals ++
+	// nonEquiConditions).
+	leftKey := map[int]bool{}
+	for _, k := range refKeys {
+		if k.Left >= 0 {
+			leftKey[k.Left] = true
+		}
+	}
+	var residual []Expr
+	for _, pr := range pairs {
+		if pr.key.Left >= 0 && leftKey[pr.key.Left] || pr.key.Left < 0 && pr.phys >= 0 && refKeys[at[pr.phys]].Expr == pr.key.Expr {
+			continue
+		}
+		residual = append(residual, pr.e)
+	}
+	residual = append(residual, nonEqui...)
 	if len(constKeys)+len(refKeys) == 0 {
 		return nil, sql.Errorf(sql.TableException,
 			"Temporal table join requires an equality condition on fields of table [%s].", d.Table.ID)
