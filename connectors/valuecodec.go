@@ -31,8 +31,11 @@ func ParseText(s string, t sql.DataType) (any, error) {
 			return false, nil
 		}
 		return nil, fmt.Errorf("invalid BOOLEAN %q", s)
-	case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt:
-		bits := map[sql.TypeRoot]int{sql.TypeTinyInt: 8, sql.TypeSmallInt: 16, sql.TypeInt: 32, sql.TypeBigInt: 64}[t.Root]
+	case sql.TypeTinyInt, sql.TypeSmallInt, sql.TypeInt, sql.TypeBigInt, sql.TypeIntervalYearMonth, sql.TypeIntervalDayTime:
+		// An interval is its count of months (an int) or milliseconds (a
+		// long), as Flink's JsonToRowDataConverters reads it.
+		bits := map[sql.TypeRoot]int{sql.TypeTinyInt: 8, sql.TypeSmallInt: 16, sql.TypeInt: 32, sql.TypeBigInt: 64,
+			sql.TypeIntervalYearMonth: 32, sql.TypeIntervalDayTime: 64}[t.Root]
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
 		if err != nil {
 			return nil, fmt.Errorf("invalid %s %q", t, s)
@@ -93,7 +96,7 @@ func intOf(n int64, t sql.DataType) any {
 		return int8(n)
 	case sql.TypeSmallInt:
 		return int16(n)
-	case sql.TypeInt:
+	case sql.TypeInt, sql.TypeIntervalYearMonth:
 		return int32(n)
 	}
 	return n

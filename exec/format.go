@@ -8,6 +8,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -192,6 +193,15 @@ func FormatCell(v any, t sql.DataType) string {
 	case int32:
 		if t.Root == sql.TypeTime {
 			return formatSQLTime(x, t.Precision)
+		}
+		if t.Root == sql.TypeIntervalYearMonth {
+			// IntervalToStringCastRule: +7-00.
+			return expr.Interval{Months: int64(x), Unit: "MONTH"}.String()
+		}
+	case int64:
+		if t.Root == sql.TypeIntervalDayTime {
+			// IntervalToStringCastRule: +1 10:17:36.789.
+			return expr.Interval{Millis: x, Unit: "SECOND"}.String()
 		}
 	case []any:
 		if t.Root == sql.TypeRow {

@@ -198,6 +198,24 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 		case int32:
 			return truncTime(x, to.Precision), nil
 		}
+	case sql.TypeIntervalYearMonth, sql.TypeIntervalDayTime:
+		if from.IsNumeric() {
+			// Calcite's StandardConvertletTable.convertCast: an exact
+			// number counts the interval's unit (CAST(5 AS INTERVAL DAY)
+			// is five days), scaled to months or milliseconds.
+			d, ok := toDecimal(v)
+			if !ok {
+				return nil, castErr(v, to)
+			}
+			n := d.Mul(decimal.NewFromInt(intervalMultiplier[to.Unit])).IntPart()
+			if to.Root == sql.TypeIntervalYearMonth {
+				return int32(n), nil
+			}
+			return n, nil
+		}
+		if from.Root == to.Root {
+			return v, nil
+		}
 	case sql.TypeNull:
 		return nil, nil
 	case sql.TypeArray, sql.TypeRow, sql.TypeMap:
@@ -469,8 +487,15 @@ func castToString(v any, from sql.DataType) string {
 	case Interval:
 		return x.String()
 	case int32:
+		if from.Root == sql.TypeIntervalYearMonth {
+			return Interval{Months: int64(x), Unit: "MONTH"}.String()
+		}
 		if from.Root == sql.TypeTime {
 			return formatTimeSQL(x, from.Precision)
+		}
+	case int64:
+		if from.Root == sql.TypeIntervalDayTime {
+			return Interval{Millis: x, Unit: "SECOND"}.String()
 		}
 	case []any:
 		var b strings.Builder
@@ -739,4 +764,11 @@ func formatTimeSQL(ms int32, p int) string {
 		}
 	}
 	return b.String()
+}
+
+// intervalMultiplier is the months or milliseconds in one of an interval
+// type's unit.
+var intervalMultiplier = map[sql.IntervalUnit]int64{
+	sql.IntervalYear: 12, sql.IntervalMonth: 1, sql.IntervalDay: 86400000,
+	sql.IntervalHour: 3600000, sql.IntervalMinute: 60000, sql.IntervalSecond: 1000,
 }

@@ -29,6 +29,9 @@ func Compile(e Expr) (Eval, error) {
 		}, nil
 	case *Literal:
 		v := x.Value
+		if iv, ok := v.(Interval); ok {
+			v = iv.runtime(x.T)
+		}
 		return func([]any) (any, error) { return v, nil }, nil
 	case *Call:
 		return compileCall(x)
@@ -250,20 +253,26 @@ func Negate(v any) (any, error) {
 // ignores months; a TIMESTAMP moves by milliseconds or months, keeping its
 // nanoseconds; a DATE plus hours, minutes or seconds is a TIMESTAMP (the
 // binder's type).
-func datetimePlus(op string, a any, iv Interval, t sql.DataType) (any, error) {
+func datetimePlus(op string, a, iv any, yearMonth bool, t sql.DataType) (any, error) {
 	sign := int64(1)
 	if op == "-" {
 		sign = -1
 	}
-	ms, months := sign*iv.Millis, int(sign*iv.Months)
+	var ms int64
+	var months int
+	if yearMonth {
+		months = int(sign * intervalCount(iv))
+	} else {
+		ms = sign * intervalCount(iv)
+	}
 	switch x := a.(type) {
 	case int32:
 		switch {
-		case t.Root == sql.TypeTime && iv.YearMonth():
+		case t.Root == sql.TypeTime && yearMonth:
 			return x, nil
 		case t.Root == sql.TypeTime:
 			return int32((int64(x) + millisPerDay + ms%millisPerDay) % millisPerDay), nil
-		case iv.YearMonth():
+		case yearMonth:
 			return int32(addMonths(int(x), months)), nil
 		case t.Root == sql.TypeTimestamp:
 			return sql.TimestampData{Millis: int64(x)*millisPerDay + ms}, nil
@@ -274,7 +283,7 @@ func datetimePlus(op string, a any, iv Interval, t sql.DataType) (any, error) {
 		}
 		return int32(d), nil
 	case sql.TimestampData:
-		if iv.YearMonth() {
+		if yearMonth {
 			day := floorDiv(x.Millis, millisPerDay)
 			x.Millis = int64(addMonths(int(day), months))*millisPerDay + (x.Millis - day*millisPerDay)
 			return x, nil
@@ -288,11 +297,20 @@ func datetimePlus(op string, a any, iv Interval, t sql.DataType) (any, error) {
 // arith computes a op b in the result type t (operands are converted to
 // it first; integer overflow wraps as in Java).
 func arith(op string, a, b any, t sql.DataType) (any, error) {
-	if iv, ok := a.(Interval); ok {
-		a, b = b, iv
-	}
-	if iv, ok := b.(Interval); ok {
-		return datetimePlus(op, a, iv, t)
+	switch t.Root {
+	case sql.TypeIntervalYearMonth:
+		// Interval plus or minus interval: months wrap as Java's int.
+		x, y := int32(intervalCount(a)), int32(intervalCount(b))
+		if op == "-" {
+			return x - y, nil
+		}
+		return x + y, nil
+	case sql.TypeIntervalDayTime:
+		x, y := intervalCount(a), intervalCount(b)
+		if op == "-" {
+			return x - y, nil
+		}
+		return x + y, nil
 	}
 	switch t.Root {
 	case sql.TypeDecimal:

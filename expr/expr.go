@@ -184,6 +184,38 @@ type Interval struct {
 	Unit   string
 }
 
+// runtime is the literal's value as rows carry an interval of type t:
+// months as int32, milliseconds as int64 (Flink's internal Integer and
+// Long).
+func (iv Interval) runtime(t sql.DataType) any {
+	if t.Root == sql.TypeIntervalYearMonth {
+		return int32(iv.Months)
+	}
+	return iv.Millis
+}
+
+var intervalUnitName = map[sql.IntervalUnit]string{
+	sql.IntervalYear: "YEAR", sql.IntervalMonth: "MONTH", sql.IntervalDay: "DAY",
+	sql.IntervalHour: "HOUR", sql.IntervalMinute: "MINUTE", sql.IntervalSecond: "SECOND",
+}
+
+// intervalCount reads a runtime interval value (or a literal's Interval)
+// as its count of months or milliseconds.
+func intervalCount(v any) int64 {
+	switch x := v.(type) {
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case Interval:
+		if x.YearMonth() {
+			return x.Months
+		}
+		return x.Millis
+	}
+	return 0
+}
+
 // YearMonth reports a year-month interval.
 func (iv Interval) YearMonth() bool {
 	return strings.Contains(iv.Unit, "YEAR") || strings.Contains(iv.Unit, "MONTH")

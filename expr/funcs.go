@@ -662,6 +662,16 @@ func evalArith(c *Call, args []Eval) (Eval, error) {
 		return strict(args, func(vs []any) (any, error) { return Negate(vs[0]) }), nil
 	}
 	op := c.Op
+	lt, rt := c.Args[0].Type(), c.Args[1].Type()
+	switch {
+	case rt.IsInterval() && !lt.IsInterval():
+		// datetime +/- interval (ScalarOperatorGens.generateTemporalPlusMinus).
+		ym := rt.Root == sql.TypeIntervalYearMonth
+		return strict(args, func(vs []any) (any, error) { return datetimePlus(op, vs[0], vs[1], ym, t) }), nil
+	case lt.IsInterval() && !rt.IsInterval():
+		ym := lt.Root == sql.TypeIntervalYearMonth
+		return strict(args, func(vs []any) (any, error) { return datetimePlus(op, vs[1], vs[0], ym, t) }), nil
+	}
 	return strict(args, func(vs []any) (any, error) { return arith(op, vs[0], vs[1], t) }), nil
 }
 

@@ -79,6 +79,17 @@ func constant(v any, t sql.DataType) Expr {
 		// removeNullabilityCast), and NULL is a typed literal.
 		return &Literal{Value: v, T: t}
 	}
+	if t.IsInterval() {
+		// A reduced interval is a literal again, its qualifier the type's
+		// unit (84:INTERVAL MONTH).
+		iv := Interval{Unit: intervalUnitName[t.Unit]}
+		if t.Root == sql.TypeIntervalYearMonth {
+			iv.Months = intervalCount(v)
+		} else {
+			iv.Millis = intervalCount(v)
+		}
+		v = iv
+	}
 	natural := t.NotNull()
 	if s, ok := v.(string); ok && t.IsString() {
 		if !t.Nullable {

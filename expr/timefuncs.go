@@ -409,12 +409,8 @@ func evalExtract(c *Call, args []Eval) (Eval, error) {
 		}
 		var ms int64
 		nano := int64(0)
-		switch v := v.(type) {
-		case Interval:
-			n := v.Millis
-			if root == sql.TypeIntervalYearMonth {
-				n = v.Months
-			}
+		if root == sql.TypeIntervalYearMonth || root == sql.TypeIntervalDayTime {
+			n := intervalCount(v)
 			fm := intervalExtract[unit]
 			switch {
 			case unit == "QUARTER":
@@ -423,6 +419,8 @@ func evalExtract(c *Call, args []Eval) (Eval, error) {
 				return n / fm[1], nil
 			}
 			return (n % fm[0]) / fm[1], nil
+		}
+		switch v := v.(type) {
 		case sql.TimestampData:
 			ms, nano = v.Millis, int64(v.NanoOfMilli)
 		case int32:

@@ -1449,11 +1449,6 @@ func (b *binder) bindExpr(e ast.Expr, sc *scope, agg *aggCollector) (Expr, error
 	b.exprDepth++
 	x, err := b.bindExprIn(e, sc, agg)
 	b.exprDepth--
-	if err == nil && b.exprDepth == 0 && isIntervalType(x.Type()) {
-		// An INTERVAL is only an operand of datetime arithmetic here: no
-		// column, sink or function takes one.
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support INTERVAL values here yet")
-	}
 	return x, err
 }
 
@@ -1559,7 +1554,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 					return &Literal{Value: iv, T: l.T}, nil
 				}
 			}
-			if !a.Type().IsNumeric() {
+			if !a.Type().IsNumeric() && !isIntervalType(a.Type()) {
 				return nil, cannotApply(x.At, "-", a)
 			}
 			if l, ok := a.(*Literal); ok {
@@ -1995,6 +1990,16 @@ func isDatetime(t sql.DataType) bool {
 	return false
 }
 
+// intervalSum is the type of the sum of two intervals of one family: the
+// finer of the two units (INTERVAL DAY + INTERVAL HOUR is an INTERVAL
+// HOUR); YEAR stays YEAR only with YEAR.
+func intervalSum(a, b sql.DataType) sql.DataType {
+	if a.Unit >= b.Unit {
+		return a
+	}
+	return b
+}
+
 // datetimePlusType is the type of datetime +/- interval, as Flink's copy of
 // Calcite's SqlTimestampAddFunction.deduceType gives it for the interval's
 // start unit: HOUR, MINUTE or SECOND added to a DATE makes a TIMESTAMP
@@ -2024,6 +2029,11 @@ func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: datetimePlusType(lt, r).WithNullable(nullable)}, nil
 	case x.Op == ast.OpAdd && isIntervalType(lt) && isDatetime(rt):
 		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: datetimePlusType(rt, l).WithNullable(nullable)}, nil
+	case (x.Op == ast.OpAdd || x.Op == ast.OpSub) && isIntervalType(lt) && lt.Root == rt.Root:
+		// Interval plus or minus an interval of its family: Calcite's
+		// leastRestrictive qualifier (the coarser start, the finer end),
+		// as Flink's planner keeps it (sql.Interval).
+		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: intervalSum(lt, rt).WithNullable(nullable)}, nil
 	}
 	switch x.Op {
 	case ast.OpAdd, ast.OpSub, ast.OpMul, ast.OpDiv, ast.OpMod:
@@ -2156,11 +2166,12 @@ func bindLiteral(x *ast.Literal) (Expr, error) {
 		if !ok {
 			return nil, fmt.Errorf("bind: interval literal %v", x.Value)
 		}
-		v := expr.Interval{Millis: iv.Millis, Months: iv.Months, Unit: iv.Unit}
-		if v.YearMonth() {
-			return &Literal{Value: v, T: sql.DataType{Root: sql.TypeIntervalYearMonth}}, nil
+		from, to, _ := strings.Cut(iv.Unit, " TO ")
+		t, ok := sql.Interval(from, to)
+		if !ok {
+			return nil, fmt.Errorf("bind: interval qualifier %q", iv.Unit)
 		}
-		return &Literal{Value: v, T: sql.DataType{Root: sql.TypeIntervalDayTime}}, nil
+		return &Literal{Value: expr.Interval{Millis: iv.Millis, Months: iv.Months, Unit: iv.Unit}, T: t.NotNull()}, nil
 	case ast.LitDecimal:
 		if d, ok := x.Value.(decimal.Decimal); ok {
 			return &Literal{Value: d, T: x.Type}, nil
@@ -2415,15 +2426,16 @@ func castRefusal(from, to sql.DataType) string {
 		// the job is compiled, as Flink's code generation does).
 		ok = from.IsString() || from.IsNumeric() || from.Root == sql.TypeBoolean ||
 			from.Root == sql.TypeTimestamp || from.Root == sql.TypeTimestampLTZ ||
-			(from.Root == sql.TypeIntervalDayTime && (to.IsIntegral() || to.Root == sql.TypeDecimal))
+			(from.IsInterval() && (to.IsIntegral() || to.Root == sql.TypeDecimal))
 	case to.Root == sql.TypeDate:
 		ok = from.IsString() || from.IsBinary() || from.Root == sql.TypeTimestamp || from.Root == sql.TypeTimestampLTZ
 	case to.Root == sql.TypeTime:
 		ok = from.IsString() || from.IsBinary() || from.Root == sql.TypeTimestamp || from.Root == sql.TypeTimestampLTZ
 	case to.Root == sql.TypeTimestamp || to.Root == sql.TypeTimestampLTZ:
 		ok = from.IsString() || from.IsBinary() || from.IsNumeric() || datetime(from)
-	case to.Root == sql.TypeIntervalDayTime:
-		ok = from.IsString() || from.IsIntegral() || from.Root == sql.TypeDecimal
+	case to.IsInterval():
+		// SqlTypeUtil.canCastFrom: an exact number to an interval.
+		ok = from.IsIntegral() || from.Root == sql.TypeDecimal
 	}
 	if !ok {
 		return refuse

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/sqlrun/sqlrun/config"
-	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -465,11 +464,11 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 		if err != nil {
 			return 0, err
 		}
-		iv, ok := v.(expr.Interval)
-		if !ok || iv.YearMonth() {
+		ms, ok := v.(int64)
+		if !ok || e.Type().Root != sql.TypeIntervalDayTime {
 			return 0, sql.Errorf(sql.ValidationException, "Cannot apply '%s' to arguments: the window %s must be a day-time INTERVAL", x.Name, strings.ToLower(name))
 		}
-		return iv.Millis, nil
+		return ms, nil
 	}
 	w := Windowing{Func: x.Name, Partition: partition, ProcTime: procTime}
 	if w.Size, err = interval("SIZE"); err != nil {

@@ -31,6 +31,8 @@ import (
 //	TIME(p)                  int32, milliseconds of the day
 //	TIMESTAMP(p)             TimestampData (a wall-clock date-time, no zone)
 //	TIMESTAMP_LTZ(p)         TimestampData (an instant, as epoch time in UTC)
+//	INTERVAL YEAR / MONTH    int32, months
+//	INTERVAL DAY ... SECOND  int64, milliseconds
 //	ARRAY<T>                 []any
 //	MAP<K, V>                *Map
 //	ROW<...>                 []any
@@ -135,9 +137,14 @@ func FormatValue(v any, t DataType) string {
 			return FormatDate(x)
 		case TypeTime:
 			return FormatTime(x, t.Precision)
+		case TypeIntervalYearMonth:
+			return formatPeriod(x, t.Unit)
 		}
 		return strconv.FormatInt(int64(x), 10)
 	case int64:
+		if t.Root == TypeIntervalDayTime {
+			return formatDuration(x)
+		}
 		return strconv.FormatInt(x, 10)
 	case float32:
 		return formatJavaFloat(float64(x), 32)
@@ -282,4 +289,78 @@ func JavaScientific(f float64, bits int) string {
 		exp = "-" + exp
 	}
 	return mant + "E" + exp
+}
+
+// formatPeriod prints a year-month interval as Flink's Row.toString does:
+// the java.time.Period YearMonthIntervalPeriodConverter makes of it
+// (Period.ofYears(months / 12) for INTERVAL YEAR, Period.ofMonths for
+// INTERVAL MONTH), printed by Period.toString: P7Y, P84M, P0D.
+func formatPeriod(months int32, unit IntervalUnit) string {
+	var b strings.Builder
+	b.WriteByte('P')
+	if unit == IntervalYear {
+		if y := months / 12; y != 0 {
+			b.WriteString(strconv.Itoa(int(y)))
+			b.WriteByte('Y')
+		}
+	} else if months != 0 {
+		b.WriteString(strconv.Itoa(int(months)))
+		b.WriteByte('M')
+	}
+	if b.Len() == 1 {
+		return "P0D"
+	}
+	return b.String()
+}
+
+// formatDuration prints a day-time interval as Flink's Row.toString does:
+// java.time.Duration.ofMillis(ms).toString (PT48H, PT1M30.5S, PT-0.5S,
+// PT0S), the Duration DayTimeIntervalDurationConverter makes of it.
+func formatDuration(ms int64) string {
+	if ms == 0 {
+		return "PT0S"
+	}
+	// Duration keeps whole seconds (floored) and a non-negative nano part.
+	secs := ms / 1000
+	nanos := (ms % 1000) * 1000000
+	if nanos < 0 {
+		nanos += 1000000000
+		secs--
+	}
+	eff := secs
+	if secs < 0 && nanos > 0 {
+		eff++
+	}
+	hours, minutes, s := eff/3600, (eff%3600)/60, eff%60
+	var b strings.Builder
+	b.WriteString("PT")
+	if hours != 0 {
+		b.WriteString(strconv.FormatInt(hours, 10))
+		b.WriteByte('H')
+	}
+	if minutes != 0 {
+		b.WriteString(strconv.FormatInt(minutes, 10))
+		b.WriteByte('M')
+	}
+	if s == 0 && nanos == 0 && b.Len() > 2 {
+		return b.String()
+	}
+	if secs < 0 && nanos > 0 && s == 0 {
+		b.WriteString("-0")
+	} else {
+		b.WriteString(strconv.FormatInt(s, 10))
+	}
+	if nanos > 0 {
+		var frac int64
+		if secs < 0 {
+			frac = 2*1000000000 - nanos
+		} else {
+			frac = nanos + 1000000000
+		}
+		f := strings.TrimRight(strconv.FormatInt(frac, 10), "0")
+		b.WriteByte('.')
+		b.WriteString(f[1:])
+	}
+	b.WriteByte('S')
+	return b.String()
 }

@@ -30,13 +30,79 @@ const (
 	TypeArray
 	TypeMap
 	TypeRow
-	// TypeIntervalDayTime is a day-time INTERVAL: only an expression's
-	// type (INTERVAL '5' SECOND), never a column's.
+	// TypeIntervalDayTime is a day-time INTERVAL (INTERVAL '5' SECOND,
+	// INTERVAL DAY TO SECOND(3)); DataType.Unit says which.
 	TypeIntervalDayTime
-	// TypeIntervalYearMonth is a year-month INTERVAL (INTERVAL '2' MONTH),
-	// also only an expression's type.
+	// TypeIntervalYearMonth is a year-month INTERVAL (INTERVAL '2' MONTH,
+	// INTERVAL YEAR); DataType.Unit says which.
 	TypeIntervalYearMonth
 )
+
+// IntervalUnit is the resolution of an INTERVAL type as Flink's planner
+// keeps it. Flink reads every interval type of SQL (a CAST target, a
+// column, a literal's type) through FlinkTypeFactory.toLogicalType, which
+// keeps only six: INTERVAL YEAR(2) for YEAR, INTERVAL MONTH for YEAR TO
+// MONTH and MONTH, INTERVAL DAY(2) for DAY, INTERVAL HOUR for DAY TO HOUR
+// and HOUR, INTERVAL MINUTE for the qualifiers that end in MINUTE, and
+// INTERVAL SECOND(3) for those that end in SECOND. The value is the same
+// whatever the unit: months (int32) or milliseconds (int64); the unit
+// decides how it prints (Flink's YearMonthIntervalPeriodConverter and
+// DayTimeIntervalDurationConverter).
+type IntervalUnit uint8
+
+// The interval units, in Flink's order from coarse to fine.
+const (
+	IntervalNone IntervalUnit = iota
+	IntervalYear
+	IntervalMonth
+	IntervalDay
+	IntervalHour
+	IntervalMinute
+	IntervalSecond
+)
+
+var intervalUnitNames = map[string]IntervalUnit{
+	"YEAR": IntervalYear, "MONTH": IntervalMonth, "DAY": IntervalDay,
+	"HOUR": IntervalHour, "MINUTE": IntervalMinute, "SECOND": IntervalSecond,
+}
+
+// Interval is the type Flink's planner gives the interval qualifier
+// "from [TO to]" (to empty for a single unit), as toLogicalType maps it:
+// INTERVAL YEAR(2) for YEAR alone, INTERVAL MONTH for the other year-month
+// qualifiers, and a day-time type named by the qualifier's last unit
+// (DAY alone is INTERVAL DAY(2)). It reports false for a qualifier that is
+// no interval's.
+func Interval(from, to string) (DataType, bool) {
+	f, ok := intervalUnitNames[strings.ToUpper(from)]
+	if !ok {
+		return DataType{}, false
+	}
+	e := f
+	if to != "" {
+		if e, ok = intervalUnitNames[strings.ToUpper(to)]; !ok || e < f {
+			return DataType{}, false
+		}
+	}
+	if (f <= IntervalMonth) != (e <= IntervalMonth) {
+		return DataType{}, false
+	}
+	switch {
+	case f == IntervalYear && e == IntervalYear:
+		return DataType{Root: TypeIntervalYearMonth, Nullable: true, Unit: IntervalYear, Precision: 2}, true
+	case e <= IntervalMonth:
+		return DataType{Root: TypeIntervalYearMonth, Nullable: true, Unit: IntervalMonth}, true
+	case e == IntervalDay:
+		return DataType{Root: TypeIntervalDayTime, Nullable: true, Unit: IntervalDay, Precision: 2}, true
+	case e == IntervalSecond:
+		return DataType{Root: TypeIntervalDayTime, Nullable: true, Unit: IntervalSecond, Precision: 2, Scale: 3}, true
+	}
+	return DataType{Root: TypeIntervalDayTime, Nullable: true, Unit: e}, true
+}
+
+// IsInterval reports the two INTERVAL families.
+func (t DataType) IsInterval() bool {
+	return t.Root == TypeIntervalDayTime || t.Root == TypeIntervalYearMonth
+}
 
 // MaxLength is the length Flink gives STRING (VARCHAR) and BYTES (VARBINARY).
 const MaxLength = 2147483647
@@ -65,6 +131,8 @@ type DataType struct {
 	Value *DataType
 	// Fields are the members of ROW.
 	Fields []Field
+	// Unit is an INTERVAL type's resolution (IntervalNone otherwise).
+	Unit IntervalUnit
 }
 
 // Constructors for the common types; all nullable, as in Flink DDL.
@@ -140,7 +208,7 @@ func (t DataType) IsBinary() bool { return t.Root == TypeBinary || t.Root == Typ
 // Equal compares types structurally, nullability included.
 func (t DataType) Equal(o DataType) bool {
 	if t.Root != o.Root || t.Nullable != o.Nullable || t.Length != o.Length ||
-		t.Precision != o.Precision || t.Scale != o.Scale || len(t.Fields) != len(o.Fields) {
+		t.Precision != o.Precision || t.Scale != o.Scale || t.Unit != o.Unit || len(t.Fields) != len(o.Fields) {
 		return false
 	}
 	if (t.Elem == nil) != (o.Elem == nil) || (t.Value == nil) != (o.Value == nil) {
@@ -214,9 +282,21 @@ func (t DataType) baseString() string {
 	case TypeTimestampLTZ:
 		return fmt.Sprintf("TIMESTAMP_LTZ(%d)", t.Precision)
 	case TypeIntervalDayTime:
-		return "INTERVAL SECOND(3)"
+		// DayTimeIntervalType.asSummaryString for the units Flink keeps.
+		switch t.Unit {
+		case IntervalDay:
+			return fmt.Sprintf("INTERVAL DAY(%d)", t.Precision)
+		case IntervalHour:
+			return "INTERVAL HOUR"
+		case IntervalMinute:
+			return "INTERVAL MINUTE"
+		}
+		return fmt.Sprintf("INTERVAL SECOND(%d)", t.Scale)
 	case TypeIntervalYearMonth:
-		return "INTERVAL YEAR(2) TO MONTH"
+		if t.Unit == IntervalYear {
+			return fmt.Sprintf("INTERVAL YEAR(%d)", t.Precision)
+		}
+		return "INTERVAL MONTH"
 	case TypeArray:
 		return "ARRAY<" + t.Elem.String() + ">"
 	case TypeMap:

@@ -161,6 +161,13 @@ func newRandom(path string, t sql.DataType, seed uint64, o *fieldOptions) (*fiel
 		err = f.intBounds(o, math.MinInt32, math.MaxInt32, 32)
 	case sql.TypeBigInt:
 		err = f.intBounds(o, math.MinInt64, math.MaxInt64, 64)
+	case sql.TypeIntervalYearMonth:
+		// RandomGeneratorVisitor: months between min (default 0) and max
+		// (default 120000, "Period max").
+		err = f.intBoundsDefault(o, math.MinInt32, math.MaxInt32, 0, 120000, 32)
+	case sql.TypeIntervalDayTime:
+		// RandomGeneratorVisitor: milliseconds over the whole long range.
+		err = f.intBounds(o, math.MinInt64, math.MaxInt64, 64)
 	case sql.TypeFloat:
 		err = f.floatBounds(o, math.SmallestNonzeroFloat32, math.MaxFloat32, 32)
 	case sql.TypeDouble:
@@ -269,7 +276,12 @@ func boundsError(minKey, minV, maxKey, maxV string) error {
 // intBounds reads min and max of an integer type; bitSize is the width of
 // Flink's option type (int for TINYINT..INT, long for BIGINT).
 func (f *field) intBounds(o *fieldOptions, lo, hi int64, bitSize int) error {
-	vals := [2]int64{lo, hi}
+	return f.intBoundsDefault(o, lo, hi, lo, hi, bitSize)
+}
+
+// intBoundsDefault is intBounds with defaults other than the type's range.
+func (f *field) intBoundsDefault(o *fieldOptions, lo, hi, defLo, defHi int64, bitSize int) error {
+	vals := [2]int64{defLo, defHi}
 	var keys, texts [2]string
 	for i, opt := range []string{"min", "max"} {
 		key, v, ok := o.get(f.path, opt)
@@ -569,9 +581,9 @@ func (f *field) value(u uint64, now *clock) any {
 		return int8(f.randInt(h))
 	case sql.TypeSmallInt:
 		return int16(f.randInt(h))
-	case sql.TypeInt:
+	case sql.TypeInt, sql.TypeIntervalYearMonth:
 		return int32(f.randInt(h))
-	case sql.TypeBigInt:
+	case sql.TypeBigInt, sql.TypeIntervalDayTime:
 		return f.randInt(h)
 	case sql.TypeFloat:
 		return f.randFloat32(h)

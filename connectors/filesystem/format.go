@@ -56,6 +56,10 @@ func newFormat(o connectors.Options, cols []sql.Column) (*format, error) {
 			switch c.Type.Root {
 			case sql.TypeArray, sql.TypeMap, sql.TypeRow:
 				return nil, sql.Errorf(sql.ValidationException, "The csv format does not support column '%s' of type %s in sqlrun.", c.Name, c.Type)
+			case sql.TypeIntervalYearMonth, sql.TypeIntervalDayTime:
+				// Neither does Flink's (RowDataToCsvConverters,
+				// CsvToRowDataConverters: "Unsupported type").
+				return nil, sql.Errorf(sql.ValidationException, "The csv format does not support column '%s' of type %s.", c.Name, c.Type)
 			}
 		}
 	case "json":

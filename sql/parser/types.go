@@ -169,6 +169,8 @@ func (p *parser) baseType() sql.DataType {
 		n, nt := p.optParam(6)
 		p.precisionCheck(n, nt, "Timestamp")
 		dt = sql.TimestampLTZ(n)
+	case "INTERVAL":
+		dt = p.intervalType()
 	case "ARRAY":
 		p.expectOp("<")
 		elem := p.dataType()
@@ -220,4 +222,53 @@ func (p *parser) withoutTimeZone() {
 		p.expect("TIME")
 		p.expect("ZONE")
 	}
+}
+
+// intervalType reads the qualifier of an INTERVAL type after the INTERVAL
+// keyword: a unit with an optional leading precision (SECOND's also a
+// fractional one), then optionally TO and a finer unit (SECOND with an
+// optional fractional precision). The type is the one Flink's planner
+// keeps for the qualifier (sql.Interval). As FlinkTypeFactory.toLogicalType
+// does, a qualifier ending in SECOND with a leading precision above 3 is
+// refused.
+func (p *parser) intervalType() sql.DataType {
+	unit := func() (string, token) {
+		t := p.peek()
+		u := strings.ToUpper(t.text)
+		switch u {
+		case "YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND":
+		default:
+			p.fail(t)
+		}
+		p.next()
+		return u, t
+	}
+	from, fromTok := unit()
+	lead := 2
+	if p.acceptOp("(") {
+		lead, _ = p.typeParam()
+		if from == "SECOND" && p.acceptOp(",") {
+			p.typeParam()
+		}
+		p.expectOp(")")
+	}
+	to := ""
+	if p.accept("TO") {
+		var toTok token
+		to, toTok = unit()
+		if to == "SECOND" {
+			p.optParam(6)
+		}
+		if _, ok := sql.Interval(from, to); !ok {
+			p.fail(toTok)
+		}
+	}
+	dt, ok := sql.Interval(from, to)
+	if !ok {
+		p.fail(fromTok)
+	}
+	if dt.Unit == sql.IntervalSecond && lead > 3 {
+		p.failMsg(sql.TableException, fromTok, "DAY_INTERVAL_TYPES precision is not supported: %d", lead)
+	}
+	return dt
 }
