@@ -230,11 +230,34 @@ func (b *WriteBuffer) release() {
 
 // radixSortByKey sorts ents by key, stably: a least-significant-digit
 // radix sort over the bytes in which the keys differ (two or three passes
-// for the INT keys of a buffer), through a scratch copy on the heap (it
-// holds no pointers, so the collector does not scan it). It costs a few
-// passes over the index where a comparison sort of a million entries was
-// a few percent of a primary-key write's CPU.
-func radixSortByKey(ents []bufEntry) {
+// for the INT keys of a buffer), through a scratch copy of the index. It
+// costs a few passes over the index where a comparison sort of a million
+// entries was a few percent of a primary-key write's CPU.
+func (b *WriteBuffer) radixSortByKey(ents []bufEntry) error {
+	if len(ents) < 2 {
+		return nil
+	}
+	// The scratch copy of a large index is mapped from the pool like the
+	// index (huge pages, unmapped after the sort), not allocated on the
+	// heap: a 1M-record buffer's 32 MB of scratch on the heap was zeroed
+	// and faulted in 4 KB at a time at every flush, and grew the heap a
+	// cold process starts with (issue 14).
+	if n := len(ents) * entrySize; n >= pageChunk {
+		mem, err := b.idx.pool.get((n + pageChunk - 1) &^ (pageChunk - 1))
+		if err != nil {
+			return fmt.Errorf("mergetree: write buffer sort: %w", err)
+		}
+		defer b.idx.pool.put(mem)
+		radixSortByKey(ents, unsafe.Slice((*bufEntry)(unsafe.Pointer(unsafe.SliceData(mem))), len(ents)))
+		return nil
+	}
+	radixSortByKey(ents, make([]bufEntry, len(ents)))
+	return nil
+}
+
+// radixSortByKey is the radix sort of ents through tmp, a scratch index
+// of the same length.
+func radixSortByKey(ents, tmp []bufEntry) {
 	if len(ents) < 2 {
 		return
 	}
@@ -248,7 +271,7 @@ func radixSortByKey(ents []bufEntry) {
 	if diff == 0 {
 		return
 	}
-	src, dst := ents, make([]bufEntry, len(ents))
+	src, dst := ents, tmp
 	for shift := uint(0); shift < 64; shift += 8 {
 		if (diff>>shift)&0xff == 0 {
 			continue
@@ -280,8 +303,7 @@ func (b *WriteBuffer) sort() error {
 		// The records came in sequence order (a writer's numbers
 		// increase): a stable sort on the key alone gives (key, sequence
 		// number) order.
-		radixSortByKey(b.idx.ents)
-		return nil
+		return b.radixSortByKey(b.idx.ents)
 	}
 	if !b.generic {
 		slices.SortFunc(b.idx.ents, func(x, y bufEntry) int {

@@ -218,7 +218,9 @@ func (b *WriteBuffer) sortPacked() error {
 		// unsigned prefixes sort as they compare.
 		e.key = int64(sortKeyPrefix(b.keyBuf) ^ 1<<63)
 	}
-	radixSortByKey(ents)
+	if err := b.radixSortByKey(ents); err != nil {
+		return err
+	}
 	for i := 0; i < len(ents); {
 		j := i + 1
 		for j < len(ents) && ents[j].key == ents[i].key {

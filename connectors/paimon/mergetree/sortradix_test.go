@@ -2,10 +2,13 @@ package mergetree
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/sqlrun/sqlrun/sql"
 )
 
 // TestRadixSortByKey: the index's radix sort orders by key, stably (equal
@@ -29,9 +32,48 @@ func TestRadixSortByKey(t *testing.T) {
 			}
 			want := slices.Clone(ents)
 			slices.SortStableFunc(want, func(x, y bufEntry) int { return cmp.Compare(x.key, y.key) })
-			radixSortByKey(ents)
+			radixSortByKey(ents, make([]bufEntry, len(ents)))
 			if !slices.Equal(ents, want) {
 				t.Fatalf("%s, %d entries: radix sort differs from a stable sort", name, n)
+			}
+		}
+	}
+}
+
+// TestWriteBufferLargeSort: a buffer whose index passes pageChunk sorts
+// through scratch mapped from its pool (WriteBuffer.radixSortByKey), for
+// the integer-key and the packed-key sorts alike: the flushed records
+// come in key then sequence order, all of them.
+func TestWriteBufferLargeSort(t *testing.T) {
+	for _, keyType := range []sql.DataType{sql.Int(), sql.String()} {
+		spec, err := newSpec([]string{"id", "v"}, []sql.DataType{keyType, sql.BigInt()}, []string{"id"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 3 * pageChunk / entrySize
+		r := rand.New(rand.NewPCG(5, 6))
+		buf := NewWriteBuffer(spec, 1<<30, nil, nil)
+		for i := 0; i < n; i++ {
+			var k any = int32(r.IntN(n / 2))
+			if keyType.Root != sql.TypeInt {
+				k = fmt.Sprintf("%08d", k)
+			}
+			v := []any{k, int64(i)}
+			if _, err := buf.Put(&KV{Key: spec.KeyOf(v), Seq: int64(i), Kind: sql.Insert, Value: v}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var raw []*KV
+		if err := buf.Flush(func(*KV) error { return nil }, func(x *KV) error { raw = append(raw, x); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		buf.Close()
+		if len(raw) != n {
+			t.Fatalf("%s key: %d records flushed, want %d", keyType, len(raw), n)
+		}
+		for i := 1; i < n; i++ {
+			if c := spec.Key.Compare(raw[i-1].Key, raw[i].Key); c > 0 || c == 0 && raw[i-1].Seq >= raw[i].Seq {
+				t.Fatalf("%s key: records %d and %d out of order: %v/%d, %v/%d", keyType, i-1, i, raw[i-1].Key, raw[i-1].Seq, raw[i].Key, raw[i].Seq)
 			}
 		}
 	}
