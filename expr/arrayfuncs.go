@@ -15,21 +15,21 @@ import (
 // ...). Elements are equal as Flink's "=" finds them (valuesEqual).
 func arrayFuncs() []*Func {
 	return []*Func{
-		{Name: "ARRAY_APPEND", Infer: inferArrayElementFunc, Eval: evalArrayAppend},
-		{Name: "ARRAY_PREPEND", Infer: inferArrayElementFunc, Eval: evalArrayAppend},
-		{Name: "ARRAY_CONTAINS", Infer: inferArrayElementFunc, Eval: evalArrayContains},
-		{Name: "ARRAY_POSITION", Infer: inferArrayElementFunc, Eval: evalArrayPosition},
-		{Name: "ARRAY_REMOVE", Infer: inferArrayElementFunc, Eval: evalArrayRemove},
-		{Name: "ARRAY_DISTINCT", Infer: inferArrayUnary, Eval: evalArrayDistinct},
-		{Name: "ARRAY_REVERSE", Infer: inferArrayUnary, Eval: evalArrayReverse},
-		{Name: "ARRAY_UNION", Infer: inferArrayCommon, Eval: evalArraySetOp},
-		{Name: "ARRAY_EXCEPT", Infer: inferArrayCommon, Eval: evalArraySetOp},
-		{Name: "ARRAY_CONCAT", Infer: inferArrayCommon, Eval: evalArrayConcat},
-		{Name: "ARRAY_MAX", Infer: inferArrayMinMax, Eval: evalArrayMinMax},
-		{Name: "ARRAY_MIN", Infer: inferArrayMinMax, Eval: evalArrayMinMax},
-		{Name: "ARRAY_JOIN", Infer: inferArrayJoin, Eval: evalArrayJoin},
-		{Name: "ARRAY_SLICE", Infer: inferArraySlice, Eval: evalArraySlice},
-		{Name: "SPLIT", Infer: inferSplit, Eval: evalSplit},
+		{Name: "ARRAY_APPEND", Infer: inferArrayElementFunc, Eval: evalArrayAppend, AsWritten: true},
+		{Name: "ARRAY_PREPEND", Infer: inferArrayElementFunc, Eval: evalArrayAppend, AsWritten: true},
+		{Name: "ARRAY_CONTAINS", Infer: inferArrayElementFunc, Eval: evalArrayContains, AsWritten: true},
+		{Name: "ARRAY_POSITION", Infer: inferArrayElementFunc, Eval: evalArrayPosition, AsWritten: true},
+		{Name: "ARRAY_REMOVE", Infer: inferArrayElementFunc, Eval: evalArrayRemove, AsWritten: true},
+		{Name: "ARRAY_DISTINCT", Infer: inferArrayUnary, Eval: evalArrayDistinct, AsWritten: true},
+		{Name: "ARRAY_REVERSE", Infer: inferArrayUnary, Eval: evalArrayReverse, AsWritten: true},
+		{Name: "ARRAY_UNION", Infer: inferArrayCommon, Eval: evalArraySetOp, AsWritten: true},
+		{Name: "ARRAY_EXCEPT", Infer: inferArrayCommon, Eval: evalArraySetOp, AsWritten: true},
+		{Name: "ARRAY_CONCAT", Infer: inferArrayCommon, Eval: evalArrayConcat, AsWritten: true},
+		{Name: "ARRAY_MAX", Infer: inferArrayMinMax, Eval: evalArrayMinMax, AsWritten: true},
+		{Name: "ARRAY_MIN", Infer: inferArrayMinMax, Eval: evalArrayMinMax, AsWritten: true},
+		{Name: "ARRAY_JOIN", Infer: inferArrayJoin, Eval: evalArrayJoin, AsWritten: true},
+		{Name: "ARRAY_SLICE", Infer: inferArraySlice, Eval: evalArraySlice, AsWritten: true},
+		{Name: "SPLIT", Infer: inferSplit, Eval: evalSplit, AsWritten: true},
 	}
 }
 

@@ -38,6 +38,9 @@ type Call struct {
 	Op   string
 	Args []Expr
 	T    sql.DataType
+	// Written is the name the call prints under when it is not Op: a
+	// function Flink resolves as the query spelled it (Func.AsWritten).
+	Written string
 }
 
 // MapArgs returns c with f applied to each argument: c itself when f
@@ -124,7 +127,11 @@ func String(e Expr, names []string, f Format) string {
 		case form == Postfix && len(args) == 1:
 			return args[0] + " " + x.Op
 		}
-		return x.Op + "(" + strings.Join(args, ", ") + ")"
+		name := x.Op
+		if x.Written != "" {
+			name = x.Written
+		}
+		return name + "(" + strings.Join(args, ", ") + ")"
 	}
 	return fmt.Sprintf("%v", e)
 }
@@ -371,7 +378,7 @@ func Remap(e Expr, m map[int]int) Expr {
 		for i, a := range x.Args {
 			args[i] = Remap(a, m)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
 	}
 	return e
 }
@@ -387,7 +394,7 @@ func Inline(e Expr, below []Expr) Expr {
 		for i, a := range x.Args {
 			args[i] = Inline(a, below)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
 	}
 	return e
 }

@@ -42,6 +42,16 @@ type Func struct {
 	Dynamic bool
 	// Internal functions are not listed by SHOW FUNCTIONS.
 	Internal bool
+	// AsWritten marks a function of Flink's new type inference stack (a
+	// BuiltInFunctionDefinition with a runtime class or a deferred
+	// runtime, "New stack built-in functions" in
+	// BuiltInFunctionDefinitions): Flink's FunctionCatalogOperatorTable
+	// resolves it as a BridgingSqlFunction named by the identifier the
+	// query wrote, so plans print the call as spelled: coalesce(c, 'empty')
+	// (GroupingSetsTest.testGroupingSetsOutputsNullability), COALESCE(...)
+	// where the query wrote COALESCE. The other functions are Calcite's
+	// operators (FlinkSqlOperatorTable) and print under Name.
+	AsWritten bool
 }
 
 // FuncKind says how a query reaches a function.
@@ -200,10 +210,10 @@ func builtins() []*Func {
 		{Name: "CAST", Form: Cast, Eval: evalCast},
 		{Name: "TRY_CAST", Form: Cast, Eval: evalCast},
 		// Conditional functions.
-		{Name: "COALESCE", Infer: inferCoalesce, Eval: evalCoalesce},
+		{Name: "COALESCE", Infer: inferCoalesce, Eval: evalCoalesce, AsWritten: true},
 		// IFNULL(input, null_replacement) evaluates as a two-argument
 		// COALESCE; only its type differs (inferIfNull).
-		{Name: "IFNULL", Infer: inferIfNull, Eval: evalCoalesce},
+		{Name: "IFNULL", Infer: inferIfNull, Eval: evalCoalesce, AsWritten: true},
 		{Name: "IF", Infer: inferIf, Eval: evalIf},
 		// String functions.
 		{Name: "CONCAT", Infer: inferConcat, Eval: evalConcat},

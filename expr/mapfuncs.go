@@ -13,10 +13,10 @@ import (
 // (MapFromArraysFunction).
 func mapFuncs() []*Func {
 	return []*Func{
-		{Name: "MAP_KEYS", Infer: inferMapUnary, Eval: evalMapUnary},
-		{Name: "MAP_VALUES", Infer: inferMapUnary, Eval: evalMapUnary},
-		{Name: "MAP_ENTRIES", Infer: inferMapUnary, Eval: evalMapUnary},
-		{Name: "MAP_FROM_ARRAYS", Infer: inferMapFromArrays, Eval: evalMapFromArrays},
+		{Name: "MAP_KEYS", Infer: inferMapUnary, Eval: evalMapUnary, AsWritten: true},
+		{Name: "MAP_VALUES", Infer: inferMapUnary, Eval: evalMapUnary, AsWritten: true},
+		{Name: "MAP_ENTRIES", Infer: inferMapUnary, Eval: evalMapUnary, AsWritten: true},
+		{Name: "MAP_FROM_ARRAYS", Infer: inferMapFromArrays, Eval: evalMapFromArrays, AsWritten: true},
 	}
 }
 

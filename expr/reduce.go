@@ -27,7 +27,7 @@ func Reduce(e Expr) Expr {
 		for i, a := range c.Args {
 			args[i] = Reduce(a)
 		}
-		return &Call{Op: c.Op, Args: args, T: c.T}
+		return &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written}
 	}
 	args := make([]Expr, len(c.Args))
 	allConst := true
@@ -35,7 +35,7 @@ func Reduce(e Expr) Expr {
 		args[i] = Reduce(a)
 		allConst = allConst && isConstant(args[i])
 	}
-	out := &Call{Op: c.Op, Args: args, T: c.T}
+	out := &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written}
 	if !allConst || isReduced(out) {
 		return out
 	}
@@ -193,7 +193,7 @@ func substitute(e Expr, consts map[int]Expr) Expr {
 		for i, a := range x.Args {
 			args[i] = substitute(a, consts)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
 	}
 	return e
 }

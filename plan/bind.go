@@ -1306,7 +1306,7 @@ func fixAggRefs(e Expr, agg Node) Expr {
 		for i, a := range x.Args {
 			args[i] = fixAggRefs(a, agg)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
 	}
 	return e
 }
@@ -2195,7 +2195,13 @@ func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
 	if err != nil {
 		return nil, operandErr(x, err)
 	}
-	return &Call{Op: f.Name, Args: args, T: t}, nil
+	c := &Call{Op: f.Name, Args: args, T: t}
+	if f.AsWritten && x.Written != "" && strings.EqualFold(x.Written, f.Name) {
+		// Flink's BridgingSqlFunction is named by the identifier the
+		// query wrote (expr.Func.AsWritten).
+		c.Written = x.Written
+	}
+	return c, nil
 }
 
 // operandErr places a function table's operand error: over the whole call

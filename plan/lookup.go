@@ -719,7 +719,7 @@ func substituteRefs(e Expr, m map[int]Expr) Expr {
 		for i, a := range x.Args {
 			args[i] = substituteRefs(a, m)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
 	}
 	return e
 }

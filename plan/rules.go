@@ -1471,7 +1471,7 @@ func dropTrueTerms(e Expr) Expr {
 	case 1:
 		return args[0]
 	}
-	return &Call{Op: c.Op, Args: args, T: c.T}
+	return &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written}
 }
 
 // filterAggregateTranspose moves the conjuncts of a Calc's condition that
@@ -1721,7 +1721,7 @@ func retype(e Expr, f int, t sql.DataType) Expr {
 		for i, a := range x.Args {
 			args[i] = retype(a, f, t)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
 	}
 	return e
 }

@@ -151,7 +151,11 @@ type Binary struct {
 // qualified ("SYS.COMPACT"); Star is COUNT(*).
 type FuncCall struct {
 	Node
+	// Name is the function's name in upper case; Written is the name as
+	// the query spelled it when that is not Name (empty for a name written
+	// in upper case and for calls the parser makes up).
 	Name     string
+	Written  string
 	Args     []Expr
 	Distinct bool
 	Star     bool

@@ -952,6 +952,9 @@ func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
 		name = name[len(fnPrefix):]
 	}
 	f := &ast.FuncCall{Node: node, Name: strings.ToUpper(name)}
+	if name != f.Name {
+		f.Written = name
+	}
 	if e.Schema.O != "" {
 		f.Name = strings.ToUpper(e.Schema.O) + "." + f.Name
 	}
