@@ -294,23 +294,34 @@ func datetimePlus(op string, a, iv any, yearMonth bool, t sql.DataType) (any, er
 	return nil, fmt.Errorf("cannot apply %s to %T and an interval", op, a)
 }
 
+// intervalArith is +, -, * or / on interval counts, Java's long
+// arithmetic (wrapping; / truncates and fails on zero).
+func intervalArith(op string, x, y int64) (int64, error) {
+	switch op {
+	case "-":
+		return x - y, nil
+	case "*":
+		return x * y, nil
+	case "/":
+		if y == 0 {
+			return 0, sql.Errorf(sql.RuntimeException, "java.lang.ArithmeticException: / by zero")
+		}
+		return x / y, nil
+	}
+	return x + y, nil
+}
+
 // arith computes a op b in the result type t (operands are converted to
 // it first; integer overflow wraps as in Java).
 func arith(op string, a, b any, t sql.DataType) (any, error) {
 	switch t.Root {
 	case sql.TypeIntervalYearMonth:
-		// Interval plus or minus interval: months wrap as Java's int.
-		x, y := int32(intervalCount(a)), int32(intervalCount(b))
-		if op == "-" {
-			return x - y, nil
-		}
-		return x + y, nil
+		// Interval and interval or integer: Java's int arithmetic on the
+		// months (ScalarOperatorGens casts the integer to int first).
+		r, err := intervalArith(op, int64(int32(intervalCount(a))), int64(int32(intervalCount(b))))
+		return int32(r), err
 	case sql.TypeIntervalDayTime:
-		x, y := intervalCount(a), intervalCount(b)
-		if op == "-" {
-			return x - y, nil
-		}
-		return x + y, nil
+		return intervalArith(op, intervalCount(a), intervalCount(b))
 	}
 	switch t.Root {
 	case sql.TypeDecimal:

@@ -207,9 +207,13 @@ var intervalUnitName = map[sql.IntervalUnit]string{
 }
 
 // intervalCount reads a runtime interval value (or a literal's Interval)
-// as its count of months or milliseconds.
+// as its count of months or milliseconds, and an integer as itself.
 func intervalCount(v any) int64 {
 	switch x := v.(type) {
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
 	case int32:
 		return int64(x)
 	case int64:

@@ -674,6 +674,8 @@ func evalArith(c *Call, args []Eval) (Eval, error) {
 	op := c.Op
 	lt, rt := c.Args[0].Type(), c.Args[1].Type()
 	switch {
+	case lt.IsNumeric() || rt.IsNumeric():
+		// Numbers, or an interval times or divided by an integer.
 	case rt.IsInterval() && !lt.IsInterval():
 		// datetime +/- interval (ScalarOperatorGens.generateTemporalPlusMinus).
 		ym := rt.Root == sql.TypeIntervalYearMonth

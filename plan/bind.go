@@ -1990,6 +1990,18 @@ func isDatetime(t sql.DataType) bool {
 	return false
 }
 
+// intervalTimes types an interval multiplied or divided by a number: the
+// interval's type. Flink's ScalarOperatorGens.numericCasting casts the
+// number to the interval's int or long first, which it can do for an
+// integer only ("Unsupported casting from DOUBLE to INTERVAL SECOND(3)."
+// when it generates the code).
+func intervalTimes(x *ast.Binary, l, r Expr, it, nt sql.DataType) (Expr, error) {
+	if !nt.IsIntegral() {
+		return nil, sql.Errorf(sql.TableException, "Unsupported casting from %s to %s.", nt.NotNull(), it.NotNull())
+	}
+	return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: it.WithNullable(l.Type().Nullable || r.Type().Nullable)}, nil
+}
+
 // intervalSum is the type of the sum of two intervals of one family: the
 // finer of the two units (INTERVAL DAY + INTERVAL HOUR is an INTERVAL
 // HOUR); YEAR stays YEAR only with YEAR.
@@ -2034,6 +2046,10 @@ func bindBinary(x *ast.Binary, l, r Expr) (Expr, error) {
 		// leastRestrictive qualifier (the coarser start, the finer end),
 		// as Flink's planner keeps it (sql.Interval).
 		return &Call{Op: string(x.Op), Args: []Expr{l, r}, T: intervalSum(lt, rt).WithNullable(nullable)}, nil
+	case x.Op == ast.OpMul && isIntervalType(lt) && rt.IsNumeric(), x.Op == ast.OpDiv && isIntervalType(lt) && rt.IsNumeric():
+		return intervalTimes(x, l, r, lt, rt)
+	case x.Op == ast.OpMul && lt.IsNumeric() && isIntervalType(rt):
+		return intervalTimes(x, l, r, rt, lt)
 	}
 	switch x.Op {
 	case ast.OpAdd, ast.OpSub, ast.OpMul, ast.OpDiv, ast.OpMod:
