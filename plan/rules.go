@@ -76,6 +76,9 @@ var rules = []Rule{
 	{Name: "FilterAggregateTranspose", Program: "PREDICATE_PUSHDOWN",
 		Flink: "CoreRules.FILTER_AGGREGATE_TRANSPOSE",
 		apply: filterAggregateTranspose},
+	{Name: "JoinReduceConstants", Program: "PREDICATE_PUSHDOWN",
+		Flink: "ReduceExpressionsRule.JOIN_INSTANCE and PROJECT_INSTANCE with RelMdPredicates of an inner join's inputs' filters",
+		apply: joinReduceConstants},
 	{Name: "PruneEmptyJoin", Program: "PREDICATE_PUSHDOWN",
 		Flink: "PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE (with ReduceExpressionsRule.FILTER's always-false filter; ReduceExpressionsRule.JOIN's condition made FALSE by the inputs' constants; PROJECT_INSTANCE above)",
 		apply: pruneEmptyJoin},
@@ -1519,6 +1522,173 @@ func filterAggregateTranspose(_ *binder, n Node) (Node, error) {
 	in := agg.input()
 	filtered := mergeCalc(&LogicalCalc{base: sameRow(in), Exprs: identity(in.Types()), Cond: and(below)})
 	return &LogicalCalc{base: row(c.names, c.types, agg.WithInputs(filtered)), Exprs: c.Exprs, Cond: and(keep), fresh: c.fresh}, nil
+}
+
+// joinReduceConstants is Calcite's ReduceExpressionsRule on an inner join
+// and the Calc above it, with the predicates RelMdPredicates pulls up from
+// the join's inputs: a filter of an input's Calc fixing a field it
+// projects to a literal. A join equality of two fields so fixed to the
+// same literal is TRUE and goes; the Calc above reads such a field as the
+// literal, and the inputs then project only what the join and the Calc
+// still read (JoinTest.testInnerJoinWithJoinConditionPushDown: with a2 = 1
+// above the left aggregate and b2 = 1, derived, above the right, the join
+// keeps a1 = b1 only and the Calc prints 1 AS b2; a1 = 2 below the
+// aggregate reaches the join through CAST(2 AS INTEGER) AS a1, no field
+// of the aggregate's input, and fixes nothing).
+func joinReduceConstants(_ *binder, n Node) (Node, error) {
+	top, ok := n.(*LogicalCalc)
+	if !ok {
+		return nil, nil
+	}
+	j, ok := top.input().(*LogicalJoin)
+	if !ok || j.JoinType != ast.InnerJoin || j.Cond == nil || temporalCall(j.Cond) != nil {
+		return nil, nil
+	}
+	nl := len(j.inputs[0].Names())
+	var fixed []Expr // field = literal over the join's row
+	for side, in := range j.inputs {
+		c, ok := in.(*LogicalCalc)
+		if !ok || c.Cond == nil {
+			continue
+		}
+		// A field that other conjuncts also read is one Sarg with them
+		// (a = 10 AND a < 12 is SEARCH(a, Sarg[10])), which
+		// RexUtil.predicateConstants does not read as a constant
+		// (NestedLoopJoinTest.testLeftOuterJoinWithFilter1 keeps a = d).
+		readers := map[int]int{}
+		for _, x := range conjuncts(c.Cond) {
+			r := map[int]bool{}
+			refs(x, r)
+			for f := range r {
+				readers[f]++
+			}
+		}
+		for _, x := range conjuncts(c.Cond) {
+			call, ok := x.(*Call)
+			if !ok || call.Op != "=" || len(call.Args) != 2 {
+				continue
+			}
+			for _, o := range [][2]Expr{{call.Args[0], call.Args[1]}, {call.Args[1], call.Args[0]}} {
+				ref, isRef := o[0].(*InputRef)
+				lit, isLit := o[1].(*Literal)
+				if !isRef || !isLit || lit.Value == nil || readers[ref.Index] > 1 {
+					continue
+				}
+				for i, e := range c.Exprs {
+					if r, ok := e.(*InputRef); ok && r.Index == ref.Index {
+						at := i
+						if side == 1 {
+							at += nl
+						}
+						fixed = append(fixed, &Call{Op: "=", Args: []Expr{&InputRef{Index: at, T: j.types[at]}, lit}, T: call.T})
+					}
+				}
+				break
+			}
+		}
+	}
+	cond, dropped := dropConstantPairs(j.Cond, fixed)
+	if !dropped {
+		return nil, nil
+	}
+	if cond == nil {
+		cond = &Literal{Value: true, T: sql.Boolean().NotNull()}
+	}
+	exprs := substituteConstants(top.Exprs, and(fixed))
+	// Each input projects what the join and the Calc still read.
+	used := map[int]bool{}
+	for _, e := range exprs {
+		refs(e, used)
+	}
+	if top.Cond != nil {
+		refs(top.Cond, used)
+	}
+	refs(cond, used)
+	var lf, rf []int
+	for i := range j.types {
+		if !used[i] {
+			continue
+		}
+		if i < nl {
+			lf = append(lf, i)
+		} else {
+			rf = append(rf, i-nl)
+		}
+	}
+	if len(lf) == 0 {
+		lf = []int{0}
+	}
+	if len(rf) == 0 {
+		rf = []int{0}
+	}
+	m := map[int]int{}
+	var names []string
+	var types []sql.DataType
+	for i, f := range lf {
+		m[f] = i
+		names, types = append(names, j.names[f]), append(types, j.types[f])
+	}
+	for i, f := range rf {
+		m[nl+f] = len(lf) + i
+		names, types = append(names, j.names[nl+f]), append(types, j.types[nl+f])
+	}
+	left := joinSide(j.inputs[0], lf, nil)
+	right := joinSide(j.inputs[1], rf, nil)
+	nj := *j
+	nj.base = row(names, types, left, right)
+	nj.Cond = remap(cond, m)
+	out := *top
+	out.base = top.base.with([]Node{&nj})
+	out.Exprs = remapAll(exprs, m)
+	if top.Cond != nil {
+		out.Cond = remap(top.Cond, m)
+	}
+	return &out, nil
+}
+
+// dropConstantPairs removes the conjuncts of cond that equal two fields
+// conds fix to the same literal (field = literal); dropped reports any.
+func dropConstantPairs(cond Expr, conds []Expr) (Expr, bool) {
+	fixed := map[int]string{}
+	for _, c := range conds {
+		call, ok := c.(*Call)
+		if !ok || call.Op != "=" || len(call.Args) != 2 {
+			continue
+		}
+		for _, o := range [][2]Expr{{call.Args[0], call.Args[1]}, {call.Args[1], call.Args[0]}} {
+			ref, isRef := o[0].(*InputRef)
+			lit, isLit := o[1].(*Literal)
+			if isRef && isLit && lit.Value != nil {
+				if _, dup := fixed[ref.Index]; !dup {
+					fixed[ref.Index] = FormatExpr(lit, nil, FormatPrefix)
+				}
+			}
+		}
+	}
+	var keep []Expr
+	dropped := false
+	for _, c := range conjuncts(cond) {
+		if call, ok := c.(*Call); ok && call.Op == "=" && len(call.Args) == 2 {
+			a, okA := call.Args[0].(*InputRef)
+			b, okB := call.Args[1].(*InputRef)
+			if okA && okB {
+				va, fa := fixed[a.Index]
+				vb, fb := fixed[b.Index]
+				if fa && fb && va == vb {
+					dropped = true
+					continue
+				}
+			}
+		}
+		keep = append(keep, c)
+	}
+	if !dropped {
+		return cond, false
+	}
+	if len(keep) == 0 {
+		return nil, true
+	}
+	return and(keep), true
 }
 
 // transitiveConditions copies each one-side filter of an inner join to
