@@ -469,7 +469,11 @@ func windowGroupingSets(agg *LogicalAggregate) bool {
 	case *LogicalWindowTableFunction:
 		tvf, exprs = x, identity(x.types)
 	}
-	if tvf == nil {
+	if tvf == nil || tvf.Window.Func == "SESSION" {
+		// A SESSION window aggregate groups by exactly its PARTITION BY
+		// keys (WindowUtil.validGroupKeyPartitionKey), never by the
+		// Expand's $e: grouping sets over it are a regular aggregate
+		// over an Expand of the session table function.
 		return false
 	}
 	nIn := len(tvf.input().Names())

@@ -81,6 +81,12 @@ func (b *binder) convert(r Node) (Node, error) {
 				return w, err
 			}
 		}
+		if r.Sets != nil {
+			// decomposeGroupingSets leaves grouping sets only to a window
+			// aggregate; a regular aggregate planned from them would drop
+			// all sets but one.
+			return nil, sql.Errorf(sql.TableException, "sqlrun cannot plan these grouping sets as a window aggregate nor decompose them into an Expand")
+		}
 		in, err := b.convert(r.input())
 		if err != nil {
 			return nil, err

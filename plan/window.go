@@ -724,8 +724,9 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		// WindowAggregateTest.testTumble_GroupingSets).
 		if window.Func == "SESSION" {
 			// Its grouping holds the expand id $e, never a partition key:
-			// Flink plans no window aggregate (validGroupKeyPartitionKey).
-			return nil, false, sessionNotWindowAggregate("GROUPING SETS / ROLLUP / CUBE")
+			// Flink plans no window aggregate (validGroupKeyPartitionKey)
+			// but a regular one over the SESSION table function.
+			return nil, false, nil
 		}
 		ex := windowExpand(calc, r, windowRef, exprs, pos, timeCol)
 		e := len(ex.Names()) - 2
@@ -775,13 +776,19 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	for _, p := range partPos {
 		window.PartitionNames = append(window.PartitionNames, belowNames[p])
 		if !slices.Contains(group, p) {
-			return nil, false, sessionNotWindowAggregate("its PARTITION BY key " + belowNames[p] + " is no GROUP BY key")
+			// Flink's WindowUtil.validGroupKeyPartitionKey: a SESSION
+			// window aggregate groups by exactly its PARTITION BY keys;
+			// any other grouping is a regular aggregate over the session
+			// table function, whose sessions are the partition keys'
+			// (WindowAggregateTest.testGroupKeyLessThanPartitionKeyInSessionWindow).
+			return nil, false, nil
 		}
 	}
 	if window.Func == "SESSION" {
 		for _, g := range group {
 			if !slices.Contains(partPos, g) {
-				return nil, false, sessionNotWindowAggregate("its GROUP BY key " + calc.Names()[g] + " is no PARTITION BY key")
+				// testGroupKeyMoreThanPartitionKeyInSessionWindow.
+				return nil, false, nil
 			}
 		}
 	}
@@ -1025,8 +1032,8 @@ func narrowWindowTableFunction(tvf *LogicalWindowTableFunction, used map[int]boo
 }
 
 // WindowTableFunction is Flink's StreamPhysicalWindowTableFunction: a
-// TUMBLE, HOP or CUMULATE TVF that no window aggregate, Top-N or
-// deduplication absorbs. It emits each input row once per window it falls
+// TUMBLE, HOP, CUMULATE or (on event time) SESSION TVF that no window
+// aggregate, Top-N or deduplication absorbs. It emits each input row once per window it falls
 // in, with window_start, window_end and window_time; insert-only in and
 // out.
 type WindowTableFunction struct {
@@ -1057,8 +1064,8 @@ func (b *binder) convertWindowTableFunction(r *LogicalWindowTableFunction) (Node
 	if !b.streaming {
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support window table functions in batch mode yet")
 	}
-	if r.Window.Func == "SESSION" {
-		return nil, sql.Errorf(sql.TableException, "sqlrun cannot run a SESSION window table function without a window aggregate (GROUP BY window_start, window_end) yet")
+	if r.Window.Func == "SESSION" && r.Window.ProcTime {
+		return nil, sql.Errorf(sql.TableException, "sqlrun cannot run a SESSION window table function on processing time without a window aggregate (GROUP BY window_start, window_end and the PARTITION BY keys) yet")
 	}
 	in, err := b.convert(r.input())
 	if err != nil {
@@ -1068,7 +1075,19 @@ func (b *binder) convertWindowTableFunction(r *LogicalWindowTableFunction) (Node
 	if k := modifyKinds(in, mk); !k.IsInsertOnly() {
 		return nil, (&inference{mk: mk}).consumeError("StreamPhysicalWindowTableFunction", in, k.Without(sql.Insert))
 	}
-	return &WindowTableFunction{base: row(r.names, r.types, in), TimeCol: r.TimeCol, Window: r.Window}, nil
+	window := r.Window
+	if window.Func == "SESSION" {
+		// A SESSION table function (Flink's set semantics: its
+		// UnalignedWindowTableFunctionOperator) reads each partition
+		// key's rows in one task: hash-distributed on the PARTITION BY
+		// keys, or all in one without them.
+		window.PartitionNames = nil
+		for _, k := range window.Partition {
+			window.PartitionNames = append(window.PartitionNames, in.Names()[k])
+		}
+		in = &Exchange{base: sameRow(in), Keys: append([]int(nil), window.Partition...), Single: len(window.Partition) == 0}
+	}
+	return &WindowTableFunction{base: row(r.names, r.types, in), TimeCol: r.TimeCol, Window: window}, nil
 }
 
 // refuseWindowTVFConsumers refuses an OVER aggregate or a join other than
@@ -1103,19 +1122,4 @@ func refuseWindowTVFConsumers(n Node) error {
 		}
 	}
 	return nil
-}
-
-// sessionNotWindowAggregate refuses an aggregate over a SESSION window
-// table function whose grouping (without the window columns) is not its
-// PARTITION BY keys: Flink's WindowUtil.validGroupKeyPartitionKey plans no
-// window aggregate for it but a regular one over the session table
-// function (WindowAggregateTest.testGroupKeyMoreThanPartitionKeyInSessionWindow,
-// testGroupKeyLessThanPartitionKeyInSessionWindow), with sessions of the
-// partition keys' rows, not of each group's: a SESSION table function
-// sqlrun does not run alone.
-func sessionNotWindowAggregate(why string) error {
-	return sql.Errorf(sql.TableException,
-		"sqlrun cannot run a SESSION window table function without a window aggregate (GROUP BY window_start, window_end) yet: "+
-			"this GROUP BY is no SESSION window aggregate in Flink (%s; the GROUP BY keys besides window_start, window_end and window_time must be the PARTITION BY keys), "+
-			"which plans a regular aggregate over the session windows of the PARTITION BY keys", why)
 }

@@ -345,6 +345,10 @@ func (b *builder) build(n plan.Node, path string) (edge, error) {
 		spec := windowSpec(n.Window, n.TimeCol)
 		spec.ProcTime = n.Window.ProcTime
 		f = operators.WindowTableFunction(spec)
+		if n.Window.Func == "SESSION" {
+			spec.GroupKeys = n.Window.Partition
+			f = operators.SessionTableFunction(spec)
+		}
 	case *plan.GroupAggregate:
 		if b.streaming {
 			if err := checkMiniBatchSize(b.opts.Config); err != nil {

@@ -286,6 +286,9 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "proc-tvf" {
 				return runProcTVF(t, td)
 			}
+			if td.Cmd == "session-tvf" {
+				return runSessionTVF(t, td)
+			}
 			if td.Cmd == "over" {
 				return runOver(t, td)
 			}

@@ -257,16 +257,7 @@ func (w *windowTimers) untrack(end int64, k string) {
 // (end - 1 <= watermark) is late and dropped.
 func (w *windowAgg) addSession(r sql.Row, ts int64) error {
 	gk := string(w.enc.Buf)
-	start, end := ts, ts+w.spec.Size
-	var keep, merged []span
-	for _, s := range w.sessions[gk] {
-		if s.start <= end && s.end >= start {
-			merged = append(merged, s)
-			start, end = min(start, s.start), max(end, s.end)
-		} else {
-			keep = append(keep, s)
-		}
-	}
+	keep, merged, start, end := mergeSessions(w.sessions[gk], ts, ts+w.spec.Size)
 	if len(merged) == 0 && w.wm >= end-1 {
 		return nil
 	}
@@ -455,9 +446,26 @@ func (w *windowAgg) add(r sql.Row, ts int64) error {
 	})
 }
 
-// dropSession removes the fired session starting at start from gk's index.
-func (w *windowAgg) dropSession(gk string, start int64) {
-	ss := w.sessions[gk]
+// mergeSessions is the session window [start, end) merged with the
+// pending sessions ss it intersects (TimeWindow.intersects: start <= other
+// end and end >= other start), as Flink's MergingWindowSet merges them:
+// keep are the sessions it leaves alone, merged those it covers.
+func mergeSessions(ss []span, start, end int64) (keep, merged []span, mstart, mend int64) {
+	for _, s := range ss {
+		if s.start <= end && s.end >= start {
+			merged = append(merged, s)
+			start, end = min(start, s.start), max(end, s.end)
+		} else {
+			keep = append(keep, s)
+		}
+	}
+	return keep, merged, start, end
+}
+
+// dropSession removes the fired session starting at start from gk's
+// entry of sessions.
+func dropSession(sessions map[string][]span, gk string, start int64) {
+	ss := sessions[gk]
 	for i, s := range ss {
 		if s.start == start {
 			ss = append(ss[:i], ss[i+1:]...)
@@ -465,9 +473,9 @@ func (w *windowAgg) dropSession(gk string, start int64) {
 		}
 	}
 	if len(ss) == 0 {
-		delete(w.sessions, gk)
+		delete(sessions, gk)
 	} else {
-		w.sessions[gk] = ss
+		sessions[gk] = ss
 	}
 }
 
@@ -514,7 +522,7 @@ func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
 				return err
 			}
 			if w.spec.Kind == Session {
-				w.dropSession(k[16:], start)
+				dropSession(w.sessions, k[16:], start)
 			}
 		}
 		delete(w.pending, end)

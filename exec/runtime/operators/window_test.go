@@ -47,6 +47,18 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 	return replayTimed(t, td, WindowAggregate(spec), []int{spec.TimeCol}, [][]sql.DataType{in}, outT, false)
 }
 
+// runSessionTVF runs a "session-tvf" case of testdata/window: a SESSION
+// window table function (SessionTableFunction) with gap size, partitioned
+// by the group columns; the output rows are the input's followed by
+// window_start, window_end and window_time. Replayed with a snapshot and
+// restore after every line, as runWindow's.
+func runSessionTVF(t *testing.T, td *datadriven.TestData) string {
+	in := types(t, td, "in")
+	outT := append(append([]sql.DataType(nil), in...), sql.Timestamp(3), sql.Timestamp(3), sql.Timestamp(3))
+	spec := WindowSpec{Kind: Session, TimeCol: ints(t, td, "time")[0], GroupKeys: ints(t, td, "group"), Size: int64(ints(t, td, "size")[0])}
+	return replayTimed(t, td, SessionTableFunction(spec), []int{spec.TimeCol}, [][]sql.DataType{in}, outT, false)
+}
+
 // replayTimed runs the rows (the time column given in milliseconds) and
 // "wm N" lines of td's input through the operator f makes (with two
 // inputs, a row line starts with L or R); the output lists the rows
