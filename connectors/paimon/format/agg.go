@@ -170,7 +170,9 @@ func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts []
 			if cr == nil {
 				return nil, false, nil
 			}
-			cr.lean = true // every page into the reused buffer: nothing outlives it
+			// Every page into the reused buffer, its PLAIN strings left
+			// where they are: nothing outlives it.
+			cr.lean, cr.split = true, true
 			readers[g][j] = cr
 		}
 	}
@@ -327,7 +329,7 @@ func foldPage(on []*aggState, kind bulkKind, p, dict *pageData, haveDict bool, n
 		}
 		switch kind {
 		case bulkString:
-			a.foldStrings(src.data, src.offs, idx, n)
+			a.foldStrings(src.data, src.offs, src.ends, idx, n)
 		case bulkInt64:
 			foldInts(a, src.i64, idx, n, func(v int64) int64 { return v })
 		case bulkInt8:
@@ -394,13 +396,16 @@ func foldInts[T int32 | int64](a *aggState, vals []T, idx []int32, n int, conv f
 }
 
 // foldStrings folds n string values (value i is data[offs[i]:offs[i+1]],
-// or that of idx[i]) into a's MIN or MAX: the page's extreme is found in
-// place and copied out only when it beats a's.
-func (a *aggState) foldStrings(data []byte, offs []uint32, idx []int32, n int) {
+// or data[offs[i]:ends[i]] with ends, or that of idx[i]) into a's MIN or
+// MAX: the page's extreme is found in place and copied out only when it
+// beats a's.
+func (a *aggState) foldStrings(data []byte, offs, ends []uint32, idx []int32, n int) {
 	at := func(i int) []byte {
 		if idx != nil {
-			j := idx[i]
-			return data[offs[j]:offs[j+1]]
+			i = int(idx[i])
+		}
+		if ends != nil {
+			return data[offs[i]:ends[i]]
 		}
 		return data[offs[i]:offs[i+1]]
 	}

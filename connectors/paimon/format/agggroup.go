@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 
 	pformat "github.com/parquet-go/parquet-go/format"
 )
@@ -102,7 +103,12 @@ func (v *vecCol) int(k int32) int64 {
 	return int64(v.src.i32[k])
 }
 
-func (v *vecCol) str(k int32) []byte { return v.src.data[v.src.offs[k]:v.src.offs[k+1]] }
+func (v *vecCol) str(k int32) []byte {
+	if v.src.ends != nil {
+		return v.src.data[v.src.offs[k]:v.src.ends[k]]
+	}
+	return v.src.data[v.src.offs[k]:v.src.offs[k+1]]
+}
 
 // boxed is value k as the row path reads it.
 func (v *vecCol) boxed(k int32) any {
@@ -385,6 +391,10 @@ func appendKey(b []byte, v *vecCol, j int) []byte {
 // filterBatch marks the rows of the batch that fail p (their gid -1) from
 // the value indexes of its tests' columns vs (one per disjunct with Or).
 func filterBatch(p *Pred, vs []*vecCol, gid []int32) {
+	if p.Or == nil && !p.IsNull && len(p.Ranges) == 1 {
+		filterRange(&p.Ranges[0], vs[0], gid)
+		return
+	}
 	if p.Or == nil {
 		v := vs[0]
 		for j, k := range v.at[:len(gid)] {
@@ -493,4 +503,86 @@ func firstCol(cols []colReader, calls []AggCall, preds []Pred, l int) int {
 		}
 	}
 	return -1
+}
+
+// filterRange is filterBatch of a test of one range (the common WHERE
+// x < c, x BETWEEN a AND b): the bounds are decided once, not per value
+// (Pred.hasStr and hasInt per value are the reference, see
+// TestFilterRangeMatchesPred).
+func filterRange(r *PredRange, v *vecCol, gid []int32) {
+	at := v.at[:len(gid)]
+	if v.kind == bulkString {
+		lo, hi := r.Lo, r.Hi
+		for j, k := range at {
+			if gid[j] < 0 {
+				continue
+			}
+			if k < 0 {
+				gid[j] = -1
+				continue
+			}
+			x := v.str(k)
+			if !lo.Unbounded {
+				if c := bytes.Compare(x, lo.Str); c < 0 || c == 0 && !lo.Closed {
+					gid[j] = -1
+					continue
+				}
+			}
+			if !hi.Unbounded {
+				if c := bytes.Compare(x, hi.Str); c > 0 || c == 0 && !hi.Closed {
+					gid[j] = -1
+				}
+			}
+		}
+		return
+	}
+	// Integers: the range as inclusive bounds [lo, hi].
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if !r.Lo.Unbounded {
+		lo = r.Lo.Int
+		if !r.Lo.Closed {
+			if lo == math.MaxInt64 {
+				for j := range gid {
+					gid[j] = -1
+				}
+				return
+			}
+			lo++
+		}
+	}
+	if !r.Hi.Unbounded {
+		hi = r.Hi.Int
+		if !r.Hi.Closed {
+			if hi == math.MinInt64 {
+				for j := range gid {
+					gid[j] = -1
+				}
+				return
+			}
+			hi--
+		}
+	}
+	switch v.kind {
+	case bulkInt64:
+		vals := v.src.i64
+		for j, k := range at {
+			if gid[j] >= 0 && (k < 0 || vals[k] < lo || vals[k] > hi) {
+				gid[j] = -1
+			}
+		}
+	case bulkInt8:
+		vals := v.src.i32
+		for j, k := range at {
+			if gid[j] >= 0 && (k < 0 || int64(int8(vals[k])) < lo || int64(int8(vals[k])) > hi) {
+				gid[j] = -1
+			}
+		}
+	default:
+		vals := v.src.i32
+		for j, k := range at {
+			if gid[j] >= 0 && (k < 0 || int64(vals[k]) < lo || int64(vals[k]) > hi) {
+				gid[j] = -1
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -176,4 +177,144 @@ func toInt64(v any) int64 {
 		return x
 	}
 	panic(fmt.Sprintf("not an integer: %T", v))
+}
+
+// TestFilterRangeMatchesPred: filterRange (the column path's test of one
+// range, bounds decided once) marks exactly the rows Pred.passes fails,
+// for every integer kind and strings, open, closed and unbounded ends,
+// bounds at the int64 extremes, nulls and rows already marked.
+func TestFilterRangeMatchesPred(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 2))
+	ints := []int64{math.MinInt64, math.MinInt64 + 1, -129, -128, -1, 0, 1, 127, 128, math.MaxInt32, math.MaxInt64 - 1, math.MaxInt64}
+	strs := []string{"", "0", "7", "8", "80", "9", "a", "ab", "b", "\xff"}
+	bound := func(str bool) PredBound {
+		if r.IntN(5) == 0 {
+			return PredBound{Unbounded: true}
+		}
+		if str {
+			return PredBound{Str: []byte(strs[r.IntN(len(strs))]), Closed: r.IntN(2) == 0}
+		}
+		return PredBound{Int: ints[r.IntN(len(ints))], Closed: r.IntN(2) == 0}
+	}
+	for c := 0; c < 3000; c++ {
+		kind := []bulkKind{bulkInt8, bulkInt32, bulkInt64, bulkString}[r.IntN(4)]
+		v := &vecCol{kind: kind, src: &pageData{}}
+		const rows = 40
+		for i := 0; i < rows; i++ {
+			x := ints[r.IntN(len(ints))]
+			v.src.i32 = append(v.src.i32, int32(x))
+			v.src.i64 = append(v.src.i64, x)
+			v.src.offs = append(v.src.offs, uint32(len(v.src.data)))
+			v.src.data = append(v.src.data, strs[r.IntN(len(strs))]...)
+		}
+		v.src.offs = append(v.src.offs, uint32(len(v.src.data)))
+		gid := make([]int32, rows)
+		for j := range gid {
+			v.at = append(v.at, int32(r.IntN(rows)))
+			switch r.IntN(6) {
+			case 0:
+				v.at[j] = -1
+			case 1:
+				gid[j] = -1
+			}
+		}
+		p := Pred{Ranges: []PredRange{{Lo: bound(kind == bulkString), Hi: bound(kind == bulkString)}}}
+		want := append([]int32(nil), gid...)
+		for j, k := range v.at {
+			if want[j] >= 0 && !p.passes(v, k) {
+				want[j] = -1
+			}
+		}
+		filterRange(&p.Ranges[0], v, gid)
+		if !reflect.DeepEqual(gid, want) {
+			t.Fatalf("kind %d, range %+v: %v, want %v", kind, p.Ranges[0], gid, want)
+		}
+	}
+}
+
+// TestAggregateMatchesRows: the column path (File.Aggregate: PLAIN string
+// pages read in place, the filter's one-range tests) gives, for random
+// filters, the COUNT(*), COUNT, MIN and MAX of every column the page
+// decoder reads that the rows of Rows that Keep keeps give.
+func TestAggregateMatchesRows(t *testing.T) {
+	const n = 2500
+	data, _ := writeDiff(t, n, &zstd.Codec{})
+	var proj []schema.Field
+	for _, f := range diffFields() {
+		if f.Name != "g_x" && f.Name != "h_l" { // parquet-go's encodings: the row path
+			proj = append(proj, f)
+		}
+	}
+	calls := []AggCall{{Kind: AggCountStar}}
+	for i := range proj {
+		calls = append(calls, AggCall{Kind: AggCount, Arg: i}, AggCall{Kind: AggMin, Arg: i}, AggCall{Kind: AggMax, Arg: i})
+	}
+	r := rand.New(rand.NewPCG(24, 3))
+	sample := kept(t, data, proj, nil, nil)
+	f, err := Open(bytes.NewReader(data), int64(len(data)), "data-d-0.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c < 40; c++ {
+		var filter []Pred
+		for k := r.IntN(3); k > 0; k-- {
+			fi := r.IntN(len(proj))
+			v := sample[r.IntN(len(sample))][fi]
+			var b PredBound
+			switch x := v.(type) {
+			case nil:
+				filter = append(filter, Pred{Field: fi, IsNull: true})
+				continue
+			case string:
+				b = PredBound{Str: []byte(x), Closed: r.IntN(2) == 0}
+			default:
+				b = PredBound{Int: toInt64(x), Closed: r.IntN(2) == 0}
+			}
+			rg := PredRange{Lo: b, Hi: PredBound{Unbounded: true}}
+			if r.IntN(2) == 0 {
+				rg = PredRange{Lo: PredBound{Unbounded: true}, Hi: b}
+			}
+			filter = append(filter, Pred{Field: fi, Ranges: []PredRange{rg}})
+		}
+		rows := kept(t, data, proj, filter, nil)
+		want := make([]any, len(calls))
+		for i, call := range calls {
+			switch call.Kind {
+			case AggCountStar:
+				want[i] = int64(len(rows))
+				continue
+			case AggCount:
+				want[i] = int64(0)
+			}
+			for _, row := range rows {
+				v := row[call.Arg]
+				if v == nil {
+					continue
+				}
+				switch {
+				case call.Kind == AggCount:
+					want[i] = want[i].(int64) + 1
+				case want[i] == nil:
+					want[i] = v
+				default:
+					var less bool
+					if s, ok := v.(string); ok {
+						less = s < want[i].(string)
+					} else {
+						less = toInt64(v) < toInt64(want[i])
+					}
+					if less == (call.Kind == AggMin) && v != want[i] {
+						want[i] = v
+					}
+				}
+			}
+		}
+		parts, ok, err := f.Aggregate(Projection{FileFields: diffFields(), Fields: proj}, calls, filter)
+		if err != nil || !ok || len(parts) != 1 {
+			t.Fatalf("case %d: Aggregate %v, %v, %d partials", c, ok, err, len(parts))
+		}
+		if !reflect.DeepEqual(parts[0], want) {
+			t.Fatalf("case %d, filter %+v:\n got %v\nwant %v", c, filter, parts[0], want)
+		}
+	}
 }

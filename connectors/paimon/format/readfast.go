@@ -67,7 +67,12 @@ type chunkReader struct {
 	// readers of one row reader decompress one page at a time.
 	lean   bool
 	shared *[]byte
-	hdr    pformat.PageHeader
+	// split: a lean PLAIN page of strings stays as it is, each value
+	// after its length, described by offs and ends (pageData.ends), not
+	// moved together; for readers of pageData that take ends (the column
+	// path), not for bulkCol.
+	split bool
+	hdr   pformat.PageHeader
 	// pending: head read hdr, of hn bytes, and the page's size bytes
 	// that follow it are not read yet (body or skip).
 	pending  bool
@@ -126,6 +131,9 @@ type pageData struct {
 	i64  []int64
 	data []byte   // BYTE_ARRAY values, concatenated
 	offs []uint32 // value i is data[offs[i]:offs[i+1]]
+	// ends, when set, ends the values instead: value i is
+	// data[offs[i]:ends[i]] (a PLAIN page read in place, chunkReader.split).
+	ends []uint32
 
 	// hdrs, when set, points at the string headers of the page's values
 	// (see chunkReader.finish).
@@ -383,7 +391,7 @@ func (c *chunkReader) finish(p *pageData, buf []byte, reserve int, body []byte, 
 // a part of buf (see finish): no value is moved. The values are not
 // described by data/offs (nothing reads them but through the headers).
 func (p *pageData) plainHeaders(buf, body []byte, n int) error {
-	p.idx, p.data, p.offs = nil, nil, p.offs[:0]
+	p.idx, p.data, p.offs, p.ends = nil, nil, p.offs[:0], nil
 	h := unsafe.Slice((*uintptr)(unsafe.Pointer(&buf[0])), 2*n)
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(body)))
 	r := 0
@@ -633,7 +641,7 @@ func load64(src []byte, i int) uint64 {
 
 // values decodes n non-null values of encoding enc from body into p.
 func (c *chunkReader) values(p *pageData, body []byte, n int, enc pformat.Encoding) error {
-	p.idx = nil
+	p.idx, p.ends = nil, nil
 	switch enc {
 	case pformat.RLEDictionary, pformat.PlainDictionary:
 		if p.dict {
@@ -677,6 +685,9 @@ func (c *chunkReader) values(p *pageData, body []byte, n int, enc pformat.Encodi
 			p.i64[j] = int64(binary.LittleEndian.Uint64(body[8*j:]))
 		}
 	default:
+		if c.split && !p.dict {
+			return p.plainInPlace(body, n)
+		}
 		// PLAIN BYTE_ARRAY: a 4-byte length before each value. The
 		// values are moved together in place (body is the reader's own
 		// buffer) so that they are contiguous like DELTA_LENGTH's.
@@ -698,6 +709,31 @@ func (c *chunkReader) values(p *pageData, body []byte, n int, enc pformat.Encodi
 		p.offs[n] = uint32(w)
 		p.data = body[:w]
 	}
+	return nil
+}
+
+// plainInPlace describes n PLAIN BYTE_ARRAY values (each after its
+// 4-byte length) where they lie in body: value i is
+// body[offs[i]:ends[i]].
+func (p *pageData) plainInPlace(body []byte, n int) error {
+	p.offs = grow(p.offs, n+1)
+	p.ends = grow(p.ends, n)
+	r := 0
+	for j := 0; j < n; j++ {
+		if len(body)-r < 4 {
+			return fmt.Errorf("%w: PLAIN BYTE_ARRAY value %d", errPageFormat, j)
+		}
+		l := int(binary.LittleEndian.Uint32(body[r:]))
+		r += 4
+		if l < 0 || l > len(body)-r {
+			return fmt.Errorf("%w: PLAIN BYTE_ARRAY value %d of %d bytes", errPageFormat, j, l)
+		}
+		p.offs[j] = uint32(r)
+		r += l
+		p.ends[j] = uint32(r)
+	}
+	p.offs[n] = uint32(r)
+	p.data = body[:r]
 	return nil
 }
 
