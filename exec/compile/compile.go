@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -773,6 +775,12 @@ func localPred(c expr.Expr, types []sql.DataType) (connectors.LocalPredicate, bo
 		return connectors.LocalPredicate{}, false
 	}
 	p := connectors.LocalPredicate{Field: ref.Index}
+	if t.Root == sql.TypeChar && op != "IS NULL" && op != "IS NOT NULL" {
+		if rs, handled, ok := charPaddedRanges(op, call, t); handled {
+			p.Ranges = rs
+			return p, ok
+		}
+	}
 	switch op {
 	case "IS NULL":
 		p.IsNull = true
@@ -825,6 +833,148 @@ func localPred(c expr.Expr, types []sql.DataType) (connectors.LocalPredicate, bo
 		return connectors.LocalPredicate{}, false
 	}
 	return p, true
+}
+
+// charPaddedRanges is localPred's ranges for a CHAR(n) field compared
+// with CHAR(n) literals (= and <> with one, SEARCH of points or of the
+// complement of points: IN, NOT IN): their common type is the CHAR(n), so
+// the row path compares both sides cast to it (expr's fitString, Flink's
+// CharVarCharTrimPadCastRule: cut to n characters, padded with spaces to
+// n), and the source, which tests values as stored, takes the stored
+// values whose cast equals a literal's: handled is false when the common
+// type is not a CHAR (a VARCHAR: localBound's stored-value comparison),
+// ok false for what it does not take (orderings: padding does not keep
+// the byte order of values below a space).
+func charPaddedRanges(op string, call *expr.Call, t sql.DataType) (rs []connectors.LocalRange, handled, ok bool) {
+	lit, isLit := call.Args[1].(*expr.Literal)
+	if !isLit {
+		return nil, false, false
+	}
+	lt := lit.T
+	sarg, isSarg := lit.Value.(*expr.Sarg)
+	if isSarg {
+		lt = sarg.T
+	}
+	ct, cok := expr.CommonType(t, lt)
+	if !cok || ct.Root != sql.TypeChar || !lt.IsString() {
+		return nil, false, false
+	}
+	n := ct.Length
+	if n <= 0 || n >= sql.MaxLength {
+		return nil, true, false
+	}
+	var points []string
+	negate := false
+	switch {
+	case op == "=" || op == "<>":
+		s, isStr := lit.Value.(string)
+		if !isStr {
+			return nil, true, false
+		}
+		points, negate = []string{s}, op == "<>"
+	case op == "SEARCH" && isSarg:
+		points, negate, ok = sargPoints(sarg)
+		if !ok {
+			return nil, true, false
+		}
+	default:
+		return nil, true, false
+	}
+	for _, s := range points {
+		prs, pok := charPaddedPoint(s, n)
+		if !pok {
+			return nil, true, false
+		}
+		rs = append(rs, prs...)
+	}
+	// The points' sets are disjoint (a value casts to one string):
+	// sorted by their lower ends, the ranges are sorted and disjoint.
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo.Value.(string) < rs[j].Lo.Value.(string) })
+	if negate {
+		rs = complementRanges(rs)
+	}
+	return rs, true, true
+}
+
+// charPaddedPoint is the set of stored strings that cast to CHAR(n) equal
+// the literal s cast to CHAR(n) (P: s cut to n characters and padded with
+// spaces to n), as sorted disjoint ranges: P without trailing spaces
+// followed by fewer spaces than P has (each padded to P), and every
+// string that begins with P's bytes (P itself, and longer ones, cut to P).
+func charPaddedPoint(s string, n int) ([]connectors.LocalRange, bool) {
+	if !utf8.ValidString(s) {
+		return nil, false
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n])
+	}
+	p := s + strings.Repeat(" ", n-utf8.RuneCountInString(s))
+	var rs []connectors.LocalRange
+	for b := strings.TrimRight(p, " "); len(b) < len(p); b += " " {
+		v := connectors.LocalBound{Value: b, Closed: true}
+		rs = append(rs, connectors.LocalRange{Lo: v, Hi: v})
+	}
+	last := p[len(p)-1]
+	if last == 0xff {
+		return nil, false
+	}
+	succ := p[:len(p)-1] + string([]byte{last + 1}) // the least string above every one beginning with p
+	rs = append(rs, connectors.LocalRange{Lo: connectors.LocalBound{Value: p, Closed: true}, Hi: connectors.LocalBound{Value: succ}})
+	return rs, true
+}
+
+// sargPoints returns the values of a Sarg of points (IN), or of the
+// complement of points (NOT IN, negate), or false.
+func sargPoints(sarg *expr.Sarg) (points []string, negate, ok bool) {
+	point := func(r expr.Range) (string, bool) {
+		s, isStr := r.Lo.Value.(string)
+		h, hStr := r.Hi.Value.(string)
+		return s, isStr && hStr && s == h && !r.Lo.Unbounded && !r.Hi.Unbounded && r.Lo.Closed && r.Hi.Closed
+	}
+	all := true
+	for _, r := range sarg.Ranges {
+		s, isPoint := point(r)
+		if !isPoint {
+			all = false
+			break
+		}
+		points = append(points, s)
+	}
+	if all && len(points) > 0 {
+		return points, false, true
+	}
+	// (-inf, a) (a, b) ... (z, +inf): the complement of a, b, ..., z.
+	rs := sarg.Ranges
+	if len(rs) < 2 || !rs[0].Lo.Unbounded || !rs[len(rs)-1].Hi.Unbounded {
+		return nil, false, false
+	}
+	points = points[:0]
+	for i := 0; i+1 < len(rs); i++ {
+		hi, lo := rs[i].Hi, rs[i+1].Lo
+		s, isStr := hi.Value.(string)
+		l, lStr := lo.Value.(string)
+		if !isStr || !lStr || s != l || hi.Unbounded || lo.Unbounded || hi.Closed || lo.Closed {
+			return nil, false, false
+		}
+		points = append(points, s)
+	}
+	return points, true, true
+}
+
+// complementRanges is the complement of sorted disjoint bounded ranges
+// among the non-null values.
+func complementRanges(rs []connectors.LocalRange) []connectors.LocalRange {
+	flip := func(b connectors.LocalBound) connectors.LocalBound {
+		b.Closed = !b.Closed
+		return b
+	}
+	var out []connectors.LocalRange
+	lo := connectors.LocalBound{Unbounded: true}
+	for _, r := range rs {
+		out = append(out, connectors.LocalRange{Lo: lo, Hi: flip(r.Lo)})
+		lo = flip(r.Hi)
+	}
+	return append(out, connectors.LocalRange{Lo: lo, Hi: connectors.LocalBound{Unbounded: true}})
 }
 
 // fixedField is the field whose value a conjunct of filter fixes to the
