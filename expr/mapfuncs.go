@@ -10,14 +10,94 @@ import (
 // their runtime classes: MAP_KEYS, MAP_VALUES and MAP_ENTRIES read a map's
 // key and value arrays in the map's order (MapKeysFunction,
 // MapValuesFunction, MapEntriesFunction); MAP_FROM_ARRAYS pairs two arrays
-// (MapFromArraysFunction).
+// (MapFromArraysFunction); MAP_UNION merges maps (MapUnionFunction).
 func mapFuncs() []*Func {
 	return []*Func{
 		{Name: "MAP_KEYS", Infer: inferMapUnary, Eval: evalMapUnary, AsWritten: true},
 		{Name: "MAP_VALUES", Infer: inferMapUnary, Eval: evalMapUnary, AsWritten: true},
 		{Name: "MAP_ENTRIES", Infer: inferMapUnary, Eval: evalMapUnary, AsWritten: true},
 		{Name: "MAP_FROM_ARRAYS", Infer: inferMapFromArrays, Eval: evalMapFromArrays, AsWritten: true},
+		{Name: "MAP_UNION", Infer: inferMapUnion, Eval: evalMapUnion, AsWritten: true},
 	}
+}
+
+// inferMapUnion types MAP_UNION(map, ...) as BuiltInFunctionDefinitions
+// does (Flink 1.20, FLINK-32261): one or more maps of a common type (the
+// commonMapType(1) strategy), which is the result's, nullable if an
+// argument is (COMMON).
+func inferMapUnion(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	const sig = "MAP_UNION(<COMMON>, <COMMON>...)"
+	if len(args) == 0 {
+		return nil, sql.DataType{}, noMatch("MAP_UNION", args)
+	}
+	t := args[0].Type()
+	for _, a := range args {
+		if a.Type().Root != sql.TypeMap {
+			return nil, sql.DataType{}, invalidCall("MAP_UNION", args, sig)
+		}
+		ct, ok := CommonType(t, a.Type())
+		if !ok {
+			return nil, sql.DataType{}, invalidCall("MAP_UNION", args, sig)
+		}
+		t = ct
+	}
+	return args, t, nil
+}
+
+// evalMapUnion is MapUnionFunction: NULL if a map is; otherwise, map by
+// map from the left, the later map's entries in its order followed by
+// the earlier result's entries whose key the later map lacks (keys equal
+// as "=" finds them; a NULL key is replaced by a later NULL key).
+func evalMapUnion(c *Call, args []Eval) (Eval, error) {
+	kt, vt := *c.T.Elem, *c.T.Value
+	return func(row []any) (any, error) {
+		var acc *sql.Map
+		for i, a := range args {
+			v, err := a(row)
+			if err != nil || v == nil {
+				return nil, err
+			}
+			m, err := convertMap(v.(*sql.Map), c.Args[i].Type(), kt, vt)
+			if err != nil {
+				return nil, err
+			}
+			if acc == nil {
+				acc = m
+				continue
+			}
+			if len(m.Keys) == 0 {
+				continue
+			}
+			out := &sql.Map{Keys: append([]any{}, m.Keys...), Values: append([]any{}, m.Values...)}
+			for j, k := range acc.Keys {
+				dup, err := indexOf(m.Keys, k, kt)
+				if err != nil {
+					return nil, err
+				}
+				if dup < 0 {
+					out.Keys, out.Values = append(out.Keys, k), append(out.Values, acc.Values[j])
+				}
+			}
+			acc = out
+		}
+		return acc, nil
+	}, nil
+}
+
+// convertMap converts a map's keys and values from its type t to kt, vt.
+func convertMap(m *sql.Map, t, kt, vt sql.DataType) (*sql.Map, error) {
+	kc, vc := elementConverter(*t.Elem, kt), elementConverter(*t.Value, vt)
+	out := &sql.Map{Keys: make([]any, len(m.Keys)), Values: make([]any, len(m.Values))}
+	for i := range m.Keys {
+		var err error
+		if out.Keys[i], err = kc(m.Keys[i]); err != nil {
+			return nil, err
+		}
+		if out.Values[i], err = vc(m.Values[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // inferMapUnary types MAP_KEYS (ARRAY<K>), MAP_VALUES (ARRAY<V>) and

@@ -138,12 +138,15 @@ var funcCases = map[string][]funcCase{
 	"ARRAY_MIN":      {{sql: "ARRAY_MIN(ARRAY[a, n, 1])", value: "1", prefix: "ARRAY_MIN(ARRAY(a, n, 1))"}},
 	"ARRAY_JOIN":     {{sql: "ARRAY_JOIN(ARRAY[s, 'x'], '+')", value: "Order-1001+x", prefix: "ARRAY_JOIN(ARRAY(s, 'x'), '+')"}, {sql: "ARRAY_JOIN(ARRAY[s, NULL, 'x'], '+')", value: "Order-1001+x"}, {sql: "ARRAY_JOIN(ARRAY[s, NULL], '+', '?')", value: "Order-1001+?"}},
 	"ARRAY_SLICE":    {{sql: "ARRAY_SLICE(ARRAY[a, 1, 2], 2)", value: "[1, 2]", prefix: "ARRAY_SLICE(ARRAY(a, 1, 2), 2)"}, {sql: "ARRAY_SLICE(ARRAY[a, 1, 2], -2, -2)", value: "[1]"}},
-	// Map functions (MapKeysFunction, MapValuesFunction, MapEntriesFunction, MapFromArraysFunction).
+	// Map functions (MapKeysFunction, MapValuesFunction, MapEntriesFunction, MapFromArraysFunction, MapUnionFunction).
 	"SPLIT":           {{sql: "SPLIT('a,,b', ',')", value: "[a, , b]", prefix: "SPLIT('a,,b', ',')"}, {sql: "SPLIT('', ',')", value: "[]"}, {sql: "SPLIT(s, '')", value: "[O, r, d, e, r, -, 1, 0, 0, 1]"}},
 	"MAP_KEYS":        {{sql: "MAP_KEYS(MAP['k', a, 'l', 1])", value: "[k, l]", prefix: "MAP_KEYS(MAP('k', a, 'l', 1))"}},
 	"MAP_VALUES":      {{sql: "MAP_VALUES(MAP['k', a, 'l', 1])", value: "[7, 1]", prefix: "MAP_VALUES(MAP('k', a, 'l', 1))"}},
 	"MAP_ENTRIES":     {{sql: "MAP_ENTRIES(MAP['k', a])", value: "[+I[k, 7]]", prefix: "MAP_ENTRIES(MAP('k', a))"}},
 	"MAP_FROM_ARRAYS": {{sql: "MAP_FROM_ARRAYS(ARRAY['k', s], ARRAY[a, n])", value: "{k=7, Order-1001=null}", prefix: "MAP_FROM_ARRAYS(ARRAY('k', s), ARRAY(a, n))"}},
+	// MapUnionFunction: the later map's entries first, then the earlier ones' other keys.
+	"MAP_UNION": {{sql: "MAP_UNION(MAP['k', a, 'l', 1], MAP['l', 2, 'm', 3])", value: "{l=2, m=3, k=7}", prefix: "MAP_UNION(MAP('k', a, 'l', 1), MAP('l', 2, 'm', 3))"},
+		{sql: "MAP_UNION(MAP['k', a], MAP['k', n])", value: "{k=null}"}, {sql: "MAP_UNION(MAP['k', a], CAST(NULL AS MAP<STRING, INT>))", value: "null"}},
 	// String functions (StringCallGen, SqlFunctionUtils, BinaryStringDataUtil).
 	"NULLIF":      {{sql: "NULLIF(a, 7)", value: "null", prefix: "NULLIF(a, 7)"}, {sql: "NULLIF(s, 'x')", value: "Order-1001"}, {sql: "NULLIF(n, 1)", value: "null"}},
 	"POSITION":    {{sql: "POSITION('1' IN s)", value: "7", prefix: "POSITION('1', s)"}, {sql: "POSITION('' IN s)", value: "1"}, {sql: "POSITION('z' IN s)", value: "0"}},
