@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -514,7 +515,7 @@ func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
 		if i == w {
 			exprs[i] = &InputRef{Index: numField, T: o.Type()}
 			if r.windowNamed {
-				names[i] = numName
+				names[i] = windowNumberName
 			}
 			continue
 		}
@@ -725,9 +726,13 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 			}
 		}
 	} else if outputNumber && r.windowNamed {
+		// The projection above the window names the number as the
+		// window's own row does, w0$o0, though the rank's field is
+		// w0$o0_0 over another rank's (RankTest.testNestedTopN:
+		// w0$o0_0 AS w0$o0).
 		for i, e := range exprs {
 			if ref, ok := e.(*InputRef); ok && ref.Index == nIn {
-				names[i] = r.names[nIn]
+				names[i] = windowNumberName
 			}
 		}
 	}
@@ -743,6 +748,17 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 	}
 	for _, k := range r.Order {
 		keep[k.Field] = true
+	}
+	// CalcRankTransposeRule.getRankFields also keeps the fields of the
+	// input's upsert keys (getUpsertKeysInKeyGroupRange): a rank over
+	// another keeps that one's partition keys and number, its upsert key
+	// (RankTest.testRankWithAnotherRankAsInput).
+	for _, k := range logicalUpsertKeys(r.input()) {
+		for _, f := range k {
+			if f < nIn {
+				keep[f] = true
+			}
+		}
 	}
 	if rename != "" && rename != r.names[nIn] {
 		nr := *r
@@ -999,4 +1015,52 @@ func rankMonotonicity(n *Rank, f int) monotonicity {
 		}
 	}
 	return notMonotonic
+}
+
+// windowNumberName is the name Calcite's LogicalWindow gives its one
+// ranking call, w0$o0, in the projection above it.
+const windowNumberName = "w0$o0"
+
+// logicalUpsertKeys are a logical node's upsert keys as Flink's
+// FlinkRelMdUpsertKeys derives them: a rank's are getRankUniqueKeys of
+// its input's keys that contain its partition key; a projection maps its
+// input's; the other nodes' are their unique keys (logicalUniqueKeys).
+func logicalUpsertKeys(n Node) [][]int {
+	switch n := n.(type) {
+	case *LogicalRank:
+		var in [][]int
+		for _, k := range logicalUpsertKeys(n.input()) {
+			if containsAll(k, n.Partition) {
+				in = append(in, k)
+			}
+		}
+		return rankUniqueKeys(n, in)
+	case *LogicalCalc:
+		return projectKeys(logicalUpsertKeys(n.input()), n.Exprs)
+	case *LogicalProject:
+		return projectKeys(logicalUpsertKeys(n.input()), n.Exprs)
+	case *LogicalFilter:
+		return logicalUpsertKeys(n.input())
+	}
+	return logicalUniqueKeys(n)
+}
+
+// rankUniqueKeys is FlinkRelMdUniqueKeys.getRankUniqueKeys: a top-1
+// ROW_NUMBER is keyed by its partition key (a deduplication); a rank
+// without its number keeps its input's keys; a ROW_NUMBER's partition key
+// and number are a key besides them.
+func rankUniqueKeys(r *LogicalRank, in [][]int) [][]int {
+	if r.Func == "ROW_NUMBER" && r.Start == 1 && r.End == 1 {
+		return [][]int{slices.Sorted(slices.Values(r.Partition))}
+	}
+	if !r.OutputNumber {
+		return in
+	}
+	var out [][]int
+	if r.Func == "ROW_NUMBER" {
+		k := append(slices.Clone(r.Partition), len(r.input().Names()))
+		slices.Sort(k)
+		out = append(out, k)
+	}
+	return append(out, in...)
 }
