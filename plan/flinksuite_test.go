@@ -471,35 +471,46 @@ func subsetFields(a, b string) bool {
 }
 
 // projectedScans folds each Calc that only selects fields (no expression,
-// no rename, no condition) into the scan right below it, and returns the
-// plan without those Calcs and, for each scan in plan order, the fields it
-// passes up: the Calc's selection where there was one, else the scan's
-// fields.
+// no rename, no condition) into the scan right below it, repeatedly (a
+// chain of such Calcs folds into the scan), and returns the plan without
+// those Calcs and, for each scan in plan order, the fields it passes up:
+// the topmost folded Calc's selection where there was one, else the
+// scan's fields.
 func projectedScans(plan string) (string, []string) {
 	lines := strings.Split(plan, "\n")
-	var out, fields []string
-	for i := 0; i < len(lines); i++ {
-		m := nodeRe.FindStringSubmatch(lines[i])
-		if m == nil || !strings.HasSuffix(m[2], "Scan") {
+	for folded := true; folded; {
+		folded = false
+		var out []string
+		for i := 0; i < len(lines); i++ {
 			if c := projectionCalcRe.FindStringSubmatch(lines[i]); c != nil && i+1 < len(lines) {
 				if next := nodeRe.FindStringSubmatch(lines[i+1]); next != nil && strings.HasSuffix(next[2], "Scan") && len(next[1]) > len(c[1]) {
-					out = append(out, c[1]+lines[i+1][len(next[1]):])
-					fields = append(fields, c[2])
+					scan := lines[i+1][len(next[1]):]
+					if scanFieldsRe.MatchString(scan) {
+						scan = scanFieldsRe.ReplaceAllLiteralString(scan, "fields=["+c[2]+"]")
+					} else {
+						scan = strings.TrimSuffix(scan, ")") + ", fields=[" + c[2] + "])"
+					}
+					out = append(out, c[1]+scan)
+					folded = true
 					i++
 					continue
 				}
 			}
 			out = append(out, lines[i])
-			continue
 		}
-		f := ""
-		if fm := scanFieldsRe.FindStringSubmatch(lines[i]); fm != nil {
-			f = fm[1]
-		}
-		out = append(out, lines[i])
-		fields = append(fields, f)
+		lines = out
 	}
-	return strings.Join(out, "\n"), fields
+	var fields []string
+	for _, l := range lines {
+		if m := nodeRe.FindStringSubmatch(l); m != nil && strings.HasSuffix(m[2], "Scan") {
+			f := ""
+			if fm := scanFieldsRe.FindStringSubmatch(l); fm != nil {
+				f = fm[1]
+			}
+			fields = append(fields, f)
+		}
+	}
+	return strings.Join(lines, "\n"), fields
 }
 
 // dropDataStreamWatermark undoes the spelling of a Scala DataStream's time

@@ -108,7 +108,7 @@ type LogicalCalc struct {
 	fresh bool
 	// pinned marks the projection CalcRankTransposeRule puts below a rank
 	// (LOGICAL_REWRITE): no project rule of an earlier program moves it
-	// past a window table function.
+	// past a window table function or a watermark assigner.
 	pinned bool
 }
 

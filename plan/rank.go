@@ -794,7 +794,16 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 		pc := &LogicalCalc{base: row(pn, exprTypes(pe), in), Exprs: pe}
 		// CalcRankTransposeRule's Calc comes after Flink's project rules
 		// (LOGICAL_REWRITE): over a window table function it stays there.
-		_, pc.pinned = in.(*LogicalWindowTableFunction)
+		// Nor over a WatermarkAssigner: ProjectWatermarkAssignerTransposeRule
+		// (PROJECT_RULES) has run by then, so the pruned fields stay
+		// below the assigner and the Calc above it
+		// (DeduplicateTest.testMiniBatchInferFirstRowOnRowtime:
+		// Calc(select=[a, b, rowtime]) over the MiniBatchAssigner over
+		// the WatermarkAssigner over Calc(..., PROCTIME() AS proctime)).
+		switch in.(type) {
+		case *LogicalWindowTableFunction, *LogicalWatermarkAssigner:
+			pc.pinned = true
+		}
 		below = mergeCalc(pc)
 	}
 	nr := *r

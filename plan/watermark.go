@@ -121,7 +121,8 @@ func (b *binder) assignWatermark(ref *TableRef, r Node) (Node, error) {
 // (PROJECT_RULES): a Calc over a WatermarkAssigner that reads only some of
 // its fields gets a projection of those fields (and of the ones the
 // watermark expression reads, and the rowtime) below the assigner, which
-// prunes what the source need not produce. The Calc above keeps its
+// prunes what the source need not produce (not a Calc CalcRankTransposeRule
+// put there, pinned: it comes later). The Calc above keeps its
 // computation and filter; it is dropped when only the identity is left.
 // The pushed fields are in the order scanFields gives the projection the
 // Calc needs, then the watermark's fields, then the rowtime.
@@ -131,7 +132,7 @@ func projectWatermarkTranspose(_ *binder, n Node) (Node, error) {
 		return nil, nil
 	}
 	wa, ok := c.input().(*LogicalWatermarkAssigner)
-	if !ok {
+	if !ok || c.pinned {
 		return nil, nil
 	}
 	in := wa.input()
