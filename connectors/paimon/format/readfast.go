@@ -133,7 +133,8 @@ type pageData struct {
 	offs []uint32 // value i is data[offs[i]:offs[i+1]]
 	// ends, when set, ends the values instead: value i is
 	// data[offs[i]:ends[i]] (a PLAIN page read in place, chunkReader.split).
-	ends []uint32
+	ends   []uint32
+	endBuf []uint32 // ends' buffer, kept from page to page
 
 	// hdrs, when set, points at the string headers of the page's values
 	// (see chunkReader.finish).
@@ -717,7 +718,8 @@ func (c *chunkReader) values(p *pageData, body []byte, n int, enc pformat.Encodi
 // body[offs[i]:ends[i]].
 func (p *pageData) plainInPlace(body []byte, n int) error {
 	p.offs = grow(p.offs, n+1)
-	p.ends = grow(p.ends, n)
+	p.endBuf = grow(p.endBuf, n)
+	p.ends = p.endBuf
 	r := 0
 	for j := 0; j < n; j++ {
 		if len(body)-r < 4 {
