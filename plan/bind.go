@@ -1038,17 +1038,14 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			for x, op := range markOps {
 				b.preset[x] = fixAggRefs(op, aggRel)
 			}
-			hidden := &scope{}
-			for _, t := range input.Types() {
-				hidden.cols = append(hidden.cols, column{t: t})
-			}
+			hidden := havingScope(input, sc, agg)
 			var err error
 			input, err = b.markSubqueries(input, hidden, []ast.Expr{havingRest})
 			for x := range markOps {
 				delete(b.preset, x)
 			}
 			if err != nil {
-				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery in HAVING only when it reads no column of the outer query: %v", err)
+				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery in HAVING only when the outer query's columns it reads are GROUP BY columns: %v", err)
 			}
 			// The aggregate's calls are all known: binding the rest now
 			// finds them, and the marked predicates' values.
@@ -1074,16 +1071,13 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 				}
 				b.preset[in.X] = fixAggRefs(havingOps[i], aggRel)
 			}
-			hidden := &scope{}
-			for _, t := range input.Types() {
-				hidden.cols = append(hidden.cols, column{t: t})
-			}
+			hidden := havingScope(input, sc, agg)
 			input, err = b.bindSubqueryJoin(input, hidden, s)
 			if isIn {
 				delete(b.preset, in.X)
 			}
 			if err != nil {
-				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery in HAVING only when it reads no column of the outer query: %v", err)
+				return nil, sql.Errorf(sql.TableException, "sqlrun plans a subquery in HAVING only when the outer query's columns it reads are GROUP BY columns: %v", err)
 			}
 		}
 		if len(above) > 0 {
@@ -1238,6 +1232,29 @@ func uniquify(names []string) []string {
 		out[i] = cand
 	}
 	return out
+}
+
+// havingScope is the scope a subquery of HAVING reads the outer query
+// through: the aggregate's row, whose group keys that are columns of the
+// FROM keep those columns' names (Calcite validates HAVING against the
+// aggregate, where only grouped columns are visible), so that a correlated
+// subquery (HAVING EXISTS (SELECT ... WHERE r.d = l.a) under GROUP BY a)
+// reads the key and is decorrelated as a WHERE subquery is; the calls and
+// the grouping-sets fields have no name.
+func havingScope(in Node, sc *scope, agg *aggCollector) *scope {
+	hidden := &scope{}
+	for _, t := range in.Types() {
+		hidden.cols = append(hidden.cols, column{t: t})
+	}
+	if agg == nil || agg.sets != nil {
+		return hidden
+	}
+	for i, g := range agg.groupExprs {
+		if r, ok := g.(*InputRef); ok && i < len(hidden.cols) && r.Index < len(sc.cols) {
+			hidden.cols[i].qualifier, hidden.cols[i].name = sc.cols[r.Index].qualifier, sc.cols[r.Index].name
+		}
+	}
+	return hidden
 }
 
 // project adds a LogicalProject unless it is the identity with the same
