@@ -681,6 +681,21 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 	if !ok {
 		return nil, nil
 	}
+	skipped := false
+	if ic, ok := r.input().(*LogicalCalc); ok && trivialCalc(ic) {
+		if _, over := ic.input().(*LogicalRank); over {
+			// Calcite's ProjectRemoveRule drops a projection that returns
+			// its input, whatever it renames: a rank over another reads
+			// that one's fields under their own names
+			// (RankTest.testNestedTopN: select=[a, b, count_c, w0$o0,
+			// w0$o0_0], not the alias row_num).
+			in := ic.input()
+			nr := *r
+			names := append(append([]string(nil), in.Names()...), r.names[len(in.Names()):]...)
+			nr.base = row(names, r.types, in)
+			r, skipped = &nr, true
+		}
+	}
 	nIn := len(r.input().Names())
 	used := map[int]bool{}
 	for _, e := range c.Exprs {
@@ -766,7 +781,7 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 		r = &nr
 	}
 	if len(keep) == nIn && outputNumber == r.OutputNumber {
-		if sameNames(names, c.names) && rename == "" {
+		if sameNames(names, c.names) && rename == "" && !skipped {
 			return nil, nil
 		}
 		out := *c
@@ -1024,6 +1039,20 @@ func rankMonotonicity(n *Rank, f int) monotonicity {
 		}
 	}
 	return notMonotonic
+}
+
+// trivialCalc reports a Calc that returns its input's fields in order,
+// with no condition (whatever it names them).
+func trivialCalc(c *LogicalCalc) bool {
+	if c.Cond != nil || len(c.Exprs) != len(c.input().Names()) {
+		return false
+	}
+	for i, e := range c.Exprs {
+		if ref, ok := e.(*InputRef); !ok || ref.Index != i {
+			return false
+		}
+	}
+	return true
 }
 
 // windowNumberName is the name Calcite's LogicalWindow gives its one
