@@ -1032,8 +1032,8 @@ func narrowWindowTableFunction(tvf *LogicalWindowTableFunction, used map[int]boo
 }
 
 // WindowTableFunction is Flink's StreamPhysicalWindowTableFunction: a
-// TUMBLE, HOP, CUMULATE or (on event time) SESSION TVF that no window
-// aggregate, Top-N or deduplication absorbs. It emits each input row once per window it falls
+// TUMBLE, HOP, CUMULATE or SESSION TVF that no window aggregate, Top-N or
+// deduplication absorbs. It emits each input row once per window it falls
 // in, with window_start, window_end and window_time; insert-only in and
 // out.
 type WindowTableFunction struct {
@@ -1063,9 +1063,6 @@ func (n *WindowTableFunction) describe(Format) string {
 func (b *binder) convertWindowTableFunction(r *LogicalWindowTableFunction) (Node, error) {
 	if !b.streaming {
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support window table functions in batch mode yet")
-	}
-	if r.Window.Func == "SESSION" && r.Window.ProcTime {
-		return nil, sql.Errorf(sql.TableException, "sqlrun cannot run a SESSION window table function on processing time without a window aggregate (GROUP BY window_start, window_end and the PARTITION BY keys) yet")
 	}
 	in, err := b.convert(r.input())
 	if err != nil {

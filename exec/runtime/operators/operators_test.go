@@ -280,7 +280,7 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "window" {
 				return runWindow(t, td)
 			}
-			if td.Cmd == "proc-window" {
+			if td.Cmd == "proc-window" || td.Cmd == "proc-session-tvf" {
 				return runProcWindow(t, td)
 			}
 			if td.Cmd == "proc-tvf" {

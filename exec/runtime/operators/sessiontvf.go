@@ -3,6 +3,7 @@ package operators
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
@@ -21,8 +22,64 @@ import (
 // (Flink's per-key counter), each followed by window_start, window_end and
 // window_time (end - 1 ms). Pending sessions and their rows are keyed
 // state, so a restored job fires the same sessions.
+//
+// With ProcTime a row's time is the operator's clock when it arrives
+// (runtime.Context.Clock; its columns are not read), nothing is late,
+// watermarks fire nothing, and a session fires when a processing-time tick
+// finds the clock at or past its end - 1, as the operator's
+// ProcessingTimeTriggers.afterEndOfWindow; window_time is still end - 1
+// (WindowTableFunctionOperatorBase.collect writes the window's
+// maxTimestamp), a processing-time attribute the Calc above materializes.
+// As for processing-time window aggregates, sessions that have not fired
+// when a bounded input ends are not emitted.
 func SessionTableFunction(spec WindowSpec) runtime.OperatorFactory {
-	return func(int, int) (runtime.Operator, error) { return &sessionTVF{spec: spec}, nil }
+	return func(int, int) (runtime.Operator, error) {
+		w := &sessionTVF{spec: spec}
+		if spec.ProcTime {
+			return &procSessionTVF{sessionTVF: w}, nil
+		}
+		return w, nil
+	}
+}
+
+// procSessionTVF is SessionTableFunction on processing time.
+type procSessionTVF struct {
+	*sessionTVF
+	now func() time.Time
+}
+
+func (w *procSessionTVF) Open(ctx *runtime.Context, restored []byte) error {
+	w.now = ctx.Clock()
+	return w.sessionTVF.Open(ctx, restored)
+}
+
+func (w *procSessionTVF) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) error {
+	now := w.now().UnixMilli()
+	for _, r := range rows {
+		if r.Kind != sql.Insert {
+			return fmt.Errorf("WindowTableFunction(SESSION) expects insert-only input, got %s", r.Kind)
+		}
+		w.enc.Buf = w.enc.Buf[:0]
+		if err := state.AppendKey(&w.enc, r, w.spec.GroupKeys); err != nil {
+			return fmt.Errorf("WindowTableFunction(SESSION) key: %w", err)
+		}
+		if err := w.add(r, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ProcessWatermark fires nothing: processing-time sessions ignore event
+// time.
+func (w *procSessionTVF) ProcessWatermark(int64, *runtime.Collector) error { return nil }
+
+// TimerInterval is how often the runtime calls OnProcessingTime.
+func (w *procSessionTVF) TimerInterval() time.Duration { return procTimerInterval }
+
+// OnProcessingTime fires the sessions whose end - 1 the clock reached.
+func (w *procSessionTVF) OnProcessingTime(_ time.Time, out *runtime.Collector) error {
+	return w.fire(w.now().UnixMilli(), out)
 }
 
 type sessionTVF struct {
@@ -132,11 +189,16 @@ func (w *sessionTVF) add(r sql.Row, ts int64) error {
 	return nil
 }
 
-// ProcessWatermark fires the sessions whose end - 1 the watermark reached,
-// in the order of their ends, and forwards the watermark.
+// ProcessWatermark fires the sessions whose end - 1 the watermark reached.
 func (w *sessionTVF) ProcessWatermark(wm int64, out *runtime.Collector) error {
 	w.wm = wm
-	for len(w.ends) > 0 && w.ends[0]-1 <= wm {
+	return w.fire(wm, out)
+}
+
+// fire emits and drops the sessions whose end - 1 is at most t, in the
+// order of their ends.
+func (w *sessionTVF) fire(t int64, out *runtime.Collector) error {
+	for len(w.ends) > 0 && w.ends[0]-1 <= t {
 		end := w.ends[0]
 		keys := make([]string, 0, len(w.pending[end]))
 		for k := range w.pending[end] {

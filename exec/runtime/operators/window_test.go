@@ -239,7 +239,8 @@ func runProcTVF(t *testing.T, td *datadriven.TestData) string {
 }
 
 // runProcWindow runs a "proc-window" case of testdata/window: a
-// WindowAggregate on processing time with an injected clock. "now N" sets
+// WindowAggregate (a "proc-session-tvf" case: a SESSION
+// SessionTableFunction, kind=session, no aggs) on processing time with an injected clock. "now N" sets
 // the clock to N milliseconds and gives the operator a processing-time
 // tick, "clock N" sets it without a tick; a row line is processed at the clock's time (its columns carry no
 // time). The output lists the rows each tick fires after a "-- now N"
@@ -272,6 +273,12 @@ func runProcWindow(t *testing.T, td *datadriven.TestData) string {
 		}
 	}
 	f := WindowAggregate(spec)
+	if td.Cmd == "proc-session-tvf" {
+		// A SESSION table function: the input's columns, then
+		// window_start, window_end and window_time.
+		f = SessionTableFunction(spec)
+		outT = append(append([]sql.DataType(nil), in...), sql.Timestamp(3), sql.Timestamp(3), sql.TimestampLTZ(3))
+	}
 	run := func(restart int, lsmDir string) string {
 		var clock int64
 		var stores []*lsm.Store
