@@ -555,6 +555,21 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	if len(lf) == 0 {
 		lf = []int{0}
 	}
+	if bareJoin(n) && isSemiAnti(kind) && len(rf) == 0 {
+		// No projection above a semi or anti join (another join reads
+		// it whole, and RelBuilder makes no identity projection):
+		// Flink's ProjectSemiAntiJoinTransposeRule, which prunes its
+		// right input, needs one, so that input stays as the subquery's
+		// rewrite made it: a correlated one's projects what the
+		// condition reads (as rf does), an uncorrelated EXISTS's is true
+		// AS $f0 (SemiAntiJoinTest.testMultiExistsWithUncorrelated: the
+		// inner EXISTS's right input keeps it, the outer's, under the
+		// query's projection, selects nothing).
+		rf = rf[:0]
+		for i := nl; i < width; i++ {
+			rf = append(rf, i-nl)
+		}
+	}
 	if len(rf) == 0 && width > nl && !isSemiAnti(kind) {
 		// A semi or anti join whose condition reads no right field
 		// projects its right input to no field at all
@@ -595,6 +610,16 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 			side.fresh = !projected
 		}
 	}
+	// RelBuilder makes no projection that selects its input whole: a
+	// semi or anti join below keeps no Calc above it, and so keeps its
+	// right input's fields (bare, above).
+	var lside, rside Node = left, right
+	for _, s := range []*Node{&lside, &rside} {
+		c := (*s).(*LogicalCalc)
+		if j, ok := c.input().(*LogicalJoin); ok && isSemiAnti(j.JoinType) && isIdentityCalc(c) {
+			*s = j
+		}
+	}
 	var types []sql.DataType
 	for _, t := range left.types {
 		types = append(types, t.WithNullable(t.Nullable || kind == ast.RightJoin || kind == ast.FullJoin))
@@ -606,7 +631,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 		}
 		jnames = uniquify(append(jnames, right.names...))
 	}
-	j := &LogicalJoin{base: row(jnames, types, left, right), Cond: remap(joinCond, m), JoinType: kind, pushed: true,
+	j := &LogicalJoin{base: row(jnames, types, lside, rside), Cond: remap(joinCond, m), JoinType: kind, pushed: true,
 		queryHints: join.queryHints, joinHints: join.joinHints}
 	// Where narrowing an outer join made a field NOT NULL, the Calc reads
 	// it through a CAST to the type it had (FlinkFilterJoinRule converts
@@ -1644,6 +1669,27 @@ func joinReduceConstants(_ *binder, n Node) (Node, error) {
 		out.Cond = remap(top.Cond, m)
 	}
 	return &out, nil
+}
+
+// bareJoin reports a join with no projection of Flink's above it: n is
+// the join itself, or a Calc that only filters it which an enclosing
+// join's push-down made (fresh), where Flink has a Filter it pushes into
+// the join.
+func bareJoin(n Node) bool {
+	c, ok := n.(*LogicalCalc)
+	if !ok {
+		_, ok := n.(*LogicalJoin)
+		return ok
+	}
+	if !c.fresh || len(c.Exprs) != len(c.input().Names()) {
+		return false
+	}
+	for i, e := range c.Exprs {
+		if r, ok := e.(*InputRef); !ok || r.Index != i {
+			return false
+		}
+	}
+	return true
 }
 
 // dropConstantPairs removes the conjuncts of cond that equal two fields

@@ -457,7 +457,7 @@ func hasRefBeyond(e Expr, n int) bool {
 // existsAggregate is Calcite's SubQueryRemoveRule rewrite of an
 // uncorrelated [NOT] EXISTS (rewriteExists): the subquery becomes one row
 // MIN(true) AS m of its rows, NULL when it has none. EXISTS joins (semi,
-// on true) with the row kept where m IS NOT NULL; NOT EXISTS joins (anti)
+// on true) with the row kept where m IS NOT NULL, as true AS $f0; NOT EXISTS joins (anti)
 // on m IS NOT NULL AS $f0, whose reference at nl it returns as the
 // condition (SemiAntiJoinTest.testExistsWithUncorrelated_SimpleCondition1,
 // testExistsAndNotExists).
@@ -472,8 +472,11 @@ func existsAggregate(r Node, not bool, nl int) (Node, Expr) {
 		return &LogicalProject{base: row([]string{"$f0"}, []sql.DataType{notNull.T}, agg), Exprs: []Expr{notNull}},
 			&InputRef{Index: nl, T: notNull.T}
 	}
+	// The kept row is projected to true AS $f0 (RelBuilder's name for
+	// the literal); a projection above the semi join prunes it away
+	// (joinPushDown).
 	f := &LogicalFilter{base: sameRow(agg), Cond: notNull}
-	return &LogicalProject{base: row(nil, nil, f)}, nil
+	return &LogicalProject{base: row([]string{"$f0"}, []sql.DataType{tru.T}, f), Exprs: []Expr{tru}}, nil
 }
 
 // IsSemi reports a LeftSemiJoin (IN / EXISTS), IsAnti a LeftAntiJoin (NOT
