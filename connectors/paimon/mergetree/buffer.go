@@ -164,7 +164,7 @@ func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
 	if e.ref, err = b.pages.add(b.scratch); err != nil {
 		return false, err
 	}
-	if err := b.idx.append(e); err != nil {
+	if err := b.idx.append(e, b.indexWant()); err != nil {
 		return false, err
 	}
 	if b.MemoryBytes() < b.limit {
@@ -203,6 +203,21 @@ func (b *WriteBuffer) Put(r *KV) (full bool, err error) {
 		return disk >= max, nil
 	}
 	return false, nil
+}
+
+// indexWant is how many entries the index should make room for when it
+// is full past its first pageChunk: as many as the buffer will hold at its
+// limit with records of the size seen so far (at most 16 times what it
+// holds), so a fill moves its index once or twice, not a dozen times with
+// 1.5x growth, each move faulting in a fresh mapping and copying the
+// index (a 1M-record fill touched three times its 32 MB of index).
+func (b *WriteBuffer) indexWant() int {
+	n := len(b.idx.ents)
+	if n < cap(b.idx.ents) || len(b.idx.mem) < pageChunk {
+		return 0
+	}
+	want := b.limit / (b.pages.bytes/int64(n) + int64(entrySize))
+	return int(min(want+1, 16*int64(n)))
 }
 
 // row returns the BinaryRow of the record at ref (size bytes packed),

@@ -93,16 +93,20 @@ const entrySize = int(unsafe.Sizeof(bufEntry{}))
 // memory of its buffer's pool (chunkSize's classes, then its own mappings
 // past pageChunk).
 type entryIndex struct {
-	pool *MemoryPool
-	mem  []byte
-	ents []bufEntry // len = records, cap = what mem holds
+	pool  *MemoryPool
+	mem   []byte
+	ents  []bufEntry // len = records, cap = what mem holds
+	moves int        // mappings the index moved to, over the buffer's life
 }
 
-func (x *entryIndex) append(e bufEntry) error {
+// append adds e; when the index is full it moves to a larger mapping,
+// of at least want entries when want is above its own growth.
+func (x *entryIndex) append(e bufEntry, want int) error {
 	if len(x.ents) == cap(x.ents) {
 		size := chunkSize(len(x.mem), 0)
 		if len(x.mem) >= pageChunk {
-			size = (len(x.mem) + len(x.mem)/2 + pageChunk - 1) &^ (pageChunk - 1)
+			size = max(len(x.mem)+len(x.mem)/2, want*entrySize)
+			size = (size + pageChunk - 1) &^ (pageChunk - 1)
 		}
 		mem, err := x.pool.get(size)
 		if err != nil {
@@ -114,6 +118,7 @@ func (x *entryIndex) append(e bufEntry) error {
 			x.pool.put(x.mem)
 		}
 		x.mem, x.ents = mem, ents
+		x.moves++
 	}
 	x.ents = append(x.ents, e)
 	return nil

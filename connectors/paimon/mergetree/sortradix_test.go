@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sqlrun/sqlrun/sql"
@@ -76,5 +77,38 @@ func TestWriteBufferLargeSort(t *testing.T) {
 				t.Fatalf("%s key: records %d and %d out of order: %v/%d, %v/%d", keyType, i-1, i, raw[i-1].Key, raw[i-1].Seq, raw[i].Key, raw[i].Seq)
 			}
 		}
+	}
+}
+
+// TestWriteBufferIndexGrowth: filling a buffer to its limit moves its
+// index to a new mapping once past pageChunk (sized for the records the
+// buffer will hold, WriteBuffer.indexWant), not at every 1.5x growth: the
+// 1.5x steps from 2 MiB to the ~12 MiB of this fill were 5 moves.
+func TestWriteBufferIndexGrowth(t *testing.T) {
+	spec, err := newSpec([]string{"id", "v"}, []sql.DataType{sql.Int(), sql.String()}, []string{"id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 64 << 20
+	buf := NewWriteBuffer(spec, limit, nil, nil)
+	defer buf.Close()
+	pad := strings.Repeat("x", 170)
+	for i := 0; ; i++ {
+		v := []any{int32(i), pad}
+		full, err := buf.Put(&KV{Key: spec.KeyOf(v), Seq: int64(i), Kind: sql.Insert, Value: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full {
+			break
+		}
+	}
+	// 64 KiB doubling to 2 MiB (chunkSize's classes) is 6 mappings; then
+	// one move to the estimate, and one more at most.
+	if m := buf.idx.moves; m > 8 {
+		t.Errorf("the index moved %d times filling %d records", m, buf.Len())
+	}
+	if need, got := buf.Len()*entrySize, len(buf.idx.mem); got > need+need/8+pageChunk {
+		t.Errorf("index of %d bytes for %d records (%d bytes)", got, buf.Len(), need)
 	}
 }
