@@ -93,3 +93,93 @@ func DecodeCompact(out []any, types []sql.DataType, b []byte) error {
 	}
 	return nil
 }
+
+// DecodePackedCompact is DecodeCompact of the BinaryRow whose packed form
+// is p (AppendPacked), read from the packed bytes without unpacking them
+// when every field is a STRING, CHAR, VARCHAR, INT, DATE, TIME, BIGINT or
+// DOUBLE; a row with other types is unpacked into scratch first. It
+// returns scratch, grown, for the next call.
+func DecodePackedCompact(out []any, types []sql.DataType, p, scratch []byte) ([]byte, error) {
+	for _, t := range types {
+		switch t.Root {
+		case sql.TypeChar, sql.TypeVarChar, sql.TypeInt, sql.TypeDate, sql.TypeTime, sql.TypeBigInt, sql.TypeDouble:
+			continue
+		}
+		var err error
+		if scratch, err = AppendUnpacked(scratch[:0], types, p); err != nil {
+			return scratch, err
+		}
+		return scratch, DecodeCompact(out, types, scratch)
+	}
+	arity := len(types)
+	nn := (arity + 7) / 8
+	if len(p) < nn {
+		return scratch, fmt.Errorf("%w: packed row of %d bytes, %d fields", ErrCorrupt, len(p), arity)
+	}
+	const hdr = int(unsafe.Sizeof(""))
+	size := 0
+	pos := nn
+	for i, t := range types {
+		if p[i>>3]&(1<<(i&7)) != 0 {
+			continue
+		}
+		n, err := PackedFieldSize(t, p[pos:])
+		if err != nil {
+			return scratch, fmt.Errorf("binrow: packed field %d: %w", i, err)
+		}
+		pos += n
+		if t.Root == sql.TypeChar || t.Root == sql.TypeVarChar {
+			size += hdr + (n+7)&^7 // at most the string's length: headers stay word aligned
+		} else {
+			size += 8
+		}
+	}
+	if pos != len(p) {
+		return scratch, fmt.Errorf("%w: packed row of %d bytes, fields end at %d", ErrCorrupt, len(p), pos)
+	}
+	var arena []byte
+	if size > 0 {
+		arena = make([]byte, size)
+	}
+	off := 0
+	pos = nn
+	for i, t := range types {
+		if p[i>>3]&(1<<(i&7)) != 0 {
+			out[i] = nil
+			continue
+		}
+		switch t.Root {
+		case sql.TypeChar, sql.TypeVarChar:
+			l, k := binary.Uvarint(p[pos:]) // checked above
+			v := p[pos+k : pos+k+int(l)]
+			pos += k + int(l)
+			h := (*string)(unsafe.Pointer(&arena[off]))
+			if len(v) > 0 {
+				data := arena[off+hdr : off+hdr+len(v)]
+				copy(data, v)
+				*h = unsafe.String(&data[0], len(v))
+			}
+			box.Set(&out[i], typString, unsafe.Pointer(h))
+			off += hdr + (len(v)+7)&^7
+		case sql.TypeInt, sql.TypeDate, sql.TypeTime:
+			x := (*int32)(unsafe.Pointer(&arena[off]))
+			*x = int32(binary.LittleEndian.Uint32(p[pos:]))
+			box.Set(&out[i], typInt32, unsafe.Pointer(x))
+			pos += 4
+			off += 8
+		case sql.TypeBigInt:
+			x := (*int64)(unsafe.Pointer(&arena[off]))
+			*x = int64(binary.LittleEndian.Uint64(p[pos:]))
+			box.Set(&out[i], typInt64, unsafe.Pointer(x))
+			pos += 8
+			off += 8
+		case sql.TypeDouble:
+			x := (*uint64)(unsafe.Pointer(&arena[off]))
+			*x = binary.LittleEndian.Uint64(p[pos:])
+			box.Set(&out[i], typFloat64, unsafe.Pointer(x))
+			pos += 8
+			off += 8
+		}
+	}
+	return scratch, nil
+}

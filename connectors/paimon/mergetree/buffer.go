@@ -72,7 +72,7 @@ type WriteBuffer struct {
 	idx     entryIndex
 	scratch []byte
 	// unpacked holds records unpacked to BinaryRows as they leave the
-	// buffer (row, unpack).
+	// buffer (row, unpack), and DecodePackedCompact's scratch.
 	unpacked [1][]byte
 	// generic is set once a record's key does not fit the integer-key
 	// fast path (intKeys): the buffer then sorts with the comparators.
@@ -369,10 +369,8 @@ func (it *bufIter) Next() *KV {
 	arity := len(spec.FieldTypes)
 	vals := make([]any, arity+len(spec.KeyIndex))
 	value, key := vals[:arity:arity], vals[arity:]
-	rec, err := it.b.row(0, e.ref, e.size)
-	if err == nil {
-		err = binrow.DecodeCompact(value, spec.FieldTypes, rec)
-	}
+	var err error
+	it.b.unpacked[0], err = binrow.DecodePackedCompact(value, spec.FieldTypes, it.b.pages.at(e.ref, int(e.size)), it.b.unpacked[0])
 	if err != nil {
 		it.err = fmt.Errorf("mergetree: write buffer: %w", err)
 		return nil
@@ -542,14 +540,13 @@ func (b *WriteBuffer) decode(r binRec) (*KV, error) {
 	arity := len(spec.FieldTypes)
 	vals := make([]any, arity+len(spec.KeyIndex))
 	value, key := vals[:arity:arity], vals[arity:]
-	rec := r.value
+	var err error
 	if r.packed {
-		var err error
-		if rec, err = b.unpack(0, rec); err != nil {
-			return nil, err
-		}
+		b.unpacked[0], err = binrow.DecodePackedCompact(value, spec.FieldTypes, r.value, b.unpacked[0])
+	} else {
+		err = binrow.DecodeCompact(value, spec.FieldTypes, r.value)
 	}
-	if err := binrow.DecodeCompact(value, spec.FieldTypes, rec); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("mergetree: write buffer: %w", err)
 	}
 	for i, j := range spec.KeyIndex {
