@@ -181,7 +181,7 @@ func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts []
 		for g := range rgs {
 			skip = append(skip, !rowGroupMayPass(md.RowGroups[g].Columns, cols, preds))
 		}
-		parts, err := vectorAggregate(cols, calls, preds, leaves, readers, skip)
+		parts, err := vectorAggregate(cols, calls, preds, leaves, readers, skip, &f.pagesSkipped)
 		if err != nil {
 			return nil, false, fmt.Errorf("read parquet file %s: %w", f.name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	pformat "github.com/parquet-go/parquet-go/format"
 )
@@ -26,15 +27,29 @@ type vecCol struct {
 	pd, dd   pageData
 	haveDict bool
 	src      *pageData // where the current page's values are: pd, or dd for indexes
+	rows     int       // rows of the current page (its header's)
 	row      int       // next row of the page
 	vi       int       // next non-null value of the page
 	at       []int32   // the batch: value index per row, -1 for null
+	// lazy: a column the filter does not read; its page is decoded (load)
+	// only for a batch with a row that passes, and passed over unread
+	// when no row of it does. unread: the current page is not decoded.
+	lazy, unread bool
+	skipped      *int // counts the pages passed over unread
 }
 
-// page makes the next data page current (false at the chunk's end).
+// page makes the next data page current (false at the chunk's end),
+// decoded unless the column is lazy.
 func (v *vecCol) page() (bool, error) {
 	for {
-		isDict, err := v.cr.next(&v.pd, &v.dd, v.maxDef)
+		if v.unread {
+			v.cr.skip()
+			v.unread = false
+			if v.skipped != nil {
+				*v.skipped++
+			}
+		}
+		isDict, rows, err := v.cr.head(&v.dd)
 		if err == io.EOF {
 			if v.cr.left != 0 {
 				return false, fmt.Errorf("%w: %d values missing from a column chunk", errPageFormat, v.cr.left)
@@ -48,30 +63,57 @@ func (v *vecCol) page() (bool, error) {
 			v.haveDict = true
 			continue
 		}
-		n := v.pd.nonNull(v.maxDef)
-		v.src, v.row, v.vi = &v.pd, 0, 0
-		entries := n
-		if v.pd.idx != nil {
-			if !v.haveDict {
-				return false, fmt.Errorf("%w: dictionary-encoded page without a dictionary", errPageFormat)
-			}
-			v.src, entries = &v.dd, v.dd.rows
-			for _, i := range v.pd.idx[:n] {
-				if uint32(i) >= uint32(entries) {
-					return false, fmt.Errorf("%w: dictionary index %d of %d entries", errPageFormat, i, entries)
-				}
+		v.rows, v.row, v.vi, v.unread = rows, 0, 0, true
+		if !v.lazy {
+			if err := v.load(); err != nil {
+				return false, err
 			}
 		}
-		switch {
-		case v.kind == bulkString && len(v.src.offs) < entries+1,
-			v.kind == bulkInt64 && len(v.src.i64) < entries,
-			(v.kind == bulkInt8 || v.kind == bulkInt32) && len(v.src.i32) < entries:
-			return false, fmt.Errorf("%w: more rows than values", errPageFormat)
-		}
-		if v.pd.rows > 0 {
+		if v.rows > 0 {
 			return true, nil
 		}
 	}
+}
+
+// load decodes the current page, whose header page read; the rows
+// already passed over (v.row) are skipped.
+func (v *vecCol) load() error {
+	v.unread = false
+	if err := v.cr.body(&v.pd, v.maxDef); err != nil {
+		return err
+	}
+	if v.pd.rows != v.rows {
+		return fmt.Errorf("%w: page of %d rows, header says %d", errPageFormat, v.pd.rows, v.rows)
+	}
+	n := v.pd.nonNull(v.maxDef)
+	v.src, v.vi = &v.pd, v.row
+	if v.pd.defs != nil {
+		v.vi = 0
+		for _, d := range v.pd.defs[:v.row] {
+			if d >= v.maxDef {
+				v.vi++
+			}
+		}
+	}
+	entries := n
+	if v.pd.idx != nil {
+		if !v.haveDict {
+			return fmt.Errorf("%w: dictionary-encoded page without a dictionary", errPageFormat)
+		}
+		v.src, entries = &v.dd, v.dd.rows
+		for _, i := range v.pd.idx[:n] {
+			if uint32(i) >= uint32(entries) {
+				return fmt.Errorf("%w: dictionary index %d of %d entries", errPageFormat, i, entries)
+			}
+		}
+	}
+	switch {
+	case v.kind == bulkString && len(v.src.offs) < entries+1,
+		v.kind == bulkInt64 && len(v.src.i64) < entries,
+		(v.kind == bulkInt8 || v.kind == bulkInt32) && len(v.src.i32) < entries:
+		return fmt.Errorf("%w: more rows than values", errPageFormat)
+	}
+	return nil
 }
 
 // take fills at with the value indexes of the next m rows of the page.
@@ -134,7 +176,7 @@ type groupState struct {
 // of the AggKey calls' columns (one group of every row when there is
 // none) over the rows that pass preds, from the chunks readers[g][j] of
 // leaves[j], row groups marked in skip left unread.
-func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []int, readers [][]*chunkReader, skip []bool) ([][]any, error) {
+func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []int, readers [][]*chunkReader, skip []bool, skipped *int) ([][]any, error) {
 	vcs := make([]*vecCol, len(leaves))
 	byLeaf := map[int]*vecCol{}
 	for j, l := range leaves {
@@ -154,8 +196,12 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 		}
 	}
 	pcs := make([][]*vecCol, len(preds)) // by conjunct: each test's column
+	filtered := map[int]bool{}           // the leaves the filter reads
 	for i := range preds {
-		preds[i].fields(func(f int) { pcs[i] = append(pcs[i], byLeaf[cols[f].leaf]) })
+		preds[i].fields(func(f int) {
+			pcs[i] = append(pcs[i], byLeaf[cols[f].leaf])
+			filtered[cols[f].leaf] = true
+		})
 	}
 	var keys [][]any // by group: the keys' values
 	ints := map[int64]int32{}
@@ -188,12 +234,12 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 		}
 		for j, l := range leaves {
 			c := cols[firstCol(cols, calls, preds, l)]
-			*vcs[j] = vecCol{cr: readers[g][j], kind: c.bulk, maxDef: c.maxDef, at: vcs[j].at}
+			*vcs[j] = vecCol{cr: readers[g][j], kind: c.bulk, maxDef: c.maxDef, at: vcs[j].at, lazy: len(preds) > 0 && !filtered[l], skipped: skipped}
 		}
 		for {
 			m := -1
 			for _, v := range vcs {
-				if v.src == nil || v.row >= v.pd.rows {
+				if v.row >= v.rows {
 					ok, err := v.page()
 					if err != nil {
 						return nil, err
@@ -203,7 +249,7 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 						break
 					}
 				}
-				if left := v.pd.rows - v.row; m < 0 || left < m {
+				if left := v.rows - v.row; m < 0 || left < m {
 					m = left
 				}
 			}
@@ -211,16 +257,37 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 				break
 			}
 			for _, v := range vcs {
-				v.take(m)
+				if !v.lazy {
+					v.take(m)
+				}
 			}
 			// The filter first (rows that fail it get -1), then the rows'
-			// groups: a group is made by a row that passes.
+			// groups: a group is made by a row that passes. The other
+			// columns are decoded only for a batch with a row that passes.
 			gid = grow(gid, m)
 			for j := range gid {
 				gid[j] = 0
 			}
 			for i := range preds {
 				filterBatch(&preds[i], pcs[i], gid)
+			}
+			some := len(preds) == 0 || slices.ContainsFunc(gid, func(id int32) bool { return id >= 0 })
+			for _, v := range vcs {
+				switch {
+				case !v.lazy:
+				case some && v.unread:
+					if err := v.load(); err != nil {
+						return nil, err
+					}
+					v.take(m)
+				case some || !v.unread:
+					v.take(m)
+				default:
+					v.row += m
+				}
+			}
+			if !some {
+				continue
 			}
 			switch {
 			case len(keyCalls) == 0:

@@ -233,9 +233,11 @@ func TestFilterRangeMatchesPred(t *testing.T) {
 }
 
 // TestAggregateMatchesRows: the column path (File.Aggregate: PLAIN string
-// pages read in place, the filter's one-range tests) gives, for random
-// filters, the COUNT(*), COUNT, MIN and MAX of every column the page
-// decoder reads that the rows of Rows that Keep keeps give.
+// pages read in place, the filter's one-range tests, the other columns'
+// pages decoded only where a row passes) gives, for a key range and
+// random filters, the COUNT(*), COUNT, MIN and MAX of every column the
+// page decoder reads that the rows of Rows that Keep keeps give, and
+// leaves pages outside the key range unread.
 func TestAggregateMatchesRows(t *testing.T) {
 	const n = 2500
 	data, _ := writeDiff(t, n, &zstd.Codec{})
@@ -276,6 +278,9 @@ func TestAggregateMatchesRows(t *testing.T) {
 			}
 			filter = append(filter, Pred{Field: fi, Ranges: []PredRange{rg}})
 		}
+		if c == 0 { // a key range: the other columns' pages outside it are not read
+			filter = []Pred{{Field: 0, Ranges: []PredRange{{Lo: PredBound{Int: 1000, Closed: true}, Hi: PredBound{Int: 1100}}}}}
+		}
 		rows := kept(t, data, proj, filter, nil)
 		want := make([]any, len(calls))
 		for i, call := range calls {
@@ -315,6 +320,9 @@ func TestAggregateMatchesRows(t *testing.T) {
 		}
 		if !reflect.DeepEqual(parts[0], want) {
 			t.Fatalf("case %d, filter %+v:\n got %v\nwant %v", c, filter, parts[0], want)
+		}
+		if c == 0 && f.pagesSkipped == 0 {
+			t.Errorf("key range: no page left unread")
 		}
 	}
 }

@@ -24,6 +24,9 @@ type File struct {
 	index    map[string]int // top-level field position by name
 	leafBase []int          // first leaf column of each top-level field
 	nleaves  int
+	// pagesSkipped counts the data pages the column path's filtered
+	// aggregates passed over unread (no row of theirs passes).
+	pagesSkipped int
 }
 
 func countLeaves(n parquet.Node) int {
