@@ -2,6 +2,8 @@ package operators
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -200,12 +202,7 @@ func (w *sessionTVF) ProcessWatermark(wm int64, out *runtime.Collector) error {
 func (w *sessionTVF) fire(t int64, out *runtime.Collector) error {
 	for len(w.ends) > 0 && w.ends[0]-1 <= t {
 		end := w.ends[0]
-		keys := make([]string, 0, len(w.pending[end]))
-		for k := range w.pending[end] {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(w.pending[end])) {
 			rows, ok, err := w.rows.Get(k)
 			if err != nil {
 				return err

@@ -3,6 +3,8 @@ package operators
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -491,12 +493,7 @@ func (w *windowAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
 	for len(w.ends) > 0 && w.ends[0]-1 <= t {
 		end := w.ends[0]
-		keys := make([]string, 0, len(w.pending[end]))
-		for k := range w.pending[end] {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(w.pending[end])) {
 			grp, ok, err := w.agg.groups.Get(k)
 			if err != nil {
 				return err

@@ -2,7 +2,8 @@ package operators
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
@@ -189,12 +190,7 @@ func (w *windowRank) ProcessWatermark(wm int64, out *runtime.Collector) error {
 	w.wm = wm
 	for len(w.ends) > 0 && w.ends[0]-1 <= wm {
 		end := w.ends[0]
-		keys := make([]string, 0, len(w.pending[end]))
-		for k := range w.pending[end] {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(w.pending[end])) {
 			buf, ok, err := w.rows.Get(k)
 			if err != nil {
 				return err
