@@ -161,10 +161,10 @@ func reduceAggsOnce(agg *LogicalAggregate) ([]Expr, *LogicalAggregate) {
 		case "AVG":
 			// reduceAvg: CAST(SUM(x) / COUNT(x)), the numerator cast to
 			// the average's type first when it differs.
-			sumT := aggResultType("SUM", in.Types()[a.Args[0]])
-			if len(agg.Group) == 0 || a.Filtered || in.Types()[a.Args[0]].Nullable {
-				sumT = sumT.WithNullable(true)
-			}
+			// The SUM's type as AggregateCall.create infers it (AGG_SUM):
+			// NOT NULL when grouped, unfiltered and over a NOT NULL x.
+			sumT := aggResultType("SUM", in.Types()[a.Args[0]]).WithNullable(
+				len(agg.Group) == 0 || a.Filtered || in.Types()[a.Args[0]].Nullable)
 			sum := add(derived(a, "SUM", sumT))
 			count := add(derived(a, "COUNT", countT))
 			num := castExpr(sum, a.T.WithNullable(sumT.Nullable))

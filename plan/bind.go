@@ -687,6 +687,11 @@ func (b *binder) bindValues(x *ast.Values) (Node, error) {
 	return &LogicalValues{base: row(names, types), Rows: rows}, nil
 }
 
+// nullableIfEmpty are the aggregates whose return type is nullable only
+// over an empty group (Calcite's AGG_SUM, AVG_AGG_FUNCTION,
+// ARG0_NULLABLE_IF_EMPTY; Flink's FIRST_VALUE and LAST_VALUE too).
+var nullableIfEmpty = map[string]bool{"SUM": true, "AVG": true, "MIN": true, "MAX": true, "FIRST_VALUE": true, "LAST_VALUE": true}
+
 // aggCollector gathers aggregate calls of a SELECT while binding.
 type aggCollector struct {
 	groupExprs []Expr   // bound group expressions over the FROM row
@@ -1921,6 +1926,12 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 			// read as cond IS TRUE.
 			filter = &Call{Op: "IS TRUE", Args: []Expr{filter}, T: sql.Boolean().NotNull()}
 		}
+	}
+	if len(agg.groupExprs) > 0 && filter == nil && len(args) == 1 && !args[0].Type().Nullable && nullableIfEmpty[strings.ToUpper(name)] {
+		// Calcite's AGG_SUM, AVG_AGG_FUNCTION and ARG0_NULLABLE_IF_EMPTY:
+		// grouped and unfiltered, the call is NULL only if its argument
+		// can be (SqlCallBinding.getGroupCount counts the GROUP BY items).
+		t = t.NotNull()
 	}
 	txt := f.String()
 	for i, c := range agg.callText {
