@@ -60,14 +60,7 @@ func DecodeCompact(out []any, types []sql.DataType, b []byte) error {
 		switch t.Root {
 		case sql.TypeChar, sql.TypeVarChar:
 			v, _ := varBytes(b, slot) // checked above
-			h := (*string)(unsafe.Pointer(&arena[off]))
-			if len(v) > 0 {
-				data := arena[off+hdr : off+hdr+len(v)]
-				copy(data, v)
-				*h = unsafe.String(&data[0], len(v))
-			}
-			box.Set(&out[i], typString, unsafe.Pointer(h))
-			off += hdr + (len(v)+7)&^7
+			off = boxString(&out[i], arena, off, v)
 		case sql.TypeInt, sql.TypeDate, sql.TypeTime:
 			p := (*int32)(unsafe.Pointer(&arena[off]))
 			*p = int32(binary.LittleEndian.Uint32(b[slot:]))
@@ -153,14 +146,7 @@ func DecodePackedCompact(out []any, types []sql.DataType, p, scratch []byte) ([]
 			l, k := binary.Uvarint(p[pos:]) // checked above
 			v := p[pos+k : pos+k+int(l)]
 			pos += k + int(l)
-			h := (*string)(unsafe.Pointer(&arena[off]))
-			if len(v) > 0 {
-				data := arena[off+hdr : off+hdr+len(v)]
-				copy(data, v)
-				*h = unsafe.String(&data[0], len(v))
-			}
-			box.Set(&out[i], typString, unsafe.Pointer(h))
-			off += hdr + (len(v)+7)&^7
+			off = boxString(&out[i], arena, off, v)
 		case sql.TypeInt, sql.TypeDate, sql.TypeTime:
 			x := (*int32)(unsafe.Pointer(&arena[off]))
 			*x = int32(binary.LittleEndian.Uint32(p[pos:]))
@@ -182,4 +168,18 @@ func DecodePackedCompact(out []any, types []sql.DataType, p, scratch []byte) ([]
 		}
 	}
 	return scratch, nil
+}
+
+// boxString copies v into arena at off behind a string header, boxes that
+// string into *dst, and returns the offset after it (word aligned).
+func boxString(dst *any, arena []byte, off int, v []byte) int {
+	const hdr = int(unsafe.Sizeof(""))
+	h := (*string)(unsafe.Pointer(&arena[off]))
+	if len(v) > 0 {
+		data := arena[off+hdr : off+hdr+len(v)]
+		copy(data, v)
+		*h = unsafe.String(&data[0], len(v))
+	}
+	box.Set(dst, typString, unsafe.Pointer(h))
+	return off + hdr + (len(v)+7)&^7
 }
