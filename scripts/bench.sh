@@ -71,6 +71,9 @@ echo "sqlrun bench: $(date -u '+%Y-%m-%d %H:%M UTC'); steps (each -cpu 1):" >&2
 step runtime   240 ./exec/runtime/                   '^Benchmark(DatagenCalcBlackhole|DatagenGroupAggregate)$' 2000000x
 step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|ReadKVProjected)$' 3x
 # not run: WriteBuffer, WriteBufferStringKey (mergetree's in-memory buffer alone),
+#          WriteBufferSpill (a buffer spilling sorted runs to disk and merging them
+#          at its flush, for scripts/abbench.sh; its figures are in
+#          docs/performance.md),
 #          DecodePacked (binrow: a packed record decoded with and without an unpack),
 #          Writer (mergetree writer per producer, wall clock only: its lookup/none
 #          ratio swung 0.2-1.2 on the loaded machine; WritePK vs WritePKLookup

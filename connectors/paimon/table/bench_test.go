@@ -341,6 +341,11 @@ var tableWriterRows = flag.Int("tablewriter.rows", 3_000_000, "rows per iteratio
 // TableWriterBenchmark measures 3); 0 measures the warm-up alone.
 var tableWriterIters = flag.Int("tablewriter.iters", 3, "measured iterations of BenchmarkTableWriter after its warm-up")
 
+// tableWriterBuffer is the table's write-buffer-size in BenchmarkTableWriter
+// (empty: the default, 256 mb): a smaller buffer makes a write of a few
+// million rows spill sorted runs as a larger write does with the default.
+var tableWriterBuffer = flag.String("tablewriter.buffer", "", "write-buffer-size of BenchmarkTableWriter's table (empty: the default)")
+
 // tableWriterWarmProfile names a file for a CPU profile of
 // BenchmarkTableWriter's warm-up iteration alone (a fresh process's
 // first write), which the best iteration's figure does not show.
@@ -364,7 +369,11 @@ func BenchmarkTableWriter(b *testing.B) {
 	n := *tableWriterRows
 	gen := newRowGen(math.MaxInt32)
 	iteration := func(i int) (cpu, wall time.Duration) {
-		tbl, err := Create(fs.NewLocal(), b.TempDir(), benchSchema(), nil, map[string]string{"bucket": "1"}, "", 0)
+		opts := map[string]string{"bucket": "1"}
+		if *tableWriterBuffer != "" {
+			opts["write-buffer-size"] = *tableWriterBuffer
+		}
+		tbl, err := Create(fs.NewLocal(), b.TempDir(), benchSchema(), nil, opts, "", 0)
 		if err != nil {
 			b.Fatal(err)
 		}
