@@ -15,7 +15,8 @@ import (
 // writes for the same values (byte for byte: slots, inline strings,
 // 8-byte padding, the var-part bytes a null non-compact DECIMAL or
 // TIMESTAMP reserves), so what leaves the buffer is unchanged. It is a
-// process-local form: no file holds it.
+// process-local form: only files that do not outlive the process hold it
+// (a write buffer's spilled runs, mergetree.DiskSpiller).
 //
 // Layout: a null bit per field ((arity+7)/8 bytes, bit i of byte i/8),
 // then each non-null field in order:

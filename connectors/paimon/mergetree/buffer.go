@@ -442,8 +442,9 @@ func (b *WriteBuffer) Flush(merged, raw func(*KV) error) (err error) {
 // and the buffer sorts on an integer key in memory (no raw callback, runs
 // spilled by a DiskSpiller if any), a key with one version, which the
 // merge function would return as is (reduce), goes to data serialized,
-// read from the buffer's pages or a spilled run's block: it is neither
-// decoded nor allocated. Keys with several versions are decoded and merged
+// read from the buffer's pages or a spilled run's block, packed as the
+// pages hold it (to a PackedWriter; unpacked to its BinaryRow for any
+// other BinaryWriter): it is neither decoded nor allocated. Keys with several versions are decoded and merged
 // as Flush merges them. The spilled runs and the pages are merged on the
 // index's integers and sequence numbers, the order Flush's merge of
 // decoded records gives (key, then sequence number).
@@ -454,7 +455,7 @@ func (b *WriteBuffer) FlushTo(data FileWriter, raw func(*KV) error) (err error) 
 		return b.Flush(data.Write, raw)
 	}
 	for _, s := range b.spilled {
-		if _, ok := s.(*diskRun); !ok {
+		if r, ok := s.(*diskRun); !ok || !r.packed {
 			return b.Flush(data.Write, raw)
 		}
 	}
@@ -490,17 +491,15 @@ func (b *WriteBuffer) FlushTo(data FileWriter, raw func(*KV) error) (err error) 
 				box.Set(&c.k[0], typInt64, unsafe.Pointer(&c.i64))
 			}
 			one = KV{Key: c.k[:], Seq: r.seq, Kind: sql.RowKind(r.kind), Level: -1}
-			value := r.value
-			if r.packed {
-				if pw != nil {
-					if err := pw.WritePacked(&one, value); err != nil {
-						return err
-					}
-					continue
-				}
-				if value, err = b.unpack(0, value); err != nil {
+			if pw != nil {
+				if err := pw.WritePacked(&one, r.value); err != nil {
 					return err
 				}
+				continue
+			}
+			value, err := b.unpack(0, r.value)
+			if err != nil {
+				return err
 			}
 			if err := bw.WriteBinary(&one, value); err != nil {
 				return err
@@ -541,11 +540,7 @@ func (b *WriteBuffer) decode(r binRec) (*KV, error) {
 	vals := make([]any, arity+len(spec.KeyIndex))
 	value, key := vals[:arity:arity], vals[arity:]
 	var err error
-	if r.packed {
-		b.unpacked[0], err = binrow.DecodePackedCompact(value, spec.FieldTypes, r.value, b.unpacked[0])
-	} else {
-		err = binrow.DecodeCompact(value, spec.FieldTypes, r.value)
-	}
+	b.unpacked[0], err = binrow.DecodePackedCompact(value, spec.FieldTypes, r.value, b.unpacked[0])
 	if err != nil {
 		return nil, fmt.Errorf("mergetree: write buffer: %w", err)
 	}
@@ -556,12 +551,11 @@ func (b *WriteBuffer) decode(r binRec) (*KV, error) {
 }
 
 // binRec is a record of the binary merge: its integer key, sequence
-// number, kind and value row: packed in the pages (packed set) or a
-// BinaryRow in a spilled run's block.
+// number, kind and value row, packed (binrow.AppendPacked) in the pages
+// or a spilled run's block.
 type binRec struct {
 	key, seq int64
 	kind     int8
-	packed   bool
 	value    []byte
 }
 
@@ -618,7 +612,7 @@ func (m *binMerge) advance(i int) bool {
 			prefetch.Range(unsafe.Pointer(unsafe.SliceData(rec)), len(rec))
 		}
 		m.pos++
-		m.cur[0] = binRec{key: e.key, seq: e.seq, kind: e.kind, packed: true, value: m.b.pages.at(e.ref, int(e.size))}
+		m.cur[0] = binRec{key: e.key, seq: e.seq, kind: e.kind, value: m.b.pages.at(e.ref, int(e.size))}
 		return true
 	}
 	it := m.runs[i-1]
@@ -630,19 +624,12 @@ func (m *binMerge) advance(i int) bool {
 		m.err = errors.Join(m.err, it.err)
 		return false
 	}
-	seq, kind, _, key, value, err := it.split()
-	if err == nil {
-		err = binrow.CheckFixed(key, 1)
-	}
+	seq, kind, key, value, err := it.splitPacked()
 	if err != nil {
 		m.err = errors.Join(m.err, fmt.Errorf("spilled run %s: %w", it.path, err))
 		return false
 	}
-	k := binrow.Int64At(key, 1, 0)
-	if m.b.spec.FieldTypes[m.b.spec.KeyIndex[0]].Root == sql.TypeInt {
-		k = int64(binrow.Int32At(key, 1, 0))
-	}
-	m.cur[i] = binRec{key: k, seq: seq, kind: kind, value: value}
+	m.cur[i] = binRec{key: key, seq: seq, kind: kind, value: value}
 	return true
 }
 

@@ -1,8 +1,6 @@
 package mergetree
 
 import (
-	"bytes"
-	"os"
 	"reflect"
 	"testing"
 
@@ -130,9 +128,13 @@ func TestFlushToWritesSerialized(t *testing.T) {
 // flushes into a BinaryWriter merges the runs with its pages on the
 // integer key and sequence number and still hands each key with one
 // version over serialized; what it writes is what Flush's merge of the
-// decoded runs writes, in the same order. The runs are spilled from the
-// pages as they are: the file is the one Spill writes from the decoded
-// records, byte for byte.
+// decoded runs writes, in the same order, and a PackedWriter gets every
+// such key packed, the spilled ones too (the code that spilled BinaryRows
+// handed those over unpacked: the test fails there). The runs are spilled
+// from the pages as they are, packed: a run reads back (Open, Flush's way)
+// as the decoded records spilled with Spill read back, and Flush of the
+// disk-spilled buffer writes what Flush of the one spilled in memory
+// writes; the packed run is smaller than the BinaryRow one.
 func TestFlushToMergesSpilledRunsSerialized(t *testing.T) {
 	spec := poolSpec(t)
 	spec.SpillCompression, spec.SpillZstdLevel = "zstd", 1
@@ -184,13 +186,27 @@ func TestFlushToMergesSpilledRunsSerialized(t *testing.T) {
 		if w.binaries != 1000 {
 			t.Fatalf("%s: %d records written serialized, want the 1000 keys with one version", name, w.binaries)
 		}
+		if p, ok := rw.(*packedRecorder); ok && p.packed != 1000 {
+			t.Fatalf("%d records written packed, want the 1000 keys with one version, spilled or not", p.packed)
+		}
 		if d.DiskBytes() != 0 {
 			t.Fatalf("%s: %d bytes of spilled runs left after the flush", name, d.DiskBytes())
 		}
 	}
 
-	// The same sorted records spilled from the pages and from decoded
-	// records make the same file.
+	// Flush (not FlushTo) reads the packed runs back decoded.
+	e := NewWriteBuffer(spec, limit, d, nil)
+	defer e.Close()
+	fill(e)
+	if len(e.spilled) != mem.Spilled {
+		t.Fatalf("%d runs spilled to disk, %d in memory", len(e.spilled), mem.Spilled)
+	}
+	if got := flushAll(t, e); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Flush of the disk-spilled buffer wrote %d records, differing from the %d of the memory-spilled one", len(got), len(want))
+	}
+
+	// The same sorted records spilled from the pages (packed) and from
+	// decoded records (Spill: BinaryRows) read back alike.
 	c := NewWriteBuffer(spec, 64<<20, nil, nil)
 	defer c.Close()
 	fill(c)
@@ -207,15 +223,27 @@ func TestFlushToMergesSpilledRunsSerialized(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer decoded.Discard()
-	x, err := os.ReadFile(fromPages.(*diskRun).path)
-	if err != nil {
-		t.Fatal(err)
+	readBack := func(run SpilledRun) []*KV {
+		it, err := run.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []*KV
+		for r := it.Next(); r != nil; r = it.Next() {
+			out = append(out, r)
+		}
+		if err := it.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
-	y, err := os.ReadFile(decoded.(*diskRun).path)
-	if err != nil {
-		t.Fatal(err)
+	x, y := readBack(fromPages), readBack(decoded)
+	if len(x) != 3000 || !reflect.DeepEqual(x, y) {
+		t.Fatalf("the run spilled from the pages reads back %d records, the one spilled from decoded records %d, or they differ", len(x), len(y))
 	}
-	if !bytes.Equal(x, y) || len(x) == 0 {
-		t.Fatalf("the run spilled from the pages (%d bytes) differs from the one spilled from decoded records (%d bytes)", len(x), len(y))
+	px, py := fromPages.(*diskRun).size, decoded.(*diskRun).size
+	if px <= 0 || px >= py {
+		t.Fatalf("the packed run is %d bytes, the BinaryRow run %d", px, py)
 	}
+
 }
