@@ -272,7 +272,12 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 			if i == 0 {
 				inAttrs = a
 			}
-			if i == 1 && (isWJ && !wj.IsSemi() && !wj.IsAnti() || isIJ) && len(a) > 0 {
+			// A TemporalJoin passes its versioned side's attributes on
+			// too: a processing-time one kept by a Deduplicate ordered by
+			// it is materialized above the join, as the left side's is
+			// (TemporalJoinTest.testProcTimeTemporalJoinWithLastRowView:
+			// PROCTIME_MATERIALIZE(proctime0) in Flink's plan).
+			if i == 1 && (isWJ && !wj.IsSemi() && !wj.IsAnti() || isIJ || isTemporal) && len(a) > 0 {
 				merged := map[int]bool{}
 				for f := range inAttrs {
 					merged[f] = true
