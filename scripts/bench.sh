@@ -96,7 +96,9 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          bench/scale measures the jobs; their figures are in
 #          docs/performance.md),
 #          WritePostponePartitions (peak RSS of one sub-benchmark per process;
-#          its figures are in docs/performance.md).
+#          its figures are in docs/performance.md),
+#          FirstTouch (mergetree: system time of faulting in 256 MiB in 4 KB and
+#          in huge pages, one op per process; figures in docs/performance.md).
 #          docs/gen's test fails when a benchmark is neither run here nor named
 #          on this list.
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser

@@ -253,7 +253,7 @@ func (b *WriteBuffer) radixSortByKey(ents []bufEntry) error {
 		return nil
 	}
 	// The scratch copy of a large index is mapped from the pool like the
-	// index (huge pages, unmapped after the sort), not allocated on the
+	// index (unmapped after the sort), not allocated on the
 	// heap: a 1M-record buffer's 32 MB of scratch on the heap was zeroed
 	// and faulted in 4 KB at a time at every flush, and grew the heap a
 	// cold process starts with (issue 14).

@@ -9,10 +9,8 @@ import (
 // record pages. Paimon's write buffer takes pages of `page-size` (64 kb)
 // from a pool of `write-buffer-size`; a buffer's chunks double from 64 KB
 // (minChunk) to 2 MiB, which keeps the number of system calls small (a
-// 256 MiB buffer is 133 mappings), a bucket of a few records small, and
-// makes each large chunk one transparent huge page on Linux
-// (offHeapAlloc). A record larger than pageChunk gets a mapping of its
-// own.
+// 256 MiB buffer is 133 mappings) and a bucket of a few records small. A
+// record larger than pageChunk gets a mapping of its own.
 const pageChunk = 2 << 20
 
 // recordPages holds the serialized records of a write buffer in chunks
