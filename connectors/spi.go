@@ -169,9 +169,13 @@ const (
 )
 
 // LocalAggCall is one aggregate over field Arg of the source's produced row.
+// With Concat (LocalCount, LocalMin and LocalMax only) its argument is
+// instead CONCAT of those fields (VARCHAR columns): their values joined,
+// NULL when any is NULL, and Arg is unused.
 type LocalAggCall struct {
-	Kind LocalAggKind
-	Arg  int
+	Kind   LocalAggKind
+	Arg    int
+	Concat []int
 }
 
 // SupportsExplainDigest adds digests to the TableSourceScan line of

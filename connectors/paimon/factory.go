@@ -437,7 +437,7 @@ func (s *Source) LocalAggregate(calls []connectors.LocalAggCall, filter []connec
 	}
 	agg := make([]format.AggCall, len(calls))
 	for i, c := range calls {
-		agg[i].Arg = c.Arg
+		agg[i].Arg, agg[i].Concat = c.Arg, c.Concat
 		switch c.Kind {
 		case connectors.LocalCountStar:
 			agg[i].Kind = format.AggCountStar
@@ -454,6 +454,9 @@ func (s *Source) LocalAggregate(calls []connectors.LocalAggCall, filter []connec
 		case connectors.LocalGroupKey:
 			agg[i].Kind = format.AggKey
 		default:
+			return nil, false
+		}
+		if c.Concat != nil && c.Kind != connectors.LocalCount && c.Kind != connectors.LocalMin && c.Kind != connectors.LocalMax {
 			return nil, false
 		}
 	}

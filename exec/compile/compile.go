@@ -597,7 +597,10 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 		merge[i] = operators.AggSpec{Arg: len(calls), ResultType: a.T, InsertOnly: true}
 		calls = append(calls, connectors.LocalAggCall{})
 		c := &calls[len(calls)-1]
-		if len(a.Args) == 1 {
+		if len(a.Args) == 1 && calc != nil && (a.Func == "COUNT" || a.Func == "MIN" || a.Func == "MAX") {
+			c.Concat = concatFields(calc.Exprs[a.Args[0]], types)
+		}
+		if len(a.Args) == 1 && c.Concat == nil {
 			if c.Arg, ok = field(a.Args[0]); !ok {
 				return edge{}, false, nil
 			}
@@ -647,6 +650,25 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 	}
 	fusedAggregates++
 	return in, true, nil
+}
+
+// concatFields are the fields of the scan that e concatenates, when e is
+// CONCAT or || of VARCHAR fields only (the argument of a local aggregate
+// that the source computes over its column vectors); nil otherwise.
+func concatFields(e expr.Expr, types []sql.DataType) []int {
+	c, ok := e.(*expr.Call)
+	if !ok || (c.Op != "CONCAT" && c.Op != "||") || len(c.Args) == 0 {
+		return nil
+	}
+	fields := make([]int, len(c.Args))
+	for i, a := range c.Args {
+		r, ok := a.(*expr.InputRef)
+		if !ok || types[r.Index].Root != sql.TypeVarChar {
+			return nil
+		}
+		fields[i] = r.Index
+	}
+	return fields
 }
 
 // fusedAggregates counts the aggregates fusedLocalAggregate took (tests

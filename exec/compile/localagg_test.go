@@ -22,7 +22,8 @@ import (
 	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
-// TestLocalAggregateMetamorphic runs COUNT/MIN/MAX/SUM/AVG queries, global
+// TestLocalAggregateMetamorphic runs COUNT/MIN/MAX/SUM/AVG queries (COUNT,
+// MIN and MAX of CONCAT and || of the STRING column among them), global
 // and grouped by one or two columns, over random Paimon tables twice: with the local aggregate in the source
 // (fusedLocalAggregate: partial aggregates computed column by column from
 // the pages of files read raw, per row elsewhere) and on rows, as without
@@ -48,6 +49,8 @@ func TestLocalAggregateMetamorphic(t *testing.T) {
 		for _, c := range sums {
 			all = append(all, "SUM("+c+")", "AVG("+c+")")
 		}
+		// CONCAT of VARCHAR columns, computed over the column vectors.
+		all = append(all, "COUNT(CONCAT(s, s))", "MIN(s || s)", "MAX(CONCAT(s, s, s))")
 		queries = append(queries, strings.Join(all, ", "), "COUNT(*)", "MAX(s), MIN(k)", "MIN(x), MAX(s)")
 		for q := 0; q < 4; q++ {
 			var sel []string

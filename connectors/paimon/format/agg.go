@@ -44,9 +44,33 @@ func (k AggKind) sum() bool { return k == AggSum || k == AggSumBigInt }
 
 // AggCall is one aggregate over a field of the projection (Arg indexes
 // Projection.Fields; unused for AggCountStar).
+//
+// With Concat (COUNT, MIN and MAX only) the argument is instead the
+// concatenation of the values of those fields, STRING columns, and NULL
+// when any of them is NULL: Flink's CONCAT and || (the row path's
+// evalConcat). The column path compares the concatenation with the
+// group's best value piece by piece, without building it.
 type AggCall struct {
-	Kind AggKind
-	Arg  int
+	Kind   AggKind
+	Arg    int
+	Concat []int
+}
+
+// concatValue is the Concat argument of a row of the projection's values.
+func concatValue(fields []int, vals []any) any {
+	n := 0
+	for _, f := range fields {
+		s, ok := vals[f].(string)
+		if !ok {
+			return nil
+		}
+		n += len(s)
+	}
+	b := make([]byte, 0, n)
+	for _, f := range fields {
+		b = append(b, vals[f].(string)...)
+	}
+	return string(b)
 }
 
 // Partial returns the partial result of calls over one row vals (the
@@ -55,6 +79,18 @@ type AggCall struct {
 func Partial(calls []AggCall, vals []any) []any {
 	out := make([]any, len(calls))
 	for i, c := range calls {
+		if c.Concat != nil {
+			v := concatValue(c.Concat, vals)
+			if c.Kind == AggCount {
+				n := int64(0)
+				if v != nil {
+					n = 1
+				}
+				v = n
+			}
+			out[i] = v
+			continue
+		}
 		switch c.Kind {
 		case AggCountStar:
 			out[i] = int64(1)
@@ -125,6 +161,7 @@ func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts []
 		leaves = append(leaves, col.leaf)
 	}
 	keys := 0
+	concat := false
 	for i, c := range calls {
 		st[i].call = c
 		if c.Kind == AggCountStar {
@@ -132,6 +169,23 @@ func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts []
 		}
 		if c.Kind == AggKey {
 			keys++
+		}
+		if c.Concat != nil {
+			if c.Kind != AggCount && c.Kind != AggMin && c.Kind != AggMax {
+				return nil, false, nil
+			}
+			concat = true
+			for _, f := range c.Concat {
+				col := cols[f]
+				if col.leaf < 0 {
+					continue // absent: the concatenation is null in every row
+				}
+				if col.asm != nil || col.bulk != bulkString {
+					return nil, false, nil
+				}
+				addLeaf(col)
+			}
+			continue
 		}
 		col := cols[c.Arg]
 		if col.leaf < 0 {
@@ -176,7 +230,7 @@ func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts []
 			readers[g][j] = cr
 		}
 	}
-	if keys > 0 || len(preds) > 0 {
+	if keys > 0 || len(preds) > 0 || concat {
 		var skip []bool
 		for g := range rgs {
 			skip = append(skip, !rowGroupMayPass(md.RowGroups[g].Columns, cols, preds))

@@ -184,10 +184,23 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 		byLeaf[l] = vcs[j]
 	}
 	colOf := func(i int) *vecCol { // the vector of call i, nil when its column is absent
-		if calls[i].Kind == AggCountStar {
+		if calls[i].Kind == AggCountStar || calls[i].Concat != nil {
 			return nil
 		}
 		return byLeaf[cols[calls[i].Arg].leaf]
+	}
+	// By Concat call: the vectors of its pieces, nil when one is absent
+	// (the argument is null in every row).
+	cats := make([][]*vecCol, len(calls))
+	for i, c := range calls {
+		for _, f := range c.Concat {
+			v := byLeaf[cols[f].leaf]
+			if v == nil {
+				cats[i] = nil
+				break
+			}
+			cats[i] = append(cats[i], v)
+		}
 	}
 	var keyCalls []int
 	for i, c := range calls {
@@ -214,7 +227,7 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 		for i := range st {
 			st[i].n = append(st[i].n, 0)
 			st[i].i = append(st[i].i, 0)
-			if c := calls[i]; c.Kind != AggCountStar && c.Kind != AggCount && cols[c.Arg].bulk == bulkString {
+			if c := calls[i]; c.Kind != AggCountStar && c.Kind != AggCount && (c.Concat != nil || cols[c.Arg].bulk == bulkString) {
 				st[i].s = append(st[i].s, nil)
 			}
 		}
@@ -365,6 +378,12 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 					}
 					continue
 				}
+				if c.Concat != nil {
+					if vs := cats[i]; vs != nil {
+						a.foldConcat(c.Kind, vs, gid[:m])
+					}
+					continue
+				}
 				v := colOf(i)
 				if v == nil {
 					continue
@@ -416,6 +435,12 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 			case AggCountStar, AggCount:
 				row[i] = a.n[id]
 			default:
+				if c.Concat != nil {
+					if a.n[id] > 0 {
+						row[i] = string(a.s[id])
+					}
+					continue
+				}
 				v := colOf(i)
 				if v == nil || a.n[id] == 0 {
 					continue
@@ -437,6 +462,61 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 		out = append(out, row)
 	}
 	return out, nil
+}
+
+// foldConcat folds the batch's rows that pass (gid >= 0) into a Concat
+// call's groups: a row with a null piece has no value; MIN and MAX
+// compare the concatenation with the group's best piece by piece and copy
+// it only when it wins.
+func (a *groupState) foldConcat(kind AggKind, vs []*vecCol, gid []int32) {
+rows:
+	for j, id := range gid {
+		if id < 0 {
+			continue
+		}
+		for _, v := range vs {
+			if v.at[j] < 0 {
+				continue rows
+			}
+		}
+		if kind != AggCount {
+			if a.n[id] > 0 {
+				cmp := compareConcat(vs, j, a.s[id])
+				if (kind == AggMax && cmp <= 0) || (kind == AggMin && cmp >= 0) {
+					a.n[id]++
+					continue
+				}
+			}
+			b := a.s[id][:0]
+			for _, v := range vs {
+				b = append(b, v.str(v.at[j])...)
+			}
+			a.s[id] = b
+		}
+		a.n[id]++
+	}
+}
+
+// compareConcat compares the concatenation of row j's pieces vs (none
+// null) with best in byte order, as bytes.Compare of the two would.
+func compareConcat(vs []*vecCol, j int, best []byte) int {
+	for _, v := range vs {
+		s := v.str(v.at[j])
+		if len(s) > len(best) {
+			if c := bytes.Compare(s[:len(best)], best); c != 0 {
+				return c
+			}
+			return 1 // best is a proper prefix of the concatenation
+		}
+		if c := bytes.Compare(s, best[:len(s)]); c != 0 {
+			return c
+		}
+		best = best[len(s):]
+	}
+	if len(best) > 0 {
+		return -1 // the concatenation is a proper prefix of best
+	}
+	return 0
 }
 
 // appendKey appends row j's value of column v (nil: absent, null) to a
@@ -554,7 +634,12 @@ func chunkMayPass(chunks []pformat.ColumnChunk, cols []colReader, p *Pred) bool 
 // reading leaf l.
 func firstCol(cols []colReader, calls []AggCall, preds []Pred, l int) int {
 	for _, c := range calls {
-		if c.Kind != AggCountStar && cols[c.Arg].leaf == l {
+		for _, f := range c.Concat {
+			if cols[f].leaf == l {
+				return f
+			}
+		}
+		if c.Kind != AggCountStar && c.Concat == nil && cols[c.Arg].leaf == l {
 			return c.Arg
 		}
 	}
