@@ -229,7 +229,7 @@ func intervalCount(v any) int64 {
 
 // YearMonth reports a year-month interval.
 func (iv Interval) YearMonth() bool {
-	return strings.Contains(iv.Unit, "YEAR") || strings.Contains(iv.Unit, "MONTH")
+	return strings.Contains(iv.Unit, "YEAR") || strings.Contains(iv.Unit, "MONTH") || iv.Unit == "QUARTER"
 }
 
 // String prints the interval as Flink casts it to a string

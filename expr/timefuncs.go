@@ -504,6 +504,33 @@ var (
 	tsUnitMonths = map[string]int{"MONTH": 1, "QUARTER": 3, "YEAR": 12}
 )
 
+// TimestampAddInterval is the INTERVAL literal Calcite's
+// TimestampAddConvertlet (StandardConvertletTable) multiplies a
+// TIMESTAMPADD's count by: the unit's TimeUnit.multiplier (milliseconds,
+// or months for MONTH, QUARTER and YEAR) with the unit as its qualifier,
+// whose type is SqlIntervalQualifier.typeName's (a WEEK is an INTERVAL
+// DAY, a QUARTER an INTERVAL MONTH): 86400000:INTERVAL DAY, 3:INTERVAL
+// QUARTER. ok is false for a unit TIMESTAMPADD does not take.
+func TimestampAddInterval(unit string) (iv Interval, t sql.DataType, ok bool) {
+	if ms := tsUnitMillis[unit]; ms > 0 {
+		from := unit
+		if unit == "WEEK" {
+			from = "DAY"
+		}
+		t, ok = sql.Interval(from, "")
+		return Interval{Millis: ms, Unit: unit}, t.NotNull(), ok
+	}
+	if m := tsUnitMonths[unit]; m > 0 {
+		from := unit
+		if unit == "QUARTER" {
+			from = "MONTH"
+		}
+		t, ok = sql.Interval(from, "")
+		return Interval{Months: int64(m), Unit: unit}, t.NotNull(), ok
+	}
+	return Interval{}, sql.DataType{}, false
+}
+
 // tsUnit checks the unit of TIMESTAMPADD/TIMESTAMPDIFF.
 func tsUnit(name string, e Expr) (string, error) {
 	unit, ok := unitFlag(e)

@@ -2048,13 +2048,26 @@ func datetimePlusType(dt sql.DataType, iv Expr) sql.DataType {
 	if dt.Root != sql.TypeDate {
 		return dt
 	}
+	// The interval's start unit (SqlTimestampAddFunction.deduceType): a
+	// literal's qualifier, else its type's unit (DAY for the
+	// *(86400000:INTERVAL DAY, n) of TIMESTAMPADD(DAY, n, d)).
 	unit := ""
 	if l, ok := iv.(*Literal); ok {
 		if v, ok := l.Value.(expr.Interval); ok {
-			unit = v.Unit
+			unit, _, _ = strings.Cut(v.Unit, " ")
 		}
 	}
-	switch strings.Fields(unit + " ")[0] {
+	if unit == "" {
+		switch iv.Type().Unit {
+		case sql.IntervalHour:
+			unit = "HOUR"
+		case sql.IntervalMinute:
+			unit = "MINUTE"
+		case sql.IntervalSecond:
+			unit = "SECOND"
+		}
+	}
+	switch unit {
 	case "HOUR", "MINUTE", "SECOND":
 		return sql.Timestamp(6)
 	}
@@ -2239,6 +2252,9 @@ func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
 	if err != nil {
 		return nil, operandErr(x, err)
 	}
+	if f.Name == "TIMESTAMPADD" {
+		return timestampAdd(args, t)
+	}
 	c := &Call{Op: f.Name, Args: args, T: t}
 	if f.AsWritten && x.Written != "" && strings.EqualFold(x.Written, f.Name) {
 		// Flink's BridgingSqlFunction is named by the identifier the
@@ -2246,6 +2262,27 @@ func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
 		c.Written = x.Written
 	}
 	return c, nil
+}
+
+// timestampAdd is what Calcite's TimestampAddConvertlet
+// (StandardConvertletTable) makes of a validated TIMESTAMPADD(unit, n, x):
+// x + INTERVAL(unit's multiplier) * n, the DATETIME_PLUS EXPLAIN prints as
+// +(ts, *(86400000:INTERVAL DAY, n)) (and constant reduction folds when n
+// is a literal); t is the call's validated type, which the sum has (a
+// DATE stays a DATE for DAY and longer units). A NULL count is an INTEGER
+// NULL, as Calcite's operand type inference types it.
+func timestampAdd(args []Expr, t sql.DataType) (Expr, error) {
+	unit, _ := args[0].(*Literal).Value.(string)
+	iv, it, ok := expr.TimestampAddInterval(unit)
+	if !ok {
+		return nil, fmt.Errorf("bind: TIMESTAMPADD unit %q", unit)
+	}
+	n := args[1]
+	if n.Type().Root == sql.TypeNull {
+		n = &Literal{T: sql.Int()}
+	}
+	times := &Call{Op: string(ast.OpMul), Args: []Expr{&Literal{Value: iv, T: it}, n}, T: it.WithNullable(n.Type().Nullable)}
+	return &Call{Op: string(ast.OpAdd), Args: []Expr{args[2], times}, T: t}, nil
 }
 
 // operandErr places a function table's operand error: over the whole call
