@@ -180,5 +180,5 @@ func reduceAggsOnce(agg *LogicalAggregate) ([]Expr, *LogicalAggregate) {
 		names = append(names, c.Name)
 		types = append(types, c.T)
 	}
-	return exprs, &LogicalAggregate{base: row(uniquify(names), types, in), Group: agg.Group, Aggs: calls}
+	return exprs, &LogicalAggregate{base: row(aggregateNames(names, ng), types, in), Group: agg.Group, Aggs: calls}
 }

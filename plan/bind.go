@@ -1239,6 +1239,28 @@ func uniquify(names []string) []string {
 	return out
 }
 
+// aggregateNames are an aggregate's output field names as Calcite's
+// Aggregate.deriveRowType derives them: the first ngroup (the group keys,
+// the input's distinct field names) as they are, then each call's name,
+// suffixed _0, _1, ... until it is none of the names before it (so a
+// select list that aliases two calls gd has fields gd and gd_0, which a
+// Calc over the aggregate prints: GroupingSetsTest.testGroupingGrouping_idAndGroup_id).
+func aggregateNames(names []string, ngroup int) []string {
+	seen := map[string]bool{}
+	out := make([]string, len(names))
+	for i, n := range names {
+		cand := n
+		if i >= ngroup {
+			for k := 0; seen[cand]; k++ {
+				cand = n + "_" + strconv.Itoa(k)
+			}
+		}
+		seen[cand] = true
+		out[i] = cand
+	}
+	return out
+}
+
 // havingScope is the scope a subquery of HAVING reads the outer query
 // through: the aggregate's row, whose group keys that are columns of the
 // FROM keep those columns' names (Calcite validates HAVING against the
@@ -1398,7 +1420,7 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 		outNames = append(outNames, c.Name)
 		outTypes = append(outTypes, c.T)
 	}
-	out := &LogicalAggregate{base: row(uniquify(outNames), outTypes, below), Group: group, Aggs: calls}
+	out := &LogicalAggregate{base: row(aggregateNames(outNames, len(group)), outTypes, below), Group: group, Aggs: calls}
 	for _, set := range agg.sets {
 		fields := make([]int, len(set))
 		for i, k := range set {

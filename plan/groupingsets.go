@@ -415,7 +415,7 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 		outNames = append(outNames, a.Name)
 		outTypes = append(outTypes, a.T)
 	}
-	inner := &LogicalAggregate{base: row(uniquify(outNames), outTypes, ex), Group: group, Aggs: aggs}
+	inner := &LogicalAggregate{base: row(aggregateNames(outNames, len(group)), outTypes, ex), Group: group, Aggs: aggs}
 	eRef := &InputRef{Index: len(agg.Group), T: sql.BigInt().NotNull()}
 	exprs := make([]Expr, len(agg.names))
 	for i := range agg.Group {
@@ -661,7 +661,7 @@ func repeatedSetsUnion(agg *LogicalAggregate) Node {
 			names = append(names, c.Name)
 			types = append(types, c.T)
 		}
-		a := &LogicalAggregate{base: row(uniquify(names), types, agg.input()), Group: agg.Group, Aggs: keep}
+		a := &LogicalAggregate{base: row(aggregateNames(names, len(agg.Group)), types, agg.input()), Group: agg.Group, Aggs: keep}
 		if len(sets) > 1 || setString(sets[0]) != setString(full) {
 			a.Sets = sets
 			sortSets(a.Sets)

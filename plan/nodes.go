@@ -390,8 +390,11 @@ func (n *GroupAggregate) describe(Format) string {
 	for _, g := range n.Group {
 		sel = append(sel, in[g])
 	}
-	for _, a := range n.Aggs {
-		sel = append(sel, aggString(a, in)+" AS "+a.Name)
+	// Named by the output row's fields, as RelExplainUtil's
+	// groupAggregationToString zips the calls with the row type's names
+	// (a second call named c is c_0, Aggregate.deriveRowType).
+	for i, a := range n.Aggs {
+		sel = append(sel, aggString(a, in)+" AS "+n.names[len(n.Group)+i])
 	}
 	s := "GroupAggregate("
 	if n.OnePhase {

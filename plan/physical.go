@@ -107,7 +107,7 @@ func (b *binder) convert(r Node) (Node, error) {
 		for i, g := range r.Group {
 			names[i] = in.Names()[g]
 		}
-		names = uniquify(names)
+		names = aggregateNames(names, len(r.Group))
 		if !b.streaming && twoPhaseEligible(r.Aggs) {
 			if agg, ok := onePhaseAggregate(in, r.Group, r.Aggs, names, r.types); ok {
 				return agg, nil
