@@ -7,12 +7,15 @@
 #   make fuzz    short fuzz runs of the parser and decoders
 #   make bench   the benchmarks behind the README's performance section
 #   make bench-scale  keyed state at 1M/5M keys, hashmap vs rocksdb (scripts/bench-scale.sh)
+#   make bench-joins  regular join of two 1M-key datagen streams on both state
+#                backends; lookup join against MariaDB, cache on and off
+#                (scripts/bench-joins.sh)
 
 GO      ?= go
 PKGS    ?= ./...
 FUZZTIME ?= 10s
 
-.PHONY: build test unit lint fuzz bench bench-scale demo soak
+.PHONY: build test unit lint fuzz bench bench-scale bench-joins demo soak
 
 build:
 	$(GO) build -o bin/sqlrun ./cmd/sqlrun
@@ -44,6 +47,9 @@ bench:
 
 bench-scale:
 	@bash scripts/bench-scale.sh
+
+bench-joins:
+	@bash scripts/bench-joins.sh
 
 # soak runs the long soak (SOAK_FAULTS=200, SOAK_DURATION=15m unless set);
 # `make test` runs its short form (go test ./soak, ≥ 50 faults, < 5 min).
