@@ -120,6 +120,18 @@ func (v *vecCol) load() error {
 func (v *vecCol) take(m int) {
 	v.at = grow(v.at, m)
 	defs := v.pd.defs
+	if defs == nil { // no nulls: the rows' values in order
+		if v.pd.idx != nil {
+			copy(v.at[:m], v.pd.idx[v.vi:v.vi+m])
+		} else {
+			for j := range v.at[:m] {
+				v.at[j] = int32(v.vi + j)
+			}
+		}
+		v.vi += m
+		v.row += m
+		return
+	}
 	for j := 0; j < m; j++ {
 		if defs != nil && defs[v.row+j] < v.maxDef {
 			v.at[j] = -1
@@ -384,35 +396,8 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 					}
 					continue
 				}
-				v := colOf(i)
-				if v == nil {
-					continue
-				}
-				for j, k := range v.at[:m] {
-					id := gid[j]
-					if k < 0 || id < 0 {
-						continue
-					}
-					switch {
-					case c.Kind == AggCount:
-					case v.kind == bulkString:
-						x := v.str(k)
-						if a.n[id] > 0 {
-							cmp := bytes.Compare(x, a.s[id])
-							if (c.Kind == AggMax && cmp <= 0) || (c.Kind == AggMin && cmp >= 0) {
-								break
-							}
-						}
-						a.s[id] = append(a.s[id][:0], x...)
-					case c.Kind.sum():
-						a.i[id] += v.int(k)
-					default:
-						x := v.int(k)
-						if a.n[id] == 0 || (c.Kind == AggMax && x > a.i[id]) || (c.Kind == AggMin && x < a.i[id]) {
-							a.i[id] = x
-						}
-					}
-					a.n[id]++
+				if v := colOf(i); v != nil {
+					a.fold(c.Kind, v, gid[:m])
 				}
 			}
 		}
@@ -462,6 +447,78 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 		out = append(out, row)
 	}
 	return out, nil
+}
+
+// fold folds the batch's values of column v in the rows that pass (gid
+// >= 0) into the call's groups, one loop per kind of call and column.
+func (a *groupState) fold(kind AggKind, v *vecCol, gid []int32) {
+	at := v.at[:len(gid)]
+	switch {
+	case kind == AggCount:
+		for j, k := range at {
+			if id := gid[j]; k >= 0 && id >= 0 {
+				a.n[id]++
+			}
+		}
+	case v.kind == bulkString:
+		data, offs, ends := v.src.data, v.src.offs, v.src.ends
+		max := kind == AggMax
+		for j, k := range at {
+			id := gid[j]
+			if k < 0 || id < 0 {
+				continue
+			}
+			var x []byte
+			if ends != nil {
+				x = data[offs[k]:ends[k]]
+			} else {
+				x = data[offs[k]:offs[k+1]]
+			}
+			if a.n[id] > 0 {
+				// The first bytes decide most comparisons of unsorted
+				// values, without a call.
+				best := a.s[id]
+				if len(x) > 0 && len(best) > 0 && x[0] != best[0] {
+					if (x[0] > best[0]) != max {
+						a.n[id]++
+						continue
+					}
+				} else if c := bytes.Compare(x, best); (max && c <= 0) || (!max && c >= 0) {
+					a.n[id]++
+					continue
+				}
+			}
+			a.s[id] = append(a.s[id][:0], x...)
+			a.n[id]++
+		}
+	case v.kind == bulkInt64:
+		foldGroupInts(a, kind, v.src.i64, false, at, gid)
+	default:
+		foldGroupInts(a, kind, v.src.i32, v.kind == bulkInt8, at, gid)
+	}
+}
+
+// foldGroupInts is fold of an integer column's values vals (TINYINT
+// values cut to 8 bits when tiny, as vecCol.int reads them).
+func foldGroupInts[T int32 | int64](a *groupState, kind AggKind, vals []T, tiny bool, at, gid []int32) {
+	sum, max := kind.sum(), kind == AggMax
+	for j, k := range at {
+		id := gid[j]
+		if k < 0 || id < 0 {
+			continue
+		}
+		x := int64(vals[k])
+		if tiny {
+			x = int64(int8(x))
+		}
+		switch {
+		case sum:
+			a.i[id] += x
+		case a.n[id] == 0 || (max && x > a.i[id]) || (!max && x < a.i[id]):
+			a.i[id] = x
+		}
+		a.n[id]++
+	}
 }
 
 // foldConcat folds the batch's rows that pass (gid >= 0) into a Concat
@@ -665,6 +722,7 @@ func filterRange(r *PredRange, v *vecCol, gid []int32) {
 	at := v.at[:len(gid)]
 	if v.kind == bulkString {
 		lo, hi := r.Lo, r.Hi
+		data, offs, ends := v.src.data, v.src.offs, v.src.ends
 		for j, k := range at {
 			if gid[j] < 0 {
 				continue
@@ -673,15 +731,33 @@ func filterRange(r *PredRange, v *vecCol, gid []int32) {
 				gid[j] = -1
 				continue
 			}
-			x := v.str(k)
+			var x []byte
+			if ends != nil {
+				x = data[offs[k]:ends[k]]
+			} else {
+				x = data[offs[k]:offs[k+1]]
+			}
+			// The first bytes decide most tests without a call.
 			if !lo.Unbounded {
-				if c := bytes.Compare(x, lo.Str); c < 0 || c == 0 && !lo.Closed {
+				c := 0
+				if len(x) > 0 && len(lo.Str) > 0 && x[0] != lo.Str[0] {
+					c = int(x[0]) - int(lo.Str[0])
+				} else {
+					c = bytes.Compare(x, lo.Str)
+				}
+				if c < 0 || c == 0 && !lo.Closed {
 					gid[j] = -1
 					continue
 				}
 			}
 			if !hi.Unbounded {
-				if c := bytes.Compare(x, hi.Str); c > 0 || c == 0 && !hi.Closed {
+				c := 0
+				if len(x) > 0 && len(hi.Str) > 0 && x[0] != hi.Str[0] {
+					c = int(x[0]) - int(hi.Str[0])
+				} else {
+					c = bytes.Compare(x, hi.Str)
+				}
+				if c > 0 || c == 0 && !hi.Closed {
 					gid[j] = -1
 				}
 			}
