@@ -109,7 +109,9 @@ func AlterColumns(t *Table, stmt ast.Statement) (*Table, []TableChange, error) {
 			if index(name) >= 0 {
 				return nil, nil, alterErr("Try to add a column `%s` which already exists in the table.", name)
 			}
-			col := sql.Column{Name: name, Type: c.Column.Type, Comment: c.Column.Comment}
+			// AlterSchemaConverter types a column as CREATE TABLE does
+			// (toLogicalType: TIME(p) is TIME(0), sql.Planned).
+			col := sql.Column{Name: name, Type: sql.Planned(c.Column.Type), Comment: c.Column.Comment}
 			pos := len(cols)
 			switch {
 			case c.First:
@@ -141,7 +143,7 @@ func AlterColumns(t *Table, stmt ast.Statement) (*Table, []TableChange, error) {
 			}
 			old := cols[i]
 			col := old
-			col.Type = c.Column.Type
+			col.Type = sql.Planned(c.Column.Type)
 			if slices.Contains(t.Schema.PrimaryKey, name) {
 				col.Type = col.Type.NotNull() // SchemaConverter.updatePrimaryKeyNullability
 			}

@@ -64,11 +64,14 @@ func TableFromDDL(st *ast.CreateTable, source *Table) (*Table, error) {
 	return t, nil
 }
 
-// declared turns CREATE TABLE's column definitions into table columns.
+// declared turns CREATE TABLE's column definitions into table columns,
+// typed as Flink's MergeTableLikeUtil types them (FlinkTypeFactory.
+// toLogicalType of the derived type: a TIME(3) column is TIME(0); see
+// sql.Planned).
 func declared(defs []ast.ColumnDef) []TableColumn {
 	out := make([]TableColumn, len(defs))
 	for i, c := range defs {
-		tc := TableColumn{Column: sql.Column{Name: c.Name, Type: c.Type, Comment: c.Comment}}
+		tc := TableColumn{Column: sql.Column{Name: c.Name, Type: sql.Planned(c.Type), Comment: c.Comment}}
 		switch {
 		case c.Expr != nil:
 			tc.Kind, tc.Expr = Computed, c.Expr

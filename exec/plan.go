@@ -66,7 +66,9 @@ func resultSchema(pl *plan.Plan) sql.Schema {
 			names = pl.Logical[0].Names()
 		}
 		for i, n := range names {
-			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: in.Types()[i]})
+			// toLogicalType of the row's Calcite types: a TIME(3)
+			// literal's or cast's column is TIME(0) (sql.Planned).
+			schema.Columns = append(schema.Columns, sql.Column{Name: n, Type: sql.Planned(in.Types()[i])})
 		}
 	}
 	return schema

@@ -180,23 +180,29 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 			}
 		}
 	case sql.TypeTime:
-		// A TIME value keeps its target's precision: CAST(... AS TIME) is
-		// TIME(0), whole seconds.
+		// Flink's code generator sees every TIME as TIME(0)
+		// (FlinkTypeFactory.toLogicalType, sql.Planned), whatever the
+		// cast's target says: StringToTimeCastRule and
+		// TimestampToTimeCastRule cut the value to whole seconds
+		// (CastFunctionITCase: "Fractional seconds are lost", FLINK-17224),
+		// and a TIME to TIME cast is the identity (TimeToTimeCastRule
+		// truncates only to a smaller precision). The binder rounds a
+		// literal's cast as Calcite does.
 		switch x := v.(type) {
 		case string:
 			ms, ok := parseTime(x)
 			if !ok {
 				return nil, castErr(v, to)
 			}
-			return truncTime(ms, to.Precision), nil
+			return TruncTime(ms, 0), nil
 		case sql.TimestampData:
 			ms := x.Millis % 86400000
 			if ms < 0 {
 				ms += 86400000
 			}
-			return truncTime(int32(ms), to.Precision), nil
+			return TruncTime(int32(ms), 0), nil
 		case int32:
-			return truncTime(x, to.Precision), nil
+			return x, nil
 		}
 	case sql.TypeIntervalYearMonth, sql.TypeIntervalDayTime:
 		if from.IsNumeric() {
@@ -491,7 +497,11 @@ func castToString(v any, from sql.DataType) string {
 			return Interval{Months: int64(x), Unit: "MONTH"}.String()
 		}
 		if from.Root == sql.TypeTime {
-			return formatTimeSQL(x, from.Precision)
+			// TimeToStringCastRule prints the operand's logical
+			// precision, and every TIME is TIME(0) there
+			// (toLogicalType, sql.Planned): CAST(TIME '12:34:56.789' AS
+			// STRING) is '12:34:56'.
+			return formatTimeSQL(x, 0)
 		}
 	case int64:
 		if from.Root == sql.TypeIntervalDayTime {
@@ -727,8 +737,8 @@ func parseFraction(v string) int {
 	return r
 }
 
-// truncTime drops a TIME's milliseconds beyond precision p.
-func truncTime(ms int32, p int) int32 {
+// TruncTime drops a TIME's milliseconds beyond precision p.
+func TruncTime(ms int32, p int) int32 {
 	if p >= 3 {
 		return ms
 	}

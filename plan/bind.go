@@ -377,7 +377,7 @@ func (b *binder) scanOf(ref *TableRef) (Node, error) {
 	if err := b.createSource(ref); err != nil {
 		return nil, err
 	}
-	var rel Node = &LogicalTableScan{base: row(ref.Schema.Names(), ref.Schema.Types()), Table: ref}
+	var rel Node = &LogicalTableScan{base: row(ref.Schema.Names(), scanTypes(ref)), Table: ref}
 	var err error
 	if len(ref.Table.NonPhysical) > 0 {
 		if rel, err = b.expandScan(ref); err != nil {
@@ -385,6 +385,19 @@ func (b *binder) scanOf(ref *TableRef) (Node, error) {
 		}
 	}
 	return b.assignWatermark(ref, rel)
+}
+
+// scanTypes are the types of ref's physical columns as a scan of it
+// produces them: the catalog's types read through Flink's
+// FlinkTypeFactory.createFieldTypeFromLogicalType, which makes a TIME(p)
+// column TIME(0) (sql.Planned). A Paimon table whose schema says TIME(3)
+// shows TIME(3) in DESCRIBE, as Flink's does, and reads as TIME(0).
+func scanTypes(ref *TableRef) []sql.DataType {
+	types := ref.Schema.Types()
+	for i, t := range types {
+		types[i] = sql.Planned(t)
+	}
+	return types
 }
 
 // formatOptions prints table options as Flink's error messages do, one
@@ -1643,9 +1656,21 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		if x.Try {
 			op = "TRY_CAST"
 		}
-		t := x.Type.WithNullable(a.Type().Nullable || x.Try)
+		t := calciteTime(x.Type).WithNullable(a.Type().Nullable || x.Try)
 		if msg := castRefusal(a.Type(), t); msg != "" {
 			return nil, validationErr(x.At, len(x.String()), "%s", msg)
+		}
+		if l, ok := a.(*Literal); ok && !x.Try && l.Value != nil && l.T.Root == sql.TypeTime && t.Root == sql.TypeTime {
+			// Calcite's RexBuilder.makeCast drops a cast of a TIME literal
+			// to TIME (canRemoveCastFromLiteral) and makeLiteral rounds the
+			// value to the target's precision (TimeString.round, which
+			// truncates): CAST(TIME '12:34:56.789' AS TIME) is 12:34:56.
+			// A cast of any other TIME is the identity in Flink's code
+			// (both sides are TIME(0) there, sql.Planned), so the runtime
+			// cast keeps the milliseconds.
+			if ms, ok := l.Value.(int32); ok {
+				return &Literal{Value: expr.TruncTime(ms, t.Precision), T: t}, nil
+			}
 		}
 		return &Call{Op: op, Args: []Expr{a}, T: t}, nil
 	case *ast.Case:
@@ -2255,8 +2280,21 @@ func bindLiteral(x *ast.Literal) (Expr, error) {
 		if d, ok := x.Value.(decimal.Decimal); ok {
 			return &Literal{Value: d, T: x.Type}, nil
 		}
+	case ast.LitTime:
+		// TIME '12:34:56.123456' is Calcite's TIME(3) (the value is read
+		// to milliseconds).
+		return &Literal{Value: x.Value, T: calciteTime(x.Type)}, nil
 	}
 	return &Literal{Value: x.Value, T: x.Type}, nil
+}
+
+// calciteTime is t with a TIME's precision clamped to the most Calcite
+// keeps (sql.MaxPlannerTimePrecision; SqlTypeFactoryImpl.createSqlType).
+func calciteTime(t sql.DataType) sql.DataType {
+	if t.Root == sql.TypeTime && t.Precision > sql.MaxPlannerTimePrecision {
+		t.Precision = sql.MaxPlannerTimePrecision
+	}
+	return t
 }
 
 // bindFunc types a call by name through the function table (expr.Lookup),

@@ -46,7 +46,8 @@ func ResolveComputedColumns(t *catalog.Table) error {
 		if err != nil {
 			return err
 		}
-		t.NonPhysical[i].Type = e.Type()
+		// MergeTableLikeUtil: toLogicalType of the validated type.
+		t.NonPhysical[i].Type = sql.Planned(e.Type())
 	}
 	return checkWatermark(t)
 }
@@ -62,8 +63,7 @@ func sourceSummary(ref *TableRef) string {
 // above it.
 func (b *binder) expandScan(ref *TableRef) (Node, error) {
 	t := ref.Table
-	phys := ref.Schema.Columns
-	names, types := ref.Schema.Names(), ref.Schema.Types()
+	names, types := ref.Schema.Names(), scanTypes(ref)
 	metaPos := map[string]int{} // metadata column name -> produced field
 	if metas := t.MetadataColumns(); len(metas) > 0 {
 		ms, ok := ref.Source.(connectors.MetadataSource)
@@ -114,7 +114,7 @@ func (b *binder) expandScan(ref *TableRef) (Node, error) {
 	for _, c := range t.Columns() {
 		switch c.Kind {
 		case catalog.Physical:
-			readExprs = append(readExprs, &InputRef{Index: physIdx, T: phys[physIdx].Type})
+			readExprs = append(readExprs, &InputRef{Index: physIdx, T: types[physIdx]})
 			physIdx++
 		case catalog.Metadata:
 			i := metaPos[c.Name]

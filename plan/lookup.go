@@ -223,8 +223,8 @@ func (b *binder) bindLookupJoin(x *ast.Join, tr *ast.TableRef) (Node, *scope, er
 	if len(ref.Table.MetadataColumns()) > 0 {
 		return nil, nil, sql.Errorf(sql.TableException, "sqlrun cannot look up table '%s' yet: it declares metadata columns", ref.ID)
 	}
-	var dimRel Node = &LogicalTableScan{base: row(ref.Schema.Names(), ref.Schema.Types()), Table: ref}
-	dimExprs := identity(ref.Schema.Types())
+	var dimRel Node = &LogicalTableScan{base: row(ref.Schema.Names(), scanTypes(ref)), Table: ref}
+	dimExprs := identity(scanTypes(ref))
 	if len(ref.Table.NonPhysical) > 0 {
 		if dimRel, err = b.expandScan(ref); err != nil {
 			return nil, nil, err

@@ -33,7 +33,9 @@ func (p *Planner) ViewSchema(q ast.QueryExpr, columns []string) (sql.Schema, err
 	}
 	var s sql.Schema
 	for i, n := range names {
-		s.Columns = append(s.Columns, sql.Column{Name: n, Type: r.Types()[i]})
+		// The view's ResolvedSchema: toLogicalType of the query's row type
+		// (a TIME(p) column is TIME(0), sql.Planned).
+		s.Columns = append(s.Columns, sql.Column{Name: n, Type: sql.Planned(r.Types()[i])})
 	}
 	return s, nil
 }

@@ -181,6 +181,47 @@ func (t DataType) NotNull() DataType { t.Nullable = false; return t }
 // WithNullable returns t with the given nullability.
 func (t DataType) WithNullable(n bool) DataType { t.Nullable = n; return t }
 
+// MaxPlannerTimePrecision is the largest TIME precision Calcite's type
+// system keeps in an expression's type (RelDataTypeSystemImpl.getMaxPrecision:
+// SqlTypeName.MAX_DATETIME_PRECISION, which FlinkTypeSystem leaves as it
+// is): SqlTypeFactoryImpl.createSqlType clamps CAST(x AS TIME(9)) and
+// TIME '12:34:56.123456' to TIME(3).
+const MaxPlannerTimePrecision = 3
+
+// Planned is t as Flink 1.20's planner types a column or a result: every
+// TIME, nested ones included, is TIME(0). FlinkTypeFactory.toLogicalType
+// maps Calcite's TIME of any precision to new TimeType() ("the planner
+// supports precision 3, but for consistency with old planner, we set it to
+// 0", FLINK-17224), and createFieldTypeFromLogicalType reads a catalog's
+// TIME(p) back as Calcite's TIME, precision 0. DDL column types
+// (MergeTableLikeUtil, AlterSchemaConverter), a computed column's type, a
+// query's result schema and a table's scan row all pass through one of
+// them. The value is not changed: a TIME holds milliseconds of the day
+// whatever its precision, and TIME(0) prints them without a fraction.
+func Planned(t DataType) DataType {
+	switch t.Root {
+	case TypeTime:
+		t.Precision = 0
+	case TypeArray, TypeMap:
+		if t.Elem != nil {
+			e := Planned(*t.Elem)
+			t.Elem = &e
+		}
+		if t.Value != nil {
+			v := Planned(*t.Value)
+			t.Value = &v
+		}
+	case TypeRow:
+		fields := make([]Field, len(t.Fields))
+		for i, f := range t.Fields {
+			f.Type = Planned(f.Type)
+			fields[i] = f
+		}
+		t.Fields = fields
+	}
+	return t
+}
+
 // IsNumeric reports the exact and approximate numeric types.
 func (t DataType) IsNumeric() bool {
 	switch t.Root {
