@@ -1113,8 +1113,11 @@ func aggregateProjectMerge(b *binder, n Node) (Node, error) {
 		return nil, nil
 	}
 	c, ok := agg.input().(*LogicalCalc)
-	if !ok || c.Cond != nil {
+	if !ok {
 		return nil, nil
+	}
+	if c.Cond != nil {
+		return aggregateFilterMerge(agg, c), nil
 	}
 	// Over a scan or any other input (an aggregate's output, as in Flink's
 	// TableSinkTest.testRetractSink2), a Calc that only permutes all the
@@ -1150,6 +1153,80 @@ func aggregateProjectMerge(b *binder, n Node) (Node, error) {
 		aggs[i] = a.remapped(func(f int) int { return m[f] })
 	}
 	return &LogicalAggregate{base: row(agg.names, agg.types, in), Group: g, Aggs: aggs}, nil
+}
+
+// aggregateFilterMerge is FlinkAggregateProjectMergeRule over the Project
+// of a Project-over-Filter (a Calc with a condition): when every field the
+// aggregate reads is a plain field of the Filter's input, the aggregate
+// reads the Filter directly, whose Calc then selects only the fields its
+// condition and the aggregate read (ProjectFilterTransposeRule narrowed
+// the Filter's input to them). Flink's Volcano planner keeps the merged
+// plan when it is the cheaper (CommonCalc's cost counts the program's
+// expressions): when the projection computed something the aggregate does
+// not read, such as the 0 Calcite projects for COUNT(*) (TableScanTest.
+// testAggregateOnChangelogSource: COUNT(*) ... WHERE a > 1 reads
+// Calc(select=[a], where=[>(a, 1)]), not Calc(select=[0 AS $f0], ...)).
+// nil when it does not apply.
+func aggregateFilterMerge(agg *LogicalAggregate, c *LogicalCalc) Node {
+	if agg.Sets != nil || agg.PartialFinal != 0 {
+		return nil
+	}
+	read := map[int]bool{}
+	for _, f := range agg.Group {
+		read[f] = true
+	}
+	for _, a := range agg.Aggs {
+		for _, f := range a.fields() {
+			read[f] = true
+		}
+	}
+	needed := map[int]bool{}
+	refs(c.Cond, needed)
+	computes := false
+	for i, e := range c.Exprs {
+		ref, isRef := e.(*InputRef)
+		if read[i] && !isRef {
+			return nil
+		}
+		if !isRef {
+			computes = true
+		}
+		if read[i] {
+			needed[ref.Index] = true
+		}
+	}
+	if !computes {
+		return nil
+	}
+	var fields []int
+	for f := range needed {
+		fields = append(fields, f)
+	}
+	sort.Ints(fields)
+	in := c.input()
+	m := map[int]int{}
+	exprs := make([]Expr, len(fields))
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		m[f] = i
+		exprs[i] = &InputRef{Index: f, T: in.Types()[f]}
+		names[i] = in.Names()[f]
+	}
+	pos := func(f int) int { return m[c.Exprs[f].(*InputRef).Index] }
+	g := make([]int, len(agg.Group))
+	for i, f := range agg.Group {
+		g[i] = pos(f)
+		if i > 0 && g[i] <= g[i-1] {
+			// The group would need a projection on top to keep its order.
+			return nil
+		}
+	}
+	aggs := make([]AggCall, len(agg.Aggs))
+	for i, a := range agg.Aggs {
+		aggs[i] = a.remapped(pos)
+	}
+	calc := &LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs, Cond: c.Cond}
+	return &LogicalAggregate{base: row(agg.names, agg.types, calc), Group: g, Aggs: aggs}
 }
 
 // sortProjectTranspose moves a sort or limit below a Calc that only picks
