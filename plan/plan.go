@@ -236,10 +236,16 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 		// A nullable input cast into a NOT NULL column is typed NOT NULL
 		// here as in Calcite; the sink's NotNullEnforcer, which checks
 		// every NOT NULL column whatever its input's type, stops its nulls.
+		// Whether to cast at all is decided on the planner's logical
+		// types (validateSchemaAndApplyImplicitCast reads the query's row
+		// through toLogicalRowType): a TIME(3) literal or cast into a
+		// TIME(0) column is TIME(0) into TIME(0), no cast (sql.Planned).
 		casted[i] = &InputRef{Index: i, T: qt}
 		if !qt.WithNullable(true).Equal(c.Type.WithNullable(true)) {
 			casted[i] = &Call{Op: "CAST", Args: []Expr{casted[i]}, T: c.Type}
-			needCast = true
+			if !sql.Planned(qt).WithNullable(true).Equal(sql.Planned(c.Type).WithNullable(true)) {
+				needCast = true
+			}
 		}
 	}
 	if needCast {
