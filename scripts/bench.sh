@@ -98,7 +98,10 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          WritePostponePartitions (peak RSS of one sub-benchmark per process;
 #          its figures are in docs/performance.md),
 #          FirstTouch (mergetree: system time of faulting in 256 MiB in 4 KB and
-#          in huge pages, one op per process; figures in docs/performance.md).
+#          in huge pages, one op per process; figures in docs/performance.md),
+#          ZstdPage (format: a PLAIN string page through the Parquet codec and
+#          through klauspost's zstd, which it replaced; figures in
+#          docs/performance.md).
 #          docs/gen's test fails when a benchmark is neither run here nor named
 #          on this list.
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser

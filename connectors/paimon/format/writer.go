@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/snappy"
@@ -78,9 +77,9 @@ func codecOf(name string, zstdLevel int) (compress.Codec, error) {
 		if zstdLevel <= 0 {
 			zstdLevel = 1
 		}
-		// The zstd library's levels are the nearest to zstd's own: 1 is
-		// SpeedFastest, as zstd-jni's level 1 is Paimon's default.
-		return zstdCodecOf(kzstd.EncoderLevelFromZstd(zstdLevel)), nil
+		// Paimon's file.compression.zstd-level, 1 by default, as zstd-jni
+		// takes it.
+		return zstdCodecOf(zstdLevel), nil
 	case "snappy":
 		return &snappy.Codec{}, nil
 	case "none", "uncompressed":

@@ -14,18 +14,19 @@ import (
 // collection emptied the pool) built an encoder with the library's default
 // 8 MiB window: a 16 MiB history buffer allocated per file, several of them
 // live while a flush and a compaction write at once. A page is compressed
-// on its own (one frame), and pages are cut at about pageSize, so a window
-// of zstdWindow bytes sees all of a page: the reference zstd picks the
-// same window for an input of that size (its window log is lowered to the
-// source's size), and the history needed is twice that.
+// on its own (one frame). The encoder is the reference zstd library where
+// the binary is built with cgo (pageEncoder, zstd_cgo.go), the library
+// zstd-jni wraps for Paimon's writer, and klauspost's pure-Go one otherwise.
 type zstdCodec struct {
-	level kzstd.EncoderLevel
+	level int // zstd's own level (file.compression.zstd-level)
 	mu    sync.Mutex
-	free  []*kzstd.Encoder
+	free  []*pageEncoder
 }
 
-// zstdWindow is the encoders' window: pageSize rounded up to a power of
-// two, so a page of up to 1 MiB is matched against all of itself.
+// zstdWindow is the pure-Go encoder's window: pageSize rounded up to a
+// power of two, so a page of up to 1 MiB is matched against all of itself
+// (the reference zstd lowers its window to the source's size the same
+// way), and the history needed is twice that.
 const zstdWindow = 1 << 20
 
 // maxFreeEncoders bounds the idle encoders kept per level: writers of a
@@ -34,7 +35,7 @@ const maxFreeEncoders = 4
 
 var (
 	zstdCodecsMu sync.Mutex
-	zstdCodecs   = map[kzstd.EncoderLevel]*zstdCodec{}
+	zstdCodecs   = map[int]*zstdCodec{}
 	zstdDecoders decoderPool // decoding only (the readers look codecs up by id)
 )
 
@@ -82,8 +83,8 @@ func (p *decoderPool) Decode(dst, src []byte) ([]byte, error) {
 	return out, err
 }
 
-// zstdCodecOf returns the shared codec of a level.
-func zstdCodecOf(level kzstd.EncoderLevel) *zstdCodec {
+// zstdCodecOf returns the shared codec of a zstd level.
+func zstdCodecOf(level int) *zstdCodec {
 	zstdCodecsMu.Lock()
 	defer zstdCodecsMu.Unlock()
 	c := zstdCodecs[level]
@@ -103,14 +104,14 @@ func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := e.EncodeAll(src, dst[:0])
+	out, err := e.encode(dst[:0], src)
 	c.put(e)
-	return out, nil
+	return out, err
 }
 
 func (c *zstdCodec) Decode(dst, src []byte) ([]byte, error) { return zstdDecoders.Decode(dst[:0], src) }
 
-func (c *zstdCodec) get() (*kzstd.Encoder, error) {
+func (c *zstdCodec) get() (*pageEncoder, error) {
 	c.mu.Lock()
 	if n := len(c.free); n > 0 {
 		e := c.free[n-1]
@@ -119,11 +120,10 @@ func (c *zstdCodec) get() (*kzstd.Encoder, error) {
 		return e, nil
 	}
 	c.mu.Unlock()
-	return kzstd.NewWriter(nil, kzstd.WithEncoderLevel(c.level), kzstd.WithEncoderConcurrency(1),
-		kzstd.WithWindowSize(zstdWindow), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+	return newPageEncoder(c.level)
 }
 
-func (c *zstdCodec) put(e *kzstd.Encoder) {
+func (c *zstdCodec) put(e *pageEncoder) {
 	c.mu.Lock()
 	if len(c.free) < maxFreeEncoders {
 		c.free = append(c.free, e)

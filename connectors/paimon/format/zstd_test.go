@@ -2,9 +2,13 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	kzstd "github.com/klauspost/compress/zstd"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/schema"
 	"github.com/sqlrun/sqlrun/sql"
@@ -100,4 +104,89 @@ func TestZstdDecodersKept(t *testing.T) {
 	if allocated > 64<<10 {
 		t.Errorf("%d bytes allocated by 5 decodes after garbage collections", allocated)
 	}
+}
+
+// TestZstdPageLevel: a page is one zstd frame that klauspost's decoder
+// (not the library that wrote it) reads back, and the codec compresses
+// at file.compression.zstd-level: level 19 makes another frame than level
+// 1 of the same page (smaller with the reference zstd; klauspost's best
+// level happens to make a larger one of these strings).
+func TestZstdPageLevel(t *testing.T) {
+	page := zstdBenchPage()
+	var frames [2][]byte
+	for i, level := range []int{1, 19} {
+		comp, err := zstdCodecOf(level).Encode(nil, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := kzstd.NewReader(nil, kzstd.WithDecoderConcurrency(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := dec.DecodeAll(comp, nil)
+		dec.Close()
+		if err != nil {
+			t.Fatalf("level %d: %v", level, err)
+		}
+		if !bytes.Equal(back, page) {
+			t.Fatalf("level %d: the page read back differs", level)
+		}
+		var h kzstd.Header
+		if err := h.Decode(comp); err != nil {
+			t.Fatalf("level %d: frame header: %v", level, err)
+		}
+		// parquet-java's readers (zstd-jni, aircompressor) accept windows
+		// up to 2^27; a page needs no more than its own size.
+		if h.WindowSize > 1<<20 && h.WindowSize > uint64(len(page)) {
+			t.Errorf("level %d: window %d for a page of %d bytes", level, h.WindowSize, len(page))
+		}
+		frames[i] = comp
+	}
+	if bytes.Equal(frames[0], frames[1]) {
+		t.Errorf("levels 1 and 19 made the same %d bytes: the level does not reach the encoder", len(frames[0]))
+	}
+}
+
+// zstdBenchPage is a PLAIN page (1 MiB) of TableWriterBenchmark's strings:
+// 4-byte lengths and 10 random hexadecimal characters.
+func zstdBenchPage() []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	const hex = "0123456789abcdef"
+	var p []byte
+	for len(p) <= pageSize-14 {
+		p = binary.LittleEndian.AppendUint32(p, 10)
+		for range 10 {
+			p = append(p, hex[r.IntN(16)])
+		}
+	}
+	return p
+}
+
+// BenchmarkZstdPage: compressing a PLAIN string page at level 1 with the
+// codec's encoder (the reference zstd with cgo) and with klauspost's
+// SpeedFastest, which it replaced; out-bytes is the frame's size.
+func BenchmarkZstdPage(b *testing.B) {
+	page := zstdBenchPage()
+	b.Run("codec", func(b *testing.B) {
+		c := zstdCodecOf(1)
+		var out []byte
+		b.SetBytes(int64(len(page)))
+		for b.Loop() {
+			out, _ = c.Encode(out, page)
+		}
+		b.ReportMetric(float64(len(out)), "out-bytes")
+	})
+	b.Run("klauspost", func(b *testing.B) {
+		e, err := kzstd.NewWriter(nil, kzstd.WithEncoderLevel(kzstd.SpeedFastest), kzstd.WithEncoderConcurrency(1),
+			kzstd.WithWindowSize(zstdWindow), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out []byte
+		b.SetBytes(int64(len(page)))
+		for b.Loop() {
+			out = e.EncodeAll(page, out[:0])
+		}
+		b.ReportMetric(float64(len(out)), "out-bytes")
+	})
 }
