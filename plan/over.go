@@ -490,6 +490,19 @@ func overRule(_ *binder, n Node) (Node, error) {
 			keep = append(keep, f)
 		}
 	}
+	if len(extra) == 0 && !splitsBelowWindow(exprs) {
+		// CalcRelSplitter (ProjectToWindowRule) puts the window at level
+		// 0, right over the input, when the first expression it places is
+		// a window call: the window then reads every input field and no
+		// Calc projects them below it (OverAggregateTest.
+		// testProcTimeUnboundedPartitionedRowsOver: select=[a, b, c,
+		// proctime, rowtime, COUNT(a) AS w0$o0]).
+		keep, m = keep[:0], map[int]int{}
+		for f := 0; f < nIn; f++ {
+			m[f] = f
+			keep = append(keep, f)
+		}
+	}
 	below := in
 	if len(keep) < nIn || len(extra) > 0 {
 		be := make([]Expr, len(keep))
@@ -551,6 +564,58 @@ func overRule(_ *binder, n Node) (Node, error) {
 		}
 	}
 	return &LogicalProject{base: row(topNames, exprTypes(top), over), Exprs: top}, nil
+}
+
+// splitsBelowWindow reports that Calcite's CalcRelSplitter gives the
+// projection exprs a Calc level below its window. The splitter places the
+// program's expressions in topological order (computeTopologicalOrdering),
+// which visits those without operands first: a literal anywhere (a CASE's
+// 0 and NULL, a bounded window's offset) is placed first, in a Calc level
+// (the first RelType that can implement it), and the window goes above it;
+// so does, short of following the graph's order exactly, a call that reads
+// no window result. A projection of fields, window calls and calls over
+// window results has its window at level 0.
+func splitsBelowWindow(exprs []Expr) bool {
+	found := false
+	var visit func(e Expr)
+	visit = func(e Expr) {
+		switch x := e.(type) {
+		case *Literal:
+			found = true
+		case *OverAgg:
+			for _, a := range x.Args {
+				visit(a)
+			}
+			for _, p := range x.Partition {
+				visit(p)
+			}
+			for _, k := range x.Order {
+				visit(k.Expr)
+			}
+			for _, b := range []OverBound{x.Frame.Lower, x.Frame.Upper} {
+				switch b.Kind {
+				case "UNBOUNDED PRECEDING", "UNBOUNDED FOLLOWING", "CURRENT ROW", "":
+				default:
+					found = true // the offset's literal
+				}
+			}
+		case *Call:
+			if !hasOverAgg([]Expr{x}) {
+				found = true
+				return
+			}
+			for _, a := range x.Args {
+				visit(a)
+			}
+		case *InputRef:
+		default:
+			found = true
+		}
+	}
+	for _, e := range exprs {
+		visit(e)
+	}
+	return found
 }
 
 // convertOver is StreamPhysicalOverAggregateRule, with the checks of
