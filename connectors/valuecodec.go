@@ -72,9 +72,19 @@ func ParseText(s string, t sql.DataType) (any, error) {
 		}
 		return int32(d.Unix() / 86400), nil
 	case sql.TypeTime:
+		// Flink's text formats keep no more of the fraction than the
+		// column's precision: CsvToRowDataConverters.convertToTime rounds
+		// the milliseconds down to it, and JsonToRowDataConverters.
+		// convertToTime keeps whole seconds (toSecondOfDay() * 1000). A
+		// DDL column is TIME(0) (sql.Planned), so both read whole seconds.
 		for _, layout := range []string{"15:04:05.999999999", "15:04"} {
 			if d, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
-				return int32(d.Hour()*3600000 + d.Minute()*60000 + d.Second()*1000 + d.Nanosecond()/1e6), nil
+				ms := d.Hour()*3600000 + d.Minute()*60000 + d.Second()*1000 + d.Nanosecond()/1e6
+				if p := t.Precision; p < 3 {
+					unit := []int{1000, 100, 10}[p]
+					ms -= ms % unit
+				}
+				return int32(ms), nil
 			}
 		}
 		return nil, fmt.Errorf("invalid TIME %q", s)
