@@ -18,8 +18,8 @@ import (
 // only with table.optimizer.reuse-source-enabled. The Optimized Physical
 // Plan does not show reuse, as Flink's does not.
 //
-// Only EXPLAIN prints this: the job still runs each reused sub-plan once
-// for each of its consumers (docs/differences.md).
+// The job builds each reused sub-plan once and feeds every consumer from
+// it (ReusedSubplans, exec/compile).
 type execReuse struct {
 	digest map[Node]string
 	// id is the reuse number of a digest met twice.
@@ -98,4 +98,27 @@ func newExecReuse(root Node, cfg map[string]string) *execReuse {
 		return nil
 	}
 	return r
+}
+
+// ReusedSubplans maps each node of pl's job that EXPLAIN's execution plan
+// shows as reused (`(reuse_id=[n])` and `Reused(reference_id=[n])`) to
+// its reuse number, so that the job builds such a sub-plan once and feeds
+// every consumer from it, as Flink's SubplanReuser makes one ExecNode of
+// them. As EXPLAIN, only a streaming statement with one sink reuses
+// (nil otherwise, or with table.optimizer.reuse-sub-plan-enabled off).
+func ReusedSubplans(pl *Plan) map[Node]int {
+	if len(pl.Physical) != 1 || !pl.Streaming {
+		return nil
+	}
+	r := newExecReuse(printable(pl.Physical[0]), pl.Config)
+	if r == nil {
+		return nil
+	}
+	out := map[Node]int{}
+	for n, d := range r.digest {
+		if id := r.id[d]; id > 0 {
+			out[n] = id
+		}
+	}
+	return out
 }

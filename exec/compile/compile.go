@@ -43,6 +43,11 @@ type builder struct {
 	opts      Options
 	defaultP  int
 	streaming bool
+	// reuse numbers the sub-plans EXPLAIN shows as reused
+	// (plan.ReusedSubplans); built holds the edge of each one built, which
+	// every later consumer of the same number connects to.
+	reuse map[plan.Node]int
+	built map[int]edge
 }
 
 // edge is how a built subtree connects to its consumer.
@@ -66,7 +71,8 @@ func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
 	if err := pl.CheckTranslation(); err != nil {
 		return nil, err
 	}
-	b := &builder{g: runtime.NewGraph(opts.JobName), opts: opts, defaultP: 1, streaming: pl.Streaming}
+	b := &builder{g: runtime.NewGraph(opts.JobName), opts: opts, defaultP: 1, streaming: pl.Streaming,
+		reuse: plan.ReusedSubplans(pl), built: map[int]edge{}}
 	if b.defaultP, err = config.Int(opts.Config, config.KeyParallelism); err != nil {
 		return nil, err
 	} else if b.defaultP < 1 {
@@ -208,7 +214,25 @@ func (b *builder) notNullEnforcer(n *plan.Sink) operators.CalcFunc {
 	}
 }
 
+// build builds n's subtree, or returns the edge of the sub-plan already
+// built that n is a reuse of: as Flink's SubplanReuser, a reused sub-plan
+// runs once and its output goes to each consumer (a source is read once).
 func (b *builder) build(n plan.Node, path string) (edge, error) {
+	id := b.reuse[n]
+	if id == 0 {
+		return b.buildNode(n, path)
+	}
+	if e, ok := b.built[id]; ok {
+		return e, nil
+	}
+	e, err := b.buildNode(n, path)
+	if err == nil {
+		b.built[id] = e
+	}
+	return e, err
+}
+
+func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 	switch n := n.(type) {
 	case *plan.Exchange:
 		in, err := b.build(n.Inputs()[0], path+".0")
