@@ -11,7 +11,42 @@ import "github.com/sqlrun/sqlrun/sql"
 // (CHAR(n) for text), in a CAST when the call's type differs from it by
 // more than CHAR to VARCHAR or is nullable: CAST('ab' AS
 // VARCHAR(2147483647)).
+//
+// A TIME constant is rounded to its type's precision where the constant
+// expression ends, as Flink's ExpressionReducer makes each maximal
+// constant expression a literal of its type and Calcite's
+// RexBuilder.makeLiteral rounds a TIME to that precision (TimeString.round,
+// which truncates): TIME '12:34:56' + INTERVAL '0.5' SECOND, a TIME(0),
+// reduces to 12:34:56, while the same sum cast to TIMESTAMP(3) reduces to
+// 12:34:56.500.
 func Reduce(e Expr) Expr {
+	return roundTime(reduce(e))
+}
+
+// roundTime rounds a TIME constant to its type's precision (see Reduce).
+func roundTime(e Expr) Expr {
+	switch x := e.(type) {
+	case *Literal:
+		if ms, ok := x.Value.(int32); ok && x.T.Root == sql.TypeTime && !x.Flag {
+			if r := TruncTime(ms, x.T.Precision); r != ms {
+				return &Literal{Value: r, T: x.T}
+			}
+		}
+	case *Call:
+		if isReduced(x) && x.T.Root == sql.TypeTime {
+			if l := x.Args[0].(*Literal); l.T.Root == sql.TypeTime {
+				if ms, ok := l.Value.(int32); ok {
+					if r := TruncTime(ms, x.T.Precision); r != ms {
+						return &Call{Op: x.Op, Args: []Expr{&Literal{Value: r, T: l.T}}, T: x.T, Written: x.Written}
+					}
+				}
+			}
+		}
+	}
+	return e
+}
+
+func reduce(e Expr) Expr {
 	c, ok := e.(*Call)
 	if !ok {
 		return e
@@ -32,20 +67,27 @@ func Reduce(e Expr) Expr {
 	args := make([]Expr, len(c.Args))
 	allConst := true
 	for i, a := range c.Args {
-		args[i] = Reduce(a)
+		args[i] = reduce(a)
 		allConst = allConst && isConstant(args[i])
 	}
 	out := &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written}
-	if !allConst || isReduced(out) {
+	// The arguments are constants that end here unless the call folds.
+	ended := func() *Call {
+		for i, a := range out.Args {
+			out.Args[i] = roundTime(a)
+		}
 		return out
+	}
+	if !allConst || isReduced(out) {
+		return ended()
 	}
 	ev, err := Compile(out)
 	if err != nil {
-		return out
+		return ended()
 	}
 	v, err := ev(nil)
 	if err != nil {
-		return out
+		return ended()
 	}
 	return constant(v, c.T)
 }
