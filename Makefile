@@ -8,7 +8,8 @@
 #   make bench   the benchmarks behind the README's performance section
 #   make bench-scale  keyed state at 1M/5M keys, hashmap vs rocksdb (scripts/bench-scale.sh)
 #   make bench-joins  regular join of two 1M-key datagen streams on both state
-#                backends; lookup join against MariaDB, cache on and off
+#                backends; lookup join against MariaDB, cache on and off, and
+#                against a Paimon table
 #                (scripts/bench-joins.sh)
 
 GO      ?= go

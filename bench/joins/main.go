@@ -23,6 +23,11 @@
 //     Com_select counter (SHOW GLOBAL STATUS) across the job, over the rows.
 //     The server is a throwaway mariadbd started as the jdbc tests start
 //     theirs (internal/testutil/mariadb), or SQLRUN_MYSQL_DSN's.
+//   - -op lookup -cache paimon: the same orders looked up in a Paimon
+//     primary-key table of -dimrows rows (one bucket, written first by an
+//     INSERT from datagen, not measured): Paimon's lookup, a local index of
+//     the table's latest snapshot built on the first lookup. Printed: rows
+//     per wall second and per CPU-second, peak RSS.
 //
 // scripts/bench-joins.sh (`make bench-joins`) runs every case.
 package main
@@ -56,7 +61,7 @@ func main() {
 	rows := flag.Int("rows", 200_000, "lookup: order rows")
 	dimRows := flag.Int("dimrows", 10_000, "lookup: rows of the MariaDB customers table")
 	dimKeys := flag.Int("dimkeys", 1_000, "lookup: distinct customer ids the orders look up")
-	cache := flag.String("cache", "none", "lookup: none or partial")
+	cache := flag.String("cache", "none", "lookup: none or partial (MariaDB), or paimon: the dimension table is a Paimon primary-key table")
 	flag.Parse()
 	gctune.Tune() // the binary's collector policy
 	var err error
@@ -64,7 +69,11 @@ func main() {
 	case "join":
 		err = joinCase(*keys, *backend)
 	case "lookup":
-		err = lookupCase(*rows, *dimRows, *dimKeys, *cache)
+		if *cache == "paimon" {
+			err = paimonLookupCase(*rows, *dimRows, *dimKeys)
+		} else {
+			err = lookupCase(*rows, *dimRows, *dimKeys, *cache)
+		}
 	default:
 		err = fmt.Errorf("unknown -op %q", *op)
 	}
@@ -275,5 +284,46 @@ CREATE TABLE enriched (id BIGINT, cust INT, name STRING, tier INT) WITH ('connec
 	fmt.Printf("lookup  cache=%-7s %8d rows, %d of %d customers  %6.2f s  %8.0f rows/s  %8.0f rows/cpu-s  %7d MySQL SELECTs  %.4f queries/row  peak RSS %4.0f MiB\n",
 		cache, rows, dimKeys, dimRows, m.wall.Seconds(), n/m.wall.Seconds(), n/m.cpu.Seconds(), after-before,
 		float64(after-before)/n, float64(peak)/(1<<20))
+	return nil
+}
+
+func paimonLookupCase(rows, dimRows, dimKeys int) error {
+	dir, err := os.MkdirTemp("", "bench-joins-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	table := fmt.Sprintf(`CREATE TABLE customers (id INT, name STRING, tier INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'paimon',
+  'path' = '%s', 'bucket' = '1', 'auto-create' = 'true');
+`, filepath.Join(dir, "customers"))
+	write := fmt.Sprintf(`SET 'table.dml-sync' = 'true';
+SET 'parallelism.default' = '1';
+%sCREATE TABLE gen (id INT, name STRING, tier INT) WITH ('connector' = 'datagen', 'rows-per-second' = '0',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '%d', 'fields.name.length' = '10',
+  'fields.tier.min' = '0', 'fields.tier.max' = '2');
+`, table, dimRows-1)
+	if _, err := runJob(write, "INSERT INTO customers SELECT * FROM gen;"); err != nil {
+		return fmt.Errorf("write the dimension table: %w", err)
+	}
+	ddl := fmt.Sprintf(`SET 'table.dml-sync' = 'true';
+SET 'parallelism.default' = '1';
+%sCREATE TABLE orders (id BIGINT, cust INT, proc_time AS PROCTIME()) WITH ('connector' = 'datagen', 'rows-per-second' = '0',
+  'number-of-rows' = '%d', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '%d',
+  'fields.cust.min' = '0', 'fields.cust.max' = '%d');
+CREATE TABLE enriched (id BIGINT, cust INT, name STRING, tier INT) WITH ('connector' = 'blackhole');
+`, table, rows, rows, dimKeys-1)
+	insert := `INSERT INTO enriched SELECT o.id, o.cust, c.name, c.tier FROM orders AS o
+  JOIN customers FOR SYSTEM_TIME AS OF o.proc_time AS c ON o.cust = c.id;`
+	m, err := runJob(ddl, insert)
+	if err != nil {
+		return err
+	}
+	_, peak := rss()
+	if got := m.sinkIn(); got != int64(rows) {
+		return fmt.Errorf("the sink got %d rows, want %d (every order finds its customer)", got, rows)
+	}
+	n := float64(rows)
+	fmt.Printf("lookup  paimon        %8d rows, %d of %d customers  %6.2f s  %8.0f rows/s  %8.0f rows/cpu-s  peak RSS %4.0f MiB\n",
+		rows, dimKeys, dimRows, m.wall.Seconds(), n/m.wall.Seconds(), n/m.cpu.Seconds(), float64(peak)/(1<<20))
 	return nil
 }
