@@ -114,8 +114,7 @@ func (d *DiskSpiller) spillWith(packed bool, fill func(*spillWriter) error) (Spi
 	}
 	w := &spillWriter{d: d, out: bufio.NewWriterSize(f, spillBlock)}
 	if d.spec.SpillCompression == "zstd" {
-		w.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(d.spec.SpillZstdLevel)),
-			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(spillBlock), zstd.WithLowerEncoderMem(true))
+		w.enc, err = newSpillEncoder(d.spec.SpillZstdLevel)
 	}
 	if err == nil {
 		err = fill(w)
@@ -140,7 +139,7 @@ func (d *DiskSpiller) spillWith(packed bool, fill func(*spillWriter) error) (Spi
 type spillWriter struct {
 	d     *DiskSpiller
 	out   *bufio.Writer
-	enc   *zstd.Encoder
+	enc   *spillEncoder
 	block []byte
 	comp  []byte
 	size  int64
@@ -198,7 +197,10 @@ func (w *spillWriter) flush() error {
 	}
 	body := w.block
 	if w.enc != nil {
-		w.comp = w.enc.EncodeAll(w.block, w.comp[:0])
+		var err error
+		if w.comp, err = w.enc.encode(w.comp[:0], w.block); err != nil {
+			return err
+		}
 		body = w.comp
 	}
 	var hdr [2 * binary.MaxVarintLen64]byte

@@ -556,13 +556,17 @@ func TestLookupNoWait(t *testing.T) {
 
 // TestDiskSpillerRoundTrip: a run spilled to disk reads back record for
 // record (key, sequence number, kind, level, values with NULLs), with
-// spill-compression zstd (Paimon's default) and none; zstd blocks are
-// smaller than the records; write-buffer-spill.max-disk-size makes the
-// buffer report full once its spilled runs reach it.
+// spill-compression zstd (Paimon's default, at spill-compression.zstd-level
+// 1 and 19) and none; zstd blocks are smaller than the records, and the
+// level reaches the encoder (19 makes a smaller run than 1);
+// write-buffer-spill.max-disk-size makes the buffer report full once its
+// spilled runs reach it.
 func TestDiskSpillerRoundTrip(t *testing.T) {
-	for _, comp := range []string{"zstd", "none"} {
+	sizes := map[string]int64{}
+	for _, c := range []struct{ comp, level string }{{"zstd", "1"}, {"zstd", "19"}, {"none", "1"}} {
+		comp := c.comp
 		spec, err := newSpec([]string{"k", "s", "n"}, []sql.DataType{sql.Int().NotNull(), sql.String(), sql.BigInt()},
-			[]string{"k"}, map[string]string{"spill-compression": comp})
+			[]string{"k"}, map[string]string{"spill-compression": comp, "spill-compression.zstd-level": c.level})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -584,7 +588,8 @@ func TestDiskSpillerRoundTrip(t *testing.T) {
 			raw += 4 + 8*3 + len(fmt.Sprint(r.Value[1]))
 		}
 		size := run.(*diskRun).size
-		t.Logf("%s: %d records, %d bytes on disk", comp, len(in), size)
+		sizes[comp+" "+c.level] = size
+		t.Logf("%s level %s: %d records, %d bytes on disk", comp, c.level, len(in), size)
 		if comp == "zstd" && size >= int64(raw)/2 {
 			t.Errorf("zstd spill of %d records is %d bytes", len(in), size)
 		}
@@ -615,6 +620,9 @@ func TestDiskSpillerRoundTrip(t *testing.T) {
 		if d.DiskBytes() != 0 {
 			t.Errorf("DiskBytes %d after discarding", d.DiskBytes())
 		}
+	}
+	if sizes["zstd 19"] >= sizes["zstd 1"] {
+		t.Errorf("spill-compression.zstd-level 19 spilled %d bytes, level 1 %d", sizes["zstd 19"], sizes["zstd 1"])
 	}
 
 	spec, err := newSpec([]string{"k", "s"}, []sql.DataType{sql.Int().NotNull(), sql.String()}, []string{"k"},
