@@ -566,6 +566,135 @@ func overRule(_ *binder, n Node) (Node, error) {
 	return &LogicalProject{base: row(topNames, exprTypes(top), over), Exprs: top}, nil
 }
 
+// projectMergeBeforeWindow is FlinkProjectMergeRule as Flink's
+// DEFAULT_REWRITE_RULES apply it right before
+// PROJECT_TO_LOGICAL_PROJECT_AND_WINDOW: a projection holding OVER calls
+// over a projection merges into one, so the window reads the fields under
+// the lower projection (a view's or a subquery's renames) and the renames
+// land above the window (WindowJoinTest.
+// testWindowPropertyPropagateForWindowJoin: the WindowRank reads the
+// WindowJoin, Calc(select=[..., cnt AS l_cnt, ...]) above it). Only a
+// lower projection of fields and of literals the window does not read
+// merges here (one that computes would move its expressions into the
+// window's keys), and not one over an aggregate with a constant group key:
+// Flink's AGGREGATE_PROJECT_PULL_UP_CONSTANTS, earlier in the same rule
+// sequence, has replaced that aggregate first, which sqlrun's
+// AggregateConstantKeys does only later.
+func projectMergeBeforeWindow(_ *binder, n Node) (Node, error) {
+	p, ok := n.(*LogicalProject)
+	if !ok || !hasOverAgg(p.Exprs) {
+		return nil, nil
+	}
+	exprs := p.Exprs
+	var in Node = p
+	for {
+		q, ok := in.input().(*LogicalProject)
+		if !ok || !fieldsOnly(q.Exprs, exprs) || constantGroupKey(q.input()) {
+			break
+		}
+		merged := make([]Expr, len(exprs))
+		for i, e := range exprs {
+			merged[i] = inlineOver(e, q.Exprs)
+		}
+		exprs, in = merged, q
+	}
+	if in == Node(p) {
+		return nil, nil
+	}
+	return &LogicalProject{base: row(p.names, p.types, in.input()), Exprs: exprs}, nil
+}
+
+// constantGroupKey reports an aggregate one of whose group keys is a
+// literal of the projections below it.
+func constantGroupKey(n Node) bool {
+	agg, ok := n.(*LogicalAggregate)
+	if !ok {
+		return false
+	}
+	exprs, _, _ := flattenCalc(agg.input())
+	for _, g := range agg.Group {
+		if g < len(exprs) {
+			if l, ok := exprs[g].(*Literal); ok && l.Value != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fieldsOnly reports a projection of input fields and literals, none of
+// whose literals the window calls of above read.
+func fieldsOnly(exprs, above []Expr) bool {
+	windowReads := map[int]bool{}
+	for _, e := range above {
+		walkExpr(e, func(x Expr) {
+			var keys []Expr
+			switch o := x.(type) {
+			case *OverCall:
+				keys = o.Partition
+				for _, k := range o.Order {
+					keys = append(keys, k.Expr)
+				}
+			case *OverAgg:
+				keys = append(append([]Expr(nil), o.Args...), o.Partition...)
+				for _, k := range o.Order {
+					keys = append(keys, k.Expr)
+				}
+			}
+			for _, k := range keys {
+				refs(k, windowReads)
+			}
+		})
+	}
+	for i, e := range exprs {
+		switch e.(type) {
+		case *InputRef:
+		case *Literal:
+			if windowReads[i] {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// inlineOver is inline that also rewrites the keys and arguments of the
+// OVER calls in e.
+func inlineOver(e Expr, below []Expr) Expr {
+	keys := func(ks []OverKey) []OverKey {
+		out := make([]OverKey, len(ks))
+		for i, k := range ks {
+			k.Expr = inlineOver(k.Expr, below)
+			out[i] = k
+		}
+		return out
+	}
+	list := func(es []Expr) []Expr {
+		out := make([]Expr, len(es))
+		for i, x := range es {
+			out[i] = inlineOver(x, below)
+		}
+		return out
+	}
+	switch x := e.(type) {
+	case *OverCall:
+		o := *x
+		o.Partition, o.Order = list(x.Partition), keys(x.Order)
+		return &o
+	case *OverAgg:
+		o := *x
+		o.Args, o.Partition, o.Order = list(x.Args), list(x.Partition), keys(x.Order)
+		return &o
+	case *Call:
+		c := *x
+		c.Args = list(x.Args)
+		return &c
+	}
+	return inline(e, below)
+}
+
 // splitsBelowWindow reports that Calcite's CalcRelSplitter gives the
 // projection exprs a Calc level below its window. The splitter places the
 // program's expressions in topological order (computeTopologicalOrdering),

@@ -1079,8 +1079,78 @@ func logicalUpsertKeys(n Node) [][]int {
 		return projectKeys(logicalUpsertKeys(n.input()), n.Exprs)
 	case *LogicalFilter:
 		return logicalUpsertKeys(n.input())
+	case *LogicalJoin:
+		return joinUpsertKeysLogical(n)
 	}
 	return logicalUniqueKeys(n)
+}
+
+// joinUpsertKeysLogical is FlinkRelMdUpsertKeys.getJoinUpsertKeys
+// (FlinkRelMdUniqueKeys.getJoinUniqueKeys, as Calcite's RelMdUniqueKeys):
+// each left key joined with each right key; the left's keys alone when
+// the right is unique on its equi-join fields and the join generates no
+// NULLs on the left, the right's alone likewise. A semi or anti join
+// keeps its left input's keys. (WindowJoinTest.
+// testWindowPropertyPropagateForWindowJoin: the join of two window
+// aggregates on a, window_start and window_end is keyed by both group
+// keys, window_time included, so CalcRankTransposeRule keeps every field
+// under the rank above it.)
+func joinUpsertKeysLogical(j *LogicalJoin) [][]int {
+	left, right := j.inputs[0], j.inputs[1]
+	lkeys := logicalUpsertKeys(left)
+	if isSemiAnti(j.JoinType) {
+		return lkeys
+	}
+	rkeys := logicalUpsertKeys(right)
+	nl := len(left.Names())
+	var lk, rk []int
+	for _, c := range conjuncts(j.Cond) {
+		call, ok := c.(*Call)
+		if !ok || call.Op != "=" || len(call.Args) != 2 {
+			continue
+		}
+		a, okA := call.Args[0].(*InputRef)
+		b, okB := call.Args[1].(*InputRef)
+		if !okA || !okB {
+			continue
+		}
+		switch {
+		case a.Index < nl && b.Index >= nl:
+			lk, rk = append(lk, a.Index), append(rk, b.Index-nl)
+		case b.Index < nl && a.Index >= nl:
+			lk, rk = append(lk, b.Index), append(rk, a.Index-nl)
+		}
+	}
+	unique := func(keys [][]int, cols []int) bool {
+		for _, k := range keys {
+			if containsAll(cols, k) {
+				return true
+			}
+		}
+		return false
+	}
+	shifted := make([][]int, len(rkeys))
+	for i, k := range rkeys {
+		shifted[i] = make([]int, len(k))
+		for x, f := range k {
+			shifted[i][x] = f + nl
+		}
+	}
+	var out [][]int
+	for _, l := range lkeys {
+		for _, r := range shifted {
+			out = append(out, append(slices.Clone(l), r...))
+		}
+	}
+	nullsOnLeft := j.JoinType == ast.RightJoin || j.JoinType == ast.FullJoin
+	nullsOnRight := j.JoinType == ast.LeftJoin || j.JoinType == ast.FullJoin
+	if unique(rkeys, rk) && !nullsOnLeft {
+		out = append(out, lkeys...)
+	}
+	if unique(lkeys, lk) && !nullsOnRight {
+		out = append(out, shifted...)
+	}
+	return out
 }
 
 // rankUniqueKeys is FlinkRelMdUniqueKeys.getRankUniqueKeys: a top-1
