@@ -235,7 +235,7 @@ func (f *File) Aggregate(p Projection, calls []AggCall, filter []Pred) (parts []
 		for g := range rgs {
 			skip = append(skip, !rowGroupMayPass(md.RowGroups[g].Columns, cols, preds))
 		}
-		parts, err := vectorAggregate(cols, calls, preds, leaves, readers, skip, &f.pagesSkipped)
+		parts, err := vectorAggregate(cols, calls, preds, leaves, readers, skip, &f.pagesSkipped, f.columnIndex)
 		if err != nil {
 			return nil, false, fmt.Errorf("read parquet file %s: %w", f.name, err)
 		}

@@ -36,6 +36,13 @@ type vecCol struct {
 	// when no row of it does. unread: the current page is not decoded.
 	lazy, unread bool
 	skipped      *int // counts the pages passed over unread
+	// filter: the filter tests the column; with ci (its chunk's column
+	// index) it is lazy too, read only for a batch whose pages' bounds
+	// let a row pass. pageNo is the current page's ordinal among the
+	// chunk's data pages (its entry in ci).
+	filter bool
+	ci     *pformat.ColumnIndex
+	pageNo int
 }
 
 // page makes the next data page current (false at the chunk's end),
@@ -64,6 +71,7 @@ func (v *vecCol) page() (bool, error) {
 			continue
 		}
 		v.rows, v.row, v.vi, v.unread = rows, 0, 0, true
+		v.pageNo++
 		if !v.lazy {
 			if err := v.load(); err != nil {
 				return false, err
@@ -187,8 +195,11 @@ type groupState struct {
 // vectorAggregate computes calls per distinct combination of the values
 // of the AggKey calls' columns (one group of every row when there is
 // none) over the rows that pass preds, from the chunks readers[g][j] of
-// leaves[j], row groups marked in skip left unread.
-func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []int, readers [][]*chunkReader, skip []bool, skipped *int) ([][]any, error) {
+// leaves[j], row groups marked in skip left unread, and with a filter the
+// batches whose pages' column indexes (index(g, leaf), nil: none) show
+// that no row passes.
+func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []int, readers [][]*chunkReader, skip []bool, skipped *int,
+	index func(g, l int) *pformat.ColumnIndex) ([][]any, error) {
 	vcs := make([]*vecCol, len(leaves))
 	byLeaf := map[int]*vecCol{}
 	for j, l := range leaves {
@@ -257,9 +268,18 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 		if skip[g] {
 			continue
 		}
+		indexed := false // a filter column has a column index
 		for j, l := range leaves {
 			c := cols[firstCol(cols, calls, preds, l)]
-			*vcs[j] = vecCol{cr: readers[g][j], kind: c.bulk, maxDef: c.maxDef, at: vcs[j].at, lazy: len(preds) > 0 && !filtered[l], skipped: skipped}
+			*vcs[j] = vecCol{cr: readers[g][j], kind: c.bulk, maxDef: c.maxDef, at: vcs[j].at, lazy: len(preds) > 0 && !filtered[l],
+				skipped: skipped, filter: filtered[l], pageNo: -1}
+			if filtered[l] {
+				vcs[j].ci = index(g, l)
+				indexed = indexed || vcs[j].ci != nil
+			}
+		}
+		for _, v := range vcs {
+			v.lazy = v.lazy || (indexed && v.filter)
 		}
 		for {
 			m := -1
@@ -281,8 +301,19 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 			if m <= 0 {
 				break
 			}
+			// With column indexes, a batch in pages whose bounds exclude
+			// the filter is passed over: no column is read for it.
+			may := !indexed || batchMayPass(preds, pcs)
 			for _, v := range vcs {
-				if !v.lazy {
+				switch {
+				case !v.lazy:
+					v.take(m)
+				case v.filter && may:
+					if v.unread {
+						if err := v.load(); err != nil {
+							return nil, err
+						}
+					}
 					v.take(m)
 				}
 			}
@@ -292,14 +323,19 @@ func vectorAggregate(cols []colReader, calls []AggCall, preds []Pred, leaves []i
 			gid = grow(gid, m)
 			for j := range gid {
 				gid[j] = 0
+				if !may {
+					gid[j] = -1
+				}
 			}
-			for i := range preds {
-				filterBatch(&preds[i], pcs[i], gid)
+			if may {
+				for i := range preds {
+					filterBatch(&preds[i], pcs[i], gid)
+				}
 			}
-			some := len(preds) == 0 || slices.ContainsFunc(gid, func(id int32) bool { return id >= 0 })
+			some := may && (len(preds) == 0 || slices.ContainsFunc(gid, func(id int32) bool { return id >= 0 }))
 			for _, v := range vcs {
 				switch {
-				case !v.lazy:
+				case !v.lazy, v.filter && may:
 				case some && v.unread:
 					if err := v.load(); err != nil {
 						return nil, err

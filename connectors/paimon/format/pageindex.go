@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 
@@ -37,18 +38,19 @@ type pageIndex struct {
 }
 
 // add records a data page of rows rows, nulls of them null, whose values'
-// bounds are min and max (nil for a page of nulls only); truncate says
+// bounds are min and max when has (false: a page of nulls only; an empty
+// min, the empty string's, is a bound like any other); truncate says
 // whether they are cut as BinaryTruncator cuts BINARY and
 // FIXED_LEN_BYTE_ARRAY columns without a logical type other than STRING.
-func (p *pageIndex) add(min, max []byte, nulls, rows int64, size int, truncate bool) {
-	if min == nil {
+func (p *pageIndex) add(min, max []byte, has bool, nulls, rows int64, size int, truncate bool) {
+	if !has {
 		p.nullPages = append(p.nullPages, true)
 		p.mins, p.maxs = append(p.mins, []byte{}), append(p.maxs, []byte{})
 	} else {
 		if truncate {
 			min, max = truncateMin(min), truncateMax(max)
 		}
-		min, max = bytes.Clone(min), bytes.Clone(max)
+		min, max = append([]byte{}, min...), append([]byte{}, max...)
 		p.nullPages = append(p.nullPages, false)
 		p.mins, p.maxs = append(p.mins, min), append(p.maxs, max)
 		p.minMaxSize += int64(len(min) + len(max))
@@ -243,4 +245,105 @@ func incrementUTF8(a []byte) []byte {
 		a[i] = prev
 	}
 	return nil
+}
+
+// The read side (issue 24): a filtered aggregate on the column path reads
+// the ColumnIndex of each column its filter tests and leaves unread the
+// rows of pages whose bounds show that no row can pass, as parquet-java's
+// ColumnIndexFilter drops row ranges by the pushed predicate (the other
+// columns' pages over those rows are then not read either). Only the
+// ColumnIndex is read: batches never cross a page of any column, so a
+// batch lies in one page of each filter column, found by counting the
+// chunk's data pages as their headers are read (the index has one entry
+// per data page, in order).
+
+// usePageIndex lets the column path read page indexes; tests turn it off
+// to compare.
+var usePageIndex = true
+
+// maxColumnIndexSize bounds the column index read for one chunk.
+const maxColumnIndexSize = 16 << 20
+
+// columnIndex is the ColumnIndex of row group g's chunk of leaf l, or nil
+// when the file has none for it or it does not fit its chunk's pages
+// (lengths that disagree).
+func (f *File) columnIndex(g, l int) *pformat.ColumnIndex {
+	md := f.pf.Metadata()
+	if !usePageIndex || g >= len(md.RowGroups) || l >= len(md.RowGroups[g].Columns) {
+		return nil
+	}
+	cc := &md.RowGroups[g].Columns[l]
+	off, n := cc.ColumnIndexOffset, int64(cc.ColumnIndexLength)
+	if off <= 0 || n <= 0 || n > maxColumnIndexSize || off+n > f.pf.Size() {
+		return nil
+	}
+	b := make([]byte, n)
+	if _, err := f.pf.ReadAt(b, off); err != nil {
+		return nil
+	}
+	ci := new(pformat.ColumnIndex)
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), b, ci); err != nil {
+		return nil
+	}
+	if k := len(ci.NullPages); k == 0 || len(ci.MinValues) != k || len(ci.MaxValues) != k ||
+		(ci.NullCounts != nil && len(ci.NullCounts) != k) {
+		return nil
+	}
+	return ci
+}
+
+// pageMayPass reports whether the current page of v (its pageNo'th data
+// page) can hold a value that passes p (no Or), by v's column index; true
+// without one.
+func (p *Pred) pageMayPass(v *vecCol) bool {
+	ci, i := v.ci, v.pageNo
+	if ci == nil || i < 0 || i >= len(ci.NullPages) {
+		return true
+	}
+	if p.IsNull {
+		return ci.NullCounts == nil || ci.NullCounts[i] > 0
+	}
+	if ci.NullPages[i] {
+		// Nulls only: no comparison is TRUE. Files of sqlrun before
+		// issue 24 marked a page whose least value was the empty string
+		// so too: a page is taken for nulls only when its null count
+		// says so.
+		return ci.NullCounts == nil || ci.NullCounts[i] < int64(v.rows)
+	}
+	lo, hi := ci.MinValues[i], ci.MaxValues[i]
+	switch v.kind {
+	case bulkString:
+		return p.mayHaveStr(lo, hi)
+	case bulkInt64:
+		return len(lo) != 8 || len(hi) != 8 ||
+			p.mayHaveInt(int64(binary.LittleEndian.Uint64(lo)), int64(binary.LittleEndian.Uint64(hi)))
+	}
+	return len(lo) != 4 || len(hi) != 4 ||
+		p.mayHaveInt(int64(int32(binary.LittleEndian.Uint32(lo))), int64(int32(binary.LittleEndian.Uint32(hi))))
+}
+
+// batchMayPass reports whether the current batch, which lies in one page
+// of each column the filter tests (pcs[i]: conjunct i's columns), can hold
+// a row that passes every conjunct by those pages' column indexes.
+func batchMayPass(preds []Pred, pcs [][]*vecCol) bool {
+	for i := range preds {
+		p := &preds[i]
+		if p.Or == nil {
+			if !p.pageMayPass(pcs[i][0]) {
+				return false
+			}
+			continue
+		}
+		some := false
+		for x := range p.Or {
+			if p.Or[x].pageMayPass(pcs[i][x]) {
+				some = true
+				break
+			}
+		}
+		if !some {
+			return false
+		}
+	}
+	return true
 }

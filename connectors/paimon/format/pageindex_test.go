@@ -112,3 +112,53 @@ func TestPageIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestPageIndexEmptyStringMin: a page whose least value is the empty
+// string has that bound in its column index, not null_pages true. The
+// writers took an empty min (kept as a nil slice) for a page of nulls
+// only, and a reader that prunes pages by the index (parquet-java's
+// ColumnIndexFilter, the column path's page skipping) dropped the page:
+// a filter s = ” or s < 'b' lost its rows. Flat and nested files.
+func TestPageIndexEmptyStringMin(t *testing.T) {
+	flat := []schema.Field{{ID: 0, Name: "s", Type: sql.String()}, {ID: 1, Name: "k", Type: sql.Int()}}
+	nested := append(flat[:2:2], schema.Field{ID: 2, Name: "arr", Type: sql.ArrayOf(sql.Int())})
+	defer func(n int) { nestedPageSize = n }(nestedPageSize)
+	nestedPageSize = 8 << 10
+	for _, fs := range [][]schema.Field{flat, nested} {
+		var buf bytes.Buffer
+		w, err := NewAppendWriter(&buf, fs, 0, WriterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 45_000; i++ {
+			s := []string{"", "a", "b"}[i%3]
+			r := []any{s, int32(i)}
+			if len(fs) > len(flat) {
+				r = append(r, []any{int32(i)})
+			}
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_, errs := pagecheck.Check("empty", buf.Bytes())
+		for _, err := range errs {
+			t.Errorf("%d columns: %v", len(fs), err)
+		}
+		f, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "data-e-0.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ci := f.columnIndex(0, 0)
+		if ci == nil || len(ci.NullPages) < 2 {
+			t.Fatalf("%d columns: column index of s %+v, want several pages", len(fs), ci)
+		}
+		for i, null := range ci.NullPages {
+			if null || len(ci.MinValues[i]) != 0 || string(ci.MaxValues[i]) != "b" {
+				t.Errorf("%d columns: page %d null %v, bounds %q %q, want \"\" \"b\"", len(fs), i, null, ci.MinValues[i], ci.MaxValues[i])
+			}
+		}
+	}
+}

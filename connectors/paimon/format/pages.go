@@ -824,7 +824,7 @@ func (c *pageCol) endPageStats(size int) {
 		c.cstats.add(min)
 		c.cstats.add(max)
 	}
-	c.pidx.add(min, max, int64(c.nulls), int64(c.rows), size, c.truncate)
+	c.pidx.add(min, max, c.stats.has, int64(c.nulls), int64(c.rows), size, c.truncate)
 	c.stats.reset()
 	c.strs, c.ints = minMax[string]{}, minMax[int64]{}
 }

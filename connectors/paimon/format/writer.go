@@ -714,7 +714,9 @@ func (c *core) flushBatch() error {
 		}
 		b := batchBounds{rows: int64(c.nbatch), nulls: nulls}
 		if bs.has {
-			b.min, b.max = bytes.Clone(bs.min), bytes.Clone(bs.max)
+			// Never nil: nil marks a batch of nulls only, and the empty
+			// string is a bound (chunkStats keeps it as a nil slice).
+			b.min, b.max = append([]byte{}, bs.min...), append([]byte{}, bs.max...)
 			c.leafStats[l].add(b.min)
 			c.leafStats[l].add(b.max)
 		}
@@ -1199,7 +1201,7 @@ func (c *core) mergeBatches(p *pageIndex, st *chunkStats, batches []batchBounds,
 		if page.has {
 			min, max = page.min, page.max
 		}
-		p.add(min, max, nulls, rows, int(loc.CompressedPageSize), truncate)
+		p.add(min, max, page.has, nulls, rows, int(loc.CompressedPageSize), truncate)
 	}
 	return b == len(batches)
 }
