@@ -220,7 +220,8 @@ func (b *binder) bindGroupingCall(f *ast.FuncCall, agg *aggCollector) (Expr, err
 		if len(f.Args) != 0 {
 			return nil, validationErr(f.At, len(f.Name), "Invalid number of arguments to function 'GROUP_ID'. Was expecting 0 arguments")
 		}
-		if !hasRepeatedSet(agg.sets) {
+		if agg.sets == nil {
+			// A plain GROUP BY: one set, never repeated.
 			return &Literal{Value: int64(0), T: sql.BigInt().NotNull()}, nil
 		}
 		for i, c := range agg.callText {
@@ -335,7 +336,21 @@ func expandProjects(projects [][]Expr, in Node, names []string, f Format) string
 // and $e over an Expand. $e of a set has bit n-1-i set for each key i of
 // the n keys outside it (GROUPING_ID of all keys); GROUPING(k) and
 // GROUPING_ID(k, ...) are CASEs on $e.
-func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
+func decomposeGroupingSets(b *binder, n Node) (Node, error) {
+	if p, ok := n.(*LogicalProject); ok && identityProject(p) {
+		// ProjectRemoveRule (PROJECT_RULES, before LOGICAL where this rule
+		// runs) has dropped a projection that returns the aggregate's
+		// fields in order, whatever it renamed: the projection over the
+		// decomposed aggregate names them as the aggregate does
+		// (GroupingSetsTest.testGroupingGrouping_idAndGroup_id: gd_0,
+		// Aggregate.deriveRowType's name for a second call aliased gd).
+		if a, ok := p.input().(*LogicalAggregate); ok && a.Sets != nil {
+			if out, err := decomposeGroupingSets(b, a); err != nil || out != nil {
+				return out, err
+			}
+		}
+		return nil, nil
+	}
 	orig, ok := n.(*LogicalAggregate)
 	if !ok || orig.Sets == nil {
 		return nil, nil
@@ -406,7 +421,7 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 	}
 	at := map[int]int{}
 	for i, a := range agg.Aggs {
-		if a.Func == "GROUPING" || a.Func == "GROUPING_ID" {
+		if a.Func == "GROUPING" || a.Func == "GROUPING_ID" || a.Func == "GROUP_ID" {
 			continue
 		}
 		at[i] = len(group) + len(aggs)
@@ -425,6 +440,13 @@ func decomposeGroupingSets(_ *binder, n Node) (Node, error) {
 		k := len(agg.Group) + i
 		if j, ok := at[i]; ok {
 			exprs[k] = &InputRef{Index: j, T: a.T}
+			continue
+		}
+		if a.Func == "GROUP_ID" {
+			// DecomposeGroupingSetsRule: no set repeats (buildAggregate
+			// has made a union of the repeats), so every row's GROUP_ID
+			// is 0.
+			exprs[k] = &Literal{Value: int64(0), T: sql.BigInt().NotNull()}
 			continue
 		}
 		// The value of the call in each set, as a CASE on $e.

@@ -99,7 +99,10 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 		phys = castJoinRowtime(materializeProctime(phys))
 		sink, ok := phys.(*Sink)
 		if pl.Query {
-			sink, ok = &Sink{base: sameRow(phys), Collect: true}, true
+			// The query's columns keep the names its select list gives
+			// them (Calcite's RelRoot.validatedRowType), whatever names a
+			// rule such as ProjectRemoveRule left on the plan's root.
+			sink, ok = &Sink{base: row(r.Names(), phys.Types(), phys), Collect: true}, true
 		}
 		if !ok {
 			return nil, sql.Errorf(sql.TableException, "cannot plan %s as a statement's root", phys.Name())
