@@ -3,7 +3,6 @@ package format
 import (
 	"sync"
 
-	kzstd "github.com/klauspost/compress/zstd"
 	pformat "github.com/parquet-go/parquet-go/format"
 )
 
@@ -47,7 +46,7 @@ var (
 // goroutines of its own), so the pool holds a few of them for good.
 type decoderPool struct {
 	mu   sync.Mutex
-	free []*kzstd.Decoder
+	free []*pageDecoder
 }
 
 // maxFreeDecoders bounds the idle decoders kept: one per reading
@@ -57,7 +56,7 @@ const maxFreeDecoders = 8
 // Decode decompresses the zstd frames of src, appending to dst.
 func (p *decoderPool) Decode(dst, src []byte) ([]byte, error) {
 	p.mu.Lock()
-	var d *kzstd.Decoder
+	var d *pageDecoder
 	if n := len(p.free); n > 0 {
 		d = p.free[n-1]
 		p.free = p.free[:n-1]
@@ -65,12 +64,11 @@ func (p *decoderPool) Decode(dst, src []byte) ([]byte, error) {
 	p.mu.Unlock()
 	if d == nil {
 		var err error
-		d, err = kzstd.NewReader(nil, kzstd.WithDecoderConcurrency(1), kzstd.WithDecoderLowmem(false))
-		if err != nil {
+		if d, err = newPageDecoder(); err != nil {
 			return nil, err
 		}
 	}
-	out, err := d.DecodeAll(src, dst)
+	out, err := d.decode(dst, src)
 	p.mu.Lock()
 	if len(p.free) < maxFreeDecoders {
 		p.free = append(p.free, d)
@@ -78,7 +76,7 @@ func (p *decoderPool) Decode(dst, src []byte) ([]byte, error) {
 	}
 	p.mu.Unlock()
 	if d != nil {
-		d.Close()
+		d.close()
 	}
 	return out, err
 }
