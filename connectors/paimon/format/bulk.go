@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
+	pformat "github.com/parquet-go/parquet-go/format"
 	"github.com/sqlrun/sqlrun/internal/box"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -67,6 +68,11 @@ type bulkCol struct {
 	// (headPage): fillSel decodes it only for a row it keeps.
 	unread  bool
 	skipped *int // counts the pages passed over unread, when set
+	// ci is the chunk's column index when a filtered reader tests the
+	// column by it (FilteredRows); pageNo is the current page's ordinal
+	// among the chunk's data pages, its entry in ci.
+	ci     *pformat.ColumnIndex
+	pageNo int
 
 	pages parquet.Pages
 	page  parquet.Page
@@ -136,6 +142,7 @@ func (c *bulkCol) headPage() error {
 		}
 		if !isDict {
 			c.rows, c.row, c.vi, c.unread = rows, 0, 0, true
+			c.pageNo++
 			return nil
 		}
 		c.dictBox = make([]any, c.dd.rows)

@@ -295,8 +295,12 @@ func (f *File) columnIndex(g, l int) *pformat.ColumnIndex {
 // pageMayPass reports whether the current page of v (its pageNo'th data
 // page) can hold a value that passes p (no Or), by v's column index; true
 // without one.
-func (p *Pred) pageMayPass(v *vecCol) bool {
-	ci, i := v.ci, v.pageNo
+func (p *Pred) pageMayPass(v *vecCol) bool { return p.indexMayPass(v.ci, v.pageNo, v.kind, v.rows) }
+
+// indexMayPass reports whether data page i (of rows rows) of a column of
+// kind, whose column index is ci (nil: none, true), can hold a value that
+// passes p (no Or).
+func (p *Pred) indexMayPass(ci *pformat.ColumnIndex, i int, kind bulkKind, rows int) bool {
 	if ci == nil || i < 0 || i >= len(ci.NullPages) {
 		return true
 	}
@@ -308,10 +312,10 @@ func (p *Pred) pageMayPass(v *vecCol) bool {
 		// issue 24 marked a page whose least value was the empty string
 		// so too: a page is taken for nulls only when its null count
 		// says so.
-		return ci.NullCounts == nil || ci.NullCounts[i] < int64(v.rows)
+		return ci.NullCounts == nil || ci.NullCounts[i] < int64(rows)
 	}
 	lo, hi := ci.MinValues[i], ci.MaxValues[i]
-	switch v.kind {
+	switch kind {
 	case bulkString:
 		return p.mayHaveStr(lo, hi)
 	case bulkInt64:

@@ -248,3 +248,78 @@ func TestNullPageTrustedByNullCount(t *testing.T) {
 		}
 	}
 }
+
+// TestFilteredRowsPageIndex: FilteredRows (the row path of a filtered
+// read) tests its filter leaves' pages by their column indexes before it
+// decodes them, as the column path does: over pageIndexFile, a key range
+// within one of five pages, projecting the key alone, leaves four of
+// its five pages unread (the old code decoded every page of a filter
+// leaf), and 40 random filters give the unfiltered rows that Keep keeps,
+// with and without page indexes.
+func TestFilteredRowsPageIndex(t *testing.T) {
+	data, fields := pageIndexFile(t, 100_000)
+	read := func(proj []schema.Field, filter []Pred, index bool) ([][]any, int) {
+		t.Helper()
+		defer func(old bool) { usePageIndex = old }(usePageIndex)
+		usePageIndex = index
+		f, err := Open(bytes.NewReader(data), int64(len(data)), "data-p-0.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, ok, err := f.FilteredRows(Projection{FileFields: fields, Fields: proj}, filter)
+		if err != nil || !ok {
+			t.Fatalf("FilteredRows: %v, %v", ok, err)
+		}
+		var out [][]any
+		for row := it.Next(); row != nil; row = it.Next() {
+			out = append(out, row)
+		}
+		if err := it.Error(); err != nil {
+			t.Fatal(err)
+		}
+		return out, it.rr.pagesSkipped
+	}
+	key := []Pred{{Field: 0, Ranges: []PredRange{{Lo: PredBound{Int: 30_000, Closed: true}, Hi: PredBound{Int: 30_010, Closed: true}}}}}
+	rows, skipped := read(fields[:1], key, true)
+	_, none := read(fields[:1], key, false)
+	if len(rows) != 11 || skipped != 4 || none != 0 {
+		t.Errorf("key range: %d rows, %d pages unread (%d without page indexes), want 11, 4 (0)", len(rows), skipped, none)
+	}
+	all, _ := read(fields, nil, false)
+	if len(all) != 100_000 {
+		t.Fatalf("%d rows", len(all))
+	}
+	r := rand.New(rand.NewPCG(24, 11))
+	for c := 0; c < 40; c++ {
+		fi := r.IntN(len(fields))
+		v := all[r.IntN(len(all))][fi]
+		for v == nil {
+			v = all[r.IntN(len(all))][fi]
+		}
+		lo, hi := PredBound{Closed: true}, PredBound{Closed: true}
+		if s, ok := v.(string); ok {
+			lo.Str, hi.Str = []byte(s), append([]byte(s), 0xff)
+		} else {
+			lo.Int, hi.Int = toInt64(v), toInt64(v)+int64(r.IntN(5000))
+		}
+		filter := []Pred{{Field: fi, Ranges: []PredRange{{Lo: lo, Hi: hi}}}}
+		if r.IntN(3) == 0 {
+			filter = append(filter, Pred{Field: 2, IsNull: r.IntN(2) == 0})
+			if !filter[1].IsNull {
+				filter[1].Ranges = []PredRange{{Lo: PredBound{Unbounded: true}, Hi: PredBound{Int: 100_000}}}
+			}
+		}
+		var want [][]any
+		for _, row := range all {
+			if Keep(filter, row) {
+				want = append(want, row)
+			}
+		}
+		for _, index := range []bool{true, false} {
+			got, _ := read(fields, filter, index)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("case %d (page indexes %v), filter %+v: %d rows, want %d", c, index, filter, len(got), len(want))
+			}
+		}
+	}
+}

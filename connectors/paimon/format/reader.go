@@ -3,6 +3,7 @@ package format
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -447,6 +448,10 @@ type rowReader struct {
 	fleaves  []int     // the leaves the filter reads
 	fat      [][]int32 // by leaf: the batch's value indexes of a filter leaf (bulkCol.peek)
 	pass     []bool    // the batch's rows that pass
+	// indexed: the current row group's filter leaves are read page
+	// header first and tested by their column indexes (bulkCol.ci)
+	// before their values are decoded.
+	indexed bool
 	// pagesSkipped counts the data pages a filtered reader passed over
 	// without reading them (no row of theirs passes).
 	pagesSkipped int
@@ -572,7 +577,7 @@ func (r *rowReader) refillOnce() bool {
 		chunks := rg.ColumnChunks()
 		for _, l := range r.leaves {
 			if r.kinds[l] != bulkNone {
-				b := &bulkCol{kind: r.kinds[l], maxDef: r.maxDefs[l]}
+				b := &bulkCol{kind: r.kinds[l], maxDef: r.maxDefs[l], pageNo: -1}
 				if md := r.f.pf.Metadata(); r.rg < len(md.RowGroups) && l < len(md.RowGroups[r.rg].Columns) {
 					b.src = newChunkReader(r.f.pf, &md.RowGroups[r.rg].Columns[l].MetaData, md.RowGroups[r.rg].NumRows, chunks[l].Type().Kind())
 					if b.src != nil && r.lean {
@@ -587,6 +592,20 @@ func (r *rowReader) refillOnce() bool {
 				continue
 			}
 			r.cursors[l] = &cursor{pages: chunks[l].Pages(), buf: make([]parquet.Value, batchRows)}
+		}
+		r.indexed = false
+		if r.filtered {
+			direct := true // every filter leaf is read by the page decoder
+			for _, l := range r.fleaves {
+				b := r.bulks[l]
+				if b.src == nil {
+					direct = false
+					break
+				}
+				b.ci = r.f.columnIndex(r.rg, l)
+				r.indexed = r.indexed || b.ci != nil
+			}
+			r.indexed = r.indexed && direct
 		}
 	}
 	k := r.batchK
@@ -656,7 +675,11 @@ func (r *rowReader) refillFiltered(k int) bool {
 	for _, l := range r.fleaves {
 		b := r.bulks[l]
 		for b.row >= b.rows {
-			if err := b.nextPage(); err != nil {
+			next := b.nextPage
+			if r.indexed {
+				next = b.headPage // decoded below if its bounds let a row pass
+			}
+			if err := next(); err != nil {
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF
 				}
@@ -666,19 +689,35 @@ func (r *rowReader) refillFiltered(k int) bool {
 		}
 		k = min(k, b.rows-b.row)
 	}
+	// A batch lies in one page of each filter leaf: with column indexes,
+	// one in pages whose bounds exclude the filter is passed over, no
+	// column decoded for it (fillSel below skips its rows).
+	may := !r.indexed || r.batchMayPass()
 	pass := grow(r.pass, k)
 	r.pass = pass
 	for j := range pass {
-		pass[j] = r.deleted == nil || !r.deleted.IsDeleted(r.next+int64(j))
+		pass[j] = may && (r.deleted == nil || !r.deleted.IsDeleted(r.next+int64(j)))
 	}
 	for _, l := range r.fleaves {
-		if err := r.bulks[l].peek(&r.fat[l], k); err != nil {
+		if !may {
+			break
+		}
+		b := r.bulks[l]
+		if b.unread {
+			if err := b.readBody(); err != nil {
+				r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
+				return false
+			}
+		}
+		if err := b.peek(&r.fat[l], k); err != nil {
 			r.err = fmt.Errorf("read parquet file %s row group %d: %w", r.f.name, r.rg, err)
 			return false
 		}
 	}
-	for i := range r.filter {
-		r.test(&r.filter[i], pass)
+	if may {
+		for i := range r.filter {
+			r.test(&r.filter[i], pass)
+		}
 	}
 	n := 0
 	for _, p := range pass {
@@ -741,6 +780,29 @@ func (r *rowReader) refillFiltered(k int) bool {
 	r.left -= int64(k)
 	r.next += int64(k)
 	r.bn = n
+	return true
+}
+
+// batchMayPass reports whether the current batch can hold a row that
+// passes every conjunct by the column indexes of its filter leaves'
+// current pages.
+func (r *rowReader) batchMayPass() bool {
+	may := func(p *Pred) bool {
+		b := r.bulks[r.cols[p.Field].leaf]
+		return p.indexMayPass(b.ci, b.pageNo, b.kind, b.rows)
+	}
+	for i := range r.filter {
+		p := &r.filter[i]
+		if p.Or == nil {
+			if !may(p) {
+				return false
+			}
+			continue
+		}
+		if !slices.ContainsFunc(p.Or, func(s Pred) bool { return may(&s) }) {
+			return false
+		}
+	}
 	return true
 }
 
