@@ -220,12 +220,6 @@ func (b *WriteBuffer) indexWant() int {
 	return int(min(want+1, 16*int64(n)))
 }
 
-// row returns the BinaryRow of the record at ref (size bytes packed),
-// unpacked into b.unpacked[i]: valid until the next call with the same i.
-func (b *WriteBuffer) row(i int, ref uint64, size uint32) ([]byte, error) {
-	return b.unpack(i, b.pages.at(ref, int(size)))
-}
-
 // unpack returns the BinaryRow of the packed record p, unpacked into
 // b.unpacked[i].
 func (b *WriteBuffer) unpack(i int, p []byte) ([]byte, error) {
