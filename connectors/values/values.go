@@ -122,6 +122,7 @@ func (s *ScanOnlySource) ProjectionPushDownEnabled() bool  { return s.s.Projecti
 func (s *ScanOnlySource) FilterPushDown() bool             { return true }
 func (s *ScanOnlySource) ReadsMetadata() bool              { return true }
 func (s *ScanOnlySource) ApplyProjection(fields []int)     { s.s.ApplyProjection(fields) }
+func (s *ScanOnlySource) Parallelism() int                 { return s.s.Parallelism() }
 func (s *ScanOnlySource) NewReader(subtask, p int) (connectors.SourceReader, error) {
 	return s.s.NewReader(subtask, p)
 }
@@ -284,6 +285,16 @@ func (s *Source) FilterPushDown() bool { return true }
 // ReadsMetadata: Flink's values source supports reading metadata, so a
 // projected scan prints metadata=[].
 func (s *Source) ReadsMetadata() bool { return true }
+
+// Parallelism is 1: Flink's values source runs as one task whatever
+// 'parallelism.default' says (TestValuesTableFactory's 'runtime-source'
+// defaults to SourceFunction, a FromElementsFunction, which is not a
+// ParallelSourceFunction, so StreamExecutionEnvironment.addSource gives it
+// parallelism 1), and its WatermarkAssigner runs at its input's
+// parallelism. With more reader subtasks, the empty ones held the
+// watermark back until they ended, so whether a late row was dropped
+// depended on when they ended.
+func (s *Source) Parallelism() int { return 1 }
 
 // ApplyProjection prunes columns.
 func (s *Source) ApplyProjection(fields []int) { s.proj = append([]int(nil), fields...) }
