@@ -107,7 +107,7 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 # -benchtime is rows for the write, runtime, mergetree, jdbc and parser
 # benchmarks (b.N rows or statements) but whole-table passes for the read
 # benchmarks (ReadPK, ReadKV*, FollowChangelog, FullPhase), hence two units.
-step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic|WritePKDeletionVectors|WritePKPostpone|CompactPostpone)$' 100000x
+step table     300 ./connectors/paimon/table/        '^Benchmark(WritePK|WritePKLookup|WritePKDynamic|WritePKDynamicBuckets|WritePKDeletionVectors|WritePKPostpone|CompactPostpone)$' 100000x
 step tableread 120 ./connectors/paimon/table/        '^BenchmarkReadPK$' 3x
 step s3commit  300 ./connectors/paimon/table/        '^BenchmarkCommitS3$' 100x
 step s3read    300 ./connectors/paimon/table/        '^BenchmarkReadS3$' 5x
@@ -238,7 +238,8 @@ fr=$(val format 'ReadKV$' rows/cpu-s)
 frp=$(val format 'ReadKVProjected' rows/cpu-s)
 tw_none=$(val table 'WritePK$' rows/cpu-s)
 tw_look=$(val table 'WritePKLookup' rows/cpu-s)
-tw_dyn=$(val table 'WritePKDynamic' rows/cpu-s)
+tw_dyn=$(val table 'WritePKDynamic$' rows/cpu-s)
+tw_dynb=$(val table 'WritePKDynamicBuckets' rows/cpu-s)
 tw_dv=$(val table 'WritePKDeletionVectors' rows/cpu-s)
 tw_pp=$(val table 'WritePKPostpone' rows/cpu-s)
 tc_pp=$(val table 'CompactPostpone' rows/cpu-s)
@@ -302,6 +303,8 @@ row "Paimon table write, PK, producer lookup, rows/cpu-s" "$(m "$tw_look" "$(why
 row "  lookup / none write ratio (same run)" "$(ratio "$tw_look" "$tw_none")" "-" "Paimon: lookup costs throughput"
 row "Paimon table write, PK, dynamic bucket (bucket = -1), rows/cpu-s" "$(m "$tw_dyn" "$(why table)")" "-" "-"
 row "  dynamic / fixed bucket write ratio (same run)" "$(ratio "$tw_dyn" "$tw_none")" ">= 0.70" "issue 15"
+row "Paimon table write, PK, dynamic, 20k keys a bucket, rows/cpu-s" "$(m "$tw_dynb" "$(why table)")" "-" "-"
+row "  same / fixed bucket write ratio (same run)" "$(ratio "$tw_dynb" "$tw_none")" ">= 0.70" "issue 15"
 row "Paimon table write, PK, deletion vectors, rows/cpu-s" "$(m "$tw_dv" "$(why table)")" "-" "-"
 row "  deletion vectors / fixed bucket write ratio (same run)" "$(ratio "$tw_dv" "$tw_none")" "-" "issue 15"
 row "Paimon table write, PK, postpone bucket (bucket = -2, streaming), rows/cpu-s" "$(m "$tw_pp" "$(why table)")" "-" "-"

@@ -37,12 +37,9 @@ import (
 	gosql "database/sql"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -51,6 +48,7 @@ import (
 	"github.com/sqlrun/sqlrun/exec"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/internal/gctune"
+	"github.com/sqlrun/sqlrun/internal/procstat"
 	"github.com/sqlrun/sqlrun/internal/testutil/mariadb"
 )
 
@@ -83,47 +81,6 @@ func main() {
 	}
 }
 
-// processCPU is the CPU time of the process so far (user + system).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// rss reads VmRSS and VmHWM (peak) of this process, in bytes.
-func rss() (cur, peak int64) {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) < 2 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			cur = n << 10
-		case "VmHWM:":
-			peak = n << 10
-		}
-	}
-	return
-}
-
-func duSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
-
 // measured is what runJob saw of one job.
 type measured struct {
 	wall, cpu time.Duration
@@ -142,11 +99,11 @@ func runJob(ddl, insert string) (*measured, error) {
 	if err := s.ExecuteScript(ctx, ddl, "bench.sql", &out); err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, out.String())
 	}
-	start, cpu0 := time.Now(), processCPU()
+	start, cpu0 := time.Now(), procstat.CPU()
 	if err := s.ExecuteScript(ctx, insert, "bench.sql", &out); err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, out.String())
 	}
-	m := &measured{wall: time.Since(start), cpu: processCPU() - cpu0}
+	m := &measured{wall: time.Since(start), cpu: procstat.CPU() - cpu0}
 	jobs := s.Jobs.List()
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("no job ran:\n%s", out.String())
@@ -189,12 +146,12 @@ CREATE TABLE customers (id BIGINT, name STRING) WITH ('connector' = 'datagen', '
 CREATE TABLE enriched (id BIGINT, amount INT, name STRING) WITH ('connector' = 'blackhole');
 `, backend, dir, keys, keys)
 	insert := "INSERT INTO enriched SELECT o.id, o.amount, c.name FROM orders AS o JOIN customers AS c ON o.id = c.id;"
-	base, _ := rss()
+	base, _ := procstat.Memory()
 	m, err := runJob(ddl, insert)
 	if err != nil {
 		return err
 	}
-	_, peak := rss()
+	_, peak := procstat.Memory()
 	if got := m.sinkIn(); got != int64(keys) {
 		return fmt.Errorf("the sink got %d rows, want %d (one per key)", got, keys)
 	}
@@ -202,7 +159,7 @@ CREATE TABLE enriched (id BIGINT, amount INT, name STRING) WITH ('connector' = '
 	if c.LastPath == "" {
 		return fmt.Errorf("no final checkpoint was written")
 	}
-	ck := duSize(c.LastPath)
+	ck := procstat.DirSize(c.LastPath)
 	n := float64(keys)
 	fmt.Printf("join    %-8s %9d keys/side  %6.2f s  %7.2f CPU-s  %9.0f input rows/cpu-s  checkpoint %5.1f B/key (%4.0f MiB, %d checkpoints)  peak RSS %6.0f MiB  (+%5.0f B/key)\n",
 		backend, keys, m.wall.Seconds(), m.cpu.Seconds(), 2*n/m.cpu.Seconds(), float64(ck)/n, float64(ck)/(1<<20), c.Completed,
@@ -276,7 +233,7 @@ CREATE TABLE enriched (id BIGINT, cust INT, name STRING, tier INT) WITH ('connec
 	if err != nil {
 		return err
 	}
-	_, peak := rss()
+	_, peak := procstat.Memory()
 	if got := m.sinkIn(); got != int64(rows) {
 		return fmt.Errorf("the sink got %d rows, want %d (every order finds its customer)", got, rows)
 	}
@@ -318,7 +275,7 @@ CREATE TABLE enriched (id BIGINT, cust INT, name STRING, tier INT) WITH ('connec
 	if err != nil {
 		return err
 	}
-	_, peak := rss()
+	_, peak := procstat.Memory()
 	if got := m.sinkIn(); got != int64(rows) {
 		return fmt.Errorf("the sink got %d rows, want %d (every order finds its customer)", got, rows)
 	}

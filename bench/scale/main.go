@@ -23,21 +23,19 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
 	"github.com/sqlrun/sqlrun/internal/gctune"
+	"github.com/sqlrun/sqlrun/internal/procstat"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -138,15 +136,6 @@ type probe struct {
 	inputDone  bool          // the input has all been read: the output ends
 }
 
-// processCPU is the CPU time of the process so far (user + system).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // runQueueWait is how long the process's threads have been runnable but
 // waiting for a CPU (the second field of Linux's
 // /proc/self/task/*/schedstat), threads that ended excluded; 0 where that
@@ -177,7 +166,7 @@ func (p *probe) NewWriter(int, int) (connectors.SinkWriter, error)            { 
 func (p *probe) Open(context.Context, []byte) error                           { return nil }
 func (p *probe) Write(_ context.Context, rows []sql.Row) error {
 	now := time.Now()
-	cpu := processCPU()
+	cpu := procstat.CPU()
 	var wait time.Duration
 	if stallDump > 0 {
 		wait = runQueueWait()
@@ -211,38 +200,6 @@ func (p *probe) state() (int64, time.Duration, time.Duration) {
 	return p.rows, p.longest, p.longestCPU
 }
 
-// rss reads VmRSS and VmHWM (peak) of this process, in bytes.
-func rss() (cur, peak int64) {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) < 2 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			cur = n << 10
-		case "VmHWM:":
-			peak = n << 10
-		}
-	}
-	return
-}
-
-func duSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
-
 func run(op string, keys int, backend string, interval time.Duration, dir string, timeout time.Duration) error {
 	gctune.Tune() // the binary's collector policy
 	if dir == "" {
@@ -272,7 +229,7 @@ func run(op string, keys int, backend string, interval time.Duration, dir string
 	k := g.AddSink("sink", "Sink: probe", sink, 1)
 	g.Connect(s, o, runtime.Partitioning{Kind: runtime.Hash, Keys: []int{0}})
 	g.Connect(o, k, runtime.Partitioning{Kind: runtime.Forward})
-	base, _ := rss()
+	base, _ := procstat.Memory()
 	start := time.Now()
 	job, err := runtime.Start(context.Background(), g, runtime.Config{Streaming: true, CheckpointInterval: interval,
 		CheckpointDir: dir, StateBackend: backend, NumRetained: 1})
@@ -304,7 +261,7 @@ func run(op string, keys int, backend string, interval time.Duration, dir string
 			if !doneAt.IsZero() && c.LastID > doneID {
 				fullCp = c.LastDuration
 				if backend == "rocksdb" {
-					cpBytes = duSize(c.LastPath)
+					cpBytes = procstat.DirSize(c.LastPath)
 				} else {
 					cpBytes = c.LastSize
 				}
@@ -329,13 +286,13 @@ func run(op string, keys int, backend string, interval time.Duration, dir string
 			// What a run too slow for the machine's load still shows: how
 			// far the input got, memory, and the checkpoints and output
 			// stalls so far.
-			_, peak := rss()
+			_, peak := procstat.Memory()
 			_, stall, scpu := sink.state()
 			// The last checkpoint's bytes over the keys seen so far (the
 			// first keys rows of the input are the distinct keys).
 			last := c.LastSize
 			if backend == "rocksdb" && c.LastPath != "" {
-				last = duSize(c.LastPath)
+				last = procstat.DirSize(c.LastPath)
 			}
 			fmt.Printf("%-9s %-8s %9d keys  timed out after %s: input %d of %d rows  peak RSS %7.0f MiB  last checkpoint %5.1f B/key  %d checkpoints, longest %6.2f s, longest sync %6.2f s  longest output stall %6.2f s (process CPU in it %5.2f s)\n",
 				op, backend, keys, timeout, in, total, float64(peak)/(1<<20), float64(last)/float64(max(1, min(in, int64(keys)))),
@@ -343,7 +300,7 @@ func run(op string, keys int, backend string, interval time.Duration, dir string
 			return fmt.Errorf("timed out")
 		}
 	}
-	_, peak := rss()
+	_, peak := procstat.Memory()
 	n := int64(keys)
 	// The longest synchronous part of any checkpoint: how long a subtask
 	// stopped processing records for one (runtime.CheckpointStats).

@@ -3,14 +3,13 @@ package runtime_test
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	_ "github.com/sqlrun/sqlrun/connectors/blackhole"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
+	"github.com/sqlrun/sqlrun/internal/procstat"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -23,14 +22,6 @@ func BenchmarkDatagenCalcBlackhole(b *testing.B) {
 	// SELECT id, price, qty FROM t WHERE price > 10: adjacent columns are
 	// re-sliced, not copied.
 	b.Run("adjacent", func(b *testing.B) { benchCalc(b, []int{0, 1, 2}) })
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func benchCalc(b *testing.B, fields []int) {
@@ -60,7 +51,7 @@ func benchCalc(b *testing.B, fields []int) {
 	k := g.AddSink("sink", "Sink: blackhole", sink, 1)
 	g.Connect(s, c, runtime.Partitioning{Kind: runtime.Forward})
 	g.Connect(c, k, runtime.Partitioning{Kind: runtime.Forward})
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	job, err := runtime.Start(context.Background(), g, runtime.Config{Streaming: true})
 	if err != nil {
@@ -74,7 +65,7 @@ func benchCalc(b *testing.B, fields []int) {
 	// CPU time of the whole process (all goroutines, GC included): rows
 	// per CPU-second is rows/s per core, unaffected by other load on the
 	// machine.
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 	if m := job.Metrics(); m.Vertices[0].RecordsOut != int64(b.N) {
 		b.Fatalf("source emitted %d of %d", m.Vertices[0].RecordsOut, b.N)
 	}
@@ -108,7 +99,7 @@ func BenchmarkDatagenGroupAggregate(b *testing.B) {
 	g.Connect(s, c, runtime.Partitioning{Kind: runtime.Forward})
 	g.Connect(c, a, runtime.Partitioning{Kind: runtime.Hash, Keys: []int{0}})
 	g.Connect(a, k, runtime.Partitioning{Kind: runtime.Forward})
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	job, err := runtime.Start(context.Background(), g, runtime.Config{Streaming: true})
 	if err != nil {
@@ -119,5 +110,5 @@ func BenchmarkDatagenGroupAggregate(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 }

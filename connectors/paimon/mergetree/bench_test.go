@@ -3,11 +3,10 @@ package mergetree
 import (
 	"fmt"
 	"math/rand"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/internal/procstat"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -243,7 +242,7 @@ func BenchmarkWriteBufferSpill(b *testing.B) {
 	w := &discardPacked{}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	for i := 0; i < b.N; i++ {
 		v := rows[i%len(rows)]
 		if _, err := buf.Put(&KV{Key: spec.KeyOf(v), Seq: int64(i), Kind: sql.Insert, Value: v}); err != nil {
@@ -258,16 +257,6 @@ func BenchmarkWriteBufferSpill(b *testing.B) {
 	if err := buf.FlushTo(w, nil); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-}
-
-// cpuTime is the process's user+system CPU time (the machine is shared:
-// rows per CPU second moves less with the others' load than rows/s).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/internal/gctune"
+	"github.com/sqlrun/sqlrun/internal/procstat"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -115,7 +116,7 @@ func benchWriteWith(b *testing.B, opts map[string]string, wo WriteOptions) {
 	defer w.Close()
 	c := tbl.NewCommit("bench")
 	c.NoExpire = tbl.PostponeBucket() // as Sink.Commit does
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := w.Write(gen.next()); err != nil {
@@ -140,7 +141,7 @@ func benchWriteWith(b *testing.B, opts map[string]string, wo WriteOptions) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 }
 
 // BenchmarkWritePK: upserts into one bucket (changelog-producer none).
@@ -190,7 +191,7 @@ func benchPostponePartitions(b *testing.B, opts map[string]string) {
 	defer w.Close()
 	c := tbl.NewCommit("bench")
 	c.NoExpire = true
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r := gen.next()
@@ -210,7 +211,7 @@ func benchPostponePartitions(b *testing.B, opts map[string]string) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MiB") // Maxrss is in KiB on Linux
@@ -249,14 +250,14 @@ func BenchmarkCompactPostpone(b *testing.B) {
 			}
 		}
 	}
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	if _, err := Compact(tbl, CompactOptions{TempDir: b.TempDir()}); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 }
 
 // BenchmarkWritePKDynamic: the same in dynamic bucket mode (bucket = -1,
@@ -265,6 +266,15 @@ func BenchmarkCompactPostpone(b *testing.B) {
 // with dynamic-bucket.target-row-num's 2,000,000 the rows stay in one
 // bucket, as in BenchmarkWritePK.
 func BenchmarkWritePKDynamic(b *testing.B) { benchWrite(b, map[string]string{"bucket": "-1"}) }
+
+// BenchmarkWritePKDynamicBuckets: dynamic bucket mode with buckets that
+// fill up: 'dynamic-bucket.target-row-num' = 20,000, so the 100,000 new
+// keys of each checkpoint open five more buckets (a bucket's writer, its
+// hash index file and a file per checkpoint each), as a growing table
+// does.
+func BenchmarkWritePKDynamicBuckets(b *testing.B) {
+	benchWrite(b, map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "20000"})
+}
 
 // BenchmarkWritePKDeletionVectors: the same with deletion-vectors.enabled
 // (every commit's lookup compaction moves level 0 up and marks older
@@ -307,7 +317,7 @@ func BenchmarkReadPK(b *testing.B) {
 	for _, sp := range splits {
 		total += sp.RowCount()
 	}
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	var rows int64
 	for i := 0; i < b.N; i++ {
@@ -329,7 +339,7 @@ func BenchmarkReadPK(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(rows)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(rows)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 	b.ReportMetric(float64(total), "rows/table")
 }
 
@@ -397,7 +407,7 @@ func BenchmarkTableWriter(b *testing.B) {
 				}
 			}()
 		}
-		cpu0, t0 := cpuTime(), time.Now()
+		cpu0, t0 := procstat.CPU(), time.Now()
 		for range n {
 			if err := w.Write(gen.next()); err != nil {
 				b.Fatal(err)
@@ -410,7 +420,7 @@ func BenchmarkTableWriter(b *testing.B) {
 		if err := c.Commit(int64(i), msgs, nil); err != nil {
 			b.Fatal(err)
 		}
-		cpu, wall = cpuTime()-cpu0, time.Since(t0)
+		cpu, wall = procstat.CPU()-cpu0, time.Since(t0)
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
@@ -455,17 +465,6 @@ func minorFaults() int64 {
 	return ru.Minflt
 }
 
-// cpuTime is the process's user+system CPU time: on the shared 2-core
-// machine wall-clock rates depend on the other engineers' load, so the
-// benchmarks also report rows per CPU second.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkCommitHistory measures whether a commit costs more as the
 // table's history grows (issue 24's goal: commit CPU after 1,000 commits
 // within 1.5× of a fresh table): 1,000 streaming checkpoints of 100 rows of
@@ -500,16 +499,16 @@ func BenchmarkCommitHistory(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			cpu0 := cpuTime()
+			cpu0 := procstat.CPU()
 			msgs, err := w.PrepareCommit(false)
 			if err != nil {
 				b.Fatal(err)
 			}
-			cpu1 := cpuTime()
+			cpu1 := procstat.CPU()
 			if err := c.Commit(int64(i+1), msgs, nil); err != nil {
 				b.Fatal(err)
 			}
-			cpu2 := cpuTime()
+			cpu2 := procstat.CPU()
 			switch {
 			case i < window:
 				prep[0] += cpu1 - cpu0

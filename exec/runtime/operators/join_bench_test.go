@@ -3,21 +3,12 @@ package operators
 import (
 	"fmt"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	rt "github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/internal/procstat"
 	"github.com/sqlrun/sqlrun/sql"
 )
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkRegularJoin is issue 17's regular-join figure: b.N keys, each
 // with one order row (id, amount) on the left and one customer row (id,
@@ -59,7 +50,7 @@ func BenchmarkRegularJoin(b *testing.B) {
 		}
 		left, right = left[:0], right[:0]
 	}
-	cpu0 := processCPU()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id := int64(i)
@@ -71,7 +62,7 @@ func BenchmarkRegularJoin(b *testing.B) {
 	}
 	flush()
 	b.StopTimer()
-	cpu := processCPU() - cpu0
+	cpu := procstat.CPU() - cpu0
 	if emitted != b.N {
 		b.Fatalf("joined %d rows, want %d", emitted, b.N)
 	}

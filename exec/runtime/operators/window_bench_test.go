@@ -6,6 +6,7 @@ import (
 	"time"
 
 	rt "github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/internal/procstat"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkWindowAggregate(b *testing.B) {
 		out.Reset()
 		rows = rows[:0]
 	}
-	cpu0 := processCPU()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		lastTS = int64(i) / 10
@@ -68,7 +69,7 @@ func BenchmarkWindowAggregate(b *testing.B) {
 		flush()
 	}
 	b.StopTimer()
-	cpu := processCPU() - cpu0
+	cpu := procstat.CPU() - cpu0
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)

@@ -5,21 +5,12 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
+	"github.com/sqlrun/sqlrun/internal/procstat"
 	"github.com/sqlrun/sqlrun/sql"
 )
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkKeyedState is the state access of GroupAggregate and
 // ChangelogNormalize on the rocksdb backend (bench/scale's input, issue
@@ -41,7 +32,7 @@ func BenchmarkKeyedState(b *testing.B) {
 	}
 	keys := b.N - b.N/6
 	var e state.Encoder
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	for p := range b.N {
 		k := p
@@ -86,7 +77,7 @@ func BenchmarkKeyedState(b *testing.B) {
 	if tab.Len() != keys {
 		b.Fatalf("%d keys, want %d", tab.Len(), keys)
 	}
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 }
 
 // countingStore counts the reads that reach the store (the write-back
@@ -134,7 +125,7 @@ func BenchmarkKeyedStateZipf(b *testing.B) {
 	}
 	z := rand.NewZipf(rand.New(rand.NewSource(24)), 1.1, 1, 1<<22-1)
 	var e state.Encoder
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPU()
 	b.ResetTimer()
 	for p := range b.N {
 		e.Buf = e.Buf[:0]
@@ -172,6 +163,6 @@ func BenchmarkKeyedStateZipf(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N)/(procstat.CPU()-cpu0).Seconds(), "rows/cpu-s")
 	b.ReportMetric(float64(cs.gets)/float64(b.N), "store-gets/row")
 }
