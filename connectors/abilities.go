@@ -247,3 +247,83 @@ type PinnedStart struct {
 type FullStartPinner interface {
 	PinFullStart() (PinnedStart, error)
 }
+
+// WatermarkPushDownSource is implemented by sources that generate the
+// watermark of a table's WATERMARK FOR clause themselves (Flink's
+// SupportsWatermarkPushDown): the planner's
+// PushWatermarkIntoTableSourceScan rules then push the WatermarkAssigner
+// into the scan, which prints watermark=[...]. WatermarkPushDown reports
+// whether this table's source does (the values connector only with
+// 'enable-watermark-push-down'); WatermarkEmit how its generator emits
+// the watermark.
+type WatermarkPushDownSource interface {
+	WatermarkPushDown() bool
+	WatermarkEmit() WatermarkEmit
+}
+
+// WatermarkEmit is when a source that generates its watermark emits it.
+type WatermarkEmit uint8
+
+const (
+	// WatermarkPeriodic emits it as a WatermarkAssigner does right after
+	// the reader: periodically (pipeline.auto-watermark-interval), at once
+	// when it moved more than the interval, idle per
+	// table.exec.source.idle-timeout.
+	WatermarkPeriodic WatermarkEmit = iota
+	// WatermarkBeforeRow computes each row's watermark and emits it, when
+	// it advances, before the row, whatever the interval; never idle
+	// (Flink's values test source, FromElementSourceFunctionWithWatermark).
+	WatermarkBeforeRow
+	// WatermarkAfterRow emits it, when it advances, right after each row
+	// (a FLIP-27 source with an on-event emit strategy, such as Paimon's
+	// default 'scan.watermark.emit.strategy'); never idle per
+	// table.exec.source.idle-timeout (Paimon's OnEventWatermarkStrategy
+	// never calls the periodic emit of the planner's
+	// WatermarksWithIdleness).
+	WatermarkAfterRow
+)
+
+// SplitSource is implemented by sources whose readers read splits one
+// after another and report them (SplitReader), as a FLIP-27 source's
+// SourceReaderBase does; a watermark pushed into such a source is then
+// generated per split, as Flink's SourceOperator does
+// (ProgressiveTimestampsAndWatermarks: one generator per split output,
+// combined by a WatermarkOutputMultiplexer as the minimum over the splits
+// handed to the reader and not finished).
+type SplitSource interface {
+	ReadsSplits() bool
+}
+
+// SplitEventKind is what a SplitEvent reports.
+type SplitEventKind uint8
+
+const (
+	// SplitAdded: the split was handed to the reader (SourceOperator's
+	// AddSplitEvent creates its output then, so it holds the reader's
+	// watermark back at Long.MIN_VALUE until it is read).
+	SplitAdded SplitEventKind = iota
+	// SplitRead: the rows from At on are the split's, until the next
+	// SplitRead.
+	SplitRead
+	// SplitFinished: the split was read to its end (SourceReaderBase
+	// releases its output, releaseOutputForSplit).
+	SplitFinished
+)
+
+// SplitEvent is one event of a SplitReader's splits, placed before row At
+// of the batch Next returned (At may equal the batch's length).
+type SplitEvent struct {
+	At    int
+	Kind  SplitEventKind
+	Split string
+}
+
+// SplitReader is implemented by the readers of a SplitSource.
+// SplitEvents returns, and forgets, the events of the rows the last Next
+// returned, in order; events may come with no rows. After Open with a
+// restored state, the first events add again the splits the reader holds
+// and has not finished (Flink's SourceOperator restores its reader's
+// splits, not their watermarks).
+type SplitReader interface {
+	SplitEvents() []SplitEvent
+}

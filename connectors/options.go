@@ -24,6 +24,7 @@ const (
 	Duration   // Flink durations: "1s", "500 ms", "10 min", a bare number is millis
 	MemorySize // Flink memory sizes: "256 mb", "8 kb", a bare number is bytes
 	Enum       // one of Option.Enum, case-insensitive
+	Map        // Flink's map options: "k1:v1,k2:v2" (ParseMap)
 )
 
 // Option declares one connector option, with Flink's / Paimon's name and
@@ -206,6 +207,8 @@ func CheckValue(o Option, v string) error {
 		_, err = ParseDuration(v)
 	case MemorySize:
 		_, err = ParseMemorySize(v)
+	case Map:
+		_, err = ParseMap(v)
 	case Enum:
 		ok := false
 		for _, e := range o.Enum {
@@ -222,6 +225,109 @@ func CheckValue(o Option, v string) error {
 		return sql.Errorf(sql.ValidationException, "Could not parse value '%s' for key '%s'.", v, o.Key)
 	}
 	return nil
+}
+
+// MapEntry is one key and value of a map option.
+type MapEntry struct{ Key, Value string }
+
+// ParseMap reads a map option as Flink's ConfigurationUtils does
+// (convertToProperties over StructuredOptionsSplitter.splitEscaped):
+// entries separated by ',', each a key and a value separated by ':';
+// a part may be quoted with ' or " (a doubled quote inside stands for
+// itself), which protects the separators in it, e.g.
+// 'b:"DECIMAL(10, 2)"'. Whitespace around a part is dropped. Entries
+// come back in the order written; a later duplicate key wins, as in
+// Flink's map.
+func ParseMap(v string) ([]MapEntry, error) {
+	items, err := splitEscaped(v, ',')
+	if err != nil {
+		return nil, err
+	}
+	var out []MapEntry
+	at := map[string]int{}
+	for _, it := range items {
+		kv, err := splitEscaped(it, ':')
+		if err != nil {
+			return nil, err
+		}
+		if len(kv) != 2 {
+			return nil, fmt.Errorf("map item is not a key-value pair (missing ':'?)")
+		}
+		if i, ok := at[kv[0]]; ok {
+			out[i].Value = kv[1]
+			continue
+		}
+		at[kv[0]] = len(out)
+		out = append(out, MapEntry{Key: kv[0], Value: kv[1]})
+	}
+	return out, nil
+}
+
+// splitEscaped splits s at delim as Flink's
+// StructuredOptionsSplitter.splitEscaped does: a part starting with ' or "
+// runs to the matching quote (doubled inside: the quote itself) and must
+// be followed by delim or the end; any other part runs to the next delim,
+// trimmed; whitespace between parts is skipped, and a delim adds an empty
+// part only when another delim follows it.
+func splitEscaped(s string, delim byte) ([]string, error) {
+	type token struct {
+		kind byte // 'q' quoted, 'u' unquoted, 'd' delimiter
+		text string
+	}
+	var toks []token
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\'' || c == '"':
+			var b strings.Builder
+			j := i + 1
+			for ; ; j++ {
+				if j >= len(s) {
+					return nil, fmt.Errorf("could not split string: quoting was not closed properly")
+				}
+				if s[j] == c {
+					if j+1 < len(s) && s[j+1] == c {
+						b.WriteByte(c)
+						j++
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[j])
+			}
+			toks = append(toks, token{'q', b.String()})
+			i = j + 1
+		case c == delim:
+			toks = append(toks, token{'d', ""})
+			i++
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		default:
+			j := strings.IndexByte(s[i:], delim)
+			if j < 0 {
+				j = len(s) - i
+			}
+			toks = append(toks, token{'u', strings.TrimSpace(s[i : i+j])})
+			i += j
+		}
+	}
+	var parts []string
+	for i, t := range toks {
+		switch t.kind {
+		case 'q':
+			if i+1 < len(toks) && toks[i+1].kind != 'd' {
+				return nil, fmt.Errorf("could not split string: illegal quoting")
+			}
+			parts = append(parts, t.text)
+		case 'u':
+			parts = append(parts, t.text)
+		case 'd':
+			if i+1 < len(toks) && toks[i+1].kind == 'd' {
+				parts = append(parts, "")
+			}
+		}
+	}
+	return parts, nil
 }
 
 // ParseDuration reads Flink's duration syntax (TimeUtils.parseDuration):

@@ -1,6 +1,9 @@
 package connectors
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMaskOptionsHidesEmbeddedCredentials(t *testing.T) {
 	got := MaskOptions(map[string]string{
@@ -41,4 +44,35 @@ type testFactory struct{}
 func (testFactory) Identifier() string { return "t" }
 func (testFactory) Options() []Option {
 	return []Option{{Key: "url", Required: true}, {Key: "password"}}
+}
+
+// TestParseMap: Flink's map options ('k1:v1,k2:v2'), with quoting
+// protecting the separators (StructuredOptionsSplitter).
+func TestParseMap(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                 "",
+		"a:INT":                            "a=INT",
+		" b : BIGINT , a:STRING ":          "b=BIGINT;a=STRING",
+		`'d:"DECIMAL(10, 2)"', "a:'y''z'"`: "d=DECIMAL(10, 2);a=y'z",
+		`"'e:x':y"`:                        "e:x=y",
+		"a:1,a:2":                          "a=2",
+	} {
+		es, err := ParseMap(in)
+		if err != nil {
+			t.Errorf("%q: %v", in, err)
+			continue
+		}
+		var got []string
+		for _, e := range es {
+			got = append(got, e.Key+"="+e.Value)
+		}
+		if strings.Join(got, ";") != want {
+			t.Errorf("%q: got %q, want %q", in, strings.Join(got, ";"), want)
+		}
+	}
+	for _, in := range []string{"a", "a:b:c", `d:"DECIMAL(10, 2)"`, `a:"x`, `a:"x"y`, `'e:x':y`} {
+		if _, err := ParseMap(in); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
 }

@@ -44,6 +44,9 @@ type Context struct {
 	CheckpointInterval time.Duration
 	// Temporary is true for CREATE TEMPORARY TABLE tables.
 	Temporary bool
+	// Comment is the table's declared COMMENT (CatalogBaseTable.getComment),
+	// "" when it has none.
+	Comment string
 	// Stored is what the table's catalog read to describe it
 	// (catalog.Table.Stored: a Paimon catalog's table schema), or nil; a
 	// connector that recognises it need not read the table's metadata

@@ -13,11 +13,11 @@ import (
 // Eval computes an expression over one row's values.
 type Eval func(row []any) (any, error)
 
-// Compile turns a typed expression into a closure over row values. The
+// compile turns a typed expression into a closure over row values. The
 // runtime's Calc takes these closures and never sees an AST. Compilation
 // fails only for operators sqlrun cannot run; evaluation errors (a failed
 // CAST, division by zero) are returned per row.
-func Compile(e Expr) (Eval, error) {
+func compile(e Expr) (Eval, error) {
 	switch x := e.(type) {
 	case *InputRef:
 		i := x.Index
@@ -37,8 +37,24 @@ func Compile(e Expr) (Eval, error) {
 		return compileCall(x)
 	case *procTimeNow:
 		return compileProcTimeNow(x), nil
+	case *clockRead:
+		return compileClockRead(x), nil
 	}
 	return nil, fmt.Errorf("compile: unknown expression %T", e)
+}
+
+// Compile turns a typed expression into a closure over row values. The
+// clock functions it calls (CURRENT_TIMESTAMP, LOCALTIME, ...) read the
+// clock once per evaluation (clock.go).
+func Compile(e Expr) (Eval, error) {
+	if !readsClock(e) {
+		return compile(e)
+	}
+	ev, err := compile(bindClock(e, false, 0))
+	if err != nil {
+		return nil, err
+	}
+	return func(row []any) (any, error) { return ev(withClockReading(row)) }, nil
 }
 
 // CalcFunc is the closure a Calc runs per row: it projects, filters (ok is
@@ -47,10 +63,20 @@ type CalcFunc func(sql.Row) (sql.Row, bool, error)
 
 // CompileCalc builds a Calc's row function from its projection and
 // optional condition. A NULL condition drops the row, as SQL's WHERE does.
+//
+// The clock functions the Calc calls read the clock once per row, as the
+// function Flink generates for a Calc does (clock.go).
 func CompileCalc(projects []Expr, cond Expr) (CalcFunc, error) {
+	clocked := readsClock(append([]Expr{cond}, projects...)...)
+	bind := func(e Expr) Expr {
+		if clocked && e != nil {
+			return bindClock(e, false, 0)
+		}
+		return e
+	}
 	var pred Eval
 	if cond != nil {
-		p, err := Compile(cond)
+		p, err := compile(bind(cond))
 		if err != nil {
 			return nil, err
 		}
@@ -58,15 +84,19 @@ func CompileCalc(projects []Expr, cond Expr) (CalcFunc, error) {
 	}
 	evals := make([]Eval, len(projects))
 	for i, p := range projects {
-		ev, err := Compile(p)
+		ev, err := compile(bind(p))
 		if err != nil {
 			return nil, err
 		}
 		evals[i] = ev
 	}
 	return func(r sql.Row) (sql.Row, bool, error) {
+		vals := r.Values
+		if clocked {
+			vals = withClockReading(vals)
+		}
 		if pred != nil {
-			v, err := pred(r.Values)
+			v, err := pred(vals)
 			if err != nil {
 				return sql.Row{}, false, err
 			}
@@ -76,7 +106,7 @@ func CompileCalc(projects []Expr, cond Expr) (CalcFunc, error) {
 		}
 		out := make([]any, len(evals))
 		for i, ev := range evals {
-			v, err := ev(r.Values)
+			v, err := ev(vals)
 			if err != nil {
 				return sql.Row{}, false, err
 			}
@@ -89,7 +119,7 @@ func CompileCalc(projects []Expr, cond Expr) (CalcFunc, error) {
 func compileArgs(c *Call) ([]Eval, error) {
 	out := make([]Eval, len(c.Args))
 	for i, a := range c.Args {
-		ev, err := Compile(a)
+		ev, err := compile(a)
 		if err != nil {
 			return nil, err
 		}

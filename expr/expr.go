@@ -85,6 +85,11 @@ const (
 	FormatInfix
 )
 
+// RowtimeCast marks (as a CAST's Written) a cast to a rowtime attribute's
+// time-indicator type, which prints with Flink's TimeIndicatorRelDataType
+// suffix: CAST(ts AS TIMESTAMP(3) *ROWTIME*).
+const RowtimeCast = "*ROWTIME*"
+
 // String prints e; names gives the input's field names (unused for
 // FormatAST, which prints $i).
 func String(e Expr, names []string, f Format) string {
@@ -111,7 +116,20 @@ func String(e Expr, names []string, f Format) string {
 		switch {
 		case form == Field && len(x.Args) == 2:
 			return args[0] + "." + FieldName(x)
+		case form == FunctionID && f == FormatAST && len(x.Args) == 0:
+			return x.Op
 		case form == Cast:
+			if x.Written == RowtimeCast {
+				// TimeIndicatorRelDataType's digest, in both forms.
+				t := "TIMESTAMP(" + strconv.Itoa(x.T.Precision) + ")"
+				if x.T.Root == sql.TypeTimestampLTZ {
+					t = "TIMESTAMP_LTZ(" + strconv.Itoa(x.T.Precision) + ")"
+				}
+				if f == FormatAST {
+					return x.Op + "(" + args[0] + "):" + t + " *ROWTIME*"
+				}
+				return x.Op + "(" + args[0] + " AS " + t + " *ROWTIME*)"
+			}
 			if f == FormatAST {
 				return x.Op + "(" + args[0] + "):" + CalciteType(x.T)
 			}

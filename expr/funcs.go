@@ -83,6 +83,12 @@ const (
 	// as its operand, a dot and the field's name in every form: $1.id in
 	// the Abstract Syntax Tree, after.id in the plans.
 	Field
+	// FunctionID is a function of Calcite's SqlSyntax.FUNCTION_ID (the
+	// SqlAbstractTimeFunction family: CURRENT_TIMESTAMP, LOCALTIME, ...):
+	// RexCall.computeDigest prints a call without arguments by its name
+	// alone in the Abstract Syntax Tree (CURRENT_TIMESTAMP), while Flink's
+	// FlinkRexUtil.getExpressionString prints NAME() in the plans.
+	FunctionID
 )
 
 // OperandError is a call Infer refuses: wrong number or types of
@@ -170,6 +176,10 @@ func builtins() []*Func {
 		{Name: "-", Kind: Operator, Form: Infix, Eval: evalArith},
 		{Name: "*", Kind: Operator, Form: Infix, Eval: evalArith},
 		{Name: "/", Kind: Operator, Form: Infix, Eval: evalArith},
+		// Calcite's DIVIDE_INTEGER, which RexBuilder.multiplyDivide makes
+		// of the TIMESTAMPDIFF convertlet's scaling: Java's integer
+		// division of the operands' type.
+		{Name: "/INT", Kind: Operator, Form: Infix, Eval: evalDivideInteger},
 		{Name: "MOD", Infer: inferMod, Eval: evalArith},
 		// HASH_CODE is the bucket function of a split distinct aggregation
 		// (SplitAggregateRule's MOD(HASH_CODE(x), buckets)): only the planner
@@ -214,6 +224,8 @@ func builtins() []*Func {
 		// IFNULL(input, null_replacement) evaluates as a two-argument
 		// COALESCE; only its type differs (inferIfNull).
 		{Name: "IFNULL", Infer: inferIfNull, Eval: evalCoalesce, AsWritten: true},
+		// BuiltInFunctionDefinitions.TYPE_OF, TypeOfFunction.
+		{Name: "TYPEOF", Infer: inferTypeOf, Eval: evalTypeOf, AsWritten: true},
 		{Name: "IF", Infer: inferIf, Eval: evalIf},
 		// String functions.
 		{Name: "CONCAT", Infer: inferConcat, Eval: evalConcat},
@@ -234,17 +246,34 @@ func builtins() []*Func {
 		// DOUBLE result (Flink evaluates Math.pow on the values as doubles).
 		{Name: "POWER", Infer: inferPower, Eval: evalPower},
 		// Time functions.
-		{Name: "CURRENT_TIMESTAMP", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
-		{Name: "NOW", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
-		{Name: "CURRENT_ROW_TIMESTAMP", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
+		// The time functions of FlinkSqlOperatorTable.dynamicFunctions
+		// (FLIP-162): the current instant (TIMESTAMP_LTZ(3)), and the wall
+		// clock of 'table.local-time-zone' (UTC, the one zone sqlrun takes)
+		// as LOCALTIMESTAMP (TIMESTAMP(3)), LOCALTIME and CURRENT_TIME
+		// (SqlAbstractTimeFunction's TIME(0), which keeps the clock's
+		// milliseconds: CodeGeneratorContext's timestampMillisToTime) and
+		// CURRENT_DATE. A Calc reads the clock once per record for all its
+		// calls, and a batch job once at the query's start (WithClock,
+		// AtQueryStart; CurrentTimePointCallGen). CURRENT_ROW_TIMESTAMP()
+		// reads it per call in both modes.
+		{Name: "CURRENT_TIMESTAMP", Form: FunctionID, Infer: inferTimeFunc(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
+		{Name: "NOW", Infer: inferTimeFunc(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
+		{Name: "CURRENT_ROW_TIMESTAMP", Form: FunctionID, Infer: inferTimeFunc(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true},
 		// PROCTIME() is a processing-time attribute: as a computed column
 		// (pt AS PROCTIME()) its value is the time a row is read;
 		// PROCTIME_MATERIALIZE is what Flink's planner wraps around it
 		// where the attribute becomes a plain value.
 		{Name: "PROCTIME", Infer: inferNiladic(sql.TimestampLTZ(3).NotNull(), true), Eval: evalCurrentTimestamp, Dynamic: true, Internal: true},
 		{Name: "PROCTIME_MATERIALIZE", Infer: inferMaterialize, Eval: evalMaterialize, Internal: true},
-		{Name: "LOCALTIMESTAMP", Infer: inferNiladic(sql.Timestamp(3).NotNull(), false), Eval: evalLocalTimestamp, Dynamic: true},
-		{Name: "CURRENT_DATE", Infer: inferNiladic(sql.Date().NotNull(), false), Eval: evalCurrentDate, Dynamic: true},
+		// Reinterpret is the cast PushWatermarkIntoTableSourceScanAcrossCalcRule
+		// makes of a rowtime computed column once the watermark is pushed
+		// into the source (RexBuilder.makeReinterpretCast to the rowtime
+		// indicator type): the value is unchanged.
+		{Name: "Reinterpret", Infer: inferMaterialize, Eval: evalReinterpret, Internal: true},
+		{Name: "LOCALTIMESTAMP", Form: FunctionID, Infer: inferTimeFunc(sql.Timestamp(3).NotNull(), true), Eval: evalClockFunc, Dynamic: true},
+		{Name: "LOCALTIME", Form: FunctionID, Infer: inferTimeFunc(sql.Time(0).NotNull(), true), Eval: evalClockFunc, Dynamic: true},
+		{Name: "CURRENT_TIME", Form: FunctionID, Infer: inferTimeFunc(sql.Time(0).NotNull(), true), Eval: evalClockFunc, Dynamic: true},
+		{Name: "CURRENT_DATE", Form: FunctionID, Infer: inferTimeFunc(sql.Date().NotNull(), false), Eval: evalClockFunc, Dynamic: true},
 		{Name: "DATE_FORMAT", Infer: inferDateFormat, Eval: evalDateFormat},
 		{Name: "TO_TIMESTAMP", Infer: inferToTimestamp, Eval: evalToTimestamp},
 		{Name: "TO_DATE", Infer: inferToDate, Eval: evalToDate},
@@ -532,6 +561,44 @@ func inferNiladic(t sql.DataType, checked bool) func(string, []Expr) ([]Expr, sq
 	}
 }
 
+// inferTimeFunc types a time function of Calcite's SqlAbstractTimeFunction
+// family: no argument, or (precision) one integer literal not below zero
+// (OperandTypes.POSITIVE_INTEGER_LITERAL), which changes nothing: Flink's
+// FlinkTimestampWithPrecisionDynamicFunction and
+// FlinkCurrentRowTimestampFunction type the call with their own precision
+// (3), and a TIME is TIME(0) whatever its precision
+// (FlinkTypeFactory.toLogicalType), though LOCALTIME and CURRENT_TIME
+// keep SqlAbstractTimeFunction's check of it (at most 3,
+// SqlTypeName.MAX_DATETIME_PRECISION). CURRENT_DATE takes no argument
+// (SqlCurrentDateFunction's NILADIC).
+func inferTimeFunc(t sql.DataType, precision bool) func(string, []Expr) ([]Expr, sql.DataType, error) {
+	return func(name string, args []Expr) ([]Expr, sql.DataType, error) {
+		if len(args) == 0 {
+			return args, t, nil
+		}
+		if !precision || len(args) > 1 {
+			return nil, sql.DataType{}, arity(name, args, 0, 0)
+		}
+		l, ok := args[0].(*Literal)
+		p, isInt := int64(0), false
+		if ok && l.Value != nil && isIntegerType(l.T) {
+			p, isInt = ToInt(l.Value)
+		}
+		if !isInt {
+			return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
+				"Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<INTEGER>)'\n'%s()'",
+				name, name, CalciteTypeName(args[0].Type()), name, name)}
+		}
+		if p < 0 {
+			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("Argument to function '%s' must be a positive integer literal", name)}
+		}
+		if t.Root == sql.TypeTime && p > 3 {
+			return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("Argument to function '%s' must be a valid precision between '0' and '3'", name)}
+		}
+		return args, t, nil
+	}
+}
+
 func inferMaterialize(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err := arity(name, args, 1, 1); err != nil {
 		return nil, sql.DataType{}, err
@@ -683,6 +750,19 @@ func evalArith(c *Call, args []Eval) (Eval, error) {
 	case lt.IsInterval() && !rt.IsInterval():
 		ym := lt.Root == sql.TypeIntervalYearMonth
 		return strict(args, func(vs []any) (any, error) { return datetimePlus(op, vs[1], vs[0], ym, t) }), nil
+	case op == "-" && t.IsInterval() && !lt.IsInterval() && !rt.IsInterval():
+		// Calcite's MINUS_DATE, (b - a) unit, of the TIMESTAMPDIFF
+		// convertlet: ScalarOperatorGens.generateTemporalPlusMinus's
+		// difference of two time points, a DATE as its midnight, in
+		// milliseconds or in whole months (DateTimeUtils.subtractMonths).
+		ym := t.Root == sql.TypeIntervalYearMonth
+		return strict(args, func(vs []any) (any, error) {
+			b, a := epochMillis(vs[0]), epochMillis(vs[1])
+			if ym {
+				return int32(subtractMonths(b, a)), nil
+			}
+			return b - a, nil
+		}), nil
 	}
 	return strict(args, func(vs []any) (any, error) { return arith(op, vs[0], vs[1], t) }), nil
 }
@@ -1177,18 +1257,12 @@ func evalCurrentTimestamp(c *Call, args []Eval) (Eval, error) {
 	return func([]any) (any, error) { return sql.TimestampData{Millis: time.Now().UnixMilli()}, nil }, nil
 }
 
-func evalLocalTimestamp(c *Call, args []Eval) (Eval, error) {
-	// TIMESTAMP(3): the wall clock of the session's (here: the
-	// process's) time zone, at millisecond precision.
-	return func([]any) (any, error) {
-		now := time.Now()
-		_, offset := now.Zone()
-		return sql.TimestampData{Millis: now.UnixMilli() + int64(offset)*1000}, nil
-	}, nil
-}
-
-func evalCurrentDate(c *Call, args []Eval) (Eval, error) {
-	return func([]any) (any, error) { return int32(time.Now().UTC().Unix() / 86400), nil }, nil
+// evalClockFunc evaluates LOCALTIMESTAMP, LOCALTIME, CURRENT_TIME or
+// CURRENT_DATE on its own (outside a Calc's shared clock): the process's
+// clock now.
+func evalClockFunc(c *Call, args []Eval) (Eval, error) {
+	op := c.Op
+	return func([]any) (any, error) { return clockValue(op, time.Now().UnixMilli()), nil }, nil
 }
 
 // evalDateFormat is DATE_FORMAT(x, format): a timestamp formatted; a DATE

@@ -89,7 +89,40 @@ func reduce(e Expr) Expr {
 	if err != nil {
 		return ended()
 	}
-	return constant(v, c.T)
+	return keepQualifier(constant(v, c.T), out)
+}
+
+// keepQualifier gives a folded interval product the qualifier of the
+// interval it multiplies: Calcite types INTERVAL * n as its interval
+// operand (ReturnTypes.ARG0_INTERVAL_NULLABLE), whose qualifier a WEEK or
+// QUARTER keeps though its type is an INTERVAL DAY or MONTH, so
+// TIMESTAMPADD(WEEK, 2, ts) folds to +(ts, 1209600000:INTERVAL WEEK)
+// (RexBuilder.makeLiteral with the call's type).
+func keepQualifier(e Expr, c *Call) Expr {
+	if c.Op != "*" || len(c.Args) != 2 {
+		return e
+	}
+	q, ok := c.Args[0].(*Literal)
+	if !ok {
+		return e
+	}
+	qiv, ok := q.Value.(Interval)
+	if !ok {
+		return e
+	}
+	l, ok := e.(*Literal)
+	if !ok {
+		if cast, isCall := e.(*Call); isCall && isReduced(cast) {
+			l = cast.Args[0].(*Literal)
+		} else {
+			return e
+		}
+	}
+	if iv, ok := l.Value.(Interval); ok {
+		iv.Unit = qiv.Unit
+		l.Value = iv
+	}
+	return e
 }
 
 // isConstant reports a literal (a symbol such as TRIM's BOTH too) or a
@@ -158,6 +191,14 @@ func SubstituteConstants(exprs []Expr, cond Expr) []Expr {
 	consts := map[int]Expr{}
 	if cond != nil {
 		for _, c := range Conjuncts(cond) {
+			if x, ok := c.(*Call); ok {
+				// RexSimplify has made b = TRUE the predicate b, which
+				// fixes no field (WatermarkAssignerChangelogNormalize
+				// TransposeRuleTest.testPushdownCalcNotAffectChangelogNormalizeKey).
+				if b, ok := simplifyBooleanComparison(x); ok {
+					c = b
+				}
+			}
 			if x, ok := c.(*Call); ok && x.Op == "IS NULL" {
 				// RexUtil.predicateConstants reads "x IS NULL" of a
 				// nullable field as x = NULL: WHERE d IS NULL makes the

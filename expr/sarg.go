@@ -243,8 +243,67 @@ func SimplifyFilter(e Expr) Expr {
 			return &Call{Op: "SEARCH", Args: []Expr{ic.Args[0], &Literal{Value: &Sarg{Ranges: complement(sarg.Ranges), T: sarg.T}, T: s.T}}, T: c.T}
 		}
 		return &Call{Op: "NOT", Args: []Expr{inner}, T: c.T}
+	case "=", "<>", "<", ">", "<=", ">=":
+		if b, ok := simplifyBooleanComparison(c); ok {
+			return b
+		}
 	}
 	return e
+}
+
+// simplifyBooleanComparison is RexSimplify.simplifyComparison's rule for
+// a BOOLEAN compared with the literal TRUE or FALSE (either side): x = TRUE
+// is x, x <> TRUE is NOT x, x = FALSE is NOT x, x <> FALSE is x (and >=,
+// <, <=, > as TRUE > FALSE orders them); x > TRUE, x < FALSE are FALSE and
+// x <= TRUE, x >= FALSE TRUE when x is NOT NULL.
+func simplifyBooleanComparison(c *Call) (Expr, bool) {
+	if len(c.Args) != 2 {
+		return nil, false
+	}
+	op, x, lit := c.Op, c.Args[0], c.Args[1]
+	l, ok := lit.(*Literal)
+	if !ok {
+		if l, ok = x.(*Literal); !ok {
+			return nil, false
+		}
+		op, x = reversedComparison[op], lit
+	}
+	v, isBool := l.Value.(bool)
+	if !isBool || l.Flag || x.Type().Root != sql.TypeBoolean || c.Args[0].Type().Root != sql.TypeBoolean ||
+		c.Args[1].Type().Root != sql.TypeBoolean {
+		return nil, false
+	}
+	not := func() Expr { return SimplifyFilter(&Call{Op: "NOT", Args: []Expr{x}, T: c.T}) }
+	constant := func(b bool) (Expr, bool) {
+		if x.Type().Nullable {
+			return nil, false
+		}
+		return &Literal{Value: b, T: sql.Boolean().NotNull()}, true
+	}
+	if v {
+		switch op {
+		case ">=", "=":
+			return x, true
+		case "<", "<>":
+			return not(), true
+		case ">":
+			return constant(false)
+		case "<=":
+			return constant(true)
+		}
+		return nil, false
+	}
+	switch op {
+	case "=", "<=":
+		return not(), true
+	case "<>", ">":
+		return x, true
+	case ">=":
+		return constant(true)
+	case "<":
+		return constant(false)
+	}
+	return nil, false
 }
 
 var negatedComparison = map[string]string{"=": "<>", "<>": "=", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}

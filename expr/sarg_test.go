@@ -55,6 +55,46 @@ func TestSimplifyFilter(t *testing.T) {
 	}
 }
 
+// TestSimplifyBooleanComparison: RexSimplify.simplifyComparison's rule for
+// a BOOLEAN compared with TRUE or FALSE, on a nullable f ($0) and a NOT
+// NULL g ($1) (WatermarkAssignerChangelogNormalizeTransposeRuleTest
+// .testPushdownCalcNotAffectChangelogNormalizeKey: t2.f = true is f).
+func TestSimplifyBooleanComparison(t *testing.T) {
+	f := &InputRef{Index: 0, T: sql.Boolean()}
+	g := &InputRef{Index: 1, T: sql.Boolean().NotNull()}
+	tr := &Literal{Value: true, T: sql.Boolean().NotNull()}
+	fa := &Literal{Value: false, T: sql.Boolean().NotNull()}
+	cmp := func(op string, l, r Expr) Expr { return &Call{Op: op, Args: []Expr{l, r}, T: sql.Boolean()} }
+	names := []string{"f", "g"}
+	for _, c := range []struct {
+		in   Expr
+		want string
+	}{
+		{cmp("=", f, tr), "f"},
+		{cmp("=", tr, f), "f"},
+		{cmp(">=", f, tr), "f"},
+		{cmp("<>", f, tr), "NOT(f)"},
+		{cmp("<", f, tr), "NOT(f)"},
+		{cmp("=", f, fa), "NOT(f)"},
+		{cmp("<>", fa, f), "f"},
+		{cmp(">", f, fa), "f"},
+		{cmp(">", f, tr), "(f > true)"},
+		{cmp(">", g, tr), "false"},
+		{cmp("<=", g, tr), "true"},
+		{cmp(">=", g, fa), "true"},
+		{cmp("<", g, fa), "false"},
+		{cmp("=", f, g), "(f = g)"},
+	} {
+		if got := String(SimplifyFilter(c.in), names, FormatInfix); got != c.want {
+			t.Errorf("%s: got %s, want %s", String(c.in, names, FormatInfix), got, c.want)
+		}
+	}
+	// A WHERE b = TRUE fixes no field for the projection above.
+	if got := SubstituteConstants([]Expr{f}, cmp("=", f, tr)); String(got[0], names, FormatInfix) != "f" {
+		t.Errorf("f = TRUE substituted f: %s", String(got[0], names, FormatInfix))
+	}
+}
+
 // TestSearchEval checks SEARCH against the comparisons it replaces, for
 // every value from -2 to 25 and NULL.
 func TestSearchEval(t *testing.T) {

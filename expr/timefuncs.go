@@ -547,9 +547,13 @@ func isDatetime(t sql.DataType) bool {
 	return t.Root == sql.TypeDate || t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ
 }
 
-// inferTimestampAdd types TIMESTAMPADD(unit, n, x) as Calcite's
-// SqlTimestampAddFunction: x's own type (a DATE stays a DATE for DAY and
-// longer units), as nullable as n and x.
+// inferTimestampAdd types TIMESTAMPADD(unit, n, x) as Flink's copy of
+// Calcite's SqlTimestampAddFunction (CALCITE-4698): n of the INTEGER
+// family and x of the DATETIME family (DATE, TIME, TIMESTAMP,
+// TIMESTAMP_LTZ); HOUR, MINUTE or SECOND added to a DATE makes a TIMESTAMP
+// of Flink's default precision (6), anything else keeps x's type (a TIME
+// stays a TIME for every unit, a DATE a DATE for DAY and longer units);
+// as nullable as n and x (timestampAddType).
 func inferTimestampAdd(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err := arity(name, args, 3, 3); err != nil {
 		return nil, sql.DataType{}, err
@@ -559,48 +563,49 @@ func inferTimestampAdd(name string, args []Expr) ([]Expr, sql.DataType, error) {
 		return nil, sql.DataType{}, err
 	}
 	n, x := args[1].Type(), args[2].Type()
-	if !isIntegerType(n) && n.Root != sql.TypeNull || !isDatetime(x) {
+	if !isIntegerType(n) && n.Root != sql.TypeNull || !isDatetime(x) && x.Root != sql.TypeTime {
 		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
 			"Cannot apply '%s' to arguments of type '%s(<SYMBOL>, <%s>, <%s>)'. Supported form(s): '%s(<ANY>, <INTEGER>, <DATETIME>)'",
 			name, name, signatureType(n), signatureType(x), name)}
 	}
-	if x.Root == sql.TypeDate && tsUnitMillis[unit] > 0 && tsUnitMillis[unit] < millisPerDay {
-		return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("sqlrun does not support %s(%s, ..., <DATE>) yet", name, unit)}
-	}
-	return args, x.WithNullable(anyNullable(args)), nil
+	return args, timestampAddType(unit, x).WithNullable(anyNullable(args)), nil
 }
 
-// evalTimestampAdd is the x + n * INTERVAL '1' unit Calcite's
-// TimestampAddConvertlet makes of it: fixed-length units add
-// milliseconds (days to a DATE), the others DateTimeUtils.addMonths (the
-// day clamped to the month's last: 2024-01-31 plus a month is 2024-02-29).
+// timestampAddType is SqlTimestampAddFunction.deduceType as Flink 1.20's
+// copy has it for the units TIMESTAMPADD takes: a DATE plus HOUR, MINUTE
+// or SECOND is a TIMESTAMP (FlinkTypeSystem's default precision, 6); the
+// other combinations keep the datetime's type.
+func timestampAddType(unit string, x sql.DataType) sql.DataType {
+	switch unit {
+	case "HOUR", "MINUTE", "SECOND":
+		if x.Root == sql.TypeDate {
+			return sql.Timestamp(6)
+		}
+	}
+	return x
+}
+
+// evalTimestampAdd is the x + INTERVAL(unit) * n Calcite's
+// TimestampAddConvertlet makes of it, computed as datetime + interval
+// (datetimePlus): fixed-length units add milliseconds (whole days to a
+// DATE, wrapping within the day for a TIME), the others
+// DateTimeUtils.addMonths (the day clamped to the month's last: 2024-01-31
+// plus a month is 2024-02-29; a TIME is unchanged).
 func evalTimestampAdd(c *Call, args []Eval) (Eval, error) {
 	unit, _ := unitFlag(c.Args[0])
+	t := c.T
 	return strict(args[1:], func(vs []any) (any, error) {
 		n, _ := ToInt(vs[0])
 		if months := tsUnitMonths[unit]; months > 0 {
-			switch x := vs[1].(type) {
-			case int32:
-				return int32(addMonths(int(x), int(n)*months)), nil
-			case sql.TimestampData:
-				day := floorDiv(x.Millis, millisPerDay)
-				ms := x.Millis - day*millisPerDay
-				return sql.TimestampData{Millis: int64(addMonths(int(day), int(n)*months))*millisPerDay + ms, NanoOfMilli: x.NanoOfMilli}, nil
-			}
+			return datetimePlus("+", vs[1], int64(int32(n)*int32(months)), true, t)
 		}
-		switch x := vs[1].(type) {
-		case int32:
-			return int32(int64(x) + n*tsUnitMillis[unit]/millisPerDay), nil
-		case sql.TimestampData:
-			return sql.TimestampData{Millis: x.Millis + n*tsUnitMillis[unit], NanoOfMilli: x.NanoOfMilli}, nil
-		}
-		return nil, fmt.Errorf("TIMESTAMPADD of %T", vs[1])
+		return datetimePlus("+", vs[1], n*tsUnitMillis[unit], false, t)
 	}), nil
 }
 
 // inferTimestampDiff types TIMESTAMPDIFF(unit, a, b) as Calcite's
 // SqlTimestampDiffFunction: an INTEGER as nullable as a and b, of two
-// values of the same datetime type.
+// DATEs, TIMESTAMPs or TIMESTAMP_LTZs, or a DATE and a TIMESTAMP.
 func inferTimestampDiff(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err := arity(name, args, 3, 3); err != nil {
 		return nil, sql.DataType{}, err
@@ -614,8 +619,12 @@ func inferTimestampDiff(name string, args []Expr) ([]Expr, sql.DataType, error) 
 			"Cannot apply '%s' to arguments of type '%s(<SYMBOL>, <%s>, <%s>)'. Supported form(s): '%s(<ANY>, <DATETIME>, <DATETIME>)'",
 			name, name, signatureType(a), signatureType(b), name)}
 	}
-	if a.Root != b.Root {
-		return nil, sql.DataType{}, &OperandError{Msg: fmt.Sprintf("sqlrun does not support %s of a %s and a %s yet", name, CalciteTypeName(a), CalciteTypeName(b))}
+	// A DATE and a TIMESTAMP subtract as ScalarOperatorGens
+	// .generateTemporalPlusMinus does, the DATE as its midnight
+	// (ScalarFunctionsTest.testTimestampDiff); a TIMESTAMP_LTZ with another
+	// type fails there (generateTimestampLtzMinus).
+	if a.Root != b.Root && (a.Root == sql.TypeTimestampLTZ || b.Root == sql.TypeTimestampLTZ) {
+		return nil, sql.DataType{}, sql.Errorf(sql.CodeGenException, "TIMESTAMP_LTZ only supports diff between the same type.")
 	}
 	return args, sql.Int().WithNullable(anyNullable(args)), nil
 }
@@ -638,6 +647,43 @@ func evalTimestampDiff(c *Call, args []Eval) (Eval, error) {
 			return int32(subtractMonths(b, a) / months), nil
 		}
 		return int32((b - a) / tsUnitMillis[unit]), nil
+	}), nil
+}
+
+// epochMillis is a DATE (days) or a TIMESTAMP / TIMESTAMP_LTZ as epoch
+// milliseconds.
+func epochMillis(v any) int64 {
+	if d, ok := v.(int32); ok {
+		return int64(d) * millisPerDay
+	}
+	return v.(sql.TimestampData).Millis
+}
+
+// evalReinterpret is Calcite's Reinterpret: the operand's value as its
+// type's internal representation, which for an interval is its count of
+// milliseconds or months as a BIGINT (RexBuilder.decodeIntervalOrDecimal);
+// a rowtime's Reinterpret keeps the value.
+func evalReinterpret(c *Call, args []Eval) (Eval, error) {
+	if c.T.Root != sql.TypeBigInt || !c.Args[0].Type().IsInterval() {
+		return args[0], nil
+	}
+	return strict(args, func(vs []any) (any, error) { return intervalCount(vs[0]), nil }), nil
+}
+
+// evalDivideInteger is Calcite's /INT: Java's division of integers of the
+// call's type, truncating toward zero.
+func evalDivideInteger(c *Call, args []Eval) (Eval, error) {
+	t := c.T
+	return strict(args, func(vs []any) (any, error) {
+		x, _ := ToInt(vs[0])
+		y, _ := ToInt(vs[1])
+		if y == 0 {
+			return nil, sql.Errorf(sql.RuntimeException, "java.lang.ArithmeticException: / by zero")
+		}
+		if t.Root == sql.TypeBigInt {
+			return x / y, nil
+		}
+		return int32(int32(x) / int32(y)), nil
 	}), nil
 }
 

@@ -104,6 +104,15 @@ func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind, hints
 		return n, nil
 	}
 	equi := len(j.LeftKeys) > 0
+	// BatchPhysicalHashJoinRule and BatchPhysicalNestedLoopJoinRule: a
+	// SEMI or ANTI join reads its right input through a local distinct
+	// when chooseSemiBuildDistinct says so (the sort-merge rule does not).
+	// The sizes the rules compare are of that input.
+	plainRight := right
+	distinctRight := isSemiAnti(kind) && chooseSemiBuildDistinct(right)
+	if distinctRight {
+		right = localDistinct(right)
+	}
 	leftSize, rightSize := relSize(left), relSize(right)
 	unknown := math.IsNaN(leftSize) || math.IsNaN(rightSize)
 	switch {
@@ -113,25 +122,29 @@ func (b *binder) batchJoin(left, right Node, cond Expr, kind ast.JoinKind, hints
 		broadcast, leftBroadcast := canBroadcast(kind, leftSize, rightSize, float64(threshold))
 		if broadcast && disabled["BroadcastHashJoin"] || !broadcast && disabled["ShuffleHashJoin"] {
 			if equi && !disabled["SortMergeJoin"] {
-				return sortMergeJoin(j, left, right), nil
+				return sortMergeJoin(j, left, plainRight), nil
 			}
 			if !disabled["NestedLoopJoin"] {
 				return nestedLoopJoin(j, left, right, nestLoopBuildLeft(kind, leftSize, rightSize)), nil
 			}
 			return nil, cannotPlan(j)
 		}
+		var n Node
 		if broadcast {
-			return broadcastHashJoin(j, left, right, leftBroadcast), nil
+			n = broadcastHashJoin(j, left, right, leftBroadcast)
+		} else {
+			// Unknown or equal sizes: the left builds, the right for
+			// SEMI/ANTI.
+			leftBuild := !isSemiAnti(kind)
+			if !unknown && leftSize != rightSize {
+				leftBuild = leftSize < rightSize
+			}
+			n = shuffledHashJoin(j, left, right, leftBuild)
 		}
-		// Unknown or equal sizes: the left builds, the right for
-		// SEMI/ANTI.
-		leftBuild := !isSemiAnti(kind)
-		if !unknown && leftSize != rightSize {
-			leftBuild = leftSize < rightSize
-		}
-		return shuffledHashJoin(j, left, right, leftBuild), nil
+		n.(*Join).TryDistinctBuildRow = distinctRight
+		return n, nil
 	case equi && !disabled["SortMergeJoin"]:
-		return sortMergeJoin(j, left, right), nil
+		return sortMergeJoin(j, left, plainRight), nil
 	case !disabled["NestedLoopJoin"]:
 		return nestedLoopJoin(j, left, right, nestLoopBuildLeft(kind, leftSize, rightSize)), nil
 	}
@@ -466,10 +479,7 @@ func rowCount(n Node) float64 {
 		}
 		return in * selectivity(x.Cond)
 	case *Join:
-		// FlinkRelMdRowCount estimates a join from the distinct counts
-		// of its keys, which sources without statistics do not have: the
-		// row count (and so the size) of a join is unknown.
-		return math.NaN()
+		return joinRowCount(x)
 	case *Union:
 		var s float64
 		for _, in := range x.inputs {
@@ -493,11 +503,211 @@ func rowCount(n Node) float64 {
 	return rowCount(n.Inputs()[0])
 }
 
+// joinRowCount is FlinkRelMdRowCount.getRowCount(Join) without column
+// statistics: an equi-join whose keys are unique on neither side (no
+// distinct counts, which sqlrun's sources never have) has (left + right)
+// times the condition's selectivity rows (getEquiInnerJoinRowCount), at
+// least the preserved side's rows for an outer join; a join without an
+// equality has left times right times the condition's selectivity. A
+// SEMI or ANTI join's estimate (the left's rows times the selectivity of
+// makeSemiAntiJoinSelectivityRexNode) is left unknown.
+func joinRowCount(j *Join) float64 {
+	if isSemiAnti(j.JoinType) {
+		return math.NaN()
+	}
+	l, r := rowCount(j.Inputs()[0]), rowCount(j.Inputs()[1])
+	if math.IsNaN(l) || math.IsNaN(r) {
+		return math.NaN()
+	}
+	sel := 1.0
+	if j.Cond != nil {
+		sel = selectivity(j.Cond)
+	}
+	if len(j.LeftKeys) == 0 {
+		return l * r * sel
+	}
+	lu, ru := uniqueOn(batchUniqueKeys(j.Inputs()[0]), j.LeftKeys), uniqueOn(batchUniqueKeys(j.Inputs()[1]), j.RightKeys)
+	// The selectivity of the condition's non-equi part, for a join whose
+	// keys are unique on one side.
+	rest := 1.0
+	if c, ok := j.Cond.(*Call); ok && c.Op == "AND" {
+		for _, a := range c.Args {
+			if !isEquiConjunct(a, len(j.Inputs()[0].Names())) {
+				rest *= selectivity(a)
+			}
+		}
+	} else if j.Cond != nil && !isEquiConjunct(j.Cond, len(j.Inputs()[0].Names())) {
+		rest = selectivity(j.Cond)
+	}
+	var inner float64
+	switch {
+	case lu && ru:
+		inner = math.Min(l, r) * rest
+	case lu:
+		inner = r * rest
+	case ru:
+		inner = l * rest
+	default:
+		inner = (l + r) * sel
+	}
+	switch j.JoinType {
+	case ast.LeftJoin:
+		return math.Max(l, inner)
+	case ast.RightJoin:
+		return math.Max(r, inner)
+	case ast.FullJoin:
+		return math.Max(l, inner) + math.Max(r, inner) - inner
+	}
+	return inner
+}
+
+// semiBuildDistinctNdvRatio is
+// table.optimizer.semi-anti-join.build-distinct.ndv-ratio's default
+// (BatchPhysicalJoinRuleBase).
+const semiBuildDistinctNdvRatio = 0.8
+
+// chooseSemiBuildDistinct is BatchPhysicalJoinRuleBase's: a SEMI or ANTI
+// join's right input is worth a local distinct when the estimated
+// distinct count of all its fields is below 0.8 of its row count. Without
+// column statistics the distinct count is known only where an aggregate
+// gives it (distinctRowCount).
+func chooseSemiBuildDistinct(right Node) bool {
+	ndv, ok := distinctRowCount(right, firstN(len(right.Names())))
+	rows := rowCount(right)
+	return ok && !math.IsNaN(rows) && ndv/rows < semiBuildDistinctNdvRatio
+}
+
+// localDistinct is BatchPhysicalJoinRuleBase.addLocalDistinctAgg: a
+// LocalHashAggregate grouping by every field, without calls.
+func localDistinct(in Node) Node {
+	return &LocalAggregate{base: sameRow(in), Group: firstN(len(in.Names())), Hash: true}
+}
+
+// distinctRowCount is FlinkRelMdDistinctRowCount.getDistinctRowCount
+// without a predicate, for the nodes whose estimate does not need column
+// statistics (which sqlrun's sources never have): no fields have one
+// distinct value; an aggregate (getDistinctRowCountOfAggregate)
+// multiplies the distinct count of the input fields behind the group
+// fields asked for by sqrt(2 * input rows) per COUNT asked for and a tenth
+// of its argument's distinct count per other call, at most the input's
+// rows; a Calc passes fields it keeps as they are to its input (a
+// computed field or a condition, cardOfCalcExpr and the predicate
+// push-down, is left unknown here); an Exchange passes them through.
+func distinctRowCount(n Node, keys []int) (float64, bool) {
+	if len(keys) == 0 {
+		return 1, true
+	}
+	switch x := n.(type) {
+	case *Exchange:
+		return distinctRowCount(x.input(), keys)
+	case *Calc:
+		if x.Cond != nil {
+			return 0, false
+		}
+		base := make([]int, len(keys))
+		for i, k := range keys {
+			ref, ok := x.Exprs[k].(*InputRef)
+			if !ok {
+				return 0, false
+			}
+			base[i] = ref.Index
+		}
+		return distinctRowCount(x.input(), base)
+	case *FinalAggregate:
+		return aggDistinctRowCount(x.Local().input(), x.Group, x.Aggs, keys)
+	case *GroupAggregate:
+		return aggDistinctRowCount(x.input(), x.Group, x.Aggs, keys)
+	}
+	return 0, false
+}
+
+func aggDistinctRowCount(in Node, group []int, aggs []AggCall, keys []int) (float64, bool) {
+	var childKey []int
+	var calls []AggCall
+	for _, k := range keys {
+		if k < len(group) {
+			childKey = append(childKey, group[k])
+		} else {
+			calls = append(calls, aggs[k-len(group)])
+		}
+	}
+	ndv, ok := distinctRowCount(in, childKey)
+	if !ok {
+		return 0, false
+	}
+	inRows := rowCount(in)
+	for _, c := range calls {
+		var v float64
+		switch {
+		case c.Func == "COUNT":
+			if math.IsNaN(inRows) {
+				return 0, false
+			}
+			v = math.Sqrt(2 * inRows)
+		case len(c.Args) == 0:
+			return 0, false
+		default:
+			a, ok := distinctRowCount(in, c.Args)
+			if !ok {
+				return 0, false
+			}
+			v = a * 0.1
+		}
+		ndv *= math.Max(v, 1)
+	}
+	if math.IsNaN(inRows) {
+		return ndv, true
+	}
+	return math.Min(ndv, inRows), true
+}
+
+// isEquiConjunct reports a conjunct `left field = right field` of a join
+// whose left input has nl fields (JoinInfo's equi part).
+func isEquiConjunct(e Expr, nl int) bool {
+	c, ok := e.(*Call)
+	if !ok || c.Op != "=" || len(c.Args) != 2 {
+		return false
+	}
+	a, ok1 := c.Args[0].(*InputRef)
+	b, ok2 := c.Args[1].(*InputRef)
+	return ok1 && ok2 && (a.Index < nl) != (b.Index < nl)
+}
+
+// batchUniqueKeys are the column sets a batch physical node's rows are
+// unique on as far as the join estimates need them
+// (FlinkRelMdColumnUniqueness): a scan's primary key, an aggregate's
+// group fields, through Calcs that keep them and Exchanges.
+func batchUniqueKeys(n Node) [][]int {
+	switch n := n.(type) {
+	case *TableSourceScan:
+		if pk := scanPK(n.Table, n.Names()); len(pk) > 0 && len(pk) == len(n.Table.Schema.PrimaryKey) {
+			return [][]int{pk}
+		}
+	case *Exchange:
+		return batchUniqueKeys(n.input())
+	case *Calc:
+		return projectKeys(batchUniqueKeys(n.input()), n.Exprs)
+	case *FinalAggregate:
+		return [][]int{firstN(len(n.Group))}
+	case *GroupAggregate:
+		return [][]int{firstN(len(n.Group))}
+	}
+	return nil
+}
+
+func firstN(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // limitCount is FlinkRelMdRowCount's estimate of a Sort with an offset
-// and fetch: the input's rows after the offset, at most fetch. Over a
-// join, whose estimate sqlrun leaves unknown, that is the fetch: Flink's
-// estimate of a join of sources without statistics is far above any
-// fetch (BroadcastJoinHintTest.testJoinHintWithJoinHintInCorrelateAndWithSortLimit
+// and fetch: the input's rows after the offset, at most fetch. Over an
+// input whose estimate sqlrun leaves unknown (a SEMI or ANTI join), that
+// is the fetch: Flink's estimate of a join of sources without statistics
+// is far above any fetch (BroadcastJoinHintTest.testJoinHintWithJoinHintInCorrelateAndWithSortLimit
 // broadcasts the SortLimit over a join).
 func limitCount(in float64, offset, fetch int64) float64 {
 	if math.IsNaN(in) {
@@ -581,6 +791,9 @@ func (n *Join) batchJoinDigest(f Format) string {
 			s += ", isBroadcast=[true]"
 		}
 		s += ", build=[" + buildSide(n.LeftIsBuild) + "]"
+		if n.TryDistinctBuildRow {
+			s += ", tryDistinctBuildRow=[true]"
+		}
 	case StrategyNestedLoop:
 		s += ", build=[" + buildSide(n.LeftIsBuild) + "]"
 		if n.SingleRow {

@@ -174,51 +174,20 @@ type fieldStep struct {
 	col  int
 }
 
-// resolvePath resolves a compound identifier as Calcite's
-// DelegatingScope.fullyQualify does: the longest prefix that names a table
-// of the scope, then a column of that table, then ROW fields of the column
-// (t.after.id); when no prefix names a table, the first name is a column
-// of any table and the rest are its fields (after.id). Without a match
-// for either it fails as resolve does ("Table 'after' not found").
-func (s *scope) resolvePath(ref *ast.ColumnRef) (int, []fieldStep, error) {
-	if ref.Qualifier == "" {
-		i, err := s.resolve(ref)
-		return i, nil, err
-	}
-	parts := append(strings.Split(ref.Qualifier, "."), ref.Name)
-	steps := func(from int) []fieldStep {
-		col := 0
-		for _, p := range parts[:from] {
-			col += len(p) + 1
+// compoundIdent splits an identifier into its column reference and the
+// names after it (a.b.c.d: the parser's field access of d on a.b.c).
+func compoundIdent(e ast.Expr) (*ast.ColumnRef, []string, bool) {
+	switch x := e.(type) {
+	case *ast.ColumnRef:
+		return x, nil, true
+	case *ast.FieldAccess:
+		if !isCompoundIdent(x) {
+			return nil, nil, false
 		}
-		var out []fieldStep
-		for _, p := range parts[from:] {
-			out = append(out, fieldStep{name: p, col: col})
-			col += len(p) + 1
-		}
-		return out
+		c, more, ok := compoundIdent(x.X)
+		return c, append(more, x.Field), ok
 	}
-	for k := len(parts) - 1; k >= 1; k-- {
-		prefix := strings.Join(parts[:k], ".")
-		for _, c := range s.cols {
-			if qualifies(c.qualifier, prefix) {
-				i, err := s.resolve(&ast.ColumnRef{Node: ref.Node, Qualifier: prefix, Name: parts[k]})
-				return i, steps(k + 1), err
-			}
-		}
-	}
-	n := 0
-	for _, c := range s.cols {
-		if c.name == parts[0] {
-			n++
-		}
-	}
-	if n == 0 {
-		i, err := s.resolve(ref)
-		return i, nil, err
-	}
-	i, err := s.resolve(&ast.ColumnRef{Node: ref.Node, Name: parts[0]})
-	return i, steps(1), err
+	return nil, nil, false
 }
 
 // isCompoundIdent: a field access the parser made of the fourth and
@@ -420,7 +389,7 @@ func (b *binder) ctx(ref *TableRef) *connectors.Context {
 	interval, _ := config.Duration(b.config, config.KeyCheckpointInterval) // SET checked it
 	return &connectors.Context{Table: ref.ID, Schema: ref.Schema, PartitionKeys: ref.Table.PartitionKeys,
 		Options: ref.Options, Config: b.config, Streaming: b.streaming, CheckpointInterval: interval,
-		Stored: ref.Table.Stored}
+		Stored: ref.Table.Stored, Comment: ref.Table.Comment}
 }
 
 func (b *binder) createSource(ref *TableRef) error {
@@ -718,6 +687,9 @@ type aggCollector struct {
 	// groupNames name the group expressions a select item spells (its
 	// alias, or Calcite's derived EXPR$i); "" where none does.
 	groupNames []string
+	// window is the legacy group window of GROUP BY TUMBLE(...), whose
+	// auxiliary calls (TUMBLE_START(...)) read its window columns.
+	window *groupWindow
 }
 
 // isColumn reports a (possibly qualified) column reference.
@@ -877,6 +849,13 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		}
 		input = &LogicalFilter{base: sameRow(input), Cond: cond}
 	}
+	// GROUP BY TUMBLE(ts, ...): a window aggregate over the FROM's row
+	// with the window's columns (groupwindow.go).
+	var groupByAST []ast.Expr
+	var gw *groupWindow
+	if input, sc, groupByAST, gw, err = b.bindGroupWindow(input, sc, x.GroupBy, append(itemExprs(items), x.Having)); err != nil {
+		return nil, err
+	}
 	aggregated := len(x.GroupBy) > 0 || x.Having != nil
 	for _, it := range items {
 		if hasAgg(it.Expr) {
@@ -897,8 +876,8 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	var exprs []Expr
 	var names []string
 	if aggregated {
-		agg := &aggCollector{}
-		groupBy, sets, err := expandGroupBy(x.GroupBy)
+		agg := &aggCollector{window: gw}
+		groupBy, sets, err := expandGroupBy(groupByAST)
 		if err != nil {
 			return nil, err
 		}
@@ -1148,6 +1127,10 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 				// a.b.c.d is one identifier to Calcite, named by its
 				// last name (SqlValidatorUtil.getAlias); (x).f is not.
 				name = f.Field
+			} else if f, ok := it.Expr.(*ast.FuncCall); ok && f.NoParens {
+				// LOCALTIME without parentheses is an identifier to
+				// Calcite's parser (ContextVariable), named by itself.
+				name = f.Name
 			} else {
 				name = "EXPR$" + strconv.Itoa(i)
 			}
@@ -1531,16 +1514,22 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		if f, ok := e.(*ast.FuncCall); ok && isAggName(f.Name) {
 			return b.bindAggCall(f, sc, agg)
 		}
+		if c, err := agg.window.auxColumn(e); err != nil || c != nil {
+			if err != nil {
+				return nil, err
+			}
+			e = c
+		}
 		txt := e.String()
 		for i, g := range agg.groupAST {
 			if g == txt {
 				return &aggPlaceholder{i: i, t: agg.groupExprs[i].Type()}, nil
 			}
 		}
-		if c, ok := e.(*ast.ColumnRef); ok {
+		if c, more, ok := compoundIdent(e); ok {
 			// A column that is not grouped: match by resolved field (a
 			// ROW field of a grouped column is read from the group's).
-			idx, path, err := sc.resolvePath(c)
+			idx, path, err := sc.resolvePath(c, more...)
 			if err != nil {
 				return nil, err
 			}
@@ -1549,7 +1538,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 					return fieldAccess(&aggPlaceholder{i: i, t: g.Type()}, c, path)
 				}
 			}
-			return nil, validationErr(c.At, len(c.Name), "Expression '%s' is not being grouped", c.String())
+			return nil, validationErr(c.At, len(c.Name), "Expression '%s' is not being grouped", e.String())
 		}
 	}
 	rec := func(x ast.Expr) (Expr, error) { return b.bindExpr(x, sc, agg) }
@@ -1918,6 +1907,17 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		}
 		return &Call{Op: "ITEM", Args: args, T: t}, nil
 	case *ast.FieldAccess:
+		if c, more, ok := compoundIdent(x); ok {
+			// One identifier of four or more names (a.b.c.d).
+			i, path, err := sc.resolvePath(c, more...)
+			if err != nil {
+				if rerr := b.correlatedRefusal(c); rerr != nil {
+					return nil, rerr
+				}
+				return nil, err
+			}
+			return fieldAccess(&InputRef{Index: i, T: sc.cols[i].t}, c, path)
+		}
 		a, err := rec(x.X)
 		if err != nil {
 			return nil, err
@@ -2315,6 +2315,9 @@ func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
 	if f.Name == "TIMESTAMPADD" {
 		return timestampAdd(args, t)
 	}
+	if f.Name == "TIMESTAMPDIFF" {
+		return timestampDiff(args, t)
+	}
 	c := &Call{Op: f.Name, Args: args, T: t}
 	if f.AsWritten && x.Written != "" && strings.EqualFold(x.Written, f.Name) {
 		// Flink's BridgingSqlFunction is named by the identifier the
@@ -2343,6 +2346,55 @@ func timestampAdd(args []Expr, t sql.DataType) (Expr, error) {
 	}
 	times := &Call{Op: string(ast.OpMul), Args: []Expr{&Literal{Value: iv, T: it}, n}, T: it.WithNullable(n.Type().Nullable)}
 	return &Call{Op: string(ast.OpAdd), Args: []Expr{args[2], times}, T: t}, nil
+}
+
+// timestampDiff is what Calcite 1.32's TimestampDiffConvertlet
+// (StandardConvertletTable) makes of a validated TIMESTAMPDIFF(unit, a,
+// b): the difference (b - a) as an interval of the unit (MINUS_DATE; WEEK
+// counts seconds, QUARTER months), cast to INTEGER as
+// RexBuilder.makeCastIntervalToExact casts it (Reinterpret, the interval's
+// milliseconds or months as a BIGINT, divided by the unit's: /INT(...,
+// 3600000), then CAST to INTEGER), scaled as multiplyDivide scales it (a
+// WEEK /INT 604800, a QUARTER /INT 3). Flink's plans print that:
+// CAST(/INT(Reinterpret(-(b, a)), 3600000)):INTEGER. t is the call's
+// validated type.
+func timestampDiff(args []Expr, t sql.DataType) (Expr, error) {
+	unit, _ := args[0].(*Literal).Value.(string)
+	a, b := args[1], args[2]
+	ivUnit, mult, div := unit, int64(1), int64(1)
+	switch unit {
+	case "WEEK":
+		ivUnit, mult, div = "SECOND", 1000, 7*86400000
+	case "QUARTER":
+		ivUnit, div = "MONTH", 3
+	}
+	nullable := a.Type().Nullable || b.Type().Nullable
+	it, ok := sql.Interval(ivUnit, "")
+	if !ok {
+		return nil, fmt.Errorf("bind: TIMESTAMPDIFF unit %q", unit)
+	}
+	it = it.WithNullable(nullable)
+	minus := &Call{Op: string(ast.OpSub), Args: []Expr{b, a}, T: it}
+	var e Expr = &Call{Op: "Reinterpret", Args: []Expr{minus}, T: sql.BigInt().WithNullable(nullable)}
+	// The interval's end unit in its base unit (milliseconds or months):
+	// TimeUnit.multiplier.
+	end := map[string]int64{"SECOND": 1000, "MINUTE": 60000, "HOUR": 3600000, "DAY": 86400000, "MONTH": 1, "YEAR": 12}[ivUnit]
+	e = divideInteger(e, end)
+	e = &Call{Op: "CAST", Args: []Expr{e}, T: sql.Int().WithNullable(nullable)}
+	if div > mult {
+		e = divideInteger(e, div/mult)
+	}
+	return e, nil
+}
+
+// divideInteger is RexBuilder.multiplyDivide's e / n for n > 1: Calcite's
+// /INT of e and n's exact literal (an INTEGER), typed as the wider of the
+// two (ReturnTypes.INTEGER_QUOTIENT_NULLABLE).
+func divideInteger(e Expr, n int64) Expr {
+	if n == 1 {
+		return e
+	}
+	return &Call{Op: "/INT", Args: []Expr{e, &Literal{Value: int32(n), T: sql.Int().NotNull()}}, T: e.Type()}
 }
 
 // operandErr places a function table's operand error: over the whole call

@@ -172,6 +172,20 @@ func upsertKeys(n Node) [][]int {
 			g[i] = i
 		}
 		keys = [][]int{g}
+	case *WindowAggregate:
+		if n.Window.Legacy && n.Window.Props {
+			// FlinkRelMdUniqueKeys.getUniqueKeysOnWindowAgg: the group
+			// keys with any one window property (w$start, w$end,
+			// w$rowtime) (GroupWindowTest.testMultiHopWindowsJoin:
+			// JoinKeyContainsUniqueKey on w$end).
+			for p := len(n.Group) + len(n.Aggs); p < len(n.Names()); p++ {
+				k := make([]int, 0, len(n.Group)+1)
+				for i := range n.Group {
+					k = append(k, i)
+				}
+				keys = append(keys, append(k, p))
+			}
+		}
 	case *DropUpdateBefore, *Limit, *SortLimit, *WatermarkAssigner, *OverAggregate:
 		keys = n.input().UpsertKeys()
 	case *Rank:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -119,7 +120,16 @@ func (b *binder) expandScan(ref *TableRef) (Node, error) {
 		case catalog.Metadata:
 			i := metaPos[c.Name]
 			var e Expr = &InputRef{Index: i, T: types[i]}
-			if !types[i].WithNullable(true).Equal(c.Type.WithNullable(true)) {
+			if b.streaming && t.Watermark != nil && t.Watermark.Column == c.Name {
+				// The rowtime attribute's declared type is a time
+				// indicator in streaming mode (DefaultSchemaResolver
+				// .adjustRowtimeAttribute), which no metadata type is:
+				// makeAbstractCast keeps the cast, printed
+				// CAST(ts AS TIMESTAMP(3) *ROWTIME*)
+				// (WatermarkAssignerChangelogNormalizeTransposeRuleTest
+				// .testPushdownCalcNotAffectChangelogNormalizeKey).
+				e = &Call{Op: "CAST", Args: []Expr{e}, T: c.Type, Written: expr.RowtimeCast}
+			} else if !types[i].WithNullable(true).Equal(c.Type.WithNullable(true)) {
 				// makeAbstractCast to the declared type, nullability
 				// included.
 				e = &Call{Op: "CAST", Args: []Expr{e}, T: c.Type}
@@ -482,13 +492,15 @@ func castWindowTimeBelow(in Node) Node {
 	if wa, ok := c.input().(*WindowAggregate); ok && wa.Phase != 1 && wa.WindowTime && !wa.Window.ProcTime {
 		rt = map[int]bool{len(wa.Group) + len(wa.Aggs) + 2: true}
 	}
-	if len(rt) == 0 {
-		return in
-	}
 	exprs := make([]Expr, len(c.Exprs))
 	changed := false
 	for i, e := range c.Exprs {
 		exprs[i] = castRefs(e, rt)
+		if x, ok := e.(*Call); ok && x.Op == "Reinterpret" {
+			// The rowtime of a watermark pushed into the scan, computed
+			// in this Calc (watermarkIntoScan): cast as a field is.
+			exprs[i] = &Call{Op: "CAST", Args: []Expr{x}, T: x.T}
+		}
 		changed = changed || exprs[i] != e
 	}
 	if !changed {
@@ -519,12 +531,23 @@ func rowtimeFields(n Node) map[int]bool {
 	switch x := n.(type) {
 	case *WatermarkAssigner:
 		return map[int]bool{x.Rowtime: true}
+	case *TableSourceScan:
+		// A watermark pushed into the scan (watermarkIntoScan).
+		if x.Watermark != nil && x.Watermark.Rowtime >= 0 {
+			return map[int]bool{x.Watermark.Rowtime: true}
+		}
 	case *Exchange:
 		return rowtimeFields(x.input())
 	case *Calc:
 		in := rowtimeFields(x.input())
 		var out map[int]bool
 		for i, e := range x.Exprs {
+			if c, ok := e.(*Call); ok && c.Op == "Reinterpret" {
+				if out == nil {
+					out = map[int]bool{}
+				}
+				out[i] = true
+			}
 			if r, ok := e.(*InputRef); ok && in[r.Index] {
 				if out == nil {
 					out = map[int]bool{}

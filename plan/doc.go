@@ -110,6 +110,17 @@
 //     kept where it leaves the aggregate fewer calls than the Calc it adds
 //     costs, as Flink's Volcano planner chooses by FlinkLogicalAggregate's
 //     cost (LOGICAL: AGGREGATE_REDUCE_FUNCTIONS; aggreduce.go);
+//     - WatermarkIntoScan: a WatermarkAssigner over a scan whose source
+//     generates watermarks (connectors.WatermarkPushDownSource) goes into
+//     the scan, which prints watermark=[...] and watermarkEmitStrategy=[...];
+//     across a Calc of computed columns the watermark expression inlines
+//     them, the Calc computes the rowtime as Reinterpret(...) and merges
+//     with a Calc above (LOGICAL_REWRITE:
+//     PushWatermarkIntoTableSourceScanRule,
+//     PushWatermarkIntoTableSourceScanAcrossCalcRule; watermark.go);
+//     - FilterInCalcIntoScan: the filter over such a scan is offered to
+//     its source, filter=[...] after watermark=[...] (LOGICAL_REWRITE:
+//     PushFilterInCalcIntoTableSourceScanRule);
 //     - SplitAggregate: under table.optimizer.distinct-agg.split.enabled,
 //     a (non-window) aggregate with a DISTINCT call becomes a PARTIAL
 //     aggregate also grouped by MOD(HASH_CODE(x), bucket-num) of its
@@ -129,6 +140,10 @@
 //     ChangelogNormalize exactly where DynamicSourceUtils.changelogNormalizeEnabled
 //     says, with the source validation errors of validateScanSourceForStreaming;
 //     StreamPhysicalTableSourceScanRule);
+//     - WatermarkAssignerChangelogNormalizeTranspose: a WatermarkAssigner
+//     (and the Calc under it) above an upsert source's ChangelogNormalize
+//     moves below its Exchange (PHYSICAL_REWRITE's watermark transpose:
+//     WatermarkAssignerChangelogNormalizeTransposeRule);
 //     - PushCalcPastChangelogNormalize: key-only filter conjuncts (and a
 //     projection the source could not take) go below the normalize
 //     (PHYSICAL_REWRITE: PushCalcPastChangelogNormalizeRule).

@@ -206,10 +206,24 @@ var funcCases = map[string][]funcCase{
 	"CURRENT_ROW_TIMESTAMP": {{sql: "CURRENT_ROW_TIMESTAMP()", value: "*", prefix: "CURRENT_ROW_TIMESTAMP()"}},
 	"PROCTIME":              {{sql: "PROCTIME()", value: "*", prefix: "PROCTIME()"}},
 	"PROCTIME_MATERIALIZE":  {{sql: "PROCTIME_MATERIALIZE(ts)", value: "2024-01-02T10:00:00.123", prefix: "PROCTIME_MATERIALIZE(ts)"}},
-	"LOCALTIMESTAMP":        {{sql: "LOCALTIMESTAMP", value: "*", prefix: "LOCALTIMESTAMP()"}},
-	"CURRENT_DATE":          {{sql: "CURRENT_DATE", value: "*", prefix: "CURRENT_DATE()"}},
-	"DATE_FORMAT":           {{sql: "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", value: "2024-01-02 10:00", prefix: "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')"}},
-	"TO_TIMESTAMP":          {{sql: "TO_TIMESTAMP(s)", value: "null", prefix: "TO_TIMESTAMP(s)"}, {sql: "TO_TIMESTAMP('2024-01-02 10:00:00')", value: "2024-01-02T10:00"}},
+	// Calcite's internal Reinterpret: a query cannot call it, as in Flink.
+	"Reinterpret":    {{sql: "Reinterpret(ts)", refused: "No match found for function signature REINTERPRET(<TIMESTAMP>)"}},
+	"LOCALTIMESTAMP": {{sql: "LOCALTIMESTAMP", value: "*", prefix: "LOCALTIMESTAMP()"}},
+	"CURRENT_DATE":   {{sql: "CURRENT_DATE", value: "*", prefix: "CURRENT_DATE()"}},
+	"LOCALTIME":      {{sql: "LOCALTIME", value: "*", prefix: "LOCALTIME()"}},
+	"CURRENT_TIME":   {{sql: "CURRENT_TIME", value: "*", prefix: "CURRENT_TIME()"}},
+	"DATE_FORMAT":    {{sql: "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", value: "2024-01-02 10:00", prefix: "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')"}},
+	"TO_TIMESTAMP":   {{sql: "TO_TIMESTAMP(s)", value: "null", prefix: "TO_TIMESTAMP(s)"}, {sql: "TO_TIMESTAMP('2024-01-02 10:00:00')", value: "2024-01-02T10:00"}},
+	// MiscFunctionsITCase's TYPE_OF spec; the serializable forms are
+	// LogicalType.asSerializableString's.
+	"TYPEOF": {{sql: "TYPEOF(a)", value: "INT NOT NULL", prefix: "TYPEOF(a)"}, {sql: "TYPEOF(NULL)", value: "NULL"},
+		{sql: "TYPEOF(s)", value: "STRING"}, {sql: "TYPEOF(s, TRUE)", value: "VARCHAR(2147483647)"}, {sql: "TYPEOF(s, FALSE)", value: "STRING"},
+		{sql: "TYPEOF(CAST(ts AS TIMESTAMP_LTZ(3)), TRUE)", value: "TIMESTAMP(3) WITH LOCAL TIME ZONE"},
+		{sql: "TYPEOF(CAST(ts AS TIMESTAMP_LTZ(3)))", value: "TIMESTAMP_LTZ(3)"},
+		{sql: "TYPEOF(r, TRUE)", value: "ROW<`x` INT NOT NULL, `y` VARCHAR(2147483647)>"},
+		{sql: "TYPEOF(ARRAY[s], TRUE)", value: "ARRAY<VARCHAR(2147483647)> NOT NULL"},
+		{sql: "TYPEOF('', TRUE)", value: "null"}, {sql: "TYPEOF('')", value: "CHAR(0) NOT NULL"},
+		{sql: "TYPEOF(a, a > 1)", refused: "SQL validation failed. Invalid function call:\nTYPEOF(INT NOT NULL, BOOLEAN NOT NULL)"}},
 	// TemporalTypesTest.testToTimestampLtz / testBoundaryForToTimestampLtz.
 	"TO_TIMESTAMP_LTZ": {{sql: "TO_TIMESTAMP_LTZ(a, 0)", value: "1970-01-01T00:00:07Z", prefix: "TO_TIMESTAMP_LTZ(a, 0)"},
 		{sql: "TO_TIMESTAMP_LTZ(-100, 0)", value: "1969-12-31T23:58:20Z"}, {sql: "TO_TIMESTAMP_LTZ(253402300799999, 3)", value: "9999-12-31T23:59:59.999Z"},
@@ -249,14 +263,21 @@ var funcCases = map[string][]funcCase{
 		{sql: "EXTRACT(DAY FROM TIMESTAMP '1969-12-31 23:00:00')", value: "1"}, {sql: "HOUR(TIMESTAMP '1969-12-31 23:00:00')", value: "-1"}},
 	// TIMESTAMPADD is ts + INTERVAL * n (Calcite's TimestampAddConvertlet,
 	// which the binder applies; months through DateTimeUtils.addMonths).
+	// Calcite's DIVIDE_INTEGER, of TIMESTAMPDIFF's conversion.
+	"/INT": {{sql: "TIMESTAMPDIFF(SECOND, TIMESTAMP '2024-01-01 00:00:00', ts)", value: "122400", prefix: "CAST(/INT(Reinterpret(-(ts, 2024-01-01 00:00:00:TIMESTAMP(0))), 1000) AS INTEGER)", converted: true},
+		{sql: "TIMESTAMPDIFF(WEEK, ts, TIMESTAMP '2023-01-01 00:00:00')", value: "-52"}},
 	"TIMESTAMPADD": {{sql: "TIMESTAMPADD(DAY, 1, ts)", value: "2024-01-03T10:00:00.123", prefix: "+(ts, *(86400000:INTERVAL DAY, 1))", converted: true},
 		{sql: "TIMESTAMPADD(WEEK, 1, DATE '2003-01-02')", value: "2003-01-09", flink: true},
 		{sql: "TIMESTAMPADD(HOUR, -11, ts)", value: "2024-01-01T23:00:00.123"}, {sql: "TIMESTAMPADD(MONTH, 1, TIMESTAMP '2024-01-31 10:00:00')", value: "2024-02-29T10:00"},
 		{sql: "TIMESTAMPADD(QUARTER, -1, dt)", value: "2023-10-02"}, {sql: "TIMESTAMPADD(YEAR, 1, DATE '2024-02-29')", value: "2025-02-28"},
 		{sql: "TIMESTAMPADD(SECOND, n, ts)", value: "null"}},
 	// TIMESTAMPDIFF is CAST((b - a) unit AS INTEGER) (Calcite's
-	// TimestampDiffConvertlet; months through DateTimeUtils.subtractMonths).
-	"TIMESTAMPDIFF": {{sql: "TIMESTAMPDIFF(HOUR, ts, TIMESTAMPADD(DAY, 1, ts))", value: "24", prefix: "TIMESTAMPDIFF(FLAG(HOUR), ts, +(ts, *(86400000:INTERVAL DAY, 1)))"},
+	// TimestampDiffConvertlet, which the binder applies, and
+	// RexBuilder.makeCastIntervalToExact; months through
+	// DateTimeUtils.subtractMonths).
+	"TIMESTAMPDIFF": {{sql: "TIMESTAMPDIFF(HOUR, ts, TIMESTAMPADD(DAY, 1, ts))", value: "24", prefix: "CAST(/INT(Reinterpret(-(+(ts, *(86400000:INTERVAL DAY, 1)), ts)), 3600000) AS INTEGER)", converted: true},
+		{sql: "TIMESTAMPDIFF(DAY, dt, ts)", value: "0"}, {sql: "TIMESTAMPDIFF(HOUR, dt, ts)", value: "10"},
+		{sql: "TIMESTAMPDIFF(WEEK, DATE '2023-12-18', ts)", value: "2"},
 		{sql: "TIMESTAMPDIFF(HOUR, TIMESTAMP '2024-01-01 00:00:00', ts)", value: "34"},
 		{sql: "TIMESTAMPDIFF(DAY, TIMESTAMP '2003-01-02 10:00:00', TIMESTAMP '2003-01-03 10:00:00')", value: "1", flink: true},
 		{sql: "TIMESTAMPDIFF(DAY, TIMESTAMP '2003-01-03 10:00:00', TIMESTAMP '2003-01-02 09:00:00')", value: "-1"},

@@ -21,6 +21,9 @@ type LogicalTableScan struct {
 	Project      []int
 	FilterDigest string
 	FilterPushed bool
+	// Watermark is the WATERMARK FOR clause pushed into the source
+	// (WatermarkIntoScan).
+	Watermark *PushedWatermark
 }
 
 // LogicalProject computes Exprs over its input.
@@ -237,8 +240,8 @@ func (n *LogicalAggregate) describe(Format) string {
 }
 
 func (n *LogicalTableScan) describe(Format) string {
-	if n.Project != nil || n.FilterPushed {
-		return scanDigest("FlinkLogicalTableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.names)
+	if n.Project != nil || n.FilterPushed || n.Watermark != nil {
+		return scanDigest("FlinkLogicalTableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.Watermark, n.names)
 	}
 	s := "LogicalTableScan(table=[[" + tablePath(n.Table)
 	if len(n.Table.MetadataKeys) > 0 {

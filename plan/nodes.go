@@ -27,6 +27,8 @@ type TableSourceScan struct {
 	// it (Flink's SupportsFilterPushDown): it prints filter=[FilterDigest]
 	// even when the source accepted none.
 	FilterPushed bool
+	// Watermark is the WATERMARK FOR clause the source generates.
+	Watermark *PushedWatermark
 }
 
 // Values is a literal relation. Batch marks one planned in batch mode:
@@ -149,6 +151,10 @@ type Join struct {
 	// SingleRow: a NestedLoopJoin whose other side is one row by
 	// construction (BatchPhysicalJoinRuleBase.isSingleRowJoin).
 	SingleRow bool
+	// TryDistinctBuildRow: a SEMI or ANTI hash join reading its right
+	// input through a local distinct (BatchPhysicalHashJoinRule,
+	// chooseSemiBuildDistinct).
+	TryDistinctBuildRow bool
 	// MiniBatch: a streaming join planned with table.exec.mini-batch.enabled
 	// (StreamPhysicalJoin prints miniBatch=[true]; minibatch.go).
 	MiniBatch bool
@@ -299,13 +305,22 @@ func (n *Sink) WithInputs(in ...Node) Node {
 }
 
 func (n *TableSourceScan) describe(Format) string {
-	return scanDigest("TableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.names)
+	return scanDigest("TableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.Watermark, n.names)
 }
 
-func scanDigest(name string, t *TableRef, project []int, filterDigest string, filterPushed bool, fields []string) string {
+// scanDigest prints the scan's source ability specs in the order Flink
+// applied them: a filter pushed at PREDICATE_PUSHDOWN first, then the
+// projection and metadata, then a pushed watermark (LOGICAL_REWRITE), and
+// a filter that only reached the scan once the watermark was in it
+// (PushFilterInCalcIntoTableSourceScanRule) after that.
+func scanDigest(name string, t *TableRef, project []int, filterDigest string, filterPushed bool, wm *PushedWatermark, fields []string) string {
 	s := name + "(table=[[" + tablePath(t)
+	filter := ""
 	if filterDigest != "" || filterPushed {
-		s += ", filter=[" + filterDigest + "]"
+		filter = ", filter=[" + filterDigest + "]"
+	}
+	if wm == nil {
+		s += filter
 	}
 	switch {
 	case project != nil && len(t.MetadataKeys) > 0:
@@ -328,6 +343,9 @@ func scanDigest(name string, t *TableRef, project []int, filterDigest string, fi
 		}
 	case len(t.MetadataKeys) > 0:
 		s += ", metadata=[" + strings.Join(t.MetadataKeys, ", ") + "]"
+	}
+	if wm != nil {
+		s += ", " + wm.digest(fields) + filter
 	}
 	if d, ok := t.Source.(connectors.SupportsExplainDigest); ok {
 		for _, x := range d.ExplainDigests() {

@@ -1,10 +1,12 @@
 package plan
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -25,7 +27,7 @@ func (b *binder) convert(r Node) (Node, error) {
 		return &Sink{base: row(r.names, r.types, in), Table: r.Table, TargetColumns: r.TargetColumns, SinkHints: r.SinkHints}, nil
 	case *LogicalTableScan:
 		scan := &TableSourceScan{base: row(r.names, r.types), Table: r.Table, Project: r.Project,
-			FilterDigest: r.FilterDigest, FilterPushed: r.FilterPushed}
+			FilterDigest: r.FilterDigest, FilterPushed: r.FilterPushed, Watermark: r.Watermark}
 		if b.snapshotScans[r] {
 			if _, err := b.needsNormalize(r.Table); err != nil {
 				return nil, err
@@ -38,9 +40,17 @@ func (b *binder) convert(r Node) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := newCalc(in, r.Exprs, r.Cond, r.names)
+		exprs := make([]Expr, len(r.Exprs))
+		for i, e := range r.Exprs {
+			exprs[i] = dropSameTypeCasts(e, r.input())
+		}
+		var cond Expr
+		if r.Cond != nil {
+			cond = dropSameTypeCasts(r.Cond, r.input())
+		}
+		n := newCalc(in, exprs, cond, r.names)
 		if c, ok := n.(*Calc); ok && r.fresh && c.input() == in {
-			for i, e := range r.Exprs {
+			for i, e := range exprs {
 				c.Exprs[i] = fold(e)
 			}
 		}
@@ -236,6 +246,29 @@ func newCalc(in Node, exprs []Expr, cond Expr, names []string) Node {
 	return &Calc{base: row(names, types, in), Exprs: folded, Cond: cond}
 }
 
+// dropSameTypeCasts removes every CAST of e to its operand's own type,
+// nullability included, as RexSimplify.simplifyCast does
+// (sameTypeOrNarrowsNullability) when Flink's optimizer simplifies a
+// Calc's program: CAST(t AS TIME(0)) of a nullable TIME(0) t is t. A cast
+// that changes only the nullability stays: the program keeps its row type
+// (RexProgramBuilder simplifies preserving types). So does a cast of a
+// time attribute of in (a logical node), which materializes it (a
+// TIMESTAMP(3) *ROWTIME* is not a TIMESTAMP(3) to Flink).
+func dropSameTypeCasts(e Expr, in Node) Expr {
+	c, ok := e.(*Call)
+	if !ok {
+		return e
+	}
+	c = c.MapArgs(func(a Expr) Expr { return dropSameTypeCasts(a, in) })
+	// A cast to a rowtime attribute's time-indicator type (a metadata
+	// rowtime column's, expr.RowtimeCast) is no cast to the same type.
+	if c.Op == "CAST" && len(c.Args) == 1 && c.Args[0].Type().Equal(c.T) && exprTimeAttr(in, c.Args[0]) == notTime &&
+		c.Written != expr.RowtimeCast {
+		return c.Args[0]
+	}
+	return c
+}
+
 // needsNormalize is DynamicSourceUtils.changelogNormalizeEnabled, with the
 // source validation of validateScanSourceForStreaming.
 func (b *binder) needsNormalize(ref *TableRef) (bool, error) {
@@ -249,8 +282,14 @@ func (b *binder) needsNormalize(ref *TableRef) (bool, error) {
 			"Table '%s' produces a changelog stream that contains UPDATE_AFTER but no UPDATE_BEFORE. This requires defining a primary key constraint on the table.", ref.ID)
 	}
 	if mode.Contains(sql.UpdateBefore) && !mode.Contains(sql.UpdateAfter) {
+		// The Java class Flink names, where the connector says which
+		// (the values connector: TestValuesTableFactory's source class).
+		class := fmt.Sprintf("%T", ref.Source)
+		if c, ok := ref.Source.(interface{ SourceClass() string }); ok {
+			class = c.SourceClass()
+		}
 		return false, sql.Errorf(sql.ValidationException,
-			"Invalid source for table '%s'. A ScanTableSource doesn't support a changelog stream that contains UPDATE_BEFORE but no UPDATE_AFTER. Please adapt the implementation of class '%T'.", ref.ID, ref.Source)
+			"Invalid source for table '%s'. A ScanTableSource doesn't support a changelog stream that contains UPDATE_BEFORE but no UPDATE_AFTER. Please adapt the implementation of class '%s'.", ref.ID, class)
 	}
 	cdcDup, _ := config.Bool(b.config, config.KeyCDCDuplicate) // SET checked it
 	if cdcDup && !mode.IsInsertOnly() && !hasPK {

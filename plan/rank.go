@@ -188,6 +188,15 @@ func timeAttr(n Node, f int) timeKind {
 			if e.Op == "PROCTIME" {
 				return procTime
 			}
+			if e.Op == "Reinterpret" {
+				// The rowtime of a watermark pushed into the scan
+				// (watermarkIntoScan).
+				return rowTime
+			}
+		}
+	case *LogicalTableScan:
+		if x.Watermark != nil && x.Watermark.Rowtime == f {
+			return rowTime
 		}
 	case *LogicalFilter:
 		return timeAttr(x.input(), f)
@@ -224,6 +233,9 @@ func exprTimeAttr(n Node, e Expr) timeKind {
 	case *Call:
 		if x.Op == "PROCTIME" {
 			return procTime
+		}
+		if x.Op == "Reinterpret" {
+			return rowTime
 		}
 	}
 	return notTime

@@ -41,7 +41,9 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 			visit(in, sub)
 		}
 		s, ok := n.(*TableSourceScan)
-		if !ok || len(s.Table.MetadataKeys) > 0 {
+		if !ok || len(s.Table.MetadataKeys) > 0 || s.Watermark != nil {
+			// (A pushed watermark reads the scan's fields by position: a
+			// scan with one keeps its own projection.)
 			return
 		}
 		if _, ok := projector(s.Table.Source); !ok {
@@ -52,7 +54,7 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 		// join hints a scan inside an IN / EXISTS subquery keeps Flink's
 		// ALIAS hint (BroadcastJoinHintTest.testJoinHintWithJoinHintInCorrelateAndWithSortLimit:
 		// T1 whole and T1 hints=[[[ALIAS options:[T1]]]] stay apart).
-		k := scanDigest("TableSourceScan", s.Table, nil, s.FilterDigest, s.FilterPushed, s.Table.Schema.Names())
+		k := scanDigest("TableSourceScan", s.Table, nil, s.FilterDigest, s.FilterPushed, nil, s.Table.Schema.Names())
 		if sub && hinted {
 			k += " in a subquery"
 		}

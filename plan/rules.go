@@ -112,9 +112,18 @@ var rules = []Rule{
 	{Name: "AggregateReduceFunctions", Program: "LOGICAL",
 		Flink: "CoreRules.AGGREGATE_REDUCE_FUNCTIONS, kept where FlinkLogicalAggregate's cost is lower (aggreduce.go)",
 		apply: aggregateReduceFunctions},
+	{Name: "WatermarkIntoScan", Program: "LOGICAL_REWRITE",
+		Flink: "PushWatermarkIntoTableSourceScanRule, PushWatermarkIntoTableSourceScanAcrossCalcRule, then FlinkCalcMergeRule (watermark.go)",
+		apply: watermarkIntoScan},
+	{Name: "FilterInCalcIntoScan", Program: "LOGICAL_REWRITE",
+		Flink: "PushFilterInCalcIntoTableSourceScanRule, over a scan a watermark went into (watermark.go)",
+		apply: filterInCalcIntoScan},
 	{Name: "SplitAggregate", Program: "LOGICAL_REWRITE",
 		Flink: "SplitAggregateRule (table.optimizer.distinct-agg.split.enabled, splitagg.go)",
 		apply: splitAggregate},
+	{Name: "WatermarkAssignerChangelogNormalizeTranspose", Program: "PHYSICAL_REWRITE (watermark transpose)", Physical: true,
+		Flink: "WatermarkAssignerChangelogNormalizeTransposeRule.WITH_CALC, WITHOUT_CALC (WATERMARK_TRANSPOSE_RULES, watermarktranspose.go)",
+		apply: watermarkChangelogNormalizeTranspose},
 	{Name: "PushCalcPastChangelogNormalize", Program: "PHYSICAL_REWRITE", Physical: true,
 		Flink: "PushCalcPastChangelogNormalizeRule (CHANGELOG_NORMALIZE_TRANSPOSE_RULES)",
 		apply: pushCalcPastChangelogNormalize},
@@ -1599,13 +1608,14 @@ func filterAggregateTranspose(_ *binder, n Node) (Node, error) {
 		return nil, nil
 	}
 	ng := len(agg.Group)
+	windowKey := legacyWindowKeys(agg)
 	var push, keep []Expr
 	for _, x := range conjuncts(c.Cond) {
 		r := map[int]bool{}
 		refs(x, r)
 		onKeys := len(r) > 0 && expr.Deterministic(x)
 		for f := range r {
-			onKeys = onKeys && f < ng
+			onKeys = onKeys && f < ng && !windowKey[f]
 		}
 		if onKeys {
 			push = append(push, x)

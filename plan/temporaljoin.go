@@ -236,6 +236,11 @@ func snapshotScan(j *LogicalJoin) *LogicalTableScan {
 		}
 		n = c.input()
 	}
+	if s, ok := n.(*LogicalTableScan); ok && s.Watermark != nil {
+		// The assigner went into the scan (watermarkIntoScan, after
+		// Flink's rewrite marked the scan).
+		return s
+	}
 	w, ok := n.(*LogicalWatermarkAssigner)
 	if !ok {
 		return nil

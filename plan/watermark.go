@@ -1,7 +1,14 @@
 package plan
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
 	"github.com/sqlrun/sqlrun/catalog"
+	"github.com/sqlrun/sqlrun/config"
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -187,4 +194,290 @@ func isIdentityCalc(n Node) bool {
 		}
 	}
 	return true
+}
+
+// PushedWatermark is a WATERMARK FOR clause pushed into its table's
+// source (Flink's WatermarkPushDownSpec): the source generates the
+// watermark itself and no WatermarkAssigner follows the scan.
+type PushedWatermark struct {
+	// Expr is the watermark expression over the scan's produced row, the
+	// computed columns it reads inlined (the rule's RexNode).
+	Expr Expr
+	// Rowtime is the scan field that is the rowtime attribute when the
+	// assigner read the scan directly (PushWatermarkIntoTableSourceScanRule
+	// gives the scan the assigner's row type); -1 when the Calc above
+	// computes it as Reinterpret(...) (PushWatermarkIntoTableSourceScanAcrossCalcRule).
+	Rowtime int
+	// EmitStrategy is the WatermarkParams' emit strategy, from the
+	// table's 'scan.watermark.emit.strategy' (Flink's default
+	// on-periodic).
+	EmitStrategy string
+	// IdleTimeout is table.exec.source.idle-timeout in milliseconds (0:
+	// none), printed as idletimeout=[...].
+	IdleTimeout int64
+	// Alignment is the WatermarkParams' watermark alignment, printed as
+	// watermarkAlignment=[group, max-drift, update-interval] when the
+	// table sets 'scan.watermark.alignment.group' and a positive
+	// 'scan.watermark.alignment.max-drift' ("" otherwise). sqlrun does not
+	// align watermarks at run time.
+	Alignment string
+}
+
+// digest is WatermarkPushDownSpec.getDigests over the scan's fields.
+func (w *PushedWatermark) digest(fields []string) string {
+	// FlinkRexUtil.getExpressionString prints a character literal as
+	// Calcite's RexLiteral does, with its charset
+	// (SourceWatermarkTest.testWatermarkWithMetadata: _UTF-16LE'yyyy-MM-dd
+	// HH:mm:ss'), where the Calc's prefix form drops it.
+	text := FormatExpr(markCharLiterals(w.Expr), fields, FormatPrefix)
+	text = strings.ReplaceAll(text, "'"+charsetMark, "_UTF-16LE'")
+	s := "watermark=[" + text + "]"
+	if w.IdleTimeout > 0 {
+		s += ", idletimeout=[" + strconv.FormatInt(w.IdleTimeout, 10) + "]"
+	}
+	s += ", watermarkEmitStrategy=[" + w.EmitStrategy + "]"
+	if w.Alignment != "" {
+		s += ", watermarkAlignment=[" + w.Alignment + "]"
+	}
+	return s
+}
+
+// watermarkAlignment is WatermarkParams.alignWatermarkEnabled's group,
+// max drift and update interval (FactoryUtil's default 1 s), the
+// durations as Java's Duration.toString prints them; "" when not
+// enabled.
+func watermarkAlignment(opts map[string]string) (string, error) {
+	group := strings.TrimSpace(opts["scan.watermark.alignment.group"])
+	if group == "" {
+		return "", nil
+	}
+	var drift, update time.Duration
+	if v := opts["scan.watermark.alignment.max-drift"]; v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil {
+			return "", sql.Errorf(sql.ValidationException, "Invalid value for option 'scan.watermark.alignment.max-drift': %v", err)
+		}
+		drift = d
+	}
+	update = time.Second
+	if v := opts["scan.watermark.alignment.update-interval"]; v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil {
+			return "", sql.Errorf(sql.ValidationException, "Invalid value for option 'scan.watermark.alignment.update-interval': %v", err)
+		}
+		update = d
+	}
+	if drift <= 0 || update <= 0 {
+		return "", nil
+	}
+	return group + ", " + javaDuration(drift) + ", " + javaDuration(update), nil
+}
+
+// javaDuration prints d as java.time.Duration.toString does: PT20S,
+// PT1M30S, PT1H, PT0.5S.
+func javaDuration(d time.Duration) string {
+	if d == 0 {
+		return "PT0S"
+	}
+	ms := d.Milliseconds()
+	h, m := ms/3600000, (ms/60000)%60
+	sec, frac := (ms/1000)%60, ms%1000
+	s := "PT"
+	if h > 0 {
+		s += strconv.FormatInt(h, 10) + "H"
+	}
+	if m > 0 {
+		s += strconv.FormatInt(m, 10) + "M"
+	}
+	if sec > 0 || frac > 0 {
+		s += strconv.FormatInt(sec, 10)
+		if frac > 0 {
+			s += strings.TrimRight("."+fmt.Sprintf("%03d", frac), "0")
+		}
+		s += "S"
+	}
+	return s
+}
+
+// charsetMark starts a marked character literal's text (a NUL cannot be
+// in a SQL literal's value).
+const charsetMark = "\x00charset\x00"
+
+// markCharLiterals copies e with each CHAR literal's value prefixed by
+// charsetMark.
+func markCharLiterals(e Expr) Expr {
+	switch x := e.(type) {
+	case *Literal:
+		if v, ok := x.Value.(string); ok && x.T.Root == sql.TypeChar {
+			c := *x
+			c.Value = charsetMark + v
+			return &c
+		}
+	case *Call:
+		return x.MapArgs(markCharLiterals)
+	}
+	return e
+}
+
+// pushesWatermark reports a scan whose source takes the watermark
+// (connectors.WatermarkPushDownSource, Flink's SupportsWatermarkPushDown),
+// not yet pushed.
+func pushesWatermark(s *LogicalTableScan) bool {
+	if s.Watermark != nil {
+		return false
+	}
+	w, ok := s.Table.Source.(connectors.WatermarkPushDownSource)
+	return ok && w.WatermarkPushDown()
+}
+
+// newPushedWatermark is the spec PushWatermarkIntoTableSourceScanRuleBase's
+// getNewScan builds: the expression, the global idle timeout and the
+// table's WatermarkParams.
+func (b *binder) newPushedWatermark(s *LogicalTableScan, e Expr, rowtime int) (*PushedWatermark, error) {
+	w := &PushedWatermark{Expr: e, Rowtime: rowtime, EmitStrategy: "on-periodic"}
+	if v := s.Table.Options["scan.watermark.emit.strategy"]; v != "" {
+		w.EmitStrategy = strings.ToLower(v)
+	}
+	idle, err := config.Duration(b.config, config.KeyIdleTimeout)
+	if err != nil {
+		return nil, err
+	}
+	w.IdleTimeout = idle.Milliseconds()
+	if w.Alignment, err = watermarkAlignment(s.Table.Options); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// watermarkIntoScan is Flink's PushWatermarkIntoTableSourceScanRule and
+// PushWatermarkIntoTableSourceScanAcrossCalcRule (LOGICAL_REWRITE), with
+// the FlinkCalcMergeRule that follows them there:
+//   - a WatermarkAssigner directly over a scan whose source takes the
+//     watermark goes into it, and the scan's rowtime field is the
+//     attribute;
+//   - one over a Calc over such a scan goes into it with the Calc's
+//     expressions inlined into the watermark expression (a computed
+//     rowtime's c + INTERVAL '5' SECOND, say), and the Calc computes the
+//     rowtime as Reinterpret(expr), the rowtime indicator;
+//   - a Calc over the assigner merges with that Calc; where it reads the
+//     rowtime as an operand of a call, the operand is
+//     CAST(Reinterpret(expr) AS TIMESTAMP(3)), as Flink's
+//     RelTimeIndicatorConverter materializes a time indicator a call
+//     reads (SourceWatermarkTest.testWatermarkOnComputedColumnExcludedRowTime2).
+func watermarkIntoScan(b *binder, n Node) (Node, error) {
+	if c, ok := n.(*LogicalCalc); ok {
+		wa, ok := c.input().(*LogicalWatermarkAssigner)
+		if !ok {
+			return nil, nil
+		}
+		below, err := pushWatermark(b, wa)
+		if err != nil || below == nil {
+			return nil, err
+		}
+		bc, ok := below.(*LogicalCalc)
+		if !ok {
+			return c.WithInputs(below), nil
+		}
+		return mergeOverReinterpret(c, bc, wa.Rowtime), nil
+	}
+	wa, ok := n.(*LogicalWatermarkAssigner)
+	if !ok {
+		return nil, nil
+	}
+	return pushWatermark(b, wa)
+}
+
+// pushWatermark pushes wa into the scan below it (directly or across a
+// Calc); nil when the source does not take it.
+func pushWatermark(b *binder, wa *LogicalWatermarkAssigner) (Node, error) {
+	switch in := wa.input().(type) {
+	case *LogicalTableScan:
+		if !pushesWatermark(in) {
+			return nil, nil
+		}
+		w, err := b.newPushedWatermark(in, wa.Expr, wa.Rowtime)
+		if err != nil {
+			return nil, err
+		}
+		out := *in
+		out.Watermark = w
+		return &out, nil
+	case *LogicalCalc:
+		scan, ok := in.input().(*LogicalTableScan)
+		if !ok || !pushesWatermark(scan) {
+			return nil, nil
+		}
+		if renamesOnly(in) {
+			// A Calc that only renames its input's fields is trivial to
+			// Calcite (ProjectRemoveRule, FlinkLogicalCalcRemoveRule
+			// ignore names): the assigner reads the scan itself
+			// (SourceWatermarkTest.testProjectTransposeWatermarkAssigner:
+			// ts AS t prints as t).
+			return pushWatermark(b, &LogicalWatermarkAssigner{base: sameRow(scan), Rowtime: wa.Rowtime, Expr: wa.Expr})
+		}
+		w, err := b.newPushedWatermark(scan, inline(wa.Expr, in.Exprs), -1)
+		if err != nil {
+			return nil, err
+		}
+		out := *scan
+		out.Watermark = w
+		exprs := append([]Expr(nil), in.Exprs...)
+		rt := exprs[wa.Rowtime]
+		exprs[wa.Rowtime] = &Call{Op: "Reinterpret", Args: []Expr{rt}, T: rt.Type()}
+		return &LogicalCalc{base: row(in.names, in.types, &out), Exprs: exprs, Cond: in.Cond}, nil
+	}
+	return nil, nil
+}
+
+// renamesOnly reports a Calc without a condition that returns its
+// input's fields in order, under any names.
+func renamesOnly(c *LogicalCalc) bool {
+	if c.Cond != nil || len(c.Exprs) != len(c.input().Names()) {
+		return false
+	}
+	for i, e := range c.Exprs {
+		if r, ok := e.(*InputRef); !ok || r.Index != i {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeOverReinterpret merges Calc c into below, whose field rt is the
+// Reinterpret(...) rowtime: a bare reference to it stays the indicator,
+// one a call reads is cast to its plain type.
+func mergeOverReinterpret(c, below *LogicalCalc, rt int) *LogicalCalc {
+	cast := append([]Expr(nil), below.Exprs...)
+	cast[rt] = &Call{Op: "CAST", Args: []Expr{below.Exprs[rt]}, T: below.Exprs[rt].Type()}
+	exprs := make([]Expr, len(c.Exprs))
+	for i, e := range c.Exprs {
+		if _, bare := e.(*InputRef); bare {
+			exprs[i] = inline(e, below.Exprs)
+		} else {
+			exprs[i] = inline(e, cast)
+		}
+	}
+	cond := below.Cond
+	if c.Cond != nil {
+		upper := inline(c.Cond, cast)
+		if cond == nil {
+			cond = upper
+		} else {
+			cond = and(append(conjuncts(cond), conjuncts(upper)...))
+		}
+	}
+	return &LogicalCalc{base: row(c.names, exprTypes(exprs), below.input()), Exprs: exprs, Cond: cond, fresh: c.fresh}
+}
+
+// filterInCalcIntoScan is Flink's PushFilterInCalcIntoTableSourceScanRule
+// (LOGICAL_REWRITE) for the scans a watermark went into: the filter that
+// sat above the WatermarkAssigner reaches the scan only now, and the
+// scan prints filter=[...] after its watermark=[...]
+// (SourceWatermarkTest.testWatermarkOnComputedColumnExcluedRowTime1).
+func filterInCalcIntoScan(b *binder, n Node) (Node, error) {
+	_, scan, ok := scanBelow(n)
+	if !ok || scan.Watermark == nil {
+		return nil, nil
+	}
+	return filterIntoScan(b, n)
 }

@@ -23,6 +23,10 @@ type Windowing struct {
 	PartitionNames []string
 	// ProcTime is a window on a processing-time attribute (PROCTIME()).
 	ProcTime bool
+	// Legacy is the group window of GROUP BY TUMBLE(ts, ...) (Flink's
+	// GroupWindowAggregate, groupwindow.go); Props that the query reads
+	// its window properties (TUMBLE_START, ...).
+	Legacy, Props bool
 }
 
 // spec is Flink's WindowSpec.toSummaryString after the time column part.
@@ -143,6 +147,9 @@ type WindowAggregate struct {
 }
 
 func (n *WindowAggregate) Name() string {
+	if n.Window.Legacy {
+		return "GroupWindowAggregate"
+	}
 	switch n.Phase {
 	case 1:
 		return "LocalWindowAggregate"
@@ -169,6 +176,9 @@ func (n *WindowAggregate) Local() *WindowAggregate {
 }
 
 func (n *WindowAggregate) describe(Format) string {
+	if n.Window.Legacy {
+		return n.groupWindowDescribe()
+	}
 	in := n.input().Names()
 	var sel []string
 	window := n.Window.Func + "(time_col=[" + in[max(n.TimeCol, 0)] + "], " + n.Window.spec() + ")"
@@ -540,9 +550,23 @@ func timeAttribute(n Node, i int) string {
 			if e.Op == "PROCTIME" {
 				return "proctime"
 			}
+			if e.Op == "Reinterpret" {
+				// The rowtime of a watermark pushed into the scan
+				// (watermarkIntoScan).
+				return "rowtime"
+			}
+		}
+	case *LogicalTableScan:
+		if x.Watermark != nil && x.Watermark.Rowtime == i {
+			return "rowtime"
 		}
 	case *LogicalFilter:
+		if j, ok := x.input().(*LogicalJoin); ok {
+			return joinTimeAttribute(j, x.Cond, i)
+		}
 		return timeAttribute(x.input(), i)
+	case *LogicalJoin:
+		return joinTimeAttribute(x, nil, i)
 	case *LogicalWindowTableFunction:
 		if i < len(x.input().Names()) {
 			return timeAttribute(x.input(), i)
@@ -645,6 +669,12 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	// requester by its class (getNodeName of StreamPhysicalWindowAggregate).
 	mk := map[Node]sql.ChangelogMode{}
 	if k := modifyKinds(in, mk); !k.IsInsertOnly() {
+		if tvf.Window.Legacy {
+			// Flink's GroupWindowAggregate consumes updates (its
+			// WindowOperator retracts from the window's accumulators:
+			// GroupWindowTest.testWindowAggregateOnRetractStream).
+			return nil, false, sql.Errorf(sql.TableException, "sqlrun does not support a group window aggregation (GROUP BY %s(...)) over an updating input yet", tvf.Window.Func)
+		}
 		return nil, false, (&inference{mk: mk}).consumeError("StreamPhysicalWindowAggregate", in, k.Without(sql.Insert))
 	}
 	// The Calc below: the calc's fields that are not window columns, in
@@ -652,8 +682,18 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	var below []Expr
 	var belowNames []string
 	pos := map[int]int{}
+	legacyTime := -1
 	for i, e := range exprs {
 		if windowRef(e) >= 0 {
+			if tvf.Window.Legacy && legacyTime < 0 {
+				// Flink's LogicalWindowAggregateRuleBase puts the time
+				// field where the group window call was in the Project
+				// below (GroupWindowTest.testMultiHopWindows:
+				// Calc(select=[rowtime, c])).
+				legacyTime = len(below)
+				below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
+				belowNames = append(belowNames, legacyTimeName(tvf, legacyTime))
+			}
 			continue
 		}
 		if uses(e) {
@@ -697,13 +737,25 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 			}
 		}
 	}
-	timeCol := len(below)
-	below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
-	// WindowUtil.buildNewProgramWithoutWindowColumns names the appended
-	// time attribute by RowTypeUtils.getUniqueName: rowtime_0 when the
-	// Calc already has a rowtime (WindowAggregateTest.testFieldNameConflict).
-	belowNames = append(belowNames, uniqueName(tvf.names[tvf.TimeCol], belowNames))
+	timeCol := legacyTime
+	if timeCol < 0 {
+		timeCol = len(below)
+		below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
+		// WindowUtil.buildNewProgramWithoutWindowColumns names the appended
+		// time attribute by RowTypeUtils.getUniqueName: rowtime_0 when the
+		// Calc already has a rowtime (WindowAggregateTest.testFieldNameConflict).
+		belowNames = append(belowNames, uniqueName(tvf.names[tvf.TimeCol], belowNames))
+	} else {
+		belowNames = uniquify(belowNames)
+	}
 	var calc Node = newCalc(in, below, cond, belowNames)
+	if c, ok := in.(*Calc); ok && calc == in && tvf.Window.Legacy && !slices.Equal(c.Names(), belowNames) {
+		// The Calc below renames the time field ($f0): a Calc of its
+		// own in Flink's plan, merged with the one under it.
+		cp := *c
+		cp.base = row(belowNames, c.Types(), c.input())
+		calc = &cp
+	}
 	var group []int
 	var outNames []string
 	var outTypes []sql.DataType
@@ -761,6 +813,12 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		outTypes = append(outTypes, a.T)
 	}
 	for _, which := range []int{0, 1, 2} {
+		if window.Legacy && !window.Props {
+			// A GroupWindowAggregate whose properties no one reads
+			// outputs none (WindowPropertiesRules adds them only when
+			// read: GroupWindowTest.testIntervalDay).
+			break
+		}
 		for gi, g := range r.Group {
 			if windowRef(exprs[g]) == which {
 				windowCols = append(windowCols, gi)
@@ -801,7 +859,9 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	// TwoStageOptimizedWindowAggregateRule: a session window is never
 	// split (its windows depend on all of a key's rows), nor a window on
 	// processing time (WindowAggregateTest.testTumble_DoNotSplitProcessingTimeWindow).
-	if strategy != "ONE_PHASE" && window.Func != "SESSION" && !window.ProcTime && windowTwoPhaseEligible(aggs) {
+	// A GroupWindowAggregate is never split (Flink has no local phase of
+	// it).
+	if strategy != "ONE_PHASE" && window.Func != "SESSION" && !window.ProcTime && !window.Legacy && windowTwoPhaseEligible(aggs) {
 		local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: timeCol, Window: window, Phase: 1}
 		local.base = sameRow(calc)
 		var ln []string
@@ -848,6 +908,14 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	for _, gi := range windowCols {
 		reorder[gi] = &InputRef{Index: k, T: outTypes[k]}
 		k++
+	}
+	if window.Legacy && !window.Props {
+		// The window columns nothing above reads.
+		for gi, g := range r.Group {
+			if windowRef(exprs[g]) >= 0 {
+				reorder[gi] = &Literal{T: r.types[gi]}
+			}
+		}
 	}
 	return newCalc(agg, reorder, nil, r.names), true, nil
 }

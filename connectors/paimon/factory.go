@@ -168,6 +168,9 @@ type tableConfig struct {
 	// stored is the table's latest schema, read once while planning (nil
 	// when the reference has no path, or no readable table is there yet).
 	stored *schema.TableSchema
+	// comment is the declaration's table COMMENT, stored in the schema
+	// of a table 'auto-create' creates.
+	comment string
 }
 
 func newConfig(ctx *connectors.Context) (*tableConfig, error) {
@@ -183,7 +186,7 @@ func newConfig(ctx *connectors.Context) (*tableConfig, error) {
 		return nil, fmt.Errorf("paimon table %s: %w", ctx.Table, err)
 	}
 	return &tableConfig{id: ctx.Table, schema: ctx.Schema, partition: ctx.PartitionKeys, opts: connectors.NewOptions(coreoptions.Known(), opts),
-		raw: opts, streaming: ctx.Streaming, stored: stored}, nil
+		raw: opts, streaming: ctx.Streaming, stored: stored, comment: ctx.Comment}, nil
 }
 
 // withStoredOptions returns the options a Paimon table really has: those
@@ -358,7 +361,33 @@ var (
 	_ connectors.SupportsParallelism        = (*Source)(nil)
 	_ connectors.SupportsLocalAggregate     = (*Source)(nil)
 	_ connectors.SupportsLocalFilter        = (*Source)(nil)
+	_ connectors.WatermarkPushDownSource    = (*Source)(nil)
+	_ connectors.SplitSource                = (*Source)(nil)
 )
+
+// ReadsSplits is true: Paimon's source is a FLIP-27 source whose reader
+// reads DataSplits one after another (stream.Reader.SplitEvents), so a
+// pushed-down watermark is generated per split.
+func (s *Source) ReadsSplits() bool { return true }
+
+// WatermarkPushDown is true: Paimon's BaseDataTableSource implements
+// SupportsWatermarkPushDown, so a WATERMARK FOR clause goes into the scan
+// (watermark=[...]). Its system tables' SystemTableSource does not.
+func (s *Source) WatermarkPushDown() bool { return true }
+
+// WatermarkEmit follows 'scan.watermark.emit.strategy': with Paimon's
+// default 'on-event', BaseDataTableSource wraps the strategy in an
+// OnEventWatermarkStrategy, so the FLIP-27 source emits the watermark
+// after every row that advances it (SourceOutputWithWatermarks emits the
+// row first); with 'on-periodic' it is emitted periodically. Either way
+// it is generated per split and combined over the splits the reader was
+// handed and has not finished (ReadsSplits).
+func (s *Source) WatermarkEmit() connectors.WatermarkEmit {
+	if strings.EqualFold(strings.TrimSpace(s.cfg.opts.Get("scan.watermark.emit.strategy")), "on-periodic") {
+		return connectors.WatermarkPeriodic
+	}
+	return connectors.WatermarkAfterRow
+}
 
 // ApplyProjection records the fields the query reads; Paimon reads only
 // those columns from its data files.
@@ -804,7 +833,7 @@ func (s *Sink) runtime() (*table.Sink, error) {
 			s.openErr = err
 			return
 		}
-		t, err := table.OpenForSQL(tableFS(path), path, s.cfg.stored, s.cfg.schema, s.cfg.partition, s.cfg.dynamic(), s.cfg.opts.Bool("auto-create"))
+		t, err := table.OpenForSQL(tableFS(path), path, s.cfg.stored, s.cfg.schema, s.cfg.partition, s.cfg.comment, s.cfg.raw, s.cfg.opts.Bool("auto-create"))
 		if err != nil {
 			s.openErr = err
 			return
@@ -824,7 +853,7 @@ func (s *Sink) runtime() (*table.Sink, error) {
 // Paimon's FlinkTableFactory does; otherwise opening reports it missing.
 func (c *tableConfig) openForRead(path string) (*table.Table, error) {
 	if c.stored == nil && c.opts.Bool("auto-create") {
-		return table.OpenForSQL(tableFS(path), path, nil, c.schema, c.partition, c.dynamic(), true)
+		return table.OpenForSQL(tableFS(path), path, nil, c.schema, c.partition, c.comment, c.raw, true)
 	}
 	return table.OpenSchema(tableFS(path), path, c.stored, c.dynamic())
 }

@@ -16,12 +16,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
 func init() { connectors.Register(Factory{}) }
@@ -38,6 +40,7 @@ var (
 	_ connectors.ProjectionPushDownToggle   = (*Source)(nil)
 	_ connectors.FilterPushDownSource       = (*Source)(nil)
 	_ connectors.MetadataReader             = (*Source)(nil)
+	_ connectors.MetadataSource             = (*Source)(nil)
 	_ connectors.TableSink                  = (*Sink)(nil)
 	_ connectors.LookupSource               = (*Source)(nil)
 	_ connectors.TableSource                = (*ScanOnlySource)(nil)
@@ -45,6 +48,9 @@ var (
 	_ connectors.ProjectionPushDownToggle   = (*ScanOnlySource)(nil)
 	_ connectors.FilterPushDownSource       = (*ScanOnlySource)(nil)
 	_ connectors.MetadataReader             = (*ScanOnlySource)(nil)
+	_ connectors.MetadataSource             = (*ScanOnlySource)(nil)
+	_ connectors.WatermarkPushDownSource    = (*Source)(nil)
+	_ connectors.WatermarkPushDownSource    = (*ScanOnlySource)(nil)
 )
 
 // Identifier is "values".
@@ -74,8 +80,8 @@ func (Factory) Options() []connectors.Option {
 		s("enable-projection-push-down", "true", connectors.Bool, "Whether the source prunes columns."),
 		s("nested-projection-supported", "false", connectors.Bool, "Accepted, no effect."),
 		s("filterable-fields", "", connectors.String, "Accepted, no effect."),
-		s("enable-watermark-push-down", "false", connectors.Bool, "Accepted, no effect."),
-		s("readable-metadata", "", connectors.String, "Accepted, no effect."),
+		s("enable-watermark-push-down", "false", connectors.Bool, "With 'disable-lookup' (and projection push-down on), whether the source generates the watermark itself (SupportsWatermarkPushDown): the scan prints watermark=[...], and each row's watermark is emitted before the row."),
+		s("readable-metadata", "", connectors.Map, "The metadata keys the source reads and their types, as 'key:type,...' (e.g. 'originTime:BIGINT'), ordered alphabetically by key; each row of 'rows' carries their values after the physical columns, in that order."),
 		s("writable-metadata", "", connectors.String, "Accepted, no effect."),
 		s("source.sleep-after-elements", "0", connectors.Int, "Accepted, no effect."),
 		s("source.sleep-time", "0", connectors.Duration, "Accepted, no effect."),
@@ -94,7 +100,11 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 	if err != nil {
 		return nil, sql.Errorf(sql.ValidationException, "Invalid 'changelog-mode' of table %s: %w", ctx.Table, err)
 	}
-	rows, err := ParseRows(o.Get("rows"), ctx.Schema)
+	meta, err := readableMetadata(o.Get("readable-metadata"))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := ParseRows(o.Get("rows"), ctx.Schema, meta)
 	if err != nil {
 		return nil, sql.Errorf(sql.ValidationException, "Invalid 'rows' of table %s: %w", ctx.Table, err)
 	}
@@ -105,11 +115,52 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 		}
 	}
 	src := &Source{rows: rows, mode: mode, bounded: o.Bool("bounded"),
-		projectable: o.Bool("enable-projection-push-down")}
+		projectable: o.Bool("enable-projection-push-down"), nPhys: len(ctx.Schema.Columns), meta: meta}
+	// The Java class Flink 1.20's TestValuesTableFactory.createDynamicTableSource
+	// picks for these options, which its metadata messages name.
+	const factory = "org.apache.flink.table.planner.factories.TestValuesTableFactory$"
+	switch {
+	case !src.projectable:
+		src.class = factory + "TestValuesScanTableSourceWithoutProjectionPushDown"
+	case o.Bool("disable-lookup") && o.Bool("enable-watermark-push-down"):
+		src.class = factory + "TestValuesScanTableSourceWithWatermarkPushDown"
+	case o.Bool("disable-lookup"):
+		src.class = factory + "TestValuesScanTableSource"
+	default:
+		src.class = factory + "TestValuesScanLookupTableSource"
+	}
 	if o.Bool("disable-lookup") {
 		return &ScanOnlySource{src}, nil
 	}
 	return src, nil
+}
+
+// readableMetadata reads 'readable-metadata' as TestValuesTableFactory's
+// convertToMetadataMap does: a map of key to type, keys sorted
+// alphabetically (the order of listReadableMetadata, hence of the
+// metadata fields the scan produces and of their values in each row).
+func readableMetadata(v string) ([]connectors.MetadataKey, error) {
+	entries, err := connectors.ParseMap(v)
+	if err != nil {
+		return nil, sql.Errorf(sql.ValidationException, "Could not parse value '%s' for key 'readable-metadata'.", v)
+	}
+	out := make([]connectors.MetadataKey, 0, len(entries))
+	for _, e := range entries {
+		t, err := parser.ParseDataType(e.Value)
+		if err != nil {
+			return nil, sql.Errorf(sql.ValidationException, "Invalid type '%s' of metadata key '%s' in 'readable-metadata': %w", e.Value, e.Key, err)
+		}
+		// Flink reads the type with LogicalTypeParser, not the SQL
+		// parser: a VARCHAR or VARBINARY without a length is
+		// VarCharType() / VarBinaryType(), of length 1.
+		if w := strings.Fields(strings.ToUpper(e.Value)); len(w) > 0 && (w[0] == "VARCHAR" || w[0] == "VARBINARY") &&
+			t.Length == sql.MaxLength {
+			t.Length = 1
+		}
+		out = append(out, connectors.MetadataKey{Key: e.Key, Type: t})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
 }
 
 // ScanOnlySource is a values table with 'disable-lookup': Flink's values
@@ -121,8 +172,15 @@ func (s *ScanOnlySource) Bounded() bool                    { return s.s.Bounded(
 func (s *ScanOnlySource) ProjectionPushDownEnabled() bool  { return s.s.ProjectionPushDownEnabled() }
 func (s *ScanOnlySource) FilterPushDown() bool             { return true }
 func (s *ScanOnlySource) ReadsMetadata() bool              { return true }
-func (s *ScanOnlySource) ApplyProjection(fields []int)     { s.s.ApplyProjection(fields) }
-func (s *ScanOnlySource) Parallelism() int                 { return s.s.Parallelism() }
+func (s *ScanOnlySource) ReadableMetadata() []connectors.MetadataKey {
+	return s.s.ReadableMetadata()
+}
+func (s *ScanOnlySource) ApplyReadableMetadata(keys []string)     { s.s.ApplyReadableMetadata(keys) }
+func (s *ScanOnlySource) SourceClass() string                     { return s.s.SourceClass() }
+func (s *ScanOnlySource) WatermarkPushDown() bool                 { return s.s.WatermarkPushDown() }
+func (s *ScanOnlySource) WatermarkEmit() connectors.WatermarkEmit { return s.s.WatermarkEmit() }
+func (s *ScanOnlySource) ApplyProjection(fields []int)            { s.s.ApplyProjection(fields) }
+func (s *ScanOnlySource) Parallelism() int                        { return s.s.Parallelism() }
 func (s *ScanOnlySource) NewReader(subtask, p int) (connectors.SourceReader, error) {
 	return s.s.NewReader(subtask, p)
 }
@@ -135,9 +193,9 @@ func (s *Source) NewLookuper(_ context.Context, keys []int) (connectors.Lookuper
 	for _, r := range s.rows {
 		switch r.Kind {
 		case sql.Insert, sql.UpdateAfter:
-			live = append(live, r.Values)
+			live = append(live, r.Values[:s.nPhys:s.nPhys])
 		default:
-			gone, _ := lookupKey(r.Values, nil)
+			gone, _ := lookupKey(r.Values[:s.nPhys], nil)
 			for i, v := range live {
 				if k, _ := lookupKey(v, nil); k == gone {
 					live = append(live[:i], live[i+1:]...)
@@ -191,13 +249,27 @@ func lookupKey(row []any, fields []int) (string, bool) {
 }
 
 // ParseRows reads the 'rows' option: a JSON array of arrays or CSV lines,
-// each starting with the RowKind.
-func ParseRows(text string, schema sql.Schema) ([]sql.Row, error) {
+// each starting with the RowKind, then the values of the schema's columns,
+// then those of the readable metadata keys meta (in their order), as the
+// rows of Flink's values source carry them ("The metadata is part of the
+// data when enabled", TestValuesTableFactory's 'readable-metadata').
+func ParseRows(text string, schema sql.Schema, meta []connectors.MetadataKey) ([]sql.Row, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil, nil
 	}
-	n := len(schema.Columns)
+	cols := schema.Columns
+	if len(meta) > 0 {
+		cols = append([]sql.Column(nil), cols...)
+		for _, m := range meta {
+			cols = append(cols, sql.Column{Name: "metadata key " + m.Key, Type: m.Type})
+		}
+	}
+	n := len(cols)
+	shape := fmt.Sprintf("the table has %d columns", len(schema.Columns))
+	if len(meta) > 0 {
+		shape += fmt.Sprintf(" and %d readable metadata keys", len(meta))
+	}
 	var out []sql.Row
 	if strings.HasPrefix(text, "[") {
 		dec := json.NewDecoder(strings.NewReader(text))
@@ -208,7 +280,7 @@ func ParseRows(text string, schema sql.Schema) ([]sql.Row, error) {
 		}
 		for i, a := range arr {
 			if len(a) != n+1 {
-				return nil, fmt.Errorf("row %d has %d values, the table has %d columns (plus the kind)", i+1, len(a)-1, n)
+				return nil, fmt.Errorf("row %d has %d values, %s (plus the kind)", i+1, len(a)-1, shape)
 			}
 			ks, _ := a[0].(string)
 			kind, err := sql.ParseRowKind(ks)
@@ -216,7 +288,7 @@ func ParseRows(text string, schema sql.Schema) ([]sql.Row, error) {
 				return nil, fmt.Errorf("row %d: %w", i+1, err)
 			}
 			vals := make([]any, n)
-			for j, c := range schema.Columns {
+			for j, c := range cols {
 				if vals[j], err = connectors.ValueFromJSON(a[j+1], c.Type); err != nil {
 					return nil, fmt.Errorf("row %d, column %s: %w", i+1, c.Name, err)
 				}
@@ -237,14 +309,14 @@ func ParseRows(text string, schema sql.Schema) ([]sql.Row, error) {
 			return nil, err
 		}
 		if len(rec) != n+1 {
-			return nil, fmt.Errorf("line %d has %d values, the table has %d columns (plus the kind)", i, len(rec)-1, n)
+			return nil, fmt.Errorf("line %d has %d values, %s (plus the kind)", i, len(rec)-1, shape)
 		}
 		kind, err := sql.ParseRowKind(strings.TrimSpace(rec[0]))
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i, err)
 		}
 		vals := make([]any, n)
-		for j, c := range schema.Columns {
+		for j, c := range cols {
 			s := rec[j+1]
 			if s == "null" || (s == "" && !c.Type.IsString()) {
 				continue
@@ -260,12 +332,51 @@ func ParseRows(text string, schema sql.Schema) ([]sql.Row, error) {
 
 // Source emits its rows once, from subtask 0.
 type Source struct {
-	rows        []sql.Row
+	rows        []sql.Row // the physical values, then every readable metadata key's
 	mode        sql.ChangelogMode
 	bounded     bool
 	projectable bool
 	proj        []int
+	nPhys       int
+	meta        []connectors.MetadataKey // 'readable-metadata', sorted by key
+	applied     []int                    // the metadata read: indexes into meta
+	class       string
 }
+
+// ReadableMetadata is 'readable-metadata', sorted by key
+// (listReadableMetadata).
+func (s *Source) ReadableMetadata() []connectors.MetadataKey { return s.meta }
+
+// ApplyReadableMetadata selects the metadata the scan produces after the
+// physical columns, as TestValuesScanTableSource.applyReadableMetadata
+// keeps the keys' positions in the readable map.
+func (s *Source) ApplyReadableMetadata(keys []string) {
+	s.applied = s.applied[:0]
+	for _, k := range keys {
+		for i, m := range s.meta {
+			if m.Key == k {
+				s.applied = append(s.applied, i)
+			}
+		}
+	}
+}
+
+// SourceClass is the TestValuesTableFactory source class Flink 1.20
+// creates for the table's options.
+func (s *Source) SourceClass() string { return s.class }
+
+// WatermarkPushDown is 'enable-watermark-push-down' where Flink's
+// TestValuesTableFactory then creates a
+// TestValuesScanTableSourceWithWatermarkPushDown (with 'disable-lookup',
+// projection push-down on; a lookup source ignores the option).
+func (s *Source) WatermarkPushDown() bool {
+	return strings.HasSuffix(s.class, "TestValuesScanTableSourceWithWatermarkPushDown")
+}
+
+// WatermarkEmit is WatermarkBeforeRow: that source's
+// FromElementSourceFunctionWithWatermark calls the generator's onEvent and
+// onPeriodicEmit for every row before it collects the row.
+func (s *Source) WatermarkEmit() connectors.WatermarkEmit { return connectors.WatermarkBeforeRow }
 
 // ChangelogMode is the 'changelog-mode' option.
 func (s *Source) ChangelogMode() sql.ChangelogMode { return s.mode }
@@ -304,12 +415,21 @@ func (s *Source) NewReader(subtask, _ int) (connectors.SourceReader, error) {
 	var rows []sql.Row
 	if subtask == 0 {
 		rows = s.rows
-		if s.proj != nil {
+		if s.proj != nil || len(s.meta) > 0 {
+			// What the scan produces: the physical values, then the
+			// applied metadata's, then the projection over those.
 			rows = make([]sql.Row, len(s.rows))
 			for i, r := range s.rows {
-				vals := make([]any, len(s.proj))
-				for j, k := range s.proj {
-					vals[j] = r.Values[k]
+				produced := append(r.Values[:s.nPhys:s.nPhys], make([]any, len(s.applied))...)
+				for j, m := range s.applied {
+					produced[s.nPhys+j] = r.Values[s.nPhys+m]
+				}
+				vals := produced
+				if s.proj != nil {
+					vals = make([]any, len(s.proj))
+					for j, k := range s.proj {
+						vals[j] = produced[k]
+					}
 				}
 				rows[i] = sql.Row{Kind: r.Kind, Values: vals}
 			}

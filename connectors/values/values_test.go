@@ -100,3 +100,104 @@ func TestSinkModesAndResults(t *testing.T) {
 		t.Fatalf("results %v", got)
 	}
 }
+
+// TestReadableMetadata: 'readable-metadata' declares keys sorted
+// alphabetically (TestValuesTableFactory.convertToMetadataMap); each row
+// carries their values after the physical columns, and the scan produces
+// the physical columns and then the applied keys' values, projected.
+func TestReadableMetadata(t *testing.T) {
+	src, err := Factory{}.CreateSource(&connectors.Context{Schema: schema, Options: map[string]string{
+		"bounded": "true", "readable-metadata": "zone:STRING, originTime:BIGINT NOT NULL",
+		"rows": `[["+I", 1, "1.00", "A", 1700000000000, "eu"], ["+I", 2, null, "B", 1700000001000, null]]`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := src.(connectors.MetadataSource)
+	var keys []string
+	for _, k := range ms.ReadableMetadata() {
+		keys = append(keys, k.Key+" "+k.Type.String())
+	}
+	if got := strings.Join(keys, ", "); got != "originTime BIGINT NOT NULL, zone STRING" {
+		t.Fatalf("readable metadata %q", got)
+	}
+	// LogicalTypeParser's defaults: VARCHAR is VARCHAR(1), STRING stays.
+	v, err := Factory{}.CreateSource(&connectors.Context{Schema: schema, Options: map[string]string{
+		"readable-metadata": "a:VARCHAR, b:VARCHAR(3), c:VARBINARY NOT NULL, d:STRING"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = nil
+	for _, k := range v.(connectors.MetadataSource).ReadableMetadata() {
+		keys = append(keys, k.Key+" "+k.Type.String())
+	}
+	if got := strings.Join(keys, ", "); got != "a VARCHAR(1), b VARCHAR(3), c VARBINARY(1) NOT NULL, d STRING" {
+		t.Fatalf("readable metadata %q", got)
+	}
+	if got := ms.SourceClass(); got != "org.apache.flink.table.planner.factories.TestValuesTableFactory$TestValuesScanLookupTableSource" {
+		t.Fatalf("source class %q", got)
+	}
+	scan := func(types ...sql.DataType) []string {
+		r, _ := src.NewReader(0, 1)
+		_ = r.Open(context.Background(), nil)
+		rows, _ := r.Next(context.Background())
+		var out []string
+		for _, row := range rows {
+			out = append(out, sql.FormatRow(row, types))
+		}
+		return out
+	}
+	types := schema.Types()
+	if got := strings.Join(scan(types...), " "); got != "+I[1, 1.00, A] +I[2, null, B]" {
+		t.Fatalf("no metadata applied: %s", got)
+	}
+	ms.ApplyReadableMetadata([]string{"zone"})
+	if got := strings.Join(scan(append(types, sql.String())...), " "); got != "+I[1, 1.00, A, eu] +I[2, null, B, null]" {
+		t.Fatalf("zone applied: %s", got)
+	}
+	// Both keys in the readable order, then a projection whose indexes
+	// count the metadata fields after the physical ones.
+	ms.ApplyReadableMetadata([]string{"originTime", "zone"})
+	src.(connectors.SupportsProjectionPushDown).ApplyProjection([]int{4, 0, 3})
+	if got := strings.Join(scan(sql.String(), sql.Int(), sql.BigInt()), " "); got != "+I[eu, 1, 1700000000000] +I[null, 2, 1700000001000]" {
+		t.Fatalf("projected: %s", got)
+	}
+}
+
+func TestReadableMetadataRejected(t *testing.T) {
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"readable-metadata": "m:BIGINT", "rows": `[["+I", 1, 1, "x"]]`},
+			"row 1 has 3 values, the table has 3 columns and 1 readable metadata keys (plus the kind)"},
+		{map[string]string{"readable-metadata": "m:BIGINT", "rows": "+I,1,1,x"},
+			"line 1 has 3 values, the table has 3 columns and 1 readable metadata keys (plus the kind)"},
+		{map[string]string{"readable-metadata": "m:BIGINT", "rows": `[["+I", 1, 1, "x", "y"]]`},
+			"row 1, column metadata key m:"},
+		{map[string]string{"readable-metadata": "m"}, "Could not parse value 'm' for key 'readable-metadata'."},
+		{map[string]string{"readable-metadata": "m:NUMBERS"}, "Invalid type 'NUMBERS' of metadata key 'm' in 'readable-metadata'"},
+	} {
+		_, err := Factory{}.CreateSource(&connectors.Context{Schema: schema, Options: c.opts})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.opts, err, c.want)
+		}
+	}
+	for opts, want := range map[string]string{
+		"enable-projection-push-down=false":                   "TestValuesScanTableSourceWithoutProjectionPushDown",
+		"disable-lookup=true":                                 "TestValuesScanTableSource",
+		"disable-lookup=true,enable-watermark-push-down=true": "TestValuesScanTableSourceWithWatermarkPushDown",
+	} {
+		m := map[string]string{}
+		for _, kv := range strings.Split(opts, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			m[k] = v
+		}
+		src, err := Factory{}.CreateSource(&connectors.Context{Schema: schema, Options: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := src.(connectors.MetadataSource).SourceClass(); !strings.HasSuffix(got, "$"+want) {
+			t.Errorf("%s: class %s, want %s", opts, got, want)
+		}
+	}
+}

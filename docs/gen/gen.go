@@ -159,6 +159,8 @@ func typeName(o connectors.Option) string {
 		return "MemorySize"
 	case connectors.Enum:
 		return "Enum: " + strings.Join(o.Enum, ", ")
+	case connectors.Map:
+		return "Map"
 	}
 	return fmt.Sprintf("type %d", o.Type)
 }

@@ -48,6 +48,30 @@ type builder struct {
 	// every later consumer of the same number connects to.
 	reuse map[plan.Node]int
 	built map[int]edge
+	// queryStart is the epoch millisecond a batch job's time functions
+	// read (expr.AtQueryStart): the time the job's plan is translated, as
+	// Flink's planner sets TABLE_QUERY_START_EPOCH_TIME.
+	queryStart int64
+}
+
+// atStart binds a batch job's time functions to the query's start; a
+// streaming job's read the clock per record (expr.CompileCalc).
+func (b *builder) atStart(e plan.Expr) plan.Expr {
+	if b.streaming || e == nil {
+		return e
+	}
+	return expr.AtQueryStart(e, b.queryStart)
+}
+
+func (b *builder) atStartAll(es []plan.Expr) []plan.Expr {
+	if b.streaming {
+		return es
+	}
+	out := make([]plan.Expr, len(es))
+	for i, e := range es {
+		out[i] = b.atStart(e)
+	}
+	return out
 }
 
 // edge is how a built subtree connects to its consumer.
@@ -72,7 +96,7 @@ func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
 		return nil, err
 	}
 	b := &builder{g: runtime.NewGraph(opts.JobName), opts: opts, defaultP: 1, streaming: pl.Streaming,
-		reuse: plan.ReusedSubplans(pl), built: map[int]edge{}}
+		reuse: plan.ReusedSubplans(pl), built: map[int]edge{}, queryStart: time.Now().UnixMilli()}
 	if b.defaultP, err = config.Int(opts.Config, config.KeyParallelism); err != nil {
 		return nil, err
 	} else if b.defaultP < 1 {
@@ -256,7 +280,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 		for i, tuple := range n.Rows {
 			vals := make([]any, len(tuple))
 			for j, e := range tuple {
-				ev, err := plan.Compile(e)
+				ev, err := plan.Compile(b.atStart(e))
 				if err != nil {
 					return edge{}, err
 				}
@@ -291,6 +315,15 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 		return edge{vertex: v, p: p}, nil
 	case *plan.FinalAggregate:
 		return b.batchAggregate(n, path)
+	case *plan.LocalAggregate:
+		if len(n.Aggs) > 0 {
+			break
+		}
+		// The local distinct a SEMI or ANTI join reads its build side
+		// through (BatchPhysicalJoinRuleBase.addLocalDistinctAgg) only
+		// only makes that side smaller: a SEMI or ANTI join's result
+		// is the same with the duplicates, so the rows pass as they are.
+		return b.build(n.Inputs()[0], path+".0")
 	case *plan.WatermarkAssigner:
 		return b.watermarkAssigner(n, path)
 	case *plan.WindowAggregate:
@@ -325,7 +358,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 	name := n.Name()
 	switch n := n.(type) {
 	case *plan.Calc:
-		cf, err := plan.CompileCalc(n.Exprs, n.Cond)
+		cf, err := plan.CompileCalc(b.atStartAll(n.Exprs), b.atStart(n.Cond))
 		if err != nil {
 			return edge{}, err
 		}
@@ -334,7 +367,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 			// PROCTIME_MATERIALIZE reads the Calc's own clock
 			// (ProctimeMaterializeCallGen), and so does the PROCTIME() a
 			// source Calc stamps rows with.
-			exprs, cond := n.Exprs, n.Cond
+			exprs, cond := b.atStartAll(n.Exprs), b.atStart(n.Cond)
 			f = operators.CalcWithClock(func(now func() time.Time) (operators.CalcFunc, error) {
 				ps := make([]plan.Expr, len(exprs))
 				for i, e := range exprs {
@@ -360,7 +393,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 	case *plan.Expand:
 		projects := make([]operators.CalcFunc, len(n.Projects))
 		for i, p := range n.Projects {
-			cf, err := plan.CompileCalc(p, nil)
+			cf, err := plan.CompileCalc(b.atStartAll(p), nil)
 			if err != nil {
 				return edge{}, err
 			}
@@ -416,7 +449,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 			return edge{}, err
 		}
 	case *plan.LookupJoin:
-		if f, err = lookupJoin(n); err != nil {
+		if f, err = lookupJoin(n, b.atStart); err != nil {
 			return edge{}, err
 		}
 	case *plan.Limit:
@@ -548,6 +581,9 @@ func (b *builder) scan(n *plan.TableSourceScan, src connectors.TableSource, path
 		return edge{}, sql.Errorf(sql.TableException, "Invalid configured parallelism %d for table '%s'.", sp.Parallelism(), n.Table.ID.String())
 	}
 	v := b.g.AddSource(uid(path, n), "Source: "+n.Table.ID.String(), src, p)
+	if n.Watermark != nil {
+		return b.pushedWatermark(n, edge{vertex: v, p: p}, path)
+	}
 	return edge{vertex: v, p: p}, nil
 }
 
@@ -726,7 +762,7 @@ func (b *builder) filteredScan(n *plan.Calc, path string) (edge, bool, error) {
 	if !ok {
 		return edge{}, false, nil
 	}
-	cf, err := plan.CompileCalc(n.Exprs, nil)
+	cf, err := plan.CompileCalc(b.atStartAll(n.Exprs), nil)
 	if err != nil {
 		return edge{}, false, err
 	}
@@ -1224,12 +1260,16 @@ func rankOperator(n *plan.Rank) (runtime.OperatorFactory, error) {
 // lookupJoin compiles a LookupJoin: the dim's row and its condition as
 // one Calc over the source's physical row, the join condition over the
 // output row.
-func lookupJoin(n *plan.LookupJoin) (runtime.OperatorFactory, error) {
+func lookupJoin(n *plan.LookupJoin, atStart func(plan.Expr) plan.Expr) (runtime.OperatorFactory, error) {
 	src, ok := n.Table.Source.(connectors.LookupSource)
 	if !ok {
 		return nil, sql.Errorf(sql.TableException, "table %s cannot be looked up", n.Table.ID)
 	}
-	dim, err := plan.CompileCalc(n.DimExprs, n.Where)
+	dims := make([]plan.Expr, len(n.DimExprs))
+	for i, e := range n.DimExprs {
+		dims[i] = atStart(e)
+	}
+	dim, err := plan.CompileCalc(dims, atStart(n.Where))
 	if err != nil {
 		return nil, err
 	}
@@ -1240,7 +1280,7 @@ func lookupJoin(n *plan.LookupJoin) (runtime.OperatorFactory, error) {
 		lk := operators.LookupKey{Field: k.Left}
 		switch {
 		case k.Expr != nil:
-			ev, err := plan.Compile(k.Expr)
+			ev, err := plan.Compile(atStart(k.Expr))
 			if err != nil {
 				return nil, err
 			}
@@ -1251,7 +1291,7 @@ func lookupJoin(n *plan.LookupJoin) (runtime.OperatorFactory, error) {
 		spec.Keys = append(spec.Keys, lk)
 	}
 	if n.JoinCond != nil {
-		ev, err := plan.Compile(n.JoinCond)
+		ev, err := plan.Compile(atStart(n.JoinCond))
 		if err != nil {
 			return nil, err
 		}

@@ -48,7 +48,7 @@ func (b *builder) joinParts(n plan.Node, lk, rk []int, kind ast.JoinKind, cond p
 		jp.p = 1
 	}
 	if cond != nil {
-		if jp.cond, err = plan.Compile(cond); err != nil {
+		if jp.cond, err = plan.Compile(b.atStart(cond)); err != nil {
 			return jp, err
 		}
 	}

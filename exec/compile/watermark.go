@@ -1,7 +1,10 @@
 package compile
 
 import (
+	"time"
+
 	"github.com/sqlrun/sqlrun/config"
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
 	"github.com/sqlrun/sqlrun/plan"
@@ -41,4 +44,60 @@ func (b *builder) watermarkAssigner(n *plan.WatermarkAssigner, path string) (edg
 	v := b.g.AddOperator(uid(path, n), n.Name(), operators.WatermarkAssigner(spec), p)
 	b.connect(in, v, p)
 	return edge{vertex: v, p: p}, nil
+}
+
+// pushedWatermark generates the watermark a scan's source took
+// (plan.PushedWatermark, Flink's SupportsWatermarkPushDown) in an operator
+// chained right after the reader, at the source's parallelism, as the
+// source says it emits it (connectors.WatermarkEmit): before each row (the
+// values connector, as Flink's FromElementSourceFunctionWithWatermark),
+// after each row (Paimon's default on-event strategy) or periodically, as
+// a WatermarkAssigner; per split for a source whose reader reads splits
+// (connectors.SplitSource, Paimon's FLIP-27 source), as Flink's
+// SourceOperator does.
+func (b *builder) pushedWatermark(n *plan.TableSourceScan, src edge, path string) (edge, error) {
+	ev, err := plan.Compile(n.Watermark.Expr)
+	if err != nil {
+		return edge{}, err
+	}
+	spec := operators.WatermarkSpec{Rowtime: -1, Pushed: true, Watermark: func(r sql.Row) (any, error) { return ev(r.Values) }}
+	emit := connectors.WatermarkPeriodic
+	if s, ok := n.Table.Source.(connectors.WatermarkPushDownSource); ok {
+		emit = s.WatermarkEmit()
+	}
+	// A source that reads splits generates it per split (its reader's
+	// split events come with the rows on the forward edge).
+	if s, ok := n.Table.Source.(connectors.SplitSource); ok && s.ReadsSplits() && emit != connectors.WatermarkBeforeRow {
+		spec.PerSplit = true
+	}
+	interval, err := config.Duration(b.opts.Config, config.KeyWatermarkInterval)
+	if err != nil {
+		return edge{}, err
+	}
+	idle, err := config.Duration(b.opts.Config, config.KeyIdleTimeout)
+	if err != nil {
+		return edge{}, err
+	}
+	spec.PerRow, spec.Interval, spec.IdleTimeout = pushedTiming(emit, interval, idle)
+	v := b.g.AddOperator(uid(path, n)+"-watermark", "WatermarkGenerator", operators.WatermarkAssigner(spec), src.p)
+	b.connect(src, v, src.p)
+	return edge{vertex: v, p: src.p}, nil
+}
+
+// pushedTiming is how a generator pushed into a source emits, given
+// pipeline.auto-watermark-interval and table.exec.source.idle-timeout:
+// before each row, never idle (the values source); after each row that
+// advances it, never idle: Paimon's OnEventWatermarkStrategy wraps the
+// planner's strategy, whose WatermarksWithIdleness
+// (WatermarkPushDownSpec.apply) only marks a split idle from
+// onPeriodicEmit, which the on-event generator never calls; or
+// periodically, idle after the timeout.
+func pushedTiming(emit connectors.WatermarkEmit, interval, idle time.Duration) (perRow bool, iv, it time.Duration) {
+	switch emit {
+	case connectors.WatermarkBeforeRow:
+		return true, 0, 0
+	case connectors.WatermarkAfterRow:
+		return false, 0, 0
+	}
+	return false, interval, idle
 }

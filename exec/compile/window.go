@@ -38,6 +38,7 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 	}
 	spec := windowSpec(one.Window, one.TimeCol)
 	spec.GroupKeys, spec.WindowTime, spec.ProcTime = one.Group, n.WindowTime, one.Window.ProcTime
+	spec.NoProperties = one.Window.Legacy && !one.Window.Props
 	for _, a := range one.Aggs {
 		s, err := aggSpec(a)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime/state"
 	"github.com/sqlrun/sqlrun/internal/fnv1a"
 	"github.com/sqlrun/sqlrun/sql"
@@ -53,6 +54,15 @@ type Operator interface {
 	Finish(out *Collector) error
 	// Close releases resources.
 	Close() error
+}
+
+// SplitProcessor is implemented by operators that take the split events
+// of the source they are chained to (connectors.SplitReader), forwarded
+// with its rows: the generator of a watermark pushed into a source that
+// reads splits. ProcessSplitBatch replaces ProcessBatch; it is called on
+// every batch, with events or without, and with events and no rows.
+type SplitProcessor interface {
+	ProcessSplitBatch(rows []sql.Row, events []connectors.SplitEvent, out *Collector) error
 }
 
 // Context tells an operator where it runs.

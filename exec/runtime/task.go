@@ -34,6 +34,9 @@ type envelope struct {
 	// drain is set on end of input when the data really ended (run Finish);
 	// it is false when a graceful stop ended the input.
 	drain bool
+	// splits are the split events of a source's rows (on forward edges,
+	// to a SplitProcessor: the generator of a watermark pushed into it).
+	splits []connectors.SplitEvent
 }
 
 type envKind uint8
@@ -138,12 +141,15 @@ const (
 
 // task is one subtask of a vertex, run by one goroutine.
 type task struct {
-	job     *Job
-	vertex  *Vertex
-	vi      int
-	subtask int
-	role    taskRole
-	metrics *vertexMetrics
+	// splitEvents are the split events of the rows a source task sends
+	// next (connectors.SplitReader).
+	splitEvents []connectors.SplitEvent
+	job         *Job
+	vertex      *Vertex
+	vi          int
+	subtask     int
+	role        taskRole
+	metrics     *vertexMetrics
 
 	restored []byte
 	// restoreDir is the directory of the checkpoint being restored.
@@ -356,6 +362,16 @@ func (t *task) runSource(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("read %s: %w", t.name(), err)
 			}
+			t.splitEvents = nil
+			if sr, ok := t.reader.(connectors.SplitReader); ok {
+				t.splitEvents = sr.SplitEvents()
+			}
+			if len(rows) == 0 && len(t.splitEvents) > 0 {
+				if err := t.send(ctx, rows); err != nil {
+					return err
+				}
+				continue
+			}
 			if len(rows) == 0 {
 				idle.Reset(5 * time.Millisecond)
 				select {
@@ -562,6 +578,11 @@ func (t *task) handle(ctx context.Context, m envelope) error {
 
 func (t *task) process(ctx context.Context, m envelope) error {
 	t.metrics.recordsIn.Add(int64(len(m.rows)))
+	sp, _ := t.op.(SplitProcessor)
+	if len(m.rows) == 0 && (sp == nil || t.role == roleSink) {
+		// Split events without rows matter only to a SplitProcessor.
+		return nil
+	}
 	switch t.role {
 	case roleSink:
 		if err := t.writer.Write(ctx, m.rows); err != nil {
@@ -569,7 +590,13 @@ func (t *task) process(ctx context.Context, m envelope) error {
 		}
 		return nil
 	default:
-		if err := t.op.ProcessBatch(t.inputIndex(m.ch), m.rows, &t.out); err != nil {
+		var err error
+		if sp != nil {
+			err = sp.ProcessSplitBatch(m.rows, m.splits, &t.out)
+		} else {
+			err = t.op.ProcessBatch(t.inputIndex(m.ch), m.rows, &t.out)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", t.name(), err)
 		}
 		return t.flushOut(ctx)
@@ -663,10 +690,19 @@ func (t *task) send(ctx context.Context, rows []sql.Row) error {
 		}
 		return append([]sql.Row(nil), rows...)
 	}
+	splits := t.splitEvents
+	t.splitEvents = nil
 	for _, o := range t.outs {
+		if len(rows) == 0 && (o.kind != Forward || len(splits) == 0) {
+			continue
+		}
 		switch o.kind {
 		case Forward, Global:
-			if err := t.put(ctx, o.dests[0], envelope{kind: envData, rows: own()}); err != nil {
+			var ev []connectors.SplitEvent
+			if o.kind == Forward {
+				ev = splits
+			}
+			if err := t.put(ctx, o.dests[0], envelope{kind: envData, rows: own(), splits: ev}); err != nil {
 				return err
 			}
 		case Rebalance:

@@ -2,6 +2,9 @@ package runtime_test
 
 import (
 	"context"
+	"io"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sqlrun/sqlrun/connectors"
@@ -91,5 +94,112 @@ func TestWatermarksFlowAsFlink(t *testing.T) {
 	}
 	if n := sink.rows[len(sink.rows)-1].Values[1].(int64); n != 5 {
 		t.Fatalf("the final watermark came before all rows: %v", sink.lines())
+	}
+}
+
+// eventSource's reader returns its batches with their split events
+// (connectors.SplitReader), one batch per Next, then ends.
+type eventSource struct {
+	batches [][]sql.Row
+	events  [][]connectors.SplitEvent
+}
+
+func (s *eventSource) ChangelogMode() sql.ChangelogMode { return sql.InsertOnly }
+func (s *eventSource) Bounded() bool                    { return true }
+func (s *eventSource) NewReader(int, int) (connectors.SourceReader, error) {
+	return &eventReader{s: s, i: -1}, nil
+}
+
+type eventReader struct {
+	s *eventSource
+	i int
+}
+
+func (r *eventReader) Open(context.Context, []byte) error { return nil }
+func (r *eventReader) Next(context.Context) ([]sql.Row, error) {
+	r.i++
+	if r.i >= len(r.s.batches) {
+		return nil, io.EOF
+	}
+	return r.s.batches[r.i], nil
+}
+func (r *eventReader) SplitEvents() []connectors.SplitEvent {
+	if r.i < 0 || r.i >= len(r.s.events) {
+		return nil
+	}
+	return r.s.events[r.i]
+}
+func (r *eventReader) Snapshot(int64) ([]byte, error)                        { return nil, nil }
+func (r *eventReader) NotifyCheckpointComplete(context.Context, int64) error { return nil }
+func (r *eventReader) Close() error                                          { return nil }
+
+// emptySink counts the Writes it is given without rows.
+type emptySink struct {
+	memSink
+	empty atomic.Int64
+}
+
+func (s *emptySink) NewWriter(subtask, n int) (connectors.SinkWriter, error) {
+	w, err := s.memSink.NewWriter(subtask, n)
+	return emptyCounting{w, s}, err
+}
+
+type emptyCounting struct {
+	connectors.SinkWriter
+	s *emptySink
+}
+
+func (w emptyCounting) Write(ctx context.Context, rows []sql.Row) error {
+	if len(rows) == 0 {
+		w.s.empty.Add(1)
+	}
+	return w.SinkWriter.Write(ctx, rows)
+}
+
+// TestSplitEventsReachTheGenerator: a source reader's split events travel
+// with its rows on the forward edge to the per-split watermark generator
+// (runtime.SplitProcessor), those of a Next without rows too, and go
+// nowhere else: a sink chained to the same source gets no empty Write.
+// Splits a and b are handed over together; b holds the watermark back
+// while a is read, the events-only batch finishes a and starts b.
+func TestSplitEventsReachTheGenerator(t *testing.T) {
+	ev := func(k connectors.SplitEventKind, id string) connectors.SplitEvent {
+		return connectors.SplitEvent{Kind: k, Split: id}
+	}
+	src := &eventSource{
+		batches: [][]sql.Row{tsRows(5000, 6000), nil, tsRows(2000)},
+		events: [][]connectors.SplitEvent{
+			{ev(connectors.SplitAdded, "a"), ev(connectors.SplitAdded, "b"), ev(connectors.SplitRead, "a")},
+			{ev(connectors.SplitFinished, "a"), ev(connectors.SplitRead, "b")},
+			nil,
+		},
+	}
+	g := runtime.NewGraph("split-events")
+	s := g.AddSource("src", "Source: t", src, 1)
+	wm := g.AddOperator("wm", "WatermarkGenerator", operators.WatermarkAssigner(operators.WatermarkSpec{
+		Rowtime: -1, Pushed: true, PerSplit: true,
+		Watermark: func(r sql.Row) (any, error) { return r.Values[0], nil },
+	}), 1)
+	rec := g.AddOperator("rec", "rec", func(int, int) (runtime.Operator, error) { return &wmRecorder{}, nil }, 1)
+	sink := &memSink{}
+	direct := &emptySink{}
+	g.Connect(s, wm, runtime.Partitioning{Kind: runtime.Forward})
+	g.Connect(wm, rec, runtime.Partitioning{Kind: runtime.Forward})
+	g.Connect(rec, g.AddSink("sink", "Sink", sink, 1), runtime.Partitioning{Kind: runtime.Forward})
+	g.Connect(s, g.AddSink("direct", "Sink: direct", direct, 1), runtime.Partitioning{Kind: runtime.Forward})
+	job, err := runtime.Start(context.Background(), g, runtime.Config{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// (watermark, rows seen): 2000 is b's first row, after a's 5000 and
+	// 6000 were held back by b; then the end of input.
+	if got, want := strings.Join(sink.lines(), " "), "+I[2000, 3] +I[9223372036854775807, 3]"; got != want {
+		t.Fatalf("watermarks: got %s, want %s", got, want)
+	}
+	if n := direct.empty.Load(); n != 0 || len(direct.lines()) != 3 {
+		t.Fatalf("direct sink: %d empty writes, rows %v", n, direct.lines())
 	}
 }

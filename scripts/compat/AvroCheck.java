@@ -7,8 +7,12 @@
 // Usage: java -cp <avro, jackson 1, zstd-jni jars> AvroCheck.java <file>...
 // Prints per file "FILE <path> <schema full name> <records>", then per
 // manifest entry "ENTRY <kind> <bucket> <totalBuckets> <file name>
-// <file size> <row count>", per manifest list record "LIST <manifest
-// file name> <file size>" and per KeyValue data record "ROW <field>=<value>..."
+// <file size> <row count> <level>", per index manifest entry "INDEX <kind>
+// <partition bytes in hex> <bucket> <index type> <file name> <file size>
+// <row count>" followed by one "DVRANGE <data file> <offset> <length>
+// <cardinality>" per deletion vector it locates, per manifest list record
+// "LIST <manifest file name> <file size>" and per KeyValue data record
+// "ROW <field>=<value>..."
 // (bytes in hex); on a failure "ERROR <path> <message>".
 import com.github.luben.zstd.ZstdInputStream;
 import com.github.luben.zstd.ZstdOutputStream;
@@ -60,7 +64,24 @@ public class AvroCheck {
                         GenericRecord f = (GenericRecord) rec.get("_FILE");
                         sb.append("ENTRY ").append(rec.get("_KIND")).append(' ').append(rec.get("_BUCKET")).append(' ')
                           .append(rec.get("_TOTAL_BUCKETS")).append(' ').append(f.get("_FILE_NAME")).append(' ')
-                          .append(f.get("_FILE_SIZE")).append(' ').append(f.get("_ROW_COUNT")).append('\n');
+                          .append(f.get("_FILE_SIZE")).append(' ').append(f.get("_ROW_COUNT")).append(' ')
+                          .append(f.get("_LEVEL")).append('\n');
+                    } else if (rec.getSchema().getField("_INDEX_TYPE") != null) {
+                        ByteBuffer p = ((ByteBuffer) rec.get("_PARTITION")).duplicate();
+                        StringBuilder hex = new StringBuilder("0x");
+                        while (p.hasRemaining()) hex.append(String.format("%02x", p.get()));
+                        sb.append("INDEX ").append(rec.get("_KIND")).append(' ').append(hex).append(' ')
+                          .append(rec.get("_BUCKET")).append(' ').append(rec.get("_INDEX_TYPE")).append(' ')
+                          .append(rec.get("_FILE_NAME")).append(' ').append(rec.get("_FILE_SIZE")).append(' ')
+                          .append(rec.get("_ROW_COUNT")).append('\n');
+                        Object ranges = rec.get("_DELETIONS_VECTORS_RANGES");
+                        if (ranges != null) {
+                            for (Object o : (java.util.List<?>) ranges) {
+                                GenericRecord d = (GenericRecord) o;
+                                sb.append("DVRANGE ").append(d.get("f0")).append(' ').append(d.get("f1")).append(' ')
+                                  .append(d.get("f2")).append(' ').append(d.get("_CARDINALITY")).append('\n');
+                            }
+                        }
                     } else if (rec.getSchema().getField("_SEQUENCE_NUMBER") != null) {
                         sb.append("ROW");
                         for (org.apache.avro.Schema.Field fd : rec.getSchema().getFields()) {

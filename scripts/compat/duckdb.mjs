@@ -40,7 +40,7 @@ for (const f of process.argv.slice(2)) {
       }
       out.minmax[c.column_name] = r;
     }
-    out.values = await q(`SELECT * FROM read_parquet(${lit(f)})`);
+    out.values = await q(`SELECT * FROM read_parquet(${lit(f)}, file_row_number = true) ORDER BY file_row_number`);
   } catch (e) {
     out.error = String(e && e.message || e);
   }

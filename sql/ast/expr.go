@@ -159,6 +159,10 @@ type FuncCall struct {
 	Args     []Expr
 	Distinct bool
 	Star     bool
+	// NoParens marks a niladic function written without parentheses
+	// (LOCALTIME, not LOCALTIME()): Calcite parses it as an identifier,
+	// which names its select item (SqlValidatorUtil.getAlias).
+	NoParens bool
 	// Filter is the condition of an aggregate's FILTER (WHERE cond); nil
 	// for none.
 	Filter Expr

@@ -136,6 +136,9 @@ func (e *Binary) String() string {
 	return paren(e.L, p) + " " + string(e.Op) + " " + paren(e.R, p+1)
 }
 
+// Niladic reports a function Flink calls without parentheses.
+func Niladic(name string) bool { return niladic[name] }
+
 // niladic are the functions Flink calls without parentheses.
 var niladic = map[string]bool{
 	"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true, "LOCALTIME": true,

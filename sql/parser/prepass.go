@@ -240,6 +240,10 @@ var rules = []rule{
 	{"GROUPING", nextWord("SETS"), (*rewriter).groupingSets},
 	{"ROLLUP", nextIs("("), (*rewriter).renameCall},
 	{"CUBE", nextIs("("), (*rewriter).renameCall},
+	// SESSION(ts, gap): the legacy group window call (GROUP BY
+	// SESSION(...)); SESSION is a TiDB keyword (SET SESSION). The SESSION
+	// window TVF is read whole by TABLE's rule.
+	{"SESSION", nextIs("("), (*rewriter).renameCall},
 	// SPLIT(s, delimiter): SPLIT is a TiDB keyword (SPLIT TABLE).
 	{"SPLIT", callNotTable, (*rewriter).renameCall},
 	{"COUNT", countDistinctOver, (*rewriter).countDistinctOver},

@@ -961,7 +961,23 @@ func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
 	for _, a := range e.Args {
 		f.Args = append(f.Args, c.expr(a))
 	}
+	if len(f.Args) == 0 && ast.Niladic(f.Name) {
+		f.NoParens = !c.followedByParen(e.OriginTextPosition())
+	}
 	return f
+}
+
+// followedByParen tells whether the token at off is followed by "(": a
+// niladic function written as CURRENT_TIMESTAMP() rather than
+// CURRENT_TIMESTAMP.
+func (c *conv) followedByParen(off int) bool {
+	orig := c.r.orig(off)
+	for i, t := range c.p.toks {
+		if t.off == orig {
+			return i+1 < len(c.p.toks) && c.p.toks[i+1].isOp("(")
+		}
+	}
+	return true
 }
 
 // trim converts TiDB's TRIM (args: str [, chars [, direction]]) into

@@ -272,3 +272,39 @@ func (p *parser) intervalType() sql.DataType {
 	}
 	return dt
 }
+
+// ParseDataType reads one data type written in SQL, such as "BIGINT" or
+// "TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL", as a connector option
+// declaring a type does (Flink's LogicalTypeParser; the values connector's
+// 'readable-metadata' = 'originTime:BIGINT'). Defaults are the DDL's.
+func ParseDataType(text string) (t sql.DataType, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = sql.Errorf(sql.SqlParserException, "SQL parse failed. internal error: %v", r)
+		}
+	}()
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	if err := checkSize(text); err != nil {
+		return sql.DataType{}, err
+	}
+	toks, lexErr := lex(text)
+	li := newLineIndex(text)
+	if lexErr != nil {
+		line, col := li.pos(lexErr.off)
+		pe := lexical(text[lexErr.off:min(len(text), lexErr.off+20)], line, col)
+		pe.Statement = text
+		return sql.DataType{}, newError(sql.SqlParserException, pe)
+	}
+	p := newParser(text, toks, li)
+	if p.checkNesting(); p.err != nil {
+		return sql.DataType{}, p.err
+	}
+	t = p.dataType()
+	if tok := p.peek(); tok.kind != tEOF {
+		p.fail(tok)
+	}
+	if p.err != nil {
+		return sql.DataType{}, p.err
+	}
+	return t, nil
+}

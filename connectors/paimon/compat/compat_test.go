@@ -78,6 +78,14 @@ CREATE TABLE t_expire (id INT, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) PAR
   WITH ('bucket' = '2', 'partition.expiration-time' = '1 d', 'partition.timestamp-formatter' = 'yyyyMMdd');
 INSERT INTO t_expire VALUES (1, '20200101'), (2, '20200101'), (3, '29990101');
 CALL sys.expire_partitions(` + "`table`" + ` => 'default.t_expire');
+CREATE TABLE t_dyn (id INT, s STRING, part STRING, PRIMARY KEY (id, part) NOT ENFORCED)
+  PARTITIONED BY (part) WITH ('dynamic-bucket.target-row-num' = '2', 'changelog-producer' = 'input');
+INSERT INTO t_dyn VALUES (1, 'a1', 'a'), (2, 'a2', 'a'), (3, 'a3', 'a'), (4, 'a4', 'a'), (5, 'a5', 'a'), (1, 'b1', 'b');
+INSERT INTO t_dyn VALUES (3, 'a3x', 'a'), (6, 'a6', 'a'), (2, 'b2', 'b');
+CREATE TABLE t_dv (id INT, s STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('deletion-vectors.enabled' = 'true', 'dynamic-bucket.target-row-num' = '2', 'changelog-producer' = 'lookup');
+INSERT INTO t_dv VALUES (1, 'old'), (2, 'two'), (3, 'three'), (4, 'four');
+INSERT INTO t_dv VALUES (1, 'new'), (3, 'three2'), (5, 'five');
 CREATE TABLE t_postpone_n (id INT, arr ARRAY<INT>, m MAP<STRING, BIGINT>, mi MAP<INT, STRING>,
   r ROW<x INT, y ROW<z STRING, w INT>>, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '-2', 'write-max-writers-to-spill' = '0');
 SET 'execution.runtime-mode' = 'streaming';
@@ -173,7 +181,8 @@ func TestCompat(t *testing.T) {
 			}
 			avros = append(avros, p)
 			sizes[filepath.Base(p)] = info.Size()
-		case strings.Contains(p, string(filepath.Separator)+"manifest"+string(filepath.Separator)) && !strings.Contains(filepath.Base(p), "index"):
+		case strings.Contains(p, string(filepath.Separator)+"manifest"+string(filepath.Separator)):
+			// Manifests, manifest lists and index manifests.
 			avros = append(avros, p)
 		}
 		return nil
@@ -223,7 +232,9 @@ func TestCompat(t *testing.T) {
 	if len(postponed) != 1 {
 		t.Errorf("bucket-postpone files of t_postpone_s: %v, want one (one writer, one partition, one checkpoint)", postponed)
 	}
-	checkManifests(t, root, avros, sizes, rows, dirs)
+	if out := checkManifests(t, root, avros, sizes, rows, dirs); out != "" {
+		checkIndexes(t, wh, out, res)
+	}
 	t.Logf("checked %d Parquet files (%v) and %d manifest files", len(parquets), kinds, len(avros))
 }
 
@@ -529,21 +540,22 @@ func checkValues(t *testing.T, wh string, res []byte) {
 	}
 }
 
-// checkManifests reads every manifest and manifest list with Avro Java:
-// each must open (schema, codec) and each data file an entry adds must
-// have the size and row count the entry says.
-func checkManifests(t *testing.T, root string, avros []string, sizes map[string]int64, rows map[string]int64, dirs map[string]string) {
+// checkManifests reads every manifest, manifest list and index manifest
+// with Avro Java: each must open (schema, codec) and each data file an
+// entry adds must have the size and row count the entry says. It returns
+// what AvroCheck printed ("" when Java is missing).
+func checkManifests(t *testing.T, root string, avros []string, sizes map[string]int64, rows map[string]int64, dirs map[string]string) string {
 	java, err := exec.LookPath("java")
 	if err != nil {
 		t.Log("compat: java is not installed; manifests not checked (run scripts/compat/install.sh)")
-		return
+		return ""
 	}
 	cp := []string{"avro.jar", "jackson-core-asl.jar", "jackson-mapper-asl.jar", "zstd-jni.jar", "slf4j-api.jar", "slf4j-nop.jar", "commons-compress.jar"}
 	for i, j := range cp {
 		cp[i] = filepath.Join("/usr/share/java", j)
 		if _, err := os.Stat(cp[i]); err != nil && j != "slf4j-nop.jar" && j != "commons-compress.jar" {
 			t.Logf("compat: %s missing; manifests not checked (run scripts/compat/install.sh: libavro-java, libzstd-jni-java)", cp[i])
-			return
+			return ""
 		}
 	}
 	cmd := exec.Command(java, append([]string{"-cp", strings.Join(cp, ":"), "AvroCheck.java"}, avros...)...)
@@ -661,6 +673,7 @@ func checkManifests(t *testing.T, root string, avros []string, sizes map[string]
 	if files != len(avros) || entries == 0 {
 		t.Errorf("Avro Java read %d of %d manifest files, %d entries", files, len(avros), entries)
 	}
+	return string(out)
 }
 
 // checkPageIndexes checks the column and offset indexes of every data

@@ -117,7 +117,10 @@ type Options struct {
 	ChangelogProducer string   // changelog-producer, lower case
 	ForceLookup       bool     // force-lookup
 	LookupWait        bool     // lookup-wait (fallback changelog-producer.lookup-wait)
-	RowDeduplicate    bool     // changelog-producer.row-deduplicate
+	// CommitForceCompact is commit.force-compact: every commit waits for
+	// the compaction its flush triggered (MergeTreeWriter.prepareCommit).
+	CommitForceCompact bool
+	RowDeduplicate     bool // changelog-producer.row-deduplicate
 	// RowDeduplicateIgnoreFields is
 	// changelog-producer.row-deduplicate-ignore-fields split at commas.
 	RowDeduplicateIgnoreFields []string
@@ -358,6 +361,7 @@ func Parse(raw map[string]string) (*Options, error) {
 	o.ChangelogProducer = strings.ToLower(p.str(OptChangelogProducer, ProducerNone))
 	o.ForceLookup = p.boolean("force-lookup", false)
 	o.LookupWait = p.boolean("lookup-wait", true, "changelog-producer.lookup-wait")
+	o.CommitForceCompact = p.boolean("commit.force-compact", false)
 	o.RowDeduplicate = p.boolean(OptRowDeduplicate, false)
 	o.RowDeduplicateIgnoreFields = p.list("changelog-producer.row-deduplicate-ignore-fields")
 	o.ChangelogCompactionInterval = p.duration("changelog-producer.compaction-interval", 0)

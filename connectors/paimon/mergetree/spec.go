@@ -47,6 +47,11 @@ type Spec struct {
 	// LookupWait (`lookup-wait`, fallback `changelog-producer.lookup-wait`):
 	// the commit waits for the lookup compaction.
 	LookupWait bool
+	// CommitForceCompact (`commit.force-compact`): every PrepareCommit
+	// waits for the compaction its flush triggered, a normal pick (not a
+	// full compaction), as MergeTreeWriter.prepareCommit does with
+	// CoreOptions.commitForceCompact; the lookup-wait loop is not entered.
+	CommitForceCompact bool
 	// ValueEqual compares two values for changelog-producer.row-deduplicate
 	// (ignoring changelog-producer.row-deduplicate-ignore-fields); nil when
 	// row-deduplicate is off, so unchanged rewrites still emit -U/+U.
@@ -150,6 +155,7 @@ func NewSpec(names []string, types []sql.DataType, trimmedPK []string, o *coreop
 	s.DeletionVectors = o.DeletionVectors
 	s.NeedLookup = s.Producer == coreoptions.ProducerLookup || s.Engine == coreoptions.EngineFirstRow || s.DeletionVectors || o.ForceLookup
 	s.LookupWait = o.LookupWait
+	s.CommitForceCompact = o.CommitForceCompact
 	if o.RowDeduplicate {
 		ignore := map[int]bool{}
 		for _, n := range o.RowDeduplicateIgnoreFields {

@@ -261,7 +261,8 @@ func indexFile(fs []*FileMeta, f *FileMeta) int {
 
 // PrepareCommit flushes the buffer and returns the increment since the last
 // commit. waitCompaction waits for the running compaction (the table layer
-// passes true for lookup tables with lookup-wait, and at end of input);
+// passes true for lookup tables with lookup-wait, and at end of input;
+// commit.force-compact waits for it on every commit, without the loop below);
 // tables needing lookup keep compacting until level 0 is empty so every
 // commit's changelog is complete. Every full-compaction.delta-commits
 // commits a full compaction is forced and waited for.
@@ -280,7 +281,10 @@ func (w *Writer) PrepareCommit(waitCompaction bool) (*CommitIncrement, error) {
 	if forceFull || w.mgr.ShouldWaitForPreparingCheckpoint() {
 		waitCompaction = true
 	}
-	if err := w.syncCompaction(waitCompaction); err != nil {
+	// commit.force-compact: MergeTreeWriter.prepareCommit waits for the
+	// compaction flushWriteBuffer triggered (a normal pick), whether or
+	// not this writer had new rows.
+	if err := w.syncCompaction(waitCompaction || w.spec.CommitForceCompact); err != nil {
 		return nil, err
 	}
 	if waitCompaction && w.spec.NeedLookup && !w.spec.WriteOnly {

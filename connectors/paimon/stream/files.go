@@ -59,6 +59,9 @@ type multiIter struct {
 	n, i int
 	cur  table.RowIterator
 	e    error
+	// opened and done, when set, are told when split i is opened and
+	// when it has been read to its end.
+	opened, done func(i int)
 }
 
 func (m *multiIter) Next() (sql.Row, bool) {
@@ -71,6 +74,9 @@ func (m *multiIter) Next() (sql.Row, bool) {
 				return sql.Row{}, false
 			}
 			m.i++
+			if m.opened != nil {
+				m.opened(m.i - 1)
+			}
 		}
 		if r, ok := m.cur.Next(); ok {
 			return r, true
@@ -78,6 +84,9 @@ func (m *multiIter) Next() (sql.Row, bool) {
 		m.e = m.cur.Error()
 		m.cur.Close()
 		m.cur = nil
+		if m.e == nil && m.done != nil {
+			m.done(m.i - 1)
+		}
 	}
 	return sql.Row{}, false
 }

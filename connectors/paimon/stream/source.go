@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +51,10 @@ type Source struct {
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 
+	// SplitBatch is 'scan.split-enumerator.batch-size': how many of a
+	// subtask's splits a bounded read hands its reader at once.
+	SplitBatch int
+
 	progress progress
 	plans    planCache
 }
@@ -92,8 +97,18 @@ func NewSourceTable(t *table.Table, streaming bool, projection []int) (*Source, 
 			return nil, fmt.Errorf("paimon table %s: %w", tablePath, err)
 		}
 	}
-	return &Source{T: t, Cfg: cfg, Projection: projection}, nil
+	batch := 10
+	if v, ok := t.Options.Raw()[optSplitBatch]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return nil, illegal("Could not parse value '%s' for key '%s'.", v, optSplitBatch)
+		}
+		batch = n
+	}
+	return &Source{T: t, Cfg: cfg, Projection: projection, SplitBatch: batch}, nil
 }
+
+const optSplitBatch = "scan.split-enumerator.batch-size"
 
 // ErrBranchRead is wrapped when a batch read would have to read another
 // branch of the table, which sqlrun does not do.
@@ -282,9 +297,67 @@ type Reader struct {
 	nextCheck time.Time
 	// emptyDone: the partial aggregate of no rows was returned (Source.Aggregate).
 	emptyDone bool
+
+	// events are the split events of the rows being returned (SplitEvents);
+	// at is the number of rows the current drain has collected, where an
+	// event goes; skipping is set while a restore skips rows already
+	// emitted, whose events were reported before.
+	events   []connectors.SplitEvent
+	at       int
+	skipping bool
 }
 
-var _ connectors.SourceReader = (*Reader)(nil)
+var (
+	_ connectors.SourceReader = (*Reader)(nil)
+	_ connectors.SplitReader  = (*Reader)(nil)
+)
+
+// SplitEvents reports the splits of the rows the last Next returned
+// (connectors.SplitReader). A split is what Paimon's enumerator hands to a
+// FileStoreSourceReader: the rows of one bucket of one partition in one
+// snapshot (a DataSplit), this subtask's in plan order. The reader is
+// handed them handover() at a time (PreAssignSplitAssigner.getNext) and
+// asks for more only when all it was handed are finished
+// (FileStoreSourceReader.onSplitFinished); it reads them one after
+// another, and a split is finished when its last row was read.
+func (r *Reader) SplitEvents() []connectors.SplitEvent {
+	ev := r.events
+	r.events = nil
+	return ev
+}
+
+func (r *Reader) splitEvent(kind connectors.SplitEventKind, id string) {
+	if !r.skipping {
+		r.events = append(r.events, connectors.SplitEvent{At: r.at, Kind: kind, Split: id})
+	}
+}
+
+func (r *Reader) splitID(i int) string {
+	return fmt.Sprintf("%s-%d-%d-%d", r.pos.Phase, r.pos.From, r.pos.Snapshot, i)
+}
+
+// handover is how many splits the reader is handed at once: an unbounded
+// read's ContinuousFileSplitEnumerator hands them one at a time (its
+// PreAssignSplitAssigner has a batch size of 1), a bounded read's
+// StaticFileStoreSplitEnumerator 'scan.split-enumerator.batch-size'.
+func (r *Reader) handover() int {
+	if r.cfg.Streaming {
+		return 1
+	}
+	return max(r.src.SplitBatch, 1)
+}
+
+// splitOpened reports split i of n being opened: when it is the first of
+// a batch, the batch is handed over first.
+func (r *Reader) splitOpened(i, n int) {
+	b := r.handover()
+	if i%b == 0 {
+		for j := i; j < min(i+b, n); j++ {
+			r.splitEvent(connectors.SplitAdded, r.splitID(j))
+		}
+	}
+	r.splitEvent(connectors.SplitRead, r.splitID(i))
+}
 
 // Open restores a checkpointed position, or starts from the consumer's
 // progress ('consumer-id', streaming, unless 'consumer.ignore-progress'),
@@ -421,6 +494,7 @@ func (r *Reader) drain() ([]sql.Row, error) {
 		if ok {
 			row, r.peeked = r.peek, false
 		} else {
+			r.at = len(out)
 			row, ok = r.cur.Next()
 		}
 		if !ok {
@@ -434,6 +508,7 @@ func (r *Reader) drain() ([]sql.Row, error) {
 			return out, nil
 		}
 		if len(out) == r.batch {
+			// (Events of the row held back were placed at len(out), before it.)
 			// A full batch: hold the next row back, so that an exhausted
 			// snapshot is noticed now and not after the next checkpoint.
 			r.peek, r.peeked = row, true
@@ -486,13 +561,29 @@ func (r *Reader) mine(splits []table.Split) []table.Split {
 // setIter installs the iterator of the current position, skipping the
 // rows emitted before a restore.
 func (r *Reader) setIter(it table.RowIterator) error {
+	r.skipping = r.pos.Offset > 0
 	for i := int64(0); i < r.pos.Offset; i++ {
 		if _, ok := it.Next(); !ok {
 			if err := it.Error(); err != nil {
 				it.Close()
+				r.skipping = false
 				return fmt.Errorf("paimon source: restore %s snapshot %d offset %d: %w", r.pos.Phase, r.pos.Snapshot, r.pos.Offset, err)
 			}
 			break
+		}
+	}
+	if r.skipping {
+		r.skipping = false
+		// The reader restored holds the splits of its batch not finished
+		// (SourceOperator's state), the one being read first.
+		if m, ok := it.(*multiIter); ok && m.cur != nil {
+			i := m.i - 1
+			b := r.handover()
+			r.at = 0
+			for j := i; j < min((i/b+1)*b, m.n); j++ {
+				r.splitEvent(connectors.SplitAdded, r.splitID(j))
+			}
+			r.splitEvent(connectors.SplitRead, r.splitID(i))
 		}
 	}
 	r.cur, r.peeked = it, false
@@ -500,20 +591,21 @@ func (r *Reader) setIter(it table.RowIterator) error {
 }
 
 func (r *Reader) splitIter(id int64, kind table.SplitKind, splits []table.Split, insertOnly bool) table.RowIterator {
-	return &multiIter{n: len(splits), open: func(i int) (table.RowIterator, error) {
-		// $audit_log keeps deletes and RowKinds in full reads too
-		// (AuditLogRead.forceKeepDelete).
-		sp := splits[i] // a copy: the plan cache shares splits between subtasks
-		sp.SnapshotID, sp.Kind = id, kind
-		if kind == table.SplitChangelog {
-			sp.DeletionFiles = nil // changelog files carry no deletion vectors
-		}
-		it, err := r.t.NewSplitReader(sp, table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit, Aggregate: r.src.Aggregate, Filter: r.src.Filter})
-		if err != nil {
-			return nil, err
-		}
-		return &splitIter{it: it, insertOnly: insertOnly}, nil
-	}}
+	return &multiIter{n: len(splits), opened: func(i int) { r.splitOpened(i, len(splits)) },
+		done: func(i int) { r.splitEvent(connectors.SplitFinished, r.splitID(i)) }, open: func(i int) (table.RowIterator, error) {
+			// $audit_log keeps deletes and RowKinds in full reads too
+			// (AuditLogRead.forceKeepDelete).
+			sp := splits[i] // a copy: the plan cache shares splits between subtasks
+			sp.SnapshotID, sp.Kind = id, kind
+			if kind == table.SplitChangelog {
+				sp.DeletionFiles = nil // changelog files carry no deletion vectors
+			}
+			it, err := r.t.NewSplitReader(sp, table.ReadOptions{Projection: r.src.Projection, KeepDelete: r.src.Audit, Aggregate: r.src.Aggregate, Filter: r.src.Filter})
+			if err != nil {
+				return nil, err
+			}
+			return &splitIter{it: it, insertOnly: insertOnly}, nil
+		}}
 }
 
 // step does one unit of planning. wait=true means nothing is available

@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,12 +15,13 @@ import (
 	pformat "github.com/parquet-go/parquet-go/format"
 	"github.com/sqlrun/sqlrun/connectors/paimon/binrow"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
+	"github.com/sqlrun/sqlrun/connectors/paimon/fs"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
 // A table whose options ask for what sqlrun does not do on write
-// ('commit.force-compact' = 'true': Paimon compacts before every commit,
-// which sqlrun does not) is refused for writing, compaction and the sink,
+// ('compaction.force-up-level-0' = 'true': Paimon's compaction then always
+// picks every level-0 file, which sqlrun's does not) is refused for writing, compaction and the sink,
 // naming the option, and read as usual: the option only matters to a
 // writer.
 func TestWriteRefusedOptionStillReads(t *testing.T) {
@@ -29,7 +31,7 @@ func TestWriteRefusedOptionStillReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeCommit(t, tbl, "u", 1, row(sql.Insert, int64(1), "d", int32(1), "a"))
-	const k, v = "commit.force-compact", "true"
+	const k, v = "compaction.force-up-level-0", "true"
 	forced, err := Open(nil, dir, map[string]string{k: v})
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +56,86 @@ func TestWriteRefusedOptionStillReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeCommit(t, none, "u", 2, row(sql.Insert, int64(2), "d", int32(2), "b"))
+}
+
+// TestCommitForceCompact: with 'commit.force-compact' = 'true' a
+// streaming writer's every commit carries the compaction its flush
+// triggered, as MergeTreeWriter.prepareCommit waits for it
+// (commitForceCompact sets waitCompaction) in every open writer
+// (AbstractFileStoreWrite.prepareCommit). The compaction is the normal
+// pick of flushWriteBuffer's triggerCompaction(false), not a full one: with
+// 'num-sorted-run.compaction-trigger' = '2' the first commit's single
+// sorted run stays on level 0 (UniversalCompaction picks nothing below
+// the trigger) and the second commit compacts both runs (an APPEND then a
+// COMPACT snapshot). A lookup table picks with ForceUpLevel0Compaction, so
+// with 'lookup-wait' = 'false' (the commit would not wait otherwise) every
+// commit leaves no level-0 file. A writer with no new rows still waits and
+// commits nothing. (sqlrun refused the option on write before.)
+func TestCommitForceCompact(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		opts   map[string]string
+		level0 []int // level-0 files after each commit
+	}{
+		{"universal", map[string]string{"num-sorted-run.compaction-trigger": "2"}, []int{1, 0}},
+		{"lookup", map[string]string{"changelog-producer": "lookup", "lookup-wait": "false"}, []int{0, 0, 0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := map[string]string{"bucket": "1", "commit.force-compact": "true"}
+			for k, v := range c.opts {
+				opts[k] = v
+			}
+			tbl, err := Create(fs.NewLocal(), t.TempDir(), pkSchema(), nil, opts, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := tbl.NewWrite(WriteOptions{TempDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			var want []string
+			for i, wantL0 := range c.level0 {
+				id := int64(i + 1)
+				if err := w.Write(row(sql.Insert, id, "d", int32(id), "x")); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, fmt.Sprintf("+I[%d, d, %d, x]", id, id))
+				msgs, err := w.PrepareCommit(false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := tbl.NewCommit("u").Commit(id, msgs, nil); err != nil {
+					t.Fatal(err)
+				}
+				s, err := tbl.Snapshots.Latest()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := 0
+				for _, e := range liveFiles(t, tbl) {
+					if e.File.Level == 0 {
+						got++
+					}
+				}
+				wantKind := "COMPACT"
+				if wantL0 > 0 {
+					wantKind = "APPEND"
+				}
+				if got != wantL0 || string(s.CommitKind) != wantKind {
+					t.Fatalf("after commit %d: %d level-0 files, latest snapshot %d %s; want %d level-0 files, a %s snapshot last",
+						id, got, s.ID, s.CommitKind, wantL0, wantKind)
+				}
+			}
+			if got := mustRead(t, tbl); got != strings.Join(want, "\n") {
+				t.Fatalf("read:\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+			}
+			msgs, err := w.PrepareCommit(false)
+			if err != nil || len(msgs) != 0 {
+				t.Fatalf("a commit without new rows: %v %v, want nothing to commit", msgs, err)
+			}
+		})
+	}
 }
 
 // data-file.prefix and changelog-file.prefix name the files every writer

@@ -187,16 +187,35 @@ func manifestCodec(c string) string {
 // stored, as Flink's Paimon catalog stores them: without 'bucket' a
 // primary-key table is in dynamic bucket mode (bucket = -1, Paimon's
 // default) and an append table bucket-unaware. Options 'connector' and
-// 'path' belong to the SQL table, not the Paimon schema, and are not
-// stored.
+// 'path' are not stored (FlinkCatalog.buildPaimonSchema removes
+// 'connector'; a catalog table has no 'path').
 func Create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, options map[string]string, comment string, nowMillis int64) (*Table, error) {
+	return create(fio, path, s, partitionKeys, options, comment, nowMillis, false)
+}
+
+// createMapping is Create for a table declared with 'connector' = 'paimon',
+// 'path' and 'auto-create' = 'true' outside a Paimon catalog: Paimon
+// 1.4's FlinkTableFactory.createTableIfNeeded hands the declaration to
+// FlinkCatalog.fromCatalogTable and SchemaManager.createTable directly,
+// without buildPaimonSchema, so every declared option is stored,
+// 'connector' and 'path' (as written) included, and the declared COMMENT
+// (Schema.Builder.comment(catalogTable.getComment())).
+func createMapping(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, comment string, options map[string]string, nowMillis int64) (*Table, error) {
+	return create(fio, path, s, partitionKeys, options, comment, nowMillis, true)
+}
+
+func create(fio fs.FileIO, path string, s sql.Schema, partitionKeys []string, options map[string]string, comment string, nowMillis int64, mapping bool) (*Table, error) {
 	if fio == nil {
 		fio = fs.NewLocal()
 	}
 	opts := map[string]string{}
 	for k, v := range options {
 		switch k {
-		case "connector", "path", "type", "warehouse":
+		case "connector", "path":
+			if !mapping {
+				continue
+			}
+		case "type", "warehouse":
 			continue
 		}
 		opts[k] = v
@@ -396,11 +415,12 @@ func (t *Table) TotalBuckets() int32 { return int32(t.NumBuckets) }
 
 // OpenForSQL opens the table behind a SQL table declared with
 // 'connector' = 'paimon' and 'path' (Flink's default catalog): the table
-// at path with the SQL options as dynamic options. A missing table is
-// created from the declaration when create is true (Paimon's 'auto-create'
-// or sqlrun's CREATE TABLE), else it fails with Paimon's message. stored
+// at path with the SQL options (all of the declaration's: 'connector' and
+// 'path' are no dynamic options) as dynamic options. A missing table is
+// created from the declaration (its COMMENT too) when create is true
+// (Paimon's 'auto-create', createMapping), else it fails with Paimon's message. stored
 // is the table's latest schema when the caller has read it (nil: read it).
-func OpenForSQL(fio fs.FileIO, path string, stored *schema.TableSchema, s sql.Schema, partitionKeys []string, options map[string]string, create bool) (*Table, error) {
+func OpenForSQL(fio fs.FileIO, path string, stored *schema.TableSchema, s sql.Schema, partitionKeys []string, comment string, options map[string]string, create bool) (*Table, error) {
 	t, err := OpenSchema(fio, path, stored, options)
 	if err == nil || !errors.Is(err, ErrTableNotExist) {
 		return t, err
@@ -408,7 +428,7 @@ func OpenForSQL(fio fs.FileIO, path string, stored *schema.TableSchema, s sql.Sc
 	if !create {
 		return nil, fmt.Errorf("%w: Schema file not found in location %s. Please create table first.", ErrTableNotExist, path)
 	}
-	if _, err := Create(fio, path, s, partitionKeys, options, "", time.Now().UnixMilli()); err != nil && !errors.Is(err, fs.ErrExist) {
+	if _, err := createMapping(fio, path, s, partitionKeys, comment, options, time.Now().UnixMilli()); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
 	return Open(fio, path, options)

@@ -363,13 +363,21 @@ func (c *Catalog) GetTableAt(db, name string, timestampMillis int64) (*catalog.T
 	return d, nil
 }
 
-// Describe maps a Paimon schema to a catalog table.
+// Describe maps a Paimon schema to a catalog table. Its options are the
+// stored ones without 'connector' and 'path', which a table created with
+// 'auto-create' stores (FlinkTableFactory.createTableIfNeeded): a table
+// of a Paimon catalog is read and written where the catalog found it
+// whatever they say, as Flink hands it to the catalog's own factory
+// (AbstractFlinkTableFactory with a DataCatalogTable), so the planner
+// gives it the catalog's connector and location (TablePath).
 func Describe(s *schema.TableSchema) *catalog.Table {
 	out := &catalog.Table{Schema: s.SQLSchema(), PartitionKeys: append([]string(nil), s.PartitionKeys...),
 		Options: maps.Clone(s.Options)}
 	if out.Options == nil {
 		out.Options = map[string]string{}
 	}
+	delete(out.Options, "connector")
+	delete(out.Options, "path")
 	if s.Comment != nil {
 		out.Comment = *s.Comment
 	}
@@ -475,6 +483,13 @@ func (c *Catalog) AlterTable(db, name string, nt *catalog.Table) error {
 			continue
 		}
 		opts[k] = v
+	}
+	// The stored 'connector' and 'path' Describe leaves out stay (Paimon's
+	// alterTable changes only the options SET or RESET).
+	for _, k := range []string{"connector", "path"} {
+		if v, ok := cur.Options[k]; ok {
+			opts[k] = v
+		}
 	}
 	// Paimon's immutable options (SchemaManager.checkAlterTableOption).
 	for _, k := range []string{"primary-key", "partition", "bucket-key", "merge-engine"} {

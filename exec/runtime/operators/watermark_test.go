@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -42,11 +43,7 @@ func elements(c *runtime.Collector) string {
 func TestWatermarkAssigner(t *testing.T) {
 	now := time.UnixMilli(0)
 	op, err := WatermarkAssigner(WatermarkSpec{
-		Watermark: func(r sql.Row) (any, error) {
-			ts := r.Values[0].(sql.TimestampData)
-			ts.Millis -= 1000
-			return ts, nil
-		},
+		Watermark:   secondBefore,
 		Interval:    200 * time.Millisecond,
 		IdleTimeout: 1000 * time.Millisecond,
 	})(0, 1)
@@ -120,4 +117,222 @@ func TestTimerInterval(t *testing.T) {
 			t.Errorf("timerInterval(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
 		}
 	}
+}
+
+// TestPushedWatermarkPerRow is the generator of a watermark pushed into the
+// values source (Flink's FromElementSourceFunctionWithWatermark with
+// WatermarkPushDownSpec's DefaultWatermarkGenerator): each row's watermark
+// goes before the row, when it advances, whatever the interval; no timer;
+// a negative watermark is emitted (the generator starts at Long.MIN_VALUE,
+// not at WatermarkAssignerOperator's 0); a null watermark emits none.
+// Replayed with a snapshot and a restore after every row: the generator
+// keeps no state (as in Flink, watermarks are not checkpointed), so the
+// restored one starts again from Long.MIN_VALUE and the first row after
+// the restore is preceded by its own watermark, lower or not.
+func TestPushedWatermarkPerRow(t *testing.T) {
+	spec := WatermarkSpec{Rowtime: -1, PerRow: true, Interval: 200 * time.Millisecond,
+		Watermark: func(r sql.Row) (any, error) {
+			ts := r.Values[0].(sql.TimestampData)
+			if ts.Millis == 7777 {
+				return nil, nil // a null watermark: none from this row
+			}
+			ts.Millis -= 1000
+			return ts, nil
+		}}
+	row := func(ms int64) sql.Row { return sql.Row{Values: []any{sql.TimestampData{Millis: ms}}} }
+	in := []sql.Row{row(500), row(5000), row(5100), row(2000), row(7777), row(6000)}
+	run := func(restart int) string {
+		op, err := WatermarkAssigner(spec)(0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := op.Open(&runtime.Context{Now: func() time.Time { return time.UnixMilli(0) }}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := op.(runtime.ProcessingTimeOperator).TimerInterval(); got != 0 {
+			t.Fatalf("timer interval %s", got)
+		}
+		var parts []string
+		for i, r := range in {
+			if i == restart {
+				snap, err := op.Snapshot(1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = op.Close()
+				op, _ = WatermarkAssigner(spec)(0, 1)
+				if err := op.Open(&runtime.Context{Now: func() time.Time { return time.UnixMilli(0) }}, snap); err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, "|")
+			}
+			var out runtime.Collector
+			if err := op.ProcessBatch(0, []sql.Row{r}, &out); err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, elements(&out))
+		}
+		return strings.Join(parts, " ")
+	}
+	if got, want := run(-1), "wm(-500) 500 wm(4000) 5000 wm(4100) 5100 2000 7777 wm(5000) 6000"; got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	want := map[int]string{
+		1: "wm(-500) 500 | wm(4000) 5000 wm(4100) 5100 2000 7777 wm(5000) 6000",
+		2: "wm(-500) 500 wm(4000) 5000 | wm(4100) 5100 2000 7777 wm(5000) 6000",
+		5: "wm(-500) 500 wm(4000) 5000 wm(4100) 5100 2000 7777 | wm(5000) 6000",
+		3: "wm(-500) 500 wm(4000) 5000 wm(4100) 5100 | wm(1000) 2000 7777 wm(5000) 6000",
+		4: "wm(-500) 500 wm(4000) 5000 wm(4100) 5100 2000 | 7777 wm(5000) 6000",
+	}
+	for restart := 1; restart < len(in); restart++ {
+		got := run(restart)
+		if w := want[restart]; got != w {
+			t.Fatalf("restore before row %d:\ngot  %q\nwant %q", restart, got, w)
+		}
+	}
+}
+
+// TestPushedWatermarkAfterRow is the generator of a watermark pushed into a
+// FLIP-27 source with the on-event emit strategy (Paimon's default): each
+// row's watermark goes after the row when it advances, whatever the
+// interval; it starts at Long.MIN_VALUE, so the first row's watermark is
+// emitted even when negative.
+func TestPushedWatermarkAfterRow(t *testing.T) {
+	op, err := WatermarkAssigner(WatermarkSpec{Rowtime: -1, Pushed: true,
+		Watermark: secondBefore})(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(&runtime.Context{Now: func() time.Time { return time.UnixMilli(0) }}, nil); err != nil {
+		t.Fatal(err)
+	}
+	row := func(ms int64) sql.Row { return sql.Row{Values: []any{sql.TimestampData{Millis: ms}}} }
+	var out runtime.Collector
+	if err := op.ProcessBatch(0, []sql.Row{row(500), row(5000), row(5001), row(2000), row(6000)}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := elements(&out), "500 wm(-500) 5000 wm(4000) 5001 wm(4001) 2000 6000 wm(5000)"; got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestPushedWatermarkPerSplit: a source that reads splits has its
+// watermark generated per split and combined as Flink's SourceOperator
+// does (ProgressiveTimestampsAndWatermarks, WatermarkOutputMultiplexer):
+// the minimum over the splits handed over and not finished, one not read
+// yet holding it at Long.MIN_VALUE, a finished one released (without a
+// recombination of its own), the combination never going back; on-event
+// (interval 0) after the row that advanced its split past the combined
+// watermark, on-periodic only on the timer. A generator restored from a
+// snapshot starts from nothing (Flink checkpoints the splits only) and the
+// reader adds its splits again. The old generator took the largest
+// watermark over all rows: 4000 after the first row, so the rows of split
+// b at 1500 and 2500 came after watermark 4000.
+func TestPushedWatermarkPerSplit(t *testing.T) {
+	ev := func(at int, k connectors.SplitEventKind, id string) connectors.SplitEvent {
+		return connectors.SplitEvent{At: at, Kind: k, Split: id}
+	}
+	row := func(ms int64) sql.Row { return sql.Row{Values: []any{sql.TimestampData{Millis: ms}}} }
+	// Splits a and b handed over together, then c alone.
+	rows := []sql.Row{row(5000), row(5500), row(1500), row(2500), row(1000), row(9000)}
+	events := []connectors.SplitEvent{
+		ev(0, connectors.SplitAdded, "a"), ev(0, connectors.SplitAdded, "b"), ev(0, connectors.SplitRead, "a"),
+		ev(2, connectors.SplitFinished, "a"), ev(2, connectors.SplitRead, "b"),
+		ev(4, connectors.SplitFinished, "b"), ev(4, connectors.SplitAdded, "c"), ev(4, connectors.SplitRead, "c"),
+	}
+	newOp := func(interval time.Duration, snap []byte) runtime.Operator {
+		op, err := WatermarkAssigner(WatermarkSpec{Rowtime: -1, Pushed: true, PerSplit: true, Interval: interval,
+			Watermark: secondBefore})(0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := op.Open(&runtime.Context{Now: func() time.Time { return time.UnixMilli(0) }}, snap); err != nil {
+			t.Fatal(err)
+		}
+		return op
+	}
+	op := newOp(0, nil)
+	var out runtime.Collector
+	if err := op.(runtime.SplitProcessor).ProcessSplitBatch(rows, events, &out); err != nil {
+		t.Fatal(err)
+	}
+	// a's rows: b holds it back. b's first row: the minimum over b alone
+	// (a released). c handed over at Long.MIN_VALUE: its 0 is behind 1500,
+	// so nothing until 8000.
+	if got, want := elements(&out), "5000 5500 1500 wm(500) 2500 wm(1500) 1000 9000 wm(8000)"; got != want {
+		t.Fatalf("on-event: got  %q\nwant %q", got, want)
+	}
+
+	// Periodic: nothing after rows; the timer emits the combination.
+	op = newOp(time.Second, nil)
+	out = runtime.Collector{}
+	sp := op.(runtime.SplitProcessor)
+	timer := op.(runtime.ProcessingTimeOperator)
+	if err := sp.ProcessSplitBatch(rows[:2], events[:3], &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := timer.OnProcessingTime(time.UnixMilli(1000), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := elements(&out), "5000 5500"; got != want {
+		t.Fatalf("periodic, b not read: got  %q\nwant %q", got, want)
+	}
+	if err := sp.ProcessSplitBatch(rows[2:3], []connectors.SplitEvent{ev(0, connectors.SplitFinished, "a"), ev(0, connectors.SplitRead, "b")}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := elements(&out), "5000 5500 1500"; got != want {
+		t.Fatalf("periodic, before the timer: got  %q\nwant %q", got, want)
+	}
+	if err := timer.OnProcessingTime(time.UnixMilli(2000), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := elements(&out), "5000 5500 1500 wm(500)"; got != want {
+		t.Fatalf("periodic: got  %q\nwant %q", got, want)
+	}
+
+	// Restore before every row: the restored generator knows no split
+	// until the reader adds again those of its batch not finished, the
+	// one being read first (a split's end is noticed at the next read).
+	restored := map[int][]connectors.SplitEvent{
+		1: {ev(0, connectors.SplitAdded, "a"), ev(0, connectors.SplitAdded, "b"), ev(0, connectors.SplitRead, "a")},
+		2: {ev(0, connectors.SplitAdded, "a"), ev(0, connectors.SplitAdded, "b"), ev(0, connectors.SplitRead, "a")},
+		3: {ev(0, connectors.SplitAdded, "b"), ev(0, connectors.SplitRead, "b")},
+		4: {ev(0, connectors.SplitAdded, "b"), ev(0, connectors.SplitRead, "b")},
+		5: {ev(0, connectors.SplitAdded, "c"), ev(0, connectors.SplitRead, "c")},
+	}
+	out = runtime.Collector{}
+	op = newOp(0, nil)
+	for i, r := range rows {
+		var evs []connectors.SplitEvent
+		if i > 0 {
+			snap, err := op.Snapshot(int64(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			op = newOp(0, snap)
+			evs = append(evs, restored[i]...)
+		}
+		for _, e := range events {
+			if e.At == i {
+				evs = append(evs, ev(0, e.Kind, e.Split))
+			}
+		}
+		if err := op.(runtime.SplitProcessor).ProcessSplitBatch([]sql.Row{r}, evs, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As Flink's after a restore: the generator starts again from
+	// Long.MIN_VALUE, so c's 0 is emitted (downstream ignores a watermark
+	// that does not advance its own).
+	if got, want := elements(&out), "5000 5500 1500 wm(500) 2500 wm(1500) 1000 wm(0) 9000 wm(8000)"; got != want {
+		t.Fatalf("restored: got  %q\nwant %q", got, want)
+	}
+}
+
+// secondBefore is the watermark expression `ts - INTERVAL '1' SECOND` of
+// the generator tests, ts being the row's first field.
+func secondBefore(r sql.Row) (any, error) {
+	ts := r.Values[0].(sql.TimestampData)
+	ts.Millis -= 1000
+	return ts, nil
 }

@@ -47,6 +47,10 @@ type WindowSpec struct {
 	// the operator's clock when it arrives (TimeCol is not read), and a
 	// window fires when the clock reaches its end - 1.
 	ProcTime bool
+	// NoProperties emits only the keys and aggregates: a group window
+	// (GROUP BY TUMBLE(...)) whose query reads no window property, which
+	// Flink's GroupWindowAggregate then does not output.
+	NoProperties bool
 }
 
 // windowStart is Flink's TimeWindow.getWindowStartWithOffset.
@@ -506,8 +510,10 @@ func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
 				return err
 			}
 			start, _ := parseWindowKey(k)
-			vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end})
-			if w.spec.WindowTime {
+			if !w.spec.NoProperties {
+				vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end})
+			}
+			if w.spec.WindowTime && !w.spec.NoProperties {
 				wt := end - 1
 				if w.spec.ProcTime {
 					wt = procTime

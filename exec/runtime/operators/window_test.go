@@ -29,6 +29,11 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 	if spec.WindowTime {
 		outT = append(outT, sql.Timestamp(3))
 	}
+	// no-properties: a group window whose query reads no window property
+	// (keys and aggregates only).
+	if spec.NoProperties = boolArg(td, "no-properties"); spec.NoProperties {
+		outT = outT[:len(outT)-2]
+	}
 	kind, _ := td.Arg("kind")
 	sizes := ints(t, td, "size")
 	switch kind.Vals[0] {
