@@ -42,7 +42,9 @@ type Config struct {
 	// Faults is the total number of faults to inject (SOAK_FAULTS).
 	Faults int
 	// Duration bounds the whole soak (SOAK_DURATION); it stops injecting
-	// when time is up, whatever Faults says.
+	// when time is up, whatever Faults says. Each producer's job gets an
+	// equal share of what is left when it starts, so a producer that
+	// finishes its faults early leaves its time to the next ones.
 	Duration time.Duration
 	// Seed makes the workload and the fault schedule reproducible
 	// (SOAK_SEED); the report prints it.
@@ -107,11 +109,11 @@ func Run(t testing.TB, srv *mariadb.Server, cfg Config) (Report, error) {
 	if len(cfg.Producers) == 0 {
 		return rep, errors.New("soak: no changelog producer to run")
 	}
-	start := time.Now()
+	deadline := time.Now().Add(cfg.Duration)
 	for i, p := range cfg.Producers {
 		left := len(cfg.Producers) - i
 		faults := (cfg.Faults - rep.Total() + left - 1) / left
-		until := start.Add(cfg.Duration * time.Duration(i+1) / time.Duration(len(cfg.Producers)))
+		until := time.Now().Add(time.Until(deadline) / time.Duration(left))
 		r := &run{t: t, srv: srv, cfg: cfg, rep: &rep, producer: p, faults: faults, until: until,
 			rng: rand.New(rand.NewSource(cfg.Seed + int64(i)*7717))}
 		err := r.run()
