@@ -205,7 +205,9 @@ func TestLint(t *testing.T) {
 			t.Skip("-short: deadcode takes minutes")
 		}
 		bin := buildTool(t, deadcodePkg)
+		release := machineLock(t, "deadcode")
 		out := run(t, root, bin, "-test", "./...")
+		release()
 		for _, l := range lines(out) {
 			t.Errorf("%s (delete it, or reach it from the code that needs it)", l)
 		}
