@@ -53,6 +53,12 @@ const (
 	KeyMiniBatchEnabled     = "table.exec.mini-batch.enabled"
 	KeyMiniBatchLatency     = "table.exec.mini-batch.allow-latency"
 	KeyMiniBatchSize        = "table.exec.mini-batch.size"
+	// WindowEmitStrategy's experimental options (legacy group windows).
+	KeyEmitEarlyFireEnabled = "table.exec.emit.early-fire.enabled"
+	KeyEmitEarlyFireDelay   = "table.exec.emit.early-fire.delay"
+	KeyEmitLateFireEnabled  = "table.exec.emit.late-fire.enabled"
+	KeyEmitLateFireDelay    = "table.exec.emit.late-fire.delay"
+	KeyEmitAllowLateness    = "table.exec.emit.allow-lateness"
 )
 
 // KeyStateCacheSize is sqlrun's own (Flink's RocksDB backend keeps no
@@ -118,6 +124,16 @@ var Options = []connectors.Option{
 		Description: "How often a WatermarkAssigner emits its watermark (0: every time it advances)."},
 	{Key: KeyIdleTimeout, Type: connectors.Duration, Default: "0 ms",
 		Description: "A source subtask that sees no row for this long is marked idle, so it does not hold back the watermark downstream (0: never)."},
+	{Key: KeyEmitEarlyFireEnabled, Type: connectors.Bool, Default: "false",
+		Description: "Specifies whether to enable early-fire emit.Early-fire is an emit strategy before watermark advanced to end of window (legacy group windows only)."},
+	{Key: KeyEmitEarlyFireDelay, Type: connectors.Duration,
+		Description: "The early firing delay in milli second, early fire is the emit strategy before watermark advanced to end of window. < 0 is illegal configuration. 0 means no delay (fire on every element). > 0 means the fire interval. "},
+	{Key: KeyEmitLateFireEnabled, Type: connectors.Bool, Default: "false",
+		Description: "Specifies whether to enable late-fire emit. Late-fire is an emit strategy after watermark advanced to end of window (legacy group windows only)."},
+	{Key: KeyEmitLateFireDelay, Type: connectors.Duration,
+		Description: "The late firing delay in milli second, late fire is the emit strategy after watermark advanced to end of window. < 0 is illegal configuration. 0 means no delay (fire on every element). > 0 means the fire interval."},
+	{Key: KeyEmitAllowLateness, Type: connectors.Duration,
+		Description: "Sets the time by which elements are allowed to be late. Elements that arrive behind the watermark by more than the specified time will be dropped. Note: use the value if it is set, else use 'minIdleStateRetentionTime' in table config.< 0 is illegal configuration. 0 means disable allow lateness. > 0 means allow-lateness."},
 	{Key: KeyAggPhaseStrategy, Type: connectors.Enum, Default: "AUTO", Enum: []string{"AUTO", "ONE_PHASE", "TWO_PHASE"},
 		Description: "Whether the planner splits aggregates into a local and a global phase (EXPLAIN of window aggregates, and of group aggregates with mini-batch; sqlrun runs them as one operator)."},
 	{Key: KeyDisabledOperators, Type: connectors.String,

@@ -72,6 +72,11 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 		if n.Phase != 1 {
 			k = sql.InsertOnly
 		}
+		if n.Window.Legacy && n.Window.Emit.ProduceUpdates(n.Window.ProcTime) {
+			// A GroupWindowAggregate that fires a window more than once
+			// (early / late firing) updates its result.
+			k = k.With(sql.UpdateAfter)
+		}
 	case *SortLimit, *Rank:
 		modifyKinds(n.input(), mk)
 		k = kindsOf(sql.All)
@@ -434,6 +439,29 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 			for i := range agg.Aggs {
 				agg.Aggs[i].Retract = retract && needsRetraction(agg, i)
 			}
+		}
+		setMode(req)
+		return out, true
+	case *WindowAggregate:
+		if !x.Window.Legacy {
+			if !child(0, req) {
+				return nil, false
+			}
+			setMode(req)
+			return out, true
+		}
+		// StreamPhysicalGroupWindowAggregateBase: -U from an updating
+		// input, whose rows every aggregate call retracts
+		// (StreamExecGroupWindowAggregate's needRetraction); it gives
+		// whichever update kind is asked for.
+		if !child(0, needBA(0)) {
+			return nil, false
+		}
+		in := inf.mk[x.input()]
+		agg := out.(*WindowAggregate)
+		agg.Aggs = append([]AggCall(nil), agg.Aggs...)
+		for i := range agg.Aggs {
+			agg.Aggs[i].Retract = !in.IsInsertOnly()
 		}
 		setMode(req)
 		return out, true

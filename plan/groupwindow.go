@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -229,6 +230,9 @@ func (n *WindowAggregate) groupWindowDescribe() string {
 		sel = append(sel, in[g])
 	}
 	for _, a := range n.Aggs {
+		// AggregateUtil.aggToString prints the calls without their
+		// retraction (GroupWindowTest.testWindowAggregateOnRetractStream).
+		a.Retract = false
 		sel = append(sel, aggString(a, in)+" AS "+a.Name)
 	}
 	s := "GroupWindowAggregate("
@@ -246,7 +250,11 @@ func (n *WindowAggregate) groupWindowDescribe() string {
 			sel = append(sel, strings.TrimPrefix(p, "w$")+"('w$) AS "+p)
 		}
 	}
-	return s + "select=[" + strings.Join(sel, ", ") + "])"
+	s += "select=[" + strings.Join(sel, ", ") + "]"
+	if emit := n.Window.Emit.String(); emit != "" {
+		s += ", emit=[" + emit + "]"
+	}
+	return s + ")"
 }
 
 // legacyWindowKeys are the group keys of agg that are a legacy group
@@ -365,4 +373,101 @@ func legacyTimeName(tvf *LogicalWindowTableFunction, pos int) string {
 		}
 		return tvf.names[tvf.TimeCol]
 	}
+}
+
+// EmitStrategy is Flink's WindowEmitStrategy of a legacy group window,
+// read from the experimental table.exec.emit.* options: early firings
+// before the watermark passes the window's end, late firings after it
+// (within the allowed lateness, for which the window's state is kept).
+// A delay of 0 fires on every element (ElementTriggers.every), a
+// positive one at most once per delay of processing time
+// (ProcessingTimeTriggers.every).
+type EmitStrategy struct {
+	EarlyFire, LateFire   bool
+	EarlyDelay, LateDelay int64 // milliseconds
+	AllowLateness         int64 // milliseconds
+}
+
+// ProduceUpdates is WindowEmitStrategy.produceUpdates: a window that
+// fires more than once updates its earlier result.
+func (e EmitStrategy) ProduceUpdates(procTime bool) bool {
+	if procTime {
+		return e.EarlyFire
+	}
+	return e.EarlyFire || e.LateFire
+}
+
+// String is WindowEmitStrategy.toString, printed as emit=[...].
+func (e EmitStrategy) String() string {
+	delay := func(d int64) string {
+		if d > 0 {
+			return "delay " + strconv.FormatInt(d, 10) + " millisecond"
+		}
+		return "no delay"
+	}
+	var parts []string
+	if e.EarlyFire {
+		parts = append(parts, "early "+delay(e.EarlyDelay))
+	}
+	if e.LateFire {
+		parts = append(parts, "late "+delay(e.LateDelay))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// emitStrategy is WindowEmitStrategy.apply and its checkValidation for a
+// group window of function fn (TUMBLE, HOP, SESSION).
+func emitStrategy(cfg map[string]string, fn string, procTime bool) (EmitStrategy, error) {
+	var e EmitStrategy
+	var err error
+	if e.EarlyFire, err = config.Bool(cfg, config.KeyEmitEarlyFireEnabled); err != nil {
+		return e, err
+	}
+	if e.LateFire, err = config.Bool(cfg, config.KeyEmitLateFireEnabled); err != nil {
+		return e, err
+	}
+	millis := func(key string) (int64, bool, error) {
+		if _, set := cfg[key]; !set {
+			return 0, false, nil
+		}
+		d, err := config.Duration(cfg, key)
+		return d.Milliseconds(), true, err
+	}
+	earlySet, lateSet := false, false
+	if e.EarlyDelay, earlySet, err = millis(config.KeyEmitEarlyFireDelay); err != nil {
+		return e, err
+	}
+	if e.LateDelay, lateSet, err = millis(config.KeyEmitLateFireDelay); err != nil {
+		return e, err
+	}
+	session := fn == "SESSION"
+	// parseAllowLateness: none for a session window or without late
+	// firing; else the option, or the idle state retention
+	// (table.exec.state.ttl, TableConfig.getMinIdleStateRetentionTime).
+	if !session && e.LateFire {
+		if v, set, err := millis(config.KeyEmitAllowLateness); err != nil {
+			return e, err
+		} else if set {
+			e.AllowLateness = v
+		} else {
+			ttl, err := config.Duration(cfg, config.KeyStateTTL)
+			if err != nil {
+				return e, err
+			}
+			e.AllowLateness = max(ttl.Milliseconds(), 0)
+		}
+	}
+	switch {
+	case session && (e.EarlyFire || e.LateFire):
+		return e, sql.Errorf(sql.TableException, "Session window doesn't support EMIT strategy currently.")
+	case !procTime && e.LateFire && e.AllowLateness <= 0:
+		return e, sql.Errorf(sql.TableException, "The 'AFTER WATERMARK' emit strategy requires set 'allow-lateness' or 'minIdleStateRetentionTime' in table config.")
+	case e.EarlyFire && (!earlySet || e.EarlyDelay < 0):
+		return e, sql.Errorf(sql.TableException, "Early-fire delay should not be null or negative value whenenable early-fire emit strategy.")
+	case e.LateFire && (!lateSet || e.LateDelay < 0):
+		return e, sql.Errorf(sql.TableException, "Late-fire delay should not be null or negative value whenenable late-fire emit strategy.")
+	case e.LateFire && e.LateDelay > e.AllowLateness:
+		return e, sql.Errorf(sql.TableException, "Allow-lateness [%dms] should not be smaller than Late-fire delay [%dms] when enable late-fire emit strategy.", e.AllowLateness, e.LateDelay)
+	}
+	return e, nil
 }

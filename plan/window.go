@@ -27,6 +27,8 @@ type Windowing struct {
 	// GroupWindowAggregate, groupwindow.go); Props that the query reads
 	// its window properties (TUMBLE_START, ...).
 	Legacy, Props bool
+	// Emit is a legacy group window's emit strategy (groupwindow.go).
+	Emit EmitStrategy
 }
 
 // spec is Flink's WindowSpec.toSummaryString after the time column part.
@@ -668,13 +670,11 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	// Top-N / deduplication) consume insert-only input; Flink names the
 	// requester by its class (getNodeName of StreamPhysicalWindowAggregate).
 	mk := map[Node]sql.ChangelogMode{}
-	if k := modifyKinds(in, mk); !k.IsInsertOnly() {
-		if tvf.Window.Legacy {
-			// Flink's GroupWindowAggregate consumes updates (its
-			// WindowOperator retracts from the window's accumulators:
-			// GroupWindowTest.testWindowAggregateOnRetractStream).
-			return nil, false, sql.Errorf(sql.TableException, "sqlrun does not support a group window aggregation (GROUP BY %s(...)) over an updating input yet", tvf.Window.Func)
-		}
+	// Flink's GroupWindowAggregate consumes updates: its WindowOperator
+	// retracts from the window's accumulators
+	// (GroupWindowTest.testWindowAggregateOnRetractStream); changelog.go
+	// marks its calls retracting.
+	if k := modifyKinds(in, mk); !k.IsInsertOnly() && !tvf.Window.Legacy {
 		return nil, false, (&inference{mk: mk}).consumeError("StreamPhysicalWindowAggregate", in, k.Without(sql.Insert))
 	}
 	// The Calc below: the calc's fields that are not window columns, in
@@ -707,6 +707,13 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	// when the aggregate does not read them).
 	window := tvf.Window
 	window.PartitionNames = nil
+	if window.Legacy {
+		// StreamPhysicalGroupWindowAggregateRule creates the window's
+		// WindowEmitStrategy, which checks the emit options.
+		if window.Emit, err = emitStrategy(b.config, window.Func, window.ProcTime); err != nil {
+			return nil, false, err
+		}
+	}
 	var partPos []int
 	for _, k := range window.Partition {
 		at := -1

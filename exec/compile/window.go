@@ -39,6 +39,9 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 	spec := windowSpec(one.Window, one.TimeCol)
 	spec.GroupKeys, spec.WindowTime, spec.ProcTime = one.Group, n.WindowTime, one.Window.ProcTime
 	spec.NoProperties = one.Window.Legacy && !one.Window.Props
+	if one.Window.Emit != (plan.EmitStrategy{}) {
+		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run a group window's emit strategy (table.exec.emit.*) yet")
+	}
 	for _, a := range one.Aggs {
 		s, err := aggSpec(a)
 		if err != nil {
