@@ -39,15 +39,19 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 	spec := windowSpec(one.Window, one.TimeCol)
 	spec.GroupKeys, spec.WindowTime, spec.ProcTime = one.Group, n.WindowTime, one.Window.ProcTime
 	spec.NoProperties = one.Window.Legacy && !one.Window.Props
-	if one.Window.Emit != (plan.EmitStrategy{}) {
-		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run a group window's emit strategy (table.exec.emit.*) yet")
+	if e := one.Window.Emit; one.Window.Legacy {
+		// WindowEmitStrategy.getTrigger: no late firing on processing time.
+		spec.EarlyFire, spec.EarlyDelay = e.EarlyFire, e.EarlyDelay
+		spec.LateFire, spec.LateDelay = e.LateFire && !spec.ProcTime, e.LateDelay
+		spec.AllowLateness = e.AllowLateness
+		spec.ProduceUpdates = e.ProduceUpdates(spec.ProcTime)
 	}
 	for _, a := range one.Aggs {
 		s, err := aggSpec(a)
 		if err != nil {
 			return edge{}, err
 		}
-		if a.Retract {
+		if a.Retract && !one.Window.Legacy {
 			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a window aggregate yet", a.Func)
 		}
 		if spec.Kind == operators.Session && (s.Kind == operators.FirstValue || s.Kind == operators.LastValue) {

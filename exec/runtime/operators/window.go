@@ -51,6 +51,14 @@ type WindowSpec struct {
 	// (GROUP BY TUMBLE(...)) whose query reads no window property, which
 	// Flink's GroupWindowAggregate then does not output.
 	NoProperties bool
+	// The emit strategy of a legacy group window (windowemit.go):
+	// early / late firing (a delay of 0 fires on every row), the allowed
+	// lateness in milliseconds, and whether later firings update the
+	// first one's result.
+	EarlyFire, LateFire   bool
+	EarlyDelay, LateDelay int64
+	AllowLateness         int64
+	ProduceUpdates        bool
 }
 
 // windowStart is Flink's TimeWindow.getWindowStartWithOffset.
@@ -139,12 +147,9 @@ func (w *procWindowAgg) Open(ctx *runtime.Context, restored []byte) error {
 	return w.windowAgg.Open(ctx, restored)
 }
 
-func (w *procWindowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) error {
+func (w *procWindowAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
 	ts := w.now().UnixMilli()
 	for _, r := range rows {
-		if r.Kind != sql.Insert {
-			return fmt.Errorf("WindowAggregate expects insert-only input, got %s", r.Kind)
-		}
 		w.enc.Buf = w.enc.Buf[:0]
 		if err := state.AppendKey(&w.enc, r, w.spec.GroupKeys); err != nil {
 			return fmt.Errorf("WindowAggregate key: %w", err)
@@ -153,7 +158,7 @@ func (w *procWindowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector
 		if w.spec.Kind == Session {
 			err = w.addSession(r, ts)
 		} else {
-			err = w.add(r, ts)
+			err = w.add(r, ts, out)
 		}
 		if err != nil {
 			return err
@@ -172,6 +177,9 @@ func (w *procWindowAgg) TimerInterval() time.Duration { return procTimerInterval
 // OnProcessingTime fires the windows whose end - 1 the clock reached.
 func (w *procWindowAgg) OnProcessingTime(_ time.Time, out *runtime.Collector) error {
 	now := w.now().UnixMilli()
+	if err := w.onDelayed(now, out); err != nil {
+		return err
+	}
 	return w.fire(now, now, out)
 }
 
@@ -185,6 +193,11 @@ type windowAgg struct {
 	windowTimers
 	wm  int64 // current watermark
 	enc state.Encoder
+	// fires is the emit state of a spec that emits (windowemit.go),
+	// keyed as agg.groups; delayed indexes its pending delayed firings.
+	fires   state.Table[*windowFire]
+	delayed map[string]int64
+	now     func() time.Time
 }
 
 // windowTimers indexes the windows in state by end (Flink's timers): the
@@ -214,6 +227,8 @@ func (w *windowAgg) Open(ctx *runtime.Context, restored []byte) error {
 	w.wm = runtime.MinWatermark
 	w.pending = map[int64]map[string]struct{}{}
 	w.sessions = map[string][]span{}
+	w.delayed = map[string]int64{}
+	w.now = ctx.Clock()
 	// Window state is cleaned up by its timers, never by
 	// table.exec.state.ttl (Flink's window aggregate ignores it).
 	var b *state.Backend
@@ -224,13 +239,23 @@ func (w *windowAgg) Open(ctx *runtime.Context, restored []byte) error {
 	if w.agg.groups, err = state.NewTable(b, "windows", groupCodec(w.spec.Aggs)); err != nil {
 		return err
 	}
+	if w.spec.emits() {
+		if w.fires, err = state.NewTable(b, "window-fires", windowFireCodec); err != nil {
+			return err
+		}
+	}
 	if restored == nil {
 		return nil
 	}
-	if err := w.agg.groups.Restore(restored); err != nil {
+	if w.fires != nil {
+		err = state.RestoreAll(restored, w.agg.groups, w.fires)
+	} else {
+		err = w.agg.groups.Restore(restored)
+	}
+	if err != nil {
 		return err
 	}
-	return w.agg.groups.Range(func(k string, _ *group) error {
+	err = w.agg.groups.Range(func(k string, _ *group) error {
 		start, end := parseWindowKey(k)
 		w.track(end, k)
 		if w.spec.Kind == Session {
@@ -238,6 +263,10 @@ func (w *windowAgg) Open(ctx *runtime.Context, restored []byte) error {
 		}
 		return nil
 	})
+	if err != nil || w.fires == nil {
+		return err
+	}
+	return w.restoreFires()
 }
 
 // untrack removes state key k of the window ending at end from pending.
@@ -290,7 +319,7 @@ func (w *windowAgg) addSession(r sql.Row, ts int64) error {
 	if grp == nil {
 		grp = &group{key: box.Compact(project(r, w.spec.GroupKeys)), accs: make([]acc, len(w.spec.Aggs))}
 	}
-	if err := w.agg.apply(grp, r, true); err != nil {
+	if err := w.agg.apply(grp, r, r.Kind.IsAdd()); err != nil {
 		return err
 	}
 	k := windowKey(start, end, w.enc.Buf)
@@ -395,13 +424,27 @@ func (w *windowTimers) track(end int64, k string) {
 	keys[k] = struct{}{}
 }
 
-func (w *windowAgg) Snapshot(int64) ([]byte, error) { return w.agg.groups.Snapshot() }
+func (w *windowAgg) Snapshot(int64) ([]byte, error) {
+	if w.fires != nil {
+		return state.SnapshotAll(w.agg.groups, w.fires)
+	}
+	return w.agg.groups.Snapshot()
+}
 
-func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) error {
+// TimerInterval is how often the runtime calls OnProcessingTime: only a
+// window with a delayed early or late firing needs it.
+func (w *windowAgg) TimerInterval() time.Duration { return w.spec.delayInterval() }
+
+// OnProcessingTime fires the windows whose delayed firing is due.
+func (w *windowAgg) OnProcessingTime(_ time.Time, out *runtime.Collector) error {
+	return w.onDelayed(w.now().UnixMilli(), out)
+}
+
+// ProcessBatch adds each row to its windows; a -U or -D row (a group
+// window over an updating input) retracts from them, as Flink's
+// WindowOperator does.
+func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
 	for _, r := range rows {
-		if r.Kind != sql.Insert {
-			return fmt.Errorf("WindowAggregate expects insert-only input, got %s", r.Kind)
-		}
 		ts, ok := r.Values[w.spec.TimeCol].(sql.TimestampData)
 		if !ok {
 			return fmt.Errorf("WindowAggregate: rowtime is %T, not a TIMESTAMP", r.Values[w.spec.TimeCol])
@@ -409,7 +452,7 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 		// Late: the last window holding the row has fired (Flink's
 		// isWindowFired on getLastWindowEnd); a row whose slice has
 		// fired still counts in the windows holding it that have not.
-		if w.spec.Kind != Session && w.wm >= w.spec.lastWindowEnd(ts.Millis)-1 {
+		if w.spec.Kind != Session && w.wm >= w.spec.cleanup(w.spec.lastWindowEnd(ts.Millis)) {
 			continue
 		}
 		w.enc.Buf = w.enc.Buf[:0]
@@ -422,7 +465,7 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 			}
 			continue
 		}
-		if err := w.add(r, ts.Millis); err != nil {
+		if err := w.add(r, ts.Millis, out); err != nil {
 			return err
 		}
 	}
@@ -430,11 +473,12 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) er
 }
 
 // add adds row r (group key in w.enc.Buf) to the windows of time ts that
-// have not fired.
-func (w *windowAgg) add(r sql.Row, ts int64) error {
+// have not fired (or, with an allowed lateness, are not cleaned up yet),
+// or retracts it from them.
+func (w *windowAgg) add(r sql.Row, ts int64, out *runtime.Collector) error {
 	return w.spec.windows(ts, func(start, end int64) error {
-		if w.wm >= end-1 {
-			return nil // fired already
+		if !w.spec.ProcTime && w.wm >= w.spec.cleanup(end) {
+			return nil // fired (and cleaned up) already
 		}
 		k := windowKey(start, end, w.enc.Buf)
 		grp, ok, err := w.agg.groups.Get(k)
@@ -445,10 +489,13 @@ func (w *windowAgg) add(r sql.Row, ts int64) error {
 			grp = &group{key: box.Compact(project(r, w.spec.GroupKeys)), accs: make([]acc, len(w.spec.Aggs))}
 			w.track(end, k)
 		}
-		if err := w.agg.apply(grp, r, true); err != nil {
+		if err := w.agg.apply(grp, r, r.Kind.IsAdd()); err != nil {
 			return err
 		}
-		return w.agg.groups.Put(k, grp)
+		if err := w.agg.groups.Put(k, grp); err != nil {
+			return err
+		}
+		return w.onElement(k, end, out)
 	})
 }
 
@@ -493,8 +540,12 @@ func (w *windowAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 }
 
 // fire emits and drops the windows whose end - 1 is at most t (window_time
-// is end - 1, or procTime when not 0).
+// is end - 1, or procTime when not 0). A window whose rows were all
+// retracted emits nothing (Flink's RecordCounter).
 func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
+	if w.fires != nil {
+		return w.fireEmitting(t, out)
+	}
 	for len(w.ends) > 0 && w.ends[0]-1 <= t {
 		end := w.ends[0]
 		for _, k := range slices.Sorted(maps.Keys(w.pending[end])) {
@@ -505,26 +556,18 @@ func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
 			if !ok {
 				continue
 			}
-			vals, err := w.agg.result(grp)
-			if err != nil {
-				return err
-			}
-			start, _ := parseWindowKey(k)
-			if !w.spec.NoProperties {
-				vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end})
-			}
-			if w.spec.WindowTime && !w.spec.NoProperties {
-				wt := end - 1
-				if w.spec.ProcTime {
-					wt = procTime
+			if grp.rows != 0 {
+				vals, err := w.windowResult(k, grp, procTime)
+				if err != nil {
+					return err
 				}
-				vals = append(vals, sql.TimestampData{Millis: wt})
+				out.Emit(sql.Row{Kind: sql.Insert, Values: vals})
 			}
-			out.Emit(sql.Row{Kind: sql.Insert, Values: vals})
 			if err := w.agg.groups.Delete(k); err != nil {
 				return err
 			}
 			if w.spec.Kind == Session {
+				start, _ := parseWindowKey(k)
 				dropSession(w.sessions, k[16:], start)
 			}
 		}
@@ -532,6 +575,28 @@ func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
 		w.ends = w.ends[1:]
 	}
 	return nil
+}
+
+// windowResult is the output row of window key k: the group keys, the
+// aggregates and the window properties (window_time is end - 1, or
+// procTime on processing time).
+func (w *windowAgg) windowResult(k string, grp *group, procTime int64) ([]any, error) {
+	vals, err := w.agg.result(grp)
+	if err != nil {
+		return nil, err
+	}
+	start, end := parseWindowKey(k)
+	if !w.spec.NoProperties {
+		vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end})
+	}
+	if w.spec.WindowTime && !w.spec.NoProperties {
+		wt := end - 1
+		if w.spec.ProcTime {
+			wt = procTime
+		}
+		vals = append(vals, sql.TimestampData{Millis: wt})
+	}
+	return vals, nil
 }
 
 // WindowTableFunction is Flink's WindowTableFunctionOperator for TUMBLE,

@@ -49,7 +49,21 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 	if o := ints(t, td, "offset"); len(o) == 1 {
 		spec.Offset = int64(o[0])
 	}
-	return replayTimed(t, td, WindowAggregate(spec), []int{spec.TimeCol}, [][]sql.DataType{in}, outT, false)
+	// early=D / late=D: early / late firing with delay D (0: on every
+	// row), lateness=L: the allowed lateness; either makes later firings
+	// updates (a legacy group window's emit strategy). Rows a firing on
+	// a row emits follow that row.
+	if d := ints(t, td, "early"); len(d) == 1 {
+		spec.EarlyFire, spec.EarlyDelay, spec.ProduceUpdates = true, int64(d[0]), true
+	}
+	if d := ints(t, td, "late"); len(d) == 1 {
+		spec.LateFire, spec.LateDelay, spec.ProduceUpdates = true, int64(d[0]), true
+	}
+	if l := ints(t, td, "lateness"); len(l) == 1 {
+		spec.AllowLateness = int64(l[0])
+	}
+	onRow := spec.EarlyFire || spec.LateFire
+	return replayTimed(t, td, WindowAggregate(spec), []int{spec.TimeCol}, [][]sql.DataType{in}, outT, onRow)
 }
 
 // runSessionTVF runs a "session-tvf" case of testdata/window: a SESSION
@@ -401,4 +415,102 @@ func runProcWindow(t *testing.T, td *datadriven.TestData) string {
 		}
 	}
 	return got
+}
+
+// TestWindowDelayedFiring checks early and late firings with a delay
+// (Flink's ProcessingTimeTriggers.every): the first row after a firing
+// schedules the next one a delay of processing time later, the pending
+// firing survives a snapshot and restore, and the on-time firing ends an
+// early one still pending.
+func TestWindowDelayedFiring(t *testing.T) {
+	in := []sql.DataType{sql.String(), sql.BigInt(), sql.BigInt()}
+	spec := WindowSpec{Kind: Tumble, Size: 10000, TimeCol: 1, GroupKeys: []int{0}, NoProperties: true,
+		Aggs: []AggSpec{{Kind: CountStar}, {Kind: Sum, Arg: 2}}, EarlyFire: true, EarlyDelay: 1000,
+		LateFire: true, LateDelay: 500, AllowLateness: 5000, ProduceUpdates: true}
+	var clock int64
+	ctx := &runtime.Context{Now: func() time.Time { return time.UnixMilli(clock) }}
+	op, err := WindowAggregate(spec)(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	var out runtime.Collector
+	var got []string
+	step := func(what string, f func() error) {
+		t.Helper()
+		out.Reset()
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+		var rows []string
+		for _, r := range out.Rows() {
+			rows = append(rows, sql.FormatRow(r, []sql.DataType{sql.String(), sql.BigInt(), sql.BigInt()}))
+		}
+		got = append(got, what+": "+strings.Join(rows, " "))
+	}
+	row := func(line string) func() error {
+		return func() error {
+			r := parseRow(t, line, in)
+			r.Values[1] = sql.TimestampData{Millis: r.Values[1].(int64)}
+			return op.ProcessBatch(0, []sql.Row{r}, &out)
+		}
+	}
+	timers := op.(interface {
+		TimerInterval() time.Duration
+		OnProcessingTime(time.Time, *runtime.Collector) error
+	})
+	if timers.TimerInterval() <= 0 {
+		t.Fatal("no processing-time timer for a delayed firing")
+	}
+	tick := func(at int64) func() error {
+		return func() error { clock = at; return timers.OnProcessingTime(time.UnixMilli(at), &out) }
+	}
+	wm := func(w int64) func() error {
+		return func() error { return op.(runtime.WatermarkOperator).ProcessWatermark(w, &out) }
+	}
+	step("row@0", row("+I[a, 1000, 5]"))
+	step("tick 999", tick(999))
+	step("tick 1000", tick(1000))
+	step("row@1200", func() error { clock = 1200; return row("+I[a, 2000, 7]")() })
+	snap, err := op.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _ = WindowAggregate(spec)(0, 1)
+	if err := op.Open(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	timers = op.(interface {
+		TimerInterval() time.Duration
+		OnProcessingTime(time.Time, *runtime.Collector) error
+	})
+	step("tick 2200 (restored)", tick(2200))
+	step("row@2300", row("+I[a, 3000, 1]"))
+	step("wm 9999", wm(9999))
+	step("tick 3300", tick(3300))
+	step("late row@3400", func() error { clock = 3400; return row("+I[a, 4000, 10]")() })
+	step("tick 3899", tick(3899))
+	step("tick 3900", tick(3900))
+	step("wm 14999", wm(14999))
+	step("late row", row("+I[a, 5000, 100]"))
+	want := []string{
+		"row@0: ",
+		"tick 999: ",
+		"tick 1000: +I[a, 1, 5]",
+		"row@1200: ",
+		"tick 2200 (restored): -U[a, 1, 5] +U[a, 2, 12]",
+		"row@2300: ",
+		"wm 9999: -U[a, 2, 12] +U[a, 3, 13]",
+		"tick 3300: ",
+		"late row@3400: ",
+		"tick 3899: ",
+		"tick 3900: -U[a, 3, 13] +U[a, 4, 23]",
+		"wm 14999: ",
+		"late row: ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
