@@ -333,6 +333,23 @@ func (inf *inference) materialize(sink *Sink, in Node) bool {
 // consumeError builds Flink's "doesn't support consuming" error, naming
 // the node that introduces the offending kinds.
 func (inf *inference) consumeError(requester string, n Node, missing sql.ChangelogMode) error {
+	culprit := inf.culprit(n, missing)
+	var what string
+	switch {
+	case missing.Contains(sql.UpdateAfter) && missing.Contains(sql.Delete):
+		what = "update and delete"
+	case missing.Contains(sql.UpdateAfter):
+		what = "update"
+	default:
+		what = "delete"
+	}
+	return sql.Errorf(sql.TableException, "%s doesn't support consuming %s changes which is produced by node %s",
+		requester, what, nodeDescription(culprit, FormatPrefix))
+}
+
+// culprit is the node below n (through Calcs, Exchanges and Unions) that
+// introduces the missing kinds.
+func (inf *inference) culprit(n Node, missing sql.ChangelogMode) Node {
 	culprit := n
 	for {
 		var next Node
@@ -352,17 +369,7 @@ func (inf *inference) consumeError(requester string, n Node, missing sql.Changel
 		}
 		culprit = next
 	}
-	var what string
-	switch {
-	case missing.Contains(sql.UpdateAfter) && missing.Contains(sql.Delete):
-		what = "update and delete"
-	case missing.Contains(sql.UpdateAfter):
-		what = "update"
-	default:
-		what = "delete"
-	}
-	return sql.Errorf(sql.TableException, "%s doesn't support consuming %s changes which is produced by node %s",
-		requester, what, nodeDescription(culprit, FormatPrefix))
+	return culprit
 }
 
 // visit is pass 2: it returns a copy of n whose subtree provides req, or

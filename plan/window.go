@@ -673,9 +673,15 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	// Flink's GroupWindowAggregate consumes updates: its WindowOperator
 	// retracts from the window's accumulators
 	// (GroupWindowTest.testWindowAggregateOnRetractStream); changelog.go
-	// marks its calls retracting.
+	// marks its calls retracting. Flink 1.19+ also runs a window TVF
+	// aggregation over updates (FLINK-20281: WindowAggregateTest's
+	// *WithCDCSource cases), which sqlrun does not plan yet: it refuses
+	// by name rather than with the "doesn't support consuming" error of
+	// Flink 1.18 and before.
 	if k := modifyKinds(in, mk); !k.IsInsertOnly() && !tvf.Window.Legacy {
-		return nil, false, (&inference{mk: mk}).consumeError("StreamPhysicalWindowAggregate", in, k.Without(sql.Insert))
+		culprit := (&inference{mk: mk}).culprit(in, k.Without(sql.Insert))
+		return nil, false, sql.Errorf(sql.TableException, "sqlrun does not support a window TVF aggregation over an updating input yet (Flink 1.19+ runs it; a legacy GROUP BY %s(...) group window runs here), produced by node %s",
+			tvf.Window.Func, nodeDescription(culprit, FormatPrefix))
 	}
 	// The Calc below: the calc's fields that are not window columns, in
 	// order, then the time column.
