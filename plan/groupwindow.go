@@ -471,3 +471,22 @@ func emitStrategy(cfg map[string]string, fn string, procTime bool) (EmitStrategy
 	}
 	return e, nil
 }
+
+// checkEmitConfiguration is WindowUtil.checkEmitConfiguration: a window
+// TVF aggregation takes no early or late firing
+// (WindowAggregateTest.testUnsupportedException_EarlyFire / _LateFire).
+func checkEmitConfiguration(cfg map[string]string) error {
+	early, err := config.Bool(cfg, config.KeyEmitEarlyFireEnabled)
+	if err != nil {
+		return err
+	}
+	late, err := config.Bool(cfg, config.KeyEmitLateFireEnabled)
+	if err != nil {
+		return err
+	}
+	if early || late {
+		return sql.Errorf(sql.TableException, "Currently, window table function based aggregate doesn't support early-fire and late-fire configuration '%s' and '%s'.",
+			config.KeyEmitEarlyFireEnabled, config.KeyEmitLateFireEnabled)
+	}
+	return nil
+}

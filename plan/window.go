@@ -719,6 +719,8 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		if window.Emit, err = emitStrategy(b.config, window.Func, window.ProcTime); err != nil {
 			return nil, false, err
 		}
+	} else if err := checkEmitConfiguration(b.config); err != nil {
+		return nil, false, err
 	}
 	var partPos []int
 	for _, k := range window.Partition {
