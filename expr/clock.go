@@ -32,17 +32,22 @@ type clockRead struct {
 	fixed bool
 	ms    int64
 	T     sql.DataType
+	loc   *time.Location
 }
 
 func (e *clockRead) Type() sql.DataType { return e.T }
 
 // clockValue is op's value at epoch millisecond ms in the session's time
-// zone, 'table.local-time-zone', which sqlrun takes as UTC only: the
-// instant for CURRENT_TIMESTAMP and NOW, the wall clock for
-// LOCALTIMESTAMP, its time of day in milliseconds for LOCALTIME and
-// CURRENT_TIME (DateTimeUtils.timestampMillisToTime), its day for
-// CURRENT_DATE (timestampMillisToDate).
-func clockValue(op string, ms int64) any {
+// zone, 'table.local-time-zone' (loc): the instant for CURRENT_TIMESTAMP
+// and NOW, the wall clock in loc for LOCALTIMESTAMP, its time of day in
+// milliseconds for LOCALTIME and CURRENT_TIME
+// (DateTimeUtils.timestampMillisToTime), its day for CURRENT_DATE
+// (timestampMillisToDate), as CurrentTimePointCallGen converts the
+// instant with the session zone.
+func clockValue(op string, ms int64, loc *time.Location) any {
+	if op != "CURRENT_TIMESTAMP" && op != "NOW" {
+		ms = LocalMillis(ms, loc)
+	}
 	switch op {
 	case "LOCALTIME", "CURRENT_TIME":
 		return int32(ms - floorDiv(ms, millisPerDay)*millisPerDay)
@@ -65,7 +70,7 @@ func bindClock(e Expr, fixed bool, ms int64) Expr {
 		return e
 	}
 	if clockFuncs[c.Op] {
-		return &clockRead{op: c.Op, fixed: fixed, ms: ms, T: c.T}
+		return &clockRead{op: c.Op, fixed: fixed, ms: ms, T: c.T, loc: c.location()}
 	}
 	return c.MapArgs(func(a Expr) Expr { return bindClock(a, fixed, ms) })
 }
@@ -84,14 +89,14 @@ func readsClock(es ...Expr) bool {
 // compileClockRead reads a fixed time, or the per-record reading the
 // caller appended after the row's fields.
 func compileClockRead(x *clockRead) Eval {
-	op := x.op
+	op, loc := x.op, x.loc
 	if x.fixed {
-		v := clockValue(op, x.ms)
+		v := clockValue(op, x.ms, loc)
 		return func([]any) (any, error) { return v, nil }
 	}
 	return func(row []any) (any, error) {
 		ms, _ := row[len(row)-1].(int64)
-		return clockValue(op, ms), nil
+		return clockValue(op, ms, loc), nil
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -41,6 +42,9 @@ type Call struct {
 	// Written is the name the call prints under when it is not Op: a
 	// function Flink resolves as the query spelled it (Func.AsWritten).
 	Written string
+	// zone is the session time zone the call evaluates in (InZone; nil
+	// until bound, which evaluates in UTC). It never prints.
+	zone *time.Location
 }
 
 // MapArgs returns c with f applied to each argument: c itself when f
@@ -345,12 +349,19 @@ func literalText(l *Literal) string {
 	case float64:
 		return sql.JavaScientific(v, 64)
 	}
-	s := sql.FormatValue(l.Value, l.T)
-	switch l.T.Root {
+	t := l.T
+	if t.Root == sql.TypeTimestampLTZ {
+		// A TIMESTAMP_WITH_LOCAL_TIME_ZONE literal holds the instant's
+		// TimestampString in UTC (RexBuilder.makeTimestampWithLocalTimeZoneLiteral),
+		// printed as a TIMESTAMP's.
+		t = sql.Timestamp(t.Precision)
+	}
+	s := sql.FormatValue(l.Value, t)
+	switch t.Root {
 	case sql.TypeDate, sql.TypeTimestamp, sql.TypeTime:
 		s = strings.Replace(s, "T", " ", 1)
 	}
-	switch l.T.Root {
+	switch t.Root {
 	case sql.TypeTimestamp, sql.TypeTime:
 		// Calcite's TimestampString/TimeString always print the seconds
 		// (2024-01-01 00:00:00); Java's LocalDateTime text, which
@@ -400,7 +411,7 @@ func Remap(e Expr, m map[int]int) Expr {
 		for i, a := range x.Args {
 			args[i] = Remap(a, m)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written, zone: x.zone}
 	}
 	return e
 }
@@ -416,7 +427,7 @@ func Inline(e Expr, below []Expr) Expr {
 		for i, a := range x.Args {
 			args[i] = Inline(a, below)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written, zone: x.zone}
 	}
 	return e
 }

@@ -248,7 +248,7 @@ func builtins() []*Func {
 		// Time functions.
 		// The time functions of FlinkSqlOperatorTable.dynamicFunctions
 		// (FLIP-162): the current instant (TIMESTAMP_LTZ(3)), and the wall
-		// clock of 'table.local-time-zone' (UTC, the one zone sqlrun takes)
+		// clock of 'table.local-time-zone'
 		// as LOCALTIMESTAMP (TIMESTAMP(3)), LOCALTIME and CURRENT_TIME
 		// (SqlAbstractTimeFunction's TIME(0), which keeps the clock's
 		// milliseconds: CodeGeneratorContext's timestampMillisToTime) and
@@ -928,6 +928,7 @@ func evalCast(c *Call, args []Eval) (Eval, error) {
 	argT := func(i int) sql.DataType { return c.Args[i].Type() }
 	from := argT(0)
 	try := c.Op == "TRY_CAST"
+	loc := c.location()
 	if err := CastCodegenError(from, t); err != nil {
 		return nil, err
 	}
@@ -936,7 +937,7 @@ func evalCast(c *Call, args []Eval) (Eval, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := castValue(v, from, t)
+		out, err := castValueIn(v, from, t, loc)
 		if err != nil && try {
 			return nil, nil
 		}
@@ -1261,8 +1262,8 @@ func evalCurrentTimestamp(c *Call, args []Eval) (Eval, error) {
 // CURRENT_DATE on its own (outside a Calc's shared clock): the process's
 // clock now.
 func evalClockFunc(c *Call, args []Eval) (Eval, error) {
-	op := c.Op
-	return func([]any) (any, error) { return clockValue(op, time.Now().UnixMilli()), nil }, nil
+	op, loc := c.Op, c.location()
+	return func([]any) (any, error) { return clockValue(op, time.Now().UnixMilli(), loc), nil }, nil
 }
 
 // evalDateFormat is DATE_FORMAT(x, format): a timestamp formatted; a DATE
@@ -1272,10 +1273,17 @@ func evalClockFunc(c *Call, args []Eval) (Eval, error) {
 // "yyyy-MM-dd HH:mm:ss" (a prefix; NULL when it does not parse).
 func evalDateFormat(c *Call, args []Eval) (Eval, error) {
 	argRoot := c.Args[0].Type().Root
+	loc := c.location()
 	return strict(args, func(vs []any) (any, error) {
 		var tm time.Time
 		switch x := vs[0].(type) {
 		case sql.TimestampData:
+			if argRoot == sql.TypeTimestampLTZ {
+				// A TIMESTAMP_LTZ is formatted on its wall clock in the
+				// session zone (DateTimeUtils.formatTimestamp with the
+				// session's TimeZone).
+				x = toLocalTimestamp(x, loc)
+			}
 			tm = x.Time()
 		case int32:
 			switch argRoot {

@@ -37,7 +37,7 @@ func roundTime(e Expr) Expr {
 			if l := x.Args[0].(*Literal); l.T.Root == sql.TypeTime {
 				if ms, ok := l.Value.(int32); ok {
 					if r := TruncTime(ms, x.T.Precision); r != ms {
-						return &Call{Op: x.Op, Args: []Expr{&Literal{Value: r, T: l.T}}, T: x.T, Written: x.Written}
+						return &Call{Op: x.Op, Args: []Expr{&Literal{Value: r, T: l.T}}, T: x.T, Written: x.Written, zone: x.zone}
 					}
 				}
 			}
@@ -62,7 +62,7 @@ func reduce(e Expr) Expr {
 		for i, a := range c.Args {
 			args[i] = Reduce(a)
 		}
-		return &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written}
+		return &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written, zone: c.zone}
 	}
 	args := make([]Expr, len(c.Args))
 	allConst := true
@@ -70,7 +70,7 @@ func reduce(e Expr) Expr {
 		args[i] = reduce(a)
 		allConst = allConst && isConstant(args[i])
 	}
-	out := &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written}
+	out := &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written, zone: c.zone}
 	// The arguments are constants that end here unless the call folds.
 	ended := func() *Call {
 		for i, a := range out.Args {
@@ -78,7 +78,9 @@ func reduce(e Expr) Expr {
 		}
 		return out
 	}
-	if !allConst || isReduced(out) {
+	if !allConst || isReduced(out) || out.zone == nil && zoneDependent(out) {
+		// A call whose value depends on the session time zone folds
+		// only once the zone is bound (InZone).
 		return ended()
 	}
 	ev, err := Compile(out)
@@ -276,7 +278,7 @@ func substitute(e Expr, consts map[int]Expr) Expr {
 		for i, a := range x.Args {
 			args[i] = substitute(a, consts)
 		}
-		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written}
+		return &Call{Op: x.Op, Args: args, T: x.T, Written: x.Written, zone: x.zone}
 	}
 	return e
 }

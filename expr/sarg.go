@@ -227,7 +227,7 @@ func SimplifyFilter(e Expr) Expr {
 		if len(terms) == 1 {
 			return terms[0]
 		}
-		return &Call{Op: c.Op, Args: terms, T: c.T, Written: c.Written}
+		return &Call{Op: c.Op, Args: terms, T: c.T, Written: c.Written, zone: c.zone}
 	case "NOT":
 		inner := SimplifyFilter(c.Args[0])
 		ic, ok := inner.(*Call)

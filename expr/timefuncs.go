@@ -12,8 +12,7 @@ import (
 
 // Time functions of Flink 1.20 beyond the SQL standard's: FLOOR/CEIL of a
 // datetime to a unit, FROM_UNIXTIME and UNIX_TIMESTAMP. sqlrun evaluates
-// them in UTC, the zone it shows TIMESTAMP_LTZ values in
-// (docs/differences.md: table.local-time-zone).
+// the ones that read a wall clock in the session time zone (zone.go).
 
 // The time units of FLOOR(x TO unit), with Flink's TimeUnitRange
 // multipliers (the units a TIMESTAMP floors to arithmetically).
@@ -105,6 +104,12 @@ func evalFloorCeil(c *Call, args []Eval) (Eval, error) {
 			return int32(julianDateFloor(unit, int(d)+epochJulian, floor)), nil
 		}, nil
 	}
+	// A TIMESTAMP_LTZ floors to an HOUR, a DAY or a calendar unit on its
+	// wall clock in the session zone, less the zone's offset at the value
+	// (DateTimeUtils.timestampFloor/timestampCeil with the session's
+	// TimeZone); to smaller units on the instant.
+	ltz := c.Args[0].Type().Root == sql.TypeTimestampLTZ && unit != "MINUTE" && unit != "SECOND" && unit != "MILLISECOND"
+	loc := c.location()
 	return func(row []any) (any, error) {
 		v, err := x(row)
 		if err != nil || v == nil {
@@ -112,14 +117,19 @@ func evalFloorCeil(c *Call, args []Eval) (Eval, error) {
 		}
 		ts, _ := v.(sql.TimestampData)
 		ms := ts.Millis
+		var offset int64
+		if ltz {
+			offset = ZoneOffsetMillis(ms, loc)
+			ms += offset
+		}
 		if m := unitMillis[unit]; m > 0 {
 			if floor {
-				return sql.TimestampData{Millis: floorMul(ms, m)}, nil
+				return sql.TimestampData{Millis: floorMul(ms, m) - offset}, nil
 			}
-			return sql.TimestampData{Millis: ceilMul(ms, m)}, nil
+			return sql.TimestampData{Millis: ceilMul(ms, m) - offset}, nil
 		}
 		days := int(ms/millisPerDay) + epochJulian
-		return sql.TimestampData{Millis: int64(julianDateFloor(unit, days, floor)) * millisPerDay}, nil
+		return sql.TimestampData{Millis: int64(julianDateFloor(unit, days, floor))*millisPerDay - offset}, nil
 	}, nil
 }
 
@@ -247,6 +257,7 @@ func inferFromUnixtime(name string, args []Expr) ([]Expr, sql.DataType, error) {
 // evalFromUnixtime formats epoch seconds as DateTimeUtils.formatUnixTimestamp
 // ('yyyy-MM-dd HH:mm:ss' unless a format is given).
 func evalFromUnixtime(c *Call, args []Eval) (Eval, error) {
+	loc := c.location()
 	return strict(args, func(vs []any) (any, error) {
 		n, _ := ToInt(vs[0])
 		format := "yyyy-MM-dd HH:mm:ss"
@@ -257,7 +268,7 @@ func evalFromUnixtime(c *Call, args []Eval) (Eval, error) {
 		if err != nil {
 			return nil, sql.Errorf(sql.TableException, "FROM_UNIXTIME: %v", err)
 		}
-		return pat.format(time.Unix(n, 0).UTC()), nil
+		return pat.format(time.UnixMilli(LocalMillis(n*1000, loc)).UTC()), nil
 	}), nil
 }
 
@@ -285,6 +296,7 @@ func evalUnixTimestamp(c *Call, args []Eval) (Eval, error) {
 	if len(args) == 0 {
 		return func([]any) (any, error) { return time.Now().Unix(), nil }, nil
 	}
+	loc := c.location()
 	return strict(args, func(vs []any) (any, error) {
 		format := "yyyy-MM-dd HH:mm:ss"
 		if len(vs) > 1 {
@@ -298,7 +310,7 @@ func evalUnixTimestamp(c *Call, args []Eval) (Eval, error) {
 		if !ok {
 			return int64(math.MinInt64), nil
 		}
-		return floorDiv(tm.UnixMilli(), 1000), nil
+		return floorDiv(UTCMillis(tm.UnixMilli(), loc), 1000), nil
 	}), nil
 }
 
