@@ -158,5 +158,5 @@ var Options = []connectors.Option{
 		Description: "The maximum latency can be used for MiniBatch to buffer input records (the MiniBatchAssigner's interval). If table.exec.mini-batch.enabled is set true, its value must be greater than zero."},
 	{Key: KeyMiniBatchSize, Type: connectors.Long, Default: "-1",
 		Description: "The maximum number of input records can be buffered for MiniBatch. If table.exec.mini-batch.enabled is set true, its value must be positive."},
-	{Key: KeyLocalTimeZone, Type: connectors.String, Default: "default", Description: "Session time zone."},
+	{Key: KeyLocalTimeZone, Type: connectors.String, Default: "default", Description: "Session time zone, in which TIMESTAMP_LTZ values are shown, cast and windowed: a TZDB ID such as 'Asia/Shanghai', 'UTC' or 'GMT+08:00'; 'default' is the machine's zone."},
 }

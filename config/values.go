@@ -47,28 +47,10 @@ func Check(key, value string) error {
 		return err
 	}
 	if key == KeyLocalTimeZone {
-		return checkTimeZone(value)
+		_, err := TimeZone(map[string]string{key: value})
+		return err
 	}
 	return nil
-}
-
-// utcZones are the spellings of UTC 'table.local-time-zone' accepts;
-// "default" is UTC too (Flink's is the JVM's zone).
-var utcZones = map[string]bool{
-	"default": true, "UTC": true, "GMT": true, "Z": true, "Etc/UTC": true, "Etc/GMT": true,
-	"UTC+00:00": true, "GMT+00:00": true, "GMT-00:00": true, "+00:00": true,
-}
-
-// checkTimeZone refuses a session time zone other than UTC: sqlrun
-// computes and shows TIMESTAMP_LTZ values (casts, FLOOR, FROM_UNIXTIME,
-// windows) in UTC, and another zone would be ignored silently
-// (docs/differences.md).
-func checkTimeZone(value string) error {
-	if utcZones[strings.TrimSpace(value)] {
-		return nil
-	}
-	return sql.Errorf(sql.ValidationException,
-		"sqlrun computes TIMESTAMP_LTZ values in UTC only: '%s' = '%s' is not supported yet.", KeyLocalTimeZone, value)
 }
 
 // parse turns a value of o into its Go value: int, bool, time.Duration,

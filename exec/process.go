@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql/parser"
@@ -119,3 +120,10 @@ func (s *Session) RunInput(ctx context.Context, text string, out io.Writer) (qui
 	}
 	return false
 }
+
+// UseMachineTimeZone makes 'table.local-time-zone' = 'default' (the
+// option's default) the machine's time zone (the TZ environment variable,
+// else /etc/localtime), as Flink's is the JVM's default zone; without it a
+// session's default is UTC (config.DefaultZone). The sqlrun binary calls
+// it once at start.
+func UseMachineTimeZone() { config.DefaultZone = time.Local }

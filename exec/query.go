@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -40,7 +42,14 @@ func (s *Session) query(ctx context.Context, st *ast.Query, out io.Writer) error
 		job.Cancel()
 		<-job.Done()
 	}()
-	next := func() ([]sql.Row, error) { return qj.Collect.Next(ctx, job) }
+	zone, err := config.TimeZone(s.Config.Map())
+	if err != nil {
+		return err
+	}
+	next := func() ([]sql.Row, error) {
+		rows, err := qj.Collect.Next(ctx, job)
+		return localRows(rows, qj.Schema, zone), err
+	}
 	return s.ShowResult(ctx, out, qj.Schema, mode, s.Config.Streaming(), next, start)
 }
 
@@ -324,4 +333,69 @@ func (s *Session) tableView(ctx context.Context, out io.Writer, schema sql.Schem
 			}
 		}
 	}
+}
+
+// localRows shows the TIMESTAMP_LTZ values of rows as their wall clock in
+// the session time zone, as the SQL client's RowDataToStringConverter
+// does with 'table.local-time-zone'; the rows are copied where they change.
+func localRows(rows []sql.Row, schema sql.Schema, zone *time.Location) []sql.Row {
+	types := schema.Types()
+	if zone == time.UTC || !slices.ContainsFunc(types, hasLTZ) {
+		return rows
+	}
+	for i, r := range rows {
+		var vals []any
+		for j, v := range r.Values {
+			if j >= len(types) {
+				break
+			}
+			if lv := localValue(v, types[j], zone); vals != nil || !reflect.DeepEqual(lv, v) {
+				if vals == nil {
+					vals = append([]any(nil), r.Values...)
+				}
+				vals[j] = lv
+			}
+		}
+		if vals != nil {
+			rows[i] = sql.Row{Kind: r.Kind, Values: vals}
+		}
+	}
+	return rows
+}
+
+// localValue is v with its TIMESTAMP_LTZ values, nested ones too, moved to
+// the wall clock of zone.
+func localValue(v any, t sql.DataType, zone *time.Location) any {
+	switch x := v.(type) {
+	case sql.TimestampData:
+		if t.Root == sql.TypeTimestampLTZ {
+			x.Millis = expr.LocalMillis(x.Millis, zone)
+			return x
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			var et sql.DataType
+			switch {
+			case t.Root == sql.TypeArray && t.Elem != nil:
+				et = *t.Elem
+			case t.Root == sql.TypeRow && i < len(t.Fields):
+				et = t.Fields[i].Type
+			}
+			out[i] = localValue(e, et, zone)
+		}
+		return out
+	}
+	return v
+}
+
+// hasLTZ reports a TIMESTAMP_LTZ type or one that holds one.
+func hasLTZ(t sql.DataType) bool {
+	switch {
+	case t.Root == sql.TypeTimestampLTZ:
+		return true
+	case t.Elem != nil && hasLTZ(*t.Elem), t.Value != nil && hasLTZ(*t.Value):
+		return true
+	}
+	return slices.ContainsFunc(t.Fields, func(f sql.Field) bool { return hasLTZ(f.Type) })
 }

@@ -37,15 +37,6 @@ func InZone(e Expr, loc *time.Location) Expr {
 	return &out
 }
 
-// InZoneAll is InZone of each of es.
-func InZoneAll(es []Expr, loc *time.Location) []Expr {
-	out := make([]Expr, len(es))
-	for i, e := range es {
-		out[i] = InZone(e, loc)
-	}
-	return out
-}
-
 // location is the zone c evaluates in: UTC unless InZone bound one.
 func (c *Call) location() *time.Location {
 	if c.zone == nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/sqlrun/sqlrun/catalog"
@@ -222,7 +223,9 @@ type binder struct {
 	env       Env
 	config    map[string]string
 	streaming bool
-	ctes      map[string]Node
+	// zone is the session time zone, 'table.local-time-zone'.
+	zone *time.Location
+	ctes map[string]Node
 	// viewDepth counts the views being expanded.
 	viewDepth int
 	// exprDepth counts the nested bindExpr calls.

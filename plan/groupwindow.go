@@ -115,6 +115,9 @@ func (b *binder) bindGroupWindow(input Node, sc *scope, groupBy []ast.Expr, read
 		// StreamLogicalWindowAggregateRule.getTimeFieldReference.
 		return nil, nil, nil, nil, sql.Errorf(sql.ValidationException, "Window can only be defined on a time attribute column, but is type of %s", ref.T.WithNullable(true))
 	}
+	if w.ProcTime || ref.T.Root == sql.TypeTimestampLTZ {
+		w.Zone = b.zone
+	}
 	var ivs []int64
 	for _, a := range f.Args[1:] {
 		b.exprDepth++

@@ -41,12 +41,14 @@ func (b *binder) convert(r Node) (Node, error) {
 			return nil, err
 		}
 		exprs := make([]Expr, len(r.Exprs))
+		// The reducer evaluates in the session time zone (Flink's
+		// ExpressionReducer reads TableConfig's local time zone).
 		for i, e := range r.Exprs {
-			exprs[i] = dropSameTypeCasts(e, r.input())
+			exprs[i] = expr.InZone(dropSameTypeCasts(e, r.input()), b.zone)
 		}
 		var cond Expr
 		if r.Cond != nil {
-			cond = dropSameTypeCasts(r.Cond, r.input())
+			cond = expr.InZone(dropSameTypeCasts(r.Cond, r.input()), b.zone)
 		}
 		n := newCalc(in, exprs, cond, r.names)
 		if c, ok := n.(*Calc); ok && r.fresh && c.input() == in {

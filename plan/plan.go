@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
@@ -41,7 +42,11 @@ func (p *Planner) binder() *binder {
 		cfg = map[string]string{}
 	}
 	mode, _ := config.Enum(cfg, config.KeyRuntimeMode) // SET checked it
-	return &binder{env: p.env, config: cfg, streaming: mode != "batch"}
+	zone, err := config.TimeZone(cfg)
+	if err != nil {
+		zone = time.UTC // SET checked it
+	}
+	return &binder{env: p.env, config: cfg, streaming: mode != "batch", zone: zone}
 }
 
 // PlanStatement plans an INSERT, a query or a statement set. The collect

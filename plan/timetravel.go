@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 )
@@ -44,7 +45,7 @@ func (b *binder) timeTravelMillis(period ast.Expr) (int64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	lit, ok := fold(e).(*Literal)
+	lit, ok := fold(expr.InZone(e, b.zone)).(*Literal)
 	if !ok || lit.T.Root == sql.TypeTimestampLTZ {
 		return 0, "", unsupported()
 	}
@@ -56,10 +57,9 @@ func (b *binder) timeTravelMillis(period ast.Expr) (int64, string, error) {
 	if !ok {
 		return 0, "", unsupported()
 	}
-	// The wall time in the session time zone, which is UTC in sqlrun
-	// ('table.local-time-zone' accepts UTC only, config.Check).
+	// The wall time in the session time zone.
 	wall := time.UnixMilli(ts.Millis).UTC().Add(time.Duration(ts.NanoOfMilli))
-	return wall.UnixMilli(), timestampString(wall), nil
+	return expr.UTCMillis(ts.Millis, b.zone), timestampString(wall), nil
 }
 
 // timestampString is Calcite's TimestampString: "yyyy-MM-dd HH:mm:ss"

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/sql"
@@ -29,6 +30,10 @@ type Windowing struct {
 	Legacy, Props bool
 	// Emit is a legacy group window's emit strategy (groupwindow.go).
 	Emit EmitStrategy
+	// Zone is the session time zone the windows align in when the time
+	// attribute is a TIMESTAMP_LTZ (a processing-time one is), nil (UTC)
+	// for a TIMESTAMP: Flink's TimeWindowUtil.getShiftTimeZone.
+	Zone *time.Location
 }
 
 // spec is Flink's WindowSpec.toSummaryString after the time column part.
@@ -483,6 +488,9 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 		return ms, nil
 	}
 	w := Windowing{Func: x.Name, Partition: partition, ProcTime: procTime}
+	if procTime || tt.Root == sql.TypeTimestampLTZ {
+		w.Zone = b.zone
+	}
 	if w.Size, err = interval("SIZE"); err != nil {
 		return nil, nil, err
 	}

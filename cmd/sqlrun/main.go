@@ -124,6 +124,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 
 func main() {
 	gctune.Tune()
+	exec.UseMachineTimeZone()
 	// Scratch directories of sqlrun processes that were killed (kill -9
 	// cannot be caught) are removed by the next run; this run's own are
 	// removed on every way out.

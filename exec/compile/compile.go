@@ -52,21 +52,26 @@ type builder struct {
 	// read (expr.AtQueryStart): the time the job's plan is translated, as
 	// Flink's planner sets TABLE_QUERY_START_EPOCH_TIME.
 	queryStart int64
+	// zone is the session time zone ('table.local-time-zone') every
+	// compiled expression evaluates in (expr.InZone).
+	zone *time.Location
 }
 
-// atStart binds a batch job's time functions to the query's start; a
-// streaming job's read the clock per record (expr.CompileCalc).
+// atStart binds an expression to the session time zone and a batch job's
+// time functions to the query's start; a streaming job's read the clock
+// per record (expr.CompileCalc).
 func (b *builder) atStart(e plan.Expr) plan.Expr {
-	if b.streaming || e == nil {
+	if e == nil {
+		return e
+	}
+	e = expr.InZone(e, b.zone)
+	if b.streaming {
 		return e
 	}
 	return expr.AtQueryStart(e, b.queryStart)
 }
 
 func (b *builder) atStartAll(es []plan.Expr) []plan.Expr {
-	if b.streaming {
-		return es
-	}
 	out := make([]plan.Expr, len(es))
 	for i, e := range es {
 		out[i] = b.atStart(e)
@@ -97,6 +102,9 @@ func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
 	}
 	b := &builder{g: runtime.NewGraph(opts.JobName), opts: opts, defaultP: 1, streaming: pl.Streaming,
 		reuse: plan.ReusedSubplans(pl), built: map[int]edge{}, queryStart: time.Now().UnixMilli()}
+	if b.zone, err = config.TimeZone(opts.Config); err != nil {
+		return nil, err
+	}
 	if b.defaultP, err = config.Int(opts.Config, config.KeyParallelism); err != nil {
 		return nil, err
 	} else if b.defaultP < 1 {
@@ -440,10 +448,10 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 			keys[i] = operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst}
 		}
 		f = operators.WindowRank(operators.WindowRankSpec{StartCol: n.WinStart, EndCol: n.WinEnd, Partition: n.Partition,
-			Order: keys, Start: n.Start, End: n.End, OutputNumber: n.OutputNumber})
+			Order: keys, Start: n.Start, End: n.End, OutputNumber: n.OutputNumber, Zone: n.Window.Zone})
 	case *plan.WindowDeduplicate:
 		f = operators.WindowRank(operators.WindowRankSpec{StartCol: n.WinStart, EndCol: n.WinEnd, Partition: n.Keys,
-			Start: 1, End: 1, Dedup: true, KeepLast: n.KeepLast, TimeCol: n.TimeField})
+			Start: 1, End: 1, Dedup: true, KeepLast: n.KeepLast, TimeCol: n.TimeField, Zone: n.Window.Zone})
 	case *plan.OverAggregate:
 		if f, err = overOperator(n); err != nil {
 			return edge{}, err

@@ -65,7 +65,7 @@ func (b *builder) windowJoin(n *plan.WindowJoin, path string) (edge, error) {
 		return edge{}, err
 	}
 	spec := operators.WindowJoinSpec{Cond: jp.cond, Left: jp.left, Right: jp.right, LeftEnd: n.LeftEnd, RightEnd: n.RightEnd,
-		Semi: n.IsSemi(), Anti: n.IsAnti()}
+		Semi: n.IsSemi(), Anti: n.IsAnti(), Zone: n.Window.Zone}
 	v := b.g.AddOperator(uid(path, n), n.Name(), operators.WindowJoin(spec), jp.p)
 	b.connect(jp.l, v, jp.p)
 	b.connect(jp.r, v, jp.p)

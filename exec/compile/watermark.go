@@ -28,7 +28,7 @@ func (b *builder) watermarkAssigner(n *plan.WatermarkAssigner, path string) (edg
 	if err != nil {
 		return edge{}, err
 	}
-	ev, err := plan.Compile(n.Expr)
+	ev, err := plan.Compile(b.atStart(n.Expr))
 	if err != nil {
 		return edge{}, err
 	}
@@ -56,7 +56,7 @@ func (b *builder) watermarkAssigner(n *plan.WatermarkAssigner, path string) (edg
 // (connectors.SplitSource, Paimon's FLIP-27 source), as Flink's
 // SourceOperator does.
 func (b *builder) pushedWatermark(n *plan.TableSourceScan, src edge, path string) (edge, error) {
-	ev, err := plan.Compile(n.Watermark.Expr)
+	ev, err := plan.Compile(b.atStart(n.Watermark.Expr))
 	if err != nil {
 		return edge{}, err
 	}

@@ -68,7 +68,7 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 
 // windowSpec is the runtime's form of a plan's window on time column tc.
 func windowSpec(w plan.Windowing, tc int) operators.WindowSpec {
-	spec := operators.WindowSpec{TimeCol: tc, Size: w.Size, Slide: w.Slide, Step: w.Step, Offset: w.Offset}
+	spec := operators.WindowSpec{TimeCol: tc, Size: w.Size, Slide: w.Slide, Step: w.Step, Offset: w.Offset, Zone: w.Zone}
 	switch w.Func {
 	case "HOP":
 		spec.Kind = operators.Hop

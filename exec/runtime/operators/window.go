@@ -59,6 +59,28 @@ type WindowSpec struct {
 	EarlyDelay, LateDelay int64
 	AllowLateness         int64
 	ProduceUpdates        bool
+	// Zone is the session time zone windows over a TIMESTAMP_LTZ (or
+	// processing-time) attribute align in (nil: UTC), as Flink's window
+	// operators with a shiftTimeZone: a row's time is read as its wall
+	// clock in Zone (TimeWindowUtil.toUtcTimestampMills), window_start and
+	// window_end are wall clocks, a window fires when the watermark or the
+	// clock reaches the instant of its end - 1 (toEpochMillsForTimer), and
+	// window_time is the instant of its end less 1 ms (toEpochMills).
+	Zone *time.Location
+}
+
+// fired reports whether the window ending at end (a wall clock in the
+// spec's zone) has fired at watermark or clock t (isWindowFired).
+func (s *WindowSpec) fired(end, t int64) bool {
+	if end > never {
+		return false // a window kept for ever (cleanupLocal)
+	}
+	return sql.WindowTimer(end-1, s.Zone) <= t
+}
+
+// windowTime is the event-time window_time of the window ending at end.
+func (s *WindowSpec) windowTime(end int64) int64 {
+	return sql.EpochOfWindow(end, s.Zone) - 1
 }
 
 // windowStart is Flink's TimeWindow.getWindowStartWithOffset.
@@ -148,7 +170,7 @@ func (w *procWindowAgg) Open(ctx *runtime.Context, restored []byte) error {
 }
 
 func (w *procWindowAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
-	ts := w.now().UnixMilli()
+	ts := sql.LocalMillis(w.now().UnixMilli(), w.spec.Zone)
 	for _, r := range rows {
 		w.enc.Buf = w.enc.Buf[:0]
 		if err := state.AppendKey(&w.enc, r, w.spec.GroupKeys); err != nil {
@@ -452,7 +474,8 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) 
 		// Late: the last window holding the row has fired (Flink's
 		// isWindowFired on getLastWindowEnd); a row whose slice has
 		// fired still counts in the windows holding it that have not.
-		if w.spec.Kind != Session && w.wm >= w.spec.cleanup(w.spec.lastWindowEnd(ts.Millis)) {
+		local := sql.LocalMillis(ts.Millis, w.spec.Zone)
+		if w.spec.Kind != Session && w.wm >= w.spec.cleanup(w.spec.lastWindowEnd(local)) {
 			continue
 		}
 		w.enc.Buf = w.enc.Buf[:0]
@@ -460,12 +483,12 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) 
 			return fmt.Errorf("WindowAggregate key: %w", err)
 		}
 		if w.spec.Kind == Session {
-			if err := w.addSession(r, ts.Millis); err != nil {
+			if err := w.addSession(r, local); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := w.add(r, ts.Millis, out); err != nil {
+		if err := w.add(r, local, out); err != nil {
 			return err
 		}
 	}
@@ -546,7 +569,7 @@ func (w *windowAgg) fire(t, procTime int64, out *runtime.Collector) error {
 	if w.fires != nil {
 		return w.fireEmitting(t, out)
 	}
-	for len(w.ends) > 0 && w.ends[0]-1 <= t {
+	for len(w.ends) > 0 && w.spec.fired(w.ends[0], t) {
 		end := w.ends[0]
 		for _, k := range slices.Sorted(maps.Keys(w.pending[end])) {
 			grp, ok, err := w.agg.groups.Get(k)
@@ -590,7 +613,7 @@ func (w *windowAgg) windowResult(k string, grp *group, procTime int64) ([]any, e
 		vals = append(vals, sql.TimestampData{Millis: start}, sql.TimestampData{Millis: end})
 	}
 	if w.spec.WindowTime && !w.spec.NoProperties {
-		wt := end - 1
+		wt := w.spec.windowTime(end)
 		if w.spec.ProcTime {
 			wt = procTime
 		}
@@ -631,23 +654,24 @@ func (w *windowTVF) Open(ctx *runtime.Context, _ []byte) error {
 }
 
 func (w *windowTVF) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
-	var now int64
+	var now, localNow int64
 	if w.now != nil {
 		now = w.now().UnixMilli()
+		localNow = sql.LocalMillis(now, w.spec.Zone)
 	}
 	for _, r := range rows {
-		ts := now
+		ts := localNow
 		if w.now == nil {
 			t, ok := r.Values[w.spec.TimeCol].(sql.TimestampData)
 			if !ok {
 				continue
 			}
-			ts = t.Millis
+			ts = sql.LocalMillis(t.Millis, w.spec.Zone)
 		}
 		err := w.spec.windows(ts, func(start, end int64) error {
 			vals := make([]any, len(r.Values), len(r.Values)+3)
 			copy(vals, r.Values)
-			wt := end - 1
+			wt := w.spec.windowTime(end)
 			if w.now != nil {
 				wt = now
 			}

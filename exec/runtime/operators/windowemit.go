@@ -74,13 +74,29 @@ func (s *WindowSpec) emits() bool {
 // (WindowOperator.cleanupTime: its max timestamp plus the allowed
 // lateness, without overflow).
 func (s *WindowSpec) cleanup(end int64) int64 {
+	c := s.cleanupLocal(end)
+	if c == never {
+		return 1<<63 - 1
+	}
+	return sql.WindowTimer(c, s.Zone)
+}
+
+// never is the cleanupLocal of a window whose allowed lateness reaches
+// past the largest timestamp: it is never dropped.
+const never = 1<<63 - 2
+
+// cleanupLocal is cleanup before the shift to the session time zone: the
+// window's max timestamp plus the allowed lateness, a wall clock in Zone
+// as the window's bounds are (registerCleanupTimer's cleanupTime before
+// toEpochMillsForTimer).
+func (s *WindowSpec) cleanupLocal(end int64) int64 {
 	if s.ProcTime {
 		return end - 1
 	}
-	if c := end - 1 + s.AllowLateness; c >= end-1 {
+	if c := end - 1 + s.AllowLateness; c >= end-1 && c < never {
 		return c
 	}
-	return 1<<63 - 1
+	return never // tracked at never + 1 without overflow
 }
 
 // fireState is the emit state of window key k (a new one when absent).
@@ -169,7 +185,7 @@ func (w *windowAgg) emitWindow(k string, f *windowFire, out *runtime.Collector) 
 // time t reached fires on time unless it did, then stays (tracked at its
 // cleanup time) until t reaches its cleanup time.
 func (w *windowAgg) fireEmitting(t int64, out *runtime.Collector) error {
-	for len(w.ends) > 0 && w.ends[0]-1 <= t {
+	for len(w.ends) > 0 && w.spec.fired(w.ends[0], t) {
 		at := w.ends[0]
 		for _, k := range slices.Sorted(maps.Keys(w.pending[at])) {
 			_, end := parseWindowKey(k)
@@ -185,9 +201,9 @@ func (w *windowAgg) fireEmitting(t int64, out *runtime.Collector) error {
 					return err
 				}
 			}
-			if c := w.spec.cleanup(end); c > t {
+			if w.spec.cleanup(end) > t {
 				w.untrack(at, k)
-				w.track(c+1, k)
+				w.track(w.spec.cleanupLocal(end)+1, k)
 				continue
 			}
 			if err := w.agg.groups.Delete(k); err != nil {
@@ -244,7 +260,7 @@ func (w *windowAgg) restoreFires() error {
 		if f.fired && !w.spec.ProcTime {
 			if _, ok := w.pending[end][k]; ok {
 				w.untrack(end, k)
-				w.track(w.spec.cleanup(end)+1, k)
+				w.track(w.spec.cleanupLocal(end)+1, k)
 			}
 		}
 		if f.next != 0 {

@@ -1,6 +1,8 @@
 package operators
 
 import (
+	"time"
+
 	"fmt"
 	"sort"
 
@@ -22,6 +24,9 @@ type WindowJoinSpec struct {
 	// window matches it.
 	Semi, Anti bool
 	Cond       func([]any) (any, error)
+	// Zone is the session time zone of windows over a TIMESTAMP_LTZ
+	// attribute (WindowSpec.Zone).
+	Zone *time.Location
 }
 
 // WindowJoin is Flink's window join (WindowJoinOperator with
@@ -96,7 +101,7 @@ func (j *windowJoin) ProcessBatch(input int, rows []sql.Row, _ *runtime.Collecto
 		if !ok {
 			return fmt.Errorf("WindowJoin: window_end is %T, not a TIMESTAMP", r.Values[endCol])
 		}
-		if j.wm >= end.Millis-1 { // late: the window has fired
+		if sql.WindowTimer(end.Millis-1, j.spec.Zone) <= j.wm { // late: the window has fired
 			continue
 		}
 		j.enc.Buf = j.enc.Buf[:0]
@@ -123,7 +128,7 @@ func (j *windowJoin) ProcessBatch(input int, rows []sql.Row, _ *runtime.Collecto
 // in the order of their ends, each window's join keys in key order.
 func (j *windowJoin) ProcessWatermark(wm int64, out *runtime.Collector) error {
 	j.wm = wm
-	for len(j.ends) > 0 && j.ends[0]-1 <= wm {
+	for len(j.ends) > 0 && sql.WindowTimer(j.ends[0]-1, j.spec.Zone) <= wm {
 		end := j.ends[0]
 		// Both sides of a join key share the state key but its last byte.
 		sides := map[string]*[2][]sql.Row{}

@@ -1,6 +1,8 @@
 package operators
 
 import (
+	"time"
+
 	"fmt"
 	"maps"
 	"slices"
@@ -30,6 +32,10 @@ type WindowRankSpec struct {
 	Dedup    bool
 	KeepLast bool
 	TimeCol  int
+	// Zone is the session time zone of a window over a TIMESTAMP_LTZ
+	// attribute (WindowSpec.Zone): a window fires when the watermark
+	// reaches the instant of its end - 1 there.
+	Zone *time.Location
 }
 
 // WindowRank is Flink's window Top-N and window deduplication operator
@@ -100,7 +106,7 @@ func (w *windowRank) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) e
 				r.Values[w.spec.StartCol], r.Values[w.spec.EndCol])
 		}
 		// Late: the row's window has fired (Flink's isWindowFired).
-		if w.wm >= end.Millis-1 {
+		if sql.WindowTimer(end.Millis-1, w.spec.Zone) <= w.wm {
 			continue
 		}
 		w.enc.Buf = w.enc.Buf[:0]
@@ -188,7 +194,7 @@ func compareNullable(a, b any) (int, error) {
 // in the order of their ends, each window's keys in key order.
 func (w *windowRank) ProcessWatermark(wm int64, out *runtime.Collector) error {
 	w.wm = wm
-	for len(w.ends) > 0 && w.ends[0]-1 <= wm {
+	for len(w.ends) > 0 && sql.WindowTimer(w.ends[0]-1, w.spec.Zone) <= wm {
 		end := w.ends[0]
 		for _, k := range slices.Sorted(maps.Keys(w.pending[end])) {
 			buf, ok, err := w.rows.Get(k)

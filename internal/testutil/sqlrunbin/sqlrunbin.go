@@ -107,13 +107,16 @@ func (e *Env) Command(ctx context.Context, args ...string) *exec.Cmd {
 }
 
 // HomeEnv is the environment that gives sqlrun home as its HOME and XDG
-// directories and a dumb terminal.
+// directories, a dumb terminal and UTC as the machine's time zone (what
+// 'table.local-time-zone' = 'default' reads), so that no result depends
+// on the zone of the machine the tests run on.
 func HomeEnv(home string) []string {
 	return []string{
 		"HOME=" + home,
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"TERM=dumb",
+		"TZ=UTC",
 	}
 }
 
