@@ -757,10 +757,10 @@ func evalArith(c *Call, args []Eval) (Eval, error) {
 		// milliseconds or in whole months (DateTimeUtils.subtractMonths).
 		ym := t.Root == sql.TypeIntervalYearMonth
 		return strict(args, func(vs []any) (any, error) {
-			b, a := epochMillis(vs[0]), epochMillis(vs[1])
 			if ym {
-				return int32(subtractMonths(b, a)), nil
+				return minusDateMonths(vs[0], vs[1], lt, rt), nil
 			}
+			b, a := epochMillis(vs[0]), epochMillis(vs[1])
 			return b - a, nil
 		}), nil
 	}
@@ -816,9 +816,18 @@ func implicitConversion(a, b sql.DataType) error {
 }
 
 // typeRootName is the name of Flink's LogicalTypeRoot of t, for the
-// numeric and character string types implicitConversion names.
+// numeric and character string types implicitConversion names and the
+// datetime types of TIMESTAMPDIFF's MatchError.
 func typeRootName(t sql.DataType) string {
 	switch t.Root {
+	case sql.TypeDate:
+		return "DATE"
+	case sql.TypeTime:
+		return "TIME_WITHOUT_TIME_ZONE"
+	case sql.TypeTimestamp:
+		return "TIMESTAMP_WITHOUT_TIME_ZONE"
+	case sql.TypeTimestampLTZ:
+		return "TIMESTAMP_WITH_LOCAL_TIME_ZONE"
 	case sql.TypeInt:
 		return "INTEGER"
 	case sql.TypeDecimal:

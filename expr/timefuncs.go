@@ -549,11 +549,22 @@ func tsUnit(name string, e Expr) (string, error) {
 	if !ok {
 		return "", &OperandError{Msg: fmt.Sprintf("Invalid number of arguments to function '%s'. Was expecting 3 arguments", name)}
 	}
-	if tsUnitMillis[unit] == 0 && tsUnitMonths[unit] == 0 {
+	if tsUnitMillis[unit] == 0 && tsUnitMonths[unit] == 0 && (name != "TIMESTAMPDIFF" || tsDiffSubSecond[unit] == 0) {
 		return "", &OperandError{Msg: fmt.Sprintf("sqlrun does not support %s(%s, ...) yet", name, unit)}
 	}
 	return unit, nil
 }
+
+// tsDiffSubSecond is what Calcite's TimestampDiffConvertlet multiplies
+// the whole seconds between the operands by for a unit below the
+// second (multiplyDivide(e, 1000, unit.multiplier)): the difference is
+// counted in seconds and then scaled, so TIMESTAMPDIFF(MICROSECOND, a,
+// a + 1.5 s) is 1000000, as in Flink 1.20.
+var tsDiffSubSecond = map[string]int64{"MILLISECOND": 1000, "MICROSECOND": 1000000, "NANOSECOND": 1000000000}
+
+// TimestampDiffSubSecond is tsDiffSubSecond's factor for unit (0 for
+// the other units).
+func TimestampDiffSubSecond(unit string) int64 { return tsDiffSubSecond[unit] }
 
 func isDatetime(t sql.DataType) bool {
 	return t.Root == sql.TypeDate || t.Root == sql.TypeTimestamp || t.Root == sql.TypeTimestampLTZ
@@ -616,17 +627,19 @@ func evalTimestampAdd(c *Call, args []Eval) (Eval, error) {
 }
 
 // inferTimestampDiff types TIMESTAMPDIFF(unit, a, b) as Calcite's
-// SqlTimestampDiffFunction: an INTEGER as nullable as a and b, of two
-// DATEs, TIMESTAMPs or TIMESTAMP_LTZs, or a DATE and a TIMESTAMP.
+// SqlTimestampDiffFunction: an INTEGER (a BIGINT for NANOSECOND) as
+// nullable as a and b, of two operands of the DATETIME family (DATE,
+// TIME, TIMESTAMP, TIMESTAMP_LTZ).
 func inferTimestampDiff(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err := arity(name, args, 3, 3); err != nil {
 		return nil, sql.DataType{}, err
 	}
-	if _, err := tsUnit(name, args[0]); err != nil {
+	unit, err := tsUnit(name, args[0])
+	if err != nil {
 		return nil, sql.DataType{}, err
 	}
 	a, b := args[1].Type(), args[2].Type()
-	if !isDatetime(a) || !isDatetime(b) {
+	if !isDatetime(a) && a.Root != sql.TypeTime || !isDatetime(b) && b.Root != sql.TypeTime {
 		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
 			"Cannot apply '%s' to arguments of type '%s(<SYMBOL>, <%s>, <%s>)'. Supported form(s): '%s(<ANY>, <DATETIME>, <DATETIME>)'",
 			name, name, signatureType(a), signatureType(b), name)}
@@ -638,7 +651,47 @@ func inferTimestampDiff(name string, args []Expr) ([]Expr, sql.DataType, error) 
 	if a.Root != b.Root && (a.Root == sql.TypeTimestampLTZ || b.Root == sql.TypeTimestampLTZ) {
 		return nil, sql.DataType{}, sql.Errorf(sql.CodeGenException, "TIMESTAMP_LTZ only supports diff between the same type.")
 	}
-	return args, sql.Int().WithNullable(anyNullable(args)), nil
+	// A TIME subtracts only in months (the INTERVAL_YEAR_MONTH branch
+	// of generateTemporalPlusMinus); the milliseconds' branch matches
+	// the pairs of DATE and TIMESTAMP only, so any other unit fails
+	// there with Scala's MatchError on the pair (b's type, a's type).
+	if tsUnitMonths[unit] == 0 && (a.Root == sql.TypeTime || b.Root == sql.TypeTime) {
+		return nil, sql.DataType{}, sql.Errorf(sql.ScalaMatchError, "(%s,%s) (of class scala.Tuple2)", typeRootName(b), typeRootName(a))
+	}
+	t := sql.Int()
+	if unit == "NANOSECOND" {
+		t = sql.BigInt()
+	}
+	return args, t.WithNullable(anyNullable(args)), nil
+}
+
+// minusDateMonths is the months between two time points as
+// generateTemporalPlusMinus's INTERVAL_YEAR_MONTH branch computes them
+// (b - a): DateTimeUtils.subtractMonths over epoch milliseconds when one
+// side is a TIMESTAMP (a DATE as its midnight, a TIME as its
+// milliseconds of the day, which Java widens to a long), and otherwise
+// over the two values' int representations, which Java resolves to
+// subtractMonths(int, int) over days: a TIME's milliseconds of the day
+// are then read as a day number (TIME '10:00:00' is day 36000000).
+func minusDateMonths(b, a any, bt, at sql.DataType) int32 {
+	if bt.Root != sql.TypeTimestamp && at.Root != sql.TypeTimestamp && bt.Root != sql.TypeTimestampLTZ {
+		bi, _ := b.(int32)
+		ai, _ := a.(int32)
+		return int32(subtractDateMonths(int(bi), int(ai)))
+	}
+	ms := func(v any, t sql.DataType) int64 {
+		switch x := v.(type) {
+		case int32:
+			if t.Root == sql.TypeTime {
+				return int64(x)
+			}
+			return int64(x) * millisPerDay
+		case sql.TimestampData:
+			return x.Millis
+		}
+		return 0
+	}
+	return int32(subtractMonths(ms(b, bt), ms(a, at)))
 }
 
 // evalTimestampDiff is the CAST((b - a) unit AS INTEGER) Calcite's
@@ -647,16 +700,18 @@ func inferTimestampDiff(name string, args []Expr) ([]Expr, sql.DataType, error) 
 // divided by the unit's months; the INTEGER cast wraps as Java's.
 func evalTimestampDiff(c *Call, args []Eval) (Eval, error) {
 	unit, _ := unitFlag(c.Args[0])
-	millis := func(v any) int64 {
-		if d, ok := v.(int32); ok {
-			return int64(d) * millisPerDay
-		}
-		return v.(sql.TimestampData).Millis
-	}
+	at, bt := c.Args[1].Type(), c.Args[2].Type()
 	return strict(args[1:], func(vs []any) (any, error) {
-		a, b := millis(vs[0]), millis(vs[1])
 		if months := tsUnitMonths[unit]; months > 0 {
-			return int32(subtractMonths(b, a) / months), nil
+			return int32(int(minusDateMonths(vs[1], vs[0], bt, at)) / months), nil
+		}
+		a, b := epochMillis(vs[0]), epochMillis(vs[1])
+		if f := tsDiffSubSecond[unit]; f > 0 {
+			secs := (b - a) / 1000
+			if unit == "NANOSECOND" {
+				return secs * f, nil
+			}
+			return int32(secs) * int32(f), nil
 		}
 		return int32((b - a) / tsUnitMillis[unit]), nil
 	}), nil

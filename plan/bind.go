@@ -2365,7 +2365,16 @@ func timestampDiff(args []Expr, t sql.DataType) (Expr, error) {
 	unit, _ := args[0].(*Literal).Value.(string)
 	a, b := args[1], args[2]
 	ivUnit, mult, div := unit, int64(1), int64(1)
+	intType := sql.Int()
 	switch unit {
+	case "MILLISECOND", "MICROSECOND", "NANOSECOND":
+		// Counted in whole seconds and multiplied (multiplyDivide(e,
+		// 1000, unit.multiplier) is e * 1000000 for MICROSECOND); a
+		// NANOSECOND's is a BIGINT, which needs no CAST.
+		ivUnit, mult = "SECOND", expr.TimestampDiffSubSecond(unit)
+		if unit == "NANOSECOND" {
+			intType = sql.BigInt()
+		}
 	case "WEEK":
 		ivUnit, mult, div = "SECOND", 1000, 7*86400000
 	case "QUARTER":
@@ -2383,9 +2392,15 @@ func timestampDiff(args []Expr, t sql.DataType) (Expr, error) {
 	// TimeUnit.multiplier.
 	end := map[string]int64{"SECOND": 1000, "MINUTE": 60000, "HOUR": 3600000, "DAY": 86400000, "MONTH": 1, "YEAR": 12}[ivUnit]
 	e = divideInteger(e, end)
-	e = &Call{Op: "CAST", Args: []Expr{e}, T: sql.Int().WithNullable(nullable)}
+	if intType.Root != sql.TypeBigInt {
+		// RexBuilder.ensureType casts only to another type.
+		e = &Call{Op: "CAST", Args: []Expr{e}, T: intType.WithNullable(nullable)}
+	}
 	if div > mult {
 		e = divideInteger(e, div/mult)
+	}
+	if mult > div {
+		e = &Call{Op: string(ast.OpMul), Args: []Expr{e, &Literal{Value: int32(mult), T: sql.Int().NotNull()}}, T: intType.WithNullable(nullable)}
 	}
 	return e, nil
 }

@@ -29,6 +29,8 @@ const (
 	// The planner's code generator (ScalarOperatorGens), which fails when
 	// a job is translated, after EXPLAIN has planned it.
 	CodeGenException ExceptionClass = "org.apache.flink.table.planner.codegen.CodeGenException"
+	// A Scala match over cases the code generator does not list.
+	ScalaMatchError ExceptionClass = "scala.MatchError"
 
 	// Calcite's validator (unknown columns, functions, type mismatches).
 	SqlValidatorException ExceptionClass = "org.apache.calcite.sql.validate.SqlValidatorException"

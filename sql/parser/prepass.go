@@ -224,6 +224,7 @@ var rules = []rule{
 	{"WHEN", whenList, (*rewriter).whenList},
 	{"BETWEEN", nil, (*rewriter).between},
 	{"EXTRACT", extractUnit, (*rewriter).extractUnit},
+	{"TIMESTAMPDIFF", tsDiffUnit, (*rewriter).tsDiffUnit},
 	// OVERLAY(s PLACING r FROM start [FOR length]) becomes OVERLAY(s, r,
 	// start[, length]).
 	{"PLACING", inCall("OVERLAY"), (*rewriter).argComma},
@@ -1050,6 +1051,22 @@ var extractOnly = map[string]bool{"EPOCH": true, "MILLISECOND": true, "NANOSECON
 func extractUnit(r *rewriter, j int) bool {
 	return j+3 < r.to && r.tok(j+1).isOp("(") && r.tok(j+2).kind == tIdent && r.tok(j+3).is("FROM") &&
 		extractOnly[strings.ToUpper(r.tok(j+2).text)]
+}
+
+// tsDiffUnit: TIMESTAMPDIFF(NANOSECOND, a, b), a unit Calcite's grammar
+// has (TimestampInterval) and TiDB's lacks.
+func tsDiffUnit(r *rewriter, j int) bool {
+	return j+3 < r.to && r.tok(j+1).isOp("(") && r.tok(j+2).is("NANOSECOND") && r.tok(j+3).isOp(",")
+}
+
+// tsDiffUnit writes TIMESTAMPDIFF(NANOSECOND, a, b) as a plain call with
+// the unit as its first argument, as extractUnit does.
+func (r *rewriter) tsDiffUnit(j int) int {
+	t := r.tok(j)
+	r.synth(fnPrefix+"TIMESTAMPDIFF("+unitPrefix+"NANOSECOND", t.off)
+	r.cur().wantTable = false
+	r.stack = append(r.stack, frame{kind: fExpr, fn: "TIMESTAMPDIFF"})
+	return j + 3
 }
 
 // extractUnit writes EXTRACT(EPOCH FROM x) as a plain call with the unit as
