@@ -576,7 +576,18 @@ func inferTimeFunc(t sql.DataType, precision bool) func(string, []Expr) ([]Expr,
 		if len(args) == 0 {
 			return args, t, nil
 		}
-		if !precision || len(args) > 1 {
+		if !precision {
+			// CURRENT_DATE(1): Calcite's SqlCurrentDateFunction is
+			// niladic and of FUNCTION_ID syntax, so the validator's
+			// handleUnresolvedFunction names the signature it found no
+			// routine for rather than the expected count.
+			sig := make([]string, len(args))
+			for i, a := range args {
+				sig[i] = "<" + FamilyName(a.Type()) + ">"
+			}
+			return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf("No match found for function signature %s(%s)", name, strings.Join(sig, ", "))}
+		}
+		if len(args) > 1 {
 			return nil, sql.DataType{}, arity(name, args, 0, 0)
 		}
 		l, ok := args[0].(*Literal)
@@ -1656,4 +1667,28 @@ func fnvHash(s string) int32 {
 		h *= 16777619
 	}
 	return int32(h)
+}
+
+// FamilyName is Calcite's type family name in "No match found for
+// function signature" messages.
+func FamilyName(t sql.DataType) string {
+	switch {
+	case t.IsNumeric():
+		return "NUMERIC"
+	case t.IsString():
+		return "CHARACTER"
+	case t.IsBinary():
+		return "BINARY"
+	case t.Root == sql.TypeBoolean:
+		return "BOOLEAN"
+	case t.Root == sql.TypeDate:
+		return "DATE"
+	case t.Root == sql.TypeTime:
+		return "TIME"
+	case t.Root == sql.TypeTimestamp, t.Root == sql.TypeTimestampLTZ:
+		return "TIMESTAMP"
+	case t.Root == sql.TypeNull:
+		return "NULL"
+	}
+	return "ANY"
 }

@@ -2307,7 +2307,7 @@ func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
 	if !ok || f.Kind != expr.Function || f.Infer == nil {
 		sig := make([]string, len(args))
 		for i, a := range args {
-			sig[i] = "<" + familyName(a.Type()) + ">"
+			sig[i] = "<" + expr.FamilyName(a.Type()) + ">"
 		}
 		return nil, validationErr(x.At, len(x.String()), "No match found for function signature %s(%s)", x.Name, strings.Join(sig, ", "))
 	}
@@ -2427,30 +2427,6 @@ func operandErr(x *ast.FuncCall, err error) error {
 		width = len(x.String())
 	}
 	return validationErr(x.At, width, "%s", oe.Msg)
-}
-
-// familyName is Calcite's type family name in "No match found for
-// function signature" messages.
-func familyName(t sql.DataType) string {
-	switch {
-	case t.IsNumeric():
-		return "NUMERIC"
-	case t.IsString():
-		return "CHARACTER"
-	case t.IsBinary():
-		return "BINARY"
-	case t.Root == sql.TypeBoolean:
-		return "BOOLEAN"
-	case t.Root == sql.TypeDate:
-		return "DATE"
-	case t.Root == sql.TypeTime:
-		return "TIME"
-	case t.Root == sql.TypeTimestamp, t.Root == sql.TypeTimestampLTZ:
-		return "TIMESTAMP"
-	case t.Root == sql.TypeNull:
-		return "NULL"
-	}
-	return "ANY"
 }
 
 // bindJoin binds "l [kind] JOIN r ON cond" into LogicalJoin; the outer

@@ -225,6 +225,7 @@ var rules = []rule{
 	{"BETWEEN", nil, (*rewriter).between},
 	{"EXTRACT", extractUnit, (*rewriter).extractUnit},
 	{"TIMESTAMPDIFF", tsDiffUnit, (*rewriter).tsDiffUnit},
+	{"CURRENT_DATE", currentDateArgs, (*rewriter).currentDateArgs},
 	// OVERLAY(s PLACING r FROM start [FOR length]) becomes OVERLAY(s, r,
 	// start[, length]).
 	{"PLACING", inCall("OVERLAY"), (*rewriter).argComma},
@@ -1067,6 +1068,22 @@ func (r *rewriter) tsDiffUnit(j int) int {
 	r.cur().wantTable = false
 	r.stack = append(r.stack, frame{kind: fExpr, fn: "TIMESTAMPDIFF"})
 	return j + 3
+}
+
+// currentDateArgs: CURRENT_DATE(x, ...), which Calcite's grammar parses
+// as a call (the validator then finds no CURRENT_DATE of those
+// arguments) and TiDB's refuses.
+func currentDateArgs(r *rewriter, j int) bool {
+	return j+2 < r.to && r.tok(j+1).isOp("(") && !r.tok(j+2).isOp(")")
+}
+
+// currentDateArgs writes CURRENT_DATE(x) as a plain call.
+func (r *rewriter) currentDateArgs(j int) int {
+	t := r.tok(j)
+	r.synth(fnPrefix+"CURRENT_DATE(", t.off)
+	r.cur().wantTable = false
+	r.stack = append(r.stack, frame{kind: fExpr, fn: "CURRENT_DATE"})
+	return j + 2
 }
 
 // extractUnit writes EXTRACT(EPOCH FROM x) as a plain call with the unit as
