@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/sqlrun/sqlrun/sql"
@@ -346,4 +347,111 @@ func (b *binder) correlation(sel *ast.Select, sc *scope, refuse func(string) err
 		outer = append(outer, o)
 	}
 	return local, inner, outer, len(inner) > 0, nil
+}
+
+// valueGeneratorIn decorrelates a1 IN (SELECT a2 + T1.a1 FROM ...): an
+// IN whose subquery reads the outer row only in its values, as Calcite's
+// SubQueryRemoveRule (rewriteIn, Logic TRUE: an inner join with the
+// distinct values, through a Correlate) and RelDecorrelator make it. The
+// values' outer columns come from a value generator, the distinct
+// outer columns (decorrelateInputWithValueGenerator), cross-joined with
+// the subquery's FROM; the values and those columns are made distinct
+// and inner-joined with the outer row on the IN's equality and on the
+// columns. When the IN's operand is one of the columns, Flink's
+// JoinConditionEqualityTransferRule and the predicate push-down leave
+// the operand's equality with the value in the value generator's join
+// (BroadcastJoinHintTest.testJoinHintWithJoinHintInCorrelateAndWithProject:
+// NestedLoopJoin(where=[=(a1, +(a2, a1))]) below the distinct
+// HashAggregate(groupBy=[EXPR$0, a1]), the outer join on =(a1, a10)).
+// For an outer row, the rows it joins are those whose columns equal its
+// own and whose value equals its operand: at most one after the
+// DISTINCT, and one exactly when some row of the FROM gives a value
+// equal to the operand, which is IN's TRUE. ok is false for another
+// shape. right is the subquery's FROM, values its values over the
+// outer row (nl fields) and right's.
+func valueGeneratorIn(input, right Node, values []Expr, operand Expr, names []string) (Node, bool) {
+	nl := len(input.Names())
+	if len(values) != 1 {
+		return nil, false
+	}
+	op, isRef := operand.(*InputRef)
+	if !isRef || op.Index >= nl {
+		return nil, false
+	}
+	read := map[int]bool{}
+	refs(values[0], read)
+	var cols []int
+	for f := range read {
+		if f < nl {
+			cols = append(cols, f)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, false
+	}
+	sort.Ints(cols)
+	// The value generator: the distinct outer columns.
+	var vgExprs []Expr
+	var vgNames []string
+	for _, c := range cols {
+		vgExprs = append(vgExprs, &InputRef{Index: c, T: input.Types()[c]})
+		vgNames = append(vgNames, input.Names()[c])
+	}
+	vg := distinct(&LogicalProject{base: row(vgNames, exprTypes(vgExprs), input), Exprs: vgExprs})
+	// The subquery's FROM cross-joined with it: right's fields, then the
+	// columns.
+	nr := len(right.Names())
+	toCross := map[int]int{}
+	for i := 0; i < nr; i++ {
+		toCross[nl+i] = i
+	}
+	for k, c := range cols {
+		toCross[c] = nr + k
+	}
+	value := remap(values[0], toCross)
+	crossNames := uniquify(append(append([]string(nil), right.Names()...), vgNames...))
+	crossTypes := append(append([]sql.DataType(nil), right.Types()...), vg.Types()...)
+	var crossCond Expr = &Literal{Value: true, T: sql.Boolean().NotNull()}
+	transferred := false
+	for k, c := range cols {
+		if c == op.Index {
+			// The operand's equality with the value, moved to the
+			// columns' side: (column = value).
+			eq, err := bindBinary(&ast.Binary{Op: ast.OpEq}, &InputRef{Index: nr + k, T: crossTypes[nr+k]}, value)
+			if err != nil {
+				return nil, false
+			}
+			crossCond, transferred = eq, true
+		}
+	}
+	cross := &LogicalJoin{base: row(crossNames, crossTypes, right, vg), Cond: crossCond, JoinType: ast.InnerJoin}
+	// The value and the columns, distinct.
+	pExprs := []Expr{value}
+	pNames := []string{names[0]}
+	for k := range cols {
+		pExprs = append(pExprs, &InputRef{Index: nr + k, T: crossTypes[nr+k]})
+		pNames = append(pNames, vgNames[k])
+	}
+	agg := distinct(&LogicalProject{base: row(uniquify(pNames), exprTypes(pExprs), cross), Exprs: pExprs})
+	// The outer join: the operand with the value (unless moved), the
+	// columns with theirs.
+	var conds []Expr
+	if !transferred {
+		eq, err := bindBinary(&ast.Binary{Op: ast.OpEq}, operand, &InputRef{Index: nl, T: agg.Types()[0]})
+		if err != nil {
+			return nil, false
+		}
+		conds = append(conds, eq)
+	}
+	for k, c := range cols {
+		eq, err := bindBinary(&ast.Binary{Op: ast.OpEq}, &InputRef{Index: c, T: input.Types()[c]}, &InputRef{Index: nl + 1 + k, T: agg.Types()[1+k]})
+		if err != nil {
+			return nil, false
+		}
+		conds = append(conds, eq)
+	}
+	jNames := uniquify(append(append([]string(nil), input.Names()...), agg.Names()...))
+	jTypes := append(append([]sql.DataType(nil), input.Types()...), agg.Types()...)
+	j := &LogicalJoin{base: row(jNames, jTypes, input, agg), Cond: and(conds), JoinType: ast.InnerJoin}
+	return &LogicalProject{base: row(input.Names(), input.Types(), j), Exprs: identity(input.Types())}, true
 }

@@ -270,6 +270,22 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 			}
 		}
 	}
+	if inX != nil && !not && len(conds) == 0 && width == 1 {
+		// The subquery reads the outer row in its value only.
+		if ov, err := b.bindExpr(inX, sc, nil); err == nil {
+			name := "EXPR$0"
+			if sel, ok := q.(*ast.Select); ok && len(sel.Items) == 1 {
+				if sel.Items[0].Alias != "" {
+					name = sel.Items[0].Alias
+				} else if r, ok := inner[0].(*InputRef); ok && r.Index >= nl {
+					name = right.Names()[r.Index-nl]
+				}
+			}
+			if j, ok := valueGeneratorIn(input, right, inner, ov, []string{name}); ok {
+				return j, nil
+			}
+		}
+	}
 	if inX != nil && len(conds) > 0 {
 		right, inner, conds = projectCorrelatedValues(right, inner, conds, nl, q)
 	}
