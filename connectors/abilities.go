@@ -207,6 +207,18 @@ type MetadataSource interface {
 	SourceClass() string
 }
 
+// MetadataSink is implemented by sinks that write metadata columns
+// (Flink's SupportsWritingMetadata). WritableMetadata lists the keys in
+// the connector's order (the order Flink's map iterates); after
+// ApplyWritableMetadata the sink consumes its physical columns followed by
+// the values of keys, in that order (Flink's consumed data type).
+type MetadataSink interface {
+	WritableMetadata() []MetadataKey
+	ApplyWritableMetadata(keys []string)
+	// SinkClass is the Java class Flink's messages name for the sink.
+	SinkClass() string
+}
+
 // Orphan policies of OrphanCleanup (the sqlrun-only option
 // 'sink.orphans-on-full-start').
 const (

@@ -2,10 +2,12 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sqlrun/sqlrun/catalog"
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/sql"
@@ -144,18 +146,16 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 	if err := b.createSink(ref); err != nil {
 		return nil, err
 	}
-	// Computed and virtual metadata columns are not written (Flink's
-	// sink schema is the persisted columns); no sqlrun sink writes
-	// metadata (SupportsWritingMetadata).
-	for _, c := range ref.Table.MetadataColumns() {
-		if !c.Virtual {
-			return nil, sql.Errorf(sql.ValidationException,
-				"Table '%s' declares persistable metadata columns, but the underlying DynamicTableSink doesn't implement the SupportsWritingMetadata interface. If the column should not be persisted, it can be declared with the VIRTUAL keyword.", ref.ID)
-		}
+	// Computed and virtual metadata columns are not written: the sink
+	// schema is the persisted columns (physical and persisted metadata, in
+	// declaration order).
+	sch, metas, err := sinkSchema(ref)
+	if err != nil {
+		return nil, err
 	}
 	static := map[string]string{}
 	for _, pv := range x.Partition {
-		if ref.Schema.Index(pv.Column) < 0 || !contains(ref.Table.PartitionKeys, pv.Column) {
+		if sch.Index(pv.Column) < 0 || !contains(ref.Table.PartitionKeys, pv.Column) {
 			return nil, validationErr(pv.At, len(pv.Column), "Unknown static partition column '%s'.", pv.Column)
 		}
 		static[pv.Column] = sql.FormatValue(pv.Value.Value, pv.Value.Type)
@@ -174,12 +174,12 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := ref.Schema.Columns
+	cols := sch.Columns
 	if len(x.Partition) > 0 {
 		// Static partition values become constants of the rewritten
 		// select list; the query provides the other columns, in the
 		// order of the column list or of the table.
-		q, err = b.addStaticPartitions(x, ref, q)
+		q, err = b.addStaticPartitions(x, ref, sch, q)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 			pos[i] = -1
 		}
 		for i, c := range x.Columns {
-			j := ref.Schema.Index(c)
+			j := sch.Index(c)
 			if j < 0 {
 				return nil, validationErr(x.At, len(c), "Unknown target column '%s'", c)
 			}
@@ -266,6 +266,9 @@ func (b *binder) bindInsert(x *ast.Insert) (*LogicalSink, error) {
 		}
 		q = mergeProject(q, casted, names)
 	}
+	if len(metas) > 0 {
+		q = pushSinkMetadataProjection(q, cols, metas)
+	}
 	return &LogicalSink{base: sameRow(q), Table: ref, TargetColumns: target, SinkHints: sinkHints(x.Hints)}, nil
 }
 
@@ -331,16 +334,16 @@ func contains(list []string, s string) bool {
 
 // addStaticPartitions puts the PARTITION (k = v) constants into the query
 // at their sink positions, as Flink's PreValidateReWriter does.
-func (b *binder) addStaticPartitions(x *ast.Insert, ref *TableRef, q Node) (Node, error) {
-	cols := ref.Schema.Columns
+func (b *binder) addStaticPartitions(x *ast.Insert, ref *TableRef, sch sql.Schema, q Node) (Node, error) {
+	cols := sch.Columns
 	static := map[int]*ast.Literal{}
 	for _, pv := range x.Partition {
-		static[ref.Schema.Index(pv.Column)] = pv.Value
+		static[sch.Index(pv.Column)] = pv.Value
 	}
 	var targets []int
 	if x.Columns != nil {
 		for _, c := range x.Columns {
-			j := ref.Schema.Index(c)
+			j := sch.Index(c)
 			if j < 0 {
 				return nil, validationErr(x.At, len(c), "Unknown target column '%s'", c)
 			}
@@ -384,4 +387,132 @@ func (b *binder) addStaticPartitions(x *ast.Insert, ref *TableRef, q Node) (Node
 		}
 	}
 	return mergeProject(q, exprs, names), nil
+}
+
+// sinkMetadata is one persisted metadata column an INSERT writes: its
+// position among the sink schema's columns and the key's writable type.
+type sinkMetadata struct {
+	pos int
+	key string
+	t   sql.DataType
+}
+
+// sinkSchema is the schema an INSERT into ref writes, the persisted
+// columns in declaration order (physical and not VIRTUAL metadata ones),
+// and the metadata columns among them in the order the sink consumes
+// them. It checks and applies the metadata as Flink's
+// DynamicSinkUtils.validateAndApplyMetadata does (SupportsWritingMetadata:
+// each key writable, each column's type castable to the key's type), and
+// orders the keys as createRequiredMetadataKeys does: by the sink's
+// listWritableMetadata.
+func sinkSchema(ref *TableRef) (sql.Schema, []sinkMetadata, error) {
+	var persisted []catalog.TableColumn
+	for _, c := range ref.Table.MetadataColumns() {
+		if !c.Virtual {
+			persisted = append(persisted, c)
+		}
+	}
+	if len(persisted) == 0 {
+		return ref.Schema, nil, nil
+	}
+	ms, ok := ref.Sink.(connectors.MetadataSink)
+	if !ok {
+		return sql.Schema{}, nil, sql.Errorf(sql.ValidationException,
+			"Table '%s' declares persistable metadata columns, but the underlying DynamicTableSink doesn't implement the SupportsWritingMetadata interface. If the column should not be persisted, it can be declared with the VIRTUAL keyword.", ref.ID)
+	}
+	writable := ms.WritableMetadata()
+	keys := make([]string, len(writable))
+	for i, w := range writable {
+		keys[i] = w.Key
+	}
+	typeOf := map[string]sql.DataType{}
+	for _, c := range persisted {
+		i := slices.Index(keys, c.Key())
+		if i < 0 {
+			return sql.Schema{}, nil, sql.Errorf(sql.ValidationException,
+				"Invalid metadata key '%s' in column '%s' of table '%s'. The DynamicTableSink class '%s' supports the following metadata keys for writing:\n%s",
+				c.Key(), c.Name, ref.ID, ms.SinkClass(), strings.Join(keys, "\n"))
+		}
+		mt := writable[i].Type
+		if castRefusal(c.Type, mt) != "" {
+			if c.Key() == c.Name {
+				return sql.Schema{}, nil, sql.Errorf(sql.ValidationException,
+					"Invalid data type for metadata column '%s' of table '%s'. The column cannot be declared as '%s' because the type must be castable to metadata type '%s'.",
+					c.Name, ref.ID, c.Type, mt)
+			}
+			return sql.Schema{}, nil, sql.Errorf(sql.ValidationException,
+				"Invalid data type for metadata column '%s' with metadata key '%s' of table '%s'. The column cannot be declared as '%s' because the type must be castable to metadata type '%s'.",
+				c.Name, c.Key(), ref.ID, c.Type, mt)
+		}
+		typeOf[c.Key()] = mt
+	}
+	sch := ref.Schema
+	sch.Columns = nil
+	posOf := map[string]int{}
+	for _, c := range ref.Table.Columns() {
+		switch {
+		case c.Kind == catalog.Physical:
+			sch.Columns = append(sch.Columns, c.Column)
+		case c.Kind == catalog.Metadata && !c.Virtual:
+			posOf[c.Key()] = len(sch.Columns)
+			sch.Columns = append(sch.Columns, c.Column)
+		}
+	}
+	var metas []sinkMetadata
+	var applied []string
+	for _, k := range keys {
+		if pos, ok := posOf[k]; ok {
+			metas = append(metas, sinkMetadata{pos: pos, key: k, t: typeOf[k]})
+			applied = append(applied, k)
+		}
+	}
+	ms.ApplyWritableMetadata(applied)
+	return sch, metas, nil
+}
+
+// pushSinkMetadataProjection reorders q, aligned with the sink schema
+// cols, into what the sink consumes: the physical columns, then the
+// metadata ones in the sink's key order, each cast to its key's type and
+// named by its key (made unique as Calcite's RelBuilder does), as Flink's
+// DynamicSinkUtils.pushMetadataProjection does.
+func pushSinkMetadataProjection(q Node, cols []sql.Column, metas []sinkMetadata) Node {
+	isMeta := map[int]bool{}
+	for _, m := range metas {
+		isMeta[m.pos] = true
+	}
+	var exprs []Expr
+	var names []string
+	for i, c := range cols {
+		if !isMeta[i] {
+			exprs = append(exprs, &InputRef{Index: i, T: q.Types()[i]})
+			names = append(names, c.Name)
+		}
+	}
+	for _, m := range metas {
+		var e Expr = &InputRef{Index: m.pos, T: q.Types()[m.pos]}
+		if !e.Type().WithNullable(true).Equal(m.t.WithNullable(true)) {
+			e = &Call{Op: "CAST", Args: []Expr{e}, T: m.t}
+		}
+		exprs = append(exprs, e)
+		names = append(names, m.key)
+	}
+	return mergeProject(q, exprs, uniquifyF(names))
+}
+
+// uniquifyF renames duplicate names as Calcite's SqlValidatorUtil.uniquify
+// with F_SUGGESTER does: a taken name gets the suffix max(number of names
+// taken, attempt), e.g. metadata_2 after three names is metadata_23
+// (TableSinkTest.testMetadataColumnThatConflictsWithPhysicalColumn).
+func uniquifyF(names []string) []string {
+	seen := map[string]bool{}
+	out := make([]string, len(names))
+	for i, n := range names {
+		cand := n
+		for k := 0; seen[strings.ToLower(cand)]; k++ {
+			cand = n + strconv.Itoa(max(len(seen), k))
+		}
+		seen[strings.ToLower(cand)] = true
+		out[i] = cand
+	}
+	return out
 }

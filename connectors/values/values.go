@@ -42,6 +42,7 @@ var (
 	_ connectors.MetadataReader             = (*Source)(nil)
 	_ connectors.MetadataSource             = (*Source)(nil)
 	_ connectors.TableSink                  = (*Sink)(nil)
+	_ connectors.MetadataSink               = (*Sink)(nil)
 	_ connectors.LookupSource               = (*Source)(nil)
 	_ connectors.TableSource                = (*ScanOnlySource)(nil)
 	_ connectors.SupportsProjectionPushDown = (*ScanOnlySource)(nil)
@@ -82,7 +83,7 @@ func (Factory) Options() []connectors.Option {
 		s("filterable-fields", "", connectors.String, "Accepted, no effect."),
 		s("enable-watermark-push-down", "false", connectors.Bool, "With 'disable-lookup' (and projection push-down on), whether the source generates the watermark itself (SupportsWatermarkPushDown): the scan prints watermark=[...], and each row's watermark is emitted before the row."),
 		s("readable-metadata", "", connectors.Map, "The metadata keys the source reads and their types, as 'key:type,...' (e.g. 'originTime:BIGINT'), ordered alphabetically by key; each row of 'rows' carries their values after the physical columns, in that order."),
-		s("writable-metadata", "", connectors.String, "Accepted, no effect."),
+		s("writable-metadata", "", connectors.Map, "The metadata keys the sink writes and their types, as 'key:type,...' (e.g. 'ts:TIMESTAMP(3)'), ordered alphabetically by key; each row the sink keeps carries the values of the keys the table's persisted METADATA columns name after the physical columns, in that order."),
 		s("source.sleep-after-elements", "0", connectors.Int, "Accepted, no effect."),
 		s("source.sleep-time", "0", connectors.Duration, "Accepted, no effect."),
 		s("partition-list", "", connectors.String, "Accepted, no effect."),
@@ -100,7 +101,7 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 	if err != nil {
 		return nil, sql.Errorf(sql.ValidationException, "Invalid 'changelog-mode' of table %s: %w", ctx.Table, err)
 	}
-	meta, err := readableMetadata(o.Get("readable-metadata"))
+	meta, err := metadataMap("readable-metadata", o.Get("readable-metadata"))
 	if err != nil {
 		return nil, err
 	}
@@ -135,20 +136,22 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 	return src, nil
 }
 
-// readableMetadata reads 'readable-metadata' as TestValuesTableFactory's
-// convertToMetadataMap does: a map of key to type, keys sorted
-// alphabetically (the order of listReadableMetadata, hence of the
-// metadata fields the scan produces and of their values in each row).
-func readableMetadata(v string) ([]connectors.MetadataKey, error) {
+// metadataMap reads 'readable-metadata' or 'writable-metadata' (the
+// option key) as TestValuesTableFactory's convertToMetadataMap does: a
+// map of key to type, keys sorted alphabetically (the order of
+// listReadableMetadata / listWritableMetadata, hence of the metadata
+// fields the scan produces and of their values in each row, and of the
+// metadata values after the physical ones in each row the sink consumes).
+func metadataMap(option, v string) ([]connectors.MetadataKey, error) {
 	entries, err := connectors.ParseMap(v)
 	if err != nil {
-		return nil, sql.Errorf(sql.ValidationException, "Could not parse value '%s' for key 'readable-metadata'.", v)
+		return nil, sql.Errorf(sql.ValidationException, "Could not parse value '%s' for key '%s'.", v, option)
 	}
 	out := make([]connectors.MetadataKey, 0, len(entries))
 	for _, e := range entries {
 		t, err := parser.ParseDataType(e.Value)
 		if err != nil {
-			return nil, sql.Errorf(sql.ValidationException, "Invalid type '%s' of metadata key '%s' in 'readable-metadata': %w", e.Value, e.Key, err)
+			return nil, sql.Errorf(sql.ValidationException, "Invalid type '%s' of metadata key '%s' in '%s': %w", e.Value, e.Key, option, err)
 		}
 		// Flink reads the type with LogicalTypeParser, not the SQL
 		// parser: a VARCHAR or VARBINARY without a length is
@@ -511,8 +514,12 @@ func (f Factory) CreateSink(ctx *connectors.Context) (connectors.TableSink, erro
 		return nil, err
 	}
 	o := connectors.NewOptions(f.Options(), ctx.Options)
+	meta, err := metadataMap("writable-metadata", o.Get("writable-metadata"))
+	if err != nil {
+		return nil, err
+	}
 	s := &Sink{table: ctx.Table.String(), insertOnly: o.Bool("sink-insert-only"), parallelism: o.Int("sink.parallelism"),
-		hasKey: ctx.Schema.HasPrimaryKey()}
+		hasKey: ctx.Schema.HasPrimaryKey(), meta: meta}
 	if v := o.Get("sink-changelog-mode-enforced"); v != "" {
 		m, err := sql.ParseChangelogMode(v)
 		if err != nil {
@@ -530,6 +537,24 @@ type Sink struct {
 	enforced    *sql.ChangelogMode
 	parallelism int
 	hasKey      bool
+	meta        []connectors.MetadataKey // 'writable-metadata', sorted by key
+	applied     []string                 // the keys written, in meta's order
+}
+
+// WritableMetadata is 'writable-metadata', sorted by key
+// (TestValuesTableSink.listWritableMetadata).
+func (s *Sink) WritableMetadata() []connectors.MetadataKey { return s.meta }
+
+// ApplyWritableMetadata records the keys written: each row the sink
+// receives carries their values after the physical columns, and the sink
+// keeps the row whole (TestValuesTableSink converts the consumed type,
+// metadata included, to the rows it collects).
+func (s *Sink) ApplyWritableMetadata(keys []string) { s.applied = append([]string(nil), keys...) }
+
+// SinkClass is the class Flink 1.20's TestValuesTableFactory creates for
+// a values sink ('table-sink-class' DEFAULT).
+func (s *Sink) SinkClass() string {
+	return "org.apache.flink.table.planner.factories.TestValuesTableFactory$TestValuesTableSink"
 }
 
 // ChangelogMode is TestValuesTableSink's: the enforced mode, else

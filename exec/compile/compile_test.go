@@ -50,15 +50,14 @@ func (e *env) ddl(t *testing.T, text string) {
 	}
 	switch x := stmt.(type) {
 	case *ast.CreateTable:
-		tb := &catalog.Table{Schema: sql.Schema{PrimaryKey: x.PrimaryKey}, Options: map[string]string{}}
-		for _, c := range x.Columns {
-			tb.Schema.Columns = append(tb.Schema.Columns, sql.Column{Name: c.Name, Type: c.Type})
+		// As the session creates a table: computed and metadata columns
+		// and the watermark resolved.
+		tb, err := catalog.TableFromDDL(x, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, o := range x.Options {
-			tb.Options[o.Key] = o.Value
-		}
-		if w := x.Watermark; w != nil {
-			tb.Watermark = &catalog.Watermark{Column: w.Column, Expr: w.Expr.String(), ExprAST: w.Expr}
+		if err := plan.ResolveComputedColumns(tb); err != nil {
+			t.Fatal(err)
 		}
 		if err := e.cat.CreateTable(catalog.DefaultDatabase, x.Name.Table, tb, false); err != nil {
 			t.Fatal(err)
@@ -127,7 +126,12 @@ func (e *env) run(text string, sorted bool) (string, error) {
 		return b.String() + "error: " + err.Error() + "\n", nil
 	}
 	sink := pl.Physical[0].Table
-	rows := values.Results(sink.ID.String(), sink.Schema.Types())
+	// The values sink keeps each row as it consumes it: the physical
+	// columns, then any metadata it writes (typed as the plan's sink
+	// input types them).
+	types := sink.Schema.Types()
+	types = append(types, pl.Physical[0].Types()[min(len(types), len(pl.Physical[0].Types())):]...)
+	rows := values.Results(sink.ID.String(), types)
 	sort.Strings(rows)
 	for _, r := range rows {
 		b.WriteString(r + "\n")
