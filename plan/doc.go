@@ -91,8 +91,10 @@
 //     - ProjectWatermarkAssignerTranspose: a Calc over a WatermarkAssigner
 //     projects the fields it and the watermark read (and the rowtime)
 //     below the assigner, so that they reach the source; the Calc goes
-//     when the identity is left (LOGICAL:
-//     ProjectWatermarkAssignerTransposeRule);
+//     when the identity is left; only where that is cheaper in Flink's
+//     cost model (fewer computations or Calcs below the assigner, fewer
+//     fields the source reads), as Flink's Volcano program keeps the
+//     cheaper plan (LOGICAL: ProjectWatermarkAssignerTransposeRule);
 //     - ProjectIntoScan: projections go into sources that take them,
 //     fields in Flink's order, honouring 'enable-projection-push-down'
 //     (a Calc that reads no field, COUNT(*)'s, keeps the first);
@@ -145,7 +147,9 @@
 //     moves below its Exchange (PHYSICAL_REWRITE's watermark transpose:
 //     WatermarkAssignerChangelogNormalizeTransposeRule);
 //     - PushCalcPastChangelogNormalize: key-only filter conjuncts (and a
-//     projection the source could not take) go below the normalize
+//     projection the source could not take, or, over an Exchange of
+//     something else than the scan, such as a WatermarkAssigner, a
+//     projection of the fields used and the key) go below the normalize
 //     (PHYSICAL_REWRITE: PushCalcPastChangelogNormalizeRule).
 //     ../testdata/flinksuite measures the result against Flink's own
 //     planner tests (TestFlinkSuites).

@@ -1291,7 +1291,7 @@ func pushCalcPastChangelogNormalize(b *binder, n Node) (Node, error) {
 	}
 	scan, ok := ex.input().(*TableSourceScan)
 	if !ok {
-		return nil, nil
+		return pushCalcPastNormalizeOf(calc, cn, ex), nil
 	}
 	pk := pkIndexes(scan)
 	pkSet := map[int]bool{}
@@ -1352,6 +1352,83 @@ func pushCalcPastChangelogNormalize(b *binder, n Node) (Node, error) {
 		return nil, err
 	}
 	return newCalc(top, exprs, and(high), calc.names), nil
+}
+
+// pushCalcPastNormalizeOf is PushCalcPastChangelogNormalizeRule over an
+// Exchange whose input is not the scan (a WatermarkAssigner the
+// WatermarkAssignerChangelogNormalizeTransposeRule moved below it): a Calc
+// of the fields the Calc above reads and the normalize's keys, in input
+// order, and the conjuncts that read only the keys, goes below the
+// Exchange, which with the normalize is keyed by the keys' new positions;
+// the Calc above keeps the rest (and goes when only the identity is
+// left). Nil when there is nothing to push.
+func pushCalcPastNormalizeOf(calc *Calc, cn *ChangelogNormalize, ex *Exchange) Node {
+	in := ex.input()
+	pkSet := map[int]bool{}
+	for _, k := range cn.Keys {
+		pkSet[k] = true
+	}
+	var low, high []Expr
+	if calc.Cond != nil {
+		for _, c := range conjuncts(calc.Cond) {
+			r := map[int]bool{}
+			refs(c, r)
+			onlyPK := true
+			for f := range r {
+				onlyPK = onlyPK && pkSet[f]
+			}
+			if onlyPK {
+				low = append(low, c)
+			} else {
+				high = append(high, c)
+			}
+		}
+	}
+	used := map[int]bool{}
+	for _, e := range calc.Exprs {
+		refs(e, used)
+	}
+	if calc.Cond != nil {
+		refs(calc.Cond, used)
+	}
+	for _, k := range cn.Keys {
+		used[k] = true
+	}
+	var fields []int
+	for i := range in.Names() {
+		if used[i] {
+			fields = append(fields, i)
+		}
+	}
+	if len(low) == 0 && len(fields) == len(in.Names()) {
+		return nil
+	}
+	m := map[int]int{}
+	pe := make([]Expr, len(fields))
+	pn := make([]string, len(fields))
+	for i, f := range fields {
+		m[f] = i
+		pe[i] = &InputRef{Index: f, T: in.Types()[f]}
+		pn[i] = in.Names()[f]
+	}
+	pushed := newCalc(in, pe, and(low), pn)
+	remapKeys := func(ks []int) []int {
+		out := make([]int, len(ks))
+		for i, k := range ks {
+			out[i] = m[k]
+		}
+		return out
+	}
+	ne := &Exchange{base: sameRow(pushed), Keys: remapKeys(ex.Keys)}
+	ncn := &ChangelogNormalize{base: sameRow(ne), Keys: remapKeys(cn.Keys)}
+	exprs := make([]Expr, len(calc.Exprs))
+	for i, e := range calc.Exprs {
+		exprs[i] = remap(e, m)
+	}
+	for i := range high {
+		high[i] = remap(high[i], m)
+	}
+	return newCalc(ncn, exprs, and(high), calc.names)
 }
 
 // aggregateConstantKeys removes the group keys a Calc below an aggregate

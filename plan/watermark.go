@@ -133,7 +133,18 @@ func (b *binder) assignWatermark(ref *TableRef, r Node) (Node, error) {
 // computation and filter; it is dropped when only the identity is left.
 // The pushed fields are in the order scanFields gives the projection the
 // Calc needs, then the watermark's fields, then the rowtime.
-func projectWatermarkTranspose(_ *binder, n Node) (Node, error) {
+//
+// Flink applies the rule in LOGICAL_OPT_RULES, a Volcano program, where
+// the pushed plan replaces the original only when it is cheaper: when it
+// removes computations below the assigner (FlinkLogicalCalc's cost counts
+// the projections that are not fields, literals or CASTs) or a Calc, or
+// fields the source reads (the scan's cost counts its row size). Where
+// neither changes, as for an upsert source whose scan keeps its primary
+// key anyway and whose computed columns are all still needed,
+// Flink keeps the assigner over the whole row
+// (TableScanTest.testUpsertSourceWithComputedColumnAndWatermark), and so
+// does this rule (cheaperBelowWatermark).
+func projectWatermarkTranspose(b *binder, n Node) (Node, error) {
 	c, ok := n.(*LogicalCalc)
 	if !ok {
 		return nil, nil
@@ -166,6 +177,9 @@ func projectWatermarkTranspose(_ *binder, n Node) (Node, error) {
 	var below Node = mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs})
 	if isIdentityCalc(below) {
 		below = below.Inputs()[0]
+	}
+	if cheaper, err := cheaperBelowWatermark(b, in, below); err != nil || !cheaper {
+		return nil, err
 	}
 	w := &LogicalWatermarkAssigner{base: row(names, exprTypes(exprs), below), Rowtime: m[wa.Rowtime], Expr: remap(wa.Expr, m)}
 	top := &LogicalCalc{base: c.base.with([]Node{w}), Exprs: make([]Expr, len(c.Exprs)), fresh: c.fresh}
@@ -480,4 +494,87 @@ func filterInCalcIntoScan(b *binder, n Node) (Node, error) {
 		return nil, nil
 	}
 	return filterIntoScan(b, n)
+}
+
+// cheaperBelowWatermark reports whether after, the input of a
+// WatermarkAssigner with a projection pushed below it, costs less than
+// before in Flink's cost model: fewer computations or Calcs, or fewer
+// fields the scan under them reads (counting the primary key a normalize
+// keeps, and every field of a source that takes no projection). An input
+// that is not a Calc over a scan, or a scan, is taken as cheaper.
+func cheaperBelowWatermark(b *binder, before, after Node) (bool, error) {
+	cb, nb := calcCost(before)
+	ca, na := calcCost(after)
+	if ca < cb || na < nb {
+		return true, nil
+	}
+	rb, ok, err := scanReads(b, before)
+	if err != nil || !ok {
+		return true, err
+	}
+	ra, ok, err := scanReads(b, after)
+	if err != nil || !ok {
+		return true, err
+	}
+	return ra < rb, nil
+}
+
+// calcCost is the number of computations of n when it is a LogicalCalc
+// (CommonCalc.computeSelfCost: projections that are not fields, literals
+// or CASTs) and the number of Calcs (0 or 1).
+func calcCost(n Node) (comps, calcs int) {
+	c, ok := n.(*LogicalCalc)
+	if !ok {
+		return 0, 0
+	}
+	for _, e := range c.Exprs {
+		switch x := e.(type) {
+		case *InputRef, *Literal:
+			continue
+		case *Call:
+			if x.Op == "CAST" {
+				continue
+			}
+		}
+		comps++
+	}
+	return comps, 1
+}
+
+// scanReads is how many fields the scan under n (a scan, or a Calc over
+// one) reads once the projection n needs is pushed into it.
+func scanReads(b *binder, n Node) (int, bool, error) {
+	var scan *LogicalTableScan
+	used := map[int]bool{}
+	switch x := n.(type) {
+	case *LogicalTableScan:
+		return len(x.names), true, nil
+	case *LogicalCalc:
+		s, ok := x.input().(*LogicalTableScan)
+		if !ok {
+			return 0, false, nil
+		}
+		scan = s
+		for _, e := range x.Exprs {
+			refs(e, used)
+		}
+		if x.Cond != nil {
+			refs(x.Cond, used)
+		}
+	default:
+		return 0, false, nil
+	}
+	if _, ok := projector(scan.Table.Source); !ok || scan.Project != nil {
+		return len(scan.names), true, nil
+	}
+	cn, err := b.needsNormalize(scan.Table)
+	if err != nil {
+		return 0, false, err
+	}
+	if cn {
+		for _, k := range scanPK(scan.Table, scan.names) {
+			used[k] = true
+		}
+	}
+	return max(len(used), 1), true, nil
 }
