@@ -316,12 +316,24 @@ func (p testPlanner) CompileQuery(_ context.Context, env Env, st *ast.Query, nam
 	return &QueryJob{Graph: g, Collect: c, Schema: schema, Bounded: src.Bounded()}, nil
 }
 
-// sortTableauRows sorts the rows of each tableau result ("| +I | ..."
-// lines between its borders): for queries whose inputs interleave as the
+// sortTableauRows sorts the rows of each tableau result ("| +I | ..." or,
+// in batch mode, "| ..." lines between its borders): for queries whose inputs interleave as the
 // scheduler runs them (two sources into one join), where only the set of
 // rows is defined, as in Flink.
 func sortTableauRows(out string) string {
 	lines := strings.Split(out, "\n")
+	// A batch result's rows (no op column): the "| ..." lines after a
+	// table's header and its separator.
+	for i := 2; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "+-") && strings.HasPrefix(lines[i-1], "| ") && strings.HasPrefix(lines[i-2], "+-") {
+			j := i + 1
+			for j < len(lines) && strings.HasPrefix(lines[j], "| ") {
+				j++
+			}
+			sort.Strings(lines[i+1 : j])
+			i = j
+		}
+	}
 	for i := 0; i < len(lines); {
 		if !strings.HasPrefix(lines[i], "| +") && !strings.HasPrefix(lines[i], "| -") {
 			i++

@@ -657,6 +657,9 @@ func (b *binder) bindValues(x *ast.Values) (Node, error) {
 	for j := range names {
 		names[j] = "EXPR$" + strconv.Itoa(j)
 	}
+	if !literalRows(x.Rows) {
+		return valuesAsProjects(rows, names, types), nil
+	}
 	for i := range rows {
 		for j := range rows[i] {
 			if l, ok := rows[i][j].(*Literal); ok && l.T.Root == sql.TypeChar && types[j].Root == sql.TypeVarChar && types[j].Length >= l.T.Length {
@@ -670,6 +673,57 @@ func (b *binder) bindValues(x *ast.Values) (Node, error) {
 		}
 	}
 	return &LogicalValues{base: row(names, types), Rows: rows}, nil
+}
+
+// literalRows reports VALUES rows of literals only (a signed number
+// counts, as Calcite's parser reads -1 as one literal): Calcite's
+// SqlToRelConverter.convertRowValues makes such rows a LogicalValues, and
+// falls back to projections (valuesAsProjects) when any item is another
+// expression (CAST(NULL AS INT), CURRENT_TIMESTAMP, 1 + 1).
+func literalRows(rows [][]ast.Expr) bool {
+	for _, r := range rows {
+		for _, e := range r {
+			if u, ok := e.(*ast.Unary); ok && (u.Op == ast.OpNeg || u.Op == ast.OpPlus) {
+				if l, ok := u.X.(*ast.Literal); ok && (l.Kind == ast.LitInt || l.Kind == ast.LitDecimal || l.Kind == ast.LitFloat) {
+					continue
+				}
+				return false
+			}
+			if _, ok := e.(*ast.Literal); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// valuesAsProjects is Calcite's convertValuesImpl for VALUES rows that are
+// not all literals: each row a projection of its expressions over a
+// one-row Values (tuples=[[{ 0 }]], LogicalValues.createOneRow), the rows
+// a UNION ALL of them, each cast to the union's types (Flink's
+// CoerceInputsRule for LogicalUnion). Flink keeps the projections (no
+// ValuesReduceRule), so the plan shows Calc over Values (ValuesTest).
+func valuesAsProjects(rows [][]Expr, names []string, types []sql.DataType) Node {
+	one := &LogicalValues{base: row([]string{"ZERO"}, []sql.DataType{sql.Int().NotNull()}),
+		Rows: [][]Expr{{&Literal{Value: int32(0), T: sql.Int().NotNull()}}}}
+	if len(rows) == 1 {
+		return forcedProject(one, rows[0], names)
+	}
+	branches := make([]Node, len(rows))
+	for i, r := range rows {
+		exprs := make([]Expr, len(r))
+		for j, e := range r {
+			// CoerceInputsRule casts a field whose type differs from the
+			// union's, nullability included (CAST(2 AS INTEGER) of a NOT
+			// NULL 2 under a nullable column).
+			exprs[j] = e
+			if !e.Type().Equal(types[j]) {
+				exprs[j] = &Call{Op: "CAST", Args: []Expr{e}, T: types[j]}
+			}
+		}
+		branches[i] = forcedProject(one, exprs, names)
+	}
+	return &LogicalUnion{base: row(names, types, branches...), All: true}
 }
 
 // nullableIfEmpty are the aggregates whose return type is nullable only

@@ -298,6 +298,13 @@ func unionTranspose(_ *binder, n Node) (Node, error) {
 	if !ok || !u.All {
 		return nil, nil
 	}
+	if trivialCalc(c) {
+		// A Calc that only renames the union's fields (VALUES ... AS
+		// T(a, b)) is gone before it could move: ProjectRemoveRule drops
+		// a trivial projection whatever its names, so the union keeps
+		// its own (ValuesTest.testMultiRows: union=[EXPR$0, EXPR$1]).
+		return nil, nil
+	}
 	for _, in := range u.inputs {
 		if len(in.Types()) != len(u.types) {
 			return nil, nil
