@@ -47,6 +47,54 @@ type WatermarkSpec struct {
 	// uses), else only by the timer (the deferred outputs, combined on
 	// each periodic emit).
 	PerSplit bool
+	// OnEvent (with PerSplit) emits a split's watermark after each of its
+	// rows, on the immediate output (Paimon's OnEventWatermarkStrategy calls
+	// its generator's periodic emit after every event), and Interval is
+	// then only the period of the idleness checks; without it a split's
+	// watermark is emitted on the deferred output every Interval. PerSplit
+	// with an Interval of 0 acts as OnEvent, without idleness checks.
+	OnEvent bool
+	// SplitIdleTimeout (with PerSplit) is the idle timeout of a
+	// WatermarksWithIdleness around each split's generator and the reader
+	// output's own (0: none): the smallest of Paimon's
+	// 'scan.watermark.idle-timeout', wrapped outside the emit strategy, and,
+	// when not OnEvent, table.exec.source.idle-timeout, wrapped inside it
+	// (under OnEvent the inner one is checked right after each row, so it
+	// never fires). Idleness is checked on the periodic emits only
+	// (Interval > 0), as Flink's IdlenessTimer: its countdown starts at the
+	// first emit that saw no row of the split since the one before, and
+	// the split is idle at the first emit strictly more than the timeout
+	// after that. An idle split does not hold the combination back; when
+	// every split is idle, and the reader output too, the subtask is
+	// marked idle (IdlenessManager), active again when the combination
+	// advances (WatermarkToDataOutput).
+	SplitIdleTimeout time.Duration
+}
+
+// splitState is one split's output: its generator's watermark (gen, the
+// last non-null one; Flink's DefaultWatermarkGenerator), the watermark of
+// its output in the multiplexer (wm, never going back; PartialWatermark)
+// and the idleness of both (idle is the output's, idleNow the
+// WatermarksWithIdleness'), with the IdlenessTimer's counters.
+type splitState struct {
+	gen, wm        int64
+	idle, idleNow  bool
+	rows, lastRows int64
+	inactiveSince  int64 // ms; valid when counting
+	counting       bool
+}
+
+// idleCheck is IdlenessTimer.checkIfIdle at processing time now (ms).
+func idleCheck(rows int64, lastRows *int64, counting *bool, since *int64, now, timeout int64) bool {
+	if rows != *lastRows {
+		*lastRows, *counting = rows, false
+		return false
+	}
+	if !*counting {
+		*counting, *since = true, now
+		return false
+	}
+	return now-*since > timeout
 }
 
 // WatermarkAssigner generates the watermarks of its subtask's rows as
@@ -73,8 +121,18 @@ type wmAssigner struct {
 	// PerSplit: the watermark of each registered split, and the split
 	// of the rows being read. Not checkpointed, as Flink's SourceOperator
 	// keeps only the splits: a restored reader adds its splits again.
-	splitWM  map[string]int64
+	splitWM  map[string]*splitState
 	curSplit string
+	// The reader's main output (IdlenessManager): no row ever goes through
+	// it (SourceReaderBase emits through the split outputs), so with an
+	// idle timeout it turns idle once, the timeout after the first
+	// periodic emit. splitLocalIdle is the split outputs' side: idle until
+	// the combination first advances, again when a combination finds every
+	// split idle.
+	mainCounting, mainIdle bool
+	mainSince              int64
+	splitLocalIdle         bool
+	splitIdleTimeout       int64
 }
 
 // errNullRowtime is Flink's message.
@@ -90,6 +148,14 @@ func (w *wmAssigner) Open(ctx *runtime.Context, _ []byte) error {
 		w.interval, w.idleTimeout = 0, 0
 	}
 	w.timerIntervalVal = timerInterval(w.interval, w.idleTimeout)
+	if w.spec.PerSplit {
+		// ProgressiveTimestampsAndWatermarks' periodic emit, every
+		// pipeline.auto-watermark-interval (0: none).
+		w.idleTimeout = 0
+		w.splitIdleTimeout = w.spec.SplitIdleTimeout.Milliseconds()
+		w.timerIntervalVal = max(w.interval, 0)
+		w.splitLocalIdle = true
+	}
 	if w.spec.PerRow || w.spec.Pushed {
 		// The source's generator starts at Long.MIN_VALUE
 		// (DefaultWatermarkGenerator), not at WatermarkAssignerOperator's 0.
@@ -129,7 +195,7 @@ func (w *wmAssigner) ProcessSplitBatch(rows []sql.Row, events []connectors.Split
 		return w.ProcessBatch(0, rows, out)
 	}
 	if w.splitWM == nil {
-		w.splitWM = map[string]int64{}
+		w.splitWM = map[string]*splitState{}
 	}
 	out.Grow(len(rows))
 	e := 0
@@ -153,14 +219,10 @@ func (w *wmAssigner) ProcessSplitBatch(rows []sql.Row, events []connectors.Split
 func (w *wmAssigner) splitEvent(ev connectors.SplitEvent) {
 	switch ev.Kind {
 	case connectors.SplitAdded:
-		if _, ok := w.splitWM[ev.Split]; !ok {
-			w.splitWM[ev.Split] = math.MinInt64
-		}
+		w.register(ev.Split)
 	case connectors.SplitRead:
 		w.curSplit = ev.Split
-		if _, ok := w.splitWM[ev.Split]; !ok {
-			w.splitWM[ev.Split] = math.MinInt64
-		}
+		w.register(ev.Split)
 	case connectors.SplitFinished:
 		// releaseOutputForSplit: WatermarkOutputMultiplexer.unregisterOutput
 		// does not recombine; the next update does.
@@ -171,13 +233,17 @@ func (w *wmAssigner) splitEvent(ev connectors.SplitEvent) {
 	}
 }
 
+// register creates a split's output (WatermarkOutputMultiplexer
+// .registerNewOutput: active, at Long.MIN_VALUE).
+func (w *wmAssigner) register(id string) {
+	if _, ok := w.splitWM[id]; !ok {
+		w.splitWM[id] = &splitState{gen: math.MinInt64, wm: math.MinInt64}
+	}
+}
+
 func (w *wmAssigner) splitRow(r sql.Row, out *runtime.Collector) error {
 	w.processed++
-	if w.idleTimeout > 0 && w.idle {
-		w.idle = false
-		out.EmitIdle(false)
-	}
-	cur, ok := w.splitWM[w.curSplit]
+	s, ok := w.splitWM[w.curSplit]
 	if !ok {
 		return fmt.Errorf("watermark generator: a row outside the source's splits")
 	}
@@ -186,34 +252,90 @@ func (w *wmAssigner) splitRow(r sql.Row, out *runtime.Collector) error {
 		return fmt.Errorf("watermark expression: %w", err)
 	}
 	out.Emit(r)
-	ts, ok := v.(sql.TimestampData)
-	if !ok || ts.Millis <= cur {
+	// WatermarksWithIdleness.onEvent: activity.
+	s.rows++
+	s.idleNow = false
+	if ts, ok := v.(sql.TimestampData); ok {
+		s.gen = ts.Millis
+	}
+	if !w.spec.OnEvent && w.interval > 0 {
+		// On-periodic: the deferred output takes it on the next emit.
 		return nil
 	}
-	w.splitWM[w.curSplit] = ts.Millis
-	// The immediate output recombines when the split's watermark passes
-	// the combined one.
-	if w.interval == 0 && ts.Millis > w.last {
-		w.combineSplits(out)
+	// On-event: the generator emits on the immediate output after the
+	// row; setting a watermark makes the split's output active, and the
+	// multiplexer recombines when it passed the combined watermark.
+	s.idle = false
+	if s.gen > s.wm {
+		s.wm = s.gen
+		if s.wm > w.current {
+			w.combineSplits(out)
+		}
 	}
 	return nil
 }
 
-// combineSplits emits the minimum over the registered splits when it
-// advances (CombinedWatermarkStatus.updateCombinedWatermark; no split, no
-// change).
+// combineSplits is WatermarkOutputMultiplexer.updateCombinedWatermark:
+// the minimum over the splits not idle, emitted when it advances (no
+// split: no change); when every split is idle the split outputs' side is
+// idle, and the subtask too when its main output is.
 func (w *wmAssigner) combineSplits(out *runtime.Collector) {
 	if len(w.splitWM) == 0 {
 		return
 	}
-	m := int64(math.MaxInt64)
-	for _, v := range w.splitWM {
-		m = min(m, v)
+	m, allIdle := int64(math.MaxInt64), true
+	for _, s := range w.splitWM {
+		if !s.idle {
+			m, allIdle = min(m, s.wm), false
+		}
+	}
+	if allIdle {
+		w.splitLocalIdle = true
+		w.markIdleIfBoth(out)
+		return
 	}
 	if m > w.current {
 		w.current = m
+		w.splitLocalIdle = false
+		w.advance(out)
 	}
-	w.advance(out)
+}
+
+// markIdleIfBoth is IdlenessManager.checkIfShouldMarkIdle over
+// WatermarkToDataOutput.markIdle (IDLE once).
+func (w *wmAssigner) markIdleIfBoth(out *runtime.Collector) {
+	if w.splitLocalIdle && w.mainIdle && !w.idle {
+		w.idle = true
+		out.EmitIdle(true)
+	}
+}
+
+// periodicSplitEmit is ProgressiveTimestampsAndWatermarks'
+// triggerPeriodicEmit at processing time now (ms): each split's
+// WatermarksWithIdleness marks it idle, or its generator emits on the
+// deferred output (on-periodic); the multiplexer combines; then the main
+// output's generator, which sees no row, turns idle after the timeout.
+func (w *wmAssigner) periodicSplitEmit(now int64, out *runtime.Collector) {
+	for _, s := range w.splitWM {
+		if w.splitIdleTimeout > 0 && idleCheck(s.rows, &s.lastRows, &s.counting, &s.inactiveSince, now, w.splitIdleTimeout) {
+			if !s.idleNow {
+				s.idle, s.idleNow = true, true
+			}
+			continue
+		}
+		if !w.spec.OnEvent {
+			s.idle = false
+			s.wm = max(s.wm, s.gen)
+		}
+	}
+	w.combineSplits(out)
+	if w.splitIdleTimeout > 0 && !w.mainIdle {
+		var zero int64
+		if idleCheck(0, &zero, &w.mainCounting, &w.mainSince, now, w.splitIdleTimeout) {
+			w.mainIdle = true
+			w.markIdleIfBoth(out)
+		}
+	}
 }
 
 func (w *wmAssigner) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
@@ -255,6 +377,12 @@ func (w *wmAssigner) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector)
 
 func (w *wmAssigner) advance(out *runtime.Collector) {
 	if w.current > w.last {
+		if w.spec.PerSplit && w.idle {
+			// WatermarkToDataOutput marks the output active before a
+			// watermark that advances it (not on rows).
+			w.idle = false
+			out.EmitIdle(false)
+		}
 		w.last = w.current
 		out.EmitWatermark(w.current)
 	}
@@ -262,13 +390,16 @@ func (w *wmAssigner) advance(out *runtime.Collector) {
 
 func (w *wmAssigner) OnProcessingTime(t time.Time, out *runtime.Collector) error {
 	now := t.UnixMilli()
+	if w.spec.PerSplit {
+		if w.interval > 0 && w.lastPeriodicEmit+w.interval <= now {
+			w.lastPeriodicEmit = now
+			w.periodicSplitEmit(now, out)
+		}
+		return nil
+	}
 	if w.interval > 0 && w.lastPeriodicEmit+w.interval <= now {
 		w.lastPeriodicEmit = now
-		if w.spec.PerSplit {
-			w.combineSplits(out)
-		} else {
-			w.advance(out)
-		}
+		w.advance(out)
 	}
 	if w.processed != w.lastIdleCheckProcessed {
 		w.sinceLastIdleCheck = now
@@ -284,7 +415,7 @@ func (w *wmAssigner) OnProcessingTime(t time.Time, out *runtime.Collector) error
 // ProcessWatermark forwards only the end of input.
 func (w *wmAssigner) ProcessWatermark(wm int64, out *runtime.Collector) error {
 	if wm == runtime.MaxWatermark && w.current != runtime.MaxWatermark {
-		if w.idleTimeout > 0 && w.idle {
+		if w.idle {
 			w.idle = false
 			out.EmitIdle(false)
 		}

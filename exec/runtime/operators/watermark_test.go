@@ -336,3 +336,96 @@ func secondBefore(r sql.Row) (any, error) {
 	ts.Millis -= 1000
 	return ts, nil
 }
+
+// TestPushedWatermarkSplitIdleness: a split that produces no row lets the
+// combined watermark pass once it is idle, as a WatermarksWithIdleness
+// around each split's generator does in Flink's SourceOperator (Paimon's
+// 'scan.watermark.idle-timeout' outside its on-event strategy). Idleness
+// is checked on the periodic emits (every 200 ms here): a split's
+// countdown starts at the first emit that saw none of its rows since the
+// one before, and it is idle at the first emit strictly more than the
+// timeout (1 s) after that. The subtask is marked idle when every split
+// is idle and its main output (which sees no row) too, and active again
+// before the next watermark that advances it, not on a row. The old
+// generator emitted nothing here: split b, handed over and never read,
+// held the combination at Long.MIN_VALUE.
+func TestPushedWatermarkSplitIdleness(t *testing.T) {
+	ev := func(k connectors.SplitEventKind, id string) connectors.SplitEvent {
+		return connectors.SplitEvent{Kind: k, Split: id}
+	}
+	row := func(ms int64) sql.Row { return sql.Row{Values: []any{sql.TimestampData{Millis: ms}}} }
+	for _, tc := range []struct {
+		name    string
+		onEvent bool
+		idle    time.Duration
+		want    string
+	}{
+		{"on-event", true, time.Second,
+			"5000 6000 | wm(5000) | IDLE | 7000 ACTIVE wm(6000) | 2000"},
+		// On-periodic: the split's watermark goes out on the emits only,
+		// so a's 6000 waits for the emit at 1800 ms, where b, read since,
+		// is active again at 1000 and holds it back.
+		{"on-periodic", false, time.Second,
+			"5000 6000 | wm(5000) | IDLE | 7000 | 2000"},
+		// No idle timeout: b holds the watermark back until it is read.
+		{"no timeout", true, 0,
+			"5000 6000 |  |  | 7000 | 2000 wm(1000)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			op, err := WatermarkAssigner(WatermarkSpec{Rowtime: -1, Pushed: true, PerSplit: true, OnEvent: tc.onEvent,
+				Interval: 200 * time.Millisecond, SplitIdleTimeout: tc.idle, Watermark: secondBefore})(0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := op.Open(&runtime.Context{Now: func() time.Time { return time.UnixMilli(0) }}, nil); err != nil {
+				t.Fatal(err)
+			}
+			sp, timer := op.(runtime.SplitProcessor), op.(runtime.ProcessingTimeOperator)
+			if got := timer.TimerInterval(); got != 200*time.Millisecond {
+				t.Fatalf("timer interval %v, want the periodic emit's 200ms", got)
+			}
+			var parts []string
+			step := func(f func(*runtime.Collector) error) {
+				var out runtime.Collector
+				if err := f(&out); err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, elements(&out))
+			}
+			tick := func(from, to int64) func(*runtime.Collector) error {
+				return func(out *runtime.Collector) error {
+					for ms := from; ms <= to; ms += 200 {
+						if err := timer.OnProcessingTime(time.UnixMilli(ms), out); err != nil {
+							return err
+						}
+					}
+					return nil
+				}
+			}
+			// a and b handed over, a read; b never read.
+			step(func(out *runtime.Collector) error {
+				return sp.ProcessSplitBatch([]sql.Row{row(5000), row(6000)}, []connectors.SplitEvent{
+					ev(connectors.SplitAdded, "a"), ev(connectors.SplitAdded, "b"), ev(connectors.SplitRead, "a")}, out)
+			})
+			// b's countdown starts at 200 ms: idle at 1400 (1200 > 1000).
+			step(tick(200, 1400))
+			// a's countdown starts at 400 ms: idle at 1600; now every split
+			// and the main output are idle.
+			step(tick(1600, 1600))
+			// a row of a: active again (on-event at once, on-periodic at
+			// the next emit); then b's first row, behind.
+			step(func(out *runtime.Collector) error {
+				return sp.ProcessSplitBatch([]sql.Row{row(7000)}, nil, out)
+			})
+			step(func(out *runtime.Collector) error {
+				if err := sp.ProcessSplitBatch([]sql.Row{row(2000)}, []connectors.SplitEvent{ev(connectors.SplitRead, "b")}, out); err != nil {
+					return err
+				}
+				return tick(1800, 1800)(out)
+			})
+			if got := strings.Join(parts, " | "); got != tc.want {
+				t.Fatalf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
