@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"context"
+	"time"
 
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -294,6 +295,20 @@ const (
 	// WatermarksWithIdleness).
 	WatermarkAfterRow
 )
+
+// WatermarkStrategySource is implemented by sources that wrap the
+// watermark strategy pushed into them with options of their own, as
+// Paimon's BaseDataTableSource does outside its emit strategy.
+// WatermarkIdleTimeout is the idle timeout of the WatermarksWithIdleness
+// it adds around each split's generator (Paimon's
+// 'scan.watermark.idle-timeout'; 0: none), an error naming the option
+// when it is not a positive duration. WatermarkAlignmentGroup is the
+// watermark alignment group it sets ("" when none): sqlrun does not align
+// watermarks, so a job that sets one is refused.
+type WatermarkStrategySource interface {
+	WatermarkIdleTimeout() (time.Duration, error)
+	WatermarkAlignmentGroup() string
+}
 
 // SplitSource is implemented by sources whose readers read splits one
 // after another and report them (SplitReader), as a FLIP-27 source's

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sqlrun/sqlrun/connectors"
 	"github.com/sqlrun/sqlrun/connectors/paimon/coreoptions"
@@ -363,6 +364,7 @@ var (
 	_ connectors.SupportsLocalFilter        = (*Source)(nil)
 	_ connectors.WatermarkPushDownSource    = (*Source)(nil)
 	_ connectors.SplitSource                = (*Source)(nil)
+	_ connectors.WatermarkStrategySource    = (*Source)(nil)
 )
 
 // ReadsSplits is true: Paimon's source is a FLIP-27 source whose reader
@@ -387,6 +389,31 @@ func (s *Source) WatermarkEmit() connectors.WatermarkEmit {
 		return connectors.WatermarkPeriodic
 	}
 	return connectors.WatermarkAfterRow
+}
+
+// WatermarkIdleTimeout is 'scan.watermark.idle-timeout': Paimon's
+// BaseDataTableSource wraps the pushed strategy, outside its emit
+// strategy, in WatermarkStrategy.withIdleness, which refuses a timeout
+// that is not positive.
+func (s *Source) WatermarkIdleTimeout() (time.Duration, error) {
+	v := strings.TrimSpace(s.cfg.opts.Get("scan.watermark.idle-timeout"))
+	if v == "" {
+		return 0, nil
+	}
+	d, err := connectors.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("Could not parse value '%s' for key 'scan.watermark.idle-timeout'.", v)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("option 'scan.watermark.idle-timeout': idleTimeout must be greater than zero")
+	}
+	return d, nil
+}
+
+// WatermarkAlignmentGroup is 'scan.watermark.alignment.group', with which
+// BaseDataTableSource adds watermark alignment to the strategy.
+func (s *Source) WatermarkAlignmentGroup() string {
+	return strings.TrimSpace(s.cfg.opts.Get("scan.watermark.alignment.group"))
 }
 
 // ApplyProjection records the fields the query reads; Paimon reads only

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/sqlrun/sqlrun/config"
@@ -78,7 +79,19 @@ func (b *builder) pushedWatermark(n *plan.TableSourceScan, src edge, path string
 	if err != nil {
 		return edge{}, err
 	}
-	spec.PerRow, spec.Interval, spec.IdleTimeout = pushedTiming(emit, interval, idle)
+	if spec.PerSplit {
+		if spec, err = splitTiming(spec, n, emit, interval, idle); err != nil {
+			return edge{}, err
+		}
+	} else {
+		spec.PerRow, spec.Interval, spec.IdleTimeout = pushedTiming(emit, interval, idle)
+	}
+	if n.Watermark.Alignment != "" {
+		return edge{}, errAlignment(n)
+	}
+	if s, ok := n.Table.Source.(connectors.WatermarkStrategySource); ok && s.WatermarkAlignmentGroup() != "" {
+		return edge{}, errAlignment(n)
+	}
 	v := b.g.AddOperator(uid(path, n)+"-watermark", "WatermarkGenerator", operators.WatermarkAssigner(spec), src.p)
 	b.connect(src, v, src.p)
 	return edge{vertex: v, p: src.p}, nil
@@ -100,4 +113,44 @@ func pushedTiming(emit connectors.WatermarkEmit, interval, idle time.Duration) (
 		return false, 0, 0
 	}
 	return false, interval, idle
+}
+
+// splitTiming is how a generator pushed into a source that reads splits
+// emits (Flink's SourceOperator, ProgressiveTimestampsAndWatermarks): a
+// periodic emit every pipeline.auto-watermark-interval; with on-event
+// each split's watermark after its rows as well. Each split's generator,
+// and the reader's main output, is wrapped in a WatermarksWithIdleness
+// with the smallest of the source's own idle timeout (Paimon's
+// 'scan.watermark.idle-timeout', BaseDataTableSource's withIdleness
+// outside the emit strategy) and, unless on-event, the planner's
+// table.exec.source.idle-timeout (WatermarkPushDownSpec's withIdleness,
+// inside Paimon's OnEventWatermarkStrategy, which checks it right after
+// each row, so that it never fires).
+func splitTiming(spec operators.WatermarkSpec, n *plan.TableSourceScan, emit connectors.WatermarkEmit, interval, idle time.Duration) (operators.WatermarkSpec, error) {
+	spec.Interval = interval
+	spec.OnEvent = emit == connectors.WatermarkAfterRow
+	timeout := time.Duration(0)
+	if !spec.OnEvent && idle > 0 {
+		timeout = idle
+	}
+	if s, ok := n.Table.Source.(connectors.WatermarkStrategySource); ok {
+		own, err := s.WatermarkIdleTimeout()
+		if err != nil {
+			return spec, fmt.Errorf("table %s: %w", n.Table.ID, err)
+		}
+		if own > 0 && (timeout == 0 || own < timeout) {
+			timeout = own
+		}
+	}
+	spec.SplitIdleTimeout = timeout
+	return spec, nil
+}
+
+// errAlignment refuses watermark alignment (Flink's
+// WatermarkStrategy.withWatermarkAlignment, which pauses the splits whose
+// watermark runs ahead of their group's): sqlrun does not align, and
+// running without it could drop other rows as late than Flink does.
+func errAlignment(n *plan.TableSourceScan) error {
+	return fmt.Errorf("table %s: watermark alignment ('scan.watermark.alignment.group', "+
+		"'scan.watermark.alignment.max-drift', 'scan.watermark.alignment.update-interval') is not supported by sqlrun; remove the option 'scan.watermark.alignment.group'", n.Table.ID)
 }

@@ -124,15 +124,19 @@ type wmAssigner struct {
 	splitWM  map[string]*splitState
 	curSplit string
 	// The reader's main output (IdlenessManager): no row ever goes through
-	// it (SourceReaderBase emits through the split outputs), so with an
-	// idle timeout it turns idle once, the timeout after the first
-	// periodic emit. splitLocalIdle is the split outputs' side: idle until
-	// the combination first advances, again when a combination finds every
-	// split idle.
-	mainCounting, mainIdle bool
-	mainSince              int64
-	splitLocalIdle         bool
-	splitIdleTimeout       int64
+	// it (SourceReaderBase emits through the split outputs). mainIdle is
+	// its IdlenessAwareWatermarkOutput's state: idle at first, active
+	// while its generator emits on the periodic emits (on-periodic: the
+	// Long.MIN_VALUE of a generator that saw no row; on-event emits
+	// nothing there, so it stays idle), idle again when its
+	// WatermarksWithIdleness times out (mainTimedOut), the timeout after
+	// the first periodic emit. splitLocalIdle is the split outputs' side:
+	// idle until the combination first advances, again when a combination
+	// finds every split idle.
+	mainCounting, mainIdle, mainTimedOut bool
+	mainSince                            int64
+	splitLocalIdle                       bool
+	splitIdleTimeout                     int64
 }
 
 // errNullRowtime is Flink's message.
@@ -154,7 +158,7 @@ func (w *wmAssigner) Open(ctx *runtime.Context, _ []byte) error {
 		w.idleTimeout = 0
 		w.splitIdleTimeout = w.spec.SplitIdleTimeout.Milliseconds()
 		w.timerIntervalVal = max(w.interval, 0)
-		w.splitLocalIdle = true
+		w.splitLocalIdle, w.mainIdle = true, true
 	}
 	if w.spec.PerRow || w.spec.Pushed {
 		// The source's generator starts at Long.MIN_VALUE
@@ -329,12 +333,15 @@ func (w *wmAssigner) periodicSplitEmit(now int64, out *runtime.Collector) {
 		}
 	}
 	w.combineSplits(out)
-	if w.splitIdleTimeout > 0 && !w.mainIdle {
-		var zero int64
-		if idleCheck(0, &zero, &w.mainCounting, &w.mainSince, now, w.splitIdleTimeout) {
-			w.mainIdle = true
-			w.markIdleIfBoth(out)
-		}
+	if w.mainTimedOut {
+		return
+	}
+	var zero int64
+	if w.splitIdleTimeout > 0 && idleCheck(0, &zero, &w.mainCounting, &w.mainSince, now, w.splitIdleTimeout) {
+		w.mainTimedOut, w.mainIdle = true, true
+		w.markIdleIfBoth(out)
+	} else if !w.spec.OnEvent {
+		w.mainIdle = false
 	}
 }
 

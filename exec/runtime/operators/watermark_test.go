@@ -429,3 +429,43 @@ func TestPushedWatermarkSplitIdleness(t *testing.T) {
 		})
 	}
 }
+
+// TestPushedWatermarkNoSplitIdle: a reader handed no split is marked idle
+// once its main output's WatermarksWithIdleness times out (the timeout
+// after the first periodic emit): both sides of Flink's IdlenessManager
+// are then idle, the split outputs' side being idle until a combined
+// watermark is emitted. Without a timeout it never is.
+func TestPushedWatermarkNoSplitIdle(t *testing.T) {
+	for _, tc := range []struct {
+		onEvent bool
+		idle    time.Duration
+		want    string
+	}{
+		{true, time.Second, "IDLE at 1400"},
+		{false, time.Second, "IDLE at 1400"},
+		{true, 0, ""},
+		{false, 0, ""},
+	} {
+		op, err := WatermarkAssigner(WatermarkSpec{Rowtime: -1, Pushed: true, PerSplit: true, OnEvent: tc.onEvent,
+			Interval: 200 * time.Millisecond, SplitIdleTimeout: tc.idle, Watermark: secondBefore})(0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := op.Open(&runtime.Context{Now: func() time.Time { return time.UnixMilli(0) }}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for ms := int64(200); ms <= 3000; ms += 200 {
+			var out runtime.Collector
+			if err := op.(runtime.ProcessingTimeOperator).OnProcessingTime(time.UnixMilli(ms), &out); err != nil {
+				t.Fatal(err)
+			}
+			if e := elements(&out); e != "" {
+				got = append(got, fmt.Sprintf("%s at %d", e, ms))
+			}
+		}
+		if g := strings.Join(got, ", "); g != tc.want {
+			t.Errorf("on-event %v, timeout %v: got %q, want %q", tc.onEvent, tc.idle, g, tc.want)
+		}
+	}
+}
