@@ -291,8 +291,9 @@ const (
 	// (a FLIP-27 source with an on-event emit strategy, such as Paimon's
 	// default 'scan.watermark.emit.strategy'); never idle per
 	// table.exec.source.idle-timeout (Paimon's OnEventWatermarkStrategy
-	// never calls the periodic emit of the planner's
-	// WatermarksWithIdleness).
+	// calls the periodic emit of the planner's WatermarksWithIdleness
+	// only right after a row, when it is not idle), only per the source's
+	// own timeout (WatermarkStrategySource).
 	WatermarkAfterRow
 )
 

@@ -97,14 +97,12 @@ func (b *builder) pushedWatermark(n *plan.TableSourceScan, src edge, path string
 	return edge{vertex: v, p: src.p}, nil
 }
 
-// pushedTiming is how a generator pushed into a source emits, given
-// pipeline.auto-watermark-interval and table.exec.source.idle-timeout:
-// before each row, never idle (the values source); after each row that
-// advances it, never idle: Paimon's OnEventWatermarkStrategy wraps the
-// planner's strategy, whose WatermarksWithIdleness
-// (WatermarkPushDownSpec.apply) only marks a split idle from
-// onPeriodicEmit, which the on-event generator never calls; or
-// periodically, idle after the timeout.
+// pushedTiming is how a generator pushed into a source that does not read
+// splits (splitTiming) emits, given pipeline.auto-watermark-interval and
+// table.exec.source.idle-timeout: before each row, never idle (the values
+// source); after each row that advances it, never idle (an on-event
+// strategy checks the planner's WatermarksWithIdleness right after a
+// row); or periodically, idle after the timeout.
 func pushedTiming(emit connectors.WatermarkEmit, interval, idle time.Duration) (perRow bool, iv, it time.Duration) {
 	switch emit {
 	case connectors.WatermarkBeforeRow:

@@ -21,7 +21,8 @@ type WatermarkSpec struct {
 	// Interval is pipeline.auto-watermark-interval (0: every watermark
 	// that advances is emitted at once).
 	Interval time.Duration
-	// IdleTimeout is table.exec.source.idle-timeout (0: never idle).
+	// IdleTimeout is table.exec.source.idle-timeout (0: never idle), per
+	// subtask; unused with PerSplit (SplitIdleTimeout).
 	IdleTimeout time.Duration
 	// PerRow makes it the generator of a source that emits each row's
 	// watermark before the row, whenever it advances (Flink's values
@@ -38,14 +39,14 @@ type WatermarkSpec struct {
 	// PerSplit makes it the generator of a source that reads splits
 	// (connectors.SplitSource; set with Pushed): the watermark of each
 	// split is the largest of its rows', and the one emitted is the
-	// minimum over the splits handed to the reader and not finished, a
-	// split not read yet counting as Long.MIN_VALUE, and never goes back
-	// (Flink's SourceOperator: ProgressiveTimestampsAndWatermarks' split
-	// outputs combined by WatermarkOutputMultiplexer). With an Interval of
-	// 0 it is emitted after a row that advanced its split's watermark
-	// past the one emitted (the immediate output an on-event strategy
-	// uses), else only by the timer (the deferred outputs, combined on
-	// each periodic emit).
+	// minimum over the splits handed to the reader, not finished and not
+	// idle (SplitIdleTimeout), a split not read yet counting as
+	// Long.MIN_VALUE, and never goes back (Flink's SourceOperator:
+	// ProgressiveTimestampsAndWatermarks' split outputs combined by
+	// WatermarkOutputMultiplexer). With OnEvent (or an Interval of 0) it is
+	// emitted after a row that advanced its split's watermark past the one
+	// emitted (the immediate output an on-event strategy uses), else only
+	// by the timer (the deferred outputs, combined on each periodic emit).
 	PerSplit bool
 	// OnEvent (with PerSplit) emits a split's watermark after each of its
 	// rows, on the immediate output (Paimon's OnEventWatermarkStrategy calls
