@@ -20,23 +20,9 @@ func RuleNames() []string {
 // just after the named rule (step "convert" is the conversion into
 // physical nodes), or "unchanged" when the rule did not rewrite it.
 func TraceRule(p *Planner, stmt ast.Statement, rule string) (string, error) {
-	b := p.binder()
-	var root Node
-	var err error
-	switch x := stmt.(type) {
-	case *ast.Insert:
-		root, err = b.bindInsert(x)
-	case *ast.Query:
-		root, err = b.bindQuery(x.Body)
-	default:
-		return "", fmt.Errorf("trace: unsupported statement %T", stmt)
-	}
-	if err != nil {
-		return "", err
-	}
 	var out strings.Builder
 	found := false
-	_, err = b.optimize(root, func(step string, before, after Node) {
+	_, err := traceSteps(p, stmt, func(step string, before, after Node) {
 		if step != rule {
 			return
 		}
@@ -56,4 +42,63 @@ func TraceRule(p *Planner, stmt ast.Statement, rule string) (string, error) {
 		return "", fmt.Errorf("trace: no step %q", rule)
 	}
 	return out.String(), nil
+}
+
+// TraceProgram plans an INSERT or a query through only the named logical
+// rules, in the optimizer's order, and prints the logical tree they leave
+// (as TraceRule's "after:"). It stands for the program a Flink logical
+// rule test installs in place of the optimizer's (the converters and the
+// rule under test, whose plan its XML prints as the "optimized rel
+// plan"): program names the sqlrun rules that do what that program does.
+func TraceProgram(p *Planner, stmt ast.Statement, program []string) (string, error) {
+	want := map[string]bool{}
+	for _, n := range program {
+		want[n] = true
+	}
+	var run []Rule
+	for _, r := range rules {
+		if !want[r.Name] {
+			continue
+		}
+		if r.Physical {
+			return "", fmt.Errorf("trace: %q is a physical rule", r.Name)
+		}
+		run = append(run, r)
+		delete(want, r.Name)
+	}
+	for n := range want {
+		return "", fmt.Errorf("trace: no rule %q", n)
+	}
+	b := p.binder()
+	n, err := bindStatement(b, stmt)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range run {
+		if n, err = b.applyRule(r, n); err != nil {
+			return "", err
+		}
+	}
+	return explainTree(n, explainOpts{format: FormatPrefix}), nil
+}
+
+// traceSteps binds an INSERT or a query and runs the optimizer over it
+// with trace seeing every step.
+func traceSteps(p *Planner, stmt ast.Statement, trace func(step string, before, after Node)) (Node, error) {
+	b := p.binder()
+	root, err := bindStatement(b, stmt)
+	if err != nil {
+		return nil, err
+	}
+	return b.optimize(root, trace)
+}
+
+func bindStatement(b *binder, stmt ast.Statement) (Node, error) {
+	switch x := stmt.(type) {
+	case *ast.Insert:
+		return b.bindInsert(x)
+	case *ast.Query:
+		return b.bindQuery(x.Body)
+	}
+	return nil, fmt.Errorf("trace: unsupported statement %T", stmt)
 }

@@ -37,7 +37,7 @@ func TestFlinkSuites(t *testing.T) {
 			d.Fatalf(t, "unknown command %s", d.Cmd)
 		}
 		var b strings.Builder
-		var total tally
+		var total, logical tally
 		var details strings.Builder
 		for _, f := range files {
 			suite := strings.TrimSuffix(filepath.Base(f), ".cases")
@@ -51,6 +51,9 @@ func TestFlinkSuites(t *testing.T) {
 				v, why := c.run()
 				tl.add(v)
 				total.add(v)
+				if c.kind == "logical" {
+					logical.add(v)
+				}
 				line := fmt.Sprintf("  %-16s %s", v, c.name)
 				if why != "" {
 					line += ": " + why
@@ -61,11 +64,17 @@ func TestFlinkSuites(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%-40s %s\n", "total", total)
 		// The shares leave out the cases whose stored plan is another
-		// Flink's than 1.20 (other-version).
-		if run := total.runnable() - total.n[verdictVersion]; run > 0 {
-			ex, sc, same := total.n[verdictExact], total.n[verdictScan], total.n[verdictSame]
+		// Flink's than 1.20 (other-version), and count the physical plans
+		// and the logical rule suites' trees apart.
+		phys := total.minus(logical)
+		if run := phys.runnable() - phys.n[verdictVersion]; run > 0 {
+			ex, sc, same := phys.n[verdictExact], phys.n[verdictScan], phys.n[verdictSame]
 			fmt.Fprintf(&b, "of the %d runnable cases with a Flink 1.20 plan (%d more have another Flink's): %d%% exact, %d%% exact but for the scan's spelling or better, %d%% same changelog semantics or better\n",
-				run, total.n[verdictVersion], 100*ex/run, 100*(ex+sc)/run, 100*(ex+sc+same)/run)
+				run, phys.n[verdictVersion], 100*ex/run, 100*(ex+sc)/run, 100*(ex+sc+same)/run)
+		}
+		if run := logical.runnable() - logical.n[verdictVersion]; run > 0 {
+			fmt.Fprintf(&b, "of the %d runnable logical rule cases with a Flink 1.20 tree (%d more have another Flink's): %d exact, %d more with the same scans\n",
+				run, logical.n[verdictVersion], logical.n[verdictExact], logical.n[verdictSameScan])
 		}
 		b.WriteString(details.String())
 		return b.String()
@@ -85,9 +94,12 @@ const (
 	// 1.20 (its --- version section says how it differs) and sqlrun's
 	// plan is not that text.
 	verdictVersion verdict = "other-version"
+	// verdictSameScan (logical rule suites only): the tree differs from
+	// Flink's but every scan carries the same pushed-down specs.
+	verdictSameScan verdict = "same-scan"
 )
 
-var verdictOrder = []verdict{verdictExact, verdictScan, verdictSame, verdictDiffers, verdictError, verdictVersion, verdictUnsupported}
+var verdictOrder = []verdict{verdictExact, verdictScan, verdictSame, verdictSameScan, verdictDiffers, verdictError, verdictVersion, verdictUnsupported}
 
 type tally struct{ n map[verdict]int }
 
@@ -96,6 +108,15 @@ func (t *tally) add(v verdict) {
 		t.n = map[verdict]int{}
 	}
 	t.n[v]++
+}
+
+// minus returns t's counts less o's.
+func (t tally) minus(o tally) tally {
+	out := tally{n: map[verdict]int{}}
+	for v, k := range t.n {
+		out.n[v] = k - o.n[v]
+	}
+	return out
 }
 
 // runnable counts the cases that are not marked unsupported.
@@ -112,17 +133,25 @@ func (t tally) runnable() int {
 func (t tally) String() string {
 	var parts []string
 	for _, v := range verdictOrder {
+		if v == verdictSameScan && t.n[v] == 0 {
+			// Only logical rule suites have it.
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s %d", v, t.n[v]))
 	}
 	return strings.Join(parts, ", ")
 }
 
 type flinkCase struct {
-	name        string
-	ddl         []string
-	sql         string
-	kind        string // rel, exec or error
-	want        string
+	name string
+	ddl  []string
+	sql  string
+	kind string // rel, exec, logical or error
+	want string
+	// program names, comma-separated, the sqlrun rules that stand for
+	// the program a logical rule test installs (kind logical): the
+	// harness runs only those and prints the logical tree they leave.
+	program     string
 	unsupported string
 	version     string // why the stored plan is not Flink 1.20's
 }
@@ -148,8 +177,10 @@ func readCases(path string) ([]*flinkCase, error) {
 			cur.ddl = splitDDL(text)
 		case "sql":
 			cur.sql = text
-		case "rel", "exec", "error":
+		case "rel", "exec", "logical", "error":
 			cur.kind, cur.want = section, text
+		case "program":
+			cur.program = text
 		case "unsupported":
 			cur.unsupported = text
 		case "version":
@@ -167,10 +198,11 @@ func readCases(path string) ([]*flinkCase, error) {
 				return nil, err
 			}
 			var prevDDL []string
+			var prevProgram string
 			if cur != nil {
-				prevDDL = cur.ddl
+				prevDDL, prevProgram = cur.ddl, cur.program
 			}
-			cur = &flinkCase{name: strings.TrimSpace(line[4:]), ddl: prevDDL}
+			cur = &flinkCase{name: strings.TrimSpace(line[4:]), ddl: prevDDL, program: prevProgram}
 			cases = append(cases, cur)
 		case strings.HasPrefix(line, "--- "):
 			if err := flush(); err != nil {
@@ -187,6 +219,9 @@ func readCases(path string) ([]*flinkCase, error) {
 	for _, c := range cases {
 		if c.unsupported == "" && (c.sql == "" || c.kind == "") {
 			return nil, fmt.Errorf("%s: case %s has no sql or no expected result", path, c.name)
+		}
+		if c.kind == "logical" && c.program == "" {
+			return nil, fmt.Errorf("%s: case %s has a logical plan but no program", path, c.name)
 		}
 	}
 	return cases, nil
@@ -232,6 +267,9 @@ func (c *flinkCase) run() (verdict, string) {
 			}
 		}
 		return verdictDiffers, "error text: " + firstLine(err)
+	}
+	if c.kind == "logical" {
+		return c.judgeLogical(env)
 	}
 	explain := "EXPLAIN CHANGELOG_MODE "
 	section := "== Optimized Physical Plan =="
@@ -581,4 +619,66 @@ var javaRuntimeExceptions = map[sql.ExceptionClass]bool{
 // subclasses, as AssertJ's isInstanceOf does.
 func isJavaSubclass(class sql.ExceptionClass, want string) bool {
 	return want == "RuntimeException" && javaRuntimeExceptions[class]
+}
+
+// judgeLogical plans a case of a logical rule suite: Flink's test replaces
+// the optimizer's programs with the rule's own (converters and the rule)
+// and prints the logical tree it leaves; sqlrun runs only the rules the
+// case's program names, in its order (plan.TraceProgram), and prints the
+// tree they leave. Where the texts differ but every scan
+// carries what Flink's rule pushed into it (the table=[[...]] digest:
+// project, filter, limit, partitions, watermark), the verdict is
+// same-scan: the rule did the same; only the nodes around it are printed
+// as the two programs leave them (Flink's converters do not merge Calcs,
+// or a test converts nothing and prints Calcite's LogicalProject, where
+// sqlrun's CalcMerge made one FlinkLogicalCalc).
+func (c *flinkCase) judgeLogical(env *testEnv) (verdict, string) {
+	stmt, err := parser.Parse(c.sql)
+	if err != nil {
+		return verdictError, firstLine(err)
+	}
+	var program []string
+	for _, n := range strings.Split(c.program, ",") {
+		program = append(program, strings.TrimSpace(n))
+	}
+	got, err := plan.TraceProgram(plan.New(env), stmt, program)
+	if err != nil {
+		return verdictError, firstLine(err)
+	}
+	got = strings.TrimSpace(got)
+	if os.Getenv("FLINKSUITE_CASE") == c.name {
+		fmt.Fprintf(os.Stderr, "=== %s\n--- got\n%s\n--- want\n%s\n", c.name, got, c.want)
+	}
+	if got == c.want {
+		return verdictExact, ""
+	}
+	if c.version != "" {
+		return verdictVersion, c.version + "; " + firstDiff(got, c.want)
+	}
+	gs, ws := scanTables(got), scanTables(c.want)
+	if len(gs) > 0 && strings.Join(gs, "\n") == strings.Join(ws, "\n") {
+		return verdictSameScan, firstDiff(got, c.want)
+	}
+	if len(gs) == len(ws) {
+		// Name the scan that differs: it is what the rule decides.
+		for i := range gs {
+			if gs[i] != ws[i] {
+				return verdictDiffers, fmt.Sprintf("scan %d: got %q, Flink %q", i+1, clip(gs[i]), clip(ws[i]))
+			}
+		}
+	}
+	return verdictDiffers, firstDiff(got, c.want)
+}
+
+var scanTableRe = regexp.MustCompile(`(?:TableScan|TableSourceScan)\(table=\[\[([^\n]*?)\]\](?:, |\))`)
+
+// scanTables returns the table=[[...]] digest of each scan of a logical
+// plan in order (Calcite's LogicalTableScan, FlinkLogicalTableSourceScan):
+// the table's path and the specs the push-down rules put into it.
+func scanTables(plan string) []string {
+	var out []string
+	for _, m := range scanTableRe.FindAllStringSubmatch(plan, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }
