@@ -150,6 +150,7 @@ type frame struct {
 	wantTable bool // the next token may start a table reference
 	values    bool // in a VALUES list: '(' starts a row
 	wantRow   bool
+	bareRow   bool // in a VALUES row that is one expression without parentheses
 	fullNext  bool   // the next table is the right side of a FULL JOIN
 	tableSub  bool   // this query is a subquery in FROM (may take "AS t (cols)")
 	cast      int    // for fCast: index into rewriter.casts
@@ -337,6 +338,7 @@ func (p *parser) rewrite(from, to int, asQuery bool, lead string) *rewriter {
 	if p.err != nil {
 		return r
 	}
+	r.endBareRow(r.cur(), p.toks[to-1].end)
 	if len(r.stack) != 1 {
 		p.fail(p.toks[to])
 		return r
@@ -350,6 +352,13 @@ func (p *parser) rewrite(from, to int, asQuery bool, lead string) *rewriter {
 func (r *rewriter) step(j int) int {
 	t := r.p.toks[j]
 	r.startOf[j-r.from] = len(r.pieces)
+	if f := r.cur(); f.values && f.wantRow && !t.isOp("(") {
+		// Calcite's VALUES takes a row without parentheses, one
+		// expression (VALUES CAST(NULL AS INT), VALUES 1, 2): it is
+		// ROW(expr) up to the comma or the list's end.
+		r.synth("ROW(", t.off)
+		f.wantRow, f.bareRow = false, true
+	}
 	key := ruleKey(t)
 	for _, rl := range rulesByKey[key] {
 		if rl.when == nil || rl.when(r, j) {
@@ -592,6 +601,15 @@ func renamedCall(r *rewriter, j int) bool {
 // Actions of the rules.
 
 // plain copies token j.
+// endBareRow closes the ROW( that a VALUES row without parentheses opened
+// in frame f, if one is open.
+func (r *rewriter) endBareRow(f *frame, off int) {
+	if f.bareRow {
+		r.synth(")", off)
+		f.bareRow = false
+	}
+}
+
 func (r *rewriter) plain(j int) int {
 	r.cur().wantTable = false
 	r.emit(r.tok(j))
@@ -656,6 +674,7 @@ func (r *rewriter) closeParen(j int) int {
 	if closed.kind == fCast && !r.typed[closed.cast] {
 		return r.failAt(t) // CAST(x) without AS type
 	}
+	r.endBareRow(f, t.off)
 	r.stack = r.stack[:len(r.stack)-1]
 	if closed.argQuery {
 		r.synth(")", t.off)
@@ -783,6 +802,7 @@ func (r *rewriter) closeBracket(j int) int {
 func (r *rewriter) comma(j int) int {
 	f := r.cur()
 	if f.values {
+		r.endBareRow(f, r.tok(j).off)
 		f.wantRow = true
 	}
 	if f.kind == fQuery && f.inFrom {
@@ -1164,6 +1184,7 @@ func (r *rewriter) joinWord(j int) int {
 
 func (r *rewriter) clauseEnd(j int) int {
 	f := r.cur()
+	r.endBareRow(f, r.tok(j).off)
 	f.inFrom, f.wantTable, f.values = false, false, false
 	return r.plain(j)
 }
