@@ -150,7 +150,8 @@ type frame struct {
 	wantTable bool // the next token may start a table reference
 	values    bool // in a VALUES list: '(' starts a row
 	wantRow   bool
-	bareRow   bool // in a VALUES row that is one expression without parentheses
+	bareRow   bool   // in a VALUES row that is one expression without parentheses
+	selecting bool   // in this query's select list (SELECT to FROM or a clause)
 	fullNext  bool   // the next table is the right side of a FULL JOIN
 	tableSub  bool   // this query is a subquery in FROM (may take "AS t (cols)")
 	cast      int    // for fCast: index into rewriter.casts
@@ -252,6 +253,10 @@ var rules = []rule{
 	{"COUNT", countDistinctOver, (*rewriter).countDistinctOver},
 	{"LISTAGG", listaggDistinct, (*rewriter).listaggDistinct},
 	{"SELECT", nil, (*rewriter).selectWord},
+	// ASC and DESC are not reserved in Flink's parser: in a select list
+	// they can only be an alias (LimitTest's SELECT proctime desc, c).
+	{"DESC", inSelectList, (*rewriter).quoteWord},
+	{"ASC", inSelectList, (*rewriter).quoteWord},
 	{"VALUES", inQuery, (*rewriter).valuesWord},
 	{"FROM", inQuery, (*rewriter).fromWord},
 	{"JOIN", inQuery, (*rewriter).joinWord},
@@ -461,6 +466,8 @@ func inQuery(r *rewriter, _ int) bool { return r.cur().kind == fQuery }
 func inFrom(r *rewriter, _ int) bool { f := r.cur(); return f.kind == fQuery && f.inFrom }
 
 func inCast(r *rewriter, _ int) bool { return r.cur().kind == fCast }
+
+func inSelectList(r *rewriter, _ int) bool { f := r.cur(); return f.kind == fQuery && f.selecting }
 
 func wantsTable(r *rewriter, _ int) bool { f := r.cur(); return f.kind == fQuery && f.wantTable }
 
@@ -1158,7 +1165,7 @@ func (r *rewriter) queryHint(j int) int {
 func (r *rewriter) selectWord(j int) int {
 	r.queryStarts = append(r.queryStarts, r.tok(j).off)
 	f := r.cur()
-	f.inFrom, f.values = false, false
+	f.inFrom, f.values, f.selecting = false, false, true
 	return r.plain(j)
 }
 
@@ -1171,7 +1178,7 @@ func (r *rewriter) valuesWord(j int) int {
 
 func (r *rewriter) fromWord(j int) int {
 	f := r.cur()
-	f.inFrom, f.wantTable = true, true
+	f.inFrom, f.wantTable, f.selecting = true, true, false
 	r.emit(r.tok(j))
 	return j + 1
 }
@@ -1185,7 +1192,7 @@ func (r *rewriter) joinWord(j int) int {
 func (r *rewriter) clauseEnd(j int) int {
 	f := r.cur()
 	r.endBareRow(f, r.tok(j).off)
-	f.inFrom, f.wantTable, f.values = false, false, false
+	f.inFrom, f.wantTable, f.values, f.selecting = false, false, false, false
 	return r.plain(j)
 }
 
