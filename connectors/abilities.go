@@ -31,6 +31,15 @@ type FilterPushDownSource interface {
 	FilterPushDown() bool
 }
 
+// LimitPushDownSource is implemented by sources that take a LIMIT
+// (Flink's SupportsLimitPushDown): the planner offers offset + fetch of a
+// limit without ORDER BY right above the scan, which then prints
+// limit=[n]. The Limit stays above it, so a source may still produce more
+// rows (as SupportsLimitPushDown allows).
+type LimitPushDownSource interface {
+	ApplyLimit(limit int64)
+}
+
 // FilterDigestSource is implemented by sources that accept every filter
 // for their own pruning but still let the Calc evaluate it, as Paimon's
 // streaming source does: the scan prints filter=[...] and the Calc keeps

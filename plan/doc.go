@@ -102,6 +102,9 @@
 //     PushProjectIntoTableSourceScanRule);
 //     - SortProjectTranspose: a LIMIT or ORDER BY ... LIMIT goes below a
 //     Calc that only picks a scan's fields (LOGICAL: SORT_PROJECT_TRANSPOSE);
+//     - LimitIntoScan: a LIMIT without ORDER BY right above a scan whose
+//     source takes one puts offset + fetch into it, printed limit=[n];
+//     the Limit stays (LOGICAL: PushLimitIntoTableSourceScanRule);
 //     - AggregateProjectMerge: a Calc that only reorders its input's fields
 //     merges into the aggregate above (LOGICAL: FlinkAggregateProjectMergeRule);
 //     - PruneAggregateCall: aggregate calls no field of the Calc above

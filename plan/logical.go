@@ -24,6 +24,9 @@ type LogicalTableScan struct {
 	// Watermark is the WATERMARK FOR clause pushed into the source
 	// (WatermarkIntoScan).
 	Watermark *PushedWatermark
+	// Limit is the limit pushed into the source (LimitIntoScan); 0:
+	// none (a LIMIT 0 never reaches a scan).
+	Limit int64
 }
 
 // LogicalProject computes Exprs over its input.
@@ -240,8 +243,8 @@ func (n *LogicalAggregate) describe(Format) string {
 }
 
 func (n *LogicalTableScan) describe(Format) string {
-	if n.Project != nil || n.FilterPushed || n.Watermark != nil {
-		return scanDigest("FlinkLogicalTableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.Watermark, n.names)
+	if n.Project != nil || n.FilterPushed || n.Watermark != nil || n.Limit > 0 {
+		return scanDigest("FlinkLogicalTableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.Limit, n.Watermark, n.names)
 	}
 	s := "LogicalTableScan(table=[[" + tablePath(n.Table)
 	if len(n.Table.MetadataKeys) > 0 {

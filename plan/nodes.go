@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sqlrun/sqlrun/connectors"
@@ -29,6 +30,8 @@ type TableSourceScan struct {
 	FilterPushed bool
 	// Watermark is the WATERMARK FOR clause the source generates.
 	Watermark *PushedWatermark
+	// Limit is the limit pushed into the source (0: none).
+	Limit int64
 }
 
 // Values is a literal relation. Batch marks one planned in batch mode:
@@ -305,7 +308,7 @@ func (n *Sink) WithInputs(in ...Node) Node {
 }
 
 func (n *TableSourceScan) describe(Format) string {
-	return scanDigest("TableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.Watermark, n.names)
+	return scanDigest("TableSourceScan", n.Table, n.Project, n.FilterDigest, n.FilterPushed, n.Limit, n.Watermark, n.names)
 }
 
 // scanDigest prints the scan's source ability specs in the order Flink
@@ -313,7 +316,7 @@ func (n *TableSourceScan) describe(Format) string {
 // projection and metadata, then a pushed watermark (LOGICAL_REWRITE), and
 // a filter that only reached the scan once the watermark was in it
 // (PushFilterInCalcIntoTableSourceScanRule) after that.
-func scanDigest(name string, t *TableRef, project []int, filterDigest string, filterPushed bool, wm *PushedWatermark, fields []string) string {
+func scanDigest(name string, t *TableRef, project []int, filterDigest string, filterPushed bool, limit int64, wm *PushedWatermark, fields []string) string {
 	s := name + "(table=[[" + tablePath(t)
 	filter := ""
 	if filterDigest != "" || filterPushed {
@@ -343,6 +346,11 @@ func scanDigest(name string, t *TableRef, project []int, filterDigest string, fi
 		}
 	case len(t.MetadataKeys) > 0:
 		s += ", metadata=[" + strings.Join(t.MetadataKeys, ", ") + "]"
+	}
+	if limit > 0 {
+		// LimitPushDownSpec, applied in LOGICAL after the projection
+		// and before LOGICAL_REWRITE's watermark.
+		s += ", limit=[" + strconv.FormatInt(limit, 10) + "]"
 	}
 	if wm != nil {
 		s += ", " + wm.digest(fields) + filter

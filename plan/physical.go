@@ -27,7 +27,7 @@ func (b *binder) convert(r Node) (Node, error) {
 		return &Sink{base: row(r.names, r.types, in), Table: r.Table, TargetColumns: r.TargetColumns, SinkHints: r.SinkHints}, nil
 	case *LogicalTableScan:
 		scan := &TableSourceScan{base: row(r.names, r.types), Table: r.Table, Project: r.Project,
-			FilterDigest: r.FilterDigest, FilterPushed: r.FilterPushed, Watermark: r.Watermark}
+			FilterDigest: r.FilterDigest, FilterPushed: r.FilterPushed, Watermark: r.Watermark, Limit: r.Limit}
 		if b.snapshotScans[r] {
 			if _, err := b.needsNormalize(r.Table); err != nil {
 				return nil, err

@@ -54,7 +54,7 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 		// join hints a scan inside an IN / EXISTS subquery keeps Flink's
 		// ALIAS hint (BroadcastJoinHintTest.testJoinHintWithJoinHintInCorrelateAndWithSortLimit:
 		// T1 whole and T1 hints=[[[ALIAS options:[T1]]]] stay apart).
-		k := scanDigest("TableSourceScan", s.Table, nil, s.FilterDigest, s.FilterPushed, nil, s.Table.Schema.Names())
+		k := scanDigest("TableSourceScan", s.Table, nil, s.FilterDigest, s.FilterPushed, s.Limit, nil, s.Table.Schema.Names())
 		if sub && hinted {
 			k += " in a subquery"
 		}

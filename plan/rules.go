@@ -100,6 +100,9 @@ var rules = []Rule{
 	{Name: "SortProjectTranspose", Program: "LOGICAL",
 		Flink: "CoreRules.SORT_PROJECT_TRANSPOSE",
 		apply: sortProjectTranspose},
+	{Name: "LimitIntoScan", Program: "LOGICAL",
+		Flink: "PushLimitIntoTableSourceScanRule",
+		apply: limitIntoScan},
 	{Name: "AggregateRemove", Program: "LOGICAL",
 		Flink: "FlinkAggregateRemoveRule",
 		apply: aggregateRemove},
@@ -1278,6 +1281,31 @@ func sortProjectTranspose(_ *binder, n Node) (Node, error) {
 	}
 	below := &LogicalSort{base: sameRow(scan), Order: order, Offset: s.Offset, Fetch: s.Fetch}
 	return &LogicalCalc{base: row(c.names, c.types, below), Exprs: c.Exprs}, nil
+}
+
+// limitIntoScan offers offset + fetch of a limit without ORDER BY right
+// above a scan to its source (Flink's PushLimitIntoTableSourceScanRule:
+// a Sort with no collation and a fetch, over a source that supports limit
+// push-down and has none yet); the scan prints limit=[n] and the limit
+// stays above it.
+func limitIntoScan(_ *binder, n Node) (Node, error) {
+	s, ok := n.(*LogicalSort)
+	if !ok || len(s.Order) > 0 || s.Fetch < 0 {
+		return nil, nil
+	}
+	scan, ok := s.input().(*LogicalTableScan)
+	if !ok || scan.Limit > 0 {
+		return nil, nil
+	}
+	lp, ok := scan.Table.Source.(connectors.LimitPushDownSource)
+	if !ok {
+		return nil, nil
+	}
+	limit := s.Offset + s.Fetch
+	lp.ApplyLimit(limit)
+	out := *scan
+	out.Limit = limit
+	return s.WithInputs(&out), nil
 }
 
 // pushCalcPastChangelogNormalize moves the conjuncts of a Calc over
