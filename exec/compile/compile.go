@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -461,7 +462,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 			return edge{}, err
 		}
 	case *plan.Limit:
-		f = operators.Limit(n.Offset, n.Fetch)
+		f = limitOperator(n)
 	case *plan.SortLimit:
 		keys := make([]operators.SortKey, len(n.Order))
 		for i, k := range n.Order {
@@ -1263,6 +1264,23 @@ func rankOperator(n *plan.Rank) (runtime.OperatorFactory, error) {
 		spec.Strategy = operators.Retract
 	}
 	return operators.TopN(spec), nil
+}
+
+// limitOperator compiles a Limit. Over an updating input it is Flink's
+// StreamExecLimit with a RetractStrategy: a Top-N of one partition
+// without sort keys (RetractableTopNFunction), which keeps every row so
+// that a retracted row's place goes to the next one; the plain Limit,
+// which counts rows, is for insert-only input.
+func limitOperator(n *plan.Limit) runtime.OperatorFactory {
+	if n.Batch || n.Inputs()[0].Mode().IsInsertOnly() {
+		return operators.Limit(n.Offset, n.Fetch)
+	}
+	end := int64(math.MaxInt64)
+	if n.Fetch >= 0 {
+		end = n.Offset + n.Fetch
+	}
+	return operators.TopN(operators.RankSpec{Start: n.Offset + 1, End: end, Strategy: operators.Retract,
+		GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore)})
 }
 
 // lookupJoin compiles a LookupJoin: the dim's row and its condition as
