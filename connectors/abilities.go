@@ -31,13 +31,15 @@ type FilterPushDownSource interface {
 	FilterPushDown() bool
 }
 
-// LimitPushDownSource is implemented by sources that take a LIMIT
-// (Flink's SupportsLimitPushDown): the planner offers offset + fetch of a
-// limit without ORDER BY right above the scan, which then prints
-// limit=[n]. The Limit stays above it, so a source may still produce more
-// rows (as SupportsLimitPushDown allows).
+// LimitPushDownSource is implemented by sources that take part in Flink's
+// limit push-down (SupportsLimitPushDown): the planner puts offset + fetch
+// of a LIMIT without ORDER BY right above the scan into the scan's digest,
+// limit=[n]. The Limit stays above it and the source still produces all
+// its rows (SupportsLimitPushDown lets a source produce more than the
+// limit): the scans of one statement may share a source object (a WITH
+// query read twice), so no limit is set on it.
 type LimitPushDownSource interface {
-	ApplyLimit(limit int64)
+	LimitPushDown() bool
 }
 
 // FilterDigestSource is implemented by sources that accept every filter

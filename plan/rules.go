@@ -1287,7 +1287,8 @@ func sortProjectTranspose(_ *binder, n Node) (Node, error) {
 // above a scan to its source (Flink's PushLimitIntoTableSourceScanRule:
 // a Sort with no collation and a fetch, over a source that supports limit
 // push-down and has none yet); the scan prints limit=[n] and the limit
-// stays above it.
+// stays above it. The source is not told: the scans of a statement may
+// share it (connectors.LimitPushDownSource).
 func limitIntoScan(_ *binder, n Node) (Node, error) {
 	s, ok := n.(*LogicalSort)
 	if !ok || len(s.Order) > 0 || s.Fetch < 0 {
@@ -1297,14 +1298,11 @@ func limitIntoScan(_ *binder, n Node) (Node, error) {
 	if !ok || scan.Limit > 0 {
 		return nil, nil
 	}
-	lp, ok := scan.Table.Source.(connectors.LimitPushDownSource)
-	if !ok {
+	if lp, ok := scan.Table.Source.(connectors.LimitPushDownSource); !ok || !lp.LimitPushDown() {
 		return nil, nil
 	}
-	limit := s.Offset + s.Fetch
-	lp.ApplyLimit(limit)
 	out := *scan
-	out.Limit = limit
+	out.Limit = s.Offset + s.Fetch
 	return s.WithInputs(&out), nil
 }
 

@@ -117,7 +117,7 @@ func (f Factory) CreateSource(ctx *connectors.Context) (connectors.TableSource, 
 				"Table %s has a %s row but its changelog-mode is [%s].", ctx.Table, r.Kind, mode)
 		}
 	}
-	src := &Source{rows: rows, mode: mode, limit: -1, bounded: o.Bool("bounded"),
+	src := &Source{rows: rows, mode: mode, bounded: o.Bool("bounded"),
 		projectable: o.Bool("enable-projection-push-down"), nPhys: len(ctx.Schema.Columns), meta: meta}
 	// The Java class Flink 1.20's TestValuesTableFactory.createDynamicTableSource
 	// picks for these options, which its metadata messages name.
@@ -185,7 +185,7 @@ func (s *ScanOnlySource) SourceClass() string                     { return s.s.S
 func (s *ScanOnlySource) WatermarkPushDown() bool                 { return s.s.WatermarkPushDown() }
 func (s *ScanOnlySource) WatermarkEmit() connectors.WatermarkEmit { return s.s.WatermarkEmit() }
 func (s *ScanOnlySource) ApplyProjection(fields []int)            { s.s.ApplyProjection(fields) }
-func (s *ScanOnlySource) ApplyLimit(limit int64)                  { s.s.ApplyLimit(limit) }
+func (s *ScanOnlySource) LimitPushDown() bool                     { return true }
 func (s *ScanOnlySource) Parallelism() int                        { return s.s.Parallelism() }
 func (s *ScanOnlySource) NewReader(subtask, p int) (connectors.SourceReader, error) {
 	return s.s.NewReader(subtask, p)
@@ -347,7 +347,6 @@ type Source struct {
 	meta        []connectors.MetadataKey // 'readable-metadata', sorted by key
 	applied     []int                    // the metadata read: indexes into meta
 	class       string
-	limit       int64 // the pushed-down limit; -1: none
 }
 
 // ReadableMetadata is 'readable-metadata', sorted by key
@@ -417,22 +416,17 @@ func (s *Source) Parallelism() int { return 1 }
 // ApplyProjection prunes columns.
 func (s *Source) ApplyProjection(fields []int) { s.proj = append([]int(nil), fields...) }
 
-// ApplyLimit: Flink's values source supports limit push-down
+// LimitPushDown: Flink's values source supports limit push-down
 // (TestValuesScanTableSourceWithoutProjectionPushDown implements
-// SupportsLimitPushDown).
-func (s *Source) ApplyLimit(limit int64) { s.limit = limit }
+// SupportsLimitPushDown); the scan prints limit=[n] and the Limit above
+// it cuts the rows.
+func (s *Source) LimitPushDown() bool { return true }
 
-// NewReader returns the reader; subtasks other than 0 read nothing. With a
-// pushed-down limit an insert-only table produces its first rows only; a
-// changelog keeps all of them, since its first rows are not the first
-// rows of its result.
+// NewReader returns the reader; subtasks other than 0 read nothing.
 func (s *Source) NewReader(subtask, _ int) (connectors.SourceReader, error) {
 	var rows []sql.Row
 	if subtask == 0 {
 		rows = s.rows
-		if s.limit >= 0 && s.mode.IsInsertOnly() && int64(len(rows)) > s.limit {
-			rows = rows[:s.limit]
-		}
 		if s.proj != nil || len(s.meta) > 0 {
 			// What the scan produces: the physical values, then the
 			// applied metadata's, then the projection over those.
