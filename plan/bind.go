@@ -755,18 +755,21 @@ func isColumn(e ast.Expr) bool {
 	return ok
 }
 
-func isAggName(n string) bool {
+func (b *binder) isAggName(n string) bool {
 	if isGroupingFunc(n) {
 		return true
 	}
-	f, ok := expr.Lookup(n)
-	return ok && f.Kind == expr.Aggregate
+	if f, ok := expr.Lookup(n); ok {
+		return f.Kind == expr.Aggregate
+	}
+	_, ok := b.userFunction(n, AggregateFunction)
+	return ok
 }
 
-func hasAgg(e ast.Expr) bool {
+func (b *binder) hasAgg(e ast.Expr) bool {
 	found := false
 	walkAST(e, func(x ast.Expr) {
-		if f, ok := x.(*ast.FuncCall); ok && f.Over == nil && isAggName(f.Name) {
+		if f, ok := x.(*ast.FuncCall); ok && f.Over == nil && b.isAggName(f.Name) {
 			found = true
 		}
 	})
@@ -894,7 +897,7 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		return nil, err
 	}
 	if where != nil {
-		if hasAgg(where) {
+		if b.hasAgg(where) {
 			return nil, validationErr(where.Pos(), 1, "Aggregate expression is illegal in WHERE clause")
 		}
 		cond, err := b.bindExpr(where, sc, nil)
@@ -915,7 +918,7 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	}
 	aggregated := len(x.GroupBy) > 0 || x.Having != nil
 	for _, it := range items {
-		if hasAgg(it.Expr) {
+		if b.hasAgg(it.Expr) {
 			aggregated = true
 		}
 	}
@@ -946,7 +949,7 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		below := append([]ast.Expr(nil), groupBy...)
 		for _, e := range append(itemExprs(items), x.Having) {
 			walkAST(e, func(e ast.Expr) {
-				if f, ok := e.(*ast.FuncCall); ok && f.Over == nil && isAggName(f.Name) {
+				if f, ok := e.(*ast.FuncCall); ok && f.Over == nil && b.isAggName(f.Name) {
 					below = append(append(below, f.Args...), f.Filter)
 				}
 			})
@@ -957,9 +960,9 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		// Those of the select items elsewhere (over a group key or an
 		// aggregate call: MAX(a) IN (SELECT ...)) join theirs above it,
 		// as HAVING's do; until then they bind as a placeholder.
-		above := aboveAggregate(items, groupBy)
+		above := b.aboveAggregate(items, groupBy)
 		for _, g := range groupBy {
-			if hasAgg(g) {
+			if b.hasAgg(g) {
 				return nil, validationErr(g.Pos(), 1, "Aggregate expression is illegal in GROUP BY clause")
 			}
 			be, err := b.bindExpr(g, sc, nil)
@@ -1009,7 +1012,7 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 				return nil, err
 			}
 			out[i] = e
-			if f, ok := it.Expr.(*ast.FuncCall); ok && isAggName(f.Name) {
+			if f, ok := it.Expr.(*ast.FuncCall); ok && b.isAggName(f.Name) {
 				name := it.Alias
 				if name == "" {
 					name = "EXPR$" + strconv.Itoa(i)
@@ -1043,7 +1046,7 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			// MAX(b) AS $f3 for HAVING COUNT(*) > 2 AND MAX(b) IN (...)).
 			var err error
 			walkAST(x.Having, func(e ast.Expr) {
-				if f, ok := e.(*ast.FuncCall); ok && err == nil && f.Over == nil && isAggName(f.Name) {
+				if f, ok := e.(*ast.FuncCall); ok && err == nil && f.Over == nil && b.isAggName(f.Name) {
 					_, err = b.bindExpr(f, sc, agg)
 				}
 			})
@@ -1155,7 +1158,7 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			}
 			// The marked items bind again, now to the marks' values.
 			for i, it := range items {
-				if !it.Star && len(aboveAggregate(items[i:i+1], groupBy)) > 0 {
+				if !it.Star && len(b.aboveAggregate(items[i:i+1], groupBy)) > 0 {
 					e, err := b.bindExpr(it.Expr, sc, agg)
 					if err != nil {
 						return nil, err
@@ -1553,7 +1556,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 	if v, ok := b.preset[e]; ok {
 		return v, nil
 	}
-	if f, ok := e.(*ast.FuncCall); ok && f.Filter != nil && (f.Over != nil || !isAggName(f.Name)) {
+	if f, ok := e.(*ast.FuncCall); ok && f.Filter != nil && (f.Over != nil || !b.isAggName(f.Name)) {
 		// Parsed (sql/parser) but not planned: refuse rather than drop it.
 		return nil, sql.Errorf(sql.TableException, "sqlrun supports FILTER (WHERE ...) only on a group or window aggregate call, not on %s", f.Name)
 	}
@@ -1568,7 +1571,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		if f, ok := e.(*ast.FuncCall); ok && f.Over == nil && isGroupingFunc(f.Name) {
 			return b.bindGroupingCall(f, agg)
 		}
-		if f, ok := e.(*ast.FuncCall); ok && isAggName(f.Name) {
+		if f, ok := e.(*ast.FuncCall); ok && b.isAggName(f.Name) {
 			return b.bindAggCall(f, sc, agg)
 		}
 		if c, err := agg.window.auxColumn(e); err != nil || c != nil {
@@ -1681,7 +1684,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		}
 		return bindBinary(x, l, r)
 	case *ast.FuncCall:
-		if isAggName(x.Name) {
+		if b.isAggName(x.Name) {
 			return nil, validationErr(x.At, len(x.Name), "Aggregate expression is illegal here")
 		}
 		args := make([]Expr, len(x.Args))
@@ -1995,7 +1998,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 
 func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Expr, error) {
 	for _, a := range f.Args {
-		if hasAgg(a) {
+		if b.hasAgg(a) {
 			return nil, validationErr(a.Pos(), 1, "Aggregate expressions cannot be nested")
 		}
 	}
@@ -2008,14 +2011,34 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 		args = append(args, be)
 	}
 	name := f.Name
-	fn, _ := expr.Lookup(name)
-	args, t, err := fn.Infer(name, args)
-	if err != nil {
-		return nil, operandErr(f, err)
+	var udf *UserFunction
+	var t sql.DataType
+	if fn, ok := expr.Lookup(name); ok {
+		var err error
+		if args, t, err = fn.Infer(name, args); err != nil {
+			return nil, operandErr(f, err)
+		}
+	} else {
+		udf, _ = b.userFunction(name, AggregateFunction)
+		if udf.OverWindowOnly {
+			// FunctionRequirement.OVER_WINDOW_ONLY, checked by Flink's
+			// SqlAggFunctionVisitor... as the aggregate's validation.
+			return nil, sql.Errorf(sql.ValidationException, "OVER_WINDOW_ONLY")
+		}
+		ts := make([]sql.DataType, len(args))
+		for i, a := range args {
+			ts[i] = a.Type()
+		}
+		var err error
+		if t, err = udf.Infer(ts); err != nil {
+			return nil, validationErr(f.At, len(f.String()), "%s", err.Error())
+		}
+		name = udf.Name
 	}
+	var err error
 	var filter Expr
 	if f.Filter != nil {
-		if hasAgg(f.Filter) {
+		if b.hasAgg(f.Filter) {
 			return nil, validationErr(f.Filter.Pos(), 1, "Aggregate expressions cannot be nested")
 		}
 		if filter, err = b.bindExpr(f.Filter, sc, nil); err != nil {
@@ -2043,7 +2066,7 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 			return &aggPlaceholder{i: len(agg.groupExprs) + i, t: agg.calls[i].T}, nil
 		}
 	}
-	agg.calls = append(agg.calls, AggCall{Func: name, Distinct: f.Distinct, T: t})
+	agg.calls = append(agg.calls, AggCall{Func: name, Distinct: f.Distinct, T: t, UDF: udf})
 	agg.callArgs = append(agg.callArgs, args)
 	agg.callFilter = append(agg.callFilter, filter)
 	agg.callText = append(agg.callText, txt)
@@ -2526,7 +2549,7 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 	var rest, subs []ast.Expr // the ON's conjuncts without and with subqueries
 	switch {
 	case x.On != nil:
-		if hasAgg(x.On) {
+		if b.hasAgg(x.On) {
 			return nil, nil, validationErr(x.On.Pos(), 1, "Aggregate expression is illegal in ON clause")
 		}
 		for _, c := range astConjuncts(x.On) {

@@ -35,7 +35,7 @@ type decorrelated struct {
 // decorrelate, naming the subquery. keepItems false drops the select
 // items (for EXISTS, which reads none).
 func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool) (d decorrelated, ok bool, err error) {
-	if sel.From == nil || sel.Where == nil || !(sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || selectsAgg(sel)) {
+	if sel.From == nil || sel.Where == nil || !(sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || b.selectsAgg(sel)) {
 		return d, false, nil
 	}
 	refuse := func(why string) error {
@@ -44,7 +44,7 @@ func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool
 	if len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Offset != nil {
 		return d, true, refuse("a correlated subquery with ORDER BY, LIMIT or OFFSET is not supported yet")
 	}
-	if hasAgg(sel.Where) {
+	if b.hasAgg(sel.Where) {
 		return d, false, nil
 	}
 	local, inner, outer, ok, err := b.correlation(sel, sc, refuse)
@@ -55,7 +55,7 @@ func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool
 	if len(inner) == 0 {
 		return d, false, nil
 	}
-	d.scalar = len(sel.GroupBy) == 0 && !sel.Distinct && selectsAgg(sel)
+	d.scalar = len(sel.GroupBy) == 0 && !sel.Distinct && b.selectsAgg(sel)
 	if d.scalar && sel.Having != nil {
 		return d, true, refuse("HAVING without GROUP BY in a correlated subquery is not supported yet")
 	}
@@ -102,7 +102,7 @@ func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool
 // but COUNT's 0 (the COUNT bug), which RelDecorrelator writes as
 // CASE(IS NULL(key), 0, count) over the left join.
 func (b *binder) joinScalarAggregate(input Node, sel *ast.Select, d decorrelated) (Node, error) {
-	empty, ok := emptyAggregate(sel.Items[0].Expr)
+	empty, ok := b.emptyAggregate(sel.Items[0].Expr)
 	if !ok {
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): its value over no rows is not known to be NULL or COUNT's 0", ast.FormatQuery(sel))
 	}
@@ -135,10 +135,10 @@ func (b *binder) joinScalarAggregate(input Node, sel *ast.Select, d decorrelated
 // emptyAggregate is what a select item of an aggregate without GROUP BY
 // is over no rows: "count" for COUNT (0), "null" for another aggregate
 // and null-propagating arithmetic over them; ok false for anything else.
-func emptyAggregate(e ast.Expr) (string, bool) {
+func (b *binder) emptyAggregate(e ast.Expr) (string, bool) {
 	switch x := e.(type) {
 	case *ast.FuncCall:
-		if x.Over != nil || !isAggName(x.Name) {
+		if x.Over != nil || !b.isAggName(x.Name) {
 			return "", false
 		}
 		if strings.EqualFold(x.Name, "COUNT") {
@@ -151,14 +151,14 @@ func emptyAggregate(e ast.Expr) (string, bool) {
 	case *ast.Binary:
 		switch x.Op {
 		case ast.OpAdd, ast.OpSub, ast.OpMul, ast.OpDiv:
-			l, lok := emptyAggregate(x.L)
-			r, rok := emptyAggregate(x.R)
+			l, lok := b.emptyAggregate(x.L)
+			r, rok := b.emptyAggregate(x.R)
 			if lok && l == "null" || rok && r == "null" {
 				return "null", true
 			}
 		}
 	case *ast.Cast:
-		if k, ok := emptyAggregate(x.X); ok && k == "null" {
+		if k, ok := b.emptyAggregate(x.X); ok && k == "null" {
 			return k, true
 		}
 	}

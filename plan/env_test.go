@@ -30,6 +30,9 @@ type testEnv struct {
 	// checks (plan.CheckTranslation), as Flink's verifyRelPlan optimizes
 	// without translating.
 	planOnly bool
+	// functions are the user-defined functions a Flink suite's test
+	// class registers (flinkfunctions_test.go), by upper-cased name.
+	functions map[string]*plan.UserFunction
 }
 
 func newEnv() *testEnv {

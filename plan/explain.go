@@ -199,7 +199,9 @@ func targetCols(cols []int) string {
 
 func aggString(a AggCall, in []string) string {
 	fn := a.Func
-	if a.Retract {
+	if a.Retract && a.UDF == nil {
+		// A user-defined function has one implementation whether or not
+		// it retracts (its retract method): Flink prints its name.
 		fn += "_RETRACT"
 	}
 	d := ""

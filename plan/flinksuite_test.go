@@ -154,6 +154,9 @@ type flinkCase struct {
 	program     string
 	unsupported string
 	version     string // why the stored plan is not Flink 1.20's
+	// functions are the user-defined functions the test class registers
+	// (name = Java class), as --- functions lines "name = Class".
+	functions []string
 }
 
 // readCases parses a .cases file (format in testdata/flinksuite/README.md).
@@ -185,6 +188,8 @@ func readCases(path string) ([]*flinkCase, error) {
 			cur.unsupported = text
 		case "version":
 			cur.version = text
+		case "functions":
+			cur.functions = strings.Split(text, "\n")
 		default:
 			return fmt.Errorf("%s: case %s: unknown section %q", path, cur.name, section)
 		}
@@ -197,12 +202,12 @@ func readCases(path string) ([]*flinkCase, error) {
 			if err := flush(); err != nil {
 				return nil, err
 			}
-			var prevDDL []string
+			var prevDDL, prevFuncs []string
 			var prevProgram string
 			if cur != nil {
-				prevDDL, prevProgram = cur.ddl, cur.program
+				prevDDL, prevProgram, prevFuncs = cur.ddl, cur.program, cur.functions
 			}
-			cur = &flinkCase{name: strings.TrimSpace(line[4:]), ddl: prevDDL, program: prevProgram}
+			cur = &flinkCase{name: strings.TrimSpace(line[4:]), ddl: prevDDL, program: prevProgram, functions: prevFuncs}
 			cases = append(cases, cur)
 		case strings.HasPrefix(line, "--- "):
 			if err := flush(); err != nil {
@@ -243,6 +248,11 @@ func (c *flinkCase) run() (verdict, string) {
 		return verdictUnsupported, c.unsupported
 	}
 	env := newEnv()
+	for _, f := range c.functions {
+		if err := env.registerJavaFunction(f); err != nil {
+			return verdictError, "functions: " + err.Error()
+		}
+	}
 	for _, s := range c.ddl {
 		if err := env.execDDL(s); err != nil {
 			return verdictError, "DDL: " + firstLine(err)

@@ -275,7 +275,7 @@ func itemExprs(items []ast.SelectItem) []ast.Expr {
 // aboveAggregate are the [NOT] IN / [NOT] EXISTS subquery predicates of
 // an aggregating SELECT's items outside its aggregate calls and outside
 // the expressions its GROUP BY spells (those are grouped values).
-func aboveAggregate(items []ast.SelectItem, groupBy []ast.Expr) []ast.Expr {
+func (b *binder) aboveAggregate(items []ast.SelectItem, groupBy []ast.Expr) []ast.Expr {
 	grouped := map[string]bool{}
 	for _, g := range groupBy {
 		grouped[g.String()] = true
@@ -287,7 +287,7 @@ func aboveAggregate(items []ast.SelectItem, groupBy []ast.Expr) []ast.Expr {
 			if inside[e] {
 				return
 			}
-			if f, ok := e.(*ast.FuncCall); (ok && f.Over == nil && isAggName(f.Name)) || grouped[e.String()] {
+			if f, ok := e.(*ast.FuncCall); (ok && f.Over == nil && b.isAggName(f.Name)) || grouped[e.String()] {
 				walkAST(e, func(x ast.Expr) { inside[x] = true })
 				return
 			}

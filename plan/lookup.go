@@ -282,7 +282,7 @@ func (b *binder) bindCorrelateOn(x *ast.Join, ls, rs *scope, kind ast.JoinKind) 
 	if x.On == nil {
 		return sc, cond, nil
 	}
-	if hasAgg(x.On) {
+	if b.hasAgg(x.On) {
 		return nil, nil, validationErr(x.On.Pos(), 1, "Aggregate expression is illegal in ON clause")
 	}
 	cond, err := b.bindExpr(x.On, sc, nil)

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/connectors"
@@ -389,6 +390,12 @@ func twoPhaseEligible(aggs []AggCall) bool {
 		if a.Distinct {
 			return false
 		}
+		if a.UDF != nil {
+			if !a.UDF.Merge {
+				return false
+			}
+			continue
+		}
 		switch a.Func {
 		case "COUNT", "SUM", "SUM0", "$SUM0", "MIN", "MAX", "AVG":
 		default:
@@ -411,6 +418,14 @@ func accBuffers(aggs []AggCall, argTypes func(AggCall) sql.DataType) (names [][]
 	for _, a := range aggs {
 		var ns []string
 		var ts []sql.DataType
+		if a.UDF != nil {
+			// An imperative AggregateFunction keeps one structured
+			// accumulator, named after the function in lower case
+			// (weightedavg$3, WindowAggregateTest.testTumble_OnRowtime).
+			names = append(names, []string{next(strings.ToLower(a.Func))})
+			types = append(types, []sql.DataType{a.T.WithNullable(true)})
+			continue
+		}
 		switch a.Func {
 		case "COUNT":
 			if len(a.Args) == 0 {

@@ -114,6 +114,9 @@ type AggCall struct {
 	// in HAVING): Calcite names its field $f<position> in every aggregate
 	// a rule builds from it.
 	Unnamed bool
+	// UDF is the user-defined aggregate function the call is of (Func
+	// is then its registered name), nil for a built-in one.
+	UDF *UserFunction
 }
 
 // fieldName is the call's field name at position pos of an aggregate's

@@ -211,8 +211,8 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 			return b.joinDecorrelated(input, sc, e, inX, not, sel, d)
 		}
 		if sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Limit != nil ||
-			sel.Offset != nil || len(sel.OrderBy) > 0 || hasAgg(sel.Where) || selectsAgg(sel) {
-			if _, rs, ferr := b.bindFrom(sel.From); ferr == nil && sel.Where != nil && !hasAgg(sel.Where) {
+			sel.Offset != nil || len(sel.OrderBy) > 0 || b.hasAgg(sel.Where) || b.selectsAgg(sel) {
+			if _, rs, ferr := b.bindFrom(sel.From); ferr == nil && sel.Where != nil && !b.hasAgg(sel.Where) {
 				both := &scope{cols: append(append([]column(nil), sc.cols...), rs.cols...), innerFrom: len(sc.cols)}
 				if _, werr := b.bindExpr(sel.Where, both, nil); werr == nil {
 					return nil, sql.Errorf(sql.TableException, "sqlrun does not support a correlated subquery with DISTINCT, GROUP BY, aggregates, HAVING, ORDER BY or LIMIT yet")
@@ -502,9 +502,9 @@ func (n *Join) IsSemi() bool { return n.JoinType == semiJoin }
 // IsAnti reports a LeftAntiJoin.
 func (n *Join) IsAnti() bool { return n.JoinType == antiJoin }
 
-func selectsAgg(sel *ast.Select) bool {
+func (b *binder) selectsAgg(sel *ast.Select) bool {
 	for _, it := range sel.Items {
-		if !it.Star && hasAgg(it.Expr) {
+		if !it.Star && b.hasAgg(it.Expr) {
 			return true
 		}
 	}
@@ -536,7 +536,7 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 	}
 	aggregated := len(x.GroupBy) > 0 || x.Having != nil
 	for _, it := range items {
-		if !it.Star && hasAgg(it.Expr) {
+		if !it.Star && b.hasAgg(it.Expr) {
 			aggregated = true
 		}
 	}
@@ -550,7 +550,7 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 	collect(where)
 	for _, q := range subs {
 		sel, ok := q.Query.(*ast.Select)
-		if !ok || len(sel.GroupBy) > 0 || !selectsAgg(sel) || len(sel.Items) != 1 || sel.Items[0].Star {
+		if !ok || len(sel.GroupBy) > 0 || !b.selectsAgg(sel) || len(sel.Items) != 1 || sel.Items[0].Star {
 			continue
 		}
 		r, err := b.bindQuery(q.Query)
@@ -742,7 +742,7 @@ func (b *binder) markSubquery(input Node, sc *scope, e ast.Expr) (Node, error) {
 		// binds over the outer and its own columns); Flink decorrelates
 		// it, which sqlrun does not yet do here.
 		if sel, ok := q.(*ast.Select); ok && sel.From != nil && sel.Where != nil && !sel.Distinct && len(sel.GroupBy) == 0 &&
-			sel.Having == nil && !selectsAgg(sel) && len(sel.OrderBy) == 0 && sel.Limit == nil && sel.Offset == nil {
+			sel.Having == nil && !b.selectsAgg(sel) && len(sel.OrderBy) == 0 && sel.Limit == nil && sel.Offset == nil {
 			refuse := func(why string) error {
 				return sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): %s", ast.FormatQuery(sel), why)
 			}

@@ -1032,6 +1032,12 @@ func windowGroupingCall(r *LogicalAggregate, a AggCall, e *InputRef) Expr {
 // DISTINCT(x) view, WindowAggregateTest.testTumble_OnRowtime[TWO_PHASE]).
 func windowTwoPhaseEligible(aggs []AggCall) bool {
 	for _, a := range aggs {
+		if a.UDF != nil {
+			if !a.UDF.Merge {
+				return false
+			}
+			continue
+		}
 		switch a.Func {
 		case "COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG":
 		default:
