@@ -928,9 +928,18 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		reorder[len(r.Group)+i] = &InputRef{Index: k, T: outTypes[k]}
 		k++
 	}
+	// A window column grouped twice (window_start and its alias ws,
+	// WindowAggregateTest.testTumble_GroupMultipleWindowColumns) is one
+	// window property, read by both.
+	propAt := map[int]int{}
 	for _, gi := range windowCols {
-		reorder[gi] = &InputRef{Index: k, T: outTypes[k]}
+		propAt[windowRef(exprs[r.Group[gi]])] = k
 		k++
+	}
+	for gi, g := range r.Group {
+		if at, ok := propAt[windowRef(exprs[g])]; ok {
+			reorder[gi] = &InputRef{Index: at, T: outTypes[at]}
+		}
 	}
 	if window.Legacy && !window.Props {
 		// The window columns nothing above reads.
