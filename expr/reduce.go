@@ -233,14 +233,92 @@ func SubstituteConstants(exprs []Expr, cond Expr) []Expr {
 			}
 		}
 	}
+	implied := impliedComparisons(cond)
 	out := make([]Expr, len(exprs))
 	for i, e := range exprs {
 		if len(consts) > 0 {
 			e = substitute(e, consts)
 		}
+		if len(implied) > 0 {
+			e = simplifyImplied(e, implied)
+		}
 		out[i] = Reduce(e)
 	}
 	return out
+}
+
+// impliedComparisons are the conjuncts of a Calc's condition that compare
+// a field with a non-NULL literal (Calcite's RexSimplify.Comparison), by
+// their text.
+func impliedComparisons(cond Expr) map[string]*InputRef {
+	if cond == nil {
+		return nil
+	}
+	out := map[string]*InputRef{}
+	for _, c := range Conjuncts(cond) {
+		if ref, ok := comparedField(c); ok {
+			out[String(c, nil, FormatAST)] = ref
+		}
+	}
+	return out
+}
+
+// comparedField reads "field op literal" for op one of =, <>, <, <=, >,
+// >= and a non-NULL literal.
+func comparedField(e Expr) (*InputRef, bool) {
+	c, ok := e.(*Call)
+	if !ok || len(c.Args) != 2 {
+		return nil, false
+	}
+	switch c.Op {
+	case "=", "<>", "<", "<=", ">", ">=":
+	default:
+		return nil, false
+	}
+	ref, ok := c.Args[0].(*InputRef)
+	l, lok := c.Args[1].(*Literal)
+	if !ok || !lok || l.Value == nil {
+		return nil, false
+	}
+	return ref, true
+}
+
+// simplifyImplied is the part of RexSimplify.simplifyUsingPredicates a
+// projection over a filter needs: a comparison of a field with a literal
+// that the condition itself states is satisfied by every row the Calc
+// keeps, so it is "field IS NOT NULL" (TRUE for a NOT NULL field):
+// SELECT ..., IS TRUE(b > 1000) ... WHERE b > 1000 projects
+// IS NOT NULL(b) (WindowAggregateTest.testTumble_CalcOnTVF). Calcite also
+// reads ranges implied by other comparisons of the field; only the
+// comparison the condition spells is read here.
+func simplifyImplied(e Expr, implied map[string]*InputRef) Expr {
+	c, ok := e.(*Call)
+	if !ok {
+		return e
+	}
+	if _, ok := comparedField(c); ok {
+		if ref, ok := implied[String(c, nil, FormatAST)]; ok {
+			if !ref.T.Nullable {
+				return &Literal{Value: true, T: sql.Boolean().NotNull()}
+			}
+			return &Call{Op: "IS NOT NULL", Args: []Expr{ref}, T: sql.Boolean().NotNull()}
+		}
+		return e
+	}
+	args := make([]Expr, len(c.Args))
+	changed := false
+	for i, a := range c.Args {
+		args[i] = simplifyImplied(a, implied)
+		changed = changed || args[i] != a
+	}
+	if !changed {
+		return e
+	}
+	if c.Op == "IS TRUE" && !args[0].Type().Nullable {
+		// IS TRUE of a value never NULL is the value.
+		return args[0]
+	}
+	return &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written}
 }
 
 // fixedBy reads "field = literal" (either way round; a non-NULL literal of
