@@ -2029,11 +2029,16 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 		for i, a := range args {
 			ts[i] = a.Type()
 		}
-		var err error
-		if t, err = udf.Infer(ts); err != nil {
+		params, rt, err := udf.Infer(ts)
+		if err != nil {
 			return nil, validationErr(f.At, len(f.String()), "%s", err.Error())
 		}
-		name = udf.Name
+		for i, p := range params {
+			if i < len(args) && !args[i].Type().Equal(p) {
+				args[i] = &Call{Op: "CAST", Args: []Expr{args[i]}, T: p}
+			}
+		}
+		t, name = rt, udf.Name
 	}
 	var err error
 	var filter Expr

@@ -51,9 +51,13 @@ type UserFunction struct {
 	Name string
 	Kind UserFunctionKind
 	// Infer types a call from its argument types, Flink's type inference
-	// from the class's method signatures: the result type, or an error
-	// saying no signature matches.
-	Infer func(args []sql.DataType) (sql.DataType, error)
+	// from the class's method signatures: the parameter types of the
+	// signature it calls (the binder casts each argument of another type
+	// to its parameter's, as Flink's implicit casts do: weightedAvg(c, a)
+	// of a BIGINT and an INT calls accumulate(acc, Long, Long) with
+	// CAST(a AS BIGINT)) and the result type, or an error saying no
+	// signature matches.
+	Infer func(args []sql.DataType) (params []sql.DataType, result sql.DataType, err error)
 	// Merge says an aggregate function has a merge method: Flink splits
 	// its calls into a local and a global phase (two-phase aggregation,
 	// sliced windows) only then.

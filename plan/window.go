@@ -715,7 +715,18 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		}
 		pos[i] = len(below)
 		below = append(below, e)
-		belowNames = append(belowNames, calcNames[i])
+		name := calcNames[i]
+		if c, ok := e.(*Call); ok && tvf.Window.Legacy && c.Op == "CAST" && strings.HasPrefix(name, "$f") {
+			if ref, ok := c.Args[0].(*InputRef); ok {
+				// LogicalWindowAggregateRuleBase rebuilds the Project
+				// below with a RelBuilder, whose inferAlias names a
+				// CAST of a field after the field: CAST(a AS BIGINT) AS
+				// a, the implicit cast of a UDAF's argument
+				// (GroupWindowTest.testHoppingFunction).
+				name = tvf.names[ref.Index]
+			}
+		}
+		belowNames = append(belowNames, name)
 	}
 	// SESSION's partition keys: their fields in the Calc below (added
 	// when the aggregate does not read them).
