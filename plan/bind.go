@@ -2021,9 +2021,11 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 	} else {
 		udf, _ = b.userFunction(name, AggregateFunction)
 		if udf.OverWindowOnly {
-			// FunctionRequirement.OVER_WINDOW_ONLY, checked by Flink's
-			// SqlAggFunctionVisitor... as the aggregate's validation.
-			return nil, sql.Errorf(sql.ValidationException, "OVER_WINDOW_ONLY")
+			// FunctionRequirement.OVER_WINDOW_ONLY makes Flink's
+			// BridgingSqlAggFunction.requiresOver() true, which Calcite's
+			// validator checks of a call without OVER
+			// (OverAggregateTest.testInvalidOverAggregation).
+			return nil, validationErr(f.At, len(f.String()), "OVER clause is necessary for window functions")
 		}
 		ts := make([]sql.DataType, len(args))
 		for i, a := range args {
