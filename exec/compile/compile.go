@@ -285,21 +285,9 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 	case *plan.TableSourceScan:
 		return b.scan(n, n.Table.Source, path)
 	case *plan.Values:
-		rows := make([]sql.Row, len(n.Rows))
-		for i, tuple := range n.Rows {
-			vals := make([]any, len(tuple))
-			for j, e := range tuple {
-				ev, err := plan.Compile(b.atStart(e))
-				if err != nil {
-					return edge{}, err
-				}
-				v, err := ev(nil)
-				if err != nil {
-					return edge{}, fmt.Errorf("evaluate VALUES: %w", err)
-				}
-				vals[j] = v
-			}
-			rows[i] = sql.Row{Kind: sql.Insert, Values: vals}
+		rows, err := b.valuesRows(n)
+		if err != nil {
+			return edge{}, err
 		}
 		v := b.g.AddSource(uid(path, n), "Source: Values", &runtime.ValuesSource{Rows: rows}, 1)
 		return edge{vertex: v, p: 1}, nil
@@ -312,6 +300,13 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 	case *plan.TemporalJoin:
 		return b.temporalJoin(n, path)
 	case *plan.Union:
+		if rows, ok, err := b.valuesUnion(n); ok || err != nil {
+			if err != nil {
+				return edge{}, err
+			}
+			v := b.g.AddSource(uid(path, n), "Source: Values", &runtime.ValuesSource{Rows: rows}, 1)
+			return edge{vertex: v, p: 1}, nil
+		}
 		p := b.defaultP
 		v := b.g.AddOperator(uid(path, n), "Union", func(int, int) (runtime.Operator, error) { return &union{}, nil }, p)
 		for i, in := range n.Inputs() {
@@ -1348,4 +1343,81 @@ func checkMiniBatchSize(cfg map[string]string) error {
 		return sql.Errorf(sql.IllegalArgumentException, "Key: '%s' , default: -1 (fallback keys: []) must be > 0.", config.KeyMiniBatchSize)
 	}
 	return nil
+}
+
+// valuesUnion runs a UNION ALL of constant rows as one source that emits
+// them in the order they are written, where every input of the union is a
+// Values or a Calc over one: the shape Calcite gives a VALUES list with a
+// non-literal item (a Calc over the one-row Values(tuples=[[{ 0 }]]) per
+// row). Flink runs that plan as one chained task: the reused Values source
+// hands its row to each Calc in turn, so the rows reach the sink in
+// written order, and an upsert sink given (1, 'a'), (1, CAST(NULL AS
+// STRING)) keeps the second. Separate tasks per input would race and let
+// either row win. The rows are evaluated here, as a Values node's are.
+func (b *builder) valuesUnion(n *plan.Union) ([]sql.Row, bool, error) {
+	for _, in := range n.Inputs() {
+		switch in := in.(type) {
+		case *plan.Values:
+		case *plan.Calc:
+			if _, ok := in.Inputs()[0].(*plan.Values); !ok {
+				return nil, false, nil
+			}
+			if expr.ReadsProctime(append([]plan.Expr{in.Cond}, in.Exprs...)...) {
+				return nil, false, nil
+			}
+		default:
+			return nil, false, nil
+		}
+	}
+	var out []sql.Row
+	for _, in := range n.Inputs() {
+		calc, _ := in.(*plan.Calc)
+		values, _ := in.(*plan.Values)
+		if calc != nil {
+			values = calc.Inputs()[0].(*plan.Values)
+		}
+		rows, err := b.valuesRows(values)
+		if err != nil {
+			return nil, true, err
+		}
+		if calc == nil {
+			out = append(out, rows...)
+			continue
+		}
+		cf, err := plan.CompileCalc(b.atStartAll(calc.Exprs), b.atStart(calc.Cond))
+		if err != nil {
+			return nil, true, err
+		}
+		for _, r := range rows {
+			o, keep, err := cf(r)
+			if err != nil {
+				return nil, true, fmt.Errorf("evaluate VALUES: %w", err)
+			}
+			if keep {
+				out = append(out, o)
+			}
+		}
+	}
+	return out, true, nil
+}
+
+// valuesRows evaluates a Values node's rows.
+func (b *builder) valuesRows(n *plan.Values) ([]sql.Row, error) {
+	rows := make([]sql.Row, len(n.Rows))
+	for i, tuple := range n.Rows {
+		vals := make([]any, len(tuple))
+		for j, e := range tuple {
+			ev, err := plan.Compile(b.atStart(e))
+			if err != nil {
+				return nil, err
+			}
+			v, err := ev(nil)
+			if err != nil {
+				return nil, fmt.Errorf("evaluate VALUES: %w", err)
+			}
+			vals[j] = v
+		}
+		rows[i] = sql.Row{Kind: sql.Insert, Values: vals}
+	}
+	return rows, nil
 }
