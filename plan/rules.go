@@ -1327,28 +1327,7 @@ func pushCalcPastChangelogNormalize(b *binder, n Node) (Node, error) {
 		return pushCalcPastNormalizeOf(calc, cn, ex), nil
 	}
 	pk := pkIndexes(scan)
-	pkSet := map[int]bool{}
-	for _, k := range pk {
-		pkSet[k] = true
-	}
-	var low, high []Expr
-	if calc.Cond != nil {
-		for _, c := range conjuncts(calc.Cond) {
-			r := map[int]bool{}
-			refs(c, r)
-			onlyPK := len(r) > 0
-			for f := range r {
-				if !pkSet[f] {
-					onlyPK = false
-				}
-			}
-			if onlyPK {
-				low = append(low, c)
-			} else {
-				high = append(high, c)
-			}
-		}
-	}
+	low, high := splitOnKeys(calc.Cond, pk, false)
 	fields := scanFields(calc.Exprs, calc.Cond, len(scan.names), pk, true)
 	needProj := scan.Project == nil && len(fields) < len(scan.names)
 	if len(low) == 0 && !needProj {
@@ -1397,26 +1376,7 @@ func pushCalcPastChangelogNormalize(b *binder, n Node) (Node, error) {
 // left). Nil when there is nothing to push.
 func pushCalcPastNormalizeOf(calc *Calc, cn *ChangelogNormalize, ex *Exchange) Node {
 	in := ex.input()
-	pkSet := map[int]bool{}
-	for _, k := range cn.Keys {
-		pkSet[k] = true
-	}
-	var low, high []Expr
-	if calc.Cond != nil {
-		for _, c := range conjuncts(calc.Cond) {
-			r := map[int]bool{}
-			refs(c, r)
-			onlyPK := true
-			for f := range r {
-				onlyPK = onlyPK && pkSet[f]
-			}
-			if onlyPK {
-				low = append(low, c)
-			} else {
-				high = append(high, c)
-			}
-		}
-	}
+	low, high := splitOnKeys(calc.Cond, cn.Keys, true)
 	used := map[int]bool{}
 	for _, e := range calc.Exprs {
 		refs(e, used)
@@ -2498,4 +2458,32 @@ func zeroOf(t sql.DataType) any {
 		return float32(0)
 	}
 	return nil
+}
+
+// splitOnKeys splits cond's conjuncts into those that read only the key
+// fields (low: they may go below a ChangelogNormalize keyed on them) and
+// the rest (high). A conjunct that reads no field goes low only with
+// constants set.
+func splitOnKeys(cond Expr, keys []int, constants bool) (low, high []Expr) {
+	if cond == nil {
+		return nil, nil
+	}
+	keySet := map[int]bool{}
+	for _, k := range keys {
+		keySet[k] = true
+	}
+	for _, c := range conjuncts(cond) {
+		r := map[int]bool{}
+		refs(c, r)
+		onKeys := constants || len(r) > 0
+		for f := range r {
+			onKeys = onKeys && keySet[f]
+		}
+		if onKeys {
+			low = append(low, c)
+		} else {
+			high = append(high, c)
+		}
+	}
+	return low, high
 }
