@@ -463,7 +463,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 		for i, k := range n.Order {
 			keys[i] = operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst}
 		}
-		f = operators.Sort(keys, n.Offset, n.Fetch)
+		f = sortLimitOperator(n, keys)
 	default:
 		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s yet", n.Name())
 	}
@@ -1276,6 +1276,25 @@ func limitOperator(n *plan.Limit) runtime.OperatorFactory {
 	}
 	return operators.TopN(operators.RankSpec{Start: n.Offset + 1, End: end, Strategy: operators.Retract,
 		GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore)})
+}
+
+// sortLimitOperator compiles a SortLimit. A batch one sorts its bounded
+// input at its end. A streaming one is Flink's StreamExecSortLimit: a
+// Top-N of one partition over the ranks Offset+1 to Offset+Fetch without
+// the rank number, which emits as rows arrive (-D of the row pushed out,
+// +I of the one that came in) instead of once at the end of an input that
+// may never end. Over an updating input it keeps every row (the plan's
+// RetractStrategy) so that a retracted row's rank goes to the next one.
+func sortLimitOperator(n *plan.SortLimit, keys []operators.SortKey) runtime.OperatorFactory {
+	if n.Batch || n.Fetch < 0 {
+		return operators.Sort(keys, n.Offset, n.Fetch)
+	}
+	spec := operators.RankSpec{Order: keys, Start: n.Offset + 1, End: n.Offset + n.Fetch,
+		Strategy: operators.AppendFast, GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore)}
+	if !n.Inputs()[0].Mode().IsInsertOnly() {
+		spec.Strategy = operators.Retract
+	}
+	return operators.TopN(spec)
 }
 
 // lookupJoin compiles a LookupJoin: the dim's row and its condition as
