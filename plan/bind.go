@@ -913,7 +913,14 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	// with the window's columns (groupwindow.go).
 	var groupByAST []ast.Expr
 	var gw *groupWindow
+	fromScope := sc
 	if input, sc, groupByAST, gw, err = b.bindGroupWindow(input, sc, x.GroupBy, append(itemExprs(items), x.Having)); err != nil {
+		if late, ok := err.(afterValidation); ok {
+			if verr := b.validateAggCalls(fromScope, append(itemExprs(items), x.Having)); verr != nil {
+				return nil, verr
+			}
+			return nil, late.err
+		}
 		return nil, err
 	}
 	aggregated := len(x.GroupBy) > 0 || x.Having != nil

@@ -67,6 +67,32 @@ func (g *groupWindow) auxColumn(e ast.Expr) (*ast.ColumnRef, error) {
 	return g.colRefs[aux.col], nil
 }
 
+// afterValidation is a group window's refusal that Flink raises when it
+// plans the query (LogicalWindowAggregateRuleBase and the rules after
+// it), after Calcite's validator took the whole query: the binder first
+// validates the query's aggregate calls, whose errors come first
+// (GroupWindowTest.testWindowUdAggInvalidArgs: a UDAF's argument types
+// before the TUMBLE alignment time).
+type afterValidation struct{ err error }
+
+func (e afterValidation) Error() string { return e.err.Error() }
+func (e afterValidation) Unwrap() error { return e.err }
+
+// validateAggCalls binds the aggregate calls of exprs over the FROM's
+// row, as Calcite's validator checks them, for their errors only.
+func (b *binder) validateAggCalls(sc *scope, exprs []ast.Expr) error {
+	agg := &aggCollector{}
+	var err error
+	for _, e := range exprs {
+		walkAST(e, func(e ast.Expr) {
+			if f, ok := e.(*ast.FuncCall); ok && err == nil && f.Over == nil && b.isAggName(f.Name) {
+				_, err = b.bindExpr(f, sc, agg)
+			}
+		})
+	}
+	return err
+}
+
 // bindGroupWindow finds a legacy group window call in groupBy. With one,
 // it returns the FROM row with the window columns appended (a legacy
 // LogicalWindowTableFunction), their scope, and the GROUP BY with the call
@@ -90,7 +116,7 @@ func (b *binder) bindGroupWindow(input Node, sc *scope, groupBy []ast.Expr, read
 	if len(f.Args) == nArgs+1 {
 		// TUMBLE(ts, size, TIME '10:00:00'): Flink refuses the alignment
 		// time with a TableException (GroupWindowTest.testTumbleWindowNoOffset).
-		return nil, nil, nil, nil, sql.Errorf(sql.TableException, "%s window with alignment is not supported yet.", f.Name)
+		return nil, nil, nil, nil, afterValidation{sql.Errorf(sql.TableException, "%s window with alignment is not supported yet.", f.Name)}
 	}
 	if len(f.Args) != nArgs {
 		return nil, nil, nil, nil, validationErr(f.At, len(f.Name), "Invalid number of arguments to function '%s'. Was expecting %d arguments", f.Name, nArgs)
@@ -104,7 +130,7 @@ func (b *binder) bindGroupWindow(input Node, sc *scope, groupBy []ast.Expr, read
 	}
 	ref, ok := ts.(*InputRef)
 	if !ok {
-		return nil, nil, nil, nil, sql.Errorf(sql.TableException, "sqlrun supports a group window only on a time attribute column")
+		return nil, nil, nil, nil, afterValidation{sql.Errorf(sql.TableException, "sqlrun supports a group window only on a time attribute column")}
 	}
 	w := Windowing{Func: f.Name, Legacy: true}
 	switch timeAttribute(input, ref.Index) {
