@@ -182,13 +182,15 @@ func materializeProctime(n Node) Node {
 }
 
 // materializeAbove puts a Calc materializing the processing-time
-// attributes a lookup join passes on above it, where nothing above does
-// (the sink or the query's result reads plain values).
+// attributes a lookup join (or a node that keeps them, keepsProctime)
+// passes on above it, where nothing above does (the sink or the query's
+// result reads plain values: RelTimeIndicatorConverter's final
+// materializeProcTime, SortLimitTest.testOrderByLimit).
 func materializeAbove(n Node, attrs map[int]bool) Node {
 	_, isLookup := n.(*LookupJoin)
 	_, isTemporal := n.(*TemporalJoin)
 	rt := temporalRightTime(n)
-	if !isLookup && !isTemporal && !passesWindowProctime(n) || len(attrs) == 0 && rt < 0 {
+	if !isLookup && !isTemporal && !passesWindowProctime(n) && !keepsProctime(n) || len(attrs) == 0 && rt < 0 {
 		return n
 	}
 	exprs := identity(n.Types())
@@ -305,7 +307,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	}
 	switch c := n.(type) {
 	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin,
-		*WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin:
+		*WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin, *SortLimit:
 		return n, inAttrs
 	case *WindowTableFunction:
 		if c.Window.ProcTime {

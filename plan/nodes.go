@@ -517,7 +517,7 @@ func (n *Limit) describe(Format) string {
 
 func (n *SortLimit) describe(Format) string {
 	order := orderText(n.Order, n.input().Names())
-	if n.Fetch < 0 && (!n.Batch || n.Offset == 0) {
+	if n.Fetch < 0 && n.Offset == 0 {
 		return fmt.Sprintf("Sort(orderBy=[%s])", order)
 	}
 	if n.Batch {

@@ -167,7 +167,9 @@ func (b *binder) convert(r Node) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(r.Order) > 0 && r.Fetch < 0 && b.streaming {
+		// StreamPhysicalSortLimitRule takes a sort with a fetch or an
+		// offset (SortLimitTest.testSortRowTimeWithOffset: fetch=[unlimited]).
+		if len(r.Order) > 0 && r.Fetch < 0 && r.Offset == 0 && b.streaming {
 			return nil, sql.Errorf(sql.TableException, "Sort on a non-time-attribute field is not supported.")
 		}
 		batch := !b.streaming

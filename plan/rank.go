@@ -1018,6 +1018,12 @@ func keepsProctime(n Node) bool {
 				return true
 			}
 		}
+	case *SortLimit:
+		// RelTimeIndicatorConverter passes a FlinkLogicalSort's time
+		// attributes through (visitSimpleRel): a streaming SortLimit
+		// orders by the unmaterialized attribute, and what reads it
+		// above materializes it (SortLimitTest.testOrderByLimit).
+		return !x.Batch
 	}
 	return false
 }

@@ -279,6 +279,13 @@ func pruneEmpty(_ *binder, n Node) (Node, error) {
 		if x.Cond != nil && isFalseLiteral(fold(x.Cond)) {
 			return emptyValues(x), nil
 		}
+		// The rules run top down: a Calc over a LIMIT 0 is empty too
+		// (PruneEmptyRules.PROJECT_INSTANCE, CALC_INSTANCE;
+		// SortLimitTest.testSortRowTimeFirstDescWithLimit0, where the
+		// ORDER BY column is not selected).
+		if s, ok := x.input().(*LogicalSort); ok && s.Fetch == 0 || isEmptyRel(x.input()) {
+			return emptyValues(x), nil
+		}
 	}
 	return nil, nil
 }

@@ -1286,10 +1286,14 @@ func limitOperator(n *plan.Limit) runtime.OperatorFactory {
 // may never end. Over an updating input it keeps every row (the plan's
 // RetractStrategy) so that a retracted row's rank goes to the next one.
 func sortLimitOperator(n *plan.SortLimit, keys []operators.SortKey) runtime.OperatorFactory {
-	if n.Batch || n.Fetch < 0 {
+	if n.Batch {
 		return operators.Sort(keys, n.Offset, n.Fetch)
 	}
-	spec := operators.RankSpec{Order: keys, Start: n.Offset + 1, End: n.Offset + n.Fetch,
+	end := int64(math.MaxInt64) // OFFSET without LIMIT: fetch=[unlimited]
+	if n.Fetch >= 0 {
+		end = n.Offset + n.Fetch
+	}
+	spec := operators.RankSpec{Order: keys, Start: n.Offset + 1, End: end,
 		Strategy: operators.AppendFast, GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore)}
 	if !n.Inputs()[0].Mode().IsInsertOnly() {
 		spec.Strategy = operators.Retract
