@@ -436,7 +436,26 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 		}
 		setMode(req)
 		return out, true
-	case *GroupAggregate, *Limit, *SortLimit:
+	case *SortLimit:
+		if x.Batch {
+			if !child(0, needBA(0)) {
+				return nil, false
+			}
+			setMode(req)
+			return out, true
+		}
+		// FlinkChangelogModeInferenceProgram: a StreamPhysicalSortLimit's
+		// strategies are a Rank's without partition keys
+		// (RankProcessStrategy.analyzeRankProcessStrategies).
+		sl := out.(*SortLimit)
+		if !inf.visitRankStrategies(x.input(), nil, x.Order, func(s string, k []int) {
+			sl.Strategy, sl.StrategyKey = s, k
+		}, child) {
+			return nil, false
+		}
+		setMode(req)
+		return out, true
+	case *GroupAggregate, *Limit:
 		if !child(0, needBA(0)) {
 			return nil, false
 		}

@@ -124,6 +124,10 @@ type Limit struct {
 	Offset        int64
 	Fetch         int64
 	Batch, Global bool
+	// Strategy and StrategyKey are a streaming SortLimit's, set by
+	// changelog inference as a Rank's are.
+	Strategy    string
+	StrategyKey []int
 }
 
 // SortLimit is ORDER BY with a limit (or a batch ORDER BY without one,
@@ -135,6 +139,10 @@ type SortLimit struct {
 	Offset        int64
 	Fetch         int64
 	Batch, Global bool
+	// Strategy and StrategyKey are a streaming SortLimit's, set by
+	// changelog inference as a Rank's are.
+	Strategy    string
+	StrategyKey []int
 }
 
 // Join is a regular join; LeftKeys and RightKeys are the equi-join fields
@@ -523,11 +531,7 @@ func (n *SortLimit) describe(Format) string {
 	if n.Batch {
 		return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%s], global=[%t])", order, n.Offset, fetchText(n.Fetch), n.Global)
 	}
-	strategy := "AppendFastStrategy"
-	if m := n.input().Mode(); !m.IsInsertOnly() && m != sql.NoChanges {
-		strategy = "RetractStrategy"
-	}
-	return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%s], strategy=[%s])", order, n.Offset, fetchText(n.Fetch), strategy)
+	return fmt.Sprintf("SortLimit(orderBy=[%s], offset=[%d], fetch=[%s], strategy=[%s])", order, n.Offset, fetchText(n.Fetch), strategyText(n.Strategy, n.StrategyKey))
 }
 
 func (n *Join) describe(f Format) string {

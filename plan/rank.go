@@ -361,20 +361,25 @@ func (n *LogicalRank) describe(Format) string {
 }
 
 func (n *Rank) describe(Format) string {
-	strategy := n.Strategy
+	return rankDigest("Rank", strategyText(n.Strategy, n.StrategyKey), n.Func, n.Start, n.End, n.Partition, n.Order, n.OrderTime, n.input().Names(), n.names)
+}
+
+// strategyText is a RankProcessStrategy as Flink prints it:
+// UpdateFastStrategy[0,1] with its key.
+func strategyText(strategy string, key []int) string {
 	if strategy == "" {
 		// Before changelog inference picks one (RankProcessStrategy's
 		// UNDEFINED_STRATEGY), as Flink's errors of that pass print it.
-		strategy = "UndefinedStrategy"
+		return "UndefinedStrategy"
 	}
 	if strategy == updateFastStrategy {
-		ks := make([]string, len(n.StrategyKey))
-		for i, k := range n.StrategyKey {
+		ks := make([]string, len(key))
+		for i, k := range key {
 			ks[i] = strconv.Itoa(k)
 		}
 		strategy += "[" + strings.Join(ks, ",") + "]"
 	}
-	return rankDigest("Rank", strategy, n.Func, n.Start, n.End, n.Partition, n.Order, n.OrderTime, n.input().Names(), n.names)
+	return strategy
 }
 
 func (n *Deduplicate) describe(Format) string {
@@ -943,24 +948,32 @@ func rankUpsertKeys(n *Rank) [][]int {
 // visitRank is visitRankStrategies: the strategies in Flink's order, the
 // first whose input requirement the input can meet.
 func (inf *inference) visitRank(n *Rank, out *Rank, req updateKind, child func(int, updateKind) bool) bool {
-	in := n.input()
+	return inf.visitRankStrategies(n.input(), n.Partition, n.Order, func(s string, k []int) {
+		out.Strategy, out.StrategyKey = s, k
+	}, child)
+}
+
+// visitRankStrategies picks a Top-N's strategy over input in, partitioned
+// by partition (none for a SortLimit) and ordered by order, and asks the
+// input for the update kind it needs; set records the choice.
+func (inf *inference) visitRankStrategies(in Node, partition []int, order []SortKey, set func(string, []int), child func(int, updateKind) bool) bool {
 	if inf.mk[in].IsInsertOnly() {
-		out.Strategy, out.StrategyKey = appendFastStrategy, nil
+		set(appendFastStrategy, nil)
 		return child(0, ukNone)
 	}
 	for _, k := range in.UpsertKeys() {
-		if !containsAll(k, n.Partition) {
+		if !containsAll(k, partition) {
 			continue
 		}
-		if rankSortMonotonic(in, n.Order) {
-			out.Strategy, out.StrategyKey = updateFastStrategy, sortedInts(k)
+		if rankSortMonotonic(in, order) {
+			set(updateFastStrategy, sortedInts(k))
 			if child(0, ukOnlyUA) {
 				return true
 			}
 		}
 		break
 	}
-	out.Strategy, out.StrategyKey = retractStrategy, nil
+	set(retractStrategy, nil)
 	return child(0, ukBA)
 }
 

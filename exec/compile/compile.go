@@ -1283,8 +1283,10 @@ func limitOperator(n *plan.Limit) runtime.OperatorFactory {
 // Top-N of one partition over the ranks Offset+1 to Offset+Fetch without
 // the rank number, which emits as rows arrive (-D of the row pushed out,
 // +I of the one that came in) instead of once at the end of an input that
-// may never end. Over an updating input it keeps every row (the plan's
-// RetractStrategy) so that a retracted row's rank goes to the next one.
+// may never end. Its strategy is the plan's, as a Rank's: over an updating
+// input Retract keeps every row so that a retracted row's rank goes to the
+// next one, UpdateFast (a sort key that only improves, by an upsert key)
+// keeps the top rows.
 func sortLimitOperator(n *plan.SortLimit, keys []operators.SortKey) runtime.OperatorFactory {
 	if n.Batch {
 		return operators.Sort(keys, n.Offset, n.Fetch)
@@ -1294,8 +1296,13 @@ func sortLimitOperator(n *plan.SortLimit, keys []operators.SortKey) runtime.Oper
 		end = n.Offset + n.Fetch
 	}
 	spec := operators.RankSpec{Order: keys, Start: n.Offset + 1, End: end,
-		Strategy: operators.AppendFast, GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore)}
-	if !n.Inputs()[0].Mode().IsInsertOnly() {
+		GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore)}
+	switch n.Strategy {
+	case "AppendFastStrategy":
+		spec.Strategy = operators.AppendFast
+	case "UpdateFastStrategy":
+		spec.Strategy, spec.RowKey = operators.UpdateFast, n.StrategyKey
+	default:
 		spec.Strategy = operators.Retract
 	}
 	return operators.TopN(spec)
