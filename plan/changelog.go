@@ -191,7 +191,7 @@ func upsertKeys(n Node) [][]int {
 				keys = append(keys, append(k, p))
 			}
 		}
-	case *DropUpdateBefore, *Limit, *SortLimit, *WatermarkAssigner, *OverAggregate:
+	case *DropUpdateBefore, *Limit, *SortLimit, *TemporalSort, *WatermarkAssigner, *OverAggregate:
 		keys = n.input().UpsertKeys()
 	case *Rank:
 		keys = rankUpsertKeys(n)

@@ -307,7 +307,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	}
 	switch c := n.(type) {
 	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin,
-		*WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin, *SortLimit:
+		*WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin, *SortLimit, *TemporalSort:
 		return n, inAttrs
 	case *WindowTableFunction:
 		if c.Window.ProcTime {
@@ -412,6 +412,10 @@ func materialize(e Expr) Expr {
 func passesWindowProctime(n Node) bool {
 	switch x := n.(type) {
 	case *WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin:
+		return true
+	case *TemporalSort:
+		// A Sort passes its input's time attributes on
+		// (RelTimeIndicatorConverter.visitSimpleRel).
 		return true
 	case *WindowTableFunction:
 		// On processing time, it passes its attributes on too.

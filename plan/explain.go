@@ -377,6 +377,12 @@ func (pl *Plan) JSONPlan() string {
 			return out{add("Source: "+x.Table.ID.Name, "Data Source", nodeDescription(r, FormatInfix), p, nil), p}, ""
 		case *Values:
 			return out{add("Source: Values", "Data Source", nodeDescription(r, FormatInfix), 1, nil), 1}, ""
+		case *TemporalSort:
+			if !x.Rowtime && len(x.Order) == 1 {
+				// StreamExecTemporalSort forwards its input: no
+				// transformation of its own.
+				return visit(x.input())
+			}
 		}
 		var preds []pred
 		p := 0

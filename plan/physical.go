@@ -170,6 +170,11 @@ func (b *binder) convert(r Node) (Node, error) {
 		// StreamPhysicalSortLimitRule takes a sort with a fetch or an
 		// offset (SortLimitTest.testSortRowTimeWithOffset: fetch=[unlimited]).
 		if len(r.Order) > 0 && r.Fetch < 0 && r.Offset == 0 && b.streaming {
+			if ts, err := b.convertTemporalSort(r, in); ts != nil || err != nil {
+				return ts, err
+			}
+			// Flink plans any other such sort as StreamPhysicalSort, which
+			// StreamExecSort refuses (its testing option aside).
 			return nil, sql.Errorf(sql.TableException, "Sort on a non-time-attribute field is not supported.")
 		}
 		batch := !b.streaming

@@ -603,6 +603,11 @@ func isWindowTime(n Node, i int) bool {
 		if e, ok := x.Exprs[i].(*InputRef); ok {
 			return isWindowTime(x.input(), e.Index)
 		}
+	case *LogicalCalc:
+		// After the logical rules (a TemporalSort's input, temporalsort.go).
+		if e, ok := x.Exprs[i].(*InputRef); ok {
+			return isWindowTime(x.input(), e.Index)
+		}
 	case *LogicalFilter:
 		return isWindowTime(x.input(), i)
 	case *LogicalWindowTableFunction:
