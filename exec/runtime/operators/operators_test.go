@@ -304,6 +304,12 @@ func TestOperators(t *testing.T) {
 			if td.Cmd == "temporal-join" {
 				return runTemporalJoin(t, td)
 			}
+			if td.Cmd == "temporal-sort" {
+				return runTemporalSort(t, td)
+			}
+			if td.Cmd == "proc-temporal-sort" {
+				return runProcTemporalSort(t, td)
+			}
 			in := types(t, td, "in")
 			outT := types(t, td, "out")
 			var rows []sql.Row
