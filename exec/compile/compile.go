@@ -458,6 +458,12 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 		}
 	case *plan.Limit:
 		f = limitOperator(n)
+	case *plan.TemporalSort:
+		spec := operators.TemporalSortSpec{TimeCol: n.Order[0].Field, Rowtime: n.Rowtime}
+		for _, k := range n.Order[1:] {
+			spec.Keys = append(spec.Keys, operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst})
+		}
+		f = operators.TemporalSort(spec)
 	case *plan.SortLimit:
 		keys := make([]operators.SortKey, len(n.Order))
 		for i, k := range n.Order {
