@@ -80,6 +80,11 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 	case *SortLimit, *Rank:
 		modifyKinds(n.input(), mk)
 		k = kindsOf(sql.All)
+	case *Sort:
+		// StreamPhysicalSort consumes any changes and emits inserts (at
+		// the end of its input).
+		modifyKinds(n.input(), mk)
+		k = sql.InsertOnly
 	case *Deduplicate:
 		modifyKinds(n.input(), mk)
 		// Only the first row on processing time never changes
@@ -455,7 +460,7 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 		}
 		setMode(req)
 		return out, true
-	case *GroupAggregate, *Limit:
+	case *GroupAggregate, *Limit, *Sort:
 		if !child(0, needBA(0)) {
 			return nil, false
 		}

@@ -309,6 +309,10 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin,
 		*WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin, *SortLimit, *TemporalSort:
 		return n, inAttrs
+	case *Sort:
+		if c.Stream {
+			return n, inAttrs
+		}
 	case *WindowTableFunction:
 		if c.Window.ProcTime {
 			// Its window_time is a proctime attribute too.

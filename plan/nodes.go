@@ -107,10 +107,15 @@ type FinalAggregate struct {
 	Hash  bool
 }
 
-// Sort orders a batch input (below a sort aggregate).
+// Sort orders a batch input (below a sort aggregate). With Stream it is
+// Flink's StreamPhysicalSort: a streaming ORDER BY without LIMIT that is
+// no TemporalSort, over a single Exchange, whose plan Flink prints (its
+// plan tests: SortTest) and whose translation it refuses (StreamExecSort,
+// unless its internal testing option is set): CheckTranslation.
 type Sort struct {
 	base
-	Order []SortKey
+	Order  []SortKey
+	Stream bool
 }
 
 // Union merges its inputs (UNION ALL).

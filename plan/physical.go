@@ -173,8 +173,12 @@ func (b *binder) convert(r Node) (Node, error) {
 			if ts, err := b.convertTemporalSort(r, in); ts != nil || err != nil {
 				return ts, err
 			}
-			// Flink plans any other such sort as StreamPhysicalSort, which
-			// StreamExecSort refuses (its testing option aside).
+			if r.Offset == 0 {
+				// StreamPhysicalSortRule: any other such sort, which
+				// StreamExecSort refuses to translate (translate.go).
+				ex := &Exchange{base: sameRow(in), Single: true}
+				return &Sort{base: row(r.names, r.types, ex), Order: append([]SortKey(nil), r.Order...), Stream: true}, nil
+			}
 			return nil, sql.Errorf(sql.TableException, "Sort on a non-time-attribute field is not supported.")
 		}
 		batch := !b.streaming

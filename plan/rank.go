@@ -1020,6 +1020,10 @@ func keepsProctime(n Node) bool {
 		return !x.Rowtime
 	case *OverAggregate:
 		return !x.Rowtime
+	case *Sort:
+		// A streaming Sort keeps its input's time attributes, as a
+		// TemporalSort does (RelTimeIndicatorConverter.visitSimpleRel).
+		return x.Stream
 	case *IntervalJoin:
 		// Rowtime or not: an interval join is no regular join, whose
 		// inputs' time attributes alone RelTimeIndicatorConverter

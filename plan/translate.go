@@ -45,6 +45,12 @@ func checkTranslate(n Node) error {
 	if err := checkSlices(n); err != nil {
 		return err
 	}
+	if s, ok := n.(*Sort); ok && s.Stream {
+		// StreamExecSort.translateToPlanInternal without
+		// __table.exec.sort.non-temporal.enabled__ (an internal testing
+		// option sqlrun does not offer).
+		return sql.Errorf(sql.TableException, "Sort on a non-time-attribute field is not supported.")
+	}
 	if r, ok := n.(*WindowRank); ok {
 		// StreamExecWindowRank.translateToPlanInternal: the rank type, then
 		// the windowing.
