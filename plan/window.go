@@ -584,6 +584,16 @@ func timeAttribute(n Node, i int) string {
 		if i == len(x.input().Names())+2 {
 			return timeAttribute(x.input(), x.TimeCol)
 		}
+	case *LogicalUnion:
+		// A field that is the same kind of time attribute in every input
+		// stays one (RelTimeIndicatorConverter.visitSetOp).
+		k := timeAttribute(x.inputs[0], i)
+		for _, in := range x.inputs[1:] {
+			if timeAttribute(in, i) != k {
+				return ""
+			}
+		}
+		return k
 	case *LogicalAggregate:
 		// A window aggregate's window_time stays a time attribute (Flink's
 		// cascading windows); any other grouped time column is
