@@ -68,10 +68,11 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 			k = k.With(sql.Delete)
 		}
 	case *WindowAggregate:
-		k = modifyKinds(n.input(), mk)
-		if n.Phase != 1 {
-			k = sql.InsertOnly
-		}
+		// A window aggregate fires each window once; its local phase,
+		// too, emits insert-only accumulators
+		// (TwoStageOptimizedWindowAggregateRule: INSERT_ONLY).
+		modifyKinds(n.input(), mk)
+		k = sql.InsertOnly
 		if n.Window.Legacy && n.Window.Emit.ProduceUpdates(n.Window.ProcTime) {
 			// A GroupWindowAggregate that fires a window more than once
 			// (early / late firing) updates its result.
@@ -89,7 +90,12 @@ func modifyKinds(n Node, mk map[Node]sql.ChangelogMode) sql.ChangelogMode {
 		modifyKinds(n.input(), mk)
 		// Only the first row on processing time never changes
 		// (ProcTimeDeduplicateKeepFirstRowFunction).
-		k = sql.ModeOf(sql.Insert, sql.UpdateAfter)
+		// Every other deduplication provides all changes, deletes among
+		// them, though it never emits one (FlinkChangelogModeInferenceProgram:
+		// ModifyKindSetTrait.ALL_CHANGES; GroupWindowTest's
+		// testWindowAggregateOnRetractStream: Deduplicate(keep=[LastRow],
+		// ...) changelogMode=[I,UB,UA,D]).
+		k = kindsOf(sql.All)
 		if !n.KeepLast && !n.Rowtime {
 			k = sql.InsertOnly
 		}
@@ -475,7 +481,12 @@ func (inf *inference) visit(n Node, req updateKind) (Node, bool) {
 		return out, true
 	case *WindowAggregate:
 		if !x.Window.Legacy {
-			if !child(0, req) {
+			// StreamPhysicalWindowAggregate (Flink 1.19+, FLINK-20281)
+			// asks an updating input for -U as an aggregate does
+			// (beforeAfterOrNone); its calls retract (set when it was
+			// planned, convertWindowAggregate). A global phase reads its
+			// local phase's insert-only output.
+			if !child(0, needBA(0)) {
 				return nil, false
 			}
 			setMode(req)

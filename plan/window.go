@@ -191,7 +191,11 @@ func (n *WindowAggregate) describe(Format) string {
 	window := n.Window.Func + "(time_col=[" + in[max(n.TimeCol, 0)] + "], " + n.Window.spec() + ")"
 	switch n.Phase {
 	case 1:
-		sel = localSelect(in, n.Group, n.Aggs, localBuffers(n), "COUNT(*)")
+		count1 := "COUNT(*)"
+		if retracts(n.Aggs) {
+			count1 = "COUNT_RETRACT(*)"
+		}
+		sel = localSelect(in, n.Group, n.Aggs, localBuffers(n), count1)
 		sel = append(sel, "slice_end('w$) AS $slice_end")
 	case 2:
 		local := n.Local()
@@ -209,10 +213,18 @@ func (n *WindowAggregate) describe(Format) string {
 			if a.Distinct {
 				arg = l.distinctOf[i] + " " + arg
 			}
-			vals = append(vals, a.Func+"("+arg+")")
+			fn := a.Func
+			if a.Retract && a.UDF == nil {
+				fn += "_RETRACT"
+			}
+			vals = append(vals, fn+"("+arg+")")
 		}
 		if l.count1 != "" {
-			vals = append(vals, "COUNT("+l.count1+")")
+			fn := "COUNT"
+			if retracts(n.Aggs) {
+				fn = "COUNT_RETRACT"
+			}
+			vals = append(vals, fn+"("+l.count1+")")
 		}
 		vals = append(vals, "start('w$)", "end('w$)")
 		if n.WindowTime {
@@ -258,6 +270,17 @@ func (n *WindowAggregate) describe(Format) string {
 		}
 	}
 	return s + "window=[" + window + "], select=[" + strings.Join(sel, ", ") + "])"
+}
+
+// retracts reports a window aggregate over an updating input: its calls
+// are the retracting functions.
+func retracts(aggs []AggCall) bool {
+	for _, a := range aggs {
+		if a.Retract {
+			return true
+		}
+	}
+	return false
 }
 
 // localAccs are a LocalWindowAggregate's accumulator fields as Flink's
@@ -336,7 +359,8 @@ func localSelect(in []string, group []int, aggs []AggCall, l localAccs, count1Ca
 func localBuffers(local *WindowAggregate) localAccs {
 	intypes := local.input().Types()
 	var l localAccs
-	l.bufs, l.types = accBuffers(local.Aggs, func(a AggCall) sql.DataType { return intypes[a.Args[0]] })
+	// A retracting SUM keeps (sum, count) (streamAccs).
+	l.bufs, l.types = streamAccs(local.Aggs, intypes).bufs, streamAccs(local.Aggs, intypes).types
 	hasCount1 := false
 	nbuf := 0
 	keys := map[string]int{}
@@ -358,7 +382,11 @@ func localBuffers(local *WindowAggregate) localAccs {
 		}
 		l.distinctOf[i] = "distinct$" + strconv.Itoa(d)
 	}
-	if local.Window.Func == "HOP" && !hasCount1 {
+	// AggregateUtil.deriveStreamWindowAggregateInfoList: a HOP window,
+	// and any window over an updating input (needRetraction), needs the
+	// input count to tell an empty window (one whose rows were all
+	// retracted emits nothing).
+	if (local.Window.Func == "HOP" || retracts(local.Aggs)) && !hasCount1 {
 		l.count1 = "count1$" + strconv.Itoa(nbuf)
 	}
 	return l
@@ -689,23 +717,17 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	if err != nil {
 		return nil, false, err
 	}
-	// FlinkChangelogModeInferenceProgram: WindowAggregate (and window
-	// Top-N / deduplication) consume insert-only input; Flink names the
-	// requester by its class (getNodeName of StreamPhysicalWindowAggregate).
-	mk := map[Node]sql.ChangelogMode{}
 	// Flink's GroupWindowAggregate consumes updates: its WindowOperator
 	// retracts from the window's accumulators
 	// (GroupWindowTest.testWindowAggregateOnRetractStream); changelog.go
-	// marks its calls retracting. Flink 1.19+ also runs a window TVF
-	// aggregation over updates (FLINK-20281: WindowAggregateTest's
-	// *WithCDCSource cases), which sqlrun does not plan yet: it refuses
-	// by name rather than with the "doesn't support consuming" error of
-	// Flink 1.18 and before.
-	if k := modifyKinds(in, mk); !k.IsInsertOnly() && !tvf.Window.Legacy {
-		culprit := (&inference{mk: mk}).culprit(in, k.Without(sql.Insert))
-		return nil, false, sql.Errorf(sql.TableException, "sqlrun does not support a window TVF aggregation over an updating input yet (Flink 1.19+ runs it; a legacy GROUP BY %s(...) group window runs here), produced by node %s",
-			tvf.Window.Func, nodeDescription(culprit, FormatPrefix))
-	}
+	// marks its calls retracting. Since Flink 1.19 (FLINK-20281) a window
+	// TVF aggregation consumes updates too: FlinkChangelogModeInferenceProgram
+	// asks its input for all changes, and its calls are the retracting
+	// functions (COUNT_RETRACT, SUM_RETRACT, ...: AggregateUtil's
+	// deriveStreamWindowAggregateInfoList with needRetraction), set here
+	// because the local phase's accumulator fields depend on them.
+	mk := map[Node]sql.ChangelogMode{}
+	retract := !tvf.Window.Legacy && !modifyKinds(in, mk).IsInsertOnly()
 	// The Calc below: the calc's fields that are not window columns, in
 	// order, then the time column.
 	var below []Expr
@@ -857,6 +879,7 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		}
 		c := a.remapped(func(x int) int { return pos[x] })
 		c.Name = a.fieldName(len(group) + len(aggs))
+		c.Retract = retract
 		aggs = append(aggs, c)
 		outNames = append(outNames, c.Name)
 		outTypes = append(outTypes, a.T)

@@ -51,9 +51,6 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 		if err != nil {
 			return edge{}, err
 		}
-		if a.Retract && !one.Window.Legacy {
-			return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s in a window aggregate yet", a.Func)
-		}
 		if spec.Kind == operators.Session && (s.Kind == operators.FirstValue || s.Kind == operators.LastValue) {
 			// Merging sessions merges accumulators; sqlrun does not merge
 			// arrival orders yet.
