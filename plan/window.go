@@ -151,6 +151,13 @@ type WindowAggregate struct {
 	Window     Windowing
 	WindowTime bool
 	Phase      int
+	// Attached reads each row's window from its window_start and
+	// window_end fields WinStart and WinEnd (Flink's
+	// WindowAttachedWindowingStrategy, windowattached.go) rather than
+	// assigning it from TimeCol; a global phase's from its local phase's
+	// $window_end.
+	Attached         bool
+	WinStart, WinEnd int
 }
 
 func (n *WindowAggregate) Name() string {
@@ -189,6 +196,9 @@ func (n *WindowAggregate) describe(Format) string {
 	in := n.input().Names()
 	var sel []string
 	window := n.Window.Func + "(time_col=[" + in[max(n.TimeCol, 0)] + "], " + n.Window.spec() + ")"
+	if n.Attached && n.Phase != 2 {
+		window = attachedWindow(n.Window, in, n.WinStart, n.WinEnd)
+	}
 	switch n.Phase {
 	case 1:
 		count1 := "COUNT(*)"
@@ -196,11 +206,16 @@ func (n *WindowAggregate) describe(Format) string {
 			count1 = "COUNT_RETRACT(*)"
 		}
 		sel = localSelect(in, n.Group, n.Aggs, localBuffers(n), count1)
-		sel = append(sel, "slice_end('w$) AS $slice_end")
+		sel = append(sel, "slice_end('w$) AS "+n.names[len(n.names)-1])
 	case 2:
 		local := n.Local()
 		l := localBuffers(local)
 		window = n.Window.Func + "(slice_end=[$slice_end], " + n.Window.spec() + ")"
+		if n.Attached {
+			// TwoStageOptimizedWindowAggregateRule: a local phase over
+			// attached windows passes each window's end on.
+			window = n.Window.Func + "(win_end=[" + in[len(in)-1] + "], " + n.Window.spec() + ")"
+		}
 		for i := range n.Group {
 			sel = append(sel, in[i])
 		}
@@ -711,7 +726,7 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		return false
 	}
 	if cond != nil && uses(cond) {
-		return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot filter on window columns below a window aggregate yet")
+		return b.convertAttachedWindowAggregate(r, tvf, exprs, cond, calcNames, windowRef, hasTime)
 	}
 	in, err := b.convert(tvf.input())
 	if err != nil {

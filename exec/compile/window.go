@@ -39,6 +39,7 @@ func (b *builder) windowAggregate(n *plan.WindowAggregate, path string) (edge, e
 	spec := windowSpec(one.Window, one.TimeCol)
 	spec.GroupKeys, spec.WindowTime, spec.ProcTime = one.Group, n.WindowTime, one.Window.ProcTime
 	spec.NoProperties = one.Window.Legacy && !one.Window.Props
+	spec.Attached, spec.WinStart, spec.WinEnd = one.Attached, one.WinStart, one.WinEnd
 	if e := one.Window.Emit; one.Window.Legacy {
 		// WindowEmitStrategy.getTrigger: no late firing on processing time.
 		spec.EarlyFire, spec.EarlyDelay = e.EarlyFire, e.EarlyDelay

@@ -27,6 +27,9 @@ func parseType(t testing.TB, s string) sql.DataType {
 		return sql.String()
 	case s == "double":
 		return sql.Double()
+	case s == "ts":
+		// A TIMESTAMP(3), written as epoch milliseconds.
+		return sql.Timestamp(3)
 	case strings.HasPrefix(s, "dec"):
 		scale, err := strconv.Atoi(strings.TrimPrefix(s, "dec"))
 		if err != nil {
@@ -113,6 +116,12 @@ func parseRow(t testing.TB, line string, ts []sql.DataType) sql.Row {
 			vals[i] = f
 		case sql.TypeDecimal:
 			vals[i] = decimal.RequireFromString(p)
+		case sql.TypeTimestamp:
+			n, err := strconv.ParseInt(p, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals[i] = sql.TimestampData{Millis: n}
 		default:
 			vals[i] = p
 		}

@@ -67,6 +67,12 @@ type WindowSpec struct {
 	// clock reaches the instant of its end - 1 (toEpochMillsForTimer), and
 	// window_time is the instant of its end less 1 ms (toEpochMills).
 	Zone *time.Location
+	// Attached reads each row's window from its window_start and
+	// window_end fields WinStart and WinEnd (TIMESTAMP(3) wall clocks
+	// in Zone, as a WindowTableFunction below wrote them) instead of
+	// assigning it from TimeCol: Flink's WindowAttachedWindowingStrategy.
+	Attached         bool
+	WinStart, WinEnd int
 }
 
 // fired reports whether the window ending at end (a wall clock in the
@@ -467,6 +473,12 @@ func (w *windowAgg) OnProcessingTime(_ time.Time, out *runtime.Collector) error 
 // WindowOperator does.
 func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
 	for _, r := range rows {
+		if w.spec.Attached {
+			if err := w.addAttached(r, out); err != nil {
+				return err
+			}
+			continue
+		}
 		ts, ok := r.Values[w.spec.TimeCol].(sql.TimestampData)
 		if !ok {
 			return fmt.Errorf("WindowAggregate: rowtime is %T, not a TIMESTAMP", r.Values[w.spec.TimeCol])
@@ -495,31 +507,56 @@ func (w *windowAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) 
 	return nil
 }
 
+// addAttached adds row r to (or retracts it from) the window its
+// window_start and window_end fields name, unless that window has fired:
+// the row is then late and dropped, as Flink's window aggregate over
+// attached windows drops it (WindowAttachedWindowingStrategy's
+// isWindowFired on the row's window end).
+func (w *windowAgg) addAttached(r sql.Row, out *runtime.Collector) error {
+	start, ok1 := r.Values[w.spec.WinStart].(sql.TimestampData)
+	end, ok2 := r.Values[w.spec.WinEnd].(sql.TimestampData)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("WindowAggregate: window_start / window_end are %T / %T, not TIMESTAMPs", r.Values[w.spec.WinStart], r.Values[w.spec.WinEnd])
+	}
+	w.enc.Buf = w.enc.Buf[:0]
+	if err := state.AppendKey(&w.enc, r, w.spec.GroupKeys); err != nil {
+		return fmt.Errorf("WindowAggregate key: %w", err)
+	}
+	return w.addWindow(r, start.Millis, end.Millis, out)
+}
+
 // add adds row r (group key in w.enc.Buf) to the windows of time ts that
 // have not fired (or, with an allowed lateness, are not cleaned up yet),
 // or retracts it from them.
 func (w *windowAgg) add(r sql.Row, ts int64, out *runtime.Collector) error {
 	return w.spec.windows(ts, func(start, end int64) error {
-		if !w.spec.ProcTime && w.wm >= w.spec.cleanup(end) {
-			return nil // fired (and cleaned up) already
-		}
-		k := windowKey(start, end, w.enc.Buf)
-		grp, ok, err := w.agg.groups.Get(k)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			grp = &group{key: box.Compact(project(r, w.spec.GroupKeys)), accs: make([]acc, len(w.spec.Aggs))}
-			w.track(end, k)
-		}
-		if err := w.agg.apply(grp, r, r.Kind.IsAdd()); err != nil {
-			return err
-		}
-		if err := w.agg.groups.Put(k, grp); err != nil {
-			return err
-		}
-		return w.onElement(k, end, out)
+		return w.addWindow(r, start, end, out)
 	})
+}
+
+// addWindow adds row r (group key in w.enc.Buf) to window [start, end)
+// unless it has fired (or, with an allowed lateness, is cleaned up), or
+// retracts it from it.
+func (w *windowAgg) addWindow(r sql.Row, start, end int64, out *runtime.Collector) error {
+	if !w.spec.ProcTime && w.wm >= w.spec.cleanup(end) {
+		return nil // fired (and cleaned up) already
+	}
+	k := windowKey(start, end, w.enc.Buf)
+	grp, ok, err := w.agg.groups.Get(k)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		grp = &group{key: box.Compact(project(r, w.spec.GroupKeys)), accs: make([]acc, len(w.spec.Aggs))}
+		w.track(end, k)
+	}
+	if err := w.agg.apply(grp, r, r.Kind.IsAdd()); err != nil {
+		return err
+	}
+	if err := w.agg.groups.Put(k, grp); err != nil {
+		return err
+	}
+	return w.onElement(k, end, out)
 }
 
 // mergeSessions is the session window [start, end) merged with the

@@ -49,6 +49,11 @@ func runWindow(t *testing.T, td *datadriven.TestData) string {
 	if o := ints(t, td, "offset"); len(o) == 1 {
 		spec.Offset = int64(o[0])
 	}
+	// attached=(S,E): each row's window is its fields S (window_start)
+	// and E (window_end), given in milliseconds like the time column.
+	if a := ints(t, td, "attached"); len(a) == 2 {
+		spec.Attached, spec.WinStart, spec.WinEnd = true, a[0], a[1]
+	}
 	// early=D / late=D: early / late firing with delay D (0: on every
 	// row), lateness=L: the allowed lateness; either makes later firings
 	// updates (a legacy group window's emit strategy). Rows a firing on
