@@ -82,6 +82,10 @@ type Vertex struct {
 
 	inputs  []int // edge indexes into Graph.Edges, in input order
 	outputs []int
+	// align is a source's watermark alignment (AlignWatermarks); alignOf
+	// is, on the generator chained after it, that source's index + 1.
+	align   *AlignmentSpec
+	alignOf int
 }
 
 // Edge connects two vertices.

@@ -477,6 +477,7 @@ func (co *coordinator) build(restore *Checkpoint) error {
 			}
 		}
 	}
+	alignGroups(g, byVertex)
 	co.events = make(chan event, 4*len(co.tasks)+64)
 	for _, t := range co.tasks {
 		t.events = co.events

@@ -190,6 +190,9 @@ type task struct {
 	lastAcked  int64
 	out        Collector
 	valve      *valve // event time across the input channels
+	// alignMember is, on an aligned source's reader and on the generator
+	// chained after it, the subtask's place in its alignment group.
+	alignMember *alignMember
 }
 
 func (t *task) name() string {
@@ -347,6 +350,22 @@ func (t *task) runSource(ctx context.Context) error {
 				return ctx.Err()
 			default:
 			}
+			if t.alignMember != nil {
+				if ok, changed := t.alignMember.ready(); !ok {
+					// Paused by watermark alignment: wait for the
+					// group to move, still taking commands (barriers).
+					select {
+					case c := <-t.ctrl:
+						if done, err := t.command(ctx, c); done || err != nil {
+							return err
+						}
+					case <-changed:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+					continue
+				}
+			}
 			rows, err := t.reader.Next(ctx)
 			// Only a bare io.EOF ends the input (the SourceReader
 			// contract). A wrapped one is a file that ended too early —
@@ -384,6 +403,9 @@ func (t *task) runSource(ctx context.Context) error {
 					return ctx.Err()
 				}
 				continue
+			}
+			if t.alignMember != nil {
+				t.alignMember.sentRows(len(rows))
 			}
 			if err := t.send(ctx, rows); err != nil {
 				return err
@@ -545,6 +567,9 @@ func (t *task) handle(ctx context.Context, m envelope) error {
 		if t.credits != nil {
 			<-t.credits[m.ch]
 		}
+		if t.alignMember != nil {
+			t.alignMember.takenRows(len(m.rows))
+		}
 		return err
 	case envBarrier:
 		if t.aligning == 0 {
@@ -644,6 +669,10 @@ func (t *task) maybeAligned(ctx context.Context) error {
 // finish runs at end of all inputs: Finish (when the data ended), end the
 // outputs, tell the coordinator.
 func (t *task) finish(ctx context.Context) error {
+	if t.alignMember != nil {
+		// A finished source no longer holds its group back.
+		t.alignMember.leave()
+	}
 	if t.drainAll && t.op != nil {
 		if err := t.op.Finish(&t.out); err != nil {
 			return fmt.Errorf("%s: finish: %w", t.name(), err)

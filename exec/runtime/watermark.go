@@ -276,6 +276,9 @@ func (t *task) flushOut(ctx context.Context) error {
 			return err
 		}
 		at = mk.At
+		if t.alignMember != nil {
+			t.alignMember.mark(mk)
+		}
 		m := envelope{kind: envWatermark, wm: mk.Watermark}
 		if mk.Status != MarkWatermark {
 			m = envelope{kind: envStatus, idle: mk.Status == MarkIdle}
