@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sqlrun/sqlrun/config"
@@ -86,14 +87,17 @@ func (b *builder) pushedWatermark(n *plan.TableSourceScan, src edge, path string
 	} else {
 		spec.PerRow, spec.Interval, spec.IdleTimeout = pushedTiming(emit, interval, idle)
 	}
-	if n.Watermark.Alignment != "" {
-		return edge{}, errAlignment(n)
-	}
-	if s, ok := n.Table.Source.(connectors.WatermarkStrategySource); ok && s.WatermarkAlignmentGroup() != "" {
-		return edge{}, errAlignment(n)
+	align, err := alignmentOf(n)
+	if err != nil {
+		return edge{}, err
 	}
 	v := b.g.AddOperator(uid(path, n)+"-watermark", "WatermarkGenerator", operators.WatermarkAssigner(spec), src.p)
 	b.connect(src, v, src.p)
+	if align != nil {
+		if err := b.g.AlignWatermarks(src.vertex, v, *align); err != nil {
+			return edge{}, fmt.Errorf("table %s: %w", n.Table.ID, err)
+		}
+	}
 	return edge{vertex: v, p: src.p}, nil
 }
 
@@ -144,11 +148,47 @@ func splitTiming(spec operators.WatermarkSpec, n *plan.TableSourceScan, emit con
 	return spec, nil
 }
 
-// errAlignment refuses watermark alignment (Flink's
-// WatermarkStrategy.withWatermarkAlignment, which pauses the splits whose
-// watermark runs ahead of their group's): sqlrun does not align, and
-// running without it could drop other rows as late than Flink does.
-func errAlignment(n *plan.TableSourceScan) error {
-	return fmt.Errorf("table %s: watermark alignment ('scan.watermark.alignment.group', "+
-		"'scan.watermark.alignment.max-drift', 'scan.watermark.alignment.update-interval') is not supported by sqlrun; remove the option 'scan.watermark.alignment.group'", n.Table.ID)
+// alignmentOf is the scan's watermark alignment (nil: none): the
+// planner's WatermarkParams (FLIP-296: 'scan.watermark.alignment.group'
+// with a positive 'scan.watermark.alignment.max-drift', which
+// WatermarkPushDownSpec adds with withWatermarkAlignment), or, for a
+// Paimon source, BaseDataTableSource's own withWatermarkAlignment from the
+// same options, which it adds whenever the group is set.
+func alignmentOf(n *plan.TableSourceScan) (*runtime.AlignmentSpec, error) {
+	opts := n.Table.Options
+	group := strings.TrimSpace(opts["scan.watermark.alignment.group"])
+	if group == "" {
+		return nil, nil
+	}
+	own := false
+	if s, ok := n.Table.Source.(connectors.WatermarkStrategySource); ok && s.WatermarkAlignmentGroup() != "" {
+		own = true
+	}
+	if n.Watermark.Alignment == "" && !own {
+		return nil, nil
+	}
+	spec := &runtime.AlignmentSpec{Group: group, UpdateInterval: time.Second}
+	if v := opts["scan.watermark.alignment.max-drift"]; v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: Could not parse value '%s' for key 'scan.watermark.alignment.max-drift'.", n.Table.ID, v)
+		}
+		spec.MaxDrift = d
+	}
+	if v := opts["scan.watermark.alignment.update-interval"]; v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: Could not parse value '%s' for key 'scan.watermark.alignment.update-interval'.", n.Table.ID, v)
+		}
+		spec.UpdateInterval = d
+	}
+	if spec.MaxDrift <= 0 {
+		// Paimon passes an unset max drift on to Flink's
+		// WatermarkAlignmentParams, which cannot run without one.
+		return nil, fmt.Errorf("table %s: watermark alignment group '%s' needs a positive 'scan.watermark.alignment.max-drift'", n.Table.ID, group)
+	}
+	if spec.UpdateInterval <= 0 {
+		return nil, fmt.Errorf("table %s: 'scan.watermark.alignment.update-interval' must be positive", n.Table.ID)
+	}
+	return spec, nil
 }

@@ -12,10 +12,11 @@ import (
 // subtask's current watermark; a subtask whose watermark is more than the
 // group's max drift ahead of the group's minimum pauses reading until the
 // others catch up (Flink's SourceOperator checks its watermark against the
-// coordinator's announced maximum allowed watermark, min + maxDrift). A
-// subtask that is idle or has finished (emitted the MAX watermark) does not
-// hold the minimum back, as in Flink, where an idle or finished subtask
-// reports Long.MAX_VALUE.
+// coordinator's announced maximum allowed watermark, min + maxDrift). As in
+// Flink, a subtask counts in the minimum only once it has a watermark (its
+// SourceOperator reports nothing before), and one that is idle or has
+// finished (emitted the MAX watermark) does not hold the minimum back (an
+// idle SourceOperator reports Long.MAX_VALUE).
 //
 // In one process the coordinator announces at every change rather than
 // every update interval: a reader pauses at the same bound, without the
@@ -69,9 +70,11 @@ type alignGroup struct {
 type alignMember struct {
 	g     *alignGroup
 	drift int64 // its source's max drift, milliseconds
-	wm   int64
-	idle bool
-	done bool
+	wm    int64
+	// reported: it has a watermark (or status) to report.
+	reported bool
+	idle     bool
+	done     bool
 	// sent counts the rows the reader sent its generator, taken the rows
 	// the generator has processed.
 	sent, taken int64
@@ -96,7 +99,7 @@ func (g *alignGroup) signal() {
 func (g *alignGroup) maxAllowed(drift int64) int64 {
 	lo, any := int64(MaxWatermark), false
 	for _, m := range g.members {
-		if m.idle || m.done {
+		if !m.reported || m.idle || m.done {
 			continue
 		}
 		any = true
@@ -143,6 +146,7 @@ func (m *alignMember) takenRows(n int) {
 func (m *alignMember) mark(mk Mark) {
 	m.g.mu.Lock()
 	defer m.g.mu.Unlock()
+	m.reported = true
 	switch mk.Status {
 	case MarkWatermark:
 		if mk.Watermark == MaxWatermark {
