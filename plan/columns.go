@@ -314,17 +314,19 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 			return n, inAttrs
 		}
 	case *WindowTableFunction:
-		if c.Window.ProcTime {
-			// Its window_time is a proctime attribute too.
-			attrs := map[int]bool{len(c.input().Names()) + 2: true}
-			for f := range inAttrs {
-				attrs[f] = true
-			}
-			return n, attrs
-		}
-		if keep {
+		// It passes its input's processing-time attributes on (its row
+		// type keeps them *PROCTIME*), on either time: the Calc or sink
+		// above materializes them (WindowTableFunctionTest.testTumbleTVF:
+		// PROCTIME_MATERIALIZE(proctime) above a TUMBLE on rowtime).
+		if !c.Window.ProcTime {
 			return n, inAttrs
 		}
+		// On processing time, its window_time is a proctime attribute too.
+		attrs := map[int]bool{len(c.input().Names()) + 2: true}
+		for f := range inAttrs {
+			attrs[f] = true
+		}
+		return n, attrs
 	case *WindowAggregate:
 		// A processing-time window's window_time is a proctime attribute
 		// (proctime('w$)), materialized above.
@@ -407,23 +409,20 @@ func materialize(e Expr) Expr {
 }
 
 // passesWindowProctime reports a window Top-N, deduplication or join (or a
-// window table function on processing time): as
+// window table function): as
 // the WindowTableFunction below it, it passes processing-time attributes
 // on unmaterialized, and the Calc above materializes them
 // (WindowDeduplicateTest.testOnWindowTVF,
 // WindowJoinTest.testSimplifyTumbleWindowTVFBeforeWindowJoin:
 // PROCTIME_MATERIALIZE(proctime)).
 func passesWindowProctime(n Node) bool {
-	switch x := n.(type) {
-	case *WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin:
+	switch n.(type) {
+	case *WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin, *WindowTableFunction:
 		return true
 	case *TemporalSort:
 		// A Sort passes its input's time attributes on
 		// (RelTimeIndicatorConverter.visitSimpleRel).
 		return true
-	case *WindowTableFunction:
-		// On processing time, it passes its attributes on too.
-		return x.Window.ProcTime
 	}
 	return false
 }

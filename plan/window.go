@@ -499,7 +499,10 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	case "proctime":
 		procTime = true
 	default:
-		return nil, nil, sql.Errorf(sql.ValidationException, "Window can only be defined on a time attribute column, but is type of %s", tt.WithNullable(true))
+		// Flink's StreamPhysicalWindowTableFunctionRule refuses it
+		// (WindowUtil.convertToWindowingStrategy;
+		// WindowTableFunctionTest.testWindowOnNonTimeAttribute).
+		return nil, nil, sql.Errorf(sql.ValidationException, "The window function requires the timecol is a time attribute type, but is %s.", tt.WithNullable(true))
 	}
 	interval := func(name string) (int64, error) {
 		a, ok := args[name]
