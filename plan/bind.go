@@ -68,6 +68,10 @@ type column struct {
 	qualifier string
 	name      string
 	t         sql.DataType
+	// ambiguous marks a column whose table's row has another field of
+	// its name (a window TVF's window_start over an input that has one):
+	// Calcite resolves neither, by name or through *.
+	ambiguous bool
 }
 
 type scope struct {
@@ -863,6 +867,11 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		for i, c := range sc.cols {
 			if it.StarQualifier != "" && !strings.EqualFold(c.qualifier, it.StarQualifier) || common[i] {
 				continue
+			}
+			if c.ambiguous {
+				// Calcite expands * into the identifiers T.c, which it
+				// resolves as any other (WindowTableFunctionTest.testConflictingFieldNames).
+				return nil, validationErr(it.At, 1, "Column '%s' is ambiguous", c.name)
 			}
 			ref := &ast.ColumnRef{Node: it.Node, Qualifier: c.qualifier, Name: c.name}
 			if sc.fixed == nil {

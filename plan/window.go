@@ -444,6 +444,20 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	if len(x.Args) < len(params)-1 || len(x.Args) > len(params) {
 		return nil, nil, signatureErr()
 	}
+	// Flink's SqlWindowTableFunction reads its table and descriptor
+	// operands by position, named or not: DATA must come first and
+	// TIMECOL second (WindowTableFunctionTest.testWindowTVFWithNamedParamsOrderChange1/2;
+	// FLINK-34338 is to lift this).
+	tvfArgErr := func(msg string) error {
+		return &sql.Error{Class: sql.ValidationException, Msg: "SQL validation failed. " + msg,
+			Err: &sql.Error{Class: sql.ValidationException, Msg: msg}}
+	}
+	if n := strings.ToUpper(x.Args[0].Name); n != "" && n != "DATA" {
+		return nil, nil, tvfArgErr("Illegal first argument to Window TVF: Note that the DATA param must be the first")
+	}
+	if n := strings.ToUpper(x.Args[1].Name); n != "" && n != "TIMECOL" {
+		return nil, nil, tvfArgErr("Illegal second argument to Window TVF: Expecting TIMECOL")
+	}
 	data, ok := args["DATA"]
 	if !ok || data.Table == nil {
 		return nil, nil, sql.Errorf(sql.ValidationException, "Illegal first argument to Window TVF: Note that the DATA param must be the first")
@@ -576,7 +590,15 @@ func (b *binder) bindWindowTVF(x *ast.TableFunctionRef) (Node, *scope, error) {
 	if x.Alias != "" {
 		q = x.Alias
 	}
-	return n, scopeOf(n, q), nil
+	out := scopeOf(n, q)
+	for i := range out.cols {
+		for j := range out.cols {
+			if i != j && out.cols[i].name == out.cols[j].name {
+				out.cols[i].ambiguous = true
+			}
+		}
+	}
+	return n, out, nil
 }
 
 // timeAttribute reports whether field i of n is a rowtime (a
