@@ -189,8 +189,9 @@ func materializeProctime(n Node) Node {
 func materializeAbove(n Node, attrs map[int]bool) Node {
 	_, isLookup := n.(*LookupJoin)
 	_, isTemporal := n.(*TemporalJoin)
+	_, isWM := n.(*WatermarkAssigner)
 	rt := temporalRightTime(n)
-	if !isLookup && !isTemporal && !passesWindowProctime(n) && !keepsProctime(n) || len(attrs) == 0 && rt < 0 {
+	if !isLookup && !isTemporal && !isWM && !passesWindowProctime(n) && !keepsProctime(n) || len(attrs) == 0 && rt < 0 {
 		return n
 	}
 	exprs := identity(n.Types())
