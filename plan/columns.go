@@ -449,6 +449,14 @@ func materializeBelowExchange(n Node, attrs map[int]bool) Node {
 // Calc(select=[..., CAST(window_time AS TIMESTAMP(3)) AS window_time, ...])
 // under the Join). Other rowtime attributes of a join's inputs are passed
 // on uncast (not yet).
+//
+// It also casts a table's rowtime attribute (rowtimeFields) where
+// RelTimeIndicatorConverter materializes it outside joins: an operand of a
+// call in a Calc (RexTimeIndicatorMaterializer:
+// RelTimeIndicatorConverterTest.testFilteringOnRowtime, where=[(CAST(rowtime
+// AS TIMESTAMP(3)) > ...)]), and a group key or argument of a GroupAggregate
+// (convertAggInput: testGroupingOnRowtime, Calc(select=[CAST(rowtime AS
+// TIMESTAMP(3)) AS rowtime, long]) below it).
 func castJoinRowtime(n Node) Node {
 	ins := n.Inputs()
 	if len(ins) == 0 {
@@ -462,12 +470,112 @@ func castJoinRowtime(n Node) Node {
 		if isJoin {
 			out[i] = castWindowTimeBelow(out[i])
 		}
+		if agg, ok := n.(*GroupAggregate); ok {
+			out[i] = castAggRowtime(out[i], agg)
+		}
 		changed = changed || out[i] != in
 	}
-	if !changed {
-		return n
+	if changed {
+		n = n.WithInputs(out...)
 	}
-	return n.WithInputs(out...)
+	if c, ok := n.(*Calc); ok {
+		return castCallRowtime(c)
+	}
+	return n
+}
+
+// castCallRowtime casts the rowtime attribute where a call of c reads it.
+func castCallRowtime(c *Calc) Node {
+	rt := rowtimeFields(c.input())
+	if len(rt) == 0 {
+		return c
+	}
+	var inCalls func(e Expr) Expr
+	inCalls = func(e Expr) Expr {
+		x, ok := e.(*Call)
+		if !ok || isRowtimeCast(x, rt) {
+			return e
+		}
+		return x.MapArgs(func(a Expr) Expr {
+			if r, ok := a.(*InputRef); ok && rt[r.Index] {
+				return &Call{Op: "CAST", Args: []Expr{r}, T: r.T}
+			}
+			return inCalls(a)
+		})
+	}
+	exprs := make([]Expr, len(c.Exprs))
+	changed := false
+	for i, e := range c.Exprs {
+		exprs[i] = inCalls(e)
+		changed = changed || exprs[i] != e
+	}
+	cond := c.Cond
+	if cond != nil {
+		cond = inCalls(cond)
+		changed = changed || cond != c.Cond
+	}
+	if !changed {
+		return c
+	}
+	cc := *c
+	cc.Exprs, cc.Cond = exprs, cond
+	return &cc
+}
+
+// isRowtimeCast reports a CAST that materializes a rowtime field of rt.
+func isRowtimeCast(x *Call, rt map[int]bool) bool {
+	if x.Op != "CAST" || len(x.Args) != 1 {
+		return false
+	}
+	r, ok := x.Args[0].(*InputRef)
+	return ok && rt[r.Index] && r.T.Equal(x.T)
+}
+
+// castAggRowtime casts, in the Calc below a GroupAggregate (under its
+// Exchange or not), the rowtime attribute fields the aggregate groups by
+// or aggregates.
+func castAggRowtime(in Node, agg *GroupAggregate) Node {
+	ex, isEx := in.(*Exchange)
+	inner := in
+	if isEx {
+		inner = ex.input()
+	}
+	c, ok := inner.(*Calc)
+	if !ok {
+		// A table's rowtime read as it is: a Calc of its own casting it.
+		c = &Calc{base: sameRow(inner), Exprs: identity(inner.Types())}
+	}
+	rt := rowtimeFields(c.input())
+	if len(rt) == 0 {
+		return in
+	}
+	read := map[int]bool{}
+	for _, g := range agg.Group {
+		read[g] = true
+	}
+	for _, a := range agg.Aggs {
+		for _, x := range a.Args {
+			read[x] = true
+		}
+	}
+	exprs := make([]Expr, len(c.Exprs))
+	changed := false
+	for i, e := range c.Exprs {
+		exprs[i] = e
+		if r, ok := e.(*InputRef); ok && read[i] && rt[r.Index] {
+			exprs[i] = &Call{Op: "CAST", Args: []Expr{r}, T: r.T}
+			changed = true
+		}
+	}
+	if !changed {
+		return in
+	}
+	cc := *c
+	cc.Exprs = exprs
+	if isEx {
+		return ex.WithInputs(&cc)
+	}
+	return &cc
 }
 
 // castWindowTimeBelow casts window_time in a join input that is a Calc
@@ -526,6 +634,12 @@ func castWindowTimeBelow(in Node) Node {
 
 // castRefs casts the references to the fields of rt to their plain type.
 func castRefs(e Expr, rt map[int]bool) Expr {
+	if x, ok := e.(*Call); ok {
+		if isRowtimeCast(x, rt) {
+			return e // cast already (castCallRowtime)
+		}
+		return x.MapArgs(func(a Expr) Expr { return castRefs(a, rt) })
+	}
 	return mapRefs(e, func(x *InputRef) Expr {
 		if !rt[x.Index] {
 			return x
