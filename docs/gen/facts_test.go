@@ -22,6 +22,9 @@ var handWritten = []string{"../sql.md", "../guarantees.md", "../oncall.md", "../
 var notOptions = map[string]bool{
 	"sink.rolling-policy.rollover-interval": true,
 	"sink.rolling-policy.check-interval":    true,
+	// Flink's switch for unaligned splits, named to say sqlrun behaves as
+	// with it true (differences.md, watermark alignment).
+	"pipeline.watermark-alignment.allow-unaligned-source-splits": true,
 	// The filesystem source's metadata keys (METADATA FROM 'file.path').
 	"file.path": true, "file.name": true, "file.size": true, "file.modification-time": true,
 }
