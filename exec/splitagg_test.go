@@ -53,6 +53,8 @@ func TestSplitDistinctAggSameRows(t *testing.T) {
 		{"split 4 buckets", []string{"SET 'table.optimizer.distinct-agg.split.enabled' = 'true'", "SET 'table.optimizer.distinct-agg.split.bucket-num' = '4'"}},
 		{"split two-phase", []string{"SET 'table.optimizer.distinct-agg.split.enabled' = 'true'", "SET 'table.exec.mini-batch.enabled' = 'true'",
 			"SET 'table.exec.mini-batch.allow-latency' = '1 s'", "SET 'table.exec.mini-batch.size' = '10'", "SET 'table.optimizer.incremental-agg-enabled' = 'false'"}},
+		{"split incremental", []string{"SET 'table.optimizer.distinct-agg.split.enabled' = 'true'", "SET 'table.exec.mini-batch.enabled' = 'true'",
+			"SET 'table.exec.mini-batch.allow-latency' = '1 s'", "SET 'table.exec.mini-batch.size' = '10'"}},
 		{"two-phase", []string{"SET 'table.exec.mini-batch.enabled' = 'true'", "SET 'table.exec.mini-batch.allow-latency' = '1 s'", "SET 'table.exec.mini-batch.size' = '10'"}},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -67,6 +69,13 @@ func TestSplitDistinctAggSameRows(t *testing.T) {
 				t.Fatalf("%s: %v", c.name, err)
 			}
 			for qi, q := range queries {
+				if c.name == "split incremental" && qi == 0 {
+					// IncrementalAggregateRule (on by default) merges the
+					// partial global and the final local phase.
+					if plan := explainText(ctx, t, s, q); !strings.Contains(plan, "IncrementalGroupAggregate(") {
+						t.Fatalf("query %d: no incremental aggregate:\n%s", qi, plan)
+					}
+				}
 				if c.name == "split" {
 					// The split is planned (so the comparison is not of
 					// one plan with itself).

@@ -10,8 +10,8 @@
 // ones (nodes.go) TableSourceScan, Values, Calc, Exchange,
 // ChangelogNormalize, DropUpdateBefore, GroupAggregate, Union, Limit,
 // SortLimit, Join, Rank, Deduplicate (rank.go), Sink, mini-batch's
-// MiniBatchAssigner and LocalGroupAggregate / GlobalGroupAggregate
-// (minibatch.go, applied after changelog inference), and batch mode's LocalAggregate / FinalAggregate
+// MiniBatchAssigner and LocalGroupAggregate / GlobalGroupAggregate /
+// IncrementalGroupAggregate (minibatch.go, applied after changelog inference), and batch mode's LocalAggregate / FinalAggregate
 // (Local- and final Hash- or SortAggregate) and Sort. Consumers (explain,
 // changelog inference, plan/dot, exec/compile) switch on the node's type.
 //

@@ -65,6 +65,128 @@ type LocalGroupAggregate struct {
 type GlobalGroupAggregate struct {
 	base
 	One *GroupAggregate
+	// Incr are the calls IncrementalAggregateRule gives a final global
+	// phase it rebuilds over an IncrementalGroupAggregate: One's calls
+	// with the partial phase's retraction (nil: One's calls).
+	Incr []AggCall
+	// CountStar is the rebuilt phase's indexOfCountStar (the partial
+	// phase's own COUNT(*), which counts the rows of a retracting input)
+	// when HasCountStar.
+	CountStar    int
+	HasCountStar bool
+}
+
+// IncrementalGroupAggregate is Flink's StreamPhysicalIncrementalGroupAggregate
+// (IncrementalAggregateRule, on by table.optimizer.incremental-agg-enabled):
+// the partial global phase and the final local phase of a split distinct
+// aggregation (splitAggregate) in one operator, which merges the partial
+// local phase's accumulators and emits them grouped by the final keys.
+// Partial is the partial global phase over the same input; the runtime
+// runs the final global phase as its one-phase aggregate over Partial's
+// (GlobalGroupAggregate.OnePhase), which gives the same rows.
+type IncrementalGroupAggregate struct {
+	base
+	Partial *GlobalGroupAggregate
+	// FinalGroup are the final phase's keys in Partial's output.
+	FinalGroup []int
+}
+
+func (*IncrementalGroupAggregate) Name() string { return "IncrementalGroupAggregate" }
+
+func (n *IncrementalGroupAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	c.Partial = n.Partial.WithInputs(in...).(*GlobalGroupAggregate)
+	return &c
+}
+
+// describe prints StreamPhysicalIncrementalGroupAggregate.explainTerms:
+// the partial keys, the final keys, and the partial global phase's calls
+// over the partial local phase's accumulators, each AS those
+// accumulators (the operator's output), then the partial phase's added
+// input count.
+func (n *IncrementalGroupAggregate) describe(Format) string {
+	pl := n.Partial.local()
+	l := pl.accs()
+	in := n.input().Names()
+	var sel, fin []string
+	for _, g := range n.FinalGroup {
+		fin = append(fin, in[g])
+	}
+	sel = append(sel, fin...)
+	for i, a := range n.Partial.One.Aggs {
+		fn := a.Func
+		if a.Retract {
+			fn += "_RETRACT"
+		}
+		arg := l.as(i)
+		if a.Distinct {
+			arg = l.distinctOf[i] + " " + arg
+		}
+		sel = append(sel, fn+"("+arg+") AS "+l.as(i))
+	}
+	if l.count1 != "" {
+		sel = append(sel, "COUNT_RETRACT("+l.count1+") AS "+l.count1)
+	}
+	return "IncrementalGroupAggregate(partialAggGrouping=[" + strings.Join(in[:len(pl.Group)], ", ") + "], finalAggGrouping=[" +
+		strings.Join(fin, ", ") + "], select=[" + strings.Join(sel, ", ") + "])"
+}
+
+// incremental is IncrementalAggregateRule over a final global phase g: when
+// its local phase reads a partial global phase, the two become one
+// IncrementalGroupAggregate below g's Exchange. Where the partial phase
+// added no input count, g's calls take the partial phase's retraction and
+// its COUNT(*) as indexOfCountStar; else g stays as it is (its calls read
+// the same accumulator layout).
+func incremental(g *GlobalGroupAggregate) Node {
+	fl, ok := g.below().(*LocalGroupAggregate)
+	if !ok || g.One.PartialFinal != Final || fl.PartialFinal != Final {
+		return g
+	}
+	p, ok := fl.input().(*GlobalGroupAggregate)
+	if !ok || p.One.PartialFinal != Partial {
+		return g
+	}
+	pl := p.local()
+	l := pl.accs()
+	var ns []string
+	var ts []sql.DataType
+	for _, k := range fl.Group {
+		ns = append(ns, p.Names()[k])
+		ts = append(ts, p.Types()[k])
+	}
+	for i := range l.bufs {
+		ns = append(ns, l.bufs[i]...)
+		ts = append(ts, l.types[i]...)
+	}
+	if l.count1 != "" {
+		ns = append(ns, l.count1)
+		ts = append(ts, sql.BigInt().NotNull())
+	}
+	inc := &IncrementalGroupAggregate{base: row(ns, ts, p.input()), Partial: p, FinalGroup: append([]int(nil), fl.Group...)}
+	inc.mode = sql.InsertOnly
+	old := g.input().(*Exchange)
+	ex := &Exchange{base: sameRow(inc), Keys: old.Keys, Single: old.Single}
+	ex.mode = sql.InsertOnly
+	c := *g
+	c.base = g.with([]Node{ex})
+	if !pl.Count1 {
+		retracting := !pl.input().Mode().IsInsertOnly()
+		c.Incr = make([]AggCall, len(g.One.Aggs))
+		for i, a := range g.One.Aggs {
+			a.Retract = p.One.Aggs[i].Retract
+			c.Incr[i] = a
+		}
+		if retracting {
+			for i, a := range p.One.Aggs {
+				if a.Func == "COUNT" && len(a.Args) == 0 && !a.Distinct && !a.Filtered {
+					c.CountStar, c.HasCountStar = i, true
+					break
+				}
+			}
+		}
+	}
+	return &c
 }
 
 func (*LocalGroupAggregate) Name() string  { return "LocalGroupAggregate" }
@@ -84,14 +206,27 @@ func (n *GlobalGroupAggregate) WithInputs(in ...Node) Node {
 
 // local is the global phase's LocalGroupAggregate below its Exchange.
 func (n *GlobalGroupAggregate) local() *LocalGroupAggregate {
-	return n.input().(*Exchange).input().(*LocalGroupAggregate)
+	return n.below().(*LocalGroupAggregate)
+}
+
+// below is the node below the global phase's Exchange: its
+// LocalGroupAggregate or an IncrementalGroupAggregate.
+func (n *GlobalGroupAggregate) below() Node {
+	return n.input().(*Exchange).input()
 }
 
 // OnePhase is the one-phase GroupAggregate the runtime runs for this
 // global phase: over a hash Exchange of the local phase's input, so the
 // final rows are the same as the two phases'.
 func (n *GlobalGroupAggregate) OnePhase() *GroupAggregate {
-	in := n.local().input()
+	var in Node
+	switch x := n.below().(type) {
+	case *LocalGroupAggregate:
+		in = x.input()
+	case *IncrementalGroupAggregate:
+		// The final phase over the partial phase, as without the rule.
+		in = x.Partial
+	}
 	ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), n.One.Group...), Single: len(n.One.Group) == 0}
 	ex.mode = in.Mode()
 	c := *n.One
@@ -128,12 +263,23 @@ func (n *LocalGroupAggregate) describe(Format) string {
 // stringifyGlobalAggregates: each call over its accumulator fields in the
 // local phase's output, zipped with the output names (so the added input
 // count is not printed).
+//
+// Over an IncrementalGroupAggregate each call reads the accumulator
+// fields of its input by position, as named there.
 func (n *GlobalGroupAggregate) describe(Format) string {
-	local := n.local()
-	l := local.accs()
+	aggs := n.One.Aggs
+	var l localAccs
+	if local, ok := n.below().(*LocalGroupAggregate); ok {
+		l = local.accs()
+	} else {
+		if n.Incr != nil {
+			aggs = n.Incr
+		}
+		l = streamAccs(aggs, n.One.input().Types())
+	}
 	in := n.input().Names()
 	out := n.names
-	k := len(local.Group)
+	k := len(n.One.Group)
 	var sel []string
 	for i := 0; i < k; i++ {
 		if in[i] == out[i] {
@@ -142,13 +288,16 @@ func (n *GlobalGroupAggregate) describe(Format) string {
 			sel = append(sel, in[i]+" AS "+out[i])
 		}
 	}
-	for i, a := range n.One.Aggs {
+	pos := k
+	for i, a := range aggs {
 		fn := a.Func
 		if a.Retract {
 			fn += "_RETRACT"
 		}
-		arg := strings.Join(l.bufs[i], ", ")
-		if len(l.bufs[i]) > 1 {
+		bufs := in[pos : pos+len(l.bufs[i])]
+		pos += len(l.bufs[i])
+		arg := strings.Join(bufs, ", ")
+		if len(bufs) > 1 {
 			arg = "(" + arg + ")"
 		}
 		if a.Distinct {
@@ -160,7 +309,11 @@ func (n *GlobalGroupAggregate) describe(Format) string {
 	if k > 0 {
 		s += "groupBy=[" + strings.Join(in[:k], ", ") + "], "
 	}
-	return s + n.One.PartialFinal.term() + "select=[" + strings.Join(sel, ", ") + "])"
+	s += n.One.PartialFinal.term() + "select=[" + strings.Join(sel, ", ") + "]"
+	if n.HasCountStar {
+		s += ", indexOfCountStar=[" + strconv.Itoa(n.CountStar) + "]"
+	}
+	return s + ")"
 }
 
 // streamAccs names the accumulators of a stream aggregate's calls as
@@ -284,6 +437,10 @@ func applyMiniBatch(root *Sink, cfg map[string]string) (*Sink, error) {
 	if err := checkMiniBatchJoinSize(root, cfg); err != nil {
 		return nil, err
 	}
+	incr, err := config.Bool(cfg, config.KeyIncrementalAgg)
+	if err != nil {
+		return nil, err
+	}
 	var rewrite func(n Node, assign, rowtime bool) Node
 	rewrite = func(n Node, assign, rowtime bool) Node {
 		rowtime = rowtime || requiresWatermark(n)
@@ -327,14 +484,18 @@ func applyMiniBatch(root *Sink, cfg map[string]string) (*Sink, error) {
 		if !ok {
 			return out
 		}
-		return twoStage(agg, ex.input())
+		g := twoStage(agg, ex.input())
+		if incr {
+			return incremental(g)
+		}
+		return g
 	}
 	return rewrite(root, true, false).(*Sink), nil
 }
 
 // twoStage is TwoStageOptimizedAggregateRule's rewrite of agg over real
 // (the input of its Exchange).
-func twoStage(agg *GroupAggregate, real Node) Node {
+func twoStage(agg *GroupAggregate, real Node) *GlobalGroupAggregate {
 	retracting := !real.Mode().IsInsertOnly()
 	local := &LocalGroupAggregate{Group: agg.Group, Aggs: agg.Aggs, PartialFinal: agg.PartialFinal}
 	if retracting {
