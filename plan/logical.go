@@ -112,6 +112,11 @@ type LogicalCalc struct {
 	// (JoinTest.testLeftJoinWithJoinConditionPushDown:
 	// Calc(select=[b1, b2], where=[(b2 = 1)])).
 	fresh bool
+	// projected marks a Calc that CalcMerge made of a chain with a
+	// LogicalProject: Calcite's ReduceExpressionsRule.PROJECT_INSTANCE
+	// reduces a projection with the predicates pulled up from below it, a
+	// Filter alone has none to reduce.
+	projected bool
 	// pinned marks the projection CalcRankTransposeRule puts below a rank
 	// (LOGICAL_REWRITE): no project rule of an earlier program moves it
 	// past a window table function or a watermark assigner.

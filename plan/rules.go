@@ -203,7 +203,15 @@ func calcMerge(_ *binder, n Node) (Node, error) {
 		return nil, nil
 	}
 	exprs, cond, in := flattenCalc(n)
-	return &LogicalCalc{base: row(n.Names(), exprTypes(exprs), in), Exprs: exprs, Cond: cond}, nil
+	projected := false
+	for r := n; ; r = r.input() {
+		if _, ok := r.(*LogicalProject); ok {
+			projected = true
+		} else if _, ok := r.(*LogicalFilter); !ok {
+			break
+		}
+	}
+	return &LogicalCalc{base: row(n.Names(), exprTypes(exprs), in), Exprs: exprs, Cond: cond, projected: projected}, nil
 }
 
 // flattenCalc merges a chain of LogicalProject/LogicalFilter into one
@@ -1713,7 +1721,16 @@ func filterAggregateTranspose(_ *binder, n Node) (Node, error) {
 	}
 	in := agg.input()
 	filtered := mergeCalc(&LogicalCalc{base: sameRow(in), Exprs: identity(in.Types()), Cond: and(below)})
-	return &LogicalCalc{base: row(c.names, c.types, agg.WithInputs(filtered)), Exprs: c.Exprs, Cond: and(keep), fresh: c.fresh}, nil
+	exprs := c.Exprs
+	if c.projected {
+		// A pushed key = literal fixes that key in the aggregate's output
+		// too: ReduceExpressionsRule.PROJECT_INSTANCE reduces the
+		// projection above with the predicates RelMdPredicates pulls up
+		// through the aggregate (TwoStageAggregateTest.testGroupAggregateWithFilter:
+		// Calc(select=[CAST(2 AS BIGINT) AS b, EXPR$1]) above it).
+		exprs = substituteConstants(exprs, and(push))
+	}
+	return &LogicalCalc{base: row(c.names, c.types, agg.WithInputs(filtered)), Exprs: exprs, Cond: and(keep), fresh: c.fresh, projected: c.projected}, nil
 }
 
 // joinReduceConstants is Calcite's ReduceExpressionsRule on an inner join
