@@ -143,7 +143,7 @@ var Options = []connectors.Option{
 	{Key: KeyJoinReorder, Type: connectors.Bool, Default: "false",
 		Description: "Enables join reorder in optimizer. Default is disabled (sqlrun keeps the written join order either way)."},
 	{Key: KeyDistinctAggSplit, Type: connectors.Bool, Default: "false",
-		Description: "Tells the optimizer whether to split distinct aggregation (e.g. COUNT(DISTINCT col), SUM(DISTINCT col)) into two levels. The first aggregation is shuffled by an additional key which is calculated using the hashcode of distinct_key and number of buckets. This optimization is very useful when there is data skew in distinct aggregation and gives the ability to scale-up the job. Default is false. (sqlrun splits regular GROUP BY aggregates, not window aggregates.)"},
+		Description: "Tells the optimizer whether to split distinct aggregation (e.g. COUNT(DISTINCT col), SUM(DISTINCT col)) into two levels. The first aggregation is shuffled by an additional key which is calculated using the hashcode of distinct_key and number of buckets. This optimization is very useful when there is data skew in distinct aggregation and gives the ability to scale-up the job. Default is false. (sqlrun splits regular GROUP BY aggregates and event-time TUMBLE/HOP/CUMULATE window aggregates.)"},
 	{Key: KeyDistinctAggBuckets, Type: connectors.Int, Default: "1024",
 		Description: "Configure the number of buckets when splitting distinct aggregation. The number is used in the first level aggregation to calculate a bucket key 'hash_code(distinct_key) % BUCKET_NUM' which is used as an additional group key after splitting."},
 	{Key: KeyIncrementalAgg, Type: connectors.Bool, Default: "true",

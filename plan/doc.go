@@ -127,12 +127,16 @@
 //     its source, filter=[...] after watermark=[...] (LOGICAL_REWRITE:
 //     PushFilterInCalcIntoTableSourceScanRule);
 //     - SplitAggregate: under table.optimizer.distinct-agg.split.enabled,
-//     a (non-window) aggregate with a DISTINCT call becomes a PARTIAL
-//     aggregate also grouped by MOD(HASH_CODE(x), bucket-num) of its
-//     DISTINCT / MIN / MAX / FIRST_VALUE / LAST_VALUE arguments (over an
-//     Expand when they group differently) under a FINAL one that merges
-//     the partial results (LOGICAL_REWRITE: SplitAggregateRule;
-//     splitagg.go);
+//     an aggregate with a DISTINCT call (a regular one, or a window TVF
+//     aggregate on event time) becomes a PARTIAL aggregate also grouped
+//     by MOD(HASH_CODE(x), bucket-num) of its DISTINCT / MIN / MAX /
+//     FIRST_VALUE / LAST_VALUE arguments (over an Expand when they group
+//     differently) under a FINAL one that merges the partial results
+//     (LOGICAL_REWRITE: SplitAggregateRule; splitagg.go); convert plans a
+//     split window aggregate's partial one over the chain of Calcs and
+//     Expands as a window aggregate on the time attribute and its final
+//     one as a window aggregate on the partial one's window_start and
+//     window_end (WindowAttachedWindowingStrategy; windowattached.go);
 //     - then convert turns the logical tree into physical nodes (PHYSICAL:
 //     a rank ordered by one time attribute over insert-only input is a
 //     Deduplicate, StreamPhysicalDeduplicateRule; other ranks a Rank whose

@@ -355,7 +355,11 @@ func decomposeGroupingSets(b *binder, n Node) (Node, error) {
 	if !ok || orig.Sets == nil {
 		return nil, nil
 	}
-	if windowGroupingSets(orig) {
+	split, err := splits(b, orig)
+	if err != nil {
+		return nil, err
+	}
+	if windowGroupingSets(orig) && !split {
 		// Every set holds window_start and window_end: a window aggregate
 		// over an Expand (convertWindowAggregate), as Flink's
 		// ExpandWindowTableFunctionTransposeRule and
@@ -363,6 +367,10 @@ func decomposeGroupingSets(b *binder, n Node) (Node, error) {
 		// without them) the aggregate is a regular one over the
 		// WindowTableFunction, as in Flink
 		// (WindowAggregateTest.testCantTranslateToWindowAgg_GroupingSetsWithoutWindowStartEnd).
+		// An aggregate SplitAggregateRule splits is decomposed here, as
+		// Flink decomposes all grouping sets: its partial and final
+		// window aggregates group by $e
+		// (WindowAggregateTest.testTumble_GroupingSetsDistinctSplitEnabled).
 		return nil, nil
 	}
 	agg, keyAt := expandInput(orig)

@@ -104,6 +104,11 @@ func (b *binder) convert(r Node) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if b.streaming {
+			if w, ok, err := b.convertAggregateOnWindows(r, in); err != nil || ok {
+				return w, err
+			}
+		}
 		if !b.streaming {
 			for _, a := range r.Aggs {
 				if a.Filtered {

@@ -74,27 +74,19 @@ func splitNeedsHash(a AggCall) bool {
 // per grouping, each call filtered to its copy ($g_<id> = $e = <id>, ANDed
 // with its own FILTER). The result is the same as the one aggregate's: a
 // DISTINCT value lies in one bucket, so the per-bucket distinct counts add
-// up, and every other call reads each input row once. Window aggregates
-// keep one aggregate (sqlrun does not split them), as do aggregates with
-// a call the rule has no partial/final pair for.
+// up, and every other call reads each input row once. A window TVF
+// aggregate on event time splits the same way: both aggregates group by
+// window_start and window_end, and the final one becomes a window
+// aggregate over the partial one's window columns (convertWindowAggregate
+// and convertAggregateOnWindows). Aggregates with a call the rule has
+// no partial/final pair for keep one aggregate.
 func splitAggregate(b *binder, n Node) (Node, error) {
 	agg, ok := n.(*LogicalAggregate)
 	if !ok || !b.streaming || agg.PartialFinal != NotSplit || agg.Sets != nil {
 		return nil, nil
 	}
-	on, err := config.Bool(b.config, config.KeyDistinctAggSplit)
-	if err != nil || !on {
+	if ok, err := splits(b, agg); err != nil || !ok {
 		return nil, err
-	}
-	distinct := false
-	for _, a := range agg.Aggs {
-		if _, ok := splitFuncs[a.Func]; !ok {
-			return nil, nil
-		}
-		distinct = distinct || a.Distinct
-	}
-	if !distinct || overWindowTableFunction(agg) {
-		return nil, nil
 	}
 	buckets, err := config.Int(b.config, config.KeyDistinctAggBuckets)
 	if err != nil {
@@ -193,7 +185,7 @@ func splitAggregate(b *binder, n Node) (Node, error) {
 	var partialSet [][]int
 	for i, a := range agg.Aggs {
 		for _, fn := range splitFuncs[a.Func][0] {
-			c := AggCall{Func: fn, Distinct: a.Distinct, Args: a.Args, Filtered: a.Filtered, Filter: a.Filter}
+			c := AggCall{Func: fn, Distinct: a.Distinct, Args: a.Args, Filtered: a.Filtered, Filter: a.Filter, Unnamed: true}
 			c.T = splitPartialType(fn, a, cur.Types())
 			partial = append(partial, c)
 			partialSet = append(partialSet, callSet[i])
@@ -240,7 +232,7 @@ func splitAggregate(b *binder, n Node) (Node, error) {
 		fns := splitFuncs[a.Func][1]
 		merge = merge || len(fns) > 1
 		for _, fn := range fns {
-			c := AggCall{Func: fn, Args: []int{x}, T: pTypes[x]}
+			c := AggCall{Func: fn, Args: []int{x}, T: pTypes[x], Unnamed: true}
 			if fn == "$SUM0" {
 				c.T = c.T.WithNullable(false)
 			}
@@ -291,6 +283,30 @@ func splitAggregate(b *binder, n Node) (Node, error) {
 	return out, nil
 }
 
+// splits reports an aggregate SplitAggregateRule.matches: the split is
+// on, a call is DISTINCT, every call has a partial/final pair, and it is
+// no window aggregate the rule leaves alone (splittableWindow).
+func splits(b *binder, agg *LogicalAggregate) (bool, error) {
+	on, err := config.Bool(b.config, config.KeyDistinctAggSplit)
+	if err != nil || !on || !b.streaming {
+		return false, err
+	}
+	distinct := false
+	for _, a := range agg.Aggs {
+		if _, ok := splitFuncs[a.Func]; !ok {
+			return false, nil
+		}
+		distinct = distinct || a.Distinct
+	}
+	if !distinct {
+		return false, nil
+	}
+	if tvf := windowTVFBelow(agg); tvf != nil && !splittableWindow(agg, tvf) {
+		return false, nil
+	}
+	return true, nil
+}
+
 // splitPartialType is the type of a partial call fn made of a: COUNT's
 // BIGINT NOT NULL, $SUM0's sum type NOT NULL, else the original call's
 // type, nullable when the call reads only some rows.
@@ -327,7 +343,11 @@ func splitExpand(in Node, full []int, sets [][]int, calls []AggCall, callSet [][
 	}
 	eT := sql.BigInt().NotNull()
 	types = append(types, eT)
-	names := uniquify(append(append([]string(nil), in.Names()...), "$e"))
+	// ExpandUtil.buildExpandNode names the expand id by
+	// RowTypeUtils.getUniqueName: $e_0 when the input has a $e (the
+	// Expand of grouping sets below,
+	// WindowAggregateTest.testTumble_GroupingSetsDistinctSplitEnabled).
+	names := append(append([]string(nil), in.Names()...), uniqueName("$e", in.Names()))
 	projects := make([][]Expr, len(sets))
 	for i, s := range sets {
 		p := make([]Expr, 0, n+1)
@@ -441,14 +461,55 @@ func aggCallNames(group []string, n int) []string {
 	return out
 }
 
-// overWindowTableFunction reports an aggregate over a window table
-// function (directly or through a Calc): a window aggregate, which sqlrun
-// does not split.
-func overWindowTableFunction(agg *LogicalAggregate) bool {
+// windowTVFBelow is the window table function an aggregate reads
+// (directly or through a Calc), nil when it reads none.
+func windowTVFBelow(agg *LogicalAggregate) *LogicalWindowTableFunction {
 	in := agg.input()
-	if c, ok := in.(*LogicalCalc); ok {
+	switch c := in.(type) {
+	case *LogicalCalc:
+		in = c.input()
+	case *LogicalProject:
 		in = c.input()
 	}
-	_, ok := in.(*LogicalWindowTableFunction)
-	return ok
+	tvf, _ := in.(*LogicalWindowTableFunction)
+	return tvf
+}
+
+// splittableWindow reports an aggregate over a window table function that
+// SplitAggregateRule splits: a window TVF aggregate (grouped by
+// window_start and window_end) on event time. Flink's rule leaves a
+// processing-time window aggregate alone (its two aggregates would each
+// materialize processing time: WindowAggregateTest.
+// testTumble_DoNotSplitProcessingTimeWindow). sqlrun also keeps one
+// aggregate for a SESSION window (whose split Flink plans as regular
+// aggregates over the session table function) and a legacy group window
+// (GROUP BY TUMBLE(...), Flink's FlinkLogicalWindowAggregate, which the
+// rule does not match). An aggregate over the table function that is no
+// window aggregate splits as any other.
+func splittableWindow(agg *LogicalAggregate, tvf *LogicalWindowTableFunction) bool {
+	if tvf.Window.Legacy || tvf.Window.Func == "SESSION" {
+		return false
+	}
+	nIn := len(tvf.input().Names())
+	var start, end bool
+	for _, g := range agg.Group {
+		x := g
+		var exprs []Expr
+		switch c := agg.input().(type) {
+		case *LogicalCalc:
+			exprs = c.Exprs
+		case *LogicalProject:
+			exprs = c.Exprs
+		}
+		if exprs != nil {
+			ref, isRef := exprs[g].(*InputRef)
+			if !isRef {
+				continue
+			}
+			x = ref.Index
+		}
+		start = start || x == nIn
+		end = end || x == nIn+1
+	}
+	return !(start && end && tvf.Window.ProcTime)
 }

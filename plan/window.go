@@ -708,18 +708,32 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	var cond Expr
 	var tvf *LogicalWindowTableFunction
 	var calcNames []string
+	var chain []Node
 	switch x := r.input().(type) {
 	case *LogicalCalc:
 		if tvf, _ = x.input().(*LogicalWindowTableFunction); tvf == nil {
-			return nil, false, nil
+			if tvf, chain = windowChain(x); tvf == nil {
+				return nil, false, nil
+			}
+			break
 		}
 		exprs, cond, calcNames = x.Exprs, x.Cond, x.names
+	case *LogicalExpand:
+		if tvf, chain = windowChain(x); tvf == nil {
+			return nil, false, nil
+		}
 	case *LogicalWindowTableFunction:
 		tvf, exprs, calcNames = x, identity(x.types), x.names
 	default:
 		return nil, false, nil
 	}
 	nIn := len(tvf.input().Names())
+	if chain != nil {
+		// The window column each field of the chain's top carries (as a
+		// reference to the table function's field), any other field a
+		// reference below nIn.
+		exprs = chainWindowRefs(tvf, chain)
+	}
 	windowRef := func(e Expr) int {
 		if ref, ok := e.(*InputRef); ok && ref.Index >= nIn {
 			return ref.Index - nIn
@@ -740,132 +754,150 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 	if !hasStart || !hasEnd {
 		return nil, false, nil
 	}
-	uses := func(e Expr) bool {
-		used := map[int]bool{}
-		refs(e, used)
-		for f := range used {
-			if f >= nIn {
-				return true
-			}
-		}
-		return false
-	}
-	if cond != nil && uses(cond) {
-		return b.convertAttachedWindowAggregate(r, tvf, exprs, cond, calcNames, windowRef, hasTime)
-	}
-	in, err := b.convert(tvf.input())
-	if err != nil {
-		return nil, false, err
-	}
-	// Flink's GroupWindowAggregate consumes updates: its WindowOperator
-	// retracts from the window's accumulators
-	// (GroupWindowTest.testWindowAggregateOnRetractStream); changelog.go
-	// marks its calls retracting. Since Flink 1.19 (FLINK-20281) a window
-	// TVF aggregation consumes updates too: FlinkChangelogModeInferenceProgram
-	// asks its input for all changes, and its calls are the retracting
-	// functions (COUNT_RETRACT, SUM_RETRACT, ...: AggregateUtil's
-	// deriveStreamWindowAggregateInfoList with needRetraction), set here
-	// because the local phase's accumulator fields depend on them.
-	mk := map[Node]sql.ChangelogMode{}
-	retract := !tvf.Window.Legacy && !modifyKinds(in, mk).IsInsertOnly()
-	// The Calc below: the calc's fields that are not window columns, in
-	// order, then the time column.
-	var below []Expr
+	var calc Node
+	var pos map[int]int
 	var belowNames []string
-	pos := map[int]int{}
-	legacyTime := -1
-	for i, e := range exprs {
-		if windowRef(e) >= 0 {
-			if tvf.Window.Legacy && legacyTime < 0 {
-				// Flink's LogicalWindowAggregateRuleBase puts the time
-				// field where the group window call was in the Project
-				// below (GroupWindowTest.testMultiHopWindows:
-				// Calc(select=[rowtime, c])).
-				legacyTime = len(below)
-				below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
-				belowNames = append(belowNames, legacyTimeName(tvf, legacyTime))
-			}
-			continue
-		}
-		if uses(e) {
-			return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot aggregate window columns in a window aggregate yet")
-		}
-		pos[i] = len(below)
-		below = append(below, e)
-		name := calcNames[i]
-		if c, ok := e.(*Call); ok && tvf.Window.Legacy && c.Op == "CAST" && strings.HasPrefix(name, "$f") {
-			if ref, ok := c.Args[0].(*InputRef); ok {
-				// LogicalWindowAggregateRuleBase rebuilds the Project
-				// below with a RelBuilder, whose inferAlias names a
-				// CAST of a field after the field: CAST(a AS BIGINT) AS
-				// a, the implicit cast of a UDAF's argument
-				// (GroupWindowTest.testHoppingFunction).
-				name = tvf.names[ref.Index]
-			}
-		}
-		belowNames = append(belowNames, name)
-	}
-	// SESSION's partition keys: their fields in the Calc below (added
-	// when the aggregate does not read them).
+	var partPos []int
+	timeCol := -1
+	retract := false
 	window := tvf.Window
 	window.PartitionNames = nil
-	if window.Legacy {
-		// StreamPhysicalGroupWindowAggregateRule creates the window's
-		// WindowEmitStrategy, which checks the emit options.
-		if window.Emit, err = emitStrategy(b.config, window.Func, window.ProcTime); err != nil {
+	if chain != nil {
+		// A chain of Calcs and Expands between the aggregate and the
+		// table function (SplitAggregateRule's partial aggregate,
+		// windowsplit.go).
+		c, p, t, ok, err := b.convertWindowChain(tvf, chain)
+		if err != nil || !ok {
 			return nil, false, err
 		}
-	} else if err := checkEmitConfiguration(b.config); err != nil {
-		return nil, false, err
-	}
-	var partPos []int
-	for _, k := range window.Partition {
-		at := -1
-		for i, e := range below {
-			if ref, ok := e.(*InputRef); ok && ref.Index == k {
-				at = i
+		if err := checkEmitConfiguration(b.config); err != nil {
+			return nil, false, err
+		}
+		calc, pos, timeCol, belowNames = c, p, t, c.Names()
+		retract = !modifyKinds(calc, map[Node]sql.ChangelogMode{}).IsInsertOnly()
+	} else {
+		uses := func(e Expr) bool {
+			used := map[int]bool{}
+			refs(e, used)
+			for f := range used {
+				if f >= nIn {
+					return true
+				}
 			}
+			return false
 		}
-		if at < 0 {
-			at = len(below)
-			below = append(below, &InputRef{Index: k, T: tvf.types[k]})
-			belowNames = append(belowNames, uniquify(append(append([]string(nil), belowNames...), tvf.names[k]))[len(belowNames)])
+		if cond != nil && uses(cond) {
+			return b.convertAttachedWindowAggregate(r, tvf, exprs, cond, calcNames, windowRef, hasTime)
 		}
-		partPos = append(partPos, at)
-	}
-	// RelTimeIndicatorConverter materializes the time attributes an
-	// aggregate call reads (gatherIndicesToMaterialize): a rowtime read by
-	// MIN or MAX is a plain TIMESTAMP, cast in the Calc below, while the
-	// window's own time column stays an attribute
-	// (WindowAggregateTest.testFieldNameConflict: CAST(rowtime) AS rowtime,
-	// rowtime AS rowtime_0).
-	for _, a := range r.Aggs {
-		for _, x := range a.Args {
-			if p, ok := pos[x]; ok {
-				if ref, isRef := below[p].(*InputRef); isRef && timeAttr(tvf, ref.Index) == rowTime {
-					below[p] = &Call{Op: "CAST", Args: []Expr{ref}, T: ref.T}
+		in, err := b.convert(tvf.input())
+		if err != nil {
+			return nil, false, err
+		}
+		// Flink's GroupWindowAggregate consumes updates: its WindowOperator
+		// retracts from the window's accumulators
+		// (GroupWindowTest.testWindowAggregateOnRetractStream); changelog.go
+		// marks its calls retracting. Since Flink 1.19 (FLINK-20281) a window
+		// TVF aggregation consumes updates too: FlinkChangelogModeInferenceProgram
+		// asks its input for all changes, and its calls are the retracting
+		// functions (COUNT_RETRACT, SUM_RETRACT, ...: AggregateUtil's
+		// deriveStreamWindowAggregateInfoList with needRetraction), set here
+		// because the local phase's accumulator fields depend on them.
+		retract = !tvf.Window.Legacy && !modifyKinds(in, map[Node]sql.ChangelogMode{}).IsInsertOnly()
+		// The Calc below: the calc's fields that are not window columns, in
+		// order, then the time column.
+		var below []Expr
+		pos = map[int]int{}
+		legacyTime := -1
+		for i, e := range exprs {
+			if windowRef(e) >= 0 {
+				if tvf.Window.Legacy && legacyTime < 0 {
+					// Flink's LogicalWindowAggregateRuleBase puts the time
+					// field where the group window call was in the Project
+					// below (GroupWindowTest.testMultiHopWindows:
+					// Calc(select=[rowtime, c])).
+					legacyTime = len(below)
+					below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
+					belowNames = append(belowNames, legacyTimeName(tvf, legacyTime))
+				}
+				continue
+			}
+			if uses(e) {
+				return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot aggregate window columns in a window aggregate yet")
+			}
+			pos[i] = len(below)
+			below = append(below, e)
+			name := calcNames[i]
+			if c, ok := e.(*Call); ok && tvf.Window.Legacy && c.Op == "CAST" && strings.HasPrefix(name, "$f") {
+				if ref, ok := c.Args[0].(*InputRef); ok {
+					// LogicalWindowAggregateRuleBase rebuilds the Project
+					// below with a RelBuilder, whose inferAlias names a
+					// CAST of a field after the field: CAST(a AS BIGINT) AS
+					// a, the implicit cast of a UDAF's argument
+					// (GroupWindowTest.testHoppingFunction).
+					name = tvf.names[ref.Index]
+				}
+			}
+			belowNames = append(belowNames, name)
+		}
+		// SESSION's partition keys: their fields in the Calc below (added
+		// when the aggregate does not read them).
+		if window.Legacy {
+			// StreamPhysicalGroupWindowAggregateRule creates the window's
+			// WindowEmitStrategy, which checks the emit options.
+			if window.Emit, err = emitStrategy(b.config, window.Func, window.ProcTime); err != nil {
+				return nil, false, err
+			}
+		} else if err := checkEmitConfiguration(b.config); err != nil {
+			return nil, false, err
+		}
+		for _, k := range window.Partition {
+			at := -1
+			for i, e := range below {
+				if ref, ok := e.(*InputRef); ok && ref.Index == k {
+					at = i
+				}
+			}
+			if at < 0 {
+				at = len(below)
+				below = append(below, &InputRef{Index: k, T: tvf.types[k]})
+				belowNames = append(belowNames, uniquify(append(append([]string(nil), belowNames...), tvf.names[k]))[len(belowNames)])
+			}
+			partPos = append(partPos, at)
+		}
+		// RelTimeIndicatorConverter materializes the time attributes an
+		// aggregate call reads (gatherIndicesToMaterialize): a rowtime read by
+		// MIN or MAX is a plain TIMESTAMP, cast in the Calc below, while the
+		// window's own time column stays an attribute
+		// (WindowAggregateTest.testFieldNameConflict: CAST(rowtime) AS rowtime,
+		// rowtime AS rowtime_0).
+		for _, a := range r.Aggs {
+			for _, x := range a.Args {
+				if p, ok := pos[x]; ok {
+					if ref, isRef := below[p].(*InputRef); isRef && timeAttr(tvf, ref.Index) == rowTime {
+						below[p] = &Call{Op: "CAST", Args: []Expr{ref}, T: ref.T}
+					}
 				}
 			}
 		}
-	}
-	timeCol := legacyTime
-	if timeCol < 0 {
-		timeCol = len(below)
-		below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
-		// WindowUtil.buildNewProgramWithoutWindowColumns names the appended
-		// time attribute by RowTypeUtils.getUniqueName: rowtime_0 when the
-		// Calc already has a rowtime (WindowAggregateTest.testFieldNameConflict).
-		belowNames = append(belowNames, uniqueName(tvf.names[tvf.TimeCol], belowNames))
-	} else {
-		belowNames = uniquify(belowNames)
-	}
-	var calc Node = newCalc(in, below, cond, belowNames)
-	if c, ok := in.(*Calc); ok && calc == in && tvf.Window.Legacy && !slices.Equal(c.Names(), belowNames) {
-		// The Calc below renames the time field ($f0): a Calc of its
-		// own in Flink's plan, merged with the one under it.
-		cp := *c
-		cp.base = row(belowNames, c.Types(), c.input())
-		calc = &cp
+		timeCol = legacyTime
+		if timeCol < 0 {
+			timeCol = len(below)
+			below = append(below, &InputRef{Index: tvf.TimeCol, T: tvf.types[tvf.TimeCol]})
+			// WindowUtil.buildNewProgramWithoutWindowColumns names the appended
+			// time attribute by RowTypeUtils.getUniqueName: rowtime_0 when the
+			// Calc already has a rowtime (WindowAggregateTest.testFieldNameConflict).
+			belowNames = append(belowNames, uniqueName(tvf.names[tvf.TimeCol], belowNames))
+		} else {
+			belowNames = uniquify(belowNames)
+		}
+		calc = newCalc(in, below, cond, belowNames)
+		if c, ok := in.(*Calc); ok && calc == in && tvf.Window.Legacy && !slices.Equal(c.Names(), belowNames) {
+			// The Calc below renames the time field ($f0): a Calc of its
+			// own in Flink's plan, merged with the one under it.
+			cp := *c
+			cp.base = row(belowNames, c.Types(), c.input())
+			calc = &cp
+		}
 	}
 	var group []int
 	var outNames []string
@@ -919,6 +951,11 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		}
 		c := a.remapped(func(x int) int { return pos[x] })
 		c.Name = a.fieldName(len(group) + len(aggs))
+		if a.Unnamed {
+			// Aggregate.deriveRowType makes $f<n> unique among the
+			// keys ($f6_0 after a hash bucket key $f6).
+			c.Name = uniqueName(c.Name, outNames)
+		}
 		c.Retract = retract
 		aggs = append(aggs, c)
 		outNames = append(outNames, c.Name)
@@ -1137,7 +1174,7 @@ func windowTwoPhaseEligible(aggs []AggCall) bool {
 			continue
 		}
 		switch a.Func {
-		case "COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG":
+		case "COUNT", "SUM", "SUM0", "$SUM0", "MIN", "MAX", "AVG":
 		default:
 			return false
 		}

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/sqlrun/sqlrun/config"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -73,36 +75,9 @@ func (b *binder) convertAttachedWindowAggregate(r *LogicalAggregate, tvf *Logica
 	}
 	window := tvf.Window
 	window.PartitionNames = nil
-	strategy, err := config.Enum(b.config, config.KeyAggPhaseStrategy)
+	agg, err := b.attachedWindowPhases(calc, group, aggs, window, start, end, hasTime, outNames, outTypes)
 	if err != nil {
 		return nil, false, err
-	}
-	var agg Node
-	if strategy != "ONE_PHASE" && windowTwoPhaseEligible(aggs) {
-		local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: -1, Window: window, Phase: 1,
-			Attached: true, WinStart: start, WinEnd: end}
-		local.base = sameRow(calc)
-		var ln []string
-		var lt []sql.DataType
-		for _, g := range group {
-			ln = append(ln, calc.Names()[g])
-			lt = append(lt, calc.Types()[g])
-		}
-		bn, bt := localBuffers(local).fieldNames()
-		ln = append(append(ln, bn...), "$window_end")
-		lt = append(append(lt, bt...), calc.Types()[end])
-		local.base = row(ln, lt, calc)
-		keys := make([]int, len(group))
-		for i := range keys {
-			keys[i] = i
-		}
-		gex := &Exchange{base: sameRow(local), Keys: keys, Single: len(group) == 0}
-		agg = &WindowAggregate{base: row(outNames, outTypes, gex), Group: keys, Aggs: aggs, TimeCol: -1,
-			Window: window, WindowTime: hasTime, Phase: 2, Attached: true, WinStart: -1, WinEnd: len(ln) - 1}
-	} else {
-		ex := &Exchange{base: sameRow(calc), Keys: append([]int(nil), group...), Single: len(group) == 0}
-		agg = &WindowAggregate{base: row(outNames, outTypes, ex), Group: group, Aggs: aggs, TimeCol: -1,
-			Window: window, WindowTime: hasTime, Attached: true, WinStart: start, WinEnd: end}
 	}
 	// Back to the aggregate's field order.
 	reorder := make([]Expr, len(r.names))
@@ -124,6 +99,130 @@ func (b *binder) convertAttachedWindowAggregate(r *LogicalAggregate, tvf *Logica
 	}
 	for gi, g := range r.Group {
 		if at, ok := propAt[windowRef(exprs[g])]; ok {
+			reorder[gi] = &InputRef{Index: at, T: outTypes[at]}
+		}
+	}
+	return newCalc(agg, reorder, nil, r.names), true, nil
+}
+
+// attachedWindowPhases is the window aggregate over in on the windows its
+// fields start and end name (WindowAttachedWindowingStrategy), grouped by
+// group, whose output is outNames/outTypes (the keys, the calls, then the
+// window properties). With table.optimizer.agg-phase-strategy other than
+// ONE_PHASE and mergeable calls it is split as
+// TwoStageOptimizedWindowAggregateRule splits it: the local phase passes
+// each window's end on as $window_end, which the global one windows on
+// (win_end=[$window_end]).
+func (b *binder) attachedWindowPhases(in Node, group []int, aggs []AggCall, window Windowing, start, end int, hasTime bool, outNames []string, outTypes []sql.DataType) (Node, error) {
+	strategy, err := config.Enum(b.config, config.KeyAggPhaseStrategy)
+	if err != nil {
+		return nil, err
+	}
+	if strategy == "ONE_PHASE" || !windowTwoPhaseEligible(aggs) {
+		ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), group...), Single: len(group) == 0}
+		return &WindowAggregate{base: row(outNames, outTypes, ex), Group: group, Aggs: aggs, TimeCol: -1,
+			Window: window, WindowTime: hasTime, Attached: true, WinStart: start, WinEnd: end}, nil
+	}
+	local := &WindowAggregate{Group: group, Aggs: aggs, TimeCol: -1, Window: window, Phase: 1,
+		Attached: true, WinStart: start, WinEnd: end}
+	local.base = sameRow(in)
+	var ln []string
+	var lt []sql.DataType
+	for _, g := range group {
+		ln = append(ln, in.Names()[g])
+		lt = append(lt, in.Types()[g])
+	}
+	bn, bt := localBuffers(local).fieldNames()
+	ln = append(append(ln, bn...), "$window_end")
+	lt = append(append(lt, bt...), in.Types()[end])
+	local.base = row(ln, lt, in)
+	keys := make([]int, len(group))
+	for i := range keys {
+		keys[i] = i
+	}
+	gex := &Exchange{base: sameRow(local), Keys: keys, Single: len(group) == 0}
+	return &WindowAggregate{base: row(outNames, outTypes, gex), Group: keys, Aggs: aggs, TimeCol: -1,
+		Window: window, WindowTime: hasTime, Phase: 2, Attached: true, WinStart: -1, WinEnd: len(ln) - 1}, nil
+}
+
+// convertAggregateOnWindows plans r over its planned input in as a
+// window aggregate with Flink's WindowAttachedWindowingStrategy when r
+// groups by the window_start and window_end in carries (a window
+// aggregate's output, through Calcs: FlinkRelMdWindowProperties) of an
+// event-time window, as StreamPhysicalWindowAggregateRule does: the rows
+// are grouped per window they name and the other keys, and each window
+// fires once when the watermark passes its end. ok is false for any other
+// aggregate (a regular one then). SplitAggregateRule's FINAL aggregate
+// over a window aggregate is one (windowsplit.go); a filter on the
+// window columns below the aggregate is convertAttachedWindowAggregate.
+func (b *binder) convertAggregateOnWindows(r *LogicalAggregate, in Node) (Node, bool, error) {
+	wp, ok := physWindowProps(in)
+	if !ok || wp.window.ProcTime || wp.window.Legacy || wp.window.Func == "SESSION" ||
+		!slices.Contains(r.Group, wp.start) || !slices.Contains(r.Group, wp.end) {
+		return nil, false, nil
+	}
+	if k := modifyKinds(in, map[Node]sql.ChangelogMode{}); !k.IsInsertOnly() {
+		return nil, false, nil
+	}
+	if err := checkEmitConfiguration(b.config); err != nil {
+		return nil, false, err
+	}
+	isWindow := func(g int) bool { return g == wp.start || g == wp.end || (wp.time >= 0 && g == wp.time) }
+	var group []int
+	var outNames []string
+	var outTypes []sql.DataType
+	hasTime := false
+	for gi, g := range r.Group {
+		if isWindow(g) {
+			hasTime = hasTime || g == wp.time
+			continue
+		}
+		group = append(group, g)
+		outNames = append(outNames, in.Names()[g])
+		outTypes = append(outTypes, r.types[gi])
+	}
+	nKeys := len(group)
+	aggs := make([]AggCall, len(r.Aggs))
+	for i, a := range r.Aggs {
+		a.Name = uniqueName(a.fieldName(nKeys+i), outNames)
+		aggs[i] = a
+		outNames = append(outNames, a.Name)
+		outTypes = append(outTypes, a.T)
+	}
+	outNames = append(outNames, "window_start", "window_end")
+	outTypes = append(outTypes, in.Types()[wp.start], in.Types()[wp.end])
+	if hasTime {
+		outNames = append(outNames, "window_time")
+		outTypes = append(outTypes, in.Types()[wp.time])
+	}
+	agg, err := b.attachedWindowPhases(in, group, aggs, wp.window, wp.start, wp.end, hasTime, outNames, outTypes)
+	if err != nil {
+		return nil, false, err
+	}
+	// Back to the aggregate's field order.
+	reorder := make([]Expr, len(r.names))
+	k := 0
+	for gi, g := range r.Group {
+		if !isWindow(g) {
+			reorder[gi] = &InputRef{Index: k, T: outTypes[k]}
+			k++
+		}
+	}
+	for i := range r.Aggs {
+		reorder[len(r.Group)+i] = &InputRef{Index: k, T: outTypes[k]}
+		k++
+	}
+	for gi, g := range r.Group {
+		at := -1
+		switch {
+		case g == wp.start:
+			at = k
+		case g == wp.end:
+			at = k + 1
+		case isWindow(g):
+			at = k + 2
+		}
+		if at >= 0 {
 			reorder[gi] = &InputRef{Index: at, T: outTypes[at]}
 		}
 	}

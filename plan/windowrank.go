@@ -92,6 +92,36 @@ func physWindowProps(n Node) (windowProps, bool) {
 			}
 		}
 		return out, out.start >= 0 && out.end >= 0
+	case *Expand:
+		// FlinkRelMdWindowProperties.getWindowProperties of an Expand:
+		// the window columns every projection passes on (the Expand of
+		// a split distinct aggregation, splitagg.go).
+		in, ok := physWindowProps(x.input())
+		if !ok {
+			return windowProps{}, false
+		}
+		out := windowProps{start: -1, end: -1, time: -1, window: in.window}
+		for i := range x.Names() {
+			f := -1
+			for j, p := range x.Projects {
+				r, ok := p[i].(*InputRef)
+				if !ok || (j > 0 && r.Index != f) {
+					f = -1
+					break
+				}
+				f = r.Index
+			}
+			switch {
+			case f < 0:
+			case f == in.start:
+				out.start = i
+			case f == in.end:
+				out.end = i
+			case f == in.time && in.time >= 0:
+				out.time = i
+			}
+		}
+		return out, out.start >= 0 && out.end >= 0
 	}
 	return windowProps{}, false
 }
