@@ -200,6 +200,18 @@ func timeAttr(n Node, f int) timeKind {
 		}
 	case *LogicalFilter:
 		return timeAttr(x.input(), f)
+	case *LogicalExpand:
+		// A field every projection passes on unchanged (the Expand of a
+		// split distinct aggregation keeps window_time an attribute).
+		var r0 *InputRef
+		for _, p := range x.Projects {
+			r, ok := p[f].(*InputRef)
+			if !ok || (r0 != nil && r.Index != r0.Index) {
+				return notTime
+			}
+			r0 = r
+		}
+		return timeAttr(x.input(), r0.Index)
 	case *LogicalWatermarkAssigner:
 		if f == x.Rowtime {
 			return rowTime

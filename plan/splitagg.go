@@ -120,7 +120,7 @@ func splitAggregate(b *binder, n Node) (Node, error) {
 		types := append([]sql.DataType(nil), in.Types()...)
 		intT := sql.Int().NotNull()
 		for i, x := range hashOf {
-			hash := &Call{Op: "HASH_CODE", Args: []Expr{&InputRef{Index: x, T: in.Types()[x]}}, T: intT}
+			hash := &Call{Op: "HASH_CODE", Args: []Expr{materialized(in, x)}, T: intT}
 			mod := &Call{Op: "MOD", Args: []Expr{hash, &Literal{Value: int32(buckets), T: intT}}, T: intT}
 			exprs = append(exprs, mod)
 			names = append(names, "$f"+strconv.Itoa(nIn+i))
@@ -211,6 +211,29 @@ func splitAggregate(b *binder, n Node) (Node, error) {
 	pNames = aggCallNames(pNames, len(partial))
 	for i := range partial {
 		partial[i].Name = pNames[len(full)+i]
+	}
+	if c, ok := cur.(*LogicalCalc); ok {
+		// RelTimeIndicatorConverter (TIME_INDICATOR, after this rule)
+		// materializes a time attribute a partial call reads in the Calc
+		// below it (WindowAggregateTest.testTumble_DistinctOnWindowColumns:
+		// CAST(window_time) AS window_time).
+		exprs := append([]Expr(nil), c.Exprs...)
+		changed := false
+		for _, a := range partial {
+			for _, x := range a.Args {
+				if x < nIn && timeAttribute(in, x) != "" {
+					if _, done := exprs[x].(*Call); !done {
+						exprs[x] = materialized(in, x)
+						changed = true
+					}
+				}
+			}
+		}
+		if changed {
+			cp := *c
+			cp.Exprs = exprs
+			cur = &cp
+		}
 	}
 	partialAgg := &LogicalAggregate{base: row(pNames, pTypes, cur), Group: full, Aggs: partial, PartialFinal: Partial}
 
@@ -305,6 +328,17 @@ func splits(b *binder, agg *LogicalAggregate) (bool, error) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// materialized is field x of in, cast to a plain TIMESTAMP when it is a
+// time attribute (RelTimeIndicatorConverter's materialization of an
+// attribute a function or an aggregate call reads: HASH_CODE(CAST(window_time))).
+func materialized(in Node, x int) Expr {
+	ref := &InputRef{Index: x, T: in.Types()[x]}
+	if timeAttribute(in, x) == "" {
+		return ref
+	}
+	return &Call{Op: "CAST", Args: []Expr{ref}, T: ref.T}
 }
 
 // splitPartialType is the type of a partial call fn made of a: COUNT's

@@ -645,6 +645,17 @@ func timeAttribute(n Node, i int) string {
 		return timeAttribute(x.input(), i)
 	case *LogicalJoin:
 		return joinTimeAttribute(x, nil, i)
+	case *LogicalExpand:
+		// A field every projection passes on unchanged.
+		var f *InputRef
+		for _, p := range x.Projects {
+			r, ok := p[i].(*InputRef)
+			if !ok || (f != nil && r.Index != f.Index) {
+				return ""
+			}
+			f = r
+		}
+		return timeAttribute(x.input(), f.Index)
 	case *LogicalWindowTableFunction:
 		if i < len(x.input().Names()) {
 			return timeAttribute(x.input(), i)
