@@ -164,12 +164,9 @@ func (b *binder) convertWindowChain(tvf *LogicalWindowTableFunction, chain []Nod
 	if err != nil {
 		return nil, nil, 0, false, err
 	}
-	mk := map[Node]sql.ChangelogMode{}
-	if k := modifyKinds(in, mk); !k.IsInsertOnly() {
-		culprit := (&inference{mk: mk}).culprit(in, k.Without(sql.Insert))
-		return nil, nil, 0, false, sql.Errorf(sql.TableException, "sqlrun does not support a window TVF aggregation over an updating input yet (Flink 1.19+ runs it; a legacy GROUP BY %s(...) group window runs here), produced by node %s",
-			tvf.Window.Func, nodeDescription(culprit, FormatPrefix))
-	}
+	// An updating input is fine: the partial aggregate's calls retract
+	// (convertWindowAggregate), as an unsplit window aggregate's do
+	// (Flink 1.19+, FLINK-20281), and its output is insert-only.
 	// phys maps the current level's fields to the planned node's.
 	phys := make([]int, len(tvf.Names()))
 	for i := range phys {
