@@ -1,6 +1,7 @@
 // Package lint holds the repository's lint test, in the style of pebble's
 // internal/lint: one Go test that runs gofmt, go vet, staticcheck and
-// deadcode over the module, checks that `go mod tidy` leaves no diff, and
+// deadcode over the module, checks that `go mod tidy` leaves no diff and
+// that no tracked file holds a merge-conflict marker, and
 // checks the import rules of docs/architecture.md, kept below as a table.
 // `make test` runs it with every other test; `make lint` runs only it.
 //
@@ -167,6 +168,19 @@ func TestLint(t *testing.T) {
 		out := run(t, root, "gofmt", append([]string{"-l"}, files...)...)
 		for _, l := range lines(out) {
 			t.Errorf("not gofmt'd: %s", rel(root, l))
+		}
+	})
+
+	// A rebase that took a file with its conflict unresolved commits the
+	// markers; in a Markdown page or a golden nothing else notices.
+	t.Run("conflict-markers", func(t *testing.T) {
+		t.Parallel()
+		out := run(t, root, "git", "grep", "-n", "-I", "-E", "^(<<<<<<< |>>>>>>> )", "--", ".")
+		if strings.HasPrefix(out, "fatal:") {
+			t.Skipf("not a git checkout: %s", strings.TrimSpace(out))
+		}
+		for _, l := range lines(out) {
+			t.Errorf("merge-conflict marker: %s", l)
 		}
 	})
 
