@@ -18,7 +18,14 @@ import (
 // for a1 is project=[a1, b1] twice, the second under Calc(select=[a1])).
 // Each former scan keeps its own source (the union projection applied to
 // it), so the running job reads the table as before, with the fields of
-// the union. A source that does not take projections, one reading
+// the union. Only the scans of one statement merge (one root: the query,
+// or one INSERT of a statement set): Flink 1.20 optimizes a statement
+// set's sinks as separate RelNodeBlocks and keeps their scans apart
+// (WindowAggregateTest.testMultipleAggregateOnSameWindowTVF:
+// project=[b, e, rowtime] and project=[rowtime] of one table in two
+// INSERTs), while a view read twice in one query shares one
+// (testInvalidRelaxFormCascadeProctimeWindow_OnWindowJoin). A source
+// that does not take projections, one reading
 // metadata, or scans whose other abilities (filters) differ are left
 // alone; scans already alike are Flink's plain sub-plan reuse, which
 // EXPLAIN's optimized plan does not show.
@@ -28,8 +35,15 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 	if !subPlan || !source {
 		return roots
 	}
-	groups := map[string][]*TableSourceScan{}
-	var order []string
+	// A group is the scans of one statement (one root: a query, or one
+	// INSERT of a statement set) alike but for their projection.
+	type groupKey struct {
+		root   int
+		digest string
+	}
+	groups := map[groupKey][]*TableSourceScan{}
+	var order []groupKey
+	root := 0
 	var visit func(n Node, sub bool)
 	visit = func(n Node, sub bool) {
 		if j, ok := n.(*Join); ok && (j.IsSemi() || j.IsAnti()) {
@@ -54,16 +68,18 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 		// join hints a scan inside an IN / EXISTS subquery keeps Flink's
 		// ALIAS hint (BroadcastJoinHintTest.testJoinHintWithJoinHintInCorrelateAndWithSortLimit:
 		// T1 whole and T1 hints=[[[ALIAS options:[T1]]]] stay apart).
-		k := scanDigest("TableSourceScan", s.Table, nil, s.FilterDigest, s.FilterPushed, s.Limit, nil, s.Table.Schema.Names())
+		d := scanDigest("TableSourceScan", s.Table, nil, s.FilterDigest, s.FilterPushed, s.Limit, nil, s.Table.Schema.Names())
 		if sub && hinted {
-			k += " in a subquery"
+			d += " in a subquery"
 		}
+		k := groupKey{root, d}
 		if _, seen := groups[k]; !seen {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], s)
 	}
-	for _, r := range roots {
+	for i, r := range roots {
+		root = i
 		visit(r, false)
 	}
 	replace := map[*TableSourceScan]Node{}
