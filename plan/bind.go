@@ -503,6 +503,10 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		return b.bindJoin(x)
 	case *ast.TableFunctionRef:
 		return b.bindWindowTVF(x)
+	case *ast.Unnest:
+		// Flink plans it as a Correlate over $UNNEST_ROWS$1
+		// (LogicalUnnestRule); sqlrun has no Correlate yet.
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support UNNEST yet")
 	}
 	return nil, nil, fmt.Errorf("bind: unknown FROM item %T", t)
 }
