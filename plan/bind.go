@@ -562,8 +562,11 @@ func (b *binder) bindQuery(q ast.QueryExpr) (Node, error) {
 }
 
 func (b *binder) bindSetOp(x *ast.SetOp) (Node, error) {
-	if x.Kind != ast.Union {
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s yet", x.Kind)
+	if x.Kind != ast.Union && x.All {
+		// Flink plans these with RewriteIntersectAllRule /
+		// RewriteMinusAllRule (a marker union, counts and a Correlate with
+		// its ReplicateRows table function), which sqlrun does not have.
+		return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s ALL yet (only %s without ALL)", x.Kind, x.Kind)
 	}
 	l, err := b.bindQuery(x.Left)
 	if err != nil {
@@ -574,23 +577,59 @@ func (b *binder) bindSetOp(x *ast.SetOp) (Node, error) {
 		return nil, err
 	}
 	if len(l.Names()) != len(r.Names()) {
-		return nil, validationErr(x.At, 1, "Column count mismatch in UNION")
+		return nil, validationErr(x.At, 1, "Column count mismatch in %s", x.Kind)
 	}
 	types := make([]sql.DataType, len(l.Types()))
 	for i := range l.Types() {
 		t, ok := commonType(l.Types()[i], r.Types()[i])
 		if !ok {
-			return nil, validationErr(x.At, 1, "Type mismatch in column %d of UNION", i+1)
+			return nil, validationErr(x.At, 1, "Type mismatch in column %d of %s", i+1, x.Kind)
 		}
 		types[i] = t
 	}
 	l, r = castTo(l, types), castTo(r, types)
+	if x.Kind != ast.Union {
+		out := setOpJoin(l, r, x.Kind)
+		return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, scopeOf(out, ""), nil)
+	}
 	u := &LogicalUnion{base: row(l.Names(), types, l, r), All: x.All}
 	var out Node = u
 	if !x.All {
 		out = distinct(u)
 	}
 	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, scopeOf(out, ""), nil)
+}
+
+// setOpJoin is a distinct INTERSECT or EXCEPT as Flink's
+// ReplaceIntersectWithSemiJoinRule / ReplaceMinusWithAntiJoinRule make it:
+// a distinct aggregate on all columns over a semi (INTERSECT) or anti
+// (EXCEPT) join of the inputs whose condition pairs every column, NULLs
+// matching NULLs (SetOpRewriteUtil.generateEqualsCondition builds
+// (l = r) OR (l IS NULL AND r IS NULL) per column; a lone such condition
+// prints as IS NOT DISTINCT FROM(l, r), as Calcite collapses it).
+func setOpJoin(l, r Node, kind ast.SetOpKind) Node {
+	nl := len(l.Names())
+	lt, rt := l.Types(), r.Types()
+	boolT := sql.Boolean().NotNull()
+	var conds []Expr
+	for i := 0; i < nl; i++ {
+		le := &InputRef{Index: i, T: lt[i]}
+		re := &InputRef{Index: nl + i, T: rt[i]}
+		if nl == 1 {
+			conds = append(conds, &Call{Op: "IS NOT DISTINCT FROM", Args: []Expr{le, re}, T: boolT})
+			continue
+		}
+		eq := &Call{Op: "=", Args: []Expr{le, re}, T: sql.Boolean().WithNullable(lt[i].Nullable || rt[i].Nullable)}
+		isNull := func(e Expr) Expr { return &Call{Op: "IS NULL", Args: []Expr{e}, T: boolT} }
+		both := &Call{Op: "AND", Args: []Expr{isNull(le), isNull(re)}, T: boolT}
+		conds = append(conds, &Call{Op: "OR", Args: []Expr{eq, both}, T: boolT})
+	}
+	jk := semiJoin
+	if kind == ast.Except {
+		jk = antiJoin
+	}
+	j := &LogicalJoin{base: row(l.Names(), lt, l, r), Cond: and(conds), JoinType: jk}
+	return distinct(j)
 }
 
 // castTo projects r to the given types when any differs.
