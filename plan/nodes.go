@@ -158,6 +158,10 @@ type Join struct {
 	JoinType  ast.JoinKind
 	LeftKeys  []int
 	RightKeys []int
+	// NullSafe, when not nil, marks the keys (by index) that match NULL
+	// with NULL: IS NOT DISTINCT FROM keys (Flink's JoinSpec filterNulls
+	// false), which only the streaming join takes (newStreamJoin).
+	NullSafe []bool
 	// Strategy is a batch join's (batchjoin.go): HashJoin, SortMergeJoin
 	// or NestedLoopJoin; empty for the streaming Join.
 	Strategy string

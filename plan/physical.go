@@ -85,7 +85,7 @@ func (b *binder) convert(r Node) (Node, error) {
 		if ij, err := newIntervalJoin(r, l, rt); err != nil || ij != nil {
 			return ij, err
 		}
-		return newJoin(l, rt, r.Cond, r.JoinType), nil
+		return newStreamJoin(l, rt, r.Cond, r.JoinType), nil
 	case *LogicalLookupJoin:
 		return b.convertLookupJoin(r)
 	case *LogicalAggregate:
@@ -673,24 +673,93 @@ func isTrueLiteral(e Expr) bool {
 // newJoin builds Exchange(hash[keys]) on both inputs (single without
 // equi-keys) and the Join over them.
 func newJoin(left, right Node, cond Expr, kind ast.JoinKind) Node {
+	return newJoinKeys(left, right, cond, kind, false)
+}
+
+// newStreamJoin is newJoin for the streaming regular join, which also
+// keys on the IS NOT DISTINCT FROM conjuncts, spelled so or as (l = r) OR
+// (l IS NULL AND r IS NULL) (Calcite's RelOptUtil.splitJoinCondition: a
+// key whose filterNulls is false; SetOperatorsTest.testIntersect:
+// Exchange(distribution=[hash[c]]) under where=[IS NOT DISTINCT FROM(c,
+// f)]). Such a key matches NULL with NULL (Join.NullSafe).
+func newStreamJoin(left, right Node, cond Expr, kind ast.JoinKind) Node {
+	return newJoinKeys(left, right, cond, kind, true)
+}
+
+// nullSafePair returns the two fields of c when c is IS NOT DISTINCT
+// FROM(a, b) or (a = b) OR (a IS NULL AND b IS NULL) over fields.
+func nullSafePair(c Expr) (*InputRef, *InputRef, bool) {
+	call, ok := c.(*Call)
+	if !ok {
+		return nil, nil, false
+	}
+	if call.Op == "IS NOT DISTINCT FROM" && len(call.Args) == 2 {
+		a, okA := call.Args[0].(*InputRef)
+		b, okB := call.Args[1].(*InputRef)
+		return a, b, okA && okB
+	}
+	if call.Op != "OR" || len(call.Args) != 2 {
+		return nil, nil, false
+	}
+	eq, ok1 := call.Args[0].(*Call)
+	both, ok2 := call.Args[1].(*Call)
+	if !ok1 || !ok2 || eq.Op != "=" || both.Op != "AND" || len(eq.Args) != 2 || len(both.Args) != 2 {
+		return nil, nil, false
+	}
+	a, okA := eq.Args[0].(*InputRef)
+	b, okB := eq.Args[1].(*InputRef)
+	if !okA || !okB {
+		return nil, nil, false
+	}
+	isNullOf := func(e Expr) int {
+		n, ok := e.(*Call)
+		if !ok || n.Op != "IS NULL" || len(n.Args) != 1 {
+			return -1
+		}
+		if r, ok := n.Args[0].(*InputRef); ok {
+			return r.Index
+		}
+		return -1
+	}
+	x, y := isNullOf(both.Args[0]), isNullOf(both.Args[1])
+	if x == a.Index && y == b.Index || x == b.Index && y == a.Index {
+		return a, b, true
+	}
+	return nil, nil, false
+}
+
+func newJoinKeys(left, right Node, cond Expr, kind ast.JoinKind, withNullSafe bool) Node {
 	nl := len(left.Names())
 	var lk, rk []int
+	var ns []bool
+	anyNullSafe := false
 	for _, c := range conjuncts(cond) {
-		call, ok := c.(*Call)
-		if !ok || call.Op != "=" {
-			continue
-		}
-		a, okA := call.Args[0].(*InputRef)
-		bb, okB := call.Args[1].(*InputRef)
-		if !okA || !okB {
+		var a, bb *InputRef
+		safe := false
+		if call, ok := c.(*Call); ok && call.Op == "=" {
+			var okA, okB bool
+			a, okA = call.Args[0].(*InputRef)
+			bb, okB = call.Args[1].(*InputRef)
+			if !okA || !okB {
+				continue
+			}
+		} else if x, y, ok := nullSafePair(c); ok && withNullSafe {
+			a, bb, safe = x, y, true
+		} else {
 			continue
 		}
 		switch {
 		case a.Index < nl && bb.Index >= nl:
-			lk, rk = append(lk, a.Index), append(rk, bb.Index-nl)
+			lk, rk, ns = append(lk, a.Index), append(rk, bb.Index-nl), append(ns, safe)
 		case bb.Index < nl && a.Index >= nl:
-			lk, rk = append(lk, bb.Index), append(rk, a.Index-nl)
+			lk, rk, ns = append(lk, bb.Index), append(rk, a.Index-nl), append(ns, safe)
+		default:
+			continue
 		}
+		anyNullSafe = anyNullSafe || safe
+	}
+	if !anyNullSafe {
+		ns = nil
 	}
 	ex := func(in Node, keys []int) Node {
 		return &Exchange{base: sameRow(in), Keys: keys, Single: len(keys) == 0}
@@ -706,5 +775,5 @@ func newJoin(left, right Node, cond Expr, kind ast.JoinKind) Node {
 		}
 		names = uniquify(append(names, right.Names()...))
 	}
-	return &Join{base: row(names, types, ex(left, lk), ex(right, rk)), Cond: cond, JoinType: kind, LeftKeys: lk, RightKeys: rk}
+	return &Join{base: row(names, types, ex(left, lk), ex(right, rk)), Cond: cond, JoinType: kind, LeftKeys: lk, RightKeys: rk, NullSafe: ns}
 }

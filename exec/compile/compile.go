@@ -1170,6 +1170,7 @@ func (b *builder) join(n *plan.Join, path string) (edge, error) {
 	}
 	l, r, p := jp.l, jp.r, jp.p
 	spec := operators.JoinSpec{Cond: jp.cond, Semi: n.IsSemi(), Anti: n.IsAnti(), Left: jp.left, Right: jp.right}
+	spec.Left.NullSafe, spec.Right.NullSafe = n.NullSafe, n.NullSafe
 	for i, side := range []*operators.JoinSideSpec{&spec.Left, &spec.Right} {
 		kind, uk := n.JoinInputSide(i == 1)
 		switch kind {

@@ -27,8 +27,12 @@ const (
 type JoinSideSpec struct {
 	// Keys are the equi-join fields; the state key is state.AppendKey over
 	// them, the Hash edge's key.
-	Keys  []int
-	Arity int
+	Keys []int
+	// NullSafe, when not nil, marks the keys (by index) on which NULL
+	// matches NULL (IS NOT DISTINCT FROM; Flink's filterNulls false); a
+	// NULL in any other key keeps the row from matching.
+	NullSafe []bool
+	Arity    int
 	// Outer marks the side whose unmatched rows are emitted padded with
 	// NULLs (the left side of a LEFT join, both sides of a FULL join).
 	Outer bool
@@ -68,7 +72,8 @@ type JoinSpec struct {
 //     of an outer other side that had exactly one association gets its
 //     null-padded row back (+I).
 //
-// Rows whose join key has a NULL never match (Flink's filterNullKeys) and
+// Rows whose join key has a NULL (in a key that is not NullSafe) never
+// match (Flink's filterNullKeys) and
 // are not stored; their outer padding is emitted and retracted alike.
 //
 // One deviation from Flink 1.20, taken from later Flink
@@ -235,10 +240,11 @@ func (j *streamingJoin) matches(in, other []any, inIsLeft bool) (bool, error) {
 	return ok, nil
 }
 
-// stateKey is the join key of row, or ok=false when a key field is NULL.
-func (j *streamingJoin) stateKey(vals []any, keys []int) (string, bool, error) {
-	for _, k := range keys {
-		if vals[k] == nil {
+// stateKey is the join key of row, or ok=false when a key field that is
+// not null-safe is NULL.
+func (j *streamingJoin) stateKey(vals []any, keys []int, nullSafe []bool) (string, bool, error) {
+	for i, k := range keys {
+		if vals[k] == nil && !(i < len(nullSafe) && nullSafe[i]) {
 			return "", false, nil
 		}
 	}
@@ -335,7 +341,7 @@ func (j *streamingJoin) associate(r sql.Row, inIsLeft bool) (association, error)
 	inSpec, _, inT, otherT := j.side(inIsLeft)
 	var a association
 	var err error
-	if a.key, a.keyed, err = j.stateKey(r.Values, inSpec.Keys); err != nil || !a.keyed {
+	if a.key, a.keyed, err = j.stateKey(r.Values, inSpec.Keys, inSpec.NullSafe); err != nil || !a.keyed {
 		return a, err
 	}
 	if a.inRecs, _, err = inT.Get(a.key); err != nil {
