@@ -2232,7 +2232,10 @@ func isEmptyRel(n Node) bool {
 	case *LogicalValues:
 		return len(x.Rows) == 0
 	case *LogicalCalc:
-		return x.Cond != nil && isFalseLiteral(simplifyFilter(fold(x.Cond)))
+		return x.Cond != nil && isFalseLiteral(simplifyFilter(fold(x.Cond))) || isEmptyRel(x.input())
+	case *LogicalProject:
+		// PruneEmptyRules.PROJECT_INSTANCE: a projection of no rows.
+		return isEmptyRel(x.input())
 	}
 	return false
 }
