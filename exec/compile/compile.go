@@ -1257,15 +1257,20 @@ func rankOperator(n *plan.Rank) (runtime.OperatorFactory, error) {
 	for _, k := range n.Order {
 		spec.Order = append(spec.Order, operators.SortKey{Index: k.Field, Desc: k.Desc, NullsFirst: k.NullsFirst})
 	}
-	switch n.Strategy {
-	case "AppendFastStrategy":
-		spec.Strategy = operators.AppendFast
-	case "UpdateFastStrategy":
-		spec.Strategy, spec.RowKey = operators.UpdateFast, n.StrategyKey
-	default:
-		spec.Strategy = operators.Retract
-	}
+	spec.Strategy, spec.RowKey = rankStrategy(n.Strategy, n.StrategyKey)
 	return operators.TopN(spec), nil
+}
+
+// rankStrategy is the runtime's Top-N strategy for a plan's Rank or
+// SortLimit strategy (RankProcessStrategy), with UpdateFast's row key.
+func rankStrategy(strategy string, key []int) (operators.RankStrategy, []int) {
+	switch strategy {
+	case "AppendFastStrategy":
+		return operators.AppendFast, nil
+	case "UpdateFastStrategy":
+		return operators.UpdateFast, key
+	}
+	return operators.Retract, nil
 }
 
 // limitOperator compiles a Limit. Over an updating input it is Flink's
@@ -1304,14 +1309,7 @@ func sortLimitOperator(n *plan.SortLimit, keys []operators.SortKey) runtime.Oper
 	}
 	spec := operators.RankSpec{Order: keys, Start: n.Offset + 1, End: end,
 		GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore)}
-	switch n.Strategy {
-	case "AppendFastStrategy":
-		spec.Strategy = operators.AppendFast
-	case "UpdateFastStrategy":
-		spec.Strategy, spec.RowKey = operators.UpdateFast, n.StrategyKey
-	default:
-		spec.Strategy = operators.Retract
-	}
+	spec.Strategy, spec.RowKey = rankStrategy(n.Strategy, n.StrategyKey)
 	return operators.TopN(spec)
 }
 
