@@ -163,26 +163,8 @@ func (p javaPattern) format(t time.Time) string {
 			num(t.Day(), f.count)
 		case 'D':
 			num(t.YearDay(), f.count)
-		case 'H':
-			num(t.Hour(), f.count)
-		case 'k':
-			h := t.Hour()
-			if h == 0 {
-				h = 24
-			}
-			num(h, f.count)
-		case 'K':
-			num(t.Hour()%12, f.count)
-		case 'h':
-			h := t.Hour() % 12
-			if h == 0 {
-				h = 12
-			}
-			num(h, f.count)
-		case 'm':
-			num(t.Minute(), f.count)
-		case 's':
-			num(t.Second(), f.count)
+		case 'H', 'k', 'K', 'h', 'm', 's':
+			num(clockField(t, f.letter), f.count)
 		case 'S':
 			frac := fmt.Sprintf("%09d", t.Nanosecond())
 			for len(frac) < f.count {

@@ -77,26 +77,8 @@ func (p simplePattern) format(t time.Time) string {
 			} else {
 				b.WriteString("PM")
 			}
-		case 'H':
-			num(t.Hour(), f.count)
-		case 'k':
-			h := t.Hour()
-			if h == 0 {
-				h = 24
-			}
-			num(h, f.count)
-		case 'K':
-			num(t.Hour()%12, f.count)
-		case 'h':
-			h := t.Hour() % 12
-			if h == 0 {
-				h = 12
-			}
-			num(h, f.count)
-		case 'm':
-			num(t.Minute(), f.count)
-		case 's':
-			num(t.Second(), f.count)
+		case 'H', 'k', 'K', 'h', 'm', 's':
+			num(clockField(t, f.letter), f.count)
 		case 'S':
 			num(t.Nanosecond()/1e6, f.count)
 		}
@@ -261,4 +243,30 @@ func getSimplePattern(p string) (simplePattern, error) {
 	}
 	simplePatterns.Store(p, pat)
 	return pat, nil
+}
+
+// clockField is the value of a clock pattern letter, the same in
+// DateTimeFormatter and SimpleDateFormat: H hour 0-23, k hour 1-24, K hour
+// 0-11, h hour 1-12, m minute, s second.
+func clockField(t time.Time, letter byte) int {
+	switch letter {
+	case 'H':
+		return t.Hour()
+	case 'k':
+		if t.Hour() == 0 {
+			return 24
+		}
+		return t.Hour()
+	case 'K':
+		return t.Hour() % 12
+	case 'h':
+		if t.Hour()%12 == 0 {
+			return 12
+		}
+		return t.Hour() % 12
+	case 'm':
+		return t.Minute()
+	default: // 's'
+		return t.Second()
+	}
 }
