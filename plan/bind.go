@@ -504,9 +504,9 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 	case *ast.TableFunctionRef:
 		return b.bindWindowTVF(x)
 	case *ast.Unnest:
-		// Flink plans it as a Correlate over $UNNEST_ROWS$1
-		// (LogicalUnnestRule); sqlrun has no Correlate yet.
-		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support UNNEST yet")
+		// An UNNEST joined to the table whose values it unnests is a
+		// Correlate (bindUnnestJoin); one on its own is not.
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun supports UNNEST only joined to the rows it unnests: FROM t, UNNEST(t.col) or FROM t CROSS JOIN UNNEST(t.col)")
 	}
 	return nil, nil, fmt.Errorf("bind: unknown FROM item %T", t)
 }
@@ -2575,6 +2575,9 @@ func operandErr(x *ast.FuncCall, err error) error {
 // bindJoin binds "l [kind] JOIN r ON cond" into LogicalJoin; the outer
 // side's opposite columns become nullable.
 func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
+	if u, ok := x.Right.(*ast.Unnest); ok {
+		return b.bindUnnestJoin(x, u)
+	}
 	if tr, ok := x.Right.(*ast.TableRef); ok && tr.SystemTimeAsOf != nil && hasColumnRef(tr.SystemTimeAsOf) {
 		return b.bindLookupJoin(x, tr)
 	}

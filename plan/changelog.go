@@ -365,7 +365,7 @@ func (inf *inference) culprit(n Node, missing sql.ChangelogMode) Node {
 	for {
 		var next Node
 		switch c := culprit.(type) {
-		case *Calc, *Exchange, *DropUpdateBefore, *WatermarkAssigner:
+		case *Calc, *Exchange, *DropUpdateBefore, *WatermarkAssigner, *Correlate:
 			next = c.input()
 		case *Union:
 			for _, in := range c.inputs {

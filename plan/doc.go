@@ -9,7 +9,8 @@
 // LogicalValues, LogicalUnion, LogicalSort and LogicalJoin; the physical
 // ones (nodes.go) TableSourceScan, Values, Calc, Exchange,
 // ChangelogNormalize, DropUpdateBefore, GroupAggregate, Union, Limit,
-// SortLimit, Join, Rank, Deduplicate (rank.go), Sink, mini-batch's
+// SortLimit, Join, Rank, Deduplicate (rank.go), Correlate (an UNNEST,
+// unnest.go), Sink, mini-batch's
 // MiniBatchAssigner and LocalGroupAggregate / GlobalGroupAggregate /
 // IncrementalGroupAggregate (minibatch.go, applied after changelog inference), and batch mode's LocalAggregate / FinalAggregate
 // (Local- and final Hash- or SortAggregate) and Sort. Consumers (explain,
@@ -38,9 +39,16 @@
 //     DENSE_RANK() OVER (...) over the projection computing it becomes a
 //     FlinkLogicalRank with a constant range (PROJECT_TO_WINDOW, LOGICAL:
 //     ProjectToWindowRule, FlinkLogicalRankRule; rank.go);
+//     - Unnest: an UNNEST's Uncollect under its LogicalCorrelate becomes
+//     a table function scan of $UNNEST_ROWS$1 (DEFAULT_REWRITE:
+//     LogicalUnnestRule; unnest.go);
 //     - CalcMerge: Project/Filter chains become one FlinkLogicalCalc
 //     (DEFAULT_REWRITE .. LOGICAL: FILTER_MERGE, FlinkFilterProjectTransposeRule,
 //     FlinkProjectMergeRule, FILTER_TO_CALC, PROJECT_TO_CALC, FlinkCalcMergeRule);
+//     - FilterCorrelate: a WHERE over an UNNEST correlate goes below it
+//     (conjuncts on the left side) or into its condition (conjuncts on
+//     the unnested fields), a rename-only projection over it goes
+//     (DECORRELATE's pre-pass: FILTER_CORRELATE; unnest.go);
 //     - RankProjectTranspose: the Calc above a rank prunes the rank's
 //     input and number, a one-row ROW_NUMBER range becomes the literal
 //     (ProjectRankTransposeRule, RankNumberColumnRemoveRule);

@@ -394,6 +394,11 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 			GenerateUpdateBefore: n.Mode().Contains(sql.UpdateBefore), EmitDuplicates: ttl > 0})
 	case *plan.DropUpdateBefore:
 		f = operators.DropUpdateBefore()
+	case *plan.Correlate:
+		f, err = unnestOperator(b, n)
+		if err != nil {
+			return edge{}, err
+		}
 	case *plan.Expand:
 		projects := make([]operators.CalcFunc, len(n.Projects))
 		for i, p := range n.Projects {
@@ -1455,4 +1460,26 @@ func (b *builder) valuesRows(n *plan.Values) ([]sql.Row, error) {
 		rows[i] = sql.Row{Kind: sql.Insert, Values: vals}
 	}
 	return rows, nil
+}
+
+// unnestOperator compiles a Correlate of $UNNEST_ROWS$1: its collection
+// over the input row, its condition over the element's columns.
+func unnestOperator(b *builder, n *plan.Correlate) (runtime.OperatorFactory, error) {
+	arg, err := plan.CompileCalc([]plan.Expr{b.atStart(n.Arg)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	spec := operators.UnnestSpec{Arg: operators.CalcFunc(arg), Map: n.Elem.Root == sql.TypeMap,
+		Width: len(n.ElemTypes), Left: n.JoinType == ast.LeftJoin}
+	if n.Elem.Root == sql.TypeArray && n.Elem.Elem != nil && n.Elem.Elem.Root == sql.TypeRow {
+		spec.RowArity = len(n.Elem.Elem.Fields)
+	}
+	if n.Cond != nil {
+		c, err := plan.CompileCalc(nil, b.atStart(n.Cond))
+		if err != nil {
+			return nil, err
+		}
+		spec.Cond = operators.CalcFunc(c)
+	}
+	return operators.Unnest(spec), nil
 }
