@@ -78,6 +78,9 @@ type Correlate struct {
 	ElemTypes []sql.DataType
 	JoinType  ast.JoinKind
 	Cond      Expr
+	// timeAttrs are the left fields' time attributes ("rowtime",
+	// "proctime" or ""), which the rowType marks.
+	timeAttrs []string
 }
 
 func (*LogicalUnnestCorrelate) Name() string { return "LogicalCorrelate" }
@@ -117,12 +120,12 @@ func (*Uncollect) describe(Format) string           { return "Uncollect" }
 func (n *correlatedProject) describe(Format) string { return n.digest }
 
 func (n *UnnestScan) describe(Format) string {
-	return "LogicalTableFunctionScan(invocation=[" + n.Invocation + "], rowType=[" + recordType(n.names, n.types) + "])"
+	return "LogicalTableFunctionScan(invocation=[" + n.Invocation + "], rowType=[" + recordType(n.names, n.types, nil) + "])"
 }
 
 func (n *Correlate) describe(Format) string {
 	s := "Correlate(invocation=[" + n.Invocation + "], correlate=[table(" + n.Invocation + ")], select=[" +
-		strings.Join(n.names, ",") + "], rowType=[" + recordType(n.names, n.types) + "], joinType=[" +
+		strings.Join(n.names, ",") + "], rowType=[" + recordType(n.names, n.types, n.timeAttrs) + "], joinType=[" +
 		strings.ToUpper(string(n.JoinType)) + "]"
 	if n.Cond != nil {
 		s += ", condition=[" + FormatExpr(n.Cond, nil, FormatAST) + "]"
@@ -134,10 +137,16 @@ func (n *Correlate) describe(Format) string {
 // Correlate's rowType: RecordType(INTEGER a, INTEGER ARRAY b), a ROW
 // field as RecordType:peek_no_expand(...) (Flink's rows are
 // PEEK_FIELDS_NO_EXPAND structs), strings without their charset.
-func recordType(names []string, types []sql.DataType) string {
+func recordType(names []string, types []sql.DataType, timeAttrs []string) string {
 	parts := make([]string, len(names))
 	for i := range names {
-		parts[i] = correlateType(types[i]) + " " + names[i]
+		t := correlateType(types[i])
+		if i < len(timeAttrs) && timeAttrs[i] != "" {
+			// TimeIndicatorRelDataType's digest.
+			t = strings.Replace(correlateType(types[i].WithNullable(true)), "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "TIMESTAMP_LTZ", 1) +
+				" *" + strings.ToUpper(timeAttrs[i]) + "*"
+		}
+		parts[i] = t + " " + names[i]
 	}
 	return "RecordType(" + strings.Join(parts, ", ") + ")"
 }
@@ -480,6 +489,10 @@ func (b *binder) convertCorrelate(r *LogicalUnnestCorrelate) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	attrs := make([]string, len(r.inputs[0].Names()))
+	for i := range attrs {
+		attrs[i] = timeAttribute(r.inputs[0], i)
+	}
 	return &Correlate{base: row(r.names, r.types, in), Arg: scan.Arg, Invocation: scan.Invocation,
-		Elem: scan.Arg.Type(), ElemTypes: scan.types, JoinType: r.JoinType, Cond: r.Cond}, nil
+		Elem: scan.Arg.Type(), ElemTypes: scan.types, JoinType: r.JoinType, Cond: r.Cond, timeAttrs: attrs}, nil
 }

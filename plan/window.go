@@ -645,6 +645,12 @@ func timeAttribute(n Node, i int) string {
 		return timeAttribute(x.input(), i)
 	case *LogicalJoin:
 		return joinTimeAttribute(x, nil, i)
+	case *LogicalUnnestCorrelate:
+		// The left row's fields pass through a Correlate, time
+		// attributes included.
+		if i < len(x.inputs[0].Names()) {
+			return timeAttribute(x.inputs[0], i)
+		}
 	case *LogicalExpand:
 		// A field every projection passes on unchanged.
 		var f *InputRef
