@@ -562,12 +562,6 @@ func (b *binder) bindQuery(q ast.QueryExpr) (Node, error) {
 }
 
 func (b *binder) bindSetOp(x *ast.SetOp) (Node, error) {
-	if x.Kind != ast.Union && x.All {
-		// Flink plans these with RewriteIntersectAllRule /
-		// RewriteMinusAllRule (a marker union, counts and a Correlate with
-		// its ReplicateRows table function), which sqlrun does not have.
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s ALL yet (only %s without ALL)", x.Kind, x.Kind)
-	}
 	l, err := b.bindQuery(x.Left)
 	if err != nil {
 		return nil, err
@@ -589,7 +583,13 @@ func (b *binder) bindSetOp(x *ast.SetOp) (Node, error) {
 	}
 	l, r = castTo(l, types), castTo(r, types)
 	if x.Kind != ast.Union {
-		out := setOpJoin(l, r, x.Kind)
+		var out Node
+		if x.All {
+			// The RewriteSetOpAll rule plans it (setopall.go).
+			out = &LogicalSetOpAll{base: row(l.Names(), types, l, r), Kind: x.Kind}
+		} else {
+			out = setOpJoin(l, r, x.Kind)
+		}
 		return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, scopeOf(out, ""), nil)
 	}
 	u := &LogicalUnion{base: row(l.Names(), types, l, r), All: x.All}

@@ -39,6 +39,10 @@
 //     DENSE_RANK() OVER (...) over the projection computing it becomes a
 //     FlinkLogicalRank with a constant range (PROJECT_TO_WINDOW, LOGICAL:
 //     ProjectToWindowRule, FlinkLogicalRankRule; rank.go);
+//     - RewriteSetOpAll: INTERSECT ALL / EXCEPT ALL become a UNION ALL
+//     with markers, an aggregate counting each side's copies, a filter and
+//     a Correlate of ReplicateRows (LOGICAL: RewriteIntersectAllRule,
+//     RewriteMinusAllRule; setopall.go);
 //     - Unnest: an UNNEST's Uncollect under its LogicalCorrelate becomes
 //     a table function scan of $UNNEST_ROWS$1 (DEFAULT_REWRITE:
 //     LogicalUnnestRule; unnest.go);

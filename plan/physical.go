@@ -136,7 +136,7 @@ func (b *binder) convert(r Node) (Node, error) {
 		return &GroupAggregate{base: row(names, r.types, ex), Group: r.Group, Aggs: append([]AggCall(nil), r.Aggs...), PartialFinal: r.PartialFinal}, nil
 	case *LogicalWindowTableFunction:
 		return b.convertWindowTableFunction(r)
-	case *LogicalUnnestCorrelate:
+	case *LogicalTableCorrelate:
 		return b.convertCorrelate(r)
 	case *LogicalExpand:
 		in, err := b.convert(r.input())

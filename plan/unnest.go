@@ -28,12 +28,12 @@ import (
 // unnestFunc is the built-in table function's name as Flink prints it.
 const unnestFunc = "$UNNEST_ROWS$1"
 
-// LogicalUnnestCorrelate is Calcite's LogicalCorrelate of a left input and
+// LogicalTableCorrelate is Calcite's LogicalCorrelate of a left input and
 // an UNNEST of one of its values: inputs[0] is the left side, inputs[1]
 // the Uncollect (optionally under its alias LogicalProject) before the
 // Unnest rule, the $UNNEST_ROWS$1 scan after it. Cond is the condition
 // over the scan's fields (FilterCorrelate; nil: none).
-type LogicalUnnestCorrelate struct {
+type LogicalTableCorrelate struct {
 	base
 	JoinType ast.JoinKind // InnerJoin or LeftJoin
 	Required []int
@@ -52,13 +52,19 @@ type correlatedProject struct {
 	arg    Expr
 }
 
-// UnnestScan is the LogicalTableFunctionScan of $UNNEST_ROWS$1(Arg), Arg
-// over the left input's fields.
-type UnnestScan struct {
+// TableFunctionScan is the LogicalTableFunctionScan of a built-in table
+// function under a correlate: $UNNEST_ROWS$1(Args[0]) or, for INTERSECT
+// ALL / EXCEPT ALL (setopall.go), ReplicateRows(Args...), Args over the
+// left input's fields.
+type TableFunctionScan struct {
 	base
-	Arg Expr
-	// Invocation is $UNNEST_ROWS$1($cor0.b) as Flink prints it.
-	Invocation string
+	Args []Expr
+	// Replicate marks ReplicateRows: Args[0] copies of the other
+	// arguments.
+	Replicate bool
+	// Invocation is the call as Flink prints it ($UNNEST_ROWS$1($cor0.b)),
+	// Call as the Correlate's correlate=[table(...)] prints it.
+	Invocation, Call string
 }
 
 // Correlate is Flink's StreamPhysicalCorrelate / BatchPhysicalCorrelate
@@ -68,10 +74,15 @@ type UnnestScan struct {
 // element's fields) filters them. A LEFT correlate emits the input row
 // padded with NULLs when no element passes (a NULL or empty collection
 // included).
+//
+// Over ReplicateRows (Replicate) each input row gives Args[0] copies of
+// the other arguments' values instead.
 type Correlate struct {
 	base
-	Arg        Expr
+	Args       []Expr
+	Replicate  bool
 	Invocation string
+	Call       string
 	// Elem is the collection's type (ARRAY or MAP); ElemTypes the
 	// element's fields.
 	Elem      sql.DataType
@@ -83,13 +94,13 @@ type Correlate struct {
 	timeAttrs []string
 }
 
-func (*LogicalUnnestCorrelate) Name() string { return "LogicalCorrelate" }
-func (*Uncollect) Name() string              { return "Uncollect" }
-func (*correlatedProject) Name() string      { return "LogicalProject" }
-func (*UnnestScan) Name() string             { return "LogicalTableFunctionScan" }
-func (*Correlate) Name() string              { return "Correlate" }
+func (*LogicalTableCorrelate) Name() string { return "LogicalCorrelate" }
+func (*Uncollect) Name() string             { return "Uncollect" }
+func (*correlatedProject) Name() string     { return "LogicalProject" }
+func (*TableFunctionScan) Name() string     { return "LogicalTableFunctionScan" }
+func (*Correlate) Name() string             { return "Correlate" }
 
-func (n *LogicalUnnestCorrelate) WithInputs(in ...Node) Node {
+func (n *LogicalTableCorrelate) WithInputs(in ...Node) Node {
 	c := *n
 	c.base = n.with(in)
 	return &c
@@ -100,10 +111,10 @@ func (n *correlatedProject) WithInputs(in ...Node) Node {
 	c.base = n.with(in)
 	return &c
 }
-func (n *UnnestScan) WithInputs(in ...Node) Node { c := *n; c.base = n.with(in); return &c }
-func (n *Correlate) WithInputs(in ...Node) Node  { c := *n; c.base = n.with(in); return &c }
+func (n *TableFunctionScan) WithInputs(in ...Node) Node { c := *n; c.base = n.with(in); return &c }
+func (n *Correlate) WithInputs(in ...Node) Node         { c := *n; c.base = n.with(in); return &c }
 
-func (n *LogicalUnnestCorrelate) describe(f Format) string {
+func (n *LogicalTableCorrelate) describe(f Format) string {
 	req := make([]string, len(n.Required))
 	for i, x := range n.Required {
 		req[i] = strconv.Itoa(x)
@@ -119,12 +130,12 @@ func (n *LogicalUnnestCorrelate) describe(f Format) string {
 func (*Uncollect) describe(Format) string           { return "Uncollect" }
 func (n *correlatedProject) describe(Format) string { return n.digest }
 
-func (n *UnnestScan) describe(Format) string {
+func (n *TableFunctionScan) describe(Format) string {
 	return "LogicalTableFunctionScan(invocation=[" + n.Invocation + "], rowType=[" + recordType(n.names, n.types, nil) + "])"
 }
 
 func (n *Correlate) describe(Format) string {
-	s := "Correlate(invocation=[" + n.Invocation + "], correlate=[table(" + n.Invocation + ")], select=[" +
+	s := "Correlate(invocation=[" + n.Invocation + "], correlate=[table(" + n.Call + ")], select=[" +
 		strings.Join(n.names, ",") + "], rowType=[" + recordType(n.names, n.types, n.timeAttrs) + "], joinType=[" +
 		strings.ToUpper(string(n.JoinType)) + "]"
 	if n.Cond != nil {
@@ -293,7 +304,7 @@ func (b *binder) bindUnnestJoin(x *ast.Join, u *ast.Unnest) (Node, *scope, error
 		sc.cols = append(sc.cols, column{qualifier: u.Alias, name: n, t: t})
 		types = append(types, t)
 	}
-	c := &LogicalUnnestCorrelate{base: row(uniquify(append(append([]string(nil), leftNames...), names...)), types, l, right),
+	c := &LogicalTableCorrelate{base: row(uniquify(append(append([]string(nil), leftNames...), names...)), types, l, right),
 		JoinType: kind, Required: required}
 	var out Node = c
 	if x.On != nil && !isTrueAST(x.On) {
@@ -342,7 +353,7 @@ func correlatedArg(arg Expr, leftNames []string) string {
 // carries the function's field names, f0 or the row's fields, as Flink's
 // plans show: Calc(select=[a, f0 AS s])).
 func unnestRule(_ *binder, n Node) (Node, error) {
-	c, ok := n.(*LogicalUnnestCorrelate)
+	c, ok := n.(*LogicalTableCorrelate)
 	if !ok {
 		return nil, nil
 	}
@@ -362,19 +373,19 @@ func unnestRule(_ *binder, n Node) (Node, error) {
 	arg := c.argExpr()
 	_, scanNames, elemTypes, _ := unnestColumns(arg.Type())
 	inv := unnestFunc + "(" + correlatedArg(arg, leftNames) + ")"
-	scan := &UnnestScan{base: row(scanNames, elemTypes), Arg: arg, Invocation: inv}
+	scan := &TableFunctionScan{base: row(scanNames, elemTypes), Args: []Expr{arg}, Invocation: inv, Call: inv}
 	names := uniquify(append(append([]string(nil), leftNames...), scanNames...))
-	out := &LogicalUnnestCorrelate{base: row(names, c.types, left, scan), JoinType: c.JoinType, Required: c.Required, Cond: c.Cond}
+	out := &LogicalTableCorrelate{base: row(names, c.types, left, scan), JoinType: c.JoinType, Required: c.Required, Cond: c.Cond}
 	return out, nil
 }
 
 // argExpr finds the collection argument of a correlate's UNNEST side.
-func (n *LogicalUnnestCorrelate) argExpr() Expr {
+func (n *LogicalTableCorrelate) argExpr() Expr {
 	var found Expr
 	Walk(n.inputs[1], func(m Node) {
 		switch m := m.(type) {
-		case *UnnestScan:
-			found = m.Arg
+		case *TableFunctionScan:
+			found = m.Args[0]
 		case *correlatedProject:
 			if found == nil {
 				found = m.arg
@@ -395,7 +406,7 @@ func filterCorrelate(_ *binder, n Node) (Node, error) {
 	if !ok {
 		return nil, nil
 	}
-	c, ok := calc.input().(*LogicalUnnestCorrelate)
+	c, ok := calc.input().(*LogicalTableCorrelate)
 	if !ok {
 		return nil, nil
 	}
@@ -480,8 +491,8 @@ func identityExprs(exprs []Expr, n int) bool {
 
 // convertCorrelate is StreamPhysicalCorrelateRule /
 // BatchPhysicalCorrelateRule.
-func (b *binder) convertCorrelate(r *LogicalUnnestCorrelate) (Node, error) {
-	scan, ok := r.inputs[1].(*UnnestScan)
+func (b *binder) convertCorrelate(r *LogicalTableCorrelate) (Node, error) {
+	scan, ok := r.inputs[1].(*TableFunctionScan)
 	if !ok {
 		return nil, sql.Errorf(sql.TableException, "sqlrun cannot plan this UNNEST (no $UNNEST_ROWS$1 scan)")
 	}
@@ -493,6 +504,7 @@ func (b *binder) convertCorrelate(r *LogicalUnnestCorrelate) (Node, error) {
 	for i := range attrs {
 		attrs[i] = timeAttribute(r.inputs[0], i)
 	}
-	return &Correlate{base: row(r.names, r.types, in), Arg: scan.Arg, Invocation: scan.Invocation,
-		Elem: scan.Arg.Type(), ElemTypes: scan.types, JoinType: r.JoinType, Cond: r.Cond, timeAttrs: attrs}, nil
+	return &Correlate{base: row(r.names, r.types, in), Args: scan.Args, Replicate: scan.Replicate,
+		Invocation: scan.Invocation, Call: scan.Call, Elem: scan.Args[0].Type(), ElemTypes: scan.types,
+		JoinType: r.JoinType, Cond: r.Cond, timeAttrs: attrs}, nil
 }

@@ -645,7 +645,7 @@ func timeAttribute(n Node, i int) string {
 		return timeAttribute(x.input(), i)
 	case *LogicalJoin:
 		return joinTimeAttribute(x, nil, i)
-	case *LogicalUnnestCorrelate:
+	case *LogicalTableCorrelate:
 		// The left row's fields pass through a Correlate, time
 		// attributes included.
 		if i < len(x.inputs[0].Names()) {

@@ -1462,16 +1462,17 @@ func (b *builder) valuesRows(n *plan.Values) ([]sql.Row, error) {
 	return rows, nil
 }
 
-// unnestOperator compiles a Correlate of $UNNEST_ROWS$1: its collection
-// over the input row, its condition over the element's columns.
+// unnestOperator compiles a Correlate of $UNNEST_ROWS$1 (its collection
+// over the input row, its condition over the element's columns) or of
+// ReplicateRows (its count and values over the input row).
 func unnestOperator(b *builder, n *plan.Correlate) (runtime.OperatorFactory, error) {
-	arg, err := plan.CompileCalc([]plan.Expr{b.atStart(n.Arg)}, nil)
+	arg, err := plan.CompileCalc(b.atStartAll(n.Args), nil)
 	if err != nil {
 		return nil, err
 	}
 	spec := operators.UnnestSpec{Arg: operators.CalcFunc(arg), Map: n.Elem.Root == sql.TypeMap,
-		Width: len(n.ElemTypes), Left: n.JoinType == ast.LeftJoin}
-	if n.Elem.Root == sql.TypeArray && n.Elem.Elem != nil && n.Elem.Elem.Root == sql.TypeRow {
+		Width: len(n.ElemTypes), Left: n.JoinType == ast.LeftJoin, Replicate: n.Replicate}
+	if !n.Replicate && n.Elem.Root == sql.TypeArray && n.Elem.Elem != nil && n.Elem.Elem.Root == sql.TypeRow {
 		spec.RowArity = len(n.Elem.Elem.Fields)
 	}
 	if n.Cond != nil {

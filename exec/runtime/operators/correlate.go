@@ -26,6 +26,9 @@ type UnnestSpec struct {
 	// Left emits the input row padded with NULLs when no element passes
 	// (LEFT JOIN UNNEST ... ON TRUE).
 	Left bool
+	// Replicate makes it Flink's ReplicateRows (INTERSECT ALL / EXCEPT
+	// ALL): Arg's Values[0] (a BIGINT) copies of its other values.
+	Replicate bool
 }
 
 // Unnest is the Correlate operator: per input row, of any RowKind, one
@@ -51,6 +54,15 @@ func (u *unnest) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) err
 		var coll any
 		if ok && len(a.Values) > 0 {
 			coll = a.Values[0]
+		}
+		if u.spec.Replicate {
+			n, _ := coll.(int64)
+			for i := int64(0); i < n; i++ {
+				vals := make([]any, 0, len(r.Values)+len(a.Values)-1)
+				vals = append(append(vals, r.Values...), a.Values[1:]...)
+				out.Emit(sql.Row{Kind: r.Kind, Values: vals})
+			}
+			continue
 		}
 		emitted := false
 		emit := func(elem []any) error {
