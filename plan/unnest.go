@@ -291,7 +291,7 @@ func (b *binder) bindUnnestJoin(x *ast.Join, u *ast.Unnest) (Node, *scope, error
 	var required []int
 	seen := map[int]bool{}
 	refsInOrder(arg, seen, &required)
-	sortInts(required)
+	slices.Sort(required)
 	sc := &scope{}
 	sc.cols = append(sc.cols, ls.cols...)
 	sc.using = append(sc.using, ls.using...)
@@ -318,14 +318,6 @@ func (b *binder) bindUnnestJoin(x *ast.Join, u *ast.Unnest) (Node, *scope, error
 		out = &LogicalFilter{base: sameRow(c), Cond: cond}
 	}
 	return out, sc, nil
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // isTrueAST reports the literal TRUE.
