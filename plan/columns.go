@@ -308,7 +308,7 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 	}
 	switch c := n.(type) {
 	case *WatermarkAssigner, *Exchange, *Deduplicate, *Rank, *OverAggregate, *LookupJoin, *TemporalJoin,
-		*WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin, *SortLimit, *TemporalSort:
+		*WindowRank, *WindowDeduplicate, *WindowJoin, *IntervalJoin, *SortLimit, *TemporalSort, *Correlate:
 		return n, inAttrs
 	case *Sort:
 		if c.Stream {

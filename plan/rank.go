@@ -1041,6 +1041,10 @@ func keepsProctime(n Node) bool {
 		// inputs' time attributes alone RelTimeIndicatorConverter
 		// materializes.
 		return true
+	case *Correlate:
+		// An UNNEST's Correlate passes its input's time attributes on
+		// (its rowType keeps them *PROCTIME*).
+		return true
 	case *Rank:
 		for _, t := range x.OrderTime {
 			if t == procTime {
