@@ -6,7 +6,9 @@
 // Mode and UpsertKeys changelog inference sets, and the digest EXPLAIN
 // prints (Digest). The logical kinds (logical.go) are LogicalSink,
 // LogicalProject, LogicalFilter, LogicalAggregate, LogicalTableScan,
-// LogicalValues, LogicalUnion, LogicalSort and LogicalJoin; the physical
+// LogicalValues, LogicalUnion, LogicalSort and LogicalJoin (and, for
+// UNNEST and INTERSECT / EXCEPT ALL, unnest.go's LogicalTableCorrelate,
+// Uncollect and TableFunctionScan, setopall.go's LogicalSetOpAll); the physical
 // ones (nodes.go) TableSourceScan, Values, Calc, Exchange,
 // ChangelogNormalize, DropUpdateBefore, GroupAggregate, Union, Limit,
 // SortLimit, Join, Rank, Deduplicate (rank.go), Correlate (an UNNEST,
