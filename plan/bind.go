@@ -490,6 +490,11 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		// order is not observable (Flink's JoinTest.testJoinWithSort).
 		if s, ok := rel.(*LogicalSort); ok && s.Fetch < 0 && s.Offset == 0 {
 			rel = s.input()
+		} else if p, ok := rel.(*LogicalProject); ok {
+			// Sorted on extra fields (orderFields), which go too.
+			if s, ok := p.input().(*LogicalSort); ok && s.Fetch < 0 && s.Offset == 0 && isPrefixProject(p) {
+				rel = mergeProject(s.input(), p.Exprs, p.Names())
+			}
 		}
 		if len(x.Columns) > 0 {
 			if len(x.Columns) != len(rel.Names()) {
@@ -877,6 +882,9 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		return nil, err
 	}
 	defer func() { leave(res) }()
+	if err := b.checkOrderAggs(x); err != nil {
+		return nil, err
+	}
 	var input Node
 	var sc *scope
 	if x.From == nil {
@@ -994,6 +1002,31 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	}
 	var exprs []Expr
 	var names []string
+	for i, it := range items {
+		name := it.Alias
+		if name == "" {
+			if c, ok := it.Expr.(*ast.ColumnRef); ok {
+				name = c.Name
+			} else if f, ok := it.Expr.(*ast.FieldAccess); ok && isCompoundIdent(f) {
+				// a.b.c.d is one identifier to Calcite, named by its
+				// last name (SqlValidatorUtil.getAlias); (x).f is not.
+				name = f.Field
+			} else if f, ok := it.Expr.(*ast.FuncCall); ok && f.NoParens {
+				// LOCALTIME without parentheses is an identifier to
+				// Calcite's parser (ContextVariable), named by itself.
+				name = f.Name
+			} else {
+				name = "EXPR$" + strconv.Itoa(i)
+			}
+		}
+		names = append(names, name)
+	}
+	names = uniquify(names)
+	// The ORDER BY items resolve to select items or to extra fields
+	// (orderFields).
+	var orderAt map[int]int
+	var orderExtra []Expr
+	var orderNames []string
 	if aggregated {
 		agg := &aggCollector{window: gw}
 		groupBy, sets, err := expandGroupBy(groupByAST)
@@ -1082,6 +1115,15 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 					}
 				}
 			}
+		}
+		// The ORDER BY items bind next, so that their aggregate calls
+		// come after the select list's and before HAVING's (the order
+		// SqlToRelConverter.createAggImpl converts them in); an error of
+		// theirs is reported after HAVING's, as SqlValidatorImpl
+		// validates the ORDER BY list last.
+		var orderErr error
+		if len(x.OrderBy) > 0 {
+			orderAt, orderExtra, orderNames, orderErr = b.orderFields(x, items, names, out, sc, agg)
 		}
 		var having Expr
 		// [NOT] IN / EXISTS conjuncts of HAVING are semi / anti joins of
@@ -1226,6 +1268,12 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 				}
 			}
 		}
+		if orderErr != nil {
+			return nil, orderErr
+		}
+		for i := range orderExtra {
+			orderExtra[i] = fixAggRefs(orderExtra[i], aggRel)
+		}
 		exprs = out
 	} else {
 		for _, it := range items {
@@ -1236,107 +1284,200 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			}
 			exprs = append(exprs, e)
 		}
-	}
-	for i, it := range items {
-		name := it.Alias
-		if name == "" {
-			if c, ok := it.Expr.(*ast.ColumnRef); ok {
-				name = c.Name
-			} else if f, ok := it.Expr.(*ast.FieldAccess); ok && isCompoundIdent(f) {
-				// a.b.c.d is one identifier to Calcite, named by its
-				// last name (SqlValidatorUtil.getAlias); (x).f is not.
-				name = f.Field
-			} else if f, ok := it.Expr.(*ast.FuncCall); ok && f.NoParens {
-				// LOCALTIME without parentheses is an identifier to
-				// Calcite's parser (ContextVariable), named by itself.
-				name = f.Name
-			} else {
-				name = "EXPR$" + strconv.Itoa(i)
+		if len(x.OrderBy) > 0 {
+			if orderAt, orderExtra, orderNames, err = b.orderFields(x, items, names, exprs, sc, nil); err != nil {
+				return nil, err
 			}
 		}
-		names = append(names, name)
 	}
-	names = uniquify(names)
 	var out Node
+	// The extra fields of ORDER BY follow the select items in the
+	// projection (and under a DISTINCT's aggregate, of which they are
+	// functions of the select items), are sorted on, and a projection
+	// above the sort drops them: SqlToRelConverter's convertSelectList /
+	// createAggImpl with orderExprList, and RelRoot.project (Flink's
+	// plans: Calc(select=[c]) over Sort(orderBy=[EXPR$1 ASC, c ASC]) over
+	// Calc(select=[c, ... AS EXPR$1]), GroupingSetsTest
+	// .testGroupingInOrderByClause).
+	wide, wideNames := exprs, names
+	if len(orderExtra) > 0 {
+		wide = append(append([]Expr(nil), exprs...), orderExtra...)
+		wideNames = uniquify(append(append([]string(nil), names...), orderNames...))
+	}
 	if aggregated {
 		// Calcite's RelBuilder drops the select list's projection above an
 		// aggregate when it is the identity ...
-		out = project(input, exprs, names)
+		out = project(input, wide, wideNames)
 	} else {
 		// ... but SqlToRelConverter forces it for a plain SELECT list.
-		out = forcedProject(input, exprs, names)
+		out = forcedProject(input, wide, wideNames)
 	}
 	if x.Distinct {
 		out = distinct(out)
 	}
-	// ORDER BY sees the output columns; one that is a FROM column keeps
-	// its table's name, so that ORDER BY t.a finds it.
-	osc := scopeOf(out, "")
-	if !aggregated {
-		for i, e := range exprs {
-			if r, ok := e.(*InputRef); ok && r.Index < len(sc.cols) {
-				osc.cols[i].qualifier = sc.cols[r.Index].qualifier
-			}
+	sorted, err := b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, nil, orderAt)
+	if err != nil || len(orderExtra) == 0 {
+		return sorted, err
+	}
+	keep := make([]Expr, len(exprs))
+	for i := range keep {
+		keep[i] = &InputRef{Index: i, T: exprs[i].Type()}
+	}
+	return project(sorted, keep, names), nil
+}
+
+// checkOrderAggs refuses an aggregate call in the ORDER BY of a SELECT
+// that does not aggregate (no GROUP BY, no HAVING, no aggregate in its
+// select list), as Calcite's SqlValidatorImpl.registerQuery does before it
+// validates anything else.
+func (b *binder) checkOrderAggs(x *ast.Select) error {
+	if len(x.OrderBy) == 0 || len(x.GroupBy) > 0 || x.Having != nil {
+		return nil
+	}
+	for _, it := range x.Items {
+		if it.Expr != nil && b.hasAgg(it.Expr) {
+			return nil
 		}
 	}
-	if !aggregated && !x.Distinct && len(x.OrderBy) > 0 {
-		// An ORDER BY column the select list does not have is projected
-		// as an extra field, sorted on and projected away above the Sort,
-		// as Calcite's SqlToRelConverter converts it (the extra select
-		// items of SqlValidatorImpl's expandOrderExpr; Flink's plans show
-		// Calc(select=[a2]) over SortLimit(orderBy=[a1 ASC]) over
-		// select=[a2, a1], BroadcastJoinHintTest
-		// .testJoinHintWithJoinHintInCorrelateAndWithSortLimit).
-		// An ORDER BY expression over FROM columns that equals a select
-		// item sorts on that item; any other one is an extra field named
-		// as SqlValidatorImpl.deriveAlias names a non-identifier select
-		// item, EXPR$<position>.
-		var hidden []Expr
-		var hiddenNames []string
-		at := map[int]int{}
-		for k, o := range x.OrderBy {
-			if e, err := b.bindExpr(o.Expr, osc, nil); err == nil {
-				if _, ok := e.(*InputRef); ok {
-					continue
-				}
-				if l, ok := e.(*Literal); ok && l.T.IsIntegral() {
-					continue // an ordinal, which bindOrderLimit reads
-				}
+	for _, o := range x.OrderBy {
+		var found *ast.FuncCall
+		walkAST(o.Expr, func(e ast.Expr) {
+			if f, ok := e.(*ast.FuncCall); ok && found == nil && f.Over == nil && b.isAggName(f.Name) {
+				found = f
 			}
-			e, err := b.bindExpr(o.Expr, sc, nil)
-			if err != nil {
-				continue // bindOrderLimit reports the output scope's error
+		})
+		if found != nil {
+			return validationErr(found.At, len(found.String()), "Aggregate expression is illegal in ORDER BY clause of non-aggregating SELECT")
+		}
+	}
+	return nil
+}
+
+// isPrefixProject reports a projection of its input's first fields, in
+// order (the one above a sort on extra fields).
+func isPrefixProject(p *LogicalProject) bool {
+	if len(p.Exprs) >= len(p.input().Names()) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		if r, ok := e.(*InputRef); !ok || r.Index != i {
+			return false
+		}
+	}
+	return true
+}
+
+// orderFields resolves the ORDER BY items of a SELECT to the fields they
+// sort on, as Calcite's SqlValidatorImpl.expandOrderExpr and
+// SqlToRelConverter.convertOrderItem do: an ordinal or an alias of the
+// output names its select item; an alias inside an expression stands for
+// its select item's expression (OrderExpressionExpander); an expression
+// equal to a select item sorts on it, any other is an extra field after
+// the select items, named by its identifier or EXPR$<position>
+// (SqlValidatorUtil.alias). exprs are the bound select items; over an
+// aggregate (agg set) an item binds as the select list's do: a grouped
+// expression or an aggregate call, which the aggregate then computes
+// ("Expression 'b' is not being grouped" otherwise). Under SELECT
+// DISTINCT an item may read only the select items (AggChecker with
+// distinct: "Expression 'b' is not in the select clause").
+func (b *binder) orderFields(x *ast.Select, items []ast.SelectItem, names []string, exprs []Expr, sc *scope, agg *aggCollector) (at map[int]int, extra []Expr, extraNames []string, err error) {
+	at = map[int]int{}
+	alias := func(name string) int {
+		return slices.Index(names, name)
+	}
+	keys := make([]string, len(exprs))
+	for i, e := range exprs {
+		keys[i] = exprKey(e)
+	}
+	for k, o := range x.OrderBy {
+		if l, ok := o.Expr.(*ast.Literal); ok {
+			if v, err := bindLiteral(l); err == nil && isIntegralLiteral(v) {
+				n, _ := toInt(v.(*Literal).Value)
+				if n < 1 || int(n) > len(exprs) {
+					return nil, nil, nil, validationErr(o.At, 1, "Ordinal out of range")
+				}
+				at[k] = int(n) - 1
+				continue
 			}
-			if i := slices.IndexFunc(exprs, func(x Expr) bool { return exprKey(x) == exprKey(e) }); i >= 0 {
+		}
+		if c, ok := o.Expr.(*ast.ColumnRef); ok && c.Qualifier == "" {
+			if i := alias(c.Name); i >= 0 {
 				at[k] = i
 				continue
 			}
-			at[k] = len(exprs) + len(hidden)
-			hidden = append(hidden, e)
-			if ref, ok := e.(*InputRef); ok {
-				hiddenNames = append(hiddenNames, sc.cols[ref.Index].name)
-			} else {
-				hiddenNames = append(hiddenNames, fmt.Sprintf("EXPR$%d", at[k]))
+		}
+		e := substAST(o.Expr, func(e ast.Expr) ast.Expr {
+			if c, ok := e.(*ast.ColumnRef); ok && c.Qualifier == "" {
+				if i := alias(c.Name); i >= 0 && items[i].Expr != nil {
+					return items[i].Expr
+				}
+			}
+			return nil
+		})
+		b.overAllowed = false
+		be, err := b.bindExpr(e, sc, agg)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		key := exprKey(be)
+		if i := slices.Index(keys, key); i >= 0 {
+			at[k] = i
+			continue
+		}
+		if x.Distinct {
+			if err := b.checkInSelect(e, keys, sc, agg); err != nil {
+				return nil, nil, nil, err
 			}
 		}
-		if len(hidden) == 0 && len(at) > 0 {
-			return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, osc, at)
-		}
-		if len(hidden) > 0 {
-			wide := forcedProject(input, append(append([]Expr(nil), exprs...), hidden...),
-				uniquify(append(append([]string(nil), names...), hiddenNames...)))
-			sorted, err := b.bindOrderLimit(wide, x.OrderBy, x.Limit, x.Offset, scopeOf(wide, ""), at)
-			if err != nil {
-				return nil, err
-			}
-			keep := make([]Expr, len(exprs))
-			for i := range keep {
-				keep[i] = &InputRef{Index: i, T: exprs[i].Type()}
-			}
-			return project(sorted, keep, names), nil
+		at[k] = len(keys)
+		keys = append(keys, key)
+		extra = append(extra, be)
+		switch {
+		case isColumn(e):
+			extraNames = append(extraNames, e.(*ast.ColumnRef).Name)
+		case isCompoundField(e):
+			extraNames = append(extraNames, e.(*ast.FieldAccess).Field)
+		default:
+			extraNames = append(extraNames, "EXPR$"+strconv.Itoa(at[k]))
 		}
 	}
-	return b.bindOrderLimit(out, x.OrderBy, x.Limit, x.Offset, osc, nil)
+	return at, extra, extraNames, nil
+}
+
+func isIntegralLiteral(e Expr) bool {
+	l, ok := e.(*Literal)
+	return ok && l.T.IsIntegral()
+}
+
+func isCompoundField(e ast.Expr) bool {
+	f, ok := e.(*ast.FieldAccess)
+	return ok && isCompoundIdent(f)
+}
+
+// checkInSelect is Calcite's AggChecker under SELECT DISTINCT: e (an
+// ORDER BY expression) reads only expressions of the select list, whose
+// bound keys are keys; a column or an aggregate call that is none of
+// them is refused.
+func (b *binder) checkInSelect(e ast.Expr, keys []string, sc *scope, agg *aggCollector) error {
+	be, err := b.bindExpr(e, sc, agg)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(keys, exprKey(be)) {
+		return nil
+	}
+	if c, _, ok := compoundIdent(e); ok {
+		return validationErr(c.At, len(e.String()), "Expression '%s' is not in the select clause", e.String())
+	}
+	if f, ok := e.(*ast.FuncCall); ok && f.Over == nil && b.isAggName(f.Name) {
+		return validationErr(f.At, len(f.String()), "Expression '%s' is not in the select clause", calciteText(f))
+	}
+	for _, c := range astChildren(e) {
+		if err := b.checkInSelect(c, keys, sc, agg); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // uniquify renames duplicate output names as Calcite does (a, a0, a1).
@@ -1535,7 +1676,7 @@ func buildAggregate(input Node, agg *aggCollector) Node {
 		outNames = append(outNames, c.Name)
 		outTypes = append(outTypes, c.T)
 	}
-	out := &LogicalAggregate{base: row(aggregateNames(outNames, len(group)), outTypes, below), Group: group, Aggs: calls}
+	out := &LogicalAggregate{base: row(aggregateNames(outNames, len(group)), outTypes, below), Group: group, Aggs: calls, Converted: true}
 	for _, set := range agg.sets {
 		fields := make([]int, len(set))
 		for i, k := range set {

@@ -52,6 +52,13 @@ type LogicalAggregate struct {
 	// PartialFinal is the aggregate's part in a split distinct aggregation
 	// (splitAggregate).
 	PartialFinal PartialFinal
+	// Converted marks the aggregate the binder builds of a query's GROUP
+	// BY (SqlToRelConverter's): a call no select item names prints as
+	// agg#<i> there (Calcite's Aggregate.explainTerms for a call whose
+	// name is null: agg#1=[GROUPING($0)], GroupingSetsTest
+	// .testGroupingInOrderByClause), and as its field $f<position> in
+	// the aggregates rules build.
+	Converted bool
 }
 
 // LogicalValues is a literal relation.
@@ -229,7 +236,11 @@ func (n *LogicalAggregate) describe(Format) string {
 		}
 		s += ", groups=[[" + strings.Join(sets, ", ") + "]]"
 	}
-	for _, a := range n.Aggs {
+	for k, a := range n.Aggs {
+		name := a.Name
+		if n.Converted && a.Unnamed {
+			name = "agg#" + strconv.Itoa(k)
+		}
 		args := make([]string, len(a.Args))
 		for i, x := range a.Args {
 			args[i] = "$" + strconv.Itoa(x)
@@ -242,7 +253,7 @@ func (n *LogicalAggregate) describe(Format) string {
 		if a.Filtered {
 			filter = " FILTER $" + strconv.Itoa(a.Filter)
 		}
-		s += ", " + a.Name + "=[" + a.Func + "(" + d + strings.Join(args, ", ") + ")" + filter + "]"
+		s += ", " + name + "=[" + a.Func + "(" + d + strings.Join(args, ", ") + ")" + filter + "]"
 	}
 	return s + ")"
 }
