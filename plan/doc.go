@@ -96,6 +96,11 @@
 //     empty, and so is a Calc over it (PREDICATE_PUSHDOWN:
 //     PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE,
 //     ReduceExpressionsRule.JOIN, PruneEmptyRules.PROJECT_INSTANCE);
+//     - PruneEmptyAggregate: an aggregate with a GROUP BY key over an
+//     input that yields no row is empty, and so are the projections,
+//     sorts and joins that need its rows above it (PREDICATE_PUSHDOWN:
+//     PruneEmptyRules.AGGREGATE_INSTANCE with the other PRUNE_EMPTY_RULES;
+//     an INTERSECT / EXCEPT over an always-empty input);
 //     - FilterIntoScan: sources in Flink's filter push-down print
 //     filter=[...] (PREDICATE_PUSHDOWN: PushFilterIntoTableSourceScanRule);
 //     - ProjectWindowTableFunctionTranspose: a Calc over a window table

@@ -94,6 +94,9 @@ var rules = []Rule{
 	{Name: "PruneEmptyJoin", Program: "PREDICATE_PUSHDOWN",
 		Flink: "PruneEmptyRules.JOIN_LEFT_INSTANCE, FlinkPruneEmptyRules.JOIN_RIGHT_INSTANCE (with ReduceExpressionsRule.FILTER's always-false filter; ReduceExpressionsRule.JOIN's condition made FALSE by the inputs' constants; PROJECT_INSTANCE above)",
 		apply: pruneEmptyJoin},
+	{Name: "PruneEmptyAggregate", Program: "PREDICATE_PUSHDOWN",
+		Flink: "PruneEmptyRules.AGGREGATE_INSTANCE (an aggregate with a GROUP BY key over an input that yields no row), with PROJECT_INSTANCE, CALC_INSTANCE, SORT_INSTANCE and the join rules above it, as Flink's HepPlanner applies them to a fixpoint",
+		apply: pruneEmptyAggregate},
 	{Name: "FilterIntoScan", Program: "PREDICATE_PUSHDOWN",
 		Flink: "PushFilterIntoTableSourceScanRule",
 		apply: filterIntoScan},
@@ -2197,6 +2200,83 @@ func pruneEmptyJoin(b *binder, n Node) (Node, error) {
 		return pad(j.inputs[1], false), nil
 	}
 	return emptyValues(j), nil
+}
+
+// pruneEmptyAggregate empties an aggregate with a GROUP BY key over an
+// input that yields no row, as Calcite's PruneEmptyRules.AGGREGATE_INSTANCE
+// does (Aggregate.isNotGrandTotal: an aggregate without a key yields one
+// row over no rows, and is left to AggregateValues), and what the rules
+// that run with it in Flink's PRUNE_EMPTY_RULES then empty above it: a
+// projection, filter or sort of no rows, a join that needs rows from such
+// an input (SetOperatorsTest.testIntersectLeftIsEmpty: the distinct
+// aggregate of an INTERSECT over its empty semi join is Values(tuples=[[]])).
+// The rules run top down, so the topmost node that yields no row goes.
+// An aggregate of grouping sets that have the empty set is not emptied
+// (its grand total row: Calcite's rule looks only at the key's size).
+func pruneEmptyAggregate(b *binder, n Node) (Node, error) {
+	if _, ok := n.(*LogicalValues); ok {
+		return nil, nil
+	}
+	if emptyThroughAggregate(n, false) {
+		return emptyValues(n), nil
+	}
+	if j, ok := n.(*LogicalJoin); ok {
+		// An outer join keeps the other side's rows, padded
+		// (pruneEmptyJoin), or an anti join its left's.
+		ins := append([]Node(nil), j.inputs...)
+		changed := false
+		for i, in := range ins {
+			if _, ok := in.(*LogicalValues); !ok && emptyThroughAggregate(in, false) {
+				ins[i], changed = emptyValues(in), true
+			}
+		}
+		if changed {
+			nj := j.WithInputs(ins...)
+			if out, err := pruneEmptyJoin(b, nj); err != nil || out != nil {
+				return out, err
+			}
+			return nj, nil
+		}
+	}
+	return nil, nil
+}
+
+// emptyThroughAggregate reports a node that yields no row because an
+// aggregate with a key below it (or under it, when under is set) does, or
+// an input already yields none: isEmptyRel, and the aggregates, sorts and
+// joins of no rows.
+func emptyThroughAggregate(n Node, under bool) bool {
+	if under && isEmptyRel(n) {
+		return true
+	}
+	switch x := n.(type) {
+	case *LogicalAggregate:
+		if len(x.Group) == 0 || slices.ContainsFunc(x.Sets, func(s []int) bool { return len(s) == 0 }) {
+			return false
+		}
+		return emptyThroughAggregate(x.input(), true)
+	case *LogicalCalc:
+		return emptyThroughAggregate(x.input(), under)
+	case *LogicalProject:
+		return emptyThroughAggregate(x.input(), under)
+	case *LogicalFilter:
+		return emptyThroughAggregate(x.input(), under)
+	case *LogicalSort:
+		return emptyThroughAggregate(x.input(), under)
+	case *LogicalJoin:
+		l, r := emptyThroughAggregate(x.inputs[0], under), emptyThroughAggregate(x.inputs[1], under)
+		switch x.JoinType {
+		case ast.InnerJoin, ast.CrossJoin, semiJoin:
+			return l || r
+		case ast.LeftJoin, antiJoin:
+			return l
+		case ast.RightJoin:
+			return r
+		case ast.FullJoin:
+			return l && r
+		}
+	}
+	return false
 }
 
 // constantFalse reports an inner join whose condition is FALSE or NULL
