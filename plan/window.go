@@ -1071,9 +1071,25 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		reorder[len(r.Group)+i] = &InputRef{Index: k, T: outTypes[k]}
 		k++
 	}
-	// A window column grouped twice (window_start and its alias ws,
-	// WindowAggregateTest.testTumble_GroupMultipleWindowColumns) is one
-	// window property, read by both.
+	windowPropRefs(reorder, r, exprs, windowRef, windowCols, k, outTypes)
+	if window.Legacy && !window.Props {
+		// The window columns nothing above reads.
+		for gi, g := range r.Group {
+			if windowRef(exprs[g]) >= 0 {
+				reorder[gi] = &Literal{T: r.types[gi]}
+			}
+		}
+	}
+	return newCalc(agg, reorder, nil, r.names), true, nil
+}
+
+// windowPropRefs points the keys of r that are window columns at the
+// window aggregate's properties: windowCols (the keys' positions, in the
+// order of the properties) are read from output field k on, of types
+// outTypes. A window column grouped twice (window_start and its alias ws,
+// WindowAggregateTest.testTumble_GroupMultipleWindowColumns) is one window
+// property, read by both.
+func windowPropRefs(reorder []Expr, r *LogicalAggregate, exprs []Expr, windowRef func(Expr) int, windowCols []int, k int, outTypes []sql.DataType) {
 	propAt := map[int]int{}
 	for _, gi := range windowCols {
 		propAt[windowRef(exprs[r.Group[gi]])] = k
@@ -1084,15 +1100,6 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 			reorder[gi] = &InputRef{Index: at, T: outTypes[at]}
 		}
 	}
-	if window.Legacy && !window.Props {
-		// The window columns nothing above reads.
-		for gi, g := range r.Group {
-			if windowRef(exprs[g]) >= 0 {
-				reorder[gi] = &Literal{T: r.types[gi]}
-			}
-		}
-	}
-	return newCalc(agg, reorder, nil, r.names), true, nil
 }
 
 // windowExpand is the Expand below a window aggregate with grouping sets:

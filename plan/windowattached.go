@@ -92,16 +92,7 @@ func (b *binder) convertAttachedWindowAggregate(r *LogicalAggregate, tvf *Logica
 		reorder[len(r.Group)+i] = &InputRef{Index: k, T: outTypes[k]}
 		k++
 	}
-	propAt := map[int]int{}
-	for _, gi := range windowCols {
-		propAt[windowRef(exprs[r.Group[gi]])] = k
-		k++
-	}
-	for gi, g := range r.Group {
-		if at, ok := propAt[windowRef(exprs[g])]; ok {
-			reorder[gi] = &InputRef{Index: at, T: outTypes[at]}
-		}
-	}
+	windowPropRefs(reorder, r, exprs, windowRef, windowCols, k, outTypes)
 	return newCalc(agg, reorder, nil, r.names), true, nil
 }
 
