@@ -974,7 +974,13 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 	var groupByAST []ast.Expr
 	var gw *groupWindow
 	fromScope := sc
-	if input, sc, groupByAST, gw, err = b.bindGroupWindow(input, sc, x.GroupBy, append(itemExprs(items), x.Having)); err != nil {
+	// The window properties are read by the select list, HAVING or ORDER
+	// BY (ORDER BY TUMBLE_ROWTIME(...) it does not select).
+	reads := append(itemExprs(items), x.Having)
+	for _, o := range x.OrderBy {
+		reads = append(reads, o.Expr)
+	}
+	if input, sc, groupByAST, gw, err = b.bindGroupWindow(input, sc, x.GroupBy, reads); err != nil {
 		if late, ok := err.(afterValidation); ok {
 			if verr := b.validateAggCalls(fromScope, append(itemExprs(items), x.Having)); verr != nil {
 				return nil, verr
