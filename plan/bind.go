@@ -1394,6 +1394,13 @@ func (b *binder) orderFields(x *ast.Select, items []ast.SelectItem, names []stri
 	keys := make([]string, len(exprs))
 	for i, e := range exprs {
 		keys[i] = exprKey(e)
+		walkAST(items[i].Expr, func(x ast.Expr) {
+			if _, ok := x.(*ast.Subquery); ok || isSubqueryPredicate(x) {
+				// Bound to a placeholder until its subquery is joined
+				// in: no ORDER BY expression equals it.
+				keys[i] = "subquery item " + strconv.Itoa(i)
+			}
+		})
 	}
 	for k, o := range x.OrderBy {
 		if l, ok := o.Expr.(*ast.Literal); ok {
@@ -1412,14 +1419,24 @@ func (b *binder) orderFields(x *ast.Select, items []ast.SelectItem, names []stri
 				continue
 			}
 		}
+		subquery := false
 		e := substAST(o.Expr, func(e ast.Expr) ast.Expr {
 			if c, ok := e.(*ast.ColumnRef); ok && c.Qualifier == "" {
 				if i := alias(c.Name); i >= 0 && items[i].Expr != nil {
+					walkAST(items[i].Expr, func(x ast.Expr) {
+						if _, ok := x.(*ast.Subquery); ok || isSubqueryPredicate(x) {
+							subquery = true
+						}
+					})
 					return items[i].Expr
 				}
 			}
 			return nil
 		})
+		if subquery {
+			// The item's subquery is joined in for the select list only.
+			return nil, nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support an ORDER BY expression over a select item with a subquery yet (order by the item itself, by its alias or ordinal)")
+		}
 		b.overAllowed = false
 		be, err := b.bindExpr(e, sc, agg)
 		if err != nil {
