@@ -128,7 +128,9 @@
 //     merges into the aggregate above (LOGICAL: FlinkAggregateProjectMergeRule);
 //     - PruneAggregateCall: aggregate calls no field of the Calc above
 //     reads are dropped, and a Calc left as the identity goes (LOGICAL:
-//     PruneAggregateCallRule.CALC_ON_AGGREGATE);
+//     PruneAggregateCallRule.CALC_ON_AGGREGATE; a legacy group window is no
+//     group key there); first, a legacy group window's properties no field
+//     reads go (DEFAULT_REWRITE: WindowPropertiesRules, groupwindow.go);
 //     - AggregateReduceFunctions: SUM(x) as CASE(COUNT(x) = 0, NULL,
 //     $SUM0(x)) and AVG(x) as SUM(x) / COUNT(x), equal calls shared,
 //     kept where it leaves the aggregate fewer calls than the Calc it adds

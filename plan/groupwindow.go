@@ -292,16 +292,8 @@ func (n *WindowAggregate) groupWindowDescribe() string {
 // a HAVING on TUMBLE_START stays above the GroupWindowAggregate
 // (GroupWindowTest.testExpressionOnWindowHavingFunction).
 func legacyWindowKeys(agg *LogicalAggregate) map[int]bool {
-	in := agg.input()
-	exprs := identity(in.Types())
-	switch x := in.(type) {
-	case *LogicalCalc:
-		in, exprs = x.input(), x.Exprs
-	case *LogicalProject:
-		in, exprs = x.input(), x.Exprs
-	}
-	tvf, ok := in.(*LogicalWindowTableFunction)
-	if !ok || !tvf.Window.Legacy {
+	tvf, exprs := legacyWindowInput(agg)
+	if tvf == nil {
 		return nil
 	}
 	nIn := len(tvf.input().Names())
@@ -312,6 +304,93 @@ func legacyWindowKeys(agg *LogicalAggregate) map[int]bool {
 		}
 	}
 	return keys
+}
+
+// legacyWindowInput is the legacy group window agg aggregates (nil when
+// none) and the expressions of the Calc or Project between them over its
+// row (the identity when there is none).
+func legacyWindowInput(agg *LogicalAggregate) (*LogicalWindowTableFunction, []Expr) {
+	in := agg.input()
+	exprs := identity(in.Types())
+	switch x := in.(type) {
+	case *LogicalCalc:
+		in, exprs = x.input(), x.Exprs
+	case *LogicalProject:
+		in, exprs = x.input(), x.Exprs
+	}
+	tvf, ok := in.(*LogicalWindowTableFunction)
+	if !ok || !tvf.Window.Legacy {
+		return nil, nil
+	}
+	return tvf, exprs
+}
+
+// pruneWindowProperties drops the window properties of a legacy group
+// window aggregate when the Calc above it reads none of its window
+// columns: Flink's WindowPropertiesRules give the LogicalWindowAggregate
+// its properties (w$start, w$end, w$rowtime, w$proctime) only for the
+// window property calls of the Project above it, which a property the
+// outer query does not read has left (FlinkProjectMergeRule runs in the
+// same DEFAULT_REWRITE program), so GroupWindowAggregate prints no
+// properties=[...] (GroupWindowTest.testTumbleFunNotInGroupBy). It returns
+// the Calc over the aggregate without them, or nil.
+func pruneWindowProperties(c *LogicalCalc, agg *LogicalAggregate) (*LogicalCalc, *LogicalAggregate) {
+	tvf, exprs := legacyWindowInput(agg)
+	if tvf == nil || !tvf.Window.Props || agg.Sets != nil {
+		return nil, nil
+	}
+	used := map[int]bool{}
+	for _, e := range c.Exprs {
+		refs(e, used)
+	}
+	if c.Cond != nil {
+		refs(c.Cond, used)
+	}
+	wk := legacyWindowKeys(agg)
+	for gi := range wk {
+		if used[gi] {
+			return nil, nil
+		}
+	}
+	// Without properties the aggregate groups by w$start and w$end only,
+	// as bindGroupWindow binds it: the time column's key goes.
+	timeCol := len(tvf.input().Names()) + 2
+	drop := -1
+	for gi, g := range agg.Group {
+		if r, ok := exprs[g].(*InputRef); ok && r.Index == timeCol {
+			drop = gi
+		}
+	}
+	if drop < 0 {
+		return nil, nil
+	}
+	nt := *tvf
+	nt.Window.Props = false
+	var in Node = &nt
+	if x := agg.input(); x != tvf {
+		in = x.WithInputs(&nt)
+	}
+	m := map[int]int{}
+	var names []string
+	var types []sql.DataType
+	for i := range agg.names {
+		if i != drop {
+			m[i] = len(names)
+			names = append(names, agg.names[i])
+			types = append(types, agg.types[i])
+		}
+	}
+	group := append(append([]int(nil), agg.Group[:drop]...), agg.Group[drop+1:]...)
+	newAgg := &LogicalAggregate{base: row(names, types, in), Group: group, Aggs: agg.Aggs, PartialFinal: agg.PartialFinal}
+	ex := make([]Expr, len(c.Exprs))
+	for i, e := range c.Exprs {
+		ex[i] = remap(e, m)
+	}
+	var cond Expr
+	if c.Cond != nil {
+		cond = remap(c.Cond, m)
+	}
+	return &LogicalCalc{base: row(c.names, c.types, newAgg), Exprs: ex, Cond: cond}, newAgg
 }
 
 // joinTimeAttribute is timeAttribute of field i of an inner join whose
@@ -401,6 +480,136 @@ func legacyTimeName(tvf *LogicalWindowTableFunction, pos int) string {
 			}
 		}
 		return tvf.names[tvf.TimeCol]
+	}
+}
+
+// legacyProjectMerge is FlinkAggregateProjectMergeRule over the Project
+// below a group window aggregate (below, over in): when it only picks
+// in's fields, all of them, the LogicalWindowAggregate reads in directly,
+// its window's time field included (the rule counts it among the fields
+// the aggregate reads), as Flink's Volcano planner keeps the merged plan
+// when the Project prunes nothing (RelTimeIndicatorConverterTest.testWindow2:
+// the GroupWindowAggregate over the scan; the materialization of a rowtime
+// an aggregate call reads is then a Calc over in's fields, CAST in place:
+// testWindowWithAggregationOnRowtime). A Project that prunes fields stays
+// (GroupWindowTest.testMultiWindowSqlWithAggregation: Calc(select=[rowtime,
+// a])), as does one that would reorder the group keys (Calcite's group
+// set is ordered), as aggregateProjectMerge does. It remaps pos, partPos
+// and the time field's position, and returns below, its names and that
+// position, unchanged when the merge does not apply.
+func legacyProjectMerge(r *LogicalAggregate, exprs []Expr, in Node, below []Expr, names []string, pos map[int]int, partPos []int, timeAt int) ([]Expr, []string, int) {
+	if !modifyKinds(in, map[Node]sql.ChangelogMode{}).IsInsertOnly() {
+		// An updating input: an upsert source's scan reads its key for
+		// the ChangelogNormalize added later, which the Project then
+		// prunes (WatermarkAssignerChangelogNormalizeTransposeRuleTest.
+		// testPushdownWatermarkAssignerWithCalc), as aggregateProjectMerge
+		// keeps the Calc over a scan that needs the normalize.
+		return below, names, timeAt
+	}
+	// A Calc under it is part of Flink's one Project (FlinkProjectMergeRule):
+	// the fields it picks out of its input are pruned ones.
+	over := in
+	merged := below
+	if c, ok := in.(*Calc); ok {
+		if c.Cond != nil {
+			return below, names, timeAt
+		}
+		over = c.input()
+		merged = make([]Expr, len(below))
+		for i, e := range below {
+			merged[i] = inline(e, c.Exprs)
+		}
+	}
+	m := make([]int, len(below))
+	covered := map[int]bool{}
+	for i, e := range merged {
+		ref, ok := e.(*InputRef)
+		if !ok {
+			return below, names, timeAt
+		}
+		m[i] = ref.Index
+		covered[ref.Index] = true
+	}
+	if len(covered) != len(over.Names()) {
+		return below, names, timeAt
+	}
+	// Over a Calc that only reorders its input, the aggregate reads that
+	// Calc's fields (its own order), which are all of its input's.
+	for i, e := range below {
+		m[i] = e.(*InputRef).Index
+	}
+	last := -1
+	for _, g := range r.Group {
+		p, ok := pos[g]
+		if !ok {
+			continue // a window column
+		}
+		if m[p] <= last {
+			return below, names, timeAt
+		}
+		last = m[p]
+	}
+	for k, p := range pos {
+		pos[k] = m[p]
+	}
+	for i, p := range partPos {
+		partPos[i] = m[p]
+	}
+	if timeAt >= 0 {
+		timeAt = m[timeAt]
+	}
+	return identity(in.Types()), append([]string(nil), in.Names()...), timeAt
+}
+
+// legacyBelowName names field pos of the Calc below a GroupWindowAggregate,
+// e over the group window's row. LogicalWindowAggregateRuleBase rebuilds
+// that Project with a RelBuilder and no names, over the input of the
+// Project FlinkProjectMergeRule left under the aggregate (the query's
+// projections merged into one, down to a filter or any other node):
+// RelBuilder's inferAlias names a field reference, or a CAST of one, after
+// the field (CAST(a AS BIGINT) AS a, the implicit cast of a UDAF's
+// argument: GroupWindowTest.testHoppingFunction), and any other
+// expression $f<pos> (GroupWindowTest.testReturnTypeInferenceForWindowAgg:
+// CASE(...) AS $f1, though a subquery named it correct).
+func legacyBelowName(tvf *LogicalWindowTableFunction, e Expr, pos int) string {
+	var n Node = tvf
+	for {
+		if c, ok := e.(*Call); ok && c.Op == "CAST" && len(c.Args) == 1 {
+			e = c.Args[0]
+		}
+		r, ok := e.(*InputRef)
+		if !ok {
+			return "$f" + strconv.Itoa(pos)
+		}
+		var exprs []Expr
+		switch x := n.(type) {
+		case *LogicalWindowTableFunction:
+			if r.Index >= len(x.input().Names()) {
+				return n.Names()[r.Index]
+			}
+			n = x.input()
+			continue
+		case *LogicalProject:
+			exprs = x.Exprs
+		case *LogicalCalc:
+			if x.Cond != nil {
+				// Its projection merges; the filter under it stops
+				// the merging (a Filter between Projects).
+				if in, ok := x.Exprs[r.Index].(*InputRef); ok {
+					return x.input().Names()[in.Index]
+				}
+				if c, ok := x.Exprs[r.Index].(*Call); ok && c.Op == "CAST" && len(c.Args) == 1 {
+					if in, ok := c.Args[0].(*InputRef); ok {
+						return x.input().Names()[in.Index]
+					}
+				}
+				return "$f" + strconv.Itoa(pos)
+			}
+			exprs = x.Exprs
+		default:
+			return n.Names()[r.Index]
+		}
+		e, n = exprs[r.Index], n.Inputs()[0]
 	}
 }
 

@@ -122,7 +122,7 @@ var rules = []Rule{
 		Flink: "FlinkAggregateProjectMergeRule",
 		apply: aggregateProjectMerge},
 	{Name: "PruneAggregateCall", Program: "LOGICAL",
-		Flink: "PruneAggregateCallRule.CALC_ON_AGGREGATE",
+		Flink: "PruneAggregateCallRule.CALC_ON_AGGREGATE, and WindowPropertiesRules' properties only where read (groupwindow.go)",
 		apply: pruneAggregateCall},
 	{Name: "AggregateReduceFunctions", Program: "LOGICAL",
 		Flink: "CoreRules.AGGREGATE_REDUCE_FUNCTIONS, kept where FlinkLogicalAggregate's cost is lower (aggreduce.go)",
@@ -1539,8 +1539,21 @@ func pruneAggregateCall(_ *binder, n Node) (Node, error) {
 		return nil, nil
 	}
 	agg, ok := c.input().(*LogicalAggregate)
-	if !ok || len(agg.Aggs) == 0 || (len(agg.Group) == 0 && len(agg.Aggs) == 1) {
+	if !ok {
 		return nil, nil
+	}
+	var props Node // the Calc over the aggregate without its unread window properties
+	if pc, pagg := pruneWindowProperties(c, agg); pc != nil {
+		c, agg, props = pc, pagg, pc
+	}
+	// A legacy group window is no group key of Flink's
+	// LogicalWindowAggregate (its window holds it): a group window
+	// aggregate without other keys keeps its one call
+	// (GroupWindowTest.testMultiWindowSqlWithAggregation: the inner
+	// window's COUNT(a) AS a, which nothing reads).
+	keys := len(agg.Group) - len(legacyWindowKeys(agg))
+	if len(agg.Aggs) == 0 || (keys == 0 && len(agg.Aggs) == 1) {
+		return props, nil
 	}
 	used := map[int]bool{}
 	for _, e := range c.Exprs {
@@ -1560,11 +1573,11 @@ func pruneAggregateCall(_ *binder, n Node) (Node, error) {
 		}
 	}
 	if len(drop) == 0 {
-		return nil, nil
+		return props, nil
 	}
-	if len(keep) == 0 && ng == 0 {
+	if len(keep) == 0 && keys == 0 {
 		keep = agg.Aggs[:1]
-		delete(drop, 0)
+		delete(drop, ng)
 	}
 	m := map[int]int{}
 	var names []string

@@ -844,15 +844,8 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 			pos[i] = len(below)
 			below = append(below, e)
 			name := calcNames[i]
-			if c, ok := e.(*Call); ok && tvf.Window.Legacy && c.Op == "CAST" && strings.HasPrefix(name, "$f") {
-				if ref, ok := c.Args[0].(*InputRef); ok {
-					// LogicalWindowAggregateRuleBase rebuilds the Project
-					// below with a RelBuilder, whose inferAlias names a
-					// CAST of a field after the field: CAST(a AS BIGINT) AS
-					// a, the implicit cast of a UDAF's argument
-					// (GroupWindowTest.testHoppingFunction).
-					name = tvf.names[ref.Index]
-				}
+			if tvf.Window.Legacy {
+				name = legacyBelowName(tvf, e, len(below)-1)
 			}
 			belowNames = append(belowNames, name)
 		}
@@ -880,6 +873,9 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 				belowNames = append(belowNames, uniquify(append(append([]string(nil), belowNames...), tvf.names[k]))[len(belowNames)])
 			}
 			partPos = append(partPos, at)
+		}
+		if tvf.Window.Legacy && cond == nil {
+			below, belowNames, legacyTime = legacyProjectMerge(r, exprs, in, below, belowNames, pos, partPos, legacyTime)
 		}
 		// RelTimeIndicatorConverter materializes the time attributes an
 		// aggregate call reads (gatherIndicesToMaterialize): a rowtime read by
@@ -951,6 +947,12 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		outTypes = append(outTypes, sql.BigInt().NotNull())
 	}
 	nKeys := len(group)
+	// windowOnly: a legacy group window is the GROUP BY's only item.
+	windowOnly := window.Legacy && r.Sets == nil
+	for _, g := range r.Group {
+		windowOnly = windowOnly && windowRef(exprs[g]) >= 0
+	}
+	castBack := make([]bool, len(r.Aggs))
 	var aggs []AggCall
 	aggAt := make([]int, len(r.Aggs)) // r.Aggs[i]'s position in aggs; -1 for GROUPING calls
 	for i, a := range r.Aggs {
@@ -974,9 +976,20 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 			c.Name = uniqueName(c.Name, outNames)
 		}
 		c.Retract = retract
+		if windowOnly && !a.Filtered && a.UDF == nil && !a.T.Nullable && nullableIfEmpty[strings.ToUpper(a.Func)] {
+			// LogicalWindowAggregateRuleBase takes the group window out of
+			// the GROUP BY and infers each call's type again with no group
+			// key (getIndexAndInferredTypesIfChanged, when the window was
+			// the only one): SUM, AVG, MIN, MAX, ... become nullable, and
+			// the Project above casts them back (adjustTypes;
+			// GroupWindowTest.testReturnTypeInferenceForWindowAgg:
+			// CAST(s AS INTEGER) AS s).
+			c.T = a.T.WithNullable(true)
+			castBack[i] = true
+		}
 		aggs = append(aggs, c)
 		outNames = append(outNames, c.Name)
-		outTypes = append(outTypes, a.T)
+		outTypes = append(outTypes, c.T)
 	}
 	for _, which := range []int{0, 1, 2} {
 		if window.Legacy && !window.Props {
@@ -1069,6 +1082,9 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 			continue
 		}
 		reorder[len(r.Group)+i] = &InputRef{Index: k, T: outTypes[k]}
+		if castBack[i] {
+			reorder[len(r.Group)+i] = &Call{Op: "CAST", Args: []Expr{reorder[len(r.Group)+i]}, T: a.T}
+		}
 		k++
 	}
 	windowPropRefs(reorder, r, exprs, windowRef, windowCols, k, outTypes)
