@@ -1292,7 +1292,15 @@ func narrowWindowTableFunction(tvf *LogicalWindowTableFunction, used map[int]boo
 	for i := nIn; i < len(tvf.names); i++ {
 		m[i] = len(fields) + i - nIn
 	}
-	inner := mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs})
+	var inner Node = mergeCalc(&LogicalCalc{base: row(names, exprTypes(exprs), in), Exprs: exprs})
+	if t, err := rankProjectTranspose(nil, inner); err == nil && t != nil {
+		// The projection pushed below the table function reaches a Rank
+		// under it: Flink's CalcRankTransposeRule (LOGICAL_REWRITE, after
+		// the PROJECT_RULES of this one) prunes the Rank's input too
+		// (GroupWindowTest.testWindowAggregateOnRetractStream:
+		// Calc(select=[a, rowtime]) below the Deduplicate).
+		inner = t
+	}
 	outNames := append(append([]string(nil), names...), tvf.names[nIn:]...)
 	outTypes := append(exprTypes(exprs), tvf.types[nIn:]...)
 	window := tvf.Window
