@@ -1300,6 +1300,19 @@ func narrowWindowTableFunction(tvf *LogicalWindowTableFunction, used map[int]boo
 		// (GroupWindowTest.testWindowAggregateOnRetractStream:
 		// Calc(select=[a, rowtime]) below the Deduplicate).
 		inner = t
+	} else if c, ok := inner.(*LogicalCalc); ok && c.Cond == nil {
+		if j, ok := c.input().(*LogicalJoin); ok && j.pushed {
+			// A join under it: FlinkProjectJoinTransposeRule (PROJECT_RULES,
+			// with this one) pushes the projection into the join's inputs
+			// too (IntervalJoinTest.testRowTimeInnerJoinAndWindowAggregationOnFirst:
+			// Calc(select=[a, b, rowtime]) below each side). The join's
+			// conditions were pushed already: only the projection moves.
+			again := *j
+			again.pushed = false
+			if t, err := joinPushDown(nil, c.WithInputs(&again)); err == nil && t != nil {
+				inner = t
+			}
+		}
 	}
 	outNames := append(append([]string(nil), names...), tvf.names[nIn:]...)
 	outTypes := append(exprTypes(exprs), tvf.types[nIn:]...)
