@@ -561,6 +561,73 @@ func legacyProjectMerge(r *LogicalAggregate, exprs []Expr, in Node, below []Expr
 	return identity(in.Types()), append([]string(nil), in.Names()...), timeAt
 }
 
+// legacyFieldOrder reorders the fields of nt, the narrowed legacy group
+// window tvf, in the order the Calc above reads them (exprs, over tvf's
+// row), the time field where the Calc first reads a window column: the
+// order of the Project LogicalWindowAggregateRuleBase leaves below the
+// window aggregate (the GROUP BY's items, the window call replaced by its
+// time field, then the calls' arguments), which Flink pushes into the scan
+// as it is (WatermarkAssignerChangelogNormalizeTransposeRuleTest.
+// testPushdownWatermarkAssignerWithCalc: project=[currency_time, rate,
+// currency]). m maps tvf's fields to nt's and is returned remapped.
+func legacyFieldOrder(tvf, nt *LogicalWindowTableFunction, m map[int]int, exprs []Expr) (Node, map[int]int) {
+	inner, ok := nt.input().(*LogicalCalc)
+	if !ok || inner.Cond != nil {
+		return nt, m
+	}
+	nIn := len(tvf.input().Names())
+	nNew := len(inner.Exprs)
+	var order []int // nt's input fields in the new order
+	seen := map[int]bool{}
+	add := func(f int) {
+		if !seen[f] {
+			seen[f] = true
+			order = append(order, f)
+		}
+	}
+	for _, e := range exprs {
+		walkExpr(e, func(x Expr) {
+			if r, ok := x.(*InputRef); ok {
+				if r.Index >= nIn {
+					add(m[tvf.TimeCol])
+				} else {
+					add(m[r.Index])
+				}
+			}
+		})
+	}
+	for f := 0; f < nNew; f++ {
+		add(f)
+	}
+	perm := map[int]int{} // old position in nt's input -> new
+	ex := make([]Expr, nNew)
+	names := make([]string, nNew)
+	types := make([]sql.DataType, nNew)
+	for i, f := range order {
+		perm[f] = i
+		ex[i], names[i], types[i] = inner.Exprs[f], inner.names[f], inner.types[f]
+	}
+	newInner := &LogicalCalc{base: row(names, types, inner.input()), Exprs: ex}
+	out := *nt
+	outNames := append(append([]string(nil), names...), nt.names[nNew:]...)
+	outTypes := append(append([]sql.DataType(nil), types...), nt.types[nNew:]...)
+	out.base = row(outNames, outTypes, newInner)
+	out.TimeCol = perm[nt.TimeCol]
+	out.Window.Partition = nil
+	for _, k := range nt.Window.Partition {
+		out.Window.Partition = append(out.Window.Partition, perm[k])
+	}
+	nm := map[int]int{}
+	for k, v := range m {
+		if v < nNew {
+			nm[k] = perm[v]
+		} else {
+			nm[k] = v
+		}
+	}
+	return &out, nm
+}
+
 // legacyBelowName names field pos of the Calc below a GroupWindowAggregate,
 // e over the group window's row. LogicalWindowAggregateRuleBase rebuilds
 // that Project with a RelBuilder and no names, over the input of the

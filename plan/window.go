@@ -1250,6 +1250,9 @@ func projectWindowTableFunctionTranspose(_ *binder, n Node) (Node, error) {
 	if nt == nil {
 		return nil, nil
 	}
+	if tvf.Window.Legacy {
+		nt, m = legacyFieldOrder(tvf, nt.(*LogicalWindowTableFunction), m, c.Exprs)
+	}
 	top := &LogicalCalc{base: c.base.with([]Node{nt}), Exprs: make([]Expr, len(c.Exprs)), fresh: c.fresh}
 	for i, e := range c.Exprs {
 		top.Exprs[i] = remap(e, m)
