@@ -314,6 +314,12 @@ func matProc(n Node, keep bool) (Node, map[int]bool) {
 		if c.Stream {
 			return n, inAttrs
 		}
+	case *Limit:
+		// A streaming LIMIT passes them on as a SortLimit does
+		// (keepsProctime).
+		if !c.Batch {
+			return n, inAttrs
+		}
 	case *WindowTableFunction:
 		// It passes its input's processing-time attributes on (its row
 		// type keeps them *PROCTIME*), on either time: the Calc or sink

@@ -120,7 +120,9 @@
 //     metadata-capable sources print metadata=[] (LOGICAL:
 //     PushProjectIntoTableSourceScanRule);
 //     - SortProjectTranspose: a LIMIT or ORDER BY ... LIMIT goes below a
-//     Calc that only picks a scan's fields (LOGICAL: SORT_PROJECT_TRANSPOSE);
+//     Calc that only picks fields, of a scan or (when the sort keeps fewer
+//     rows than it reads, the order Flink's Volcano program costs lower)
+//     of any input (LOGICAL: SORT_PROJECT_TRANSPOSE);
 //     - LimitIntoScan: a LIMIT without ORDER BY right above a scan whose
 //     source takes one puts offset + fetch into it, printed limit=[n];
 //     the Limit stays (LOGICAL: PushLimitIntoTableSourceScanRule);

@@ -1057,6 +1057,12 @@ func keepsProctime(n Node) bool {
 		// orders by the unmaterialized attribute, and what reads it
 		// above materializes it (SortLimitTest.testOrderByLimit).
 		return !x.Batch
+	case *Limit:
+		// So does a FlinkLogicalSort without collation, a streaming
+		// LIMIT / OFFSET: the Calc above it materializes what it passes
+		// (LimitTest.testLimitWithProcessingTime:
+		// PROCTIME_MATERIALIZE(proctime) above the Limit).
+		return !x.Batch
 	}
 	return false
 }

@@ -1279,18 +1279,29 @@ func aggregateFilterMerge(agg *LogicalAggregate, c *LogicalCalc) Node {
 }
 
 // sortProjectTranspose moves a sort or limit below a Calc that only picks
-// fields of a scan which took no projection, so that the Calc reads the
-// few rows the limit keeps: Flink's LimitTest and SortLimitTest plan
-// SELECT a, c FROM t LIMIT 10 as Calc(select=[a, c]) over Limit over the
-// scan. (Over a source that prunes its fields ProjectIntoScan has already
-// removed such a Calc.)
+// fields, so that the Calc reads the few rows the limit keeps: Flink's
+// LimitTest and SortLimitTest plan SELECT a, c FROM t LIMIT 10 as
+// Calc(select=[a, c]) over Limit over the scan. Over a scan, the Calc is
+// one that took no projection (over a source that prunes its fields
+// ProjectIntoScan has already removed it). Over any other input (a
+// WatermarkAssigner that ProjectWatermarkAssignerTranspose has put a
+// projection under), the sort must keep fewer rows than it reads (a
+// fetch or an offset): CoreRules.SORT_PROJECT_TRANSPOSE offers both
+// orders to Flink's LOGICAL Volcano program, and there a FlinkLogicalCalc
+// costs its row count, which is the limit's above the FlinkLogicalSort
+// (whose own cost is its output rows either way), so the Calc above the
+// sort is the cheaper plan; a sort that keeps every row costs the same in
+// both orders and stays where it is.
 func sortProjectTranspose(_ *binder, n Node) (Node, error) {
 	s, ok := n.(*LogicalSort)
 	if !ok {
 		return nil, nil
 	}
-	c, scan, ok := scanBelow(s.input())
+	c, ok := s.input().(*LogicalCalc)
 	if !ok || c.Cond != nil {
+		return nil, nil
+	}
+	if _, overScan := c.input().(*LogicalTableScan); !overScan && s.Fetch < 0 && s.Offset <= 0 {
 		return nil, nil
 	}
 	refs := make([]int, len(c.Exprs))
@@ -1306,7 +1317,7 @@ func sortProjectTranspose(_ *binder, n Node) (Node, error) {
 		k.Field = refs[k.Field]
 		order[i] = k
 	}
-	below := &LogicalSort{base: sameRow(scan), Order: order, Offset: s.Offset, Fetch: s.Fetch}
+	below := &LogicalSort{base: sameRow(c.input()), Order: order, Offset: s.Offset, Fetch: s.Fetch}
 	return &LogicalCalc{base: row(c.names, c.types, below), Exprs: c.Exprs}, nil
 }
 
