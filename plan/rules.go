@@ -542,7 +542,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 	}
 	lin, rin, jtypes := join.inputs[0], join.inputs[1], join.types
 	width := nl + len(rin.Names()) // the condition's row: both inputs
-	joinCond, err := coerceJoinCondition(joinCond)
+	joinCond, err := coerceJoinConditionSides(joinCond, nl)
 	if err != nil {
 		return nil, err
 	}
@@ -573,7 +573,7 @@ func joinPushDown(_ *binder, n Node) (Node, error) {
 				// over BIGINT and INT compares CAST(i AS BIGINT), pushed
 				// below as i0, so i is not read at the join
 				// (SemiAntiJoinTest.testInWithUncorrelated_JoinInSubQuery).
-				if cc, err := coerceJoinCondition(c); err == nil {
+				if cc, err := coerceJoinConditionSides(c, nl); err == nil {
 					c = cc
 				}
 				if !hasPushableOperand(c, nl, width-nl) {
@@ -835,6 +835,19 @@ func pushJoinExpressions(cond Expr, nl, nr int) (Expr, []Expr, []Expr) {
 // join); fields without a common type (INT = STRING) fail as Flink fails
 // (JoinTestBase.testJoinNonMatchingKeyTypes: TableException).
 func coerceJoinCondition(cond Expr) (Expr, error) {
+	return coerceJoinConditionSides(cond, -1)
+}
+
+// coerceJoinConditionSides is coerceJoinCondition on a join with nl left
+// fields (nl < 0: fields only): it also coerces an equality whose operand
+// pushJoinExpressions computes below the join (an expression over one
+// input, the other operand reading the other input). Flink runs
+// JoinPushExpressionsRule and JoinConditionTypeCoerceRule in one HEP
+// program (FlinkStreamRuleSets / FlinkBatchRuleSets
+// JOIN_PREDICATE_REWRITE_RULES) to a fixpoint, so b + 3 = k over BIGINT
+// and INT becomes $f2 = k and then $f2 = CAST(k AS BIGINT); without the
+// cast the two sides' keys are an int64 and an int32, which never match.
+func coerceJoinConditionSides(cond Expr, nl int) (Expr, error) {
 	if cond == nil {
 		return nil, nil
 	}
@@ -845,22 +858,33 @@ func coerceJoinCondition(cond Expr) (Expr, error) {
 		if !ok || call.Op != "=" {
 			continue
 		}
-		a, okA := call.Args[0].(*InputRef)
-		b, okB := call.Args[1].(*InputRef)
-		if !okA || !okB || a.T.WithNullable(true).Equal(b.T.WithNullable(true)) {
+		a, b := call.Args[0], call.Args[1]
+		_, okA := a.(*InputRef)
+		_, okB := b.(*InputRef)
+		if (!okA || !okB) && nl >= 0 {
+			// A pushed operand becomes a field of the input it reads.
+			la, ra := exprSides(a, nl)
+			lb, rb := exprSides(b, nl)
+			okA = okA || pushableOperand(a) && la != ra
+			okB = okB || pushableOperand(b) && lb != rb
+			if okA && okB && la == lb {
+				okA = false // both over one input: not a key
+			}
+		}
+		if !okA || !okB || a.Type().WithNullable(true).Equal(b.Type().WithNullable(true)) {
 			continue
 		}
-		t, ok := commonType(a.T, b.T)
+		t, ok := commonType(a.Type(), b.Type())
 		if !ok {
 			return nil, sql.Errorf(sql.TableException,
 				"implicit type conversion between %s and %s is not supported on join's condition now",
-				relTypeString(a.T), relTypeString(b.T))
+				relTypeString(a.Type()), relTypeString(b.Type()))
 		}
-		ensure := func(r *InputRef) Expr {
-			if r.T.WithNullable(true).Equal(t.WithNullable(true)) {
+		ensure := func(r Expr) Expr {
+			if r.Type().WithNullable(true).Equal(t.WithNullable(true)) {
 				return r
 			}
-			return &Call{Op: "CAST", Args: []Expr{r}, T: t.WithNullable(r.T.Nullable)}
+			return &Call{Op: "CAST", Args: []Expr{r}, T: t.WithNullable(r.Type().Nullable)}
 		}
 		cs[i] = &Call{Op: "=", Args: []Expr{ensure(a), ensure(b)}, T: call.T}
 		changed = true
