@@ -204,7 +204,15 @@ func evalSearch(c *Call, args []Eval) (Eval, error) {
 // comparison is the opposite comparison and NOT of a SEARCH searches the
 // complement. Conditions are boolean filters: the rewrite keeps three-
 // valued logic (NULL stays NULL).
-func SimplifyFilter(e Expr) Expr {
+func SimplifyFilter(e Expr) Expr { return simplifyFilter(e, true) }
+
+// simplifyFilter is SimplifyFilter in one of RexSimplify's modes:
+// unknownAsFalse at the top of a filter (RexUnknownAs.FALSE), which NOT
+// negates (RexSimplify.simplifyNot: unknownAs.negate(), TRUE) and a second
+// NOT restores. Only in the FALSE mode may an AND whose ranges cannot
+// all hold become FALSE (simplifyAnd2ForUnknownAsFalse): under a NOT,
+// k > 4 AND k < 2 over a NULL k is NULL, and NOT of it NULL, not TRUE.
+func simplifyFilter(e Expr, unknownAsFalse bool) Expr {
 	c, ok := e.(*Call)
 	if !ok {
 		return e
@@ -213,15 +221,15 @@ func SimplifyFilter(e Expr) Expr {
 	case "AND", "OR":
 		var terms []Expr
 		for _, a := range c.Args {
-			s := SimplifyFilter(a)
+			s := simplifyFilter(a, unknownAsFalse)
 			if sc, ok := s.(*Call); ok && sc.Op == c.Op {
 				terms = append(terms, sc.Args...)
 			} else {
 				terms = append(terms, s)
 			}
 		}
-		terms = collectSargs(terms, c.Op == "AND")
-		if c.Op == "AND" {
+		terms = collectSargs(terms, c.Op == "AND", unknownAsFalse)
+		if c.Op == "AND" && unknownAsFalse {
 			terms = mergeRanges(terms)
 		}
 		if len(terms) == 1 {
@@ -229,7 +237,7 @@ func SimplifyFilter(e Expr) Expr {
 		}
 		return &Call{Op: c.Op, Args: terms, T: c.T, Written: c.Written, zone: c.zone}
 	case "NOT":
-		inner := SimplifyFilter(c.Args[0])
+		inner := simplifyFilter(c.Args[0], !unknownAsFalse)
 		ic, ok := inner.(*Call)
 		if !ok {
 			break
@@ -337,8 +345,12 @@ func (b *sargBuilder) complexity() int {
 
 // collectSargs is RexSimplify.SargCollector over the terms of one AND
 // (negate) or OR. Under AND the collector gathers each comparison's
-// negation and the Sarg is the complement of their union.
-func collectSargs(terms []Expr, negate bool) []Expr {
+// negation and the Sarg is the complement of their union. A Sarg of no
+// value (a > 4 AND a < 2) is FALSE and one of every value (a < 1 OR
+// a >= 1) is a IS NOT NULL only where UNKNOWN counts as FALSE (the top of
+// a filter, RexUtil.simpleSarg); elsewhere (under a NOT) a NULL a makes
+// the terms NULL, not FALSE, so they stay as they are.
+func collectSargs(terms []Expr, negate, unknownAsFalse bool) []Expr {
 	var out []Expr
 	builders := map[int]*sargBuilder{}
 	for _, t := range terms {
@@ -387,6 +399,17 @@ func collectSargs(terms []Expr, negate bool) []Expr {
 	}
 	if !fix && !allPoints {
 		return terms
+	}
+	if !unknownAsFalse {
+		for _, b := range builders {
+			if len(b.types) == 0 {
+				continue
+			}
+			rs := b.build(negate).Ranges
+			if len(rs) == 0 || rs[0].Lo.Unbounded && rs[0].Hi.Unbounded {
+				return terms
+			}
+		}
 	}
 	var fixed []Expr
 	for _, t := range out {
