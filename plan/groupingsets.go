@@ -398,13 +398,69 @@ func decomposeGroupingSets(b *binder, n Node) (Node, error) {
 		}
 		return v
 	}
+	// ExpandUtil.buildExpandNode: a key a regular aggregate also reads
+	// (MAX(s) ... GROUP BY CUBE(s)), unless every set holds it, is
+	// output twice, nulled as the key and whole for the aggregate, after
+	// $e; otherwise the grand total's MAX(s) would read the nulled key.
+	var common []int
+	for i, set := range agg.Sets {
+		if i == 0 {
+			common = append([]int(nil), set...)
+			continue
+		}
+		var keep []int
+		for _, f := range common {
+			if inSet(set, f) {
+				keep = append(keep, f)
+			}
+		}
+		common = keep
+	}
+	dupSet := map[int]bool{}
+	for _, a := range agg.Aggs {
+		if a.Func == "GROUPING" || a.Func == "GROUPING_ID" || a.Func == "GROUP_ID" {
+			continue
+		}
+		args := append([]int(nil), a.Args...)
+		if a.Filtered {
+			args = append(args, a.Filter)
+		}
+		for _, f := range args {
+			if _, isKey := keyPos[f]; isKey && !inSet(common, f) {
+				dupSet[f] = true
+			}
+		}
+	}
+	var dups []int
+	for f := range dupSet {
+		dups = append(dups, f)
+	}
+	sort.Ints(dups)
+	dupAt := map[int]int{} // input field -> its whole copy in the Expand
 	names := append(append([]string(nil), in.Names()...), "$e")
 	names = uniquify(names)
+	taken := map[string]bool{}
+	for _, n := range names {
+		taken[n] = true
+	}
+	for i, f := range dups {
+		dupAt[f] = nIn + 1 + i
+		// ExpandUtil.buildDuplicateFieldName: name_0, name_1, ...
+		n := in.Names()[f] + "_0"
+		for j := 1; taken[n]; j++ {
+			n = in.Names()[f] + "_0_" + strconv.Itoa(j-1)
+		}
+		taken[n] = true
+		names = append(names, n)
+	}
 	types := append([]sql.DataType(nil), in.Types()...)
 	for _, g := range agg.Group {
 		types[g] = types[g].WithNullable(true)
 	}
 	types = append(types, sql.BigInt().NotNull())
+	for _, f := range dups {
+		types = append(types, in.Types()[f])
+	}
 	var projects [][]Expr
 	for _, set := range agg.Sets {
 		p := make([]Expr, 0, nIn+1)
@@ -416,6 +472,9 @@ func decomposeGroupingSets(b *binder, n Node) (Node, error) {
 			p = append(p, &InputRef{Index: f, T: types[f]})
 		}
 		p = append(p, &Literal{Value: eValue(set), T: sql.BigInt().NotNull()})
+		for _, f := range dups {
+			p = append(p, &InputRef{Index: f, T: in.Types()[f]})
+		}
 		projects = append(projects, p)
 	}
 	ex := &LogicalExpand{base: row(names, types, in), Projects: projects}
@@ -434,6 +493,14 @@ func decomposeGroupingSets(b *binder, n Node) (Node, error) {
 		}
 		at[i] = len(group) + len(aggs)
 		a.Name = a.fieldName(len(group) + len(aggs))
+		if len(dupAt) > 0 {
+			a = a.remapped(func(f int) int {
+				if d, ok := dupAt[f]; ok {
+					return d
+				}
+				return f
+			})
+		}
 		aggs = append(aggs, a)
 		outNames = append(outNames, a.Name)
 		outTypes = append(outTypes, a.T)
