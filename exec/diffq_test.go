@@ -1,0 +1,502 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlrun/sqlrun/exec/runtime"
+	"github.com/sqlrun/sqlrun/sql"
+	"github.com/sqlrun/sqlrun/sql/ast"
+	"github.com/sqlrun/sqlrun/sql/parser"
+)
+
+// TestDiffQuery is a differential, randomized query test: seeded random
+// tables and queries (diffqgen_test.go, whose header lists what the
+// grammar leaves out and why) run by three oracles whose results must be
+// the same multiset of rows:
+//
+//  1. sqlrun in batch mode;
+//  2. sqlrun in streaming mode at parallelism 2 over a changelog source
+//     (each table's rows arrive with decoys that are updated or deleted
+//     away), its changelog folded: +I/+U add a row, -U/-D remove one;
+//  3. DuckDB (scripts/compat/node_modules/@duckdb/node-api, through node;
+//     skipped when absent).
+//
+// Besides, a metamorphic check that needs no DuckDB: ternary logic
+// partitioning, Q = Q WHERE p ∪all Q WHERE NOT p ∪all Q WHERE p IS NULL,
+// in both modes.
+//
+// A query sqlrun refuses (a planner error) is counted, not failed: a
+// refusal is not a silent wrong result. DIFFQ_SEED and DIFFQ_N run
+// another seed or more queries; DIFFQ_V=1 prints every query.
+func TestDiffQuery(t *testing.T) {
+	seed := int64(1)
+	n := 400
+	if v := os.Getenv("DIFFQ_SEED"); v != "" {
+		seed, _ = strconv.ParseInt(v, 10, 64)
+	}
+	if v := os.Getenv("DIFFQ_N"); v != "" {
+		n, _ = strconv.Atoi(v)
+	}
+	verbose := os.Getenv("DIFFQ_V") != ""
+	if q := os.Getenv("DIFFQ_SQL"); q != "" {
+		// Reduction: one query (all columns compared as INT, DOUBLE,
+		// DECIMAL, STRING or BOOLEAN by DIFFQ_CLASSES, e.g. "isb") over
+		// the tables of the seed a failure names.
+		classes := []dqClass{}
+		for _, ch := range os.Getenv("DIFFQ_CLASSES") {
+			classes = append(classes, dqClass(strings.IndexRune("idmsb", ch)))
+		}
+		dqOne(t, seed, dqQuery{sql: q, classes: classes})
+		return
+	}
+	// A fresh set of tables every 40 queries.
+	const perData = 40
+	var st dqStats
+	for base := 0; base < n; base += perData {
+		m := min(perData, n-base)
+		runDiffQueryBatch(t, seed+int64(base), m, verbose, &st)
+	}
+	t.Logf("seed %d: %d queries, %d compared with DuckDB, %d in streaming, %d TLP checks; %d refused by sqlrun, %d failed in DuckDB only, %d divergences",
+		seed, st.queries, st.duck, st.stream, st.tlp, st.refused, st.duckErr, st.diverged)
+	if len(st.refusals) > 0 {
+		var msgs []string
+		for m, c := range st.refusals {
+			msgs = append(msgs, fmt.Sprintf("%4d %s", c, m))
+		}
+		sort.Strings(msgs)
+		t.Logf("refusals:\n%s", strings.Join(msgs, "\n"))
+	}
+}
+
+type dqStats struct {
+	queries, duck, stream, tlp, refused, duckErr, diverged int
+	refusals                                               map[string]int
+}
+
+type dqCase struct {
+	q       dqQuery
+	tlpOf   *dqQuery // for a TLP case: the partitioned query
+	batch   []string
+	bErr    error
+	stream  []string
+	sErr    error
+	duckIdx int
+}
+
+func runDiffQueryBatch(t *testing.T, seed int64, n int, verbose bool, st *dqStats) {
+	g := &dqGen{r: rand.New(rand.NewSource(seed))}
+	data := g.data()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	batch := newTestSession()
+	batch.Planner = PlanPlanner{}
+	stream := newTestSession()
+	stream.Planner = PlanPlanner{}
+	if err := batch.ExecuteScript(ctx, "SET 'execution.runtime-mode' = 'batch';\n"+dqFlinkDDL(data, nil), "setup.sql", io.Discard); err != nil {
+		t.Fatalf("seed %d: batch setup: %v", seed, err)
+	}
+	if err := stream.ExecuteScript(ctx, "SET 'parallelism.default' = '2';\n"+dqFlinkDDL(data, g.r), "setup.sql", io.Discard); err != nil {
+		t.Fatalf("seed %d: streaming setup: %v", seed, err)
+	}
+	var cases []*dqCase
+	var duckQueries []string
+	for i := 0; i < n; i++ {
+		c := &dqCase{duckIdx: -1}
+		if i%5 == 4 {
+			whole, parts := g.tlp()
+			c.q, c.tlpOf = whole, &parts
+		} else {
+			c.q = g.query(g.sig(), 2, true)
+			c.duckIdx = len(duckQueries)
+			duckQueries = append(duckQueries, c.q.sql)
+		}
+		cases = append(cases, c)
+	}
+	duck, haveDuck := dqDuckDB(t, data, duckQueries)
+	report := func(c *dqCase, what string, args ...any) {
+		st.diverged++
+		if st.diverged <= 20 {
+			t.Errorf("seed %d: %s\nquery: %s\n%s", seed, c.q.sql, what, fmt.Sprint(args...))
+		}
+	}
+	for _, c := range cases {
+		st.queries++
+		if verbose {
+			t.Logf("query: %s", c.q.sql)
+		}
+		c.batch, c.bErr = dqRun(ctx, batch, c.q)
+		c.stream, c.sErr = dqRun(ctx, stream, c.q)
+		if c.bErr != nil || c.sErr != nil {
+			st.refused++
+			if st.refusals == nil {
+				st.refusals = map[string]int{}
+			}
+			e := c.bErr
+			if e == nil {
+				e = c.sErr
+			}
+			msg := e.Error()
+			if i := strings.IndexByte(msg, '\n'); i > 0 {
+				msg = msg[:i]
+			}
+			if len(msg) > 160 {
+				msg = msg[:160]
+			}
+			st.refusals[msg]++
+			if verbose {
+				t.Logf("refused (batch: %v) (streaming: %v)", c.bErr, c.sErr)
+			}
+			if c.bErr != nil && c.sErr != nil {
+				continue
+			}
+		}
+		if c.bErr == nil && c.sErr == nil && !c.q.global {
+			st.stream++
+			if !equalRows(c.batch, c.stream) {
+				report(c, "batch and streaming differ", dqShow("batch", c.batch), dqShow("streaming", c.stream))
+			}
+		}
+		if c.tlpOf != nil {
+			st.tlp++
+			for _, m := range []struct {
+				name  string
+				s     *Session
+				whole []string
+				err   error
+			}{{"batch", batch, c.batch, c.bErr}, {"streaming", stream, c.stream, c.sErr}} {
+				if m.err != nil {
+					continue
+				}
+				parts, err := dqRun(ctx, m.s, *c.tlpOf)
+				var refused *dqRefusal
+				if errors.As(err, &refused) {
+					// e.g. an aggregate's FILTER that the whole query
+					// prunes and a partition's WHERE reads.
+					st.refused++
+					continue
+				}
+				if err != nil {
+					report(c, "TLP: the partitioned query fails in "+m.name+": ", err, "\n", c.tlpOf.sql)
+					continue
+				}
+				if !equalRows(m.whole, parts) {
+					report(c, "TLP ("+m.name+"): the partitions' union differs: "+c.tlpOf.sql+"\n", dqShow("whole", m.whole), dqShow("parts", parts))
+				}
+			}
+			continue
+		}
+		if !haveDuck {
+			continue
+		}
+		d := duck[c.duckIdx]
+		if d.Error != "" {
+			st.duckErr++
+			if verbose {
+				t.Logf("DuckDB fails: %s", d.Error)
+			}
+			continue
+		}
+		want := dqCanonRows(d.Rows, c.q.classes)
+		switch {
+		case c.bErr == nil:
+			st.duck++
+			if !equalRows(c.batch, want) {
+				report(c, "sqlrun (batch) and DuckDB differ", dqShow("sqlrun batch", c.batch), dqShow("DuckDB", want))
+			}
+		case !c.q.global:
+			// Batch refuses (e.g. ROW_NUMBER, FILTER): streaming's
+			// rows against DuckDB's.
+			st.duck++
+			if !equalRows(c.stream, want) {
+				report(c, "sqlrun (streaming) and DuckDB differ", dqShow("sqlrun streaming", c.stream), dqShow("DuckDB", want))
+			}
+		}
+	}
+}
+
+func equalRows(a, b []string) bool {
+	return strings.Join(a, "\n") == strings.Join(b, "\n")
+}
+
+func dqShow(name string, rows []string) string {
+	return fmt.Sprintf("%s (%d rows):\n  %s\n", name, len(rows), strings.Join(rows, "\n  "))
+}
+
+// dqFlinkDDL creates the tables as bounded 'values' tables. With r, the
+// rows come as a changelog: decoy rows inserted then deleted, and rows
+// inserted with a wrong value then updated (-U/+U) to the right one.
+func dqFlinkDDL(data dqData, r *rand.Rand) string {
+	var b strings.Builder
+	var cols []string
+	for _, c := range dqTableCols {
+		cols = append(cols, c.name+" "+c.flink)
+	}
+	for _, t := range dqTables {
+		var rows []string
+		var later []string
+		for _, row := range data[t] {
+			vals := dqJSONRow(row)
+			if r != nil && r.Intn(4) == 0 {
+				decoy := append([]string{}, row...)
+				decoy[1] = strconv.Itoa(r.Intn(100) + 500)
+				rows = append(rows, `["+I",`+dqJSONRow(decoy)+`]`)
+				later = append(later, `["-U",`+dqJSONRow(decoy)+`]`, `["+U",`+vals+`]`)
+				continue
+			}
+			rows = append(rows, `["+I",`+vals+`]`)
+			if r != nil && r.Intn(5) == 0 {
+				decoy := append([]string{}, row...)
+				decoy[0] = strconv.Itoa(r.Intn(5))
+				rows = append(rows, `["+I",`+dqJSONRow(decoy)+`]`)
+				later = append(later, `["-D",`+dqJSONRow(decoy)+`]`)
+			}
+		}
+		rows = append(rows, later...)
+		mode := ""
+		if r != nil {
+			mode = "'changelog-mode' = 'I,UB,UA,D', "
+		}
+		fmt.Fprintf(&b, "CREATE TABLE %s (%s) WITH ('connector' = 'values', 'bounded' = 'true', %s'rows' = '[%s]');\n",
+			t, strings.Join(cols, ", "), mode, strings.ReplaceAll(strings.Join(rows, ","), "'", "''"))
+	}
+	return b.String()
+}
+
+// dqJSONRow is a row's values as the 'values' connector's JSON.
+func dqJSONRow(row []string) string {
+	out := make([]string, len(row))
+	for i, v := range row {
+		switch {
+		case v == "NULL":
+			out[i] = "null"
+		case strings.HasPrefix(v, "'"):
+			out[i] = strconv.Quote(strings.Trim(v, "'"))
+		case v == "TRUE" || v == "FALSE":
+			out[i] = strings.ToLower(v)
+		default:
+			out[i] = v
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// dqRun runs q and folds its changelog into sorted canonical rows.
+func dqRun(ctx context.Context, s *Session, q dqQuery) (_ []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	stmt, err := parser.Parse(q.sql)
+	if err != nil {
+		return nil, err
+	}
+	aq, ok := stmt.(*ast.Query)
+	if !ok {
+		return nil, fmt.Errorf("not a query: %T", stmt)
+	}
+	qctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	qj, err := s.Planner.CompileQuery(qctx, s.Env(), aq, "collect")
+	if err != nil {
+		return nil, &dqRefusal{err}
+	}
+	cfg, err := runtime.ConfigFromMap(s.Config.Map())
+	if err != nil {
+		return nil, err
+	}
+	job, err := runtime.Start(qctx, qj.Graph, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		job.Cancel()
+		<-job.Done()
+	}()
+	count := map[string]int{}
+	for {
+		batch, err := qj.Collect.Next(qctx, job)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("runtime: %w", err)
+		}
+		for _, r := range batch {
+			k := dqCanonRow(r.Values, q.classes)
+			if r.Kind == sql.Insert || r.Kind == sql.UpdateAfter {
+				count[k]++
+			} else {
+				count[k]--
+			}
+		}
+	}
+	var out []string
+	for k, n := range count {
+		if n < 0 {
+			return nil, fmt.Errorf("wrong changelog: row %s retracted more often than added", k)
+		}
+		for ; n > 0; n-- {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// dqRefusal is a query sqlrun's planner refuses.
+type dqRefusal struct{ err error }
+
+func (r *dqRefusal) Error() string { return r.err.Error() }
+
+func dqCanonRows(rows [][]any, classes []dqClass) []string {
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, dqCanonRow(r, classes))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// dqCanonRow is a row's canonical text: integers exactly, DOUBLE and
+// DECIMAL by value to 12 significant digits, strings quoted.
+func dqCanonRow(vals []any, classes []dqClass) string {
+	cells := make([]string, len(vals))
+	for i, v := range vals {
+		c := dqStr
+		if i < len(classes) {
+			c = classes[i]
+		}
+		cells[i] = dqCanon(v, c)
+	}
+	return strings.Join(cells, " | ")
+}
+
+func dqCanon(v any, c dqClass) string {
+	if v == nil {
+		return "NULL"
+	}
+	switch c {
+	case dqInt:
+		if f, ok := v.(float64); ok {
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		return fmt.Sprint(v)
+	case dqDbl, dqDec:
+		f, err := strconv.ParseFloat(fmt.Sprint(v), 64)
+		if err != nil {
+			return "?" + fmt.Sprint(v)
+		}
+		if f == 0 {
+			f = 0 // -0
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return fmt.Sprint(f)
+		}
+		return strconv.FormatFloat(f, 'g', 12, 64)
+	case dqStr:
+		if s, ok := v.(string); ok {
+			return strconv.Quote(s)
+		}
+		return "?" + fmt.Sprint(v)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+type dqDuckResult struct {
+	Rows  [][]any `json:"rows"`
+	Error string  `json:"error"`
+}
+
+// dqDuckDB runs the queries in DuckDB over the same tables; false when
+// node or @duckdb/node-api is not installed.
+func dqDuckDB(t *testing.T, data dqData, queries []string) ([]dqDuckResult, bool) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Log("diffq: node is not installed (scripts/compat/install.sh): no DuckDB oracle")
+		return nil, false
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "scripts", "compat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
+		t.Log("diffq: @duckdb/node-api is not installed (scripts/compat/install.sh): no DuckDB oracle")
+		return nil, false
+	}
+	var setup []string
+	var cols []string
+	for _, c := range dqTableCols {
+		cols = append(cols, c.name+" "+c.duck)
+	}
+	for _, tb := range dqTables {
+		setup = append(setup, fmt.Sprintf("CREATE TABLE %s (%s)", tb, strings.Join(cols, ", ")))
+		for _, row := range data[tb] {
+			setup = append(setup, fmt.Sprintf("INSERT INTO %s VALUES (%s)", tb, strings.Join(row, ", ")))
+		}
+	}
+	in, err := json.Marshal(map[string]any{"setup": setup, "queries": queries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "queries.json")
+	if err := os.WriteFile(file, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "duckdb-query.mjs", file)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("duckdb-query.mjs: %v\n%s", err, stderr.String())
+	}
+	var out []dqDuckResult
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("duckdb-query.mjs output: %v", err)
+	}
+	if len(out) != len(queries) {
+		t.Fatalf("duckdb-query.mjs: %d results for %d queries", len(out), len(queries))
+	}
+	return out, true
+}
+
+func dqOne(t *testing.T, seed int64, q dqQuery) {
+	g := &dqGen{r: rand.New(rand.NewSource(seed))}
+	data := g.data()
+	ctx := context.Background()
+	batch := newTestSession()
+	batch.Planner = PlanPlanner{}
+	stream := newTestSession()
+	stream.Planner = PlanPlanner{}
+	ddl := dqFlinkDDL(data, nil)
+	t.Logf("tables:\n%s", ddl)
+	if err := batch.ExecuteScript(ctx, "SET 'execution.runtime-mode' = 'batch';\n"+ddl, "setup.sql", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.ExecuteScript(ctx, "SET 'parallelism.default' = '2';\n"+dqFlinkDDL(data, g.r), "setup.sql", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	b, err := dqRun(ctx, batch, q)
+	t.Logf("%s error %v", dqShow("batch", b), err)
+	s, err := dqRun(ctx, stream, q)
+	t.Logf("%s error %v", dqShow("streaming", s), err)
+	if d, ok := dqDuckDB(t, data, []string{q.sql}); ok {
+		t.Logf("%s error %s", dqShow("DuckDB", dqCanonRows(d[0].Rows, q.classes)), d[0].Error)
+	}
+}

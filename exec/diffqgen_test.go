@@ -1,0 +1,730 @@
+package exec
+
+import (
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+)
+
+// The generator of the differential query test (diffq_test.go): seeded,
+// deterministic tables and queries over a grammar whose meaning Flink 1.20
+// and DuckDB agree on. What is left out, and why:
+//
+//   - "/" and MOD: Flink's DIVIDE on two INTs is an INT (truncated;
+//     FlinkSqlOperatorTable.DIVIDE with ReturnTypes.QUOTIENT_NULLABLE, and
+//     division by zero fails the job), DuckDB's "/" gives a DOUBLE.
+//   - Overflow: Flink's INT / BIGINT arithmetic wraps (Java int / long, in
+//     the generated code of ScalarOperatorGens.generateArithmeticOperator),
+//     DuckDB's fails; values stay small (|INT| < 1000, |BIGINT| < 10^10)
+//     and expressions shallow, so no sum or product overflows.
+//   - AVG of an INT, BIGINT or DECIMAL: Flink's AvgAggFunction keeps the
+//     argument's type (INT in, INT out, truncated; DECIMAL with
+//     LogicalTypeMerging.findAvgAggType's scale), DuckDB's is a DOUBLE;
+//     AVG only ever gets a DOUBLE (a DOUBLE column or CAST(... AS DOUBLE)).
+//   - DOUBLE values are multiples of 1/4, so sums are exact in any order;
+//     DOUBLE and DECIMAL are compared by value to 12 significant digits,
+//     since the engines' DECIMAL result scales differ
+//     (LogicalTypeMerging.findSumAggType / findAdditionDecimalType against
+//     DuckDB's rules), not the values.
+//   - String literals are one character: Calcite types 'ab' as CHAR(2),
+//     and CASE / COALESCE / set operations over CHARs of different lengths
+//     pad to the longest (SqlTypeFactoryImpl.leastRestrictive), where
+//     DuckDB has VARCHAR only. Strings are ASCII, so Flink's comparison of
+//     StringData (by UTF-8 bytes) and DuckDB's agree.
+//   - No untyped NULL, no CAST to STRING, no CAST that rounds.
+//   - ORDER BY only with LIMIT (a streaming ORDER BY must start with a
+//     time attribute), over every output column with explicit NULLS
+//     FIRST / LAST (Flink's default null order for ASC is FIRST, DuckDB's
+//     LAST), so the rows a LIMIT keeps are the same multiset in every
+//     engine.
+//   - A global aggregate (no GROUP BY) over an input without rows yields
+//     one row in batch and none in streaming (Flink's GroupAggFunction
+//     emits on input only; testdata/session/agg_empty), also under a
+//     scalar subquery: the streaming oracle is skipped for queries with a
+//     global aggregate (dqQuery.global), and for an IN subquery under OR
+//     (see subPred's caller).
+//   - Scalar subqueries are aggregates without GROUP BY, so they return one
+//     row (Flink fails a job whose scalar subquery returns more,
+//     SingleValueAggFunction).
+
+// dqClass is a value class: the generator keeps expressions well typed by
+// class, and rows are compared by class.
+type dqClass int
+
+const (
+	dqInt  dqClass = iota // INT or BIGINT
+	dqDbl                 // DOUBLE
+	dqDec                 // DECIMAL
+	dqStr                 // STRING
+	dqBool                // BOOLEAN
+)
+
+type dqCol struct {
+	name  string
+	class dqClass
+}
+
+// dqTableCols are the columns of every generated table.
+var dqTableCols = []struct {
+	name, flink, duck string
+	class             dqClass
+}{
+	{"k", "INT", "INTEGER", dqInt},
+	{"a", "INT", "INTEGER", dqInt},
+	{"b", "BIGINT", "BIGINT", dqInt},
+	{"c", "DOUBLE", "DOUBLE", dqDbl},
+	{"d", "DECIMAL(10, 2)", "DECIMAL(10, 2)", dqDec},
+	{"s", "STRING", "VARCHAR", dqStr},
+	{"f", "BOOLEAN", "BOOLEAN", dqBool},
+}
+
+var dqTables = []string{"t1", "t2", "t3"}
+
+// dqData is the generated tables' rows: per table, per row, the values as
+// SQL literals ("NULL" for null), in dqTableCols order.
+type dqData map[string][][]string
+
+type dqGen struct {
+	r     *rand.Rand
+	alias int
+}
+
+func (g *dqGen) pick(n int) int    { return g.r.Intn(n) }
+func (g *dqGen) chance(p int) bool { return g.r.Intn(100) < p }
+
+func (g *dqGen) data() dqData {
+	d := dqData{}
+	for ti, t := range dqTables {
+		n := 2 + g.pick(11)
+		if ti == 2 && g.chance(15) {
+			n = 0
+		}
+		var rows [][]string
+		for i := 0; i < n; i++ {
+			if i > 0 && g.chance(20) {
+				// A duplicate row.
+				rows = append(rows, rows[g.pick(len(rows))])
+				continue
+			}
+			row := make([]string, len(dqTableCols))
+			for ci, c := range dqTableCols {
+				if g.chance(15) {
+					row[ci] = "NULL"
+					continue
+				}
+				switch c.name {
+				case "k":
+					row[ci] = strconv.Itoa(g.pick(6) - 1)
+				case "a":
+					row[ci] = strconv.Itoa(g.pick(21) - 10)
+				case "b":
+					vals := []string{"0", "1", "-1", "7", "3000000000", "-2500000000", "12"}
+					row[ci] = vals[g.pick(len(vals))]
+				case "c":
+					row[ci] = strconv.FormatFloat(float64(g.pick(41)-20)/4, 'f', -1, 64)
+				case "d":
+					row[ci] = fmt.Sprintf("%.2f", float64(g.pick(2001)-1000)/100)
+				case "s":
+					vals := []string{"", "a", "b", "ab", "B", "ba", "abc"}
+					row[ci] = "'" + vals[g.pick(len(vals))] + "'"
+				case "f":
+					row[ci] = []string{"TRUE", "FALSE"}[g.pick(2)]
+				}
+			}
+			rows = append(rows, row)
+		}
+		d[t] = rows
+	}
+	return d
+}
+
+// dqQuery is one generated query: its text, its output columns' classes,
+// and whether it holds a global aggregate (see the note above).
+type dqQuery struct {
+	sql     string
+	classes []dqClass
+	global  bool
+}
+
+type dqScope struct {
+	cols []dqCol
+}
+
+func (sc dqScope) of(c dqClass) []dqCol {
+	var out []dqCol
+	for _, col := range sc.cols {
+		if col.class == c {
+			out = append(out, col)
+		}
+	}
+	return out
+}
+
+func (g *dqGen) newAlias() string {
+	g.alias++
+	return "x" + strconv.Itoa(g.alias)
+}
+
+func (g *dqGen) intLit() string {
+	v := g.pick(9) - 3
+	if v < 0 {
+		return "(" + strconv.Itoa(v) + ")"
+	}
+	return strconv.Itoa(v)
+}
+
+func (g *dqGen) lit(c dqClass) string {
+	switch c {
+	case dqInt:
+		return g.intLit()
+	case dqDbl:
+		return "CAST(" + strconv.FormatFloat(float64(g.pick(21)-10)/4, 'f', -1, 64) + " AS DOUBLE)"
+	case dqDec:
+		v := fmt.Sprintf("%.2f", float64(g.pick(801)-400)/100)
+		if strings.HasPrefix(v, "-") {
+			return "(" + v + ")"
+		}
+		return v
+	case dqStr:
+		return "'" + []string{"a", "b", "B", "c"}[g.pick(4)] + "'"
+	default:
+		return []string{"TRUE", "FALSE"}[g.pick(2)]
+	}
+}
+
+var dqTypeName = map[dqClass]string{dqInt: "INT", dqDbl: "DOUBLE", dqDec: "DECIMAL(10, 2)", dqStr: "STRING", dqBool: "BOOLEAN"}
+
+func (g *dqGen) leaf(c dqClass, sc dqScope) string {
+	cols := sc.of(c)
+	if len(cols) > 0 && !g.chance(20) {
+		return cols[g.pick(len(cols))].name
+	}
+	if g.chance(5) {
+		return "CAST(NULL AS " + dqTypeName[c] + ")"
+	}
+	return g.lit(c)
+}
+
+// expr is a scalar expression of class c over the scope's columns.
+func (g *dqGen) expr(c dqClass, sc dqScope, depth int) string {
+	if depth <= 0 || g.chance(30) {
+		if c == dqBool && (len(sc.of(dqBool)) == 0 || g.chance(70)) {
+			return g.pred(sc, depth)
+		}
+		return g.leaf(c, sc)
+	}
+	switch g.pick(4) {
+	case 3:
+		if g.chance(50) {
+			// The simple CASE form.
+			var b strings.Builder
+			fmt.Fprintf(&b, "CASE %s", g.expr(dqInt, sc, depth-1))
+			for i := 0; i <= g.pick(2); i++ {
+				fmt.Fprintf(&b, " WHEN %s THEN %s", g.intLit(), g.expr(c, sc, depth-1))
+			}
+			if g.chance(60) {
+				fmt.Fprintf(&b, " ELSE %s", g.expr(c, sc, depth-1))
+			}
+			b.WriteString(" END")
+			return b.String()
+		}
+		fallthrough
+	case 0:
+		var b strings.Builder
+		b.WriteString("CASE")
+		for i := 0; i <= g.pick(2); i++ {
+			fmt.Fprintf(&b, " WHEN %s THEN %s", g.pred(sc, depth-1), g.expr(c, sc, depth-1))
+		}
+		if g.chance(75) {
+			fmt.Fprintf(&b, " ELSE %s", g.expr(c, sc, depth-1))
+		}
+		b.WriteString(" END")
+		return b.String()
+	case 1:
+		if g.chance(20) && c != dqBool {
+			return fmt.Sprintf("NULLIF(%s, %s)", g.expr(c, sc, depth-1), g.leaf(c, sc))
+		}
+		return fmt.Sprintf("COALESCE(%s, %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
+	}
+	switch c {
+	case dqInt:
+		switch g.pick(5) {
+		case 0:
+			return fmt.Sprintf("(%s + %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
+		case 1:
+			return fmt.Sprintf("(%s - %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
+		case 2:
+			return fmt.Sprintf("(%s * %s)", g.expr(c, sc, depth-1), g.intLit())
+		case 3:
+			return fmt.Sprintf("(-%s)", g.expr(c, sc, depth-1))
+		default:
+			return fmt.Sprintf("ABS(%s)", g.expr(c, sc, depth-1))
+		}
+	case dqDbl:
+		switch g.pick(4) {
+		case 0:
+			return fmt.Sprintf("(%s + %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
+		case 1:
+			return fmt.Sprintf("(%s - %s)", g.expr(c, sc, depth-1), g.expr(dqInt, sc, depth-1))
+		case 2:
+			return fmt.Sprintf("(%s * %s)", g.expr(c, sc, depth-1), g.intLit())
+		default:
+			return fmt.Sprintf("CAST(%s AS DOUBLE)", g.expr(dqInt, sc, depth-1))
+		}
+	case dqDec:
+		switch g.pick(3) {
+		case 0:
+			return fmt.Sprintf("(%s + %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
+		case 1:
+			return fmt.Sprintf("(%s - %s)", g.expr(c, sc, depth-1), g.expr(dqInt, sc, depth-1))
+		default:
+			return fmt.Sprintf("(%s * %s)", g.expr(c, sc, depth-1), g.intLit())
+		}
+	case dqStr:
+		switch g.pick(3) {
+		case 0:
+			return fmt.Sprintf("UPPER(%s)", g.expr(c, sc, depth-1))
+		case 1:
+			if g.chance(30) {
+				return fmt.Sprintf("SUBSTRING(%s, %d, %d)", g.expr(c, sc, depth-1), 1+g.pick(2), 1+g.pick(2))
+			}
+			return fmt.Sprintf("LOWER(%s)", g.expr(c, sc, depth-1))
+		default:
+			return fmt.Sprintf("(%s || %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
+		}
+	default:
+		return g.pred(sc, depth)
+	}
+}
+
+var dqCmpOps = []string{"=", "<>", "<", "<=", ">", ">="}
+
+// pred is a boolean condition.
+func (g *dqGen) pred(sc dqScope, depth int) string {
+	if depth <= 0 {
+		depth = 1
+	}
+	cmpClass := []dqClass{dqInt, dqInt, dqDbl, dqDec, dqStr}[g.pick(5)]
+	switch g.pick(13) {
+	case 0:
+		return fmt.Sprintf("(%s AND %s)", g.pred(sc, depth-1), g.pred(sc, depth-1))
+	case 1:
+		return fmt.Sprintf("(%s OR %s)", g.pred(sc, depth-1), g.pred(sc, depth-1))
+	case 2:
+		return fmt.Sprintf("(NOT %s)", g.pred(sc, depth-1))
+	case 3:
+		c := dqClass(g.pick(5))
+		not := ""
+		if g.chance(50) {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s IS %sNULL)", g.expr(c, sc, depth-1), not)
+	case 4:
+		n := 1 + g.pick(3)
+		var lits []string
+		for i := 0; i < n; i++ {
+			if g.chance(15) {
+				// A non-literal element.
+				lits = append(lits, g.leaf(cmpClass, sc))
+				continue
+			}
+			lits = append(lits, g.lit(cmpClass))
+		}
+		if g.chance(10) {
+			lits = append(lits, "CAST(NULL AS "+dqTypeName[cmpClass]+")")
+		}
+		not := ""
+		if g.chance(40) {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s %sIN (%s))", g.expr(cmpClass, sc, depth-1), not, strings.Join(lits, ", "))
+	case 5:
+		not := ""
+		if g.chance(30) {
+			not = "NOT "
+		}
+		lo, hi := g.lit(cmpClass), g.lit(cmpClass)
+		return fmt.Sprintf("(%s %sBETWEEN %s AND %s)", g.expr(cmpClass, sc, depth-1), not, lo, hi)
+	case 6:
+		pats := []string{"a%", "%b", "_", "%", "a_", "%a%", "", "_b%"}
+		not := ""
+		if g.chance(30) {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s %sLIKE '%s')", g.expr(dqStr, sc, depth-1), not, pats[g.pick(len(pats))])
+	case 8:
+		if g.chance(50) {
+			not := ""
+			if g.chance(50) {
+				not = "NOT "
+			}
+			return fmt.Sprintf("(%s IS %sDISTINCT FROM %s)", g.expr(cmpClass, sc, depth-1), not, g.expr(cmpClass, sc, depth-1))
+		}
+		return fmt.Sprintf("(%s IS %s)", g.pred(sc, depth-1), []string{"TRUE", "FALSE", "NOT TRUE", "NOT FALSE"}[g.pick(4)])
+	case 7:
+		if cols := sc.of(dqBool); len(cols) > 0 {
+			return cols[g.pick(len(cols))].name
+		}
+		return g.lit(dqBool)
+	default:
+		l := g.expr(cmpClass, sc, depth-1)
+		var r string
+		if g.chance(60) {
+			r = g.lit(cmpClass)
+		} else {
+			r = g.expr(cmpClass, sc, depth-1)
+		}
+		// An INT compared with a DECIMAL or a DOUBLE (the usual
+		// implicit widening in both engines).
+		if cmpClass == dqDec || cmpClass == dqDbl {
+			if g.chance(20) {
+				r = g.expr(dqInt, sc, depth-1)
+			}
+		}
+		return fmt.Sprintf("(%s %s %s)", l, dqCmpOps[g.pick(len(dqCmpOps))], r)
+	}
+}
+
+// subPred is a predicate with a subquery: IN, NOT IN, EXISTS, NOT EXISTS
+// (correlated on k or not), or a comparison with a scalar aggregate.
+func (g *dqGen) subPred(sc dqScope, q *dqQuery) string {
+	t := dqTables[g.pick(len(dqTables))]
+	a := g.newAlias()
+	inner := dqScope{}
+	for _, c := range dqTableCols {
+		inner.cols = append(inner.cols, dqCol{a + "." + c.name, c.class})
+	}
+	both := dqScope{cols: append(append([]dqCol{}, inner.cols...), sc.cols...)}
+	ks := sc.of(dqInt)
+	corr := ""
+	if len(ks) > 0 && g.chance(60) {
+		corr = fmt.Sprintf("%s.k = %s AND ", a, ks[g.pick(len(ks))].name)
+	}
+	where := g.pred(inner, 2)
+	if corr != "" && g.chance(30) {
+		// A correlated condition beyond the key.
+		where = g.pred(both, 2)
+	}
+	switch g.pick(4) {
+	case 0, 1:
+		c := []dqClass{dqInt, dqStr, dqDec}[g.pick(3)]
+		not := ""
+		if g.chance(40) {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s %sIN (SELECT %s FROM %s AS %s WHERE %s%s))", g.expr(c, sc, 1), not, g.expr(c, inner, 1), t, a, corr, where)
+	case 2:
+		not := ""
+		if g.chance(40) {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%sEXISTS (SELECT 1 FROM %s AS %s WHERE %s%s))", not, t, a, corr, where)
+	default:
+		q.global = true
+		agg := []string{"COUNT(*)", "MAX(" + a + ".a)", "MIN(" + a + ".k)", "SUM(" + a + ".b)", "COUNT(" + a + ".s)"}[g.pick(5)]
+		return fmt.Sprintf("(%s %s (SELECT %s FROM %s AS %s WHERE %s%s))", g.expr(dqInt, sc, 1), dqCmpOps[g.pick(len(dqCmpOps))], agg, t, a, corr, where)
+	}
+}
+
+// from is a FROM clause: a table, a derived table, or an equi-join of
+// two or three (inner, left, right, full), with an extra condition at times.
+func (g *dqGen) from(q *dqQuery, depth int) (string, dqScope) {
+	item := func() (string, dqScope, string) {
+		a := g.newAlias()
+		sc := dqScope{}
+		if depth > 0 && g.chance(25) {
+			// Its first column is an INT: the key it is joined on.
+			sig := append([]dqClass{dqInt}, g.sig()...)
+			sub := g.query(sig, depth-1, false)
+			if sub.global {
+				q.global = true
+			}
+			for i, c := range sub.classes {
+				sc.cols = append(sc.cols, dqCol{fmt.Sprintf("%s.c%d", a, i), c})
+			}
+			return fmt.Sprintf("(%s) AS %s", sub.sql, a), sc, a + ".c0"
+		}
+		t := dqTables[g.pick(len(dqTables))]
+		for _, c := range dqTableCols {
+			sc.cols = append(sc.cols, dqCol{a + "." + c.name, c.class})
+		}
+		return t + " AS " + a, sc, a + ".k"
+	}
+	text, sc, key := item()
+	joins := 0
+	if g.chance(45) {
+		joins = 1
+		if g.chance(20) {
+			joins = 2
+		}
+	}
+	for j := 0; j < joins; j++ {
+		rt, rsc, rkey := item()
+		both := dqScope{cols: append(append([]dqCol{}, sc.cols...), rsc.cols...)}
+		kind := []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "JOIN", "LEFT JOIN"}[g.pick(6)]
+		lk := key
+		if ints := sc.of(dqInt); g.chance(20) {
+			lk = ints[g.pick(len(ints))].name
+			if g.chance(50) {
+				lk = fmt.Sprintf("(%s + %s)", lk, g.intLit())
+			}
+		}
+		cond := fmt.Sprintf("%s = %s", lk, rkey)
+		if g.chance(35) {
+			cond += " AND " + g.pred(both, 1)
+		}
+		text = fmt.Sprintf("%s %s %s ON %s", text, kind, rt, cond)
+		sc = both
+	}
+	return text, sc
+}
+
+// sig is a random output signature of 1 to 3 columns.
+func (g *dqGen) sig() []dqClass {
+	n := 1 + g.pick(3)
+	out := make([]dqClass, n)
+	for i := range out {
+		out[i] = []dqClass{dqInt, dqInt, dqDbl, dqDec, dqStr, dqStr, dqBool}[g.pick(7)]
+	}
+	return out
+}
+
+// query is a query with output columns c0, c1, ... of the classes of sig.
+func (g *dqGen) query(sig []dqClass, depth int, top bool) dqQuery {
+	q := dqQuery{classes: sig}
+	switch k := g.pick(10); {
+	case k < 2 && depth > 0:
+		return g.setop(sig, depth)
+	case k < 5:
+		q.sql = g.aggSelect(&q, sig, depth)
+	default:
+		q.sql = g.plainSelect(&q, sig, depth, top)
+	}
+	if top && g.chance(15) {
+		var keys []string
+		for i := range sig {
+			dir := []string{"ASC", "DESC"}[g.pick(2)]
+			nulls := []string{"NULLS FIRST", "NULLS LAST"}[g.pick(2)]
+			keys = append(keys, fmt.Sprintf("c%d %s %s", i, dir, nulls))
+		}
+		limit := fmt.Sprintf("LIMIT %d", 1+g.pick(4))
+		if g.chance(25) {
+			limit += fmt.Sprintf(" OFFSET %d", g.pick(3))
+		}
+		q.sql = fmt.Sprintf("SELECT * FROM (%s) AS %s ORDER BY %s %s", q.sql, g.newAlias(), strings.Join(keys, ", "), limit)
+	} else if top && g.chance(10) {
+		// Top-N per partition: ROW_NUMBER over every column (ties are
+		// equal rows, so the rows kept are the same multiset), or RANK /
+		// DENSE_RANK over some (ties are kept together).
+		var keys []string
+		for i := range sig {
+			keys = append(keys, fmt.Sprintf("c%d %s %s", i, []string{"ASC", "DESC"}[g.pick(2)], []string{"NULLS FIRST", "NULLS LAST"}[g.pick(2)]))
+		}
+		fn := "ROW_NUMBER()"
+		if len(keys) > 1 && g.chance(40) {
+			fn = []string{"RANK()", "DENSE_RANK()"}[g.pick(2)]
+			keys = keys[1:]
+		}
+		part := ""
+		if len(sig) > 1 && g.chance(70) {
+			part = "PARTITION BY c0 "
+		}
+		cols := make([]string, len(sig))
+		for i := range sig {
+			cols[i] = fmt.Sprintf("c%d", i)
+		}
+		cmp := []string{"<=", "<", "="}[g.pick(3)]
+		q.sql = fmt.Sprintf("SELECT %s FROM (SELECT %s, %s OVER (%sORDER BY %s) AS rn FROM (%s) AS %s) AS %s WHERE rn %s %d",
+			strings.Join(cols, ", "), strings.Join(cols, ", "), fn, part, strings.Join(keys, ", "), q.sql, g.newAlias(), g.newAlias(), cmp, 1+g.pick(3))
+	}
+	return q
+}
+
+func (g *dqGen) plainSelect(q *dqQuery, sig []dqClass, depth int, top bool) string {
+	from, sc := g.from(q, depth)
+	var items []string
+	for i, c := range sig {
+		e := g.expr(c, sc, 2)
+		if ks := sc.of(dqInt); c == dqInt && top && len(ks) > 0 && g.chance(8) {
+			// A correlated scalar subquery in the projection (COUNT of no
+			// rows is 0, not NULL).
+			a := g.newAlias()
+			e = fmt.Sprintf("(SELECT COUNT(*) FROM %s AS %s WHERE %s.k = %s)", dqTables[g.pick(3)], a, a, ks[g.pick(len(ks))].name)
+		}
+		items = append(items, fmt.Sprintf("%s AS c%d", e, i))
+	}
+	distinct := ""
+	if g.chance(20) {
+		distinct = "DISTINCT "
+	}
+	text := fmt.Sprintf("SELECT %s%s FROM %s", distinct, strings.Join(items, ", "), from)
+	if g.chance(70) {
+		p := g.pred(sc, 3)
+		if g.chance(25) {
+			sp := g.subPred(sc, q)
+			if g.chance(50) {
+				p = sp
+			} else {
+				op := []string{"AND", "OR"}[g.pick(2)]
+				if op == "OR" && strings.Contains(sp, " IN (SELECT") {
+					// Under OR, Calcite's SubQueryRemoveRule.rewriteIn
+					// joins the subquery's global COUNT(*) on TRUE (an
+					// inner join), so over an empty subquery a streaming
+					// job, as Flink's, has no row to join.
+					q.global = true
+				}
+				p = fmt.Sprintf("(%s %s %s)", p, op, sp)
+			}
+		}
+		text += " WHERE " + p
+	}
+	return text
+}
+
+func (g *dqGen) aggSelect(q *dqQuery, sig []dqClass, depth int) string {
+	from, sc := g.from(q, depth)
+	var items, keys []string
+	for i, c := range sig {
+		var e string
+		if c != dqBool && g.chance(35) || c == dqBool && g.chance(70) {
+			// A grouping key: a column (grouped by its name).
+			cols := sc.of(c)
+			if len(cols) > 0 {
+				e = cols[g.pick(len(cols))].name
+				keys = append(keys, e)
+			}
+		}
+		if e == "" {
+			e = g.agg(c, sc)
+		}
+		items = append(items, fmt.Sprintf("%s AS c%d", e, i))
+	}
+	if len(keys) == 0 {
+		if g.chance(60) {
+			// A grouping key that is not selected.
+			col := sc.cols[g.pick(len(sc.cols))].name
+			keys = append(keys, col)
+		} else {
+			q.global = true
+		}
+	}
+	text := fmt.Sprintf("SELECT %s FROM %s", strings.Join(items, ", "), from)
+	if g.chance(50) {
+		text += " WHERE " + g.pred(sc, 2)
+	}
+	var having []string
+	if len(keys) > 0 {
+		group := strings.Join(keys, ", ")
+		if g.chance(15) {
+			// Grouping sets (Flink's Expand): the rolled-up keys are NULL.
+			// Over an input without rows, Flink's plan (Expand, then an
+			// aggregate keyed by the keys and $e) has no grand-total row,
+			// where the SQL standard and DuckDB have one; sqlrun follows
+			// Flink. COUNT(*) > 0 drops that row and keeps every other.
+			group = []string{"ROLLUP", "CUBE"}[g.pick(2)] + "(" + group + ")"
+			having = append(having, "(COUNT(*) > 0)")
+		}
+		text += " GROUP BY " + group
+	}
+	if g.chance(35) {
+		having = append(having, g.havingPred(sc))
+	}
+	if len(having) > 0 {
+		text += " HAVING " + strings.Join(having, " AND ")
+	}
+	return text
+}
+
+// agg is an aggregate call of class c.
+func (g *dqGen) agg(c dqClass, sc dqScope) string {
+	switch c {
+	case dqInt:
+		if g.chance(10) {
+			return fmt.Sprintf("%s(%s) FILTER (WHERE %s)", []string{"MIN", "MAX", "SUM", "COUNT"}[g.pick(4)], g.expr(dqInt, sc, 1), g.pred(sc, 1))
+		}
+		switch g.pick(6) {
+		case 0:
+			return "COUNT(*)"
+		case 1:
+			return fmt.Sprintf("COUNT(%s)", g.expr(dqClass(g.pick(5)), sc, 1))
+		case 2:
+			return fmt.Sprintf("COUNT(DISTINCT %s)", g.expr(dqClass(g.pick(5)), sc, 1))
+		case 3:
+			if g.chance(30) {
+				return fmt.Sprintf("SUM(DISTINCT %s)", g.expr(dqInt, sc, 1))
+			}
+			if g.chance(30) {
+				return fmt.Sprintf("COUNT(*) FILTER (WHERE %s)", g.pred(sc, 1))
+			}
+			return fmt.Sprintf("SUM(%s)", g.expr(dqInt, sc, 1))
+		case 4:
+			return fmt.Sprintf("MIN(%s)", g.expr(dqInt, sc, 1))
+		default:
+			return fmt.Sprintf("MAX(%s)", g.expr(dqInt, sc, 1))
+		}
+	case dqDbl:
+		switch g.pick(4) {
+		case 0:
+			return fmt.Sprintf("SUM(%s)", g.expr(dqDbl, sc, 1))
+		case 1:
+			return fmt.Sprintf("AVG(%s)", g.expr(dqDbl, sc, 1))
+		case 2:
+			return fmt.Sprintf("AVG(CAST(%s AS DOUBLE))", g.expr(dqInt, sc, 1))
+		default:
+			return fmt.Sprintf("MAX(%s)", g.expr(dqDbl, sc, 1))
+		}
+	case dqDec:
+		switch g.pick(3) {
+		case 0:
+			return fmt.Sprintf("SUM(%s)", g.expr(dqDec, sc, 1))
+		case 1:
+			return fmt.Sprintf("MIN(%s)", g.expr(dqDec, sc, 1))
+		default:
+			return fmt.Sprintf("MAX(%s)", g.expr(dqDec, sc, 1))
+		}
+	case dqStr:
+		return fmt.Sprintf("%s(%s)", []string{"MIN", "MAX"}[g.pick(2)], g.expr(dqStr, sc, 1))
+	default:
+		return g.havingPred(sc)
+	}
+}
+
+func (g *dqGen) havingPred(sc dqScope) string {
+	p := fmt.Sprintf("(%s %s %s)", g.agg(dqInt, sc), dqCmpOps[g.pick(len(dqCmpOps))], g.intLit())
+	if g.chance(30) {
+		p = fmt.Sprintf("(%s OR (%s IS NULL))", p, g.agg(dqStr, sc))
+	}
+	return p
+}
+
+func (g *dqGen) setop(sig []dqClass, depth int) dqQuery {
+	l := g.query(sig, depth-1, false)
+	r := g.query(sig, depth-1, false)
+	op := []string{"UNION ALL", "UNION", "INTERSECT", "EXCEPT", "UNION ALL"}[g.pick(5)]
+	wrap := func(x dqQuery) string {
+		if strings.Contains(x.sql, " UNION ") || strings.Contains(x.sql, " INTERSECT ") || strings.Contains(x.sql, " EXCEPT ") {
+			return fmt.Sprintf("SELECT * FROM (%s) AS %s", x.sql, g.newAlias())
+		}
+		return x.sql
+	}
+	return dqQuery{sql: wrap(l) + " " + op + " " + wrap(r), classes: sig, global: l.global || r.global}
+}
+
+// tlp is a ternary logic partitioning case: a query, a predicate p, and
+// the union of the query filtered by p, NOT p and p IS NULL.
+func (g *dqGen) tlp() (whole, parts dqQuery) {
+	sig := g.sig()
+	var q dqQuery
+	from, sc := g.from(&q, 1)
+	var items []string
+	for i, c := range sig {
+		items = append(items, fmt.Sprintf("%s AS c%d", g.expr(c, sc, 2), i))
+	}
+	base := fmt.Sprintf("SELECT %s FROM %s", strings.Join(items, ", "), from)
+	p := g.pred(sc, 3)
+	whole = dqQuery{sql: base, classes: sig, global: q.global}
+	parts = dqQuery{sql: fmt.Sprintf("%s WHERE %s UNION ALL %s WHERE NOT %s UNION ALL %s WHERE (%s) IS NULL", base, p, base, p, base, p),
+		classes: sig, global: q.global}
+	return whole, parts
+}
