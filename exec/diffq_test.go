@@ -489,7 +489,11 @@ func dqOne(t *testing.T, seed int64, q dqQuery) {
 	if err := batch.ExecuteScript(ctx, "SET 'execution.runtime-mode' = 'batch';\n"+ddl, "setup.sql", io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if err := stream.ExecuteScript(ctx, "SET 'parallelism.default' = '2';\n"+dqFlinkDDL(data, g.r), "setup.sql", io.Discard); err != nil {
+	par := "2"
+	if v := os.Getenv("DIFFQ_PAR"); v != "" {
+		par = v
+	}
+	if err := stream.ExecuteScript(ctx, "SET 'parallelism.default' = '"+par+"';\n"+dqFlinkDDL(data, g.r), "setup.sql", io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	b, err := dqRun(ctx, batch, q)
@@ -498,5 +502,38 @@ func dqOne(t *testing.T, seed int64, q dqQuery) {
 	t.Logf("%s error %v", dqShow("streaming", s), err)
 	if d, ok := dqDuckDB(t, data, []string{q.sql}); ok {
 		t.Logf("%s error %s", dqShow("DuckDB", dqCanonRows(d[0].Rows, q.classes)), d[0].Error)
+	}
+}
+
+// TestDiffQueryKnownRace is a divergence TestDiffQuery found (seed 70000,
+// query 880 with DIFFQ_N 2000) and reduced, not yet fixed: in streaming
+// mode at parallelism 2, a GROUP BY over a RIGHT JOIN whose right input is
+// the UNION ALL of a join's rows and an updating aggregate's
+// (MIN(NULLIF(a, 5)) GROUP BY f) counts rows the join's folded changelog
+// no longer holds, in some runs (an extra group ” and COUNT 5 for 3);
+// batch mode, parallelism 1 and DuckDB agree on one row (NULL, 3). The
+// tables are the generator's for seed 70880.
+func TestDiffQueryKnownRace(t *testing.T) {
+	t.Skip("known: streaming at parallelism 2 miscounts a GROUP BY over a RIGHT JOIN of a UNION ALL with an updating aggregate, in some runs; see the comment")
+	const q = `SELECT x42.s AS c0, COUNT(*) AS c1 FROM t3 AS x42 RIGHT JOIN (
+SELECT x44.a AS c0, x44.k AS c1 FROM t2 AS x44 LEFT JOIN t1 AS x45 ON x44.k = x45.k WHERE (COALESCE(x45.s, 'a') NOT IN (SELECT x46.s FROM t3 AS x46))
+UNION ALL SELECT MIN(NULLIF(x47.a, 5)) AS c0, COUNT(*) AS c1 FROM t3 AS x47 GROUP BY x47.f) AS x43 ON x42.k = x43.c0 GROUP BY x42.s`
+	g := &dqGen{r: rand.New(rand.NewSource(70880))}
+	data := g.data()
+	ctx := context.Background()
+	stream := newTestSession()
+	stream.Planner = PlanPlanner{}
+	if err := stream.ExecuteScript(ctx, "SET 'parallelism.default' = '2';\n"+dqFlinkDDL(data, g.r), "setup.sql", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`NULL | 3`}
+	for i := 0; i < 10; i++ {
+		got, err := dqRun(ctx, stream, dqQuery{sql: q, classes: []dqClass{dqStr, dqInt}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equalRows(got, want) {
+			t.Fatalf("run %d: %s", i, dqShow("streaming", got))
+		}
 	}
 }
