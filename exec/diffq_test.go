@@ -511,7 +511,12 @@ func dqOne(t *testing.T, seed int64, q dqQuery) {
 // the UNION ALL of a join's rows and an updating aggregate's
 // (MIN(NULLIF(a, 5)) GROUP BY f) counts rows the join's folded changelog
 // no longer holds, in some runs (an extra group ” and COUNT 5 for 3);
-// batch mode, parallelism 1 and DuckDB agree on one row (NULL, 3). The
+// batch mode, parallelism 1 and DuckDB agree on one row (NULL, 3). It
+// happens with insert-only tables too. The join's output already carries
+// retractions that reach the sink before their row's insert (at the very
+// start: -D of the row the RIGHT JOIN pads for the union's (1, 2)), which
+// folding hides but the aggregate above (which drops a retraction for a
+// group it does not hold, as Flink's GroupAggFunction does) does not. The
 // tables are the generator's for seed 70880.
 func TestDiffQueryKnownRace(t *testing.T) {
 	t.Skip("known: streaming at parallelism 2 miscounts a GROUP BY over a RIGHT JOIN of a UNION ALL with an updating aggregate, in some runs; see the comment")
