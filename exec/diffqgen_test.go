@@ -268,7 +268,11 @@ func (g *dqGen) expr(c dqClass, sc dqScope, depth int) string {
 		case 1:
 			return fmt.Sprintf("(%s - %s)", g.expr(c, sc, depth-1), g.expr(dqInt, sc, depth-1))
 		case 2:
-			return fmt.Sprintf("(%s * %s)", g.expr(c, sc, depth-1), g.intLit())
+			// A positive factor: 0.0 * -1 and -1.5 * 0 are -0.0, which
+			// Flink's DISTINCT, GROUP BY and set operations keep apart
+			// from 0.0 (BinaryRowData compares a DOUBLE's bits) and DuckDB
+			// does not.
+			return fmt.Sprintf("(%s * %d)", g.expr(c, sc, depth-1), 1+g.pick(3))
 		default:
 			return fmt.Sprintf("CAST(%s AS DOUBLE)", g.expr(dqInt, sc, depth-1))
 		}
