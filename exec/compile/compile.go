@@ -86,9 +86,13 @@ type edge struct {
 	p      int
 	part   runtime.Partitioning
 	// exchanged marks an explicit Exchange (hash/single) below the
-	// consumer; otherwise the edge is forward (or rebalance when the
-	// parallelism differs).
+	// consumer; otherwise the edge is forward (or, when the parallelism
+	// differs, rebalance or a hash on orderKeys).
 	exchanged bool
+	// orderKeys, set for a changelog, are the columns every change of
+	// one row shares (its upsert key, or all its columns): the key that
+	// spreads it over more subtasks without reordering a row's changes.
+	orderKeys []int
 }
 
 // Graph builds the job graph of a plan.
@@ -125,6 +129,20 @@ func Graph(pl *plan.Plan, opts Options) (g *runtime.Graph, err error) {
 	return b.g, nil
 }
 
+// consumerP is the parallelism of an operator reading in: its input's,
+// or after an Exchange the default one (1 for a single one), as Flink's
+// ExecNodes take inputTransform.getParallelism() and StreamExecExchange
+// sets its partition's.
+func (b *builder) consumerP(in edge) int {
+	if !in.exchanged {
+		return in.p
+	}
+	if in.part.Kind == runtime.Global {
+		return 1
+	}
+	return b.defaultP
+}
+
 func uid(path string, n plan.Node) string { return path + "-" + n.Name() }
 
 // connect wires in into vertex to running with parallelism p.
@@ -132,7 +150,18 @@ func (b *builder) connect(in edge, to, p int) {
 	part := in.part
 	if !in.exchanged {
 		part = runtime.Partitioning{Kind: runtime.Forward}
-		if in.p != p {
+		switch {
+		case in.p == p:
+		case p > 1 && len(in.orderKeys) > 0:
+			// Round-robin batches would let a row's -D and its +I take
+			// two subtasks and reach a later hash exchange through two
+			// channels, the -D first: every change of one row must
+			// travel one path (what Flink's exchanges keep per channel).
+			part = runtime.Partitioning{Kind: runtime.Hash, Keys: in.orderKeys}
+		default:
+			// Insert-only, or into one subtask: Flink's
+			// RebalancePartitioner (StreamGraph's edge between two
+			// parallelisms without a partitioner).
 			part = runtime.Partitioning{Kind: runtime.Rebalance}
 		}
 	}
@@ -253,16 +282,38 @@ func (b *builder) notNullEnforcer(n *plan.Sink) operators.CalcFunc {
 func (b *builder) build(n plan.Node, path string) (edge, error) {
 	id := b.reuse[n]
 	if id == 0 {
-		return b.buildNode(n, path)
+		e, err := b.buildNode(n, path)
+		e.orderKeys = orderKeys(n)
+		return e, err
 	}
 	if e, ok := b.built[id]; ok {
 		return e, nil
 	}
 	e, err := b.buildNode(n, path)
+	e.orderKeys = orderKeys(n)
 	if err == nil {
 		b.built[id] = e
 	}
 	return e, err
+}
+
+// orderKeys are the columns to hash n's changelog on when it changes
+// parallelism without an exchange (connect): its upsert key, whose changes
+// then stay in one channel in order, or else all its columns, which a
+// row's +I, -U, +U and -D of one value share. An insert-only stream has
+// none (its rows may go round-robin).
+func orderKeys(n plan.Node) []int {
+	if n.Mode().IsInsertOnly() {
+		return nil
+	}
+	if ks := n.UpsertKeys(); len(ks) > 0 && len(ks[0]) > 0 {
+		return ks[0]
+	}
+	all := make([]int, len(n.Types()))
+	for i := range all {
+		all[i] = i
+	}
+	return all
 }
 
 func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
@@ -307,12 +358,22 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 			v := b.g.AddSource(uid(path, n), "Source: Values", &runtime.ValuesSource{Rows: rows}, 1)
 			return edge{vertex: v, p: 1}, nil
 		}
-		p := b.defaultP
-		v := b.g.AddOperator(uid(path, n), "Union", func(int, int) (runtime.Operator, error) { return &union{}, nil }, p)
+		// The union runs at its first input's parallelism, as Flink's
+		// UnionTransformation (inputs.get(0).getParallelism()) and the
+		// operators after it that keep their input's; the other inputs
+		// reach it forward or, at another parallelism, as connect
+		// says. (The vertex is added first so that the graph's order
+		// stays the plan's.)
+		v := b.g.AddOperator(uid(path, n), "Union", func(int, int) (runtime.Operator, error) { return &union{}, nil }, 1)
+		p := 1
 		for i, in := range n.Inputs() {
 			e, err := b.build(in, path+"."+strconv.Itoa(i))
 			if err != nil {
 				return edge{}, err
+			}
+			if i == 0 {
+				p = b.consumerP(e)
+				b.g.Vertices[v].Parallelism = p
 			}
 			b.connect(e, v, p)
 		}
@@ -351,13 +412,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 	if err != nil {
 		return edge{}, err
 	}
-	p := in.p
-	if in.exchanged {
-		p = b.defaultP
-		if in.part.Kind == runtime.Global {
-			p = 1
-		}
-	}
+	p := b.consumerP(in)
 	var f runtime.OperatorFactory
 	name := n.Name()
 	switch n := n.(type) {
