@@ -232,12 +232,21 @@ func simplifyFilter(e Expr, unknownAsFalse bool) Expr {
 		if c.Op == "AND" && unknownAsFalse {
 			terms = mergeRanges(terms)
 		}
+		terms, done := foldBooleanLiterals(c.Op, terms, c.T)
+		if done != nil {
+			return done
+		}
 		if len(terms) == 1 {
 			return terms[0]
 		}
 		return &Call{Op: c.Op, Args: terms, T: c.T, Written: c.Written, zone: c.zone}
 	case "NOT":
 		inner := simplifyFilter(c.Args[0], !unknownAsFalse)
+		if l, ok := inner.(*Literal); ok {
+			if b, ok := l.Value.(bool); ok {
+				return &Literal{Value: !b, T: l.T}
+			}
+		}
 		ic, ok := inner.(*Call)
 		if !ok {
 			break
@@ -776,4 +785,29 @@ func mergeRanges(terms []Expr) []Expr {
 		}
 	}
 	return kept
+}
+
+// foldBooleanLiterals drops the TRUE / FALSE literals an AND / OR's
+// terms have become (a range that cannot hold is FALSE), as
+// RexSimplify.simplifyAnd / simplifyOr do in every mode, since three-valued
+// logic agrees: FALSE OR x is x and TRUE AND x is x, while TRUE OR x is
+// TRUE and FALSE AND x is FALSE whatever x is (NULL included). done is
+// the whole condition when it folds to one literal.
+func foldBooleanLiterals(op string, terms []Expr, t sql.DataType) (kept []Expr, done Expr) {
+	absorbing := op == "OR" // TRUE absorbs an OR, FALSE an AND
+	for _, e := range terms {
+		if l, ok := e.(*Literal); ok {
+			if b, ok := l.Value.(bool); ok {
+				if b == absorbing {
+					return nil, l
+				}
+				continue
+			}
+		}
+		kept = append(kept, e)
+	}
+	if len(kept) == 0 {
+		return nil, &Literal{Value: !absorbing, T: t}
+	}
+	return kept, nil
 }

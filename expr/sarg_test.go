@@ -48,6 +48,14 @@ func TestSimplifyFilter(t *testing.T) {
 		{"point inside a range", and(cmp("<", a, lit(10)), cmp("=", b, lit(2)), cmp("=", a, lit(3))), "((b = 2) AND (a = 3))"},
 		{"empty range", and(cmp("<", a, lit(3)), cmp(">", b, lit(2)), cmp(">=", a, lit(3))), "false"},
 		{"literal on the left", and(cmp(">", lit(12), a), cmp("<", a, lit(10))), "(a < 10)"},
+		// RexSimplify.simplifyOr / simplifyAnd drop the FALSE / TRUE a
+		// term became, and a TRUE / FALSE absorbs the whole OR / AND.
+		{"an empty range leaves an OR", or(and(cmp(">=", a, lit(4)), cmp("<=", a, lit(2))), cmp("=", b, lit(1))), "(b = 1)"},
+		{"an empty range empties an AND", and(and(cmp(">=", a, lit(4)), cmp("<=", a, lit(2))), cmp("=", b, lit(1))), "false"},
+		{"only empty ranges", or(and(cmp(">", a, lit(4)), cmp("<", a, lit(2))), and(cmp(">", b, lit(4)), cmp("<", b, lit(2)))), "false"},
+		// Under NOT UNKNOWN no longer counts as FALSE: a NULL a keeps the
+		// inner AND NULL, so nothing folds.
+		{"NOT of an empty range", not(and(cmp(">=", a, lit(4)), cmp("<=", a, lit(2)))), "NOT(((a >= 4) AND (a <= 2)))"},
 	} {
 		if got := String(SimplifyFilter(c.in), names, FormatInfix); got != c.want {
 			t.Errorf("%s: %s\n got %s\nwant %s", c.name, String(c.in, names, FormatInfix), got, c.want)

@@ -296,7 +296,10 @@ func pruneEmpty(_ *binder, n Node) (Node, error) {
 			return emptyValues(x), nil
 		}
 	case *LogicalCalc:
-		if x.Cond != nil && isFalseLiteral(fold(x.Cond)) {
+		// ReduceExpressionsRule.FILTER reduces the condition with
+		// RexSimplify in UNKNOWN-as-FALSE mode, ranges that cannot hold
+		// (k > 4 AND k < 2) included, and an always-false filter is empty.
+		if x.Cond != nil && isFalseLiteral(simplifyFilter(fold(x.Cond))) {
 			return emptyValues(x), nil
 		}
 		// The rules run top down: a Calc over a LIMIT 0 is empty too
