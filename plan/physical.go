@@ -750,6 +750,16 @@ func newJoinKeys(left, right Node, cond Expr, kind ast.JoinKind, withNullSafe bo
 		} else {
 			continue
 		}
+		if !sameKeyRoot(a.T, bb.T) {
+			// Keys hash and compare by their values' representation: an
+			// INT and a BIGINT 0 are two keys that never meet. An =
+			// is coerced to one type before this (JoinConditionTypeCoerceRule);
+			// an IS NOT DISTINCT FROM is not, as in Flink, whose
+			// JoinUtil.validateJoinSpec then fails the job ("Equality join
+			// predicate on incompatible types"). sqlrun keeps such a pair
+			// out of the keys and the join's condition compares it.
+			continue
+		}
 		switch {
 		case a.Index < nl && bb.Index >= nl:
 			lk, rk, ns = append(lk, a.Index), append(rk, bb.Index-nl), append(ns, safe)
@@ -778,4 +788,13 @@ func newJoinKeys(left, right Node, cond Expr, kind ast.JoinKind, withNullSafe bo
 		names = uniquify(append(names, right.Names()...))
 	}
 	return &Join{base: row(names, types, ex(left, lk), ex(right, rk)), Cond: cond, JoinType: kind, LeftKeys: lk, RightKeys: rk, NullSafe: ns}
+}
+
+// sameKeyRoot reports whether two join key types hold values of one
+// representation, so equal values encode as equal keys: the same type
+// root (precision aside: DECIMAL keys are normalized), or two character
+// strings, or two binary strings (PlannerTypeUtils.isInteroperable's
+// families).
+func sameKeyRoot(a, b sql.DataType) bool {
+	return a.Root == b.Root || a.IsString() && b.IsString() || a.IsBinary() && b.IsBinary()
 }
