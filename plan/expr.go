@@ -72,3 +72,16 @@ func simplifyCoalesce(e Expr) Expr { return expr.SimplifyCoalesce(e) }
 func substituteConstants(exprs []Expr, cond Expr) []Expr {
 	return expr.SubstituteConstants(exprs, cond)
 }
+
+// fieldRefs is the set of input fields a Calc reads, in its projection or
+// its condition.
+func (c *LogicalCalc) fieldRefs() map[int]bool {
+	used := map[int]bool{}
+	for _, e := range c.Exprs {
+		refs(e, used)
+	}
+	if c.Cond != nil {
+		refs(c.Cond, used)
+	}
+	return used
+}

@@ -339,13 +339,7 @@ func pruneWindowProperties(c *LogicalCalc, agg *LogicalAggregate) (*LogicalCalc,
 	if tvf == nil || !tvf.Window.Props || agg.Sets != nil {
 		return nil, nil
 	}
-	used := map[int]bool{}
-	for _, e := range c.Exprs {
-		refs(e, used)
-	}
-	if c.Cond != nil {
-		refs(c.Cond, used)
-	}
+	used := c.fieldRefs()
 	wk := legacyWindowKeys(agg)
 	for gi := range wk {
 		if used[gi] {

@@ -726,13 +726,7 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 		}
 	}
 	nIn := len(r.input().Names())
-	used := map[int]bool{}
-	for _, e := range c.Exprs {
-		refs(e, used)
-	}
-	if c.Cond != nil {
-		refs(c.Cond, used)
-	}
+	used := c.fieldRefs()
 	exprs := append([]Expr(nil), c.Exprs...)
 	names := append([]string(nil), c.names...)
 	cond := c.Cond

@@ -1593,13 +1593,7 @@ func pruneAggregateCall(_ *binder, n Node) (Node, error) {
 	if len(agg.Aggs) == 0 || (keys == 0 && len(agg.Aggs) == 1) {
 		return props, nil
 	}
-	used := map[int]bool{}
-	for _, e := range c.Exprs {
-		refs(e, used)
-	}
-	if c.Cond != nil {
-		refs(c.Cond, used)
-	}
+	used := c.fieldRefs()
 	ng := len(agg.Group)
 	var keep []AggCall
 	drop := map[int]bool{}

@@ -1239,13 +1239,7 @@ func projectWindowTableFunctionTranspose(_ *binder, n Node) (Node, error) {
 	if !ok {
 		return nil, nil
 	}
-	used := map[int]bool{}
-	for _, e := range c.Exprs {
-		refs(e, used)
-	}
-	if c.Cond != nil {
-		refs(c.Cond, used)
-	}
+	used := c.fieldRefs()
 	nt, m := narrowWindowTableFunction(tvf, used)
 	if nt == nil {
 		return nil, nil
