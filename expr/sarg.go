@@ -241,6 +241,30 @@ func simplifyFilter(e Expr, unknownAsFalse bool) Expr {
 		}
 		return &Call{Op: c.Op, Args: terms, T: c.T, Written: c.Written, zone: c.zone}
 	case "NOT":
+		if a, ok := c.Args[0].(*Call); ok {
+			switch {
+			case a.Op == "NOT":
+				// NOT NOT x is x.
+				return simplifyFilter(a.Args[0], unknownAsFalse)
+			case a.Op == "AND" || a.Op == "OR":
+				// De Morgan (RexSimplify.simplifyNot's "NOT distributivity"):
+				// NOT (x AND y) is NOT x OR NOT y, simplified in the same
+				// mode, so NOT (k > 4 AND k < 2) is k <= 4 OR k >= 2, one
+				// range holding every k: k IS NOT NULL in a filter.
+				dual := &Call{Op: "OR", T: c.T}
+				if a.Op == "OR" {
+					dual.Op = "AND"
+				}
+				for _, x := range a.Args {
+					dual.Args = append(dual.Args, &Call{Op: "NOT", Args: []Expr{x}, T: sql.Boolean().WithNullable(x.Type().Nullable)})
+				}
+				return simplifyFilter(dual, unknownAsFalse)
+			case negatedPredicate[a.Op] != "":
+				// SqlKind.negate: NOT x IS NULL is x IS NOT NULL, NOT x IS
+				// TRUE is x IS NOT TRUE, ... (each exact on NULLs).
+				return &Call{Op: negatedPredicate[a.Op], Args: a.Args, T: c.T}
+			}
+		}
 		inner := simplifyFilter(c.Args[0], !unknownAsFalse)
 		if l, ok := inner.(*Literal); ok {
 			if b, ok := l.Value.(bool); ok {
@@ -325,6 +349,15 @@ func simplifyBooleanComparison(c *Call) (Expr, bool) {
 
 var negatedComparison = map[string]string{"=": "<>", "<>": "=", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
+// negatedPredicate is SqlKind.negate: the predicates whose NOT is another
+// predicate of the same operands, NULLs included.
+var negatedPredicate = map[string]string{
+	"IS NULL": "IS NOT NULL", "IS NOT NULL": "IS NULL",
+	"IS TRUE": "IS NOT TRUE", "IS NOT TRUE": "IS TRUE",
+	"IS FALSE": "IS NOT FALSE", "IS NOT FALSE": "IS FALSE",
+	"IS DISTINCT FROM": "IS NOT DISTINCT FROM", "IS NOT DISTINCT FROM": "IS DISTINCT FROM",
+}
+
 var reversedComparison = map[string]string{"=": "=", "<>": "<>", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 // sargBuilder gathers one field's ranges (RexSargBuilder).
@@ -337,7 +370,8 @@ type sargBuilder struct {
 }
 
 // complexity is RexSargBuilder.complexity: the number of ranges, except
-// that "x <> v" (two ranges around one missing point) counts one.
+// that "x <> v" (two ranges around one missing point) counts one, plus
+// one for a NULL that counts as TRUE.
 func (b *sargBuilder) complexity() int {
 	rs := b.build(false).Ranges
 	n := len(rs)
@@ -393,20 +427,20 @@ func collectSargs(terms []Expr, negate, unknownAsFalse bool) []Expr {
 		return terms
 	}
 	// SargCollector.needToFix: a Sarg of complexity above one, or a single
-	// resulting term whose Sarg is only points.
+	// resulting term whose Sarg is simple (SargCollector.simpleSarg; of
+	// its forms, only points and every value are taken here: Flink's
+	// plans keep k < 4 OR k < 6 as it is written).
 	fix := false
-	allPoints := len(out) == 1
+	simple := len(out) == 1
 	for _, b := range builders {
 		if b.complexity() > 1 {
 			fix = true
 		}
-		if allPoints {
-			for _, r := range b.build(negate).Ranges {
-				allPoints = allPoints && r.isPoint()
-			}
+		for _, r := range b.build(negate).Ranges {
+			simple = simple && (r.isPoint() || r.Lo.Unbounded && r.Hi.Unbounded)
 		}
 	}
-	if !fix && !allPoints {
+	if !fix && !simple {
 		return terms
 	}
 	if !unknownAsFalse {
@@ -428,6 +462,13 @@ func collectSargs(terms []Expr, negate, unknownAsFalse bool) []Expr {
 			continue
 		}
 		b := builders[p.index]
+		if b.null && len(b.types) > 0 {
+			if rs := b.build(negate).Ranges; len(rs) == 1 && rs[0].Lo.Unbounded && rs[0].Hi.Unbounded {
+				// x IS NULL OR x < 1 OR x >= 1: Sarg[TRUE].
+				fixed = append(fixed, &Literal{Value: true, T: sql.Boolean().NotNull()})
+				continue
+			}
+		}
 		if b.null {
 			// Flink prints a Sarg with NULL AS TRUE as x IS NULL OR
 			// SEARCH(x, Sarg[...]).

@@ -53,9 +53,18 @@ func TestSimplifyFilter(t *testing.T) {
 		{"an empty range leaves an OR", or(and(cmp(">=", a, lit(4)), cmp("<=", a, lit(2))), cmp("=", b, lit(1))), "(b = 1)"},
 		{"an empty range empties an AND", and(and(cmp(">=", a, lit(4)), cmp("<=", a, lit(2))), cmp("=", b, lit(1))), "false"},
 		{"only empty ranges", or(and(cmp(">", a, lit(4)), cmp("<", a, lit(2))), and(cmp(">", b, lit(4)), cmp("<", b, lit(2)))), "false"},
-		// Under NOT UNKNOWN no longer counts as FALSE: a NULL a keeps the
-		// inner AND NULL, so nothing folds.
-		{"NOT of an empty range", not(and(cmp(">=", a, lit(4)), cmp("<=", a, lit(2)))), "NOT(((a >= 4) AND (a <= 2)))"},
+		// RexSimplify.simplifyNot pushes a NOT into an AND / OR (De Morgan)
+		// and the terms are simplified at the filter's top: NOT (a >= 4 AND
+		// a <= 2) is a < 4 OR a > 2, every value of a.
+		{"NOT of an empty range", not(and(cmp(">=", a, lit(4)), cmp("<=", a, lit(2)))), "a IS NOT NULL"},
+		{"NOT of an OR", not(or(cmp("=", a, lit(1)), cmp("=", b, lit(2)))), "((a <> 1) AND (b <> 2))"},
+		{"NOT NOT", not(not(cmp("<", a, lit(1)))), "(a < 1)"},
+		{"NOT of IS NULL", not(isNull(a)), "a IS NOT NULL"},
+		// SargCollector.needToFix: the terms of one field whose Sarg is
+		// every value (RexUtil.simpleSarg).
+		{"every value", or(cmp("<", a, lit(1)), cmp(">=", a, lit(1))), "a IS NOT NULL"},
+		{"every value or NULL", or(cmp("<", a, lit(1)), cmp(">=", a, lit(1)), isNull(a)), "true"},
+		{"every value of one field of two", or(cmp("<", a, lit(1)), cmp(">=", a, lit(1)), cmp("=", b, lit(2))), "((a < 1) OR (a >= 1) OR (b = 2))"},
 	} {
 		if got := String(SimplifyFilter(c.in), names, FormatInfix); got != c.want {
 			t.Errorf("%s: %s\n got %s\nwant %s", c.name, String(c.in, names, FormatInfix), got, c.want)

@@ -252,6 +252,10 @@ func newCalc(in Node, exprs []Expr, cond Expr, names []string) Node {
 	}
 	if cond != nil {
 		cond = simplifyFilter(fold(cond))
+		if isTrueLiteral(cond) {
+			// A condition every row meets (x IS NULL OR x < 1 OR x >= 1).
+			return newCalc(in, exprs, nil, names)
+		}
 	}
 	// FlinkCalcMergeRule's merged program is simplified (RexSimplify).
 	simplified := make([]Expr, len(exprs))
