@@ -45,6 +45,7 @@ const (
 	KeyDisabledOperators    = "table.exec.disabled-operators"
 	KeyBroadcastThreshold   = "table.optimizer.join.broadcast-threshold"
 	KeyJoinReorder          = "table.optimizer.join-reorder-enabled"
+	KeyMultipleInput        = "table.optimizer.multiple-input-enabled"
 	KeyDistinctAggSplit     = "table.optimizer.distinct-agg.split.enabled"
 	KeyDistinctAggBuckets   = "table.optimizer.distinct-agg.split.bucket-num"
 	KeyIncrementalAgg       = "table.optimizer.incremental-agg-enabled"
@@ -142,6 +143,8 @@ var Options = []connectors.Option{
 		Description: "Configures the maximum size in bytes for a table that will be broadcast to all worker nodes when performing a join. By setting this value to -1 to disable broadcasting."},
 	{Key: KeyJoinReorder, Type: connectors.Bool, Default: "false",
 		Description: "Enables join reorder in optimizer. Default is disabled (sqlrun keeps the written join order either way)."},
+	{Key: KeyMultipleInput, Type: connectors.Bool, Default: "true",
+		Description: "When it is true, the optimizer will merge the operators with pipelined shuffling into a multiple input operator to reduce shuffling and improve performance. Default value is true. (sqlrun prints the batch MultipleInput in EXPLAIN's Optimized Execution Plan where Flink's MultipleInputNodeCreationProcessor makes one, and runs its members as the separate operators they are: same rows.)"},
 	{Key: KeyDistinctAggSplit, Type: connectors.Bool, Default: "false",
 		Description: "Tells the optimizer whether to split distinct aggregation (e.g. COUNT(DISTINCT col), SUM(DISTINCT col)) into two levels. The first aggregation is shuffled by an additional key which is calculated using the hashcode of distinct_key and number of buckets. This optimization is very useful when there is data skew in distinct aggregation and gives the ability to scale-up the job. Default is false. (sqlrun splits regular GROUP BY aggregates and event-time TUMBLE/HOP/CUMULATE window aggregates.)"},
 	{Key: KeyDistinctAggBuckets, Type: connectors.Int, Default: "1024",

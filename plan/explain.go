@@ -96,6 +96,10 @@ func (pl *Plan) Explain(details ...string) string {
 			// one streaming tree only.
 			execOpts.reuse = newExecReuse(printable(r), pl.Config)
 		}
+		if !pl.Streaming && multipleInputEnabled(pl.Config) {
+			b.WriteString(explainBatchExec(printable(r)))
+			continue
+		}
 		b.WriteString(explainTree(printable(r), execOpts))
 	}
 	if has(DetailJSONExecutionPlan) {
