@@ -57,6 +57,17 @@ type MetadataReader interface {
 	ReadsMetadata() bool
 }
 
+// NewSourceAPISource is implemented by sources whose Flink counterpart
+// reads through the FLIP-27 Source API (a SourceProvider, or a
+// DataStreamScanProvider over env.fromSource), as the filesystem, Paimon
+// and mysql-cdc connectors do. Flink's batch planner chains such a source
+// into a MultipleInput operator (MultipleInputNodeCreationProcessor's
+// isChainableSource), so EXPLAIN keeps a join over it fused: the
+// execution plan's MultipleInput differs, the rows do not.
+type NewSourceAPISource interface {
+	NewSourceAPI() bool
+}
+
 // OverwritableSink is implemented by sinks that support INSERT OVERWRITE
 // (Flink's SupportsOverwrite): ApplyOverwrite switches the sink to
 // overwriting the static partition given (all of it when empty), or fails

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sqlrun/sqlrun/config"
+	"github.com/sqlrun/sqlrun/connectors"
 )
 
 // The batch MultipleInput of EXPLAIN's Optimized Execution Plan: Flink's
@@ -128,10 +129,17 @@ func createMultipleInputGroups(order []*miNode) {
 	}
 }
 
-// chainableSource is isChainableSource: a FLIP-27 source, which Flink
-// chains into the multiple input operator. sqlrun's sources are read as
-// Flink reads the test suites' legacy sources (see docs/differences.md).
-func chainableSource(*miNode) bool { return false }
+// chainableSource is isChainableSource: a scan of a source Flink reads
+// through the FLIP-27 Source API, which it chains into the multiple input
+// operator (connectors.NewSourceAPISource).
+func chainableSource(w *miNode) bool {
+	scan, ok := w.n.(*TableSourceScan)
+	if !ok || scan.Table == nil {
+		return false
+	}
+	s, ok := scan.Table.Source.(connectors.NewSourceAPISource)
+	return ok && s.NewSourceAPI()
+}
 
 // optimizeMultipleInputGroups is Flink's six optimizations: entrances that
 // only cost function calls leave the group (unions, one-input operators not

@@ -42,8 +42,13 @@ var (
 	_ connectors.SinkFactory                = Factory{}
 	_ connectors.TableSource                = (*Source)(nil)
 	_ connectors.SupportsProjectionPushDown = (*Source)(nil)
+	_ connectors.NewSourceAPISource         = (*Source)(nil)
 	_ connectors.TableSink                  = (*Sink)(nil)
 )
+
+// NewSourceAPI: Flink's FileSystemTableSource reads through a FileSource
+// (SourceProvider).
+func (*Source) NewSourceAPI() bool { return true }
 
 // Identifier is "filesystem".
 func (Factory) Identifier() string { return "filesystem" }

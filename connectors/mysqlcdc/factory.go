@@ -412,7 +412,12 @@ var (
 	_ connectors.TableSource         = (*Source)(nil)
 	_ connectors.SupportsParallelism = (*Source)(nil)
 	_ connectors.MetadataSource      = (*Source)(nil)
+	_ connectors.NewSourceAPISource  = (*Source)(nil)
 )
+
+// NewSourceAPI: Flink CDC's MySqlTableSource reads through MySqlSource
+// (SourceProvider).
+func (*Source) NewSourceAPI() bool { return true }
 
 // ReadableMetadata is MySqlReadableMetadata, in its order. op_ts is 0 for
 // rows of the snapshot, as Flink CDC's.

@@ -365,7 +365,12 @@ var (
 	_ connectors.WatermarkPushDownSource    = (*Source)(nil)
 	_ connectors.SplitSource                = (*Source)(nil)
 	_ connectors.WatermarkStrategySource    = (*Source)(nil)
+	_ connectors.NewSourceAPISource         = (*Source)(nil)
 )
+
+// NewSourceAPI: Paimon's table source is a DataStreamScanProvider over
+// env.fromSource of its FLIP-27 FileStoreSource (FlinkSourceBuilder).
+func (*Source) NewSourceAPI() bool { return true }
 
 // ReadsSplits is true: Paimon's source is a FLIP-27 source whose reader
 // reads DataSplits one after another (stream.Reader.SplitEvents), so a
