@@ -198,8 +198,13 @@
 //  4. EXPLAIN (explain.go) prints the three sections with Calcite's tree
 //     drawing; expressions print in Calcite's digest ($0, typed literals)
 //     in the AST, Flink's prefix form in the physical plan and infix in the
-//     execution plan. Plan.DOT draws the physical plan for Graphviz with
-//     every edge labelled by its changelog mode.
+//     execution plan. A batch statement's execution plan fuses what Flink's
+//     MultipleInputNodeCreationProcessor fuses (multipleinput.go): a join
+//     with the members feeding it up to their Exchanges prints as one
+//     MultipleInput(readOrder=[...], members=[...]), unless
+//     table.optimizer.multiple-input-enabled is off; the job is unchanged.
+//     Plan.DOT draws the physical plan for Graphviz with every edge
+//     labelled by its changelog mode.
 //
 // A Calc's condition is simplified as Calcite's RexSimplify does for
 // Flink (expr.SimplifyFilter): comparisons of one field with literals
