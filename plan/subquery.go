@@ -201,6 +201,13 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 			}
 		}
 	} else {
+		// A correlation below the subquery's top WHERE (in a derived
+		// table, a join, a WITH query) is pulled up into it first.
+		if pq, ok, perr := b.pullCorrelated(q, sc); perr != nil {
+			return nil, perr
+		} else if ok {
+			q = pq
+		}
 		sel, ok := q.(*ast.Select)
 		if !ok || sel.From == nil {
 			return nil, err
@@ -558,6 +565,13 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 			// A correlated aggregate: Calcite's RelDecorrelator left
 			// join with it grouped by the correlation columns
 			// (decorrelate.go). Anything else is reported by bindExprIn.
+			// A correlation below its WHERE is pulled up into it first
+			// (pullcorrelation.go).
+			if pq, ok, perr := b.pullCorrelated(sel, sc); perr != nil {
+				return nil, perr
+			} else if ok {
+				sel = pq.(*ast.Select)
+			}
 			d, ok, derr := b.decorrelateAggregate(sel, sc, true)
 			if derr != nil {
 				return nil, derr
