@@ -2742,6 +2742,9 @@ func (b *binder) bindJoin(x *ast.Join) (Node, *scope, error) {
 	if u, ok := x.Right.(*ast.Unnest); ok {
 		return b.bindUnnestJoin(x, u)
 	}
+	if sr, ok := x.Right.(*ast.SubqueryRef); ok && sr.Lateral {
+		return b.bindLateralJoin(x, sr)
+	}
 	if tr, ok := x.Right.(*ast.TableRef); ok && tr.SystemTimeAsOf != nil && hasColumnRef(tr.SystemTimeAsOf) {
 		return b.bindLookupJoin(x, tr)
 	}

@@ -154,6 +154,7 @@ type frame struct {
 	selecting bool   // in this query's select list (SELECT to FROM or a clause)
 	fullNext  bool   // the next table is the right side of a FULL JOIN
 	tableSub  bool   // this query is a subquery in FROM (may take "AS t (cols)")
+	lateral   bool   // a LATERAL subquery in FROM (may take no alias)
 	cast      int    // for fCast: index into rewriter.casts
 	fn        string // for fExpr: the upper-cased function whose '(' opened it
 	argQuery  bool   // a query as a function's argument: f(SELECT ...)
@@ -650,6 +651,7 @@ func (r *rewriter) openParen(j int) int {
 	if r.p.isQueryAhead(j + 1) {
 		nf.kind = fQuery
 		nf.tableSub = f.kind == fQuery && f.wantTable
+		nf.lateral = f.kind == fQuery && j > r.from && r.tok(j-1).is("LATERAL")
 		// Calcite takes a query as a function's argument, f(SELECT ...)
 		// (CalcTest.testCoalesceOnInvalidField); TiDB wants f((SELECT ...)).
 		nf.argQuery = nf.fn != "" && !nf.tableSub && !reserved[nf.fn] && !queryOperators[nf.fn] &&
@@ -687,10 +689,30 @@ func (r *rewriter) closeParen(j int) int {
 		r.synth(")", t.off)
 	}
 	r.emit(t)
+	if closed.kind == fQuery && closed.lateral && !r.aliasAhead(j+1) {
+		// Calcite takes LATERAL (query) without an alias; TiDB wants
+		// one: an empty placeholder alias.
+		r.aliases = append(r.aliases, aliasInfo{})
+		r.synth("AS "+aliasPrefix+strconv.Itoa(len(r.aliases)-1), t.off)
+		return j + 1
+	}
 	if closed.kind == fQuery && closed.tableSub {
 		return r.derivedAlias(j + 1)
 	}
 	return j + 1
+}
+
+// aliasAhead reports whether the tokens from k start an alias: AS, or a
+// name that is not a join or clause word.
+func (r *rewriter) aliasAhead(k int) bool {
+	p, to := r.p, r.to
+	if k >= to {
+		return false
+	}
+	if p.toks[k].is("AS") {
+		return true
+	}
+	return p.toks[k].isIdent() && !joinWords[strings.ToUpper(p.toks[k].text)] && !isClauseEnd(p.toks[k])
 }
 
 // whenList: a WHEN whose values before THEN are a list (CASE x WHEN 1, 2
