@@ -410,6 +410,12 @@ func (g *dqGen) subPred(sc dqScope, q *dqQuery) string {
 		// A correlated condition beyond the key.
 		where = g.pred(both, 2)
 	}
+	src := t + " AS " + a
+	if len(ks) > 0 && g.chance(35) {
+		// The correlation below the subquery's top WHERE: in a derived
+		// table or WITH query, under DISTINCT, beside a join.
+		src, corr = g.corrSource(t, a, ks[g.pick(len(ks))].name, sc), ""
+	}
 	switch g.pick(4) {
 	case 0, 1:
 		c := []dqClass{dqInt, dqStr, dqDec}[g.pick(3)]
@@ -417,18 +423,54 @@ func (g *dqGen) subPred(sc dqScope, q *dqQuery) string {
 		if g.chance(40) {
 			not = "NOT "
 		}
-		return fmt.Sprintf("(%s %sIN (SELECT %s FROM %s AS %s WHERE %s%s))", g.expr(c, sc, 1), not, g.expr(c, inner, 1), t, a, corr, where)
+		return fmt.Sprintf("(%s %sIN (SELECT %s FROM %s WHERE %s%s))", g.expr(c, sc, 1), not, g.expr(c, inner, 1), src, corr, where)
 	case 2:
 		not := ""
 		if g.chance(40) {
 			not = "NOT "
 		}
-		return fmt.Sprintf("(%sEXISTS (SELECT 1 FROM %s AS %s WHERE %s%s))", not, t, a, corr, where)
+		return fmt.Sprintf("(%sEXISTS (SELECT 1 FROM %s WHERE %s%s))", not, src, corr, where)
 	default:
 		q.global = true
 		agg := []string{"COUNT(*)", "MAX(" + a + ".a)", "MIN(" + a + ".k)", "SUM(" + a + ".b)", "COUNT(" + a + ".s)"}[g.pick(5)]
-		return fmt.Sprintf("(%s %s (SELECT %s FROM %s AS %s WHERE %s%s))", g.expr(dqInt, sc, 1), dqCmpOps[g.pick(len(dqCmpOps))], agg, t, a, corr, where)
+		return fmt.Sprintf("(%s %s (SELECT %s FROM %s WHERE %s%s))", g.expr(dqInt, sc, 1), dqCmpOps[g.pick(len(dqCmpOps))], agg, src, corr, where)
 	}
+}
+
+// corrSource is a subquery's FROM, named a with t's columns, whose
+// correlation on the outer key sits below the subquery's WHERE: in a
+// derived table (DISTINCT at times), a WITH query's, or one beside a
+// join (inner, or the preserved side of a LEFT JOIN), with a condition
+// of the outer row beyond the key at times.
+func (g *dqGen) corrSource(t, a, key string, outer dqScope) string {
+	a2 := g.newAlias()
+	inner := dqScope{}
+	for _, c := range dqTableCols {
+		inner.cols = append(inner.cols, dqCol{a2 + "." + c.name, c.class})
+	}
+	where := fmt.Sprintf("%s.k = %s", a2, key)
+	if g.chance(40) {
+		where += " AND " + g.pred(inner, 1)
+	}
+	distinct := ""
+	if g.chance(30) {
+		distinct = "DISTINCT "
+	} else if g.chance(30) {
+		where += " AND " + g.pred(dqScope{cols: append(append([]dqCol{}, inner.cols...), outer.cols...)}, 1)
+	}
+	derived := fmt.Sprintf("SELECT %s* FROM %s AS %s WHERE %s", distinct, t, a2, where)
+	src := fmt.Sprintf("(%s) AS %s", derived, a)
+	if g.chance(25) {
+		// A WITH query, read in the subquery's FROM.
+		w := g.newAlias()
+		return fmt.Sprintf("(WITH %s AS (%s) SELECT * FROM %s) AS %s", w, derived, w, a)
+	}
+	if g.chance(50) {
+		b := g.newAlias()
+		kind := []string{"JOIN", "LEFT JOIN"}[g.pick(2)]
+		src = fmt.Sprintf("%s %s %s AS %s ON %s.k = %s.a", src, kind, dqTables[g.pick(len(dqTables))], b, a, b)
+	}
+	return src
 }
 
 // from is a FROM clause: a table, a derived table, or an equi-join of
@@ -464,6 +506,14 @@ func (g *dqGen) from(q *dqQuery, depth int) (string, dqScope) {
 		}
 	}
 	for j := 0; j < joins; j++ {
+		if ks := sc.of(dqInt); g.chance(20) && len(ks) > 0 {
+			// LATERAL (SELECT ...) correlated on a column of the items
+			// before it.
+			lt, lsc := g.lateral(ks[g.pick(len(ks))].name, sc, j == joins-1)
+			text += lt
+			sc = dqScope{cols: append(append([]dqCol{}, sc.cols...), lsc.cols...)}
+			continue
+		}
 		rt, rsc, rkey := item()
 		both := dqScope{cols: append(append([]dqCol{}, sc.cols...), rsc.cols...)}
 		kind := []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "JOIN", "LEFT JOIN"}[g.pick(6)]
@@ -482,6 +532,53 @@ func (g *dqGen) from(q *dqQuery, depth int) (string, dqScope) {
 		sc = both
 	}
 	return text, sc
+}
+
+// lateral is ", LATERAL (...) AS a", a CROSS JOIN LATERAL or a LEFT JOIN
+// LATERAL ... ON TRUE of a table's rows whose k equals key (a column of
+// sc, the items before it; last when no join follows): all of them, those passing a condition
+// that may read sc too, their DISTINCT, or the first n in an order of
+// every column (a Top-N per key whose ties are equal rows). Its WHERE
+// always has a local condition beside the key, so that it is never the
+// shape of Flink's CorrelateSortToRankRule, which keeps a NULL key's rows.
+func (g *dqGen) lateral(key string, sc dqScope, last bool) (string, dqScope) {
+	a, a2 := g.newAlias(), g.newAlias()
+	t := dqTables[g.pick(len(dqTables))]
+	inner := dqScope{}
+	out := dqScope{}
+	for _, c := range dqTableCols {
+		inner.cols = append(inner.cols, dqCol{a2 + "." + c.name, c.class})
+		out.cols = append(out.cols, dqCol{a + "." + c.name, c.class})
+	}
+	where := fmt.Sprintf("%s.k = %s AND %s", a2, key, g.pred(inner, 1))
+	body := ""
+	switch g.pick(4) {
+	case 0:
+		body = fmt.Sprintf("SELECT * FROM %s AS %s WHERE %s", t, a2, where)
+	case 1:
+		both := dqScope{cols: append(append([]dqCol{}, inner.cols...), sc.cols...)}
+		body = fmt.Sprintf("SELECT * FROM %s AS %s WHERE %s AND %s", t, a2, where, g.pred(both, 1))
+	case 2:
+		body = fmt.Sprintf("SELECT DISTINCT * FROM %s AS %s WHERE %s", t, a2, where)
+	default:
+		var keys []string
+		for _, c := range dqTableCols {
+			keys = append(keys, fmt.Sprintf("%s.%s %s %s", a2, c.name, []string{"ASC", "DESC"}[g.pick(2)], []string{"NULLS FIRST", "NULLS LAST"}[g.pick(2)]))
+		}
+		body = fmt.Sprintf("SELECT * FROM %s AS %s WHERE %s ORDER BY %s LIMIT %d", t, a2, where, strings.Join(keys, ", "), 1+g.pick(3))
+	}
+	switch g.pick(3) {
+	case 0:
+		if last {
+			// Not before another join: the comma binds looser than
+			// JOIN in sqlrun's parser (a, b JOIN c is a, (b JOIN c)).
+			return fmt.Sprintf(", LATERAL (%s) AS %s", body, a), out
+		}
+		fallthrough
+	case 1:
+		return fmt.Sprintf(" CROSS JOIN LATERAL (%s) AS %s", body, a), out
+	}
+	return fmt.Sprintf(" LEFT JOIN LATERAL (%s) AS %s ON TRUE", body, a), out
 }
 
 // sig is a random output signature of 1 to 3 columns.

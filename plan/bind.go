@@ -477,7 +477,7 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 		return rel, s, nil
 	case *ast.SubqueryRef:
 		if x.Lateral {
-			return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not support LATERAL yet")
+			return nil, nil, sql.Errorf(sql.TableException, "sqlrun supports LATERAL (SELECT ...) only as the right side of a join (a comma, CROSS JOIN, INNER JOIN or LEFT JOIN) whose left side it reads")
 		}
 		restore := b.noCorrelation("a derived table")
 		rel, err := b.bindQuery(x.Query)

@@ -77,10 +77,9 @@ func (b *binder) bindLateralJoin(x *ast.Join, sr *ast.SubqueryRef) (Node, *scope
 		if inner.Offset != nil || inner.Distinct || len(inner.GroupBy) > 0 || inner.Having != nil || b.selectsAgg(inner) {
 			return nil, nil, refuse("a correlated ORDER BY ... LIMIT is planned only as a Top-N of a plain SELECT without OFFSET")
 		}
-		for _, it := range inner.Items {
-			if it.Star {
-				return nil, nil, refuse("SELECT * in a correlated ORDER BY ... LIMIT")
-			}
+		var err error
+		if inner, err = b.expandStars(inner); err != nil {
+			return nil, nil, err
 		}
 		for _, c := range pulled {
 			if !b.isColumnEquality(c, inner.From) {
@@ -91,14 +90,14 @@ func (b *binder) bindLateralJoin(x *ast.Join, sr *ast.SubqueryRef) (Node, *scope
 		n.OrderBy, n.Limit = nil, nil
 		inner = &n
 	}
-	exposed, names, conds, err := b.exposeCorrelation(inner, pulled, alias, sr.Columns)
+	exposed, names, conds, read, err := b.exposeCorrelationCols(inner, pulled, alias, sr.Columns)
 	if err != nil {
 		return nil, nil, err
 	}
 	own := len(names) - (len(exposed.Items) - len(inner.Items)) // the subquery's own columns
 	var query ast.QueryExpr = exposed
 	if topN {
-		query = topNQuery(exposed, names, own, sel.OrderBy, *sel.Limit)
+		query = topNQuery(exposed, names, read, sel.OrderBy, *sel.Limit)
 	}
 	n := *sr
 	n.Lateral, n.Query, n.Alias = false, query, alias
@@ -157,15 +156,11 @@ func (b *binder) isColumnEquality(c ast.Expr, from ast.TableExpr) bool {
 	return false
 }
 
-// topNQuery is sel (its items, then the columns its correlation reads,
-// own of names its own) limited to n rows per correlation value in the
-// order of orderBy: ROW_NUMBER() OVER (PARTITION BY the columns ORDER BY
-// orderBy) <= n over sel, and sel's columns.
-func topNQuery(sel *ast.Select, names []string, own int, orderBy []ast.OrderItem, n int64) ast.QueryExpr {
-	var part []ast.Expr
-	for _, it := range sel.Items[own:] {
-		part = append(part, it.Expr)
-	}
+// topNQuery is sel (whose columns are names) limited to n rows per value
+// of the columns part of its FROM (its correlation's) in the order of
+// orderBy: ROW_NUMBER() OVER (PARTITION BY part ORDER BY orderBy) <= n
+// over sel, and sel's columns.
+func topNQuery(sel *ast.Select, names []string, part []ast.Expr, orderBy []ast.OrderItem, n int64) ast.QueryExpr {
 	rn := &ast.FuncCall{Name: "ROW_NUMBER", Over: &ast.WindowSpec{PartitionBy: part, OrderBy: orderBy}}
 	ranked := *sel
 	ranked.Items = append(append([]ast.SelectItem(nil), sel.Items...), ast.SelectItem{Expr: rn, Alias: "$rn"})
@@ -357,4 +352,37 @@ func (b *binder) correlateSortToRank(x *ast.Join, sr *ast.SubqueryRef, sel *ast.
 		sc.cols = append(sc.cols, column{qualifier: q, name: nm, t: node.Types()[i]})
 	}
 	return node, sc, true, nil
+}
+
+// expandStars is sel with its * and t.* items spelled as the columns of
+// its FROM they stand for (qualified, named as the columns).
+func (b *binder) expandStars(sel *ast.Select) (*ast.Select, error) {
+	star := false
+	for _, it := range sel.Items {
+		star = star || it.Star
+	}
+	if !star {
+		return sel, nil
+	}
+	restore := b.noCorrelation("a derived table")
+	_, fs, err := b.bindFrom(sel.From)
+	restore()
+	if err != nil {
+		return nil, err
+	}
+	n := *sel
+	n.Items = nil
+	for _, it := range sel.Items {
+		if !it.Star {
+			n.Items = append(n.Items, it)
+			continue
+		}
+		for _, c := range fs.cols {
+			if c.name == "" || it.StarQualifier != "" && it.StarQualifier != c.qualifier {
+				continue
+			}
+			n.Items = append(n.Items, ast.SelectItem{Node: it.Node, Expr: &ast.ColumnRef{Node: it.Node, Qualifier: c.qualifier, Name: c.name}})
+		}
+	}
+	return &n, nil
 }

@@ -240,27 +240,34 @@ func qualifyOuter(c ast.Expr, fs, sc *scope) ast.Expr {
 // returns it, its column names (with the new ones) and the conditions
 // over alias's columns.
 func (b *binder) exposeCorrelation(sel *ast.Select, pulled []ast.Expr, alias string, cols []string) (*ast.Select, []string, []ast.Expr, error) {
+	n, names, conds, _, err := b.exposeCorrelationCols(sel, pulled, alias, cols)
+	return n, names, conds, err
+}
+
+// exposeCorrelationCols is exposeCorrelation, and the columns of sel's
+// FROM the conditions read (once each, in the order first read).
+func (b *binder) exposeCorrelationCols(sel *ast.Select, pulled []ast.Expr, alias string, cols []string) (*ast.Select, []string, []ast.Expr, []ast.Expr, error) {
 	refuse := func(why string) error {
 		return sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): %s", ast.FormatQuery(sel), why)
 	}
 	if len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Offset != nil {
-		return nil, nil, nil, refuse("a correlated condition below ORDER BY, LIMIT or OFFSET")
+		return nil, nil, nil, nil, refuse("a correlated condition below ORDER BY, LIMIT or OFFSET")
 	}
 	for _, it := range sel.Items {
 		if !it.Star && astHasOver(it.Expr) {
-			return nil, nil, nil, refuse("a correlated condition below an OVER window")
+			return nil, nil, nil, nil, refuse("a correlated condition below an OVER window")
 		}
 	}
 	grouped := len(sel.GroupBy) > 0 || sel.Having != nil
 	aggregating := grouped || sel.Distinct || b.selectsAgg(sel)
 	if aggregating && !grouped && !sel.Distinct {
-		return nil, nil, nil, refuse("a correlated aggregate without GROUP BY inside a derived table or join")
+		return nil, nil, nil, nil, refuse("a correlated aggregate without GROUP BY inside a derived table or join")
 	}
 	restore := b.noCorrelation("a derived table")
 	_, fs, err := b.bindFrom(sel.From)
 	restore()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	n := *sel
 	n.Items = append([]ast.SelectItem(nil), sel.Items...)
@@ -292,7 +299,21 @@ func (b *binder) exposeCorrelation(sel *ast.Select, pulled []ast.Expr, alias str
 		taken[nm] = true
 	}
 	exposedAt := map[int]string{} // a FROM column: its name in the derived table
+	count := map[string]int{}
+	for _, nm := range names {
+		count[nm]++
+	}
 	for i, it := range sel.Items {
+		if it.Star && len(cols) == 0 {
+			// A column a star selects, under its own name when no
+			// other column has it.
+			for k, c := range fs.cols {
+				if _, dup := exposedAt[k]; !dup && count[c.name] == 1 && (it.StarQualifier == "" || it.StarQualifier == c.qualifier) {
+					exposedAt[k] = c.name
+				}
+			}
+			continue
+		}
 		if r, ok := it.Expr.(*ast.ColumnRef); ok && !it.Star && len(cols) == 0 {
 			if k, err := fs.resolve(r); err == nil {
 				if _, dup := exposedAt[k]; !dup {
@@ -301,10 +322,16 @@ func (b *binder) exposeCorrelation(sel *ast.Select, pulled []ast.Expr, alias str
 			}
 		}
 	}
+	var read []ast.Expr
+	readAt := map[int]bool{}
 	expose := func(ref *ast.ColumnRef) (ast.Expr, error) {
 		k, err := fs.resolve(ref)
 		if err != nil {
 			return nil, nil
+		}
+		if !readAt[k] {
+			readAt[k] = true
+			read = append(read, ref)
 		}
 		nm, ok := exposedAt[k]
 		if !ok {
@@ -342,7 +369,7 @@ func (b *binder) exposeCorrelation(sel *ast.Select, pulled []ast.Expr, alias str
 				}
 			}
 			if innerSide != 1 {
-				return nil, nil, nil, refuse("its correlation " + sqlText(c) + " under GROUP BY or DISTINCT is not an equality of an outer expression and a column of its FROM")
+				return nil, nil, nil, nil, refuse("its correlation " + sqlText(c) + " under GROUP BY or DISTINCT is not an equality of an outer expression and a column of its FROM")
 			}
 		}
 		var ferr error
@@ -361,11 +388,11 @@ func (b *binder) exposeCorrelation(sel *ast.Select, pulled []ast.Expr, alias str
 			return r
 		})
 		if ferr != nil {
-			return nil, nil, nil, ferr
+			return nil, nil, nil, nil, ferr
 		}
 		conds = append(conds, c2)
 	}
-	return &n, names, conds, nil
+	return &n, names, conds, read, nil
 }
 
 // readsScope reports whether e reads a column s resolves.

@@ -754,7 +754,13 @@ func (b *binder) markSubquery(input Node, sc *scope, e ast.Expr) (Node, error) {
 	if err != nil {
 		// A correlated subquery fails to bind on its own (its WHERE
 		// binds over the outer and its own columns); Flink decorrelates
-		// it, which sqlrun does not yet do here.
+		// it, which sqlrun does not yet do here. A correlation below its
+		// WHERE is pulled up into it first (pullcorrelation.go).
+		if pq, ok, perr := b.pullCorrelated(q, sc); perr != nil {
+			return nil, perr
+		} else if ok {
+			q = pq
+		}
 		if sel, ok := q.(*ast.Select); ok && sel.From != nil && sel.Where != nil && !sel.Distinct && len(sel.GroupBy) == 0 &&
 			sel.Having == nil && !b.selectsAgg(sel) && len(sel.OrderBy) == 0 && sel.Limit == nil && sel.Offset == nil {
 			refuse := func(why string) error {
