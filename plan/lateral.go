@@ -111,8 +111,14 @@ func (b *binder) bindLateralJoin(x *ast.Join, sr *ast.SubqueryRef) (Node, *scope
 		j.Kind = ast.InnerJoin
 	}
 	on := conds
-	if x.On != nil {
-		on = append(on, astConjuncts(x.On)...)
+	for _, c := range astConjuncts(x.On) {
+		if c == nil {
+			continue
+		}
+		if lit, ok := c.(*ast.Literal); ok && lit.Kind == ast.LitBool && lit.Value == true {
+			continue // ON TRUE adds nothing to the pulled conditions
+		}
+		on = append(on, c)
 	}
 	j.On = astAnd(on)
 	node, sc, err := b.bindJoin(&j)
