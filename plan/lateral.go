@@ -111,7 +111,7 @@ func (b *binder) bindLateralJoin(x *ast.Join, sr *ast.SubqueryRef) (Node, *scope
 		j.Kind = ast.InnerJoin
 	}
 	on := conds
-	for _, c := range astConjuncts(x.On) {
+	for _, c := range whereConjuncts(x.On) {
 		if c == nil {
 			continue
 		}
@@ -265,7 +265,7 @@ func (b *binder) correlateSortToRank(x *ast.Join, sr *ast.SubqueryRef, sel *ast.
 		return nil, nil, false, nil
 	}
 	partition := make([]ast.Expr, len(keys))
-	for _, c := range astConjuncts(sel.Where) {
+	for _, c := range whereConjuncts(sel.Where) {
 		eq, ok := c.(*ast.Binary)
 		if !ok || eq.Op != ast.OpEq {
 			return nil, nil, false, nil

@@ -50,7 +50,7 @@ func (b *binder) pullCorrelated(q ast.QueryExpr, sc *scope) (ast.QueryExpr, bool
 	}
 	n := *sel
 	n.From = from
-	n.Where = astAnd(append(astConjuncts(sel.Where), pulled...))
+	n.Where = astAnd(append(whereConjuncts(sel.Where), pulled...))
 	return &n, true, nil
 }
 
@@ -194,7 +194,7 @@ func (b *binder) pullSelect(sel *ast.Select, sc *scope) (*ast.Select, []ast.Expr
 	}
 	both := &scope{cols: append(append([]column(nil), sc.cols...), fs.cols...), innerFrom: len(sc.cols)}
 	var local []ast.Expr
-	for _, c := range astConjuncts(sel.Where) {
+	for _, c := range whereConjuncts(sel.Where) {
 		if hasSubquery(c) {
 			local = append(local, c)
 			continue
@@ -248,7 +248,9 @@ func (b *binder) exposeCorrelation(sel *ast.Select, pulled []ast.Expr, alias str
 // FROM the conditions read (once each, in the order first read).
 func (b *binder) exposeCorrelationCols(sel *ast.Select, pulled []ast.Expr, alias string, cols []string) (*ast.Select, []string, []ast.Expr, []ast.Expr, error) {
 	refuse := func(why string) error {
-		return sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): %s", ast.FormatQuery(sel), why)
+		shown := *sel // as written: with its correlated conditions
+		shown.Where = astAnd(append(whereConjuncts(sel.Where), pulled...))
+		return sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): %s", ast.FormatQuery(&shown), why)
 	}
 	if len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Offset != nil {
 		return nil, nil, nil, nil, refuse("a correlated condition below ORDER BY, LIMIT or OFFSET")
@@ -393,6 +395,14 @@ func (b *binder) exposeCorrelationCols(sel *ast.Select, pulled []ast.Expr, alias
 		conds = append(conds, c2)
 	}
 	return &n, names, conds, read, nil
+}
+
+// whereConjuncts are the conjuncts of a WHERE or ON, none for none.
+func whereConjuncts(e ast.Expr) []ast.Expr {
+	if e == nil {
+		return nil
+	}
+	return astConjuncts(e)
 }
 
 // readsScope reports whether e reads a column s resolves.
