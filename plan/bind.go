@@ -230,6 +230,9 @@ type binder struct {
 	// zone is the session time zone, 'table.local-time-zone'.
 	zone *time.Location
 	ctes map[string]Node
+	// vgInput is the outer query's rows while a correlated subquery over
+	// them is decorrelated (the value generator's input, valuegen.go).
+	vgInput Node
 	// viewDepth counts the views being expanded.
 	viewDepth int
 	// exprDepth counts the nested bindExpr calls.

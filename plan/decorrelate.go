@@ -27,6 +27,10 @@ type decorrelated struct {
 	items  int
 	outer  []Expr
 	scalar bool // an aggregate without GROUP BY: one row per outer row
+	// distinctItems: grouped by a value generator's columns and by
+	// exactly its select items (valuegen.go), the rows are distinct on
+	// the columns an IN compares.
+	distinctItems bool
 }
 
 // decorrelateAggregate decorrelates sel against the outer row sc names.
@@ -46,6 +50,19 @@ func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool
 	}
 	if b.hasAgg(sel.Where) {
 		return d, false, nil
+	}
+	if vsel, vg, ok := b.valueGenerated(sel, sc, b.vgInput); ok {
+		saved := b.ctes
+		b.ctes = map[string]Node{vgName: vg}
+		for k, v := range saved {
+			b.ctes[k] = v
+		}
+		defer func() { b.ctes = saved }()
+		sel = vsel
+		d.distinctItems = !sel.Distinct && sel.Having == nil && len(sel.GroupBy) == len(sel.Items)
+		for i, g := range sel.GroupBy {
+			d.distinctItems = d.distinctItems && !sel.Items[i].Star && sqlText(g) == sqlText(sel.Items[i].Expr)
+		}
 	}
 	local, inner, outer, ok, err := b.correlation(sel, sc, refuse)
 	if !ok || err != nil {
@@ -292,6 +309,19 @@ func (b *binder) joinDecorrelated(input Node, sc *scope, e, inX ast.Expr, not bo
 			return nil, err
 		}
 		conds = append(conds, eq)
+	}
+	if d.distinctItems && !not && inX != nil {
+		// Calcite's SubQueryRemoveRule (rewriteIn) over the value
+		// generator's decorrelation: an inner join with the distinct
+		// rows, on the correlation and then the IN's values, projected
+		// back to the outer row (IntervalJoinTest.testFallbackToRegularJoin:
+		// where=[((b = b0) AND (rowtime = rowtime0) AND (a = a0))]).
+		in := len(outers)
+		conds = append(conds[in:], conds[:in]...)
+		names := uniquify(append(append([]string(nil), input.Names()...), d.right.Names()...))
+		types := append(append([]sql.DataType(nil), input.Types()...), d.right.Types()...)
+		j := &LogicalJoin{base: row(names, types, input, d.right), Cond: and(conds), JoinType: ast.InnerJoin}
+		return &LogicalProject{base: row(input.Names(), input.Types(), j), Exprs: identity(input.Types())}, nil
 	}
 	kind := semiJoin
 	if not {

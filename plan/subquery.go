@@ -212,7 +212,10 @@ func (b *binder) bindSubqueryJoin(input Node, sc *scope, e ast.Expr) (Node, erro
 		if !ok || sel.From == nil {
 			return nil, err
 		}
-		if d, ok, derr := b.decorrelateAggregate(sel, sc, inX != nil); derr != nil {
+		b.vgInput = input
+		d, ok, derr := b.decorrelateAggregate(sel, sc, inX != nil)
+		b.vgInput = nil
+		if derr != nil {
 			return nil, derr
 		} else if ok {
 			return b.joinDecorrelated(input, sc, e, inX, not, sel, d)
@@ -572,7 +575,9 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 			} else if ok {
 				sel = pq.(*ast.Select)
 			}
+			b.vgInput = input
 			d, ok, derr := b.decorrelateAggregate(sel, sc, true)
+			b.vgInput = nil
 			if derr != nil {
 				return nil, derr
 			}

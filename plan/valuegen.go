@@ -1,0 +1,157 @@
+package plan
+
+import (
+	"github.com/sqlrun/sqlrun/sql/ast"
+)
+
+// A correlated aggregating subquery whose correlation is not only
+// equalities outer_expr = column (t1.rowtime BETWEEN t2.rowtime AND
+// t2.rowtime + INTERVAL '5' MINUTE under GROUP BY) is decorrelated as
+// Calcite's RelDecorrelator does with a value generator
+// (decorrelateInputWithValueGenerator): the distinct values of the outer
+// columns the correlation reads are joined with the subquery's FROM on
+// its correlated conditions, the subquery then groups also by those
+// columns, and the outer row joins its group on them
+// (IntervalJoinTest.testFallbackToRegularJoin: the GroupAggregate of
+// (b, rowtime) joined with MyTable2, grouped by (a, b0, rowtime0)). An
+// outer row with a NULL in such a column finds no group; that is the
+// subquery's answer only when each correlated condition is NULL for a
+// NULL outer column (a comparison of columns, literals and arithmetic),
+// the one shape taken here.
+
+// vgName names the value generator while its subquery binds.
+const vgName = "$cor$values"
+
+// valueGenerated is sel with its correlated WHERE conditions moved into
+// a join of its FROM with the value generator over input (the outer
+// query's rows, whose columns sc names), whose columns sel's WHERE then
+// equates with the outer row's; ok is false when sel's correlation is
+// equalities only, or not of the null-rejecting shape above. The
+// caller binds it with vg registered as vgName.
+func (b *binder) valueGenerated(sel *ast.Select, sc *scope, input Node) (out *ast.Select, vg Node, ok bool) {
+	if input == nil || sel.From == nil || len(input.Names()) != len(sc.cols) {
+		return nil, nil, false
+	}
+	restore := b.noCorrelation("a derived table")
+	_, fs, err := b.bindFrom(sel.From)
+	restore()
+	if err != nil {
+		return nil, nil, false
+	}
+	both := &scope{cols: append(append([]column(nil), sc.cols...), fs.cols...), innerFrom: len(sc.cols)}
+	var local, corr []ast.Expr
+	nonEqui := false
+	for _, c := range whereConjuncts(sel.Where) {
+		if hasSubquery(c) {
+			return nil, nil, false
+		}
+		if _, err := b.bindExpr(c, fs, nil); err == nil {
+			local = append(local, c)
+			continue
+		}
+		if _, err := b.bindExpr(c, both, nil); err != nil {
+			return nil, nil, false
+		}
+		if !astNullRejecting(c) {
+			return nil, nil, false
+		}
+		if !b.isColumnEquality(c, sel.From) {
+			nonEqui = true
+		}
+		corr = append(corr, c)
+	}
+	if !nonEqui {
+		return nil, nil, false
+	}
+	// The outer columns the correlation reads, in input's order.
+	outerCol := map[int]bool{}
+	for _, c := range corr {
+		walkAST(c, func(e ast.Expr) {
+			if r, ok := e.(*ast.ColumnRef); ok {
+				if _, err := fs.resolve(r); err != nil {
+					if i, err := sc.resolve(r); err == nil {
+						outerCol[i] = true
+					}
+				}
+			}
+		})
+	}
+	var cols []int
+	for i := range sc.cols {
+		if outerCol[i] {
+			cols = append(cols, i)
+		}
+	}
+	var exprs []Expr
+	var names []string
+	for _, i := range cols {
+		exprs = append(exprs, &InputRef{Index: i, T: input.Types()[i]})
+		names = append(names, input.Names()[i])
+	}
+	names = uniquify(names)
+	vg = distinct(&LogicalProject{base: row(names, exprTypes(exprs), input), Exprs: exprs})
+	vgCol := map[int]string{}
+	for k, i := range cols {
+		vgCol[i] = names[k]
+	}
+	toVG := func(c ast.Expr) ast.Expr {
+		return substAST(c, func(e ast.Expr) ast.Expr {
+			r, ok := e.(*ast.ColumnRef)
+			if !ok {
+				return nil
+			}
+			if _, err := fs.resolve(r); err == nil {
+				return nil
+			}
+			i, err := sc.resolve(r)
+			if err != nil {
+				return nil
+			}
+			return &ast.ColumnRef{Node: r.Node, Qualifier: vgName, Name: vgCol[i]}
+		})
+	}
+	var on []ast.Expr
+	for _, c := range corr {
+		on = append(on, toVG(c))
+	}
+	n := *sel
+	n.From = &ast.Join{Node: sel.Node, Kind: ast.InnerJoin, Left: sel.From, Right: &ast.TableRef{Name: ast.ObjectName{Table: vgName}}, On: astAnd(on)}
+	for _, i := range cols {
+		c := sc.cols[i]
+		outer := &ast.ColumnRef{Qualifier: c.qualifier, Name: c.name}
+		local = append(local, &ast.Binary{Op: ast.OpEq, L: outer, R: &ast.ColumnRef{Qualifier: vgName, Name: vgCol[i]}})
+	}
+	n.Where = astAnd(local)
+	return &n, vg, true
+}
+
+// astNullRejecting reports whether c is a comparison (or BETWEEN) of
+// columns, literals and arithmetic: NULL, never TRUE, when a column it
+// reads is NULL.
+func astNullRejecting(c ast.Expr) bool {
+	var operand func(e ast.Expr) bool
+	operand = func(e ast.Expr) bool {
+		switch x := e.(type) {
+		case *ast.ColumnRef:
+			return true
+		case *ast.Literal:
+			return x.Kind != ast.LitNull
+		case *ast.Binary:
+			switch x.Op {
+			case ast.OpAdd, ast.OpSub, ast.OpMul:
+				return operand(x.L) && operand(x.R)
+			}
+		}
+		return false
+	}
+	switch x := c.(type) {
+	case *ast.Binary:
+		switch x.Op {
+		case ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe:
+			return operand(x.L) && operand(x.R)
+		}
+	case *ast.Between:
+		return !x.Not && operand(x.X) && operand(x.Lo) && operand(x.Hi)
+	}
+	return false
+}
