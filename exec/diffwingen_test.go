@@ -521,8 +521,8 @@ func (g *dwGen) dedup() dwQuery {
 		fo, do = "ts DESC", "ts DESC, seq DESC"
 	}
 	return dwQuery{kind: "dedup",
-		flink: fmt.Sprintf("SELECT k, g, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn FROM ev1) WHERE rn = 1", part, fo),
-		duck:  fmt.Sprintf("SELECT k, g, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn FROM ev1) WHERE rn = 1", part, do),
+		flink:   fmt.Sprintf("SELECT k, g, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn FROM ev1) WHERE rn = 1", part, fo),
+		duck:    fmt.Sprintf("SELECT k, g, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn FROM ev1) WHERE rn = 1", part, do),
 		classes: "isdt"}
 }
 
@@ -538,8 +538,8 @@ func (g *dwGen) topN() dwQuery {
 		rn, rc = ", rn", "i"
 	}
 	return dwQuery{kind: "topn",
-		flink: fmt.Sprintf("SELECT k, g, v, ts%s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn FROM ev1) WHERE rn <= %d", rn, part, fo, n),
-		duck:  fmt.Sprintf("SELECT k, g, v, ts%s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn FROM ev1) WHERE rn <= %d", rn, part, do, n),
+		flink:   fmt.Sprintf("SELECT k, g, v, ts%s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn FROM ev1) WHERE rn <= %d", rn, part, fo, n),
+		duck:    fmt.Sprintf("SELECT k, g, v, ts%s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS rn FROM ev1) WHERE rn <= %d", rn, part, do, n),
 		classes: "isdt" + rc}
 }
 
