@@ -924,6 +924,7 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 		outNames = append(outNames, r.names[gi])
 		outTypes = append(outTypes, r.types[gi])
 	}
+	var dupPos map[int]int // a key's whole copy in the Expand
 	if r.Sets != nil {
 		// Grouping sets each holding window_start and window_end
 		// (windowGroupingSets): an Expand of the Calc below, the time
@@ -936,9 +937,12 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 			// but a regular one over the SESSION table function.
 			return nil, false, nil
 		}
-		ex := windowExpand(calc, r, windowRef, exprs, pos, timeCol)
-		e := len(ex.Names()) - 2
+		ex, dups := windowExpand(calc, r, windowRef, exprs, pos, timeCol)
+		e := len(ex.Names()) - 2 - len(dups)
 		calc, timeCol = ex, len(ex.Names())-1
+		// A call reading a key that some set nulls reads the key's whole
+		// copy after $e (ExpandUtil.buildExpandNode).
+		dupPos = dups
 		for i, g := range group {
 			outTypes[i] = ex.Types()[g]
 		}
@@ -968,7 +972,12 @@ func (b *binder) convertWindowAggregate(r *LogicalAggregate) (Node, bool, error)
 				return nil, false, sql.Errorf(sql.TableException, "sqlrun cannot aggregate window columns in a window aggregate yet")
 			}
 		}
-		c := a.remapped(func(x int) int { return pos[x] })
+		c := a.remapped(func(x int) int {
+			if d, ok := dupPos[pos[x]]; ok {
+				return d
+			}
+			return pos[x]
+		})
 		c.Name = a.fieldName(len(group) + len(aggs))
 		if a.Unnamed {
 			// Aggregate.deriveRowType makes $f<n> unique among the
@@ -1121,10 +1130,13 @@ func windowPropRefs(reorder []Expr, r *LogicalAggregate, exprs []Expr, windowRef
 // windowExpand is the Expand below a window aggregate with grouping sets:
 // each of calc's fields but the time column (a key outside the set is
 // NULL), $e (GROUPING_ID of the aggregate's keys, window_start and
-// window_end among them, as DecomposeGroupingSetsRule numbers it), then
-// the time column: Expand(projects=[{a, null AS b, c, 4 AS $e, rowtime},
-// ...]).
-func windowExpand(calc Node, r *LogicalAggregate, windowRef func(Expr) int, exprs []Expr, pos map[int]int, timeCol int) Node {
+// window_end among them, as DecomposeGroupingSetsRule numbers it), the
+// whole copies of keys a call reads that some set nulls (b_0, as
+// ExpandUtil.buildExpandNode duplicates them: MAX(b) ... GROUP BY
+// GROUPING SETS ((a), (b)) reads b in the rows of set (a) too), then the
+// time column: Expand(projects=[{a, null AS b, c, 4 AS $e, b AS b_0,
+// rowtime}, ...]). dups maps a calc field to its copy.
+func windowExpand(calc Node, r *LogicalAggregate, windowRef func(Expr) int, exprs []Expr, pos map[int]int, timeCol int) (_ Node, dups map[int]int) {
 	keyOf := map[int]int{} // calc field -> aggregate key g
 	for _, g := range r.Group {
 		if windowRef(exprs[g]) < 0 {
@@ -1150,8 +1162,50 @@ func windowExpand(calc Node, r *LogicalAggregate, windowRef func(Expr) int, expr
 		}
 	}
 	names = uniquify(append(names, "$e"))
+	ts = append(ts, sql.BigInt().NotNull())
+	// ExpandUtil.buildExpandNode: the keys calls read (arguments and
+	// filters) that are not in every set, in field order.
+	var dupFields []int
+	for f := range in {
+		g, isKey := keyOf[f]
+		if !isKey {
+			continue
+		}
+		inAll := true
+		for _, set := range r.Sets {
+			inAll = inAll && inSet(set, g)
+		}
+		read := false
+		for _, a := range r.Aggs {
+			if a.Func == "GROUPING" || a.Func == "GROUPING_ID" || a.Func == "GROUP_ID" {
+				continue
+			}
+			for _, x := range a.fields() {
+				read = read || pos[x] == f
+			}
+		}
+		if read && !inAll {
+			dupFields = append(dupFields, f)
+		}
+	}
+	dups = map[int]int{}
+	taken := map[string]bool{}
+	for _, n := range names {
+		taken[n] = true
+	}
+	for _, f := range dupFields {
+		dups[f] = len(names)
+		// ExpandUtil.buildDuplicateFieldName: name_0, name_1, ...
+		n := in[f] + "_0"
+		for j := 1; taken[n]; j++ {
+			n = in[f] + "_0_" + strconv.Itoa(j-1)
+		}
+		taken[n] = true
+		names = append(names, n)
+		ts = append(ts, calc.Types()[f])
+	}
 	names = append(names, in[timeCol])
-	ts = append(ts, sql.BigInt().NotNull(), types[timeCol])
+	ts = append(ts, types[timeCol])
 	var projects [][]Expr
 	for _, set := range r.Sets {
 		var p []Expr
@@ -1165,10 +1219,14 @@ func windowExpand(calc Node, r *LogicalAggregate, windowRef func(Expr) int, expr
 			}
 			p = append(p, &InputRef{Index: f, T: types[f]})
 		}
-		p = append(p, &Literal{Value: eValue(r, set), T: sql.BigInt().NotNull()}, &InputRef{Index: timeCol, T: types[timeCol]})
+		p = append(p, &Literal{Value: eValue(r, set), T: sql.BigInt().NotNull()})
+		for _, f := range dupFields {
+			p = append(p, &InputRef{Index: f, T: calc.Types()[f]})
+		}
+		p = append(p, &InputRef{Index: timeCol, T: types[timeCol]})
 		projects = append(projects, p)
 	}
-	return &Expand{base: row(names, ts, calc), Projects: projects}
+	return &Expand{base: row(names, ts, calc), Projects: projects}, dups
 }
 
 // eValue is $e of a grouping set: bit n-1-i set for each of the
