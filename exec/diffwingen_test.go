@@ -290,7 +290,7 @@ func (g *dwGen) win(session bool) dwWin {
 		if g.chance(20) {
 			w.off = int64(1+g.pick(int(w.size/1000))) * 1000
 			if w.off >= w.size {
-				w.off = 0
+				w.off = -1000
 			}
 		}
 	case "HOP", "CUMULATE":
@@ -361,9 +361,9 @@ func (w dwWin) duck(t string, late bool) string {
 }
 
 func (g *dwGen) query() dwQuery {
-	kinds := []string{"winagg", "winagg", "wintopn", "windedup", "dedup", "topn", "over", "over", "cascade", "wtopnagg"}
+	kinds := []string{"winagg", "winagg", "wintopn", "windedup", "dedup", "topn", "over", "over", "cascade", "wtopnagg", "tvf"}
 	if !g.d.late {
-		kinds = append(kinds, "ijoin", "ijoin", "wjoin", "wjoin", "wjoinagg")
+		kinds = append(kinds, "ijoin", "ijoin", "wjoin", "wjoin", "wjoinagg", "ijoinwin")
 	}
 	switch kinds[g.pick(len(kinds))] {
 	case "winagg":
@@ -380,10 +380,14 @@ func (g *dwGen) query() dwQuery {
 		return g.over()
 	case "cascade":
 		return g.cascade()
+	case "tvf":
+		return g.tvf()
 	case "wtopnagg":
 		return g.winTopNAgg()
 	case "ijoin":
 		return g.intervalJoin()
+	case "ijoinwin":
+		return g.intervalJoinWindow()
 	case "wjoin":
 		return g.windowJoin()
 	default:
@@ -430,13 +434,17 @@ func (g *dwGen) winAgg() dwQuery {
 		keyed = w.part
 	}
 	fa, da, cls := g.aggs("a")
-	fk, dk, kc := "", "", ""
+	fk, gk, kc := "", "", ""
 	if keyed {
-		fk, dk, kc = "k, ", "k, ", "i"
+		fk, gk, kc = "k, ", "k, ", "i"
 	}
-	wt, dwt, wc := "", "", ""
+	if w.kind != "SESSION" && g.chance(15) {
+		// Grouping sets in a window aggregate (an Expand below it).
+		fk, gk, kc = "k, g, ", []string{"ROLLUP (k, g), ", "CUBE (k, g), ", "GROUPING SETS ((k), (g), ()), "}[g.pick(3)], "is"
+	}
+	wt, wc := "", ""
 	if g.chance(20) {
-		wt, dwt, wc = ", window_time", ", window_time", "t"
+		wt, wc = ", window_time", "t"
 	}
 	f := g.filter()
 	src, df := "ev1", f
@@ -446,12 +454,53 @@ func (g *dwGen) winAgg() dwQuery {
 		// them goes below it (StreamPhysicalWindowAggregateRule).
 		src, df = "(SELECT * FROM ev1"+f+")", ""
 	}
+	if w.kind != "SESSION" && g.chance(15) {
+		// A filter on a window column: the WindowTableFunction stays
+		// below the Calc and the aggregate reads the windows it names.
+		c := []string{"window_start >= TIMESTAMP '2024-01-01 00:00:10'", "window_end <= TIMESTAMP '2024-01-01 00:00:30'"}[g.pick(2)]
+		if f == "" {
+			f = " WHERE " + c
+		} else {
+			f += " AND " + c
+		}
+		df = f
+	}
+	having := ""
+	if g.chance(15) {
+		having = " HAVING COUNT(*) > 1"
+	}
 	return dwQuery{kind: "winagg " + w.kind,
-		flink: fmt.Sprintf("SELECT %swindow_start, window_end%s, %s FROM %s%s GROUP BY %swindow_start, window_end%s",
-			fk, wt, strings.Join(fa, ", "), w.flink("ev1"), f, fk, wt),
-		duck: fmt.Sprintf("SELECT %swindow_start, window_end%s, %s FROM %s x%s GROUP BY %swindow_start, window_end%s",
-			dk, dwt, strings.Join(da, ", "), w.duck(src, g.d.late), df, dk, dwt),
+		flink: fmt.Sprintf("SELECT %swindow_start, window_end%s, %s FROM %s%s GROUP BY %swindow_start, window_end%s%s",
+			fk, wt, strings.Join(fa, ", "), w.flink("ev1"), f, gk, wt, having),
+		duck: fmt.Sprintf("SELECT %swindow_start, window_end%s, %s FROM %s x%s GROUP BY %swindow_start, window_end%s%s",
+			fk, wt, strings.Join(da, ", "), w.duck(src, g.d.late), df, gk, wt, having),
 		classes: kc + "tt" + wc + cls}
+}
+
+// tvf is a window TVF without a window aggregate: its rows, or a regular
+// aggregate over them. AlignedWindowTableFunctionOperator drops no late
+// row, so neither does DuckDB's query.
+func (g *dwGen) tvf() dwQuery {
+	w := g.win(false)
+	if g.chance(50) {
+		return dwQuery{kind: "tvf " + w.kind,
+			flink:   fmt.Sprintf("SELECT k, v, ts, window_start, window_end, window_time FROM %s", w.flink("ev1")),
+			duck:    fmt.Sprintf("SELECT k, v, ts, window_start, window_end, window_time FROM %s x", w.duck("ev1", false)),
+			classes: "idtttt"}
+	}
+	key, kc := []string{"k", "window_start, k", "window_end"}[g.pick(3)], ""
+	for _, c := range strings.Split(key, ", ") {
+		if c == "k" {
+			kc += "i"
+		} else {
+			kc += "t"
+		}
+	}
+	fa, da, cls := g.aggs("a")
+	return dwQuery{kind: "tvf group " + w.kind,
+		flink:   fmt.Sprintf("SELECT %s, %s FROM %s GROUP BY %s", key, strings.Join(fa, ", "), w.flink("ev1"), key),
+		duck:    fmt.Sprintf("SELECT %s, %s FROM %s x GROUP BY %s", key, strings.Join(da, ", "), w.duck("ev1", false), key),
+		classes: kc + cls}
 }
 
 // order is a Top-N sort key on v or ts: Flink's text and DuckDB's (NULLs
@@ -590,7 +639,7 @@ func (g *dwGen) over() dwQuery {
 	} else {
 		fa, da, c := g.aggs("o")
 		for i := range fa {
-			if strings.Contains(fa[i], "DISTINCT") || strings.Contains(fa[i], "FILTER") {
+			if strings.Contains(fa[i], "FILTER") {
 				fa[i], da[i], c = "COUNT(v) AS o"+strconv.Itoa(i), "COUNT(v)", c[:i]+"i"+c[i+1:]
 			}
 			fl = append(fl, strings.Replace(fa[i], " AS ", " OVER (%s) AS ", 1))
@@ -604,9 +653,15 @@ func (g *dwGen) over() dwQuery {
 		fl[i] = fmt.Sprintf(fl[i], fw)
 		du[i] = fmt.Sprintf(du[i], dw)
 	}
+	f := ""
+	if !g.d.late {
+		// (In late mode a filter would change which timers a key
+		// registers, which the precomputed drops do not follow.)
+		f = g.filter()
+	}
 	return dwQuery{kind: "over",
-		flink:   fmt.Sprintf("SELECT k, v, ts, %s FROM ev1", strings.Join(fl, ", ")),
-		duck:    fmt.Sprintf("SELECT k, v, ts, %s FROM %s", strings.Join(du, ", "), src),
+		flink:   fmt.Sprintf("SELECT k, v, ts, %s FROM ev1%s", strings.Join(fl, ", "), f),
+		duck:    fmt.Sprintf("SELECT k, v, ts, %s FROM %s x%s", strings.Join(du, ", "), src, f),
 		classes: cls}
 }
 
@@ -665,6 +720,22 @@ func (g *dwGen) intervalJoin() dwQuery {
 	q := "SELECT l.k, l.v, l.ts, r.k, r.v, r.ts FROM ev1 l %s ev2 r ON l.k = r.k AND %s%s"
 	return dwQuery{kind: "ijoin " + jt,
 		flink: fmt.Sprintf(q, jt, cf, extra), duck: fmt.Sprintf(q, jt, cd, extra), classes: "idtidt"}
+}
+
+// intervalJoinWindow is a group window over an inner interval join's
+// left rowtime (the join holds its output watermark back by its bounds, so
+// no joined row is late).
+func (g *dwGen) intervalJoinWindow() dwQuery {
+	size := []int64{2, 5, 10}[g.pick(3)] * 1000
+	lo, hi := int64(g.pick(6))*1000, int64(g.pick(6))*1000
+	q := "SELECT l.k, %s AS ws, COUNT(*) AS c, SUM(r.v) AS s FROM ev1 l JOIN ev2 r ON l.k = r.k AND %s GROUP BY l.k, %s"
+	return dwQuery{kind: "ijoinwin",
+		flink: fmt.Sprintf(q, "TUMBLE_START(l.ts, "+sec(size)+")",
+			fmt.Sprintf("r.ts BETWEEN l.ts - %s AND l.ts + %s", sec(lo), sec(hi)), "TUMBLE(l.ts, "+sec(size)+")"),
+		duck: fmt.Sprintf(q, fmt.Sprintf("epoch_ms(l.tsms // %d * %d)", size, size),
+			fmt.Sprintf("r.ts BETWEEN l.ts - INTERVAL %d SECOND AND l.ts + INTERVAL %d SECOND", lo/1000, hi/1000),
+			fmt.Sprintf("l.tsms // %d", size)),
+		classes: "itid"}
 }
 
 func (g *dwGen) windowJoin() dwQuery {
