@@ -40,6 +40,15 @@ type WatermarkOperator interface {
 	ProcessWatermark(wm int64, out *Collector) error
 }
 
+// WatermarkHolder is a WatermarkOperator whose output watermark lags its
+// input's (Flink's KeyedCoProcessOperatorWithWatermarkDelay under a rowtime
+// interval join): the runtime forwards OutputWatermark(wm) where it would
+// forward wm.
+type WatermarkHolder interface {
+	WatermarkOperator
+	OutputWatermark(wm int64) int64
+}
+
 // WatermarkSource is an operator that generates the watermarks of its
 // output itself (Flink's WatermarkAssignerOperator): the runtime forwards
 // neither its input's watermarks nor their idleness; the operator emits
@@ -242,6 +251,9 @@ func (t *task) advance(ctx context.Context, wm int64) error {
 		if _, own := t.op.(WatermarkSource); own {
 			return nil
 		}
+	}
+	if h, ok := t.op.(WatermarkHolder); ok {
+		wm = h.OutputWatermark(wm)
 	}
 	return t.broadcast(ctx, envelope{kind: envWatermark, wm: wm})
 }

@@ -285,6 +285,27 @@ func (j *intervalJoin) ProcessBatch(input int, rows []sql.Row, out *runtime.Coll
 	return nil
 }
 
+// OutputWatermark holds the watermark back by the longest time a row can
+// wait for its partner, max(-LowerBound, UpperBound) on event time, as
+// Flink runs a rowtime interval join in a
+// KeyedCoProcessOperatorWithWatermarkDelay of
+// TimeIntervalJoin.getMaxOutputDelay() (max(leftRelativeSize,
+// rightRelativeSize) + allowedLateness, which is 0 in SQL): a joined row
+// carries the earlier row's time, which the input watermark may have
+// passed, and a window or OVER on it downstream would drop it as late. The
+// end of input (MaxWatermark) is forwarded as it is (Flink's MAX_WATERMARK
+// - delay fires the same windows).
+func (j *intervalJoin) OutputWatermark(wm int64) int64 {
+	if !j.spec.Rowtime || wm == runtime.MaxWatermark {
+		return wm
+	}
+	delay := max(-j.spec.LowerBound, j.spec.UpperBound, 0)
+	if wm < runtime.MinWatermark+delay {
+		return runtime.MinWatermark
+	}
+	return wm - delay
+}
+
 // ProcessWatermark advances the operator time on event time.
 func (j *intervalJoin) ProcessWatermark(wm int64, out *runtime.Collector) error {
 	if !j.spec.Rowtime {
