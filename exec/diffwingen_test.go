@@ -94,7 +94,7 @@ type dwData struct {
 	tabs   map[string][]dwRow
 	// p2opts are options of the parallelism-2 session: other plans for
 	// the same rows (the distinct aggregate split, mini-batch, one-phase
-	// aggregates).
+	// aggregates) and the other state backend.
 	p2opts string
 }
 
@@ -180,6 +180,7 @@ func (g *dwGen) data(late bool) *dwData {
 		"SET 'table.optimizer.distinct-agg.split.enabled' = 'true';\n",
 		"SET 'table.exec.mini-batch.enabled' = 'true';\nSET 'table.exec.mini-batch.allow-latency' = '1 s';\nSET 'table.exec.mini-batch.size' = '100';\n",
 		"SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';\n",
+		"SET 'state.backend.type' = 'rocksdb';\n",
 	} {
 		if g.chance(35) {
 			d.p2opts += o
