@@ -465,7 +465,14 @@ func (n *LocalAggregate) describe(Format) string {
 		if len(bufs[i]) > 1 {
 			as = "(" + strings.Join(bufs[i], ", ") + ")"
 		}
-		sel = append(sel, "Partial_"+a.Func+"("+args+") AS "+as)
+		if a.Filtered {
+			// RelExplainUtil.aggregationToString: the call's filterArg by
+			// its input field's name.
+			args += ") FILTER " + names(in, []int{a.Filter})
+		} else {
+			args += ")"
+		}
+		sel = append(sel, "Partial_"+a.Func+"("+args+" AS "+as)
 	}
 	s := n.Name() + "("
 	if len(n.Group) > 0 {
@@ -496,7 +503,14 @@ func (n *FinalAggregate) describe(Format) string {
 	groupNames := local.names[:len(n.Group)]
 	sel = append(sel, groupNames...)
 	for i, a := range n.Aggs {
-		sel = append(sel, "Final_"+a.Func+"("+strings.Join(bufs[i], ", ")+") AS "+a.Name)
+		call := "Final_" + a.Func + "(" + strings.Join(bufs[i], ", ") + ")"
+		if a.Filtered && a.Filter < len(local.names) {
+			// aggregationToString prints a merge's filterArg too, by the
+			// name of the local phase's field at that index, when there
+			// is one (the index is the original input's).
+			call += " FILTER " + local.names[a.Filter]
+		}
+		sel = append(sel, call+" AS "+a.Name)
 	}
 	s := n.Name() + "(isMerge=[true], "
 	if len(n.Group) > 0 {

@@ -384,14 +384,15 @@ func mapOver(e Expr, fn func(*OverAgg) Expr) Expr {
 // overRule is the OverAggregate rule on a LogicalProject holding OVER
 // calls (ProjectToWindowRule: CalcRelSplitter, then
 // FlinkLogicalOverAggregateConverter).
-func overRule(_ *binder, n Node) (Node, error) {
+func overRule(b *binder, n Node) (Node, error) {
 	p, ok := n.(*LogicalProject)
 	if !ok || !hasOverAgg(p.Exprs) {
 		return nil, nil
 	}
+	batch := b != nil && !b.streaming
 	// Calcite's HepPlanner splits the innermost window first: a window
 	// above names its calls after the fields below (w0$o0_0).
-	if in, err := applyOverBelow(p.input()); err != nil {
+	if in, err := applyOverBelow(b, p.input()); err != nil {
 		return nil, err
 	} else if in != p.input() {
 		p = &LogicalProject{base: row(p.names, p.types, in), Exprs: p.Exprs}
@@ -400,7 +401,13 @@ func overRule(_ *binder, n Node) (Node, error) {
 	// over ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
 	exprs := make([]Expr, len(p.Exprs))
 	for i, e := range p.Exprs {
-		if o, ok := e.(*OverCall); ok {
+		if o, ok := e.(*OverCall); ok && batch && o.Func != "ROW_NUMBER" {
+			// Flink's batch planner keeps RANK and DENSE_RANK as window
+			// calls over the default frame (OverAggregateTest
+			// .testDenseRankOnOrder: RANGE BETWEEN UNBOUNDED PRECEDING AND
+			// CURRENT ROW).
+			e = &OverAgg{Func: o.Func, Partition: o.Partition, Order: o.Order, T: o.Type(), Frame: defaultFrame(true)}
+		} else if o, ok := e.(*OverCall); ok {
 			if o.Func != "ROW_NUMBER" {
 				return nil, sql.Errorf(sql.TableException,
 					"sqlrun does not support %s() OVER without a filter on its number (WHERE rk <= N) yet", o.Func)
@@ -428,6 +435,9 @@ func overRule(_ *binder, n Node) (Node, error) {
 	win := calls[0].window()
 	for _, c := range calls[1:] {
 		if c.window() != win {
+			if batch {
+				return nil, sql.Errorf(sql.TableException, "sqlrun does not support OVER aggregates over more than one window in batch mode yet")
+			}
 			// Several window groups: StreamExecOverAggregate's refusal.
 			return nil, sql.Errorf(sql.TableException, "All aggregates must be computed on the same window.")
 		}
@@ -751,7 +761,7 @@ func splitsBelowWindow(exprs []Expr) bool {
 // StreamExecOverAggregate and FlinkChangelogModeInferenceProgram.
 func (b *binder) convertOver(r *LogicalOverAggregate) (Node, error) {
 	if !b.streaming {
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support OVER aggregates in batch mode yet")
+		return b.convertBatchOver(r)
 	}
 	in, err := b.convert(r.input())
 	if err != nil {
@@ -797,12 +807,12 @@ func fixOverAggAggRefs(o *OverAgg, agg Node) *OverAgg {
 }
 
 // applyOverBelow applies the OverAggregate rule to n's subtree, bottom up.
-func applyOverBelow(n Node) (Node, error) {
+func applyOverBelow(b *binder, n Node) (Node, error) {
 	ins := n.Inputs()
 	changed := false
 	out := make([]Node, len(ins))
 	for i, in := range ins {
-		c, err := applyOverBelow(in)
+		c, err := applyOverBelow(b, in)
 		if err != nil {
 			return nil, err
 		}
@@ -811,7 +821,7 @@ func applyOverBelow(n Node) (Node, error) {
 	if changed {
 		n = n.WithInputs(out...)
 	}
-	r, err := overRule(nil, n)
+	r, err := overRule(b, n)
 	if err != nil || r == nil {
 		return n, err
 	}

@@ -109,15 +109,6 @@ func (b *binder) convert(r Node) (Node, error) {
 				return w, err
 			}
 		}
-		if !b.streaming {
-			for _, a := range r.Aggs {
-				if a.Filtered {
-					// Flink's batch planner splits the call into local and
-					// final phases, whose text sqlrun does not reproduce.
-					return nil, sql.Errorf(sql.TableException, "sqlrun does not support FILTER (WHERE ...) on aggregate %s in batch mode yet", a.Func)
-				}
-			}
-		}
 		// Calcite's Aggregate names its group fields after its input's
 		// (Aggregate.deriveRowType), the names the input has once rules
 		// such as ProjectRemoveRule have rewritten it.

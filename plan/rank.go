@@ -409,11 +409,14 @@ func (n *Deduplicate) describe(Format) string {
 // rankRule is the Rank rule: a LogicalFilter over a LogicalProject with a
 // ranking call becomes the filter's other conjuncts over the projection
 // (the call replaced by the rank number) over a LogicalRank.
-func rankRule(_ *binder, n Node) (Node, error) {
+func rankRule(b *binder, n Node) (Node, error) {
 	switch x := n.(type) {
 	case *LogicalFilter:
 		p, ok := x.input().(*LogicalProject)
 		if !ok || !hasOver(p.Exprs) {
+			return nil, nil
+		}
+		if b != nil && !b.streaming && !batchRankable(p.Exprs) {
 			return nil, nil
 		}
 		return planRank(x, p)
@@ -909,7 +912,7 @@ func substitute(e Expr, ref *InputRef, with Expr) Expr {
 // convertRank is StreamPhysicalDeduplicateRule / StreamPhysicalRankRule.
 func (b *binder) convertRank(r *LogicalRank) (Node, error) {
 	if !b.streaming {
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s() OVER in batch mode yet", r.Func)
+		return b.convertBatchRank(r)
 	}
 	in, err := b.convert(r.input())
 	if err != nil {

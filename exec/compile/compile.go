@@ -380,6 +380,10 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 		return edge{vertex: v, p: p}, nil
 	case *plan.FinalAggregate:
 		return b.batchAggregate(n, path)
+	case *plan.BatchOverAggregate:
+		return b.batchOver(n, path)
+	case *plan.BatchRank:
+		return b.batchRank(n, path)
 	case *plan.LocalAggregate:
 		if len(n.Aggs) > 0 {
 			break
@@ -680,6 +684,12 @@ func (b *builder) fusedLocalAggregate(n *plan.FinalAggregate, src plan.Node, pat
 	group := n.Local().Group
 	if !ok || !fuseLocalAggregates || b.streaming || len(n.Aggs) == 0 {
 		return edge{}, false, nil
+	}
+	for _, a := range n.Aggs {
+		if a.Filtered {
+			// A call's FILTER column is computed per row: read rows.
+			return edge{}, false, nil
+		}
 	}
 	la, ok := scan.Table.Source.(connectors.SupportsLocalAggregate)
 	if !ok {

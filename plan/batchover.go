@@ -1,0 +1,210 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sqlrun/sqlrun/sql"
+)
+
+// OVER windows and ranks in batch mode, as Flink 1.20's batch planner
+// plans them:
+//
+//   - FlinkLogicalRankRuleForConstantRange (FlinkBatchRuleSets) makes a
+//     rank only of RANK() with a constant range (rk <= N, rk = N, BETWEEN):
+//     BatchPhysicalRankRule plans it as a global Rank over a Sort on the
+//     partition and order keys over a hash (single without keys) Exchange
+//     over a local Rank (range 1 to the end, no number) over the same Sort
+//     (RankTest.testRankValueFilterWithUpperValue);
+//   - ROW_NUMBER() and DENSE_RANK(), filtered or not, and RANK() without a
+//     constant range stay window calls: an OverAggregate (window#0=[...])
+//     over the same Sort over the Exchange, and the filter a Calc above it
+//     (RankTest.testRankWithAnotherRankAsInput,
+//     OverAggregateTest.testDenseRankOnOrder);
+//   - an OVER aggregate is that OverAggregate too (BatchPhysicalOverAggregateRule),
+//     over any order key and frame (ROWS or RANGE, PRECEDING, CURRENT ROW,
+//     FOLLOWING).
+//
+// At run time both sort a bounded input by those keys at its end
+// (operators.BatchOver); the local Rank passes its rows on.
+
+// batchRankable reports a window projection whose ranking call Flink's
+// batch planner makes a Rank: RANK() only.
+func batchRankable(exprs []Expr) bool {
+	for _, e := range exprs {
+		if o, ok := e.(*OverCall); ok && o.Func != "RANK" {
+			return false
+		}
+	}
+	return true
+}
+
+// BatchOverAggregate is Flink's BatchPhysicalOverAggregate of one window
+// group: the input's fields, then one field per call.
+type BatchOverAggregate struct {
+	base
+	Partition []int
+	Order     []SortKey
+	Frame     OverFrame
+	Aggs      []AggCall
+}
+
+// BatchRank is Flink's BatchPhysicalRank: local (Global false: rows
+// ranked up to End, no number) or global.
+type BatchRank struct {
+	base
+	Func         string
+	Partition    []int
+	Order        []SortKey
+	Start, End   int64
+	OutputNumber bool
+	Global       bool
+}
+
+func (*BatchOverAggregate) Name() string { return "OverAggregate" }
+func (*BatchRank) Name() string          { return "Rank" }
+
+func (n *BatchOverAggregate) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+func (n *BatchRank) WithInputs(in ...Node) Node {
+	c := *n
+	c.base = n.with(in)
+	return &c
+}
+
+// batchOverCallText is a call as RelExplainUtil.overAggregationToString
+// prints it in a batch window: RANK(*), COUNT(*), $SUM0(a).
+func batchOverCallText(a AggCall, in []string) string {
+	if isRankingFunc(a.Func) {
+		return a.Func + "(*)"
+	}
+	fn := a.Func
+	if fn == "SUM" {
+		// Calcite's $SUM0 under the CASE(COUNT > 0) SqlToRelConverter
+		// wraps it in.
+		fn = "$SUM0"
+	}
+	d := ""
+	if a.Distinct {
+		d = "DISTINCT "
+	}
+	args := "*"
+	if len(a.Args) > 0 {
+		args = names(in, a.Args)
+	}
+	return fn + "(" + d + args + ")"
+}
+
+func (n *BatchOverAggregate) describe(Format) string {
+	in := n.input().Names()
+	s := "OverAggregate("
+	if len(n.Partition) > 0 {
+		s += "partitionBy=[" + names(in, n.Partition) + "], "
+	}
+	if len(n.Order) > 0 {
+		s += "orderBy=[" + orderText(n.Order, in) + "], "
+	}
+	// Calcite puts the aggregates and the ranking calls of one window into
+	// two groups, aggregates first (OverAggregateTest
+	// .testDiffPartitionKeysWithDiffOrderKeys1: window#0=[COUNT(a) AS
+	// w0$o0, $SUM0(a) AS w0$o1 ...], window#1=[RANK(*) AS w0$o2 ...]).
+	var aggs, ranks []string
+	for i, a := range n.Aggs {
+		t := batchOverCallText(a, in) + " AS " + n.names[len(in)+i]
+		if isRankingFunc(a.Func) {
+			ranks = append(ranks, t)
+		} else {
+			aggs = append(aggs, t)
+		}
+	}
+	w := 0
+	for _, g := range [][]string{aggs, ranks} {
+		if len(g) == 0 {
+			continue
+		}
+		s += "window#" + strconv.Itoa(w) + "=[" + strings.Join(g, ", ") + n.Frame.physicalText() + "], "
+		w++
+	}
+	return s + "select=[" + strings.Join(n.names, ", ") + "])"
+}
+
+func (n *BatchRank) describe(Format) string {
+	in := n.input().Names()
+	return "Rank(rankType=[" + n.Func + "], rankRange=[rankStart=" + strconv.FormatInt(n.Start, 10) +
+		", rankEnd=" + strconv.FormatInt(n.End, 10) + "], partitionBy=[" + names(in, n.Partition) +
+		"], orderBy=[" + orderText(n.Order, in) + "], global=[" + strconv.FormatBool(n.Global) +
+		"], select=[" + strings.Join(n.names, ", ") + "])"
+}
+
+// partitionSortOrder is the collation Flink requires of a batch window's
+// or rank's input: the partition keys ascending, then the order keys
+// (a key already there is not repeated: RankTest.testRankFunctionInMiddle,
+// Sort(orderBy=[a ASC]) for PARTITION BY a ORDER BY a).
+func partitionSortOrder(partition []int, order []SortKey) []SortKey {
+	seen := map[int]bool{}
+	var out []SortKey
+	for _, p := range partition {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, SortKey{Field: p, NullsFirst: true})
+		}
+	}
+	for _, k := range order {
+		if !seen[k.Field] {
+			seen[k.Field] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// sortedExchange is in hash-distributed on partition (single without) and
+// sorted as partitionSortOrder says.
+func sortedExchange(in Node, partition []int, order []SortKey) Node {
+	var n Node = &Exchange{base: sameRow(in), Keys: append([]int(nil), partition...), Single: len(partition) == 0}
+	if o := partitionSortOrder(partition, order); len(o) > 0 {
+		n = &Sort{base: sameRow(n), Order: o}
+	}
+	return n
+}
+
+// convertBatchOver is BatchPhysicalOverAggregateRule.
+func (b *binder) convertBatchOver(r *LogicalOverAggregate) (Node, error) {
+	for _, a := range r.Aggs {
+		if a.Distinct {
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s(DISTINCT ...) OVER in batch mode yet", a.Func)
+		}
+	}
+	f := r.Frame
+	if !f.Rows && len(r.Order) != 1 && (f.Lower.Kind == "PRECEDING" || f.Lower.Kind == "FOLLOWING" ||
+		f.Upper.Kind == "PRECEDING" || f.Upper.Kind == "FOLLOWING") {
+		return nil, sql.Errorf(sql.ValidationException, "RANGE clause cannot be used with compound ORDER BY clause")
+	}
+	in, err := b.convert(r.input())
+	if err != nil {
+		return nil, err
+	}
+	return &BatchOverAggregate{base: row(r.names, r.types, sortedExchange(in, r.Partition, r.Order)),
+		Partition: r.Partition, Order: r.Order, Frame: r.Frame, Aggs: r.Aggs}, nil
+}
+
+// convertBatchRank is BatchPhysicalRankRule: global Rank, Sort, Exchange,
+// local Rank (ranks 1 to End), Sort.
+func (b *binder) convertBatchRank(r *LogicalRank) (Node, error) {
+	in, err := b.convert(r.input())
+	if err != nil {
+		return nil, err
+	}
+	var below Node = in
+	if o := partitionSortOrder(r.Partition, r.Order); len(o) > 0 {
+		below = &Sort{base: sameRow(in), Order: o}
+	}
+	local := &BatchRank{base: sameRow(below), Func: r.Func, Partition: r.Partition, Order: r.Order,
+		Start: 1, End: r.End}
+	return &BatchRank{base: row(r.names, r.types, sortedExchange(local, r.Partition, r.Order)), Func: r.Func,
+		Partition: r.Partition, Order: r.Order, Start: r.Start, End: r.End, OutputNumber: r.OutputNumber, Global: true}, nil
+}
