@@ -132,6 +132,20 @@ func (b *binder) bindOver(x *ast.FuncCall, sc *scope, agg *aggCollector) (Expr, 
 		}
 		o.Order = append(o.Order, OverKey{Expr: e, Desc: k.Desc, NullsFirst: nf})
 	}
+	if !b.streaming && x.Name == "ROW_NUMBER" {
+		// In batch mode the call stays a window call, whose order keys
+		// OverAggregateUtil requires to be fields (RankTest, batch,
+		// .testRowNumberWithOrderByConstant).
+		constant := true
+		for _, k := range o.Order {
+			if _, ok := fold(k.Expr).(*Literal); !ok {
+				constant = false
+			}
+		}
+		if constant {
+			return nil, sql.Errorf(sql.TableException, "Over Agg: The window rank function requires order by clause with non-constant fields. please re-check the over window statement.")
+		}
+	}
 	return o, nil
 }
 
@@ -419,13 +433,13 @@ func rankRule(b *binder, n Node) (Node, error) {
 		if b != nil && !b.streaming && !batchRankable(p.Exprs) {
 			return nil, nil
 		}
-		return planRank(x, p)
+		return planRank(x, p, b != nil && !b.streaming)
 	}
 	return nil, nil
 }
 
 // planRank builds the rank of filter f over the window projection p.
-func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
+func planRank(f *LogicalFilter, p *LogicalProject, batch bool) (Node, error) {
 	p = narrowOverProjectTVF(p)
 	w := -1
 	for i, e := range p.Exprs {
@@ -522,7 +536,11 @@ func planRank(f *LogicalFilter, p *LogicalProject) (Node, error) {
 	if r.windowNamed && w == nIn {
 		r.identityName = numName
 	}
-	if r.windowNamed {
+	// Flink's batch rank is made from the window's own row
+	// (FlinkLogicalRankRuleForConstantRange): its number is always w0$o0,
+	// which the projection above renames (RankTest.testRankFunctionInMiddle,
+	// batch: w0$o0 AS rk).
+	if r.windowNamed || batch {
 		taken := append([]string(nil), below.Names()...)
 		// Ranks below (not planned yet: the rule runs top down) name
 		// theirs first.
@@ -704,7 +722,8 @@ func unwrapCast(e Expr) Expr {
 // over a LogicalRank: the rank number goes when nothing above reads it, or
 // becomes a literal for a one-row range of ROW_NUMBER; the rank's input is
 // narrowed to the fields read above it and its keys.
-func rankProjectTranspose(_ *binder, n Node) (Node, error) {
+func rankProjectTranspose(b *binder, n Node) (Node, error) {
+	batch := b != nil && !b.streaming
 	c, ok := n.(*LogicalCalc)
 	if !ok {
 		return nil, nil
@@ -736,7 +755,10 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 	rename := ""
 	number := &InputRef{Index: nIn, T: sql.BigInt().NotNull()}
 	outputNumber := r.OutputNumber && used[nIn]
-	if outputNumber && r.Func == "ROW_NUMBER" && r.Start == r.End {
+	// In batch mode the rank is always RANK (FlinkLogicalRankRuleForConstantRange),
+	// whose number a one-row range fixes too (RankTest.testRankValueFilterWithEquals,
+	// batch: 2 AS $2).
+	if outputNumber && (r.Func == "ROW_NUMBER" || batch) && r.Start == r.End {
 		lit := &Literal{Value: r.Start, T: sql.BigInt().NotNull()}
 		for i, e := range exprs {
 			if ref, ok := e.(*InputRef); ok && ref.Index == nIn {
@@ -755,7 +777,7 @@ func rankProjectTranspose(_ *binder, n Node) (Node, error) {
 			cond = substitute(cond, number, lit)
 		}
 		outputNumber = false
-	} else if outputNumber && r.windowNamed && c.Cond != nil {
+	} else if outputNumber && r.windowNamed && c.Cond != nil && !batch {
 		// FlinkLogicalRankRule names the number after the Calc field that
 		// outputs it; a Calc without a condition is pushed into the rank
 		// again later (CalcRankTransposeRule), which brings back the
