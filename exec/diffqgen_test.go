@@ -145,6 +145,9 @@ type dqQuery struct {
 	sql     string
 	classes []dqClass
 	global  bool
+	// batchOnly: streaming cannot plan the query (an OVER aggregate
+	// without a time attribute, diffqwin_test.go): batch and DuckDB only.
+	batchOnly bool
 }
 
 type dqScope struct {
