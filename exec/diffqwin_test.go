@@ -25,7 +25,8 @@ import (
 //     the tables have not: those queries run in batch mode and DuckDB only
 //     (dqQuery.batchOnly). The Top-N and deduplication queries run in all
 //     three.
-//   - One window per SELECT: sqlrun plans one window group (in both modes).
+//   - Some OVER queries call over a second window, which batch mode
+//     plans as a chain of OverAggregates.
 
 // windowQuery is a Top-N / deduplication query or an OVER query.
 func (g *dqGen) windowQuery() dqQuery {
@@ -197,6 +198,18 @@ func (g *dqGen) overQuery() dqQuery {
 }
 
 func (g *dqGen) overSelect(q dqQuery, items []string, t, a string, sc dqScope) dqQuery {
+	if g.chance(30) {
+		// A call over another window (batch mode chains the windows).
+		switch g.pick(3) {
+		case 0:
+			items = append(items, "RANK() OVER (PARTITION BY "+a+".s ORDER BY "+a+".a "+g.nullsOrder()+")")
+		case 1:
+			items = append(items, "COUNT(*) OVER ("+g.winPartition(a)+")")
+		default:
+			items = append(items, "SUM("+a+".a) OVER (ORDER BY "+a+".b "+g.nullsOrder()+")")
+		}
+		q.classes = append(q.classes, dqInt)
+	}
 	for i := range items {
 		items[i] = fmt.Sprintf("%s AS c%d", items[i], i)
 	}

@@ -436,7 +436,7 @@ func overRule(b *binder, n Node) (Node, error) {
 	for _, c := range calls[1:] {
 		if c.window() != win {
 			if batch {
-				return nil, sql.Errorf(sql.TableException, "sqlrun does not support OVER aggregates over more than one window in batch mode yet")
+				return splitWindows(b, p, exprs, calls)
 			}
 			// Several window groups: StreamExecOverAggregate's refusal.
 			return nil, sql.Errorf(sql.TableException, "All aggregates must be computed on the same window.")
@@ -786,6 +786,42 @@ func (b *binder) convertOver(r *LogicalOverAggregate) (Node, error) {
 	ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Partition...), Single: len(r.Partition) == 0}
 	return &OverAggregate{base: row(r.names, r.types, ex), Partition: r.Partition, Order: r.Order,
 		Rowtime: r.OrderTime[0] == rowTime, Frame: r.Frame, Aggs: r.Aggs}, nil
+}
+
+// splitWindows plans a batch projection whose OVER calls use several
+// windows as a chain of windows: the calls of the first window in a
+// projection below (the input's fields, then those calls), the others in
+// the projection above, which the rule plans again. Flink's batch planner
+// chains one OverAggregate per window too (OverAggregateTest
+// .testDiffPartitionKeysWithDiffOrderKeys1), though it keeps the windows
+// of one partitioning and order in one node (window#0, window#1) and an
+// order already sorted without a new Sort; sqlrun sorts each window's
+// input anew.
+func splitWindows(b *binder, p *LogicalProject, exprs []Expr, calls []*OverAgg) (Node, error) {
+	in := p.input()
+	first := calls[0].window()
+	lowerExprs := identity(in.Types())
+	lowerNames := append([]string(nil), in.Names()...)
+	field := map[string]int{}
+	for _, c := range calls {
+		if c.window() != first {
+			continue
+		}
+		field[c.String()+"|"+c.T.String()] = len(lowerExprs)
+		lowerNames = append(lowerNames, "$"+strconv.Itoa(len(lowerExprs)))
+		lowerExprs = append(lowerExprs, c)
+	}
+	lower := &LogicalProject{base: row(lowerNames, exprTypes(lowerExprs), in), Exprs: lowerExprs}
+	upper := make([]Expr, len(exprs))
+	for i, e := range exprs {
+		upper[i] = mapOver(e, func(o *OverAgg) Expr {
+			if f, ok := field[o.String()+"|"+o.T.String()]; ok {
+				return &InputRef{Index: f, T: o.T}
+			}
+			return o
+		})
+	}
+	return overRule(b, &LogicalProject{base: row(p.names, p.types, lower), Exprs: upper})
 }
 
 // fixOverAggAggRefs is fixAggRefs inside an OVER aggregate's window and
