@@ -442,9 +442,18 @@ func rankRule(b *binder, n Node) (Node, error) {
 func planRank(f *LogicalFilter, p *LogicalProject, batch bool) (Node, error) {
 	p = narrowOverProjectTVF(p)
 	w := -1
+	// Calls equal to the first are one window call (Calcite's
+	// ProjectToWindowRule keeps one RexOver per distinct call: RankTest,
+	// batch, .testMultiSameRankFunctionsWithSameGroup: w0$o0 AS rk1,
+	// w0$o0 AS rk2).
+	same := map[int]bool{}
 	for i, e := range p.Exprs {
-		if _, ok := e.(*OverCall); ok {
+		if oc, ok := e.(*OverCall); ok {
 			if w >= 0 {
+				if oc.String() == p.Exprs[w].(*OverCall).String() {
+					same[i] = true
+					continue
+				}
 				return nil, sql.Errorf(sql.TableException, "sqlrun does not support more than one ranking function in one SELECT yet")
 			}
 			w = i
@@ -562,6 +571,10 @@ func planRank(f *LogicalFilter, p *LogicalProject, batch bool) (Node, error) {
 	exprs := make([]Expr, len(p.Exprs))
 	names := append([]string(nil), p.Names()...)
 	for i, e := range p.Exprs {
+		if same[i] {
+			exprs[i] = &InputRef{Index: numField, T: o.Type()}
+			continue
+		}
 		if i == w {
 			exprs[i] = &InputRef{Index: numField, T: o.Type()}
 			if r.windowNamed {
