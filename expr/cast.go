@@ -156,7 +156,16 @@ func castValue(v any, from, to sql.DataType) (any, error) {
 			}
 			return int32(d), nil
 		case sql.TimestampData:
-			return int32(math.Floor(float64(x.Millis) / 86400000)), nil
+			if from.Root == sql.TypeTimestamp {
+				// TimestampToDateCastRule: (int) (getMillisecond() /
+				// MILLIS_PER_DAY), Java's division, so a time before 1970
+				// that is not midnight moves a day forward (as EXTRACT's
+				// date units do, ExtractCallGen).
+				return int32(x.Millis / millisPerDay), nil
+			}
+			// A TIMESTAMP_LTZ: DateTimeUtils.timestampWithLocalZoneToDate,
+			// the LocalDate of the instant.
+			return int32(floorDiv(x.Millis, millisPerDay)), nil
 		case int32:
 			return x, nil
 		}

@@ -100,6 +100,11 @@ func castValueIn(v any, from, to sql.DataType, loc *time.Location) (any, error) 
 	switch {
 	case from.Root == sql.TypeTimestampLTZ && to.Root != sql.TypeTimestampLTZ:
 		if t, ok := v.(sql.TimestampData); ok && wallClockType(to) {
+			if to.Root == sql.TypeDate {
+				// timestampWithLocalZoneToDate: the local date, not
+				// TimestampToDateCastRule's truncating division.
+				return int32(floorDiv(toLocalTimestamp(t, loc).Millis, millisPerDay)), nil
+			}
 			return castValue(toLocalTimestamp(t, loc), sql.Timestamp(from.Precision).WithNullable(from.Nullable), to)
 		}
 	case to.Root == sql.TypeTimestampLTZ && from.Root != sql.TypeTimestampLTZ && wallClockType(from):
