@@ -55,11 +55,12 @@ func TestDiffQuery(t *testing.T) {
 	verbose := os.Getenv("DIFFQ_V") != ""
 	if q := os.Getenv("DIFFQ_SQL"); q != "" {
 		// Reduction: one query (all columns compared as INT, DOUBLE,
-		// DECIMAL, STRING or BOOLEAN by DIFFQ_CLASSES, e.g. "isb") over
+		// DECIMAL, STRING, BOOLEAN, DATE or TIMESTAMP by DIFFQ_CLASSES,
+		// e.g. "isbDT") over
 		// the tables of the seed a failure names.
 		classes := []dqClass{}
 		for _, ch := range os.Getenv("DIFFQ_CLASSES") {
-			classes = append(classes, dqClass(strings.IndexRune("idmsb", ch)))
+			classes = append(classes, dqClass(strings.IndexRune("idmsbDT", ch)))
 		}
 		dqOne(t, seed, dqQuery{sql: q, classes: classes})
 		return
@@ -295,7 +296,10 @@ func dqJSONRow(row []string) string {
 		case v == "NULL":
 			out[i] = "null"
 		case strings.HasPrefix(v, "'"):
-			out[i] = strconv.Quote(strings.Trim(v, "'"))
+			out[i] = strconv.Quote(v[1 : len(v)-1])
+		case strings.HasPrefix(v, "DATE '"), strings.HasPrefix(v, "TIMESTAMP '"):
+			_, lit, _ := strings.Cut(v, " ")
+			out[i] = strconv.Quote(lit[1 : len(lit)-1])
 		case v == "TRUE" || v == "FALSE":
 			out[i] = strings.ToLower(v)
 		default:
@@ -424,6 +428,33 @@ func dqCanon(v any, c dqClass) string {
 			return strconv.Quote(s)
 		}
 		return "?" + fmt.Sprint(v)
+	case dqDate, dqTs:
+		// sqlrun's DATE is days since the epoch, its TIMESTAMP a
+		// TimestampData; DuckDB's are text, and its DATE + INTERVAL is a
+		// TIMESTAMP (midnight), where Flink's is a DATE.
+		var tm time.Time
+		switch x := v.(type) {
+		case int32:
+			tm = time.Unix(int64(x)*86400, 0).UTC()
+		case sql.TimestampData:
+			tm = x.Time()
+		case string:
+			var err error
+			if tm, err = time.Parse("2006-01-02 15:04:05.999999999", x); err != nil {
+				if tm, err = time.Parse("2006-01-02", x); err != nil {
+					return "?" + x
+				}
+			}
+		default:
+			return "?" + fmt.Sprint(v)
+		}
+		if c == dqDate {
+			if !tm.Equal(tm.Truncate(24 * time.Hour)) {
+				return "?" + tm.Format("2006-01-02 15:04:05.999999999")
+			}
+			return tm.Format("2006-01-02")
+		}
+		return tm.Format("2006-01-02 15:04:05.000000")
 	default:
 		return fmt.Sprint(v)
 	}
@@ -432,6 +463,73 @@ func dqCanon(v any, c dqClass) string {
 type dqDuckResult struct {
 	Rows  [][]any `json:"rows"`
 	Error string  `json:"error"`
+}
+
+// dqDuckMacros are Flink's functions whose DuckDB namesakes mean
+// something else, as DuckDB macros; dqDuckSQL names them in a query.
+var dqDuckMacros = []string{
+	// BinaryStringDataUtil.substringSQL: a start of 0 is 1, a negative one
+	// counts from the end and before the first character gives ''; a
+	// negative length gives NULL. DuckDB's substring('abc', 0, 2) is 'a'.
+	`CREATE MACRO flink_substr(s, p, n) AS CASE WHEN n < 0 THEN NULL WHEN p > 0 THEN substring(s, p, n)
+	  WHEN p = 0 THEN substring(s, 1, n) WHEN length(s) + p < 0 THEN '' ELSE substring(s, length(s) + p + 1, n) END`,
+	// Flink's CONCAT is NULL when an argument is (StringCallGen: it is
+	// null-intolerant), DuckDB's concat skips NULLs.
+	`CREATE MACRO flink_concat(a, b) AS a || b`,
+	// DATE_FORMAT's Java pattern letters (DateTimeUtils.formatTimestamp)
+	// as strftime's.
+	`CREATE MACRO flink_date_format(t, f) AS strftime(t, replace(replace(replace(replace(replace(replace(replace(f,
+	  'yyyy', '%Y'), 'MM', '%m'), 'dd', '%d'), 'HH', '%H'), 'mm', '%M'), 'ss', '%S'), 'SSS', '%g'))`,
+	// A TIMESTAMP's day as Flink reads it (TimestampToDateCastRule, and
+	// ExtractCallGen for the date units): the epoch milliseconds divided
+	// by a day's as Java divides longs, towards zero.
+	`CREATE MACRO flink_ts_date(t) AS DATE '1970-01-01' + CAST((epoch_ms(t) - epoch_ms(t) % 86400000) // 86400000 AS INTEGER)`,
+	`CREATE MACRO flink_year(t) AS year(flink_ts_date(t))`,
+	`CREATE MACRO flink_month(t) AS month(flink_ts_date(t))`,
+	`CREATE MACRO flink_dayofmonth(t) AS day(flink_ts_date(t))`,
+	`CREATE MACRO flink_quarter(t) AS quarter(flink_ts_date(t))`,
+	`CREATE MACRO flink_week(t) AS week(flink_ts_date(t))`,
+	`CREATE MACRO flink_dayofyear(t) AS dayofyear(flink_ts_date(t))`,
+	// DateTimeUtils.unixDateExtract's DOW: Sunday is 1; DuckDB's is 0.
+	`CREATE MACRO flink_dayofweek(t) AS dayofweek(flink_ts_date(t)) + 1`,
+	// ExtractCallGen's time units: (ms % factor) / multiplier, Java's
+	// remainder and division (negative before 1970).
+	`CREATE MACRO flink_hour(t) AS (epoch_ms(t) % 86400000 - epoch_ms(t) % 3600000) // 3600000`,
+	`CREATE MACRO flink_minute(t) AS (epoch_ms(t) % 3600000 - epoch_ms(t) % 60000) // 60000`,
+	`CREATE MACRO flink_second(t) AS (epoch_ms(t) % 60000 - epoch_ms(t) % 1000) // 1000`,
+}
+
+var dqDuckNames = strings.NewReplacer("SUBSTR(", "flink_substr(", "CONCAT(", "flink_concat(", "DATE_FORMAT(", "flink_date_format(",
+	"YEAR(", "flink_year(", "MONTH(", "flink_month(", "DAYOFMONTH(", "flink_dayofmonth(", "QUARTER(", "flink_quarter(",
+	"WEEK(", "flink_week(", "DAYOFYEAR(", "flink_dayofyear(", "DAYOFWEEK(", "flink_dayofweek(",
+	"HOUR(", "flink_hour(", "MINUTE(", "flink_minute(", "SECOND(", "flink_second(",
+	"TIMESTAMP(3)", "TIMESTAMP", "TIMESTAMPDIFF(MINUTE,", "date_sub('minute',",
+	"TIMESTAMPDIFF(HOUR,", "date_sub('hour',", "TIMESTAMPDIFF(DAY,", "date_sub('day',")
+
+// dqDuckSQL is a query as DuckDB runs it: the functions of dqDuckMacros
+// by their macros' names, TIMESTAMP(3) as TIMESTAMP, TIMESTAMPDIFF as
+// date_sub, and a CAST(/*ts*/ x AS DATE) of a TIMESTAMP as flink_ts_date(x).
+func dqDuckSQL(q string) string {
+	const mark = "CAST(/*ts*/ "
+	for {
+		i := strings.Index(q, mark)
+		if i < 0 {
+			break
+		}
+		// The CAST's closing parenthesis (string literals hold none).
+		depth, j := 1, i+len(mark)
+		for ; j < len(q) && depth > 0; j++ {
+			switch q[j] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+		}
+		arg := strings.TrimSuffix(q[i+len(mark):j-1], " AS DATE")
+		q = q[:i] + "flink_ts_date(" + arg + ")" + q[j:]
+	}
+	return dqDuckNames.Replace(q)
 }
 
 // dqDuckDB runs the queries in DuckDB over the same tables; false when
@@ -455,13 +553,18 @@ func dqDuckDB(t *testing.T, data dqData, queries []string) ([]dqDuckResult, bool
 	for _, c := range dqTableCols {
 		cols = append(cols, c.name+" "+c.duck)
 	}
+	setup = append(setup, dqDuckMacros...)
 	for _, tb := range dqTables {
 		setup = append(setup, fmt.Sprintf("CREATE TABLE %s (%s)", tb, strings.Join(cols, ", ")))
 		for _, row := range data[tb] {
 			setup = append(setup, fmt.Sprintf("INSERT INTO %s VALUES (%s)", tb, strings.Join(row, ", ")))
 		}
 	}
-	in, err := json.Marshal(map[string]any{"setup": setup, "queries": queries})
+	var duckQueries []string
+	for _, q := range queries {
+		duckQueries = append(duckQueries, dqDuckSQL(q))
+	}
+	in, err := json.Marshal(map[string]any{"setup": setup, "queries": duckQueries})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,11 @@ import (
 // deterministic tables and queries over a grammar whose meaning Flink 1.20
 // and DuckDB agree on. What is left out, and why:
 //
-//   - "/" and MOD: Flink's DIVIDE on two INTs is an INT (truncated;
+//   - "/" of INTs: Flink's DIVIDE on two INTs is an INT (truncated;
 //     FlinkSqlOperatorTable.DIVIDE with ReturnTypes.QUOTIENT_NULLABLE, and
-//     division by zero fails the job), DuckDB's "/" gives a DOUBLE.
+//     division by zero fails the job), DuckDB's "/" gives a DOUBLE. MOD
+//     only by a literal that is not 0 (Java's %, the dividend's sign, as
+//     DuckDB's).
 //   - Overflow: Flink's INT / BIGINT arithmetic wraps (Java int / long, in
 //     the generated code of ScalarOperatorGens.generateArithmeticOperator),
 //     DuckDB's fails; values stay small (|INT| < 1000, |BIGINT| < 10^10)
@@ -27,12 +29,38 @@ import (
 //     since the engines' DECIMAL result scales differ
 //     (LogicalTypeMerging.findSumAggType / findAdditionDecimalType against
 //     DuckDB's rules), not the values.
-//   - String literals are one character: Calcite types 'ab' as CHAR(2),
-//     and CASE / COALESCE / set operations over CHARs of different lengths
-//     pad to the longest (SqlTypeFactoryImpl.leastRestrictive), where
-//     DuckDB has VARCHAR only. Strings are ASCII, so Flink's comparison of
-//     StringData (by UTF-8 bytes) and DuckDB's agree.
-//   - No untyped NULL, no CAST to STRING, no CAST that rounds.
+//   - String literals of more than one character are CAST('ab' AS
+//     STRING): Calcite types 'ab' as CHAR(2), and CASE / COALESCE / set
+//     operations over CHARs of different lengths pad to the longest
+//     (SqlTypeFactoryImpl.leastRestrictive), where DuckDB has VARCHAR
+//     only. Strings beyond ASCII are ones whose UTF-8 bytes order them
+//     as in both engines (StringData compares bytes, as DuckDB does) and
+//     whose case mappings Java and DuckDB share (not 'ß').
+//   - Functions whose DuckDB namesakes mean something else run in DuckDB
+//     as macros with Flink's meaning (dqDuckMacros in diffq_test.go,
+//     which cite Flink's rule): SUBSTR from a start of 0 or a negative
+//     one, CONCAT of a NULL, DATE_FORMAT, DAYOFWEEK, the date and time
+//     parts of a TIMESTAMP before 1970 (Java's / and %) and a CAST of a
+//     TIMESTAMP to a DATE (marked /*ts*/), TIMESTAMPDIFF (date_sub).
+//   - Left out where the engines differ by design: REPLACE with an empty
+//     search string (Java's String.replace puts the replacement between
+//     characters), LPAD / RPAD with an empty pad (NULL in Flink), CAST of
+//     a TIMESTAMP to a STRING (Flink prints the type's precision, .000),
+//     CAST of a STRING with blanks to a number (Flink's
+//     BinaryStringDataUtil.toInt does not trim, DuckDB does), CEIL of a
+//     DOUBLE (-0.0), DOUBLE division by anything but 2, 4 or 0.5 (-0.0,
+//     inexact quotients), DECIMAL division (Flink's scale,
+//     LogicalTypeMerging.findDivisionDecimalType; DuckDB's is a DOUBLE),
+//     a DATE plus a time interval (Flink keeps a DATE, DuckDB a
+//     TIMESTAMP), TIMESTAMPDIFF in seconds (an INTEGER in Flink, which
+//     wraps past 68 years), EXTRACT(DOW) (Sunday is 1 in Flink, 0 in
+//     DuckDB; DAYOFWEEK is mapped), CAST of a DECIMAL or DOUBLE to an INT
+//     (Flink truncates, DuckDB rounds).
+//   - DuckDB's DATE + INTERVAL is a TIMESTAMP at midnight: the DATE class
+//     compares it as the date (dqCanon).
+//   - No untyped NULL; a CAST to STRING only of a column or literal of
+//     INT, DOUBLE, DECIMAL (Flink keeps the scale,
+//     DecimalToStringCastRule, as DuckDB does) or DATE.
 //   - ORDER BY only with LIMIT (a streaming ORDER BY must start with a
 //     time attribute), over every output column with explicit NULLS
 //     FIRST / LAST (Flink's default null order for ASC is FIRST, DuckDB's
@@ -58,7 +86,12 @@ const (
 	dqDec                 // DECIMAL
 	dqStr                 // STRING
 	dqBool                // BOOLEAN
+	dqDate                // DATE
+	dqTs                  // TIMESTAMP(3)
 )
+
+// dqClasses is every class, for a COUNT's or an IS NULL's argument.
+const dqClasses = 7
 
 type dqCol struct {
 	name  string
@@ -77,7 +110,23 @@ var dqTableCols = []struct {
 	{"d", "DECIMAL(10, 2)", "DECIMAL(10, 2)", dqDec},
 	{"s", "STRING", "VARCHAR", dqStr},
 	{"f", "BOOLEAN", "BOOLEAN", dqBool},
+	{"dt", "DATE", "DATE", dqDate},
+	{"ts", "TIMESTAMP(3)", "TIMESTAMP", dqTs},
 }
+
+// dqStrVals are the strings of the tables' s column and of the string
+// literals: blanks at either end (TRIM), LIKE's wildcards as characters
+// (ESCAPE), a regular expression's metacharacters, cases that UPPER /
+// LOWER fold together, and characters beyond ASCII whose case mappings
+// Java and DuckDB agree on (not 'ß': Java's upper case is "SS").
+var dqStrVals = []string{"", "a", "b", "ab", "B", "ba", "abc", " ab", "ab ", "a_c", "a%", "Abc", "abcab", "b b", "a.c", "a*", "é", "Éa", "日本"}
+
+// dqDateVals and dqTsVals are the DATE and TIMESTAMP(3) values: month and
+// year ends, a leap day, a fraction of a second, the turn of a century and
+// of a millennium, and before the epoch (negative days and milliseconds).
+var dqDateVals = []string{"2024-01-31", "2024-02-29", "2023-12-31", "2024-03-01", "1999-12-31", "2024-02-28", "2000-01-01", "1969-12-31", "1900-03-01"}
+var dqTsVals = []string{"2024-01-31 10:00:00", "2024-01-31 23:59:59.999", "2024-02-29 00:00:00.500", "2023-12-31 12:30:45.123", "2024-03-01 00:00:00",
+	"1999-12-31 23:00:00", "1969-12-31 23:59:59.999", "1970-01-01 00:00:00", "1900-02-28 12:00:00.001"}
 
 var dqTables = []string{"t1", "t2", "t3"}
 
@@ -126,8 +175,11 @@ func (g *dqGen) data() dqData {
 				case "d":
 					row[ci] = fmt.Sprintf("%.2f", float64(g.pick(2001)-1000)/100)
 				case "s":
-					vals := []string{"", "a", "b", "ab", "B", "ba", "abc"}
-					row[ci] = "'" + vals[g.pick(len(vals))] + "'"
+					row[ci] = "'" + dqStrVals[g.pick(len(dqStrVals))] + "'"
+				case "dt":
+					row[ci] = "DATE '" + dqDateVals[g.pick(len(dqDateVals))] + "'"
+				case "ts":
+					row[ci] = "TIMESTAMP '" + dqTsVals[g.pick(len(dqTsVals))] + "'"
 				case "f":
 					row[ci] = []string{"TRUE", "FALSE"}[g.pick(2)]
 				}
@@ -190,13 +242,21 @@ func (g *dqGen) lit(c dqClass) string {
 		}
 		return v
 	case dqStr:
-		return "'" + []string{"a", "b", "B", "c"}[g.pick(4)] + "'"
+		if g.chance(50) {
+			return "'" + []string{"a", "b", "B", "c"}[g.pick(4)] + "'"
+		}
+		// A STRING, not a CHAR(n): Calcite types 'ab' as CHAR(2).
+		return "CAST('" + dqStrVals[g.pick(len(dqStrVals))] + "' AS STRING)"
+	case dqDate:
+		return "DATE '" + dqDateVals[g.pick(len(dqDateVals))] + "'"
+	case dqTs:
+		return "TIMESTAMP '" + dqTsVals[g.pick(len(dqTsVals))] + "'"
 	default:
 		return []string{"TRUE", "FALSE"}[g.pick(2)]
 	}
 }
 
-var dqTypeName = map[dqClass]string{dqInt: "INT", dqDbl: "DOUBLE", dqDec: "DECIMAL(10, 2)", dqStr: "STRING", dqBool: "BOOLEAN"}
+var dqTypeName = map[dqClass]string{dqInt: "INT", dqDbl: "DOUBLE", dqDec: "DECIMAL(10, 2)", dqStr: "STRING", dqBool: "BOOLEAN", dqDate: "DATE", dqTs: "TIMESTAMP(3)"}
 
 func (g *dqGen) leaf(c dqClass, sc dqScope) string {
 	cols := sc.of(c)
@@ -217,7 +277,8 @@ func (g *dqGen) expr(c dqClass, sc dqScope, depth int) string {
 		}
 		return g.leaf(c, sc)
 	}
-	switch g.pick(4) {
+	// Half CASE and COALESCE / NULLIF, half the class's own forms.
+	switch g.pick(6) {
 	case 3:
 		if g.chance(50) {
 			// The simple CASE form.
@@ -252,6 +313,9 @@ func (g *dqGen) expr(c dqClass, sc dqScope, depth int) string {
 	}
 	switch c {
 	case dqInt:
+		if g.chance(30) {
+			return g.intOf(sc, depth)
+		}
 		switch g.pick(5) {
 		case 0:
 			return fmt.Sprintf("(%s + %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
@@ -265,7 +329,7 @@ func (g *dqGen) expr(c dqClass, sc dqScope, depth int) string {
 			return fmt.Sprintf("ABS(%s)", g.expr(c, sc, depth-1))
 		}
 	case dqDbl:
-		switch g.pick(4) {
+		switch g.pick(7) {
 		case 0:
 			return fmt.Sprintf("(%s + %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
 		case 1:
@@ -276,32 +340,146 @@ func (g *dqGen) expr(c dqClass, sc dqScope, depth int) string {
 			// from 0.0 (BinaryRowData compares a DOUBLE's bits) and DuckDB
 			// does not.
 			return fmt.Sprintf("(%s * %d)", g.expr(c, sc, depth-1), 1+g.pick(3))
+		case 3:
+			// A positive power of two as the divisor: exact, and no -0.0.
+			return fmt.Sprintf("(%s / CAST(%s AS DOUBLE))", g.expr(c, sc, depth-1), []string{"2", "4", "0.5"}[g.pick(3)])
+		case 4:
+			// No CEIL: CEIL(-0.25) is -0.0 (see the factor above).
+			return fmt.Sprintf("%s(%s)", []string{"ABS", "FLOOR", "SIGN"}[g.pick(3)], g.expr(c, sc, depth-1))
 		default:
 			return fmt.Sprintf("CAST(%s AS DOUBLE)", g.expr(dqInt, sc, depth-1))
 		}
 	case dqDec:
-		switch g.pick(3) {
+		switch g.pick(6) {
 		case 0:
 			return fmt.Sprintf("(%s + %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
 		case 1:
 			return fmt.Sprintf("(%s - %s)", g.expr(c, sc, depth-1), g.expr(dqInt, sc, depth-1))
+		case 2:
+			return fmt.Sprintf("%s(%s)", []string{"ABS", "FLOOR", "CEIL", "SIGN"}[g.pick(4)], g.expr(c, sc, depth-1))
+		case 3:
+			if g.chance(50) {
+				// Rounds half up in both (DecimalDataUtils.castFrom).
+				return fmt.Sprintf("CAST(%s AS DECIMAL(10, 2))", g.expr(dqDbl, sc, depth-1))
+			}
+			return fmt.Sprintf("CAST(CAST(%s AS STRING) AS DECIMAL(10, 2))", g.leaf(dqDec, sc))
 		default:
 			return fmt.Sprintf("(%s * %s)", g.expr(c, sc, depth-1), g.intLit())
 		}
 	case dqStr:
-		switch g.pick(3) {
+		return g.strOf(sc, depth)
+	case dqDate:
+		switch g.pick(4) {
 		case 0:
-			return fmt.Sprintf("UPPER(%s)", g.expr(c, sc, depth-1))
+			// The comment marks it for dqDuckSQL: TimestampToDateCastRule
+			// divides the epoch milliseconds as Java does (a time before
+			// 1970 moves a day forward), DuckDB floors.
+			return fmt.Sprintf("CAST(/*ts*/ %s AS DATE)", g.expr(dqTs, sc, depth-1))
 		case 1:
-			if g.chance(30) {
-				return fmt.Sprintf("SUBSTRING(%s, %d, %d)", g.expr(c, sc, depth-1), 1+g.pick(2), 1+g.pick(2))
-			}
-			return fmt.Sprintf("LOWER(%s)", g.expr(c, sc, depth-1))
+			return fmt.Sprintf("CAST(CAST(%s AS STRING) AS DATE)", g.leaf(dqDate, sc))
 		default:
-			return fmt.Sprintf("(%s || %s)", g.expr(c, sc, depth-1), g.expr(c, sc, depth-1))
+			return fmt.Sprintf("(%s %s %s)", g.expr(c, sc, depth-1), []string{"+", "-"}[g.pick(2)], g.interval([]string{"DAY", "MONTH", "YEAR"}))
+		}
+	case dqTs:
+		switch g.pick(4) {
+		case 0:
+			return fmt.Sprintf("CAST(%s AS TIMESTAMP(3))", g.expr(dqDate, sc, depth-1))
+		case 1:
+			return fmt.Sprintf("CAST(CAST(%s AS STRING) AS TIMESTAMP(3))", g.leaf(dqTs, sc))
+		default:
+			return fmt.Sprintf("(%s %s %s)", g.expr(c, sc, depth-1), []string{"+", "-"}[g.pick(2)], g.interval([]string{"SECOND", "MINUTE", "HOUR", "DAY", "MONTH"}))
 		}
 	default:
 		return g.pred(sc, depth)
+	}
+}
+
+// interval is an INTERVAL literal of one of the units.
+func (g *dqGen) interval(units []string) string {
+	return fmt.Sprintf("INTERVAL '%d' %s", 1+g.pick(13), units[g.pick(len(units))])
+}
+
+// intOf is an INT of another class's value.
+func (g *dqGen) intOf(sc dqScope, depth int) string {
+	switch g.pick(9) {
+	case 6:
+		return fmt.Sprintf("MOD(%s, %s)", g.expr(dqInt, sc, depth-1), []string{"2", "3", "(-3)", "7"}[g.pick(4)])
+	case 7:
+		return fmt.Sprintf("EXTRACT(%s FROM %s)", []string{"ISODOW", "ISOYEAR"}[g.pick(2)], g.expr(dqDate, sc, depth-1))
+	case 8:
+		// DuckDB's date_sub counts whole units as Flink's TIMESTAMPDIFF
+		// does (Calcite's TimestampDiffConvertlet divides the difference
+		// of the epoch milliseconds, towards zero); dqDuckSQL renames it.
+		// Not SECOND: the convertlet's result is an INTEGER, which wraps
+		// as Java's int past 68 years of seconds, where DuckDB's is a
+		// BIGINT.
+		return fmt.Sprintf("TIMESTAMPDIFF(%s, %s, %s)", []string{"MINUTE", "HOUR", "DAY"}[g.pick(3)], g.expr(dqTs, sc, depth-1), g.expr(dqTs, sc, depth-1))
+	case 0:
+		return fmt.Sprintf("CHAR_LENGTH(%s)", g.expr(dqStr, sc, depth-1))
+	case 1:
+		return fmt.Sprintf("POSITION(%s IN %s)", g.lit(dqStr), g.expr(dqStr, sc, depth-1))
+	case 2:
+		return fmt.Sprintf("EXTRACT(%s FROM %s)", []string{"YEAR", "MONTH", "DAY", "QUARTER", "DOY", "WEEK", "DECADE", "CENTURY", "MILLENNIUM"}[g.pick(9)], g.expr(dqDate, sc, depth-1))
+	case 3:
+		// A TIMESTAMP's date and time parts are Flink's ExtractCallGen's
+		// (Java's / and % over the epoch milliseconds: a time before 1970
+		// reads negative hours, and its day is the one after), DAYOFWEEK
+		// is 1 on a Sunday: DuckDB runs these as the macros of
+		// dqDuckMacros.
+		return fmt.Sprintf("%s(%s)", []string{"YEAR", "MONTH", "DAYOFMONTH", "HOUR", "MINUTE", "SECOND", "QUARTER", "WEEK", "DAYOFYEAR", "DAYOFWEEK"}[g.pick(10)], g.expr(dqTs, sc, depth-1))
+	case 4:
+		// A round trip through the INT's text.
+		return fmt.Sprintf("CAST(CAST(%s AS STRING) AS BIGINT)", g.expr(dqInt, sc, depth-1))
+	default:
+		return fmt.Sprintf("SIGN(%s)", g.expr(dqInt, sc, depth-1))
+	}
+}
+
+// strOf is a STRING expression.
+func (g *dqGen) strOf(sc dqScope, depth int) string {
+	sub := func() string { return g.expr(dqStr, sc, depth-1) }
+	switch g.pick(16) {
+	case 14:
+		return fmt.Sprintf("REVERSE(%s)", sub())
+	case 15:
+		return fmt.Sprintf("REPEAT(%s, %d)", sub(), g.pick(4))
+	case 0:
+		return fmt.Sprintf("UPPER(%s)", sub())
+	case 1:
+		return fmt.Sprintf("LOWER(%s)", sub())
+	case 2:
+		// SUBSTRING from a positive start, where the SQL standard's
+		// meaning and Flink's agree.
+		if g.chance(50) {
+			return fmt.Sprintf("SUBSTRING(%s FROM %d FOR %d)", sub(), 1+g.pick(4), g.pick(4))
+		}
+		return fmt.Sprintf("SUBSTRING(%s FROM %d)", sub(), 1+g.pick(4))
+	case 3:
+		// SUBSTR from any start: DuckDB runs it as flink_substr
+		// (dqDuckMacros), Flink's BinaryStringDataUtil.substringSQL.
+		return fmt.Sprintf("SUBSTR(%s, %d, %d)", sub(), g.pick(9)-4, g.pick(4))
+	case 4:
+		return fmt.Sprintf("%s(%s)", []string{"TRIM", "LTRIM", "RTRIM"}[g.pick(3)], sub())
+	case 5:
+		return fmt.Sprintf("TRIM(%s %s FROM %s)", []string{"BOTH", "LEADING", "TRAILING"}[g.pick(3)], g.lit(dqStr), sub())
+	case 6:
+		return fmt.Sprintf("CONCAT(%s, %s)", sub(), sub())
+	case 7:
+		// A search string that is not empty: Flink's REPLACE is Java's
+		// String.replace, which puts the replacement between every two
+		// characters for an empty one, DuckDB's replaces nothing.
+		return fmt.Sprintf("REPLACE(%s, %s, %s)", sub(), []string{"'a'", "'b'", "CAST('ab' AS STRING)", "' '"}[g.pick(4)], g.lit(dqStr))
+	case 8:
+		// A pad that is not empty (Flink's is NULL with one,
+		// SqlFunctionUtils.lpad).
+		return fmt.Sprintf("%s(%s, %d, %s)", []string{"LPAD", "RPAD"}[g.pick(2)], sub(), g.pick(6), []string{"'x'", "CAST('xy' AS STRING)"}[g.pick(2)])
+	case 9:
+		return fmt.Sprintf("CAST(%s AS STRING)", g.leaf([]dqClass{dqInt, dqDec, dqDate, dqDbl}[g.pick(4)], sc))
+	case 10:
+		// DuckDB runs it as flink_date_format (dqDuckMacros).
+		return fmt.Sprintf("DATE_FORMAT(%s, '%s')", g.expr(dqTs, sc, depth-1), []string{"yyyy-MM-dd HH:mm:ss", "yyyy/MM/dd", "HH:mm:ss.SSS"}[g.pick(3)])
+	default:
+		return fmt.Sprintf("(%s || %s)", sub(), sub())
 	}
 }
 
@@ -312,7 +490,7 @@ func (g *dqGen) pred(sc dqScope, depth int) string {
 	if depth <= 0 {
 		depth = 1
 	}
-	cmpClass := []dqClass{dqInt, dqInt, dqDbl, dqDec, dqStr}[g.pick(5)]
+	cmpClass := []dqClass{dqInt, dqInt, dqDbl, dqDec, dqStr, dqStr, dqDate, dqTs}[g.pick(8)]
 	switch g.pick(13) {
 	case 0:
 		return fmt.Sprintf("(%s AND %s)", g.pred(sc, depth-1), g.pred(sc, depth-1))
@@ -321,7 +499,7 @@ func (g *dqGen) pred(sc dqScope, depth int) string {
 	case 2:
 		return fmt.Sprintf("(NOT %s)", g.pred(sc, depth-1))
 	case 3:
-		c := dqClass(g.pick(5))
+		c := dqClass(g.pick(dqClasses))
 		not := ""
 		if g.chance(50) {
 			not = "NOT "
@@ -354,10 +532,15 @@ func (g *dqGen) pred(sc dqScope, depth int) string {
 		lo, hi := g.lit(cmpClass), g.lit(cmpClass)
 		return fmt.Sprintf("(%s %sBETWEEN %s AND %s)", g.expr(cmpClass, sc, depth-1), not, lo, hi)
 	case 6:
-		pats := []string{"a%", "%b", "_", "%", "a_", "%a%", "", "_b%"}
+		pats := []string{"a%", "%b", "_", "%", "a_", "%a%", "", "_b%", "ab%", "%b ", "_b_", "a%b", "%ab%", "a.c", "%.%", "_*", "é%", "%本", "__"}
 		not := ""
 		if g.chance(30) {
 			not = "NOT "
+		}
+		if g.chance(25) {
+			// '!' escapes a wildcard (SqlLikeUtils.sqlToRegexLike).
+			pats = []string{"a!_c", "a!%", "%!%", "%!_%", "a!%%", "_!_%"}
+			return fmt.Sprintf("(%s %sLIKE '%s' ESCAPE '!')", g.expr(dqStr, sc, depth-1), not, pats[g.pick(len(pats))])
 		}
 		return fmt.Sprintf("(%s %sLIKE '%s')", g.expr(dqStr, sc, depth-1), not, pats[g.pick(len(pats))])
 	case 8:
@@ -589,7 +772,7 @@ func (g *dqGen) sig() []dqClass {
 	n := 1 + g.pick(3)
 	out := make([]dqClass, n)
 	for i := range out {
-		out[i] = []dqClass{dqInt, dqInt, dqDbl, dqDec, dqStr, dqStr, dqBool}[g.pick(7)]
+		out[i] = []dqClass{dqInt, dqInt, dqDbl, dqDec, dqStr, dqStr, dqBool, dqDate, dqTs}[g.pick(9)]
 	}
 	return out
 }
@@ -751,9 +934,9 @@ func (g *dqGen) agg(c dqClass, sc dqScope) string {
 		case 0:
 			return "COUNT(*)"
 		case 1:
-			return fmt.Sprintf("COUNT(%s)", g.expr(dqClass(g.pick(5)), sc, 1))
+			return fmt.Sprintf("COUNT(%s)", g.expr(dqClass(g.pick(dqClasses)), sc, 1))
 		case 2:
-			return fmt.Sprintf("COUNT(DISTINCT %s)", g.expr(dqClass(g.pick(5)), sc, 1))
+			return fmt.Sprintf("COUNT(DISTINCT %s)", g.expr(dqClass(g.pick(dqClasses)), sc, 1))
 		case 3:
 			if g.chance(30) {
 				return fmt.Sprintf("SUM(DISTINCT %s)", g.expr(dqInt, sc, 1))
@@ -787,8 +970,8 @@ func (g *dqGen) agg(c dqClass, sc dqScope) string {
 		default:
 			return fmt.Sprintf("MAX(%s)", g.expr(dqDec, sc, 1))
 		}
-	case dqStr:
-		return fmt.Sprintf("%s(%s)", []string{"MIN", "MAX"}[g.pick(2)], g.expr(dqStr, sc, 1))
+	case dqStr, dqDate, dqTs:
+		return fmt.Sprintf("%s(%s)", []string{"MIN", "MAX"}[g.pick(2)], g.expr(c, sc, 1))
 	default:
 		return g.havingPred(sc)
 	}
