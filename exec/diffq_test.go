@@ -484,6 +484,8 @@ var dqDuckMacros = []string{
 	// ExtractCallGen for the date units): the epoch milliseconds divided
 	// by a day's as Java divides longs, towards zero.
 	`CREATE MACRO flink_ts_date(t) AS DATE '1970-01-01' + CAST((epoch_ms(t) - epoch_ms(t) % 86400000) // 86400000 AS INTEGER)`,
+	// TimestampToStringCastRule: a TIMESTAMP(3)'s fraction in three digits.
+	`CREATE MACRO flink_ts_string(t) AS strftime(t, '%Y-%m-%d %H:%M:%S.%g')`,
 	`CREATE MACRO flink_year(t) AS year(flink_ts_date(t))`,
 	`CREATE MACRO flink_month(t) AS month(flink_ts_date(t))`,
 	`CREATE MACRO flink_dayofmonth(t) AS day(flink_ts_date(t))`,
@@ -508,7 +510,8 @@ var dqDuckNames = strings.NewReplacer("SUBSTR(", "flink_substr(", "CONCAT(", "fl
 
 // dqDuckSQL is a query as DuckDB runs it: the functions of dqDuckMacros
 // by their macros' names, TIMESTAMP(3) as TIMESTAMP, TIMESTAMPDIFF as
-// date_sub, and a CAST(/*ts*/ x AS DATE) of a TIMESTAMP as flink_ts_date(x).
+// date_sub, and a CAST(/*ts*/ x AS DATE) of a TIMESTAMP as flink_ts_date(x),
+// a CAST(/*ts*/ x AS STRING) of a TIMESTAMP(3) as flink_ts_string(x).
 func dqDuckSQL(q string) string {
 	const mark = "CAST(/*ts*/ "
 	for {
@@ -526,8 +529,11 @@ func dqDuckSQL(q string) string {
 				depth--
 			}
 		}
-		arg := strings.TrimSuffix(q[i+len(mark):j-1], " AS DATE")
-		q = q[:i] + "flink_ts_date(" + arg + ")" + q[j:]
+		arg, fn := q[i+len(mark):j-1], "flink_ts_date("
+		if a, ok := strings.CutSuffix(arg, " AS STRING"); ok {
+			arg, fn = a, "flink_ts_string("
+		}
+		q = q[:i] + fn + strings.TrimSuffix(arg, " AS DATE") + ")" + q[j:]
 	}
 	return dqDuckNames.Replace(q)
 }
@@ -657,6 +663,23 @@ func TestDiffQueryUnionOrder(t *testing.T) {
 			if !equalRows(got, want) {
 				t.Fatalf("run %d of\n%s\n%s", i, q, dqShow("streaming", got))
 			}
+		}
+	}
+}
+
+// TestDiffQueryDuckSQL checks the rewriting of a query for DuckDB: the
+// marked casts to their closing parenthesis, the renamed functions.
+func TestDiffQueryDuckSQL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"SELECT CAST(/*ts*/ (x.ts + INTERVAL '1' HOUR) AS DATE) AS c0, YEAR(x.ts), DAYOFYEAR(x.ts) FROM t1 AS x",
+			"SELECT flink_ts_date((x.ts + INTERVAL '1' HOUR)) AS c0, flink_year(x.ts), flink_dayofyear(x.ts) FROM t1 AS x"},
+		{"SELECT CAST(/*ts*/ x.ts AS STRING) || CAST(CAST(/*ts*/ COALESCE(x.ts, CAST(CAST(/*ts*/ x.ts AS DATE) AS TIMESTAMP(3))) AS DATE) AS STRING)",
+			"SELECT flink_ts_string(x.ts) || CAST(flink_ts_date(COALESCE(x.ts, CAST(flink_ts_date(x.ts) AS TIMESTAMP))) AS STRING)"},
+		{"SELECT TIMESTAMPDIFF(DAY, a, b), SUBSTR(s, -2, 1), SUBSTRING(s FROM 1 FOR 2), CONCAT(s, s)",
+			"SELECT date_sub('day', a, b), flink_substr(s, -2, 1), SUBSTRING(s FROM 1 FOR 2), flink_concat(s, s)"},
+	} {
+		if got := dqDuckSQL(c.in); got != c.want {
+			t.Errorf("dqDuckSQL(%s)\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}
 }

@@ -29,13 +29,15 @@ import (
 //     since the engines' DECIMAL result scales differ
 //     (LogicalTypeMerging.findSumAggType / findAdditionDecimalType against
 //     DuckDB's rules), not the values.
-//   - String literals of more than one character are CAST('ab' AS
-//     STRING): Calcite types 'ab' as CHAR(2), and CASE / COALESCE / set
-//     operations over CHARs of different lengths pad to the longest
-//     (SqlTypeFactoryImpl.leastRestrictive), where DuckDB has VARCHAR
-//     only. Strings beyond ASCII are ones whose UTF-8 bytes order them
-//     as in both engines (StringData compares bytes, as DuckDB does) and
-//     whose case mappings Java and DuckDB share (not 'ß').
+//   - String literals: Calcite types 'ab' as CHAR(2), and CASE /
+//     COALESCE / set operations over CHARs of different lengths are a
+//     VARCHAR, not padded (FlinkTypeSystem's
+//     shouldConvertRaggedUnionTypesToVarying), as DuckDB, which has
+//     VARCHAR only, has them; literals are CHAR(n) or CAST('ab' AS
+//     STRING), never a CAST to CHAR(n) (which pads). Strings beyond ASCII
+//     are ones whose UTF-8 bytes order them as in both engines
+//     (StringData compares bytes, as DuckDB does) and whose case mappings
+//     Java and DuckDB share (not 'ß').
 //   - Functions whose DuckDB namesakes mean something else run in DuckDB
 //     as macros with Flink's meaning (dqDuckMacros in diffq_test.go,
 //     which cite Flink's rule): SUBSTR from a start of 0 or a negative
@@ -45,7 +47,9 @@ import (
 //   - Left out where the engines differ by design: REPLACE with an empty
 //     search string (Java's String.replace puts the replacement between
 //     characters), LPAD / RPAD with an empty pad (NULL in Flink), CAST of
-//     a TIMESTAMP to a STRING (Flink prints the type's precision, .000),
+//     a TIMESTAMP expression to a STRING (Flink prints the type's
+//     precision, .000, and a literal's is its own; a column's cast is
+//     mapped),
 //     CAST of a STRING with blanks to a number (Flink's
 //     BinaryStringDataUtil.toInt does not trim, DuckDB does), CEIL of a
 //     DOUBLE (-0.0), DOUBLE division by anything but 2, 4 or 0.5 (-0.0,
@@ -242,10 +246,13 @@ func (g *dqGen) lit(c dqClass) string {
 		}
 		return v
 	case dqStr:
-		if g.chance(50) {
+		switch g.pick(3) {
+		case 0:
 			return "'" + []string{"a", "b", "B", "c"}[g.pick(4)] + "'"
+		case 1:
+			// A CHAR(n) (see the note above on ragged CHARs).
+			return "'" + dqStrVals[g.pick(len(dqStrVals))] + "'"
 		}
-		// A STRING, not a CHAR(n): Calcite types 'ab' as CHAR(2).
 		return "CAST('" + dqStrVals[g.pick(len(dqStrVals))] + "' AS STRING)"
 	case dqDate:
 		return "DATE '" + dqDateVals[g.pick(len(dqDateVals))] + "'"
@@ -356,7 +363,16 @@ func (g *dqGen) expr(c dqClass, sc dqScope, depth int) string {
 		case 1:
 			return fmt.Sprintf("(%s - %s)", g.expr(c, sc, depth-1), g.expr(dqInt, sc, depth-1))
 		case 2:
-			return fmt.Sprintf("%s(%s)", []string{"ABS", "FLOOR", "CEIL", "SIGN"}[g.pick(4)], g.expr(c, sc, depth-1))
+			if g.chance(25) {
+				return fmt.Sprintf("ABS(%s)", g.expr(c, sc, depth-1))
+			}
+			// Cast back to the scale of 2: FLOOR / CEIL of a DECIMAL(p, s)
+			// is a DECIMAL(p, 0) in both, and DuckDB's union of a
+			// DECIMAL(38, 0) (its SUM) and a DECIMAL(10, 2) is a
+			// DECIMAL(38, 0) that rounds the other side's values, where
+			// Calcite's leastRestrictive keeps the scale (DECIMAL(38, 2));
+			// DuckDB's SIGN is a TINYINT.
+			return fmt.Sprintf("CAST(%s(%s) AS DECIMAL(10, 2))", []string{"FLOOR", "CEIL", "SIGN"}[g.pick(3)], g.expr(c, sc, depth-1))
 		case 3:
 			if g.chance(50) {
 				// Rounds half up in both (DecimalDataUtils.castFrom).
@@ -474,6 +490,12 @@ func (g *dqGen) strOf(sc dqScope, depth int) string {
 		// SqlFunctionUtils.lpad).
 		return fmt.Sprintf("%s(%s, %d, %s)", []string{"LPAD", "RPAD"}[g.pick(2)], sub(), g.pick(6), []string{"'x'", "CAST('xy' AS STRING)"}[g.pick(2)])
 	case 9:
+		if cols := sc.of(dqTs); len(cols) > 0 && g.chance(20) {
+			// A TIMESTAMP(3) column's text has three digits of fraction
+			// (TimestampToStringCastRule), where DuckDB's drops zeros:
+			// dqDuckSQL makes it a strftime.
+			return fmt.Sprintf("CAST(/*ts*/ %s AS STRING)", cols[g.pick(len(cols))].name)
+		}
 		return fmt.Sprintf("CAST(%s AS STRING)", g.leaf([]dqClass{dqInt, dqDec, dqDate, dqDbl}[g.pick(4)], sc))
 	case 10:
 		// DuckDB runs it as flink_date_format (dqDuckMacros).
@@ -537,6 +559,11 @@ func (g *dqGen) pred(sc dqScope, depth int) string {
 		if g.chance(30) {
 			not = "NOT "
 		}
+		if g.chance(15) {
+			// A pattern that is not a literal (LikeCallGen's dynamic
+			// LIKE): the strings hold wildcards and metacharacters.
+			return fmt.Sprintf("(%s %sLIKE %s)", g.expr(dqStr, sc, depth-1), not, g.expr(dqStr, sc, depth-1))
+		}
 		if g.chance(25) {
 			// '!' escapes a wildcard (SqlLikeUtils.sqlToRegexLike).
 			pats = []string{"a!_c", "a!%", "%!%", "%!_%", "a!%%", "_!_%"}
@@ -565,12 +592,15 @@ func (g *dqGen) pred(sc dqScope, depth int) string {
 		} else {
 			r = g.expr(cmpClass, sc, depth-1)
 		}
-		// An INT compared with a DECIMAL or a DOUBLE (the usual
-		// implicit widening in both engines).
+		// An INT compared with a DECIMAL or a DOUBLE, a DATE with a
+		// TIMESTAMP (the usual implicit widening in both engines).
 		if cmpClass == dqDec || cmpClass == dqDbl {
 			if g.chance(20) {
 				r = g.expr(dqInt, sc, depth-1)
 			}
+		}
+		if cmpClass == dqTs && g.chance(20) {
+			r = g.expr(dqDate, sc, depth-1)
 		}
 		return fmt.Sprintf("(%s %s %s)", l, dqCmpOps[g.pick(len(dqCmpOps))], r)
 	}
@@ -875,10 +905,11 @@ func (g *dqGen) aggSelect(q *dqQuery, sig []dqClass, depth int) string {
 	for i, c := range sig {
 		var e string
 		if c != dqBool && g.chance(35) || c == dqBool && g.chance(70) {
-			// A grouping key: a column (grouped by its name).
+			// A grouping key: a column, or at times an expression of one
+			// (grouped by its text).
 			cols := sc.of(c)
 			if len(cols) > 0 {
-				e = cols[g.pick(len(cols))].name
+				e = g.keyOf(cols[g.pick(len(cols))])
 				keys = append(keys, e)
 			}
 		}
@@ -921,6 +952,26 @@ func (g *dqGen) aggSelect(q *dqQuery, sig []dqClass, depth int) string {
 		text += " HAVING " + strings.Join(having, " AND ")
 	}
 	return text
+}
+
+// keyOf is a grouping key of col's class: col, or at times a function of
+// it.
+func (g *dqGen) keyOf(col dqCol) string {
+	if !g.chance(25) {
+		return col.name
+	}
+	forms := map[dqClass][]string{
+		dqInt:  {"MOD(%s, 3)", "ABS(%s)"},
+		dqDbl:  {"ABS(%s)", "FLOOR(%s)"},
+		dqDec:  {"CAST(FLOOR(%s) AS DECIMAL(10, 2))", "ABS(%s)"},
+		dqStr:  {"UPPER(%s)", "SUBSTRING(%s FROM 1 FOR 2)", "TRIM(%s)"},
+		dqDate: {"(%s + INTERVAL '1' MONTH)", "(%s - INTERVAL '1' DAY)"},
+		dqTs:   {"(%s + INTERVAL '1' HOUR)", "CAST(CAST(%s AS STRING) AS TIMESTAMP(3))"},
+	}[col.class]
+	if len(forms) == 0 {
+		return col.name
+	}
+	return fmt.Sprintf(forms[g.pick(len(forms))], col.name)
 }
 
 // agg is an aggregate call of class c.
