@@ -166,7 +166,7 @@ func runDiffQueryBatch(t *testing.T, seed int64, n int, verbose bool, st *dqStat
 				msg = msg[:i]
 			}
 			if len(msg) > 160 {
-				msg = msg[:160]
+				msg = strings.ToValidUTF8(msg[:160], "")
 			}
 			st.refusals[msg]++
 			if verbose {

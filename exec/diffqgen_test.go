@@ -62,9 +62,11 @@ import (
 //     (Flink truncates, DuckDB rounds).
 //   - DuckDB's DATE + INTERVAL is a TIMESTAMP at midnight: the DATE class
 //     compares it as the date (dqCanon).
-//   - No untyped NULL; a CAST to STRING only of a column or literal of
-//     INT, DOUBLE, DECIMAL (Flink keeps the scale,
-//     DecimalToStringCastRule, as DuckDB does) or DATE.
+//   - No untyped NULL but a CASE's THEN after the first; a CAST to
+//     STRING of an INT or DECIMAL expression (Flink keeps the scale,
+//     DecimalToStringCastRule, as DuckDB does, and every DECIMAL
+//     expression here has the scale of 2), of a DOUBLE or DATE column or
+//     literal, of a TIMESTAMP(3) column (mapped, see above).
 //   - ORDER BY only with LIMIT (a streaming ORDER BY must start with a
 //     time attribute), over every output column with explicit NULLS
 //     FIRST / LAST (Flink's default null order for ASC is FIRST, DuckDB's
@@ -305,7 +307,12 @@ func (g *dqGen) expr(c dqClass, sc dqScope, depth int) string {
 		var b strings.Builder
 		b.WriteString("CASE")
 		for i := 0; i <= g.pick(2); i++ {
-			fmt.Fprintf(&b, " WHEN %s THEN %s", g.pred(sc, depth-1), g.expr(c, sc, depth-1))
+			then := g.expr(c, sc, depth-1)
+			if i > 0 && g.chance(15) {
+				// An untyped NULL branch, typed by the first.
+				then = "NULL"
+			}
+			fmt.Fprintf(&b, " WHEN %s THEN %s", g.pred(sc, depth-1), then)
 		}
 		if g.chance(75) {
 			fmt.Fprintf(&b, " ELSE %s", g.expr(c, sc, depth-1))
@@ -495,6 +502,11 @@ func (g *dqGen) strOf(sc dqScope, depth int) string {
 			// (TimestampToStringCastRule), where DuckDB's drops zeros:
 			// dqDuckSQL makes it a strftime.
 			return fmt.Sprintf("CAST(/*ts*/ %s AS STRING)", cols[g.pick(len(cols))].name)
+		}
+		if g.chance(40) {
+			// An INT's or a DECIMAL's text: every DECIMAL expression
+			// keeps the scale of 2 in both engines.
+			return fmt.Sprintf("CAST(%s AS STRING)", g.expr([]dqClass{dqInt, dqDec}[g.pick(2)], sc, depth-1))
 		}
 		return fmt.Sprintf("CAST(%s AS STRING)", g.leaf([]dqClass{dqInt, dqDec, dqDate, dqDbl}[g.pick(4)], sc))
 	case 10:
