@@ -1,27 +1,20 @@
 package exec
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
-	"github.com/sqlrun/sqlrun/sql/ast"
-	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
 // TestDiffQuery is a differential, randomized query test: seeded random
@@ -74,14 +67,7 @@ func TestDiffQuery(t *testing.T) {
 	}
 	t.Logf("seed %d: %d queries, %d compared with DuckDB, %d in streaming, %d TLP checks; %d refused by sqlrun, %d failed in DuckDB only, %d divergences",
 		seed, st.queries, st.duck, st.stream, st.tlp, st.refused, st.duckErr, st.diverged)
-	if len(st.refusals) > 0 {
-		var msgs []string
-		for m, c := range st.refusals {
-			msgs = append(msgs, fmt.Sprintf("%4d %s", c, m))
-		}
-		sort.Strings(msgs)
-		t.Logf("refusals:\n%s", strings.Join(msgs, "\n"))
-	}
+	logRefusals(t, st.refusals)
 }
 
 type dqStats struct {
@@ -310,73 +296,9 @@ func dqJSONRow(row []string) string {
 }
 
 // dqRun runs q and folds its changelog into sorted canonical rows.
-func dqRun(ctx context.Context, s *Session, q dqQuery) (_ []string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	stmt, err := parser.Parse(q.sql)
-	if err != nil {
-		return nil, err
-	}
-	aq, ok := stmt.(*ast.Query)
-	if !ok {
-		return nil, fmt.Errorf("not a query: %T", stmt)
-	}
-	qctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	qj, err := s.Planner.CompileQuery(qctx, s.Env(), aq, "collect")
-	if err != nil {
-		return nil, &dqRefusal{err}
-	}
-	cfg, err := runtime.ConfigFromMap(s.Config.Map())
-	if err != nil {
-		return nil, err
-	}
-	job, err := runtime.Start(qctx, qj.Graph, cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		job.Cancel()
-		<-job.Done()
-	}()
-	count := map[string]int{}
-	for {
-		batch, err := qj.Collect.Next(qctx, job)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("runtime: %w", err)
-		}
-		for _, r := range batch {
-			k := dqCanonRow(r.Values, q.classes)
-			if r.Kind == sql.Insert || r.Kind == sql.UpdateAfter {
-				count[k]++
-			} else {
-				count[k]--
-			}
-		}
-	}
-	var out []string
-	for k, n := range count {
-		if n < 0 {
-			return nil, fmt.Errorf("wrong changelog: row %s retracted more often than added", k)
-		}
-		for ; n > 0; n-- {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+func dqRun(ctx context.Context, s *Session, q dqQuery) ([]string, error) {
+	return runFolded(ctx, s, q.sql, func(v []any) string { return dqCanonRow(v, q.classes) })
 }
-
-// dqRefusal is a query sqlrun's planner refuses.
-type dqRefusal struct{ err error }
-
-func (r *dqRefusal) Error() string { return r.err.Error() }
 
 func dqCanonRows(rows [][]any, classes []dqClass) []string {
 	out := make([]string, 0, len(rows))
@@ -541,19 +463,6 @@ func dqDuckSQL(q string) string {
 // dqDuckDB runs the queries in DuckDB over the same tables; false when
 // node or @duckdb/node-api is not installed.
 func dqDuckDB(t *testing.T, data dqData, queries []string) ([]dqDuckResult, bool) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Log("diffq: node is not installed (scripts/compat/install.sh): no DuckDB oracle")
-		return nil, false
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "scripts", "compat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Log("diffq: @duckdb/node-api is not installed (scripts/compat/install.sh): no DuckDB oracle")
-		return nil, false
-	}
 	var setup []string
 	var cols []string
 	for _, c := range dqTableCols {
@@ -570,29 +479,7 @@ func dqDuckDB(t *testing.T, data dqData, queries []string) ([]dqDuckResult, bool
 	for _, q := range queries {
 		duckQueries = append(duckQueries, dqDuckSQL(q))
 	}
-	in, err := json.Marshal(map[string]any{"setup": setup, "queries": duckQueries})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "queries.json")
-	if err := os.WriteFile(file, in, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, "duckdb-query.mjs", file)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("duckdb-query.mjs: %v\n%s", err, stderr.String())
-	}
-	var out []dqDuckResult
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("duckdb-query.mjs output: %v", err)
-	}
-	if len(out) != len(queries) {
-		t.Fatalf("duckdb-query.mjs: %d results for %d queries", len(out), len(queries))
-	}
-	return out, true
+	return runDuckDB(t, "diffq", setup, duckQueries)
 }
 
 func dqOne(t *testing.T, seed int64, q dqQuery) {

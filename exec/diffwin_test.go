@@ -1,27 +1,20 @@
 package exec
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/sql"
-	"github.com/sqlrun/sqlrun/sql/ast"
-	"github.com/sqlrun/sqlrun/sql/parser"
 )
 
 // TestDiffWindow is a differential, randomized test of the streaming time
@@ -72,14 +65,7 @@ func TestDiffWindow(t *testing.T) {
 	}
 	t.Logf("seed %d: %d queries (%s), %d compared with DuckDB, %d at parallelism 1 and 2, %d with rows; %d refused by sqlrun, %d failed in DuckDB only, %d divergences",
 		seed, st.queries, dwSortedKinds(st.kinds), st.duck, st.par, st.nonEmpty, st.refused, st.duckErr, st.diverged)
-	if len(st.refusals) > 0 {
-		var msgs []string
-		for m, c := range st.refusals {
-			msgs = append(msgs, fmt.Sprintf("%4d %s", c, m))
-		}
-		sort.Strings(msgs)
-		t.Logf("refusals:\n%s", strings.Join(msgs, "\n"))
-	}
+	logRefusals(t, st.refusals)
 }
 
 type dwStats struct {
@@ -173,67 +159,8 @@ func runDiffWindowBatch(t *testing.T, seed int64, late bool, n int, verbose bool
 }
 
 // dwRun runs q and folds its changelog into sorted canonical rows.
-func dwRun(ctx context.Context, s *Session, q dwQuery) (_ []string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	stmt, err := parser.Parse(q.flink)
-	if err != nil {
-		return nil, err
-	}
-	aq, ok := stmt.(*ast.Query)
-	if !ok {
-		return nil, fmt.Errorf("not a query: %T", stmt)
-	}
-	qctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	qj, err := s.Planner.CompileQuery(qctx, s.Env(), aq, "collect")
-	if err != nil {
-		return nil, &dqRefusal{err}
-	}
-	cfg, err := runtime.ConfigFromMap(s.Config.Map())
-	if err != nil {
-		return nil, err
-	}
-	job, err := runtime.Start(qctx, qj.Graph, cfg)
-	if err != nil {
-		return nil, &dqRefusal{err}
-	}
-	defer func() {
-		job.Cancel()
-		<-job.Done()
-	}()
-	count := map[string]int{}
-	for {
-		batch, err := qj.Collect.Next(qctx, job)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("runtime: %w", err)
-		}
-		for _, r := range batch {
-			k := dwCanonRow(r.Values, q.classes)
-			if r.Kind == sql.Insert || r.Kind == sql.UpdateAfter {
-				count[k]++
-			} else {
-				count[k]--
-			}
-		}
-	}
-	var out []string
-	for k, n := range count {
-		if n < 0 {
-			return nil, fmt.Errorf("wrong changelog: row %s retracted more often than added", k)
-		}
-		for ; n > 0; n-- {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+func dwRun(ctx context.Context, s *Session, q dwQuery) ([]string, error) {
+	return runFolded(ctx, s, q.flink, func(v []any) string { return dwCanonRow(v, q.classes) })
 }
 
 func dwCanonRows(rows [][]any, classes string) []string {
@@ -302,42 +229,7 @@ func dwCanon(v any, c byte) string {
 // dwDuckDB runs the queries in DuckDB over d's rows; false when node or
 // @duckdb/node-api is not installed.
 func dwDuckDB(t *testing.T, d *dwData, queries []string) ([]dqDuckResult, bool) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Log("diffwin: node is not installed (scripts/compat/install.sh): no DuckDB oracle")
-		return nil, false
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "scripts", "compat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Log("diffwin: @duckdb/node-api is not installed (scripts/compat/install.sh): no DuckDB oracle")
-		return nil, false
-	}
-	in, err := json.Marshal(map[string]any{"setup": append([]string{"SET TimeZone = 'UTC'"}, d.duckSetup()...), "queries": queries})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "queries.json")
-	if err := os.WriteFile(file, in, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, "duckdb-query.mjs", file)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("duckdb-query.mjs: %v\n%s", err, stderr.String())
-	}
-	var out []dqDuckResult
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("duckdb-query.mjs output: %v", err)
-	}
-	if len(out) != len(queries) {
-		t.Fatalf("duckdb-query.mjs: %d results for %d queries", len(out), len(queries))
-	}
-	return out, true
+	return runDuckDB(t, "diffwin", append([]string{"SET TimeZone = 'UTC'"}, d.duckSetup()...), queries)
 }
 
 func dwOne(t *testing.T, seed int64, late bool, q dwQuery) {

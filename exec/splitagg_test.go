@@ -2,16 +2,12 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sqlrun/sqlrun/exec/runtime"
-	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
 	"github.com/sqlrun/sqlrun/sql/parser"
 )
@@ -114,58 +110,13 @@ func explainText(ctx context.Context, t *testing.T, s *Session, q string) string
 // sorted, after a line with the column names.
 func materializedRows(ctx context.Context, t *testing.T, s *Session, q string) []string {
 	t.Helper()
-	stmt, err := parser.Parse(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qj, err := s.Planner.CompileQuery(ctx, s.Env(), stmt.(*ast.Query), "collect")
+	out, schema, err := runFoldedSchema(ctx, s, q, func(v []any) string { return fmt.Sprint(v) })
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
-	}
-	cfg, err := runtime.ConfigFromMap(s.Config.Map())
-	if err != nil {
-		t.Fatal(err)
-	}
-	job, err := runtime.Start(ctx, qj.Graph, cfg)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer func() {
-		job.Cancel()
-		<-job.Done()
-	}()
-	count := map[string]int{}
-	for {
-		batch, err := qj.Collect.Next(ctx, job)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		for _, r := range batch {
-			k := fmt.Sprint(r.Values)
-			switch r.Kind {
-			case sql.Insert, sql.UpdateAfter:
-				count[k]++
-			default:
-				count[k]--
-			}
-		}
 	}
 	var names []string
-	for _, c := range qj.Schema.Columns {
+	for _, c := range schema.Columns {
 		names = append(names, c.Name+" "+c.Type.String())
 	}
-	var out []string
-	for k, n := range count {
-		if n < 0 {
-			t.Errorf("%s: row %s retracted more often than added", q, k)
-		}
-		for ; n > 0; n-- {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
 	return append([]string{strings.Join(names, ", ")}, out...)
 }
