@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/sql"
 )
 
@@ -26,7 +27,10 @@ import (
 //     FOLLOWING).
 //
 // At run time both sort a bounded input by those keys at its end
-// (operators.BatchOver); the local Rank passes its rows on.
+// (operators.BatchOver); a Rank's range, or a filter of the Calc above an
+// OverAggregate that bounds its ranking numbers (RankEnd), bounds the
+// rows kept per partition (operators.BatchTopN), and the local Rank
+// passes on only those its task's rows rank within the range.
 
 // batchRankable reports a window projection whose ranking call Flink's
 // batch planner makes a Rank: RANK() only.
@@ -207,4 +211,76 @@ func (b *binder) convertBatchRank(r *LogicalRank) (Node, error) {
 		Start: 1, End: r.End}
 	return &BatchRank{base: row(r.names, r.types, sortedExchange(local, r.Partition, r.Order)), Func: r.Func,
 		Partition: r.Partition, Order: r.Order, Start: r.Start, End: r.End, OutputNumber: r.OutputNumber, Global: true}, nil
+}
+
+// RankEnd is the constant upper bound a filter puts on the rank number in
+// field w: the least end of its top-level conjuncts that compare w with an
+// integer literal (w = N, w <= N, w < N, BETWEEN's w <= N), false when
+// none does.
+func RankEnd(cond Expr, w int) (int64, bool) {
+	if cond == nil {
+		return 0, false
+	}
+	start, end := int64(1), noEnd
+	for _, c := range conjuncts(cond) {
+		if castsRef(c, w) {
+			// A narrowing CAST of the number may wrap: no bound.
+			continue
+		}
+		if !rankBound(c, w, &start, &end) {
+			if v, ok := sargEnd(c, w); ok {
+				end = minEnd(end, v)
+			}
+		}
+	}
+	return end, end != noEnd
+}
+
+// castsRef reports a comparison c whose operand is a CAST of field w.
+func castsRef(c Expr, w int) bool {
+	call, ok := c.(*Call)
+	if !ok {
+		return false
+	}
+	for _, a := range call.Args {
+		if x, ok := a.(*Call); ok && x.Op == "CAST" && len(x.Args) == 1 {
+			if ref, ok := x.Args[0].(*InputRef); ok && ref.Index == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sargEnd is the largest integer SEARCH(w, Sarg[...]) accepts (BETWEEN
+// and IN on w after SimplifyFilter), false when c is not one or has no
+// upper bound.
+func sargEnd(c Expr, w int) (int64, bool) {
+	call, ok := c.(*Call)
+	if !ok || call.Op != "SEARCH" || len(call.Args) != 2 {
+		return 0, false
+	}
+	if ref, ok := call.Args[0].(*InputRef); !ok || ref.Index != w {
+		return 0, false
+	}
+	lit, ok := call.Args[1].(*Literal)
+	if !ok {
+		return 0, false
+	}
+	sarg, ok := lit.Value.(*expr.Sarg)
+	if !ok || len(sarg.Ranges) == 0 {
+		return 0, false
+	}
+	hi := sarg.Ranges[len(sarg.Ranges)-1].Hi
+	if hi.Unbounded {
+		return 0, false
+	}
+	v, ok := toInt(hi.Value)
+	if !ok {
+		return 0, false
+	}
+	if !hi.Closed {
+		v--
+	}
+	return v, true
 }

@@ -56,6 +56,9 @@ type builder struct {
 	// zone is the session time zone ('table.local-time-zone') every
 	// compiled expression evaluates in (expr.InZone).
 	zone *time.Location
+	// topN bounds the batch OverAggregate built at a path by the Calc
+	// above it (batchTopN).
+	topN map[string]*operators.BatchTopN
 }
 
 // atStart binds an expression to the session time zone and a batch job's
@@ -411,6 +414,7 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 		if e, ok, err := b.filteredScan(n, path); ok || err != nil {
 			return e, err
 		}
+		b.batchTopN(n, path+".0")
 	}
 	in, err := b.build(n.Inputs()[0], path+".0")
 	if err != nil {

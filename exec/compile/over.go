@@ -42,14 +42,13 @@ func (b *builder) batchOverInput(n plan.Node, path string) (edge, error) {
 	if !ok {
 		return edge{}, sql.Errorf(sql.TableException, "sqlrun cannot run %s over %s", n.Name(), in.Name())
 	}
-	below := ex.Inputs()[0]
-	if r, ok := below.(*plan.BatchRank); ok && !r.Global {
-		below = r.Inputs()[0]
-		if s, ok := below.(*plan.Sort); ok {
-			below = s.Inputs()[0]
-		}
+	var e edge
+	var err error
+	if r, ok := ex.Inputs()[0].(*plan.BatchRank); ok && !r.Global {
+		e, err = b.localBatchRank(r, rankFunc(r.Func), path+".0")
+	} else {
+		e, err = b.build(ex.Inputs()[0], path+".0")
 	}
-	e, err := b.build(below, path+".0")
 	if err != nil {
 		return edge{}, err
 	}
@@ -114,18 +113,97 @@ func (b *builder) batchOver(n *plan.BatchOverAggregate, path string) (edge, erro
 		}
 		spec.Calls = append(spec.Calls, operators.BatchOverCall{Agg: s})
 	}
+	spec.TopN = b.topN[path]
 	return b.batchOverVertex(n, spec, path)
 }
+
+// batchTopN notes the bound a Calc's filter puts on the ranking numbers of
+// the batch OverAggregate under it (built at path), for it to keep per
+// partition only the rows that can pass: a filter rn <= N (= N, < N,
+// BETWEEN) on a ranking call, when every call of the window is a ranking
+// call (an aggregate's value reads the rows a bound would drop) and no
+// other consumer reads the OverAggregate (a reused sub-plan).
+func (b *builder) batchTopN(c *plan.Calc, path string) {
+	o, ok := c.Inputs()[0].(*plan.BatchOverAggregate)
+	if !ok || b.reuse[o] != 0 || !boundTopN {
+		return
+	}
+	width := len(o.Inputs()[0].Names())
+	var bound *operators.BatchTopN
+	for i, a := range o.Aggs {
+		f := rankFunc(a.Func)
+		if f == operators.NoRank {
+			return
+		}
+		if end, ok := plan.RankEnd(c.Cond, width+i); ok && bound == nil {
+			bound = &operators.BatchTopN{Func: f, End: end}
+		}
+	}
+	if bound == nil {
+		return
+	}
+	if b.topN == nil {
+		b.topN = map[string]*operators.BatchTopN{}
+	}
+	b.topN[path] = bound
+	boundedTopNs++
+}
+
+// boundTopN turns the bound of batchTopN and of the batch Ranks on (tests
+// turn it off to compare); boundedTopNs counts the operators given one.
+var (
+	boundTopN    = true
+	boundedTopNs int
+)
 
 // batchRank runs a batch Rank: the global one (operators.BatchOver with a
 // rank filter) over its input's rows.
 func (b *builder) batchRank(n *plan.BatchRank, path string) (edge, error) {
+	f := rankFunc(n.Func)
 	if !n.Global {
-		return b.build(n.Inputs()[0], path+".0")
+		return b.localBatchRank(n, f, path)
 	}
 	spec := operators.BatchOverSpec{Partition: n.Partition, Order: batchSortKeys(n.Order),
-		Rank: &operators.BatchRankFilter{Func: rankFunc(n.Func), Start: n.Start, End: n.End, OutputNumber: n.OutputNumber}}
+		Rank: &operators.BatchRankFilter{Func: f, Start: n.Start, End: n.End, OutputNumber: n.OutputNumber}}
+	if boundTopN {
+		spec.TopN = &operators.BatchTopN{Func: f, End: n.End}
+		boundedTopNs++
+	}
 	return b.batchOverVertex(n, spec, path)
+}
+
+// localBatchRank is Flink's local batch Rank: in each task it passes on
+// only the rows ranked 1..End in their partition among that task's rows
+// (a superset of those the global Rank keeps), in arrival order, so the
+// global Rank numbers and orders its rows as it would all of them. It
+// runs at its input's parallelism, before the exchange.
+func (b *builder) localBatchRank(n *plan.BatchRank, f operators.RankFunc, path string) (edge, error) {
+	below := n.Inputs()[0]
+	if !boundTopN {
+		for {
+			switch x := below.(type) {
+			case *plan.Sort, *plan.BatchRank:
+				below = x.Inputs()[0]
+				continue
+			}
+			return b.build(below, path+".0")
+		}
+	}
+	if s, ok := below.(*plan.Sort); ok {
+		// The local Rank orders its rows itself.
+		below = s.Inputs()[0]
+	}
+	in, err := b.build(below, path+".0")
+	if err != nil {
+		return edge{}, err
+	}
+	p := b.consumerP(in)
+	spec := operators.BatchOverSpec{Partition: n.Partition, Order: batchSortKeys(n.Order),
+		TopN: &operators.BatchTopN{Func: f, End: n.End, Local: true}}
+	boundedTopNs++
+	v := b.g.AddOperator(uid(path, n), n.Name(), operators.BatchOver(spec), p)
+	b.connect(in, v, p)
+	return edge{vertex: v, p: p}, nil
 }
 
 func (b *builder) batchOverVertex(n plan.Node, spec operators.BatchOverSpec, path string) (edge, error) {

@@ -69,6 +69,23 @@ type BatchOverSpec struct {
 	Calls        []BatchOverCall
 	// Rank, when set, replaces Calls (see BatchRankFilter).
 	Rank *BatchRankFilter
+	// TopN, when set, bounds the rows kept per partition (see BatchTopN).
+	TopN *BatchTopN
+}
+
+// BatchTopN says that only the rows TopN.Func numbers 1..End in their
+// partition are read downstream (a filter rn <= End above the window, a
+// Rank's range): the operator keeps per partition only the rows that can
+// still be among them, the first End by the order keys (ties in arrival
+// order) for ROW_NUMBER and, since ties share a number, every row tied
+// with the End-th for RANK and DENSE_RANK. The rows kept are a prefix of
+// the partition's sorted rows, so every ranking number of a kept row is
+// the one the whole partition gives it. Local makes the operator Flink's
+// local batch Rank: it emits the kept rows as they arrived, unnumbered.
+type BatchTopN struct {
+	Func  RankFunc
+	End   int64
+	Local bool
 }
 
 // BatchOver is Flink's batch OVER aggregation
@@ -102,6 +119,27 @@ type batchOver struct {
 	agg    groupAgg // apply and result over the frame's accumulators
 	aggIdx []int    // each call's index in agg's calls, -1 for a ranking call
 	rows   []sql.Row
+	// With spec.TopN: the kept rows by partition key, and the arrival
+	// number of the next row.
+	parts map[string]*topNPart
+	seq   int64
+	enc   state.Encoder
+}
+
+// topNPart is one partition's kept rows: a prefix of them in (order keys,
+// arrival) order, then rows added since, in arrival order.
+type topNPart struct {
+	rows  []seqRow
+	limit int // compact when rows reach it
+	// full: the kept rows reach End; last is then the last of them, and a
+	// row sorting after it (for ROW_NUMBER: not before it) cannot make it.
+	full bool
+	last []any
+}
+
+type seqRow struct {
+	row sql.Row
+	seq int64
 }
 
 func (b *batchOver) Open(_ *runtime.Context, restored []byte) error {
@@ -111,6 +149,9 @@ func (b *batchOver) Open(_ *runtime.Context, restored []byte) error {
 		if err != nil {
 			return fmt.Errorf("OverAggregate: %w", err)
 		}
+		if b.spec.TopN != nil {
+			return b.ProcessBatch(0, rs, nil)
+		}
 		b.rows = rs
 	}
 	return nil
@@ -118,18 +159,139 @@ func (b *batchOver) Open(_ *runtime.Context, restored []byte) error {
 
 func (b *batchOver) Snapshot(int64) ([]byte, error) {
 	var e state.Encoder
-	err := state.RowsCodec.Encode(&e, b.rows)
+	rows := b.rows
+	if b.spec.TopN != nil {
+		rows = b.keptRows()
+	}
+	err := state.RowsCodec.Encode(&e, rows)
 	return e.Buf, err
 }
 
 func (b *batchOver) ProcessBatch(_ int, rows []sql.Row, _ *runtime.Collector) error {
 	for _, r := range rows {
 		if r.Kind != sql.Insert {
-			return fmt.Errorf("OverAggregate expects insert-only input, got %s", r.Kind)
+			return fmt.Errorf("%s expects insert-only input, got %s", b.name(), r.Kind)
 		}
 	}
-	b.rows = append(b.rows, rows...)
+	if b.spec.TopN == nil {
+		b.rows = append(b.rows, rows...)
+		return nil
+	}
+	for _, r := range rows {
+		if err := b.keep(r); err != nil {
+			return fmt.Errorf("%s: %w", b.name(), err)
+		}
+	}
 	return nil
+}
+
+func (b *batchOver) name() string {
+	if b.spec.Rank != nil || (b.spec.TopN != nil && b.spec.TopN.Local) {
+		return "Rank"
+	}
+	return "OverAggregate"
+}
+
+// keep adds r to its partition's kept rows unless it cannot make the
+// first End.
+func (b *batchOver) keep(r sql.Row) error {
+	t := b.spec.TopN
+	if t.End < 1 {
+		return nil
+	}
+	if b.parts == nil {
+		b.parts = map[string]*topNPart{}
+	}
+	b.enc.Buf = b.enc.Buf[:0]
+	if err := state.AppendKey(&b.enc, r, b.spec.Partition); err != nil {
+		return err
+	}
+	p := b.parts[string(b.enc.Buf)]
+	if p == nil {
+		p = &topNPart{limit: 16}
+		b.parts[string(b.enc.Buf)] = p
+	}
+	if p.full {
+		d, err := compareSortKeys(r.Values, p.last, b.spec.Order)
+		if err != nil {
+			return err
+		}
+		if d > 0 || (d == 0 && t.Func == RowNumber) {
+			return nil
+		}
+	}
+	p.rows = append(p.rows, seqRow{row: r, seq: b.seq})
+	b.seq++
+	if len(p.rows) >= p.limit {
+		return b.compact(p)
+	}
+	return nil
+}
+
+// compact sorts a partition's rows by the order keys (stably: the sorted
+// prefix comes first and rows added since came in arrival order, so ties
+// stay in arrival order) and drops those past the End-th number.
+func (b *batchOver) compact(p *topNPart) error {
+	var cmpErr error
+	sort.SliceStable(p.rows, func(i, j int) bool {
+		d, err := compareSortKeys(p.rows[i].row.Values, p.rows[j].row.Values, b.spec.Order)
+		if err != nil && cmpErr == nil {
+			cmpErr = err
+		}
+		return d < 0
+	})
+	if cmpErr != nil {
+		return cmpErr
+	}
+	t := b.spec.TopN
+	n, groups := 0, int64(0)
+	for n < len(p.rows) {
+		if n > 0 {
+			d, err := compareSortKeys(p.rows[n-1].row.Values, p.rows[n].row.Values, b.spec.Order)
+			if err != nil {
+				return err
+			}
+			if d != 0 {
+				if (t.Func == RankNumber && int64(n) >= t.End) || (t.Func == DenseRank && groups >= t.End) {
+					break
+				}
+				groups++
+			}
+		} else {
+			groups = 1
+		}
+		if t.Func == RowNumber && int64(n) >= t.End {
+			break
+		}
+		n++
+	}
+	clear(p.rows[n:])
+	p.rows = p.rows[:n]
+	switch t.Func {
+	case RowNumber, RankNumber:
+		p.full = int64(n) >= t.End
+	default:
+		p.full = groups >= t.End
+	}
+	if p.full {
+		p.last = p.rows[n-1].row.Values
+	}
+	p.limit = 2*n + 16
+	return nil
+}
+
+// keptRows are the kept rows of every partition in arrival order.
+func (b *batchOver) keptRows() []sql.Row {
+	var all []seqRow
+	for _, p := range b.parts {
+		all = append(all, p.rows...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
+	rows := make([]sql.Row, len(all))
+	for i, r := range all {
+		rows[i] = r.row
+	}
+	return rows
 }
 
 // compareKeys orders two rows by keys (NULLs as each key says).
@@ -160,6 +322,21 @@ func compareSortKeys(a, c []any, keys []SortKey) (int, error) {
 }
 
 func (b *batchOver) Finish(out *runtime.Collector) error {
+	if b.spec.TopN != nil {
+		for _, p := range b.parts {
+			if err := b.compact(p); err != nil {
+				return fmt.Errorf("%s: %w", b.name(), err)
+			}
+		}
+		b.rows, b.parts = b.keptRows(), nil
+		if b.spec.TopN.Local {
+			for _, r := range b.rows {
+				out.Emit(r)
+			}
+			b.rows = nil
+			return nil
+		}
+	}
 	part := make([]SortKey, len(b.spec.Partition))
 	for i, p := range b.spec.Partition {
 		part[i] = SortKey{Index: p, NullsFirst: true}
