@@ -101,6 +101,9 @@ step format    120 ./connectors/paimon/format/       '^Benchmark(WriteKV|ReadKV|
 #          in huge pages, one op per process; figures in docs/performance.md),
 #          ZstdPage (format: a PLAIN string page through the Parquet codec and
 #          through klauspost's zstd, which it replaced; figures in
+#          docs/performance.md),
+#          BatchDedup (operators: a batch ROW_NUMBER deduplication's live heap
+#          with and without the constant rank bound, one comparison; figures in
 #          docs/performance.md).
 #          docs/gen's test fails when a benchmark is neither run here nor named
 #          on this list.
