@@ -294,7 +294,7 @@ func (b *batchOver) keptRows() []sql.Row {
 	return rows
 }
 
-// compareKeys orders two rows by keys (NULLs as each key says).
+// compareSortKeys orders two rows by keys (NULLs as each key says).
 func compareSortKeys(a, c []any, keys []SortKey) (int, error) {
 	for _, k := range keys {
 		x, y := a[k.Index], c[k.Index]

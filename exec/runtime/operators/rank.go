@@ -160,29 +160,7 @@ func (t *topN) compare(a, b sql.Row) (int, error) {
 
 // compareBy orders two rows by the sort keys (NULLs as each key says).
 func compareBy(order []SortKey, a, b sql.Row) (int, error) {
-	for _, k := range order {
-		x, y := a.Values[k.Index], b.Values[k.Index]
-		if x == nil || y == nil {
-			if x == nil && y == nil {
-				continue
-			}
-			if (x == nil) == k.NullsFirst {
-				return -1, nil
-			}
-			return 1, nil
-		}
-		c, err := Compare(x, y)
-		if err != nil {
-			return 0, err
-		}
-		if c != 0 {
-			if k.Desc {
-				c = -c
-			}
-			return c, nil
-		}
-	}
-	return 0, nil
+	return compareSortKeys(a.Values, b.Values, order)
 }
 
 // insertAt is where r goes: after every row that does not sort after it.
