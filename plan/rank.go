@@ -463,13 +463,16 @@ func planRank(f *LogicalFilter, p *LogicalProject, batch bool) (Node, error) {
 	start, end := int64(1), noEnd
 	var rest []Expr
 	equality := false
+	bounds := 0
 	for _, c := range conjuncts(f.Cond) {
-		used := map[int]bool{}
-		refs(c, used)
-		if !used[w] {
+		// RankUtil.extractRankRange: a conjunct that is not a comparison
+		// of the rank number alone with what does not read it (rn <> 1,
+		// rn IN (...), rn + 1 < 5) stays a filter above the rank.
+		if !isLimitPredicate(c, w) {
 			rest = append(rest, c)
 			continue
 		}
+		bounds++
 		if call, ok := c.(*Call); ok && call.Op == "=" {
 			equality = true
 		}
@@ -477,6 +480,12 @@ func planRank(f *LogicalFilter, p *LogicalProject, batch bool) (Node, error) {
 			return nil, sql.Errorf(sql.TableException,
 				"sqlrun supports only constant bounds on a rank number (rn = N, rn <= N, rn < N, rn >= N, rn > N, BETWEEN): %s", FormatExpr(c, p.Names(), FormatInfix))
 		}
+	}
+	if bounds == 0 {
+		// No rank range: the rank rules do not match, and the
+		// OverAggregate and the filter stay (in streaming, the
+		// OverAggregate's own rules then apply to it).
+		return nil, nil
 	}
 	if end == noEnd {
 		// RankUtil's ConstantRankRangeWithoutEnd (FlinkLogicalRankRuleForRangeEnd).
@@ -662,6 +671,32 @@ func uniqueName(name string, taken []string) string {
 		cand = name + "_" + strconv.Itoa(i)
 	}
 	return cand
+}
+
+// isLimitPredicate is RankUtil.identifyLimitPredicate: a comparison (<,
+// <=, >, >=, =) with the rank number (field w) alone on one side and an
+// operand that does not read it on the other.
+func isLimitPredicate(c Expr, w int) bool {
+	call, ok := c.(*Call)
+	if !ok || len(call.Args) != 2 {
+		return false
+	}
+	switch call.Op {
+	case "<", "<=", ">", ">=", "=":
+	default:
+		return false
+	}
+	reads := func(e Expr) bool {
+		used := map[int]bool{}
+		refs(e, used)
+		return used[w]
+	}
+	isRank := func(e Expr) bool {
+		ref, ok := unwrapCast(e).(*InputRef)
+		return ok && ref.Index == w
+	}
+	l, r := call.Args[0], call.Args[1]
+	return (isRank(l) && !reads(r)) || (isRank(r) && !reads(l))
 }
 
 // rankBound narrows [start, end] by one comparison of the rank number
