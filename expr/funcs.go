@@ -235,8 +235,9 @@ func builtins() []*Func {
 		{Name: "CONCAT", Infer: inferConcat, Eval: evalConcat},
 		{Name: "UPPER", Infer: inferSameString, Eval: evalUpper},
 		{Name: "LOWER", Infer: inferSameString, Eval: evalLower},
-		{Name: "LTRIM", Infer: inferSameString, Eval: evalTrim},
-		{Name: "RTRIM", Infer: inferSameString, Eval: evalTrim},
+		// LTRIM(s [, chars]) and RTRIM: ARG0, TO_NULLABLE, TO_VARYING.
+		{Name: "LTRIM", Infer: inferLRTrim, Eval: evalTrim},
+		{Name: "RTRIM", Infer: inferLRTrim, Eval: evalTrim},
 		{Name: "TRIM", Infer: inferTrim, Eval: evalTrim},
 		{Name: "CHAR_LENGTH", Infer: inferCharLength, Eval: evalCharLength},
 		{Name: "CHARACTER_LENGTH", Infer: inferCharLength, Eval: evalCharLength},
@@ -311,6 +312,7 @@ func builtins() []*Func {
 	}
 	fs = append(fs, mathFuncs()...)
 	fs = append(fs, stringFuncs()...)
+	fs = append(fs, stringFuncs2()...)
 	fs = append(fs, collectionFuncs()...)
 	fs = append(fs, arrayFuncs()...)
 	fs = append(fs, mapFuncs()...)
@@ -376,6 +378,24 @@ func inferSameString(name string, args []Expr) ([]Expr, sql.DataType, error) {
 		t = sql.String()
 	}
 	return args, t, nil
+}
+
+// inferLRTrim: LTRIM(s [, chars]) and RTRIM are VARCHAR of s's length
+// (STRING for a NULL literal), nullable when an operand is.
+func inferLRTrim(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	if err := arity(name, args, 1, 2); err != nil {
+		return nil, sql.DataType{}, err
+	}
+	for i := range args {
+		if err := wantString(name, args, i); err != nil {
+			return nil, sql.DataType{}, err
+		}
+	}
+	t := args[0].Type()
+	if t.Root == sql.TypeNull {
+		return args, sql.String().WithNullable(true), nil
+	}
+	return args, sql.VarChar(max(t.Length, 1)).WithNullable(anyNullable(args)), nil
 }
 
 // inferTrim: TRIM(s) is TRIM(BOTH ' ' FROM s); the parser gives the
@@ -1175,6 +1195,11 @@ func evalTrim(c *Call, args []Eval) (Eval, error) {
 			mode, s = "LEADING", vs[0].(string)
 		default:
 			mode, s = "TRAILING", vs[0].(string)
+		}
+		if len(vs) > 1 && op != "TRIM" {
+			// BinaryStringDataUtil.trimLeft/trimRight(str, trimStr): the
+			// characters of trimStr.
+			chars = vs[1].(string)
 		}
 		switch mode {
 		case "LEADING":

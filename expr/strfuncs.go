@@ -470,7 +470,8 @@ func evalToBase64(_ *Call, args []Eval) (Eval, error) {
 	}), nil
 }
 
-// evalFromBase64 is java.util.Base64.getDecoder().decode, read as UTF-8:
+// evalFromBase64 is java.util.Base64.getDecoder().decode, read as UTF-8
+// (javaDecodeUTF8):
 // the padding may be left out; anything else not Base64 fails.
 func evalFromBase64(_ *Call, args []Eval) (Eval, error) {
 	return strict(args, func(vs []any) (any, error) {
@@ -483,22 +484,8 @@ func evalFromBase64(_ *Call, args []Eval) (Eval, error) {
 		if err != nil {
 			return nil, sql.Errorf(sql.RuntimeException, "java.lang.IllegalArgumentException: FROM_BASE64 of %q: %v", s, err)
 		}
-		return javaUTF8(b), nil
+		return javaDecodeUTF8(b), nil
 	}), nil
-}
-
-// javaUTF8 is new String(b, UTF_8): each malformed byte becomes U+FFFD.
-func javaUTF8(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	var sb strings.Builder
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		sb.WriteRune(r)
-		b = b[n:]
-	}
-	return sb.String()
 }
 
 // evalASCII is StringCallGen.generateAscii: the first byte of the UTF-8
