@@ -42,6 +42,7 @@ const (
 	KeyWatermarkInterval    = "pipeline.auto-watermark-interval"
 	KeyIdleTimeout          = "table.exec.source.idle-timeout"
 	KeyAggPhaseStrategy     = "table.optimizer.agg-phase-strategy"
+	KeyNonDeterministicUpd  = "table.optimizer.non-deterministic-update.strategy"
 	KeyDisabledOperators    = "table.exec.disabled-operators"
 	KeyBroadcastThreshold   = "table.optimizer.join.broadcast-threshold"
 	KeyJoinReorder          = "table.optimizer.join-reorder-enabled"
@@ -137,6 +138,8 @@ var Options = []connectors.Option{
 		Description: "Sets the time by which elements are allowed to be late. Elements that arrive behind the watermark by more than the specified time will be dropped. Note: use the value if it is set, else use 'minIdleStateRetentionTime' in table config.< 0 is illegal configuration. 0 means disable allow lateness. > 0 means allow-lateness."},
 	{Key: KeyAggPhaseStrategy, Type: connectors.Enum, Default: "AUTO", Enum: []string{"AUTO", "ONE_PHASE", "TWO_PHASE"},
 		Description: "Whether the planner splits aggregates into a local and a global phase (EXPLAIN of window aggregates, and of group aggregates with mini-batch; sqlrun runs them as one operator)."},
+	{Key: KeyNonDeterministicUpd, Type: connectors.Enum, Default: "IGNORE", Enum: []string{"TRY_RESOLVE", "IGNORE"},
+		Description: "When it is `TRY_RESOLVE`, the optimizer tries to resolve the correctness issue caused by 'Non-Deterministic Updates' (NDU) in a changelog pipeline. Changelog may contain kinds of message types: Insert (I), Delete (D), Update_Before (UB), Update_After (UA). There's no NDU problem in an insert only changelog pipeline. For updates, there are three main NDU problems: 1. Non-deterministic functions, include scalar, table, aggregate functions, both builtin and custom ones. 2. LookupJoin on an evolving source 3. Cdc-source carries metadata fields which are system columns, not belongs to the entity data itself. By default it is IGNORE. (sqlrun does not run the analysis: with `TRY_RESOLVE` it refuses a plan that calls a non-deterministic function over an updating input.)"},
 	{Key: KeyDisabledOperators, Type: connectors.String,
 		Description: "Mainly for testing. A comma-separated list of operator names, each name represents a kind of disabled operator. Operators that can be disabled include \"NestedLoopJoin\", \"ShuffleHashJoin\", \"BroadcastHashJoin\", \"SortMergeJoin\", \"HashAgg\", \"SortAgg\". By default no operator is disabled (sqlrun reads the join names)."},
 	{Key: KeyBroadcastThreshold, Type: connectors.Long, Default: "1048576",

@@ -123,3 +123,7 @@ func (e sessionEnv) TablePath(id connectors.ObjectIdentifier) string {
 func (e sessionEnv) PinnedOptions(id connectors.ObjectIdentifier) map[string]string {
 	return e.pinned[id]
 }
+
+// CurrentDatabase is the session's current database, which
+// CURRENT_DATABASE() returns (plan.CurrentDatabaseEnv).
+func (e sessionEnv) CurrentDatabase() string { return e.s.Catalogs.CurrentDatabase() }

@@ -39,6 +39,8 @@ func compile(e Expr) (Eval, error) {
 		return compileProcTimeNow(x), nil
 	case *clockRead:
 		return compileClockRead(x), nil
+	case *watermarkRead:
+		return compileWatermarkRead(x), nil
 	}
 	return nil, fmt.Errorf("compile: unknown expression %T", e)
 }

@@ -45,6 +45,9 @@ type Call struct {
 	// zone is the session time zone the call evaluates in (InZone; nil
 	// until bound, which evaluates in UTC). It never prints.
 	zone *time.Location
+	// ctx is what the session binds into a call that reads it
+	// (CURRENT_DATABASE's database, WithCurrentDatabase). It never prints.
+	ctx any
 }
 
 // MapArgs returns c with f applied to each argument: c itself when f

@@ -316,6 +316,7 @@ func builtins() []*Func {
 	fs = append(fs, collectionFuncs()...)
 	fs = append(fs, arrayFuncs()...)
 	fs = append(fs, mapFuncs()...)
+	fs = append(fs, miscFuncs()...)
 	return fs
 }
 

@@ -90,6 +90,10 @@ type scope struct {
 	// scoping, Calcite's DelegatingScope: the outer scope is consulted
 	// only for a name the inner one does not have).
 	innerFrom int
+	// input is the node the scope's columns are the fields of (a
+	// SELECT's FROM), where CURRENT_WATERMARK looks for rowtime
+	// attributes; nil elsewhere.
+	input Node
 }
 
 // usingColumn is a column of JOIN ... USING (name): the scope's left and
@@ -900,6 +904,7 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 		if err != nil {
 			return nil, err
 		}
+		sc.input = input
 	}
 	// Expand stars.
 	var items []ast.SelectItem
@@ -1921,7 +1926,7 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 			}
 			args[i] = be
 		}
-		return bindFunc(x, args)
+		return b.bindSessionCall(x, args, sc)
 	case *ast.Cast:
 		a, err := rec(x.X)
 		if err != nil {

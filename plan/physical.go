@@ -225,7 +225,7 @@ func newCalc(in Node, exprs []Expr, cond Expr, names []string) Node {
 			return in
 		}
 	}
-	if calc, ok := in.(*Calc); ok {
+	if calc, ok := in.(*Calc); ok && !duplicatesNonDeterministic(calc.Exprs, false, append([]Expr{cond}, exprs...)...) {
 		merged := make([]Expr, len(exprs))
 		for i, e := range exprs {
 			merged[i] = inline(e, calc.Exprs)

@@ -120,6 +120,9 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 		if b.streaming {
 			r, err = inferChangelog(r, b.config, pl.Query && explain)
 			if err == nil {
+				err = checkNonDeterministicUpdates(r, b.config)
+			}
+			if err == nil {
 				r, err = applyMiniBatch(r, b.config)
 			}
 		} else {

@@ -235,6 +235,9 @@ func flattenCalc(r Node) ([]Expr, Expr, Node) {
 		if exprs == nil {
 			return r.Exprs, cond, base
 		}
+		if duplicatesNonDeterministic(exprs, false, r.Exprs...) {
+			return r.Exprs, nil, r.input()
+		}
 		out := make([]Expr, len(r.Exprs))
 		for i, e := range r.Exprs {
 			out[i] = inline(e, exprs)
@@ -242,6 +245,9 @@ func flattenCalc(r Node) ([]Expr, Expr, Node) {
 		return out, cond, base
 	case *LogicalFilter:
 		exprs, cond, base := flattenCalc(r.input())
+		if exprs != nil && duplicatesNonDeterministic(exprs, true, r.Cond) {
+			return identity(r.Types()), r.Cond, r.input()
+		}
 		c := r.Cond
 		if exprs != nil {
 			c = inline(c, exprs)
@@ -268,7 +274,7 @@ func exprTypes(exprs []Expr) []sql.DataType {
 // mergeCalc merges c into a LogicalCalc below it, if there is one.
 func mergeCalc(c *LogicalCalc) *LogicalCalc {
 	below, ok := c.input().(*LogicalCalc)
-	if !ok {
+	if !ok || duplicatesNonDeterministic(below.Exprs, false, append([]Expr{c.Cond}, c.Exprs...)...) {
 		return c
 	}
 	exprs := make([]Expr, len(c.Exprs))

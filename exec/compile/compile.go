@@ -425,6 +425,10 @@ func (b *builder) buildNode(n plan.Node, path string) (edge, error) {
 	name := n.Name()
 	switch n := n.(type) {
 	case *plan.Calc:
+		if expr.ReadsWatermark(append([]plan.Expr{n.Cond}, n.Exprs...)...) {
+			f = calcWithWatermark(b.atStartAll(n.Exprs), b.atStart(n.Cond))
+			break
+		}
 		cf, err := plan.CompileCalc(b.atStartAll(n.Exprs), b.atStart(n.Cond))
 		if err != nil {
 			return edge{}, err
