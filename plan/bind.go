@@ -1905,6 +1905,9 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		}
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support operator %s yet", x.Op)
 	case *ast.Binary:
+		if x.Op == ast.OpOverlaps {
+			return b.bindOverlaps(x, rec)
+		}
 		l, err := rec(x.L)
 		if err != nil {
 			return nil, err

@@ -138,6 +138,9 @@ const (
 	OpConcat        BinaryOp = "||"
 	OpIsDistinct    BinaryOp = "IS DISTINCT FROM"
 	OpIsNotDistinct BinaryOp = "IS NOT DISTINCT FROM"
+	// OpOverlaps is (a, b) OVERLAPS (c, d), each side a ROW of two
+	// values or one value.
+	OpOverlaps BinaryOp = "OVERLAPS"
 )
 
 // Binary is an infix operation.

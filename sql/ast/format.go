@@ -61,7 +61,7 @@ func precedence(e Expr) int {
 			return 1
 		case OpAnd:
 			return 2
-		case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpIsDistinct, OpIsNotDistinct:
+		case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpIsDistinct, OpIsNotDistinct, OpOverlaps:
 			return 4
 		case OpAdd, OpSub, OpConcat:
 			return 5

@@ -78,6 +78,9 @@ type aliasInfo struct {
 type distinctOp struct {
 	orig int
 	is   bool
+	// overlaps marks an OVERLAPS, which the pre-pass also writes as
+	// "<=>" (TiDB reads a row on either side of it).
+	overlaps bool
 }
 
 // betweenOp records a BETWEEN: the statement offset of its last word
@@ -239,6 +242,7 @@ var rules = []rule{
 	{"TRAILING", trimModeOnly, (*rewriter).trimModeOnly},
 	{"THEN", endsWhenList, (*rewriter).endWhenList},
 	{"IS", isDistinct, (*rewriter).isDistinct},
+	{"OVERLAPS", nil, (*rewriter).overlaps},
 	{"FILTER", aggregateFilter, (*rewriter).aggregateFilter},
 	// GROUP BY GROUPING SETS (...), ROLLUP (...), CUBE (...): calls the
 	// conversion keeps and the planner expands.
@@ -1048,6 +1052,15 @@ func (r *rewriter) isDistinct(j int) int {
 	r.synth("<=>", r.tok(j).off)
 	r.distinct = append(r.distinct, distinctOp{orig: r.tok(j).off, is: k == j+2})
 	return k + 1
+}
+
+// overlaps writes (a, b) OVERLAPS (c, d) as TiDB's row comparison
+// (a, b) <=> (c, d), recorded so that the conversion reads it back as
+// OVERLAPS (distinctOp).
+func (r *rewriter) overlaps(j int) int {
+	r.synth("<=>", r.tok(j).off)
+	r.distinct = append(r.distinct, distinctOp{orig: r.tok(j).off, overlaps: true})
+	return j + 1
 }
 
 // trimModeOnly: TRIM(BOTH s) without FROM, which Calcite's grammar reads

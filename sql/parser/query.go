@@ -872,6 +872,9 @@ func (c *conv) distinctOp(rightOff int) ast.BinaryOp {
 			if d.is {
 				op = ast.OpIsDistinct
 			}
+			if d.overlaps {
+				op = ast.OpOverlaps
+			}
 		}
 	}
 	return op
