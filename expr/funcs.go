@@ -317,6 +317,7 @@ func builtins() []*Func {
 	fs = append(fs, arrayFuncs()...)
 	fs = append(fs, mapFuncs()...)
 	fs = append(fs, miscFuncs()...)
+	fs = append(fs, jsonFuncs()...)
 	return fs
 }
 

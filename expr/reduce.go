@@ -67,6 +67,14 @@ func reduce(e Expr) Expr {
 	args := make([]Expr, len(c.Args))
 	allConst := true
 	for i, a := range c.Args {
+		if ac, ok := a.(*Call); ok && jsonNodeParent(c.Op) && jsonConstructor(ac.Op) {
+			// A JSON_OBJECT or JSON_ARRAY inside another or inside
+			// JSON_STRING is inserted as JSON, not as its text
+			// (evalJSONConstructor): it stays a call, its arguments
+			// folded, so the outer call sees it.
+			args[i], allConst = reduceArgs(ac), false
+			continue
+		}
 		args[i] = reduce(a)
 		allConst = allConst && isConstant(args[i])
 	}
@@ -92,6 +100,25 @@ func reduce(e Expr) Expr {
 		return ended()
 	}
 	return keepQualifier(constant(v, c.T), out)
+}
+
+func jsonConstructor(op string) bool { return op == "JSON_OBJECT" || op == "JSON_ARRAY" }
+
+// jsonNodeParent: the calls that make JSON of their arguments as Flink's
+// JsonGenerateUtils.createNodeTerm does.
+func jsonNodeParent(op string) bool { return jsonConstructor(op) || op == "JSON_STRING" }
+
+// reduceArgs folds c's arguments, keeping c a call.
+func reduceArgs(c *Call) *Call {
+	args := make([]Expr, len(c.Args))
+	for i, a := range c.Args {
+		if ac, ok := a.(*Call); ok && jsonNodeParent(c.Op) && jsonConstructor(ac.Op) {
+			args[i] = reduceArgs(ac)
+			continue
+		}
+		args[i] = Reduce(a)
+	}
+	return &Call{Op: c.Op, Args: args, T: c.T, Written: c.Written, zone: c.zone}
 }
 
 // keepQualifier gives a folded interval product the qualifier of the

@@ -161,6 +161,9 @@ func (e *FuncCall) String() string {
 	if len(e.Args) == 0 && !e.Star && niladic[e.Name] {
 		return e.Name
 	}
+	if s, ok := jsonCallString(e); ok {
+		return s
+	}
 	// The functions with keyword syntax print as written in Flink SQL.
 	switch {
 	case (e.Name == "ARRAY" || e.Name == "MAP") && !e.Distinct:

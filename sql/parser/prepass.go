@@ -289,6 +289,7 @@ var clauseEnds = []string{"WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION",
 var rulesByKey = map[string][]rule{}
 
 func init() {
+	rules = append(jsonRules(), rules...)
 	for _, w := range renamed {
 		rules = append(rules, rule{w, renamedCall, (*rewriter).renameCall})
 	}

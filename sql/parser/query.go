@@ -641,6 +641,16 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 			c.unsupported(off)
 		}
 		if e.Op == opcode.NullEQ {
+			if f, ok := e.R.(*tast.FuncCallExpr); ok && strings.EqualFold(f.FnName.O, isJSONFunc) && len(f.Args) == 1 {
+				// x IS [NOT] JSON kind (json.go)
+				l := c.expr(e.L)
+				u, _ := c.expr(f.Args[0]).(*ast.TimeUnit)
+				if u == nil {
+					c.unsupported(off)
+					return badExpr(node)
+				}
+				return &ast.FuncCall{Node: ast.Node{At: l.Pos()}, Name: strings.ReplaceAll(u.Unit, "_", " "), Args: []ast.Expr{l}}
+			}
 			op = c.distinctOp(e.R.OriginTextPosition())
 		}
 		l := c.expr(e.L)
