@@ -980,7 +980,7 @@ func jsonValueAs(v any, t sql.DataType) (any, error) {
 				return nil, fmt.Errorf("Cannot cast '%s' to %s", text, CalciteType(t))
 			}
 		}
-		out, err := castValue(d, sql.Decimal(38, max(0, int(-d.Exponent()))), t)
+		out, err := castValue(d, sql.Decimal(38, min(38, max(0, int(-d.Exponent())))), t)
 		if err == nil && out == nil {
 			err = fmt.Errorf("Cannot cast '%s' to %s", text, CalciteType(t))
 		}
