@@ -165,6 +165,35 @@ func writeJSON(b *strings.Builder, v any) {
 	}
 }
 
+// jsonNullKey stands for a MAP's NULL key, which Flink's converter
+// refuses (IllegalArgumentException); sqlToJSON's callers report it.
+type jsonNullKey int
+
+func (i jsonNullKey) Error() string {
+	return fmt.Sprintf("Key at index %d was null. This is not supported during conversion to JSON.", int(i))
+}
+
+// jsonErr finds a jsonNullKey in a converted value.
+func jsonErr(v any) error {
+	switch x := v.(type) {
+	case jsonNullKey:
+		return sql.Errorf(sql.TableException, "%s", x.Error())
+	case []any:
+		for _, e := range x {
+			if err := jsonErr(e); err != nil {
+				return err
+			}
+		}
+	case *jsonObject:
+		for _, k := range x.keys {
+			if err := jsonErr(x.vals[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // rawJSON is JSON text written as it is (a nested JSON_OBJECT's result).
 type rawJSON string
 
@@ -590,10 +619,6 @@ func flag(s string) *Literal {
 	return &Literal{Value: s, T: sql.Char(len(s)).NotNull(), Flag: true}
 }
 
-func jsonParseErr(msg string, a ...any) error {
-	return &OperandError{WholeCall: true, Msg: fmt.Sprintf(msg, a...)}
-}
-
 // jsonCommon checks JSON_EXISTS/VALUE/QUERY's (s, path, ...) operands.
 func jsonCommon(name string, args []Expr) error {
 	if len(args) < 2 {
@@ -787,6 +812,11 @@ func inferJSONObject(name string, args []Expr) ([]Expr, sql.DataType, error) {
 				CalciteTypeName(t), CalciteTypeName(vals[i+1].Type()))}
 		}
 	}
+	for i := 1; i < len(vals); i += 2 {
+		if err := jsonConvertible(vals[i].Type()); err != nil {
+			return nil, sql.DataType{}, err
+		}
+	}
 	return append([]Expr{flag(clause)}, vals...), sql.String().NotNull(), nil
 }
 
@@ -795,12 +825,20 @@ func inferJSONArray(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err != nil {
 		return nil, sql.DataType{}, err
 	}
+	for _, v := range vals {
+		if err := jsonConvertible(v.Type()); err != nil {
+			return nil, sql.DataType{}, err
+		}
+	}
 	return append([]Expr{flag(clause)}, vals...), sql.String().NotNull(), nil
 }
 
 func inferJSONString(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if len(args) != 1 {
 		return nil, sql.DataType{}, noMatch("JSON_STRING", args)
+	}
+	if err := jsonConvertible(args[0].Type()); err != nil {
+		return nil, sql.DataType{}, err
 	}
 	return args, sql.String().WithNullable(args[0].Type().Nullable), nil
 }
@@ -1083,6 +1121,9 @@ func evalJSONConstructor(c *Call, args []Eval) (Eval, error) {
 					v = rawJSON(v.(string))
 				} else {
 					v = sqlToJSON(v, c.Args[i].Type())
+					if err := jsonErr(v); err != nil {
+						return nil, err
+					}
 				}
 			}
 			vals[i] = v
@@ -1136,13 +1177,6 @@ func sqlToJSON(v any, t sql.DataType) any {
 		return isoLocal(v.(sql.TimestampData))
 	case sql.TypeTimestampLTZ:
 		return isoLocal(v.(sql.TimestampData)) + "Z"
-	case sql.TypeDate:
-		return time.Unix(int64(v.(int32))*86400, 0).UTC().Format("2006-01-02")
-	case sql.TypeTime:
-		ms := v.(int32)
-		s := time.UnixMilli(int64(ms)).UTC().Format("15:04:05.000")
-		s = strings.TrimSuffix(s, ".000")
-		return s
 	case sql.TypeArray:
 		arr := v.([]any)
 		out := make([]any, len(arr))
@@ -1154,6 +1188,9 @@ func sqlToJSON(v any, t sql.DataType) any {
 		m := v.(*sql.Map)
 		o := &jsonObject{vals: map[string]any{}}
 		for i, k := range m.Keys {
+			if k == nil {
+				return jsonNullKey(i)
+			}
 			ks := castToString(k, *t.Elem)
 			if _, dup := o.vals[ks]; !dup {
 				o.keys = append(o.keys, ks)
@@ -1175,29 +1212,45 @@ func sqlToJSON(v any, t sql.DataType) any {
 	return castToString(v, t)
 }
 
-// isoLocal is Java's LocalDateTime.toString: seconds always, the
-// fraction in groups of three digits, trailing zero groups dropped.
+// isoLocal is a timestamp in Java's DateTimeFormatter.ISO_LOCAL_DATE_TIME,
+// as JsonGenerateUtils formats it: seconds always, then the fraction's
+// digits without trailing zeros (none for a whole second).
 func isoLocal(ts sql.TimestampData) string {
 	t := time.UnixMilli(ts.Millis).UTC()
-	s := t.Format("2006-01-02T15:04")
+	s := t.Format("2006-01-02T15:04:05")
 	nanos := int(ts.Millis%1000+1000)%1000*1_000_000 + int(ts.NanoOfMilli)
-	s += fmt.Sprintf(":%02d", t.Second())
 	if nanos != 0 {
-		f := fmt.Sprintf("%09d", nanos)
-		switch {
-		case strings.HasSuffix(f, "000000"):
-			f = f[:3]
-		case strings.HasSuffix(f, "000"):
-			f = f[:6]
-		}
-		s += "." + f
+		s += "." + strings.TrimRight(fmt.Sprintf("%09d", nanos), "0")
 	}
 	return s
 }
 
-// evalJSONString is JSON_STRING (JsonStringCallGen, which makes its
-// operand's JSON with JsonGenerateUtils.createNodeTerm, as JSON_OBJECT
-// does: a JSON_OBJECT or JSON_ARRAY operand is written as JSON).
+// jsonConvertible checks that JsonGenerateUtils.createNodeTerm can make
+// JSON of a value of type t (Flink fails at code generation otherwise).
+func jsonConvertible(t sql.DataType) error {
+	switch t.Root {
+	case sql.TypeChar, sql.TypeVarChar, sql.TypeBoolean, sql.TypeDecimal, sql.TypeTinyInt, sql.TypeSmallInt,
+		sql.TypeInt, sql.TypeBigInt, sql.TypeFloat, sql.TypeDouble, sql.TypeTimestamp, sql.TypeTimestampLTZ,
+		sql.TypeBinary, sql.TypeVarBinary, sql.TypeNull:
+		return nil
+	case sql.TypeArray:
+		return jsonConvertible(*t.Elem)
+	case sql.TypeRow:
+		for _, f := range t.Fields {
+			if err := jsonConvertible(f.Type); err != nil {
+				return err
+			}
+		}
+		return nil
+	case sql.TypeMap:
+		if !t.Elem.IsString() {
+			return sql.Errorf(sql.TableException, "Type '%s' is not supported for JSON conversion. The key type must be a character string.", t.Elem.String())
+		}
+		return jsonConvertible(*t.Value)
+	}
+	return sql.Errorf(sql.TableException, "Type '%s' is not scalar or cannot be converted into JSON.", t.String())
+}
+
 func evalJSONString(c *Call, args []Eval) (Eval, error) {
 	t := c.Args[0].Type()
 	ac, isCall := c.Args[0].(*Call)
@@ -1206,6 +1259,10 @@ func evalJSONString(c *Call, args []Eval) (Eval, error) {
 		if raw {
 			return vs[0], nil
 		}
-		return jsonText(sqlToJSON(vs[0], t)), nil
+		v := sqlToJSON(vs[0], t)
+		if err := jsonErr(v); err != nil {
+			return nil, err
+		}
+		return jsonText(v), nil
 	}), nil
 }
