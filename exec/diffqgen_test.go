@@ -633,7 +633,14 @@ func (g *dqGen) subPred(sc dqScope, q *dqQuery) string {
 	ks := sc.of(dqInt)
 	corr := ""
 	if len(ks) > 0 && g.chance(60) {
-		corr = fmt.Sprintf("%s.k = %s AND ", a, ks[g.pick(len(ks))].name)
+		key := ks[g.pick(len(ks))].name
+		corr = fmt.Sprintf("%s.k = %s AND ", a, key)
+		if g.chance(20) {
+			// A correlation that is not a conjunct of equalities (OR,
+			// IS NULL, CASE ... of the outer row): under an aggregate,
+			// Calcite's value generator, joined IS NOT DISTINCT FROM.
+			corr = fmt.Sprintf("(%s.k = %s OR %s) AND ", a, key, g.pred(both, 1))
+		}
 	}
 	where := g.pred(inner, 2)
 	if corr != "" && g.chance(30) {
@@ -645,6 +652,10 @@ func (g *dqGen) subPred(sc dqScope, q *dqQuery) string {
 		// The correlation below the subquery's top WHERE: in a derived
 		// table or WITH query, under DISTINCT, beside a join.
 		src, corr = g.corrSource(t, a, ks[g.pick(len(ks))].name, sc), ""
+	} else if len(ks) > 0 && g.chance(10) {
+		// The correlation in the ON of a join in the subquery's FROM.
+		b := g.newAlias()
+		src, corr = fmt.Sprintf("%s AS %s JOIN %s AS %s ON %s.k = %s.a AND %s.k = %s", t, a, dqTables[g.pick(len(dqTables))], b, a, b, []string{a, b}[g.pick(2)], ks[g.pick(len(ks))].name), ""
 	}
 	switch g.pick(4) {
 	case 0, 1:
@@ -782,6 +793,50 @@ func (g *dqGen) lateral(key string, sc dqScope, last bool) (string, dqScope) {
 	}
 	where := fmt.Sprintf("%s.k = %s AND %s", a2, key, g.pred(inner, 1))
 	body := ""
+	if g.chance(25) {
+		// An aggregate without GROUP BY: one row for every outer row,
+		// COUNT's 0 and NULLs for one without rows (the COUNT bug).
+		if g.chance(30) {
+			both := dqScope{cols: append(append([]dqCol{}, inner.cols...), sc.cols...)}
+			where = fmt.Sprintf("(%s.k = %s OR %s)", a2, key, g.pred(both, 1))
+		}
+		out = dqScope{}
+		var items []string
+		for _, it := range []struct {
+			agg, name string
+			class     dqClass
+		}{{"COUNT(*)", "n", dqInt}, {"MAX(%s.a)", "a", dqInt}, {"SUM(%s.b)", "b", dqInt}, {"MIN(%s.c)", "c", dqDbl},
+			{"MAX(%s.d)", "d", dqDec}, {"MIN(%s.s)", "s", dqStr}, {"COUNT(%s.s)", "m", dqInt}} {
+			agg := it.agg
+			if strings.Contains(agg, "%s") {
+				agg = fmt.Sprintf(agg, a2)
+			}
+			items = append(items, agg+" AS "+it.name)
+			out.cols = append(out.cols, dqCol{a + "." + it.name, it.class})
+		}
+		body = fmt.Sprintf("SELECT %s FROM %s AS %s WHERE %s", strings.Join(items, ", "), t, a2, where)
+	} else {
+		body = g.lateralBody(t, a2, where, inner, sc)
+	}
+	switch g.pick(3) {
+	case 0:
+		if last {
+			// Not before another join: the comma binds looser than
+			// JOIN in sqlrun's parser (a, b JOIN c is a, (b JOIN c)).
+			return fmt.Sprintf(", LATERAL (%s) AS %s", body, a), out
+		}
+		fallthrough
+	case 1:
+		return fmt.Sprintf(" CROSS JOIN LATERAL (%s) AS %s", body, a), out
+	}
+	return fmt.Sprintf(" LEFT JOIN LATERAL (%s) AS %s ON TRUE", body, a), out
+}
+
+// lateralBody is lateral's SELECT of t's rows (named a2) passing where:
+// all, those passing a condition that may read sc too, their DISTINCT,
+// or a Top-N.
+func (g *dqGen) lateralBody(t, a2, where string, inner, sc dqScope) string {
+	body := ""
 	switch g.pick(4) {
 	case 0:
 		body = fmt.Sprintf("SELECT * FROM %s AS %s WHERE %s", t, a2, where)
@@ -797,18 +852,7 @@ func (g *dqGen) lateral(key string, sc dqScope, last bool) (string, dqScope) {
 		}
 		body = fmt.Sprintf("SELECT * FROM %s AS %s WHERE %s ORDER BY %s LIMIT %d", t, a2, where, strings.Join(keys, ", "), 1+g.pick(3))
 	}
-	switch g.pick(3) {
-	case 0:
-		if last {
-			// Not before another join: the comma binds looser than
-			// JOIN in sqlrun's parser (a, b JOIN c is a, (b JOIN c)).
-			return fmt.Sprintf(", LATERAL (%s) AS %s", body, a), out
-		}
-		fallthrough
-	case 1:
-		return fmt.Sprintf(" CROSS JOIN LATERAL (%s) AS %s", body, a), out
-	}
-	return fmt.Sprintf(" LEFT JOIN LATERAL (%s) AS %s ON TRUE", body, a), out
+	return body
 }
 
 // sig is a random output signature of 1 to 3 columns.
@@ -881,7 +925,21 @@ func (g *dqGen) plainSelect(q *dqQuery, sig []dqClass, depth int, top bool) stri
 			// A correlated scalar subquery in the projection (COUNT of no
 			// rows is 0, not NULL).
 			a := g.newAlias()
-			e = fmt.Sprintf("(SELECT COUNT(*) FROM %s AS %s WHERE %s.k = %s)", dqTables[g.pick(3)], a, a, ks[g.pick(len(ks))].name)
+			corr := fmt.Sprintf("%s.k = %s", a, ks[g.pick(len(ks))].name)
+			if g.chance(25) {
+				// Not only equalities: Calcite's value generator.
+				inner := dqScope{}
+				for _, c := range dqTableCols {
+					inner.cols = append(inner.cols, dqCol{a + "." + c.name, c.class})
+				}
+				corr = fmt.Sprintf("(%s OR %s)", corr, g.pred(dqScope{cols: append(inner.cols, sc.cols...)}, 1))
+			}
+			e = fmt.Sprintf("(SELECT COUNT(*) FROM %s AS %s WHERE %s)", dqTables[g.pick(3)], a, corr)
+			if g.chance(30) {
+				// The aggregate in a derived table the subquery selects from.
+				x := g.newAlias()
+				e = fmt.Sprintf("(SELECT %s.n FROM (SELECT COUNT(*) AS n FROM %s AS %s WHERE %s) AS %s)", x, dqTables[g.pick(3)], a, corr, x)
+			}
 		}
 		items = append(items, fmt.Sprintf("%s AS c%d", e, i))
 	}

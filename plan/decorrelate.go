@@ -31,6 +31,10 @@ type decorrelated struct {
 	// exactly its select items (valuegen.go), the rows are distinct on
 	// the columns an IN compares.
 	distinctItems bool
+	// nullSafe: the correlation columns are a value generator's whose
+	// conditions may hold for a NULL outer value (OR, CASE, IS NULL):
+	// the outer row joins them IS NOT DISTINCT FROM.
+	nullSafe bool
 }
 
 // decorrelateAggregate decorrelates sel against the outer row sc names.
@@ -51,7 +55,8 @@ func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool
 	if b.hasAgg(sel.Where) {
 		return d, false, nil
 	}
-	if vsel, vg, ok := b.valueGenerated(sel, sc, b.vgInput); ok {
+	if vsel, vg, nullSafe, ok := b.valueGenerated(sel, sc, b.vgInput); ok {
+		d.nullSafe = nullSafe
 		saved := b.ctes
 		b.ctes = map[string]Node{vgName: vg}
 		for k, v := range saved {
@@ -119,9 +124,19 @@ func (b *binder) decorrelateAggregate(sel *ast.Select, sc *scope, keepItems bool
 // but COUNT's 0 (the COUNT bug), which RelDecorrelator writes as
 // CASE(IS NULL(key), 0, count) over the left join.
 func (b *binder) joinScalarAggregate(input Node, sel *ast.Select, d decorrelated) (Node, error) {
-	empty, ok := b.emptyAggregate(sel.Items[0].Expr)
-	if !ok {
-		return nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): its value over no rows is not known to be NULL or COUNT's 0", ast.FormatQuery(sel))
+	return b.joinScalarAggregateItems(input, sel, d, 1)
+}
+
+// joinScalarAggregateItems is joinScalarAggregate for the first n items
+// of sel, each one field after input's.
+func (b *binder) joinScalarAggregateItems(input Node, sel *ast.Select, d decorrelated, n int) (Node, error) {
+	empties := make([]string, n)
+	for i := 0; i < n; i++ {
+		empty, ok := b.emptyAggregate(sel.Items[i].Expr)
+		if !ok {
+			return nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): its value over no rows is not known to be NULL or COUNT's 0", ast.FormatQuery(sel))
+		}
+		empties[i] = empty
 	}
 	nl := len(input.Names())
 	rt := d.right.Types()
@@ -129,23 +144,37 @@ func (b *binder) joinScalarAggregate(input Node, sel *ast.Select, d decorrelated
 	types := append(append([]sql.DataType(nil), input.Types()...), nullableAll(rt)...)
 	var conds []Expr
 	for k, o := range d.outer {
-		eq, err := bindBinary(&ast.Binary{Op: ast.OpEq}, o, &InputRef{Index: nl + d.items + k, T: types[nl+d.items+k]})
+		op := ast.OpEq
+		if d.nullSafe {
+			op = ast.OpIsNotDistinct
+		}
+		eq, err := bindBinary(&ast.Binary{Op: op}, o, &InputRef{Index: nl + d.items + k, T: types[nl+d.items+k]})
 		if err != nil {
 			return nil, err
 		}
 		conds = append(conds, eq)
 	}
 	j := &LogicalJoin{base: row(names, types, input, d.right), Cond: and(conds), JoinType: ast.LeftJoin}
-	var v Expr = &InputRef{Index: nl, T: types[nl]}
-	if empty == "count" {
-		zero := &Literal{Value: int64(0), T: sql.BigInt().NotNull()}
-		key := &InputRef{Index: nl + d.items, T: types[nl+d.items]}
-		v = &Call{Op: "CASE", Args: []Expr{
-			&Call{Op: "IS NULL", Args: []Expr{key}, T: sql.Boolean().NotNull()}, zero, v},
-			T: rt[0]}
+	exprs := identity(input.Types())
+	pn := append([]string(nil), input.Names()...)
+	for i := 0; i < n; i++ {
+		var v Expr = &InputRef{Index: nl + i, T: types[nl+i]}
+		if empties[i] == "count" {
+			zero := &Literal{Value: int64(0), T: sql.BigInt().NotNull()}
+			// An outer row without a group: no key. A key that may be
+			// NULL in a group (joined IS NOT DISTINCT FROM) cannot
+			// tell, the count itself can: never NULL in a group.
+			var key Expr = &InputRef{Index: nl + d.items, T: types[nl+d.items]}
+			if d.nullSafe || len(d.outer) == 0 {
+				key = v
+			}
+			v = &Call{Op: "CASE", Args: []Expr{
+				&Call{Op: "IS NULL", Args: []Expr{key}, T: sql.Boolean().NotNull()}, zero, v},
+				T: rt[i]}
+		}
+		exprs = append(exprs, v)
+		pn = append(pn, names[nl+i])
 	}
-	exprs := append(identity(input.Types()), v)
-	pn := append(append([]string(nil), input.Names()...), names[nl])
 	return &LogicalProject{base: row(pn, exprTypes(exprs), j), Exprs: exprs}, nil
 }
 
@@ -304,7 +333,11 @@ func (b *binder) joinDecorrelated(input Node, sc *scope, e, inX ast.Expr, not bo
 		conds = append(conds, eq)
 	}
 	for k, o := range d.outer {
-		eq, err := bindBinary(&ast.Binary{Op: ast.OpEq}, o, &InputRef{Index: nl + d.items + k, T: rt[d.items+k]})
+		op := ast.OpEq
+		if d.nullSafe {
+			op = ast.OpIsNotDistinct
+		}
+		eq, err := bindBinary(&ast.Binary{Op: op}, o, &InputRef{Index: nl + d.items + k, T: rt[d.items+k]})
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/sqlrun/sqlrun/sql"
 	"github.com/sqlrun/sqlrun/sql/ast"
@@ -49,7 +50,7 @@ func (b *binder) bindLateralJoin(x *ast.Join, sr *ast.SubqueryRef) (Node, *scope
 	if berr == nil {
 		return plain()
 	}
-	_, ls, err := b.bindFrom(x.Left)
+	left, ls, err := b.bindFrom(x.Left)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,6 +72,10 @@ func (b *binder) bindLateralJoin(x *ast.Join, sr *ast.SubqueryRef) (Node, *scope
 	alias := sr.Alias
 	if alias == "" {
 		alias = "EXPR$lateral"
+	}
+	if inner.Limit == nil && inner.Offset == nil && len(inner.OrderBy) == 0 && !inner.Distinct &&
+		len(inner.GroupBy) == 0 && inner.Having == nil && b.selectsAgg(inner) {
+		return b.lateralScalarAggregate(x, sr, inner, pulled, left, ls, alias, refuse)
 	}
 	topN := inner.Limit != nil && len(inner.OrderBy) > 0
 	if topN {
@@ -391,4 +396,90 @@ func (b *binder) expandStars(sel *ast.Select) (*ast.Select, error) {
 		}
 	}
 	return &n, nil
+}
+
+// lateralScalarAggregate binds x, whose right side sr is a LATERAL
+// aggregate without GROUP BY (inner, its correlated conditions pulled):
+// one row for every outer row, the aggregate of the rows it correlates
+// with, and of none (NULL, COUNT's 0) for an outer row that has none.
+// The aggregate runs grouped by its correlation columns (decorrelate.go,
+// or Calcite's value generator, valuegen.go), and the outer rows LEFT
+// join it, an outer row without a group reading the values over no rows
+// (joinScalarAggregateItems), as Calcite's RelDecorrelator does for a
+// scalar subquery (RemoveCorrelationForScalarAggregateRule's LEFT join,
+// AdjustProjectForCountAggregateRule's CASE for COUNT). Flink 1.20
+// decorrelates a LATERAL aggregate's Correlate, an INNER one, into an
+// inner join with the grouped aggregate, which loses the outer rows
+// without a group (the COUNT bug); sqlrun keeps them, as the SQL
+// standard and DuckDB do (docs/differences.md). The ON of a comma,
+// CROSS or INNER JOIN filters the joined rows; a LEFT JOIN keeps every
+// outer row already, so only ON TRUE is taken there.
+func (b *binder) lateralScalarAggregate(x *ast.Join, sr *ast.SubqueryRef, inner *ast.Select, pulled []ast.Expr,
+	left Node, ls *scope, alias string, refuse func(string) error) (Node, *scope, error) {
+	var rest []ast.Expr
+	for _, c := range whereConjuncts(x.On) {
+		if lit, ok := c.(*ast.Literal); ok && lit.Kind == ast.LitBool && lit.Value == true {
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if x.Kind == ast.LeftJoin && len(rest) > 0 {
+		return nil, nil, refuse("a LEFT JOIN LATERAL over an aggregate without GROUP BY is taken only ON TRUE")
+	}
+	for _, it := range inner.Items {
+		if it.Star {
+			return nil, nil, refuse("SELECT * in an aggregating subquery")
+		}
+	}
+	sel := *inner
+	sel.Where = astAnd(append(whereConjuncts(inner.Where), pulled...))
+	b.vgInput = left
+	d, ok, err := b.decorrelateAggregate(&sel, ls, true)
+	b.vgInput = nil
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok || !d.scalar {
+		return nil, nil, refuse("it reads the outer row outside its WHERE")
+	}
+	j, err := b.joinScalarAggregateItems(left, &sel, d, d.items)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(sr.Columns) > 0 && len(sr.Columns) != d.items {
+		own := d.right.Names()[:d.items]
+		return nil, nil, validationErr(sr.At, 1, "List of column aliases must have same degree as table; table has %d columns %s, whereas alias list has %d columns",
+			d.items, "('"+strings.Join(own, "', '")+"')", len(sr.Columns))
+	}
+	nl := len(left.Names())
+	own := make([]string, d.items)
+	for i, it := range sel.Items {
+		switch {
+		case i < len(sr.Columns):
+			own[i] = sr.Columns[i]
+		case it.Alias != "":
+			own[i] = it.Alias
+		default:
+			if r, ok := it.Expr.(*ast.ColumnRef); ok {
+				own[i] = r.Name
+			} else {
+				own[i] = "EXPR$" + strconv.Itoa(i)
+			}
+		}
+	}
+	names := uniquify(append(append([]string(nil), left.Names()...), own...))
+	p := j.(*LogicalProject)
+	var node Node = &LogicalProject{base: row(names, p.Types(), p.Inputs()[0]), Exprs: p.Exprs}
+	sc := copyScope(ls)
+	for i, nm := range own {
+		sc.cols = append(sc.cols, column{qualifier: alias, name: nm, t: node.Types()[nl+i]})
+	}
+	if len(rest) > 0 {
+		c, err := b.bindExpr(astAnd(rest), sc, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		node = &LogicalFilter{base: sameRow(node), Cond: c}
+	}
+	return node, sc, nil
 }

@@ -160,6 +160,12 @@ func (b *binder) pullFrom(t ast.TableExpr, sc *scope) (ast.TableExpr, []ast.Expr
 		n := *x
 		n.Left, n.Right = l, r
 		pulled := append(pl, pr...)
+		on, po, err := b.pullOn(&n, sc)
+		if err != nil {
+			return t, nil, err
+		}
+		n.On = on
+		pulled = append(pulled, po...)
 		if len(pulled) == 0 {
 			return t, nil, nil
 		}
@@ -175,6 +181,53 @@ func (b *binder) pullFrom(t ast.TableExpr, sc *scope) (ast.TableExpr, []ast.Expr
 		return &n, pulled, nil
 	}
 	return t, nil, nil
+}
+
+// pullOn splits the ON of j (whose sides are pulled already) into its
+// conjuncts over j's inputs, the ON that stays, and the correlated ones,
+// pulled: as Flink's SubQueryDecorrelator takes a correlated condition
+// of an inner join's condition up with the Filter's
+// (decorrelateRel(LogicalJoin)); an outer join's correlated ON would
+// change the rows it pads with NULLs, and is refused.
+func (b *binder) pullOn(j *ast.Join, sc *scope) (ast.Expr, []ast.Expr, error) {
+	if j.On == nil || len(j.Using) > 0 {
+		return j.On, nil, nil
+	}
+	probe := *j
+	probe.Kind, probe.On = ast.CrossJoin, nil
+	restore := b.noCorrelation("a derived table")
+	_, js, err := b.bindFrom(&probe)
+	restore()
+	if err != nil {
+		return j.On, nil, nil
+	}
+	both := &scope{cols: append(append([]column(nil), sc.cols...), js.cols...), innerFrom: len(sc.cols)}
+	var local, pulled []ast.Expr
+	for _, c := range whereConjuncts(j.On) {
+		if hasSubquery(c) {
+			local = append(local, c)
+			continue
+		}
+		if _, err := b.bindExpr(c, js, nil); err == nil {
+			local = append(local, c)
+			continue
+		}
+		if _, err := b.bindExpr(c, both, nil); err != nil {
+			local = append(local, c) // not a correlation: its own error later
+			continue
+		}
+		pulled = append(pulled, qualifyOuter(c, js, sc))
+	}
+	if len(pulled) == 0 {
+		return j.On, nil, nil
+	}
+	if j.Kind != ast.InnerJoin && j.Kind != ast.CrossJoin && j.Kind != "" {
+		return nil, nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate a subquery whose correlated condition %s is in the ON of a %s JOIN (it would change the rows the join pads with NULLs)", sqlText(pulled[0]), j.Kind)
+	}
+	if len(local) == 0 {
+		return &ast.Literal{Kind: ast.LitBool, Raw: "TRUE", Value: true, Type: sql.Boolean().NotNull()}, pulled, nil
+	}
+	return astAnd(local), pulled, nil
 }
 
 // pullSelect splits sel's WHERE into the conjuncts over its own FROM and

@@ -560,10 +560,17 @@ func (b *binder) bindScalarSubqueries(input Node, sc *scope, x *ast.Select, item
 	collect(where)
 	for _, q := range subs {
 		sel, ok := q.Query.(*ast.Select)
+		if ok {
+			if m, merged := b.mergeAggregateDerived(sel); merged {
+				if _, err := b.bindQuery(sel); err != nil {
+					sel = m // correlated: decorrelated as the aggregate it selects from
+				}
+			}
+		}
 		if !ok || len(sel.GroupBy) > 0 || !b.selectsAgg(sel) || len(sel.Items) != 1 || sel.Items[0].Star {
 			continue
 		}
-		r, err := b.bindQuery(q.Query)
+		r, err := b.bindQuery(sel)
 		if err != nil {
 			// A correlated aggregate: Calcite's RelDecorrelator left
 			// join with it grouped by the correlation columns
@@ -1018,4 +1025,102 @@ func (b *binder) markCorrelated(input Node, sc *scope, e ast.Expr, ov Expr, not 
 	}
 	b.preset[e] = value
 	return input, nil
+}
+
+// mergeAggregateDerived is sel, a SELECT of expressions over one derived
+// table that is an aggregate without GROUP BY, and nothing else (no
+// WHERE, GROUP BY, DISTINCT, ORDER BY, LIMIT), as that aggregate
+// selecting sel's expressions of its items: Calcite's RelBuilder merges
+// the projection into the one above the aggregate (an identity one
+// vanishes), so a correlated (SELECT c FROM (SELECT COUNT(*) AS c FROM r
+// WHERE r.k = l.a) x) decorrelates as (SELECT COUNT(*) FROM r WHERE r.k
+// = l.a) does: one row for every outer row, COUNT's 0 for an outer row
+// without rows. ok is false for another shape, or when sel's expressions
+// read anything but the derived table's columns.
+func (b *binder) mergeAggregateDerived(sel *ast.Select) (*ast.Select, bool) {
+	if sel.Where != nil || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Distinct || len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Offset != nil {
+		return nil, false
+	}
+	ref, ok := sel.From.(*ast.SubqueryRef)
+	if !ok || ref.Lateral {
+		return nil, false
+	}
+	in, ok := inlineCTEs(ref.Query).(*ast.Select)
+	if !ok || in.From == nil || len(in.GroupBy) > 0 || in.Having != nil || in.Distinct || len(in.OrderBy) > 0 ||
+		in.Limit != nil || in.Offset != nil || !b.selectsAgg(in) {
+		return nil, false
+	}
+	if len(ref.Columns) > 0 && len(ref.Columns) != len(in.Items) {
+		return nil, false
+	}
+	names := make([]string, len(in.Items))
+	for i, it := range in.Items {
+		switch {
+		case it.Star:
+			return nil, false
+		case i < len(ref.Columns):
+			names[i] = ref.Columns[i]
+		case it.Alias != "":
+			names[i] = it.Alias
+		default:
+			if r, ok := it.Expr.(*ast.ColumnRef); ok {
+				names[i] = r.Name
+			} else {
+				names[i] = "EXPR$" + strconv.Itoa(i)
+			}
+		}
+	}
+	column := func(r *ast.ColumnRef) (int, bool) {
+		if r.Qualifier != "" && r.Qualifier != ref.Alias {
+			return 0, false
+		}
+		found := -1
+		for i, nm := range names {
+			if nm == r.Name {
+				if found >= 0 {
+					return 0, false // ambiguous: its own error
+				}
+				found = i
+			}
+		}
+		return found, found >= 0
+	}
+	n := *in
+	n.Items = nil
+	for _, it := range sel.Items {
+		if it.Star {
+			if it.StarQualifier != "" && it.StarQualifier != ref.Alias {
+				return nil, false
+			}
+			for i, x := range in.Items {
+				n.Items = append(n.Items, ast.SelectItem{Node: x.Node, Expr: x.Expr, Alias: names[i]})
+			}
+			continue
+		}
+		if hasSubquery(it.Expr) {
+			return nil, false
+		}
+		ok := true
+		e := substAST(it.Expr, func(e ast.Expr) ast.Expr {
+			r, isRef := e.(*ast.ColumnRef)
+			if !isRef {
+				return nil
+			}
+			i, found := column(r)
+			if !found {
+				ok = false
+				return nil
+			}
+			return in.Items[i].Expr
+		})
+		if !ok {
+			return nil, false
+		}
+		alias := it.Alias
+		if r, isRef := it.Expr.(*ast.ColumnRef); isRef && alias == "" {
+			alias = r.Name
+		}
+		n.Items = append(n.Items, ast.SelectItem{Node: it.Node, Expr: e, Alias: alias})
+	}
+	return &n, true
 }

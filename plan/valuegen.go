@@ -13,11 +13,16 @@ import (
 // its correlated conditions, the subquery then groups also by those
 // columns, and the outer row joins its group on them
 // (IntervalJoinTest.testFallbackToRegularJoin: the GroupAggregate of
-// (b, rowtime) joined with MyTable2, grouped by (a, b0, rowtime0)). An
-// outer row with a NULL in such a column finds no group; that is the
-// subquery's answer only when each correlated condition is NULL for a
-// NULL outer column (a comparison of columns, literals and arithmetic),
-// the one shape taken here.
+// (b, rowtime) joined with MyTable2, grouped by (a, b0, rowtime0)). When
+// each correlated condition is NULL for a NULL outer column (a
+// comparison of columns, literals and arithmetic), an outer row with a
+// NULL in such a column has no group but the empty one, and the outer
+// row joins its group with = as in Flink. Another condition (OR, CASE,
+// IS NULL, COALESCE, ...) may hold for a NULL outer value: the value
+// generator's NULL row has its groups, and the outer row joins them IS
+// NOT DISTINCT FROM (nullSafe), as Calcite's RelDecorrelator does since
+// CALCITE-6962; Flink 1.20's joins them with =, which loses those
+// groups (docs/differences.md).
 
 // vgName names the value generator while its subquery binds.
 const vgName = "$cor$values"
@@ -25,35 +30,35 @@ const vgName = "$cor$values"
 // valueGenerated is sel with its correlated WHERE conditions moved into
 // a join of its FROM with the value generator over input (the outer
 // query's rows, whose columns sc names), whose columns sel's WHERE then
-// equates with the outer row's; ok is false when sel's correlation is
-// equalities only, or not of the null-rejecting shape above. The
-// caller binds it with vg registered as vgName.
-func (b *binder) valueGenerated(sel *ast.Select, sc *scope, input Node) (out *ast.Select, vg Node, ok bool) {
+// equates with the outer row's (IS NOT DISTINCT FROM when nullSafe);
+// ok is false when sel's correlation is equalities only. The caller
+// binds it with vg registered as vgName.
+func (b *binder) valueGenerated(sel *ast.Select, sc *scope, input Node) (out *ast.Select, vg Node, nullSafe, ok bool) {
 	if input == nil || sel.From == nil || len(input.Names()) != len(sc.cols) {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	restore := b.noCorrelation("a derived table")
 	_, fs, err := b.bindFrom(sel.From)
 	restore()
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	both := &scope{cols: append(append([]column(nil), sc.cols...), fs.cols...), innerFrom: len(sc.cols)}
 	var local, corr []ast.Expr
 	nonEqui := false
 	for _, c := range whereConjuncts(sel.Where) {
 		if hasSubquery(c) {
-			return nil, nil, false
+			return nil, nil, false, false
 		}
 		if _, err := b.bindExpr(c, fs, nil); err == nil {
 			local = append(local, c)
 			continue
 		}
 		if _, err := b.bindExpr(c, both, nil); err != nil {
-			return nil, nil, false
+			return nil, nil, false, false
 		}
 		if !astNullRejecting(c) {
-			return nil, nil, false
+			nullSafe = true
 		}
 		if !b.isColumnEquality(c, sel.From) {
 			nonEqui = true
@@ -61,7 +66,7 @@ func (b *binder) valueGenerated(sel *ast.Select, sc *scope, input Node) (out *as
 		corr = append(corr, c)
 	}
 	if !nonEqui {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	// The outer columns the correlation reads, in input's order.
 	outerCol := map[int]bool{}
@@ -122,7 +127,7 @@ func (b *binder) valueGenerated(sel *ast.Select, sc *scope, input Node) (out *as
 		local = append(local, &ast.Binary{Op: ast.OpEq, L: outer, R: &ast.ColumnRef{Qualifier: vgName, Name: vgCol[i]}})
 	}
 	n.Where = astAnd(local)
-	return &n, vg, true
+	return &n, vg, nullSafe, true
 }
 
 // astNullRejecting reports whether c is a comparison (or BETWEEN) of
