@@ -72,6 +72,10 @@ type column struct {
 	// its name (a window TVF's window_start over an input that has one):
 	// Calcite resolves neither, by name or through *.
 	ambiguous bool
+	// hidden marks a column of the value generator a decorrelation joins
+	// into a subquery's FROM (valuegen.go): read only qualified, never
+	// by *, since the subquery as written does not have it.
+	hidden bool
 }
 
 type scope struct {
@@ -152,6 +156,9 @@ func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 				continue
 			}
 			qualFound = true
+		}
+		if c.hidden && ref.Qualifier == "" {
+			continue
 		}
 		if c.name == ref.Name {
 			if found >= 0 {
@@ -446,7 +453,13 @@ func (b *binder) bindFrom(t ast.TableExpr) (Node, *scope, error) {
 				if x.Alias != "" {
 					q = x.Alias
 				}
-				return cte, scopeOf(cte, q), nil
+				cs := scopeOf(cte, q)
+				if x.Name.Table == vgName {
+					for i := range cs.cols {
+						cs.cols[i].hidden = true
+					}
+				}
+				return cte, cs, nil
 			}
 		}
 		if x.SystemTimeAsOf != nil {
@@ -924,7 +937,7 @@ func (b *binder) bindSelect(x *ast.Select) (res Node, err error) {
 			}
 		}
 		for i, c := range sc.cols {
-			if it.StarQualifier != "" && !strings.EqualFold(c.qualifier, it.StarQualifier) || common[i] {
+			if it.StarQualifier != "" && !strings.EqualFold(c.qualifier, it.StarQualifier) || common[i] || c.hidden {
 				continue
 			}
 			if c.ambiguous {

@@ -114,6 +114,9 @@ func resolveInType(t sql.DataType, names []string, path []pathStep, fold bool) [
 func (s *scope) tables() (quals []string, cols map[string][]int) {
 	cols = map[string][]int{}
 	for i, c := range s.cols {
+		if c.hidden {
+			continue // a value generator's: only read qualified
+		}
 		if _, ok := cols[c.qualifier]; !ok {
 			quals = append(quals, c.qualifier)
 		}

@@ -778,12 +778,24 @@ func (b *binder) markSubquery(input Node, sc *scope, e ast.Expr) (Node, error) {
 			refuse := func(why string) error {
 				return sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): %s", ast.FormatQuery(sel), why)
 			}
+			// A correlation other than equalities: Calcite's value
+			// generator (valuegen.go), whose columns the marking joins.
+			nullSafe := false
+			if vsel, vg, ns, ok := b.valueGenerated(sel, sc, input); ok {
+				saved := b.ctes
+				b.ctes = map[string]Node{vgName: vg}
+				for k, v := range saved {
+					b.ctes[k] = v
+				}
+				defer func() { b.ctes = saved }()
+				sel, nullSafe = vsel, ns
+			}
 			local, inner, outer, ok, cerr := b.correlation(sel, sc, refuse)
 			if cerr != nil {
 				return nil, cerr
 			}
 			if ok {
-				return b.markCorrelated(input, sc, e, ov, not, sel, local, inner, outer)
+				return b.markCorrelated(input, sc, e, ov, not, sel, local, inner, outer, nullSafe)
 			}
 		}
 		if sel, ok := q.(*ast.Select); ok && sel.From != nil && sel.Where != nil {
@@ -884,7 +896,9 @@ func (b *binder) markSubquery(input Node, sc *scope, e ast.Expr) (Node, error) {
 }
 
 // markCorrelated is markSubquery for a subquery correlated only through
-// equalities outer_expr = column of its WHERE, decorrelated as Calcite's
+// equalities outer_expr = column of its WHERE (a value generator's
+// columns, joined IS NOT DISTINCT FROM when nullSafe, for another
+// correlation: valuegen.go), decorrelated as Calcite's
 // RelDecorrelator does: the subquery runs uncorrelated and grouped by
 // those columns, LEFT joined on them. For IN, its COUNT(*) AS c (and
 // COUNT(y) AS ck) per group, then its DISTINCT (y, columns) marked true AS
@@ -892,7 +906,7 @@ func (b *binder) markSubquery(input Node, sc *scope, e ast.Expr) (Node, error) {
 // set: CASE(c IS NULL, false, x IS NULL, null, i IS NOT NULL, true, ck <
 // c, null, false). For EXISTS, DISTINCT (columns) marked true AS i.
 func (b *binder) markCorrelated(input Node, sc *scope, e ast.Expr, ov Expr, not bool, sel *ast.Select,
-	local, inner []ast.Expr, outer []Expr) (Node, error) {
+	local, inner []ast.Expr, outer []Expr, nullSafe bool) (Node, error) {
 	n := *sel
 	n.Where = astAnd(local)
 	n.Items = nil
@@ -917,8 +931,12 @@ func (b *binder) markCorrelated(input Node, sc *scope, e ast.Expr, ov Expr, not 
 	leftJoin := func(l, right Node, keys []int, extra []Expr) (Node, error) {
 		nl := len(l.Names())
 		conds := extra
+		op := ast.OpEq
+		if nullSafe {
+			op = ast.OpIsNotDistinct // a value generator's columns (valuegen.go)
+		}
 		for j, o := range outer {
-			eq, err := bindBinary(&ast.Binary{Node: sel.Node, Op: ast.OpEq}, o, &InputRef{Index: nl + keys[j], T: right.Types()[keys[j]]})
+			eq, err := bindBinary(&ast.Binary{Node: sel.Node, Op: op}, o, &InputRef{Index: nl + keys[j], T: right.Types()[keys[j]]})
 			if err != nil {
 				return nil, err
 			}

@@ -94,7 +94,11 @@ func (b *binder) valueGenerated(sel *ast.Select, sc *scope, input Node) (out *as
 		names = append(names, input.Names()[i])
 	}
 	names = uniquify(names)
-	vg = distinct(&LogicalProject{base: row(names, exprTypes(exprs), input), Exprs: exprs})
+	fresh, err := b.freshScans(input, map[Node]Node{})
+	if err != nil {
+		return nil, nil, false, false
+	}
+	vg = distinct(&LogicalProject{base: row(names, exprTypes(exprs), fresh), Exprs: exprs})
 	vgCol := map[int]string{}
 	for k, i := range cols {
 		vgCol[i] = names[k]
@@ -159,4 +163,41 @@ func astNullRejecting(c ast.Expr) bool {
 		return !x.Not && operand(x.X) && operand(x.Lo) && operand(x.Hi)
 	}
 	return false
+}
+
+// freshScans is n with a source of its own for every table it scans: the
+// value generator reads the outer query's rows a second time, and a
+// source's pushed projection or filter (projectIntoScan) is the source's
+// state, which two readers of one scan would overwrite for each other.
+func (b *binder) freshScans(n Node, done map[Node]Node) (Node, error) {
+	if c, ok := done[n]; ok {
+		return c, nil
+	}
+	var out Node
+	if scan, ok := n.(*LogicalTableScan); ok && scan.Table != nil && scan.Table.Source != nil {
+		ref := *scan.Table
+		if err := b.createSource(&ref); err != nil {
+			return nil, err
+		}
+		c := *scan
+		c.Table = &ref
+		out = &c
+	} else {
+		ins := n.Inputs()
+		if len(ins) == 0 {
+			out = n
+		} else {
+			fresh := make([]Node, len(ins))
+			for i, in := range ins {
+				f, err := b.freshScans(in, done)
+				if err != nil {
+					return nil, err
+				}
+				fresh[i] = f
+			}
+			out = n.WithInputs(fresh...)
+		}
+	}
+	done[n] = out
+	return out, nil
 }
