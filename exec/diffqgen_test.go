@@ -796,9 +796,14 @@ func (g *dqGen) lateral(key string, sc dqScope, last bool) (string, dqScope) {
 	if g.chance(25) {
 		// An aggregate without GROUP BY: one row for every outer row,
 		// COUNT's 0 and NULLs for one without rows (the COUNT bug).
+		// An expression over the aggregates (its value over no rows
+		// computed), but beside a correlation that may hold for a NULL
+		// outer value, which sqlrun refuses with one.
+		last := "COALESCE(SUM(%s.a), 0) + COUNT(*)"
 		if g.chance(30) {
 			both := dqScope{cols: append(append([]dqCol{}, inner.cols...), sc.cols...)}
 			where = fmt.Sprintf("(%s.k = %s OR %s)", a2, key, g.pred(both, 1))
+			last = "COUNT(%s.s)"
 		}
 		out = dqScope{}
 		var items []string
@@ -806,7 +811,7 @@ func (g *dqGen) lateral(key string, sc dqScope, last bool) (string, dqScope) {
 			agg, name string
 			class     dqClass
 		}{{"COUNT(*)", "n", dqInt}, {"MAX(%s.a)", "a", dqInt}, {"SUM(%s.b)", "b", dqInt}, {"MIN(%s.c)", "c", dqDbl},
-			{"MAX(%s.d)", "d", dqDec}, {"MIN(%s.s)", "s", dqStr}, {"COUNT(%s.s)", "m", dqInt}} {
+			{"MAX(%s.d)", "d", dqDec}, {"MIN(%s.s)", "s", dqStr}, {last, "m", dqInt}} {
 			agg := it.agg
 			if strings.Contains(agg, "%s") {
 				agg = fmt.Sprintf(agg, a2)

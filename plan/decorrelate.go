@@ -131,10 +131,15 @@ func (b *binder) joinScalarAggregate(input Node, sel *ast.Select, d decorrelated
 // of sel, each one field after input's.
 func (b *binder) joinScalarAggregateItems(input Node, sel *ast.Select, d decorrelated, n int) (Node, error) {
 	empties := make([]string, n)
+	overNone := make([]Expr, n) // an item's value over no rows, where not NULL or 0
 	for i := 0; i < n; i++ {
 		empty, ok := b.emptyAggregate(sel.Items[i].Expr)
 		if !ok {
-			return nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): its value over no rows is not known to be NULL or COUNT's 0", ast.FormatQuery(sel))
+			v, known := valueOverNoRows(d.right, i)
+			if !known {
+				return nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): its value over no rows is not known to be NULL or COUNT's 0", ast.FormatQuery(sel))
+			}
+			empty, overNone[i] = "expr", v
 		}
 		empties[i] = empty
 	}
@@ -159,6 +164,19 @@ func (b *binder) joinScalarAggregateItems(input Node, sel *ast.Select, d decorre
 	pn := append([]string(nil), input.Names()...)
 	for i := 0; i < n; i++ {
 		var v Expr = &InputRef{Index: nl + i, T: types[nl+i]}
+		if empties[i] == "expr" {
+			// An expression over the aggregates (COUNT(*) + 1,
+			// COALESCE(MAX(e), 0)): over no rows, the expression of
+			// COUNT's 0 and the others' NULL, for an outer row without
+			// a group (no key: a group's key is never NULL under =).
+			key := &InputRef{Index: nl + d.items, T: types[nl+d.items]}
+			if d.nullSafe {
+				return nil, sql.Errorf(sql.TableException, "sqlrun does not decorrelate the subquery (%s): its value over no rows is not known to be NULL or COUNT's 0", ast.FormatQuery(sel))
+			}
+			v = &Call{Op: "CASE", Args: []Expr{
+				&Call{Op: "IS NULL", Args: []Expr{key}, T: sql.Boolean().NotNull()}, overNone[i], v},
+				T: types[nl+i]}
+		}
 		if empties[i] == "count" {
 			zero := &Literal{Value: int64(0), T: sql.BigInt().NotNull()}
 			// An outer row without a group: no key. A key that may be
@@ -176,6 +194,46 @@ func (b *binder) joinScalarAggregateItems(input Node, sel *ast.Select, d decorre
 		pn = append(pn, names[nl+i])
 	}
 	return &LogicalProject{base: row(pn, exprTypes(exprs), j), Exprs: exprs}, nil
+}
+
+// valueOverNoRows is the value of item i of right, a decorrelated
+// aggregate without GROUP BY (a projection of its aggregate calls over
+// the aggregate grouped by the correlation columns), over no rows: its
+// expression with COUNT's 0 and NULL for every other call, as Calcite's
+// AdjustProjectForCountAggregateRule computes it over the left join.
+// known is false for another plan shape.
+func valueOverNoRows(right Node, i int) (Expr, bool) {
+	p, ok := right.(*LogicalProject)
+	if !ok || i >= len(p.Exprs) {
+		return nil, false
+	}
+	agg, ok := p.input().(*LogicalAggregate)
+	if !ok || agg.Sets != nil {
+		return nil, false
+	}
+	below := make([]Expr, len(agg.Names()))
+	for k := range agg.Group {
+		below[k] = &InputRef{Index: k, T: agg.Types()[k]} // never read by the item: not over no rows
+	}
+	for k, a := range agg.Aggs {
+		f := len(agg.Group) + k
+		switch {
+		case a.Func == "COUNT" && !a.Filtered:
+			below[f] = &Literal{Value: int64(0), T: a.T}
+		case strings.HasPrefix(a.Func, "COUNT"):
+			return nil, false
+		default:
+			below[f] = &Literal{T: a.T.WithNullable(true)}
+		}
+	}
+	read := map[int]bool{}
+	refs(p.Exprs[i], read)
+	for f := range read {
+		if f < len(agg.Group) {
+			return nil, false // reads a key: not an aggregate's value
+		}
+	}
+	return inline(p.Exprs[i], below), true
 }
 
 // emptyAggregate is what a select item of an aggregate without GROUP BY
