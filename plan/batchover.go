@@ -96,11 +96,7 @@ func batchOverCallText(a AggCall, in []string) string {
 	if a.Distinct {
 		d = "DISTINCT "
 	}
-	args := "*"
-	if len(a.Args) > 0 {
-		args = names(in, a.Args)
-	}
-	return fn + "(" + d + args + ")"
+	return fn + "(" + d + overArgsText(a, in) + ")"
 }
 
 func (n *BatchOverAggregate) describe(Format) string {
@@ -112,21 +108,32 @@ func (n *BatchOverAggregate) describe(Format) string {
 	if len(n.Order) > 0 {
 		s += "orderBy=[" + orderText(n.Order, in) + "], "
 	}
-	// Calcite puts the aggregates and the ranking calls of one window into
-	// two groups, aggregates first (OverAggregateTest
+	// Flink's OverAggregateUtil.splitOutOffsetOrInsensitiveGroup splits a
+	// window's calls into runs of one class: the calls that allow a frame,
+	// and those of each operator class that allows none (SqlRankFunction:
+	// the ranking calls, CUME_DIST, PERCENT_RANK; SqlLeadLagAggFunction:
+	// LEAD, LAG), in the calls' order (OverAggregateTest
 	// .testDiffPartitionKeysWithDiffOrderKeys1: window#0=[COUNT(a) AS
 	// w0$o0, $SUM0(a) AS w0$o1 ...], window#1=[RANK(*) AS w0$o2 ...]).
-	var aggs, ranks []string
+	var groups [][]string
+	last := ""
 	for i, a := range n.Aggs {
 		t := batchOverCallText(a, in) + " AS " + n.names[len(in)+i]
-		if isRankingFunc(a.Func) {
-			ranks = append(ranks, t)
-		} else {
-			aggs = append(aggs, t)
+		k := "framing"
+		switch {
+		case isOffsetFunc(a.Func):
+			k = "offset"
+		case !allowsFraming(a.Func):
+			k = "rank"
 		}
+		if k != last || len(groups) == 0 {
+			groups = append(groups, nil)
+			last = k
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], t)
 	}
 	w := 0
-	for _, g := range [][]string{aggs, ranks} {
+	for _, g := range groups {
 		if len(g) == 0 {
 			continue
 		}
@@ -182,6 +189,9 @@ func (b *binder) convertBatchOver(r *LogicalOverAggregate) (Node, error) {
 		if a.Distinct {
 			return nil, sql.Errorf(sql.TableException, "sqlrun does not support %s(DISTINCT ...) OVER in batch mode yet", a.Func)
 		}
+	}
+	if err := checkBatchWindowFuncs(r.Aggs); err != nil {
+		return nil, err
 	}
 	f := r.Frame
 	if !f.Rows && len(r.Order) != 1 && (f.Lower.Kind == "PRECEDING" || f.Lower.Kind == "FOLLOWING" ||

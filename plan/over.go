@@ -108,6 +108,9 @@ type OverAgg struct {
 	Partition []Expr
 	Order     []OverKey
 	Frame     OverFrame
+	// NoFraming is a call that allows no frame (Calcite's
+	// allowsFraming): its digest prints none, whatever its Frame.
+	NoFraming bool
 	T         sql.DataType
 }
 
@@ -130,7 +133,7 @@ func (o *OverAgg) String() string {
 func (o *OverAgg) window() string {
 	w := (&OverCall{Partition: o.Partition, Order: o.Order}).String()
 	w = strings.TrimSuffix(strings.TrimPrefix(w, "() OVER ("), ")")
-	if f := o.Frame.astText(len(o.Order) > 0); f != "" {
+	if f := o.Frame.astText(len(o.Order) > 0); f != "" && !o.NoFraming {
 		if w != "" {
 			w += " "
 		}
@@ -139,10 +142,20 @@ func (o *OverAgg) window() string {
 	return w
 }
 
+// windowKey tells windows apart: the window with its frame, which a call
+// that allows none does not print.
+func (o *OverAgg) windowKey() string {
+	return o.window() + "|" + o.Frame.physicalText()
+}
+
 // bindOverAgg binds an aggregate call with OVER.
 func (b *binder) bindOverAgg(x *ast.FuncCall, sc *scope, agg *aggCollector) (Expr, error) {
 	switch x.Name {
 	case "COUNT", "SUM", "MIN", "MAX", "AVG":
+	case "LEAD", "LAG", "NTILE", "CUME_DIST", "PERCENT_RANK":
+		if err := checkWindowFunc(x); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, sql.Errorf(sql.TableException, "sqlrun does not support OVER aggregates of %s yet", x.Name)
 	}
@@ -187,6 +200,10 @@ func (b *binder) bindOverAgg(x *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 			return nil, err
 		}
 		args = append(args, e)
+	}
+	switch x.Name {
+	case "LEAD", "LAG", "NTILE", "CUME_DIST", "PERCENT_RANK":
+		return bindWindowFunc(x, base, args)
 	}
 	if len(args) > 1 || (len(args) == 0 && !x.Star) {
 		return nil, validationErr(x.At, len(x.Name), "Invalid number of arguments to function '%s'. Was expecting 1 arguments", x.Name)
@@ -324,6 +341,9 @@ func overDigest(name string, partition []int, order []SortKey, frame OverFrame, 
 	sel := append([]string(nil), in...)
 	for i, a := range aggs {
 		t := aggString(a, in)
+		if len(a.ArgLits) > 0 {
+			t = a.Func + "(" + overArgsText(a, in) + ")"
+		}
 		if a.Func == "ROW_NUMBER" {
 			t = "ROW_NUMBER()"
 		}
@@ -432,9 +452,9 @@ func overRule(b *binder, n Node) (Node, error) {
 			}
 		})
 	}
-	win := calls[0].window()
+	win := calls[0].windowKey()
 	for _, c := range calls[1:] {
-		if c.window() != win {
+		if c.windowKey() != win {
 			if batch {
 				return splitWindows(b, p, exprs, calls)
 			}
@@ -470,7 +490,14 @@ func overRule(b *binder, n Node) (Node, error) {
 	aggs := make([]AggCall, len(calls))
 	for i, c := range calls {
 		a := AggCall{Func: c.Func, Distinct: c.Distinct, T: c.T}
-		for _, x := range c.Args {
+		for j, x := range c.Args {
+			if l, ok := x.(*Literal); ok && constOverArg(c.Func, j) {
+				if a.ArgLits == nil {
+					a.ArgLits = make([]*Literal, len(c.Args))
+				}
+				a.ArgLits[j] = l
+				continue
+			}
 			a.Args = append(a.Args, field(x))
 		}
 		aggs[i] = a
@@ -783,6 +810,9 @@ func (b *binder) convertOver(r *LogicalOverAggregate) (Node, error) {
 	if r.Frame.Lower.Kind == "CURRENT ROW" || r.Frame.Lower.Kind == "FOLLOWING" || r.Frame.Upper.Kind != "CURRENT ROW" {
 		return nil, sql.Errorf(sql.TableException, "OVER RANGE FOLLOWING windows are not supported yet.")
 	}
+	if err := checkStreamWindowFuncs(r.Aggs); err != nil {
+		return nil, err
+	}
 	ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Partition...), Single: len(r.Partition) == 0}
 	return &OverAggregate{base: row(r.names, r.types, ex), Partition: r.Partition, Order: r.Order,
 		Rowtime: r.OrderTime[0] == rowTime, Frame: r.Frame, Aggs: r.Aggs}, nil
@@ -799,12 +829,12 @@ func (b *binder) convertOver(r *LogicalOverAggregate) (Node, error) {
 // input anew.
 func splitWindows(b *binder, p *LogicalProject, exprs []Expr, calls []*OverAgg) (Node, error) {
 	in := p.input()
-	first := calls[0].window()
+	first := calls[0].windowKey()
 	lowerExprs := identity(in.Types())
 	lowerNames := append([]string(nil), in.Names()...)
 	field := map[string]int{}
 	for _, c := range calls {
-		if c.window() != first {
+		if c.windowKey() != first {
 			continue
 		}
 		field[c.String()+"|"+c.T.String()] = len(lowerExprs)

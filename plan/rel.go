@@ -117,6 +117,10 @@ type AggCall struct {
 	// UDF is the user-defined aggregate function the call is of (Func
 	// is then its registered name), nil for a built-in one.
 	UDF *UserFunction
+	// ArgLits, when set, are an OVER call's arguments that are constants
+	// (LEAD/LAG's offset and default, NTILE's bucket count), one entry per
+	// argument, nil for those read from the fields in Args, in order.
+	ArgLits []*Literal
 }
 
 // fieldName is the call's field name at position pos of an aggregate's

@@ -81,6 +81,64 @@ func rankFunc(f string) operators.RankFunc {
 	return operators.NoRank
 }
 
+// windowFuncCall is a batch OverAggregate's call of LEAD, LAG, NTILE,
+// CUME_DIST or PERCENT_RANK (false for another).
+func windowFuncCall(a plan.AggCall) (operators.BatchOverCall, bool, error) {
+	consts, fields := plan.OverCallArgs(a)
+	c := operators.BatchOverCall{DefaultArg: -1, Offset: 1}
+	switch a.Func {
+	case "CUME_DIST":
+		c.Rank = operators.CumeDist
+	case "PERCENT_RANK":
+		c.Rank = operators.PercentRank
+	case "NTILE":
+		c.Rank = operators.NTile
+		if len(consts) != 1 || fields[0] >= 0 {
+			return c, true, sql.Errorf(sql.TableException, "sqlrun cannot run NTILE without a constant bucket count")
+		}
+		var ok bool
+		if c.Buckets, ok = toInt64(consts[0]); !ok {
+			return c, true, sql.Errorf(sql.TableException, "sqlrun cannot run NTILE of %T buckets", consts[0])
+		}
+	case "LEAD", "LAG":
+		c.Rank = operators.Lead
+		if a.Func == "LAG" {
+			c.Rank = operators.Lag
+		}
+		if len(fields) == 0 || fields[0] < 0 {
+			return c, true, sql.Errorf(sql.TableException, "sqlrun cannot run %s of a constant", a.Func)
+		}
+		c.Arg = fields[0]
+		if len(fields) > 1 {
+			off, ok := toInt64(consts[1])
+			if fields[1] >= 0 || !ok {
+				return c, true, sql.Errorf(sql.TableException, "sqlrun supports only an integer constant as the offset of %s yet", a.Func)
+			}
+			c.Offset = off
+		}
+		if len(fields) > 2 {
+			c.DefaultArg, c.Default = fields[2], consts[2]
+		}
+	default:
+		return c, false, nil
+	}
+	return c, true, nil
+}
+
+func toInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	}
+	return 0, false
+}
+
 func frameBound(fb plan.OverBound) operators.FrameBound {
 	switch fb.Kind {
 	case "UNBOUNDED PRECEDING":
@@ -103,6 +161,13 @@ func (b *builder) batchOver(n *plan.BatchOverAggregate, path string) (edge, erro
 	for _, a := range n.Aggs {
 		if f := rankFunc(a.Func); f != operators.NoRank {
 			spec.Calls = append(spec.Calls, operators.BatchOverCall{Rank: f})
+			continue
+		}
+		if c, ok, err := windowFuncCall(a); ok || err != nil {
+			if err != nil {
+				return edge{}, err
+			}
+			spec.Calls = append(spec.Calls, c)
 			continue
 		}
 		// A frame whose start moves retracts the rows it leaves.

@@ -35,19 +35,39 @@ type FrameBound struct {
 // RankFunc is a ranking function of a batch OVER window.
 type RankFunc uint8
 
-// The ranking functions; NoRank is an aggregate call.
+// The ranking functions; NoRank is an aggregate call. Lead, Lag, NTile,
+// CumeDist and PercentRank are the other window functions of a batch
+// OverAggregate (only in BatchOverCall).
 const (
 	NoRank RankFunc = iota
 	RowNumber
 	RankNumber
 	DenseRank
+	Lead
+	Lag
+	NTile
+	CumeDist
+	PercentRank
 )
 
-// BatchOverCall is one call of a batch OVER window: a ranking function, or
-// the aggregate Agg over the frame.
+// BatchOverCall is one call of a batch OVER window: a ranking or other
+// window function, or the aggregate Agg over the frame.
 type BatchOverCall struct {
 	Rank RankFunc
 	Agg  AggSpec
+	// Lead and Lag: the value of column Arg Offset rows after (Lead) or
+	// before (Lag) the current row in the partition's order, as Flink's
+	// OffsetOverFrame reads it; past the partition's ends the current
+	// row's column DefaultArg when it is >= 0, else Default (nil without
+	// one; the planner has cast it to the value's type).
+	Arg        int
+	Offset     int64
+	Default    any
+	DefaultArg int
+	// NTile: the number of buckets. A row's bucket is that of the row
+	// count of its frame (Flink's NTILEAggFunction numbers the rows it
+	// accumulates), the first (rows % Buckets) buckets one row larger.
+	Buckets int64
 }
 
 // BatchRankFilter makes the operator Flink's global batch Rank: only the
@@ -424,8 +444,10 @@ func (b *batchOver) partition(rows []sql.Row, out *runtime.Collector) error {
 		return nil
 	}
 	grp := &group{accs: make([]acc, len(b.agg.spec.Aggs))}
-	lo, hi := 0, 0 // grp holds rows[lo:hi]
+	lo, hi := 0, 0   // grp holds rows[lo:hi]
+	frameCount := -1 // row i's frame size, for NTILE
 	for i, row := range rows {
+		frameCount = -1
 		var aggVals []any
 		if len(b.agg.spec.Aggs) > 0 {
 			flo, fhi, err := b.frame(rows, i, peerStart, peerEnd)
@@ -435,6 +457,7 @@ func (b *batchOver) partition(rows []sql.Row, out *runtime.Collector) error {
 			if fhi < flo {
 				fhi = flo
 			}
+			frameCount = fhi - flo
 			if flo >= hi || flo < lo || fhi < hi {
 				// Frames only move forward; anything else starts over.
 				grp = &group{accs: make([]acc, len(b.agg.spec.Aggs))}
@@ -463,6 +486,25 @@ func (b *batchOver) partition(rows []sql.Row, out *runtime.Collector) error {
 				vals = append(vals, int64(peerStart[i])+1)
 			case DenseRank:
 				vals = append(vals, dense[i])
+			case Lead, Lag:
+				vals = append(vals, offsetValue(rows, i, call))
+			case NTile:
+				if frameCount < 0 {
+					flo, fhi, err := b.frame(rows, i, peerStart, peerEnd)
+					if err != nil {
+						return err
+					}
+					frameCount = max(fhi-flo, 0)
+				}
+				vals = append(vals, ntileBucket(int64(frameCount), int64(n), call.Buckets))
+			case CumeDist:
+				vals = append(vals, float64(peerEnd[i])/float64(n))
+			case PercentRank:
+				pr := 0.0
+				if n > 1 {
+					pr = float64(peerStart[i]) / float64(n-1)
+				}
+				vals = append(vals, pr)
 			default:
 				vals = append(vals, aggVals[b.aggIdx[c]])
 			}
@@ -470,6 +512,35 @@ func (b *batchOver) partition(rows []sql.Row, out *runtime.Collector) error {
 		out.Emit(sql.Row{Kind: sql.Insert, Values: vals})
 	}
 	return nil
+}
+
+// offsetValue is LEAD's or LAG's value for row i (OffsetOverFrame).
+func offsetValue(rows []sql.Row, i int, call BatchOverCall) any {
+	off := call.Offset
+	if call.Rank == Lag {
+		off = -off
+	}
+	j := int64(i) + off
+	if off > 0 && j < int64(i) || off < 0 && j > int64(i) || j < 0 || j >= int64(len(rows)) {
+		if call.DefaultArg >= 0 {
+			return rows[i].Values[call.DefaultArg]
+		}
+		return call.Default
+	}
+	return rows[j].Values[call.Arg]
+}
+
+// ntileBucket is the bucket NTILEAggFunction gives the r-th row of n in
+// k buckets: n/k rows each, the first n%k buckets one more; 0 for r = 0.
+func ntileBucket(r, n, k int64) int64 {
+	if r <= 0 || k <= 0 {
+		return 0
+	}
+	q, m := n/k, n%k
+	if q == 0 || r <= m*(q+1) {
+		return (r-1)/(q+1) + 1
+	}
+	return m + (r-1-m*(q+1))/q + 1
 }
 
 // frame is row i's frame, rows[lo:hi].
