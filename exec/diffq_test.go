@@ -421,6 +421,12 @@ var dqDuckMacros = []string{
 	`CREATE MACRO flink_hour(t) AS (epoch_ms(t) % 86400000 - epoch_ms(t) % 3600000) // 3600000`,
 	`CREATE MACRO flink_minute(t) AS (epoch_ms(t) % 3600000 - epoch_ms(t) % 60000) // 60000`,
 	`CREATE MACRO flink_second(t) AS (epoch_ms(t) % 60000 - epoch_ms(t) % 1000) // 1000`,
+	// NTILEAggFunction's bucket of the r-th of n rows in k buckets (n // k
+	// rows each, the first n % k one more); dqDuckSQL passes the rows up
+	// to the current row's last peer as r (Flink's NTILE under a RANGE
+	// frame), DuckDB's NTILE numbers each row.
+	`CREATE MACRO flink_ntile(r, n, k) AS CASE WHEN n // k = 0 OR r <= (n % k) * (n // k + 1) THEN (r - 1) // (n // k + 1) + 1
+	  ELSE n % k + (r - 1 - (n % k) * (n // k + 1)) // (n // k) + 1 END`,
 }
 
 var dqDuckNames = strings.NewReplacer("SUBSTR(", "flink_substr(", "CONCAT(", "flink_concat(", "DATE_FORMAT(", "flink_date_format(",
@@ -456,6 +462,20 @@ func dqDuckSQL(q string) string {
 			arg, fn = a, "flink_ts_string("
 		}
 		q = q[:i] + fn + strings.TrimSuffix(arg, " AS DATE") + ")" + q[j:]
+	}
+	// NTILE(/*peers*/ n) OVER (w) as flink_ntile(COUNT(*) OVER (w),
+	// COUNT(*) OVER (w's partition), n); w has no parentheses.
+	const peers = "NTILE(/*peers*/ "
+	for {
+		i := strings.Index(q, peers)
+		if i < 0 {
+			break
+		}
+		rest := q[i+len(peers):]
+		n, after, _ := strings.Cut(rest, ") OVER (")
+		w, tail, _ := strings.Cut(after, ")")
+		part, _, _ := strings.Cut(w, "ORDER BY")
+		q = q[:i] + "flink_ntile(COUNT(*) OVER (" + w + "), COUNT(*) OVER (" + strings.TrimSpace(part) + "), " + n + ")" + tail
 	}
 	return dqDuckNames.Replace(q)
 }
@@ -562,6 +582,9 @@ func TestDiffQueryDuckSQL(t *testing.T) {
 			"SELECT flink_ts_string(x.ts) || CAST(flink_ts_date(COALESCE(x.ts, CAST(flink_ts_date(x.ts) AS TIMESTAMP))) AS STRING)"},
 		{"SELECT TIMESTAMPDIFF(DAY, a, b), SUBSTR(s, -2, 1), SUBSTRING(s FROM 1 FOR 2), CONCAT(s, s)",
 			"SELECT date_sub('day', a, b), flink_substr(s, -2, 1), SUBSTRING(s FROM 1 FOR 2), flink_concat(s, s)"},
+		{"SELECT NTILE(/*peers*/ 3) OVER (PARTITION BY x.k ORDER BY x.a ASC NULLS FIRST) AS c3, NTILE(/*peers*/ 2) OVER (ORDER BY x.s DESC NULLS LAST) AS c4 FROM t1 AS x",
+			"SELECT flink_ntile(COUNT(*) OVER (PARTITION BY x.k ORDER BY x.a ASC NULLS FIRST), COUNT(*) OVER (PARTITION BY x.k), 3) AS c3, " +
+				"flink_ntile(COUNT(*) OVER (ORDER BY x.s DESC NULLS LAST), COUNT(*) OVER (), 2) AS c4 FROM t1 AS x"},
 	} {
 		if got := dqDuckSQL(c.in); got != c.want {
 			t.Errorf("dqDuckSQL(%s)\n got %s\nwant %s", c.in, got, c.want)

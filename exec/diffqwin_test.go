@@ -27,6 +27,16 @@ import (
 //     three.
 //   - Some OVER queries call over a second window, which batch mode
 //     plans as a chain of OverAggregates.
+//   - LEAD and LAG order by every column (a tie is two equal rows, so the
+//     value read is the same), their default a constant or column of the
+//     value's type (Flink's LeadLagAggFunction casts it; DuckDB rounds a
+//     DECIMAL default of an INT value, Flink truncates). NTILE under a
+//     ROWS frame from UNBOUNDED PRECEDING over every column is the usual
+//     row numbering; under the default RANGE frame Flink's NTILEAggFunction
+//     gives peers the bucket of the last of them, which DuckDB's NTILE
+//     does not: the generator marks that call NTILE(/*peers*/ n) and
+//     dqDuckSQL runs it as flink_ntile over COUNT(*) of the window and of
+//     the partition.
 
 // windowQuery is a Top-N / deduplication query or an OVER query.
 func (g *dqGen) windowQuery() dqQuery {
@@ -134,7 +144,10 @@ func (g *dqGen) overQuery() dqQuery {
 		q.classes = append(q.classes, c)
 	}
 	var window string
-	switch g.pick(6) {
+	switch g.pick(7) {
+	case 6:
+		g.windowFuncs(add, a, sc, part)
+		return g.overSelect(q, items, t, a, sc)
 	case 0:
 		// Ranking functions, unfiltered (one window: the same keys).
 		order := a + ".a " + g.nullsOrder()
@@ -195,6 +208,48 @@ func (g *dqGen) overQuery() dqQuery {
 		add(e+" OVER ("+window+")", c)
 	}
 	return g.overSelect(q, items, t, a, sc)
+}
+
+// windowFuncs is LEAD, LAG, NTILE, CUME_DIST and PERCENT_RANK over one
+// window.
+func (g *dqGen) windowFuncs(add func(string, dqClass), a string, sc dqScope, part string) {
+	switch g.pick(3) {
+	case 0:
+		window := part + "ORDER BY " + g.orderAll(sc)
+		for i := 0; i <= g.pick(3); i++ {
+			col := []string{"a", "b", "s", "d", "c", "k"}[g.pick(6)]
+			class := map[string]dqClass{"a": dqInt, "b": dqInt, "k": dqInt, "s": dqStr, "d": dqDec, "c": dqDbl}[col]
+			args := a + "." + col
+			if g.chance(60) {
+				args += fmt.Sprintf(", %d", g.pick(4))
+				if g.chance(60) {
+					def := map[dqClass]string{dqInt: "-1", dqStr: "'zz'", dqDec: "0", dqDbl: "0.5"}[class]
+					if g.chance(40) {
+						// A column of the value's type.
+						def = a + "." + map[dqClass]string{dqInt: "k", dqStr: "s", dqDec: "d", dqDbl: "c"}[class]
+					}
+					args += ", " + def
+				}
+			}
+			add([]string{"LEAD", "LAG"}[g.pick(2)]+"("+args+") OVER ("+window+")", class)
+		}
+	case 1:
+		n := 1 + g.pick(5)
+		if g.chance(50) {
+			add(fmt.Sprintf("NTILE(%d) OVER (%sORDER BY %s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)", n, part, g.orderAll(sc)), dqInt)
+		} else {
+			add(fmt.Sprintf("NTILE(/*peers*/ %d) OVER (%sORDER BY %s.%s %s)", n, part, a, []string{"a", "s", "k"}[g.pick(3)], g.nullsOrder()), dqInt)
+		}
+	default:
+		order := a + "." + []string{"a", "s", "d", "b"}[g.pick(4)] + " " + g.nullsOrder()
+		if g.chance(40) {
+			order += ", " + a + ".k " + g.nullsOrder()
+		}
+		window := part + "ORDER BY " + order
+		for _, fn := range []string{"CUME_DIST()", "PERCENT_RANK()"}[g.pick(2):] {
+			add(fn+" OVER ("+window+")", dqDbl)
+		}
+	}
 }
 
 func (g *dqGen) overSelect(q dqQuery, items []string, t, a string, sc dqScope) dqQuery {

@@ -262,3 +262,71 @@ func dedupPeak(b *testing.B, spec BatchOverSpec) uint64 {
 	}
 	return live
 }
+
+// TestNTileBucket checks the closed form against NTILEAggFunction's
+// accumulation, step by step: rowNumber, then bucket, then bucketThreshold,
+// each reading the buffers the previous ones set (DeclarativeAggCodeGen
+// assigns them in order).
+func TestNTileBucket(t *testing.T) {
+	for n := int64(0); n <= 23; n++ {
+		for k := int64(1); k <= 9; k++ {
+			size, padding := n/k, n%k
+			var rowNumber, bucket, threshold int64
+			if got := ntileBucket(0, n, k); got != 0 {
+				t.Errorf("ntileBucket(0, %d, %d) = %d, want 0", n, k, got)
+			}
+			for r := int64(1); r <= n; r++ {
+				rowNumber++
+				if rowNumber > threshold {
+					bucket++
+				}
+				if rowNumber > threshold {
+					extra := int64(0)
+					if bucket <= padding {
+						extra = 1
+					}
+					threshold += size + extra
+				}
+				if got := ntileBucket(r, n, k); got != bucket {
+					t.Errorf("ntileBucket(%d, %d, %d) = %d, want %d", r, n, k, got, bucket)
+				}
+			}
+		}
+	}
+}
+
+// TestBatchOverWindowFuncs runs LEAD, LAG, NTILE, CUME_DIST and
+// PERCENT_RANK over one partition with ties and a NULL value.
+func TestBatchOverWindowFuncs(t *testing.T) {
+	var rows []sql.Row
+	for i, v := range []any{int32(1), int32(2), int32(2), nil, int32(5)} {
+		rows = append(rows, sql.Row{Kind: sql.Insert, Values: []any{"p", v, int64(i), int64(-i)}})
+	}
+	spec := BatchOverSpec{Partition: []int{0}, Order: []SortKey{{Index: 1, NullsFirst: true}},
+		Lower: FrameBound{Kind: UnboundedPreceding}, Upper: FrameBound{Kind: CurrentRow},
+		Calls: []BatchOverCall{
+			{Rank: Lag, Arg: 2, Offset: 1, DefaultArg: -1},
+			{Rank: Lead, Arg: 2, Offset: 2, Default: int64(99), DefaultArg: -1},
+			{Rank: Lag, Arg: 2, Offset: 1, DefaultArg: 3},
+			{Rank: NTile, Buckets: 2},
+			{Rank: CumeDist},
+			{Rank: PercentRank},
+		}}
+	got := runBatchOver(t, spec, rows)
+	// Sorted: NULL(3), 1(0), 2(1), 2(2), 5(4).
+	want := [][]any{
+		{nil, int64(1), int64(-3), int64(1), 0.2, 0.0},
+		{int64(3), int64(2), int64(3), int64(1), 0.4, 0.25},
+		{int64(0), int64(4), int64(0), int64(2), 0.8, 0.5},
+		{int64(1), int64(99), int64(1), int64(2), 0.8, 0.5},
+		{int64(2), int64(99), int64(2), int64(2), 1.0, 1.0},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(got), len(want))
+	}
+	for i, r := range got {
+		if !reflect.DeepEqual(r.Values[4:], want[i]) {
+			t.Errorf("row %d: got %v, want %v", i, r.Values[4:], want[i])
+		}
+	}
+}
