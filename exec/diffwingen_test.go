@@ -631,7 +631,44 @@ func (g *dwGen) over() dwQuery {
 	}
 	var fl, du []string
 	cls := "idt"
-	if frame == "" && g.chance(30) {
+	f := ""
+	if !g.d.late {
+		// (In late mode a filter would change which timers a key
+		// registers, which the precomputed drops do not follow.)
+		f = g.filter()
+	}
+	if frame == "" && g.chance(35) {
+		// LAG (LagAggFunction) over the unbounded RANGE frame: the rows
+		// of one timestamp take the value offset rows before the last of
+		// them in arrival order, which DuckDB reads from the list of the
+		// partition's values at that position: lagn, the rows up to the
+		// current one's last peer, counted in a subquery over the rows
+		// the window reads.
+		for i := 0; i <= g.pick(2); i++ {
+			col, c, def := []string{"v", "k", "g"}[g.pick(3)], byte(0), ""
+			c = map[string]byte{"v": 'd', "k": 'i', "g": 's'}[col]
+			off := 1 + g.pick(3)
+			args := col
+			if off > 1 || g.chance(50) {
+				args += fmt.Sprintf(", %d", off)
+				if g.chance(60) {
+					def = map[string]string{"v": "CAST(-1.5 AS DOUBLE)", "k": "-1", "g": "'zz'"}[col]
+					args += ", " + def
+				}
+			}
+			if def == "" {
+				def = "NULL"
+			}
+			fl = append(fl, "LAG("+args+") OVER (%s) AS l"+strconv.Itoa(i))
+			du = append(du, fmt.Sprintf("CASE WHEN lagn - %d >= 1 THEN list_extract(list(%s) OVER (%sORDER BY ts, seq ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), lagn - %d) ELSE %s END",
+				off, col, pt.p, off, def)+"%.0s")
+			cls += string(c)
+		}
+		src = "(SELECT *, COUNT(*) OVER (" + pt.p + "ORDER BY ts) AS lagn FROM " + src + " y" + f + ")"
+	}
+	if len(fl) > 0 {
+		// (LAG's window alone: a ROW_NUMBER would be another one.)
+	} else if frame == "" && g.chance(30) {
 		// Calcite frames ROW_NUMBER as ROWS: peers in arrival order.
 		fl = append(fl, "ROW_NUMBER() OVER (%s) AS o0")
 		du = append(du, "ROW_NUMBER() OVER (%s)")
@@ -653,12 +690,6 @@ func (g *dwGen) over() dwQuery {
 	for i := range fl {
 		fl[i] = fmt.Sprintf(fl[i], fw)
 		du[i] = fmt.Sprintf(du[i], dw)
-	}
-	f := ""
-	if !g.d.late {
-		// (In late mode a filter would change which timers a key
-		// registers, which the precomputed drops do not follow.)
-		f = g.filter()
 	}
 	return dwQuery{kind: "over",
 		flink:   fmt.Sprintf("SELECT k, v, ts, %s FROM ev1%s", strings.Join(fl, ", "), f),

@@ -203,7 +203,7 @@ func (b *binder) bindOverAgg(x *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 	}
 	switch x.Name {
 	case "LEAD", "LAG", "NTILE", "CUME_DIST", "PERCENT_RANK":
-		return bindWindowFunc(x, base, args)
+		return bindWindowFunc(x, base, args, b.streaming)
 	}
 	if len(args) > 1 || (len(args) == 0 && !x.Star) {
 		return nil, validationErr(x.At, len(x.Name), "Invalid number of arguments to function '%s'. Was expecting 1 arguments", x.Name)
@@ -810,7 +810,7 @@ func (b *binder) convertOver(r *LogicalOverAggregate) (Node, error) {
 	if r.Frame.Lower.Kind == "CURRENT ROW" || r.Frame.Lower.Kind == "FOLLOWING" || r.Frame.Upper.Kind != "CURRENT ROW" {
 		return nil, sql.Errorf(sql.TableException, "OVER RANGE FOLLOWING windows are not supported yet.")
 	}
-	if err := checkStreamWindowFuncs(r.Aggs); err != nil {
+	if err := checkStreamWindowFuncs(r.Aggs, in.Types()); err != nil {
 		return nil, err
 	}
 	ex := &Exchange{base: sameRow(in), Keys: append([]int(nil), r.Partition...), Single: len(r.Partition) == 0}

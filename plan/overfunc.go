@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/sqlrun/sqlrun/sql"
@@ -30,7 +31,9 @@ import (
 //     partition of one row): CumeDistAggFunction and PercentRankAggFunction.
 //
 // Only Flink's batch planner runs them; its AggFunctionFactory refuses all
-// in stream mode but LAG (LagAggFunction).
+// in stream mode but LAG (LagAggFunction: the value offset rows before the
+// last row accumulated, which under a RANGE frame on event time is the
+// last of the current row's peers).
 
 // isWindowFunc reports the window functions of this file.
 func isWindowFunc(f string) bool {
@@ -77,7 +80,7 @@ func checkWindowFunc(x *ast.FuncCall) error {
 }
 
 // bindWindowFunc binds a window function's call over the window base.
-func bindWindowFunc(x *ast.FuncCall, base OverAgg, args []Expr) (Expr, error) {
+func bindWindowFunc(x *ast.FuncCall, base OverAgg, args []Expr, streaming bool) (Expr, error) {
 	c := base
 	c.Func = x.Name
 	arity := func(n int) error {
@@ -138,9 +141,10 @@ func bindWindowFunc(x *ast.FuncCall, base OverAgg, args []Expr) (Expr, error) {
 	if len(args) == 3 {
 		if lit, ok := fold(args[2]).(*Literal); ok {
 			c.Args[2] = lit
-		} else if d := args[2].Type(); d.Root != vt.Root || d.Length != vt.Length || d.Precision != vt.Precision || d.Scale != vt.Scale {
+		} else if d := args[2].Type(); !streaming && (d.Root != vt.Root || d.Length != vt.Length || d.Precision != vt.Precision || d.Scale != vt.Scale) {
 			// LeadLagAggFunction's retractExpressions cast the default
-			// to the value's type.
+			// to the value's type (stream mode's LagAggFunction takes it
+			// as it is, of the value's Java class).
 			c.Args[2] = castExpr(args[2], vt.WithNullable(d.Nullable))
 		}
 	}
@@ -246,17 +250,59 @@ func logicalTypeRoot(t sql.DataType) string {
 }
 
 // checkStreamWindowFuncs is AggFunctionFactory's refusal of the window
-// functions in stream mode (createStreamLeadLagAggFunction for LEAD).
-func checkStreamWindowFuncs(aggs []AggCall) error {
+// functions in stream mode (createStreamLeadLagAggFunction for LEAD), and
+// LagAggFunction's of a default whose Java class is not the value's.
+func checkStreamWindowFuncs(aggs []AggCall, in []sql.DataType) error {
 	for _, a := range aggs {
 		switch a.Func {
 		case "LEAD", "NTILE", "CUME_DIST", "PERCENT_RANK":
 			return sql.Errorf(sql.TableException, "%s Function is not supported in stream mode.", a.Func)
 		case "LAG":
-			return sql.Errorf(sql.TableException, "sqlrun does not support LAG in stream mode yet")
+			types := make([]sql.DataType, 0, 3)
+			next := 0
+			for i := 0; i < max(len(a.ArgLits), len(a.Args)); i++ {
+				if i < len(a.ArgLits) && a.ArgLits[i] != nil {
+					types = append(types, a.ArgLits[i].T)
+					continue
+				}
+				types = append(types, in[a.Args[next]])
+				next++
+			}
+			if len(types) == 3 && types[2].Root != sql.TypeNull && conversionClass(types[0]) != conversionClass(types[2]) {
+				// The message names the offset's type where it means the
+				// value's (LagAggFunction's constructor).
+				return sql.Errorf(sql.TableException, "Please explicitly cast default value %s to %s.", types[2], types[1])
+			}
 		}
 	}
 	return nil
+}
+
+// conversionClass is the Java class of Flink's internal data structure for
+// t (DataTypeUtils.toInternalDataType's conversion class).
+func conversionClass(t sql.DataType) string {
+	switch t.Root {
+	case sql.TypeInt, sql.TypeDate, sql.TypeTime, sql.TypeIntervalYearMonth:
+		return "Integer"
+	case sql.TypeBigInt, sql.TypeIntervalDayTime:
+		return "Long"
+	case sql.TypeChar, sql.TypeVarChar:
+		return "StringData"
+	case sql.TypeBinary, sql.TypeVarBinary:
+		return "byte[]"
+	case sql.TypeTimestamp, sql.TypeTimestampLTZ:
+		return "TimestampData"
+	case sql.TypeDecimal:
+		return "DecimalData"
+	case sql.TypeArray:
+		return "ArrayData"
+	case sql.TypeMap:
+		return "MapData"
+	case sql.TypeRow:
+		return "RowData"
+	}
+	// BOOLEAN, TINYINT, SMALLINT, FLOAT, DOUBLE: one class each.
+	return strconv.Itoa(int(t.Root))
 }
 
 // checkBatchWindowFuncs is what AggFunctionFactory refuses of them in

@@ -14,9 +14,18 @@ func overOperator(n *plan.OverAggregate) (runtime.OperatorFactory, error) {
 	unbounded := n.Frame.Lower.Kind == "UNBOUNDED PRECEDING"
 	spec := operators.OverSpec{Partition: n.Partition, TimeCol: n.Order[0].Field, Rowtime: n.Rowtime,
 		Rows: n.Frame.Rows, Unbounded: unbounded, Preceding: n.Frame.Lower.Offset}
-	for _, a := range n.Aggs {
+	for pos, a := range n.Aggs {
 		if a.Func == "ROW_NUMBER" {
 			spec.Aggs = append(spec.Aggs, operators.AggSpec{Kind: operators.CountStar, ResultType: a.T})
+			continue
+		}
+		if a.Func == "LAG" {
+			c, _, err := windowFuncCall(a)
+			if err != nil {
+				return nil, err
+			}
+			spec.Lags = append(spec.Lags, operators.OverLag{Pos: pos, Arg: c.Arg, Offset: c.Offset,
+				Default: c.Default, DefaultArg: c.DefaultArg})
 			continue
 		}
 		a.Retract = !unbounded

@@ -27,6 +27,22 @@ type OverSpec struct {
 	Preceding int64
 	// Aggs are the aggregates (ROW_NUMBER is COUNT(*) over a ROWS frame).
 	Aggs []AggSpec
+	// Lags are the LAG calls, each placed at its Pos among the window's
+	// calls (Aggs fill the other places, in order).
+	Lags []OverLag
+}
+
+// OverLag is a LAG call over an unbounded frame, as Flink's LagAggFunction
+// runs it: the partition keeps the column Arg of the last Offset+1 rows it
+// accumulated, and a row's value is the first of them, or, while fewer
+// than Offset+1 rows were accumulated, the default of the last row
+// accumulated: its column DefaultArg when >= 0, else Default.
+type OverLag struct {
+	Pos        int
+	Arg        int
+	Offset     int64
+	Default    any
+	DefaultArg int
 }
 
 // OverAggregate is Flink's OVER aggregation (StreamExecOverAggregate's
@@ -73,9 +89,12 @@ type overPart struct {
 	frame   []sql.Row // bounded frames: the rows in the frame, oldest first
 	last    int64     // bounded event-time frames: the last timestamp emitted
 	grp     *group    // the frame's accumulators
+	// lag and lagDef: each LAG call's last values and its last default.
+	lag    [][]any
+	lagDef []any
 }
 
-func overPartCodec(specs []AggSpec) state.Codec[*overPart] {
+func overPartCodec(specs []AggSpec, lags int) state.Codec[*overPart] {
 	rows := func(e *state.Encoder, rs []sql.Row) error {
 		e.Uvarint(uint64(len(rs)))
 		for _, r := range rs {
@@ -110,7 +129,20 @@ func overPartCodec(specs []AggSpec) state.Codec[*overPart] {
 			if err := rows(e, p.frame); err != nil {
 				return err
 			}
-			return encodeGroup(specs, e, p.grp)
+			if err := encodeGroup(specs, e, p.grp); err != nil {
+				return err
+			}
+			if lags == 0 {
+				return nil
+			}
+			// LAG's buffers (only with LAG calls: the state of a window
+			// without any is as before).
+			for _, b := range p.lag {
+				if err := e.Row(sql.Row{Kind: sql.Insert, Values: b}); err != nil {
+					return err
+				}
+			}
+			return e.Row(sql.Row{Kind: sql.Insert, Values: p.lagDef})
 		},
 		Decode: func(d *state.Decoder) (*overPart, error) {
 			p := &overPart{}
@@ -127,6 +159,25 @@ func overPartCodec(specs []AggSpec) state.Codec[*overPart] {
 			if p.grp, err = decodeGroup(specs, d); err != nil {
 				return nil, err
 			}
+			if lags == 0 {
+				return p, nil
+			}
+			p.lag = make([][]any, lags)
+			for i := range p.lag {
+				r, err := d.Row()
+				if err != nil {
+					return nil, err
+				}
+				p.lag[i] = r.Values
+			}
+			r, err := d.Row()
+			if err != nil {
+				return nil, err
+			}
+			if len(r.Values) != lags {
+				return nil, state.ErrCorrupt
+			}
+			p.lagDef = r.Values
 			return p, nil
 		},
 	}
@@ -147,7 +198,7 @@ func (o *overAgg) Open(ctx *runtime.Context, restored []byte) error {
 		b = &state.Backend{Store: ctx.State.Store}
 	}
 	var err error
-	if o.parts, err = state.NewTable(b, "over", overPartCodec(o.spec.Aggs)); err != nil {
+	if o.parts, err = state.NewTable(b, "over", overPartCodec(o.spec.Aggs, len(o.spec.Lags))); err != nil {
 		return err
 	}
 	if restored == nil {
@@ -195,7 +246,54 @@ func (o *overAgg) time(r sql.Row) (int64, error) {
 func (o *overAgg) bounded() bool { return !o.spec.Unbounded }
 
 func (o *overAgg) newPart() *overPart {
-	return &overPart{last: runtime.MinWatermark, grp: &group{accs: make([]acc, len(o.spec.Aggs))}}
+	p := &overPart{last: runtime.MinWatermark, grp: &group{accs: make([]acc, len(o.spec.Aggs))}}
+	if n := len(o.spec.Lags); n > 0 {
+		p.lag, p.lagDef = make([][]any, n), make([]any, n)
+	}
+	return p
+}
+
+// lagAdd accumulates row r into the partition's LAG buffers
+// (LagAggFunction.accumulate).
+func (o *overAgg) lagAdd(p *overPart, r sql.Row) {
+	for i, l := range o.spec.Lags {
+		b := append(p.lag[i], r.Values[l.Arg])
+		if drop := int64(len(b)) - (l.Offset + 1); drop > 0 {
+			b = append(b[:0:0], b[drop:]...)
+		}
+		p.lag[i] = b
+		if l.DefaultArg >= 0 {
+			p.lagDef[i] = r.Values[l.DefaultArg]
+		} else {
+			p.lagDef[i] = l.Default
+		}
+	}
+}
+
+// calls are the window's results: its aggregates' with its LAG calls' in
+// their places (LagAggFunction.getValue).
+func (o *overAgg) calls(p *overPart) ([]any, error) {
+	vals, err := o.agg.result(p.grp)
+	if err != nil || len(o.spec.Lags) == 0 {
+		return vals, err
+	}
+	out := make([]any, 0, len(vals)+len(o.spec.Lags))
+	next, li := 0, 0
+	for pos := 0; pos < len(vals)+len(o.spec.Lags); pos++ {
+		if li < len(o.spec.Lags) && o.spec.Lags[li].Pos == pos {
+			l := o.spec.Lags[li]
+			if b := p.lag[li]; int64(len(b)) == l.Offset+1 {
+				out = append(out, b[0])
+			} else {
+				out = append(out, p.lagDef[li])
+			}
+			li++
+			continue
+		}
+		out = append(out, vals[next])
+		next++
+	}
+	return out, nil
 }
 
 func (o *overAgg) ProcessBatch(_ int, rows []sql.Row, out *runtime.Collector) error {
@@ -292,7 +390,7 @@ func (o *overAgg) ProcessWatermark(wm int64, out *runtime.Collector) error {
 // frame and emits each with its aggregates.
 func (o *overAgg) emit(p *overPart, rows []sql.Row, ts int64, out *runtime.Collector) error {
 	result := func(r sql.Row) error {
-		vals, err := o.agg.result(p.grp)
+		vals, err := o.calls(p)
 		if err != nil {
 			return err
 		}
@@ -304,6 +402,7 @@ func (o *overAgg) emit(p *overPart, rows []sql.Row, ts int64, out *runtime.Colle
 			if err := o.agg.apply(p.grp, r, true); err != nil {
 				return err
 			}
+			o.lagAdd(p, r)
 			if o.bounded() {
 				p.frame = append(p.frame, r)
 				// The frame is the current row and Preceding rows before it.
@@ -343,6 +442,7 @@ func (o *overAgg) emit(p *overPart, rows []sql.Row, ts int64, out *runtime.Colle
 		if err := o.agg.apply(p.grp, r, true); err != nil {
 			return err
 		}
+		o.lagAdd(p, r)
 		if o.bounded() {
 			p.frame = append(p.frame, r)
 		}

@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -23,6 +24,20 @@ func runOver(t *testing.T, td *datadriven.TestData) string {
 		spec.Preceding = int64(p[0])
 	} else {
 		spec.Unbounded = true
+	}
+	if td.HasArg("lag") {
+		// lag=(pos:arg:offset[:default column]): LAG calls at their
+		// places among the aggregates, without a default or with a
+		// column's.
+		a, _ := td.Arg("lag")
+		for _, v := range a.Vals {
+			var l OverLag
+			l.DefaultArg = -1
+			if n, _ := fmt.Sscanf(v, "%d:%d:%d:%d", &l.Pos, &l.Arg, &l.Offset, &l.DefaultArg); n < 3 {
+				t.Fatalf("bad lag %q", v)
+			}
+			spec.Lags = append(spec.Lags, l)
+		}
 	}
 	outT := append(append([]sql.DataType(nil), in...), types(t, td, "out")...)
 	return replayTimed(t, td, OverAggregate(spec), []int{spec.TimeCol}, [][]sql.DataType{in}, outT, !spec.Rowtime)
