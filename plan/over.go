@@ -201,8 +201,7 @@ func (b *binder) bindOverAgg(x *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 		}
 		args = append(args, e)
 	}
-	switch x.Name {
-	case "LEAD", "LAG", "NTILE", "CUME_DIST", "PERCENT_RANK":
+	if isWindowFunc(x.Name) {
 		return bindWindowFunc(x, base, args, b.streaming)
 	}
 	if len(args) > 1 || (len(args) == 0 && !x.Star) {
