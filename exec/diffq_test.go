@@ -427,9 +427,34 @@ var dqDuckMacros = []string{
 	// frame), DuckDB's NTILE numbers each row.
 	`CREATE MACRO flink_ntile(r, n, k) AS CASE WHEN n // k = 0 OR r <= (n % k) * (n // k + 1) THEN (r - 1) // (n // k + 1) + 1
 	  ELSE n % k + (r - 1 - (n % k) * (n // k + 1)) // (n // k) + 1 END`,
+	// The variance family as Calcite's AggregateReduceFunctionsRule
+	// (.reduceStddev, Calcite 1.32) has Flink 1.20 compute it:
+	// (SUM(x * x) - SUM(x) * SUM(x) / COUNT(x)) / COUNT(x) (COUNT(x) - 1,
+	// NULL for one row, for the sample forms), POWER(.., 0.5) for a
+	// standard deviation, in the argument's type: a DOUBLE's with that
+	// formula's rounding, an INT's in integer arithmetic with truncating
+	// divisions (of operands never negative) and the square root cast
+	// back to an integer (truncated). DuckDB's var_pop and stddev_pop
+	// compute exactly, in DOUBLE.
+	`CREATE MACRO flink_var_pop(x) AS (sum(x * x) - sum(x) * sum(x) / count(x)) / count(x)`,
+	`CREATE MACRO flink_var_samp(x) AS (sum(x * x) - sum(x) * sum(x) / count(x)) / CASE WHEN count(x) = 1 THEN NULL ELSE count(x) - 1 END`,
+	`CREATE MACRO flink_stddev_pop(x) AS pow(flink_var_pop(x), 0.5)`,
+	`CREATE MACRO flink_stddev_samp(x) AS pow(flink_var_samp(x), 0.5)`,
+	`CREATE MACRO flink_var_pop_int(x) AS (sum(x * x) - sum(x) * sum(x) // count(x)) // count(x)`,
+	`CREATE MACRO flink_var_samp_int(x) AS (sum(x * x) - sum(x) * sum(x) // count(x)) // CASE WHEN count(x) = 1 THEN NULL ELSE count(x) - 1 END`,
+	`CREATE MACRO flink_stddev_pop_int(x) AS CAST(trunc(pow(flink_var_pop_int(x), 0.5)) AS BIGINT)`,
+	`CREATE MACRO flink_stddev_samp_int(x) AS CAST(trunc(pow(flink_var_samp_int(x), 0.5)) AS BIGINT)`,
 }
 
-var dqDuckNames = strings.NewReplacer("SUBSTR(", "flink_substr(", "CONCAT(", "flink_concat(", "DATE_FORMAT(", "flink_date_format(",
+var dqDuckNames = strings.NewReplacer(
+	// The variance family: the integer forms first (the generator's
+	// integer calls read MOD(x, 50)), STDDEV and VARIANCE as the sample
+	// forms.
+	"VAR_POP(MOD(", "flink_var_pop_int(MOD(", "VAR_SAMP(MOD(", "flink_var_samp_int(MOD(", "VARIANCE(MOD(", "flink_var_samp_int(MOD(",
+	"STDDEV_POP(MOD(", "flink_stddev_pop_int(MOD(", "STDDEV_SAMP(MOD(", "flink_stddev_samp_int(MOD(", "STDDEV(MOD(", "flink_stddev_samp_int(MOD(",
+	"VAR_POP(", "flink_var_pop(", "VAR_SAMP(", "flink_var_samp(", "VARIANCE(", "flink_var_samp(",
+	"STDDEV_POP(", "flink_stddev_pop(", "STDDEV_SAMP(", "flink_stddev_samp(", "STDDEV(", "flink_stddev_samp(",
+	"SUBSTR(", "flink_substr(", "CONCAT(", "flink_concat(", "DATE_FORMAT(", "flink_date_format(",
 	"YEAR(", "flink_year(", "MONTH(", "flink_month(", "DAYOFMONTH(", "flink_dayofmonth(", "QUARTER(", "flink_quarter(",
 	"WEEK(", "flink_week(", "DAYOFYEAR(", "flink_dayofyear(", "DAYOFWEEK(", "flink_dayofweek(",
 	"HOUR(", "flink_hour(", "MINUTE(", "flink_minute(", "SECOND(", "flink_second(",

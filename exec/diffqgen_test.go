@@ -43,7 +43,10 @@ import (
 //     which cite Flink's rule): SUBSTR from a start of 0 or a negative
 //     one, CONCAT of a NULL, DATE_FORMAT, DAYOFWEEK, the date and time
 //     parts of a TIMESTAMP before 1970 (Java's / and %) and a CAST of a
-//     TIMESTAMP to a DATE (marked /*ts*/), TIMESTAMPDIFF (date_sub).
+//     TIMESTAMP to a DATE (marked /*ts*/), TIMESTAMPDIFF (date_sub), and
+//     the variance family (Flink's reduction to SUM and COUNT, in the
+//     argument's type: integer division for an INT, and the DOUBLE
+//     formula's own rounding where DuckDB's var_pop is exact).
 //   - Left out where the engines differ by design: REPLACE with an empty
 //     search string (Java's String.replace puts the replacement between
 //     characters), LPAD / RPAD with an empty pad (NULL in Flink), CAST of
@@ -1051,12 +1054,22 @@ func (g *dqGen) keyOf(col dqCol) string {
 	return fmt.Sprintf(forms[g.pick(len(forms))], col.name)
 }
 
+// dqVarianceFuncs are the variance family's names (STDDEV and VARIANCE
+// are the sample forms).
+var dqVarianceFuncs = []string{"VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VARIANCE"}
+
 // agg is an aggregate call of class c.
 func (g *dqGen) agg(c dqClass, sc dqScope) string {
 	switch c {
 	case dqInt:
 		if g.chance(10) {
 			return fmt.Sprintf("%s(%s) FILTER (WHERE %s)", []string{"MIN", "MAX", "SUM", "COUNT"}[g.pick(4)], g.expr(dqInt, sc, 1), g.pred(sc, 1))
+		}
+		if g.chance(8) {
+			// The variance family over an INT or BIGINT is one of that
+			// type, computed in integer arithmetic (dqDuckMacros); MOD
+			// keeps the sums' squares far from overflowing.
+			return fmt.Sprintf("%s(MOD(%s, 50))", dqVarianceFuncs[g.pick(len(dqVarianceFuncs))], g.expr(dqInt, sc, 1))
 		}
 		switch g.pick(6) {
 		case 0:
@@ -1079,6 +1092,12 @@ func (g *dqGen) agg(c dqClass, sc dqScope) string {
 			return fmt.Sprintf("MAX(%s)", g.expr(dqInt, sc, 1))
 		}
 	case dqDbl:
+		if g.chance(12) {
+			// The variance family over a DOUBLE (dqDuckMacros: Flink's
+			// formula, in DOUBLE arithmetic), of quarters below 13 so that
+			// the sums of squares are exact in any order.
+			return fmt.Sprintf("%s(CAST(MOD(%s, 50) AS DOUBLE) / 4)", dqVarianceFuncs[g.pick(len(dqVarianceFuncs))], g.expr(dqInt, sc, 1))
+		}
 		switch g.pick(4) {
 		case 0:
 			return fmt.Sprintf("SUM(%s)", g.expr(dqDbl, sc, 1))

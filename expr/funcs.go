@@ -310,6 +310,7 @@ func builtins() []*Func {
 		{Name: "LAST_VALUE", Kind: Aggregate, Infer: inferMinMax},
 		{Name: "LISTAGG", Kind: Aggregate, Infer: inferListAgg},
 	}
+	fs = append(fs, varianceFuncs()...)
 	fs = append(fs, mathFuncs()...)
 	fs = append(fs, stringFuncs()...)
 	fs = append(fs, stringFuncs2()...)
@@ -704,7 +705,8 @@ func inferCount(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	return args, sql.BigInt().NotNull(), nil
 }
 
-// inferNumericAgg: SUM, SUM0 and AVG take one numeric argument.
+// inferNumericAgg: SUM, SUM0, AVG and the variance family take one
+// numeric argument.
 func inferNumericAgg(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err := arity(name, args, 1, 1); err != nil {
 		return nil, sql.DataType{}, err
@@ -758,7 +760,7 @@ func AggResultType(name string, at sql.DataType) sql.DataType {
 			return sql.Decimal(MaxDecimalPrecision, at.Scale)
 		}
 		return at.WithNullable(true)
-	case "AVG":
+	case "AVG", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE":
 		if at.Root == sql.TypeDecimal {
 			s := max(at.Scale, 6)
 			return sql.Decimal(MaxDecimalPrecision, s)

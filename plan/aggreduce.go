@@ -60,41 +60,56 @@ func aggregateReduceFunctions(_ *binder, n Node) (Node, error) {
 // projection of agg's row over it, or nil when the rule does not match or
 // its result would cost more.
 func reduceAggregateFunctions(agg *LogicalAggregate) ([]Expr, *LogicalAggregate) {
-	reducible := func(a AggCall) bool { return a.Func == "SUM" || a.Func == "AVG" }
+	reducible := func(a AggCall) bool { return a.Func == "SUM" || a.Func == "AVG" || isVariance(a) }
 	if !slices.ContainsFunc(agg.Aggs, reducible) {
 		return nil, nil
 	}
 	ng := len(agg.Group)
+	ratio := 0.0 // a global aggregate: one output row
+	if ng > 0 {
+		ratio = 1 - math.Exp(-0.1*float64(ng))
+	}
+	// cost is FlinkLogicalAggregate's rowCnt * aggCnt plus
+	// FlinkLogicalCalc's outRows * computed projections, per input row.
+	cost := func(proj []Expr, a *LogicalAggregate) float64 {
+		computed := 0
+		for _, e := range proj[ng:] {
+			switch e := e.(type) {
+			case *InputRef, *Literal:
+			case *Call:
+				if e.Op != "CAST" {
+					computed++
+				}
+			default:
+				computed++
+			}
+		}
+		return float64(len(a.Aggs)) + float64(computed)*ratio
+	}
+	// A variance call has no runtime function: the aggregate must be
+	// reduced, and of the aggregates each further firing offers (the
+	// SUMs it made reduced to $SUM0 in turn) Volcano keeps the cheapest,
+	// the first of equal ones (the Calc below, x * x, is theirs alike).
+	forced := slices.ContainsFunc(agg.Aggs, isVariance)
 	// proj maps agg's row onto the current aggregate's row.
 	proj := identity(agg.types)
 	cur := agg
+	var bestProj []Expr
+	var best *LogicalAggregate
 	for slices.ContainsFunc(cur.Aggs, reducible) {
 		step, next := reduceAggsOnce(cur)
 		for i, e := range proj {
 			proj[i] = inline(e, step)
 		}
 		cur = next
-	}
-	// FlinkLogicalAggregate: rowCnt * aggCnt; FlinkLogicalCalc: outRows *
-	// computed projections.
-	computed := 0
-	for _, e := range proj[ng:] {
-		switch e := e.(type) {
-		case *InputRef, *Literal:
-		case *Call:
-			if e.Op != "CAST" {
-				computed++
-			}
-		default:
-			computed++
+		if forced && (best == nil || cost(proj, cur) < cost(bestProj, best)) {
+			bestProj, best = slices.Clone(proj), cur
 		}
 	}
-	ratio := 0.0 // a global aggregate: one output row
-	if ng > 0 {
-		ratio = 1 - math.Exp(-0.1*float64(ng))
+	if forced {
+		return bestProj, best
 	}
-	saved := float64(len(agg.Aggs) - len(cur.Aggs))
-	if saved <= float64(computed)*ratio {
+	if cost(proj, cur)-float64(len(cur.Aggs)) >= float64(len(agg.Aggs)-len(cur.Aggs)) {
 		return nil, nil
 	}
 	return proj, cur
@@ -106,6 +121,7 @@ func reduceAggregateFunctions(agg *LogicalAggregate) ([]Expr, *LogicalAggregate)
 func reduceAggsOnce(agg *LogicalAggregate) ([]Expr, *LogicalAggregate) {
 	ng := len(agg.Group)
 	in := agg.input()
+	vin := newVarianceInput(in)
 	var calls []AggCall
 	// add is RexBuilder.addAggCall: a non-distinct COUNT drops its NOT
 	// NULL arguments; an equal call (function, distinctness, arguments,
@@ -171,9 +187,14 @@ func reduceAggsOnce(agg *LogicalAggregate) ([]Expr, *LogicalAggregate) {
 			div := &Call{Op: "/", Args: []Expr{num, count}, T: arithmeticType("/", num.Type(), countT)}
 			exprs[ng+i] = castExpr(div, a.T)
 		default:
+			if isVariance(a) {
+				exprs[ng+i] = reduceVariance(a, ng, in, vin, add, derived)
+				continue
+			}
 			exprs[ng+i] = add(a)
 		}
 	}
+	in = vin.node()
 	names := slices.Clone(agg.names[:ng])
 	types := slices.Clone(agg.types[:ng])
 	for _, c := range calls {

@@ -801,7 +801,8 @@ func valuesAsProjects(rows [][]Expr, names []string, types []sql.DataType) Node 
 // nullableIfEmpty are the aggregates whose return type is nullable only
 // over an empty group (Calcite's AGG_SUM, AVG_AGG_FUNCTION,
 // ARG0_NULLABLE_IF_EMPTY; Flink's FIRST_VALUE and LAST_VALUE too).
-var nullableIfEmpty = map[string]bool{"SUM": true, "AVG": true, "MIN": true, "MAX": true, "FIRST_VALUE": true, "LAST_VALUE": true}
+var nullableIfEmpty = map[string]bool{"SUM": true, "AVG": true, "MIN": true, "MAX": true, "FIRST_VALUE": true, "LAST_VALUE": true,
+	"STDDEV_POP": true, "STDDEV_SAMP": true, "STDDEV": true, "VAR_POP": true, "VAR_SAMP": true, "VARIANCE": true}
 
 // aggCollector gathers aggregate calls of a SELECT while binding.
 type aggCollector struct {
@@ -2260,6 +2261,9 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 	name := f.Name
 	var udf *UserFunction
 	var t sql.DataType
+	if err := refuseDistinctVariance(f); err != nil {
+		return nil, err
+	}
 	if fn, ok := expr.Lookup(name); ok {
 		var err error
 		if args, t, err = fn.Infer(name, args); err != nil {

@@ -405,6 +405,14 @@ var funcCases = map[string][]funcCase{
 	"FIRST_VALUE": {{sql: "FIRST_VALUE(s)"}},
 	"LAST_VALUE":  {{sql: "LAST_VALUE(s)"}},
 	"LISTAGG":     {{sql: "LISTAGG(s)"}, {sql: "LISTAGG(s, '-')"}},
+	// The variance family binds as written; the planner reduces it to
+	// SUM and COUNT (testdata/session/variance_collect runs it).
+	"STDDEV_POP":  {{sql: "STDDEV_POP(a)"}},
+	"STDDEV_SAMP": {{sql: "STDDEV_SAMP(d)"}},
+	"STDDEV":      {{sql: "STDDEV(f)"}},
+	"VAR_POP":     {{sql: "VAR_POP(b)"}},
+	"VAR_SAMP":    {{sql: "VAR_SAMP(a)"}},
+	"VARIANCE":    {{sql: "VARIANCE(d)"}},
 }
 
 // TestFunctionTable walks expr's function table: every entry binds from

@@ -674,6 +674,13 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		return c.funcCall(e, node)
 	case *tast.AggregateFuncExpr:
 		f := &ast.FuncCall{Node: node, Name: strings.ToUpper(e.F), Distinct: e.Distinct}
+		if w := c.writtenName(off); w != "" && !strings.EqualFold(w, e.F) {
+			// TiDB's parser reads STD, STDDEV and VARIANCE as MySQL's
+			// population forms (stddev_pop, var_pop); Calcite's STDDEV
+			// and VARIANCE are the sample ones and STD is no function:
+			// the call keeps the name the query wrote.
+			f.Name = strings.ToUpper(w)
+		}
 		if e.Order != nil {
 			c.unsupported(off)
 		}
@@ -911,6 +918,18 @@ func (c *conv) isCountStar(off int) bool {
 		}
 	}
 	return false
+}
+
+// writtenName is the identifier the statement has at off (the name of a
+// call starting there), or "".
+func (c *conv) writtenName(off int) string {
+	orig := c.r.orig(off)
+	for _, t := range c.p.toks {
+		if t.off == orig && t.kind == tIdent {
+			return t.text
+		}
+	}
+	return ""
 }
 
 func (c *conv) funcCall(e *tast.FuncCallExpr, node ast.Node) ast.Expr {
