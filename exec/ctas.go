@@ -43,6 +43,14 @@ func (s *Session) createTableAs(ctx context.Context, st *ast.CreateTable, out io
 		return err
 	}
 	t := &catalog.Table{Schema: resultSchema(pl), Comment: st.Comment, Options: optionMap(st.Options)}
+	for _, c := range t.Schema.Columns {
+		if hasMultiset(c.Type) {
+			// COLLECT's MULTISET is a planner type only: no connector
+			// stores it and the job would be refused after the table
+			// exists.
+			return sql.Errorf(sql.TableException, "sqlrun does not support a column of type %s yet: column %s of %s", c.Type, c.Name, st.Name)
+		}
+	}
 	id := s.Catalogs.Qualify(st.Name)
 	if !s.DryRun {
 		if err := connectors.CheckPathScheme(t.Options["path"], "option 'path' of table "+id.String()); err != nil {
@@ -70,4 +78,20 @@ func ctasInsert(st *ast.CreateTable) *ast.Insert {
 func isCTAS(stmt ast.Statement) bool {
 	ct, ok := stmt.(*ast.CreateTable)
 	return ok && ct.AsQuery != nil
+}
+
+// hasMultiset reports a MULTISET type in t, nested ones included.
+func hasMultiset(t sql.DataType) bool {
+	if t.Root == sql.TypeMultiset {
+		return true
+	}
+	if t.Elem != nil && hasMultiset(*t.Elem) || t.Value != nil && hasMultiset(*t.Value) {
+		return true
+	}
+	for _, f := range t.Fields {
+		if hasMultiset(f.Type) {
+			return true
+		}
+	}
+	return false
 }

@@ -311,6 +311,7 @@ func builtins() []*Func {
 		{Name: "LISTAGG", Kind: Aggregate, Infer: inferListAgg},
 	}
 	fs = append(fs, varianceFuncs()...)
+	fs = append(fs, collectFuncs()...)
 	fs = append(fs, mathFuncs()...)
 	fs = append(fs, stringFuncs()...)
 	fs = append(fs, stringFuncs2()...)

@@ -329,6 +329,9 @@ func CalciteType(t sql.DataType) string {
 		s = "FLOAT"
 	case sql.TypeTimestampLTZ:
 		s = "TIMESTAMP_WITH_LOCAL_TIME_ZONE(" + itoa(t.Precision) + ")"
+	case sql.TypeMultiset:
+		// Calcite's MultisetSqlType: "E MULTISET".
+		s = CalciteType(t.Elem.WithNullable(true)) + " MULTISET"
 	case sql.TypeArray, sql.TypeMap:
 		// Calcite's ArraySqlType and MapSqlType: "E ARRAY", "(K, V) MAP",
 		// the members without their nullability (TableSinkTest.

@@ -171,11 +171,14 @@ func correlateType(t sql.DataType) string {
 			parts[i] = correlateType(f.Type) + " " + f.Name
 		}
 		s = "RecordType:peek_no_expand(" + strings.Join(parts, ", ") + ")"
-	case sql.TypeArray:
+	case sql.TypeArray, sql.TypeMultiset:
 		if t.Elem == nil {
 			return calciteField(t)
 		}
 		s = correlateType(t.Elem.WithNullable(true)) + " ARRAY"
+		if t.Root == sql.TypeMultiset {
+			s = correlateType(t.Elem.WithNullable(true)) + " MULTISET"
+		}
 	case sql.TypeMap:
 		if t.Elem == nil || t.Value == nil {
 			return calciteField(t)
@@ -204,7 +207,9 @@ func calciteField(t sql.DataType) string {
 // type that is no collection.
 func unnestColumns(t sql.DataType) (uncollect, scan []string, types []sql.DataType, ok bool) {
 	switch t.Root {
-	case sql.TypeArray:
+	case sql.TypeArray, sql.TypeMultiset:
+		// A MULTISET unnests as an ARRAY of its elements, each as often
+		// as it occurs (UnnestRowsFunction's MultisetUnnestFunction).
 		if t.Elem == nil {
 			return nil, nil, nil, false
 		}

@@ -36,6 +36,10 @@ const (
 	// TypeIntervalYearMonth is a year-month INTERVAL (INTERVAL '2' MONTH,
 	// INTERVAL YEAR); DataType.Unit says which.
 	TypeIntervalYearMonth
+	// TypeMultiset is MULTISET<elem>, the type of COLLECT's result. sqlrun
+	// plans it (EXPLAIN) but holds no value of it: a job that would is
+	// refused.
+	TypeMultiset
 )
 
 // IntervalUnit is the resolution of an INTERVAL type as Flink's planner
@@ -165,6 +169,11 @@ func ArrayOf(elem DataType) DataType {
 	return DataType{Root: TypeArray, Nullable: true, Elem: &elem}
 }
 
+// MultisetOf builds MULTISET<elem>.
+func MultisetOf(elem DataType) DataType {
+	return DataType{Root: TypeMultiset, Nullable: true, Elem: &elem}
+}
+
 // MapOf builds MAP<key, value>.
 func MapOf(key, value DataType) DataType {
 	return DataType{Root: TypeMap, Nullable: true, Elem: &key, Value: &value}
@@ -202,7 +211,7 @@ func Planned(t DataType) DataType {
 	switch t.Root {
 	case TypeTime:
 		t.Precision = 0
-	case TypeArray, TypeMap:
+	case TypeArray, TypeMap, TypeMultiset:
 		if t.Elem != nil {
 			e := Planned(*t.Elem)
 			t.Elem = &e
@@ -340,6 +349,8 @@ func (t DataType) baseString() string {
 		return "INTERVAL MONTH"
 	case TypeArray:
 		return "ARRAY<" + t.Elem.String() + ">"
+	case TypeMultiset:
+		return "MULTISET<" + t.Elem.String() + ">"
 	case TypeMap:
 		return "MAP<" + t.Elem.String() + ", " + t.Value.String() + ">"
 	case TypeRow:
