@@ -42,7 +42,8 @@ func aggregateReduceFunctions(_ *binder, n Node) (Node, error) {
 	}
 	// An aggregate of grouping sets costs infinity in FlinkLogicalAggregate
 	// either way, and a split one is LOGICAL_REWRITE's, after this choice.
-	if agg.Sets != nil || agg.PartialFinal != NotSplit {
+	// A variance call must be reduced whatever the cost (aggvariance.go).
+	if agg.PartialFinal != NotSplit || agg.Sets != nil && !slices.ContainsFunc(agg.Aggs, isVariance) {
 		return nil, nil
 	}
 	exprs, reduced := reduceAggregateFunctions(agg)
@@ -201,5 +202,5 @@ func reduceAggsOnce(agg *LogicalAggregate) ([]Expr, *LogicalAggregate) {
 		names = append(names, c.Name)
 		types = append(types, c.T)
 	}
-	return exprs, &LogicalAggregate{base: row(aggregateNames(names, ng), types, in), Group: agg.Group, Aggs: calls}
+	return exprs, &LogicalAggregate{base: row(aggregateNames(names, ng), types, in), Group: agg.Group, Aggs: calls, Sets: agg.Sets}
 }
