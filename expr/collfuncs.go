@@ -26,7 +26,8 @@ func inferCardinality(name string, args []Expr) ([]Expr, sql.DataType, error) {
 	if err := arity(name, args, 1, 1); err != nil {
 		return nil, sql.DataType{}, err
 	}
-	if r := args[0].Type().Root; r != sql.TypeArray && r != sql.TypeMap {
+	// A MULTISET (COLLECT's) is planned only: no value of it is evaluated.
+	if r := args[0].Type().Root; r != sql.TypeArray && r != sql.TypeMap && r != sql.TypeMultiset {
 		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf("Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): '%s(<MULTISET>)'\n'%s(<ARRAY>)'\n'%s(<MAP>)'",
 			name, name, CalciteTypeName(args[0].Type()), name, name, name)}
 	}
