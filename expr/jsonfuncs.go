@@ -45,6 +45,10 @@ func jsonFuncs() []*Func {
 		{Name: "JSON_OBJECT", Infer: inferJSONObject, Eval: evalJSONConstructor},
 		{Name: "JSON_ARRAY", Infer: inferJSONArray, Eval: evalJSONConstructor},
 		{Name: "JSON_STRING", Infer: inferJSONString, Eval: evalJSONString, AsWritten: true},
+		// The aggregates: the binder names each call by its ON NULL
+		// clause (JSONAggName), as Flink's planner does.
+		{Name: "JSON_OBJECTAGG", Kind: Aggregate, Infer: inferJSONObjectAgg},
+		{Name: "JSON_ARRAYAGG", Kind: Aggregate, Infer: inferJSONArrayAgg},
 	}
 	// x IS [NOT] JSON kind: Calcite's postfix operators; the parser makes
 	// the call, so they are not listed by SHOW FUNCTIONS.
@@ -831,6 +835,82 @@ func inferJSONArray(name string, args []Expr) ([]Expr, sql.DataType, error) {
 		}
 	}
 	return append([]Expr{flag(clause)}, vals...), sql.String().NotNull(), nil
+}
+
+// inferJSONObjectAgg is Calcite's SqlJsonObjectAggAggFunction:
+// JSON_OBJECTAGG([KEY] k VALUE v [NULL|ABSENT ON NULL]), a character key,
+// typed VARCHAR(2000) NOT NULL (JsonAggregationFunctionsITCase). The
+// value is wrapped in JSON_STRING, as Flink's
+// WrapJsonAggFunctionArgumentsRule wraps it, so that the aggregate only
+// ever receives JSON text (JsonObjectAggFunction). The arguments returned
+// start with the clause's flag, which JSONAggName takes off.
+func inferJSONObjectAgg(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	clause, vals, err := jsonNullClause("JSON_OBJECTAGG", args, "NULL_ON_NULL")
+	if err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if len(vals) != 2 {
+		return nil, sql.DataType{}, noMatch("JSON_OBJECTAGG", args)
+	}
+	if t := vals[0].Type(); !t.IsString() {
+		// SqlJsonObjectAggAggFunction is named by its clause; its operand
+		// checker is OperandTypes.family(CHARACTER, ANY).
+		op := "JSON_OBJECTAGG_" + clause
+		return nil, sql.DataType{}, &OperandError{WholeCall: true, Msg: fmt.Sprintf(
+			"Cannot apply '%s' to arguments of type '%s(<%s>, <%s>)'. Supported form(s): '%s(<CHARACTER>, <ANY>)'",
+			op, op, CalciteTypeName(t), CalciteTypeName(vals[1].Type()), op)}
+	}
+	v, err := jsonStringOf(vals[1])
+	if err != nil {
+		return nil, sql.DataType{}, err
+	}
+	return []Expr{flag(clause), vals[0], v}, sql.VarChar(2000).NotNull(), nil
+}
+
+// inferJSONArrayAgg is Calcite's SqlJsonArrayAggAggFunction:
+// JSON_ARRAYAGG(v [NULL|ABSENT ON NULL]), ABSENT ON NULL by default,
+// typed VARCHAR(2000) NOT NULL, its value wrapped in JSON_STRING (see
+// inferJSONObjectAgg).
+func inferJSONArrayAgg(name string, args []Expr) ([]Expr, sql.DataType, error) {
+	clause, vals, err := jsonNullClause("JSON_ARRAYAGG", args, "ABSENT_ON_NULL")
+	if err != nil {
+		return nil, sql.DataType{}, err
+	}
+	if len(vals) != 1 {
+		return nil, sql.DataType{}, noMatch("JSON_ARRAYAGG", args)
+	}
+	v, err := jsonStringOf(vals[0])
+	if err != nil {
+		return nil, sql.DataType{}, err
+	}
+	return []Expr{flag(clause), v}, sql.VarChar(2000).NotNull(), nil
+}
+
+// jsonStringOf is JSON_STRING(v), the wrap WrapJsonAggFunctionArgumentsRule
+// puts around a JSON aggregate's value.
+func jsonStringOf(v Expr) (Expr, error) {
+	args, t, err := inferJSONString("JSON_STRING", []Expr{v})
+	if err != nil {
+		return nil, err
+	}
+	return &Call{Op: "JSON_STRING", Args: args, T: t}, nil
+}
+
+// JSONAggName names a bound JSON_OBJECTAGG/JSON_ARRAYAGG call by its ON
+// NULL clause, as Flink's BuiltInFunctionDefinitions do
+// (JSON_OBJECTAGG_NULL_ON_NULL, JSON_ARRAYAGG_ABSENT_ON_NULL, ...), and
+// returns its arguments without the clause. ok is false for any other
+// call.
+func JSONAggName(name string, args []Expr) (string, []Expr, bool) {
+	up := strings.ToUpper(name)
+	if up != "JSON_OBJECTAGG" && up != "JSON_ARRAYAGG" || len(args) == 0 {
+		return name, args, false
+	}
+	f, ok := flagOf(args[0])
+	if !ok {
+		return name, args, false
+	}
+	return up + "_" + f, args[1:], true
 }
 
 func inferJSONString(name string, args []Expr) ([]Expr, sql.DataType, error) {

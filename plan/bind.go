@@ -2269,6 +2269,7 @@ func (b *binder) bindAggCall(f *ast.FuncCall, sc *scope, agg *aggCollector) (Exp
 		if args, t, err = fn.Infer(name, args); err != nil {
 			return nil, operandErr(f, err)
 		}
+		name, args, _ = expr.JSONAggName(name, args)
 	} else {
 		udf, _ = b.userFunction(name, AggregateFunction)
 		if udf.OverWindowOnly {

@@ -586,6 +586,16 @@ func aggSpec(a plan.AggCall) (operators.AggSpec, error) {
 		if len(a.Args) == 2 {
 			s.HasSep, s.SepArg = true, a.Args[1]
 		}
+	case "JSON_OBJECTAGG_NULL_ON_NULL", "JSON_OBJECTAGG_ABSENT_ON_NULL":
+		// JsonObjectAggFunction(key, JSON_STRING(value)).
+		if len(a.Args) != 2 {
+			return s, sql.Errorf(sql.TableException, "%s takes 2 arguments, got %d", a.Func, len(a.Args))
+		}
+		s.Kind, s.KeyArg, s.Arg = operators.JsonObjectAgg, a.Args[0], a.Args[1]
+		s.SkipNulls = a.Func == "JSON_OBJECTAGG_ABSENT_ON_NULL"
+	case "JSON_ARRAYAGG_NULL_ON_NULL", "JSON_ARRAYAGG_ABSENT_ON_NULL":
+		s.Kind = operators.JsonArrayAgg
+		s.SkipNulls = a.Func == "JSON_ARRAYAGG_ABSENT_ON_NULL"
 	default:
 		return s, sql.Errorf(sql.TableException, "sqlrun cannot run aggregate %s yet", a.Func)
 	}

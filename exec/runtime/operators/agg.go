@@ -37,10 +37,18 @@ const (
 	// with "SingleValueAggFunction received more than one element."; the
 	// value is the row's x, NULL ones included.
 	SingleValue
+	// JsonObjectAgg is JSON_OBJECTAGG_{NULL,ABSENT}_ON_NULL(k, v), Flink's
+	// JsonObjectAggFunction: v is JSON text (the planner wraps it in
+	// JSON_STRING); the object maps each key to its value, written with
+	// its keys sorted (see jsonObjectAgg).
+	JsonObjectAgg
+	// JsonArrayAgg is JSON_ARRAYAGG_{NULL,ABSENT}_ON_NULL(v), Flink's
+	// JsonArrayAggFunction: the JSON text values in arrival order.
+	JsonArrayAgg
 )
 
 func (k AggKind) String() string {
-	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "SINGLE_VALUE"}[k]
+	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "SINGLE_VALUE", "JSON_OBJECTAGG", "JSON_ARRAYAGG"}[k]
 }
 
 // AggSpec is one aggregate call of a GroupAggregate.
@@ -83,6 +91,11 @@ type AggSpec struct {
 	// projects its character literal), else the separator is ','.
 	HasSep bool
 	SepArg int
+	// KeyArg is JSON_OBJECTAGG's key column (Arg is its value's).
+	KeyArg int
+	// SkipNulls is a JSON aggregate's ABSENT ON NULL: a NULL value is
+	// left out (NULL ON NULL writes it as null).
+	SkipNulls bool
 }
 
 // AggregateSpec configures GroupAggregate.
@@ -171,7 +184,7 @@ func (s *AggSpec) simple() bool {
 // ordering reports FIRST_VALUE, LAST_VALUE and LISTAGG, which keep their
 // values in arrival order.
 func (s *AggSpec) ordering() bool {
-	return s.Kind == FirstValue || s.Kind == LastValue || s.Kind == ListAgg
+	return s.Kind == FirstValue || s.Kind == LastValue || s.Kind == ListAgg || s.Kind == JsonArrayAgg
 }
 
 type counted struct {
@@ -293,7 +306,7 @@ func (g *groupAgg) checkLayout(b []byte) ([]byte, error) {
 	for i := range g.spec.Aggs {
 		a := &g.spec.Aggs[i]
 		kind, flags := AggKind(layout[2*i]), layout[2*i+1]
-		if kind > SingleValue {
+		if kind > JsonArrayAgg {
 			return nil, fmt.Errorf("GroupAggregate state: %w: aggregate kind %d", state.ErrCorrupt, kind)
 		}
 		if kind != a.Kind || flags&layoutDistinct != a.layoutFlags()&layoutDistinct {
@@ -449,6 +462,18 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 			continue
 		}
 		v := r.Values[spec.Arg]
+		switch spec.Kind {
+		case JsonObjectAgg:
+			if err := a.jsonObjectAgg(spec, r.Values[spec.KeyArg], v, add); err != nil {
+				return err
+			}
+			continue
+		case JsonArrayAgg:
+			if err := a.jsonArrayAgg(spec, v, add); err != nil {
+				return err
+			}
+			continue
+		}
 		if spec.Kind == SingleValue {
 			if err := a.singleValue(v, add); err != nil {
 				return err
@@ -533,6 +558,152 @@ func (g *groupAgg) apply(grp *group, r sql.Row, add bool) error {
 		}
 	}
 	return nil
+}
+
+// errJSONNullKey is JsonObjectAggFunction's failure on a NULL key: its
+// map takes the key, and writing the object fails on it (the message of
+// getValue's catch).
+var errJSONNullKey = errors.New("The accumulator state could not be serialized.")
+
+// jsonObjectAgg is JsonObjectAggFunction's accumulate and retract over
+// the map vals (key → counted{v: JSON text, or nil for a NULL kept by
+// NULL ON NULL}). Accumulating a key the map holds fails (Flink's
+// assertKeyNotPresent); under ABSENT ON NULL a NULL value puts nothing.
+// A retraction removes its key only if the map holds the key with an
+// equal value: a retracted NULL never equals the NULL marker Flink keeps
+// (an empty string), so a key accumulated with NULL under NULL ON NULL
+// stays. (Flink's retractMap of unmatched retractions only matters to
+// merge, which GroupAggregate never does.)
+func (a *acc) jsonObjectAgg(spec *AggSpec, key, v any, add bool) error {
+	k, isStr := key.(string)
+	if !add {
+		if !isStr {
+			return nil
+		}
+		if c, ok := a.vals[k]; ok && c.v != nil && v != nil && c.v == v {
+			delete(a.vals, k)
+		}
+		return nil
+	}
+	if key == nil {
+		return fmt.Errorf("JSON_OBJECTAGG: %w", sql.Errorf(sql.TableException, "%s", errJSONNullKey))
+	}
+	if !isStr {
+		return fmt.Errorf("JSON_OBJECTAGG: key %T, want a string", key)
+	}
+	if _, ok := a.vals[k]; ok {
+		return jsonDuplicateKey(k)
+	}
+	if v == nil && spec.SkipNulls {
+		return nil
+	}
+	if _, ok := v.(string); v != nil && !ok {
+		return fmt.Errorf("JSON_OBJECTAGG: value %T, want JSON text", v)
+	}
+	if a.vals == nil {
+		a.vals = map[string]*counted{}
+	}
+	a.vals[strings.Clone(k)] = &counted{v: ownCopy(v), cnt: 1}
+	return nil
+}
+
+// jsonDuplicateKey is JsonObjectAggFunction's assertKeyNotPresent.
+func jsonDuplicateKey(k string) error {
+	return sql.Errorf(sql.TableException, "Key '%s' is already present. Duplicate keys are not allowed in JSON_OBJECTAGG. Please ensure that keys are unique.", k)
+}
+
+// jsonNull is JsonArrayAggFunction's NULL_STR: the text a NULL value is
+// kept as under NULL ON NULL, and the one a retracted NULL removes.
+const jsonNull = "null"
+
+// jsonArrayAgg is JsonArrayAggFunction's accumulate and retract: a value
+// (NULL as null unless ABSENT ON NULL) is appended; a retraction removes
+// the first equal value (NULL removes a null).
+func (a *acc) jsonArrayAgg(spec *AggSpec, v any, add bool) error {
+	if v == nil {
+		if add && spec.SkipNulls {
+			return nil
+		}
+		v = jsonNull
+	}
+	if _, ok := v.(string); !ok {
+		return fmt.Errorf("JSON_ARRAYAGG: value %T, want JSON text", v)
+	}
+	return a.order(v, add)
+}
+
+// jsonObjectAggValue is JSON_OBJECTAGG's result: the object of the map's
+// entries, keys sorted (Flink writes its MapView in the view's iteration
+// order, which the state backend decides; JsonAggregationFunctionsITCase
+// expects sorted keys), each value its JSON text as it is.
+func (a *acc) jsonObjectAggValue() string {
+	keys := make([]string, 0, len(a.vals))
+	for k := range a.vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONKey(&b, k)
+		b.WriteByte(':')
+		if s, ok := a.vals[k].v.(string); ok {
+			b.WriteString(s)
+		} else {
+			b.WriteString(jsonNull)
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// jsonArrayAggValue is JSON_ARRAYAGG's result: its values in order.
+func (a *acc) jsonArrayAggValue() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, o := range a.ord {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		s, _ := o.v.(string)
+		b.WriteString(s)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// writeJSONKey writes s as a JSON string with Jackson's escapes (as the
+// JSON functions write theirs).
+func writeJSONKey(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
 }
 
 // errSingleValue is SingleValueAggFunction's THROW_EXCEPTION message.
@@ -770,6 +941,10 @@ func (g *groupAgg) result(grp *group) ([]any, error) {
 			out = append(out, a.listAgg())
 		case SingleValue:
 			out = append(out, a.best)
+		case JsonObjectAgg:
+			out = append(out, a.jsonObjectAggValue())
+		case JsonArrayAgg:
+			out = append(out, a.jsonArrayAggValue())
 		case Min, Max:
 			if spec.simple() {
 				out = append(out, a.best)

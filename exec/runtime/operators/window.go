@@ -393,7 +393,22 @@ func mergeGroup(specs []AggSpec, dst, src *group) error {
 			if b.best != nil {
 				a.best = b.best
 			}
+		case spec.Kind == JsonObjectAgg:
+			// JsonObjectAggFunction's merge: the other map's entries
+			// join this one's, a key both hold failing as in accumulate
+			// (the retraction maps are empty: windows read insert-only
+			// input).
+			if a.vals == nil {
+				a.vals = map[string]*counted{}
+			}
+			for k, c := range b.vals {
+				if _, ok := a.vals[k]; ok {
+					return jsonDuplicateKey(k)
+				}
+				a.vals[k] = c
+			}
 		case spec.ordering():
+			// JsonArrayAggFunction has no merge either.
 			return fmt.Errorf("%s cannot merge session windows", spec.Kind)
 		case spec.Distinct:
 			// The merged view holds each distinct value once (Flink merges
