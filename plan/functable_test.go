@@ -415,6 +415,9 @@ var funcCases = map[string][]funcCase{
 	"VARIANCE":    {{sql: "VARIANCE(d)"}},
 	// COLLECT binds and plans (a MULTISET); the runtime refuses it.
 	"COLLECT": {{sql: "COLLECT(s)"}},
+	// The binder names them by their ON NULL clause.
+	"JSON_OBJECTAGG": {{sql: "JSON_OBJECTAGG(s VALUE a)"}, {sql: "JSON_OBJECTAGG(KEY s VALUE a ABSENT ON NULL)"}},
+	"JSON_ARRAYAGG":  {{sql: "JSON_ARRAYAGG(a)"}, {sql: "JSON_ARRAYAGG(s NULL ON NULL)"}},
 }
 
 // TestFunctionTable walks expr's function table: every entry binds from
