@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/sqlrun/sqlrun/catalog"
@@ -57,6 +58,11 @@ func (s *Session) createTableAs(ctx context.Context, st *ast.CreateTable, out io
 			return err
 		}
 	}
+	existed := false
+	if st.IfNotExists {
+		_, err := s.Catalogs.GetTable(id)
+		existed = err == nil
+	}
 	if err := s.Catalogs.CreateTable(id, t, st.IfNotExists, false); err != nil {
 		return err
 	}
@@ -65,7 +71,19 @@ func (s *Session) createTableAs(ctx context.Context, st *ast.CreateTable, out io
 		// statements plan against it, and runs nothing.
 		return nil
 	}
-	return s.insert(ctx, ctasInsert(st), out)
+	// The INSERT compiles against the table, so the table is created
+	// first; a job refused before it starts (sink options, a changelog the
+	// sink cannot take) drops the table this statement created, so that a
+	// refused CTAS leaves no catalog entry and no table directory, as
+	// Flink's atomic CTAS (SupportsStaging) leaves nothing when the job
+	// does not start. A job that started keeps its table.
+	started, err := s.insertStarted(ctx, ctasInsert(st), out)
+	if err != nil && !started && !existed {
+		if derr := s.Catalogs.DropTable(id, true, false); derr != nil {
+			return fmt.Errorf("%w (and dropping table %s again failed: %v)", err, id, derr)
+		}
+	}
+	return err
 }
 
 // ctasInsert is the INSERT a CREATE TABLE ... AS SELECT runs once its table

@@ -884,7 +884,14 @@ func (s *Session) runtimeConfig(name string, resume bool, out io.Writer) (runtim
 
 // insert plans and submits an INSERT or a statement set.
 func (s *Session) insert(ctx context.Context, stmt ast.Statement, out io.Writer) error {
-	return s.runGraph(ctx, stmt, out, func(name string) (*runtime.Graph, error) {
+	_, err := s.insertStarted(ctx, stmt, out)
+	return err
+}
+
+// insertStarted is insert that also reports whether the job started (see
+// runGraphStarted).
+func (s *Session) insertStarted(ctx context.Context, stmt ast.Statement, out io.Writer) (bool, error) {
+	return s.runGraphStarted(ctx, stmt, out, func(name string) (*runtime.Graph, error) {
 		env, err := s.fullStartEnv(ctx, stmt, name, out)
 		if err != nil {
 			return nil, err
@@ -896,10 +903,17 @@ func (s *Session) insert(ctx context.Context, stmt ast.Statement, out io.Writer)
 // runGraph compiles and submits a modifying statement's job and prints
 // what the SQL client prints for it (waiting with table.dml-sync).
 func (s *Session) runGraph(ctx context.Context, stmt ast.Statement, out io.Writer, compile func(name string) (*runtime.Graph, error)) error {
+	_, err := s.runGraphStarted(ctx, stmt, out, compile)
+	return err
+}
+
+// runGraphStarted is runGraph that also reports whether the job started:
+// an error with started false is a job refused before it ran.
+func (s *Session) runGraphStarted(ctx context.Context, stmt ast.Statement, out io.Writer, compile func(name string) (*runtime.Graph, error)) (started bool, err error) {
 	name := s.jobName(stmt)
 	g, err := compile(name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// A row-level modification (DELETE, UPDATE) reads the table as it is
 	// now; it never restores an INSERT's checkpoint of the same name.
@@ -910,12 +924,12 @@ func (s *Session) runGraph(ctx context.Context, stmt ast.Statement, out io.Write
 	}
 	cfg, err := s.runtimeConfig(g.Name, resume, out)
 	if err != nil {
-		return err
+		return false, err
 	}
 	fmt.Fprintln(out, MsgSubmitting)
 	job, err := runtime.Start(s.JobContext, g, cfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	s.Jobs.Add(job)
 	if s.origin != "" {
@@ -924,17 +938,17 @@ func (s *Session) runGraph(ctx context.Context, stmt ast.Statement, out io.Write
 	if !s.Config.DMLSync() {
 		fmt.Fprintln(out, MsgSubmitted)
 		fmt.Fprintf(out, "Job ID: %s\n\n", job.ID)
-		return nil
+		return true, nil
 	}
 	if err := job.Wait(ctx); err != nil {
 		if ctx.Err() != nil {
 			job.Cancel()
 			<-job.Done()
 		}
-		return err
+		return true, err
 	}
 	fmt.Fprintln(out, MsgDMLComplete)
-	return nil
+	return true, nil
 }
 
 // stopJob is STOP JOB 'id' [WITH SAVEPOINT]: a graceful stop with a final

@@ -3,8 +3,12 @@ package exec
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -34,6 +38,8 @@ import (
 //	                              real plans with plan/ + exec/compile;
 //	                              $TMP in the input is a temporary directory
 //	new-session                   start over with a fresh session
+//	ls <dir>                      list the files under $TMP/<dir>, one a
+//	                              line, or "<dir> does not exist"
 //	result mode=<m> [batch] [cancel] [no-time]
 //	                              show rows through ShowResult; the input
 //	                              is a schema line ("a INT, b STRING")
@@ -73,6 +79,8 @@ func TestGolden(t *testing.T) {
 				return res
 			case "result":
 				return runResult(t, s, d)
+			case "ls":
+				return listFiles(t, tmp, d)
 			}
 			d.Fatalf(t, "unknown command %s", d.Cmd)
 			return ""
@@ -96,6 +104,37 @@ func scrub(s string) string {
 	s = startTimeRe.ReplaceAllString(s, "YYYY-MM-DDTHH:MM:SS.sssZ")
 	s = factoryListRe.ReplaceAllString(s, "${1}<registered connectors>\n")
 	return tempDirRe.ReplaceAllString(s, "<checkpoints>/")
+}
+
+// listFiles lists the files under tmp/<dir>, relative to it, sorted.
+func listFiles(t *testing.T, tmp string, d *datadriven.TestData) string {
+	if len(d.CmdArgs) != 1 {
+		d.Fatalf(t, "ls takes one directory")
+	}
+	dir := d.CmdArgs[0].Key
+	root := filepath.Join(tmp, dir)
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		return dir + " does not exist\n"
+	}
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || path == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if e.IsDir() {
+			rel += "/"
+		}
+		b.WriteString(rel + "\n")
+		return nil
+	})
+	if err != nil {
+		d.Fatalf(t, "ls %s: %v", dir, err)
+	}
+	if b.Len() == 0 {
+		return "(empty)\n"
+	}
+	return b.String()
 }
 
 func newTestSession() *Session {
