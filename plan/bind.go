@@ -1939,6 +1939,9 @@ func (b *binder) bindExprIn(e ast.Expr, sc *scope, agg *aggCollector) (Expr, err
 		for i, a := range x.Args {
 			be, err := rec(a)
 			if err != nil {
+				if agg != nil && unknownFunc(x.Name) {
+					return nil, b.unknownFuncUnderAgg(x, sc, agg, err)
+				}
 				return nil, err
 			}
 			args[i] = be
@@ -2636,17 +2639,50 @@ func calciteTime(t sql.DataType) sql.DataType {
 	return t
 }
 
+// unknownFunc reports whether bindFunc finds no scalar function name.
+func unknownFunc(name string) bool {
+	f, ok := expr.Lookup(name)
+	return !ok || f.Kind != expr.Function || f.Infer == nil
+}
+
+// noMatchErr is Calcite's error for a call of an unknown function.
+func noMatchErr(x *ast.FuncCall, args []Expr) error {
+	sig := make([]string, len(args))
+	for i, a := range args {
+		sig[i] = "<" + expr.FamilyName(a.Type()) + ">"
+	}
+	return validationErr(x.At, len(x.String()), "No match found for function signature %s(%s)", x.Name, strings.Join(sig, ", "))
+}
+
+// unknownFuncUnderAgg is the error for a call of an unknown function in
+// an aggregate query whose argument failed to bind (err, e.g. "Expression
+// 'a' is not being grouped"): Calcite's validator derives the select
+// list's types, resolving functions, before its AggChecker looks at the
+// grouping, so the unknown function is reported first. Each argument
+// that fails under the aggregate is typed over the aggregate's input
+// instead; when that fails too, err stands.
+func (b *binder) unknownFuncUnderAgg(x *ast.FuncCall, sc *scope, agg *aggCollector, err error) error {
+	args := make([]Expr, len(x.Args))
+	for i, a := range x.Args {
+		be, aerr := b.bindExpr(a, sc, agg)
+		if aerr != nil {
+			be, aerr = b.bindExpr(a, sc, nil)
+		}
+		if aerr != nil {
+			return err
+		}
+		args[i] = be
+	}
+	return noMatchErr(x, args)
+}
+
 // bindFunc types a call by name through the function table (expr.Lookup),
 // adding the call's position to the table's operand errors.
 func bindFunc(x *ast.FuncCall, args []Expr) (Expr, error) {
-	f, ok := expr.Lookup(x.Name)
-	if !ok || f.Kind != expr.Function || f.Infer == nil {
-		sig := make([]string, len(args))
-		for i, a := range args {
-			sig[i] = "<" + expr.FamilyName(a.Type()) + ">"
-		}
-		return nil, validationErr(x.At, len(x.String()), "No match found for function signature %s(%s)", x.Name, strings.Join(sig, ", "))
+	if unknownFunc(x.Name) {
+		return nil, noMatchErr(x, args)
 	}
+	f, _ := expr.Lookup(x.Name)
 	args, t, err := f.Infer(x.Name, args)
 	if err != nil {
 		return nil, operandErr(x, err)
