@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -50,6 +51,30 @@ func encountered(tok string, line, col int) *ParseError {
 func lexical(what string, line, col int) *ParseError {
 	return &ParseError{
 		Msg:  fmt.Sprintf("SQL parse failed. Lexical error at line %d, column %d.  Encountered: <EOF> after : %q", line, col, what),
+		Line: line, Col: col, ScriptLine: line, ScriptCol: col,
+	}
+}
+
+// lexFailure is Calcite's lexical error for e, a failure to lex src; pos
+// gives the line and column of an offset in src. An unterminated token
+// ends at <EOF>; a zero-length quoted identifier fails at the character
+// after its quotes (JavaCC's TokenMgrError: 'Encountered: "(" (40), after
+// : "\"\""' for SELECT ""()).
+func lexFailure(src string, e *lexError, pos func(off int) (int, int)) *ParseError {
+	if !e.empty {
+		line, col := pos(e.off)
+		return lexical(src[e.off:min(len(src), e.off+20)], line, col)
+	}
+	quotes := src[e.off : e.off+2]
+	next := e.off + 2
+	if next >= len(src) {
+		line, col := pos(e.off)
+		return lexical(quotes, line, col)
+	}
+	r, _ := utf8.DecodeRuneInString(src[next:])
+	line, col := pos(next)
+	return &ParseError{
+		Msg:  fmt.Sprintf("SQL parse failed. Lexical error at line %d, column %d.  Encountered: %q (%d), after : %q", line, col, string(r), r, quotes),
 		Line: line, Col: col, ScriptLine: line, ScriptCol: col,
 	}
 }

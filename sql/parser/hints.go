@@ -15,8 +15,7 @@ func (p *parser) hints(t token) []ast.Hint {
 	base := t.off + 3 // after "/*+"
 	all, lexErr := lex(t.val)
 	if lexErr != nil {
-		l, c := p.li.pos(base + lexErr.off)
-		pe := lexical(t.val[lexErr.off:], l, c)
+		pe := lexFailure(t.val, lexErr, func(off int) (int, int) { return p.li.pos(base + off) })
 		pe.Statement = p.src
 		if p.err == nil {
 			p.err = newError(sql.SqlParserException, pe)

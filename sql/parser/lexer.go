@@ -54,6 +54,11 @@ func (t token) name() string {
 type lexError struct {
 	off  int
 	what string // the unterminated text, for the message
+	// empty is a zero-length quoted identifier (`` or ""): Calcite's
+	// QUOTED_IDENTIFIER and BACK_QUOTED_IDENTIFIER tokens take one
+	// character or more, so its lexer stops at the character after the
+	// two quotes.
+	empty bool
 }
 
 func (e *lexError) Error() string { return "unterminated " + e.what }
@@ -145,6 +150,9 @@ func lexOne(src string, i int) (token, *lexError) {
 		val, end, ok := readQuoted(src, i, c)
 		if !ok {
 			return token{}, &lexError{off: i, what: "identifier"}
+		}
+		if val == "" {
+			return token{}, &lexError{off: i, what: "identifier", empty: true}
 		}
 		return mk(tQuoted, end, val), nil
 	case isDigit(c) || c == '.' && i+1 < len(src) && isDigit(src[i+1]):

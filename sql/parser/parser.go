@@ -45,8 +45,7 @@ func Parse(text string) (stmt ast.Statement, err error) {
 	toks, lexErr := lex(text)
 	li := newLineIndex(text)
 	if lexErr != nil {
-		line, col := li.pos(lexErr.off)
-		pe := lexical(text[lexErr.off:min(len(text), lexErr.off+20)], line, col)
+		pe := lexFailure(text, lexErr, li.pos)
 		pe.Statement = text
 		return nil, newError(sql.SqlParserException, pe)
 	}

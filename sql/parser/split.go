@@ -126,8 +126,7 @@ func split(script string) ([]Piece, bool, error) {
 	}
 	open := start >= 0
 	if lexErr != nil {
-		line, col := li.pos(lexErr.off)
-		return pieces, open, newError(sql.SqlParserException, lexical(script[lexErr.off:min(len(script), lexErr.off+20)], line, col))
+		return pieces, open, newError(sql.SqlParserException, lexFailure(script, lexErr, li.pos))
 	}
 	emit(false)
 	return pieces, open, nil

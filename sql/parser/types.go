@@ -290,8 +290,7 @@ func ParseDataType(text string) (t sql.DataType, err error) {
 	toks, lexErr := lex(text)
 	li := newLineIndex(text)
 	if lexErr != nil {
-		line, col := li.pos(lexErr.off)
-		pe := lexical(text[lexErr.off:min(len(text), lexErr.off+20)], line, col)
+		pe := lexFailure(text, lexErr, li.pos)
 		pe.Statement = text
 		return sql.DataType{}, newError(sql.SqlParserException, pe)
 	}
