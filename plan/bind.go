@@ -428,6 +428,31 @@ func (b *binder) createSource(ref *TableRef) error {
 	return nil
 }
 
+// ownSource is a copy of ref with a source of its own, the metadata
+// keys ref's source reads applied to it again. A source's pushed
+// projection is the source's state (ApplyProjection), while a plan node
+// may have several parents (a WITH query read twice, the value
+// generator's second reading of the outer query's rows, a rewrite that
+// reads an input twice): a push-down into one reader gives that reader a
+// source of its own, copy on write, as Flink's push-down rules copy the
+// DynamicTableSource (TableSourceTable.copy) instead of changing the one
+// every reader's RelNode holds. Flink's sub-plan reuse then merges the
+// readers that are alike again (digests, plan/subplanreuse.go).
+func (b *binder) ownSource(ref *TableRef) (*TableRef, error) {
+	c := *ref
+	if err := b.createSource(&c); err != nil {
+		return nil, err
+	}
+	if len(c.MetadataKeys) > 0 {
+		ms, ok := c.Source.(connectors.MetadataSource)
+		if !ok {
+			return nil, sql.Errorf(sql.TableException, "table '%s' reads metadata its new source cannot read", ref.ID)
+		}
+		ms.ApplyReadableMetadata(c.MetadataKeys)
+	}
+	return &c, nil
+}
+
 func (b *binder) createSink(ref *TableRef) error {
 	sf, ok := ref.Factory.(connectors.SinkFactory)
 	if !ok {

@@ -133,7 +133,9 @@ func (p *Planner) plan(stmt ast.Statement, explain bool) (pl *Plan, err error) {
 		}
 		pl.Physical[i] = r
 	}
-	pl.Physical = reuseScans(pl.Physical, b.config, b.hintNames != nil)
+	if pl.Physical, err = reuseScans(b, pl.Physical, b.config, b.hintNames != nil); err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 

@@ -29,11 +29,11 @@ import (
 // metadata, or scans whose other abilities (filters) differ are left
 // alone; scans already alike are Flink's plain sub-plan reuse, which
 // EXPLAIN's optimized plan does not show.
-func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
+func reuseScans(b *binder, roots []*Sink, cfg map[string]string, hinted bool) ([]*Sink, error) {
 	subPlan, _ := config.Bool(cfg, config.KeyReuseSubPlan) // SET checked them
 	source, _ := config.Bool(cfg, config.KeyReuseSource)
 	if !subPlan || !source {
-		return roots
+		return roots, nil
 	}
 	// A group is the scans of one statement (one root: a query, or one
 	// INSERT of a statement set) alike but for their projection.
@@ -101,9 +101,19 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 		sort.Ints(union)
 		cols := scans[0].Table.Schema.Columns
 		for _, s := range scans {
-			pp, _ := projector(s.Table.Source)
+			// A scan's source may be another scan's too (a WITH query
+			// read twice, whole): the merged scan reads one of its own.
+			own, err := b.ownSource(s.Table)
+			if err != nil {
+				return nil, err
+			}
+			pp, ok := projector(own.Source)
+			if !ok {
+				return roots, nil
+			}
 			pp.ApplyProjection(union)
 			merged := *s
+			merged.Table = own
 			merged.Project = union
 			ns := make([]string, len(union))
 			pos := map[int]int{}
@@ -130,7 +140,7 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 		}
 	}
 	if len(replace) == 0 {
-		return roots
+		return roots, nil
 	}
 	var rewrite func(n Node) Node
 	rewrite = func(n Node) Node {
@@ -180,7 +190,7 @@ func reuseScans(roots []*Sink, cfg map[string]string, hinted bool) []*Sink {
 	for i, r := range roots {
 		res[i] = rewrite(r).(*Sink)
 	}
-	return res
+	return res, nil
 }
 
 // scanFieldsOf is the table fields a scan reads, in its order.

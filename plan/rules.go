@@ -1163,6 +1163,15 @@ func projectIntoScan(b *binder, n Node) (Node, error) {
 		sort.Ints(md)
 		fields = append(ph, md...)
 	}
+	// The scan may have several parents (a WITH query read twice): the
+	// projected scan reads a source of its own (ownSource).
+	own, err := b.ownSource(scan.Table)
+	if err != nil {
+		return nil, err
+	}
+	if pp, ok = projector(own.Source); !ok {
+		return nil, nil
+	}
 	pp.ApplyProjection(fields)
 	m := map[int]int{}
 	ns := make([]string, len(fields))
@@ -1172,6 +1181,7 @@ func projectIntoScan(b *binder, n Node) (Node, error) {
 		ns[i], ts[i] = scan.names[f], scan.types[f]
 	}
 	out := *scan
+	out.Table = own
 	out.base = row(ns, ts)
 	out.Project = fields
 	exprs := make([]Expr, len(c.Exprs))

@@ -175,12 +175,12 @@ func (b *binder) freshScans(n Node, done map[Node]Node) (Node, error) {
 	}
 	var out Node
 	if scan, ok := n.(*LogicalTableScan); ok && scan.Table != nil && scan.Table.Source != nil {
-		ref := *scan.Table
-		if err := b.createSource(&ref); err != nil {
+		ref, err := b.ownSource(scan.Table)
+		if err != nil {
 			return nil, err
 		}
 		c := *scan
-		c.Table = &ref
+		c.Table = ref
 		out = &c
 	} else {
 		ins := n.Inputs()
