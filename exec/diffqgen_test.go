@@ -1162,3 +1162,35 @@ func (g *dqGen) tlp() (whole, parts dqQuery) {
 		classes: sig, global: q.global}
 	return whole, parts
 }
+
+// withShared is q at times with one of the tables it reads replaced, in
+// every FROM (the main query's, a join's, a subquery's, a LATERAL's), by
+// a WITH query of that table's filtered rows: the WITH query is then read
+// by several readers, each with its own fields and filters pushed (a
+// source's pushed projection once leaked from one reader to another,
+// plan.binder.ownSource).
+func (g *dqGen) withShared(q string) string {
+	if !g.chance(25) {
+		return q
+	}
+	var read []string
+	for _, t := range dqTables {
+		if strings.Contains(q, t+" AS ") {
+			read = append(read, t)
+		}
+	}
+	if len(read) == 0 {
+		return q
+	}
+	t := read[g.pick(len(read))]
+	sc := dqScope{}
+	for _, c := range dqTableCols {
+		sc.cols = append(sc.cols, dqCol{c.name, c.class})
+	}
+	body := "SELECT * FROM " + t
+	if g.chance(70) {
+		body += " WHERE " + g.pred(sc, 1)
+	}
+	w := "w_" + t
+	return fmt.Sprintf("WITH %s AS (%s) %s", w, body, strings.ReplaceAll(q, t+" AS ", w+" AS "))
+}
