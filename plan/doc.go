@@ -117,8 +117,10 @@
 //     - ProjectIntoScan: projections go into sources that take them,
 //     fields in Flink's order, honouring 'enable-projection-push-down'
 //     (a Calc that reads no field, COUNT(*)'s, keeps the first);
-//     metadata-capable sources print metadata=[] (LOGICAL:
-//     PushProjectIntoTableSourceScanRule);
+//     metadata-capable sources print metadata=[]; the projected scan
+//     reads a source of its own, as the rule copies the
+//     DynamicTableSource, since the scan may have other readers (a WITH
+//     query read twice) (LOGICAL: PushProjectIntoTableSourceScanRule);
 //     - SortProjectTranspose: a LIMIT or ORDER BY ... LIMIT goes below a
 //     Calc that only picks fields, of a scan or (when the sort keeps fewer
 //     rows than it reads, the order Flink's Volcano program costs lower)

@@ -1129,7 +1129,8 @@ func scanFields(exprs []Expr, cond Expr, nfields int, pk []int, cn bool) []int {
 
 // projectIntoScan pushes the fields a Calc needs into a source that takes
 // projections (keeping the primary key when a normalize follows),
-// honouring 'enable-projection-push-down'.
+// honouring 'enable-projection-push-down'. The projected scan reads a
+// source of its own (binder.ownSource).
 func projectIntoScan(b *binder, n Node) (Node, error) {
 	c, scan, ok := scanBelow(n)
 	if !ok || scan.Project != nil {
