@@ -1147,8 +1147,7 @@ func projectIntoScan(b *binder, n Node) (Node, error) {
 		// the rows: Flink projects the first field.
 		fields = []int{0}
 	}
-	pp, ok := projector(scan.Table.Source)
-	if !ok || len(fields) >= len(scan.names) {
+	if _, ok := projector(scan.Table.Source); !ok || len(fields) >= len(scan.names) {
 		return nil, nil
 	}
 	if np := len(scan.Table.Schema.Columns); len(scan.Table.MetadataKeys) > 0 {
@@ -1170,7 +1169,8 @@ func projectIntoScan(b *binder, n Node) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pp, ok = projector(own.Source); !ok {
+	pp, ok := projector(own.Source)
+	if !ok {
 		return nil, nil
 	}
 	pp.ApplyProjection(fields)
