@@ -141,7 +141,7 @@ func writeJSON(b *strings.Builder, v any) {
 	case rawJSON:
 		b.WriteString(string(x))
 	case string:
-		writeJSONString(b, x)
+		sql.WriteJSONString(b, x)
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -159,13 +159,13 @@ func writeJSON(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJSONString(b, k)
+			sql.WriteJSONString(b, k)
 			b.WriteByte(':')
 			writeJSON(b, x.vals[k])
 		}
 		b.WriteByte('}')
 	default:
-		writeJSONString(b, fmt.Sprint(x))
+		sql.WriteJSONString(b, fmt.Sprint(x))
 	}
 }
 
@@ -200,35 +200,6 @@ func jsonErr(v any) error {
 
 // rawJSON is JSON text written as it is (a nested JSON_OBJECT's result).
 type rawJSON string
-
-func writeJSONString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-}
 
 func jsonText(v any) string {
 	var b strings.Builder

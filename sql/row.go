@@ -364,3 +364,35 @@ func formatDuration(ms int64) string {
 	b.WriteByte('S')
 	return b.String()
 }
+
+// WriteJSONString writes s to b as a JSON string with the escapes Flink's
+// JSON functions and aggregates make (Jackson's: the short escapes, \uXXXX
+// in upper case for the other control characters, everything else as is).
+func WriteJSONString(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+}

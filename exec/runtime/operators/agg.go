@@ -648,7 +648,7 @@ func (a *acc) jsonObjectAggValue() string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeJSONKey(&b, k)
+		sql.WriteJSONString(&b, k)
 		b.WriteByte(':')
 		if s, ok := a.vals[k].v.(string); ok {
 			b.WriteString(s)
@@ -673,37 +673,6 @@ func (a *acc) jsonArrayAggValue() string {
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-// writeJSONKey writes s as a JSON string with Jackson's escapes (as the
-// JSON functions write theirs).
-func writeJSONKey(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
 }
 
 // errSingleValue is SingleValueAggFunction's THROW_EXCEPTION message.
