@@ -3,6 +3,7 @@ package compile
 import (
 	"github.com/sqlrun/sqlrun/exec/runtime"
 	"github.com/sqlrun/sqlrun/exec/runtime/operators"
+	"github.com/sqlrun/sqlrun/expr"
 	"github.com/sqlrun/sqlrun/plan"
 	"github.com/sqlrun/sqlrun/sql"
 )
@@ -106,7 +107,7 @@ func windowFuncCall(a plan.AggCall) (operators.BatchOverCall, bool, error) {
 			return c, true, sql.Errorf(sql.TableException, "sqlrun cannot run NTILE without a constant bucket count")
 		}
 		var ok bool
-		if c.Buckets, ok = toInt64(consts[0]); !ok {
+		if c.Buckets, ok = expr.ToInt(consts[0]); !ok {
 			return c, true, sql.Errorf(sql.TableException, "sqlrun cannot run NTILE of %T buckets", consts[0])
 		}
 	case "LEAD", "LAG":
@@ -119,7 +120,7 @@ func windowFuncCall(a plan.AggCall) (operators.BatchOverCall, bool, error) {
 		}
 		c.Arg = fields[0]
 		if len(fields) > 1 {
-			off, ok := toInt64(consts[1])
+			off, ok := expr.ToInt(consts[1])
 			if fields[1] >= 0 || !ok {
 				return c, true, sql.Errorf(sql.TableException, "sqlrun supports only an integer constant as the offset of %s yet", a.Func)
 			}
@@ -132,20 +133,6 @@ func windowFuncCall(a plan.AggCall) (operators.BatchOverCall, bool, error) {
 		return c, false, nil
 	}
 	return c, true, nil
-}
-
-func toInt64(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	}
-	return 0, false
 }
 
 func frameBound(fb plan.OverBound) operators.FrameBound {
